@@ -1,0 +1,3 @@
+from ptxkit.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,18 @@
+"""`ptxkit equiv` (docs/cli.md)."""
+
+from __future__ import annotations
+
+import argparse
+
+from ptxkit.errors import UsageError
+
+HELP = "equiv (not built yet)"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("rest", nargs="*")
+    p.add_argument("--json", action="store_true")
+
+
+def run(args: argparse.Namespace) -> int:
+    raise UsageError("'ptxkit equiv' is not built yet")

@@ -1,0 +1,18 @@
+"""`ptxkit litmus2ptx` (docs/cli.md)."""
+
+from __future__ import annotations
+
+import argparse
+
+from ptxkit.errors import UsageError
+
+HELP = "litmus2ptx (not built yet)"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("rest", nargs="*")
+    p.add_argument("--json", action="store_true")
+
+
+def run(args: argparse.Namespace) -> int:
+    raise UsageError("'ptxkit litmus2ptx' is not built yet")

@@ -1,0 +1,1 @@
+"""The PTX front end: parser (Lark grammar + fast path), printer, instruction table."""
