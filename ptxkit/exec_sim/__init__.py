@@ -1,0 +1,1 @@
+"""The execution core: instruction semantics over numpy lanes, schedulers, explorer."""

@@ -1,0 +1,1 @@
+"""Exporters: DOT, Lean 4, SMT-LIB 2."""

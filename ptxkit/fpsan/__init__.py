@@ -1,0 +1,1 @@
+"""FPSan ring arithmetic and helpers."""

@@ -1,0 +1,1 @@
+"""Dat3M litmus import and litmus -> PTX."""
