@@ -1,0 +1,218 @@
+"""Lean 4 proof obligations (``ptxkit explore --lean DIR``): one file per test importing ``PtxModel``.
+
+For every allowed outcome the file holds a concrete witness execution and
+``theorem allowed_i : valid <model> witness_i = true := by native_decide``; for every forbidden
+outcome the explorer's finite list of candidate executions with that outcome and
+``theorem forbidden_i : List.all candidates_i (inconsistent_all_co <model> [observed] [finals]) = true``
+(each candidate is well formed, complete and inconsistent for every coherence order: the explorer's
+inconsistent candidates carry none).
+A comment states each claim in words. The library (``lean/PtxModel``) mirrors ``ptxkit/consistency``
+name for name (PTX ISA §8); ``ptxkit.export.lean_reader`` parses these files back and re-checks them.
+
+``native_decide`` (evaluation by compiled code, trusting the Lean compiler: the axiom
+``Lean.ofReduceBool``) is the default because kernel ``decide`` on matrices of a dozen events is far
+too slow; ``tactic='decide'`` writes plain ``by decide`` instead, for tiny executions.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ptxkit.export.obligations import OEvent, OExecution, TestObligations, to_obligations
+
+LEAN_MODEL = {"ptx-7.5": "ptx_7_5", "ptx-6.0": "ptx_6_0", "ptx-7.5-alloy": "ptx_7_5_alloy"}
+KIND = {k: f"Kind.{k}" for k in "RWFB"}
+SEM = {s: f"Sem.{s}" for s in ("weak", "relaxed", "acquire", "release", "acq_rel", "sc")}
+SCOPE = {s: f"Scope.{s}" for s in ("cta", "cluster", "gpu", "sys")}
+PROXY = {"generic": "Proxy.generic", "texture": "Proxy.texture", "surface": "Proxy.surface",
+         "constant": "Proxy.const"}
+FENCE = {"sem": "FenceKind.sem", "proxy": "FenceKind.proxy", "alias": "FenceKind.aliasFence"}
+BARRIER = {o: f"BarrierOp.{o}" for o in ("sync", "arrive", "red")}
+REL_FIELDS = ("rf", "co", "rmw", "addr", "data", "ctrl")
+OPT_FIELDS = ("sc_order", "sync_barrier")
+
+
+def lean_string(s: str) -> str:
+    out = ['"']
+    for ch in s:
+        if ch in '"\\':
+            out.append("\\" + ch)
+        elif ch == "\n":
+            out.append("\\n")
+        elif 32 <= ord(ch) < 127:
+            out.append(ch)
+        else:
+            out.append(f"\\u{{{ord(ch):x}}}")
+    out.append('"')
+    return "".join(out)
+
+
+def _opt(v: str | None) -> str:
+    return "none" if v is None else f"some {v}"
+
+
+def _int(v: int) -> str:
+    return str(v) if v >= 0 else f"({v})"
+
+
+def positions(ex: OExecution) -> dict[int, int]:
+    """Each event's place in its thread: the number of its po-predecessors (po is a per-thread total
+    order, transitively closed, as ``ptxkit.consistency`` builds it)."""
+    pos = {e.eid: 0 for e in ex.events}
+    for _, b in ex.po:
+        pos[b] += 1
+    return pos
+
+
+def event_text(e: OEvent, pos: int) -> str:
+    fields = [
+        f"id := {e.eid}", f"thread := {_int(-1 if e.thread is None else e.thread)}",
+        f"kind := {KIND[e.kind]}", f"pos := {pos}",
+        f"location := {_opt(None if e.loc is None else lean_string(e.loc))}",
+        f"vaddr := {_opt(None if e.vloc is None else lean_string(e.vloc))}",
+        f"size := {e.size}",
+        f"value := {_opt(None if e.value is None else _int(e.value))}",
+        f"sem := {SEM[e.sem]}", f"scope := {_opt(None if e.scope is None else SCOPE[e.scope])}",
+        f"proxy := {PROXY[e.proxy]}",
+        f"fence_kind := {_opt(None if e.fence_kind is None else FENCE[e.fence_kind])}",
+        f"barrier_id := {_opt(None if e.barrier_id is None else str(e.barrier_id))}",
+        f"barrier_op := {_opt(None if e.barrier_op is None else BARRIER[e.barrier_op])}",
+        f"inst := {_opt(None if e.instance is None else str(e.instance))}",
+        f"cta := {e.cta}", f"cluster := {e.cluster}", f"gpu := {e.gpu}",
+    ]
+    return "{ " + ", ".join(fields) + " }"
+
+
+def _pairs(ps) -> str:
+    return "[" + ", ".join(f"({a}, {b})" for a, b in sorted(ps)) + "]"
+
+
+def execution_text(ex: OExecution, indent: str = "  ") -> str:
+    """A Lean ``Execution`` literal (every field written out, so the reader needs no defaults)."""
+    pos = positions(ex)
+    lines = ["{ events := ["]
+    for i, e in enumerate(ex.events):
+        comment = f"  -- {e.label}" if e.label else ""
+        sep = "," if i + 1 < len(ex.events) else ""
+        lines.append(f"{indent}    {event_text(e, pos[e.eid])}{sep}{_lean_comment(comment)}")
+    lines.append(f"{indent}  ],")
+    for name in REL_FIELDS:
+        lines.append(f"{indent}  {name} := {_pairs(ex.relation(name) or ())},")
+    sc = "none" if ex.sync_fence is None else f"some {_pairs(ex.sync_fence)}"
+    sb = "none" if ex.sync_barrier is None else f"some {_pairs(ex.sync_barrier)}"
+    lines.append(f"{indent}  sc_order := {sc},")
+    lines.append(f"{indent}  sync_barrier := {sb} }}")
+    return "\n".join(lines)
+
+
+def _lean_comment(c: str) -> str:
+    # a `--` comment runs to the end of the line; keep it on one line and ASCII-safe
+    return c.replace("\n", " ")
+
+
+def _doc(text: str) -> str:
+    return text.replace("-/", "- /").replace("/-", "/ -")
+
+
+def module_name(t: TestObligations) -> str:
+    return t.ident
+
+
+def lean_text(t: TestObligations, tactic: str = "native_decide") -> str:
+    """The Lean source of one test's obligations."""
+    model = LEAN_MODEL[t.model]
+    ns = f"Obligations.{module_name(t)}"
+    out = ["import PtxModel", "open PtxModel", "",
+           "/-!",
+           _doc(f"# Proof obligations for `{t.name}` ({t.source or 'generated'})"),
+           "",
+           _doc(f"Model `{t.model}` (`{model}`); condition `{t.condition}`; explorer verdict: {t.verdict or '?'}."),
+           "Generated by `ptxkit explore --lean`; each theorem below states its claim in words.",
+           f"Proofs use `{tactic}`" + (": evaluation by compiled code, trusting the Lean compiler "
+                                       "(axiom `Lean.ofReduceBool`), because kernel `decide` on these "
+                                       "matrices is too slow." if tactic == "native_decide" else "."),
+           "-/", "", f"namespace {ns}", ""]
+    for i, ob in enumerate(t.obligations):
+        text = ob.outcome_text()
+        cond = "" if ob.satisfies_condition is None else (
+            " (it satisfies the test's condition)" if ob.satisfies_condition else
+            " (it does not satisfy the test's condition)")
+        if ob.kind == "allowed":
+            assert ob.witness is not None
+            out += [f"/-- Witness {i}: a candidate execution of `{_doc(t.name)}` with outcome",
+                    f"`{_doc(text)}`{cond}. -/",
+                    f"def witness_{i} : Execution :=", "  " + execution_text(ob.witness), "",
+                    f"/-- Allowed: the outcome `{_doc(text)}` is reachable under {t.model}, because",
+                    f"`witness_{i}` is well formed, complete and consistent (every axiom holds for its",
+                    "Fence-SC order, or for some order when it carries none). -/",
+                    f"theorem allowed_{i} : valid {model} witness_{i} = true := by {tactic}", ""]
+        else:
+            out += [f"/-- The {len(ob.candidates)} candidate executions of `{_doc(t.name)}` with outcome",
+                    f"`{_doc(text)}`{cond}: every execution the explorer can build for it (within its",
+                    "bounds), Fence-SC order left open. -/",
+                    f"def candidates_{i} : List Execution := ["]
+            for k, c in enumerate(ob.candidates):
+                sep = "," if k + 1 < len(ob.candidates) else ""
+                out.append("  " + execution_text(c, "  ") + sep)
+            observed = sorted({o for c in ob.candidates for o in c.observed})
+            total = "[" + ", ".join(lean_string(o) for o in observed) + "]"
+            finals = sorted({kv for c in ob.candidates for kv in c.final.items()})
+            fin = "[" + ", ".join(f"({lean_string(k)}, {_int(v)})" for k, v in finals) + "]"
+            ends = "; ".join(f"{k} ends = {v}" for k, v in finals)
+            out += ["]", "",
+                    f"/-- Forbidden: the outcome `{_doc(text)}` is not reachable under {t.model}, because",
+                    f"each of its {len(ob.candidates)} candidates is well formed and complete but",
+                    "inconsistent for every coherence order (total on the observed locations "
+                    f"{_doc(', '.join(observed) or 'none')}"
+                    + (f"; among those, every order with {_doc(ends)}" if finals else "") + "). -/",
+                    f"theorem forbidden_{i} : List.all candidates_{i} (inconsistent_all_co {model} {total} {fin})"
+                    f" = true := by {tactic}", ""]
+    out += [f"end {ns}", ""]
+    return "\n".join(out)
+
+
+def write_lean(result, directory: str | Path, tactic: str = "native_decide") -> Path:
+    """Write ``directory/<Test>.lean`` for an explorer result (or a :class:`TestObligations`).
+    To check it, copy it into ``lean/Obligations/`` and run ``make lean`` (see lean/README.md)."""
+    t = to_obligations(result)
+    d = Path(directory)
+    d.mkdir(parents=True, exist_ok=True)
+    path = d / f"{module_name(t)}.lean"
+    path.write_text(lean_text(t, tactic))
+    return path
+
+
+# --------------------------------------------------------------------------- committed examples
+
+# lean/Obligations/<module>.lean ← the explored Dat3M test (so `make lean` checks real obligations)
+EXAMPLES = {
+    "MP_gpu": ("litmus/PTX/Manual/MP-gpu.litmus", "ptx-7.5"),
+    "SB_sc_gpu": ("litmus/PTX/Manual/SB+sc-gpu.litmus", "ptx-7.5"),
+    "PC_bar_sync_sync_1": ("litmus/PTX/Manual/PC-bar-sync-sync-1.litmus", "ptx-7.5"),
+    "CoWW_": ("litmus/PTX/Manual/CoWW_.litmus", "ptx-7.5"),
+    "Proxy_MP_Alias_diffProxy_aliasFence_proxyFence_correctOrder": (
+        "litmus/PTX/Nvidia/proxy/Proxy-MP-Alias+diffProxy-aliasFence+proxyFence-correctOrder.litmus",
+        "ptx-7.5"),
+}
+
+
+def example_text(corpus: Path, module: str) -> str:
+    """The text of one committed example, with the corpus path replaced by ``<dat3m>``."""
+    from ptxkit.exec_sim.explore import explore
+    from ptxkit.litmus.parser import parse_litmus_file
+
+    rel, model = EXAMPLES[module]
+    res = explore(parse_litmus_file(corpus / rel), model, keep_candidates=10 ** 6)
+    res.keep_candidates = 10 ** 6  # every candidate kept: forbidden lists are complete
+    return lean_text(to_obligations(res)).replace(str(corpus), "<dat3m>")
+
+
+if __name__ == "__main__":  # python -m ptxkit.export.lean ../shared/corpora/litmus/dat3m
+    import sys
+
+    corpus = Path(sys.argv[1] if len(sys.argv) > 1 else "../shared/corpora/litmus/dat3m")
+    out = Path(__file__).resolve().parents[2] / "lean" / "Obligations"
+    out.mkdir(parents=True, exist_ok=True)
+    for mod in EXAMPLES:
+        (out / f"{mod}.lean").write_text(example_text(corpus, mod))
+        print(out / f"{mod}.lean")
