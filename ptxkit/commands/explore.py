@@ -1,18 +1,202 @@
-"""`ptxkit explore` (docs/cli.md)."""
+"""`ptxkit explore` (docs/cli.md): every execution of a litmus test or a small PTX kernel under the
+PTX memory model, herd-style. Exit 0 Ok, 1 No, 3 Inconclusive (a bound cut the search), 2 bad input."""
 
 from __future__ import annotations
 
 import argparse
+import importlib
+import json
+import sys
+from pathlib import Path
 
+from ptxkit.commands.common import add_kernel_arguments
 from ptxkit.errors import UsageError
 
-HELP = "explore (not built yet)"
+HELP = "explore every execution of a litmus test / PTX kernel under the PTX memory model"
+
+EXIT = {"Ok": 0, "No": 1, "Inconclusive": 3}
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("rest", nargs="*")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("file", metavar="FILE", help="a Dat3M .litmus test or a .ptx kernel")
+    p.add_argument("--threads", type=int, default=None, metavar="N",
+                   help=".ptx: run N threads of the entry concurrently")
+    p.add_argument("--model", default="ptx-7.5", choices=["ptx-7.5", "ptx-6.0"],
+                   help="memory model (default ptx-7.5)")
+    q = p.add_mutually_exclusive_group()
+    q.add_argument("--exists", metavar="COND", default=None, help="check: some execution satisfies COND")
+    q.add_argument("--not-exists", metavar="COND", default=None, help="check: no execution satisfies COND")
+    q.add_argument("--forall", metavar="COND", default=None, help="check: every execution satisfies COND")
+    p.add_argument("--max-executions", type=int, default=None, metavar="K",
+                   help="stop after K candidate executions (verdict Inconclusive if cut)")
+    p.add_argument("--timeout", type=float, default=None, metavar="S",
+                   help="stop after S seconds (verdict Inconclusive if cut)")
+    p.add_argument("--unroll", type=int, default=4, metavar="K",
+                   help="unroll loops K times (default 4); spin iterations are pruned, not counted")
+    p.add_argument("--dot", metavar="DIR", default=None, help="write witness graphs (DOT, PNG if graphviz)")
+    p.add_argument("--lean", metavar="DIR", default=None, help="write Lean 4 proof obligations")
+    p.add_argument("--smt", metavar="DIR", default=None, help="write SMT-LIB 2 proof obligations")
+    p.add_argument("--jobs", type=int, default=1, metavar="N", help="worker processes (default 1)")
+    p.add_argument("--json", action="store_true", help="one JSON object on stdout")
+    add_kernel_arguments(p)
+
+
+def _condition(args, nthreads: int, filename: str):
+    from ptxkit.exec_sim.program import Condition
+    from ptxkit.litmus.parser import parse_formula
+
+    for quant, text in (("exists", args.exists), ("not exists", args.not_exists), ("forall", args.forall)):
+        if text is not None:
+            return Condition(quant, parse_formula(text, "<condition>", nthreads))
+    return None
+
+
+def load_program(args):
+    path = Path(args.file)
+    if not path.exists():
+        raise UsageError(f"no such file: {args.file}")
+    if path.suffix == ".ptx":
+        from ptxkit.litmus.kernel import program_from_ptx
+
+        if args.threads is None:
+            raise UsageError("a .ptx kernel needs --threads N")
+        return program_from_ptx(path, args)
+    from ptxkit.litmus.parser import parse_litmus_file
+
+    if args.threads is not None:
+        raise UsageError("--threads applies to .ptx kernels only")
+    return parse_litmus_file(path)
 
 
 def run(args: argparse.Namespace) -> int:
-    raise UsageError("'ptxkit explore' is not built yet")
+    from ptxkit.exec_sim.explore import Explorer
+
+    if args.jobs < 1:
+        raise UsageError("--jobs must be at least 1")
+    if args.unroll < 0:
+        raise UsageError("--unroll must be non-negative")
+    if args.max_executions is not None and args.max_executions < 1:
+        raise UsageError("--max-executions must be at least 1")
+    prog = load_program(args)
+    cond = _condition(args, len(prog.threads), prog.filename)
+    progress, stop = _progress(args)
+    try:
+        # the proof writers need every candidate of a forbidden outcome, not a sample
+        keep = 10**9 if (args.lean or args.smt) else 8
+        ex = Explorer(prog, args.model, unroll=args.unroll, max_executions=args.max_executions,
+                      timeout=args.timeout, condition=cond, progress=progress, keep_candidates=keep)
+        res = ex.run(jobs=args.jobs)
+    finally:
+        stop()
+    written = _exports(args, res)
+    if args.json:
+        json.dump(to_json(res, written), sys.stdout, indent=1)
+        print()
+    else:
+        print(render_text(res, written))
+    return EXIT[res.verdict]
+
+
+def _progress(args):
+    """A rich progress line on stderr when it is a terminal (long explorations)."""
+    if args.json or not sys.stderr.isatty():
+        return None, lambda: None
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    prog = Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
+                    transient=True, console=__import__("rich.console").console.Console(stderr=True))
+    task = prog.add_task("exploring", total=None)
+    prog.start()
+
+    def update(cands: int, cons: int) -> None:
+        prog.update(task, description=f"exploring: {cands} candidates, {cons} consistent")
+
+    return update, prog.stop
+
+
+def _exports(args, res) -> dict:
+    written: dict[str, list[str]] = {}
+    if args.dot:
+        from ptxkit.exec_sim.explore import write_dot
+
+        written["dot"] = [str(p) for p in write_dot(res, args.dot)]
+    for opt, modname, fn in (("lean", "ptxkit.export.lean", "write_lean"), ("smt", "ptxkit.export.smt", "write_smt")):
+        directory = getattr(args, opt)
+        if not directory:
+            continue
+        try:
+            writer = getattr(importlib.import_module(modname), fn)
+            out = writer(res, directory)
+        except (ImportError, AttributeError, NameError) as e:
+            raise UsageError(f"--{opt}: the {opt} writer is not available yet ({type(e).__name__}: {e})")
+        written[opt] = [str(p) for p in (out if isinstance(out, (list, tuple)) else [out])]
+    return written
+
+
+def fmt_formula(f) -> str:
+    from ptxkit.exec_sim.explore import key_of
+
+    tag = f[0]
+    if tag == "true":
+        return "true"
+    if tag in ("and", "or"):
+        op = " /\\ " if tag == "and" else " \\/ "
+        return f"({fmt_formula(f[1])}{op}{fmt_formula(f[2])})"
+    if tag == "not":
+        return f"~{fmt_formula(f[1])}"
+    _, op, a, b = f
+    s = lambda o: str(o[1]) if o[0] == "int" else key_of(o)
+    return f"{s(a)} {op} {s(b)}"
+
+
+def condition_text(cond) -> str:
+    if cond is None:
+        return ""
+    q = {"exists": "exists", "not exists": "~exists", "forall": "forall"}[cond.quantifier]
+    text = f"{q} {fmt_formula(cond.formula)}"
+    if cond.filter is not None:
+        text = f"filter {fmt_formula(cond.filter)} {text}"
+    return text
+
+
+def render_text(res, written: dict | None = None) -> str:
+    prog = res.program
+    lines = [f"Test {prog.name or Path(prog.filename).stem} (model {res.model})"]
+    outs = res.outcome_dicts()
+    lines.append(f"States {len(outs)}")
+    for o in outs:
+        vals = " ".join(f"{k}={v};" for k, v in o["values"].items())
+        mark = "" if o["satisfies"] is None else (" *" if o["satisfies"] else "")
+        lines.append(f"{o['count']:>6} :> {vals}{mark}")
+    lines.append(f"Candidates {res.candidates}  Consistent {res.consistent}")
+    if res.condition is not None:
+        lines.append(f"Condition {condition_text(res.condition)}")
+        lines.append(f"Witnesses Positive: {res.satisfied} Negative: {res.consistent_filtered - res.satisfied}")
+    if not res.complete:
+        lines.append(f"Incomplete: {res.reason}")
+    for kind, paths in (written or {}).items():
+        lines.append(f"Wrote {kind}: {', '.join(paths)}")
+    lines.append(f"Time {res.elapsed:.3f}s")
+    lines.append(res.verdict)
+    return "\n".join(lines)
+
+
+def to_json(res, written: dict | None = None) -> dict:
+    prog = res.program
+    return {
+        "test": prog.name or Path(prog.filename).stem,
+        "file": prog.filename,
+        "model": res.model,
+        "verdict": res.verdict,
+        "outcomes": res.outcome_dicts(),
+        "candidates": res.candidates,
+        "consistent": res.consistent,
+        "complete": res.complete,
+        "reason": res.reason or None,
+        "condition": condition_text(res.condition) or None,
+        "positive": res.satisfied,
+        "negative": res.consistent_filtered - res.satisfied,
+        "spins_pruned": res.spins_pruned,
+        "elapsed_s": round(res.elapsed, 6),
+        "written": written or {},
+    }

@@ -72,3 +72,13 @@ class ConcurrentProgram:
     condition: Condition | None = None
     filename: str = "<input>"
     source: str | None = None
+    # 'litmus': Dat3M semantics (unbounded integers; ``bar.cta.sync a[, b[, c]]`` with id (a, b) and
+    # quorum c). 'ptx': a real kernel (fixed-width integers; ``bar.sync a[, b]`` with id a, count b).
+    semantics: str = "litmus"
+    # .ptx kernels: parameter values (int, or ('ptr', buffer, byte offset)) and buffers
+    # name -> (element type, element count, element bytes); element i is location 'name[i]'.
+    params: dict = field(default_factory=dict)
+    buffers: dict = field(default_factory=dict)
+    # .ptx kernels: .shared variables name -> (type, count, element bytes); CTA c's copy is the
+    # buffer 'name@ctaC'
+    shared: dict = field(default_factory=dict)

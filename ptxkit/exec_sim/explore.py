@@ -1,0 +1,752 @@
+"""The oracle-driven explorer behind `ptxkit explore` (PTX ISA §8, Memory Consistency Model).
+
+Pipeline for a :class:`ConcurrentProgram`:
+
+1. **Values** — every thread runs alone under an oracle (``ptxkit.exec_sim.oracle``); the values a
+   read may return start as the initial values and grow with every value some run writes, to a
+   fixpoint (bounded: hitting a bound makes the result incomplete).
+2. **Traces** — each thread's runs under the final value sets: events in program order with values,
+   dependencies, barrier ids, final registers. Loops are unrolled to ``unroll``; spin iterations
+   are pruned (see ``oracle``).
+3. **Candidates** — one trace per thread; a read must be able to read its value from some write of
+   the same physical location (else the combination is dropped early). Then every reads-from choice,
+   every barrier schedule (``bar.cta.sync/arrive`` instances, ISA §9.7.13.1; a combination whose
+   barriers deadlock has no execution), every Fence-SC order (§8.9.3, only the order among morally
+   strong ``fence.sc`` pairs matters; duplicates dropped).
+4. **Check** — ``ptxkit.litmus.cat`` decides each candidate, searching a *partial* coherence order
+   (§8.9.6) and returning the violated axiom otherwise.
+
+The result (:class:`ExploreResult`) keeps, for the proof/graph exporters, the program, the candidate
+executions per outcome (``candidates_by_outcome``: list of :class:`Candidate`, capped at
+``keep_candidates`` each) and one consistent witness per outcome (``witnesses``).
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from typing import Callable, Iterator
+
+import numpy as np
+
+from ptxkit.errors import Diagnostic, PtxkitError, UsageError
+from ptxkit.exec_sim.oracle import Ev, RunStats, ThreadRunner, Trace, resolve
+from ptxkit.exec_sim.program import Condition, ConcurrentProgram
+from ptxkit.litmus import cat
+
+MAX_VALUES = 64
+MAX_TRACES = 5000
+PRUNE_MIN_LEAVES = 8  # check a partial rf choice when at least this many completions hang below it
+
+
+@dataclass
+class Candidate:
+    """One candidate execution: events (init writes first, then threads in program order), the
+    relations chosen for it (index pairs into ``events``), and the verdict."""
+
+    events: list[Ev]
+    rf: list[tuple[int, int]]
+    rmw: list[tuple[int, int]]
+    dep: list[tuple[int, int]]
+    sync_fence: list[tuple[int, int]]
+    sync_barrier: list[tuple[int, int]]
+    consistent: bool
+    axiom: str | None = None
+    co: list[tuple[int, int]] = field(default_factory=list)   # transitively closed, when consistent
+    cause: list[tuple[int, int]] = field(default_factory=list)
+    outcome: tuple | None = None
+    barrier_instance: dict = field(default_factory=dict)      # barrier event -> instance number
+    model: str = "ptx-7.5"
+
+    def to_execution(self, name: str = ""):
+        """This candidate as a ``ptxkit.consistency.events.Execution`` (the data model the checker,
+        DOT, Lean and SMT writers share): same event order and ids; co is the chosen (closed) order
+        when consistent, else only init → write; the Fence-SC order is the chosen one; barrier
+        instances are the schedule's; ``dep`` pairs become ``data`` (address deps are folded in,
+        control deps go to ``ctrl``)."""
+        from ptxkit.consistency.events import INIT, Event, Execution
+
+        evs = []
+        pos: dict[int, int] = {}
+        for i, e in enumerate(self.events):
+            p = pos.get(e.tid, 0)
+            pos[e.tid] = p + 1
+            label = e.describe()
+            common = dict(id=i, thread=INIT if e.init else e.tid, pos=p, cta=e.cta, gpu=e.gpu, label=label,
+                          span=e.instr.span if e.instr is not None else None)
+            if e.kind in "RW":
+                evs.append(Event(kind=e.kind, location=e.loc, vaddr=e.vaddr, value=e.value,
+                                 sem=e.sem or "weak", scope=e.scope,
+                                 proxy=_PROXY_NAME[e.proxy], **common))
+            elif e.fkind == "bar":
+                ids = e.bar[0]
+                bid = ids[0] if len(ids) == 1 else ids[0] * 65536 + ids[1]
+                evs.append(Event(kind="B", barrier_id=bid, barrier_op=e.bar[2], barrier_count=e.bar[1],
+                                 instance=self.barrier_instance.get(i), **common))
+            elif e.fkind in ("proxy", "alias"):
+                evs.append(Event(kind="F", fence_kind=e.fkind, proxy=_PROXY_NAME[e.proxy], **common))
+            else:
+                evs.append(Event(kind="F", fence_kind="sem", sem=e.fkind, scope=e.scope, **common))
+        co = set(self.co) if self.consistent else set()
+        for i, e in enumerate(self.events):
+            if e.init:
+                co |= {(i, j) for j, f in enumerate(self.events) if f.kind == "W" and not f.init and f.loc == e.loc}
+        ctrl = set()
+        data = set()
+        for a, b in self.dep:
+            (ctrl if a in self._ctrl_sources(b) else data).add((a, b))
+        return Execution(evs, rf=set(self.rf), co=co, rmw=set(self.rmw), data=data, ctrl=ctrl,
+                         sc_order=set(self.sync_fence), name=name)
+
+    def _ctrl_sources(self, b: int) -> set[int]:
+        e = self.events[b]
+        base = next(i for i, f in enumerate(self.events) if f.tid == e.tid and not f.init)
+        return {base + c for c in e.ctrl} - {base + d for d in e.deps}
+
+
+@dataclass
+class ExploreResult:
+    program: ConcurrentProgram
+    model: str
+    keys: list[str]                         # outcome column names, e.g. 'P1:r0', 'x'
+    outcomes: Counter                       # outcome tuple -> number of consistent executions
+    candidates: int = 0
+    consistent: int = 0
+    complete: bool = True
+    reason: str = ""                        # why incomplete
+    condition: Condition | None = None
+    satisfied: int = 0                      # consistent executions satisfying the condition
+    verdict: str = "Ok"                     # 'Ok' | 'No' | 'Inconclusive'
+    witnesses: dict = field(default_factory=dict)             # outcome -> consistent Candidate
+    candidates_by_outcome: dict = field(default_factory=lambda: defaultdict(list))
+    elapsed: float = 0.0
+    spins_pruned: int = 0
+    consistent_filtered: int = 0            # consistent executions passing the filter
+    pruned: int = 0                         # candidates never built (a partial rf was inconsistent)
+
+    def outcome_dicts(self) -> list[dict]:
+        return [{"values": dict(zip(self.keys, o)), "count": n,
+                 "satisfies": (None if self.condition is None else
+                               bool(eval_formula(self.condition.formula, dict(zip(self.keys, o)))))}
+                for o, n in sorted(self.outcomes.items(), key=lambda kv: kv[0])]
+
+
+# ---------------------------------------------------------------------------- formulas
+
+def formula_operands(f) -> list[tuple]:
+    out: list[tuple] = []
+    if f is None:
+        return out
+    tag = f[0]
+    if tag in ("and", "or"):
+        return formula_operands(f[1]) + formula_operands(f[2])
+    if tag == "not":
+        return formula_operands(f[1])
+    if tag == "cmp":
+        return [o for o in (f[2], f[3]) if o[0] != "int"]
+    return out
+
+
+def key_of(o: tuple) -> str:
+    if o[0] == "reg":
+        return f"P{o[1]}:{o[2]}"
+    if o[0] == "elem":
+        return f"{o[1]}[{o[2]}]"
+    return o[1]
+
+
+def eval_formula(f, env: dict) -> bool:
+    tag = f[0]
+    if tag == "true":
+        return True
+    if tag == "and":
+        return eval_formula(f[1], env) and eval_formula(f[2], env)
+    if tag == "or":
+        return eval_formula(f[1], env) or eval_formula(f[2], env)
+    if tag == "not":
+        return not eval_formula(f[1], env)
+    _, op, lhs, rhs = f
+    x = lhs[1] if lhs[0] == "int" else env[key_of(lhs)]
+    y = rhs[1] if rhs[0] == "int" else env[key_of(rhs)]
+    if op == "==":
+        return x == y
+    if op == "!=":
+        return x != y
+    if isinstance(x, str) or isinstance(y, str):
+        return False
+    return {"<": x < y, ">": x > y, "<=": x <= y, ">=": x >= y}[op]
+
+
+# ---------------------------------------------------------------------------- barriers
+
+def barrier_schedules(events: list[Ev], limit: int = 10000) -> list[tuple[frozenset, dict]]:
+    """Every distinct synchronization relation the barriers of a candidate can produce, with the
+    instance each barrier event joined ([] when every schedule deadlocks). Instances are per (CTA, id) (ISA §9.7.13.1; Dat3M's ``bar.cta.sync a[, b[, c]]``:
+    the id is ``(a, b)``, ``c`` the quorum). A ``sync`` waits until its instance completes: when
+    ``count`` threads arrived, or, without a count, when every thread of the CTA whose remaining trace
+    reaches this id has arrived; an arrival after a counted instance completed passes at once and
+    joins it. Edge a→b: a's arrival precedes b's departure in the same instance (``arrive`` never
+    waits, so no edge enters it)."""
+    per_thread: dict[int, list[int]] = defaultdict(list)
+    for i, e in enumerate(events):
+        if e.kind == "F" and e.fkind == "bar":
+            per_thread[e.tid].append(i)
+    if not per_thread:
+        return [(frozenset(), {})]
+    tids = sorted(per_thread)
+    key = lambda i: ((events[i].gpu, events[i].cta), events[i].bar[0])
+    results: dict[frozenset, dict] = {}
+    seen: set = set()
+
+    def close_ready(pos, waiting, open_inst, closed, edges, inst):
+        changed = True
+        while changed:
+            changed = False
+            for k in list(open_inst):
+                members = open_inst[k]
+                count = events[members[0]].bar[1]
+                if count is not None:
+                    done = len(members) >= count
+                else:
+                    arrived = {events[j].tid for j in members}
+                    expect = {u for u in tids if any(key(j) == k for j in per_thread[u][pos[u]:])}
+                    done = expect <= arrived
+                if done:
+                    for a in members:
+                        for b in members:
+                            if a != b and events[b].bar[2] != "arrive":
+                                edges.add((a, b))
+                    for b in members:
+                        if waiting.get(events[b].tid) == k:
+                            del waiting[events[b].tid]
+                    del open_inst[k]
+                    closed[k] = list(members)
+                    inst[0] += 1
+                    for b in members:
+                        inst[1][b] = inst[0]
+                    changed = True
+
+    def run(pos, waiting, open_inst, closed, edges, inst):
+        state = (tuple(sorted(pos.items())), tuple(sorted(waiting.items())),
+                 tuple(sorted((k, tuple(v)) for k, v in open_inst.items())),
+                 tuple(sorted((k, tuple(v)) for k, v in closed.items())), frozenset(edges))
+        if state in seen or len(results) > limit:
+            return
+        seen.add(state)
+        moved = False
+        for t in tids:
+            if t in waiting or pos[t] >= len(per_thread[t]):
+                continue
+            moved = True
+            i = per_thread[t][pos[t]]
+            e, k = events[i], key(i)
+            npos, nwait = dict(pos), dict(waiting)
+            nopen = {kk: list(v) for kk, v in open_inst.items()}
+            nclosed = {kk: list(v) for kk, v in closed.items()}
+            nedges = set(edges)
+            ninst = [inst[0], dict(inst[1])]
+            npos[t] += 1
+            if e.bar[1] is not None and k in nclosed and k not in nopen and \
+                    all(events[j].tid != t for j in nclosed[k]):
+                for a in nclosed[k]:  # late arrival at a completed counted instance
+                    nedges.add((a, i))
+                ninst[1][i] = ninst[1][nclosed[k][0]]
+                nclosed[k].append(i)
+            else:
+                nopen.setdefault(k, []).append(i)
+                if e.bar[2] != "arrive":
+                    nwait[t] = k
+            close_ready(npos, nwait, nopen, nclosed, nedges, ninst)
+            run(npos, nwait, nopen, nclosed, nedges, ninst)
+        if not moved and not waiting:
+            results.setdefault(frozenset(edges), dict(inst[1]))
+        # moved == False with threads waiting: a deadlock — this schedule has no execution
+
+    run({t: 0 for t in tids}, {}, {}, {}, set(), [0, {}])
+    return sorted(results.items(), key=lambda kv: sorted(kv[0]))
+
+
+# ---------------------------------------------------------------------------- the explorer
+
+class Explorer:
+    def __init__(self, prog: ConcurrentProgram, model: str = "ptx-7.5", unroll: int = 4,
+                 max_executions: int | None = None, timeout: float | None = None,
+                 condition: Condition | None = None, keep_candidates: int = 8,
+                 progress: Callable[[int, int], None] | None = None):
+        if model not in cat.MODELS:
+            raise PtxkitError(f"unknown model {model!r} (expected {' or '.join(cat.MODELS)})")
+        self.prog = prog
+        self.model = model
+        self.unroll = unroll
+        self.max_executions = max_executions
+        self.timeout = timeout
+        self.cond = condition if condition is not None else prog.condition
+        self.keep = keep_candidates
+        self._sched_cache: dict = {}
+        self._static_cache: dict = {}
+        self.pruned = 0  # candidate executions never built: a partial choice was already inconsistent
+        self.progress = progress
+        if self.cond is not None:  # buffer elements NAME[i] are the locations 'NAME[i]'
+            self.cond = Condition(self.cond.quantifier, _elems_to_locs(self.cond.formula),
+                                  _elems_to_locs(self.cond.filter), self.cond.span)
+        ops = formula_operands(self.cond.formula) if self.cond else []
+        if self.cond and self.cond.filter is not None:
+            ops += formula_operands(self.cond.filter)
+        for o in ops:
+            msg = None
+            if o[0] == "reg" and o[1] >= len(prog.threads):
+                msg = f"condition names P{o[1]}, but the test has {len(prog.threads)} threads"
+            if o[0] == "loc" and o[1] not in prog.locations:
+                msg = f"condition names unknown location {o[1]!r}" + (
+                    f" (buffers: {', '.join(prog.buffers)})" if prog.buffers else "")
+            if msg:
+                sp = self.cond.span
+                if sp is None:  # a condition given on the command line
+                    raise UsageError(msg)
+                lines = (prog.source or "").splitlines()
+                src = lines[sp.line - 1] if 0 < sp.line <= len(lines) else None
+                raise PtxkitError(Diagnostic(prog.filename, sp.line, sp.col, msg, src))
+        if not ops:  # no condition: every register and location is part of the outcome
+            ops = [] if prog.semantics == "ptx" else \
+                [("reg", th.index, r) for th in prog.threads for r in sorted(_thread_regs(th))]
+            ops += [("loc", n) for n, l in sorted(prog.locations.items())
+                    if l.alias_of is None and l.space != "shared"]
+        seen, self.ops = set(), []
+        for o in ops:
+            if key_of(o) not in seen:
+                seen.add(key_of(o))
+                self.ops.append(o)
+        self.keys = [key_of(o) for o in self.ops]
+        self.final_locs = frozenset(self._root(o[1]) for o in self.ops if o[0] == "loc")
+
+    def _root(self, name: str) -> str:
+        return resolve(self.prog.locations, name)[0]
+
+    # ------------------------------------------------------------------ phase 1+2
+    def traces(self, stats: RunStats) -> list[list[Trace]]:
+        prog = self.prog
+        runners = []
+        for th in prog.threads:
+            live = {o[2] for o in self.ops if o[0] == "reg" and o[1] == th.index}
+            runners.append(ThreadRunner(prog, th, live, self.unroll))
+        values: dict[str, set] = {}
+        for n in prog.locations:
+            root = resolve(prog.locations, n)[0]
+            values.setdefault(root, set()).add(prog.locations[root].initial)
+        # Values form chains write → read → dependent write; No-Thin-Air (acyclic rf ∪ dep) bounds a
+        # chain by the number of writes of one execution, so D+1 rounds (D = the most writes any
+        # combination of traces performs) reach every value; a fixpoint may come sooner.
+        rnd = 0
+        while True:
+            rnd += 1
+            frozen = {k: sorted(v, key=_vkey) for k, v in values.items()}
+            all_tr = [r.run(lambda loc: frozen.get(loc, [0]), stats) for r in runners]
+            grown = False
+            depth = 0
+            for trs in all_tr:
+                if len(trs) > MAX_TRACES:
+                    stats.cut, stats.cut_reason = True, "too many thread traces"
+                    return all_tr
+                depth += max((sum(e.kind == "W" for e in tr.events) for tr in trs), default=0)
+                for tr in trs:
+                    for e in tr.events:
+                        if e.kind == "W" and e.value not in values.setdefault(e.loc, set()):
+                            values[e.loc].add(e.value)
+                            grown = True
+            if not grown or rnd > depth:
+                return all_tr
+            if any(len(v) > MAX_VALUES for v in values.values()):
+                stats.cut, stats.cut_reason = True, f"more than {MAX_VALUES} values per location"
+                return all_tr
+
+    # ------------------------------------------------------------------ phase 3+4
+    def run(self, jobs: int = 1) -> ExploreResult:
+        """Explore; ``jobs > 1`` splits the trace combinations (independent branches of the search)
+        over worker processes and merges their counts."""
+        t0 = time.monotonic()
+        stats = RunStats(deadline=None if self.timeout is None else t0 + self.timeout)
+        res = ExploreResult(self.prog, self.model, self.keys, Counter(), condition=self.cond)
+        per_thread = self.traces(stats)
+        n_combos = 1
+        for trs in per_thread:
+            n_combos *= len(trs)
+        if jobs > 1 and n_combos > 1:
+            self._run_parallel(per_thread, res, min(jobs, n_combos))
+        else:
+            self._explore(self.combinations(per_thread), res, t0)
+        if stats.cut:
+            res.complete = False
+            res.reason = res.reason or stats.cut_reason
+        res.spins_pruned = stats.spins_pruned
+        res.pruned = self.pruned
+        res.verdict = self._verdict(res)
+        res.elapsed = time.monotonic() - t0
+        return res
+
+    def combinations(self, per_thread: list[list[Trace]]) -> Iterator[tuple[Trace, ...]]:
+        """One trace per thread, depth first, dropping a prefix as soon as one of its reads wants a
+        (location, value) that neither the initial memory, nor the chosen traces, nor any trace of
+        a thread still to choose can write (a sound early cut: such a read has no rf candidate)."""
+        init = {(resolve(self.prog.locations, n)[0], l.initial) for n, l in self.prog.locations.items()}
+        writes = [[frozenset((e.loc, e.value) for e in tr.events if e.kind == "W") for tr in trs]
+                  for trs in per_thread]
+        needs = [[frozenset((e.loc, e.value) for e in tr.events if e.kind == "R") - init for tr in trs]
+                 for trs in per_thread]
+        k = len(per_thread)
+        later = [frozenset()] * (k + 1)  # every write threads i.. can perform
+        for i in range(k - 1, -1, -1):
+            later[i] = later[i + 1].union(*writes[i]) if writes[i] else later[i + 1]
+        chosen: list[Trace] = []
+
+        def rec(i: int, have: frozenset, want: frozenset):
+            if i == k:
+                if want <= have:
+                    yield tuple(chosen)
+                return
+            for j, tr in enumerate(per_thread[i]):
+                h, w = have | writes[i][j], want | needs[i][j]
+                if not w <= h | later[i + 1]:
+                    continue
+                chosen.append(tr)
+                yield from rec(i + 1, h, w)
+                chosen.pop()
+
+        yield from rec(0, frozenset(), frozenset())
+
+    def _explore(self, combos, res: ExploreResult, t0: float) -> None:
+        inits = self._init_events()
+        for combo in combos:
+            for cand in self._candidates(combo, inits):
+                # one candidate whose final memory depends on the coherence order counts once per
+                # distinct final state (each is an execution of its own)
+                res.candidates += len(cand) if isinstance(cand, list) else 1
+                if self.progress is not None and res.candidates % 64 == 0:
+                    self.progress(res.candidates, res.consistent)
+                self._record(res, cand)
+                stop = ""
+                if self.max_executions is not None and res.candidates >= self.max_executions:
+                    stop = f"--max-executions {self.max_executions} reached"
+                elif self.timeout is not None and time.monotonic() - t0 > self.timeout:
+                    stop = f"--timeout {self.timeout:g}s reached"
+                if stop:
+                    res.complete, res.reason = False, stop
+                    return
+
+    def _run_parallel(self, per_thread, res: ExploreResult, jobs: int) -> None:
+        import multiprocessing as mp
+
+        global _JOB
+        progress, self.progress = self.progress, None
+        _JOB = (self, per_thread, jobs, time.monotonic())
+        try:
+            ctx = mp.get_context("fork")
+            with ctx.Pool(jobs) as pool:
+                parts = pool.map(_worker, range(jobs))
+        finally:
+            _JOB = None
+            self.progress = progress
+        for p in parts:
+            res.pruned += p.pruned
+            res.candidates += p.candidates
+            res.consistent += p.consistent
+            res.consistent_filtered += p.consistent_filtered
+            res.satisfied += p.satisfied
+            res.outcomes.update(p.outcomes)
+            for k, w in p.witnesses.items():
+                res.witnesses.setdefault(k, w)
+            for k, lst in p.candidates_by_outcome.items():
+                mine = res.candidates_by_outcome[k]
+                mine.extend(lst[:max(0, self.keep - len(mine))])
+            if not p.complete:
+                res.complete, res.reason = False, res.reason or p.reason
+        if self.max_executions is not None and res.candidates >= self.max_executions and res.complete:
+            res.complete, res.reason = False, f"--max-executions {self.max_executions} reached"
+
+    def _verdict(self, res: ExploreResult) -> str:
+        if not res.complete:
+            return "Inconclusive"
+        if self.cond is None:
+            return "Ok"
+        q = self.cond.quantifier
+        if q == "exists":
+            return "Ok" if res.satisfied > 0 else "No"
+        if q == "not exists":
+            return "Ok" if res.satisfied == 0 else "No"
+        return "Ok" if res.satisfied == res.consistent_filtered else "No"
+
+    def _record(self, res: ExploreResult, cand: Candidate | list) -> None:
+        for c in (cand if isinstance(cand, list) else [cand]):
+            if c.consistent:
+                res.consistent += 1
+                env = dict(zip(self.keys, c.outcome))
+                passes = True
+                if self.cond is not None and self.cond.filter is not None:
+                    passes = eval_formula(self.cond.filter, env)
+                if passes:
+                    res.outcomes[c.outcome] += 1
+                    res.consistent_filtered += 1
+                    if self.cond is not None and eval_formula(self.cond.formula, env):
+                        res.satisfied += 1
+                res.witnesses.setdefault(c.outcome, c)
+            lst = res.candidates_by_outcome[c.outcome]
+            if len(lst) < self.keep:
+                lst.append(c)
+
+    def _init_events(self) -> list[Ev]:
+        out = []
+        for n, l in self.prog.locations.items():
+            if l.alias_of is None:
+                out.append(Ev("W", -1, loc=n, vaddr=n, value=l.initial, init=True, sem="weak"))
+        return out
+
+    def _candidates(self, combo: tuple[Trace, ...], inits: list[Ev]) -> Iterator:
+        events: list[Ev] = list(inits)
+        base: list[int] = []
+        for tr in combo:
+            base.append(len(events))
+            events.extend(tr.events)
+        n = len(events)
+        # reads-from candidates: same physical location and value; never a po-later write
+        writes_by_loc: dict[str, list[int]] = defaultdict(list)
+        for i, e in enumerate(events):
+            if e.kind == "W":
+                writes_by_loc[e.loc].append(i)
+        reads = [i for i, e in enumerate(events) if e.kind == "R"]
+        choices = []
+        for r in reads:
+            er = events[r]
+            opts = [w for w in writes_by_loc[er.loc] if events[w].value == er.value
+                    and not (events[w].tid == er.tid and w >= r)]
+            if not opts:
+                return  # early prune: this combination of traces is impossible
+            choices.append(opts)
+        # thread-local relations
+        tidx = {tr.tid: k for k, tr in enumerate(combo)}
+        rmw = np.zeros((n, n), bool)
+        dep = np.zeros((n, n), bool)
+        for k, tr in enumerate(combo):
+            b = base[k]
+            for j, e in enumerate(tr.events):
+                if e.rmw_read is not None:
+                    rmw[b + e.rmw_read, b + j] = True
+                for d in e.deps | e.ctrl:
+                    dep[b + d, b + j] = True
+        bkey = tuple((i, e.tid, e.cta, e.gpu, e.bar) for i, e in enumerate(events) if e.fkind == "bar")
+        sched = self._sched_cache.get(bkey)
+        if sched is None:
+            sched = self._sched_cache[bkey] = barrier_schedules(events)
+        if not sched:
+            return  # every barrier schedule deadlocks: no execution
+        # the event-only relations do not depend on values: share them between combinations
+        skey = tuple((e.kind, e.tid, e.loc, e.vaddr, e.proxy, e.sem, e.scope, e.fkind, e.init) for e in events)
+        st = self._static_cache.get(skey)
+        if st is None:
+            st = self._static_cache[skey] = cat.Static(events, self.model)
+        # Fence-SC orders: permutations of the fence.sc events, projected on morally strong pairs
+        fsc = [i for i, e in enumerate(events) if e.kind == "F" and e.fkind == "sc"]
+        sfs: dict[bytes, np.ndarray] = {}
+        for perm in itertools.permutations(fsc):
+            m = np.zeros((n, n), bool)
+            for a_i, a in enumerate(perm):
+                for b in perm[a_i + 1:]:
+                    if st.ms[a, b]:
+                        m[a, b] = True
+            sfs.setdefault(m.tobytes(), m)
+        sf_list = list(sfs.values()) or [np.zeros((n, n), bool)]
+        sb_list = []
+        for s, inst in sched:
+            m = np.zeros((n, n), bool)
+            for a, b in s:
+                m[a, b] = True
+            sb_list.append((m, inst))
+        regs_env = {}
+        for o in self.ops:
+            if o[0] == "reg":
+                tr = combo[tidx[o[1]]]
+                regs_env[key_of(o)] = tr.regs.get(o[2], self.prog.threads[o[1]].init_regs.get(o[2], 0))
+        for sf in sf_list:
+            for sb, inst in sb_list:
+                for rf in self._rf_choices(st, reads, choices, rmw, dep, sf, sb):
+                    yield self._decide(st, events, rf, rmw, dep, sf, sb, regs_env, inst)
+
+    def _rf_choices(self, st, reads, choices, rmw, dep, sf, sb) -> Iterator[np.ndarray]:
+        """Reads-from choices, depth first. A partial choice is checked before its subtree is
+        expanded (every axiom only gets harder as rf edges are added — cat.Static.partial), so a
+        violation found there prunes all its completions at once."""
+        n = st.n
+        rf = np.zeros((n, n), bool)
+        k = len(reads)
+        # leaves below depth d: product of the remaining choice counts
+        below = [1] * (k + 1)
+        for d in range(k - 1, -1, -1):
+            below[d] = below[d + 1] * len(choices[d])
+
+        def rec(d):
+            if d == k:
+                yield rf.copy()
+                return
+            r = reads[d]
+            for w in choices[d]:
+                rf[w, r] = True
+                if d + 1 < k and below[d + 1] >= PRUNE_MIN_LEAVES and \
+                        st.partial_violation(rf, rmw, dep, sf, sb) is not None:
+                    self.pruned += below[d + 1]
+                else:
+                    yield from rec(d + 1)
+                rf[w, r] = False
+
+        yield from rec(0)
+
+    def _decide(self, st, events, rf, rmw, dep, sf, sb, regs_env, inst) -> Candidate | list:
+        pairs = lambda m: [tuple(map(int, p)) for p in zip(*np.nonzero(m))]
+        base = dict(events=events, rf=pairs(rf), rmw=pairs(rmw), dep=pairs(dep), sync_fence=pairs(sf),
+                    sync_barrier=pairs(sb), barrier_instance=inst, model=self.model)
+        if not self.final_locs:
+            v = st.check(rf, rmw, dep, sf, sb)
+            out = tuple(regs_env.get(k) for k in self.keys)
+            return Candidate(**base, consistent=v.consistent, axiom=v.axiom,
+                             co=pairs(v.co) if v.co is not None else [], outcome=out)
+        # final values: enumerate coherence orders total on the observed locations
+        outs: dict[tuple, Candidate] = {}
+        last = None
+        for v in st.check(rf, rmw, dep, sf, sb, total_locs=self.final_locs, all_cos=True):
+            last = v
+            if not v.consistent:
+                continue
+            env = dict(regs_env)
+            for o in self.ops:
+                if o[0] == "loc":
+                    root = self._root(o[1])
+                    ws = [i for i, e in enumerate(events) if e.kind == "W" and e.loc == root]
+                    top = [w for w in ws if not any(v.co[w, x] for x in ws)]
+                    env[key_of(o)] = events[top[0]].value
+            out = tuple(env.get(k) for k in self.keys)
+            outs.setdefault(out, Candidate(**base, consistent=True, co=pairs(v.co), outcome=out))
+        if outs:
+            return list(outs.values())
+        out = tuple(regs_env.get(k, "?") for k in self.keys)
+        return Candidate(**base, consistent=False, axiom=last.axiom if last else None, outcome=out)
+
+
+# ---------------------------------------------------------------------------- witness graphs
+
+def dot_text(c: Candidate, title: str) -> str:
+    """A witness graph (events as nodes, one cluster per thread; po, rf, co, fr, sync edges)."""
+    def q(t: str) -> str:
+        return '"' + t.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+    lines = [f"digraph {q(title)} {{", "  rankdir=TB; node [shape=box, fontname=monospace];",
+             f"  label={q(title + ('' if c.consistent else f' — inconsistent: {c.axiom}'))}; labelloc=t;"]
+    threads: dict[int, list[int]] = defaultdict(list)
+    for i, e in enumerate(c.events):
+        threads[e.tid].append(i)
+    for t, ids in sorted(threads.items()):
+        name = "init" if t < 0 else f"P{t}"
+        lines.append(f"  subgraph cluster_{name} {{ label={q(name)};")
+        for i in ids:
+            lines.append(f"    e{i} [label={q(f'{i}: ' + c.events[i].describe())}];")
+        lines.append("  }")
+        if t >= 0:
+            for a, b in zip(ids, ids[1:]):
+                lines.append(f"  e{a} -> e{b} [label=po, color=black];")
+    co = set(c.co)
+    imm_co = {(a, b) for a, b in co if not any((a, x) in co and (x, b) in co for x in range(len(c.events)))}
+    fr = {(r, w2) for (w, r) in c.rf for (w1, w2) in co if w1 == w}
+    n = len(c.events)
+    mat = lambda ps: _mat(ps, n)
+    st = cat.Static(c.events, c.model)
+    sw = st.sw_of(mat(c.rf), mat(c.rmw), mat(c.sync_fence), mat(c.sync_barrier))
+    sw_pairs = [tuple(map(int, p)) for p in zip(*np.nonzero(sw))]
+    for rel, pairs, color in (("sw", sw_pairs, "darkgreen"), ("rf", c.rf, "red"), ("co", sorted(imm_co), "blue"), ("fr", sorted(fr), "orange"),
+                              ("rmw", c.rmw, "purple")):
+        for a, b in pairs:
+            lines.append(f"  e{a} -> e{b} [label={rel}, color={color}, fontcolor={color}, constraint=false];")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def _mat(pairs, n: int) -> np.ndarray:
+    m = np.zeros((n, n), bool)
+    for a, b in pairs:
+        m[a, b] = True
+    return m
+
+
+def write_dot(res: "ExploreResult", directory) -> list:
+    """``--dot DIR``: one graph per outcome — its consistent witness, or (forbidden outcomes) one
+    inconsistent candidate with the violated axiom; PNG too when graphviz's ``dot`` is installed."""
+    import re
+    import shutil
+    import subprocess
+    from pathlib import Path
+
+    d = Path(directory)
+    d.mkdir(parents=True, exist_ok=True)
+    stem = re.sub(r"[^A-Za-z0-9_.+-]", "_", res.program.name or Path(res.program.filename).stem)
+    written = []
+    for k, (outcome, cands) in enumerate(sorted(res.candidates_by_outcome.items(), key=lambda kv: str(kv[0]))):
+        c = res.witnesses.get(outcome) or (cands[0] if cands else None)
+        if c is None:
+            continue
+        vals = ", ".join(f"{key}={v}" for key, v in zip(res.keys, outcome))
+        kind = "allowed" if c.consistent else "forbidden"
+        path = d / f"{stem}.{k}.{kind}.dot"
+        path.write_text(dot_text(c, f"{stem} [{vals}] {kind}"))
+        written.append(path)
+        if shutil.which("dot"):
+            png = path.with_suffix(".png")
+            if subprocess.run(["dot", "-Tpng", str(path), "-o", str(png)], capture_output=True).returncode == 0:
+                written.append(png)
+    return written
+
+
+_PROXY_NAME = {"GEN": "generic", "SUR": "surface", "TEX": "texture", "CON": "constant"}
+
+_JOB = None  # (explorer, per-thread traces, jobs, start time) for forked workers
+
+
+def _worker(k: int) -> ExploreResult:
+    ex, per_thread, jobs, t0 = _JOB
+    res = ExploreResult(ex.prog, ex.model, ex.keys, Counter(), condition=ex.cond)
+    # worker k takes every jobs-th combination of thread traces (independent subtrees)
+    ex._explore(itertools.islice(ex.combinations(per_thread), k, None, jobs), res, t0)
+    res.pruned = ex.pruned
+    res.candidates_by_outcome = dict(res.candidates_by_outcome)
+    return res
+
+
+def _elems_to_locs(f):
+    if f is None:
+        return None
+    tag = f[0]
+    if tag in ("and", "or"):
+        return (tag, _elems_to_locs(f[1]), _elems_to_locs(f[2]))
+    if tag == "not":
+        return (tag, _elems_to_locs(f[1]))
+    if tag == "cmp":
+        conv = lambda o: ("loc", f"{o[1]}[{o[2]}]") if o[0] == "elem" else o
+        return ("cmp", f[1], conv(f[2]), conv(f[3]))
+    return f
+
+
+def _vkey(v):
+    return (isinstance(v, str), v if not isinstance(v, str) else 0, str(v))
+
+
+def _thread_regs(th) -> set[str]:
+    from ptxkit.ir import Instruction, Reg
+
+    regs = set(k for k in th.init_regs)
+    for s in th.body:
+        if isinstance(s, Instruction) and s.opcode != "setp" and s.operands and isinstance(s.operands[0], Reg) \
+                and s.opcode in ("mov", "add", "sub", "mul", "div", "and", "or", "xor", "ld", "tld", "suld",
+                                 "atom", "suatom"):
+            regs.add(s.operands[0].name)
+    return regs
+
+
+def explore(prog: ConcurrentProgram, model: str = "ptx-7.5", **kw) -> ExploreResult:
+    """Explore every execution of ``prog`` under ``model`` (see :class:`Explorer`)."""
+    return Explorer(prog, model, **kw).run()

@@ -1,0 +1,105 @@
+"""A real ``.ptx`` kernel as a :class:`ConcurrentProgram` for `ptxkit explore --threads N`.
+
+Every thread runs the entry's body; roles come from the special registers the kernel reads
+(``%tid``, ``%ntid``, ``%ctaid``, ``%nctaid``, ``%laneid``, ``%warpid``; ISA §10). Buffers from
+``--arg NAME=TYPE[N]:SOURCE`` become memory locations ``NAME[i]`` (one per element, the access
+granularity of the kernel must be the element size); a buffer parameter holds the pointer
+``('ptr', NAME, 0)``. ``.shared`` arrays get one copy per CTA (``NAME@ctaC[i]``). Without ``--grid/--block`` the N threads form one CTA; otherwise
+grid × block must equal N and threads are numbered x fastest, CTAs in grid order.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+from ptxkit.errors import UsageError
+from ptxkit.exec_sim.program import ConcurrentProgram, Location, ThreadProgram
+from ptxkit.ir import Instruction, Label, VarDecl
+
+
+def _shape(text: str, what: str) -> tuple[int, int, int]:
+    try:
+        parts = [int(x) for x in str(text).split(",")]
+    except ValueError:
+        raise UsageError(f"--{what} '{text}': expected X[,Y[,Z]]") from None
+    if not 1 <= len(parts) <= 3 or any(p < 1 for p in parts):
+        raise UsageError(f"--{what} '{text}': expected 1 to 3 positive integers")
+    return tuple(parts + [1] * (3 - len(parts)))  # type: ignore[return-value]
+
+
+def program_from_ptx(path, args) -> ConcurrentProgram:
+    from ptxkit.exec_sim.args import parse_arg_specs
+    from ptxkit.ptx.parser import parse_file
+
+    path = Path(path)
+    module = parse_file(path)
+    entries = module.entries()
+    name = getattr(args, "kernel", None)
+    if name is not None:
+        entries = [e for e in entries if e.name == name]
+        if not entries:
+            raise UsageError(f"{path}: no .entry named '{name}'")
+    if len(entries) != 1:
+        raise UsageError(f"{path}: {len(entries)} entries; choose one with --kernel NAME")
+    fn = entries[0]
+    n = args.threads
+    if n is None or n < 1:
+        raise UsageError("--threads must be at least 1")
+    grid, block = _shape(getattr(args, "grid", "1"), "grid"), _shape(getattr(args, "block", "1"), "block")
+    if grid == (1, 1, 1) and block == (1, 1, 1):
+        block = (n, 1, 1)
+    per_cta = block[0] * block[1] * block[2]
+    if grid[0] * grid[1] * grid[2] * per_cta != n:
+        raise UsageError(f"--threads {n} does not match --grid {args.grid} × --block {args.block}")
+    kargs = parse_arg_specs(list(getattr(args, "arg", []) or []), fn, getattr(args, "seed", 0))
+    locations: dict[str, Location] = {}
+    params: dict[str, object] = {}
+    buffers: dict[str, tuple] = {}
+    for a in kargs:
+        if a.kind == "buffer":
+            data = a.data
+            esize = data.dtype.itemsize
+            raw = data.view(f"u{esize}") if data.dtype.kind == "f" else data
+            buffers[a.param] = (a.type, len(data), esize)
+            for i, v in enumerate(raw.tolist()):
+                locations[f"{a.param}[{i}]"] = Location(f"{a.param}[{i}]", int(v))
+            params[a.param] = ("ptr", a.param, 0)
+        elif a.kind == "null":
+            params[a.param] = 0
+        else:
+            params[a.param] = int(a.value)
+    # .shared variables (module or kernel scope): one copy per CTA, locations 'NAME@ctaC[i]'
+    # (ISA §5.1.5: shared memory is per CTA); zero-initialised, not part of the outcome
+    shared: dict[str, tuple] = {}
+    decls = [d for d in module.globals() if d.space == "shared"] + \
+        [d for d in fn.statements() if isinstance(d, VarDecl) and d.space == "shared"]
+    n_ctas = grid[0] * grid[1] * grid[2]
+    for d in decls:
+        if any(x is None for x in d.dims):
+            raise UsageError(f"{path}: dynamic shared memory ({d.name}[]) is not supported by explore")
+        esize = d.elem_bytes
+        count = d.count if d.dims else 1
+        shared[d.name] = (d.type, count, esize)
+        for c in range(n_ctas):
+            buffers[f"{d.name}@cta{c}"] = (d.type, count, esize)
+            for i in range(count):
+                locations[f"{d.name}@cta{c}[{i}]"] = Location(f"{d.name}@cta{c}[{i}]", 0, space="shared")
+    body = [s for s in fn.statements() if isinstance(s, (Instruction, Label))]
+    threads = []
+    for t in range(n):
+        cta, local = divmod(t, per_cta)
+        tx, rest = local % block[0], local // block[0]
+        ty, tz = rest % block[1], rest // block[1]
+        cx, crest = cta % grid[0], cta // grid[0]
+        cy, cz = crest % grid[1], crest // grid[1]
+        regs = {"%tid.x": tx, "%tid.y": ty, "%tid.z": tz,
+                "%ntid.x": block[0], "%ntid.y": block[1], "%ntid.z": block[2],
+                "%ctaid.x": cx, "%ctaid.y": cy, "%ctaid.z": cz,
+                "%nctaid.x": grid[0], "%nctaid.y": grid[1], "%nctaid.z": grid[2],
+                "%laneid": local % 32, "%warpid": local // 32, "%nwarpid": (per_cta + 31) // 32,
+                "%clusterid.x": 0, "%cluster_ctarank": 0}
+        threads.append(ThreadProgram(index=t, body=body, cta=cta, gpu=0, init_regs=regs))
+    return ConcurrentProgram(name=fn.name, threads=threads, locations=locations, condition=None,
+                             filename=str(path), source=module.source, semantics="ptx",
+                             params=params, buffers=buffers, shared=shared)
