@@ -11,7 +11,7 @@ import sys
 
 HELP = "run the benchmarks and print side-by-side ratios"
 
-AREAS = ["parse", "sanitize", "sim", "explore", "consistency"]
+AREAS = ["parse", "sanitize", "sim", "equiv", "explore", "consistency"]
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

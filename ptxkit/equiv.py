@@ -1,0 +1,274 @@
+"""`ptxkit equiv`: are two kernels the same computation? (docs/cli.md, docs/fpsan.md)
+
+Both kernels are sanitized (FPSan: floats become elements of Z/2^w, where the algebraic identities
+of {+, −, ×, exp, sin, cos} hold exactly), then run on the same N random input sets; every buffer
+argument is compared bit for bit after each run. Any difference → DIFFERENT (with the first one),
+none → EQUIVALENT. Without sanitization (``sanitize=False``) this is plain bit-exact testing.
+
+A verdict of EQUIVALENT is evidence over N trials, not a proof; DIFFERENT is a witness.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ptxkit.errors import PtxkitError, UsageError
+from ptxkit.ir import Function, Module
+
+VERDICT_EQ = "EQUIVALENT"
+VERDICT_NE = "DIFFERENT"
+
+
+@dataclass
+class EquivOptions:
+    """Everything besides the two kernels and their arguments (cli.md `equiv` flags)."""
+
+    grid: tuple[int, int, int] = (1, 1, 1)
+    block: tuple[int, int, int] = (1, 1, 1)
+    shared: int = 0
+    trials: int = 3
+    seed: int = 0
+    device: str = "cpu"
+    sanitize: bool = True
+    homomorphic_casts: bool = False
+    atomics: str = "native"
+
+
+@dataclass
+class Difference:
+    """The first bit difference found: buffer NAME (as given in --arg), flat element index."""
+
+    trial: int
+    seed: int
+    buffer: str
+    index: int
+    dtype: str
+    a_bits: int
+    b_bits: int
+    a_value: float | int
+    b_value: float | int
+    differing: int  # how many elements of this buffer differ in this trial
+
+    def describe(self) -> str:
+        width = np.dtype(self.dtype).itemsize * 2
+        return (f"trial {self.trial} (seed {self.seed}): buffer {self.buffer}[{self.index}] ({self.dtype}): "
+                f"A = {self.a_value!r} (0x{self.a_bits:0{width}x}), B = {self.b_value!r} (0x{self.b_bits:0{width}x})"
+                f"; {self.differing} element(s) of {self.buffer} differ")
+
+
+@dataclass
+class Side:
+    """One of the two kernels: where it came from and what the sanitizer could not model."""
+
+    file: str
+    kernel: str
+    sanitized: bool
+    unmodelled: list[dict] = field(default_factory=list)
+
+
+@dataclass
+class EquivResult:
+    verdict: str
+    trials: int
+    buffers: list[str]
+    elements_compared: int
+    a: Side
+    b: Side
+    difference: Difference | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        d: dict[str, Any] = {
+            "verdict": self.verdict,
+            "trials": self.trials,
+            "buffers": self.buffers,
+            "elements_compared": self.elements_compared,
+            "a": self.a.__dict__,
+            "b": self.b.__dict__,
+        }
+        if self.difference is not None:
+            diff = dict(self.difference.__dict__)
+            for k in ("a_value", "b_value"):  # NaN/inf are not JSON: spell them
+                v = diff[k]
+                if isinstance(v, float) and not math.isfinite(v):
+                    diff[k] = str(v)
+            d["difference"] = diff
+        return d
+
+
+# --------------------------------------------------------------------------- preparation
+
+
+def _parse(text: str, filename: str) -> Module:
+    from ptxkit.ptx.parser import parse
+
+    return parse(text, filename)
+
+
+def _sanitize(text: str, filename: str, opts: EquivOptions) -> tuple[str, list[dict]]:
+    """FPSan-rewrite ``text``; returns the new text and the report as plain dicts."""
+    from ptxkit.fpsan_ptx import sanitize_text
+
+    res = sanitize_text(text, filename, homomorphic_casts=opts.homomorphic_casts,
+                        atomics=opts.atomics, strict=False)
+    report = getattr(res, "report", None)
+    items = getattr(report, "items", report) or []  # SanitizeReport.items (ReportItem dataclasses)
+    return res.text, [_report_entry(e) for e in items]
+
+
+def _report_entry(e: Any) -> dict:
+    if isinstance(e, dict):
+        return e
+    if hasattr(e, "__dataclass_fields__"):
+        return {k: getattr(e, k) for k in e.__dataclass_fields__}
+    return {"message": str(e)}
+
+
+def pick_entry(module: Module, name: str | None, flag: str = "--kernel") -> Function:
+    """The named ``.entry`` or, without a name, the only one (cli.md "Kernel arguments")."""
+    entries = module.entries()
+    if name is not None:
+        for f in entries:
+            if f.name == name:
+                return f
+        have = ", ".join(f.name for f in entries) or "none"
+        raise PtxkitError(f"no .entry named '{name}' ({flag}); entries: {have}", file=module.filename)
+    if len(entries) != 1:
+        have = ", ".join(f.name for f in entries) or "none"
+        raise PtxkitError(f"{len(entries)} .entry functions ({have}): choose one with {flag}",
+                          file=module.filename)
+    return entries[0]
+
+
+_SPEC = re.compile(r"^([^=]+)=(.*)$", re.S)
+
+
+def specs_for_b(specs: list[str], fn_a: Function, fn_b: Function) -> list[str]:
+    """Re-address ``--arg`` specs written for kernel A to kernel B: a parameter name of A becomes its
+    position (the two kernels' parameter names usually differ: ``k_param_0``); positions stay."""
+    names_a = [p.name for p in fn_a.params]
+    names_b = {p.name for p in fn_b.params}
+    out = []
+    for s in specs:
+        m = _SPEC.match(s)
+        if not m:
+            out.append(s)  # the argument parser reports the bad spec
+            continue
+        name, rest = m.group(1).strip(), m.group(2)
+        if name in names_a and name not in names_b:
+            name = str(names_a.index(name))
+        out.append(f"{name}={rest}")
+    if len(fn_a.params) != len(fn_b.params):
+        raise UsageError(f"kernels take different numbers of parameters: {fn_a.name} {len(fn_a.params)}, "
+                         f"{fn_b.name} {len(fn_b.params)}")
+    return out
+
+
+def spec_names(specs: list[str]) -> list[str]:
+    """The NAMEs of ``--arg NAME=SPEC`` as given (buffer names in results)."""
+    names = []
+    for s in specs:
+        m = _SPEC.match(s)
+        if not m:
+            raise UsageError(f"--arg '{s}': expected NAME=SPEC")
+        names.append(m.group(1).strip())
+    return names
+
+
+# --------------------------------------------------------------------------- running
+
+
+def _run(module: Module, fn: Function, specs: list[str], seed: int, opts: EquivOptions) -> dict[str, np.ndarray]:
+    """Run one kernel on one input set; returns every buffer argument by its --arg NAME."""
+    from ptxkit.exec_sim.args import parse_arg_specs
+
+    args = parse_arg_specs(specs, fn, seed)
+    if opts.device == "gpu":
+        from ptxkit import gpu
+
+        result = gpu.run_kernel(module, fn.name, args, opts.grid, opts.block, opts.shared)
+    else:
+        from ptxkit.exec_sim import run_kernel
+
+        result = run_kernel(module, fn.name, args, opts.grid, opts.block, opts.shared)
+    return dict(result.buffers)
+
+
+def _first_difference(trial: int, seed: int, name: str, a: np.ndarray, b: np.ndarray) -> Difference | None:
+    """Bit-for-bit comparison of two buffers of the same spec (so the same dtype and length)."""
+    a = np.ascontiguousarray(a).reshape(-1)
+    b = np.ascontiguousarray(b).reshape(-1)
+    if a.dtype != b.dtype or a.shape != b.shape:  # cannot happen for one spec; say it plainly if it does
+        return Difference(trial, seed, name, 0, str(a.dtype), 0, 0, f"{a.dtype}[{a.size}]", f"{b.dtype}[{b.size}]", 1)
+    size = a.dtype.itemsize
+    view = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[size]
+    ab, bb = a.view(view), b.view(view)
+    diff = np.nonzero(ab != bb)[0]
+    if diff.size == 0:
+        return None
+    i = int(diff[0])
+    return Difference(trial, seed, name, i, str(a.dtype), int(ab[i]), int(bb[i]),
+                      a[i].item(), b[i].item(), int(diff.size))
+
+
+def check(text_a: str, file_a: str, text_b: str, file_b: str, specs: list[str], *,
+          kernel_a: str | None = None, kernel_b: str | None = None,
+          opts: EquivOptions | None = None) -> EquivResult:
+    """Sanitize (unless ``opts.sanitize`` is off), run both kernels on ``opts.trials`` input sets
+    (trial t uses seed ``opts.seed + t`` for every rand buffer of both sides) and compare."""
+    opts = opts or EquivOptions()
+    if opts.trials < 1:
+        raise UsageError("--trials must be at least 1")
+    if opts.atomics not in ("native", "ring"):
+        raise UsageError("--atomics must be native or ring")
+    names = spec_names(specs)
+    sides = []
+    for text, fname, kname, flag in ((text_a, file_a, kernel_a, "--kernel"), (text_b, file_b, kernel_b, "--kernel-b")):
+        module = _parse(text, fname)
+        if kname is None and flag == "--kernel-b" and kernel_a is not None and \
+                any(f.name == kernel_a for f in module.entries()):
+            kname = kernel_a  # one --kernel naming an entry both files have
+        fn = pick_entry(module, kname, flag)
+        report: list[dict] = []
+        if opts.sanitize:
+            stext, report = _sanitize(text, fname, opts)
+            module = _parse(stext, fname)
+            fn = pick_entry(module, fn.name, flag)
+        sides.append((module, fn, Side(fname, fn.name, opts.sanitize, report)))
+    (mod_a, fn_a, side_a), (mod_b, fn_b, side_b) = sides
+    specs_b = specs_for_b(specs, fn_a, fn_b)
+    name_b = dict(zip(names, spec_names(specs_b)))  # A's --arg NAME → the NAME B's run reports it under
+
+    compared = 0
+    buffers: list[str] = []
+    for t in range(opts.trials):
+        seed = opts.seed + t
+        out_a = _run(mod_a, fn_a, specs, seed, opts)
+        out_b = _run(mod_b, fn_b, specs_b, seed, opts)
+        buffers = [n for n in names if n in out_a]
+        if not buffers:
+            raise UsageError("no buffer arguments: nothing to compare (give outputs as TYPE[N]:zeros)")
+        for n in buffers:
+            if name_b[n] not in out_b:
+                raise UsageError(f"buffer '{n}' missing from the run of {fn_b.name}")
+            d = _first_difference(t, seed, n, out_a[n], out_b[name_b[n]])
+            if d is not None:
+                return EquivResult(VERDICT_NE, t + 1, buffers, compared, side_a, side_b, d)
+            compared += int(np.asarray(out_a[n]).size)
+    return EquivResult(VERDICT_EQ, opts.trials, buffers, compared, side_a, side_b)
+
+
+def check_files(path_a: str | Path, path_b: str | Path, specs: list[str], **kw) -> EquivResult:
+    """:func:`check` on two files (bad paths → PtxkitError)."""
+    texts = []
+    for p in (path_a, path_b):
+        try:
+            texts.append(Path(p).read_bytes().decode("utf-8", "surrogateescape"))
+        except OSError as e:
+            raise PtxkitError(f"cannot read: {e.strerror}", file=str(p)) from None
+    return check(texts[0], str(path_a), texts[1], str(path_b), specs, **kw)
