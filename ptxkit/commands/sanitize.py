@@ -1,18 +1,63 @@
-"""`ptxkit sanitize` (docs/cli.md)."""
+"""`ptxkit sanitize IN.ptx -o OUT.ptx [--homomorphic-casts] [--atomics native|ring] [--strict]
+[--report] [--json]` (docs/cli.md): write the FPSan version of a PTX file."""
 
 from __future__ import annotations
 
 import argparse
+import json
+import sys
 
-from ptxkit.errors import UsageError
+from ptxkit.errors import PtxkitError, UsageError
 
-HELP = "sanitize (not built yet)"
+HELP = "rewrite a PTX file's floating-point arithmetic into FPSan ring arithmetic (Triton 3.9)"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("rest", nargs="*")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("input", metavar="IN.ptx", help="the PTX file to sanitize")
+    p.add_argument("-o", "--output", metavar="OUT.ptx", default=None,
+                   help="where to write the sanitized PTX (default: stdout; '-' = stdout)")
+    p.add_argument("--homomorphic-casts", action="store_true",
+                   help="narrowing float casts truncate the payload instead of Triton 3.9's fold")
+    p.add_argument("--atomics", choices=["native", "ring"], default="native",
+                   help="float atom.add/red.add: native (Triton's behaviour) or ring CAS loops")
+    p.add_argument("--strict", action="store_true",
+                   help="any floating-point instruction left unsanitized is an error (exit 2)")
+    p.add_argument("--sign-xor-as-neg", action="store_true",
+                   help="treat xor.bN with the sign mask as a float negation (LLVM folds -x on loaded bits "
+                        "into it); off by default because integer code uses the same xor")
+    p.add_argument("--report", action="store_true",
+                   help="list every floating-point instruction left unsanitized")
+    p.add_argument("--json", action="store_true", help="one JSON object on stdout")
 
 
 def run(args: argparse.Namespace) -> int:
-    raise UsageError("'ptxkit sanitize' is not built yet")
+    from ptxkit.fpsan_ptx import sanitize_text
+    from ptxkit.ptx.parser import decode, encode
+
+    try:
+        with open(args.input, "rb") as f:
+            text = decode(f.read())
+    except OSError as e:
+        raise UsageError(f"cannot read '{args.input}': {e.strerror or e}") from None
+    result = sanitize_text(text, args.input, homomorphic_casts=args.homomorphic_casts,
+                           atomics=args.atomics, strict=args.strict,
+                           sign_xor_as_neg=args.sign_xor_as_neg)
+    to_stdout = args.output in (None, "-")
+    if not to_stdout:
+        try:
+            with open(args.output, "wb") as f:
+                f.write(encode(result.text))
+        except OSError as e:
+            raise PtxkitError(f"cannot write '{args.output}': {e.strerror or e}", file=args.output) from None
+    if args.json:
+        obj = result.report.to_json()
+        obj["output"] = None if to_stdout else args.output
+        if to_stdout:
+            obj["text"] = result.text
+        print(json.dumps(obj))
+        return 0
+    if to_stdout:
+        sys.stdout.write(result.text)
+    if args.report:
+        print(result.report.render(), file=sys.stderr if to_stdout else sys.stdout)
+    return 0

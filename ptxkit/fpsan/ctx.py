@@ -1,0 +1,321 @@
+"""The rewrite context: fresh registers, emitted lines, φ/φ⁻¹ code generation and the shadow cache.
+
+One :class:`RewriteContext` exists per function. Rewrite functions (``ptxkit.fpsan.ops`` and the
+``mma``/``wgmma`` module ``ptxkit.fpsan.mma.rewrite_mma(instr, ctx) -> bool``) use only these methods:
+
+``ctx.fresh(kind) -> str``
+    A new register of kind ``'pred'``, ``'b16'``, ``'b32'`` or ``'b64'`` (declared for you).
+``ctx.fresh_label() -> str``
+    A new label name that cannot clash with the file's labels.
+``ctx.emit(text)``
+    Append one PTX statement (``"add.s32 %a, %b, %c;"``; the ``;`` is added when missing).
+``ctx.embed(operand, ftype, lane=0) -> str``
+    Text of a register (or integer immediate) holding φ(operand) for float type ``ftype``
+    (``f16``/``bf16``/``f32``/``f64``). ``operand`` is an ``ir`` operand (Reg, FloatImm, Imm) or a
+    register name; for packed registers (``f16x2`` …) pass ``lane`` 0 (low half) or 1 (high half).
+    Payloads of registers are cached per straight-line run, so embedding twice is free.
+``ctx.unembed(payload, ftype, dest, guard=None)``
+    Write φ⁻¹(payload) into ``dest`` (an ``ir.Reg`` or register name), under ``guard`` (an ``ir.Guard``).
+``ctx.unembed_to_fresh(payload, ftype) -> str``
+    φ⁻¹ into a fresh integer register (for packing lanes yourself).
+``ctx.report(instr, reason)``
+    Record that ``instr`` is left unsanitized (it then stays native).
+``ctx.reg_type(name) -> str | None``, ``ctx.text(operand) -> str``, ``ctx.homomorphic_casts``.
+A rewrite function returns True when it replaced the instruction by the emitted lines.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ptxkit import ir
+from ptxkit.fpsan import ring as R
+
+KIND_BITS = {"pred": 1, "b16": 16, "b32": 32, "b64": 64}
+BITS_KIND = {16: "b16", 32: "b32", 64: "b64"}
+LANE_TYPE = {"f16x2": "f16", "bf16x2": "bf16", "f32x2": "f32"}
+FLOAT_REG_TYPES = {"f16", "f16x2", "bf16", "bf16x2", "f32", "f64", "f32x2"}
+
+
+def hexc(v: int, w: int) -> str:
+    """An integer immediate of width w as PTX hex (``0x…`` is accepted for any .bN/.sN/.uN)."""
+    return f"0x{v & ((1 << w) - 1):X}"
+
+
+def operand_text(op) -> str:
+    """Print an operand in PTX syntax (ISA §6.4)."""
+    if isinstance(op, str):
+        return op
+    if isinstance(op, ir.Reg):
+        return op.name
+    if isinstance(op, ir.Imm):
+        return str(op.value)
+    if isinstance(op, ir.FloatImm):
+        return f"0f{op.bits:08X}" if op.width == 32 else f"0d{op.bits:016X}"
+    if isinstance(op, ir.Sym):
+        return op.name
+    if isinstance(op, ir.Addr):
+        base = "" if op.base is None else operand_text(op.base)
+        if op.base is None:
+            return f"[{op.offset}]"
+        return f"[{base}+{op.offset}]" if op.offset else f"[{base}]"
+    if isinstance(op, ir.Vec):
+        return "{" + ", ".join(operand_text(i) for i in op.items) + "}"
+    if isinstance(op, ir.Sink):
+        return "_"
+    if isinstance(op, ir.Pipe):
+        return f"{operand_text(op.a)}|{operand_text(op.b)}"
+    if isinstance(op, ir.Not):
+        return "!" + operand_text(op.operand)
+    if isinstance(op, ir.ParamList):
+        return "(" + ", ".join(operand_text(i) for i in op.items) + ")"
+    if isinstance(op, ir.Expr):
+        return op.text
+    raise TypeError(op)
+
+
+def guard_text(g: ir.Guard | None) -> str:
+    return "" if g is None else f"@{'!' if g.negated else ''}{g.pred} "
+
+
+@dataclass
+class Unembed:
+    """The φ⁻¹ tail of one rewritten definition; dropped when every read of ``reg`` uses the shadow."""
+
+    reg: str
+    def_id: int
+    lines: list[str]
+
+
+@dataclass
+class Shadow:
+    payload: str
+    def_id: int | None  # the rewritten definition that produced it (None: an embed of a read)
+    origin: tuple | None = None  # ('lg2', payload of x) when this value is lg2(x): the log idiom
+
+
+class RewriteContext:
+    """Per-function rewrite state (see the module docstring for the public methods)."""
+
+    def __init__(self, *, prefix: str, label_prefix: str, reg_types: dict[str, str],
+                 homomorphic_casts: bool, report_fn, counter: dict[str, int]):
+        self.prefix = prefix
+        self.label_prefix = label_prefix
+        self.reg_types = reg_types
+        self.homomorphic_casts = homomorphic_casts
+        self._report_fn = report_fn
+        self.counter = counter  # kind -> next index (per function; declared with %prefix<kind><N>)
+        self.lines: list[str | Unembed] = []
+        self.cache: dict[tuple[str, str, int], Shadow] = {}
+        self.splits: dict[tuple[str, int], tuple[str, str]] = {}  # packed register -> its lane registers
+        self.current_def: int | None = None
+        self.reads: list[tuple[str, int | None]] = []  # (reg, def_id serving it or None)
+        self.labels = 0
+
+    # ---------------------------------------------------------------- public helpers
+    def fresh(self, kind: str) -> str:
+        n = self.counter.get(kind, 0)
+        self.counter[kind] = n + 1
+        return f"{self.prefix}{kind}_{n}"
+
+    def fresh_label(self) -> str:
+        self.labels += 1
+        return f"{self.label_prefix}{self.labels}"
+
+    def emit(self, text: str) -> None:
+        text = text.strip()
+        if not text.endswith(";") and not text.endswith(":"):
+            text += ";"
+        self.lines.append(text)
+
+    def report(self, instr: ir.Instruction, reason: str) -> None:
+        self._report_fn(instr, reason)
+
+    def reg_type(self, name: str) -> str | None:
+        return self.reg_types.get(name)
+
+    text = staticmethod(operand_text)
+
+    # ---------------------------------------------------------------- reading integer views
+    def int_view(self, reg: str, bits: int) -> str:
+        """``reg`` as an integer register of ``bits``: float-typed registers are copied with mov.bN
+        because typed integer instructions reject .f32/.f64/.f16 registers (ISA §6.4.3)."""
+        t = self.reg_types.get(reg)
+        if t in FLOAT_REG_TYPES and bits in BITS_KIND:
+            tmp = self.fresh(BITS_KIND[bits])
+            self.emit(f"mov.b{bits} {tmp}, {reg}")
+            return tmp
+        return reg
+
+    def lane_view(self, reg: str, lane_type: str, lane: int, packed_bits: int) -> str:
+        """One lane of a packed register (lane 0 = low half); one split serves both lanes."""
+        key = (reg, packed_bits)
+        if key not in self.splits:
+            lb = packed_bits // 2
+            lo, hi = self.fresh(BITS_KIND[lb]), self.fresh(BITS_KIND[lb])
+            self.emit(f"mov.b{packed_bits} {{{lo}, {hi}}}, {reg}")
+            self.splits[key] = (lo, hi)
+        return self.splits[key][lane]
+
+    # ---------------------------------------------------------------- φ
+    def embed(self, operand, ftype: str, lane: int = 0, packed: str | None = None) -> str:
+        r = R.ring(ftype)
+        if isinstance(operand, ir.FloatImm):
+            return hexc(R.embed_int(_convert_float_bits(operand.bits, operand.width, ftype), ftype), r.w)
+        if isinstance(operand, ir.Imm):
+            return hexc(R.embed_int(_int_as_float_bits(operand.value, ftype), ftype), r.w)
+        # registers declared without '%' parse as Sym
+        name = operand.name if isinstance(operand, (ir.Reg, ir.Sym)) else str(operand)
+        key = (name, ftype, lane)
+        hit = self.cache.get(key)
+        if hit is not None:
+            self.reads.append((name, hit.def_id))
+            return hit.payload
+        self.reads.append((name, None))
+        if packed is not None:
+            src = self.lane_view(name, ftype, lane, R.ring(ftype).w * 2)
+        else:
+            src = self.int_view(name, r.w)
+        p = self.embed_value(src, ftype)
+        self.cache[key] = Shadow(p, None)
+        return p
+
+    def embed_value(self, u: str, ftype: str) -> str:
+        """Emit φ(u) for an integer register u of the type's width; returns the payload register."""
+        r = R.ring(ftype)
+        w, k = r.w, BITS_KIND[r.w]
+        y, z, m, q, out = (self.fresh(k) for _ in range(5))
+        p = self.fresh("pred")
+        self.emit(f"mul.lo.s{w} {y}, {u}, {hexc(r.mulA, w)}")
+        if w == 16:
+            t = self.fresh(k)
+            self.emit(f"shr.u16 {t}, {y}, {r.shift}")
+            self.emit(f"and.b16 {t}, {t}, {hexc(r.mag >> r.shift, 16)}")
+            self.emit(f"xor.b16 {z}, {t}, {y}")
+        else:
+            t = self.fresh(k)
+            # bits shift..w-2 of y: the sign bit of y must not leak into the xorshift
+            self.emit(f"bfe.u{w} {t}, {y}, {r.shift}, {w - 1 - r.shift}")
+            self.emit(f"xor.b{w} {z}, {t}, {y}")
+        self.emit(f"setp.lt.s{w} {p}, {u}, 0")
+        self.emit(f"selp.b{w} {m}, {hexc(r.mulBNeg, w)}, {hexc(r.mulBPos, w)}, {p}")
+        self.emit(f"mul.lo.s{w} {q}, {z}, {m}")
+        self._with_sign(out, q, u, r)
+        return out
+
+    def _with_sign(self, out: str, mag_src: str, sign_src: str, r: R.FloatRing, guard: str = "") -> None:
+        """out = (mag_src & magMask) | (sign_src & signMask)."""
+        w = r.w
+        if w == 16:
+            a, b = self.fresh("b16"), self.fresh("b16")
+            self.emit(f"and.b16 {a}, {mag_src}, {hexc(r.mag, 16)}")
+            self.emit(f"and.b16 {b}, {sign_src}, {hexc(r.sign, 16)}")
+            self.emit(f"{guard}or.b16 {out}, {a}, {b}")
+        else:
+            # bfi inserts the low w-1 bits of mag_src into sign_src: one instruction (ISA §9.7.1.x bfi)
+            self.emit(f"{guard}bfi.b{w} {out}, {mag_src}, {sign_src}, 0, {w - 1}")
+
+    def unembed_lines(self, v: str, ftype: str, dest: str, guard: ir.Guard | None = None) -> list[str]:
+        """The φ⁻¹ sequence writing ``dest`` (returned, not emitted)."""
+        saved, self.lines = self.lines, []
+        try:
+            r = R.ring(ftype)
+            w, k = r.w, BITS_KIND[r.w]
+            p = self.fresh("pred")
+            m, z, x = self.fresh(k), self.fresh(k), self.fresh(k)
+            self.emit(f"setp.lt.s{w} {p}, {v}, 0")
+            self.emit(f"selp.b{w} {m}, {hexc(r.invBNeg, w)}, {hexc(r.invBPos, w)}, {p}")
+            self.emit(f"mul.lo.s{w} {z}, {v}, {m}")
+            for s in r.unshifts:
+                t, z2 = self.fresh(k), self.fresh(k)
+                if w == 16:
+                    self.emit(f"shr.u16 {t}, {z}, {s}")
+                    self.emit(f"and.b16 {t}, {t}, {hexc(r.mag >> s, 16)}")
+                else:
+                    self.emit(f"bfe.u{w} {t}, {z}, {s}, {w - 1 - s}")
+                self.emit(f"xor.b{w} {z2}, {t}, {z}")
+                z = z2
+            self.emit(f"mul.lo.s{w} {x}, {z}, {hexc(r.invA, w)}")
+            g = guard_text(guard)
+            if self.reg_types.get(dest) in FLOAT_REG_TYPES:
+                tmp = self.fresh(k)
+                self._with_sign(tmp, x, v, r)
+                self.emit(f"{g}mov.b{w} {dest}, {tmp}")
+            else:
+                self._with_sign(dest, x, v, r, g)
+            return [ln for ln in self.lines if isinstance(ln, str)]
+        finally:
+            self.lines = saved
+
+    def unembed(self, payload: str, ftype: str, dest, guard: ir.Guard | None = None) -> None:
+        dest = dest.name if isinstance(dest, ir.Reg) else str(dest)
+        self.lines.extend(self.unembed_lines(payload, ftype, dest, guard))
+
+    def unembed_to_fresh(self, payload: str, ftype: str) -> str:
+        tmp = self.fresh(BITS_KIND[R.ring(ftype).w])
+        self.lines.extend(self.unembed_lines(payload, ftype, tmp))
+        return tmp
+
+    def define(self, dest: ir.Operand, payload: str, ftype: str, guard: ir.Guard | None) -> None:
+        """The rewritten instruction's result: φ⁻¹ into ``dest`` (droppable when every read of dest
+        is served by the shadow), and the shadow registered for later float reads."""
+        name = dest.name if isinstance(dest, (ir.Reg, ir.Sym)) else str(dest)
+        self.invalidate(name)
+        lines = self.unembed_lines(payload, ftype, name, guard)
+        if guard is None and self.current_def is not None:
+            self.lines.append(Unembed(name, self.current_def, lines))
+            self.cache[(name, ftype, 0)] = Shadow(payload, self.current_def)
+        else:
+            self.lines.extend(lines)
+
+    # ---------------------------------------------------------------- cache maintenance
+    def invalidate(self, reg: str) -> None:
+        for key in [k for k in self.cache if k[0] == reg]:
+            del self.cache[key]
+        for key in [k for k in self.splits if k[0] == reg]:
+            del self.splits[key]
+
+    def shadow(self, operand, ftype: str) -> Shadow | None:
+        """The cached shadow of a register operand (None for immediates or a miss)."""
+        name = operand.name if isinstance(operand, (ir.Reg, ir.Sym)) else None
+        return self.cache.get((name, ftype, 0)) if name else None
+
+    def copy_shadow(self, dst: str, src: str) -> None:
+        for (reg, ft, lane), sh in list(self.cache.items()):
+            if reg == src:
+                self.cache[(dst, ft, lane)] = Shadow(sh.payload, None)
+
+    def clear(self) -> None:
+        self.cache.clear()
+        self.splits.clear()
+
+
+def _convert_float_bits(bits: int, width: int, ftype: str) -> int:
+    """An immediate's bits converted to ``ftype`` (``0f`` in an f64 op widens, ``0d`` in f32 rounds)."""
+    import numpy as np
+
+    if width == 32:
+        val = np.array([bits], dtype=np.uint32).view(np.float32)[0]
+    else:
+        val = np.array([bits], dtype=np.uint64).view(np.float64)[0]
+    return _float_to_bits(val, ftype)
+
+
+def _int_as_float_bits(v: int, ftype: str) -> int:
+    return _float_to_bits(float(v), ftype)
+
+
+def _float_to_bits(val, ftype: str) -> int:
+    import numpy as np
+
+    with np.errstate(over="ignore"):
+        if ftype == "f32":
+            return int(np.array([val], dtype=np.float32).view(np.uint32)[0])
+        if ftype == "f64":
+            return int(np.array([val], dtype=np.float64).view(np.uint64)[0])
+        if ftype == "f16":
+            return int(np.array([val], dtype=np.float16).view(np.uint16)[0])
+        if ftype == "bf16":  # round-to-nearest-even from f32
+            b = int(np.array([val], dtype=np.float32).view(np.uint32)[0])
+            return ((b + 0x7FFF + ((b >> 16) & 1)) >> 16) & 0xFFFF
+    raise KeyError(ftype)

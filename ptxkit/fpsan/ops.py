@@ -1,0 +1,375 @@
+"""Per-opcode FPSan rewrites: a dispatch table opcode → function(instr, ctx, info) -> bool.
+
+Each function emits integer PTX through :class:`ptxkit.fpsan.ctx.RewriteContext` computing
+``φ⁻¹(F(φ(a), …))`` with F the ring operation of docs/fpsan.md §2. Rounding and ``.ftz`` modifiers are
+irrelevant in the ring. Design decisions for PTX-only modifiers (fpsan.md §3):
+
+* ``.sat`` (clamp to [0, 1]) is the signed clamp of the payload to [φ(0), φ(1)] = [0, 1];
+* ``.relu`` (clamp below at +0) is the signed max of the payload with φ(+0) = 0;
+* ``min``/``max`` ``.xorsign.abs`` and ``tanh``/other approximations have no ring semantics in
+  Triton 3.9 and are reported.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ptxkit import ir
+from ptxkit.fpsan import ring as R
+from ptxkit.ptx.types import is_float, is_type
+from ptxkit.fpsan.ctx import BITS_KIND, LANE_TYPE, RewriteContext, guard_text, hexc
+
+SCALAR_FLOATS = ("f16", "bf16", "f32", "f64")
+ALL_FLOATS = SCALAR_FLOATS + tuple(LANE_TYPE)
+
+
+@dataclass
+class OpInfo:
+    """What the dispatcher found: the float type mod and whether it is packed."""
+
+    ftype: str  # lane type: f16 / bf16 / f32 / f64
+    packed: str | None  # f16x2 / bf16x2 / f32x2 or None
+
+
+def float_type_of(instr: ir.Instruction) -> str | None:
+    for m in reversed(instr.mods):
+        if m in ALL_FLOATS:
+            return m
+    return None
+
+
+def _is_imm(p: str) -> bool:
+    return p.startswith("0x") or p.lstrip("-").isdigit()
+
+
+def _reg(ctx: RewriteContext, p: str, w: int) -> str:
+    """A payload as a register (immediates are moved: typed ops want a register as first source)."""
+    if not _is_imm(p):
+        return p
+    t = ctx.fresh(BITS_KIND[w])
+    ctx.emit(f"mov.b{w} {t}, {p}")
+    return t
+
+
+# ------------------------------------------------------------------------------ ring computations
+# compute(ctx, payloads, w, instr) -> payload register
+
+def _binary(op: str):
+    def compute(ctx, ps, w, instr):
+        a, b = _reg(ctx, ps[0], w), ps[1]
+        o = ctx.fresh(BITS_KIND[w])
+        ctx.emit(f"{op.format(w=w)} {o}, {a}, {b}")
+        return o
+    return compute
+
+
+def _fma(ctx, ps, w, instr):
+    a = _reg(ctx, ps[0], w)
+    o = ctx.fresh(BITS_KIND[w])
+    ctx.emit(f"mad.lo.s{w} {o}, {a}, {ps[1]}, {ps[2]}")
+    return o
+
+
+def _neg(ctx, ps, w, instr):
+    o = ctx.fresh(BITS_KIND[w])
+    ctx.emit(f"neg.s{w} {o}, {_reg(ctx, ps[0], w)}")
+    return o
+
+
+def emit_inverse(ctx: RewriteContext, u: str, w: int) -> str:
+    """inv(u): Newton on a = u|1 in the form x ← x + x·e, e ← e² (x₀ = a is 3 bits exact, so 3/4/5
+    steps give 24/48/96 ≥ w bits), then bit 0 replaced by u's (fpsan.md §2, div/rcp)."""
+    k = BITS_KIND[w]
+    u = _reg(ctx, u, w)
+    a, t, e, x = ctx.fresh(k), ctx.fresh(k), ctx.fresh(k), ctx.fresh(k)
+    ctx.emit(f"or.b{w} {a}, {u}, 1")
+    ctx.emit(f"mul.lo.s{w} {t}, {a}, {a}")
+    ctx.emit(f"sub.s{w} {e}, 1, {t}")
+    ctx.emit(f"mad.lo.s{w} {x}, {a}, {e}, {a}")
+    for _ in range(R.newton_steps(w) - 1):
+        e2, x2 = ctx.fresh(k), ctx.fresh(k)
+        ctx.emit(f"mul.lo.s{w} {e2}, {e}, {e}")
+        ctx.emit(f"mad.lo.s{w} {x2}, {x}, {e2}, {x}")
+        e, x = e2, x2
+    o = ctx.fresh(k)
+    if w == 16:
+        t1, t2 = ctx.fresh(k), ctx.fresh(k)
+        ctx.emit(f"and.b16 {t1}, {x}, 0xFFFE")
+        ctx.emit(f"and.b16 {t2}, {u}, 1")
+        ctx.emit(f"or.b16 {o}, {t1}, {t2}")
+    else:
+        ctx.emit(f"bfi.b{w} {o}, {u}, {x}, 0, 1")
+    return o
+
+
+def _rcp(ctx, ps, w, instr):
+    return emit_inverse(ctx, ps[0], w)
+
+
+def _div(ctx, ps, w, instr):
+    i = emit_inverse(ctx, ps[1], w)
+    o = ctx.fresh(BITS_KIND[w])
+    ctx.emit(f"mul.lo.s{w} {o}, {i}, {ps[0]}")
+    return o
+
+
+def _rem(ctx, ps, w, instr):
+    k = BITS_KIND[w]
+    b, o = ctx.fresh(k), ctx.fresh(k)
+    ctx.emit(f"or.b{w} {b}, {_reg(ctx, ps[1], w)}, 1")
+    ctx.emit(f"rem.s{w} {o}, {_reg(ctx, ps[0], w)}, {b}")
+    return o
+
+
+def emit_exp2(ctx: RewriteContext, x: str, w: int) -> str:
+    """(1+2^k)^x = 1 + x·2^k + C(x,2)·2^2k + C(x,3)·2^3k. x(x−1) is even, so C(x,2)·2^2k =
+    x(x−1)·2^(2k−1) mod 2^w; x(x−1)(x−2)/3 is even and exact mod 2^w via 3⁻¹, so C(x,3)·2^3k =
+    x(x−1)(x−2)·(3⁻¹·2^(3k−1)) mod 2^w — seven instructions, no masks."""
+    k_ = R.exp2_k(w)
+    m = (1 << w) - 1
+    k3 = (R.inverse_mod(3, w) << (3 * k_ - 1)) & m
+    kind = BITS_KIND[w]
+    x = _reg(ctx, x, w)
+    t1, p2, t2, p3, r1, r2, o = (ctx.fresh(kind) for _ in range(7))
+    ctx.emit(f"add.s{w} {t1}, {x}, -1")
+    ctx.emit(f"mul.lo.s{w} {p2}, {x}, {t1}")
+    ctx.emit(f"add.s{w} {t2}, {x}, -2")
+    ctx.emit(f"mul.lo.s{w} {p3}, {p2}, {t2}")
+    ctx.emit(f"mad.lo.s{w} {r1}, {p3}, {hexc(k3, w)}, 1")
+    ctx.emit(f"mad.lo.s{w} {r2}, {p2}, {hexc(1 << (2 * k_ - 1), w)}, {r1}")
+    ctx.emit(f"mad.lo.s{w} {o}, {x}, {hexc(1 << k_, w)}, {r2}")
+    return o
+
+
+def _ex2(ctx, ps, w, instr):
+    return emit_exp2(ctx, ps[0], w)
+
+
+def emit_sincos(ctx: RewriteContext, x: str, w: int, want: str) -> str:
+    """(a+bi)^x with the powers c_i = (a+bi)^(2^i) known at rewrite time: LSB-first, each set bit
+    multiplies by a constant (7 instructions a bit, against square-and-multiply's ~17); the ring
+    product is the same as the doc's MSB-first square-and-multiply."""
+    kind = BITS_KIND[w]
+    m = (1 << w) - 1
+    a, b = R.sincos_base(w)
+    pw = []
+    c = (a, b)
+    for _ in range(w):
+        pw.append(c)
+        c = tuple(int(v) for v in R.cmul(c, c, w))
+    x = _reg(ctx, x, w)
+    re, im, t, p = ctx.fresh(kind), ctx.fresh(kind), ctx.fresh(kind), ctx.fresh("pred")
+    ctx.emit(f"and.b{w} {t}, {x}, 1")
+    ctx.emit(f"setp.ne.b{w} {p}, {t}, 0")
+    ctx.emit(f"selp.b{w} {re}, {hexc(pw[0][0], w)}, 1, {p}")
+    ctx.emit(f"selp.b{w} {im}, {hexc(pw[0][1], w)}, 0, {p}")
+    for i in range(1, w):
+        cr, ci = pw[i]
+        t, q, t1, t2 = ctx.fresh(kind), ctx.fresh("pred"), ctx.fresh(kind), ctx.fresh(kind)
+        t1b = ctx.fresh(kind)
+        ctx.emit(f"and.b{w} {t}, {x}, {hexc(1 << i, w)}")
+        ctx.emit(f"setp.ne.b{w} {q}, {t}, 0")
+        ctx.emit(f"mul.lo.s{w} {t1}, {re}, {hexc(cr, w)}")
+        ctx.emit(f"mad.lo.s{w} {t1b}, {im}, {hexc(-ci & m, w)}, {t1}")
+        ctx.emit(f"mul.lo.s{w} {t2}, {re}, {hexc(ci, w)}")
+        ctx.emit(f"@{q} mad.lo.s{w} {im}, {im}, {hexc(cr, w)}, {t2}")
+        ctx.emit(f"@{q} mov.b{w} {re}, {t1b}")
+    return im if want == "sin" else re
+
+
+def _sin(ctx, ps, w, instr):
+    return emit_sincos(ctx, ps[0], w, "sin")
+
+
+def _cos(ctx, ps, w, instr):
+    return emit_sincos(ctx, ps[0], w, "cos")
+
+
+def emit_tagged(ctx: RewriteContext, x: str, op: str, w: int) -> str:
+    kind = BITS_KIND[w]
+    kk = hexc(R.TAG_K, w)
+    t1, t2, o = ctx.fresh(kind), ctx.fresh(kind), ctx.fresh(kind)
+    ctx.emit(f"mul.lo.s{w} {t1}, {_reg(ctx, x, w)}, {kk}")
+    ctx.emit(f"xor.b{w} {t2}, {t1}, {hexc(R.tag(op, w), w)}")
+    ctx.emit(f"mul.lo.s{w} {o}, {t2}, {kk}")
+    return o
+
+
+def _tagged(op: str):
+    def compute(ctx, ps, w, instr):
+        return emit_tagged(ctx, ps[0], op, w)
+    return compute
+
+
+def _sqrt(ctx, ps, w, instr):
+    # Triton: tl.sqrt (approx) → Sqrt, tl.sqrt_rn (IEEE) → PreciseSqrt
+    return emit_tagged(ctx, ps[0], "sqrt" if "approx" in instr.mods else "precise_sqrt", w)
+
+
+# ------------------------------------------------------------------------------ the driver for one op
+
+def _post_modifiers(ctx: RewriteContext, o: str, w: int, instr: ir.Instruction) -> str:
+    kind = BITS_KIND[w]
+    if "sat" in instr.mods:
+        a, b = ctx.fresh(kind), ctx.fresh(kind)
+        ctx.emit(f"min.s{w} {a}, {o}, 1")
+        ctx.emit(f"max.s{w} {b}, {a}, 0")
+        o = b
+    if "relu" in instr.mods:
+        a = ctx.fresh(kind)
+        ctx.emit(f"max.s{w} {a}, {o}, 0")
+        o = a
+    return o
+
+
+def elementwise(instr: ir.Instruction, ctx: RewriteContext, info: OpInfo, compute, nsrc: int) -> bool:
+    ops = instr.operands
+    if len(ops) != nsrc + 1 or not isinstance(ops[0], (ir.Reg, ir.Sym)):
+        return False
+    srcs = ops[1:]
+    if not all(isinstance(s, (ir.Reg, ir.Sym, ir.FloatImm, ir.Imm)) for s in srcs):
+        return False
+    ft, w = info.ftype, R.ring(info.ftype).w
+    if info.packed is None:
+        log_of = _log_idiom(instr, ctx, ft)
+        ps = [ctx.embed(s, ft) for s in srcs]
+        if log_of is not None:
+            o = emit_tagged(ctx, log_of, "log", w)
+        else:
+            o = compute(ctx, ps, w, instr)
+        o = _post_modifiers(ctx, o, w, instr)
+        ctx.define(ops[0], o, ft, instr.guard)
+        if instr.opcode == "lg2" and instr.guard is None and not ({"sat", "relu"} & set(instr.mods)):
+            sh = ctx.shadow(ops[0], ft)
+            if sh is not None:
+                sh.origin = ("lg2", ps[0])
+        return True
+    if any(not isinstance(s, (ir.Reg, ir.Sym)) for s in srcs):
+        return False
+    lanes = []
+    for lane in (0, 1):
+        ps = [ctx.embed(s, ft, lane, packed=info.packed) for s in srcs]
+        o = _post_modifiers(ctx, compute(ctx, ps, w, instr), w, instr)
+        lanes.append(ctx.unembed_to_fresh(o, ft))
+    ctx.invalidate(ops[0].name)
+    ctx.emit(f"{guard_text(instr.guard)}mov.b{2 * w} {ops[0].name}, {{{lanes[0]}, {lanes[1]}}}")
+    return True
+
+
+LN2_F32 = ir.FloatImm(0x3F317218, 32)
+
+
+def _log_idiom(instr: ir.Instruction, ctx: RewriteContext, ft: str) -> str | None:
+    """``lg2.approx.f32 t, x; mul.f32 y, t, 0f3F317218`` is how Triton lowers ``tl.log`` (log2(x)·ln2);
+    its FPSan maps ``math.log`` to the tagged Log op, so the pair becomes ``tagged(E(x), log)``.
+    Returns E(x) when ``instr`` is the mul of that idiom (t's shadow still from the lg2)."""
+    if instr.opcode != "mul" or ft != "f32" or len(instr.operands) != 3:
+        return None
+    a, b = instr.operands[1], instr.operands[2]
+    if b != LN2_F32:
+        a, b = b, a
+    if b != LN2_F32:
+        return None
+    sh = ctx.shadow(a, ft)
+    if sh is None or sh.origin is None or sh.origin[0] != "lg2":
+        return None
+    return sh.origin[1]
+
+
+TABLE: dict[str, tuple] = {
+    # opcode: (compute, number of sources)
+    "add": (_binary("add.s{w}"), 2),
+    "sub": (_binary("sub.s{w}"), 2),
+    "mul": (_binary("mul.lo.s{w}"), 2),
+    "min": (_binary("min.s{w}"), 2),
+    "max": (_binary("max.s{w}"), 2),
+    "fma": (_fma, 3),
+    "mad": (_fma, 3),
+    "neg": (_neg, 1),
+    "div": (_div, 2),
+    "rcp": (_rcp, 1),
+    "rem": (_rem, 2),
+    "ex2": (_ex2, 1),
+    "sin": (_sin, 1),
+    "cos": (_cos, 1),
+    "sqrt": (_sqrt, 1),
+    "rsqrt": (_tagged("rsqrt"), 1),
+    "lg2": (_tagged("log2"), 1),
+}
+
+# Float instructions that are not arithmetic: left native, as Triton leaves them (fpsan.md §2).
+NATIVE = {"ld", "ldu", "st", "mov", "selp", "slct", "setp", "set", "abs", "copysign", "testp", "shfl",
+          "prmt", "tex", "tld4", "suld", "sust", "ldmatrix", "stmatrix", "cp", "cvta", "multimem",
+          "match", "vote", "movmatrix"}
+
+
+def rewrite_cvt(instr: ir.Instruction, ctx: RewriteContext) -> bool | str:
+    """Float ↔ float ``cvt`` (ISA §9.7.9.21): sign-extend up, Triton 3.9's fold down, f16↔bf16 keep
+    the payload; ``cvt.rmi/.rpi.fX.fX`` are floor/ceil (tagged). Returns True, False (not a float↔float
+    cvt: leave it) or a reason string (float but not modelled)."""
+    types = [m for m in instr.mods if is_type(m)]
+    if len(types) != 2:
+        return False
+    dt, st = types
+    if not (is_float(dt) or is_float(st)):
+        return False
+    if not (is_float(dt) and is_float(st)):
+        return False  # int <-> float: native, like Triton
+    if dt not in ALL_FLOATS or st not in ALL_FLOATS:
+        return f"cvt.{dt}.{st}: no FPSan embedding for this format"
+    ops = instr.operands
+    if dt in LANE_TYPE and st == "f32" and len(ops) == 3:
+        # cvt.rn.f16x2.f32 d, a, b: a → upper half, b → lower half (ISA §9.7.9.21)
+        lt = LANE_TYPE[dt]
+        lanes = []
+        for src in (ops[2], ops[1]):
+            p = _cast_payload(ctx, ctx.embed(src, "f32"), "f32", lt)
+            lanes.append(ctx.unembed_to_fresh(_post_modifiers(ctx, p, 16, instr), lt))
+        ctx.invalidate(ops[0].name)
+        ctx.emit(f"{guard_text(instr.guard)}mov.b32 {ops[0].name}, {{{lanes[0]}, {lanes[1]}}}")
+        return True
+    if dt in LANE_TYPE or st in LANE_TYPE or len(ops) != 2 or not isinstance(ops[0], (ir.Reg, ir.Sym)):
+        return f"packed cvt.{dt}.{st} not modelled"
+    rnd = {"rmi": "floor", "rpi": "ceil"}
+    if dt == st:
+        irnd = [m for m in instr.mods if m in ("rni", "rzi", "rmi", "rpi")]
+        if irnd and irnd[0] not in rnd:
+            return f"cvt.{irnd[0]} (round to integer) has no FPSan tag in Triton 3.9"
+        p = ctx.embed(ops[1], st)
+        w = R.ring(st).w
+        if irnd:
+            p = emit_tagged(ctx, p, rnd[irnd[0]], w)
+        p = _post_modifiers(ctx, _reg(ctx, p, w), w, instr)
+        ctx.define(ops[0], p, dt, instr.guard)
+        return True
+    p = _cast_payload(ctx, ctx.embed(ops[1], st), st, dt)
+    p = _post_modifiers(ctx, p, R.ring(dt).w, instr)
+    ctx.define(ops[0], p, dt, instr.guard)
+    return True
+
+
+def _cast_payload(ctx: RewriteContext, p: str, st: str, dt: str) -> str:
+    s, d = R.ring(st).w, R.ring(dt).w
+    p = _reg(ctx, p, s)
+    if s == d:
+        return p
+    if d > s:
+        o = ctx.fresh(BITS_KIND[d])
+        ctx.emit(f"cvt.s{d}.s{s} {o}, {p}")
+        return o
+    kd, ks = BITS_KIND[d], BITS_KIND[s]
+    if ctx.homomorphic_casts:
+        o = ctx.fresh(kd)
+        ctx.emit(f"cvt.u{d}.u{s} {o}, {p}")
+        return o
+    se, disc, mm, f, g, f2, x = (ctx.fresh(ks) for _ in range(7))
+    o = ctx.fresh(kd)
+    ctx.emit(f"cvt.s{s}.s{d} {se}, {p}")                       # sext_S(trunc_D(v))
+    ctx.emit(f"xor.b{s} {disc}, {p}, {se}")
+    ctx.emit(f"mul.lo.s{s} {mm}, {disc}, {hexc(R.narrow_mult(s, d), s)}")
+    ctx.emit(f"shr.u{s} {f}, {mm}, {s - d}")
+    ctx.emit(f"shr.u{s} {g}, {mm}, {s - d // 2}")              # (f >> D/2) within the top D bits
+    ctx.emit(f"xor.b{s} {f2}, {f}, {g}")
+    ctx.emit(f"xor.b{s} {x}, {f2}, {p}")                       # t ^ f in the low D bits
+    ctx.emit(f"cvt.u{d}.u{s} {o}, {x}")
+    return o
