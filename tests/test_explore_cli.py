@@ -88,7 +88,9 @@ def test_dot_witnesses(lit, tmp_path, capsys):
     files = sorted(p.name for p in d.glob("*.dot"))
     assert any("forbidden" in f for f in files) and sum("allowed" in f for f in files) == 3
     text = next(d.glob("*forbidden.dot")).read_text()
-    assert text.startswith("digraph") and "inconsistent: Causality" in text and "-> " in text
+    # the shared writer (ptxkit.export.dot): verdict in the title, the violated axiom's edges in red
+    assert text.startswith("digraph") and "forbidden: Causality" in text and "-> " in text
+    assert '[Causality]", color="red"' in text
 
 
 def test_bad_litmus_exits_2_with_position(lit, capsys):

@@ -22,7 +22,7 @@ CSVS = {"ptx-7.5": "PTXv7_5-expected.csv", "ptx-6.0": "PTXv6_0-expected.csv"}
 # Nvidia/Release-acquire-pattern.litmus (Dat3M 0, NVlabs' source test permits the outcome); that file
 # is not in this copy of the corpus, and the ISA's release-pattern wording (PTX ISA §8.8: a release
 # pattern is a release operation, or a fence.acq_rel/fence.sc followed by a *strong* write) agrees
-# with Dat3M, as does ptxkit.litmus.cat (same relation as Dat3M's release-pattern).
+# with Dat3M, as does ptxkit.consistency (relations.release_pattern), which explore decides with.
 KNOWN_DISAGREEMENTS: dict[tuple[str, str], str] = {}
 
 

@@ -23,6 +23,8 @@ LIB = sorted((LEAN / "PtxModel").glob("*.lean"))
 # Python names with no Lean counterpart, and why
 PY_ONLY = {
     "relations.compute": "picks a relation backend (bits / pairs); Lean has one representation",
+    "relations.static_relations": "the events-only part of base_relations, cached by the explorer "
+                                  "across candidates; Lean builds Base in one piece",
 }
 # Lean definitions with no Python function of that name, and why
 LEAN_ONLY = {

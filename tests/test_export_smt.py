@@ -21,8 +21,8 @@ from ptxkit.export.smt import check_file, check_text, encode_execution, queries,
 z3 = pytest.importorskip("z3")
 
 
-def z3_consistent(ox: OExecution, model: str = "ptx-7.5", free: bool = False, semantics: str = "cat") -> bool:
-    got, _ = check_text("\n".join(encode_execution(ox, model, free=free, semantics=semantics)))
+def z3_consistent(ox: OExecution, model: str = "ptx-7.5", free: bool = False) -> bool:
+    got, _ = check_text("\n".join(encode_execution(ox, model, free=free)))
     assert got in ("sat", "unsat"), got
     return got == "sat"
 
@@ -81,12 +81,11 @@ ISA_CASES = [
 
 
 @pytest.mark.parametrize("name,make,model,expected", ISA_CASES, ids=[c[0] for c in ISA_CASES])
-@pytest.mark.parametrize("semantics", ["cat", "isa"])
-def test_isa_shapes(name, make, model, expected, semantics):
+def test_isa_shapes(name, make, model, expected):
     ex = make()
     ox = from_execution(ex)
     # the witness as built (Fence-SC order left to the solver, §8.9.3)
-    assert z3_consistent(ox, model, semantics=semantics) is expected
+    assert z3_consistent(ox, model) is expected
     # the same verdict from the Python checker (a second, independent implementation)
     assert check(ex, model).consistent is expected
 
@@ -198,7 +197,7 @@ def test_random_witnesses_agree_with_consistency(model):
     for seed in range(120):
         ex = random_execution(random.Random(seed))
         py = check(ex, model).consistent
-        assert z3_consistent(from_execution(ex), model, semantics="isa") is py, (seed, model)
+        assert z3_consistent(from_execution(ex), model) is py, (seed, model)
         seen.add(py)
     assert seen == {True, False}
 
@@ -228,7 +227,7 @@ def test_free_choices_agree_with_brute_force():
         if sum(e.kind == "W" for e in ex.events) > 6:
             continue
         want = _brute_force(ex, "ptx-7.5")
-        got = z3_consistent(from_execution(ex).without_choices(), "ptx-7.5", free=True, semantics="isa")
+        got = z3_consistent(from_execution(ex).without_choices(), "ptx-7.5", free=True)
         assert got is want, seed
         seen.add(want)
     assert seen == {True, False}

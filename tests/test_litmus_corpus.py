@@ -5,8 +5,8 @@ it and the verdict argued from the ISA. Checked three ways:
 * the Dat3M-form twin in the header (``// litmus | …``) gives the argued verdict both with
   ``ptxkit explore`` and with ``ptxkit.consistency`` through the small enumerator of
   test_consistency_dat3m (two independent transcriptions of the model);
-* ``ptxkit explore FILE.ptx <header args>`` gives it on the kernel itself — skipped, with the reason,
-  while explore cannot run ``.ptx`` kernels.
+* ``ptxkit explore FILE.ptx <header args>`` gives it on the kernel itself (skipped, with the reason,
+  only if the .ptx loader ``ptxkit.litmus.kernel.program_from_ptx`` is missing).
 """
 
 from __future__ import annotations
@@ -80,7 +80,7 @@ def test_litmus_twin_with_consistency_model(path):
 
 def _ptx_explore_available() -> str | None:
     try:
-        import ptxkit.exec_sim.ptx_threads  # noqa: F401
+        from ptxkit.litmus.kernel import program_from_ptx  # noqa: F401
     except ImportError as e:
         return f"ptxkit explore cannot run .ptx kernels yet ({e})"
     return None

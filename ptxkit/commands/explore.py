@@ -21,8 +21,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", metavar="FILE", help="a Dat3M .litmus test or a .ptx kernel")
     p.add_argument("--threads", type=int, default=None, metavar="N",
                    help=".ptx: run N threads of the entry concurrently")
-    p.add_argument("--model", default="ptx-7.5", choices=["ptx-7.5", "ptx-6.0"],
-                   help="memory model (default ptx-7.5)")
+    p.add_argument("--model", default="ptx-7.5", choices=["ptx-7.5", "ptx-6.0", "ptx-7.5-alloy"],
+                   help="memory model of ptxkit.consistency (default ptx-7.5; ptx-7.5-alloy: the "
+                        "ISCA'22 Alloy reading of Causality)")
     q = p.add_mutually_exclusive_group()
     q.add_argument("--exists", metavar="COND", default=None, help="check: some execution satisfies COND")
     q.add_argument("--not-exists", metavar="COND", default=None, help="check: no execution satisfies COND")

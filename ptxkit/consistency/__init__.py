@@ -7,7 +7,8 @@
 
 Modules: ``events`` (data model), ``rel`` (relation algebra, two backends), ``relations`` (named
 relations §8.7–§8.9), ``axioms`` (§8.10), ``models`` (``MODELS``, ``check``, ``may_extend``),
-``enumerate`` (partial coherence orders).
+``enumerate`` (partial coherence orders; ``search_co``, the coherence-order search ``ptxkit explore``
+decides every candidate with).
 """
 
 from ptxkit.consistency.axioms import Violation

@@ -67,3 +67,85 @@ def exists_consistent(ex: Execution, model: "Model | str" = DEFAULT_MODEL) -> Ch
         last = res
     assert last is not None
     return last
+
+
+def search_co(ex: Execution, model: "Model | str" = DEFAULT_MODEL, *, total_locs=frozenset(),
+              all_cos: bool = False, static=None, backend: str = "bits") -> Iterator[CheckResult]:
+    """Decide ``ex`` (rf, Fence-SC order, barrier schedule fixed; ``ex.co`` the pairs every coherence
+    order must contain, e.g. init → write) by searching its coherence order (§8.9.6: a *partial*
+    order). Yields a consistent :class:`CheckResult` for the first such order — with ``all_cos``
+    for every one — or, when none exists, one inconsistent result (the violation found for the last
+    order tried; ``result.relations.co`` is that order).
+
+    Which orders are searched, and why that is complete: a consistent co must contain the causally
+    ordered same-location write pairs (Coherence §8.10.1) and order every pair of overlapping morally
+    strong writes (§8.9.6); every other axiom only gets *harder* with more co edges (Atomicity,
+    Causality's fr half, SC-per-Location are monotone in co and fr = rf⁻¹;co), so the orders that
+    orient exactly those pairs (closed transitively) are the only ones to try. Writes to
+    ``total_locs`` are ordered totally as well (the caller reads their final values). Partial orders
+    are pruned with the monotone checks (``models._monotone_violation``) before they are completed.
+    When ``ex.sc_order`` is None every Fence-SC order is tried (``models.sc_orders``)."""
+    from ptxkit.consistency.models import _violations, get_model, _monotone_violation, sc_orders
+    from ptxkit.consistency.relations import base_relations, derive
+
+    m = get_model(model)
+    base = base_relations(ex, m, backend, static=static)
+    R, n, W = base.R, base.n, base.writes
+    ev = ex.events
+    total = 0
+    for e in ev:
+        if e.kind == "W" and e.location in total_locs:
+            total |= 1 << e.id
+    must = (base.morally_strong.filter(W, W) & base.loc) | (base.loc.filter(total, total) - base.id)
+    orders = [ex.sc_order] if ex.sc_order is not None else sc_orders(base)
+    last: CheckResult | None = None
+    found = False
+    for order in orders:
+        rels = derive(base, order)
+        # Coherence: causality between overlapping writes is coherence order
+        co0 = (base.co | (rels.cause.filter(W, W) & base.loc)).plus()
+        if co0.reflexive_points():  # causality contradicts itself on writes: no co can agree
+            last = CheckResult(False, _violations(rels, m.axioms, True), rels, order, m.name)
+            continue
+        pairs = [(a, b) for a, b in sorted(must.pairs()) if a < b]
+        stack = [(co0, 0)]
+        while stack:
+            co, k = stack.pop()
+            r = rels.with_co(co)
+            v = _monotone_violation(r, m)
+            if v is not None:
+                last = CheckResult(False, [v], r, order, m.name)
+                continue
+            while k < len(pairs) and (pairs[k] in co or pairs[k][::-1] in co):
+                k += 1
+            if k == len(pairs):
+                vs = _violations(r, m.axioms, True)
+                if vs:
+                    last = CheckResult(False, vs, r, order, m.name)
+                    continue
+                found = True
+                yield CheckResult(True, [], r, order, m.name)
+                if not all_cos:
+                    return
+                continue
+            a, b = pairs[k]
+            for x, y in ((b, a), (a, b)):  # a→b is popped first
+                nco = _add_edge(co, x, y)
+                if nco is not None:
+                    stack.append((nco, k + 1))
+    if not found:
+        assert last is not None
+        yield last
+
+
+def _add_edge(co, x: int, y: int):
+    """``(co ∪ {x→y})+`` for a transitively closed BitRel ``co``, or None when that is cyclic."""
+    if not isinstance(co, BitRel):  # the reference backend: close from scratch
+        nco = (co | type(co).from_pairs(co.n, [(x, y)])).plus()
+        return None if nco.reflexive_points() else nco
+    if co.rows[y] >> x & 1:
+        return None
+    add = co.rows[y] | (1 << y)
+    xbit = 1 << x
+    rows = [r | add if (r & xbit or i == x) else r for i, r in enumerate(co.rows)]
+    return type(co)(co.n, rows)

@@ -123,10 +123,11 @@ def _violations(rels: Relations, axioms, first_only: bool) -> list[Violation]:
 
 
 def check(ex: Execution, model: "Model | str" = DEFAULT_MODEL, *, backend: str = "bits",
-          first_only: bool = False) -> CheckResult:
-    """Is the complete candidate execution ``ex`` consistent under ``model``? (See module doc.)"""
+          first_only: bool = False, static=None) -> CheckResult:
+    """Is the complete candidate execution ``ex`` consistent under ``model``? (See module doc.)
+    ``static``: ``relations.static_relations`` of the same events, when the caller caches it."""
     m = get_model(model)
-    base = base_relations(ex, m, backend)
+    base = base_relations(ex, m, backend, static=static)
     orders = [ex.sc_order] if ex.sc_order is not None else sc_orders(base)
     first: CheckResult | None = None
     for order in orders:
@@ -141,12 +142,18 @@ def check(ex: Execution, model: "Model | str" = DEFAULT_MODEL, *, backend: str =
 
 
 def may_extend(partial: Execution, model: "Model | str" = DEFAULT_MODEL, *,
-               backend: str = "bits") -> Violation | None:
+               backend: str = "bits", static=None) -> Violation | None:
     """None if the partial execution may still extend to a consistent one; otherwise a violation of
-    a monotone axiom that every extension keeps (sound pruning; see the module docstring)."""
+    a monotone axiom that every extension keeps (sound pruning; see the module docstring).
+    ``static`` as for :func:`check` (the events of ``partial``, not of its extensions)."""
     m = get_model(model)
-    rels = derive(base_relations(partial, m, backend), partial.sc_order or set())
-    for name in m.axioms:
+    return _monotone_violation(derive(base_relations(partial, m, backend, static=static),
+                                       partial.sc_order or set()), m)
+
+
+def _monotone_violation(rels: Relations, model: "Model | str" = DEFAULT_MODEL) -> Violation | None:
+    """The first violated monotone check (``axioms.MONOTONE``) of ``model`` on ``rels``, or None."""
+    for name in get_model(model).axioms:
         f = MONOTONE.get(name)
         if f is not None:
             v = f(rels)

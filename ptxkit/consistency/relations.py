@@ -3,6 +3,8 @@
 Every function takes the :class:`Base` (the execution's primitive relations and event sets, built
 once per candidate by :func:`base_relations`) and returns a relation in the chosen backend
 (``ptxkit.consistency.rel``). :func:`derive` assembles them into :class:`Relations`.
+:func:`static_relations` is the events-only part of the Base (cacheable across candidates with the
+same events); :meth:`Relations.with_co` swaps the coherence order (nothing derived depends on it).
 
 Model switches (``ptxkit.consistency.models.Model``) used here:
 ``proxies`` (v7.5: same-proxy in morally strong, virtual addresses, proxy-preserved base causality)
@@ -12,7 +14,7 @@ causality adds ``observation; po-loc`` instead — see :func:`causality`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from ptxkit.consistency.events import Event, Execution
@@ -89,8 +91,11 @@ def barrier_instances(ex: Execution) -> dict[int, tuple]:
     return out
 
 
-def base_relations(ex: Execution, model: "Model", backend: str = "bits") -> Base:
-    """Build the primitive relations (po, rf, co+, fr, rmw, dep, loc, vloc, scopes, proxies)."""
+def static_relations(ex: Execution, model: "Model", backend: str = "bits") -> Base:
+    """The part of :func:`base_relations` that depends on the events only (po, locations, scopes,
+    proxies, morally strong, release/acquire patterns) — not on rf, co, rmw, dependencies or the
+    barrier schedule. An explorer checking many candidates over one event list builds it once and
+    passes it to ``base_relations(..., static=)`` (values of events do not matter here)."""
     R = BACKENDS[backend]
     ev = ex.events
     n = len(ev)
@@ -111,12 +116,6 @@ def base_relations(ex: Execution, model: "Model", backend: str = "bits") -> Base
 
     r = b.rels
     r["po"] = R.from_pairs(n, ex.po)
-    r["rf"] = R.from_pairs(n, ex.rf)
-    # §8.9.6: coherence order is a partial order; generating pairs are closed here (Dat3M: co = co+)
-    r["co"] = R.from_pairs(n, ex.co).plus()
-    r["fr"] = r["rf"].inv() @ r["co"]
-    r["rmw"] = R.from_pairs(n, ex.rmw)
-    r["dep"] = R.from_pairs(n, ex.addr | ex.data | ex.ctrl)
     r["loc"] = R.from_key(n, lambda i: ("m", ev[i].location) if ev[i].is_mem else None)
     if model.proxies:
         r["vloc"] = R.from_key(n, lambda i: ("m", ev[i].vaddr) if ev[i].is_mem else None)
@@ -132,9 +131,27 @@ def base_relations(ex: Execution, model: "Model", backend: str = "bits") -> Base
     r["po_vloc"] = r["po"] & r["vloc"]
     r["id"] = R.identity(n, (1 << n) - 1)
     r["morally_strong"] = morally_strong(b)
-    r["observation"] = observation(b)
     r["release_pattern"] = release_pattern(b)
     r["acquire_pattern"] = acquire_pattern(b)
+    return b
+
+
+def base_relations(ex: Execution, model: "Model", backend: str = "bits", *,
+                   static: Base | None = None) -> Base:
+    """Build the primitive relations (po, rf, co+, fr, rmw, dep, loc, vloc, scopes, proxies).
+    ``static``: :func:`static_relations` of an execution with the same events (reused, not changed)."""
+    if static is None:
+        b = static_relations(ex, model, backend)  # fresh: fill it in place
+    else:
+        b = replace(static, ex=ex, rels=dict(static.rels))
+    R, n, r = b.R, b.n, b.rels
+    r["rf"] = R.from_pairs(n, ex.rf)
+    # §8.9.6: coherence order is a partial order; generating pairs are closed here (Dat3M: co = co+)
+    r["co"] = R.from_pairs(n, ex.co).plus()
+    r["fr"] = r["rf"].inv() @ r["co"]
+    r["rmw"] = R.from_pairs(n, ex.rmw)
+    r["dep"] = R.from_pairs(n, ex.addr | ex.data | ex.ctrl)
+    r["observation"] = observation(b)
     r["sync_ra"] = sync_release_acquire(b)
     if ex.bar_sync is not None:  # an explorer's own barrier schedule
         r["sync_barrier"] = R.from_pairs(n, ex.bar_sync) & r["scta"]
@@ -273,6 +290,13 @@ class Relations:
 
     def __getattr__(self, name: str):
         return getattr(self.__dict__["base"], name)
+
+    def with_co(self, co) -> "Relations":
+        """The same relations with another (transitively closed) coherence order ``co`` (a relation
+        of this backend): only co and fr change — no derived relation depends on co (§8.9.5)."""
+        b = self.base
+        base = replace(b, rels={**b.rels, "co": co, "fr": b.rels["rf"].inv() @ co})
+        return Relations(base, self.sync_fence, self.sw, self.base_causality, self.proxy_preserved, self.cause)
 
     def named(self) -> dict[str, Any]:
         """Every relation by name (for DOT/Lean/SMT exporters and the backend agreement test)."""

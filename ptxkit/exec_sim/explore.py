@@ -13,8 +13,11 @@ Pipeline for a :class:`ConcurrentProgram`:
    every barrier schedule (``bar.cta.sync/arrive`` instances, ISA §9.7.13.1; a combination whose
    barriers deadlock has no execution), every Fence-SC order (§8.9.3, only the order among morally
    strong ``fence.sc`` pairs matters; duplicates dropped).
-4. **Check** — ``ptxkit.litmus.cat`` decides each candidate, searching a *partial* coherence order
-   (§8.9.6) and returning the violated axiom otherwise.
+4. **Check** — the project's model ``ptxkit.consistency`` decides each candidate: partial rf choices
+   are pruned with ``may_extend`` (its monotone checks), complete ones are decided by
+   ``consistency.enumerate.search_co``, which searches a *partial* coherence order (§8.9.6) and
+   returns the violated axiom otherwise. The barrier schedule is passed as explicit
+   synchronizes-with edges (``Execution.bar_sync``), the Fence-SC order as ``sc_order``.
 
 The result (:class:`ExploreResult`) keeps, for the proof/graph exporters, the program, the candidate
 executions per outcome (``candidates_by_outcome``: list of :class:`Candidate`, capped at
@@ -29,12 +32,15 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
-import numpy as np
 
 from ptxkit.errors import Diagnostic, PtxkitError, UsageError
-from ptxkit.exec_sim.oracle import Ev, RunStats, ThreadRunner, Trace, resolve
+from ptxkit.exec_sim.oracle import Ev, RunStats, ThreadRunner, Trace, _fmt, resolve
 from ptxkit.exec_sim.program import Condition, ConcurrentProgram
-from ptxkit.litmus import cat
+from ptxkit.consistency import relations as _rels
+from ptxkit.consistency.axioms import Violation
+from ptxkit.consistency.enumerate import search_co
+from ptxkit.consistency.events import INIT, Event, Execution
+from ptxkit.consistency.models import MODELS, check, get_model, may_extend, sc_orders
 
 MAX_VALUES = 64
 MAX_TRACES = 5000
@@ -44,66 +50,65 @@ PRUNE_MIN_LEAVES = 8  # check a partial rf choice when at least this many comple
 @dataclass
 class Candidate:
     """One candidate execution: events (init writes first, then threads in program order), the
-    relations chosen for it (index pairs into ``events``), and the verdict."""
+    relations chosen for it (index pairs into ``events``), and the verdict of ``ptxkit.consistency``."""
 
     events: list[Ev]
     rf: list[tuple[int, int]]
     rmw: list[tuple[int, int]]
     dep: list[tuple[int, int]]
-    sync_fence: list[tuple[int, int]]
-    sync_barrier: list[tuple[int, int]]
+    sync_fence: list[tuple[int, int]]    # the Fence-SC order chosen (§8.9.3), as sc_order pairs
+    sync_barrier: list[tuple[int, int]]  # the barrier schedule's synchronizes-with edges (§8.9.4)
     consistent: bool
     axiom: str | None = None
-    co: list[tuple[int, int]] = field(default_factory=list)   # transitively closed, when consistent
+    # the coherence order (transitively closed): the consistent one, or for an inconsistent candidate
+    # the last one the search tried (the one ``violation`` was found for)
+    co: list[tuple[int, int]] = field(default_factory=list)
     cause: list[tuple[int, int]] = field(default_factory=list)
     outcome: tuple | None = None
     barrier_instance: dict = field(default_factory=dict)      # barrier event -> instance number
     model: str = "ptx-7.5"
+    violation: Violation | None = None
+    data: list[tuple[int, int]] = field(default_factory=list)  # the part of dep that is not control
+    ctrl: list[tuple[int, int]] = field(default_factory=list)
 
-    def to_execution(self, name: str = ""):
-        """This candidate as a ``ptxkit.consistency.events.Execution`` (the data model the checker,
-        DOT, Lean and SMT writers share): same event order and ids; co is the chosen (closed) order
-        when consistent, else only init → write; the Fence-SC order is the chosen one; barrier
-        instances are the schedule's; ``dep`` pairs become ``data`` (address deps are folded in,
-        control deps go to ``ctrl``)."""
-        from ptxkit.consistency.events import INIT, Event, Execution
+    def to_execution(self, name: str = "", with_co: bool | None = None) -> Execution:
+        """This candidate as the ``ptxkit.consistency`` Execution it was checked as: same event order
+        and ids; co the chosen (closed) order when consistent, else only init → write (``with_co``
+        True: the order the search failed last, for witness graphs); the Fence-SC order and the barrier
+        schedule (``bar_sync``) the chosen ones; barrier instances the schedule's."""
+        evs = to_events(self.events, self.barrier_instance)
+        co = {(i, j) for i, e in enumerate(evs) if e.is_init for j, f in enumerate(evs)
+              if f.kind == "W" and not f.is_init and f.location == e.location}
+        if self.consistent if with_co is None else with_co:
+            co |= set(self.co)
+        return Execution(evs, rf=set(self.rf), co=co, rmw=set(self.rmw), data=set(self.data),
+                         ctrl=set(self.ctrl), sc_order=set(self.sync_fence), name=name,
+                         bar_sync=set(self.sync_barrier))
 
-        evs = []
-        pos: dict[int, int] = {}
-        for i, e in enumerate(self.events):
-            p = pos.get(e.tid, 0)
-            pos[e.tid] = p + 1
-            label = e.describe()
-            common = dict(id=i, thread=INIT if e.init else e.tid, pos=p, cta=e.cta, gpu=e.gpu, label=label,
-                          span=e.instr.span if e.instr is not None else None)
-            if e.kind in "RW":
-                evs.append(Event(kind=e.kind, location=e.loc, vaddr=e.vaddr, value=e.value,
-                                 sem=e.sem or "weak", scope=e.scope,
-                                 proxy=_PROXY_NAME[e.proxy], **common))
-            elif e.fkind == "bar":
-                ids = e.bar[0]
-                bid = ids[0] if len(ids) == 1 else ids[0] * 65536 + ids[1]
-                evs.append(Event(kind="B", barrier_id=bid, barrier_op=e.bar[2], barrier_count=e.bar[1],
-                                 instance=self.barrier_instance.get(i), **common))
-            elif e.fkind in ("proxy", "alias"):
-                evs.append(Event(kind="F", fence_kind=e.fkind, proxy=_PROXY_NAME[e.proxy], **common))
-            else:
-                evs.append(Event(kind="F", fence_kind="sem", sem=e.fkind, scope=e.scope, **common))
-        co = set(self.co) if self.consistent else set()
-        for i, e in enumerate(self.events):
-            if e.init:
-                co |= {(i, j) for j, f in enumerate(self.events) if f.kind == "W" and not f.init and f.loc == e.loc}
-        ctrl = set()
-        data = set()
-        for a, b in self.dep:
-            (ctrl if a in self._ctrl_sources(b) else data).add((a, b))
-        return Execution(evs, rf=set(self.rf), co=co, rmw=set(self.rmw), data=data, ctrl=ctrl,
-                         sc_order=set(self.sync_fence), name=name)
 
-    def _ctrl_sources(self, b: int) -> set[int]:
-        e = self.events[b]
-        base = next(i for i, f in enumerate(self.events) if f.tid == e.tid and not f.init)
-        return {base + c for c in e.ctrl} - {base + d for d in e.deps}
+def to_events(events: list[Ev], barrier_instance: dict | None = None) -> list[Event]:
+    """The explorer's events as ``ptxkit.consistency.events.Event`` (ids = indices)."""
+    out = []
+    pos: dict[int, int] = {}
+    for i, e in enumerate(events):
+        p = pos.get(e.tid, 0)
+        pos[e.tid] = p + 1
+        common = dict(id=i, thread=INIT if e.init else e.tid, pos=p, cta=e.cta, gpu=e.gpu,
+                      label=_fmt(e.instr) if e.instr is not None else e.describe(),  # the instruction
+                      span=e.instr.span if e.instr is not None else None)
+        if e.kind in "RW":
+            out.append(Event(kind=e.kind, location=e.loc, vaddr=e.vaddr, value=e.value,
+                             sem=e.sem or "weak", scope=e.scope, proxy=_PROXY_NAME[e.proxy], **common))
+        elif e.fkind == "bar":
+            ids = e.bar[0]
+            bid = ids[0] if len(ids) == 1 else ids[0] * 65536 + ids[1]
+            out.append(Event(kind="B", barrier_id=bid, barrier_op=e.bar[2], barrier_count=e.bar[1],
+                             instance=(barrier_instance or {}).get(i), **common))
+        elif e.fkind in ("proxy", "alias"):
+            out.append(Event(kind="F", fence_kind=e.fkind, proxy=_PROXY_NAME[e.proxy], **common))
+        else:
+            out.append(Event(kind="F", fence_kind="sem", sem=e.fkind, scope=e.scope, **common))
+    return out
 
 
 @dataclass
@@ -275,10 +280,11 @@ class Explorer:
                  max_executions: int | None = None, timeout: float | None = None,
                  condition: Condition | None = None, keep_candidates: int = 8,
                  progress: Callable[[int, int], None] | None = None):
-        if model not in cat.MODELS:
-            raise PtxkitError(f"unknown model {model!r} (expected {' or '.join(cat.MODELS)})")
+        if model not in MODELS:
+            raise PtxkitError(f"unknown model {model!r} (expected one of {', '.join(MODELS)})")
         self.prog = prog
         self.model = model
+        self.m = get_model(model)
         self.unroll = unroll
         self.max_executions = max_executions
         self.timeout = timeout
@@ -522,61 +528,54 @@ class Explorer:
             if not opts:
                 return  # early prune: this combination of traces is impossible
             choices.append(opts)
-        # thread-local relations
+        # thread-local relations (ISA §8.10.4 dependencies: data/address vs control)
         tidx = {tr.tid: k for k, tr in enumerate(combo)}
-        rmw = np.zeros((n, n), bool)
-        dep = np.zeros((n, n), bool)
+        rmw: set[tuple[int, int]] = set()
+        data: set[tuple[int, int]] = set()
+        ctrl: set[tuple[int, int]] = set()
         for k, tr in enumerate(combo):
             b = base[k]
             for j, e in enumerate(tr.events):
                 if e.rmw_read is not None:
-                    rmw[b + e.rmw_read, b + j] = True
-                for d in e.deps | e.ctrl:
-                    dep[b + d, b + j] = True
+                    rmw.add((b + e.rmw_read, b + j))
+                for d in e.deps:
+                    data.add((b + d, b + j))
+                for d in e.ctrl - e.deps:
+                    ctrl.add((b + d, b + j))
         bkey = tuple((i, e.tid, e.cta, e.gpu, e.bar) for i, e in enumerate(events) if e.fkind == "bar")
         sched = self._sched_cache.get(bkey)
         if sched is None:
             sched = self._sched_cache[bkey] = barrier_schedules(events)
         if not sched:
             return  # every barrier schedule deadlocks: no execution
+        cevents = to_events(events)
+        init_co = {(i, j) for i, e in enumerate(cevents) if e.is_init for j, f in enumerate(cevents)
+                   if f.kind == "W" and not f.is_init and f.location == e.location}
+        skel = Execution(cevents, co=init_co, rmw=rmw, data=data, ctrl=ctrl)
         # the event-only relations do not depend on values: share them between combinations
-        skey = tuple((e.kind, e.tid, e.loc, e.vaddr, e.proxy, e.sem, e.scope, e.fkind, e.init) for e in events)
+        skey = tuple((e.kind, e.tid, e.loc, e.vaddr, e.proxy, e.sem, e.scope, e.fkind, e.init, e.bar)
+                     for e in events)
         st = self._static_cache.get(skey)
         if st is None:
-            st = self._static_cache[skey] = cat.Static(events, self.model)
-        # Fence-SC orders: permutations of the fence.sc events, projected on morally strong pairs
-        fsc = [i for i, e in enumerate(events) if e.kind == "F" and e.fkind == "sc"]
-        sfs: dict[bytes, np.ndarray] = {}
-        for perm in itertools.permutations(fsc):
-            m = np.zeros((n, n), bool)
-            for a_i, a in enumerate(perm):
-                for b in perm[a_i + 1:]:
-                    if st.ms[a, b]:
-                        m[a, b] = True
-            sfs.setdefault(m.tobytes(), m)
-        sf_list = list(sfs.values()) or [np.zeros((n, n), bool)]
-        sb_list = []
-        for s, inst in sched:
-            m = np.zeros((n, n), bool)
-            for a, b in s:
-                m[a, b] = True
-            sb_list.append((m, inst))
+            st = self._static_cache[skey] = _rels.static_relations(skel, self.m)
+        # Fence-SC orders (§8.9.3): only the order among morally strong fence.sc pairs matters
+        sf_list = sc_orders(st)
         regs_env = {}
         for o in self.ops:
             if o[0] == "reg":
                 tr = combo[tidx[o[1]]]
                 regs_env[key_of(o)] = tr.regs.get(o[2], self.prog.threads[o[1]].init_regs.get(o[2], 0))
         for sf in sf_list:
-            for sb, inst in sb_list:
-                for rf in self._rf_choices(st, reads, choices, rmw, dep, sf, sb):
-                    yield self._decide(st, events, rf, rmw, dep, sf, sb, regs_env, inst)
+            for sb, inst in sched:
+                sk = skel.with_(sc_order=set(sf), bar_sync=set(sb))
+                for rf in self._rf_choices(st, sk, reads, choices):
+                    yield self._decide(st, events, sk.with_(rf=rf), regs_env, inst)
 
-    def _rf_choices(self, st, reads, choices, rmw, dep, sf, sb) -> Iterator[np.ndarray]:
-        """Reads-from choices, depth first. A partial choice is checked before its subtree is
-        expanded (every axiom only gets harder as rf edges are added — cat.Static.partial), so a
-        violation found there prunes all its completions at once."""
-        n = st.n
-        rf = np.zeros((n, n), bool)
+    def _rf_choices(self, st, skel: Execution, reads, choices) -> Iterator[set]:
+        """Reads-from choices, depth first. A partial choice is checked with the model's monotone
+        checks (``ptxkit.consistency.may_extend``: they stay violated as rf edges are added) before its
+        subtree is expanded, so a violation found there prunes all its completions at once."""
+        rf: set[tuple[int, int]] = set()
         k = len(reads)
         # leaves below depth d: product of the remaining choice counts
         below = [1] * (k + 1)
@@ -585,102 +584,63 @@ class Explorer:
 
         def rec(d):
             if d == k:
-                yield rf.copy()
+                yield set(rf)
                 return
             r = reads[d]
             for w in choices[d]:
-                rf[w, r] = True
-                if d + 1 < k and below[d + 1] >= PRUNE_MIN_LEAVES and \
-                        st.partial_violation(rf, rmw, dep, sf, sb) is not None:
+                rf.add((w, r))
+                if d + 1 < k and below[d + 1] >= PRUNE_MIN_LEAVES and self._doomed(st, skel.with_(rf=rf)):
                     self.pruned += below[d + 1]
                 else:
                     yield from rec(d + 1)
-                rf[w, r] = False
+                rf.discard((w, r))
 
         yield from rec(0)
 
-    def _decide(self, st, events, rf, rmw, dep, sf, sb, regs_env, inst) -> Candidate | list:
-        pairs = lambda m: [tuple(map(int, p)) for p in zip(*np.nonzero(m))]
-        base = dict(events=events, rf=pairs(rf), rmw=pairs(rmw), dep=pairs(dep), sync_fence=pairs(sf),
-                    sync_barrier=pairs(sb), barrier_instance=inst, model=self.model)
-        if not self.final_locs:
-            v = st.check(rf, rmw, dep, sf, sb)
-            out = tuple(regs_env.get(k) for k in self.keys)
-            return Candidate(**base, consistent=v.consistent, axiom=v.axiom,
-                             co=pairs(v.co) if v.co is not None else [], outcome=out)
-        # final values: enumerate coherence orders total on the observed locations
+    def _doomed(self, st, partial: Execution) -> bool:
+        return may_extend(partial, self.m, static=st) is not None
+
+    def _decide(self, st, events, ex: Execution, regs_env, inst) -> Candidate | list:
+        pairs = lambda r: sorted(r.pairs())
+        base = dict(events=events, rf=sorted(ex.rf), rmw=sorted(ex.rmw), dep=sorted(ex.data | ex.ctrl),
+                    data=sorted(ex.data), ctrl=sorted(ex.ctrl), sync_fence=sorted(ex.sc_order),
+                    sync_barrier=sorted(ex.bar_sync), barrier_instance=inst, model=self.model)
         outs: dict[tuple, Candidate] = {}
         last = None
-        for v in st.check(rf, rmw, dep, sf, sb, total_locs=self.final_locs, all_cos=True):
+        # final values: coherence orders total on the observed locations (one outcome each)
+        for v in search_co(ex, self.m, total_locs=self.final_locs, all_cos=bool(self.final_locs), static=st):
             last = v
             if not v.consistent:
                 continue
+            co = v.relations.co
             env = dict(regs_env)
             for o in self.ops:
                 if o[0] == "loc":
                     root = self._root(o[1])
                     ws = [i for i, e in enumerate(events) if e.kind == "W" and e.loc == root]
-                    top = [w for w in ws if not any(v.co[w, x] for x in ws)]
+                    top = [w for w in ws if not any((w, x) in co for x in ws)]
                     env[key_of(o)] = events[top[0]].value
             out = tuple(env.get(k) for k in self.keys)
-            outs.setdefault(out, Candidate(**base, consistent=True, co=pairs(v.co), outcome=out))
+            outs.setdefault(out, Candidate(**base, consistent=True, co=pairs(co), outcome=out))
         if outs:
-            return list(outs.values())
+            return list(outs.values()) if self.final_locs else next(iter(outs.values()))
         out = tuple(regs_env.get(k, "?") for k in self.keys)
-        return Candidate(**base, consistent=False, axiom=last.axiom if last else None, outcome=out)
+        viol = last.violations[0] if last is not None and last.violations else None
+        return Candidate(**base, consistent=False, axiom=viol.axiom if viol else None, violation=viol,
+                         co=pairs(last.relations.co) if last is not None else [], outcome=out)
 
 
 # ---------------------------------------------------------------------------- witness graphs
 
-def dot_text(c: Candidate, title: str) -> str:
-    """A witness graph (events as nodes, one cluster per thread; po, rf, co, fr, sync edges)."""
-    def q(t: str) -> str:
-        return '"' + t.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-    lines = [f"digraph {q(title)} {{", "  rankdir=TB; node [shape=box, fontname=monospace];",
-             f"  label={q(title + ('' if c.consistent else f' — inconsistent: {c.axiom}'))}; labelloc=t;"]
-    threads: dict[int, list[int]] = defaultdict(list)
-    for i, e in enumerate(c.events):
-        threads[e.tid].append(i)
-    for t, ids in sorted(threads.items()):
-        name = "init" if t < 0 else f"P{t}"
-        lines.append(f"  subgraph cluster_{name} {{ label={q(name)};")
-        for i in ids:
-            lines.append(f"    e{i} [label={q(f'{i}: ' + c.events[i].describe())}];")
-        lines.append("  }")
-        if t >= 0:
-            for a, b in zip(ids, ids[1:]):
-                lines.append(f"  e{a} -> e{b} [label=po, color=black];")
-    co = set(c.co)
-    imm_co = {(a, b) for a, b in co if not any((a, x) in co and (x, b) in co for x in range(len(c.events)))}
-    fr = {(r, w2) for (w, r) in c.rf for (w1, w2) in co if w1 == w}
-    n = len(c.events)
-    mat = lambda ps: _mat(ps, n)
-    st = cat.Static(c.events, c.model)
-    sw = st.sw_of(mat(c.rf), mat(c.rmw), mat(c.sync_fence), mat(c.sync_barrier))
-    sw_pairs = [tuple(map(int, p)) for p in zip(*np.nonzero(sw))]
-    for rel, pairs, color in (("sw", sw_pairs, "darkgreen"), ("rf", c.rf, "red"), ("co", sorted(imm_co), "blue"), ("fr", sorted(fr), "orange"),
-                              ("rmw", c.rmw, "purple")):
-        for a, b in pairs:
-            lines.append(f"  e{a} -> e{b} [label={rel}, color={color}, fontcolor={color}, constraint=false];")
-    lines.append("}")
-    return "\n".join(lines) + "\n"
-
-
-def _mat(pairs, n: int) -> np.ndarray:
-    m = np.zeros((n, n), bool)
-    for a, b in pairs:
-        m[a, b] = True
-    return m
-
-
 def write_dot(res: "ExploreResult", directory) -> list:
     """``--dot DIR``: one graph per outcome — its consistent witness, or (forbidden outcomes) one
-    inconsistent candidate with the violated axiom; PNG too when graphviz's ``dot`` is installed."""
+    inconsistent candidate with the violated axiom's edges in red — drawn by the project's one DOT
+    writer, ``ptxkit.export.dot``; PNG too when graphviz's ``dot`` is installed."""
     import re
-    import shutil
     import subprocess
     from pathlib import Path
+
+    from ptxkit.export.dot import have_graphviz, to_dot
 
     d = Path(directory)
     d.mkdir(parents=True, exist_ok=True)
@@ -692,10 +652,12 @@ def write_dot(res: "ExploreResult", directory) -> list:
             continue
         vals = ", ".join(f"{key}={v}" for key, v in zip(res.keys, outcome))
         kind = "allowed" if c.consistent else "forbidden"
+        # an inconsistent candidate is drawn with the coherence order its violation was found for
+        ex = c.to_execution(stem, with_co=True)
         path = d / f"{stem}.{k}.{kind}.dot"
-        path.write_text(dot_text(c, f"{stem} [{vals}] {kind}"))
+        path.write_text(to_dot(ex, check(ex, c.model), model=c.model, title=f"{stem} [{vals}] {kind}"))
         written.append(path)
-        if shutil.which("dot"):
+        if have_graphviz():
             png = path.with_suffix(".png")
             if subprocess.run(["dot", "-Tpng", str(path), "-o", str(png)], capture_output=True).returncode == 0:
                 written.append(png)

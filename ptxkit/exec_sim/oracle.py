@@ -35,7 +35,7 @@ SCOPES = ("cta", "cluster", "gpu", "sys")
 
 @dataclass
 class Ev:
-    """One event of a thread trace (the fields ptxkit.litmus.cat reads, plus values and provenance)."""
+    """One event of a thread trace (converted to ``ptxkit.consistency`` events by ``explore.to_events``)."""
 
     kind: str                      # 'R' | 'W' | 'F'
     tid: int
@@ -526,15 +526,9 @@ def resolve(locations: dict, name: str) -> tuple[str, str]:
     """(physical location, virtual address) of a litmus location name (ISA §8.6). A generic alias
     ``y @ generic aliases x`` is another virtual address of x; a surface/texture/constant alias
     ``s @ surface aliases y`` reaches y's virtual address through that proxy."""
-    phys, seen = name, set()
-    while locations[phys].alias_of is not None and phys not in seen:
-        seen.add(phys)
-        phys = locations[phys].alias_of
-    vaddr, seen = name, set()
-    while locations[vaddr].alias_of is not None and locations[vaddr].proxy != "generic" \
-            and vaddr not in seen:
-        seen.add(vaddr)
-        vaddr = locations[vaddr].alias_of
+    from ptxkit.consistency.events import resolve_location  # the model's one resolver
+
+    phys, vaddr, _ = resolve_location(locations, name)
     return phys, vaddr
 
 

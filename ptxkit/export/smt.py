@@ -1,10 +1,9 @@
 """SMT-LIB 2 twin of the Lean obligations (PTX ISA §8.9–8.10), discharged with z3.
 
-The axioms are encoded here *independently* of the Python checkers (``ptxkit.consistency`` and the
-explorer's ``ptxkit.litmus.cat``): this module re-derives every relation from the ISA text / Dat3M's
-``ptx-v7.5.cat`` and ``ptx-v6.0.cat`` as Boolean SMT terms over a bit-matrix of the execution's events
-(``semantics='cat'``, the default, as Dat3M and the explorer read the model; ``'isa'`` the ISA-wording
-variant of ``ptxkit.consistency`` — see :func:`encode_execution`):
+The axioms are encoded here *independently* of the Python checker (``ptxkit.consistency``, which
+``ptxkit explore`` decides with): this module re-derives every relation from the ISA text (PTX ISA
+chapter 8, the reading ``ptxkit.consistency`` implements — see :func:`encode_execution`) as Boolean
+SMT terms over a bit-matrix of the execution's events:
 
 * a relation is a sparse matrix ``{(a, b): term}``; a missing cell is ``false``. Which cells *may* be
   true is over-approximated in Python (pure sparsity, so the files stay small); their truth value is
@@ -230,23 +229,14 @@ def _may(ex: OExecution, name: str) -> set[tuple[int, int]]:
     raise KeyError(name)
 
 
-SEMANTICS = ("cat", "isa")
-
-
-def encode_execution(ex: OExecution, model: str, free: bool, prefix: str = "",
-                     semantics: str = "cat") -> list[str]:
+def encode_execution(ex: OExecution, model: str, free: bool, prefix: str = "") -> list[str]:
     """SMT-LIB commands asserting that ``ex`` (with rf/co/Fence-SC order free when ``free``) is a
     well-formed, consistent execution of ``model`` with its outcome's final memory values.
 
-    ``semantics='cat'`` follows Dat3M's ``ptx-v7.5.cat``/``ptx-v6.0.cat`` literally (what
-    ``ptxkit explore`` decides with, and what the Dat3M expected-outcome CSVs are computed with);
-    ``'isa'`` the ISA-wording variant of ``ptxkit.consistency`` (observation chained through atomics
-    §8.9.2, Fence-SC axiom over morally strong pairs §8.10.2, fences keep their base causality in
-    proxy-preserved causality, fence.acquire/.release count in patterns). On consistent litmus
-    executions they rarely differ; both are tested against their Python counterpart."""
-    if semantics not in SEMANTICS:
-        raise ValueError(f"semantics {semantics!r} not in {SEMANTICS}")
-    isa = semantics == "isa"
+    The ISA reading (§8): observation chained through atomics (§8.9.2), the Fence-SC axiom over
+    morally strong pairs (§8.10.2), fences and barriers keep their base causality in proxy-preserved
+    base causality (§8.9.5 speaks of memory operations), fence.acquire/.release count in the
+    release/acquire patterns (§8.8)."""
     n = ex.n
     enc = Encoder(n, prefix)
     ev = ex.events
@@ -257,9 +247,6 @@ def encode_execution(ex: OExecution, model: str, free: bool, prefix: str = "",
         f" {e.sem}{'' if e.scope is None else '.' + e.scope}" for e in ev))
 
     tag = {t: Rel({(e.eid, e.eid): "true" for e in ev if f(e)}) for t, f in TAGS.items()}
-    if not isa:  # the cat's [F & ACQ_REL]: fence.acq_rel and fence.sc only
-        tag["F_REL"] = tag["F_ACQ"] = Rel({(e.eid, e.eid): "true" for e in ev if e.kind == "F"
-                                          and e.fence_kind == "sem" and e.sem in ("acq_rel", "sc")})
     pair = {k: Rel({(a.eid, b.eid): "true" for a in ev for b in ev if f(a, b)}) for k, f in PAIRS.items()}
     allp = Rel({(a, b): "true" for a in range(n) for b in range(n)})
 
@@ -351,14 +338,10 @@ def encode_execution(ex: OExecution, model: str, free: bool, prefix: str = "",
     # ---- observation (§8.9.2)
     ms_rf = enc.inter("ms_rf", ms, rf)
     rounds = max(1, math.ceil(math.log2(max(n, 2)))) + 1
-    chain = ms_rf  # (ms ∩ rf) ; (rmw ; ms ∩ rf)*  — the cat's `rec observation` of v6.0
+    chain = ms_rf  # (ms ∩ rf) ; (rmw ; ms ∩ rf)*: W obs Z, Z an atomic, Z obs R
     for _ in range(rounds):
         chain = enc.union("observation", chain, enc.seq("obs", chain, rmw, chain))
-    if proxies and not isa:
-        observation = enc.union("observation", ms_rf, rmw)  # ptx-v7.5.cat
-        obs_sync = enc.tc("obs_tc", observation)
-    else:
-        observation = obs_sync = chain
+    observation = obs_sync = chain
     # ---- release / acquire patterns (§8.8) and synchronizes-with (§8.9.4)
     release_pattern = enc.union(
         "release_pattern",
@@ -392,13 +375,10 @@ def encode_execution(ex: OExecution, model: str, free: bool, prefix: str = "",
             enc.inter("pp8", loc, enc.seq("pp8s", gen, cb, alias, cb, cb_out)),
             enc.inter("pp9", loc, enc.seq("pp9s", cb_in, cb, alias, cb, cb_out)),
         ]
-        if isa:  # pairs that are not two memory operations keep their base causality
-            lines.append(enc.diff("ppnm", cb, pair["M_M"]))
+        # pairs that are not two memory operations keep their base causality
+        lines.append(enc.diff("ppnm", cb, pair["M_M"]))
         ppcb = enc.union("proxy_preserved_base_causality", *lines)
-        if isa:
-            cause = enc.union("cause", ppcb, enc.seq("cause2", observation, ppcb))
-        else:  # cause = observation? ; proxy-preserved-cause-base
-            cause = enc.seq("cause", enc.opt("obs_opt", observation), ppcb)
+        cause = enc.union("cause", ppcb, enc.seq("cause2", observation, ppcb))
     else:
         cause = enc.union("cause", cb, enc.seq("cause2", observation, enc.union("cbpl", cb, po_loc)))
 
@@ -409,9 +389,7 @@ def encode_execution(ex: OExecution, model: str, free: bool, prefix: str = "",
     enc.empty("Coherence2", enc.diff("coh2", enc.inter("coh2i", enc.seq("coh2s", W, ms, W), loc),
                                      enc.union("coboth", co, enc.inv(co))))
     enc.emit("; axiom Fence-SC")
-    fsc_cause = enc.seq("fscs", FSC, cause, FSC)
-    if isa:
-        fsc_cause = enc.inter("fsci", fsc_cause, ms)
+    fsc_cause = enc.inter("fsci", enc.seq("fscs", FSC, cause, FSC), ms)
     enc.empty("FenceSC", enc.diff("fsc", fsc_cause, sync_fence))
     enc.emit("; axiom Atomicity")
     enc.empty("Atomicity", enc.inter("atom", enc.seq("atoms", enc.inter("msfr", ms, fr),
