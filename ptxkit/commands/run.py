@@ -1,18 +1,113 @@
-"""`ptxkit run` (docs/cli.md)."""
+"""`ptxkit run FILE.ptx --arg … [--grid] [--block] [--out DIR] [--device cpu|gpu] [--sanitize] [--json]`
+(docs/cli.md): run a kernel on the simulator (cpu) or with CuPy (gpu); every buffer argument is written
+to ``DIR/NAME.bin`` (raw little-endian, NAME as given in --arg) after the run."""
 
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
+import sys
+from pathlib import Path
 
+from ptxkit.commands.common import add_kernel_arguments
 from ptxkit.errors import UsageError
 
-HELP = "run (not built yet)"
+HELP = "run a kernel on the ptxkit simulator (or on a GPU with --device gpu)"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("rest", nargs="*")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("file", metavar="FILE.ptx", help="the PTX file")
+    add_kernel_arguments(p)
+    p.add_argument("--out", metavar="DIR", default=None,
+                   help="write every buffer argument to DIR/NAME.bin after the run")
+    p.add_argument("--device", choices=["cpu", "gpu"], default="cpu",
+                   help="cpu = the ptxkit simulator (default), gpu = CuPy on an NVIDIA GPU")
+    p.add_argument("--sanitize", action="store_true", help="run the FPSan-sanitized version")
+    p.add_argument("--max-steps", type=int, default=None, metavar="N",
+                   help="stop the simulator after N instruction steps (default 50 million)")
+    p.add_argument("--json", action="store_true", help="one JSON object on stdout")
+
+
+def parse_dim(text: str, what: str) -> tuple[int, int, int]:
+    try:
+        parts = [int(x) for x in str(text).split(",")]
+    except ValueError:
+        raise UsageError(f"{what} '{text}': expected X[,Y[,Z]] with positive integers") from None
+    if not 1 <= len(parts) <= 3 or any(v < 1 for v in parts):
+        raise UsageError(f"{what} '{text}': expected X[,Y[,Z]] with positive integers")
+    return tuple((parts + [1, 1])[:3])  # type: ignore[return-value]
+
+
+def load_text(path: str, sanitize: bool) -> tuple[str, str]:
+    """The PTX text to run (sanitized with ``ptxkit.fpsan_ptx`` if asked) and its display name."""
+    try:
+        text = Path(path).read_bytes().decode("utf-8", "surrogateescape")
+    except OSError as e:
+        raise UsageError(f"cannot read '{path}': {e.strerror}") from None
+    if not sanitize:
+        return text, path
+    try:
+        from ptxkit.fpsan_ptx import sanitize_text
+    except ImportError as e:
+        raise UsageError(f"--sanitize needs ptxkit.fpsan_ptx, which is not available ({e})") from None
+    res = sanitize_text(text, path)
+    return (res if isinstance(res, str) else res.text), path
 
 
 def run(args: argparse.Namespace) -> int:
-    raise UsageError("'ptxkit run' is not built yet")
+    from ptxkit.exec_sim.args import parse_arg_specs
+    from ptxkit.exec_sim.frontend import parse_text
+    from ptxkit.exec_sim.launch import select_entry
+
+    grid = parse_dim(args.grid, "--grid")
+    block = parse_dim(args.block, "--block")
+    text, name = load_text(args.file, args.sanitize)
+    module = parse_text(text, name)
+    entry = select_entry(module, args.kernel)
+    kargs = parse_arg_specs(args.arg, entry, args.seed)
+    if args.device == "gpu":
+        from ptxkit import gpu
+
+        result = gpu.run_kernel(module, entry.name, kargs, grid, block, args.shared)
+    else:
+        from ptxkit.exec_sim.launch import DEFAULT_MAX_STEPS, run_kernel
+
+        result = run_kernel(module, entry.name, kargs, grid, block, args.shared,
+                            max_steps=args.max_steps or DEFAULT_MAX_STEPS)
+    out_dir = Path(args.out) if args.out else None
+    if out_dir is not None:
+        try:
+            out_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise UsageError(f"cannot create --out directory '{out_dir}': {e.strerror}") from None
+    buffers = []
+    for a in kargs:
+        if a.kind != "buffer":
+            continue
+        data = result.buffers[a.name]
+        path = None
+        if out_dir is not None:
+            path = out_dir / f"{a.name}.bin"
+            path.write_bytes(data.tobytes())
+        buffers.append({"name": a.name, "param": a.param, "type": a.type, "count": int(data.size),
+                        "path": str(path) if path else None,
+                        "sha256": hashlib.sha256(data.tobytes()).hexdigest()})
+    info = {"file": args.file, "kernel": entry.name, "device": args.device, "sanitized": bool(args.sanitize),
+            "grid": list(grid), "block": list(block), "shared": args.shared, "buffers": buffers,
+            "instructions": getattr(result, "instructions", None),
+            "lane_instructions": getattr(result, "lane_instructions", None),
+            "stdout": list(getattr(result, "stdout", []) or [])}
+    if args.json:
+        json.dump(info, sys.stdout, indent=1)
+        print()
+    else:
+        for line in info["stdout"]:
+            print(line, end="" if line.endswith("\n") else "\n")
+        for b in buffers:
+            where = f" -> {b['path']}" if b["path"] else ""
+            print(f"{b['name']}: {b['type']}[{b['count']}]{where}")
+        if info["instructions"] is not None:
+            print(f"executed {info['instructions']} warp-instructions "
+                  f"({info['lane_instructions']} thread-instructions) on {args.device}")
+    return 0

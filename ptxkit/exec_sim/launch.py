@@ -1,0 +1,151 @@
+"""``run_kernel``: allocate buffers, lay out parameters, run the grid batch by batch (PTX ISA §5.1.6
+kernel parameters, §2.2 grids of CTAs)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ptxkit import ir
+from ptxkit.errors import UsageError
+from ptxkit.exec_sim.args import BUFFER_TYPES, KernelArg
+from ptxkit.exec_sim.decode import Program, decode, encode_init
+from ptxkit.exec_sim.machine import Counters, LaneState, run_batch
+from ptxkit.exec_sim.memory import FlatMemory
+from ptxkit.exec_sim.values import decl_size
+
+BATCH_LANES = 16384
+REGISTER_BUDGET = 256 << 20  # bytes of register file per batch
+DEFAULT_MAX_STEPS = 50_000_000
+
+
+@dataclass
+class RunResult:
+    """Outputs of a run: every buffer argument by the NAME given, and dynamic counts
+    (``instructions`` = warp-instructions issued, ``lane_instructions`` = per-thread executions)."""
+
+    buffers: dict[str, np.ndarray] = field(default_factory=dict)
+    instructions: int = 0
+    lane_instructions: int = 0
+    stdout: list[str] = field(default_factory=list)
+    addresses: dict[str, int] = field(default_factory=dict)
+
+
+
+
+def select_entry(module: ir.Module, kernel: str | None) -> ir.Function:
+    entries = module.entries()
+    if kernel is not None:
+        for f in entries:
+            if f.name == kernel:
+                return f
+        raise UsageError(f"no .entry named '{kernel}' in {module.filename} "
+                         f"(entries: {', '.join(f.name for f in entries) or 'none'})")
+    if len(entries) != 1:
+        raise UsageError(f"{module.filename} has {len(entries)} entries "
+                         f"({', '.join(f.name for f in entries)}); pick one with --kernel")
+    return entries[0]
+
+
+def program_for(module: ir.Module, entry: ir.Function) -> Program:
+    """The decoded kernel, cached on the module object itself (decode once per kernel)."""
+    cache = module.__dict__.setdefault("_sim_programs", {})
+    prog = cache.get(entry.name)
+    if prog is None or prog.entry is not entry:
+        prog = decode(module, entry)
+        cache[entry.name] = prog
+    return prog
+
+
+def _dim3(x) -> tuple[int, int, int]:
+    t = tuple(int(v) for v in (x if isinstance(x, (tuple, list)) else (x,)))
+    t = (t + (1, 1, 1))[:3]
+    if any(v < 1 for v in t):
+        raise UsageError(f"launch dimensions must be positive, got {t}")
+    return t  # type: ignore[return-value]
+
+
+def run_kernel(module: ir.Module, kernel: str | None, args: list[KernelArg], grid=(1, 1, 1),
+               block=(1, 1, 1), shared_bytes: int = 0, *, max_steps: int = DEFAULT_MAX_STEPS,
+               memory: FlatMemory | None = None) -> RunResult:
+    """Run ``kernel`` of ``module`` on the simulator; see :class:`RunResult`."""
+    entry = select_entry(module, kernel)
+    prog = program_for(module, entry)
+    grid, block = _dim3(grid), _dim3(block)
+    nthreads = block[0] * block[1] * block[2]
+    if nthreads > 1024:
+        raise UsageError(f"a CTA has at most 1024 threads, --block gives {nthreads}")
+    mem = memory or FlatMemory()
+    result = RunResult()
+    # global buffers and module variables
+    by_index = {a.index: a for a in args}
+    param_image = bytearray(max(prog.param_size, 8))
+    for d, off in prog.kernel_params:
+        idx = entry.params.index(d)
+        a = by_index.get(idx)
+        if a is None:
+            raise UsageError(f"missing argument for parameter '{d.name}' of kernel '{entry.name}'")
+        size = decl_size(d)
+        if a.kind == "buffer":
+            addr = mem.alloc(a.name, a.data.nbytes, a.data)
+            result.addresses[a.name] = addr
+            val = addr
+        elif a.kind == "null":
+            val = 0
+        else:
+            val = a.value
+        param_image[off:off + size] = (val & ((1 << (8 * size)) - 1)).to_bytes(size, "little")
+    global_sym: dict[str, int] = {}
+    for info, _ in prog.globals_init:
+        d = info.decl
+        global_sym[d.name] = 0
+    for info, _ in prog.globals_init:
+        d = info.decl
+        data = encode_init(d, {k: type("S", (), {"addr": v})() for k, v in global_sym.items()})
+        global_sym[d.name] = mem.alloc(d.name, len(data), data, align=max(d.align or 8, 8))
+    mem.const = np.frombuffer(bytes(prog.const_image).ljust(((len(prog.const_image) + 15) // 16) * 16 or 16, b"\0"),
+                              np.uint8).copy()
+    dyn_base = {name: prog.module_syms[name].addr for name in prog.dynamic_shared_syms}
+    shared_total = prog.shared_static + shared_bytes
+    # batches of CTAs, each padded to whole warps
+    per_cta = (nthreads + 31) // 32 * 32
+    ncta_total = grid[0] * grid[1] * grid[2]
+    reg_bytes = sum(np.dtype(dt).itemsize for dt in prog.reg_dtypes) + 64  # + per-lane bookkeeping
+    per_batch = max(1, min(ncta_total, BATCH_LANES // per_cta, REGISTER_BUDGET // (reg_bytes * per_cta)))
+    counters = Counters()
+    stdout: list[str] = []
+    t_lin = np.arange(per_cta)
+    tx = (t_lin % block[0]).astype(np.uint32)
+    ty = ((t_lin // block[0]) % block[1]).astype(np.uint32)
+    tz = (t_lin // (block[0] * block[1])).astype(np.uint32)
+    valid = t_lin < nthreads
+    for first in range(0, ncta_total, per_batch):
+        k = min(per_batch, ncta_total - first)
+        n = k * per_cta
+        cta_local = np.repeat(np.arange(k), per_cta)
+        cta_lin = cta_local + first
+        cx = (cta_lin % grid[0]).astype(np.uint32)
+        cy = ((cta_lin // grid[0]) % grid[1]).astype(np.uint32)
+        cz = (cta_lin // (grid[0] * grid[1])).astype(np.uint32)
+        mem.setup_batch(k, n, shared_total, prog.local_size, prog.param_size)
+        mem.param[:] = np.tile(np.frombuffer(bytes(param_image).ljust(mem.param_size, b"\0")[:mem.param_size],
+                                             np.uint8), n)
+        R = [np.zeros(n, dt) for dt in prog.reg_dtypes]
+        st = LaneState(n=n, R=R, mem=mem, cta_of_lane=cta_local,
+                       tid=(np.tile(tx, k), np.tile(ty, k), np.tile(tz, k)), ctaid=(cx, cy, cz),
+                       ntid=block, nctaid=grid, exited=~np.tile(valid, k), global_sym=global_sym,
+                       dyn_shared_base=dyn_base, shared_total=shared_total, dyn_shared=shared_bytes,
+                       stdout=stdout, cc=np.zeros(n, bool))
+        st.lanes_per_cta = per_cta
+        st.lane_index = np.arange(n, dtype=np.int64)
+        with np.errstate(all="ignore"):
+            run_batch(prog, st, counters, max_steps)
+    for a in args:
+        if a.kind == "buffer":
+            raw = mem.read_global(result.addresses[a.name], a.data.nbytes)
+            result.buffers[a.name] = np.frombuffer(raw, BUFFER_TYPES[a.type]).copy()
+    result.instructions = counters.instructions
+    result.lane_instructions = counters.lane_instructions
+    result.stdout = stdout
+    return result

@@ -1,0 +1,346 @@
+"""The lock-step grid scheduler (PTX ISA §2.2 thread hierarchy, §9.7.12 control flow, §9.7.13.1 bar).
+
+Design: a *batch* of CTAs runs as one lane array (each CTA padded to whole warps), so every
+instruction is one numpy operation over all threads of the batch. While all live threads agree on
+the program counter ("uniform" mode) the hot loop just steps through the pre-bound closures with no
+mask. A branch that splits the lanes switches to per-lane program counters: each step runs the
+lowest pc among runnable lanes with the mask of lanes at that pc (min-pc scheduling), which
+reconverges structured control flow at the immediate post-dominator; when all live lanes agree
+again the loop returns to uniform mode. Barriers (``bar.sync/barrier.sync/bar.arrive`` with counts)
+park lanes until their CTA's arrival count is reached. CTAs are independent, so running them side
+by side is a valid schedule; atomics serialise lanes in order. ``call`` keeps a per-lane return
+stack; ``.func`` bodies are decoded once and shared by every call site.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ptxkit.errors import Diagnostic, PtxkitError
+from ptxkit.exec_sim.decode import BAR, BRA, CALL, EXIT, NORMAL, RET, Program
+from ptxkit.exec_sim.memory import MemoryFault
+
+MAX_DEPTH = 32
+
+
+@dataclass
+class LaneState:
+    """What instruction closures see: registers, memory, per-lane coordinates."""
+
+    n: int
+    R: list
+    mem: object
+    cta_of_lane: np.ndarray
+    tid: tuple[np.ndarray, np.ndarray, np.ndarray]
+    ctaid: tuple[np.ndarray, np.ndarray, np.ndarray]
+    ntid: tuple[int, int, int]
+    nctaid: tuple[int, int, int]
+    exited: np.ndarray
+    global_sym: dict[str, int] = field(default_factory=dict)
+    dyn_shared_base: dict[str, int] = field(default_factory=dict)
+    shared_total: int = 0
+    dyn_shared: int = 0
+    steps: int = 0
+    stdout: list[str] = field(default_factory=list)
+    cc: np.ndarray | None = None
+    lanes_per_cta: int = 32
+    lane_index: np.ndarray | None = None
+    _sregs: dict = field(default_factory=dict)
+
+    def sreg(self, name: str) -> np.ndarray:
+        """Special registers (ISA §10): per-lane uint32 (or uint64 for the 64-bit ones)."""
+        if name in ("%clock", "%clock64", "%globaltimer", "%globaltimer_lo"):
+            dt = np.uint64 if name in ("%clock64", "%globaltimer") else np.uint32
+            return np.full(self.n, self.steps, dt)
+        v = self._sregs.get(name)
+        if v is not None:
+            return v
+        base, _, comp = name.partition(".")
+        axis = {"x": 0, "y": 1, "z": 2}.get(comp, 0)
+        n = self.n
+        lane = (np.arange(n) % 32).astype(np.uint32)
+        if base == "%tid":
+            v = self.tid[axis]
+        elif base == "%ntid":
+            v = np.full(n, self.ntid[axis], np.uint32)
+        elif base == "%ctaid":
+            v = self.ctaid[axis]
+        elif base == "%nctaid":
+            v = np.full(n, self.nctaid[axis], np.uint32)
+        elif base == "%laneid":
+            v = lane
+        elif base == "%warpid":
+            v = ((np.arange(n) % self.lanes_per_cta) // 32).astype(np.uint32)
+        elif base == "%nwarpid":
+            v = np.full(n, 64, np.uint32)
+        elif base in ("%smid", "%gridid", "%clusterid", "%cluster_ctaid", "%cluster_ctarank",
+                      "%is_explicit_cluster") or base.startswith("%envreg"):
+            v = np.zeros(n, np.uint32)
+        elif base in ("%nsmid", "%nclusterid", "%cluster_nctaid", "%cluster_nctarank"):
+            v = np.full(n, 1 if base != "%nsmid" else 132, np.uint32)
+        elif base == "%lanemask_eq":
+            v = (np.uint32(1) << lane).astype(np.uint32)
+        elif base == "%lanemask_lt":
+            v = ((np.uint64(1) << lane.astype(np.uint64)) - np.uint64(1)).astype(np.uint32)
+        elif base == "%lanemask_le":
+            v = ((np.uint64(1) << (lane.astype(np.uint64) + np.uint64(1))) - np.uint64(1)).astype(np.uint32)
+        elif base == "%lanemask_gt":
+            v = (~(((np.uint64(1) << (lane.astype(np.uint64) + np.uint64(1))) - np.uint64(1)))).astype(np.uint32)
+        elif base == "%lanemask_ge":
+            v = (~((np.uint64(1) << lane.astype(np.uint64)) - np.uint64(1))).astype(np.uint32)
+        elif base == "%dynamic_smem_size":
+            v = np.full(n, self.dyn_shared, np.uint32)
+        elif base in ("%total_smem_size", "%aggr_smem_size"):
+            v = np.full(n, self.shared_total, np.uint32)
+        else:
+            v = np.zeros(n, np.uint32)
+        self._sregs[name] = v
+        return v
+
+
+@dataclass
+class Counters:
+    instructions: int = 0
+    lane_instructions: int = 0
+
+
+def _step_msg(max_steps: int) -> str:
+    return (f"step limit of {max_steps} instructions exceeded: an endless loop, or a spin-wait between "
+            "threads of one warp (independent thread scheduling is not modelled: lanes of a diverged warp "
+            "run lowest-pc first)")
+
+
+def _thread_desc(st: LaneState, lane: int) -> str:
+    t = tuple(int(st.tid[i][lane]) for i in range(3))
+    c = tuple(int(st.ctaid[i][lane]) for i in range(3))
+    return f"thread ({t[0]},{t[1]},{t[2]}) in block ({c[0]},{c[1]},{c[2]})"
+
+
+def _located(prog: Program, op, msg: str) -> PtxkitError:
+    ins = op.instr if op is not None else None
+    sp = ins.span if ins is not None else None
+    line, col = (sp.line, sp.col) if sp else (0, 0)
+    return PtxkitError(Diagnostic(prog.module.filename, line, col, msg,
+                                  prog.module.line_text(line) if sp else None))
+
+
+def run_batch(prog: Program, st: LaneState, counters: Counters, max_steps: int) -> None:
+    """Run one batch of CTAs to completion."""
+    code = prog.code
+    n = st.n
+    R = st.R
+    nwarps = n // 32
+    ncta = int(st.cta_of_lane.max()) + 1 if n else 0
+    cta = st.cta_of_lane
+    exited = st.exited
+    waiting = np.zeros(n, bool)
+    bar_id = np.zeros(n, np.int64)
+    bar_count = np.zeros((ncta, 16), np.int64)
+    ret_stack = np.zeros((MAX_DEPTH, n), np.int32)
+    depth = np.zeros(n, np.int64)
+    lane_pc = np.zeros(n, np.int64)
+    uniform = True
+    pc = 0
+    alive = ~exited
+    m = None if alive.all() else alive.copy()
+    live_lanes = int(alive.sum())
+    live_warps = int(alive.reshape(-1, 32).any(axis=1).sum()) if n else 0
+    steps = 0
+    u_warps = u_lanes = 0  # uniform-mode counts, kept local in the hot loop
+    op = None
+    try:
+        while True:
+            if uniform:
+                op = code[pc]
+                kind = op.kind
+                steps += 1
+                u_warps += live_warps
+                u_lanes += live_lanes
+                if kind == NORMAL:
+                    if op.guard is None:
+                        op.fn(st, m)
+                    else:
+                        g = R[op.guard[0]]
+                        mm = ~g if op.guard[1] else g
+                        if m is not None:
+                            mm = mm & m
+                        if mm.any():
+                            op.fn(st, mm)
+                    pc += 1
+                    if steps > max_steps:
+                        raise _located(prog, op, _step_msg(max_steps))
+                    continue
+                if kind == BRA:
+                    if steps > max_steps:
+                        raise _located(prog, op, _step_msg(max_steps))
+                    if op.guard is None:
+                        pc = op.target
+                        continue
+                    g = R[op.guard[0]]
+                    taken = ~g if op.guard[1] else g
+                    if m is not None:
+                        taken = taken | ~m  # lanes that exited do not vote
+                    if taken.all():
+                        pc = op.target
+                        continue
+                    if m is None and not taken.any() or m is not None and not (taken & m).any():
+                        pc += 1
+                        continue
+                elif kind == BAR and op.guard is None and op.extra[1] is None and op.extra[3] is None:
+                    # every live thread of every CTA arrives together: the barrier completes
+                    pc += 1
+                    continue
+                # control: go through the per-lane machinery with the uniform mask
+                act = alive if m is None else m
+                lane_pc[act] = pc
+                uniform = False
+                res = _control(prog, op, pc, act, st, lane_pc, waiting, bar_id, bar_count, ret_stack, depth)
+            else:
+                runnable = ~exited & ~waiting
+                if not runnable.any():
+                    if _release(st, waiting, bar_id, bar_count, cta, ncta, exited):
+                        continue
+                    if exited.all():
+                        break
+                    lane = int(np.argmax(waiting))
+                    raise _located(prog, code[int(lane_pc[lane]) - 1],
+                                   f"deadlock: {_thread_desc(st, lane)} waits at a barrier that "
+                                   "not enough threads of its CTA reach")
+                p = int(lane_pc[runnable].min())
+                act = runnable & (lane_pc == p)
+                op = code[p]
+                steps += 1
+                counters.instructions += int(act.reshape(-1, 32).any(axis=1).sum())
+                counters.lane_instructions += int(act.sum())
+                if steps > max_steps:
+                    raise _located(prog, op, _step_msg(max_steps))
+                if op.kind == NORMAL:
+                    if op.guard is None:
+                        op.fn(st, act)
+                    else:
+                        g = R[op.guard[0]]
+                        mm = (~g if op.guard[1] else g) & act
+                        if mm.any():
+                            op.fn(st, mm)
+                    lane_pc[act] = p + 1
+                else:
+                    _control(prog, op, p, act, st, lane_pc, waiting, bar_id, bar_count, ret_stack, depth)
+            # after a control op or a divergent step: settle the mode
+            if waiting.any():
+                _release(st, waiting, bar_id, bar_count, cta, ncta, exited)
+            alive = ~exited
+            if not alive.any():
+                break
+            if not waiting.any():
+                lp = lane_pc[alive]
+                lo = int(lp.min())
+                if lo == int(lp.max()):
+                    uniform = True
+                    pc = lo
+                    m = None if alive.all() else alive.copy()
+                    live_lanes = int(alive.sum())
+                    live_warps = int(alive.reshape(-1, 32).any(axis=1).sum())
+                else:
+                    uniform = False
+    except MemoryFault as e:
+        what = {"out-of-bounds": "out of bounds", "null-pointer": "a null pointer",
+                "misaligned": "misaligned"}.get(e.kind, e.kind)
+        raise _located(prog, op, f"invalid __{e.space}__ access of size {e.size} by "
+                                 f"{_thread_desc(st, e.lane)}: address 0x{e.addr:x} is {what}") from None
+    finally:
+        st.steps += steps
+        counters.instructions += u_warps
+        counters.lane_instructions += u_lanes
+
+
+def _control(prog, op, p, act, st, lane_pc, waiting, bar_id, bar_count, ret_stack, depth):
+    """Execute a control op for lanes ``act`` at pc ``p`` (per-lane program counters)."""
+    R = st.R
+    if op.guard is not None:
+        g = R[op.guard[0]]
+        mm = (~g if op.guard[1] else g) & act
+    else:
+        mm = act
+    rest = act & ~mm
+    lane_pc[rest] = p + 1
+    kind = op.kind
+    if kind == BRA:
+        lane_pc[mm] = op.target
+    elif kind == EXIT:
+        st.exited |= mm
+    elif kind == RET:
+        top = depth[mm]
+        if (top <= 0).any():
+            st.exited |= mm & (depth <= 0)
+        sel = mm & (depth > 0)
+        if sel.any():
+            d = depth[sel] - 1
+            lane_pc[sel] = ret_stack[d, np.flatnonzero(sel)]
+            depth[sel] = d
+    elif kind == CALL:
+        info = op.extra
+        if info.builtin is not None:
+            info.copy_in(st, mm)
+            lane_pc[mm] = p + 1
+        else:
+            if (depth[mm] >= MAX_DEPTH).any():
+                raise _located(prog, op, "call depth limit exceeded")
+            info.copy_in(st, mm)
+            idx = np.flatnonzero(mm)
+            ret_stack[depth[idx], idx] = p + 1
+            depth[idx] += 1
+            lane_pc[mm] = info.entry
+    elif kind == BAR:
+        bid_f, cnt_f, wait, red = op.extra
+        lane_pc[mm] = p + 1
+        if not mm.any():
+            return
+        bids = np.broadcast_to(np.asarray(bid_f(st)).astype(np.int64), (st.n,))
+        b = int(bids[np.argmax(mm)])
+        if not 0 <= b < 16:
+            raise _located(prog, op, f"barrier number {b} is out of range 0..15")
+        counts = np.bincount(st.cta_of_lane[mm], minlength=bar_count.shape[0])
+        bar_count[:, b] += counts
+        if cnt_f is not None:
+            c = int(np.max(np.broadcast_to(np.asarray(cnt_f(st)), (st.n,))[mm]))
+            st._bar_expected = getattr(st, "_bar_expected", {})
+            st._bar_expected[b] = c
+        elif hasattr(st, "_bar_expected"):
+            st._bar_expected.pop(b, None)
+        if red is not None:
+            # remember each arriving thread's predicate; the result is written on release
+            if getattr(st, "_red_pred", None) is None:
+                st._red_pred = np.zeros(st.n, bool)
+                st._red_ops = {}
+            pv = np.broadcast_to(np.asarray(red[1](st), dtype=bool), (st.n,))
+            st._red_pred = np.where(mm, pv, st._red_pred)
+            st._red_ops[b] = red
+        if wait:
+            waiting[mm] = True
+            bar_id[mm] = b
+
+
+def _release(st, waiting, bar_id, bar_count, cta, ncta, exited) -> bool:
+    """Complete every barrier whose CTA arrival count is reached; True if any lane was released."""
+    released = False
+    expected_n = getattr(st, "_bar_expected", {})
+    live_per_cta = np.bincount(cta[~exited], minlength=ncta)
+    for b in np.unique(bar_id[waiting]):
+        b = int(b)
+        need = np.full(ncta, expected_n[b]) if b in expected_n else live_per_cta
+        done = (bar_count[:, b] >= need) & (bar_count[:, b] > 0)
+        if done.any():
+            sel = waiting & (bar_id == b) & done[cta]
+            waiting[sel] = False
+            bar_count[done, b] = 0
+            released = True
+            red = getattr(st, "_red_ops", {}).pop(b, None)
+            if red is not None:  # bar.red: reduce the predicates of the released threads per CTA
+                kind, _, w = red
+                ones = np.bincount(cta[sel], weights=st._red_pred[sel], minlength=ncta)
+                total = np.bincount(cta[sel], minlength=ncta)
+                per_cta = {"popc": ones.astype(np.uint32), "and": ones == total, "or": ones > 0}[kind]
+                w(st, per_cta[cta], sel)
+    return released
