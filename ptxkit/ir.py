@@ -106,6 +106,14 @@ class ParamList:
 
 
 @dataclass(frozen=True, slots=True)
+class AddrList:
+    """A bracketed operand list of texture/surface instructions (ISA §9.7.10):
+    ``[%rd1, {%f2, %f3}]`` → ``AddrList((Reg('%rd1'), Vec(...)))``."""
+
+    items: tuple["Operand", ...]
+
+
+@dataclass(frozen=True, slots=True)
 class Expr:
     """A constant expression that could not be reduced to an Imm (e.g. ``sym+4`` outside brackets,
     or ``generic(sym)`` in initialisers); ``text`` is the normalised spelling."""
@@ -113,7 +121,7 @@ class Expr:
     text: str
 
 
-Operand = Union[Reg, Imm, FloatImm, Sym, Addr, Vec, Sink, Pipe, Not, ParamList, Expr]
+Operand = Union[Reg, Imm, FloatImm, Sym, Addr, Vec, Sink, Pipe, Not, ParamList, Expr, AddrList]
 
 
 # --------------------------------------------------------------------------- statements

@@ -9,6 +9,8 @@ _BITS = {
     "f16": 16, "f16x2": 32, "bf16": 16, "bf16x2": 32, "f32": 32, "f64": 64, "f32x2": 64,
     "tf32": 32, "e4m3": 8, "e5m2": 8, "e4m3x2": 16, "e5m2x2": 16, "e2m3x2": 16, "e3m2x2": 16,
     "e2m1x2": 8, "pred": 1,
+    # opaque handles (ISA §5.3): 64-bit references to texture/sampler/surface state
+    "texref": 64, "samplerref": 64, "surfref": 64,
 }
 
 FLOAT_TYPES = frozenset({"f16", "f16x2", "bf16", "bf16x2", "f32", "f64", "f32x2", "tf32",

@@ -1,0 +1,313 @@
+"""IR-building helpers shared by the fast parser and the Lark reference parser, so both produce the
+*same* IR by construction: literal conversion (ISA §4.5), constant-expression folding (ISA §4.6),
+expression → operand mapping, directive-argument normalisation and register-name resolution."""
+
+from __future__ import annotations
+
+import re
+import struct
+from typing import Callable
+
+from ptxkit import ir
+from ptxkit.ir import Addr, AddrList, Expr, FloatImm, Imm, Not, Operand, ParamList, Pipe, Reg, Sink, Sym, Vec
+
+
+class BuildError(Exception):
+    """A semantic problem found while building IR; ``pos`` is an absolute source offset if known."""
+
+    def __init__(self, message: str, pos: int | None = None):
+        super().__init__(message)
+        self.message = message
+        self.pos = pos
+
+
+# --------------------------------------------------------------------------- literals (ISA §4.5)
+
+def int_literal(text: str) -> int:
+    """``0x1F``, ``0b101``, ``017`` (octal), ``42``, each with an optional ``U`` suffix."""
+    t = text[:-1] if text.endswith("U") else text
+    if len(t) > 1 and t[0] == "0":
+        c = t[1]
+        if c in "xX":
+            return int(t[2:], 16)
+        if c in "bB":
+            return int(t[2:], 2)
+        if all(ch in "01234567" for ch in t):
+            return int(t, 8)
+        raise BuildError(f"invalid octal constant '{text}'")
+    return int(t)
+
+
+def float_hex(text: str) -> FloatImm:
+    """``0f3F800000`` → single, ``0d3FF0000000000000`` → double (exact IEEE bits)."""
+    return FloatImm(int(text[2:], 16), 32 if text[1] in "fF" else 64)
+
+
+def float_dec(text: str) -> FloatImm:
+    """A decimal literal such as ``1.5`` is an f64 (ISA §4.5.1)."""
+    try:
+        value = float(text)
+    except ValueError as e:  # pragma: no cover - the token regex only admits valid literals
+        raise BuildError(f"invalid floating-point constant '{text}'") from e
+    return FloatImm(struct.unpack("<Q", struct.pack("<d", value))[0], 64)
+
+
+# --------------------------------------------------------------------------- expressions (ISA §4.6)
+# Expression nodes are tuples: ('int', v) ('float', FloatImm) ('reg', name) ('name', name)
+# ('sink',) ('un', op, x) ('bin', op, a, b) ('cond', c, a, b) ('call', fname, x) ('paren', items)
+
+_BINOPS: dict[str, Callable[[int, int], int]] = {
+    "*": lambda a, b: a * b,
+    "/": lambda a, b: _cdiv(a, b),
+    "%": lambda a, b: a - b * _cdiv(a, b),
+    "+": lambda a, b: a + b,
+    "-": lambda a, b: a - b,
+    "<<": lambda a, b: a << b,
+    ">>": lambda a, b: a >> b,
+    "<": lambda a, b: int(a < b),
+    ">": lambda a, b: int(a > b),
+    "<=": lambda a, b: int(a <= b),
+    ">=": lambda a, b: int(a >= b),
+    "==": lambda a, b: int(a == b),
+    "!=": lambda a, b: int(a != b),
+    "&": lambda a, b: a & b,
+    "^": lambda a, b: a ^ b,
+    "|": lambda a, b: a | b,
+    "&&": lambda a, b: int(bool(a) and bool(b)),
+    "||": lambda a, b: int(bool(a) or bool(b)),
+}
+_PREC = {"*": 10, "/": 10, "%": 10, "+": 9, "-": 9, "<<": 8, ">>": 8, "<": 7, ">": 7, "<=": 7,
+         ">=": 7, "==": 6, "!=": 6, "&": 5, "^": 4, "|": 3, "&&": 2, "||": 1}
+
+
+def _cdiv(a: int, b: int) -> int:
+    """C division truncates toward zero."""
+    if b == 0:
+        raise BuildError("division by zero in constant expression")
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b >= 0) else -q
+
+
+def fold(node: tuple) -> int | None:
+    """The integer value of a constant expression, or None if it has names/registers/floats."""
+    kind = node[0]
+    if kind == "int":
+        return node[1]
+    if kind == "un":
+        v = fold(node[2])
+        if v is None:
+            return None
+        op = node[1]
+        return -v if op == "-" else v if op == "+" else int(not v) if op == "!" else ~v
+    if kind == "bin":
+        a = fold(node[2])
+        if a is None:
+            return None
+        b = fold(node[3])
+        if b is None:
+            return None
+        if node[1] in ("<<", ">>") and b < 0:
+            raise BuildError("negative shift count in constant expression")
+        return _BINOPS[node[1]](a, b)
+    if kind == "cond":
+        c = fold(node[1])
+        if c is None:
+            return None
+        a, b = fold(node[2]), fold(node[3])
+        if a is None or b is None:
+            return None
+        return a if c else b
+    if kind == "paren" and len(node[1]) == 1:
+        return fold(node[1][0])
+    return None
+
+
+def expr_text(node: tuple) -> str:
+    """The normalised spelling of an expression (used for :class:`ir.Expr`): no spaces, every
+    nested operator expression parenthesised, so re-parsing the text gives the same text."""
+    kind = node[0]
+    if kind == "int":
+        return str(node[1])
+    if kind == "float":
+        return format_float(node[1])
+    if kind in ("reg", "name"):
+        return node[1]
+    if kind == "sink":
+        return "_"
+    if kind == "un":
+        return node[1] + _sub(node[2])
+    if kind == "bin":
+        return _sub(node[2]) + node[1] + _sub(node[3])
+    if kind == "cond":
+        return _sub(node[1]) + "?" + _sub(node[2]) + ":" + _sub(node[3])
+    if kind == "call":
+        return f"{node[1]}({expr_text(node[2])})"
+    if kind == "paren":
+        return "(" + ",".join(expr_text(i) for i in node[1]) + ")"
+    raise AssertionError(node)
+
+
+def _sub(node: tuple) -> str:
+    t = expr_text(node)
+    return f"({t})" if node[0] in ("bin", "cond", "un") else t
+
+
+def format_float(f: FloatImm) -> str:
+    return f"0f{f.bits:08X}" if f.width == 32 else f"0d{f.bits:016X}"
+
+
+def to_operand(node: tuple, top: bool = True) -> Operand:
+    """Map an expression tree to the IR operand classes (ir.py): constants fold to Imm, a lone
+    float literal is a FloatImm, ``%p|%q`` is a Pipe, ``!%p`` a Not, a top-level ``( … )`` a
+    ParamList (call arguments, ISA §9.7.13.4), anything else an Expr."""
+    kind = node[0]
+    if kind == "reg":
+        return Reg(node[1])
+    if kind == "name":
+        return Sym(node[1])
+    if kind == "sink":
+        return Sink()
+    if kind == "float":
+        return node[1]
+    if kind == "paren" and top:
+        return ParamList(tuple(to_operand(i, False) for i in node[1]))
+    v = fold(node)
+    if v is not None:
+        return Imm(v)
+    if kind == "un":
+        inner = node[2]
+        if node[1] == "!" and inner[0] in ("reg", "name"):
+            return Not(to_operand(inner, False))
+        if node[1] == "-" and inner[0] == "float":
+            f = inner[1]
+            return FloatImm(f.bits ^ (1 << (f.width - 1)), f.width)
+    if kind == "bin" and node[1] == "|" and node[2][0] in ("reg", "name", "sink") \
+            and node[3][0] in ("reg", "name", "sink"):
+        return Pipe(to_operand(node[2], False), to_operand(node[3], False))
+    if kind == "paren" and len(node[1]) == 1:
+        return to_operand(node[1][0], False)
+    if kind == "paren":
+        raise BuildError("a parenthesised list is only allowed as a whole operand")
+    # note: ``%r1+1`` (a register with an offset) is syntactically valid outside brackets
+    # (ptxas accepts it in add/setp operands); it stays an Expr
+    return Expr(expr_text(node))
+
+
+def _has_reg(node: tuple) -> bool:
+    kind = node[0]
+    if kind == "reg":
+        return True
+    if kind == "paren":
+        return any(_has_reg(i) for i in node[1])
+    if kind in ("un", "call"):
+        return _has_reg(node[2])
+    if kind == "bin":
+        return _has_reg(node[2]) or _has_reg(node[3])
+    if kind == "cond":
+        return _has_reg(node[1]) or _has_reg(node[2]) or _has_reg(node[3])
+    return False
+
+
+def to_address(node: tuple, rest: list[Operand]) -> Operand:
+    """``[reg]``, ``[reg+imm]``, ``[reg+-imm]``, ``[var+imm]``, ``[imm]`` → Addr with the offset
+    evaluated (ISA §6.4.1); ``[tex, {x, y}]`` (texture/surface, ISA §9.7.10) → AddrList."""
+    if rest:
+        return AddrList((to_operand(node, False), *rest))
+    base, off = _split_address(node)
+    return Addr(base, off)
+
+
+def _split_address(node: tuple) -> tuple[Reg | Sym | None, int]:
+    kind = node[0]
+    if kind == "reg":
+        return Reg(node[1]), 0
+    if kind == "name":
+        return Sym(node[1]), 0
+    v = fold(node)
+    if v is not None:
+        return None, v
+    if kind == "paren" and len(node[1]) == 1:
+        return _split_address(node[1][0])
+    if kind == "bin" and node[1] in ("+", "-"):
+        v = fold(node[3])
+        if v is not None:
+            base, off = _split_address(node[2])
+            return base, off + v if node[1] == "+" else off - v
+        if node[1] == "+":
+            v = fold(node[2])
+            if v is not None:
+                base, off = _split_address(node[3])
+                return base, off + v
+    raise BuildError(f"unsupported address expression '{expr_text(node)}'")
+
+
+# --------------------------------------------------------------------------- directives
+
+_ARG_TOKEN = re.compile(r'"(?:[^"\\\n]|\\.)*"|,|[^\s,"]+|"')
+
+
+def normalize_args(raw: str) -> str:
+    """Directive arguments as one canonical string: tokens separated by one space, ``, `` after
+    commas (strings kept verbatim). ``.maxntid 256,1,  1`` → ``256, 1, 1``."""
+    out: list[str] = []
+    for t in _ARG_TOKEN.findall(raw):
+        if t == ",":
+            out.append(", ")
+        else:
+            if out and out[-1] != ", ":
+                out.append(" ")
+            out.append(t)
+    return "".join(out).strip()
+
+
+# --------------------------------------------------------------------------- name resolution
+
+def resolve_function(fn: ir.Function) -> None:
+    """Registers declared without ``%`` (``.reg .u64 tmp;``, as ZLUDA's tests write them) are Regs,
+    not Syms: rewrite the operands of this function's instructions accordingly (ISA §5.1)."""
+    if fn.body is None:
+        return
+    names = {n for d in ir.iter_statements(fn.body) if isinstance(d, ir.RegDecl)
+             for n, _ in d.names if not n.startswith("%")}
+    if names:
+        _resolve_body(fn.body, frozenset(names))
+
+
+def _resolve_body(body: list, names: frozenset[str]) -> None:
+    for s in body:
+        t = type(s)
+        if t is ir.Instruction:
+            for o in s.operands:
+                to = type(o)
+                # registers, immediates and [reg+off] never change: skip the rebuild
+                if to is Reg or to is Imm or (to is Addr and type(o.base) is Reg):
+                    continue
+                ops = tuple(_resolve_op(o, names) for o in s.operands)
+                if ops != s.operands:
+                    s.operands = ops  # freshly built node, not yet handed out: safe to set
+                break
+        elif t is ir.Block:
+            _resolve_body(s.body, names)
+
+
+def _resolve_op(o: Operand, names: frozenset[str]) -> Operand:
+    t = type(o)
+    if t is Sym:
+        return Reg(o.name) if o.name.split(".")[0] in names else o
+    if t is Addr:
+        return Addr(_resolve_op(o.base, names), o.offset) if o.base is not None else o  # type: ignore[arg-type]
+    if t is Vec:
+        return Vec(tuple(_resolve_op(i, names) for i in o.items))
+    if t is AddrList:
+        return AddrList(tuple(_resolve_op(i, names) for i in o.items))
+    if t is ParamList:
+        return ParamList(tuple(_resolve_op(i, names) for i in o.items))
+    if t is Pipe:
+        return Pipe(_resolve_op(o.a, names), _resolve_op(o.b, names))
+    if t is Not:
+        return Not(_resolve_op(o.operand, names))
+    return o
+
+
+__all__ = ["BuildError", "int_literal", "float_hex", "float_dec", "fold", "expr_text", "to_operand",
+           "to_address", "normalize_args", "resolve_function", "format_float"]

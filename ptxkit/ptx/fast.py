@@ -1,0 +1,441 @@
+"""The fast path of the front end: a statement scanner with precompiled regexes for the common
+statement shapes (instructions with plain operands, labels, ``.reg`` lines, ``.loc``, ``.pragma``),
+a cache of operand texts, and the Lark grammar (``ptxkit.ptx.lark_parser``) for everything else,
+one statement at a time. It builds the same IR as the grammar alone (tests/test_frontend_lark.py)
+and keeps going after a bad statement, collecting one diagnostic per bad statement."""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left as bisect
+
+from ptxkit import ir
+from ptxkit.errors import Diagnostic, PtxkitError
+from ptxkit.ptx import build
+from ptxkit.ptx import lark_parser as lp
+from ptxkit.ptx.build import BuildError
+
+_TYPES = ("b8|b16|b32|b64|b128|u8|u16|u32|u64|s8|s16|s32|s64|f16x2|f16|bf16x2|bf16|f32x2|f32|f64|"
+          "tf32|e4m3x2|e5m2x2|e2m3x2|e3m2x2|e2m1x2|e4m3|e5m2|pred|texref|samplerref|surfref")
+
+# whitespace and comments between statements
+_SKIP = re.compile(r"(?:[ \t\r\n\f\v]+|//[^\n]*|/\*[\s\S]*?\*/)*")
+# [@[!]p] opcode{.mod} [operands] ;   — one line, no strings/parens/comments inside
+_INSTR = re.compile(r"(?:@(!?)(%[\w$]+|[a-zA-Z][\w$]*|[_$][\w$]+)[ \t]+)?([A-Za-z_]\w*)((?:\.[\w:]+)*)"
+                    r"(?:[ \t]+([^;\"()/\n@]*?))?[ \t]*;")
+_LABEL = re.compile(r"[$%a-zA-Z_][\w$]*[ \t]*:(?!:)")
+_REGDECL = re.compile(r"\.reg[ \t]+\.(" + _TYPES + r")[ \t]+(%[\w$]+|[a-zA-Z][\w$]*|[_$][\w$]+)"
+                      r"(?:[ \t]*<[ \t]*([1-9][0-9]*|0)[ \t]*>)?[ \t]*;")
+_LOC = re.compile(r"\.loc([ \t]+[0-9]+[ \t]+[0-9]+(?:[ \t]+[0-9]+)?"
+                  r"(?:[ \t]*,[ \t]*[a-zA-Z_]\w*[ \t]+(?:[$a-zA-Z_][\w$]*(?:[ \t]*[+-][ \t]*[0-9]+)?"
+                  r"|[0-9]+[ \t]+[0-9]+[ \t]+[0-9]+))*)(?=[ \t]*(?:\n|//|/\*|$))")
+_PRAGMA = re.compile(r"\.pragma([ \t]+\"(?:[^\"\\\n]|\\.)*\")[ \t]*;")
+_CALLPROTO_AHEAD = re.compile(r"(?:[ \t\r\n]|//[^\n]*|/\*[\s\S]*?\*/)*\.callprototype(?![\w$])")
+# module-level directives without ';': their extent is that of their tokens in the grammar
+# (so `.version 8.5 .target sm_90` on one line splits exactly where the grammar splits it)
+_W = r"(?:\s|//[^\n]*|/\*[\s\S]*?\*/)*"
+_G_INT = r"(?:0[xX][0-9a-fA-F]+|0[bB][01]+|[0-9]+)U?(?![\w$])"
+_G_IDENT = r"(?:[a-zA-Z][\w$]*|[_$][\w$]+)(?:\.[xyzwrgba](?![\w$]))?"
+_G_FLOAT = r"(?:[0-9]+\.[0-9]*(?:[eE][+-]?[0-9]+)?|\.[0-9]+(?:[eE][+-]?[0-9]+)?|[0-9]+[eE][+-]?[0-9]+)"
+_G_STRING = r'"(?:[^"\\\n]|\\.)*"'
+_G_LOCATTR = (_G_IDENT + _W + r"(?:" + _G_IDENT + r"(?:" + _W + r"[+-]" + _W + _G_INT + r")?|"
+              + _G_INT + _W + _G_INT + _W + _G_INT + r")")
+_LINE_DIR = re.compile(
+    r"\.version" + _W + _G_FLOAT
+    + r"|\.target" + _W + _G_IDENT + r"(?:" + _W + "," + _W + _G_IDENT + r")*"
+    + r"|\.address_size" + _W + _G_INT
+    + r"|\.file" + _W + _G_INT + _W + _G_STRING + r"(?:" + _W + "," + _W + _G_INT + r")*"
+    + r"|\.loc(?!al(?![\w$]))" + _W + _G_INT + _W + _G_INT + r"(?:" + _W + _G_INT + r")?"
+    + r"(?:" + _W + "," + _W + _G_LOCATTR + r")*")
+_LINE_KW = re.compile(r"\.(?:version|target|address_size|file|loc(?!al(?![\w$])))")
+_SECTION = re.compile(r"\.section(?![\w$])[ \t\r\n]*\.[\w.$]+[ \t\r\n]*(?:(?://[^\n]*|/\*[\s\S]*?\*/)[ \t\r\n]*)*\{[^}]*\}")
+# one scanning hop for statement ends: skip everything that is not a delimiter
+_HOP = re.compile(r"[^;{}()\"/=]+")
+
+# operands
+_REG = re.compile(r"%[\w$]+(?:\.[a-zA-Z]\w*)?\Z")
+_IDENT = re.compile(r"(?:[a-zA-Z][\w$]*|[_$][\w$]+)(?:\.[xyzwrgba])?\Z")
+_INT = re.compile(r"(-?)((?:0[xX][0-9a-fA-F]+|0[bB][01]+|[0-9]+)U?)\Z")
+_FHEX = re.compile(r"0[fF][0-9a-fA-F]{8}\Z|0[dD][0-9a-fA-F]{16}\Z")
+_ATOM = r"(%[\w$]+(?:\.[a-zA-Z]\w*)?|[a-zA-Z][\w$]*|[_$][\w$]+)"
+_INTLIT = r"((?:0[xX][0-9a-fA-F]+|0[bB][01]+|[0-9]+)U?)"
+_ADDR = re.compile(r"\[[ \t]*(?:" + _ATOM + r"(?:[ \t]*([+-])[ \t]*(-?)" + _INTLIT + r")?|(-?)" + _INTLIT
+                   + r")[ \t]*\]\Z")
+_PIPE = re.compile(_ATOM + r"[ \t]*\|[ \t]*" + _ATOM + r"\Z")
+_NOT = re.compile(r"![ \t]*" + _ATOM + r"\Z")
+
+_LOCFILE = re.compile(r"\.(?:file|loc(?!al(?![\w$])))")
+_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"?')
+_FAIL = object()
+_NL = re.compile("\n")
+
+
+class _Ops:
+    """Simple operand texts → IR operands (None when the text needs the grammar). Cached: the same
+    texts (``%r1``, ``[%rd2+4]``) recur thousands of times and operands are immutable."""
+
+    def __init__(self) -> None:
+        self.cache: dict[str, object] = {}
+
+    def get(self, s: str):
+        v = self.cache.get(s, _FAIL)
+        if v is _FAIL:
+            v = self._parse(s)
+            self.cache[s] = v
+        return v
+
+    @staticmethod
+    def _atom(t: str) -> ir.Operand:
+        if t[0] == "%":
+            return ir.Reg(t)
+        if t == "_":
+            return ir.Sink()
+        return ir.Sym(t)
+
+    def _parse(self, s: str):
+        c = s[:1]
+        try:
+            if c == "%":
+                if _REG.match(s):
+                    return ir.Reg(s)
+            elif c == "[":
+                m = _ADDR.match(s)
+                if m:
+                    base, sign, neg, lit, neg2, lit2 = m.groups()
+                    if base is None:
+                        v = build.int_literal(lit2)
+                        return ir.Addr(None, -v if neg2 else v)
+                    if base == "_":
+                        return None
+                    off = 0
+                    if lit is not None:
+                        off = build.int_literal(lit)
+                        if neg:
+                            off = -off
+                        if sign == "-":
+                            off = -off
+                    return ir.Addr(self._atom(base), off)
+                return None
+            elif c == "{":
+                inner = s[1:-1].strip() if s.endswith("}") else None
+                if inner is None or "{" in inner or "}" in inner:
+                    return None
+                if not inner:
+                    return ir.Vec(())
+                items = []
+                for part in inner.split(","):
+                    o = self.get(part.strip())
+                    if o is None or type(o) in (ir.Vec, ir.Pipe):
+                        return None
+                    items.append(o)
+                return ir.Vec(tuple(items))
+            elif c == "!":
+                m = _NOT.match(s)
+                if m:
+                    return ir.Not(self._atom(m.group(1)))
+                return None
+            m = _INT.match(s)
+            if m:
+                v = build.int_literal(m.group(2))
+                return ir.Imm(-v if m.group(1) else v)
+            if _FHEX.match(s):
+                return build.float_hex(s)
+            if _IDENT.match(s) or s == "_":
+                return self._atom(s)
+            if "|" in s:
+                m = _PIPE.match(s)
+                if m:
+                    return ir.Pipe(self._atom(m.group(1)), self._atom(m.group(2)))
+        except BuildError:
+            return None
+        return None
+
+
+def _split_operands(s: str) -> list[str] | None:
+    """Split at top-level commas (commas inside ``{}`` belong to a vector operand)."""
+    if "{" not in s:
+        return s.split(",")
+    out = []
+    depth = 0
+    start = 0
+    for i, ch in enumerate(s):
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            out.append(s[start:i])
+            start = i + 1
+    out.append(s[start:])
+    return out if depth == 0 else None
+
+
+class FastParser:
+    def __init__(self, source: str, filename: str):
+        self.src = source
+        self.n = len(source)
+        self.filename = filename
+        self.diags: list[Diagnostic] = []
+        self.ops = _Ops()
+        self.raw_ops: dict[str, object] = {}  # unstripped operand text → operand (or None)
+        # offsets of every newline: line of pos = bisect(nls, pos) + 1
+        self.nls = [m.start() for m in _NL.finditer(source)]
+
+    # -- positions
+    def _linecol(self, pos: int) -> tuple[int, int]:
+        nls = self.nls
+        line = bisect(nls, pos)
+        return line + 1, (pos - nls[line - 1] if line else pos + 1)
+
+    def _span(self, start: int, end: int) -> ir.Span:
+        line, col = self._linecol(start)
+        return ir.Span(start, end, line, col)
+
+    def _diag(self, pos: int, message: str) -> Diagnostic:
+        """A located diagnostic (uses the newline index: no rescans of the file per error)."""
+        pos = max(0, min(pos, self.n))
+        line, col = self._linecol(pos)
+        nls = self.nls
+        ls = nls[line - 2] + 1 if line >= 2 else 0
+        le = nls[line - 1] if line - 1 < len(nls) else self.n
+        return Diagnostic(self.filename, line, col, message, self.src[ls:le])
+
+    def _error(self, pos: int, message: str) -> None:
+        self.diags.append(self._diag(pos, message))
+
+    def _fragment(self, start: int, end: int, rule: str):
+        line, col = self._linecol(start)
+        try:
+            return lp.parse_fragment(self.src, start, end, line, col, rule, self.filename, self._diag)
+        except PtxkitError as e:
+            self.diags.extend(e.diagnostics)
+            return None
+
+    # -- scanning
+    def _skip(self, pos: int) -> int:
+        return _SKIP.match(self.src, pos).end()
+
+    def _stmt_end(self, pos: int, top: bool) -> tuple[int, bool]:
+        """End of the statement starting at ``pos``: just after its ``;`` (or before an unbalanced
+        ``}`` / at EOF). At module level, also stop at a function body's ``{`` (returns True)."""
+        src, n = self.src, self.n
+        depth = 0
+        seen_eq = False
+        while pos < n:
+            m = _HOP.match(src, pos)
+            if m:
+                pos = m.end()
+                if pos >= n:
+                    break
+            ch = src[pos]
+            if ch == ";":
+                if depth == 0:
+                    return pos + 1, False
+            elif ch == "{" or ch == "(":
+                if ch == "{" and depth == 0 and top and not seen_eq:
+                    return pos, True
+                depth += 1
+            elif ch == "}" or ch == ")":
+                if depth == 0:
+                    return pos, False
+                depth -= 1
+            elif ch == '"':
+                m = _STRING.match(src, pos)
+                pos = m.end()
+                continue
+            elif ch == "/":
+                if src.startswith("//", pos):
+                    e = src.find("\n", pos)
+                    pos = n if e < 0 else e
+                    continue
+                if src.startswith("/*", pos):
+                    e = src.find("*/", pos + 2)
+                    pos = n if e < 0 else e + 2
+                    continue
+            elif ch == "=":
+                seen_eq = True
+            pos += 1
+        return n, False
+
+    # -- module
+    def parse(self) -> ir.Module:
+        try:
+            return self._parse()
+        except RecursionError:  # absurdly deep {…} nesting: bad input, not a crash
+            self.diags.append(self._diag(0, "blocks nested too deeply"))
+            raise PtxkitError(self.diags) from None
+
+    def _parse(self) -> ir.Module:
+        src, n = self.src, self.n
+        items: list = []
+        pos = self._skip(0)
+        while pos < n:
+            if src[pos] == ".":
+                m = _LINE_DIR.match(src, pos)
+                if m:
+                    end = m.end()
+                    got = self._fragment(pos, end, "toplevel")
+                    if got:
+                        items.extend(got)
+                    pos = self._skip(end)
+                    continue
+                if _LINE_KW.match(src, pos):
+                    # a malformed line directive: report it alone and resume on the next line
+                    e = src.find("\n", pos)
+                    e = n if e < 0 else e
+                    got = self._fragment(pos, e, "toplevel")
+                    if got:
+                        items.extend(got)
+                    pos = self._skip(e)
+                    continue
+                m = _SECTION.match(src, pos)
+                if m:
+                    got = self._fragment(pos, m.end(), "toplevel")
+                    if got:
+                        items.extend(got)
+                    pos = self._skip(m.end())
+                    continue
+            end, is_func = self._stmt_end(pos, True)
+            if not is_func:
+                if end == pos:  # a stray '}' or ')'
+                    self._error(pos, f"unexpected {src[pos]!r}")
+                    end = pos + 1
+                else:
+                    got = self._fragment(pos, end, "toplevel")
+                    if got:
+                        items.extend(got)
+                pos = self._skip(end)
+                continue
+            hdr_end = pos + len(src[pos:end].rstrip())
+            fline, fcol = self._linecol(pos)
+            fn = self._fragment(pos, hdr_end, "func_header")
+            body, after = self._body(end + 1)
+            if fn is not None:
+                fn.body = body
+                fn.span = ir.Span(pos, after, fline, fcol)
+                build.resolve_function(fn)
+                items.append(fn)
+            pos = self._skip(after)
+        if self.diags:
+            raise PtxkitError(self.diags)
+        return ir.Module(src, self.filename, items)
+
+    # -- function bodies: the hot loop
+    def _body(self, pos: int) -> tuple[list, int]:
+        src, n = self.src, self.n
+        ops_get = self.ops.get
+        cache = self.raw_ops
+        cache_get = cache.get
+        nls = self.nls
+        instr_match = _INSTR.match
+        skip = _SKIP.match
+        Instruction, Guard, Span = ir.Instruction, ir.Guard, ir.Span
+        linecol = self._linecol
+        body: list = []
+        stack: list[tuple[list, int, int, int]] = []
+        open_pos = pos - 1
+        while True:
+            pos = skip(src, pos).end()
+            if pos >= n:
+                self._error(open_pos, "missing '}' to close this body")
+                break
+            c = src[pos]
+            if c == "}":
+                if not stack:
+                    return body, pos + 1
+                outer, bstart, bline, bcol = stack.pop()
+                outer.append(ir.Block(body, span=Span(bstart, pos + 1, bline, bcol)))
+                body = outer
+                pos += 1
+                continue
+            if c == "{":
+                stack.append((body, pos, *linecol(pos)))
+                body = []
+                pos += 1
+                continue
+            m = instr_match(src, pos)
+            if m is not None:
+                neg, pred, opc, mods, opstr = m.groups()
+                inst = None
+                if opstr is None:
+                    operands: tuple | None = ()
+                else:
+                    # cache keyed by the raw (unstripped) operand text: most hits cost one dict get
+                    parts = _split_operands(opstr) if "{" in opstr else opstr.split(",")
+                    operands = None
+                    if parts is not None:
+                        lst = []
+                        for p in parts:
+                            o = cache_get(p, _FAIL)
+                            if o is _FAIL:
+                                o = ops_get(p.strip())
+                                cache[p] = o
+                            if o is None:
+                                break
+                            lst.append(o)
+                        else:
+                            operands = tuple(lst)
+                if operands is not None:
+                    line = bisect(nls, pos)
+                    end = m.end()
+                    body.append(Instruction(opc, tuple(mods[1:].split(".")) if mods else (), operands,
+                                            Guard(pred, neg == "!") if pred else None,
+                                            Span(pos, end, line + 1, pos - nls[line - 1] if line else pos + 1)))
+                    pos = end
+                    continue
+            elif c == ".":
+                m = _REGDECL.match(src, pos)
+                if m:
+                    typ, name, count = m.groups()
+                    body.append(ir.RegDecl(typ, ((name, int(count) if count else None),),
+                                           span=self._span(pos, m.end())))
+                    pos = m.end()
+                    continue
+                m = _LOC.match(src, pos)
+                if m:
+                    body.append(ir.Directive("loc", build.normalize_args(m.group(1)),
+                                             span=self._span(pos, m.end())))
+                    pos = m.end()
+                    continue
+                m = _PRAGMA.match(src, pos)
+                if m:
+                    body.append(ir.Directive("pragma", build.normalize_args(m.group(1)),
+                                             span=self._span(pos, m.end())))
+                    pos = m.end()
+                    continue
+                if _LOCFILE.match(src, pos):
+                    e = src.find("\n", pos)
+                    e = n if e < 0 else e
+                    got = self._fragment(pos, pos + len(src[pos:e].split("//")[0].rstrip()), "statement")
+                    if got is not None:
+                        body.extend(got) if isinstance(got, list) else body.append(got)
+                    pos = e
+                    continue
+            else:
+                m = _LABEL.match(src, pos)
+                if m and not _CALLPROTO_AHEAD.match(src, m.end()):
+                    body.append(ir.Label(m.group().rstrip(": \t"), span=self._span(pos, m.end())))
+                    pos = m.end()
+                    continue
+            # general statement: the grammar
+            end, _ = self._stmt_end(pos, False)
+            if end == pos:
+                self._error(pos, f"unexpected {src[pos]!r}")
+                pos += 1
+                continue
+            got = self._fragment(pos, end, "statement")
+            if got is not None:
+                if isinstance(got, list):
+                    body.extend(got)
+                else:
+                    body.append(got)
+            pos = end
+        while stack:
+            outer, bstart, bline, bcol = stack.pop()
+            outer.append(ir.Block(body, span=Span(bstart, n, bline, bcol)))
+            body = outer
+        return body, n
+
+
+def parse(source: str, filename: str = "<input>") -> ir.Module:
+    return FastParser(source, filename).parse()
