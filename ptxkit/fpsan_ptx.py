@@ -44,7 +44,6 @@ _SCOPE_MODS = {"global", "shared", "shared::cta", "shared::cluster", "gpu", "sys
                "relaxed", "acquire", "release", "acq_rel"}
 _NO_DEST = {"st", "red", "bra", "brx", "ret", "exit", "membar", "fence", "prefetch", "prefetchu", "trap",
             "brkpt", "pmevent", "stmatrix", "cp", "griddepcontrol", "setmaxnreg"}
-_REG_PARAM = re.compile(r"\.reg\s+\.(\w+)\s+([%\w$]+)")
 
 
 @dataclass
@@ -141,10 +140,6 @@ def _reg_types(fn: ir.Function, module: ir.Module) -> dict[str, str]:
     for p in list(fn.params) + list(fn.ret_params):
         if p.space == "reg":
             types[p.name] = p.type
-    if fn.span is not None:  # .reg parameters in the header, whatever the front end kept of them
-        head = module.source[fn.span.start:fn.span.end].split("{", 1)[0]
-        for t, name in _REG_PARAM.findall(head):
-            types.setdefault(name, t)
     for s in fn.statements():
         if isinstance(s, ir.RegDecl):
             for name in s.expand() if all(c is None or c <= 4096 for _, c in s.names) else []:
@@ -306,8 +301,6 @@ def _sanitize_function(module: ir.Module, fn: ir.Function, report: SanitizeRepor
     for reg, def_id in ctx.reads:
         served.setdefault(reg, set()).add(def_id)
     live_out = {p.name for p in list(fn.params) + list(fn.ret_params) if p.space == "reg"}
-    if fn.span is not None:
-        live_out |= {n for _, n in _REG_PARAM.findall(module.source[fn.span.start:fn.span.end].split("{", 1)[0])}
 
     def keep(u: Unembed) -> bool:
         if u.reg in native_read or u.reg in live_out:

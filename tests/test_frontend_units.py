@@ -285,3 +285,16 @@ def test_attribute_and_parameterised_variables():
     x = m.globals()[0]
     assert x.attrs == ("attribute(.managed)",) and x.align == 4
     assert [g.name for g in m.globals()[1:]] == ["%q0", "%q1", "%q2"]
+
+
+def test_reg_parameters_of_func():
+    # ISA §11.1.2: `.func` parameters may live in the .reg space; names without `%` are registers
+    src = (".version 6.5\n.target sm_30\n.address_size 64\n"
+           ".func (.reg .u32 a, .reg .pred b) f(\n    .reg .u32 x\n)\n{\n"
+           "    add.u32 a, x, 1;\n    setp.eq.u32 b, 0, 0;\n    ret;\n}\n")
+    for parser in (parse, parse_reference):
+        fn = parser(src, "t.ptx").functions()[0]
+        assert [(p.space, p.type, p.name) for p in fn.ret_params] == [("reg", "u32", "a"), ("reg", "pred", "b")]
+        assert [(p.space, p.type, p.name) for p in fn.params] == [("reg", "u32", "x")]
+        add = next(fn.instructions())
+        assert add.operands == (Reg("a"), Reg("x"), Imm(1))

@@ -165,12 +165,7 @@ CASES = [
 ]
 
 
-# kernels calling a .func with .reg parameters: ptxkit.ptx.parser currently drops those parameters
-# (Function.params/ret_params come back empty), so the callee's registers are undeclared
-_REG_PARAM_FUNCS = {"shared_unify_extern", "shared_unify_local", "multiple_return"}
-_PARAMS = [pytest.param(*c, id=c[0], marks=pytest.mark.xfail(
-    reason="front end drops .reg parameters of .func declarations", strict=False)) if c[0] in _REG_PARAM_FUNCS
-    else pytest.param(*c, id=c[0]) for c in CASES]
+_PARAMS = [pytest.param(*c, id=c[0]) for c in CASES]
 
 
 @needs_shared

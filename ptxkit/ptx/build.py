@@ -269,6 +269,7 @@ def resolve_function(fn: ir.Function) -> None:
         return
     names = {n for d in ir.iter_statements(fn.body) if isinstance(d, ir.RegDecl)
              for n, _ in d.names if not n.startswith("%")}
+    names |= {p.name for p in (*fn.params, *fn.ret_params) if p.space == "reg" and not p.name.startswith("%")}
     if names:
         _resolve_body(fn.body, frozenset(names))
 

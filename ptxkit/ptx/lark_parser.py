@@ -141,8 +141,12 @@ class ToIR(Transformer):
         return _make_decl(ch, self._span(meta), self.f.base + meta.start_pos)
 
     def param_decl(self, meta, ch):
-        out = _make_decl(ch, self._span(meta), self.f.base + meta.start_pos)
-        return out[0]
+        out = _make_decl(ch, self._span(meta), self.f.base + meta.start_pos)[0]
+        if isinstance(out, ir.RegDecl):
+            # `.func (.reg .u32 a) f(.reg .u32 x)` (ISA §11.1.2): a parameter in the .reg space
+            (name, _count), = out.names
+            out = ir.VarDecl("reg", out.type, name, out.align, out.vector, span=out.span)
+        return out
 
     # -- functions
     def ret_params(self, meta, ch):
