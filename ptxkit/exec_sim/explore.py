@@ -4,7 +4,9 @@ Pipeline for a :class:`ConcurrentProgram`:
 
 1. **Values** — every thread runs alone under an oracle (``ptxkit.exec_sim.oracle``); the values a
    read may return start as the initial values and grow with every value some run writes, to a
-   fixpoint (bounded: hitting a bound makes the result incomplete).
+   fixpoint (bounded: hitting a bound makes the result incomplete). Local instructions run on the
+   simulator's semantics (one execution core); ``shfl.sync`` results are oracle-supplied like loads
+   (the value the source lane offers), and combinations of traces must agree on them.
 2. **Traces** — each thread's runs under the final value sets: events in program order with values,
    dependencies, barrier ids, final registers. Loops are unrolled to ``unroll``; spin iterations
    are pruned (see ``oracle``).
@@ -292,6 +294,7 @@ class Explorer:
         self.keep = keep_candidates
         self._sched_cache: dict = {}
         self._static_cache: dict = {}
+        self._undefined = ""  # why some combination of traces had no defined behaviour
         self.pruned = 0  # candidate executions never built: a partial choice was already inconsistent
         self.progress = progress
         if self.cond is not None:  # buffer elements NAME[i] are the locations 'NAME[i]'
@@ -344,23 +347,39 @@ class Explorer:
         # Values form chains write → read → dependent write; No-Thin-Air (acyclic rf ∪ dep) bounds a
         # chain by the number of writes of one execution, so D+1 rounds (D = the most writes any
         # combination of traces performs) reach every value; a fixpoint may come sooner.
+        # shfl.sync (real kernels): the values lane L offers at its k-th shfl.sync, keyed
+        # ('shfl', cta, warp, k, L), grow the same way (an exchange is one more link of a chain,
+        # its dependency crosses threads, so D counts the offers too)
+        offered: dict[tuple, set] = defaultdict(set)
         rnd = 0
         while True:
             rnd += 1
             frozen = {k: sorted(v, key=_vkey) for k, v in values.items()}
-            all_tr = [r.run(lambda loc: frozen.get(loc, [0]), stats) for r in runners]
+            oracle = lambda loc: frozen.get(loc, [0] if isinstance(loc, str) else [])
+            all_tr = [r.run(oracle, stats, lambda key, v: offered[key].add(v)) for r in runners]
             grown = False
             depth = 0
-            for trs in all_tr:
+            # shfl.sync offers per thread (a path waiting for an offer made its own before it stopped)
+            n_offers = defaultdict(int)
+            for key in offered:
+                n_offers[(key[1], key[2], key[4])] = max(n_offers[(key[1], key[2], key[4])], key[3] + 1)
+            for r, trs in zip(runners, all_tr):
                 if len(trs) > MAX_TRACES:
                     stats.cut, stats.cut_reason = True, "too many thread traces"
                     return all_tr
-                depth += max((sum(e.kind == "W" for e in tr.events) for tr in trs), default=0)
+                th = r.th
+                offers = n_offers.get((th.cta, th.init_regs.get("%warpid"), th.init_regs.get("%laneid")), 0)
+                depth += max((sum(e.kind == "W" for e in tr.events) + max(len(tr.shfl_out), offers)
+                              for tr in trs), default=offers)
                 for tr in trs:
                     for e in tr.events:
                         if e.kind == "W" and e.value not in values.setdefault(e.loc, set()):
                             values[e.loc].add(e.value)
                             grown = True
+            for key, vs in offered.items():
+                if not vs <= values.setdefault(key, set()):
+                    values[key] |= vs
+                    grown = True
             if not grown or rnd > depth:
                 return all_tr
             if any(len(v) > MAX_VALUES for v in values.values()):
@@ -385,6 +404,9 @@ class Explorer:
         if stats.cut:
             res.complete = False
             res.reason = res.reason or stats.cut_reason
+        if self._undefined:
+            res.complete = False
+            res.reason = res.reason or self._undefined
         res.spins_pruned = stats.spins_pruned
         res.pruned = self.pruned
         res.verdict = self._verdict(res)
@@ -415,11 +437,31 @@ class Explorer:
                 h, w = have | writes[i][j], want | needs[i][j]
                 if not w <= h | later[i + 1]:
                     continue
+                if (tr.shfl_in or tr.shfl_out) and not self._shfl_agree(chosen, tr):
+                    continue
                 chosen.append(tr)
                 yield from rec(i + 1, h, w)
                 chosen.pop()
 
         yield from rec(0, frozenset(), frozenset())
+
+    def _shfl_agree(self, chosen: list[Trace], tr: Trace) -> bool:
+        """Do ``tr``'s shfl.sync exchanges agree with the traces already chosen (threads 0 … i-1)?
+        A lane that received v from lane j at its k-th shfl.sync needs j's k-th shfl.sync to offer
+        v. A source lane that never reaches its k-th shfl.sync leaves the value undefined (ISA
+        shfl.sync): such a combination is skipped and the exploration marked incomplete."""
+        i = len(chosen)
+        pairs = [(tr, k, src, v, ins) for k, src, v, ins in tr.shfl_in if src < i]
+        pairs += [(c, k, src, v, ins) for c in chosen for k, src, v, ins in c.shfl_in if src == i]
+        for _recv, k, src, v, ins in pairs:
+            giver = tr if src == i else chosen[src]
+            if k >= len(giver.shfl_out):
+                self._undefined = f"P{giver.tid} does not reach the shfl.sync lane {_recv.tid} reads " \
+                                  f"from it ({_fmt(ins)}): undefined"
+                return False
+            if giver.shfl_out[k][1] != v:
+                return False
+        return True
 
     def _explore(self, combos, res: ExploreResult, t0: float) -> None:
         inits = self._init_events()
@@ -513,7 +555,6 @@ class Explorer:
         for tr in combo:
             base.append(len(events))
             events.extend(tr.events)
-        n = len(events)
         # reads-from candidates: same physical location and value; never a po-later write
         writes_by_loc: dict[str, list[int]] = defaultdict(list)
         for i, e in enumerate(events):
@@ -533,15 +574,18 @@ class Explorer:
         rmw: set[tuple[int, int]] = set()
         data: set[tuple[int, int]] = set()
         ctrl: set[tuple[int, int]] = set()
+        reach = _cross_deps(combo, base, tidx)
         for k, tr in enumerate(combo):
             b = base[k]
             for j, e in enumerate(tr.events):
                 if e.rmw_read is not None:
                     rmw.add((b + e.rmw_read, b + j))
                 for d in e.deps:
-                    data.add((b + d, b + j))
+                    for x in reach(k, d):
+                        data.add((x, b + j))
                 for d in e.ctrl - e.deps:
-                    ctrl.add((b + d, b + j))
+                    for x in reach(k, d):
+                        ctrl.add((x, b + j))
         bkey = tuple((i, e.tid, e.cta, e.gpu, e.bar) for i, e in enumerate(events) if e.fkind == "bar")
         sched = self._sched_cache.get(bkey)
         if sched is None:
@@ -675,6 +719,8 @@ def _worker(k: int) -> ExploreResult:
     # worker k takes every jobs-th combination of thread traces (independent subtrees)
     ex._explore(itertools.islice(ex.combinations(per_thread), k, None, jobs), res, t0)
     res.pruned = ex.pruned
+    if ex._undefined:
+        res.complete, res.reason = False, res.reason or ex._undefined
     res.candidates_by_outcome = dict(res.candidates_by_outcome)
     return res
 
@@ -691,6 +737,29 @@ def _elems_to_locs(f):
         conv = lambda o: ("loc", f"{o[1]}[{o[2]}]") if o[0] == "elem" else o
         return ("cmp", f[1], conv(f[2]), conv(f[3]))
     return f
+
+
+def _cross_deps(combo: tuple[Trace, ...], base: list[int], tidx: dict) -> Callable:
+    """``reach(k, d)``: the event indices a dependency entry ``d`` of thread ``combo[k]`` stands for —
+    a local read index, or ``('shfl', n)``: the value received at its n-th shfl.sync, which depends
+    on whatever the source lane's shuffled register depended on (in turn, possibly, received)."""
+    memo: dict = {}
+
+    def reach(k: int, d) -> frozenset:
+        if isinstance(d, int):
+            return frozenset((base[k] + d,))
+        key = (k, d)
+        got = memo.get(key)
+        if got is None:
+            _, n = d
+            src = next(s for kk, s, _v, _i in combo[k].shfl_in if kk == n)
+            ks = tidx[src]
+            out: set = set()
+            for x in combo[ks].shfl_out[n][2]:
+                out |= reach(ks, x)
+            got = memo[key] = frozenset(out)
+        return got
+    return reach
 
 
 def _vkey(v):

@@ -1,10 +1,28 @@
-"""Oracle-driven thread execution for `explore` (litmus subset of PTX, lowered by ptxkit.litmus).
+"""Oracle-driven thread execution for `explore` (litmus tests lowered by ptxkit.litmus, real kernels).
 
 A thread runs alone; every load / atomic read asks the *oracle* for its value, and the runner forks
 once per value the oracle offers (the values some write to that physical location can produce,
 initial value included — ``ptxkit.exec_sim.explore`` grows these sets to a fixpoint). Each complete
 run is a :class:`Trace`: the thread's events in program order with their values, dependencies and
 final registers.
+
+One execution core (ISA §9.7): every instruction that neither touches memory nor transfers control
+is evaluated by the simulator's own semantics (``ptxkit.exec_sim.semantics`` through
+:class:`ptxkit.exec_sim.decode.LaneEval`, bound once per instruction) on a one-lane register file;
+this module only schedules — memory accesses (through the oracle), fences, barriers and branches —
+and tracks which reads each value depends on, from the instruction's uses and defs
+(``ptxkit.ptx.isa``). Register values are the registers' raw bits; litmus registers (untyped, Dat3M)
+are 32-bit and read back as signed integers. Addresses stay symbolic: a location name (litmus
+``&x``) or ``('ptr', buffer, byte offset)`` (kernel buffers, ``.shared`` arrays); only moves,
+``add``/``sub`` of an integer offset, ``selp`` and ``setp.eq/ne`` accept them.
+
+Vector accesses ``ld/st.v2/.v4`` (ISA §8.2.2 "vector data types": a set of scalar accesses "executed
+in an unspecified order") become one event per element, explored in every element order.
+``shfl.sync`` (real kernels) gets its result from the oracle too: the value the source lane offered
+at its matching (k-th) shfl.sync; ``explore`` keeps the combinations of thread traces whose
+exchanges agree and turns the received value's dependencies into cross-thread ``dep`` edges.
+Other warp-collective instructions (vote, match, redux, activemask, …), calls and async copies are
+refused with a located error.
 
 Loops (ISA §9.7.12 ``bra``): a back edge whose iteration did nothing but read memory (no write, RMW or
 barrier) and left every register live at the loop head unchanged is a *spin* iteration: any execution
@@ -16,21 +34,36 @@ incomplete (verdict Inconclusive).
 
 from __future__ import annotations
 
+import itertools
 import time
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
-from ptxkit.errors import Diagnostic, PtxkitError
-from ptxkit.exec_sim.program import ConcurrentProgram, ThreadProgram
-from ptxkit.ir import Addr, Imm, Instruction, Label, Reg, Sym
+import numpy as np
 
-MASK = (1 << 32) - 1
+from ptxkit import ir
+from ptxkit.errors import Diagnostic, PtxkitError
+from ptxkit.exec_sim.atomics import apply_atomic
+from ptxkit.exec_sim.decode import SPECIAL, LaneEval
+from ptxkit.exec_sim.program import ConcurrentProgram, ThreadProgram
+from ptxkit.exec_sim.values import const_of, float_const
+from ptxkit.ir import Addr, FloatImm, Imm, Instruction, Label, Reg, Sym, Vec
+from ptxkit.ptx import isa
+from ptxkit.ptx.types import type_bits
+
 PROXY_OF = {"ld": "GEN", "st": "GEN", "atom": "GEN", "red": "GEN", "tld": "TEX", "suld": "SUR",
             "sust": "SUR", "suatom": "SUR", "sured": "SUR"}
-DEF_OPS = {"mov", "add", "sub", "mul", "div", "rem", "and", "or", "xor", "shl", "shr", "min", "max", "not",
-           "neg", "mad", "selp", "cvt", "cvta", "setp", "ld", "tld", "suld", "atom", "suatom"}
+LOADS = ("ld", "ldu", "tld", "suld")
+STORES = ("st", "sust")
+RMWS = ("atom", "suatom", "red", "sured")
+# instructions whose result comes from other lanes of the warp (shfl.sync excepted: oracle-supplied)
+WARP_OPS = ("shfl", "vote", "match", "redux", "activemask", "elect", "ldmatrix", "mma", "wmma")
+HINTS = ("prefetch", "prefetchu", "applypriority", "nanosleep", "pmevent")
 SEMS = ("weak", "relaxed", "acquire", "release", "acq_rel", "sc")
 SCOPES = ("cta", "cluster", "gpu", "sys")
+LITMUS_BITS = 32          # litmus registers: 32-bit (the lowering types local arithmetic .s32)
+CC = LaneEval.CC
+_EMPTY: frozenset = frozenset()
 
 
 @dataclass
@@ -67,20 +100,24 @@ class Ev:
 
 
 def _fmt(ins: Instruction) -> str:
-    ops = []
-    for o in ins.operands:
+    def one(o) -> str:
         if isinstance(o, Reg):
-            ops.append(o.name)
-        elif isinstance(o, Imm):
-            ops.append(str(o.value))
-        elif isinstance(o, Addr):
-            ops.append(f"[{o.base.name}]" if o.base is not None else f"[{o.offset}]")
-        elif isinstance(o, Sym):
-            ops.append(o.name)
-        else:
-            ops.append(str(o))
+            return o.name
+        if isinstance(o, Imm):
+            return str(o.value)
+        if isinstance(o, Addr):
+            if o.base is None:
+                return f"[{o.offset}]"
+            return f"[{o.base.name}{f'+{o.offset}' if o.offset else ''}]"
+        if isinstance(o, Sym):
+            return o.name
+        if isinstance(o, Vec):
+            return "{" + ", ".join(one(x) for x in o.items) + "}"
+        if isinstance(o, FloatImm):
+            return f"0{'f' if o.width == 32 else 'd'}{o.bits:0{o.width // 4}X}"
+        return str(o)
     g = f"@{'!' if ins.guard.negated else ''}{ins.guard.pred} " if ins.guard else ""
-    return f"{g}{'.'.join((ins.opcode, *ins.mods))} {', '.join(ops)}".strip()
+    return f"{g}{'.'.join((ins.opcode, *ins.mods))} {', '.join(one(o) for o in ins.operands)}".strip()
 
 
 @dataclass
@@ -88,6 +125,11 @@ class Trace:
     tid: int
     events: tuple[Ev, ...]
     regs: dict[str, int | str]
+    # shfl.sync exchanges (real kernels): what this thread offered at its k-th shfl.sync —
+    # (k, value of a, reads it depends on, instruction) — and what it received — (k, source thread,
+    # value, instruction); ``explore`` keeps only combinations where the two sides agree
+    shfl_out: tuple = ()
+    shfl_in: tuple = ()
 
 
 @dataclass
@@ -105,16 +147,44 @@ class _State:
     taint: dict
     ctrl: frozenset
     events: list
-    hdr: dict = field(default_factory=dict)      # label index -> (n_events, live regs tuple)
+    hdr: dict = field(default_factory=dict)      # label index -> (n_events, live regs, n_shfl)
     back: dict = field(default_factory=dict)     # label index -> back-edge count
+    shfl_out: list = field(default_factory=list)
+    shfl_in: list = field(default_factory=list)
 
     def fork(self) -> "_State":
         return _State(self.pc, dict(self.regs), dict(self.taint), self.ctrl, list(self.events),
-                      dict(self.hdr), dict(self.back))
+                      dict(self.hdr), dict(self.back), list(self.shfl_out), list(self.shfl_in))
+
+
+def _is_ptr(v) -> bool:
+    return isinstance(v, (str, tuple))
+
+
+def _def_indices(ins: Instruction) -> list[int]:
+    """Operands ``ins`` writes (``ptxkit.ptx.isa.defs``; the litmus-only proxy opcodes by hand)."""
+    if ins.opcode in ("tld", "suld", "suatom"):
+        return [0] if ins.operands and isinstance(ins.operands[0], Reg) else []
+    if ins.opcode in ("sust", "sured"):
+        return []
+    return isa.defs(ins)
+
+
+def dataflow(ins: Instruction) -> tuple[frozenset, frozenset]:
+    """(registers read, registers written) by ``ins`` — the guard not included; the carry flag
+    CC.CF (ISA §9.7.2) as the pseudo register ``%cc``."""
+    d = _def_indices(ins)
+    defs = {r for i in d for r in isa.registers(ins.operands[i])}
+    uses = {r for i, o in enumerate(ins.operands) if i not in d for r in isa.registers(o)}
+    if ins.opcode in ("addc", "subc", "madc"):
+        uses.add(CC)
+    if "cc" in ins.mods:
+        defs.add(CC)
+    return frozenset(uses), frozenset(defs)
 
 
 class ThreadRunner:
-    """Runs one litmus thread against an oracle (``values(loc) -> iterable of ints``)."""
+    """Runs one thread against an oracle (``values(loc) -> iterable of ints``)."""
 
     def __init__(self, prog: ConcurrentProgram, th: ThreadProgram, live_out: set[str], unroll: int):
         self.prog = prog
@@ -128,6 +198,14 @@ class ThreadRunner:
                 if not isinstance(tgt, Sym) or tgt.name not in self.labels:
                     self._err(s, f"branch to an unknown label {getattr(tgt, 'name', tgt)!r}")
         self.unroll = unroll
+        self.flow = [dataflow(s) if isinstance(s, Instruction) else (_EMPTY, _EMPTY) for s in self.body]
+        self.reg_types = self._register_types(th)
+        self.module = ir.Module(prog.source or "", prog.filename, [])
+        self._lanes: dict = {}
+        # shfl.sync partners: (CTA, warp, lane) -> thread index (ISA §10: %warpid, %laneid)
+        self.lane_of = {(t.cta, t.init_regs.get("%warpid"), t.init_regs.get("%laneid")): t.index
+                        for t in prog.threads if "%laneid" in t.init_regs}
+        self.provide: Callable = lambda key, value: None
         self.live_in = self._liveness(live_out)
 
     # ------------------------------------------------------------------ static analysis
@@ -140,23 +218,55 @@ class ThreadRunner:
         raise PtxkitError(Diagnostic(self.prog.filename, sp.line if sp else 0, sp.col if sp else 0,
                                      msg, src))
 
-    @staticmethod
-    def _uses_defs(s) -> tuple[set[str], set[str]]:
+    def _register_types(self, th: ThreadProgram) -> dict[str, str]:
+        """Declared register types (``.reg`` statements a kernel's thread body keeps, ISA §5.1.1);
+        litmus registers are 32-bit, predicates where a ``setp`` writes them or a guard reads them."""
+        types: dict[str, str] = {}
+        for s in th.body:
+            if isinstance(s, ir.RegDecl):
+                if s.vector:
+                    raise PtxkitError(Diagnostic(self.prog.filename, s.span.line if s.span else 0,
+                                                 s.span.col if s.span else 0,
+                                                 "explore: vector registers are not supported", None))
+                for name in s.expand():
+                    types[name] = s.type
+        if self.ptx:  # a kernel declares its registers (ISA §5.1.1); special registers are given
+            for s in self.body:
+                if not isinstance(s, Instruction):
+                    continue
+                names = [r for o in s.operands for r in isa.registers(o)]
+                names += [s.guard.pred] if s.guard is not None else []
+                for r in names:
+                    if r not in types and r.split(".")[0] not in SPECIAL and r not in self.th.init_regs \
+                            and r != "WARP_SZ":
+                        self._err(s, f"unknown register '{r}' (not declared with .reg)")
+            return types
+        for s in self.body:
+            if isinstance(s, Instruction):
+                if s.guard is not None:
+                    types.setdefault(s.guard.pred, "pred")
+                if s.opcode == "setp" and s.operands:
+                    for r in isa.registers(s.operands[0]):
+                        types.setdefault(r, "pred")
+        return types
+
+    def _reg_bits(self, name: str) -> int:
+        t = self.reg_types.get(name)
+        if t is None:
+            return LITMUS_BITS if not self.ptx else 32
+        return 1 if t == "pred" else max(type_bits(t), 8)
+
+    def _uses_defs(self, i: int) -> tuple[set[str], set[str]]:
+        s = self.body[i]
         if isinstance(s, Label):
             return set(), set()
-        uses, defs = set(), set()
-        ops = list(s.operands)
-        if s.opcode in DEF_OPS and ops and isinstance(ops[0], Reg):
-            defs.add(ops[0].name)
-            ops = ops[1:]
-        for o in ops:
-            if isinstance(o, Reg):
-                uses.add(o.name)
-            elif isinstance(o, Addr) and isinstance(o.base, Reg):
-                uses.add(o.base.name)
+        uses, defs = self.flow[i]
+        uses = set(uses)
         if s.guard is not None:
             uses.add(s.guard.pred)
-        return uses, defs
+            # a guarded write may not happen: the old value stays live through it
+            return uses, set()
+        return uses, set(defs)
 
     def _succ(self, i: int) -> list[int]:
         s = self.body[i]
@@ -168,7 +278,7 @@ class ThreadRunner:
 
     def _liveness(self, live_out: set[str]) -> list[frozenset]:
         n = len(self.body)
-        ud = [self._uses_defs(s) for s in self.body]
+        ud = [self._uses_defs(i) for i in range(n)]
         live = [set() for _ in range(n)]
         changed = True
         while changed:
@@ -185,7 +295,13 @@ class ThreadRunner:
         return [frozenset(x) for x in live]
 
     # ------------------------------------------------------------------ execution
-    def run(self, values: Callable[[str], Iterable[int]], stats: RunStats) -> list[Trace]:
+    def run(self, values: Callable[[str], Iterable[int]], stats: RunStats,
+            provide: Callable | None = None) -> list[Trace]:
+        """Every run of the thread under the oracle ``values``. ``provide(key, value)`` is told the
+        value each ``shfl.sync`` offers to the other lanes; ``values(key)`` for that key answers what
+        a lane may receive (``key = ('shfl', cta, warp, k, lane)``: lane's k-th shfl.sync)."""
+        if provide is not None:
+            self.provide = provide
         init = {k: v for k, v in self.th.init_regs.items()}
         st = _State(0, init, {}, frozenset(), [])
         out: list[Trace] = []
@@ -200,7 +316,7 @@ class ThreadRunner:
             except PtxkitError:
                 raise
             except (AssertionError, KeyError, TypeError, IndexError, ValueError, AttributeError) as e:
-                # an instruction form outside the explorer's subset: report it where it is
+                # an instruction form outside what explore supports: report it where it is
                 ins = self.body[s.pc] if s.pc < len(self.body) else None
                 if isinstance(ins, Instruction):
                     self._err(ins, f"explore: unsupported form of '{'.'.join((ins.opcode, *ins.mods))}'"
@@ -212,74 +328,109 @@ class ThreadRunner:
         for tr in out:
             key = (tuple((e.kind, e.loc, e.vaddr, e.value, e.sem, e.scope, e.fkind, e.bar, e.rmw_read,
                           e.deps, e.ctrl, id(e.instr)) for e in tr.events),
-                   tuple(sorted((k, repr(v)) for k, v in tr.regs.items())))
+                   tuple(sorted((k, repr(v)) for k, v in tr.regs.items())),
+                   tuple((k, repr(v), t) for k, v, t, _ in tr.shfl_out),
+                   tuple((k, src, repr(v)) for k, src, v, _ in tr.shfl_in))
             uniq.setdefault(key, tr)
         return list(uniq.values())
 
-    def _val(self, s: _State, o) -> tuple[int | str, frozenset]:
+    # ------------------------------------------------------------------ values
+    def _val(self, s: _State, o, typ: str | None = None) -> tuple[int | str | tuple, frozenset]:
+        """An operand's value (raw bits for registers of real kernels) and the reads it depends on."""
         if isinstance(o, Imm):
-            return o.value, frozenset()
+            return (self._imm_bits(o, typ) if self.ptx else o.value), _EMPTY
+        if isinstance(o, FloatImm) and self.ptx and typ is not None:
+            return self._imm_bits(o, typ), _EMPTY
         if isinstance(o, Reg):
-            return s.regs.get(o.name, 0), s.taint.get(o.name, frozenset())
+            return s.regs.get(o.name, 0), s.taint.get(o.name, _EMPTY)
         if isinstance(o, Sym) and self.ptx and o.name in self.prog.shared:  # mov %r, sharedvar
-            return self._shared_ptr(o.name), frozenset()
-        raise TypeError(f"operand {o} is not a register or an integer")
+            return self._shared_ptr(o.name), _EMPTY
+        raise TypeError(f"operand {o} is not a register or a constant")
 
-    def _addr(self, s: _State, ins: Instruction, o) -> tuple[str, str, frozenset]:
+    @staticmethod
+    def _imm_bits(o, typ: str | None) -> int:
+        """A literal as the raw bits of ``typ`` (ISA §4.5: integer literals wrap, float literals
+        are rounded to the type)."""
+        if typ is None or typ == "pred":
+            return o.value if isinstance(o, Imm) else o.bits
+        c = const_of(o.value, typ) if isinstance(o, Imm) else float_const(o.bits, o.width, typ)
+        a = np.asarray(c)
+        return int(a.view(f"u{a.dtype.itemsize}")) if a.dtype != np.bool_ else int(a)
+
+    def _from_raw(self, name: str, raw: int) -> int:
+        """A result's raw bits as the runner keeps them: raw for kernels; signed for litmus registers
+        (Dat3M's integers; predicates 0/1)."""
+        if self.ptx or name == CC or self.reg_types.get(name) == "pred":
+            return raw
+        return raw - (1 << LITMUS_BITS) if raw >> (LITMUS_BITS - 1) else raw
+
+    def _set(self, s: _State, dst, v, taint: frozenset) -> None:
+        s.regs[dst.name] = v
+        s.taint[dst.name] = taint
+
+    # ------------------------------------------------------------------ addresses
+    def _addr(self, s: _State, ins: Instruction, o, n: int = 1) -> tuple[list[tuple[str, str]], frozenset]:
+        """The ``n`` element locations ``(physical, virtual)`` an access to ``o`` touches, and the
+        reads its address depends on."""
         if not isinstance(o, Addr):
             self._err(ins, "expected a memory operand")
         if isinstance(o.base, Sym):
-            name, dep = o.base.name, frozenset()
+            name, dep = o.base.name, _EMPTY
             if self.ptx:
                 if name in self.prog.shared:
-                    return self._element(ins, self._shared_ptr(name), o.offset) + (dep,)
+                    return self._element(ins, self._shared_ptr(name), o.offset, n), dep
                 self._err(ins, f"{name!r}: only buffers passed with --arg and .shared arrays can be accessed")
         elif isinstance(o.base, Reg):
             name, dep = self._val(s, o.base)
             if isinstance(name, tuple):  # ('ptr', buffer, byte offset) in a real kernel
-                return self._element(ins, name, o.offset) + (dep,)
+                return self._element(ins, name, o.offset, n), dep
             if not isinstance(name, str):
                 self._err(ins, f"register {o.base.name} does not hold an address (value {name})")
         else:
             self._err(ins, "absolute addresses are not supported")
         if o.offset:
             self._err(ins, "address offsets are not supported in litmus tests")
+        if n != 1:
+            self._err(ins, "vector accesses are not supported in litmus tests")
         locs = self.prog.locations
         if name not in locs:
             self._err(ins, f"unknown location {name!r}")
-        root, vaddr = resolve(locs, name)
-        return root, vaddr, dep
+        return [resolve(locs, name)], dep
 
     def _shared_ptr(self, name: str) -> tuple:
         return ("ptr", f"{name}@cta{self.th.cta}", 0)
 
-    def _element(self, ins: Instruction, ptr: tuple, offset: int) -> tuple[str, str]:
+    def _element(self, ins: Instruction, ptr: tuple, offset: int, n: int) -> list[tuple[str, str]]:
         _, buf, off = ptr
         ty, count, esize = self.prog.buffers[buf]
         off += offset
         size = _access_bytes(ins.mods)
         if size is not None and size != esize:
             self._err(ins, f"{size}-byte access to {buf}, a buffer of {esize}-byte {ty} elements")
-        if off % esize or not 0 <= off // esize < count:
-            self._err(ins, f"access to {buf} at byte offset {off}: outside {ty}[{count}] or misaligned")
-        name = f"{buf}[{off // esize}]"
-        return name, name
+        if off % (esize * n):  # a vector access is aligned to its whole size (ISA §5.4.5)
+            self._err(ins, f"access to {buf} at byte offset {off}: misaligned")
+        first = off // esize
+        if not (0 <= first and first + n <= count):
+            self._err(ins, f"access to {buf} at byte offset {off}: outside {ty}[{count}]")
+        return [(f"{buf}[{i}]", f"{buf}[{i}]") for i in range(first, first + n)]
 
     def _ev(self, s: _State, kind: str, ins: Instruction, **kw) -> Ev:
         th = self.th
         return Ev(kind=kind, tid=th.index, cta=th.cta, gpu=th.gpu, ctrl=s.ctrl, instr=ins, **kw)
 
+    # ------------------------------------------------------------------ the scheduler
     def _step(self, s: _State, values, stats: RunStats, work: list, out: list) -> None:
         body = self.body
         while s.pc < len(body):
             ins = body[s.pc]
             if isinstance(ins, Label):
-                s.hdr[s.pc] = (len(s.events), tuple(s.regs.get(r, 0) for r in sorted(self.live_in[s.pc])))
+                s.hdr[s.pc] = (len(s.events), tuple(s.regs.get(r, 0) for r in sorted(self.live_in[s.pc])),
+                               len(s.shfl_out))
                 s.pc += 1
                 continue
             op, mods = ins.opcode, ins.mods
             if ins.guard is not None and op != "bra":
-                pv, pt = s.regs.get(ins.guard.pred, 0), s.taint.get(ins.guard.pred, frozenset())
+                pv, pt = s.regs.get(ins.guard.pred, 0), s.taint.get(ins.guard.pred, _EMPTY)
                 s.ctrl = s.ctrl | pt  # later events depend on the predicate's reads
                 if bool(pv) == ins.guard.negated:
                     s.pc += 1
@@ -289,7 +440,7 @@ class ThreadRunner:
             if op == "bra":
                 take = True
                 if ins.guard is not None:
-                    pv, pt = s.regs.get(ins.guard.pred, 0), s.taint.get(ins.guard.pred, frozenset())
+                    pv, pt = s.regs.get(ins.guard.pred, 0), s.taint.get(ins.guard.pred, _EMPTY)
                     s.ctrl = s.ctrl | pt
                     take = bool(pv) != ins.guard.negated
                 if not take:
@@ -300,8 +451,9 @@ class ThreadRunner:
                     prev = s.hdr.get(tgt)
                     if prev is not None:
                         it = s.events[prev[0]:]
+                        # (a shfl.sync exchange pairs with the other lanes' k-th one: never dropped)
                         pure = all(e.kind == "R" or (e.kind == "F" and e.fkind != "bar") for e in it) \
-                            and not any(e.rmw_read is not None for e in it)
+                            and not any(e.rmw_read is not None for e in it) and len(s.shfl_out) == prev[2]
                         now = tuple(s.regs.get(r, 0) for r in sorted(self.live_in[tgt]))
                         if pure and now == prev[1]:
                             stats.spins_pruned += 1
@@ -314,47 +466,7 @@ class ThreadRunner:
                     s.back[tgt] = n
                 s.pc = tgt
                 continue
-            if op in ("mov", "cvta", "cvt"):
-                v, t = self._val(s, ins.operands[1])
-                if op == "cvt" and isinstance(v, int) and self.ptx:
-                    v = self._wrap(v, mods[-2] if len(mods) >= 2 else "u64")  # cvt.dst.src
-                self._set(s, ins.operands[0], self._wrap(v, _type_of(mods)), t)
-            elif op in ("add", "sub", "mul", "div", "rem", "and", "or", "xor", "shl", "shr", "min", "max"):
-                a, ta = self._val(s, ins.operands[1])
-                b, tb = self._val(s, ins.operands[2])
-                ty = _type_of(mods)
-                if self.ptx and op == "mul" and "wide" in mods:
-                    ty = ty[0] + str(2 * int(ty[1:]))
-                v = self._arith(ins, op, self._signed(a, ty), self._signed(b, ty))
-                self._set(s, ins.operands[0], self._wrap(v, ty), ta | tb)
-            elif op == "mad":
-                (a, ta), (b, tb), (c, tc) = (self._val(s, o) for o in ins.operands[1:4])
-                ty = _type_of(mods)
-                if "wide" in mods:
-                    ty = ty[0] + str(2 * int(ty[1:]))
-                v = self._arith(ins, "add", self._arith(ins, "mul", a, b), c)
-                self._set(s, ins.operands[0], self._wrap(v, ty), ta | tb | tc)
-            elif op in ("not", "neg"):
-                a, ta = self._val(s, ins.operands[1])
-                if isinstance(a, (str, tuple)):
-                    self._err(ins, f"{op} of an address")
-                self._set(s, ins.operands[0], self._wrap(~a if op == "not" else -a, _type_of(mods)), ta)
-            elif op == "selp":
-                (a, ta), (b, tb), (c, tc) = (self._val(s, o) for o in ins.operands[1:4])
-                self._set(s, ins.operands[0], a if c else b, ta | tb | tc)
-            elif op == "setp":
-                a, ta = self._val(s, ins.operands[1])
-                b, tb = self._val(s, ins.operands[2])
-                ty = _type_of(mods)
-                res = _cmp(mods[0], self._signed(a, ty), self._signed(b, ty))
-                dst = ins.operands[0]
-                if not isinstance(dst, Reg):  # setp p|q: q = !p
-                    from ptxkit.ir import Pipe
-                    if isinstance(dst, Pipe):
-                        self._set(s, dst.b, int(not res), ta | tb)
-                        dst = dst.a
-                self._set(s, dst, int(res), ta | tb)
-            elif op == "ld" and "param" in mods:
+            if op == "ld" and "param" in mods:
                 o = ins.operands[1]
                 name = o.base.name if isinstance(o, Addr) and isinstance(o.base, Sym) else None
                 if name not in self.prog.params:
@@ -362,31 +474,16 @@ class ThreadRunner:
                 v = self.prog.params[name]
                 if o.offset:
                     self._err(ins, "parameter offsets are not supported")
-                self._set(s, ins.operands[0], v, frozenset())
-            elif op in ("ld", "tld", "suld"):
-                loc, vaddr, adep = self._addr(s, ins, ins.operands[1])
-                sem, scope = _sem_scope(mods)
-                proxy = "CON" if "const" in mods else PROXY_OF[op]
-                choices = list(values(loc))
-                if not choices:
+                self._set(s, ins.operands[0], v, _EMPTY)
+            elif op in LOADS:
+                if not self._load(s, ins, values, work):
                     return
-                for v in choices[1:]:
-                    f = s.fork()
-                    self._read(f, ins, loc, vaddr, proxy, sem, scope, adep, v)
-                    f.pc += 1
-                    work.append(f)
-                self._read(s, ins, loc, vaddr, proxy, sem, scope, adep, choices[0])
-            elif op in ("st", "sust"):
-                loc, vaddr, adep = self._addr(s, ins, ins.operands[0])
-                v, t = self._val(s, ins.operands[1])
-                v = self._wrap(v, _type_of(mods))
-                sem, scope = _sem_scope(mods)
-                s.events.append(self._ev(s, "W", ins, loc=loc, vaddr=vaddr, proxy=PROXY_OF[op], sem=sem,
-                                         scope=scope, value=v, deps=adep | t))
-            elif op in ("atom", "suatom", "red", "sured"):
+            elif op in STORES:
+                self._store(s, ins, work)
+            elif op in RMWS:
                 is_red = op in ("red", "sured")
                 a_op = ins.operands[0] if is_red else ins.operands[1]
-                loc, vaddr, adep = self._addr(s, ins, a_op)
+                [(loc, vaddr)], adep = self._addr(s, ins, a_op)
                 rest = ins.operands[1:] if is_red else ins.operands[2:]
                 choices = list(values(loc))
                 if not choices:
@@ -411,10 +508,7 @@ class ThreadRunner:
                     scope = mods[1] if len(mods) > 1 else "sys"
                     s.events.append(self._ev(s, "F", ins, fkind=sem, sem=sem, scope=scope))
             elif op in ("bar", "barrier"):
-                vals = []
-                for o in ins.operands:
-                    v, t = self._val(s, o)
-                    vals.append(v)
+                vals = [self._val(s, o)[0] for o in ins.operands]
                 if self.ptx:  # bar{.cta}.sync a{, b}: barrier a, b threads (ISA §9.7.13.1)
                     ids, count = (vals[0],) if vals else (0,), (vals[1] if len(vals) > 1 else None)
                     mods = tuple(m for m in mods if m != "aligned") or ("sync",)
@@ -423,66 +517,236 @@ class ThreadRunner:
                     ids = tuple(vals[:2])
                 s.events.append(self._ev(s, "F", ins, fkind="bar", scope="cta",
                                          bar=(ids, count, mods[-1])))
+            elif op == "shfl" and self.ptx:
+                if not self._shfl(s, ins, values, work):
+                    return
+            elif op in HINTS:
+                pass  # performance hints: no effect on values or on the memory model
+            elif op in WARP_OPS or op in ("call", "brx", "cp", "discard"):
+                self._err(ins, f"explore: '{'.'.join((op, *mods))}' is not supported (threads run alone "
+                               "under an oracle; this instruction needs other lanes, memory copies or calls)")
             else:
-                self._err(ins, f"explore: unsupported instruction {op!r}")
+                self._compute(s, ins)
             s.pc += 1
-        out.append(Trace(self.th.index, tuple(s.events), dict(s.regs)))
+        out.append(Trace(self.th.index, tuple(s.events), dict(s.regs), tuple(s.shfl_out), tuple(s.shfl_in)))
 
-    def _wrap(self, v, ty: str | None):
-        """Fixed-width results for real kernels (litmus tests use unbounded integers, as Dat3M)."""
-        if not self.ptx or not isinstance(v, int) or ty is None or ty == "pred":
-            return v
-        bits = int(ty[1:]) if ty[1:].isdigit() else 64
-        v &= (1 << bits) - 1
-        return v
+    # ------------------------------------------------------------------ local computation
+    def _lane(self, ins: Instruction) -> LaneEval:
+        ev = self._lanes.get(id(ins))
+        if ev is None:
+            ev = self._lanes[id(ins)] = LaneEval(ins, self.reg_types, self.module,
+                                                 default="b32")
+        return ev
 
-    def _signed(self, v, ty: str | None):
-        if not self.ptx or not isinstance(v, int) or ty is None or not ty.startswith("s"):
+    def _compute(self, s: _State, ins: Instruction) -> None:
+        """A non-memory instruction: the simulator's semantics on one lane; every register it
+        writes depends on the reads its sources depend on (ISA §8.10.4 data dependencies)."""
+        uses, _ = self.flow[s.pc]
+        taint = _EMPTY
+        for r in uses:
+            t = s.taint.get(r)
+            if t:
+                taint = taint | t
+        srcs = ins.operands[1:]
+        if any(_is_ptr(s.regs.get(o.name)) if isinstance(o, Reg) else
+               (isinstance(o, Sym) and self.ptx and o.name in self.prog.shared) for o in srcs):
+            self._pointer_op(s, ins, taint)
+            return
+        for r in uses:
+            if _is_ptr(s.regs.get(r)):
+                self._err(ins, f"arithmetic on an address (register {r}) is not supported")
+        for name, raw in self._lane(ins).evaluate(s.regs).items():
+            s.regs[name] = self._from_raw(name, raw)
+            s.taint[name] = taint
+
+    def _pointer_op(self, s: _State, ins: Instruction, taint: frozenset) -> None:
+        """The few operations defined on a symbolic address: moves and conversions keep it
+        (``cvta``/``cvt`` between generic and state-space addresses of one variable), ``add``/``sub``
+        of an integer offset, ``selp``, and ``setp.eq/ne`` comparisons."""
+        op, ops = ins.opcode, ins.operands
+        typ = _type_of(ins.mods)
+        vals = [self._val(s, o, typ)[0] for o in ops[1:]]
+        dst = ops[0]
+        if op in ("mov", "cvta", "cvt") and len(vals) == 1 and isinstance(dst, Reg):
+            self._set(s, dst, vals[0], taint)
+            return
+        if op in ("add", "sub") and len(vals) == 2 and isinstance(dst, Reg) and "cc" not in ins.mods:
+            a, b = vals
+            if isinstance(a, tuple) and isinstance(b, int):
+                self._set(s, dst, (a[0], a[1], a[2] + (self._signed(b, typ) if op == "add"
+                                                        else -self._signed(b, typ))), taint)
+                return
+            if op == "add" and isinstance(b, tuple) and isinstance(a, int):
+                self._set(s, dst, (b[0], b[1], b[2] + self._signed(a, typ)), taint)
+                return
+        if op == "selp" and len(vals) == 3 and isinstance(dst, Reg) and not _is_ptr(vals[2]):
+            self._set(s, dst, vals[0] if vals[2] else vals[1], taint)
+            return
+        if op == "setp" and len(vals) == 2 and ins.mods and ins.mods[0] in ("eq", "ne"):
+            res = (vals[0] == vals[1]) == (ins.mods[0] == "eq")
+            if isinstance(dst, ir.Pipe):  # setp p|q: q = !p
+                self._set(s, dst.b, int(not res), taint)
+                dst = dst.a
+            self._set(s, dst, int(res), taint)
+            return
+        self._err(ins, "arithmetic on an address is not supported")
+
+    def _signed(self, v: int, typ: str | None) -> int:
+        """An integer operand of a real kernel's instruction as a signed offset."""
+        if not self.ptx or typ is None or typ == "pred":
             return v
-        bits = int(ty[1:])
+        bits = type_bits(typ)
         v &= (1 << bits) - 1
         return v - (1 << bits) if v >> (bits - 1) else v
 
-    def _set(self, s: _State, dst, v, taint: frozenset) -> None:
-        s.regs[dst.name] = v
-        s.taint[dst.name] = taint
+    def _wrap(self, v, typ: str | None):
+        """A value stored by a real kernel: the raw bits of the access type (litmus tests keep
+        Dat3M's integers)."""
+        if not self.ptx or not isinstance(v, int) or typ is None or typ == "pred":
+            return v
+        return v & ((1 << type_bits(typ)) - 1)
 
-    def _arith(self, ins, op, a, b):
-        if isinstance(a, tuple) and op in ("add", "sub") and isinstance(b, int):
-            return (a[0], a[1], a[2] + (b if op == "add" else -b))  # pointer ± offset
-        if isinstance(b, tuple) and op == "add" and isinstance(a, int):
-            return (b[0], b[1], b[2] + a)
-        if isinstance(a, (str, tuple)) or isinstance(b, (str, tuple)):
-            self._err(ins, "arithmetic on an address is not supported")
-        if op == "shl":
-            return a << b
-        if op == "shr":
-            return a >> b
-        if op == "min":
-            return min(a, b)
-        if op == "max":
-            return max(a, b)
-        if op == "rem":
-            return 0 if b == 0 else a - int(a / b) * b
-        if op == "add":
-            return a + b
-        if op == "sub":
-            return a - b
-        if op == "mul":
-            return a * b
-        if op == "div":
-            return 0 if b == 0 else int(a / b)  # C-style truncation, as s32 division (ISA §9.7.1.6)
-        if op == "and":
-            return a & b
-        if op == "or":
-            return a | b
-        return a ^ b
+    def _loaded(self, ins: Instruction, dst: str, v):
+        """A loaded value in the destination register: zero- or (``.sN``) sign-extended from the
+        access type to the register (ISA §6.4.3)."""
+        if not self.ptx or not isinstance(v, int):
+            return v
+        typ = _type_of(ins.mods)
+        rb = self._reg_bits(dst)
+        if typ is not None and typ != "pred":
+            tb = type_bits(typ)
+            v &= (1 << tb) - 1
+            if typ[0] == "s" and tb < rb and v >> (tb - 1):
+                v |= ((1 << rb) - 1) ^ ((1 << tb) - 1)
+        return v & ((1 << rb) - 1)
 
-    def _read(self, s, ins, loc, vaddr, proxy, sem, scope, adep, v) -> None:
-        idx = len(s.events)
-        s.events.append(self._ev(s, "R", ins, loc=loc, vaddr=vaddr, proxy=proxy, sem=sem, scope=scope,
-                                 value=v, deps=adep))
-        self._set(s, ins.operands[0], v, frozenset({idx}))
+    # ------------------------------------------------------------------ shuffles
+    def _shfl(self, s: _State, ins: Instruction, values, work: list) -> bool:
+        """``shfl.sync.mode.b32 d[|p], a, b, c, membermask`` (ISA §9.7.8.6 of PTX 9.0, "shfl.sync").
+        Which lane j this lane reads — and p — come from the simulator's own shfl semantics run
+        with the lane numbers as the shuffled value. This thread's k-th shfl.sync offers ``a`` to
+        the warp (``provide``); d is then the value lane j offered at ITS k-th shfl.sync, supplied
+        by the oracle (one fork per value), and ``explore`` keeps only combinations of thread
+        traces that agree. d depends on the reads lane j's ``a`` depended on (a cross-thread
+        dependency, marked ``('shfl', k)`` until the combination is known)."""
+        ops = ins.operands
+        if "sync" not in ins.mods or len(ops) != 5:
+            self._err(ins, "explore supports shfl.sync.{up,down,bfly,idx}.b32 d[|p], a, b, c, membermask")
+        dst = ops[0]
+        dd, pp = (dst.a, dst.b) if isinstance(dst, ir.Pipe) else (dst, None)
+        me = self.th.init_regs
+        lane, warp = me.get("%laneid", 0), me.get("%warpid", 0)
+        a, ta = self._val(s, ops[1], "b32")
+        if _is_ptr(a):
+            self._err(ins, "shuffling an address is not supported")
+        sel = ops[2:]
+        tsel = _EMPTY
+        for o in sel:
+            v, t = self._val(s, o, "b32")
+            if _is_ptr(v):
+                self._err(ins, "arithmetic on an address is not supported")
+            tsel = tsel | t
+        ev = self._lanes.get((id(ins), "shfl"))
+        if ev is None:
+            probe = ir.Instruction("shfl", ins.mods, (ir.Pipe(Reg("<j>"), Reg("<ok>")), Reg("<lane>"), *sel),
+                                   None, ins.span)
+            types = dict(self.reg_types, **{"<j>": "b32", "<ok>": "pred", "<lane>": "b32"})
+            ev = self._lanes[(id(ins), "shfl")] = LaneEval(probe, types, self.module)
+        got = ev.evaluate_lanes(dict(s.regs, **{"<lane>": np.arange(32)}), 32)
+        j, ok = int(got["<j>"][lane]), int(got["<ok>"][lane])
+        mask = self._val(s, ops[4], "b32")[0]
+        if not (mask >> lane) & 1 or not (mask >> j) & 1:
+            self._err(ins, f"shfl.sync: lane {lane} or its source lane {j} is not in membermask "
+                           f"{mask:#x} (undefined, ISA shfl.sync)")
+        k = len(s.shfl_out)
+        s.shfl_out.append((k, a, ta, ins))
+        self.provide(("shfl", self.th.cta, warp, k, lane), a)
+        if pp is not None:
+            self._set(s, pp, ok, tsel)
+        if j == lane:  # out of range: the lane keeps its own a
+            if not isinstance(dd, ir.Sink):
+                self._set(s, dd, a, ta | tsel)
+            return True
+        src = self.lane_of.get((self.th.cta, warp, j))
+        if src is None:
+            self._err(ins, f"shfl.sync reads lane {j}, which is not one of the explored threads "
+                           "(give more --threads)")
+        choices = list(values(("shfl", self.th.cta, warp, k, j)))
+        if not choices:
+            return False
+        dep = tsel | {("shfl", k)}
+        for v in choices[1:]:
+            f = s.fork()
+            self._received(f, dd, k, src, v, dep, ins)
+            f.pc += 1
+            work.append(f)
+        self._received(s, dd, k, src, choices[0], dep, ins)
+        return True
+
+    def _received(self, s: _State, dd, k: int, src: int, v, dep: frozenset, ins: Instruction) -> None:
+        s.shfl_in.append((k, src, v, ins))
+        if not isinstance(dd, ir.Sink):
+            self._set(s, dd, v, dep)
+
+    # ------------------------------------------------------------------ memory
+    @staticmethod
+    def _elements(o) -> list:
+        return list(o.items) if isinstance(o, Vec) else [o]
+
+    def _load(self, s: _State, ins: Instruction, values, work: list) -> bool:
+        """``ld``: one read event per element, forked per value the oracle offers (and, for a vector,
+        per element order). False when some element has no possible value."""
+        dsts = self._elements(ins.operands[0])
+        locs, adep = self._addr(s, ins, ins.operands[1], len(dsts))
+        sem, scope = _sem_scope(ins.mods)
+        proxy = "CON" if "const" in ins.mods else PROXY_OF.get(ins.opcode, "GEN")
+        choices = [list(values(loc)) for loc, _ in locs]
+        if any(not c for c in choices):
+            return False
+        orders = list(itertools.permutations(range(len(locs))))
+        alts = [(order, vals) for order in orders for vals in itertools.product(*choices)]
+        for order, vals in alts[1:]:
+            f = s.fork()
+            self._reads(f, ins, locs, dsts, proxy, sem, scope, adep, order, vals)
+            f.pc += 1
+            work.append(f)
+        order, vals = alts[0]
+        self._reads(s, ins, locs, dsts, proxy, sem, scope, adep, order, vals)
+        return True
+
+    def _reads(self, s, ins, locs, dsts, proxy, sem, scope, adep, order, vals) -> None:
+        for k in order:
+            loc, vaddr = locs[k]
+            idx = len(s.events)
+            s.events.append(self._ev(s, "R", ins, loc=loc, vaddr=vaddr, proxy=proxy, sem=sem, scope=scope,
+                                     value=vals[k], deps=adep))
+            if isinstance(dsts[k], Reg):
+                self._set(s, dsts[k], self._loaded(ins, dsts[k].name, vals[k]), frozenset({idx}))
+
+    def _store(self, s: _State, ins: Instruction, work: list) -> None:
+        """``st``: one write event per element (a vector store in every element order)."""
+        srcs = self._elements(ins.operands[1])
+        locs, adep = self._addr(s, ins, ins.operands[0], len(srcs))
+        typ = _type_of(ins.mods)
+        sem, scope = _sem_scope(ins.mods)
+        vals = []
+        for o in srcs:
+            v, t = self._val(s, o, typ)
+            vals.append((self._wrap(v, typ), t))
+        orders = list(itertools.permutations(range(len(locs))))
+        for order in orders[1:]:
+            f = s.fork()
+            self._writes(f, ins, locs, vals, adep, sem, scope, order)
+            f.pc += 1
+            work.append(f)
+        self._writes(s, ins, locs, vals, adep, sem, scope, orders[0])
+
+    def _writes(self, s, ins, locs, vals, adep, sem, scope, order) -> None:
+        for k in order:
+            loc, vaddr = locs[k]
+            v, t = vals[k]
+            s.events.append(self._ev(s, "W", ins, loc=loc, vaddr=vaddr, proxy=PROXY_OF[ins.opcode], sem=sem,
+                                     scope=scope, value=v, deps=adep | t))
 
     def _rmw(self, s, ins, is_red, loc, vaddr, adep, rest, v) -> None:
         mods = ins.mods
@@ -496,30 +760,47 @@ class ThreadRunner:
         idx = len(s.events)
         s.events.append(self._ev(s, "R", ins, loc=loc, vaddr=vaddr, proxy=proxy, sem=rsem, scope=scope,
                                  value=v, deps=adep))
-        vals = [self._val(s, o) for o in rest]
+        typ = _type_of(mods) or "b32"
+        vals = [self._val(s, o, typ) for o in rest]
         dep = adep.union(*[t for _, t in vals]) if vals else adep
-        b = vals[0][0] if vals else 0
         if rop == "cas":
-            cmpv, newv = vals[0][0], vals[1][0]
-            write = v == cmpv
-            new = newv
+            write = v == self._wrap(vals[0][0], typ)  # compared as bits (or as the same address)
+            new = vals[1][0]
+        elif rop == "exch":
+            write, new = True, vals[0][0]
         else:
             write = True
-            new = {"add": lambda: v + b, "sub": lambda: v - b, "mul": lambda: v * b,
-                   "div": lambda: 0 if b == 0 else int(v / b), "and": lambda: v & b,
-                   "or": lambda: v | b, "xor": lambda: v ^ b, "exch": lambda: b,
-                   "min": lambda: min(v, b), "max": lambda: max(v, b),
-                   "inc": lambda: 0 if v >= b else v + 1,
-                   "dec": lambda: b if (v == 0 or v > b) else v - 1}[rop]()
-            if rop not in ("exch",):
-                dep = dep | {idx}
-        new = self._wrap(new, _type_of(mods))
+            new = self._rmw_value(ins, rop, typ, v, vals[0][0])
+            dep = dep | {idx}
+        new = self._wrap(new, typ)
         if write:
             # a failed cas performs no write (Dat3M; ISA §9.7.13.5 "stores ... if equal")
             s.events.append(self._ev(s, "W", ins, loc=loc, vaddr=vaddr, proxy=proxy, sem=wsem, scope=scope,
                                      value=new, rmw_read=idx, deps=dep))
         if not is_red:
-            self._set(s, ins.operands[0], v, frozenset({idx}))
+            dst = ins.operands[0]
+            self._set(s, dst, self._loaded(ins, dst.name, v), frozenset({idx}))
+
+    def _rmw_value(self, ins, rop: str, typ: str, cur, b) -> int:
+        """The value an atomic operation writes: the simulator's ``apply_atomic`` (ISA §9.7.13.5);
+        Dat3M's ``atom.sub/mul/div`` (not PTX operations) as the ``sub/mul.lo/div`` instructions."""
+        if _is_ptr(cur) or _is_ptr(b):
+            self._err(ins, "arithmetic on an address is not supported")
+        bits = type_bits(typ) if self.ptx else LITMUS_BITS
+        mask = (1 << bits) - 1
+        if rop in ("sub", "mul", "div"):
+            t = typ if self.ptx else f"u{bits}"
+            alu = ir.Instruction(rop, ("lo", t) if rop == "mul" else (t,),
+                                 (Reg("d"), Reg("a"), Reg("b")), None, ins.span)
+            lane = self._lanes.get((id(ins), rop))
+            if lane is None:
+                lane = self._lanes[(id(ins), rop)] = LaneEval(alu, {"d": t, "a": t, "b": t}, self.module)
+            raw = lane.evaluate({"a": cur & mask, "b": b & mask})["d"]
+        else:
+            raw = apply_atomic(rop, typ, bits // 8, cur & mask, b & mask, None)
+        if self.ptx:
+            return raw
+        return raw - (1 << bits) if raw >> (bits - 1) else raw
 
 
 def resolve(locations: dict, name: str) -> tuple[str, str]:
@@ -540,14 +821,11 @@ def _type_of(mods: tuple[str, ...]) -> str | None:
 
 
 def _access_bytes(mods: tuple[str, ...]) -> int | None:
+    """Bytes of one element of an access (a vector access is split into its elements)."""
     ty = _type_of(mods)
     if ty is None or ty == "pred":
         return None
-    n = int(ty[1:]) // 8
-    for m in mods:
-        if m in ("v2", "v4"):
-            return None  # vector accesses are not element accesses: refused by the caller's size check
-    return n
+    return int(ty[1:]) // 8
 
 
 def _sem_scope(mods: tuple[str, ...], rmw: bool = False) -> tuple[str, str | None]:
@@ -560,13 +838,3 @@ def _sem_scope(mods: tuple[str, ...], rmw: bool = False) -> tuple[str, str | Non
     elif scope is None:
         scope = "sys"
     return sem, scope
-
-
-def _cmp(op: str, a, b) -> bool:
-    if op == "eq":
-        return a == b
-    if op == "ne":
-        return a != b
-    if isinstance(a, str) or isinstance(b, str):
-        raise TypeError("ordered comparison of addresses")
-    return {"lt": a < b, "gt": a > b, "le": a <= b, "ge": a >= b}[op]

@@ -3,7 +3,8 @@
 Every thread runs the entry's body; roles come from the special registers the kernel reads
 (``%tid``, ``%ntid``, ``%ctaid``, ``%nctaid``, ``%laneid``, ``%warpid``; ISA §10). Buffers from
 ``--arg NAME=TYPE[N]:SOURCE`` become memory locations ``NAME[i]`` (one per element, the access
-granularity of the kernel must be the element size); a buffer parameter holds the pointer
+granularity of the kernel must be the element size; a ``.v2/.v4`` access touches consecutive
+elements, one event each); a buffer parameter holds the pointer
 ``('ptr', NAME, 0)``. ``.shared`` arrays get one copy per CTA (``NAME@ctaC[i]``). Without ``--grid/--block`` the N threads form one CTA; otherwise
 grid × block must equal N and threads are numbered x fastest, CTAs in grid order.
 """
@@ -15,7 +16,7 @@ from pathlib import Path
 
 from ptxkit.errors import UsageError
 from ptxkit.exec_sim.program import ConcurrentProgram, Location, ThreadProgram
-from ptxkit.ir import Instruction, Label, VarDecl
+from ptxkit.ir import Instruction, Label, RegDecl, VarDecl
 
 
 def _shape(text: str, what: str) -> tuple[int, int, int]:
@@ -85,7 +86,9 @@ def program_from_ptx(path, args) -> ConcurrentProgram:
             buffers[f"{d.name}@cta{c}"] = (d.type, count, esize)
             for i in range(count):
                 locations[f"{d.name}@cta{c}[{i}]"] = Location(f"{d.name}@cta{c}[{i}]", 0, space="shared")
-    body = [s for s in fn.statements() if isinstance(s, (Instruction, Label))]
+    # the .reg declarations stay in the body: the explorer evaluates instructions with the
+    # simulator's semantics on registers of their declared types (ISA §5.1.1)
+    body = [s for s in fn.statements() if isinstance(s, (Instruction, Label, RegDecl))]
     threads = []
     for t in range(n):
         cta, local = divmod(t, per_cta)
