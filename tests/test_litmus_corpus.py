@@ -78,19 +78,8 @@ def test_litmus_twin_with_consistency_model(path):
     assert {1: "Ok", 0: "No"}[got] == h["expect"]
 
 
-def _ptx_explore_available() -> str | None:
-    try:
-        from ptxkit.litmus.kernel import program_from_ptx  # noqa: F401
-    except ImportError as e:
-        return f"ptxkit explore cannot run .ptx kernels yet ({e})"
-    return None
-
-
 @pytest.mark.parametrize("path", CORPUS, ids=IDS)
 def test_explore_on_the_kernel(path, capsys):
-    why = _ptx_explore_available()
-    if why:
-        pytest.skip(why)
     h = header(path)
     assert _explore_json([str(path), *h["explore"]], capsys)["verdict"] == h["expect"]
 

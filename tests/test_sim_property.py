@@ -241,7 +241,6 @@ def programs(draw):
 
 
 def build_kernel(steps):
-    body: list = []
     pools = {w: [f"%in{w}_{j}" for j in range(NIN)] for w in WIDTHS}
     regs = {w: list(pools[w]) for w in WIDTHS}
     decls = [ir.RegDecl("b64", (("%base", None), ("%addr", None), ("%off", None), ("%out", None),
@@ -347,7 +346,6 @@ def test_straight_line_integer_matches_bigint(prog):
         rng.shuffle(raw)
         inputs[w] = (raw & np.uint64(M(w))).astype(dt)
     mod, outs = build_kernel(steps)
-    fn = mod.entries()[0]
     args = [KernelArg(f"in{w}", k, f"in{w}", "buffer", f"u{w}", data=inputs[w]) for k, w in enumerate(WIDTHS)]
     args.append(KernelArg("out", 3, "out", "buffer", "u64", data=np.zeros(LANES * max(len(outs), 1), np.uint64)))
     res = run_kernel(mod, None, args, 1, LANES)

@@ -7,8 +7,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from ptxkit.commands.common import add_kernel_arguments
-from ptxkit.errors import UsageError
+from ptxkit.commands.common import add_kernel_arguments, parse_dim
 
 HELP = "are two kernels the same computation? (FPSan both, run on the same random inputs, compare bits)"
 
@@ -27,21 +26,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="one JSON object on stdout")
 
 
-def parse_shape(text: str, flag: str) -> tuple[int, int, int]:
-    """``X[,Y[,Z]]`` → (x, y, z), each ≥ 1."""
-    try:
-        dims = [int(x) for x in text.split(",")]
-    except ValueError:
-        raise UsageError(f"{flag} '{text}': expected X[,Y[,Z]] with integers") from None
-    if not 1 <= len(dims) <= 3 or any(d < 1 for d in dims):
-        raise UsageError(f"{flag} '{text}': expected 1 to 3 positive integers")
-    return tuple(dims + [1] * (3 - len(dims)))  # type: ignore[return-value]
-
-
 def run(args: argparse.Namespace) -> int:
     from ptxkit.equiv import EquivOptions, check_files
 
-    opts = EquivOptions(grid=parse_shape(args.grid, "--grid"), block=parse_shape(args.block, "--block"),
+    opts = EquivOptions(grid=parse_dim(args.grid, "--grid"), block=parse_dim(args.block, "--block"),
                         shared=args.shared, trials=args.trials, seed=args.seed, device=args.device,
                         sanitize=not args.no_sanitize, homomorphic_casts=args.homomorphic_casts,
                         atomics=args.atomics)

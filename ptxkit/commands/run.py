@@ -10,7 +10,7 @@ import json
 import sys
 from pathlib import Path
 
-from ptxkit.commands.common import add_kernel_arguments
+from ptxkit.commands.common import add_kernel_arguments, parse_dim
 from ptxkit.errors import UsageError
 
 HELP = "run a kernel on the ptxkit simulator (or on a GPU with --device gpu)"
@@ -28,15 +28,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="stop the simulator after N instruction steps (default 50 million)")
     p.add_argument("--json", action="store_true", help="one JSON object on stdout")
 
-
-def parse_dim(text: str, what: str) -> tuple[int, int, int]:
-    try:
-        parts = [int(x) for x in str(text).split(",")]
-    except ValueError:
-        raise UsageError(f"{what} '{text}': expected X[,Y[,Z]] with positive integers") from None
-    if not 1 <= len(parts) <= 3 or any(v < 1 for v in parts):
-        raise UsageError(f"{what} '{text}': expected X[,Y[,Z]] with positive integers")
-    return tuple((parts + [1, 1])[:3])  # type: ignore[return-value]
 
 
 def load_text(path: str, sanitize: bool) -> tuple[str, str]:

@@ -90,7 +90,7 @@ def search_co(ex: Execution, model: "Model | str" = DEFAULT_MODEL, *, total_locs
 
     m = get_model(model)
     base = base_relations(ex, m, backend, static=static)
-    R, n, W = base.R, base.n, base.writes
+    W = base.writes
     ev = ex.events
     total = 0
     for e in ev:

@@ -131,7 +131,6 @@ def run_batch(prog: Program, st: LaneState, counters: Counters, max_steps: int) 
     code = prog.code
     n = st.n
     R = st.R
-    nwarps = n // 32
     ncta = int(st.cta_of_lane.max()) + 1 if n else 0
     cta = st.cta_of_lane
     exited = st.exited
@@ -196,7 +195,7 @@ def run_batch(prog: Program, st: LaneState, counters: Counters, max_steps: int) 
                 act = alive if m is None else m
                 lane_pc[act] = pc
                 uniform = False
-                res = _control(prog, op, pc, act, st, lane_pc, waiting, bar_id, bar_count, ret_stack, depth)
+                _control(prog, op, pc, act, st, lane_pc, waiting, bar_id, bar_count, ret_stack, depth)
             else:
                 runnable = ~exited & ~waiting
                 if not runnable.any():

@@ -28,62 +28,25 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
+from ptxkit.fpsan.ring import FloatRing, embed_int, ring_for_type, unembed_int
 from ptxkit.ir import Instruction, Reg, Vec
 
 # --------------------------------------------------------------------------- φ constants (fpsan.md §1)
 
 
-@dataclass(frozen=True)
-class Embedding:
-    """φ / φ⁻¹ constants for one float type of width ``w`` (16 or 32 here)."""
-
-    w: int
-    shift: int
-    mul_a: int
-    mul_b_pos: int
-    mul_b_neg: int
-    inv_b_pos: int
-    inv_b_neg: int
-    inv_a: int
-
-    @property
-    def sign(self) -> int:
-        return 1 << (self.w - 1)
-
-    @property
-    def mag(self) -> int:
-        return self.sign - 1
-
-
-EMBEDDINGS = {
-    "f32": Embedding(32, 23, 0x00E3F789, 0x0BEAC0C7, 0x74153F39, 0x7B8000F7, 0x047FFF09, 0x6D2BAEB9),
-    "f16": Embedding(16, 10, 0x7789, 0x11B7, 0x6E49, 0x1C07, 0x63F9, 0x2EB9),
-    "bf16": Embedding(16, 7, 0x7789, 0x4E47, 0x31B9, 0x7B77, 0x0489, 0x2EB9),
-}
-EMBEDDINGS["tf32"] = EMBEDDINGS["f32"]  # tf32 operands live in f32 registers: embedded as f32
+def _ring(ftype: str) -> FloatRing:
+    """The φ constants of ``ftype`` (tf32 operands live in f32 registers: embedded as f32)."""
+    return ring_for_type("f32" if ftype == "tf32" else ftype)
 
 
 def phi(u: int, ftype: str) -> int:
     """φ on Python ints (the oracle the emitted PTX must agree with)."""
-    e = EMBEDDINGS[ftype]
-    neg = u & e.sign
-    y = (u * e.mul_a) & e.mag
-    z = y ^ (y >> e.shift)
-    p = (z * (e.mul_b_neg if neg else e.mul_b_pos)) & e.mag
-    return p ^ neg
+    return embed_int(u, _ring(ftype).name)
 
 
 def phi_inv(v: int, ftype: str) -> int:
     """φ⁻¹ on Python ints."""
-    e = EMBEDDINGS[ftype]
-    neg = v & e.sign
-    z = (v * (e.inv_b_neg if neg else e.inv_b_pos)) & e.mag
-    s = e.shift
-    while s < e.w:
-        z ^= z >> s
-        s *= 2
-    x = (z * e.inv_a) & e.mag
-    return x ^ neg
+    return unembed_int(v, _ring(ftype).name)
 
 
 # --------------------------------------------------------------------------- fragment layouts (§9.7.14.5.8)
@@ -193,26 +156,26 @@ class _BlockEmitter:
 
     # -- φ / φ⁻¹ on a 32-bit register holding a w-bit pattern (high bits zero)
     def embed(self, u: str, ftype: str) -> str:
-        e = EMBEDDINGS[ftype]
+        e = _ring(ftype)
         neg, y, t, m, p = self.reg(), self.reg(), self.reg(), self.reg(), self.pred()
         self.op(f"and.b32 {neg}, {u}, {e.sign:#x}")
-        self.op(f"mul.lo.u32 {y}, {u}, {e.mul_a:#x}")
+        self.op(f"mul.lo.u32 {y}, {u}, {e.mulA:#x}")
         self.op(f"and.b32 {y}, {y}, {e.mag:#x}")
         self.op(f"shr.u32 {t}, {y}, {e.shift}")
         self.op(f"xor.b32 {y}, {y}, {t}")
         self.op(f"setp.ne.u32 {p}, {neg}, 0")
-        self.op(f"selp.b32 {m}, {e.mul_b_neg:#x}, {e.mul_b_pos:#x}, {p}")
+        self.op(f"selp.b32 {m}, {e.mulBNeg:#x}, {e.mulBPos:#x}, {p}")
         self.op(f"mul.lo.u32 {y}, {y}, {m}")
         self.op(f"and.b32 {y}, {y}, {e.mag:#x}")
         self.op(f"or.b32 {y}, {y}, {neg}")
         return y
 
     def unembed(self, v: str, ftype: str) -> str:
-        e = EMBEDDINGS[ftype]
+        e = _ring(ftype)
         neg, z, t, m, p = self.reg(), self.reg(), self.reg(), self.reg(), self.pred()
         self.op(f"and.b32 {neg}, {v}, {e.sign:#x}")
         self.op(f"setp.ne.u32 {p}, {neg}, 0")
-        self.op(f"selp.b32 {m}, {e.inv_b_neg:#x}, {e.inv_b_pos:#x}, {p}")
+        self.op(f"selp.b32 {m}, {e.invBNeg:#x}, {e.invBPos:#x}, {p}")
         self.op(f"mul.lo.u32 {z}, {v}, {m}")
         self.op(f"and.b32 {z}, {z}, {e.mag:#x}")
         s = e.shift
@@ -220,7 +183,7 @@ class _BlockEmitter:
             self.op(f"shr.u32 {t}, {z}, {s}")
             self.op(f"xor.b32 {z}, {z}, {t}")
             s *= 2
-        self.op(f"mul.lo.u32 {z}, {z}, {e.inv_a:#x}")
+        self.op(f"mul.lo.u32 {z}, {z}, {e.invA:#x}")
         self.op(f"and.b32 {z}, {z}, {e.mag:#x}")
         self.op(f"or.b32 {z}, {z}, {neg}")
         return z

@@ -14,19 +14,11 @@ from __future__ import annotations
 from pathlib import Path
 
 
+from ptxkit.commands.common import parse_dim
 from ptxkit.errors import UsageError
 from ptxkit.exec_sim.program import ConcurrentProgram, Location, ThreadProgram
 from ptxkit.ir import Instruction, Label, RegDecl, VarDecl
 
-
-def _shape(text: str, what: str) -> tuple[int, int, int]:
-    try:
-        parts = [int(x) for x in str(text).split(",")]
-    except ValueError:
-        raise UsageError(f"--{what} '{text}': expected X[,Y[,Z]]") from None
-    if not 1 <= len(parts) <= 3 or any(p < 1 for p in parts):
-        raise UsageError(f"--{what} '{text}': expected 1 to 3 positive integers")
-    return tuple(parts + [1] * (3 - len(parts)))  # type: ignore[return-value]
 
 
 def program_from_ptx(path, args) -> ConcurrentProgram:
@@ -47,7 +39,7 @@ def program_from_ptx(path, args) -> ConcurrentProgram:
     n = args.threads
     if n is None or n < 1:
         raise UsageError("--threads must be at least 1")
-    grid, block = _shape(getattr(args, "grid", "1"), "grid"), _shape(getattr(args, "block", "1"), "block")
+    grid, block = parse_dim(getattr(args, "grid", "1"), "--grid"), parse_dim(getattr(args, "block", "1"), "--block")
     if grid == (1, 1, 1) and block == (1, 1, 1):
         block = (n, 1, 1)
     per_cta = block[0] * block[1] * block[2]

@@ -500,7 +500,7 @@ class _Parser:
                 continue
             if t.text == "~":
                 self.next()
-                e = self.expect("exists", "'exists' after '~'")
+                self.expect("exists", "'exists' after '~'")
                 quant, first = "not exists", t
                 formula = self.formula()
                 break

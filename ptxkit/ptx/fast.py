@@ -356,7 +356,6 @@ class FastParser:
             m = instr_match(src, pos)
             if m is not None:
                 neg, pred, opc, mods, opstr = m.groups()
-                inst = None
                 if opstr is None:
                     operands: tuple | None = ()
                 else:
