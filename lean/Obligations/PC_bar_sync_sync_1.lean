@@ -39,7 +39,7 @@ theorem allowed_0 : valid ptx_7_5 witness_0 = true := by native_decide
 
 /-- The 1 candidate executions of `PC-bar-sync-sync-1` with outcome
 `P0:r0 == 1` (it satisfies the test's condition): every execution the explorer can build for it (within its
-bounds), Fence-SC order left open. -/
+bounds), each with the Fence-SC order it was built with (`none`: every order). -/
 def candidates_1 : List Execution := [
   { events := [
       { id := 0, thread := (-1), kind := Kind.W, pos := 0, location := some "x", vaddr := some "x", size := 4, value := some 0, sem := Sem.weak, scope := none, proxy := Proxy.generic, fence_kind := none, barrier_id := none, barrier_op := none, inst := none, cta := 0, cluster := 0, gpu := 0 },  -- init x=0

@@ -67,12 +67,14 @@ def is_init (e : Event) : Bool := e.thread == INIT
 
 def is_mem (e : Event) : Bool := e.kind == Kind.R || e.kind == Kind.W
 
-/-- Strong operation (§8.4): a fence, or a non-weak access. Barriers are not strong. -/
+/-- Strong operation (§8.4): a fence, or a non-weak access. Barriers are not strong. An RMW's
+halves may carry the atomic's own `sem` (atom.acquire's write: `Sem.acquire`): still strong, as in
+Python (`sem != "weak"`). -/
 def is_strong (e : Event) : Bool :=
   match e.kind with
   | Kind.F => true
-  | Kind.W => e.sem == Sem.relaxed || e.sem == Sem.release || e.sem == Sem.acq_rel || e.sem == Sem.sc
-  | Kind.R => e.sem == Sem.relaxed || e.sem == Sem.acquire || e.sem == Sem.acq_rel || e.sem == Sem.sc
+  | Kind.W => e.sem != Sem.weak
+  | Kind.R => e.sem != Sem.weak
   | Kind.B => false
 
 def is_sem_fence (e : Event) : Bool := e.kind == Kind.F && e.fence_kind == some FenceKind.sem

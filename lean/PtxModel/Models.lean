@@ -101,13 +101,9 @@ def sublists {α : Type} : List α → List (List α)
     let r := sublists xs
     r ++ List.map (fun (s : List α) => x :: s) r
 
-/-- Consecutive pairs of a list: a chain a₀ → a₁ → …. -/
-def chain : List Nat → List (Nat × Nat)
-  | [] => []
-  | a :: tl =>
-    match tl with
-    | [] => []
-    | b :: _ => (a, b) :: chain tl
+/-- Consecutive pairs of a list: a chain a₀ → a₁ → … (Python: `zip(perm, perm[1:])`). Not
+recursive, so there is no termination argument to get right. -/
+def chain (l : List Nat) : List (Nat × Nat) := List.zip l (List.drop 1 l)
 
 /-- The distinct elements of a list, first occurrences kept. -/
 def dedup (l : List String) : List String :=
@@ -121,13 +117,13 @@ def co_choices_loc (ex : Execution) (total : Bool) (l : String) : List (List (Na
     (Execution.ev ex i).kind == Kind.W && (Execution.ev ex i).location == some l) (List.range n)
   let inits := List.filter (fun (i : Nat) => Event.is_init (Execution.ev ex i)) ws
   let others := List.filter (fun (i : Nat) => !(Event.is_init (Execution.ev ex i))) ws
-  let first := List.foldr (fun (i : Nat) (acc : List (Nat × Nat)) => List.map (fun (w : Nat) => (i, w)) others ++ acc) [] inits
+  let init_edges := List.foldr (fun (i : Nat) (acc : List (Nat × Nat)) => List.map (fun (w : Nat) => (i, w)) others ++ acc) [] inits
   if total then
-    List.map (fun (p : List Nat) => first ++ chain p) (perms others)
+    List.map (fun (p : List Nat) => init_edges ++ chain p) (perms others)
   else
     let cands := List.foldr (fun (a : Nat) (acc : List (Nat × Nat)) =>
       List.map (fun (b : Nat) => (a, b)) (List.filter (fun (b : Nat) => b != a) others) ++ acc) [] others
-    List.map (fun (s : List (Nat × Nat)) => first ++ s)
+    List.map (fun (s : List (Nat × Nat)) => init_edges ++ s)
       (List.filter (fun (s : List (Nat × Nat)) => Mat.acyclic (Mat.from_pairs n s)) (sublists cands))
 
 /-- Every coherence-order choice of the execution (the product over its locations). -/

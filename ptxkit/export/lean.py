@@ -33,18 +33,32 @@ OPT_FIELDS = ("sc_order", "sync_barrier")
 
 
 def lean_string(s: str) -> str:
+    r"""A Lean 4 string literal for ``s``. Lean's escapes are ``\\ \" \' \n \t \r``, ``\xHH`` and
+    ``\uHHHH`` (exactly four hex digits; there is no ``\u{…}`` form), so other control characters
+    become ``\xHH``, the rest of the BMP ``\uHHHH``, and characters above U+FFFF (which have no
+    escape) are written as themselves (Lean sources are UTF-8)."""
     out = ['"']
     for ch in s:
+        o = ord(ch)
         if ch in '"\\':
             out.append("\\" + ch)
-        elif ch == "\n":
-            out.append("\\n")
-        elif 32 <= ord(ch) < 127:
+        elif ch in _SIMPLE_ESCAPES:
+            out.append(_SIMPLE_ESCAPES[ch])
+        elif 32 <= o < 127:
             out.append(ch)
+        elif o < 0x100:
+            out.append(f"\\x{o:02x}")
+        elif 0xD800 <= o < 0xE000:  # a lone surrogate is no Unicode scalar value: Lean has no such Char
+            out.append("\\ufffd")
+        elif o <= 0xFFFF:
+            out.append(f"\\u{o:04x}")
         else:
-            out.append(f"\\u{{{ord(ch):x}}}")
+            out.append(ch)
     out.append('"')
     return "".join(out)
+
+
+_SIMPLE_ESCAPES = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
 
 
 def _opt(v: str | None) -> str:
@@ -114,15 +128,38 @@ def _doc(text: str) -> str:
     return text.replace("-/", "- /").replace("/-", "/ -")
 
 
+# Lean 4 tokens that look like identifiers and so cannot be a module / namespace component (beyond
+# the lower-case keywords ``obligations.identifier`` already avoids); case matters in Lean.
+LEAN_KEYWORDS = frozenset("""
+    at by do else end fun have if in let match then with where def theorem namespace open import
+    section show from for instance structure inductive class example variable universe partial
+    mutual deriving abbrev axiom private protected noncomputable unsafe local scoped export
+    attribute set_option opaque macro macro_rules syntax elab notation infix infixl infixr prefix
+    postfix termination_by decreasing_by nomatch nofun calc suffices unless return try catch
+    finally mut break continue using generalizing forall fun Type Sort Prop sorry
+""".split())
+
+
 def module_name(t: TestObligations) -> str:
-    return t.ident
+    """The file / namespace component for a test: ``TestObligations.ident`` (letters, digits, ``_``,
+    starting with a letter), prefixed ``t_`` when it would spell a Lean keyword."""
+    ident = t.ident
+    return "t_" + ident if ident in LEAN_KEYWORDS else ident
 
 
-def lean_text(t: TestObligations, tactic: str = "native_decide") -> str:
-    """The Lean source of one test's obligations."""
+TACTICS = ("native_decide", "decide")
+
+
+def lean_text(t: TestObligations, tactic: str = "native_decide", module: str | None = None) -> str:
+    """The Lean source of one test's obligations; its namespace is ``Obligations.<module>``, the
+    module the file is meant to be (default :func:`module_name`)."""
+    if tactic not in TACTICS:
+        raise ValueError(f"tactic must be one of {TACTICS}, not {tactic!r}")
     model = LEAN_MODEL[t.model]
-    ns = f"Obligations.{module_name(t)}"
-    out = ["import PtxModel", "open PtxModel", "",
+    ns = f"Obligations.{module or module_name(t)}"
+    # kernel `decide` unfolds the whole checker; the default recursion limit (512) is far too low
+    opts = ["set_option maxRecDepth 100000", ""] if tactic == "decide" else []
+    out = ["import PtxModel", "open PtxModel", "", *opts,
            "/-!",
            _doc(f"# Proof obligations for `{t.name}` ({t.source or 'generated'})"),
            "",
@@ -149,7 +186,7 @@ def lean_text(t: TestObligations, tactic: str = "native_decide") -> str:
         else:
             out += [f"/-- The {len(ob.candidates)} candidate executions of `{_doc(t.name)}` with outcome",
                     f"`{_doc(text)}`{cond}: every execution the explorer can build for it (within its",
-                    "bounds), Fence-SC order left open. -/",
+                    "bounds), each with the Fence-SC order it was built with (`none`: every order). -/",
                     f"def candidates_{i} : List Execution := ["]
             for k, c in enumerate(ob.candidates):
                 sep = "," if k + 1 < len(ob.candidates) else ""
@@ -190,6 +227,8 @@ EXAMPLES = {
     "SB_sc_gpu": ("litmus/PTX/Manual/SB+sc-gpu.litmus", "ptx-7.5"),
     "PC_bar_sync_sync_1": ("litmus/PTX/Manual/PC-bar-sync-sync-1.litmus", "ptx-7.5"),
     "CoWW_": ("litmus/PTX/Manual/CoWW_.litmus", "ptx-7.5"),
+    "MP_RMW": ("litmus/PTX/Manual/MP+RMW.litmus", "ptx-7.5"),  # rmw edges: Atomicity, observation
+    "Atom_SB_ptx_6_0": ("litmus/PTX/Nvidia/Atom-SB.litmus", "ptx-6.0"),  # ptx_6_0, SC-per-Location
     "Proxy_MP_Alias_diffProxy_aliasFence_proxyFence_correctOrder": (
         "litmus/PTX/Nvidia/proxy/Proxy-MP-Alias+diffProxy-aliasFence+proxyFence-correctOrder.litmus",
         "ptx-7.5"),
@@ -204,7 +243,7 @@ def example_text(corpus: Path, module: str) -> str:
     rel, model = EXAMPLES[module]
     res = explore(parse_litmus_file(corpus / rel), model, keep_candidates=10 ** 6)
     res.keep_candidates = 10 ** 6  # every candidate kept: forbidden lists are complete
-    return lean_text(to_obligations(res)).replace(str(corpus), "<dat3m>")
+    return lean_text(to_obligations(res), module=module).replace(str(corpus), "<dat3m>")
 
 
 if __name__ == "__main__":  # python -m ptxkit.export.lean ../shared/corpora/litmus/dat3m

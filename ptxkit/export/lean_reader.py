@@ -106,7 +106,10 @@ class _Parser:
             return int(v)
         if kind == "string":
             self.take()
-            return _unescape(v[1:-1])
+            try:
+                return _unescape(v[1:-1])
+            except ValueError as e:
+                self.fail(at, str(e))
         if kind == "name":
             self.take()
             if v == "none":
@@ -121,9 +124,21 @@ class _Parser:
         self.fail(at, f"unexpected {v!r}")
 
 
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", '"': '"', "'": "'"}
+
+
 def _unescape(s: str) -> str:
-    return re.sub(r"\\(u\{([0-9a-fA-F]+)\}|.)",
-                  lambda m: chr(int(m.group(2), 16)) if m.group(2) else {"n": "\n", "t": "\t"}.get(m.group(1), m.group(1)), s)
+    r"""The value of a Lean string literal's body: ``\\ \" \' \n \t \r``, ``\xHH``, ``\uHHHH``."""
+    def one(m: re.Match) -> str:
+        if m.group(1):
+            return chr(int(m.group(1), 16))
+        if m.group(2):
+            return chr(int(m.group(2), 16))
+        c = m.group(3)
+        if c not in _ESCAPES:
+            raise ValueError(f"invalid Lean escape sequence \\{c}")
+        return _ESCAPES[c]
+    return re.sub(r"\\(?:x([0-9a-fA-F]{2})|u([0-9a-fA-F]{4})|(.))", one, s, flags=re.S)
 
 
 def _some(v):
