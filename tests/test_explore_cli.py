@@ -50,16 +50,25 @@ def test_exit_ok_and_json(lit, capsys):
         {"values": {"P1:r1": 1, "P1:r2": 0}, "count": 1, "satisfies": True}]
 
 
-@pytest.mark.parametrize("flag,cond,code", [
-    ("--not-exists", "P1:r1 == 1 /\\ P1:r2 == 0", 0),
-    ("--exists", "P1:r1 == 1 /\\ P1:r2 == 1", 0),
-    ("--forall", "P1:r1 == 0 \\/ P1:r2 == 1", 0),
-    ("--forall", "P1:r2 == 1", 1),
-    ("--exists", "x == 1", 0),
-    ("--exists", "x == 0", 1),
+# MP_RA's consistent executions, one per state (r1, r2): (0, 0), (0, 1), (1, 1) — (1, 0) is forbidden
+# (above) — and x ends at 1 in all three. "pos" counts those satisfying the formula (herd's Positive).
+@pytest.mark.parametrize("flag,cond,code,pos", [
+    ("--not-exists", "P1:r1 == 1 /\\ P1:r2 == 0", 0, 0),
+    ("--exists", "P1:r1 == 1 /\\ P1:r2 == 1", 0, 1),
+    ("--forall", "P1:r1 == 0 \\/ P1:r2 == 1", 0, 3),
+    ("--forall", "P1:r2 == 1", 1, 2),
+    ("--exists", "x == 1", 0, 3),
+    ("--exists", "x == 0", 1, 0),
 ])
-def test_condition_overrides(lit, flag, cond, code, capsys):
+def test_condition_overrides(lit, flag, cond, code, pos, capsys):
     assert main(["explore", lit(MP_RA), flag, cond]) == code
+    out = capsys.readouterr().out
+    quant = {"--not-exists": "~exists", "--exists": "exists", "--forall": "forall"}[flag]
+    cline = next(line for line in out.splitlines() if line.startswith("Condition "))
+    assert cline.startswith(f"Condition {quant} ") and cond in cline, cline
+    assert "Candidates 4  Consistent 3" in out
+    assert f"Witnesses Positive: {pos} Negative: {3 - pos}" in out
+    assert out.rstrip().endswith({0: "Ok", 1: "No"}[code])
 
 
 def test_v60_model_flag(lit, capsys):
@@ -80,6 +89,9 @@ def test_jobs_give_the_same_answer(lit, capsys):
     two = json.loads(capsys.readouterr().out)
     for k in ("verdict", "outcomes", "candidates", "consistent"):
         assert one[k] == two[k]
+    # and the answer is the right one: relaxed MP allows all four (r1, r2) states
+    assert two["verdict"] == "Ok" and two["complete"] is True
+    assert {(o["values"]["P1:r1"], o["values"]["P1:r2"]) for o in two["outcomes"]} == {(0, 0), (0, 1), (1, 0), (1, 1)}
 
 
 def test_dot_witnesses(lit, tmp_path, capsys):
@@ -101,12 +113,19 @@ def test_bad_litmus_exits_2_with_position(lit, capsys):
     assert err.startswith(f"{path}:5:27: error:") and "^" in err
 
 
-def test_usage_errors(lit, capsys):
-    p = lit(MP_RA)
-    assert main(["explore", p, "--exists", "P7:r1 == 1"]) == 2
-    assert main(["explore", p, "--exists", "P1:r1 =="]) == 2
-    assert main(["explore", p, "--model", "ptx-9"]) == 2
-    assert main(["explore", "/nonexistent.litmus"]) == 2
-    assert main(["explore", p, "--exists", "zz == 1"]) == 2
-    err = capsys.readouterr().err
+@pytest.mark.parametrize("argv,needle", [
+    (["--exists", "P7:r1 == 1"], "<condition>:1:1: error: no thread P7"),
+    (["--exists", "P1:r1 =="], "<condition>:1:9: error: expected an operand"),
+    (["--model", "ptx-9"], "invalid choice: 'ptx-9'"),
+    (["--exists", "zz == 1"], "unknown location 'zz'"),
+])
+def test_usage_errors(lit, capsys, argv, needle):
+    assert main(["explore", lit(MP_RA), *argv]) == 2
+    out, err = capsys.readouterr()
+    assert needle in err and out == ""
     assert "Traceback" not in err
+
+
+def test_missing_file(capsys):
+    assert main(["explore", "/nonexistent.litmus"]) == 2
+    assert "no such file: /nonexistent.litmus" in capsys.readouterr().err

@@ -48,3 +48,5 @@ def test_missing_file_and_usage(tmp_path, capsys):
     f = tmp_path / "k.ptx"
     f.write_text(GOOD)
     assert main(["parse", "--emit", str(f), str(f)]) == 2
+    out, err = capsys.readouterr()
+    assert "--emit takes exactly one FILE" in err and out == ""

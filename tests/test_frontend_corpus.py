@@ -36,6 +36,9 @@ def test_corpus_is_there():
 @pytest.mark.parametrize("path", GOOD, ids=_id)
 def test_parses_and_round_trips(path):
     m = parse_file(path)
+    # emit copies untouched text verbatim, so this checks decode/encode and that parsing kept every
+    # byte; that the IR *means* the text is checked by ptxas in test_frontend_ptxas (re-printed
+    # instructions compile to the same cubin)
     assert encode(emit(m)) == path.read_bytes()
     # every span points at its node's own text; line/col agree with an independent count
     nls = [i for i, ch in enumerate(m.source) if ch == "\n"]

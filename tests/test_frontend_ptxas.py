@@ -1,5 +1,6 @@
-"""ptxas as the oracle for syntax: each snippet is rejected by our parser exactly when ptxas reports
-a *syntax* error for it (semantic complaints — types, operand counts — are not the parser's job)."""
+"""ptxas as the oracle: each snippet is rejected by our parser exactly when ptxas reports a *syntax*
+error for it (semantic complaints — types, operand counts — are not the parser's job); and corpus
+instructions re-printed from their IR compile to the same cubin as the original text."""
 
 from __future__ import annotations
 
@@ -9,9 +10,11 @@ import subprocess
 
 import pytest
 
-from conftest import needs_ptxas
+from conftest import PTX_CORPUS, needs_ptxas, needs_shared, shared_files
+from ptxkit import ir
 from ptxkit.errors import PtxkitError
-from ptxkit.ptx.parser import parse
+from ptxkit.ptx.emit import emit
+from ptxkit.ptx.parser import parse, parse_file
 
 KERNEL = """.version 8.0
 .target sm_90
@@ -112,3 +115,61 @@ def test_declaration_syntax_agrees_with_ptxas(decl, tmp_path):
     except PtxkitError:
         ours = True
     assert ours == ptxas_syntax, r.stderr
+
+
+# ---------------------------------------------------------------- the IR holds everything ptxas reads
+# Every instruction of a corpus file is re-printed from its IR node alone (format_statement: no source
+# text), and ptxas must compile the result to the very same cubin as the file itself — or, for a file
+# ptxas rejects, give the same complaints. A parser that drops a modifier, flips a guard, misreads an
+# operand or an address offset changes the machine code (checked: with such damage injected into the
+# IR, the cubins differ). Debug directives (.loc/.file/.section) go from both texts alike: their line
+# tables record PTX line numbers. The sample: 123 files, 91 of which this ptxas compiles (measured).
+_DEBUG = ("loc", "file", "section")
+_OLD_TARGETS = ("sm_30", "sm_32", "sm_35", "sm_50", "sm_52", "sm_53", "sm_60", "sm_61", "sm_62", "sm_70", "sm_72")
+
+
+def _reprint_sample() -> list:
+    pick = [p for p in shared_files("nvcc/*.ptx") if "thrust_big" not in p.name]
+    pick += shared_files("triton/*.ptx")
+    pick += shared_files("triton_fpsan/*/fpsan_v90.ptx") + shared_files("triton_fpsan/*/plain_sm80.ptx")
+    pick += shared_files("zluda/**/*.ptx")[::6] + shared_files("pyptx/**/*.ptx")[::6]
+    return [p for p in pick if "/pass/test/" not in p.as_posix() and "shared_ptr" not in p.name]
+
+
+def _texts(path) -> tuple[str, str]:
+    """(the file without debug directives, the same with every instruction re-printed from the IR)"""
+    out = []
+    for reprint in (False, True):
+        m = parse_file(path)
+        for it in list(m.items):
+            if isinstance(it, ir.Directive) and it.name in _DEBUG:
+                m.replace(it, [])
+        for f in m.functions():
+            for s in list(f.statements()):
+                if isinstance(s, ir.Directive) and s.name in _DEBUG:
+                    m.replace(s, [])
+                elif reprint and isinstance(s, ir.Instruction):
+                    m.replace(s, [s])
+        out.append(emit(m))
+    return out[0], out[1]
+
+
+@needs_shared
+@needs_ptxas
+@pytest.mark.parametrize("path", _reprint_sample(), ids=lambda p: p.relative_to(PTX_CORPUS).as_posix())
+def test_reprinted_instructions_compile_to_the_same_cubin(path, tmp_path):
+    base, again = _texts(path)
+    target = (re.search(r"^\s*\.target\s+(\w+)", base, re.M) or [None, "sm_75"])[1]
+    arch = "sm_75" if target in _OLD_TARGETS else target  # this ptxas starts at sm_75
+    results = []
+    for name, text in (("a", base), ("b", again)):
+        (tmp_path / name).mkdir()
+        src = tmp_path / name / "k.ptx"
+        src.write_bytes(text.encode("utf-8", "surrogateescape"))
+        r = subprocess.run([shutil.which("ptxas"), f"-arch={arch}", str(src), "-o", str(tmp_path / name / "k.cubin")],
+                           capture_output=True, text=True)
+        cubin = (tmp_path / name / "k.cubin").read_bytes() if r.returncode == 0 else None
+        results.append((r.returncode, r.stderr.replace(str(src), "k.ptx"), cubin))
+    assert results[0] == results[1], (results[0][:2], results[1][:2])
+    assert results[0][0] != 0 or results[0][2]  # compiled: a real cubin was compared
+

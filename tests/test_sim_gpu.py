@@ -55,14 +55,22 @@ def test_gpu_reproduces_expected(kern):
 @needs_shared
 def test_gpucheck_flow_with_the_simulator_standing_in(monkeypatch, tmp_path, capsys):
     """The unattended GPU check end to end, with the simulator standing in for the GPU launcher (so
-    this checks the script's plumbing — specs, comparisons, table, JSON — not a GPU)."""
+    this checks the script's plumbing — specs, comparisons, table, JSON — not a GPU). The stand-in
+    corrupts one launch, so the comparison must be able to fail; the CPU side is checked against the
+    expected_fpsan_*.bin files, which the code did not produce."""
     import json
 
     from ptxkit import gpu
     from ptxkit.exec_sim import gpucheck, run_kernel
 
+    calls = []
+
     def fake_gpu(module, kernel, args, grid, block, shared, repeats=0):
         r = run_kernel(module, kernel, args, grid, block, shared)
+        calls.append(kernel)
+        if len(calls) == 1:  # the first "GPU" launch returns one wrong bit: the check must notice it
+            for buf in r.buffers.values():
+                buf.view(np.uint8)[0] ^= 1
         return gpu.GpuResult(buffers=r.buffers, seconds=1e-6, ptx_version="8.5")
 
     monkeypatch.setattr(gpu, "available", lambda: True)
@@ -70,7 +78,17 @@ def test_gpucheck_flow_with_the_simulator_standing_in(monkeypatch, tmp_path, cap
     out = tmp_path / "rows.json"
     rc = gpucheck.main([str(PTX_CORPUS.parent.parent), "--json", str(out), "--repeats", "1"])
     data = json.loads(out.read_text())
-    assert rc == 0, capsys.readouterr().out
-    assert data["summary"]["fpsan_builds"] == data["summary"]["fpsan_cpu_gpu_identical"] > 0
-    assert data["summary"]["fpsan_gpu_matches_expected"] == data["summary"]["fpsan_builds"]
-    assert "cpu==gpu True" in capsys.readouterr().out
+    text = capsys.readouterr().out
+    s = data["summary"]
+    # the triton_fpsan corpus: every kernel with vectors/ has two FPSan builds (sm_90, sm_80)
+    kernels = [p for p in (PTX_CORPUS / "triton_fpsan").iterdir() if (p / "vectors").is_dir()]
+    assert s["fpsan_builds"] == 2 * len(kernels) > 0 and s["errors"] == 0, text
+    # one corrupted launch: exit 1, exactly one build neither identical nor matching expected
+    assert rc == 1, text
+    assert s["fpsan_cpu_gpu_identical"] == s["fpsan_gpu_matches_expected"] == s["fpsan_builds"] - 1
+    first = data["rows"][0]
+    assert first["build"] == "fpsan.ptx" and first["bit_identical_cpu_gpu"] is False
+    assert first["cpu_matches_expected"] is True and first["gpu_matches_expected"] is False
+    assert first["differing"] == 1
+    assert all(r["cpu_matches_expected"] for r in data["rows"] if "cpu_matches_expected" in r)
+    assert "cpu==gpu False" in text and "cpu==gpu True" in text

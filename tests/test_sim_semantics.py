@@ -114,6 +114,57 @@ CONSUMER:
     assert r.buffers["out"].tolist()[:32] == [7 * t for t in range(32)]
 
 
+def test_barrier_count_is_per_warp_with_exited_lanes():
+    # ISA §9.7.13.1 (bar): barriers are per warp — a warp's arrival adds the warp size to the count,
+    # whatever number of its lanes are still active. Only lane 0 of each of the two warps stays (the
+    # layout of litmus2ptx kernels): warp 1 stores and bar.arrive 1, 64; warp 0 waits at bar.sync 1, 64
+    # — two warp arrivals = 64, so it completes and warp 0 reads the stored value.
+    body = PRO + """
+  .shared .align 4 .b32 cell;
+  and.b32 %r2, %r1, 31;
+  setp.ne.u32 %p1, %r2, 0;
+  @%p1 ret;
+  setp.eq.u32 %p2, %r1, 0;
+  @%p2 bra CONSUMER;
+  st.shared.u32 [cell], 77;
+  bar.arrive 1, 64;
+  ret;
+CONSUMER:
+  bar.sync 1, 64;
+  ld.shared.u32 %r3, [cell];
+  st.global.u32 [%rd3], %r3;
+  ret;
+"""
+    r = run(body, ["out=u32[64]:zeros"], block=64)
+    assert r.buffers["out"].tolist() == [77] + [0] * 63
+    # a partial last warp (block of 40: warp 1 has 8 threads) also arrives as a whole warp
+    r = run(body, ["out=u32[40]:zeros"], block=40)
+    assert r.buffers["out"].tolist() == [77] + [0] * 39
+
+    # a diverged warp arrives in two parts (two bar.sync instructions on barrier 1): together one warp
+    body = PRO + """
+  .shared .align 4 .b32 cell;
+  setp.ge.u32 %p1, %r1, 32;
+  @%p1 bra PRODUCER;
+  setp.lt.u32 %p2, %r1, 16;
+  @%p2 bra LOW;
+  bar.sync 1, 64;
+  bra READ;
+LOW:
+  bar.sync 1, 64;
+READ:
+  ld.shared.u32 %r3, [cell];
+  st.global.u32 [%rd3], %r3;
+  ret;
+PRODUCER:
+  st.shared.u32 [cell], 77;
+  bar.arrive 1, 64;
+  ret;
+"""
+    r = run(body, ["out=u32[64]:zeros"], block=64)
+    assert r.buffers["out"].tolist() == [77] * 32 + [0] * 32
+
+
 def test_barrier_deadlock_is_reported():
     body = PRO + """
   setp.lt.u32 %p1, %r1, 16;

@@ -302,6 +302,19 @@ def _control(prog, op, p, act, st, lane_pc, waiting, bar_id, bar_count, ret_stac
             raise _located(prog, op, f"barrier number {b} is out of range 0..15")
         counts = np.bincount(st.cta_of_lane[mm], minlength=bar_count.shape[0])
         bar_count[:, b] += counts
+        # ISA §9.7.13.1 (bar, barrier): barriers are per warp — a warp's arrival adds the warp size to
+        # the count, however many of its lanes are active (exited lanes, the padding of a partial last
+        # warp). A thread count b is therefore compared with these warp units: a warp whose remaining
+        # non-exited lanes all arrive now completes its arrival (32 in all); a diverged part that does
+        # not complete it adds its lane count.
+        if getattr(st, "_bar_wcount", None) is None:
+            st._bar_wcount = np.zeros_like(bar_count)
+        w_now = mm.reshape(-1, 32).sum(axis=1)
+        w_before = (waiting & (bar_id == b) & ~mm).reshape(-1, 32).sum(axis=1)
+        w_live = (~st.exited).reshape(-1, 32).sum(axis=1)
+        units = np.where(w_now + w_before >= w_live, 32 - w_before, w_now) * (w_now > 0)
+        st._bar_wcount[:, b] += np.bincount(st.cta_of_lane.reshape(-1, 32)[:, 0], weights=units,
+                                            minlength=bar_count.shape[0]).astype(np.int64)
         if cnt_f is not None:
             c = int(np.max(np.broadcast_to(np.asarray(cnt_f(st)), (st.n,))[mm]))
             st._bar_expected = getattr(st, "_bar_expected", {})
@@ -326,14 +339,19 @@ def _release(st, waiting, bar_id, bar_count, cta, ncta, exited) -> bool:
     released = False
     expected_n = getattr(st, "_bar_expected", {})
     live_per_cta = np.bincount(cta[~exited], minlength=ncta)
+    wcount = getattr(st, "_bar_wcount", None)
     for b in np.unique(bar_id[waiting]):
         b = int(b)
-        need = np.full(ncta, expected_n[b]) if b in expected_n else live_per_cta
-        done = (bar_count[:, b] >= need) & (bar_count[:, b] > 0)
+        if b in expected_n:  # a thread count: warp units (see _control)
+            done = (wcount[:, b] >= expected_n[b]) & (wcount[:, b] > 0)
+        else:  # all non-exited threads of the CTA
+            done = (bar_count[:, b] >= live_per_cta) & (bar_count[:, b] > 0)
         if done.any():
             sel = waiting & (bar_id == b) & done[cta]
             waiting[sel] = False
             bar_count[done, b] = 0
+            if wcount is not None:
+                wcount[done, b] = 0
             released = True
             red = getattr(st, "_red_ops", {}).pop(b, None)
             if red is not None:  # bar.red: reduce the predicates of the released threads per CTA

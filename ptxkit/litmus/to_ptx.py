@@ -11,8 +11,10 @@ Layout (chosen so the kernel is also right on a GPU):
   registers are copied, after the thread's code, to the u32 buffer parameter ``out`` (one slot per
   ``(thread, register)``), so a host or ``ptxkit run``/``explore`` sees the outcome;
 * Dat3M barrier names ``bar.cta.sync a[, b][, q]`` (``(a, b)`` is the barrier, ``q`` the quorum)
-  become PTX barrier resources 0..15 in order of appearance; without a quorum all the CTA's roles
-  take part (``32 * roles``).
+  become PTX barrier resources 0..15 in order of appearance; without a quorum the roles of the CTA
+  whose code uses that barrier take part (``32 * roles``) — Dat3M's reading, as in
+  ``exec_sim.explore.barrier_schedules``: every thread of the CTA whose trace reaches the id. (All
+  the CTA's roles would hang a GPU on tests where two pairs of threads use two barriers.)
 
 Not expressible in a plain kernel (raised as ``PtxkitError`` at the instruction): proxy/virtual
 aliases (``y @ surface aliases x`` needs surface/texture objects or a second virtual mapping from the
@@ -123,7 +125,7 @@ class _Emitter:
         raise _Unsupported("absolute addresses are not supported")
 
     # -- instructions
-    def instruction(self, t: ThreadProgram, ins: Instruction, nroles: int) -> list[str]:
+    def instruction(self, t: ThreadProgram, ins: Instruction, users: dict[tuple, int]) -> list[str]:
         i = t.index
         op, mods, ops = ins.opcode, ins.mods, ins.operands
         guard = ""
@@ -178,16 +180,15 @@ class _Emitter:
                 raise _Unsupported(f"fence.proxy.{mods[1]} is not a PTX instruction (Dat3M/ISCA'22 only)")
             return [f"{guard}fence.{sem or 'sc'}.{scope or 'sys'};"]
         if op in ("bar", "barrier"):
-            names = [o for k, o in enumerate(ops) if k != 2]
-            if any(not isinstance(o, Imm) for o in names):
+            key = _barrier_name(ins)
+            if key is None:
                 raise _Unsupported("a barrier named by a register value is not expressible as a PTX "
                                    "barrier resource")
-            key = tuple(o.value for o in names)
             if key not in self.barriers:
                 if len(self.barriers) == 16:
                     raise _Unsupported("more than 16 distinct barriers")
                 self.barriers[key] = len(self.barriers)
-            quorum = ops[2].value if len(ops) > 2 and isinstance(ops[2], Imm) else nroles
+            quorum = ops[2].value if len(ops) > 2 and isinstance(ops[2], Imm) else users[key]
             kind = "arrive" if "arrive" in mods else ("red" if "red" in mods else "sync")
             if kind == "red":
                 raise _Unsupported("bar.red is not supported")
@@ -213,6 +214,22 @@ class _Emitter:
         raise _Unsupported(f"instruction {op}.{'.'.join(mods)} is not supported")
 
 
+def _barrier_name(ins: Instruction) -> tuple | None:
+    """Dat3M's barrier name ``(a[, b])`` of ``bar.cta.sync a[, b][, q]`` (None if held in a register)."""
+    names = [o for k, o in enumerate(ins.operands) if k != 2]
+    return tuple(o.value for o in names) if all(isinstance(o, Imm) for o in names) else None
+
+
+def _barrier_users(members: list[ThreadProgram]) -> dict[tuple, int]:
+    """For each barrier name: how many of the CTA's roles have a barrier instruction with it."""
+    users: dict[tuple, int] = {}
+    for t in members:
+        names = {_barrier_name(s) for s in t.body if isinstance(s, Instruction) and s.opcode in ("bar", "barrier")}
+        for key in names - {None}:
+            users[key] = users.get(key, 0) + 1
+    return users
+
+
 def to_ptx(prog: ConcurrentProgram, kernel: str | None = None) -> PtxLitmus:
     """The PTX kernel for ``prog`` (see the module docstring for the layout and the limits)."""
     em = _Emitter(prog)
@@ -231,6 +248,7 @@ def to_ptx(prog: ConcurrentProgram, kernel: str | None = None) -> PtxLitmus:
 
     bodies: dict[int, list[str]] = {}
     for (g, c), members in em.ctas.items():
+        users = _barrier_users(members)
         for t in members:
             lines: list[str] = []
             for r, v in sorted(t.init_regs.items()):
@@ -247,7 +265,7 @@ def to_ptx(prog: ConcurrentProgram, kernel: str | None = None) -> PtxLitmus:
                 if not isinstance(s, Instruction):
                     raise _fail(prog, f"unexpected statement {s!r}", s)
                 try:
-                    lines.extend(em.instruction(t, s, len(members)))
+                    lines.extend(em.instruction(t, s, users))
                 except _Unsupported as e:
                     raise _fail(prog, str(e), s) from None
             bodies[t.index] = lines
