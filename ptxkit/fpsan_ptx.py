@@ -16,7 +16,9 @@ and its result is replaced by the ring sin/cos at the body's exit, other inlined
 reported as a line range; Triton's ``tl.log`` idiom (``lg2.approx`` then ``mul 0f3F317218``) is the
 tagged Log; ``xor.bN`` with the sign mask is LLVM's folded ``-x`` but also integer code, so it is a
 note unless ``sign_xor_as_neg``; float ``atom/red.add`` stay native unless ``atomics='ring'`` (CAS
-loops on ring addition); ``mma``/``wgmma`` go to ``ptxkit.fpsan.mma.rewrite_mma(instr, ctx)`` (the
+loops on ring addition); ``min/max.xorsign.abs``, ``tanh.approx`` and same-type
+``cvt.rni/.rzi/.rmi/.rpi`` follow the models documented in ``ptxkit.fpsan.ops``; ``mma``/``wgmma``
+(expansion chosen by the ``mma`` option) and ``wmma.mma`` go to ``ptxkit.fpsan.mma.rewrite_mma(instr, ctx)`` (the
 context API is documented in ``ptxkit.fpsan.ctx``). A file carrying :data:`MARKER` is left unchanged.
 """
 
@@ -28,7 +30,8 @@ from dataclasses import asdict, dataclass, field
 from ptxkit import ir
 from ptxkit.errors import Diagnostic, PtxkitError
 from ptxkit.fpsan import ring as R
-from ptxkit.fpsan.ctx import BITS_KIND, KIND_BITS, RewriteContext, Unembed, guard_text, operand_text
+from ptxkit.fpsan.ctx import (BITS_KIND, KIND_BITS, NATIVE_COPY, RewriteContext, Unembed, guard_text,
+                              operand_text)
 from ptxkit.fpsan.ops import LANE_TYPE, NATIVE, TABLE, OpInfo, elementwise, float_type_of, rewrite_cvt
 from ptxkit.ptx.types import FLOAT_TYPES
 
@@ -165,7 +168,7 @@ class _LazyTypes(dict):
 # ------------------------------------------------------------------------------ the pass
 
 def sanitize_module(module: ir.Module, *, homomorphic_casts: bool = False, atomics: str = "native",
-                    strict: bool = False, sign_xor_as_neg: bool = False) -> SanitizeReport:
+                    strict: bool = False, sign_xor_as_neg: bool = False, mma: str = "shuffle") -> SanitizeReport:
     """Rewrite ``module`` in place (through its edit list). Returns the report; with ``strict``, a
     report with errors raises :class:`PtxkitError` listing every unsanitized instruction.
 
@@ -173,7 +176,15 @@ def sanitize_module(module: ir.Module, *, homomorphic_casts: bool = False, atomi
     ``bitcast(fneg(bitcast x))`` into that integer xor (Triton's ``-x`` on loaded bits), so the float
     op is invisible at the PTX level; ring negation differs from the xor only at ±0 (φ(−x) = −φ(x)
     for x ≠ ±0), where it keeps the zero. Off by default: integer code (radix-sort keys) uses the
-    same xor. Without it such xors are reported as notes."""
+    same xor. Without it such xors are reported as notes.
+
+    ``mma``: how 16-bit-input float ``mma.sync`` is expanded (``ptxkit.fpsan.mma``): ``shuffle``
+    (the default: integer instructions only), ``limbs`` (f16/tf32 ``mma`` on 8-bit limbs of the
+    payloads, no data exchange: every partial sum is an integer below 2^24, so the float accumulation
+    is exact whatever its order — argued, not yet checked on hardware) or ``auto`` (limbs in functions
+    with many mma, where ptxas time on the shuffles grows: 52 s vs 3 s on triton_attn_fwd_sm80)."""
+    if mma not in ("auto", "shuffle", "limbs"):
+        raise PtxkitError(f"mma expansion must be 'auto', 'shuffle' or 'limbs', not {mma!r}", file=module.filename)
     if atomics not in ("native", "ring"):
         raise PtxkitError(f"--atomics must be 'native' or 'ring', not {atomics!r}", file=module.filename)
     report = SanitizeReport(module.filename, atomics=atomics, homomorphic_casts=homomorphic_casts)
@@ -191,7 +202,7 @@ def sanitize_module(module: ir.Module, *, homomorphic_casts: bool = False, atomi
             continue  # nothing to rewrite or report: most functions of integer-heavy files
         _sanitize_function(module, fn, report, prefix=prefix, label_prefix=label_prefix,
                            homomorphic_casts=homomorphic_casts, atomics=atomics, label_counter=label_counter,
-                           sign_xor_as_neg=sign_xor_as_neg)
+                           sign_xor_as_neg=sign_xor_as_neg, mma=mma)
     if report.rewritten and not report.already_sanitized:
         first = module.items[0] if module.items else None
         if first is not None and first.span is not None:
@@ -205,7 +216,7 @@ def sanitize_module(module: ir.Module, *, homomorphic_casts: bool = False, atomi
 
 def _sanitize_function(module: ir.Module, fn: ir.Function, report: SanitizeReport, *, prefix: str,
                        label_prefix: str, homomorphic_casts: bool, atomics: str, label_counter: list,
-                       sign_xor_as_neg: bool = False) -> None:
+                       sign_xor_as_neg: bool = False, mma: str = "shuffle") -> None:
     types = _LazyTypes(_reg_types(fn, module))
     counter: dict[str, int] = {}
     items_before = len(report.items)
@@ -219,10 +230,15 @@ def _sanitize_function(module: ir.Module, fn: ir.Function, report: SanitizeRepor
     ctx = RewriteContext(prefix=prefix, label_prefix=label_prefix, reg_types=types,
                          homomorphic_casts=homomorphic_casts, report_fn=report_fn, counter=counter)
     ctx.labels = label_counter[0]
-    native_read: set[str] = set()
+    if mma == "auto":
+        from ptxkit.fpsan.mma import auto_mode
+
+        mma = auto_mode(sum(1 for i in fn.instructions() if i.opcode == "mma"))
+    ctx.mma_mode = mma
     replaced: list[tuple[ir.Instruction, list]] = []
     inserted: list[tuple[ir.Statement, list, bool]] = []  # (anchor, lines, after the anchor?)
     next_def = [0]
+    jump_targets = _referenced_labels(module, fn)
     lib_ranges = _libdevice_ranges(module, fn)
     skip_lines = {ln for r in lib_ranges for ln in range(r.start_line, r.end_line)}
     anchors = {id(r.anchor): r for r in lib_ranges}
@@ -247,7 +263,8 @@ def _sanitize_function(module: ir.Module, fn: ir.Function, report: SanitizeRepor
                 walk(s.body)
                 ctx.clear()
             elif isinstance(s, ir.Label):
-                ctx.clear()
+                if lib is not None or s.name in jump_targets:
+                    ctx.clear()  # a join point: payloads of one predecessor are not valid here
                 if lib is not None:
                     inserted.append((s, emit_lib(lib), True))
             elif isinstance(s, ir.Instruction):
@@ -259,10 +276,20 @@ def _sanitize_function(module: ir.Module, fn: ir.Function, report: SanitizeRepor
                     visit(s)
 
     def native(instr: ir.Instruction) -> None:
-        for r in (r for o in instr.operands for r in _regs(o)):
-            native_read.add(r)
+        # operand registers are reads of their float bits, attributed to the definition reaching them
+        # when known. The destination is a read too unless it is a plain unguarded write (a guarded
+        # write keeps the old value; wgmma and video ops with byte selectors read their destination)
+        plain = (instr.guard is None and instr.opcode not in _NO_DEST and bool(instr.operands)
+                 and isinstance(instr.operands[0], (ir.Reg, ir.Sym, ir.Vec))
+                 and instr.opcode not in ("wgmma", "tcgen05") and not instr.opcode.startswith("v"))
+        for o in instr.operands[1:] if plain else instr.operands:
+            for r in _regs(o):
+                ctx.bit_reads.append((r, ctx.last_write.get(r)))
         for r in _writes(instr):
             ctx.invalidate(r)
+        if plain:
+            for r in _writes(instr):
+                ctx.last_write[r] = NATIVE_COPY
 
     def visit(instr: ir.Instruction) -> None:
         ctx.lines = []
@@ -296,16 +323,18 @@ def _sanitize_function(module: ir.Module, fn: ir.Function, report: SanitizeRepor
     walk(fn.body or [])
     label_counter[0] = ctx.labels
 
-    # which φ⁻¹ tails can go: every read of the register is served by that definition's shadow
-    served: dict[str, set] = {}
-    for reg, def_id in ctx.reads:
-        served.setdefault(reg, set()).add(def_id)
+    # which φ⁻¹ tails can go. A read served by a shadow of definition X happens in X's straight-line
+    # run with no write of the register in between: it uses X's payload, not float bits. Reads that
+    # need the bits (native reads, embeds of the register) keep the tail of the definition reaching
+    # them — known within a straight-line run, else (None) every definition of the register keeps
+    # its tail. Function results and module-level registers (visible elsewhere) always keep.
+    unknown = {reg for reg, d in ctx.bit_reads if d is None}
+    needed = {(reg, d) for reg, d in ctx.bit_reads if d is not None}
     live_out = {p.name for p in list(fn.params) + list(fn.ret_params) if p.space == "reg"}
+    live_out |= {i.name for i in module.items if isinstance(i, ir.VarDecl) and i.space == "reg"}
 
     def keep(u: Unembed) -> bool:
-        if u.reg in native_read or u.reg in live_out:
-            return True
-        return served.get(u.reg, set()) - {u.def_id} != set()
+        return u.reg in live_out or u.reg in unknown or (u.reg, u.def_id) in needed
 
     def expand(lines: list) -> list[str]:
         out = []
@@ -336,6 +365,23 @@ def _sanitize_function(module: ir.Module, fn: ir.Function, report: SanitizeRepor
         first = next((s for s in fn.body or [] if s.span is not None), None)
         if first is not None and decls:
             module.insert_before(first, ["\t" + d for d in decls])
+
+
+_IDENT = re.compile(r"[$%\w.]+")
+
+
+def _referenced_labels(module: ir.Module, fn: ir.Function) -> set[str]:
+    """Labels named anywhere in the function besides their definition (branches, ``.branchtargets``):
+    only these can be reached other than by falling through. Unreferenced ones — ``$L__tmpN`` line-info
+    labels that only the DWARF sections outside the function name — do not end a straight-line run."""
+    labels = {s.name for s in fn.statements() if isinstance(s, ir.Label)}
+    if not labels or fn.span is None:
+        return labels
+    counts: dict[str, int] = {}
+    for tok in _IDENT.findall(module.source[fn.span.start:fn.span.end]):
+        if tok in labels:
+            counts[tok] = counts.get(tok, 0) + 1
+    return {name for name in labels if counts.get(name, 0) != 1}
 
 
 def _alone_on_line(module: ir.Module, node: ir.Statement) -> bool:
@@ -374,13 +420,17 @@ def _rewrite(instr: ir.Instruction, ctx: RewriteContext, atomics: str) -> bool |
         if rewrite_mma(instr, ctx):
             return True
         return f"{op}: {why_not_modelled(instr) or 'this shape/type is not modelled'}"
+    if op == "wmma" and instr.mods[:1] == ("mma",):
+        from ptxkit.fpsan.mma import rewrite_wmma
+
+        return rewrite_wmma(instr, ctx)
     if op in ("atom", "red"):
         return _rewrite_atomic(instr, ctx, atomics)
     ft = float_type_of(instr)
     if ft is None or op not in TABLE:
         return False
-    if op in ("min", "max") and ("xorsign" in instr.mods or "abs" in instr.mods):
-        return f"{op}.xorsign.abs has no ring semantics in Triton 3.9"
+    if op in ("min", "max") and "abs" in instr.mods and "xorsign" not in instr.mods:
+        return f"{op}.abs without .xorsign is not modelled"
     info = OpInfo(LANE_TYPE.get(ft, ft), ft if ft in LANE_TYPE else None)
     compute, nsrc = TABLE[op]
     ok = elementwise(instr, ctx, info, compute, nsrc)
@@ -413,6 +463,7 @@ def _rewrite_sign_xor(instr: ir.Instruction, ctx: RewriteContext) -> bool:
     ctx.emit(f"setp.eq.b{w} {p}, {t}, 0")
     ctx.emit(f"xor.b{w} {x}, {a}, {hex(1 << (w - 1))}")
     ctx.reads.append((a, None))
+    ctx.bit_reads.append((a, ctx.last_write.get(a)))
     ctx.invalidate(d)
     ctx.emit(f"{guard_text(instr.guard)}selp.b{w} {d}, {a}, {x}, {p}")
     return True
@@ -574,7 +625,7 @@ def _report_libdevice(module: ir.Module, fn: ir.Function, report: SanitizeReport
 # ------------------------------------------------------------------------------ text API
 
 def sanitize_text(text: str, filename: str = "<input>", **opts) -> SanitizeResult:
-    """Parse, sanitize and print. ``opts``: homomorphic_casts, atomics, strict."""
+    """Parse, sanitize and print. ``opts``: homomorphic_casts, atomics, strict, sign_xor_as_neg, mma."""
     module = _parse(text, filename)
     report = sanitize_module(module, **opts)
     if not module.edits:
@@ -583,10 +634,8 @@ def sanitize_text(text: str, filename: str = "<input>", **opts) -> SanitizeResul
 
 
 def _parse(text: str, filename: str) -> ir.Module:
-    try:
-        from ptxkit.ptx.parser import parse
-    except ImportError:  # the front end is not there yet: the simulator helper's private reader
-        from ptxkit.exec_sim._fallback_parse import parse
+    from ptxkit.ptx.parser import parse
+
     return parse(text, filename)
 
 

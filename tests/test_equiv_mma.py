@@ -43,8 +43,16 @@ class Lanes:
                 continue
             m = re.match(r"([\w.]+)\s+(.*);$", line)
             assert m, line
+            if m.group(1).startswith("mma."):
+                self.mma(m.group(1), [[x.strip() for x in v.split(",")] for v in re.findall(r"\{([^}]*)\}", m.group(2))])
+                continue
             op, ops = m.group(1), [o.strip() for o in m.group(2).split(",")]
             d = ops[0]
+            if op == "mov.b32" and d.startswith("{"):  # split into 16-bit halves {lo, hi}
+                v = self.val(ops[2])
+                self.r[d[1:].strip()] = v & np.uint64(0xFFFF)
+                self.r[ops[1].rstrip("}").strip()] = (v >> np.uint64(16)) & np.uint64(0xFFFF)
+                continue
             if op.startswith("shfl.sync.idx"):
                 v, lane = self.val(ops[1]), self.val(ops[2]).astype(np.int64)
                 self.r[d] = v[lane & 31]
@@ -70,6 +78,25 @@ class Lanes:
                 res = a[0] * a[1]
             elif op == "mad.lo.u32":
                 res = a[0] * a[1] + a[2]
+            elif op == "mad.wide.s16":  # signed 16x16 -> 32 product plus a 32-bit addend
+                s16 = [(x & np.uint64(0xFFFF)).astype(np.uint16).view(np.int16).astype(np.int64) for x in a[:2]]
+                res = ((s16[0] * s16[1]).astype(np.uint64) + a[2])
+            elif op == "sub.rn.f16x2":  # IEEE half arithmetic per 16-bit lane
+                halves = []
+                for sh in (0, 16):
+                    x, y = ((v >> np.uint64(sh)) & np.uint64(0xFFFF) for v in a)
+                    dx = x.astype(np.uint16).view(np.float16) - y.astype(np.uint16).view(np.float16)
+                    halves.append(dx.astype(np.float16).view(np.uint16).astype(np.uint64) << np.uint64(sh))
+                res = halves[0] | halves[1]
+            elif op == "cvt.rn.f32.u32":  # byte limbs only: exact
+                res = a[0].astype(np.float32).view(np.uint32).astype(np.uint64)
+            elif op == "bfe.u32":
+                res = (a[0] >> a[1]) & ((np.uint64(1) << a[2]) - np.uint64(1))
+            elif op == "cvt.rni.s32.f32":
+                f = a[0].astype(np.uint32).view(np.float32).astype(np.float64)
+                res = np.rint(f).astype(np.int64).astype(np.uint64)
+            elif op == "add.u32":
+                res = a[0] + a[1]
             elif op == "setp.ne.u32":
                 res = (a[0] != a[1]).astype(np.uint64)
             elif op == "selp.b32":
@@ -77,6 +104,40 @@ class Lanes:
             else:
                 raise AssertionError(f"unexpected instruction in the expansion: {line}")
             self.r[d] = res & M32
+
+
+def _lanes_mma(self, opcode: str, groups: list[list[str]]) -> None:
+    """A float mma.sync (.f32 accumulators, .f16 or .tf32 inputs), summed in f64, with the ISA layouts below."""
+    shape = opcode.split(".")[3]
+    in_t = "tf32" if opcode.endswith(".row.col.f32.tf32.tf32.f32") else "f16"
+    assert opcode.endswith(f".row.col.f32.{in_t}.{in_t}.f32"), opcode
+    d, a, b, c = groups
+    K = int(shape.split("k")[1])
+    A, B, C = np.zeros((16, K)), np.zeros((K, 8)), np.zeros((16, 8))
+
+    def half(v, h):
+        if in_t == "tf32":  # the whole register: an f32 bit pattern (the limbs are exact in tf32)
+            return float(np.array([int(v)], np.uint32).view(np.float32)[0])
+        return float(np.array([(int(v) >> (16 * h)) & 0xFFFF], np.uint16).view(np.float16)[0])
+
+    for lane in range(32):
+        g, t = lane >> 2, lane & 3
+        for (i, h, r, col) in _a_elems(shape, in_t, g, t):
+            A[r, col] = half(self.val(a[i])[lane], h)
+        for (i, h, r, col) in _b_elems(shape, in_t, g, t):
+            B[r, col] = half(self.val(b[i])[lane], h)
+        for i in range(4):
+            C[g + 8 * (i >> 1), 2 * t + (i & 1)] = np.array([self.val(c[i])[lane]], np.uint32).view(np.float32)[0]
+    D = (A @ B + C).astype(np.float32)
+    for i in range(4):
+        out = np.zeros(32, np.uint64)
+        for lane in range(32):
+            g, t = lane >> 2, lane & 3
+            out[lane] = int(np.array([D[g + 8 * (i >> 1), 2 * t + (i & 1)]], np.float32).view(np.uint32)[0])
+        self.r[d[i]] = out
+
+
+Lanes.mma = _lanes_mma
 
 
 def _mma(mods: str, d: list[str], a: list[str], b: list[str], c: list[str]) -> Instruction:
@@ -138,8 +199,12 @@ CASES = [
 ]
 
 
+MODES = ["shuffle", "limbs"]
+
+
+@pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("shape,in_t,acc_t", CASES)
-def test_mma_expansion_matches_ring_gemm(shape, in_t, acc_t):
+def test_mma_expansion_matches_ring_gemm(shape, in_t, acc_t, mode):
     K = int(shape.split("k")[1])
     rng = np.random.default_rng(K * 7 + len(in_t) + len(acc_t))
     A, B = _bits(rng, (16, K), in_t), _bits(rng, (K, 8), in_t)
@@ -168,7 +233,7 @@ def test_mma_expansion_matches_ring_gemm(shape, in_t, acc_t):
     cs = [f"%c{i}" for i in range(n_c)]
     instr = _mma(mods, cs, [f"%a{i}" for i in range(n_a)], [f"%b{i}" for i in range(n_b)], cs)  # D aliases C
     lanes = Lanes(regs)
-    lanes.run(expand_mma(instr))
+    lanes.run(expand_mma(instr, mode=mode))
     want = _ring_gemm(A, B, C, in_t, acc_t)
     for lane in range(32):
         g, t = lane >> 2, lane & 3
@@ -211,7 +276,7 @@ def test_wgmma_reported_not_modelled():
         expand_mma(instr)
 
 
-def _ctx_kernel(mods: str, n_a: int, n_b: int, n_c: int) -> str:
+def _ctx_kernel(mods: str, n_a: int, n_b: int, n_c: int, mode: str = "shuffle") -> str:
     """A kernel whose body is the expansion through the sanitizer's RewriteContext, registers declared."""
     ctxmod = pytest.importorskip("ptxkit.fpsan.ctx")
     from ptxkit.fpsan.mma import rewrite_mma
@@ -224,6 +289,7 @@ def _ctx_kernel(mods: str, n_a: int, n_b: int, n_c: int) -> str:
     reports: list[str] = []
     ctx = ctxmod.RewriteContext(prefix="%fs_", label_prefix="$fs", reg_types=reg_types, homomorphic_casts=False,
                                 report_fn=lambda i, r: reports.append(r), counter=counter)
+    ctx.mma_mode = mode
     cs = [f"%c{i}" for i in range(n_c)]
     instr = _mma(mods, cs, [f"%a{i}" for i in range(n_a)], [f"%b{i}" for i in range(n_b)], cs)
     assert rewrite_mma(instr, ctx) and not reports
@@ -231,15 +297,16 @@ def _ctx_kernel(mods: str, n_a: int, n_b: int, n_c: int) -> str:
     body = [f".reg .b32 %a<{n_a}>;", f".reg .b32 %b<{n_b}>;", f".reg .{c_type} %c<{n_c}>;", *decls]
     body += [f"mov.b32 %a{i}, {i};" for i in range(n_a)] + [f"mov.b32 %b{i}, {i};" for i in range(n_b)]
     body += [f"mov.b32 %c{i}, {i};" for i in range(n_c)]
-    body += [str(x) for x in ctx.lines if isinstance(x, str)]
+    body += [y for x in ctx.lines for y in ([x] if isinstance(x, str) else x.lines)]  # φ⁻¹ tails kept
     body += [".reg .b64 %p;", "ld.param.u64 %p, [k_param_0];"]
     body += [f"st.global.b32 [%p+{4 * i}], %c{i};" for i in range(n_c)]
     return (".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u64 k_param_0)\n{\n"
             + "\n".join("\t" + b for b in body) + "\n\tret;\n}\n")
 
 
+@pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("shape,in_t,acc_t", CASES)
-def test_ctx_expansion_is_accepted_by_ptxas(shape, in_t, acc_t, tmp_path):
+def test_ctx_expansion_is_accepted_by_ptxas(shape, in_t, acc_t, mode, tmp_path):
     import shutil
     import subprocess
 
@@ -249,14 +316,15 @@ def test_ctx_expansion_is_accepted_by_ptxas(shape, in_t, acc_t, tmp_path):
     n_a = {("m16n8k16", True): 4, ("m16n8k8", True): 2, ("m16n8k8", False): 4, ("m16n8k4", False): 2}[(shape, half)]
     n_b = {("m16n8k16", True): 2, ("m16n8k8", True): 1, ("m16n8k8", False): 2, ("m16n8k4", False): 1}[(shape, half)]
     n_c = 2 if acc_t == "f16" else 4
-    text = _ctx_kernel(f"sync.aligned.{shape}.row.col.{acc_t}.{in_t}.{in_t}.{acc_t}", n_a, n_b, n_c)
+    text = _ctx_kernel(f"sync.aligned.{shape}.row.col.{acc_t}.{in_t}.{in_t}.{acc_t}", n_a, n_b, n_c, mode)
     f = tmp_path / "k.ptx"
     f.write_text(text)
     r = subprocess.run(["ptxas", "-arch=sm_80", str(f), "-o", str(tmp_path / "k.cubin")], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[:2000]
 
 
-def test_triton_dot16_vectors_with_standalone_expansion():
+@pytest.mark.parametrize("mode", MODES)
+def test_triton_dot16_vectors_with_standalone_expansion(mode):
     """The real fragment layout check: Triton's dot16 (ldmatrix-fed mma.m16n8k16 f16 → f32, its only
     float instruction) with the mma replaced by :func:`expand_mma` gives exactly Triton 3.9's FPSan
     output ``expected_fpsan_c.bin`` on the simulator."""
@@ -273,10 +341,13 @@ def test_triton_dot16_vectors_with_standalone_expansion():
     mmas = [i for i in fn.instructions() if i.opcode == "mma"]
     assert len(mmas) == 1
     sp = mmas[0].span  # splice the expansion in place of the instruction's exact source text
-    text = module.source[:sp.start] + "\n".join(expand_mma(mmas[0])) + module.source[sp.end:]
+    text = module.source[:sp.start] + "\n".join(expand_mma(mmas[0], mode=mode)) + module.source[sp.end:]
     module = parser.parse(text, "dot16_mma_expanded.ptx")
     fn = module.entries()[0]
-    assert not any(i.opcode == "mma" for i in fn.instructions())
+    # what is left: nothing (shuffles), or the four exact limb products on the expansion's own registers
+    left = [i for i in fn.instructions() if i.opcode == "mma"]
+    assert len(left) == (4 if mode == "limbs" else 0)
+    assert all(r.name.startswith("%fpsan_mma_") for i in left for o in i.operands for r in o.items)
     v = k / "vectors"
     specs = [f"0=f16[256]:{v / 'a.bin'}", f"1=f16[256]:{v / 'b.bin'}", "2=f32[256]:zeros",
              "3=u8[4096]:zeros", "4=u8[4096]:zeros"]

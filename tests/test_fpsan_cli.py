@@ -63,7 +63,7 @@ def test_untouched_text_is_byte_identical_and_idempotent():
 def test_report_strict_and_json(tmp_path, capsys):
     src = (".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 p)\n{\n"
            "\t.reg .f32 %f<4>;\n\t.reg .b64 %rd<2>;\n\tld.param.u64 %rd1, [p];\n\tld.global.f32 %f1, [%rd1];\n"
-           "\ttanh.approx.f32 %f2, %f1;\n\tadd.f32 %f3, %f2, %f1;\n\tst.global.f32 [%rd1], %f3;\n\tret;\n}\n")
+           "\tatom.global.add.f32 %f2, [%rd1], %f1;\n\tadd.f32 %f3, %f2, %f1;\n\tst.global.f32 [%rd1], %f3;\n\tret;\n}\n")
     f = tmp_path / "t.ptx"
     f.write_text(src)
     o = tmp_path / "o.ptx"
@@ -71,12 +71,12 @@ def test_report_strict_and_json(tmp_path, capsys):
     obj = json.loads(capsys.readouterr().out)
     assert obj["rewritten"] == 1
     [item] = obj["unsanitized"]
-    assert (item["line"], item["opcode"]) == (10, "tanh.approx.f32")
+    assert (item["line"], item["opcode"]) == (10, "atom.global.add.f32")  # native by default
     assert main(["sanitize", str(f), "-o", str(o), "--strict"]) == 2
     err = capsys.readouterr().err
-    assert f"{f}:10:2: error: not sanitized: tanh.approx.f32" in err
+    assert f"{f}:10:2: error: not sanitized: atom.global.add.f32" in err
     assert main(["sanitize", str(f), "-o", str(o), "--report"]) == 0
-    assert "tanh.approx.f32" in capsys.readouterr().out
+    assert "atom.global.add.f32" in capsys.readouterr().out
 
 
 def test_bad_input_is_a_located_error(tmp_path, capsys):
@@ -170,3 +170,18 @@ def test_directed_rounding_is_reported_as_libm_body():
     assert res.report.rewritten == 1
     [item] = res.report.errors
     assert (item.line, item.opcode) == (10, "fma.rm.f32") and "libm" in item.reason
+
+
+def test_mma_expansion_flag(tmp_path):
+    """`--mma`: the default leaves no float mma (integer instructions only); `limbs` keeps mma.sync on
+    exact 8-bit limbs. Both are checked bit-exact against Triton's dot16 in test_fpsan_triton."""
+    src = ROOT / "corpora" / "pairs" / "gemm_mma.ptx"
+    outs = {}
+    for mode in (None, "limbs"):
+        out = tmp_path / f"{mode}.ptx"
+        argv = ["sanitize", str(src), "-o", str(out)] + (["--mma", mode] if mode else [])
+        assert main(argv) == 0
+        outs[mode] = [ln for ln in out.read_text().splitlines() if "mma.sync" in ln.split("//")[0]]
+    assert outs[None] == []
+    assert outs["limbs"] and all(".f16" in ln or ".tf32" in ln for ln in outs["limbs"])
+    assert main(["sanitize", str(src), "-o", str(tmp_path / "x.ptx"), "--mma", "bogus"]) == 2

@@ -101,4 +101,7 @@ def _assert_only_float_lines_changed(raw: str, out: str) -> None:
             code = ln.split("//")[0]
             if code.count(";") > 1 or "{" in code or "}" in code:
                 continue  # several statements on one line: rewritten inline, without the comment
-            assert " ".join(code.split()) in originals, f"changed a line that is not a float op: {ln!r}"
+            norm = " ".join(code.split())
+            if ";" not in code and any(norm in o for o in originals):
+                continue  # one line of a statement written over several lines (the comment joins them)
+            assert norm in originals, f"changed a line that is not a float op: {ln!r}"

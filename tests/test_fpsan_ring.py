@@ -178,3 +178,59 @@ def test_ring_reproduces_triton_fma_casts_and_sums():
         x = _load(k, "x.bin").reshape(4, 128)
         s = R.embed(x, "f32").sum(axis=1) & np.uint64(0xFFFFFFFF)
         assert np.array_equal(R.unembed(s, "f32"), _load(k, "expected_fpsan_o.bin"))
+
+
+# ------------------------------------------------------------------ models beyond Triton's op set
+
+def test_tanh_is_the_doc_libcall_hash():
+    """fpsan.md §2: `__nv_tanhf` hashes to 0x1b1943d1 (low 32 bits); tanh(+0.0) has payload E(0) = 0,
+    so the ring tanh of +0.0 is exactly the hash."""
+    assert R.fnv1a64("__nv_tanhf") & 0xFFFFFFFF == 0x1B1943D1
+    assert int(R.embed(R.float_unop("tanh", 0, "f32"), "f32")) == 0x1B1943D1
+    x = np.array([0x3F800000, 0xC0490FDB], dtype=np.uint64)  # 1.0, -π: E(x) XOR hash
+    assert np.array_equal(R.embed(R.float_unop("tanh", x, "f32"), "f32"), R.embed(x, "f32") ^ np.uint64(0x1B1943D1))
+
+
+def test_rint_trunc_symbols():
+    assert R.libcall_symbol("rint", "f32") == "__nv_rintf" and R.libcall_symbol("trunc", "f64") == "__nv_trunc"
+    x = np.array([0x3FC00000], dtype=np.uint64)  # 1.5
+    h = R.fnv1a64("__nv_rintf") & 0xFFFFFFFF
+    assert int(R.embed(R.float_unop("rint", x, "f32"), "f32")[0]) == int(R.embed(x, "f32")[0]) ^ h
+
+
+@pytest.mark.parametrize("t", ["f16", "bf16"])
+def test_abs_and_sign_payloads_match_float_bit_ops_exhaustive(t):
+    """abs_payload / set_sign_payload are what clearing / setting the float sign bit does to φ."""
+    u = np.arange(1 << 16, dtype=np.uint64)
+    assert np.array_equal(R.abs_payload(R.embed(u, t), 16), R.embed(u & np.uint64(0x7FFF), t))
+    pos = np.arange(1 << 15, dtype=np.uint64)
+    assert np.array_equal(R.set_sign_payload(R.embed(pos, t), True, 16), R.embed(pos | np.uint64(0x8000), t))
+
+
+@pytest.mark.parametrize("t,w", [("f16", 16), ("bf16", 16), ("f32", 32)])
+def test_xorsign_minmax_is_native_abs_ring_minmax_native_signxor(t, w):
+    """The model = native abs on both floats, the ring min/max, then the float sign bit set to
+    sign(a) XOR sign(b) — all at the float-bit level, independent of the payload formulas."""
+    rng = np.random.default_rng(5)
+    a = rng.integers(0, 1 << w, 4000, dtype=np.uint64)
+    b = rng.integers(0, 1 << w, 4000, dtype=np.uint64)
+    a[:4] = [0, 1 << (w - 1), 0, 1 << (w - 1)]
+    b[:4] = [0, 0, 1 << (w - 1), 1 << (w - 1)]
+    mag, sign = np.uint64((1 << (w - 1)) - 1), np.uint64(1 << (w - 1))
+    for op in ("min", "max"):
+        m = R.float_binop(op, a & mag, b & mag, t)  # ring min/max of the native |a|, |b|
+        want = m | ((a ^ b) & sign)
+        got = R.unembed(R.xorsign_minmax(R.embed(a, t), R.embed(b, t), op, w), t)
+        assert np.array_equal(got, want), op
+
+
+@pytest.mark.parametrize("t,one", [("e4m3", 0x38), ("e5m2", 0x3C)])
+def test_fp8_phi_has_the_doc_properties_exhaustive(t, one):
+    """fpsan.md §1's procedure applied to the 8-bit formats: a bijection with φ(+0)=0, φ(1)=1,
+    φ(−1)=2^8−1, φ(−0)=2^7 and φ(−x) = −φ(x) for x ≠ ±0."""
+    u = np.arange(256, dtype=np.uint64)
+    e = R.embed(u, t)
+    assert len(set(e.tolist())) == 256 and np.array_equal(R.unembed(e, t), u)
+    assert [int(R.embed(x, t)) for x in (0, one, one | 0x80, 0x80)] == [0, 1, 255, 128]
+    nz = u[(u & np.uint64(0x7F)) != 0]
+    assert np.array_equal(R.embed(nz ^ np.uint64(0x80), t), (np.uint64(256) - R.embed(nz, t)) & np.uint64(0xFF))

@@ -25,6 +25,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--sign-xor-as-neg", action="store_true",
                    help="treat xor.bN with the sign mask as a float negation (LLVM folds -x on loaded bits "
                         "into it); off by default because integer code uses the same xor")
+    p.add_argument("--mma", choices=["shuffle", "limbs", "auto"], default="shuffle",
+                   help="float mma.sync expansion: shuffle (integer instructions only, default), limbs "
+                        "(exact f16/tf32 mma on 8-bit payload limbs: far less code, much faster ptxas), "
+                        "auto (limbs in functions with 16 or more mma)")
     p.add_argument("--report", action="store_true",
                    help="list every floating-point instruction left unsanitized")
     p.add_argument("--json", action="store_true", help="one JSON object on stdout")
@@ -41,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"cannot read '{args.input}': {e.strerror or e}") from None
     result = sanitize_text(text, args.input, homomorphic_casts=args.homomorphic_casts,
                            atomics=args.atomics, strict=args.strict,
-                           sign_xor_as_neg=args.sign_xor_as_neg)
+                           sign_xor_as_neg=args.sign_xor_as_neg, mma=args.mma)
     to_stdout = args.output in (None, "-")
     if not to_stdout:
         try:

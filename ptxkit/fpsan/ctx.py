@@ -78,6 +78,9 @@ def guard_text(g: ir.Guard | None) -> str:
     return "" if g is None else f"@{'!' if g.negated else ''}{g.pred} "
 
 
+NATIVE_COPY = -1  # Shadow.def_id of a payload copied by a native mov (see copy_shadow)
+
+
 @dataclass
 class Unembed:
     """The φ⁻¹ tail of one rewritten definition; dropped when every read of ``reg`` uses the shadow."""
@@ -90,7 +93,8 @@ class Unembed:
 @dataclass
 class Shadow:
     payload: str
-    def_id: int | None  # the rewritten definition that produced it (None: an embed of a read)
+    def_id: int | None  # the rewritten definition that produced it (None: an embed of a read;
+    # NATIVE_COPY: copied by a native mov)
     origin: tuple | None = None  # ('lg2', payload of x) when this value is lg2(x): the log idiom
 
 
@@ -110,6 +114,14 @@ class RewriteContext:
         self.splits: dict[tuple[str, int], tuple[str, str]] = {}  # packed register -> its lane registers
         self.current_def: int | None = None
         self.reads: list[tuple[str, int | None]] = []  # (reg, def_id serving it or None)
+        # reads that need a register's float bits, with the definition reaching them when known in
+        # this straight-line run (a def id, NATIVE_COPY for an unguarded native write) or None
+        self.bit_reads: list[tuple[str, int | None]] = []
+        self.last_write: dict[str, int] = {}
+        # values derived only from payload registers (e.g. the mma expansion's gathered fragments),
+        # keyed by those payload names: valid exactly as long as the payload cache, cleared with it
+        self.memo: dict = {}
+        self.mma_mode = "shuffle"  # the mma expansion for this function (ptxkit.fpsan.mma.auto_mode)
         self.labels = 0
 
     # ---------------------------------------------------------------- public helpers
@@ -172,6 +184,7 @@ class RewriteContext:
             self.reads.append((name, hit.def_id))
             return hit.payload
         self.reads.append((name, None))
+        self.bit_reads.append((name, self.last_write.get(name)))
         if packed is not None:
             src = self.lane_view(name, ftype, lane, R.ring(ftype).w * 2)
         else:
@@ -265,11 +278,15 @@ class RewriteContext:
         if guard is None and self.current_def is not None:
             self.lines.append(Unembed(name, self.current_def, lines))
             self.cache[(name, ftype, 0)] = Shadow(payload, self.current_def)
+            self.last_write[name] = self.current_def
         else:
             self.lines.extend(lines)
 
     # ---------------------------------------------------------------- cache maintenance
     def invalidate(self, reg: str) -> None:
+        """``reg`` is written: its payloads are stale and its reaching definition unknown (callers that
+        know it — define, an unguarded native write — record it in ``last_write`` afterwards)."""
+        self.last_write.pop(reg, None)
         for key in [k for k in self.cache if k[0] == reg]:
             del self.cache[key]
         for key in [k for k in self.splits if k[0] == reg]:
@@ -281,13 +298,17 @@ class RewriteContext:
         return self.cache.get((name, ftype, 0)) if name else None
 
     def copy_shadow(self, dst: str, src: str) -> None:
+        """After a native ``mov dst, src``: dst's payload is src's. Reads it serves depend on the mov
+        (a native write), not on the bits of any rewritten definition of dst: def_id NATIVE_COPY."""
         for (reg, ft, lane), sh in list(self.cache.items()):
             if reg == src:
-                self.cache[(dst, ft, lane)] = Shadow(sh.payload, None)
+                self.cache[(dst, ft, lane)] = Shadow(sh.payload, NATIVE_COPY)
 
     def clear(self) -> None:
         self.cache.clear()
         self.splits.clear()
+        self.memo.clear()
+        self.last_write.clear()
 
 
 def _convert_float_bits(bits: int, width: int, ftype: str) -> int:

@@ -6,8 +6,17 @@ irrelevant in the ring. Design decisions for PTX-only modifiers (fpsan.md §3):
 
 * ``.sat`` (clamp to [0, 1]) is the signed clamp of the payload to [φ(0), φ(1)] = [0, 1];
 * ``.relu`` (clamp below at +0) is the signed max of the payload with φ(+0) = 0;
-* ``min``/``max`` ``.xorsign.abs`` and ``tanh``/other approximations have no ring semantics in
-  Triton 3.9 and are reported.
+* ``min``/``max`` ``.xorsign.abs`` (ISA §9.7.3.10/11: min/max of |a|, |b| with sign(a) XOR sign(b))
+  is the ring min/max of the payloads' :func:`ptxkit.fpsan.ring.abs_payload`, then the sign set as the
+  float sign bit would set it (:func:`ptxkit.fpsan.ring.xorsign_minmax`): exactly what the native bit
+  ops ``abs`` and sign-bit xor (left native by Triton) give around a ring min/max;
+* ``tanh.approx`` (f32/f16/bf16, packed too) has no Triton tag: it is the "other pure math call"
+  ``E(x) XOR FNV-1a-64("__nv_tanhf")`` (low w bits), what Triton 3.9 gives for libdevice ``tanh``;
+* same-type ``cvt`` with integer rounding: ``.rmi`` = floor and ``.rpi`` = ceil (tagged Floor/Ceil);
+  ``.rni`` = rint and ``.rzi`` = trunc have no tag, so they are libdevice calls hashed the same way
+  with ``__nv_rintf``/``__nv_truncf`` (``__nv_rint``/``__nv_trunc`` for f64; 16-bit lanes use the
+  float symbols truncated to 16 bits) — deterministic, and equal to Triton's FPSan of
+  ``libdevice.rint``/``libdevice.trunc`` on f32/f64.
 """
 
 from __future__ import annotations
@@ -201,6 +210,49 @@ def _tagged(op: str):
     return compute
 
 
+def emit_libcall(ctx: RewriteContext, x: str, op: str, ftype: str) -> str:
+    """A unary "other pure math call" (fpsan.md §2): ``rotl(E(x), 0) XOR FNV-1a-64(symbol)``."""
+    w = R.ring(ftype).w
+    o = ctx.fresh(BITS_KIND[w])
+    h = R.fnv1a64(R.libcall_symbol(op, ftype))
+    ctx.emit(f"xor.b{w} {o}, {_reg(ctx, x, w)}, {hexc(h, w)}")
+    return o
+
+
+def _libcall(op: str):
+    def compute(ctx, ps, w, instr):
+        ft = float_type_of(instr)
+        return emit_libcall(ctx, ps[0], op, LANE_TYPE.get(ft, ft))
+    return compute
+
+
+def _minmax(op: str):
+    """min/max; with ``.xorsign.abs`` the model of :func:`ptxkit.fpsan.ring.xorsign_minmax`."""
+    plain = _binary(f"{op}.s{{w}}")
+
+    def compute(ctx, ps, w, instr):
+        if "xorsign" not in instr.mods:
+            return plain(ctx, ps, w, instr)
+        k = BITS_KIND[w]
+        mag, sign = hexc((1 << (w - 1)) - 1, w), hexc(1 << (w - 1), w)
+        a, b = _reg(ctx, ps[0], w), _reg(ctx, ps[1], w)
+        absd = []
+        for x in (a, b):
+            t, u = ctx.fresh(k), ctx.fresh(k)
+            ctx.emit(f"abs.s{w} {t}, {x}")
+            ctx.emit(f"and.b{w} {u}, {t}, {mag}")  # abs(-0's payload 2^(w-1)) stays 2^(w-1): -> +0
+            absd.append(u)
+        m, x, n, n2, o, q = ctx.fresh(k), ctx.fresh(k), ctx.fresh(k), ctx.fresh(k), ctx.fresh(k), ctx.fresh("pred")
+        ctx.emit(f"{op}.s{w} {m}, {absd[0]}, {absd[1]}")
+        ctx.emit(f"xor.b{w} {x}, {a}, {b}")
+        ctx.emit(f"setp.lt.s{w} {q}, {x}, 0")  # payload sign bit = float sign bit
+        ctx.emit(f"neg.s{w} {n}, {m}")
+        ctx.emit(f"or.b{w} {n2}, {n}, {sign}")  # +0 -> -0, else the negation
+        ctx.emit(f"selp.b{w} {o}, {n2}, {m}, {q}")
+        return o
+    return compute
+
+
 def _sqrt(ctx, ps, w, instr):
     # Triton: tl.sqrt (approx) → Sqrt, tl.sqrt_rn (IEEE) → PreciseSqrt
     return emit_tagged(ctx, ps[0], "sqrt" if "approx" in instr.mods else "precise_sqrt", w)
@@ -281,8 +333,8 @@ TABLE: dict[str, tuple] = {
     "add": (_binary("add.s{w}"), 2),
     "sub": (_binary("sub.s{w}"), 2),
     "mul": (_binary("mul.lo.s{w}"), 2),
-    "min": (_binary("min.s{w}"), 2),
-    "max": (_binary("max.s{w}"), 2),
+    "min": (_minmax("min"), 2),
+    "max": (_minmax("max"), 2),
     "fma": (_fma, 3),
     "mad": (_fma, 3),
     "neg": (_neg, 1),
@@ -295,6 +347,7 @@ TABLE: dict[str, tuple] = {
     "sqrt": (_sqrt, 1),
     "rsqrt": (_tagged("rsqrt"), 1),
     "lg2": (_tagged("log2"), 1),
+    "tanh": (_libcall("tanh"), 1),
 }
 
 # Float instructions that are not arithmetic: left native, as Triton leaves them (fpsan.md §2).
@@ -305,8 +358,8 @@ NATIVE = {"ld", "ldu", "st", "mov", "selp", "slct", "setp", "set", "abs", "copys
 
 def rewrite_cvt(instr: ir.Instruction, ctx: RewriteContext) -> bool | str:
     """Float ↔ float ``cvt`` (ISA §9.7.9.21): sign-extend up, Triton 3.9's fold down, f16↔bf16 keep
-    the payload; ``cvt.rmi/.rpi.fX.fX`` are floor/ceil (tagged). Returns True, False (not a float↔float
-    cvt: leave it) or a reason string (float but not modelled)."""
+    the payload; ``cvt.rmi/.rpi.fX.fX`` are floor/ceil (tagged), ``.rni/.rzi`` rint/trunc (libcalls).
+    Returns True, False (not a float↔float cvt: leave it) or a reason string (float, not modelled)."""
     types = [m for m in instr.mods if is_type(m)]
     if len(types) != 2:
         return False
@@ -315,9 +368,11 @@ def rewrite_cvt(instr: ir.Instruction, ctx: RewriteContext) -> bool | str:
         return False
     if not (is_float(dt) and is_float(st)):
         return False  # int <-> float: native, like Triton
+    ops = instr.operands
+    if dt in FP8_PAIRS or st in FP8_PAIRS:
+        return _rewrite_cvt_fp8(instr, ctx, dt, st)
     if dt not in ALL_FLOATS or st not in ALL_FLOATS:
         return f"cvt.{dt}.{st}: no FPSan embedding for this format"
-    ops = instr.operands
     if dt in LANE_TYPE and st == "f32" and len(ops) == 3:
         # cvt.rn.f16x2.f32 d, a, b: a → upper half, b → lower half (ISA §9.7.9.21)
         lt = LANE_TYPE[dt]
@@ -330,15 +385,14 @@ def rewrite_cvt(instr: ir.Instruction, ctx: RewriteContext) -> bool | str:
         return True
     if dt in LANE_TYPE or st in LANE_TYPE or len(ops) != 2 or not isinstance(ops[0], (ir.Reg, ir.Sym)):
         return f"packed cvt.{dt}.{st} not modelled"
-    rnd = {"rmi": "floor", "rpi": "ceil"}
     if dt == st:
         irnd = [m for m in instr.mods if m in ("rni", "rzi", "rmi", "rpi")]
-        if irnd and irnd[0] not in rnd:
-            return f"cvt.{irnd[0]} (round to integer) has no FPSan tag in Triton 3.9"
         p = ctx.embed(ops[1], st)
         w = R.ring(st).w
-        if irnd:
-            p = emit_tagged(ctx, p, rnd[irnd[0]], w)
+        if irnd and irnd[0] in ("rmi", "rpi"):  # floor / ceil: Triton's tags
+            p = emit_tagged(ctx, p, "floor" if irnd[0] == "rmi" else "ceil", w)
+        elif irnd:  # rint / trunc: libdevice calls (module docstring)
+            p = emit_libcall(ctx, p, "rint" if irnd[0] == "rni" else "trunc", st)
         p = _post_modifiers(ctx, _reg(ctx, p, w), w, instr)
         ctx.define(ops[0], p, dt, instr.guard)
         return True
@@ -346,6 +400,106 @@ def rewrite_cvt(instr: ir.Instruction, ctx: RewriteContext) -> bool | str:
     p = _post_modifiers(ctx, p, R.ring(dt).w, instr)
     ctx.define(ops[0], p, dt, instr.guard)
     return True
+
+
+# ------------------------------------------------------------------------------ 8-bit floats
+# PTX has no 8-bit arithmetic registers: 8-bit payloads live in the low byte of b16 registers.
+
+FP8_PAIRS = {"e4m3x2": "e4m3", "e5m2x2": "e5m2"}
+
+
+def _embed8(ctx: RewriteContext, u: str, ft: str) -> str:
+    """φ of the byte in the low 8 bits of b16 ``u`` (high bits zero) → payload byte (high bits zero)."""
+    r = R.ring(ft)
+    y, t, z, sg, m, q, q2, out = (ctx.fresh("b16") for _ in range(8))
+    p = ctx.fresh("pred")
+    ctx.emit(f"mul.lo.s16 {y}, {u}, {r.mulA}")
+    ctx.emit(f"and.b16 {y}, {y}, {r.mag}")
+    ctx.emit(f"shr.u16 {t}, {y}, {r.shift}")
+    ctx.emit(f"xor.b16 {z}, {y}, {t}")
+    ctx.emit(f"and.b16 {sg}, {u}, {r.sign}")
+    ctx.emit(f"setp.ne.b16 {p}, {sg}, 0")
+    ctx.emit(f"selp.b16 {m}, {r.mulBNeg}, {r.mulBPos}, {p}")
+    ctx.emit(f"mul.lo.s16 {q}, {z}, {m}")
+    ctx.emit(f"and.b16 {q2}, {q}, {r.mag}")
+    ctx.emit(f"or.b16 {out}, {q2}, {sg}")
+    return out
+
+
+def _unembed8(ctx: RewriteContext, v: str, ft: str) -> str:
+    """φ⁻¹ of the payload in the low 8 bits of b16 ``v`` (high bits ignored) → float byte."""
+    r = R.ring(ft)
+    v8, sg, m, z, z2, x, x2, out = (ctx.fresh("b16") for _ in range(8))
+    p = ctx.fresh("pred")
+    ctx.emit(f"and.b16 {v8}, {v}, 0xFF")
+    ctx.emit(f"and.b16 {sg}, {v8}, {r.sign}")
+    ctx.emit(f"setp.ne.b16 {p}, {sg}, 0")
+    ctx.emit(f"selp.b16 {m}, {r.invBNeg}, {r.invBPos}, {p}")
+    ctx.emit(f"mul.lo.s16 {z}, {v8}, {m}")
+    ctx.emit(f"and.b16 {z2}, {z}, {r.mag}")
+    for sh in r.unshifts:  # z < 2^7: plain shifts undo the xorshift
+        t, z3 = ctx.fresh("b16"), ctx.fresh("b16")
+        ctx.emit(f"shr.u16 {t}, {z2}, {sh}")
+        ctx.emit(f"xor.b16 {z3}, {z2}, {t}")
+        z2 = z3
+    ctx.emit(f"mul.lo.s16 {x}, {z2}, {r.invA}")
+    ctx.emit(f"and.b16 {x2}, {x}, {r.mag}")
+    ctx.emit(f"or.b16 {out}, {x2}, {sg}")
+    return out
+
+
+def _rewrite_cvt_fp8(instr: ir.Instruction, ctx: RewriteContext, dt: str, st: str) -> bool | str:
+    """``cvt.rn.f16x2.{e4m3x2,e5m2x2} d, a`` (each byte widened: sign-extended payload) and
+    ``cvt.rn.satfinite.{e4m3x2,e5m2x2}.f32 d, a, b`` (a → upper byte; Triton's 32→8 fold, R =
+    0xb7b7b7b7, or truncation with --homomorphic-casts), ISA §9.7.9.21. ``.satfinite`` is irrelevant in
+    the ring (no infinities); ``.relu`` on 8-bit results is not modelled."""
+    ops = instr.operands
+    if "relu" in instr.mods or instr.guard is not None:
+        return f"cvt.{dt}.{st}: .relu / guarded 8-bit float conversions are not modelled"
+    if not all(isinstance(o, (ir.Reg, ir.Sym)) for o in ops):
+        return f"cvt.{dt}.{st}: operand form not modelled"
+    if st in FP8_PAIRS and dt == "f16x2" and len(ops) == 2:
+        ft = FP8_PAIRS[st]
+        src = ctx.int_view(ops[1].name, 16)
+        ctx.bit_reads.append((ops[1].name, ctx.last_write.get(ops[1].name)))
+        lanes = []
+        for lane in (0, 1):
+            byte = ctx.fresh("b16")
+            ctx.emit(f"{'and.b16' if lane == 0 else 'shr.u16'} {byte}, {src}, {'0xFF' if lane == 0 else 8}")
+            pay = _embed8(ctx, byte, ft)
+            t, w = ctx.fresh("b16"), ctx.fresh("b16")
+            ctx.emit(f"shl.b16 {t}, {pay}, 8")
+            ctx.emit(f"shr.s16 {w}, {t}, 8")  # sign-extend the 8-bit payload to 16 bits
+            lanes.append(ctx.unembed_to_fresh(w, "f16"))
+        ctx.invalidate(ops[0].name)
+        ctx.emit(f"mov.b32 {ops[0].name}, {{{lanes[0]}, {lanes[1]}}}")
+        return True
+    if dt in FP8_PAIRS and st == "f32" and len(ops) == 3:
+        ft = FP8_PAIRS[dt]
+        lanes = []
+        for src in (ops[2], ops[1]):  # b → low byte, a → high byte
+            p = _reg(ctx, ctx.embed(src, "f32"), 32)
+            if ctx.homomorphic_casts:
+                x = p
+            else:  # fpsan.md §2 narrowing, S = 32, D = 8 (the code of _cast_payload with 8-bit lanes)
+                t, se, disc, mm, f, g, f2, x = (ctx.fresh("b32") for _ in range(8))
+                ctx.emit(f"shl.b32 {t}, {p}, 24")
+                ctx.emit(f"shr.s32 {se}, {t}, 24")  # sext_32(trunc_8(v))
+                ctx.emit(f"xor.b32 {disc}, {p}, {se}")
+                ctx.emit(f"mul.lo.s32 {mm}, {disc}, {hexc(R.narrow_mult(32, 8), 32)}")
+                ctx.emit(f"shr.u32 {f}, {mm}, 24")
+                ctx.emit(f"shr.u32 {g}, {mm}, 28")
+                ctx.emit(f"xor.b32 {f2}, {f}, {g}")
+                ctx.emit(f"xor.b32 {x}, {f2}, {p}")  # t ^ f in the low byte
+            b16 = ctx.fresh("b16")
+            ctx.emit(f"cvt.u16.u32 {b16}, {x}")
+            lanes.append(_unembed8(ctx, b16, ft))
+        hi = ctx.fresh("b16")
+        ctx.emit(f"shl.b16 {hi}, {lanes[1]}, 8")
+        ctx.invalidate(ops[0].name)
+        ctx.emit(f"or.b16 {ops[0].name}, {hi}, {lanes[0]}")
+        return True
+    return f"cvt.{dt}.{st}: this 8-bit float conversion is not modelled"
 
 
 def _cast_payload(ctx: RewriteContext, p: str, st: str, dt: str) -> str:

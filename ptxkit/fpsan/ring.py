@@ -33,8 +33,12 @@ def inverse_mod(a: int, bits: int = 64) -> int:
     return x & ((1 << bits) - 1)
 
 
-_ONE_BITS = {"f16": 0x3C00, "bf16": 0x3F80, "f32": 0x3F800000, "f64": 0x3FF0000000000000}
-_WIDTH = {"f16": 16, "bf16": 16, "f32": 32, "f64": 64}
+# The 8-bit formats (PTX .e4m3/.e5m2, ISA §5.2.5.1) get φ by the same procedure (fpsan.md §1 is stated
+# per type: shift = trailing zeros of bits(1.0), masks from the width); the doc's 32→8 narrowing
+# multiplier 0xb7b7b7b7 is the cast into them.
+_ONE_BITS = {"f16": 0x3C00, "bf16": 0x3F80, "f32": 0x3F800000, "f64": 0x3FF0000000000000,
+             "e4m3": 0x38, "e5m2": 0x3C}
+_WIDTH = {"f16": 16, "bf16": 16, "f32": 32, "f64": 64, "e4m3": 8, "e5m2": 8}
 
 
 @dataclass(frozen=True)
@@ -75,7 +79,7 @@ class FloatRing:
 
 @lru_cache(maxsize=None)
 def ring(name: str) -> FloatRing:
-    """The :class:`FloatRing` of ``f16``/``bf16``/``f32``/``f64``."""
+    """The :class:`FloatRing` of ``f16``/``bf16``/``f32``/``f64``/``e4m3``/``e5m2``."""
     if name not in _WIDTH:
         raise KeyError(f"no FPSan ring for type {name!r}")
     w = _WIDTH[name]
@@ -357,6 +361,47 @@ def call_hash(symbol: str, args: list, w: int) -> np.ndarray:
     return acc ^ U64(fnv1a64(symbol) & ((1 << w) - 1))
 
 
+# libdevice symbols of the "other pure math call" form used for PTX-level ops that Triton 3.9 has no
+# tag for (fpsan.md §2): ``tanh.approx`` is ``__nv_tanhf``; same-type ``cvt.rni``/``cvt.rzi`` are
+# ``rint``/``trunc``. f64 uses the double symbol; 16-bit lanes use the float symbol (libdevice has no
+# 16-bit tanh/rint/trunc, so Triton calls the f32 function), hashed to the lane width like every width.
+LIBCALL_SYMBOLS = {"tanh": ("__nv_tanhf", "__nv_tanh"), "rint": ("__nv_rintf", "__nv_rint"),
+                   "trunc": ("__nv_truncf", "__nv_trunc")}
+
+
+def libcall_symbol(op: str, ftype: str) -> str:
+    """The libdevice symbol hashed for ``op`` on ``ftype`` (see :data:`LIBCALL_SYMBOLS`)."""
+    f, d = LIBCALL_SYMBOLS[op]
+    return d if ftype == "f64" else f
+
+
+def abs_payload(x, w: int) -> np.ndarray:
+    """The payload of |v| given the payload of v: float ``abs`` clears the sign bit of the float bits;
+    φ(−v) = −φ(v) for v ≠ ±0 and φ(−0) = 2^(w−1), φ(+0) = 0, so it is the signed absolute value with
+    2^(w−1) (−0) going to 0 (+0) — i.e. ``abs.sN`` then ``and`` with the magnitude mask."""
+    s = np.abs(_signed(x, w))
+    return _from_signed(s, w) & U64((1 << (w - 1)) - 1)
+
+
+def set_sign_payload(x, neg, w: int) -> np.ndarray:
+    """The payload of v with its float sign bit set (where ``neg``) given a payload x ≥ 0 of v: −x,
+    except +0 (x = 0) which becomes −0 (2^(w−1)); that is ``(−x) | signMask``."""
+    x = _m(_u(x), w)
+    return np.where(neg, _sub(0, x, w) | U64(1 << (w - 1)), x)
+
+
+def xorsign_minmax(a, b, op: str, w: int) -> np.ndarray:
+    """``min``/``max.xorsign.abs`` (PTX ISA §9.7.3.10/11, f16/bf16/f32): the min/max of |a| and |b|,
+    whose sign bit is then set to sign(a) XOR sign(b). In the ring: the signed min/max of the
+    :func:`abs_payload` of both, then :func:`set_sign_payload` — the payload sign bit is the float sign
+    bit, so the xor is read off the payloads. The same result as the native bit operations (abs, sign
+    xor) applied to sanitized values around a ring min/max."""
+    a, b = _m(_u(a), w), _m(_u(b), w)
+    m = (smin if op == "min" else smax)(abs_payload(a, w), abs_payload(b, w), w)
+    neg = ((a ^ b) & U64(1 << (w - 1))) != 0
+    return set_sign_payload(m, neg, w)
+
+
 def sext(x, s: int, d: int) -> np.ndarray:
     """Sign-extend an s-bit payload to d bits (the widening cast, §2)."""
     x = _m(_u(x), s)
@@ -396,7 +441,7 @@ def float_binop(op: str, a_bits, b_bits, ftype: str) -> np.ndarray:
 
 
 def float_unop(op: str, a_bits, ftype: str) -> np.ndarray:
-    """φ⁻¹(op(φ(a))) for op in neg/rcp/exp2/exp/sin/cos or a tagged op name."""
+    """φ⁻¹(op(φ(a))) for op in neg/rcp/exp2/exp/sin/cos, a libcall (tanh/rint/trunc) or a tagged op."""
     w = ring(ftype).w
     e = embed(a_bits, ftype)
     if op == "neg":
@@ -411,6 +456,8 @@ def float_unop(op: str, a_bits, ftype: str) -> np.ndarray:
         p = sin(e, w)
     elif op == "cos":
         p = cos(e, w)
+    elif op in LIBCALL_SYMBOLS:
+        p = call_hash(libcall_symbol(op, ftype), [e], w)
     else:
         p = tagged(e, op, w)
     return unembed(p, ftype)
