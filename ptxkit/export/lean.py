@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ptxkit.export.obligations import OEvent, OExecution, TestObligations, to_obligations
+from ptxkit.export.obligations import _RESERVED, OEvent, OExecution, TestObligations, to_obligations
 
 LEAN_MODEL = {"ptx-7.5": "ptx_7_5", "ptx-6.0": "ptx_6_0", "ptx-7.5-alloy": "ptx_7_5_alloy"}
 KIND = {k: f"Kind.{k}" for k in "RWFB"}
@@ -128,23 +128,15 @@ def _doc(text: str) -> str:
     return text.replace("-/", "- /").replace("/-", "/ -")
 
 
-# Lean 4 tokens that look like identifiers and so cannot be a module / namespace component (beyond
-# the lower-case keywords ``obligations.identifier`` already avoids); case matters in Lean.
-LEAN_KEYWORDS = frozenset("""
-    at by do else end fun have if in let match then with where def theorem namespace open import
-    section show from for instance structure inductive class example variable universe partial
-    mutual deriving abbrev axiom private protected noncomputable unsafe local scoped export
-    attribute set_option opaque macro macro_rules syntax elab notation infix infixl infixr prefix
-    postfix termination_by decreasing_by nomatch nofun calc suffices unless return try catch
-    finally mut break continue using generalizing forall fun Type Sort Prop sorry
-""".split())
+# Lean 4's identifier-like keywords: one list, kept in ``obligations`` where names are sanitised
+LEAN_KEYWORDS = _RESERVED
 
 
 def module_name(t: TestObligations) -> str:
-    """The file / namespace component for a test: ``TestObligations.ident`` (letters, digits, ``_``,
-    starting with a letter), prefixed ``t_`` when it would spell a Lean keyword."""
-    ident = t.ident
-    return "t_" + ident if ident in LEAN_KEYWORDS else ident
+    """The file / namespace component for a test: ``TestObligations.ident`` — the source file's stem
+    (test names collide: IRIW2 / IRIW_gl_cta), sanitised to letters, digits and ``_``, starting with
+    a letter, prefixed ``t_`` when it would spell a Lean keyword (``obligations.identifier``)."""
+    return t.ident
 
 
 TACTICS = ("native_decide", "decide")
@@ -209,7 +201,9 @@ def lean_text(t: TestObligations, tactic: str = "native_decide", module: str | N
 
 
 def write_lean(result, directory: str | Path, tactic: str = "native_decide") -> Path:
-    """Write ``directory/<Test>.lean`` for an explorer result (or a :class:`TestObligations`).
+    """Write ``directory/<Module>.lean`` for an explorer result (or a :class:`TestObligations`),
+    ``<Module>`` being :func:`module_name` (the source file's stem, so tests sharing a name do not
+    overwrite each other; the test's own name stays in the file's docstring).
     To check it, copy it into ``lean/Obligations/`` and run ``make lean`` (see lean/README.md)."""
     t = to_obligations(result)
     d = Path(directory)

@@ -177,6 +177,9 @@ class TestObligations:
     condition: str = ""
     verdict: str = ""
     obligations: list[Obligation] = field(default_factory=list)
+    # the source file's stem: exported files are named after it, not after ``name``, because test
+    # names are not unique (four Dat3M pairs share one, e.g. IRIW2 / IRIW_gl_cta); "" → ``name``
+    stem: str = ""
 
     def __post_init__(self) -> None:
         if self.model not in MODELS:
@@ -184,7 +187,9 @@ class TestObligations:
 
     @property
     def ident(self) -> str:
-        return identifier(self.name)
+        """The export name (Lean module / namespace component, SMT directory and query prefix):
+        the sanitised source stem, else the sanitised test name."""
+        return identifier(self.stem or self.name)
 
 
 def outcome_text(outcome: dict[str, int]) -> str:
@@ -199,11 +204,19 @@ def identifier(name: str) -> str:
     return s
 
 
-# Lean 4 keywords a test name could spell (a namespace component must not be one)
-_RESERVED = {"at", "by", "do", "else", "end", "fun", "have", "if", "in", "let", "match", "then",
-             "with", "where", "def", "theorem", "namespace", "open", "import", "section", "show",
-             "from", "for", "instance", "structure", "inductive", "class", "example", "variable",
-             "universe", "partial", "mutual", "deriving", "abbrev", "axiom", "private", "protected"}
+# Lean 4 tokens that look like identifiers and so cannot be a module / namespace component (the
+# keywords of Lean 4's command, term and `do` syntax, plus the sorts); case matters in Lean. This is
+# the single list: ``ptxkit.export.lean`` re-exports it as ``LEAN_KEYWORDS``.
+_RESERVED = frozenset("""
+    at by do else end fun have if in let match then with where def theorem namespace open import
+    section show from for instance structure inductive class example variable universe partial
+    mutual deriving abbrev axiom private protected noncomputable unsafe local scoped export
+    attribute set_option opaque macro macro_rules syntax elab elab_rules notation infix infixl
+    infixr prefix postfix termination_by decreasing_by nomatch nofun calc suffices unless return
+    try catch finally mut break continue using generalizing forall exists extends renaming hiding
+    omit include initialize builtin_initialize declare_syntax_cat this nonrec unif_hint
+    Type Sort Prop sorry
+""".split())
 
 
 # --------------------------------------------------------------------------- from ptxkit.consistency
@@ -374,9 +387,12 @@ def from_explore_result(res) -> TestObligations:
     keys = list(res.keys)
     loc_keys = [k for k in keys if ":" not in k and "[" not in k and k in prog.locations]
     observed = tuple(sorted({resolve(prog.locations, k)[0] for k in loc_keys}))
-    t = TestObligations(name=prog.name or Path(prog.filename).stem, model=res.model,
+    filename = str(prog.filename or "")
+    # "<input>" / "<stdin>": no file, so the test name names the export
+    stem = Path(filename).stem if filename and not filename.startswith("<") else ""
+    t = TestObligations(name=prog.name or stem or "test", model=res.model,
                         source=str(prog.filename), condition=condition_text(res.condition),
-                        verdict=res.verdict)
+                        verdict=res.verdict, stem=stem)
 
     def odict(o) -> dict:
         return {k: (None if v == "?" else v) for k, v in zip(keys, o)}

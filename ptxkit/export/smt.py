@@ -482,7 +482,9 @@ def _file(t: TestObligations, claim: str, status: str, body: list[str]) -> str:
 
 def write_smt(result, directory: str | Path) -> list[Path]:
     """Write one ``.smt2`` file per query of ``result`` (a :class:`TestObligations` or an explorer
-    result, converted by :func:`ptxkit.export.obligations.to_obligations`) into ``directory/<test>/``.
+    result, converted by :func:`ptxkit.export.obligations.to_obligations`) into ``directory/<ident>/``,
+    ``<ident>`` being ``TestObligations.ident``: the source file's sanitised stem, not the test name,
+    which several Dat3M files share (the test name stays in each file's header comment).
     Each file is plain SMT-LIB 2.6 (QF_LIA) with ``(set-info :status sat|unsat)`` stating the claim."""
     from ptxkit.export.obligations import to_obligations
 
