@@ -343,3 +343,66 @@ def test_shfl_out_of_range_keeps_own_value_and_clears_p(tmp_path):
                                                "shfl.sync.up.b32 %r3|%p1, %r2, 1, 0, 3;")
     res = explore(_program(tmp_path, text))
     assert res.complete and set(res.outcomes) == {(5, 99)}
+
+
+# --------------------------------------------------------------------------- barriers count warps
+# Thread 0 (warp 0) writes data then arrives at barrier 1; thread 32 (warp 1) waits at barrier 1
+# then reads data. The other 62 threads of the 64-thread CTA exit first. "Barriers are executed on a
+# per-warp basis as if all the threads in a warp are active": each warp's arrival adds the warp size
+# (32) to the arrival count, not its number of active lanes (ISA §9.7.13.1, bar/barrier).
+# * barrier.sync 1, 64: warps 0 and 1 arrive -> 64 -> ONE instance holding both threads, so the
+#   store -po-> arrival -sw-> departure -po-> load (ISA §8.9.4 barriers synchronize) and the load must
+#   see 1: the stale read is forbidden. Counting the 2 explored *threads* instead never reaches 64:
+#   every schedule deadlocks, no execution at all (the old behaviour; the "fresh read is reachable"
+#   assertion below then fails).
+# * barrier.sync 1, 32: each warp alone completes an instance of 32 (the barrier resets once it
+#   completes), so the two threads never share an instance and the stale read is allowed. Counting
+#   threads deadlocks here too (2 < 32), and joining the late warp to the completed instance would
+#   wrongly synchronize it.
+BAR_WARPS = """.version 7.8
+.target sm_75
+.address_size 64
+.visible .entry bar_warps(.param .u64 data, .param .u64 out)
+{
+    .reg .b32 %r<4>;
+    .reg .b64 %rd<3>;
+    .reg .pred %p<3>;
+    ld.param.u64 %rd1, [data];
+    cvta.to.global.u64 %rd1, %rd1;
+    ld.param.u64 %rd2, [out];
+    cvta.to.global.u64 %rd2, %rd2;
+    mov.u32 %r1, %tid.x;
+    setp.eq.u32 %p1, %r1, 0;
+    setp.eq.u32 %p2, %r1, 32;
+    or.pred %p0, %p1, %p2;
+    @!%p0 bra DONE;
+    @%p1 st.weak.global.u32 [%rd1], 1;
+    barrier.sync 1, COUNT;
+    @%p2 ld.weak.global.u32 %r2, [%rd1];
+    @%p2 st.global.u32 [%rd2], %r2;
+DONE:
+    ret;
+}
+"""
+BAR_ARGS = ["--threads", "64", "--block", "64", "--arg", "data=u32[1]:zeros", "--arg", "out=u32[1]:zeros",
+            "--json"]
+
+
+@pytest.mark.parametrize("count,stale_allowed", [(64, False), (32, True)])
+def test_barrier_thread_count_is_per_warp(tmp_path, capsys, count, stale_allowed):
+    text = BAR_WARPS.replace("COUNT", str(count))
+    code, data = _explore(tmp_path, text, "bw.ptx", BAR_ARGS, capsys, ["--exists", "out[0] == 1"])
+    assert data["complete"] and data["verdict"] == "Ok" and code == 0  # the fresh read is reachable
+    code, data = _explore(tmp_path, text, "bw.ptx", BAR_ARGS, capsys, ["--exists", "out[0] == 0"])
+    assert data["complete"] and data["verdict"] == ("Ok" if stale_allowed else "No")
+
+
+@needs_ptxas
+def test_barrier_warps_kernel_is_real_ptx(tmp_path):
+    import subprocess
+
+    p = tmp_path / "bw.ptx"
+    p.write_text(BAR_WARPS.replace("COUNT", "64"))
+    r = subprocess.run(["ptxas", "-arch=sm_75", str(p), "-o", str(tmp_path / "bw.cubin")],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr

@@ -188,6 +188,21 @@ def eval_formula(f, env: dict) -> bool:
 
 # ---------------------------------------------------------------------------- barriers
 
+WARP_SIZE = 32  # ISA §10.3 (WARP_SZ)
+
+
+def _warp(e: Ev):
+    """The warp of a kernel barrier event; None for a Dat3M quorum (also a 3-tuple ``bar``)."""
+    return e.bar[3] if len(e.bar) > 3 else None
+
+
+def _arrivals(events: list[Ev], members: list[int]) -> int:
+    """Arrival count of a barrier instance: the warp size per distinct warp for kernel barriers
+    (ISA §9.7.13.1), one per thread for Dat3M quorums (warp None)."""
+    warps = {_warp(events[j]) for j in members} - {None}
+    return WARP_SIZE * len(warps) + sum(1 for j in members if _warp(events[j]) is None)
+
+
 def barrier_schedules(events: list[Ev], limit: int = 10000) -> list[tuple[frozenset, dict]]:
     """Every distinct synchronization relation the barriers of a candidate can produce, with the
     instance each barrier event joined ([] when every schedule deadlocks). Instances are per (CTA, id) (ISA §9.7.13.1; Dat3M's ``bar.cta.sync a[, b[, c]]``:
@@ -195,7 +210,15 @@ def barrier_schedules(events: list[Ev], limit: int = 10000) -> list[tuple[frozen
     ``count`` threads arrived, or, without a count, when every thread of the CTA whose remaining trace
     reaches this id has arrived; an arrival after a counted instance completed passes at once and
     joins it. Edge a→b: a's arrival precedes b's departure in the same instance (``arrive`` never
-    waits, so no edge enters it)."""
+    waits, so no edge enters it).
+
+    Kernel barriers (``bar`` tuples with a warp, from ``.ptx``) count arrivals per warp: the
+    instruction "marks warps' arrival at barrier" and a thread count "must be a multiple of the warp
+    size" (ISA §9.7.13.1; older editions: "barriers are executed on a per-warp basis as if all the
+    threads in a warp are active"), the count growing by the warp size per warp. An instance then holds
+    32 × (its distinct warps) arrivals, and a late arrival joins a completed instance only when its
+    warp already arrived there (it is the same warp arrival); a new warp starts the next instance,
+    as the hardware barrier resets once it completes. Dat3M quorums stay per thread."""
     per_thread: dict[int, list[int]] = defaultdict(list)
     for i, e in enumerate(events):
         if e.kind == "F" and e.fkind == "bar":
@@ -215,7 +238,7 @@ def barrier_schedules(events: list[Ev], limit: int = 10000) -> list[tuple[frozen
                 members = open_inst[k]
                 count = events[members[0]].bar[1]
                 if count is not None:
-                    done = len(members) >= count
+                    done = _arrivals(events, members) >= count
                 else:
                     arrived = {events[j].tid for j in members}
                     expect = {u for u in tids if any(key(j) == k for j in per_thread[u][pos[u]:])}
@@ -256,7 +279,8 @@ def barrier_schedules(events: list[Ev], limit: int = 10000) -> list[tuple[frozen
             ninst = [inst[0], dict(inst[1])]
             npos[t] += 1
             if e.bar[1] is not None and k in nclosed and k not in nopen and \
-                    all(events[j].tid != t for j in nclosed[k]):
+                    all(events[j].tid != t for j in nclosed[k]) and \
+                    (_warp(e) is None or any(_warp(events[j]) == _warp(e) for j in nclosed[k])):
                 for a in nclosed[k]:  # late arrival at a completed counted instance
                     nedges.add((a, i))
                 ninst[1][i] = ninst[1][nclosed[k][0]]

@@ -83,7 +83,7 @@ class Ev:
     value: int | None = None
     init: bool = False
     rmw_read: int | None = None    # for the write half of an RMW: local index of its read
-    bar: tuple | None = None       # (ids, count, mode) for barriers
+    bar: tuple | None = None       # (ids, count, mode, warp) for barriers; warp None: Dat3M quorum
     deps: frozenset = frozenset()  # local indices of reads this event's address/value depends on
     ctrl: frozenset = frozenset()  # local indices of reads that decided a branch before it
     instr: Instruction | None = None
@@ -509,14 +509,19 @@ class ThreadRunner:
                     s.events.append(self._ev(s, "F", ins, fkind=sem, sem=sem, scope=scope))
             elif op in ("bar", "barrier"):
                 vals = [self._val(s, o)[0] for o in ins.operands]
+                warp = None
                 if self.ptx:  # bar{.cta}.sync a{, b}: barrier a, b threads (ISA §9.7.13.1)
                     ids, count = (vals[0],) if vals else (0,), (vals[1] if len(vals) > 1 else None)
                     mods = tuple(m for m in mods if m != "aligned") or ("sync",)
-                else:  # Dat3M: bar.cta.sync a[, b[, c]] — id (a, b), quorum c
+                    # barriers are executed per warp: the arrival count grows by the warp size
+                    # for each warp, whatever its number of active lanes (ISA §9.7.13.1), so
+                    # explore.barrier_schedules counts the distinct warps of an instance
+                    warp = self.th.init_regs.get("%warpid", 0)
+                else:  # Dat3M: bar.cta.sync a[, b[, c]] — id (a, b), quorum c (in threads)
                     count = vals[2] if len(vals) == 3 else None
                     ids = tuple(vals[:2])
                 s.events.append(self._ev(s, "F", ins, fkind="bar", scope="cta",
-                                         bar=(ids, count, mods[-1])))
+                                         bar=(ids, count, mods[-1], warp)))
             elif op == "shfl" and self.ptx:
                 if not self._shfl(s, ins, values, work):
                     return
