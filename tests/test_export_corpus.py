@@ -74,20 +74,14 @@ PTX_LITMUS = sorted((ROOT / "corpora" / "litmus").glob("*.ptx"))
 @pytest.mark.parametrize("path", PTX_LITMUS, ids=[p.name for p in PTX_LITMUS])
 def test_bundled_ptx_litmus_exports_agree_with_explore(path, tmp_path):
     """The kernels state their exploration in a ``// explore: ARGS`` header line."""
-    try:
-        from ptxkit.commands.explore import _condition, load_program
-    except ImportError as e:
-        pytest.skip(f"explore command not available: {e}")
+    from ptxkit.commands.explore import _condition, load_program
     from ptxkit.cli import build_parser
     from ptxkit.exec_sim.explore import Explorer
 
     m = re.search(r"^// explore: (.*)$", path.read_text(), re.M)
     assert m, "no '// explore:' header"
     args = build_parser().parse_args(["explore", str(path), *shlex.split(m.group(1))])
-    try:
-        prog = load_program(args)
-    except ImportError as e:  # the .ptx front end of explore is not there yet
-        pytest.skip(f".ptx exploration not available: {e}")
+    prog = load_program(args)
     cond = _condition(args, len(prog.threads), prog.filename)
     res = Explorer(prog, args.model, unroll=args.unroll, condition=cond, keep_candidates=KEEP,
                    timeout=30).run()
