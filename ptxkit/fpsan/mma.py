@@ -490,23 +490,27 @@ def _limbs(em, pay: str) -> tuple[str, str]:
     return lo, hi
 
 
+def _limb_matmuls(em, op: str, a_l: list, b_l: list, n_acc: int) -> tuple[list[str], list[str], list[str]]:
+    """The three exact f16 matrix products of the limb expansion with opcode ``op``: low·low,
+    high·low + low·high (one accumulation: |Σ| ≤ 2·16·128·255 < 2^24) and high·high; ``n_acc`` f32
+    accumulator registers each."""
+    zero = em.memo["limb_consts"][2]
+
+    def run(ai: int, bi: int, c: list[str]) -> list[str]:
+        d = [em.reg() for _ in range(n_acc)]
+        em.op(f"{op} {{{', '.join(d)}}}, {{{', '.join(x[ai] for x in a_l)}}}, "
+              f"{{{', '.join(x[bi] for x in b_l)}}}, {{{', '.join(c)}}}")
+        return d
+
+    return run(0, 0, [zero] * n_acc), run(0, 1, run(1, 0, [zero] * n_acc)), run(1, 1, [zero] * n_acc)
+
+
 def _generate_limbs(p: _Plan, em, a_pay: list[str], b_pay: list[str]) -> None:
     """16-bit inputs: the ring products through four f16 ``mma`` on 8-bit limbs (see above)."""
     acc16 = p.acc16
     a_l = [_limbs(em, x) for x in a_pay]
     b_l = [_limbs(em, x) for x in b_pay]
-    zero = em.memo["limb_consts"][2]
-    mma = f"mma.sync.aligned.{p.form.shape}.row.col.f32.f16.f16.f32"
-
-    def run(a_idx: int, b_idx: int, c: list[str]) -> list[str]:
-        d = [em.reg() for _ in range(4)]
-        em.op(f"{mma} {{{', '.join(d)}}}, {{{', '.join(x[a_idx] for x in a_l)}}}, "
-              f"{{{', '.join(x[b_idx] for x in b_l)}}}, {{{', '.join(c)}}}")
-        return d
-
-    ll = run(0, 0, [zero] * 4)
-    mid = run(0, 1, run(1, 0, [zero] * 4))  # HL + LH: |Σ| ≤ 2·16·128·255 < 2^24
-    hh = run(1, 1, [zero] * 4)
+    ll, mid, hh = _limb_matmuls(em, f"mma.sync.aligned.{p.form.shape}.row.col.f32.f16.f16.f32", a_l, b_l, 4)
 
     def as_int(f: str) -> str:
         o = em.reg()
@@ -696,18 +700,7 @@ def rewrite_wmma(instr: Instruction, ctx) -> bool | str:
         return True
     a_l = [_limbs(em, em.embed_pair(r, "f16")) for r in a_regs]
     b_l = [_limbs(em, em.embed_pair(r, "f16")) for r in b_regs]
-    zero = em.memo["limb_consts"][2]
-    op = f"wmma.mma.sync.aligned.{al}.{bl}.{shape}.f32.f32"
-
-    def run(ai: int, bi: int, c: list[str]) -> list[str]:
-        d = [em.reg() for _ in range(8)]
-        em.op(f"{op} {{{', '.join(d)}}}, {{{', '.join(x[ai] for x in a_l)}}}, "
-              f"{{{', '.join(x[bi] for x in b_l)}}}, {{{', '.join(c)}}}")
-        return d
-
-    ll = run(0, 0, [zero] * 8)
-    mid = run(0, 1, run(1, 0, [zero] * 8))
-    hh = run(1, 1, [zero] * 8)
+    ll, mid, hh = _limb_matmuls(em, f"wmma.mma.sync.aligned.{al}.{bl}.{shape}.f32.f32", a_l, b_l, 8)
     results = []
     for i, c in enumerate(c_regs):
         ints = []
