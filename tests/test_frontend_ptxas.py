@@ -58,20 +58,24 @@ SNIPPETS = [
 @needs_ptxas
 @pytest.mark.parametrize("stmt", SNIPPETS)
 def test_syntax_errors_agree_with_ptxas(stmt, tmp_path):
-    src = KERNEL.format(stmt=stmt)
+    err, stderr = _ours_and_ptxas(KERNEL.format(stmt=stmt), tmp_path)
+    if err is not None:
+        m = re.search(r"line (\d+)", stderr)
+        assert m and err.first.line == int(m.group(1))  # the line ptxas reports
+    assert (err is not None) == ("syntax error" in stderr), stderr
+
+
+def _ours_and_ptxas(src: str, tmp_path) -> tuple[PtxkitError | None, str]:
+    """Our parse error (None when it parses) and ptxas's stderr on the same text."""
     f = tmp_path / "k.ptx"
     f.write_text(src)
     r = subprocess.run([shutil.which("ptxas"), "-arch=sm_90", str(f), "-o", str(tmp_path / "k.o")],
                        capture_output=True, text=True)
-    ptxas_syntax = "syntax error" in r.stderr
     try:
         parse(src)
-        ours = False
+        return None, r.stderr
     except PtxkitError as e:
-        ours = True
-        m = re.search(r"line (\d+)", r.stderr)
-        assert m and e.first.line == int(m.group(1))  # the line ptxas reports
-    assert ours == ptxas_syntax, r.stderr
+        return e, r.stderr
 
 
 MODULE = """.version 8.0
@@ -103,18 +107,8 @@ DECLS = [
 @needs_ptxas
 @pytest.mark.parametrize("decl", DECLS)
 def test_declaration_syntax_agrees_with_ptxas(decl, tmp_path):
-    src = MODULE.format(decl=decl)
-    f = tmp_path / "m.ptx"
-    f.write_text(src)
-    r = subprocess.run([shutil.which("ptxas"), "-arch=sm_90", str(f), "-o", str(tmp_path / "m.o")],
-                       capture_output=True, text=True)
-    ptxas_syntax = "syntax error" in r.stderr
-    try:
-        parse(src)
-        ours = False
-    except PtxkitError:
-        ours = True
-    assert ours == ptxas_syntax, r.stderr
+    err, stderr = _ours_and_ptxas(MODULE.format(decl=decl), tmp_path)
+    assert (err is not None) == ("syntax error" in stderr), stderr
 
 
 # ---------------------------------------------------------------- the IR holds everything ptxas reads
