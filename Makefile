@@ -12,8 +12,8 @@ bench:
 	$(PY) -m ptxkit bench
 
 lint:
-	$(PY) -m compileall -q ptxkit tests
-	$(PY) -m pyflakes ptxkit tests 2>/dev/null || true
+	$(PY) -m ruff check ptxkit tests
+	$(PY) -m mypy
 
 lean:
 	@if command -v lake >/dev/null 2>&1; then cd lean && lake build; \

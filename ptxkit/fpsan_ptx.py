@@ -30,8 +30,7 @@ from dataclasses import asdict, dataclass, field
 from ptxkit import ir
 from ptxkit.errors import Diagnostic, PtxkitError
 from ptxkit.fpsan import ring as R
-from ptxkit.fpsan.ctx import (BITS_KIND, KIND_BITS, NATIVE_COPY, RewriteContext, Unembed, guard_text,
-                              operand_text)
+from ptxkit.fpsan.ctx import BITS_KIND, KIND_BITS, NATIVE_COPY, RewriteContext, Unembed, guard_text, operand_text
 from ptxkit.fpsan.ops import LANE_TYPE, NATIVE, TABLE, OpInfo, elementwise, float_type_of, rewrite_cvt
 from ptxkit.ptx.types import FLOAT_TYPES
 
@@ -243,7 +242,7 @@ def _sanitize_function(module: ir.Module, fn: ir.Function, report: SanitizeRepor
     skip_lines = {ln for r in lib_ranges for ln in range(r.start_line, r.end_line)}
     anchors = {id(r.anchor): r for r in lib_ranges}
 
-    def emit_lib(r: "_LibRange") -> list:
+    def emit_lib(r: _LibRange) -> list:
         ctx.lines = []
         next_def[0] += 1
         ctx.current_def = next_def[0]
@@ -607,8 +606,8 @@ def _report_libdevice(module: ir.Module, fn: ir.Function, report: SanitizeReport
     base_line = fn.span.line
     prev_end = fn.span.line
     float_lines = [s.span.line for s in fn.instructions()
-                   if s.span is not None and (_is_float_arith(s) or s.opcode == "cvt" and
-                                              sum(m in FLOAT_TYPES for m in s.mods) == 2)]
+                   if s.span is not None and (_is_float_arith(s) or (s.opcode == "cvt" and
+                                              sum(m in FLOAT_TYPES for m in s.mods) == 2))]
     for m in _NV_EXIT.finditer(text):
         name = m.group(1)
         line = base_line + text.count("\n", 0, m.start())

@@ -17,8 +17,9 @@ Design rules (the contract other modules rely on):
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Iterator, Union
+from typing import Union
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,7 +76,7 @@ class Addr:
 class Vec:
     """A vector operand ``{a, b, _}`` (ISA §6.4.2)."""
 
-    items: tuple["Operand", ...]
+    items: tuple[Operand, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,22 +88,22 @@ class Sink:
 class Pipe:
     """Two predicate destinations ``%p|%q`` (setp, ISA §9.7.7)."""
 
-    a: "Operand"
-    b: "Operand"
+    a: Operand
+    b: Operand
 
 
 @dataclass(frozen=True, slots=True)
 class Not:
     """A negated predicate source ``!%p``."""
 
-    operand: "Operand"
+    operand: Operand
 
 
 @dataclass(frozen=True, slots=True)
 class ParamList:
     """A parenthesised list, as in ``call (%r1), f, (%r2, %r3);``."""
 
-    items: tuple["Operand", ...]
+    items: tuple[Operand, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,7 +111,7 @@ class AddrList:
     """A bracketed operand list of texture/surface instructions (ISA §9.7.10):
     ``[%rd1, {%f2, %f3}]`` → ``AddrList((Reg('%rd1'), Vec(...)))``."""
 
-    items: tuple["Operand", ...]
+    items: tuple[Operand, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,7 +228,7 @@ class Directive:
 class Block:
     """A nested scope ``{ … }`` inside a function body (ISA §10.1)."""
 
-    body: list["Statement"]
+    body: list[Statement]
     span: Span | None = field(default=None, compare=False)
 
 

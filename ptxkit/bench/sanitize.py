@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import re
 import shutil
+import statistics
 import subprocess
 import tempfile
-import statistics
 import time
 from pathlib import Path
 

@@ -15,5 +15,18 @@ from ptxkit.consistency.axioms import Violation
 from ptxkit.consistency.events import INIT, Event, Execution, ExecutionBuilder, resolve_location
 from ptxkit.consistency.models import DEFAULT_MODEL, MODELS, CheckResult, Model, check, may_extend, validate
 
-__all__ = ["INIT", "Event", "Execution", "ExecutionBuilder", "resolve_location", "Violation", "MODELS",
-           "DEFAULT_MODEL", "Model", "CheckResult", "check", "may_extend", "validate"]
+__all__ = [
+           "DEFAULT_MODEL",
+           "INIT",
+           "MODELS",
+           "CheckResult",
+           "Event",
+           "Execution",
+           "ExecutionBuilder",
+           "Model",
+           "Violation",
+           "check",
+           "may_extend",
+           "resolve_location",
+           "validate",
+]

@@ -11,8 +11,8 @@ a difference with or complement of a growing relation. ``may_extend`` (models.py
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from ptxkit.consistency.relations import Relations
 

@@ -8,7 +8,7 @@ first), so "some consistent execution exists" questions are answered without ass
 from __future__ import annotations
 
 import itertools
-from typing import Iterator
+from collections.abc import Iterator
 
 from ptxkit.consistency.events import Execution
 from ptxkit.consistency.models import DEFAULT_MODEL, CheckResult, Model, check
@@ -57,7 +57,7 @@ def co_choices(ex: Execution, total: bool = False) -> Iterator[Execution]:
         yield ex.with_(co=co)
 
 
-def exists_consistent(ex: Execution, model: "Model | str" = DEFAULT_MODEL) -> CheckResult:
+def exists_consistent(ex: Execution, model: Model | str = DEFAULT_MODEL) -> CheckResult:
     """The first consistent co choice for ``ex`` (rf fixed), else the last inconsistent result."""
     last = None
     for cand in co_choices(ex):
@@ -69,7 +69,7 @@ def exists_consistent(ex: Execution, model: "Model | str" = DEFAULT_MODEL) -> Ch
     return last
 
 
-def search_co(ex: Execution, model: "Model | str" = DEFAULT_MODEL, *, total_locs=frozenset(),
+def search_co(ex: Execution, model: Model | str = DEFAULT_MODEL, *, total_locs=frozenset(),
               all_cos: bool = False, static=None, backend: str = "bits") -> Iterator[CheckResult]:
     """Decide ``ex`` (rf, Fence-SC order, barrier schedule fixed; ``ex.co`` the pairs every coherence
     order must contain, e.g. init → write) by searching its coherence order (§8.9.6: a *partial*
@@ -85,7 +85,7 @@ def search_co(ex: Execution, model: "Model | str" = DEFAULT_MODEL, *, total_locs
     ``total_locs`` are ordered totally as well (the caller reads their final values). Partial orders
     are pruned with the monotone checks (``models._monotone_violation``) before they are completed.
     When ``ex.sc_order`` is None every Fence-SC order is tried (``models.sc_orders``)."""
-    from ptxkit.consistency.models import _violations, get_model, _monotone_violation, sc_orders
+    from ptxkit.consistency.models import _monotone_violation, _violations, get_model, sc_orders
     from ptxkit.consistency.relations import base_relations, derive
 
     m = get_model(model)

@@ -60,8 +60,8 @@ Execution (the candidate the axioms judge)
 
 from __future__ import annotations
 
+from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field, replace
-from typing import Hashable, Iterable
 
 from ptxkit.ir import Span
 
@@ -232,7 +232,7 @@ class Execution:
     def writes(self) -> list[Event]:
         return [e for e in self.events if e.kind == "W"]
 
-    def with_(self, **changes) -> "Execution":
+    def with_(self, **changes) -> Execution:
         """A copy with some relations replaced (sets are copied, events shared: they are frozen)."""
         base = dict(events=list(self.events), rf=set(self.rf), co=set(self.co), rmw=set(self.rmw),
                     addr=set(self.addr), data=set(self.data), ctrl=set(self.ctrl),
@@ -241,7 +241,7 @@ class Execution:
         base.update(changes)
         return Execution(**base)
 
-    def restrict(self, keep: Iterable[int]) -> "Execution":
+    def restrict(self, keep: Iterable[int]) -> Execution:
         """The sub-execution on the events ``keep`` (renumbered in order; relations restricted)."""
         keep = sorted(set(keep))
         new_id = {old: i for i, old in enumerate(keep)}
@@ -285,7 +285,7 @@ class ExecutionBuilder:
         self._init_values: dict[Hashable, int] = {}
 
     # -- placement and init
-    def thread(self, t: int, cta: int = 0, gpu: int = 0, cluster: int | None = None) -> "ExecutionBuilder":
+    def thread(self, t: int, cta: int = 0, gpu: int = 0, cluster: int | None = None) -> ExecutionBuilder:
         self._places[t] = _Place(cta, gpu, cluster)
         return self
 
@@ -364,21 +364,21 @@ class ExecutionBuilder:
                            instance=instance, label=label)
 
     # -- relations
-    def add_rf(self, w: int, r: int) -> "ExecutionBuilder":
+    def add_rf(self, w: int, r: int) -> ExecutionBuilder:
         self.rf.add((w, r))
         return self
 
-    def add_co(self, *writes: int) -> "ExecutionBuilder":
+    def add_co(self, *writes: int) -> ExecutionBuilder:
         """``add_co(a, b, c)`` adds a→b→c to co."""
         for a, b in zip(writes, writes[1:]):
             self.co.add((a, b))
         return self
 
-    def add_dep(self, kind: str, r: int, e: int) -> "ExecutionBuilder":
+    def add_dep(self, kind: str, r: int, e: int) -> ExecutionBuilder:
         self.deps[kind].add((r, e))
         return self
 
-    def add_sc(self, *fences: int) -> "ExecutionBuilder":
+    def add_sc(self, *fences: int) -> ExecutionBuilder:
         """Fence-SC order f1 → f2 → … (switches from "search" to "given")."""
         if self.sc is None:
             self.sc = set()

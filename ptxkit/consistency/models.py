@@ -69,7 +69,7 @@ MODELS: dict[str, Model] = {
 DEFAULT_MODEL = "ptx-7.5"
 
 
-def get_model(model: "Model | str") -> Model:
+def get_model(model: Model | str) -> Model:
     if isinstance(model, Model):
         return model
     if model not in MODELS:
@@ -122,7 +122,7 @@ def _violations(rels: Relations, axioms, first_only: bool) -> list[Violation]:
     return out
 
 
-def check(ex: Execution, model: "Model | str" = DEFAULT_MODEL, *, backend: str = "bits",
+def check(ex: Execution, model: Model | str = DEFAULT_MODEL, *, backend: str = "bits",
           first_only: bool = False, static=None) -> CheckResult:
     """Is the complete candidate execution ``ex`` consistent under ``model``? (See module doc.)
     ``static``: ``relations.static_relations`` of the same events, when the caller caches it."""
@@ -141,7 +141,7 @@ def check(ex: Execution, model: "Model | str" = DEFAULT_MODEL, *, backend: str =
     return first
 
 
-def may_extend(partial: Execution, model: "Model | str" = DEFAULT_MODEL, *,
+def may_extend(partial: Execution, model: Model | str = DEFAULT_MODEL, *,
                backend: str = "bits", static=None) -> Violation | None:
     """None if the partial execution may still extend to a consistent one; otherwise a violation of
     a monotone axiom that every extension keeps (sound pruning; see the module docstring).
@@ -151,7 +151,7 @@ def may_extend(partial: Execution, model: "Model | str" = DEFAULT_MODEL, *,
                                        partial.sc_order or set()), m)
 
 
-def _monotone_violation(rels: Relations, model: "Model | str" = DEFAULT_MODEL) -> Violation | None:
+def _monotone_violation(rels: Relations, model: Model | str = DEFAULT_MODEL) -> Violation | None:
     """The first violated monotone check (``axioms.MONOTONE``) of ``model`` on ``rels``, or None."""
     for name in get_model(model).axioms:
         f = MONOTONE.get(name)

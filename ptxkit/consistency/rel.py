@@ -13,7 +13,7 @@ The algebra mirrors cat: ``a | b``, ``a & b``, ``a - b``, ``a @ b`` (sequence ``
 
 from __future__ import annotations
 
-from typing import Iterable, Iterator
+from collections.abc import Iterable, Iterator
 
 import networkx as nx
 
@@ -39,22 +39,22 @@ class BitRel:
 
     # -- construction
     @classmethod
-    def from_pairs(cls, n: int, pairs: Iterable[Pair]) -> "BitRel":
+    def from_pairs(cls, n: int, pairs: Iterable[Pair]) -> BitRel:
         rows = [0] * n
         for a, b in pairs:
             rows[a] |= 1 << b
         return cls(n, rows)
 
     @classmethod
-    def identity(cls, n: int, mask: int) -> "BitRel":
+    def identity(cls, n: int, mask: int) -> BitRel:
         return cls(n, [(1 << i) if mask >> i & 1 else 0 for i in range(n)])
 
     @classmethod
-    def cross(cls, n: int, a: int, b: int) -> "BitRel":
+    def cross(cls, n: int, a: int, b: int) -> BitRel:
         return cls(n, [b if a >> i & 1 else 0 for i in range(n)])
 
     @classmethod
-    def from_predicate(cls, n: int, pred) -> "BitRel":
+    def from_predicate(cls, n: int, pred) -> BitRel:
         rows = [0] * n
         for i in range(n):
             r = 0
@@ -65,7 +65,7 @@ class BitRel:
         return cls(n, rows)
 
     @classmethod
-    def from_key(cls, n: int, key) -> "BitRel":
+    def from_key(cls, n: int, key) -> BitRel:
         """The equivalence "same key" on the events whose key is not None (O(n), not O(n²))."""
         groups: dict = {}
         keys = [key(i) for i in range(n)]
@@ -87,16 +87,16 @@ class BitRel:
         return f"BitRel({sorted(self.pairs())})"
 
     # -- algebra
-    def __or__(self, o: "BitRel") -> "BitRel":
+    def __or__(self, o: BitRel) -> BitRel:
         return BitRel(self.n, [a | b for a, b in zip(self.rows, o.rows)])
 
-    def __and__(self, o: "BitRel") -> "BitRel":
+    def __and__(self, o: BitRel) -> BitRel:
         return BitRel(self.n, [a & b for a, b in zip(self.rows, o.rows)])
 
-    def __sub__(self, o: "BitRel") -> "BitRel":
+    def __sub__(self, o: BitRel) -> BitRel:
         return BitRel(self.n, [a & ~b for a, b in zip(self.rows, o.rows)])
 
-    def __matmul__(self, o: "BitRel") -> "BitRel":
+    def __matmul__(self, o: BitRel) -> BitRel:
         orows = o.rows
         out = []
         for r in self.rows:
@@ -108,7 +108,7 @@ class BitRel:
             out.append(acc)
         return BitRel(self.n, out)
 
-    def inv(self) -> "BitRel":
+    def inv(self) -> BitRel:
         out = [0] * self.n
         for i, r in enumerate(self.rows):
             bit = 1 << i
@@ -116,7 +116,7 @@ class BitRel:
                 out[j] |= bit
         return BitRel(self.n, out)
 
-    def plus(self) -> "BitRel":
+    def plus(self) -> BitRel:
         rows = list(self.rows)
         for k in range(self.n):  # Warshall on bitsets
             kb, kr = 1 << k, rows[k]
@@ -127,13 +127,13 @@ class BitRel:
                     rows[i] |= kr
         return BitRel(self.n, rows)
 
-    def opt(self) -> "BitRel":
+    def opt(self) -> BitRel:
         return BitRel(self.n, [r | (1 << i) for i, r in enumerate(self.rows)])
 
-    def star(self) -> "BitRel":
+    def star(self) -> BitRel:
         return self.plus().opt()
 
-    def filter(self, src: int | None = None, dst: int | None = None) -> "BitRel":
+    def filter(self, src: int | None = None, dst: int | None = None) -> BitRel:
         rows = self.rows
         if src is not None:
             rows = [r if src >> i & 1 else 0 for i, r in enumerate(rows)]
@@ -205,23 +205,23 @@ class PairRel:
         self.ps = frozenset(ps)
 
     @classmethod
-    def from_pairs(cls, n: int, pairs: Iterable[Pair]) -> "PairRel":
+    def from_pairs(cls, n: int, pairs: Iterable[Pair]) -> PairRel:
         return cls(n, pairs)
 
     @classmethod
-    def identity(cls, n: int, mask: int) -> "PairRel":
+    def identity(cls, n: int, mask: int) -> PairRel:
         return cls(n, ((i, i) for i in bits(mask)))
 
     @classmethod
-    def cross(cls, n: int, a: int, b: int) -> "PairRel":
+    def cross(cls, n: int, a: int, b: int) -> PairRel:
         return cls(n, ((i, j) for i in bits(a) for j in bits(b)))
 
     @classmethod
-    def from_predicate(cls, n: int, pred) -> "PairRel":
+    def from_predicate(cls, n: int, pred) -> PairRel:
         return cls(n, ((i, j) for i in range(n) for j in range(n) if pred(i, j)))
 
     @classmethod
-    def from_key(cls, n: int, key) -> "PairRel":
+    def from_key(cls, n: int, key) -> PairRel:
         keys = [key(i) for i in range(n)]
         return cls(n, ((i, j) for i in range(n) for j in range(n)
                        if keys[i] is not None and keys[i] == keys[j]))
@@ -238,22 +238,22 @@ class PairRel:
     def __repr__(self) -> str:
         return f"PairRel({sorted(self.ps)})"
 
-    def __or__(self, o: "PairRel") -> "PairRel":
+    def __or__(self, o: PairRel) -> PairRel:
         return PairRel(self.n, self.ps | o.ps)
 
-    def __and__(self, o: "PairRel") -> "PairRel":
+    def __and__(self, o: PairRel) -> PairRel:
         return PairRel(self.n, self.ps & o.ps)
 
-    def __sub__(self, o: "PairRel") -> "PairRel":
+    def __sub__(self, o: PairRel) -> PairRel:
         return PairRel(self.n, self.ps - o.ps)
 
-    def __matmul__(self, o: "PairRel") -> "PairRel":
+    def __matmul__(self, o: PairRel) -> PairRel:
         succ: dict[int, set[int]] = {}
         for a, b in o.ps:
             succ.setdefault(a, set()).add(b)
         return PairRel(self.n, ((a, c) for a, b in self.ps for c in succ.get(b, ())))
 
-    def inv(self) -> "PairRel":
+    def inv(self) -> PairRel:
         return PairRel(self.n, ((b, a) for a, b in self.ps))
 
     def _graph(self) -> nx.DiGraph:
@@ -262,18 +262,18 @@ class PairRel:
         g.add_edges_from(self.ps)
         return g
 
-    def plus(self) -> "PairRel":
+    def plus(self) -> PairRel:
         # reflexive=False: (v, v) only when a non-trivial cycle returns to v — exactly R+
         tc = nx.transitive_closure(self._graph(), reflexive=False)
         return PairRel(self.n, tc.edges())
 
-    def opt(self) -> "PairRel":
+    def opt(self) -> PairRel:
         return PairRel(self.n, self.ps | {(i, i) for i in range(self.n)})
 
-    def star(self) -> "PairRel":
+    def star(self) -> PairRel:
         return self.plus().opt()
 
-    def filter(self, src: int | None = None, dst: int | None = None) -> "PairRel":
+    def filter(self, src: int | None = None, dst: int | None = None) -> PairRel:
         return PairRel(self.n, ((a, b) for a, b in self.ps
                                 if (src is None or src >> a & 1) and (dst is None or dst >> b & 1)))
 

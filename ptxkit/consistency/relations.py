@@ -44,7 +44,7 @@ class Base:
     """Primitive relations and event sets of one execution (everything but the Fence-SC choice)."""
 
     ex: Execution
-    model: "Model"
+    model: Model
     R: Any  # the backend class
     n: int
     # event sets (bitmasks)
@@ -91,7 +91,7 @@ def barrier_instances(ex: Execution) -> dict[int, tuple]:
     return out
 
 
-def static_relations(ex: Execution, model: "Model", backend: str = "bits") -> Base:
+def static_relations(ex: Execution, model: Model, backend: str = "bits") -> Base:
     """The part of :func:`base_relations` that depends on the events only (po, locations, scopes,
     proxies, morally strong, release/acquire patterns) — not on rf, co, rmw, dependencies or the
     barrier schedule. An explorer checking many candidates over one event list builds it once and
@@ -136,7 +136,7 @@ def static_relations(ex: Execution, model: "Model", backend: str = "bits") -> Ba
     return b
 
 
-def base_relations(ex: Execution, model: "Model", backend: str = "bits", *,
+def base_relations(ex: Execution, model: Model, backend: str = "bits", *,
                    static: Base | None = None) -> Base:
     """Build the primitive relations (po, rf, co+, fr, rmw, dep, loc, vloc, scopes, proxies).
     ``static``: :func:`static_relations` of an execution with the same events (reused, not changed)."""
@@ -291,7 +291,7 @@ class Relations:
     def __getattr__(self, name: str):
         return getattr(self.__dict__["base"], name)
 
-    def with_co(self, co) -> "Relations":
+    def with_co(self, co) -> Relations:
         """The same relations with another (transitively closed) coherence order ``co`` (a relation
         of this backend): only co and fr change — no derived relation depends on co (§8.9.5)."""
         b = self.base
@@ -315,7 +315,7 @@ def derive(b: Base, sc_order: set[tuple[int, int]] | None) -> Relations:
     return Relations(b, sf, sw, cb, ppcb, causality(b, cb, ppcb))
 
 
-def compute(ex: Execution, model: "Model | str" = "ptx-7.5", backend: str = "bits",
+def compute(ex: Execution, model: Model | str = "ptx-7.5", backend: str = "bits",
             sc_order: set[tuple[int, int]] | None = None) -> Relations:
     """Convenience: base + derived relations (``sc_order`` None → the execution's own, or none)."""
     from ptxkit.consistency.models import get_model

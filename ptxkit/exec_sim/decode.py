@@ -11,15 +11,24 @@ memory, ``.shared`` (static, then ``extern`` dynamic arrays) at offsets of the p
 from __future__ import annotations
 
 import struct
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 
 from ptxkit import ir
 from ptxkit.errors import Diagnostic, NotImplementedInstruction, PtxkitError
-from ptxkit.exec_sim.values import (UINT_BITS, const_of, convert_raw, decl_size, elem_size, float_const,
-                                    np_type, raw_type, storage_bits)
+from ptxkit.exec_sim.values import (
+    UINT_BITS,
+    const_of,
+    convert_raw,
+    decl_size,
+    elem_size,
+    float_const,
+    np_type,
+    raw_type,
+    storage_bits,
+)
 from ptxkit.ptx.types import type_bits, type_bytes
 
 # op kinds
@@ -66,7 +75,7 @@ def _align(x: int, a: int) -> int:
     return (x + a - 1) // a * a
 
 
-def encode_init(decl: ir.VarDecl, module_syms: dict[str, "SymInfo"] | None = None) -> bytes:
+def encode_init(decl: ir.VarDecl, module_syms: dict[str, SymInfo] | None = None) -> bytes:
     """Bytes of a variable's initialiser (ISA §5.4.4), zero-padded to its size."""
     esize = elem_size(decl.type)
     total = decl_size(decl)
@@ -106,7 +115,7 @@ def encode_init(decl: ir.VarDecl, module_syms: dict[str, "SymInfo"] | None = Non
 class Scope:
     """A block scope: registers and symbols declared in it (ISA §5.1, §10.1)."""
 
-    def __init__(self, parent: "Scope | None"):
+    def __init__(self, parent: Scope | None):
         self.parent = parent
         self.regs: dict[str, int] = {}
         self.syms: dict[str, SymInfo] = {}
@@ -203,7 +212,7 @@ class Decoder:
             size = decl_size(item)
             al = item.align or elem_size(item.type)
             if item.space == "shared":
-                if item.dims and item.dims[-1] is None or ("extern" in item.linkage and size == 0):
+                if (item.dims and item.dims[-1] is None) or ("extern" in item.linkage and size == 0):
                     dyn.append(item)
                     p.module_syms[item.name] = SymInfo("shared", 0, 0, item)  # placed in _finish_shared
                     continue
@@ -351,7 +360,7 @@ class Decoder:
             # a wider register is truncated to the instruction type; a narrower one zero-extended
             # (ISA §6.4.3 operand size rules)
             return lambda st: convert_raw(st.R[idx], rb, tb, False).view(want_dt)
-        if isinstance(op, ir.Reg) and op.name.split(".")[0] in SPECIAL or (
+        if (isinstance(op, ir.Reg) and op.name.split(".")[0] in SPECIAL) or (
                 isinstance(op, ir.Reg) and op.name.startswith("%envreg")):
             name = op.name
             if typ in ("u64", "s64", "b64"):
@@ -734,7 +743,7 @@ def _builtin(dec: Decoder, name: str, rets, args, ins) -> Callable:
 class _OneLane:
     """The state a semantics closure sees when a single-thread scheduler runs it (usually ``n == 1``)."""
 
-    __slots__ = ("n", "R", "cc")
+    __slots__ = ("R", "cc", "n")
 
     def __init__(self, R: list, cc: np.ndarray, n: int = 1):
         self.n = n

@@ -31,18 +31,17 @@ from __future__ import annotations
 import itertools
 import time
 from collections import Counter, defaultdict
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Callable, Iterator
 
-
-from ptxkit.errors import Diagnostic, PtxkitError, UsageError
-from ptxkit.exec_sim.oracle import Ev, RunStats, ThreadRunner, Trace, _fmt, resolve
-from ptxkit.exec_sim.program import Condition, ConcurrentProgram
 from ptxkit.consistency import relations as _rels
 from ptxkit.consistency.axioms import Violation
 from ptxkit.consistency.enumerate import search_co
 from ptxkit.consistency.events import INIT, Event, Execution
 from ptxkit.consistency.models import MODELS, check, get_model, may_extend, sc_orders
+from ptxkit.errors import Diagnostic, PtxkitError, UsageError
+from ptxkit.exec_sim.oracle import Ev, RunStats, ThreadRunner, Trace, _fmt, resolve
+from ptxkit.exec_sim.program import ConcurrentProgram, Condition
 
 MAX_VALUES = 64
 MAX_TRACES = 5000
@@ -700,7 +699,7 @@ class Explorer:
 
 # ---------------------------------------------------------------------------- witness graphs
 
-def write_dot(res: "ExploreResult", directory) -> list:
+def write_dot(res: ExploreResult, directory) -> list:
     """``--dot DIR``: one graph per outcome — its consistent witness, or (forbidden outcomes) one
     inconsistent candidate with the violated axiom's edges in red — drawn by the project's one DOT
     writer, ``ptxkit.export.dot``; PNG too when graphviz's ``dot`` is installed."""

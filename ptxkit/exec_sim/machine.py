@@ -87,7 +87,7 @@ class LaneState:
         elif base == "%lanemask_le":
             v = ((np.uint64(1) << (lane.astype(np.uint64) + np.uint64(1))) - np.uint64(1)).astype(np.uint32)
         elif base == "%lanemask_gt":
-            v = (~(((np.uint64(1) << (lane.astype(np.uint64) + np.uint64(1))) - np.uint64(1)))).astype(np.uint32)
+            v = (~((np.uint64(1) << (lane.astype(np.uint64) + np.uint64(1))) - np.uint64(1))).astype(np.uint32)
         elif base == "%lanemask_ge":
             v = (~((np.uint64(1) << lane.astype(np.uint64)) - np.uint64(1))).astype(np.uint32)
         elif base == "%dynamic_smem_size":
@@ -184,7 +184,7 @@ def run_batch(prog: Program, st: LaneState, counters: Counters, max_steps: int) 
                     if taken.all():
                         pc = op.target
                         continue
-                    if m is None and not taken.any() or m is not None and not (taken & m).any():
+                    if (m is None and not taken.any()) or (m is not None and not (taken & m).any()):
                         pc += 1
                         continue
                 elif kind == BAR and op.guard is None and op.extra[1] is None and op.extra[3] is None:

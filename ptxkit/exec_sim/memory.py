@@ -17,10 +17,9 @@ explorer's oracle-backed memory). :class:`FlatMemory` is the sequentially consis
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass, field
 from typing import Protocol
-
-import bisect
 
 import numpy as np
 

@@ -36,8 +36,8 @@ from __future__ import annotations
 
 import itertools
 import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Callable, Iterable
 
 import numpy as np
 
@@ -152,7 +152,7 @@ class _State:
     shfl_out: list = field(default_factory=list)
     shfl_in: list = field(default_factory=list)
 
-    def fork(self) -> "_State":
+    def fork(self) -> _State:
         return _State(self.pc, dict(self.regs), dict(self.taint), self.ctrl, list(self.events),
                       dict(self.hdr), dict(self.back), list(self.shfl_out), list(self.shfl_in))
 
@@ -410,7 +410,7 @@ class ThreadRunner:
         if off % (esize * n):  # a vector access is aligned to its whole size (ISA §5.4.5)
             self._err(ins, f"access to {buf} at byte offset {off}: misaligned")
         first = off // esize
-        if not (0 <= first and first + n <= count):
+        if not (first >= 0 and first + n <= count):
             self._err(ins, f"access to {buf} at byte offset {off}: outside {ty}[{count}]")
         return [(f"{buf}[{i}]", f"{buf}[{i}]") for i in range(first, first + n)]
 

@@ -15,7 +15,6 @@ Conventions for litmus-derived threads (so litmus → PTX is direct):
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Union
 
 from ptxkit.ir import Span, Statement
 
@@ -30,7 +29,7 @@ class ThreadProgram:
     cta: int = 0
     gpu: int = 0
     cluster: int | None = None
-    init_regs: dict[str, Union[int, str]] = field(default_factory=dict)  # int, or a location name for '&loc'
+    init_regs: dict[str, int | str] = field(default_factory=dict)  # int, or a location name for '&loc'
 
 
 @dataclass

@@ -11,7 +11,7 @@ evaluated in double precision and rounded: close to, not bit-equal to, a GPU. An
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 
@@ -1160,7 +1160,7 @@ def _b_cvt(ins, dec):
         x = np.asarray(a(st))
         if ftz_:
             x = F.ftz(x, styp)
-        if _bits(dtyp) > _bits(styp) or dtyp == "f32" and styp == "bf16":
+        if _bits(dtyp) > _bits(styp) or (dtyp == "f32" and styp == "bf16"):
             x = x.astype(np_type(dtyp) if dtyp != "bf16" else np.float32)
         else:
             x = x.astype(np.float64)

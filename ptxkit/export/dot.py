@@ -128,4 +128,4 @@ def write_witness(ex: Execution, directory: str | Path, name: str, result: Check
     return out
 
 
-__all__ = ["to_dot", "write_witness", "have_graphviz", "Violation"]
+__all__ = ["Violation", "have_graphviz", "to_dot", "write_witness"]

@@ -132,7 +132,7 @@ class OExecution:
         return (tuple(self.events), rels, tuple(sorted(self.outcome.items(), key=str)), self.observed,
                 tuple(sorted(self.final.items())))
 
-    def without_choices(self) -> "OExecution":
+    def without_choices(self) -> OExecution:
         return replace(self, rf=frozenset(), co=frozenset(), sync_fence=None)
 
 
@@ -207,16 +207,7 @@ def identifier(name: str) -> str:
 # Lean 4 tokens that look like identifiers and so cannot be a module / namespace component (the
 # keywords of Lean 4's command, term and `do` syntax, plus the sorts); case matters in Lean. This is
 # the single list: ``ptxkit.export.lean`` re-exports it as ``LEAN_KEYWORDS``.
-_RESERVED = frozenset("""
-    at by do else end fun have if in let match then with where def theorem namespace open import
-    section show from for instance structure inductive class example variable universe partial
-    mutual deriving abbrev axiom private protected noncomputable unsafe local scoped export
-    attribute set_option opaque macro macro_rules syntax elab elab_rules notation infix infixl
-    infixr prefix postfix termination_by decreasing_by nomatch nofun calc suffices unless return
-    try catch finally mut break continue using generalizing forall exists extends renaming hiding
-    omit include initialize builtin_initialize declare_syntax_cat this nonrec unif_hint
-    Type Sort Prop sorry
-""".split())
+_RESERVED = frozenset(["at", "by", "do", "else", "end", "fun", "have", "if", "in", "let", "match", "then", "with", "where", "def", "theorem", "namespace", "open", "import", "section", "show", "from", "for", "instance", "structure", "inductive", "class", "example", "variable", "universe", "partial", "mutual", "deriving", "abbrev", "axiom", "private", "protected", "noncomputable", "unsafe", "local", "scoped", "export", "attribute", "set_option", "opaque", "macro", "macro_rules", "syntax", "elab", "elab_rules", "notation", "infix", "infixl", "infixr", "prefix", "postfix", "termination_by", "decreasing_by", "nomatch", "nofun", "calc", "suffices", "unless", "return", "try", "catch", "finally", "mut", "break", "continue", "using", "generalizing", "forall", "exists", "extends", "renaming", "hiding", "omit", "include", "initialize", "builtin_initialize", "declare_syntax_cat", "this", "nonrec", "unif_hint", "Type", "Sort", "Prop", "sorry"])
 
 
 # --------------------------------------------------------------------------- from ptxkit.consistency

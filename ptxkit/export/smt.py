@@ -122,7 +122,7 @@ class Encoder:
         cells: Cells = {}
         for (a, b), parts in sorted(rel.items()):
             parts = [p for p in parts if p != ("false" if op == "or" else "true")]
-            if op == "or" and "true" in parts or op == "and" and not parts:
+            if (op == "or" and "true" in parts) or (op == "and" and not parts):
                 cells[(a, b)] = "true"
                 continue
             if op == "and" and "false" in parts:

@@ -52,8 +52,8 @@ fp8 variants, guarded mma, ``wgmma`` (operands in shared-memory descriptors).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from ptxkit.fpsan.ring import FloatRing, embed_int, ring_for_type, unembed_int
 from ptxkit.ir import Instruction, Reg, Sym, Vec

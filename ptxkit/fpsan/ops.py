@@ -25,8 +25,8 @@ from dataclasses import dataclass
 
 from ptxkit import ir
 from ptxkit.fpsan import ring as R
-from ptxkit.ptx.types import is_float, is_type
 from ptxkit.fpsan.ctx import BITS_KIND, LANE_TYPE, RewriteContext, guard_text, hexc
+from ptxkit.ptx.types import is_float, is_type
 
 SCALAR_FLOATS = ("f16", "bf16", "f32", "f64")
 ALL_FLOATS = SCALAR_FLOATS + tuple(LANE_TYPE)

@@ -10,7 +10,7 @@ what every width ≤ 64 needs once masked.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 
@@ -77,7 +77,7 @@ class FloatRing:
         return tuple(out)
 
 
-@lru_cache(maxsize=None)
+@cache
 def ring(name: str) -> FloatRing:
     """The :class:`FloatRing` of ``f16``/``bf16``/``f32``/``f64``/``e4m3``/``e5m2``."""
     if name not in _WIDTH:

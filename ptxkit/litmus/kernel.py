@@ -13,12 +13,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-
 from ptxkit.commands.common import parse_dim
 from ptxkit.errors import UsageError
 from ptxkit.exec_sim.program import ConcurrentProgram, Location, ThreadProgram
 from ptxkit.ir import Instruction, Label, RegDecl, VarDecl
-
 
 
 def program_from_ptx(path, args) -> ConcurrentProgram:

@@ -39,7 +39,7 @@ import re
 from dataclasses import dataclass
 
 from ptxkit.errors import Diagnostic, PtxkitError
-from ptxkit.exec_sim.program import (Condition, ConcurrentProgram, Location, ThreadProgram)
+from ptxkit.exec_sim.program import ConcurrentProgram, Condition, Location, ThreadProgram
 from ptxkit.ir import Addr, Guard, Imm, Instruction, Label, Reg, Span, Sym
 
 SEMS = ("weak", "relaxed", "acquire", "release", "acq_rel", "sc")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 import struct
-from typing import Callable
+from collections.abc import Callable
 
 from ptxkit import ir
 from ptxkit.ir import Addr, AddrList, Expr, FloatImm, Imm, Not, Operand, ParamList, Pipe, Reg, Sink, Sym, Vec
@@ -310,5 +310,16 @@ def _resolve_op(o: Operand, names: frozenset[str]) -> Operand:
     return o
 
 
-__all__ = ["BuildError", "int_literal", "float_hex", "float_dec", "fold", "expr_text", "to_operand",
-           "to_address", "normalize_args", "resolve_function", "format_float"]
+__all__ = [
+    "BuildError",
+    "expr_text",
+    "float_dec",
+    "float_hex",
+    "fold",
+    "format_float",
+    "int_literal",
+    "normalize_args",
+    "resolve_function",
+    "to_address",
+    "to_operand",
+]

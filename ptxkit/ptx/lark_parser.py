@@ -6,8 +6,8 @@ start symbols)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import lru_cache
-from typing import Callable
 from pathlib import Path
 
 from lark import Lark, Token, Transformer, v_args
@@ -31,7 +31,7 @@ def lark() -> Lark:
 class _Frag:
     """Where a parsed fragment sits in the whole source (so spans are absolute)."""
 
-    __slots__ = ("source", "base", "line", "col")
+    __slots__ = ("base", "col", "line", "source")
 
     def __init__(self, source: str, base: int, line: int, col: int):
         self.source, self.base, self.line, self.col = source, base, line, col
@@ -253,7 +253,7 @@ class ToIR(Transformer):
     def cond(self, meta, ch):
         return ("cond", ch[0], ch[1], ch[2])
 
-    def _un(op):  # noqa: N805 - builds methods
+    def _un(op):
         def f(self, meta, ch):
             return ("un", op, ch[-1])
         return f
@@ -267,7 +267,7 @@ class ToIR(Transformer):
                              self.f.base + meta.start_pos)
         return ("un", "-", x)
 
-    def _bin(op):  # noqa: N805
+    def _bin(op):
         def f(self, meta, ch):
             return ("bin", op, ch[0], ch[1])
         return f
