@@ -21,7 +21,7 @@ from conftest import LITMUS_CORPUS, needs_shared
 from ptxkit.consistency.enumerate import co_choices
 from ptxkit.consistency.events import ExecutionBuilder, resolve_location
 from ptxkit.consistency.models import check
-from ptxkit.exec_sim.program import ConcurrentProgram
+from ptxkit.explore.program import ConcurrentProgram
 from ptxkit.ir import Addr, Imm, Label, Reg, Sym
 
 SEMS = ("weak", "relaxed", "acquire", "release", "acq_rel", "sc")

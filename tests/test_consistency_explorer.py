@@ -25,7 +25,7 @@ LITMUS = shared_files("litmus/PTX/**/*.litmus", LITMUS_CORPUS)
 @needs_shared
 @pytest.mark.parametrize("model", ["ptx-7.5", "ptx-6.0"])
 def test_same_verdicts_as_explorer(model):
-    explore_mod = importlib.import_module("ptxkit.exec_sim.explore")
+    explore_mod = importlib.import_module("ptxkit.explore.engine")
     parser = importlib.import_module("ptxkit.litmus.parser")
     compared, quorum, bad = 0, 0, []
     for path in LITMUS:

@@ -463,7 +463,7 @@ def test_rmw_halves_may_carry_the_atomic_sem():
 def test_resolve_location_aliases():
     # Dat3M: y @ generic aliases x; s1 @ surface aliases y; t @ texture aliases x
     from ptxkit.consistency.events import resolve_location
-    from ptxkit.exec_sim.program import Location
+    from ptxkit.explore.program import Location
 
     locs = {"x": Location("x"), "y": Location("y", alias_of="x", proxy="generic"),
             "s1": Location("s1", alias_of="y", proxy="surface"),

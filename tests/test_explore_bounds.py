@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import LITMUS_CORPUS, needs_shared
-from ptxkit.exec_sim.explore import barrier_schedules, explore
+from ptxkit.explore.engine import barrier_schedules, explore
 from ptxkit.litmus.parser import parse_litmus, parse_litmus_file
 
 # P0's loop body stores, so an iteration is not a spin: the path reading f == 0 again and again
@@ -63,7 +63,7 @@ def test_timeout_gives_inconclusive():
 
 def _bar_events(spec):
     """spec: per thread a list of (ids, count, mode)."""
-    from ptxkit.exec_sim.oracle import Ev
+    from ptxkit.explore.oracle import Ev
 
     evs = []
     for t, bars in enumerate(spec):

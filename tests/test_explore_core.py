@@ -248,7 +248,7 @@ def test_unsupported_forms_are_located_errors(tmp_path, capsys, op, msg):
 
 def test_oracle_has_no_arithmetic_of_its_own():
     # the explorer schedules; instruction semantics live in exec_sim.semantics only
-    src = (Path(__file__).resolve().parent.parent / "ptxkit" / "exec_sim" / "oracle.py").read_text()
+    src = (Path(__file__).resolve().parent.parent / "ptxkit" / "explore" / "oracle.py").read_text()
     for name in ("def _arith", "def _cmp", "DEF_OPS", '"shl"', '"xor": lambda'):
         assert name not in src, name
     assert "LaneEval" in src and "apply_atomic" in src
@@ -283,7 +283,7 @@ SHFL_LB = """.version 7.8
 def _program(tmp_path, text, threads=2, args=("buf=u32[2]:zeros",)):
     import argparse
 
-    from ptxkit.litmus.kernel import program_from_ptx
+    from ptxkit.explore.kernel import program_from_ptx
 
     p = tmp_path / "k.ptx"
     p.write_text(text)
@@ -296,7 +296,7 @@ def test_shfl_value_comes_from_the_source_lane(tmp_path):
     # 1 - t: in range, so p = 1 and selp keeps it); thread t then writes buf[1-t] = a_(1-t).
     # Thread 1's store to buf[0] writes a_0 = x_0 + 5, so thread 0 reading it would need
     # x_0 = x_0 + 5: both loads read the initial 0 and both stores write 5.
-    from ptxkit.exec_sim.explore import explore
+    from ptxkit.explore.engine import explore
 
     res = explore(_program(tmp_path, SHFL_LB.replace("ADD", "5")))
     assert res.complete and res.keys == ["buf[0]", "buf[1]"]
@@ -309,7 +309,7 @@ def test_shfl_dependency_crosses_threads(tmp_path):
     # (each load from the initial write or from the other thread's store) only "both from the
     # initial writes" has no rf ∪ dep cycle: 4 candidates, 1 consistent (all values are 0 here, so
     # only the dependency can tell them apart).
-    from ptxkit.exec_sim.explore import explore
+    from ptxkit.explore.engine import explore
 
     res = explore(_program(tmp_path, SHFL_LB.replace("ADD", "0")))
     assert res.complete and (res.candidates, res.consistent) == (4, 1)
@@ -337,7 +337,7 @@ def test_shfl_out_of_range_keeps_own_value_and_clears_p(tmp_path):
     # (ISA shfl.sync pseudo-code). With selp d, 99, p: thread 0 writes 99 to buf[1] and thread 1
     # writes a_0 = x_0 + 5 to buf[0], where x_0 (thread 0's load of buf[0]) can only be 0:
     # reading thread 1's store would need x_0 = x_0 + 5.
-    from ptxkit.exec_sim.explore import explore
+    from ptxkit.explore.engine import explore
 
     text = SHFL_LB.replace("ADD", "5").replace("shfl.sync.idx.b32 %r3|%p1, %r2, %r4, 31, 3;",
                                                "shfl.sync.up.b32 %r3|%p1, %r2, 1, 0, 3;")

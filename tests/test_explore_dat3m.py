@@ -12,7 +12,7 @@ import csv
 import pytest
 
 from conftest import LITMUS_CORPUS
-from ptxkit.exec_sim.explore import explore
+from ptxkit.explore.engine import explore
 from ptxkit.litmus.parser import parse_litmus_file
 
 CSVS = {"ptx-7.5": "PTXv7_5-expected.csv", "ptx-6.0": "PTXv6_0-expected.csv"}

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from ptxkit.exec_sim.explore import explore
+from ptxkit.explore.engine import explore
 from ptxkit.litmus.parser import parse_litmus
 
 

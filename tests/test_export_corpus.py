@@ -60,7 +60,7 @@ def _discharge(res, tmp_path: Path) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("rel,model", _rows(), ids=[f"{m}:{r.split('/PTX/')[-1]}" for r, m in _rows()])
 def test_dat3m_exports_agree_with_explore(rel, model, tmp_path):
-    from ptxkit.exec_sim.explore import explore
+    from ptxkit.explore.engine import explore
     from ptxkit.litmus.parser import parse_litmus_file
 
     res = explore(parse_litmus_file(LITMUS_CORPUS / rel), model, keep_candidates=KEEP, timeout=30)
@@ -76,7 +76,7 @@ def test_bundled_ptx_litmus_exports_agree_with_explore(path, tmp_path):
     """The kernels state their exploration in a ``// explore: ARGS`` header line."""
     from ptxkit.commands.explore import _condition, load_program
     from ptxkit.cli import build_parser
-    from ptxkit.exec_sim.explore import Explorer
+    from ptxkit.explore.engine import Explorer
 
     m = re.search(r"^// explore: (.*)$", path.read_text(), re.M)
     assert m, "no '// explore:' header"

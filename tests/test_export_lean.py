@@ -597,7 +597,7 @@ def test_every_dat3m_export_passes_the_static_checks():
     examples already use (about 15 s here)."""
     import csv
 
-    from ptxkit.exec_sim.explore import explore
+    from ptxkit.explore.engine import explore
     from ptxkit.export.lean import module_name
     from ptxkit.export.obligations import to_obligations
     from ptxkit.litmus.parser import parse_litmus_file

@@ -82,7 +82,7 @@ def test_one_keyword_list_decides():
 def test_whole_dat3m_corpus_exports_into_one_directory(tmp_path):
     """Every Dat3M test (short exploration bound) into ONE --lean and ONE --smt directory: as many
     Lean files and SMT directories as tests, and every SMT query file kept (about 20 s here)."""
-    from ptxkit.exec_sim.explore import explore
+    from ptxkit.explore.engine import explore
     from ptxkit.export.obligations import to_obligations
     from ptxkit.litmus.parser import parse_litmus_file
 

@@ -19,7 +19,7 @@ GAPS: dict[str, str] = {}
 
 
 def _run(kernel: str, build: str, **opts):
-    from ptxkit.fpsan.triton_pairs import load_pair, run_pair
+    from ptxkit.corpus.triton_pairs import load_pair, run_pair
 
     pair = load_pair(TF / kernel, build)
     text = (TF / kernel / f"{build}.ptx").read_text()
@@ -83,7 +83,7 @@ def test_unrecognised_libdevice_body_is_reported_as_a_range():
 def test_libdevice_exit_name_selects_the_ring_function(tmp_path):
     """The same body marked as __nv_cosf's gives the ring cos of the input (Triton maps math.cos to it)."""
     from ptxkit.fpsan import ring as R
-    from ptxkit.fpsan.triton_pairs import load_pair, run_pair
+    from ptxkit.corpus.triton_pairs import load_pair, run_pair
 
     text = (TF / "sin" / "plain.ptx").read_text().replace("%__nv_sinf.exit", "%__nv_cosf.exit")
     res = sanitize_text(text, "cos.ptx")

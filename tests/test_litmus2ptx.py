@@ -156,7 +156,7 @@ def test_dat3m_kernels_on_the_simulator_give_allowed_outcomes():
 
     from ptxkit.exec_sim import parse_text, run_kernel
     from ptxkit.exec_sim.args import KernelArg
-    from ptxkit.exec_sim.explore import explore
+    from ptxkit.explore.engine import explore
 
     ran, stuck, bad = 0, set(), []
     for path in LITMUS:

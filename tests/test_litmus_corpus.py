@@ -6,7 +6,7 @@ it and the verdict argued from the ISA. Checked three ways:
   ``ptxkit explore`` and with ``ptxkit.consistency`` through the small enumerator of
   test_consistency_dat3m (two independent transcriptions of the model);
 * ``ptxkit explore FILE.ptx <header args>`` gives it on the kernel itself (skipped, with the reason,
-  only if the .ptx loader ``ptxkit.litmus.kernel.program_from_ptx`` is missing).
+  only if the .ptx loader ``ptxkit.explore.kernel.program_from_ptx`` is missing).
 """
 
 from __future__ import annotations

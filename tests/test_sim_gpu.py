@@ -20,7 +20,7 @@ def test_relabel_lowers_only_newer_versions():
 
 def test_gpucheck_without_gpu_exits_2(capsys):
     from ptxkit import gpu
-    from ptxkit.exec_sim import gpucheck
+    from ptxkit.corpus import gpucheck
 
     if gpu.available():
         pytest.skip("a GPU is present")
@@ -42,7 +42,7 @@ def _gpu_ok():
 def test_gpu_reproduces_expected(kern):
     from ptxkit import gpu
     from ptxkit.exec_sim import load_module, parse_arg_specs
-    from ptxkit.exec_sim.triton_vectors import case
+    from ptxkit.corpus.triton_vectors import case
 
     c = case(PTX_CORPUS / "triton_fpsan", kern, "fpsan.ptx")
     m = load_module(c.path)
@@ -61,7 +61,8 @@ def test_gpucheck_flow_with_the_simulator_standing_in(monkeypatch, tmp_path, cap
     import json
 
     from ptxkit import gpu
-    from ptxkit.exec_sim import gpucheck, run_kernel
+    from ptxkit.corpus import gpucheck
+    from ptxkit.exec_sim import run_kernel
 
     calls = []
 

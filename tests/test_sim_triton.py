@@ -17,7 +17,7 @@ KERNELS = sorted(p.name for p in TRITON.iterdir() if (p / "vectors").is_dir()) i
 
 def run_build(kern: str, build_file: str):
     from ptxkit.exec_sim import load_module, parse_arg_specs, run_kernel
-    from ptxkit.exec_sim.triton_vectors import case
+    from ptxkit.corpus.triton_vectors import case
 
     c = case(TRITON, kern, build_file)
     m = load_module(c.path)

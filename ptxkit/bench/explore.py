@@ -20,7 +20,7 @@ def _corpus() -> Path | None:
 
 
 def run(repeats: int = 3) -> list[dict]:
-    from ptxkit.exec_sim.explore import explore
+    from ptxkit.explore.engine import explore
     from ptxkit.litmus.parser import parse_litmus_file
 
     base = _corpus()

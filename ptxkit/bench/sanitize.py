@@ -71,7 +71,7 @@ def _timed(fn) -> float:
 
 
 def bench_pairs() -> list[dict]:
-    from ptxkit.fpsan.triton_pairs import load_pair, run_pair
+    from ptxkit.corpus.triton_pairs import load_pair, run_pair
 
     rows = []
     if not TF.is_dir():

@@ -22,8 +22,8 @@ def _shared_root() -> Path | None:
 
 
 def measure(root: Path, kern: str, build: str, repeats: int) -> tuple[list[float], int]:
+    from ptxkit.corpus.triton_vectors import case
     from ptxkit.exec_sim import load_module, parse_arg_specs, run_kernel
-    from ptxkit.exec_sim.triton_vectors import case
 
     c = case(root, kern, build)
     m = load_module(c.path)

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 
-from ptxkit.errors import UsageError
+from ptxkit.exec_sim.args import parse_dim
+
+__all__ = ["add_kernel_arguments", "parse_dim"]
 
 
 def add_kernel_arguments(p: argparse.ArgumentParser, *, kernel_b: bool = False) -> None:
@@ -19,14 +21,3 @@ def add_kernel_arguments(p: argparse.ArgumentParser, *, kernel_b: bool = False) 
         g.add_argument("--kernel-b", default=None, metavar="NAME", help="the .entry of the second file")
     g.add_argument("--shared", type=int, default=0, metavar="BYTES", help="dynamic shared memory")
     g.add_argument("--seed", type=int, default=0, help="seed for rand buffers")
-
-
-def parse_dim(text: str, flag: str) -> tuple[int, int, int]:
-    """A launch shape ``X[,Y[,Z]]`` (``--grid``/``--block``) → (x, y, z), each ≥ 1."""
-    try:
-        dims = [int(x) for x in str(text).split(",")]
-    except ValueError:
-        raise UsageError(f"{flag} '{text}': expected X[,Y[,Z]] with positive integers") from None
-    if not 1 <= len(dims) <= 3 or any(d < 1 for d in dims):
-        raise UsageError(f"{flag} '{text}': expected X[,Y[,Z]] with positive integers")
-    return tuple(dims + [1] * (3 - len(dims)))  # type: ignore[return-value]

@@ -43,7 +43,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _condition(args, nthreads: int, filename: str):
-    from ptxkit.exec_sim.program import Condition
+    from ptxkit.explore.program import Condition
     from ptxkit.litmus.parser import parse_formula
 
     for quant, text in (("exists", args.exists), ("not exists", args.not_exists), ("forall", args.forall)):
@@ -57,7 +57,7 @@ def load_program(args):
     if not path.exists():
         raise UsageError(f"no such file: {args.file}")
     if path.suffix == ".ptx":
-        from ptxkit.litmus.kernel import program_from_ptx
+        from ptxkit.explore.kernel import program_from_ptx
 
         if args.threads is None:
             raise UsageError("a .ptx kernel needs --threads N")
@@ -70,7 +70,7 @@ def load_program(args):
 
 
 def run(args: argparse.Namespace) -> int:
-    from ptxkit.exec_sim.explore import Explorer
+    from ptxkit.explore.engine import Explorer
 
     if args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
@@ -118,7 +118,7 @@ def _progress(args):
 def _exports(args, res) -> dict:
     written: dict[str, list[str]] = {}
     if args.dot:
-        from ptxkit.exec_sim.explore import write_dot
+        from ptxkit.explore.engine import write_dot
 
         written["dot"] = [str(p) for p in write_dot(res, args.dot)]
     for opt, modname, fn in (("lean", "ptxkit.export.lean", "write_lean"), ("smt", "ptxkit.export.smt", "write_smt")):
@@ -135,7 +135,7 @@ def _exports(args, res) -> dict:
 
 
 def fmt_formula(f) -> str:
-    from ptxkit.exec_sim.explore import key_of
+    from ptxkit.explore.engine import key_of
 
     tag = f[0]
     if tag == "true":

@@ -1,7 +1,7 @@
 """Events and candidate executions of the PTX memory consistency model (PTX ISA 9.x chapter 8).
 
 This is the data model shared by the checker (``relations``/``axioms``/``models``), the explorer
-(``ptxkit.exec_sim.explore``) and the exporters (DOT, Lean, SMT).
+(``ptxkit.explore.engine``) and the exporters (DOT, Lean, SMT).
 
 Events (ISA §8.2 memory operations, §8.6 proxies, §9.7.13 fences/barriers)
 --------------------------------------------------------------------------
@@ -399,7 +399,7 @@ class ExecutionBuilder:
 def resolve_location(locations: dict, name: str) -> tuple[str, str, str]:
     """Resolve a Dat3M location name to ``(physical location, virtual address, proxy)``.
 
-    ``locations`` maps names to objects with ``alias_of`` and ``proxy`` (``ptxkit.exec_sim.program.
+    ``locations`` maps names to objects with ``alias_of`` and ``proxy`` (``ptxkit.explore.program.
     Location``). ``y @ generic aliases x`` → ``(x, y, 'generic')``: another virtual address of x.
     ``s @ surface aliases y`` → ``(phys(y), y, 'surface')``: the surface proxy reaches y's virtual
     address (ISCA'22: a non-generic proxy access has the generic address it aliases)."""

@@ -159,3 +159,14 @@ def parse_arg_specs(specs: list[str], fn: ir.Function, seed: int = 0) -> list[Ke
         raise UsageError(f"missing --arg for parameter{'s' if len(missing) > 1 else ''} {', '.join(missing)} "
                          f"of kernel '{fn.name}'")
     return [out[i] for i in range(len(params))]
+
+
+def parse_dim(text: str, flag: str) -> tuple[int, int, int]:
+    """A launch shape ``X[,Y[,Z]]`` (``--grid``/``--block``) → (x, y, z), each ≥ 1."""
+    try:
+        dims = [int(x) for x in str(text).split(",")]
+    except ValueError:
+        raise UsageError(f"{flag} '{text}': expected X[,Y[,Z]] with positive integers") from None
+    if not 1 <= len(dims) <= 3 or any(d < 1 for d in dims):
+        raise UsageError(f"{flag} '{text}': expected X[,Y[,Z]] with positive integers")
+    return tuple(dims + [1] * (3 - len(dims)))  # type: ignore[return-value]

@@ -755,7 +755,7 @@ class LaneEval:
     """One non-memory instruction decoded once, evaluated for one lane at a time.
 
     This is how single-thread schedulers (the explorer's oracle-driven threads,
-    ``ptxkit.exec_sim.oracle``) share the simulator's instruction semantics (ISA §9.7): the
+    ``ptxkit.explore.oracle``) share the simulator's instruction semantics (ISA §9.7): the
     instruction (without its guard, which the caller decides) is bound by
     :func:`ptxkit.exec_sim.semantics.build` against a private register file holding just the
     registers it names, typed by ``reg_types`` (name → declared PTX type; ``default`` otherwise).

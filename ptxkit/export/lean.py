@@ -231,7 +231,7 @@ EXAMPLES = {
 
 def example_text(corpus: Path, module: str) -> str:
     """The text of one committed example, with the corpus path replaced by ``<dat3m>``."""
-    from ptxkit.exec_sim.explore import explore
+    from ptxkit.explore.engine import explore
     from ptxkit.litmus.parser import parse_litmus_file
 
     rel, model = EXAMPLES[module]

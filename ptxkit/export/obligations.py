@@ -273,7 +273,7 @@ def to_execution(ox: OExecution):
 
 def to_obligations(result) -> TestObligations:
     """The obligations of an explored test. Accepts a :class:`TestObligations` as is, or an explorer
-    result (``ptxkit.exec_sim.explore``), converted by :func:`from_explore_result`."""
+    result (``ptxkit.explore.engine``), converted by :func:`from_explore_result`."""
     if isinstance(result, TestObligations):
         return result
     return from_explore_result(result)
@@ -285,7 +285,7 @@ _FENCE_SEMS = ("sc", "acq_rel", "acquire", "release", "relaxed")
 
 def from_candidate(c, outcome: dict | None = None, observed: tuple[str, ...] = (),
                    final: dict[str, int] | None = None, open_co: bool = False) -> OExecution:
-    """Convert an explorer ``Candidate`` (``ptxkit.exec_sim.explore``) to an :class:`OExecution`.
+    """Convert an explorer ``Candidate`` (``ptxkit.explore.engine``) to an :class:`OExecution`.
 
     The explorer lists init writes first, then each thread's events in program order; barriers are
     fences with ``fkind == 'bar'`` and explicit synchronisation edges (``sync_barrier``), kept as
@@ -338,7 +338,7 @@ def from_candidate(c, outcome: dict | None = None, observed: tuple[str, ...] = (
 
 
 def condition_text(cond) -> str:
-    """A herd-style rendering of a ``ptxkit.exec_sim.program.Condition``."""
+    """A herd-style rendering of a ``ptxkit.explore.program.Condition``."""
     if cond is None:
         return "(none)"
 
@@ -362,7 +362,7 @@ def condition_text(cond) -> str:
 
 
 def from_explore_result(res) -> TestObligations:
-    """The obligations of an :class:`ptxkit.exec_sim.explore.ExploreResult`.
+    """The obligations of an :class:`ptxkit.explore.engine.ExploreResult`.
 
     * every outcome with a consistent witness → an *allowed* obligation;
     * every outcome key whose candidates are all inconsistent and that no consistent outcome agrees
@@ -371,8 +371,8 @@ def from_explore_result(res) -> TestObligations:
       complete only when the exploration was (``res.complete``) and the explorer kept every
       candidate (run it with a large ``keep_candidates``); otherwise no forbidden claim is made.
     """
-    from ptxkit.exec_sim.explore import eval_formula
-    from ptxkit.exec_sim.oracle import resolve
+    from ptxkit.explore.engine import eval_formula
+    from ptxkit.explore.oracle import resolve
 
     prog = res.program
     keys = list(res.keys)
@@ -425,8 +425,8 @@ def _final_value_claims(res, keys, loc_keys, observed, keep, odict, final) -> li
     import itertools
     from collections import defaultdict
 
-    from ptxkit.exec_sim.explore import eval_formula
-    from ptxkit.exec_sim.oracle import resolve
+    from ptxkit.explore.engine import eval_formula
+    from ptxkit.explore.oracle import resolve
 
     prog = res.program
     reg_cols = [i for i, k in enumerate(keys) if k not in loc_keys]

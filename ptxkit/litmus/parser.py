@@ -6,7 +6,7 @@ one column per thread with rows ending in ``;``, then ``filter``/``exists``/``~e
 (or herd's ``final F with Q``) and a formula.
 
 Each litmus instruction is lowered to a PTX-spelled :class:`ptxkit.ir.Instruction` (conventions of
-``ptxkit.exec_sim.program``):
+``ptxkit.explore.program``):
 
 =============================  =====================================================================
 litmus                         lowered (opcode, mods, operands)
@@ -39,7 +39,7 @@ import re
 from dataclasses import dataclass
 
 from ptxkit.errors import Diagnostic, PtxkitError
-from ptxkit.exec_sim.program import ConcurrentProgram, Condition, Location, ThreadProgram
+from ptxkit.explore.program import ConcurrentProgram, Condition, Location, ThreadProgram
 from ptxkit.ir import Addr, Guard, Imm, Instruction, Label, Reg, Span, Sym
 
 SEMS = ("weak", "relaxed", "acquire", "release", "acq_rel", "sc")

@@ -28,7 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ptxkit.errors import Diagnostic, PtxkitError
-from ptxkit.exec_sim.program import ConcurrentProgram, ThreadProgram
+from ptxkit.explore.program import ConcurrentProgram, ThreadProgram
 from ptxkit.ir import Addr, Imm, Instruction, Label, Reg, Sym
 
 WARP = 32

@@ -1,6 +1,6 @@
 """CPU-vs-GPU check for the Triton FPSan corpus, meant to run unattended on a machine with CuPy and a GPU:
 
-    python -m ptxkit.exec_sim.gpucheck /path/to/shared [--json OUT.json] [--repeats 20]
+    python -m ptxkit.corpus.gpucheck /path/to/shared [--json OUT.json] [--repeats 20]
 
 For every ``corpora/ptx/triton_fpsan/<kernel>/`` it runs ``fpsan.ptx`` and ``fpsan_sm80.ptx`` on the
 simulator and on the GPU with the ``vectors/`` inputs, and reports whether the two outputs are
@@ -38,7 +38,7 @@ def _run_case(c, device: str, repeats: int):
 
 
 def check(shared: Path, repeats: int = 20) -> list[dict]:
-    from ptxkit.exec_sim.triton_vectors import case, kernels
+    from ptxkit.corpus.triton_vectors import case, kernels
 
     root = shared / "corpora" / "ptx" / "triton_fpsan"
     rows = []
@@ -84,7 +84,7 @@ def _print_row(r: dict) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m ptxkit.exec_sim.gpucheck", description=__doc__.split("\n")[0])
+    p = argparse.ArgumentParser(prog="python -m ptxkit.corpus.gpucheck", description=__doc__.split("\n")[0])
     p.add_argument("shared", nargs="?", default=str(Path(__file__).resolve().parents[3] / "shared"),
                    help="the shared/ directory (holding corpora/ptx/triton_fpsan)")
     p.add_argument("--json", metavar="FILE", help="also write the rows as JSON")

@@ -2,7 +2,7 @@
 
 A thread runs alone; every load / atomic read asks the *oracle* for its value, and the runner forks
 once per value the oracle offers (the values some write to that physical location can produce,
-initial value included — ``ptxkit.exec_sim.explore`` grows these sets to a fixpoint). Each complete
+initial value included — ``ptxkit.explore.engine`` grows these sets to a fixpoint). Each complete
 run is a :class:`Trace`: the thread's events in program order with their values, dependencies and
 final registers.
 
@@ -45,8 +45,8 @@ from ptxkit import ir
 from ptxkit.errors import Diagnostic, PtxkitError
 from ptxkit.exec_sim.atomics import apply_atomic
 from ptxkit.exec_sim.decode import SPECIAL, LaneEval
-from ptxkit.exec_sim.program import ConcurrentProgram, ThreadProgram
 from ptxkit.exec_sim.values import const_of, float_const
+from ptxkit.explore.program import ConcurrentProgram, ThreadProgram
 from ptxkit.ir import Addr, FloatImm, Imm, Instruction, Label, Reg, Sym, Vec
 from ptxkit.ptx import isa
 from ptxkit.ptx.types import type_bits

@@ -2,7 +2,7 @@
 
 Pipeline for a :class:`ConcurrentProgram`:
 
-1. **Values** — every thread runs alone under an oracle (``ptxkit.exec_sim.oracle``); the values a
+1. **Values** — every thread runs alone under an oracle (``ptxkit.explore.oracle``); the values a
    read may return start as the initial values and grow with every value some run writes, to a
    fixpoint (bounded: hitting a bound makes the result incomplete). Local instructions run on the
    simulator's semantics (one execution core); ``shfl.sync`` results are oracle-supplied like loads
@@ -40,8 +40,8 @@ from ptxkit.consistency.enumerate import search_co
 from ptxkit.consistency.events import INIT, Event, Execution
 from ptxkit.consistency.models import MODELS, check, get_model, may_extend, sc_orders
 from ptxkit.errors import Diagnostic, PtxkitError, UsageError
-from ptxkit.exec_sim.oracle import Ev, RunStats, ThreadRunner, Trace, _fmt, resolve
-from ptxkit.exec_sim.program import ConcurrentProgram, Condition
+from ptxkit.explore.oracle import Ev, RunStats, ThreadRunner, Trace, _fmt, resolve
+from ptxkit.explore.program import ConcurrentProgram, Condition
 
 MAX_VALUES = 64
 MAX_TRACES = 5000

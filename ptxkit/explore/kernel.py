@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ptxkit.commands.common import parse_dim
 from ptxkit.errors import UsageError
-from ptxkit.exec_sim.program import ConcurrentProgram, Location, ThreadProgram
+from ptxkit.exec_sim.args import parse_dim
+from ptxkit.explore.program import ConcurrentProgram, Location, ThreadProgram
 from ptxkit.ir import Instruction, Label, RegDecl, VarDecl
 
 

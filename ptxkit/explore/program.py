@@ -2,7 +2,7 @@
 
 Both inputs of `ptxkit explore` become this form: a Dat3M ``.litmus`` test (``ptxkit.litmus``
 lowers each litmus instruction to PTX-spelled :class:`ptxkit.ir.Instruction`s) and a real ``.ptx``
-kernel run with ``--threads N``. The explorer (``ptxkit.exec_sim.explore``) executes each thread with
+kernel run with ``--threads N``. The explorer (``ptxkit.explore.engine``) executes each thread with
 an oracle supplying every load/atomic result and checks the candidate executions against
 ``ptxkit.consistency``.
 
