@@ -7,6 +7,7 @@ from __future__ import annotations
 import statistics
 import time
 
+from ptxkit.bench.common import Row
 from ptxkit.consistency.enumerate import co_choices
 from ptxkit.consistency.events import Execution, ExecutionBuilder
 from ptxkit.consistency.models import check
@@ -15,7 +16,7 @@ NAME = "consistency"
 
 
 def _shapes() -> list[Execution]:
-    out = []
+    out: list[Execution] = []
     b = ExecutionBuilder("IRIW+fence.sc")
     wx = b.write(0, "x", 1, sem="relaxed", scope="gpu")
     wy = b.write(1, "y", 1, sem="relaxed", scope="gpu")
@@ -57,7 +58,7 @@ def _time(cands: list[Execution], backend: str, repeats: int) -> float:
     return statistics.median(runs)
 
 
-def run(repeats: int) -> list[dict]:
+def run(repeats: int) -> list[Row]:
     cands = _shapes()
     bits = _time(cands, "bits", repeats)
     pairs = _time(cands, "pairs", max(1, repeats // 2))

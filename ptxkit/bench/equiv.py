@@ -9,31 +9,29 @@ side by side in one run, min/median of ``repeats``).
 
 from __future__ import annotations
 
-import os
-import statistics
-import time
-from pathlib import Path
+from collections.abc import Callable
 
 import numpy as np
 
+from ptxkit.bench.common import ROOT, Row, min_median, shared_corpora, timed
+from ptxkit.equiv import EquivOptions, check_files
+from ptxkit.exec_sim import parse_arg_specs, run_kernel
+from ptxkit.fpsan_ptx import sanitize_text
+from ptxkit.ptx.parser import parse
+
 NAME = "equiv"
-ROOT = Path(__file__).resolve().parents[2]
-DOT16 = Path(os.environ.get("PTXKIT_SHARED", ROOT.parent / "shared")) / "corpora" / "ptx" / "triton_fpsan" / "dot16"
+DOT16 = shared_corpora() / "ptx" / "triton_fpsan" / "dot16"
 PAIRS = ROOT / "corpora" / "pairs"
 
 
-def _dot16_counts() -> dict | None:
-    from ptxkit.exec_sim import parse_arg_specs, run_kernel
-    from ptxkit.fpsan_ptx import sanitize_text
-    from ptxkit.ptx.parser import parse
-
+def _dot16_counts() -> dict[str, int | str] | None:
     if not DOT16.is_dir():
         return None
     v = DOT16 / "vectors"
     specs = [f"0=f16[256]:{v / 'a.bin'}", f"1=f16[256]:{v / 'b.bin'}", "2=f32[256]:zeros",
              "3=u8[4096]:zeros", "4=u8[4096]:zeros"]
     want = np.fromfile(v / "expected_fpsan_c.bin", dtype=np.uint32)
-    counts = {}
+    counts: dict[str, int | str] = {}
     for name, text in (("ours", sanitize_text((DOT16 / "plain.ptx").read_text(), "plain.ptx").text),
                        ("triton", (DOT16 / "fpsan.ptx").read_text())):
         m = parse(text, name)
@@ -45,17 +43,12 @@ def _dot16_counts() -> dict | None:
     return counts
 
 
-def _time(fn, repeats: int) -> tuple[float, float]:
-    ts = []
-    for _ in range(max(repeats, 1)):
-        t = time.perf_counter()
-        fn()
-        ts.append(time.perf_counter() - t)
-    return min(ts), statistics.median(ts)
+def _time(fn: Callable[[], object], repeats: int) -> tuple[float, float]:
+    return min_median([timed(fn) for _ in range(max(repeats, 1))])
 
 
-def run(repeats: int) -> list[dict]:
-    rows: list[dict] = []
+def run(repeats: int) -> list[Row]:
+    rows: list[Row] = []
     c = _dot16_counts()
     if c is None:
         rows.append({"figure": "mma.sync FPSan instructions (dot16) vs Triton", "value": "skipped",
@@ -64,25 +57,22 @@ def run(repeats: int) -> list[dict]:
         rows.append({"figure": "mma.sync FPSan instructions (dot16) vs Triton", "value": "wrong",
                      "goal": "≤ 1.0", "note": c["error"]})
     else:
-        rows.append({"figure": "mma.sync FPSan instructions (dot16) vs Triton", "ours": c["ours"],
-                     "reference": c["triton"], "ratio": round(c["ours"] / c["triton"], 3),
-                     "value": f"{c['ours'] / c['triton']:.3f}× ({c['ours']} vs {c['triton']} warp-instr)",
+        ours, triton = int(c["ours"]), int(c["triton"])
+        rows.append({"figure": "mma.sync FPSan instructions (dot16) vs Triton", "ours": ours,
+                     "reference": triton, "ratio": round(ours / triton, 3),
+                     "value": f"{ours / triton:.3f}× ({ours} vs {triton} warp-instr)",
                      "goal": "≤ 1.0", "note": "both bit-exact vs expected_fpsan_c.bin"})
-
-    from ptxkit.equiv import EquivOptions, check_files
-    from ptxkit.exec_sim import parse_arg_specs, run_kernel
-    from ptxkit.ptx.parser import parse
 
     specs = ["0=f32[256]:rand", "1=f32[1]:zeros", "2=s32:256"]
     a, b = PAIRS / "sum_seq.ptx", PAIRS / "sum_tree.ptx"
     opts = EquivOptions(block=(64, 1, 1), trials=1)
 
-    def equiv_once():
+    def equiv_once() -> None:
         assert check_files(a, b, specs, opts=opts).verdict == "EQUIVALENT"
 
     mods = [parse(p.read_text(), str(p)) for p in (a, b)]
 
-    def plain_once():
+    def plain_once() -> None:
         for m in mods:
             fn = m.entries()[0]
             run_kernel(m, fn.name, parse_arg_specs(specs, fn, 0), (1, 1, 1), (64, 1, 1), 0)

@@ -5,32 +5,34 @@ against Dartagnan's ~10 s per test), agreement with the CSV, candidate/consisten
 from __future__ import annotations
 
 import csv
-import os
+import statistics
 import time
 from pathlib import Path
+
+from ptxkit.bench.common import Row, shared_corpora
+from ptxkit.explore.engine import explore
+from ptxkit.litmus.parser import parse_litmus_file
 
 NAME = "explore"
 
 
 def _corpus() -> Path | None:
-    root = Path(__file__).resolve().parents[2]
-    shared = Path(os.environ.get("PTXKIT_SHARED", root.parent / "shared"))
-    base = shared / "corpora" / "litmus" / "dat3m"
+    base = shared_corpora() / "litmus" / "dat3m"
     return base if (base / "PTXv7_5-expected.csv").is_file() else None
 
 
-def run(repeats: int = 3) -> list[dict]:
-    from ptxkit.explore.engine import explore
-    from ptxkit.litmus.parser import parse_litmus_file
-
+def run(repeats: int = 3) -> list[Row]:
     base = _corpus()
     if base is None:
         return [{"figure": "explore v7.5 corpus", "value": "skipped", "goal": "",
                  "note": "../shared/corpora/litmus/dat3m absent"}]
     rows = list(csv.reader((base / "PTXv7_5-expected.csv").open()))
-    totals, cpus, slowest, name = [], [], [], ""
+    totals: list[float] = []
+    cpus: list[float] = []
+    slowest: list[float] = []
+    name = ""
     cands = cons = agree = 0
-    for rep in range(max(1, repeats)):
+    for _ in range(max(1, repeats)):
         total, worst, worst_name = 0.0, 0.0, ""
         c1 = c2 = ok = 0
         cpu0 = time.process_time()
@@ -48,7 +50,7 @@ def run(repeats: int = 3) -> list[dict]:
         cpus.append(time.process_time() - cpu0)
         slowest.append(worst)
         name, cands, cons, agree = worst_name, c1, c2, ok
-    med = lambda xs: sorted(xs)[len(xs) // 2]
+    med = statistics.median_high
     return [
         {"figure": "v7.5 corpus total (s)", "value": f"{med(totals):.2f} (min {min(totals):.2f})",
          "goal": "<= 20", "note": f"{len(rows)} tests; Dartagnan ~10 s per test"},

@@ -14,10 +14,12 @@ import tempfile
 import time
 from pathlib import Path
 
+from ptxkit.bench.common import Row, shared_corpora
+from ptxkit.ptx.lark_parser import lark
+from ptxkit.ptx.parser import parse_file
+
 NAME = "parse"
-ROOT = Path(__file__).resolve().parent.parent.parent
-SHARED = Path(os.environ.get("PTXKIT_SHARED", ROOT.parent / "shared"))
-BIG = SHARED / "corpora" / "ptx" / "nvcc" / "thrust_big_sm90.ptx"
+BIG = shared_corpora() / "ptx" / "nvcc" / "thrust_big_sm90.ptx"
 
 
 def _ptxas(path: Path) -> tuple[float, float]:
@@ -32,8 +34,6 @@ def _ptxas(path: Path) -> tuple[float, float]:
 
 
 def _ours(path: Path) -> tuple[float, float, int]:
-    from ptxkit.ptx.parser import parse_file
-
     t, c = time.perf_counter(), time.process_time()
     m = parse_file(path)
     wall, cpu = time.perf_counter() - t, time.process_time() - c
@@ -41,15 +41,16 @@ def _ours(path: Path) -> tuple[float, float, int]:
     return wall, cpu, n
 
 
-def run(repeats: int = 3) -> list[dict]:
+def run(repeats: int = 3) -> list[Row]:
     if not BIG.is_file():
         return [{"figure": "parse thrust_big_sm90.ptx", "value": "skipped",
                  "note": f"{BIG} absent"}]
-    from ptxkit.ptx.lark_parser import lark
-
     lark()  # grammar construction is a one-off per process, not part of a parse
     have_ptxas = shutil.which("ptxas") is not None
-    ours_w, ours_c, px_w, px_c = [], [], [], []
+    ours_w: list[float] = []
+    ours_c: list[float] = []
+    px_w: list[float] = []
+    px_c: list[float] = []
     n = 0
     for _ in range(max(1, repeats)):
         if have_ptxas:
@@ -59,7 +60,7 @@ def run(repeats: int = 3) -> list[dict]:
         w, c, n = _ours(BIG)
         ours_w.append(w)
         ours_c.append(c)
-    rows = [{"figure": "parse thrust_big_sm90.ptx: ptxkit wall s (median/min)",
+    rows: list[Row] = [{"figure": "parse thrust_big_sm90.ptx: ptxkit wall s (median/min)",
              "value": f"{statistics.median(ours_w):.2f}/{min(ours_w):.2f}",
              "note": f"{n} instructions, full IR"}]
     if have_ptxas:

@@ -12,9 +12,13 @@ import tempfile
 import time
 from pathlib import Path
 
+from ptxkit.bench.common import Row, timed
+from ptxkit.bench.common import shared_corpora as _corpora
+from ptxkit.corpus.triton_pairs import load_pair, run_pair
+from ptxkit.errors import PtxkitError
 from ptxkit.fpsan_ptx import sanitize_text
 
-SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "corpora" / "ptx"
+SHARED = _corpora() / "ptx"
 BIG = SHARED / "nvcc" / "thrust_big_sm90.ptx"
 TF = SHARED / "triton_fpsan"
 
@@ -32,7 +36,7 @@ def _ptxas_seconds(path: Path, arch: str) -> float | None:
     return time.perf_counter() - t if r.returncode == 0 else None
 
 
-def bench_big(repeats: int) -> list[dict]:
+def bench_big(repeats: int) -> list[Row]:
     """Sanitize end to end (read, parse, rewrite, write) and ``ptxas`` on the same file, interleaved
     so both see the same machine load (docs/performance.md: ratios side by side, min and median)."""
     figure = "sanitize/ptxas time (thrust_big_sm90)"
@@ -43,19 +47,20 @@ def bench_big(repeats: int) -> list[dict]:
     with tempfile.TemporaryDirectory() as d:
         out = Path(d) / "out.ptx"
 
-        def end_to_end():
+        def end_to_end() -> object:
             r = sanitize_text(BIG.read_bytes().decode("utf-8", "surrogateescape"), BIG.name)
             out.write_bytes(r.text.encode("utf-8", "surrogateescape"))
             return r
 
         ours, theirs = [], []
         for _ in range(max(1, repeats)):
-            ours.append(_timed(end_to_end))
+            ours.append(timed(end_to_end))
             pt = _ptxas_seconds(BIG, arch)
             if pt is None:
                 return [dict(figure=figure, value=None, goal="<= 0.5", note="ptxas missing or rejects the file")]
             theirs.append(pt)
-        res = end_to_end()
+        res = sanitize_text(BIG.read_bytes().decode("utf-8", "surrogateescape"), BIG.name)
+        out.write_bytes(res.text.encode("utf-8", "surrogateescape"))
         accepted = _ptxas_seconds(out, arch) is not None
     med = statistics.median(o / t for o, t in zip(ours, theirs))
     return [dict(figure=figure, value=round(med, 3), goal="<= 0.5",
@@ -64,16 +69,8 @@ def bench_big(repeats: int) -> list[dict]:
                       f"rewritten; sanitized output accepted by ptxas: {accepted}")]
 
 
-def _timed(fn) -> float:
-    t = time.perf_counter()
-    fn()
-    return time.perf_counter() - t
-
-
-def bench_pairs() -> list[dict]:
-    from ptxkit.corpus.triton_pairs import load_pair, run_pair
-
-    rows = []
+def bench_pairs() -> list[Row]:
+    rows: list[Row] = []
     if not TF.is_dir():
         return rows
     for d in sorted(TF.iterdir()):
@@ -84,7 +81,7 @@ def bench_pairs() -> list[dict]:
             out, r1 = run_pair(plain, ours.text, d.name)
             fp = load_pair(d, "fpsan")
             _, r2 = run_pair(fp, (d / "fpsan.ptx").read_text(), f"{d.name}/fpsan.ptx")
-        except Exception as e:  # a kernel the simulator cannot run yet is a note, not a crash
+        except PtxkitError as e:  # a kernel the simulator cannot run yet is a note, not a crash
             rows.append(dict(figure=f"dyn. instructions ours/Triton ({d.name})", value=None, goal="<= 1.0",
                              note=f"not run: {e}"))
             continue
@@ -96,7 +93,7 @@ def bench_pairs() -> list[dict]:
     return rows
 
 
-def run(repeats: int = 1) -> list[dict]:
+def run(repeats: int = 1) -> list[Row]:
     return bench_big(repeats) + bench_pairs()
 
 

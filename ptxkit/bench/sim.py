@@ -8,29 +8,28 @@ import statistics
 import time
 from pathlib import Path
 
+from ptxkit.bench.common import Row, shared_corpora
+from ptxkit.corpus.triton_vectors import case
+from ptxkit.exec_sim import load_module, parse_arg_specs, run_kernel
+
 NAME = "sim"
 GOAL = 20e6
 KERNELS = ("rowsum", "dot16", "sum_loop")
 
 
 def _shared_root() -> Path | None:
-    import os
-
-    here = Path(__file__).resolve().parents[2]
-    root = Path(os.environ.get("PTXKIT_SHARED", here.parent / "shared")) / "corpora" / "ptx" / "triton_fpsan"
+    root = shared_corpora() / "ptx" / "triton_fpsan"
     return root if root.is_dir() else None
 
 
 def measure(root: Path, kern: str, build: str, repeats: int) -> tuple[list[float], int]:
-    from ptxkit.corpus.triton_vectors import case
-    from ptxkit.exec_sim import load_module, parse_arg_specs, run_kernel
-
     c = case(root, kern, build)
     m = load_module(c.path)
     fn = m.entries()[0]
     args = parse_arg_specs(c.specs, fn, 0)
     run_kernel(m, None, args, c.grid, c.block, c.shared)  # warm: decode once, numpy caches
-    rates, lanes = [], 0
+    rates: list[float] = []
+    lanes = 0
     for _ in range(repeats):
         args = parse_arg_specs(c.specs, fn, 0)
         t = time.perf_counter()
@@ -41,7 +40,7 @@ def measure(root: Path, kern: str, build: str, repeats: int) -> tuple[list[float
     return rates, lanes
 
 
-def run(repeats: int = 3) -> list[dict]:
+def run(repeats: int = 3) -> list[Row]:
     root = _shared_root()
     if root is None:
         return [{"figure": "simulator lane-instructions/s", "value": None, "goal": ">= 20 M/s",

@@ -5,34 +5,36 @@
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import sys
+from collections.abc import Callable
+
+from rich.console import Console
+from rich.table import Table
+
+from ptxkit.bench import consistency, equiv, explore, parse, sanitize, sim
+from ptxkit.bench.common import Row
 
 HELP = "run the benchmarks and print side-by-side ratios"
 
-AREAS = ["parse", "sanitize", "sim", "equiv", "explore", "consistency"]
+BENCHES: dict[str, Callable[[int], list[Row]]] = {
+    "parse": parse.run, "sanitize": sanitize.run, "sim": sim.run, "equiv": equiv.run,
+    "explore": explore.run, "consistency": consistency.run,
+}
+AREAS = list(BENCHES)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("areas", nargs="*", choices=AREAS + [[]], metavar="AREA",
+    p.add_argument("areas", nargs="*", choices=[*AREAS, []], metavar="AREA",
                    help=f"which to run (default all): {', '.join(AREAS)}")
     p.add_argument("--repeats", type=int, default=3, help="runs per figure (median and min reported)")
     p.add_argument("--json", action="store_true")
 
 
 def run(args: argparse.Namespace) -> int:
-    from rich.console import Console
-    from rich.table import Table
-
-    rows: list[dict] = []
+    rows: list[Row] = []
     for area in args.areas or AREAS:
-        try:
-            mod = importlib.import_module(f"ptxkit.bench.{area}")
-        except ModuleNotFoundError:
-            rows.append({"area": area, "figure": "(not built yet)"})
-            continue
-        for row in mod.run(args.repeats):
+        for row in BENCHES[area](args.repeats):
             rows.append({"area": area, **row})
     if args.json:
         json.dump({"rows": rows}, sys.stdout, indent=1)
