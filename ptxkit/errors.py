@@ -58,3 +58,7 @@ class UsageError(PtxkitError):
 
 class NotImplementedInstruction(PtxkitError):
     """An instruction the simulator/sanitizer cannot model; reported with its source position."""
+
+
+class BoundExceeded(PtxkitError):
+    """A bound (``--max-steps``) cut the work before it finished: not a result (the CLI exits 3)."""

@@ -13,11 +13,14 @@ import os
 import re
 import tempfile
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
 from ptxkit import ir
 from ptxkit.errors import UsageError
+from ptxkit.exec_sim.args import BUFFER_TYPES, KernelArg
+from ptxkit.ptx.emit import emit
 
 # CUDA driver version → highest PTX ISA version its JIT accepts (PTX ISA release notes)
 _PTX_FOR_CUDA = {(11, 0): "7.0", (11, 1): "7.1", (11, 2): "7.2", (11, 3): "7.3", (11, 4): "7.4",
@@ -36,7 +39,7 @@ class GpuResult:
     ptx_version: str | None = None
 
 
-def _cupy():
+def _cupy() -> Any:
     try:
         import cupy  # type: ignore
     except Exception as e:  # ImportError, or a CUDA library load failure
@@ -58,7 +61,7 @@ def available() -> bool:
         return False
 
 
-def max_ptx_version(cupy) -> str:
+def max_ptx_version(cupy: Any) -> str:
     v = cupy.cuda.runtime.driverGetVersion()  # e.g. 12040
     key = (v // 1000, (v % 1000) // 10)
     best = "7.0"
@@ -84,18 +87,22 @@ def _text(module: ir.Module | str) -> str:
     if isinstance(module, str):
         return module
     if module.edits:
-        from ptxkit.ptx.emit import emit
-
         return emit(module)
     return module.source
 
 
-def run_kernel(module: ir.Module | str, kernel: str, args, grid=(1, 1, 1), block=(1, 1, 1),
+def _cuda_errors(cupy: Any) -> tuple[type[BaseException], ...]:
+    """The exceptions by which CUDA reports a rejected module or a failed launch (bad input: the
+    kernel's fault), as opposed to a bug in ptxkit."""
+    return (cupy.cuda.driver.CUDADriverError, cupy.cuda.runtime.CUDARuntimeError)
+
+
+def run_kernel(module: ir.Module | str, kernel: str, args: list[KernelArg],
+               grid: tuple[int, ...] | list[int] | int = (1, 1, 1),
+               block: tuple[int, ...] | list[int] | int = (1, 1, 1),
                shared_bytes: int = 0, *, repeats: int = 0) -> GpuResult:
     """Launch ``kernel`` once for the results (and ``repeats`` more times for timing)."""
     cupy = _cupy()
-    from ptxkit.exec_sim.args import BUFFER_TYPES
-
     text, version = relabel(_text(module), max_ptx_version(cupy))
     grid = tuple((list(grid) if isinstance(grid, (list, tuple)) else [grid]) + [1, 1])[:3]
     block = tuple((list(block) if isinstance(block, (list, tuple)) else [block]) + [1, 1])[:3]
@@ -106,7 +113,7 @@ def run_kernel(module: ir.Module | str, kernel: str, args, grid=(1, 1, 1), block
         try:
             mod = cupy.RawModule(path=path)
             fn = mod.get_function(kernel)
-        except Exception as e:
+        except _cuda_errors(cupy) as e:
             raise UsageError(f"the CUDA driver rejected the PTX (as .version {version}): {e}") from None
     params = {}
     if not isinstance(module, str):
@@ -127,13 +134,14 @@ def run_kernel(module: ir.Module | str, kernel: str, args, grid=(1, 1, 1), block
     if shared_bytes > 48 * 1024:  # opt in to large dynamic shared memory (CUDA guide, Compute Capability 9.0)
         try:
             fn.max_dynamic_shared_size_bytes = shared_bytes
-        except Exception:
-            pass
+        except _cuda_errors(cupy) as e:
+            raise UsageError(f"--shared {shared_bytes}: the GPU refuses that much dynamic shared memory "
+                             f"({e})") from None
     initial = {k: v.copy() for k, v in dev.items()} if repeats else {}
     try:
         fn(grid, block, tuple(launch_args), shared_mem=shared_bytes)
         cupy.cuda.Device().synchronize()
-    except Exception as e:
+    except _cuda_errors(cupy) as e:
         raise UsageError(f"the GPU launch of '{kernel}' failed: {e}") from None
     result = GpuResult(ptx_version=version)
     for a in args:

@@ -4,11 +4,70 @@ Each test reproduces an input that the old code mishandled (exit 70, silent acce
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 
+import numpy as np
 import pytest
 
-from ptxkit.errors import UsageError
+from conftest import ROOT
+from ptxkit import cli
+from ptxkit.cli import main
+from ptxkit.errors import BoundExceeded, UsageError
+from ptxkit.exec_sim.args import parse_arg_specs, parse_dim
+from ptxkit.exec_sim.launch import run_kernel
+from ptxkit.exec_sim.limits import NWARPID
 from ptxkit.io import atomic_write, check_allocation, memory_budget
+from ptxkit.ptx.parser import parse
+
+HEAD = ".version 7.0\n.target sm_70\n.address_size 64\n"
+# an endless loop, and a three-instruction kernel (one buffer parameter, unused)
+LOOP = HEAD + """.visible .entry k(.param .u64 p)
+{
+  .reg .b32 %r<4>;
+L:
+  add.s32 %r1, %r1, 1;
+  bra L;
+}
+"""
+TRIVIAL = HEAD + """.visible .entry k(.param .u64 p, .param .u32 n)
+{
+  .reg .b32 %r<4>;
+  mov.u32 %r1, %tid.x;
+  add.s32 %r1, %r1, 1;
+  ret;
+}
+"""
+# each thread stores %nwarpid to p[tid]
+NWARP = HEAD + """.visible .entry k(.param .u64 p, .param .u32 n)
+{
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [p];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, %nwarpid;
+  mul.wide.u32 %rd2, %r1, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r2;
+  ret;
+}
+"""
+
+
+@pytest.fixture
+def ptx(tmp_path):
+    def write(text: str, name: str = "k.ptx") -> str:
+        p = tmp_path / name
+        p.write_text(text)
+        return str(p)
+    return write
+
+
+def _run(capsys, *argv: str) -> tuple[int, str]:
+    rc = main(list(argv))
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "internal error" not in err, err
+    return rc, err
 
 # --- ptxkit/io.py --------------------------------------------------------------------------------
 
@@ -78,3 +137,195 @@ def test_memory_budget(monkeypatch):
     monkeypatch.setenv("PTXKIT_MEMORY_BUDGET", "lots")
     with pytest.raises(UsageError, match="PTXKIT_MEMORY_BUDGET"):
         memory_budget()
+
+
+# --- launch shapes, hardware limits ------------------------------------------------------------
+
+@pytest.mark.parametrize("flag,text,needle", [
+    ("--grid", "99999999999999999999", "positive integers"),  # was exit 70 (OverflowError in numpy)
+    ("--grid", "1,65536", "y = 65536 is outside 1 .. 65535"),
+    ("--grid", "2147483648", "x = 2147483648 is outside"),
+    ("--block", "1,1,65", "z = 65 is outside 1 .. 64"),
+    ("--block", "1025", "x = 1025 is outside 1 .. 1024"),
+    ("--block", "32,32,2", "at most 1024 threads, this gives 2048"),
+    ("--block", "0", "outside"),
+    ("--block", "1,,1", "positive integers"),
+])
+def test_launch_shape_over_hardware_limits(flag, text, needle):
+    with pytest.raises(UsageError, match=needle):
+        parse_dim(text, flag)
+
+
+def test_launch_shape_at_hardware_limits():
+    assert parse_dim("2147483647,65535,65535", "--grid") == (2147483647, 65535, 65535)
+    assert parse_dim("1,1024", "--block") == (1, 1024, 1)
+    assert parse_dim("16,1,64", "--block") == (16, 1, 64)
+
+
+@pytest.mark.parametrize("flags", [
+    ["--grid", "99999999999999999999"], ["--seed", "-1"], ["--shared", "-1"],
+    ["--shared", "1000000000000"], ["--block", "1,1,65"], ["--grid", "1,65536"],
+    ["--max-steps", "0"], ["--max-steps", "-1"], ["--max-steps", "x"],
+])
+def test_run_bad_launch_flags_exit_2(ptx, capsys, flags):
+    rc, err = _run(capsys, "run", ptx(TRIVIAL), "--arg", "p=null", "--arg", "n=u32:1", *flags)
+    assert rc == 2, err
+    assert err.strip().splitlines()[-1].startswith("ptxkit run: error:"), err
+
+
+# --- scalar and buffer specs ---------------------------------------------------------------------
+
+FN_TEXT = HEAD + ".visible .entry k(.param .u64 p, .param .u32 n, .param .f32 x, .param .f16 h)\n{\n ret;\n}\n"
+
+
+def _specs(*over: str) -> list[str]:
+    base = {"p": "p=null", "n": "n=u32:1", "x": "x=f32:0", "h": "h=f16:0"}
+    for o in over:
+        base[o.split("=")[0]] = o
+    return list(base.values())
+
+
+@pytest.mark.parametrize("spec,needle", [
+    ("n=null", "not a 64-bit pointer"),          # null for a .u32 was accepted
+    ("n=u32:-1", "-1 does not fit in u32"),      # negative unsigned was taken as 0xffffffff
+    ("x=f32:1e999", "out of range for f32"),     # a finite literal that rounds to infinity
+    ("x=f32:1e39", "out of range for f32"),
+    ("h=f16:70000", "out of range for f16"),
+    ("x=f32:0x1ffffffff", "does not fit in f32"),
+])
+def test_bad_scalar_values_refused(spec, needle):
+    fn = parse(FN_TEXT, "k.ptx").entries()[0]
+    with pytest.raises(UsageError, match=needle):
+        parse_arg_specs(_specs(spec), fn, 0)
+
+
+def test_float_edge_values_accepted():
+    fn = parse(FN_TEXT, "k.ptx").entries()[0]
+    args = parse_arg_specs(_specs("x=f32:inf", "h=f16:65504"), fn, 0)
+    assert args[2].value == 0x7F800000 and args[3].value == 0x7BFF
+    args = parse_arg_specs(_specs("x=f32:-inf", "h=f16:65519"), fn, 0)  # 65519 rounds to 65504
+    assert args[2].value == 0xFF800000 and args[3].value == 0x7BFF
+
+
+def _npy_arg(path, typ="f32", n=4):
+    fn = parse(FN_TEXT, "k.ptx").entries()[0]
+    return parse_arg_specs(_specs(f"p={typ}[{n}]:{path}"), fn, 0)[0]
+
+
+@pytest.mark.parametrize("arr,needle", [
+    (np.arange(4, dtype=np.float64), "dtype <f8 .*f32 needs <f4"),
+    (np.arange(4, dtype=">f4"), "dtype >f4 .*f32 needs <f4"),
+    (np.arange(4, dtype=np.complex64), "dtype <c8"),
+    (np.array(["a", "b", "c", "d"]), "dtype <U1"),
+    (np.ones(4, dtype=bool), "dtype |b1"),
+    (np.arange(4, dtype=np.int32), "dtype <i4"),
+    (np.arange(5, dtype=np.float32), r"shape \(5,\) \(5 elements\), f32\[4\] needs 4"),
+    (np.arange(3, dtype=np.float32), r"shape \(3,\)"),
+])
+def test_npy_of_wrong_dtype_or_size_refused(tmp_path, arr, needle):
+    p = tmp_path / "a.npy"
+    np.save(p, arr)
+    with pytest.raises(UsageError, match=needle):
+        _npy_arg(p)
+
+
+def test_npy_exact_match_accepted(tmp_path):
+    p = tmp_path / "a.npy"
+    np.save(p, np.arange(4, dtype=np.float32).reshape(2, 2))
+    assert _npy_arg(p).data.tolist() == [0.0, 1.0, 2.0, 3.0]
+    np.save(p, np.arange(4, dtype=np.uint16))
+    assert _npy_arg(p, "bf16").data.tolist() == [0, 1, 2, 3]
+
+
+@pytest.mark.parametrize("content", ["object", "corrupt", "truncated"])
+def test_unreadable_npy_exit_2(tmp_path, ptx, capsys, content):
+    p = tmp_path / "a.npy"
+    if content == "object":
+        np.save(p, np.array([{"a": 1}, None], dtype=object), allow_pickle=True)
+    elif content == "corrupt":
+        p.write_bytes(b"\x93NUMPY garbage garbage")
+    else:
+        np.save(p, np.arange(1000, dtype=np.float32))
+        p.write_bytes(p.read_bytes()[:300])
+    rc, err = _run(capsys, "run", ptx(TRIVIAL), "--arg", f"p=f32[1000]:{p}", "--arg", "n=u32:1")
+    assert rc == 2 and "ptxkit run: error: --arg p:" in err and str(p) in err, err
+
+
+# --- memory budget ---------------------------------------------------------------------------------
+
+def test_huge_buffer_refused_up_front(ptx, capsys):
+    rc, err = _run(capsys, "run", ptx(TRIVIAL), "--arg", "p=f32[10000000000]:zeros", "--arg", "n=u32:1")
+    assert rc == 2 and "memory budget" in err, err
+
+
+def test_budget_is_configurable(ptx, capsys, monkeypatch):
+    monkeypatch.setenv("PTXKIT_MEMORY_BUDGET", "1M")
+    rc, err = _run(capsys, "run", ptx(TRIVIAL), "--arg", "p=u8[2000000]:zeros", "--arg", "n=u32:1")
+    assert rc == 2 and "memory budget of 1.0 MiB" in err, err
+    monkeypatch.setenv("PTXKIT_MEMORY_BUDGET", "64M")
+    rc, err = _run(capsys, "run", ptx(TRIVIAL), "--arg", "p=u8[2000000]:zeros", "--arg", "n=u32:1")
+    assert rc == 0, err
+
+
+def test_local_memory_over_budget_refused(ptx, capsys, monkeypatch):
+    monkeypatch.setenv("PTXKIT_MEMORY_BUDGET", "16M")
+    text = TRIVIAL.replace(".reg .b32 %r<4>;", ".reg .b32 %r<4>;\n  .local .b8 big[65536];")
+    rc, err = _run(capsys, "run", ptx(text), "--arg", "p=null", "--arg", "n=u32:1", "--block", "1024")
+    assert rc == 2 and "memory budget" in err, err
+
+
+# --- the work bound covers the whole launch ----------------------------------------------------------
+
+def test_endless_loop_is_a_bound_exit_3(ptx, capsys):
+    rc = main(["run", ptx(LOOP), "--arg", "p=null", "--max-steps", "1000"])
+    err = capsys.readouterr().err
+    assert rc == 3, err
+    assert "k.ptx:8:3: error: step limit of 1000 warp-instructions exceeded" in err
+
+
+def test_step_limit_counts_every_batch():
+    # 2,000 one-thread CTAs x 3 instructions = 6,000 warp-instructions. The old limit applied to each
+    # batch of 512 CTAs (1,536 < 10,000), so the launch ran to the end however large the grid.
+    m = parse(TRIVIAL, "k.ptx")
+    fn = m.entries()[0]
+    args = parse_arg_specs(["p=null", "n=u32:1"], fn, 0)
+    r = run_kernel(m, None, args, 2000, 1, max_steps=6000)
+    assert r.instructions == 6000
+    with pytest.raises(BoundExceeded, match="step limit of 5999"):
+        run_kernel(m, None, args, 2000, 1, max_steps=5999)
+    with pytest.raises(BoundExceeded):
+        run_kernel(m, None, args, 100_000_000, 1, max_steps=10_000)
+
+
+def test_nwarpid_is_the_sm_constant(ptx, tmp_path, capsys):
+    # PTX ISA, special registers: %nwarpid is the maximum number of warp ids, not the launch's warps
+    rc = main(["run", ptx(NWARP), "--arg", "p=u32[40]:zeros", "--arg", "n=u32:0", "--block", "40",
+               "--out", str(tmp_path / "o")])
+    assert rc == 0, capsys.readouterr().err
+    assert np.fromfile(tmp_path / "o" / "p.bin", np.uint32).tolist() == [NWARPID] * 40 == [64] * 40
+
+
+# --- outputs ---------------------------------------------------------------------------------------
+
+def test_run_out_where_bin_is_a_directory(ptx, tmp_path, capsys):
+    (tmp_path / "o" / "p.bin").mkdir(parents=True)
+    rc, err = _run(capsys, "run", ptx(TRIVIAL), "--arg", "p=u32[4]:zeros", "--arg", "n=u32:1",
+                   "--out", str(tmp_path / "o"))
+    assert rc == 2 and "p.bin" in err and "directory" in err, err
+
+
+def test_stdout_write_error_exit_2(ptx):
+    with open("/dev/full", "w") as full:
+        r = subprocess.run([sys.executable, "-m", "ptxkit", "parse", "--emit", ptx(TRIVIAL)], stdout=full,
+                           stderr=subprocess.PIPE, text=True, cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.strip() == "ptxkit parse: error: cannot write the output: No space left on device"
+
+
+def test_interrupt_is_one_line_per_verb(monkeypatch, capsys, ptx):
+    def interrupted(args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli.VERBS["run"], "run", interrupted)
+    assert main(["run", ptx(TRIVIAL)]) == 130
+    assert capsys.readouterr().err == "ptxkit run: interrupted\n"

@@ -53,8 +53,11 @@ def test_bad_specs(specs, needle):
         parse_arg_specs(specs, FN, 0)
 
 
-def test_negative_unsigned_is_twos_complement():
-    args = parse_arg_specs(["p=null", "n=u32:-1", "s=f32:-0.0", "q=null"], FN, 0)
+def test_negative_unsigned_is_refused_bits_take_both_ranges():
+    # u32:-1 is out of the range of .u32 (issue 9: it was silently taken as 0xffffffff)
+    with pytest.raises(UsageError, match="-1 does not fit in u32"):
+        parse_arg_specs(["p=null", "n=u32:-1", "s=f32:0", "q=null"], FN, 0)
+    args = parse_arg_specs(["p=null", "n=b32:-1", "s=f32:-0.0", "q=null"], FN, 0)
     assert args[1].value == 0xFFFFFFFF and args[2].value == 0x80000000
 
 

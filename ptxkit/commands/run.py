@@ -10,8 +10,14 @@ import json
 import sys
 from pathlib import Path
 
-from ptxkit.commands.common import add_kernel_arguments, parse_dim
+from ptxkit import gpu
+from ptxkit.commands.common import add_kernel_arguments, parse_dim, positive_int
 from ptxkit.errors import UsageError
+from ptxkit.exec_sim.args import check_launch, parse_arg_specs
+from ptxkit.exec_sim.launch import DEFAULT_MAX_STEPS, run_kernel, select_entry
+from ptxkit.fpsan_ptx import sanitize_text
+from ptxkit.io import atomic_write
+from ptxkit.ptx.parser import decode, parse
 
 HELP = "run a kernel on the ptxkit simulator (or on a GPU with --device gpu)"
 
@@ -24,54 +30,41 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--device", choices=["cpu", "gpu"], default="cpu",
                    help="cpu = the ptxkit simulator (default), gpu = CuPy on an NVIDIA GPU")
     p.add_argument("--sanitize", action="store_true", help="run the FPSan-sanitized version")
-    p.add_argument("--max-steps", type=int, default=None, metavar="N",
-                   help="stop the simulator after N instruction steps (default 50 million)")
+    p.add_argument("--max-steps", type=positive_int, default=DEFAULT_MAX_STEPS, metavar="N",
+                   help="stop (exit 3) after N warp-instructions over the whole launch "
+                        f"(default {DEFAULT_MAX_STEPS:,})")
     p.add_argument("--json", action="store_true", help="one JSON object on stdout")
-
 
 
 def load_text(path: str, sanitize: bool) -> tuple[str, str]:
     """The PTX text to run (sanitized with ``ptxkit.fpsan_ptx`` if asked) and its display name."""
     try:
-        text = Path(path).read_bytes().decode("utf-8", "surrogateescape")
+        text = decode(Path(path).read_bytes())
     except OSError as e:
-        raise UsageError(f"cannot read '{path}': {e.strerror}") from None
-    if not sanitize:
-        return text, path
-    try:
-        from ptxkit.fpsan_ptx import sanitize_text
-    except ImportError as e:
-        raise UsageError(f"--sanitize needs ptxkit.fpsan_ptx, which is not available ({e})") from None
-    res = sanitize_text(text, path)
-    return (res if isinstance(res, str) else res.text), path
+        raise UsageError(f"cannot read '{path}': {e.strerror or e}") from None
+    if sanitize:
+        text = sanitize_text(text, path).text
+    return text, path
 
 
 def run(args: argparse.Namespace) -> int:
-    from ptxkit.exec_sim.args import parse_arg_specs
-    from ptxkit.exec_sim.frontend import parse_text
-    from ptxkit.exec_sim.launch import select_entry
-
     grid = parse_dim(args.grid, "--grid")
     block = parse_dim(args.block, "--block")
+    check_launch(grid, block, args.shared)
     text, name = load_text(args.file, args.sanitize)
-    module = parse_text(text, name)
+    module = parse(text, name)
     entry = select_entry(module, args.kernel)
     kargs = parse_arg_specs(args.arg, entry, args.seed)
     if args.device == "gpu":
-        from ptxkit import gpu
-
         result = gpu.run_kernel(module, entry.name, kargs, grid, block, args.shared)
     else:
-        from ptxkit.exec_sim.launch import DEFAULT_MAX_STEPS, run_kernel
-
-        result = run_kernel(module, entry.name, kargs, grid, block, args.shared,
-                            max_steps=args.max_steps or DEFAULT_MAX_STEPS)
+        result = run_kernel(module, entry.name, kargs, grid, block, args.shared, max_steps=args.max_steps)
     out_dir = Path(args.out) if args.out else None
     if out_dir is not None:
         try:
             out_dir.mkdir(parents=True, exist_ok=True)
         except OSError as e:
-            raise UsageError(f"cannot create --out directory '{out_dir}': {e.strerror}") from None
+            raise UsageError(f"cannot create --out directory '{out_dir}': {e.strerror or e}") from None
     buffers = []
     for a in kargs:
         if a.kind != "buffer":
@@ -80,25 +73,24 @@ def run(args: argparse.Namespace) -> int:
         path = None
         if out_dir is not None:
             path = out_dir / f"{a.name}.bin"
-            path.write_bytes(data.tobytes())
+            atomic_write(path, data.tobytes())
         buffers.append({"name": a.name, "param": a.param, "type": a.type, "count": int(data.size),
                         "path": str(path) if path else None,
                         "sha256": hashlib.sha256(data.tobytes()).hexdigest()})
     info = {"file": args.file, "kernel": entry.name, "device": args.device, "sanitized": bool(args.sanitize),
             "grid": list(grid), "block": list(block), "shared": args.shared, "buffers": buffers,
-            "instructions": getattr(result, "instructions", None),
-            "lane_instructions": getattr(result, "lane_instructions", None),
-            "stdout": list(getattr(result, "stdout", []) or [])}
+            "instructions": result.instructions, "lane_instructions": result.lane_instructions,
+            "stdout": list(result.stdout)}
     if args.json:
         json.dump(info, sys.stdout, indent=1)
         print()
     else:
-        for line in info["stdout"]:
+        for line in result.stdout:
             print(line, end="" if line.endswith("\n") else "\n")
         for b in buffers:
             where = f" -> {b['path']}" if b["path"] else ""
             print(f"{b['name']}: {b['type']}[{b['count']}]{where}")
-        if info["instructions"] is not None:
-            print(f"executed {info['instructions']} warp-instructions "
-                  f"({info['lane_instructions']} thread-instructions) on {args.device}")
+        if result.instructions is not None:
+            print(f"executed {result.instructions} warp-instructions "
+                  f"({result.lane_instructions} thread-instructions) on {args.device}")
     return 0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 import struct
 from dataclasses import dataclass
@@ -11,6 +12,10 @@ import numpy as np
 
 from ptxkit import ir
 from ptxkit.errors import UsageError
+from ptxkit.exec_sim.floats import bf16_round
+from ptxkit.exec_sim.limits import MAX_BLOCK, MAX_DYNAMIC_SHARED, MAX_GRID, MAX_THREADS_PER_CTA
+from ptxkit.exec_sim.values import decl_size
+from ptxkit.io import check_allocation
 from ptxkit.ptx.types import type_bytes
 
 BUFFER_TYPES = {"u8": np.uint8, "u16": np.uint16, "u32": np.uint32, "u64": np.uint64,
@@ -39,52 +44,82 @@ class KernelArg:
         return 0 if self.data is None else self.data.nbytes
 
 
-def _param_size(p: ir.VarDecl) -> int:
-    from ptxkit.exec_sim.values import decl_size
-
-    return decl_size(p)
+def _float_bits(typ: str, v: float) -> int:
+    """The bits of ``v`` rounded to ``typ`` (round to nearest even, like cvt.rn)."""
+    if typ == "f64":
+        return int(struct.unpack("<Q", struct.pack("<d", v))[0])
+    if typ == "bf16":
+        return int(bf16_round(np.array([v], np.float64))[0])
+    dt = np.float32 if typ == "f32" else np.float16
+    with np.errstate(over="ignore"):
+        return int(np.array([v], np.float64).astype(dt).view(np.uint32 if typ == "f32" else np.uint16)[0])
 
 
 def _scalar_bits(typ: str, text: str, where: str) -> int:
+    """The raw bits of a scalar ``TYPE:VALUE``. Integers must fit the type's range (``u32:-1`` is
+    refused: write ``s32:-1`` or ``u32:0xffffffff``); ``bN`` takes either range. A finite float that
+    rounds to infinity in TYPE (``f32:1e999``) is refused; ``inf``/``nan`` are accepted as written."""
     bits = type_bytes(typ) * 8
     t = text.strip()
-    try:
-        if typ in ("f16", "bf16", "f32", "f64"):
-            if re.fullmatch(r"0[xX][0-9a-fA-F]+", t):
-                return int(t, 16) & ((1 << bits) - 1)
+    if typ in ("f16", "bf16", "f32", "f64"):
+        if re.fullmatch(r"0[xX][0-9a-fA-F]+", t):
+            raw = int(t, 16)
+            if raw >= 1 << bits:
+                raise UsageError(f"{where}: bit pattern {t} does not fit in {typ}")
+            return raw
+        try:
             v = float(t)
-            if typ == "f64":
-                return struct.unpack("<Q", struct.pack("<d", v))[0]
-            if typ == "f32":
-                return struct.unpack("<I", struct.pack("<f", v))[0]
-            if typ == "f16":
-                return int(np.array([v], np.float16).view(np.uint16)[0])
-            from ptxkit.exec_sim.floats import bf16_round
-            return int(bf16_round(np.array([v], np.float64))[0])
+        except ValueError:
+            raise UsageError(f"{where}: '{text}' is not a valid {typ} value") from None
+        if math.isinf(v) and not re.fullmatch(r"[+-]?inf(inity)?", t, re.I):
+            raise UsageError(f"{where}: {t} is out of range for {typ} (it would round to infinity)")
+        out = _float_bits(typ, v)
+        exp_mask = {"f16": 0x7C00, "bf16": 0x7F80, "f32": 0x7F800000, "f64": 0x7FF << 52}[typ]
+        is_inf = out & exp_mask == exp_mask and not math.isnan(v)
+        if is_inf and not math.isinf(v):
+            raise UsageError(f"{where}: {t} is out of range for {typ} (it would round to infinity)")
+        return out
+    try:
         v = int(t, 0)
-    except (ValueError, OverflowError):
+    except ValueError:
         raise UsageError(f"{where}: '{text}' is not a valid {typ} value") from None
-    lo = -(1 << (bits - 1)) if typ[0] == "s" else 0
-    hi = (1 << bits) - 1 if typ[0] != "s" else (1 << (bits - 1)) - 1
-    if not (min(lo, -(1 << (bits - 1))) <= v <= hi):
-        raise UsageError(f"{where}: {v} does not fit in {typ}")
+    lo = -(1 << (bits - 1)) if typ[0] in "sb" else 0
+    hi = (1 << (bits - 1)) - 1 if typ[0] == "s" else (1 << bits) - 1
+    if not lo <= v <= hi:
+        raise UsageError(f"{where}: {v} does not fit in {typ} ({lo} .. {hi})")
     return v & ((1 << bits) - 1)
 
 
 def _load_file(path: str, typ: str, n: int, where: str) -> np.ndarray:
+    """A ``.npy`` must hold exactly ``n`` elements of TYPE's little-endian dtype (anything else is
+    refused with the expected and the found dtype/shape); a raw file at least ``n`` elements' bytes."""
     p = Path(path)
     if not p.is_file():
         raise UsageError(f"{where}: no such file '{path}' (SOURCE must be zeros, rand or a .bin/.npy file)")
-    dt = BUFFER_TYPES[typ]
+    dt = np.dtype(BUFFER_TYPES[typ]).newbyteorder("<")
     if p.suffix == ".npy":
-        arr = np.load(p, allow_pickle=False)
-        raw = np.ascontiguousarray(arr).tobytes()
-    else:
-        raw = p.read_bytes()
-    need = n * np.dtype(dt).itemsize
-    if len(raw) < need:
+        try:
+            arr = np.load(p, allow_pickle=False)
+        except (ValueError, EOFError, OSError) as e:
+            raise UsageError(f"{where}: '{path}' is not a readable .npy array of plain numbers ({e})") from None
+        if not isinstance(arr, np.ndarray):
+            raise UsageError(f"{where}: '{path}' holds several arrays (.npz); give one .npy")
+        found = arr.dtype
+        if found.newbyteorder("<") != dt or (found.byteorder == ">" and found.itemsize > 1):
+            raise UsageError(f"{where}: '{path}' holds dtype {found.str} ({found.name}), {typ} needs {dt.str}")
+        if arr.size != n:
+            raise UsageError(f"{where}: '{path}' holds shape {arr.shape} ({arr.size} elements), {typ}[{n}] "
+                             f"needs {n}")
+        return np.ascontiguousarray(arr).reshape(-1).astype(dt).copy()
+    need = n * dt.itemsize
+    try:
+        with p.open("rb") as f:  # a raw file may be longer: its first n elements are used
+            raw = f.read(need)
+    except OSError as e:
+        raise UsageError(f"{where}: cannot read '{path}': {e.strerror or e}") from None
+    if len(raw) != need:
         raise UsageError(f"{where}: '{path}' holds {len(raw)} bytes, {typ}[{n}] needs {need}")
-    return np.frombuffer(raw[:need], dt).copy()
+    return np.frombuffer(raw, dt).copy()
 
 
 def _rand(typ: str, n: int, rng: np.random.Generator) -> np.ndarray:
@@ -92,7 +127,6 @@ def _rand(typ: str, n: int, rng: np.random.Generator) -> np.ndarray:
     if typ in ("f16", "f32", "f64"):
         return rng.uniform(-4.0, 4.0, n).astype(dt)
     if typ == "bf16":
-        from ptxkit.exec_sim.floats import bf16_round
         return bf16_round(rng.uniform(-4.0, 4.0, n))
     info = np.iinfo(dt)
     return rng.integers(info.min, int(info.max) + 1, n, dtype=dt)
@@ -103,7 +137,10 @@ def parse_arg_specs(specs: list[str], fn: ir.Function, seed: int = 0) -> list[Ke
     Raises UsageError (one line) for bad specs, unknown names, duplicates and missing parameters."""
     params = fn.params
     by_name = {p.name: i for i, p in enumerate(params)}
+    if seed < 0:
+        raise UsageError(f"--seed {seed}: expected a non-negative integer")
     rng = np.random.default_rng(seed)
+    total = 0
     out: dict[int, KernelArg] = {}
     for spec in specs:
         if "=" not in spec:
@@ -121,11 +158,12 @@ def parse_arg_specs(specs: list[str], fn: ir.Function, seed: int = 0) -> list[Ke
             raise UsageError(f"--arg '{spec}': parameter '{params[idx].name}' given twice")
         p = params[idx]
         where = f"--arg {name}"
-        psize = _param_size(p)
+        psize = decl_size(p)
         body = body.strip()
         if body == "null":
-            if psize != 8 and psize != 4:
-                raise UsageError(f"{where}: parameter '{p.name}' (.{p.type}) cannot take a pointer")
+            if psize != 8:
+                raise UsageError(f"{where}: parameter '{p.name}' (.{p.type}) is not a 64-bit pointer: "
+                                 f"null does not fit (give {p.type}:0)")
             out[idx] = KernelArg(name, idx, p.name, "null", "u64")
             continue
         mb = _BUF.match(body)
@@ -135,6 +173,10 @@ def parse_arg_specs(specs: list[str], fn: ir.Function, seed: int = 0) -> list[Ke
                 raise UsageError(f"{where}: unknown buffer type '{typ}' (use one of {' '.join(BUFFER_TYPES)})")
             if psize != 8:
                 raise UsageError(f"{where}: parameter '{p.name}' (.{p.type}) is not a 64-bit pointer")
+            nbytes = count * np.dtype(BUFFER_TYPES[typ]).itemsize
+            total += nbytes
+            check_allocation(nbytes, f"{where} ({typ}[{count}])")
+            check_allocation(total, "the --arg buffers together")
             if src == "zeros":
                 data = np.zeros(count, BUFFER_TYPES[typ])
             elif src == "rand":
@@ -161,12 +203,30 @@ def parse_arg_specs(specs: list[str], fn: ir.Function, seed: int = 0) -> list[Ke
     return [out[i] for i in range(len(params))]
 
 
+def _check_shape(flag: str, shown: str, shape: tuple[int, int, int]) -> None:
+    limits = MAX_BLOCK if flag == "--block" else MAX_GRID
+    for axis, d, lim in zip("xyz", shape, limits, strict=True):
+        if not 1 <= d <= lim:
+            raise UsageError(f"{flag} {shown}: {axis} = {d} is outside 1 .. {lim}")
+    if flag == "--block" and shape[0] * shape[1] * shape[2] > MAX_THREADS_PER_CTA:
+        raise UsageError(f"{flag} {shown}: a CTA has at most {MAX_THREADS_PER_CTA} threads, "
+                         f"this gives {shape[0] * shape[1] * shape[2]}")
+
+
+def check_launch(grid: tuple[int, int, int], block: tuple[int, int, int], shared: int = 0) -> None:
+    """Refuse (UsageError) a launch shape or dynamic shared size no GPU accepts."""
+    _check_shape("--grid", ",".join(map(str, grid)), grid)
+    _check_shape("--block", ",".join(map(str, block)), block)
+    if not 0 <= shared <= MAX_DYNAMIC_SHARED:
+        raise UsageError(f"--shared {shared}: dynamic shared memory is 0 .. {MAX_DYNAMIC_SHARED} bytes per CTA")
+
+
 def parse_dim(text: str, flag: str) -> tuple[int, int, int]:
-    """A launch shape ``X[,Y[,Z]]`` (``--grid``/``--block``) → (x, y, z), each ≥ 1."""
-    try:
-        dims = [int(x) for x in str(text).split(",")]
-    except ValueError:
-        raise UsageError(f"{flag} '{text}': expected X[,Y[,Z]] with positive integers") from None
-    if not 1 <= len(dims) <= 3 or any(d < 1 for d in dims):
+    """A launch shape ``X[,Y[,Z]]`` (``--grid``/``--block``) → (x, y, z), each ≥ 1 and within the
+    hardware limits of that flag (MAX_GRID, MAX_BLOCK)."""
+    parts = str(text).split(",")
+    if not 1 <= len(parts) <= 3 or not all(re.fullmatch(r"\s*\d{1,12}\s*", x) for x in parts):
         raise UsageError(f"{flag} '{text}': expected X[,Y[,Z]] with positive integers")
-    return tuple(dims + [1] * (3 - len(dims)))  # type: ignore[return-value]
+    x, y, z = [*(int(v) for v in parts), 1, 1][:3]
+    _check_shape("--block" if "block" in flag else "--grid", f"'{text}'", (x, y, z))
+    return x, y, z

@@ -9,7 +9,7 @@ import numpy as np
 
 from ptxkit import ir
 from ptxkit.errors import UsageError
-from ptxkit.exec_sim.args import BUFFER_TYPES, KernelArg
+from ptxkit.exec_sim.args import BUFFER_TYPES, KernelArg, check_launch
 from ptxkit.exec_sim.decode import Program, decode, encode_init
 from ptxkit.exec_sim.machine import Counters, LaneState, run_batch
 from ptxkit.exec_sim.memory import FlatMemory
@@ -17,6 +17,8 @@ from ptxkit.exec_sim.values import decl_size
 
 BATCH_LANES = 16384
 REGISTER_BUDGET = 256 << 20  # bytes of register file per batch
+# The work bound of one launch: warp-instructions issued, summed over every CTA of the grid (what
+# `ptxkit run` reports as "executed N warp-instructions"). Past it the launch stops with BoundExceeded.
 DEFAULT_MAX_STEPS = 50_000_000
 
 
@@ -58,24 +60,26 @@ def program_for(module: ir.Module, entry: ir.Function) -> Program:
     return prog
 
 
-def _dim3(x) -> tuple[int, int, int]:
-    t = tuple(int(v) for v in (x if isinstance(x, (tuple, list)) else (x,)))
-    t = (t + (1, 1, 1))[:3]
-    if any(v < 1 for v in t):
-        raise UsageError(f"launch dimensions must be positive, got {t}")
-    return t  # type: ignore[return-value]
+def _dim3(x: int | tuple[int, ...] | list[int]) -> tuple[int, int, int]:
+    t = [int(v) for v in (x if isinstance(x, (tuple, list)) else (x,))]
+    t = [*t, 1, 1, 1][:3]
+    return t[0], t[1], t[2]
 
 
-def run_kernel(module: ir.Module, kernel: str | None, args: list[KernelArg], grid=(1, 1, 1),
-               block=(1, 1, 1), shared_bytes: int = 0, *, max_steps: int = DEFAULT_MAX_STEPS,
-               memory: FlatMemory | None = None) -> RunResult:
-    """Run ``kernel`` of ``module`` on the simulator; see :class:`RunResult`."""
+def run_kernel(module: ir.Module, kernel: str | None, args: list[KernelArg],
+               grid: int | tuple[int, ...] | list[int] = (1, 1, 1),
+               block: int | tuple[int, ...] | list[int] = (1, 1, 1), shared_bytes: int = 0, *,
+               max_steps: int = DEFAULT_MAX_STEPS, memory: FlatMemory | None = None) -> RunResult:
+    """Run ``kernel`` of ``module`` on the simulator; see :class:`RunResult`. ``max_steps`` bounds the
+    warp-instructions of the whole launch (BoundExceeded past it); launch shapes beyond the hardware
+    limits (``ptxkit.exec_sim.limits``) and memory beyond the budget (``ptxkit.io``) are UsageErrors."""
     entry = select_entry(module, kernel)
     prog = program_for(module, entry)
     grid, block = _dim3(grid), _dim3(block)
+    check_launch(grid, block, shared_bytes)
+    if max_steps < 1:
+        raise UsageError(f"--max-steps {max_steps}: expected a positive number of warp-instructions")
     nthreads = block[0] * block[1] * block[2]
-    if nthreads > 1024:
-        raise UsageError(f"a CTA has at most 1024 threads, --block gives {nthreads}")
     mem = memory or FlatMemory()
     result = RunResult()
     # global buffers and module variables

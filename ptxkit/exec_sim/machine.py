@@ -18,8 +18,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ptxkit.errors import Diagnostic, PtxkitError
+from ptxkit.errors import BoundExceeded, Diagnostic, PtxkitError
 from ptxkit.exec_sim.decode import BAR, BRA, CALL, EXIT, NORMAL, RET, Program
+from ptxkit.exec_sim.limits import NWARPID
 from ptxkit.exec_sim.memory import MemoryFault
 
 MAX_DEPTH = 32
@@ -74,7 +75,7 @@ class LaneState:
         elif base == "%warpid":
             v = ((np.arange(n) % self.lanes_per_cta) // 32).astype(np.uint32)
         elif base == "%nwarpid":
-            v = np.full(n, 64, np.uint32)
+            v = np.full(n, NWARPID, np.uint32)
         elif base in ("%smid", "%gridid", "%clusterid", "%cluster_ctaid", "%cluster_ctarank",
                       "%is_explicit_cluster") or base.startswith("%envreg"):
             v = np.zeros(n, np.uint32)
@@ -107,9 +108,9 @@ class Counters:
 
 
 def _step_msg(max_steps: int) -> str:
-    return (f"step limit of {max_steps} instructions exceeded: an endless loop, or a spin-wait between "
-            "threads of one warp (independent thread scheduling is not modelled: lanes of a diverged warp "
-            "run lowest-pc first)")
+    return (f"step limit of {max_steps} warp-instructions exceeded (--max-steps, counted over the whole "
+            "launch): an endless loop, or a spin-wait between threads of one warp (independent thread "
+            "scheduling is not modelled: lanes of a diverged warp run lowest-pc first)")
 
 
 def _thread_desc(st: LaneState, lane: int) -> str:
@@ -118,16 +119,17 @@ def _thread_desc(st: LaneState, lane: int) -> str:
     return f"thread ({t[0]},{t[1]},{t[2]}) in block ({c[0]},{c[1]},{c[2]})"
 
 
-def _located(prog: Program, op, msg: str) -> PtxkitError:
+def _located(prog: Program, op, msg: str, cls: type[PtxkitError] = PtxkitError) -> PtxkitError:
     ins = op.instr if op is not None else None
     sp = ins.span if ins is not None else None
     line, col = (sp.line, sp.col) if sp else (0, 0)
-    return PtxkitError(Diagnostic(prog.module.filename, line, col, msg,
+    return cls(Diagnostic(prog.module.filename, line, col, msg,
                                   prog.module.line_text(line) if sp else None))
 
 
 def run_batch(prog: Program, st: LaneState, counters: Counters, max_steps: int) -> None:
-    """Run one batch of CTAs to completion."""
+    """Run one batch of CTAs to completion. ``max_steps`` bounds the warp-instructions of the whole
+    launch (``counters.instructions`` carries those of earlier batches): past it, BoundExceeded."""
     code = prog.code
     n = st.n
     R = st.R
@@ -148,6 +150,7 @@ def run_batch(prog: Program, st: LaneState, counters: Counters, max_steps: int) 
     live_warps = int(alive.reshape(-1, 32).any(axis=1).sum()) if n else 0
     steps = 0
     u_warps = u_lanes = 0  # uniform-mode counts, kept local in the hot loop
+    limit_u = max_steps - counters.instructions  # uniform mode: u_warps may reach this
     op = None
     try:
         while True:
@@ -168,12 +171,12 @@ def run_batch(prog: Program, st: LaneState, counters: Counters, max_steps: int) 
                         if mm.any():
                             op.fn(st, mm)
                     pc += 1
-                    if steps > max_steps:
-                        raise _located(prog, op, _step_msg(max_steps))
+                    if u_warps > limit_u:
+                        raise _located(prog, op, _step_msg(max_steps), BoundExceeded)
                     continue
                 if kind == BRA:
-                    if steps > max_steps:
-                        raise _located(prog, op, _step_msg(max_steps))
+                    if u_warps > limit_u:
+                        raise _located(prog, op, _step_msg(max_steps), BoundExceeded)
                     if op.guard is None:
                         pc = op.target
                         continue
@@ -192,6 +195,8 @@ def run_batch(prog: Program, st: LaneState, counters: Counters, max_steps: int) 
                     pc += 1
                     continue
                 # control: go through the per-lane machinery with the uniform mask
+                if u_warps > limit_u:
+                    raise _located(prog, op, _step_msg(max_steps), BoundExceeded)
                 act = alive if m is None else m
                 lane_pc[act] = pc
                 uniform = False
@@ -213,8 +218,8 @@ def run_batch(prog: Program, st: LaneState, counters: Counters, max_steps: int) 
                 steps += 1
                 counters.instructions += int(act.reshape(-1, 32).any(axis=1).sum())
                 counters.lane_instructions += int(act.sum())
-                if steps > max_steps:
-                    raise _located(prog, op, _step_msg(max_steps))
+                if counters.instructions + u_warps > max_steps:
+                    raise _located(prog, op, _step_msg(max_steps), BoundExceeded)
                 if op.kind == NORMAL:
                     if op.guard is None:
                         op.fn(st, act)
@@ -237,6 +242,7 @@ def run_batch(prog: Program, st: LaneState, counters: Counters, max_steps: int) 
                 lo = int(lp.min())
                 if lo == int(lp.max()):
                     uniform = True
+                    limit_u = max_steps - counters.instructions
                     pc = lo
                     m = None if alive.all() else alive.copy()
                     live_lanes = int(alive.sum())

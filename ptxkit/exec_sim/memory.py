@@ -23,6 +23,9 @@ from typing import Protocol
 
 import numpy as np
 
+from ptxkit.exec_sim.atomics import apply_atomic
+from ptxkit.io import check_allocation
+
 GLOBAL_BASE = 0x7F00_0000_0000
 SHARED_WINDOW = 0x1000_0000_0000
 LOCAL_WINDOW = 0x2000_0000_0000
@@ -100,6 +103,7 @@ class FlatMemory:
         end = len(self._global)
         off = (end + _GAP + align - 1) // align * align if self.allocations else 0
         new_len = _pad8(off + max(nbytes, 1) + _GAP)
+        check_allocation(new_len, f"global memory (with '{name}')")
         grown = np.zeros(new_len, np.uint8)
         grown[:end] = self._global
         if init is not None:
@@ -121,6 +125,8 @@ class FlatMemory:
 
     def setup_batch(self, ncta: int, nlanes: int, shared_size: int, local_size: int, param_size: int) -> None:
         """Fresh per-CTA and per-thread windows for a batch of CTAs."""
+        check_allocation(_pad8(max(shared_size, 1)) * ncta + (_pad8(max(local_size, 1)) + _pad8(max(param_size, 1)))
+                         * nlanes, f"the shared, local and parameter memory of {ncta} CTA(s)")
         self.shared_size = shared_size
         self.shared = np.zeros(_pad8(max(shared_size, 1)) * ncta, np.uint8)
         self.local_size = _pad8(max(local_size, 1))
@@ -270,8 +276,6 @@ class FlatMemory:
     def atomic(self, space: str, op: str, typ: str, addr: np.ndarray, size: int, a: np.ndarray,
                b: np.ndarray | None, mask, ctx) -> np.ndarray:
         """Read-modify-write, lanes applied one after another in lane order (ISA §9.7.13.5)."""
-        from ptxkit.exec_sim.atomics import apply_atomic
-
         old = np.zeros(ctx.n, UINT[size])
         a = np.broadcast_to(np.asarray(a).astype(UINT[size], copy=False), (ctx.n,))
         if b is not None:
