@@ -1,5 +1,5 @@
 """One execution core: `explore`'s oracle-driven threads evaluate local instructions with the
-simulator's semantics (``ptxkit.exec_sim.decode.LaneEval`` over ``ptxkit.exec_sim.semantics``), so real
+simulator's semantics (``ptxkit.exec_sim.lane.LaneEval`` over ``ptxkit.exec_sim.semantics``), so real
 kernels with float arithmetic, vector accesses and the simulator's integer instructions can be
 explored. Expected values are hand-computed from the ISA (IEEE-754 bit patterns, bfe/popc/cvt rules)
 and the verdicts argued from the memory-model text, not taken from the code."""
@@ -14,7 +14,7 @@ import pytest
 
 from ptxkit import ir
 from ptxkit.cli import main
-from ptxkit.exec_sim.decode import LaneEval
+from ptxkit.exec_sim.lane import LaneEval
 from tests.conftest import needs_ptxas
 
 

@@ -10,14 +10,30 @@ memory, ``.shared`` (static, then ``extern`` dynamic arrays) at offsets of the p
 
 from __future__ import annotations
 
-import struct
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 import numpy as np
 
 from ptxkit import ir
 from ptxkit.errors import Diagnostic, NotImplementedInstruction, PtxkitError
+from ptxkit.exec_sim import semantics
+from ptxkit.exec_sim.printf import vprintf
+from ptxkit.exec_sim.program import (
+    BAR,
+    BRA,
+    CALL,
+    EXIT,
+    NORMAL,
+    RET,
+    SPECIAL,
+    CallInfo,
+    Op,
+    Program,
+    Scope,
+    SymInfo,
+    align,
+    encode_init,
+)
 from ptxkit.exec_sim.values import (
     UINT_BITS,
     const_of,
@@ -30,139 +46,6 @@ from ptxkit.exec_sim.values import (
     storage_bits,
 )
 from ptxkit.ptx.types import type_bits, type_bytes
-
-# op kinds
-NORMAL, BRA, EXIT, RET, BAR, CALL = range(6)
-
-SPECIAL = ("%tid", "%ntid", "%ctaid", "%nctaid", "%laneid", "%warpid", "%nwarpid", "%smid", "%nsmid",
-           "%gridid", "%clock", "%clock64", "%lanemask_eq", "%lanemask_le", "%lanemask_lt",
-           "%lanemask_ge", "%lanemask_gt", "%globaltimer", "%globaltimer_lo", "%globaltimer_hi",
-           "%dynamic_smem_size", "%total_smem_size", "%envreg", "%clusterid", "%nclusterid",
-           "%cluster_ctaid", "%cluster_nctaid", "%cluster_ctarank", "%cluster_nctarank",
-           "%is_explicit_cluster", "%aggr_smem_size", "%reserved_smem_offset")
-
-
-@dataclass
-class Op:
-    kind: int
-    fn: Callable | None
-    instr: ir.Instruction | None
-    func: str
-    guard: tuple[int, bool] | None = None
-    target: int = -1
-    label: str | None = None
-    extra: object = None  # BAR: (barrier-id reader, count reader, wait?) ; CALL: CallInfo
-
-
-@dataclass
-class SymInfo:
-    space: str  # global | shared | local | param | const | func
-    addr: int
-    size: int
-    decl: ir.VarDecl | None = None
-
-
-@dataclass
-class CallInfo:
-    callee: str
-    entry: int = -1
-    copy_in: Callable | None = None
-    copy_out: Callable | None = None
-    builtin: str | None = None
-
-
-def _align(x: int, a: int) -> int:
-    return (x + a - 1) // a * a
-
-
-def encode_init(decl: ir.VarDecl, module_syms: dict[str, SymInfo] | None = None) -> bytes:
-    """Bytes of a variable's initialiser (ISA §5.4.4), zero-padded to its size."""
-    esize = elem_size(decl.type)
-    total = decl_size(decl)
-    if decl.init is None:
-        return bytes(total)
-    flat: list = []
-
-    def walk(x):
-        if isinstance(x, list):
-            for y in x:
-                walk(y)
-        else:
-            flat.append(x)
-
-    walk(decl.init)
-    out = bytearray()
-    for item in flat:
-        if isinstance(item, ir.Imm):
-            v = item.value
-            if decl.type in ("f32", "f64"):
-                out += struct.pack("<f" if esize == 4 else "<d", float(v))
-            else:
-                out += (v & ((1 << (8 * esize)) - 1)).to_bytes(esize, "little")
-        elif isinstance(item, ir.FloatImm):
-            arr = np.atleast_1d(float_const(item.bits, item.width, decl.type))
-            out += arr.tobytes()[:esize].ljust(esize, b"\0")
-        elif isinstance(item, (ir.Sym, ir.Expr)) and module_syms is not None:
-            name = item.name if isinstance(item, ir.Sym) else item.text
-            name = name.replace("generic(", "").rstrip(")")
-            info = module_syms.get(name)
-            out += ((info.addr if info else 0) & ((1 << (8 * esize)) - 1)).to_bytes(esize, "little")
-        else:
-            out += bytes(esize)
-    return bytes(out[:total]).ljust(total, b"\0")
-
-
-class Scope:
-    """A block scope: registers and symbols declared in it (ISA §5.1, §10.1)."""
-
-    def __init__(self, parent: Scope | None):
-        self.parent = parent
-        self.regs: dict[str, int] = {}
-        self.syms: dict[str, SymInfo] = {}
-        self.vectors: dict[str, list[str]] = {}
-
-    def vector(self, name: str) -> list[str] | None:
-        s = self
-        while s is not None:
-            if name in s.vectors:
-                return s.vectors[name]
-            s = s.parent
-        return None
-
-    def reg(self, name: str) -> int | None:
-        s = self
-        while s is not None:
-            if name in s.regs:
-                return s.regs[name]
-            s = s.parent
-        return None
-
-    def sym(self, name: str) -> SymInfo | None:
-        s = self
-        while s is not None:
-            if name in s.syms:
-                return s.syms[name]
-            s = s.parent
-        return None
-
-
-@dataclass
-class Program:
-    """A decoded kernel."""
-
-    module: ir.Module
-    entry: ir.Function
-    code: list[Op] = field(default_factory=list)
-    reg_dtypes: list = field(default_factory=list)
-    reg_names: list[str] = field(default_factory=list)
-    shared_static: int = 0
-    dynamic_shared_syms: list[str] = field(default_factory=list)
-    local_size: int = 0
-    param_size: int = 0
-    kernel_params: list[tuple[ir.VarDecl, int]] = field(default_factory=list)
-    globals_init: list[tuple[SymInfo, bytes]] = field(default_factory=list)
-    const_image: bytes = b""
-    module_syms: dict[str, SymInfo] = field(default_factory=dict)
 
 
 class Decoder:
@@ -216,11 +99,11 @@ class Decoder:
                     dyn.append(item)
                     p.module_syms[item.name] = SymInfo("shared", 0, 0, item)  # placed in _finish_shared
                     continue
-                shared = _align(shared, al)
+                shared = align(shared, al)
                 p.module_syms[item.name] = SymInfo("shared", shared, size, item)
                 shared += size
             elif item.space == "const":
-                off = _align(len(const), al)
+                off = align(len(const), al)
                 const += bytes(off - len(const))
                 p.module_syms[item.name] = SymInfo("const", off, size, item)
                 const += encode_init(item, p.module_syms)
@@ -237,9 +120,9 @@ class Decoder:
     def _finish_shared(self) -> None:
         p = self.prog
         p.shared_static = self._shared_cursor
-        base = _align(self._shared_cursor, 16)
+        base = align(self._shared_cursor, 16)
         for d in self._dyn_shared:
-            base = _align(base, max(d.align or 16, 16))
+            base = align(base, max(d.align or 16, 16))
             p.module_syms[d.name].addr = base
             p.dynamic_shared_syms.append(d.name)
         p.shared_static = base if self._dyn_shared else self._shared_cursor
@@ -285,11 +168,11 @@ class Decoder:
         size = decl_size(d)
         al = max(d.align or elem_size(d.type), 1)
         if d.space == "local":
-            off = _align(p.local_size, al)
+            off = align(p.local_size, al)
             p.local_size = off + size
             self.scope.syms[d.name] = SymInfo("local", off, size, d)
         elif d.space == "param":
-            off = _align(p.param_size, max(al, 8))
+            off = align(p.param_size, max(al, 8))
             p.param_size = off + size
             self.scope.syms[d.name] = SymInfo("param", off, size, d)
         elif d.space == "shared":
@@ -297,7 +180,7 @@ class Decoder:
                 self._dyn_shared.append(d)
                 self.prog.module_syms[d.name] = SymInfo("shared", 0, 0, d)  # fixed in _finish_shared
                 return
-            off = _align(self._shared_cursor, al)
+            off = align(self._shared_cursor, al)
             self._shared_cursor = off + size
             self.prog.module_syms[d.name] = SymInfo("shared", off, size, d)
         elif d.space == "global":  # function-scope .global: static storage like a module variable
@@ -306,7 +189,7 @@ class Decoder:
             self.prog.globals_init.append((info, b""))
         elif d.space == "const":
             img = bytearray(self.prog.const_image)
-            off = _align(len(img), al)
+            off = align(len(img), al)
             img += bytes(off - len(img)) + encode_init(d, self.prog.module_syms)
             self.prog.const_image = bytes(img)
             self.prog.module_syms[d.name] = SymInfo("const", off, size, d)
@@ -468,8 +351,6 @@ class Decoder:
 # ---------------------------------------------------------------------- the walk
 def decode(module: ir.Module, entry: ir.Function) -> Program:
     """Flatten ``entry`` and the ``.func``s it calls into a :class:`Program`."""
-    from ptxkit.exec_sim import semantics
-
     dec = Decoder(module, entry)
     p = dec.prog
     root = Scope(None)
@@ -477,7 +358,7 @@ def decode(module: ir.Module, entry: ir.Function) -> Program:
     kparams = dec._params(entry.params)
     p.kernel_params = [(d, s.addr) for d, s in zip(entry.params, kparams)]
     dec.func_entry[entry.name] = 0
-    _walk_function(dec, entry, semantics)
+    _walk_function(dec, entry)
     done = {entry.name}
     while dec.pending_funcs:
         f = dec.pending_funcs.pop()
@@ -485,7 +366,7 @@ def decode(module: ir.Module, entry: ir.Function) -> Program:
             continue
         done.add(f.name)
         dec.func_entry[f.name] = len(p.code)
-        _walk_function(dec, f, semantics)
+        _walk_function(dec, f)
     # resolve call targets now that every callee has an address
     for op in p.code:
         if op.kind == CALL and op.extra.builtin is None:
@@ -494,7 +375,7 @@ def decode(module: ir.Module, entry: ir.Function) -> Program:
     return p
 
 
-def _walk_function(dec: Decoder, fn: ir.Function, semantics) -> None:
+def _walk_function(dec: Decoder, fn: ir.Function) -> None:
     p = dec.prog
     dec.func_name = fn.name
     outer = dec.scope
@@ -507,7 +388,7 @@ def _walk_function(dec: Decoder, fn: ir.Function, semantics) -> None:
         dec.scope = scope
     labels: dict[str, int] = {}
     start = len(p.code)
-    _walk_block(dec, fn.body or [], labels, semantics)
+    _walk_block(dec, fn.body or [], labels)
     # falling off the end of a function body returns (ISA §10.1)
     p.code.append(Op(RET if fn is not dec.prog.entry else EXIT, None, None, fn.name))
     for op in p.code[start:]:
@@ -518,7 +399,7 @@ def _walk_function(dec: Decoder, fn: ir.Function, semantics) -> None:
     dec.scope = outer
 
 
-def _walk_block(dec: Decoder, body: list, labels: dict[str, int], semantics) -> None:
+def _walk_block(dec: Decoder, body: list, labels: dict[str, int]) -> None:
     p = dec.prog
     # declarations first: a block's registers are visible in all of it
     for s in body:
@@ -530,13 +411,13 @@ def _walk_block(dec: Decoder, body: list, labels: dict[str, int], semantics) -> 
     for s in body:
         if isinstance(s, ir.Block):
             dec.scope = Scope(dec.scope)
-            _walk_block(dec, s.body, labels, semantics)
+            _walk_block(dec, s.body, labels)
             dec.scope = dec.scope.parent
         elif isinstance(s, ir.Label):
             labels[s.name] = len(p.code)
         elif isinstance(s, ir.Instruction):
             dec.instr = s
-            op = _compile(dec, s, semantics)
+            op = _compile(dec, s)
             p.code.append(op)
             if op.kind == CALL and op.extra.builtin is None:
                 # the return address: copies the callee's results back (ISA §9.7.12.3)
@@ -558,7 +439,7 @@ def _expand_vectors(dec: Decoder, ins: ir.Instruction) -> ir.Instruction:
     return ir.Instruction(ins.opcode, ins.mods, ops, ins.guard, ins.span)
 
 
-def _compile(dec: Decoder, ins: ir.Instruction, semantics) -> Op:
+def _compile(dec: Decoder, ins: ir.Instruction) -> Op:
     ins = _expand_vectors(dec, ins)
     dec.instr = ins
     guard = None
@@ -725,8 +606,6 @@ def _builtin(dec: Decoder, name: str, rets, args, ins) -> Callable:
         if name == "__assertfail":
             raise err
         if name == "vprintf":
-            from ptxkit.exec_sim.printf import vprintf
-
             fmt = st.mem.load("param", np.full(st.n, arg_syms[0].addr, np.uint64), 8, m, st)
             buf = st.mem.load("param", np.full(st.n, arg_syms[1].addr, np.uint64), 8, m, st)
             lanes = range(st.n) if m is None else np.flatnonzero(m)
@@ -737,91 +616,3 @@ def _builtin(dec: Decoder, name: str, rets, args, ins) -> Callable:
             return
         raise dec.error(f"the simulator does not implement '{name}'", ins, NotImplementedInstruction)
     return run
-
-
-# ---------------------------------------------------------------------- one lane, one instruction
-class _OneLane:
-    """The state a semantics closure sees when a single-thread scheduler runs it (usually ``n == 1``)."""
-
-    __slots__ = ("R", "cc", "n")
-
-    def __init__(self, R: list, cc: np.ndarray, n: int = 1):
-        self.n = n
-        self.R = R
-        self.cc = cc
-
-
-class LaneEval:
-    """One non-memory instruction decoded once, evaluated for one lane at a time.
-
-    This is how single-thread schedulers (the explorer's oracle-driven threads,
-    ``ptxkit.explore.oracle``) share the simulator's instruction semantics (ISA §9.7): the
-    instruction (without its guard, which the caller decides) is bound by
-    :func:`ptxkit.exec_sim.semantics.build` against a private register file holding just the
-    registers it names, typed by ``reg_types`` (name → declared PTX type; ``default`` otherwise).
-    Special registers (``%tid.x`` …) are ordinary 32-bit registers here: the caller supplies them.
-
-    ``evaluate(values)`` takes the registers' raw bits as Python ints (``values[name]``; missing
-    names read 0; bits above the register width are dropped) and returns the raw bits of every
-    register the instruction writes (predicates as 0/1). The carry flag CC.CF (``add.cc``/``addc``,
-    ISA §9.7.2) travels as the pseudo register ``"%cc"``.
-    """
-
-    CC = "%cc"
-
-    def __init__(self, ins: ir.Instruction, reg_types: dict[str, str], module: ir.Module,
-                 default: str = "b32"):
-        from ptxkit.exec_sim import semantics
-        from ptxkit.ptx import isa
-
-        dec = Decoder(module, ir.Function("entry", "<lane>", []))
-        dec.scope = Scope(None)
-        ins = ir.Instruction(ins.opcode, ins.mods, ins.operands, None, ins.span)
-        names: list[str] = []
-        for o in ins.operands:
-            for r in isa.registers(o):
-                if r not in names:
-                    names.append(r)
-        for r in names:
-            typ = reg_types.get(r)
-            if typ is None:
-                typ = "u32" if r.split(".")[0] in SPECIAL else default
-            dec.new_reg(r, typ)
-        self.names = names
-        self.slots = [dec.scope.regs[r] for r in names]
-        written = [r for i in isa.defs(ins) for r in isa.registers(ins.operands[i])]
-        self.defs = tuple(r for r in names if r in written)
-        self.sets_cc = "cc" in ins.mods
-        dec.instr = ins
-        self.fn = semantics.build(ins, dec)
-        # the register file may hold temporaries the builder allocated (e.g. carries)
-        self.dtypes = list(dec.prog.reg_dtypes)
-        self.masks = [1 if dt == np.bool_ else (1 << storage_bits(dt)) - 1 for dt in self.dtypes]
-
-    def evaluate(self, values: dict[str, int]) -> dict[str, int]:
-        st = self._run(values, 1)
-        out = {name: int(st.R[idx][0]) for name, idx in zip(self.names, self.slots) if name in self.defs}
-        if self.sets_cc:
-            out[self.CC] = int(st.cc[0])
-        return out
-
-    def evaluate_lanes(self, values: dict, n: int) -> dict[str, np.ndarray]:
-        """The same on ``n`` lanes (a value may be a per-lane array): the written registers' arrays.
-        Lets a single-thread scheduler ask a warp-wide instruction what it does for a lane (e.g.
-        which lane ``shfl.sync`` reads, with the lane numbers as the shuffled value)."""
-        st = self._run(values, n)
-        return {name: st.R[idx].copy() for name, idx in zip(self.names, self.slots) if name in self.defs}
-
-    def _run(self, values: dict, n: int) -> _OneLane:
-        R = [np.zeros(n, dt) for dt in self.dtypes]
-        for name, idx in zip(self.names, self.slots):
-            v = values.get(name, 0)
-            dt = self.dtypes[idx]
-            if isinstance(v, np.ndarray):
-                R[idx] = (v != 0) if dt == np.bool_ else (v.astype(np.uint64) & np.uint64(self.masks[idx])).astype(dt)
-            else:
-                R[idx] = np.full(n, bool(v) if dt == np.bool_ else int(v) & self.masks[idx], dt)
-        st = _OneLane(R, np.full(n, bool(values.get(self.CC, 0))), n)
-        with np.errstate(all="ignore"):
-            self.fn(st, None)
-        return st

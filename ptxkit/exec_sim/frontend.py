@@ -6,11 +6,10 @@ from pathlib import Path
 
 from ptxkit import ir
 from ptxkit.errors import UsageError
+from ptxkit.ptx.parser import parse
 
 
 def parse_text(text: str, filename: str = "<input>") -> ir.Module:
-    from ptxkit.ptx.parser import parse
-
     return parse(text, filename)
 
 

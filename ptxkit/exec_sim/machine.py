@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ptxkit.errors import BoundExceeded, Diagnostic, PtxkitError
-from ptxkit.exec_sim.decode import BAR, BRA, CALL, EXIT, NORMAL, RET, Program
 from ptxkit.exec_sim.limits import NWARPID
 from ptxkit.exec_sim.memory import MemoryFault
+from ptxkit.exec_sim.program import BAR, BRA, CALL, EXIT, NORMAL, RET, Program
 
 MAX_DEPTH = 32
 

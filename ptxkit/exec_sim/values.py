@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ptxkit.ptx.types import type_bits
+from ptxkit.exec_sim.floats import bf16_round
+from ptxkit.ptx.types import type_bits, type_bytes
 
 UINT_BITS = {8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}
 SINT_BITS = {8: np.int8, 16: np.int16, 32: np.int32, 64: np.int64}
@@ -76,8 +77,6 @@ def float_const(bits: int, width: int, typ: str):
         with np.errstate(all="ignore"):
             return np_type(typ)(f)
     if typ == "bf16":
-        from ptxkit.exec_sim.floats import bf16_round
-
         return bf16_round(np.array([f], np.float64))[0]
     # a float literal used as bits (mov.b32 %r, 0f3F800000)
     tb = type_bits(typ)
@@ -92,8 +91,6 @@ def elem_size(typ: str) -> int:
     """Bytes of one element of ``typ`` (opaque texture/sampler/surface handles count 8)."""
     if typ in OPAQUE:
         return OPAQUE[typ]
-    from ptxkit.ptx.types import type_bytes
-
     return type_bytes(typ)
 
 

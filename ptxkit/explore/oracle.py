@@ -8,7 +8,7 @@ final registers.
 
 One execution core (ISA §9.7): every instruction that neither touches memory nor transfers control
 is evaluated by the simulator's own semantics (``ptxkit.exec_sim.semantics`` through
-:class:`ptxkit.exec_sim.decode.LaneEval`, bound once per instruction) on a one-lane register file;
+:class:`ptxkit.exec_sim.lane.LaneEval`, bound once per instruction) on a one-lane register file;
 this module only schedules — memory accesses (through the oracle), fences, barriers and branches —
 and tracks which reads each value depends on, from the instruction's uses and defs
 (``ptxkit.ptx.isa``). Register values are the registers' raw bits; litmus registers (untyped, Dat3M)
@@ -44,7 +44,8 @@ import numpy as np
 from ptxkit import ir
 from ptxkit.errors import Diagnostic, PtxkitError
 from ptxkit.exec_sim.atomics import apply_atomic
-from ptxkit.exec_sim.decode import SPECIAL, LaneEval
+from ptxkit.exec_sim.lane import LaneEval
+from ptxkit.exec_sim.program import SPECIAL
 from ptxkit.exec_sim.values import const_of, float_const
 from ptxkit.explore.program import ConcurrentProgram, ThreadProgram
 from ptxkit.ir import Addr, FloatImm, Imm, Instruction, Label, Reg, Sym, Vec

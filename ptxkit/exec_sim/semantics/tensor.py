@@ -1,11 +1,7 @@
-"""Warp-collective instructions over lanes grouped 32 at a time (PTX ISA §9.7.9.6 shfl, §9.7.13.7
-vote, §9.7.13.8 match, §9.7.13.10 redux, §9.7.9.? activemask, §9.7.14.5.15 ldmatrix,
-§9.7.14.5.14 mma.sync m16n8k8/k16).
+"""Tensor-core (warp-level matrix) instructions: ``ldmatrix`` (PTX ISA §9.7.14.5.15), ``mma.sync``
+with the fragment layouts of §9.7.14.5.14 (m16n8k8/k16), and ``wmma.load/store/mma`` (§9.7.14.4).
 
-The machine pads every CTA to whole warps, so lane ``i`` of a batch is lane ``i % 32`` of warp
-``i // 32`` and warp-wide data is a ``reshape(-1, 32)`` away. Lanes not in the active mask keep
-their destinations; a shuffle reading from a lane outside the mask reads that lane's current
-register (the ISA leaves it undefined).
+Lane ``i`` of a batch is lane ``i % 32`` of warp ``i // 32`` (the machine pads CTAs to whole warps).
 """
 
 from __future__ import annotations
@@ -14,209 +10,7 @@ import numpy as np
 
 from ptxkit import ir
 from ptxkit.exec_sim import floats as F
-from ptxkit.exec_sim.values import np_type
-
-
-class _Unsupported(Exception):
-    pass
-
-
-def _lanes(n):
-    return np.arange(n, dtype=np.int64) % 32
-
-
-def b_shfl(ins, dec):
-    """shfl.sync.{up,down,bfly,idx}.b32 d[|p], a, b, c, membermask."""
-    mode = [x for x in ins.mods if x in ("up", "down", "bfly", "idx")]
-    if not mode:
-        return dec.unsupported()
-    mode = mode[0]
-    ops = ins.operands
-    d = ops[0]
-    dd, pp = (d.a, d.b) if isinstance(d, ir.Pipe) else (d, None)
-    a = dec.src(ops[1], "b32")
-    b = dec.src(ops[2], "u32")
-    c = dec.src(ops[3], "u32")
-    w = dec.dst(dd, "b32")
-    wp = dec.dst(pp, "pred") if pp is not None else None
-
-    def op(st, m):
-        n = st.n
-        lane = _lanes(n)
-        bv = np.broadcast_to(np.asarray(b(st)).astype(np.int64), (n,)) & 0x1F
-        cv = np.broadcast_to(np.asarray(c(st)).astype(np.int64), (n,))
-        clamp = cv & 0x1F
-        seg = (cv >> 8) & 0x1F
-        max_lane = (lane & seg) | (clamp & ~seg)
-        min_lane = lane & seg
-        if mode == "up":
-            j = lane - bv
-            ok = j >= max_lane
-        elif mode == "down":
-            j = lane + bv
-            ok = j <= max_lane
-        elif mode == "bfly":
-            j = lane ^ bv
-            ok = j <= max_lane
-        else:
-            j = min_lane | (bv & ~seg)
-            ok = j <= max_lane
-        j = np.where(ok, j, lane)
-        src = np.arange(n) - lane + j
-        val = np.broadcast_to(np.asarray(a(st)), (n,))[src]
-        w(st, val, m)
-        if wp is not None:
-            wp(st, ok, m)
-    return op
-
-
-def _warp_reduce_bits(flags, n):
-    """Per-warp ballot of boolean lanes → uint32 per warp (broadcast back to lanes)."""
-    f = flags.reshape(-1, 32).astype(np.uint64)
-    weights = (np.uint64(1) << np.arange(32, dtype=np.uint64))
-    ballot = (f * weights).sum(axis=1).astype(np.uint32)
-    return np.repeat(ballot, 32)
-
-
-def _active(m, n):
-    return np.ones(n, bool) if m is None else m
-
-
-def b_vote(ins, dec):
-    """vote.sync.{all,any,uni}.pred / vote.sync.ballot.b32 (membermask honoured for ballot)."""
-    kind = [x for x in ins.mods if x in ("all", "any", "uni", "ballot")]
-    if not kind:
-        return dec.unsupported()
-    kind = kind[0]
-    ops = ins.operands
-    p = dec.src(ops[1], "pred")
-    mm = dec.src(ops[2], "u32") if len(ops) > 2 else None
-    if kind == "ballot":
-        w = dec.dst(ops[0], "b32")
-    else:
-        w = dec.dst(ops[0], "pred")
-
-    def op(st, m):
-        n = st.n
-        act = _active(m, n) & ~st.exited
-        pv = np.broadcast_to(p(st), (n,))
-        if mm is not None:
-            member = ((np.broadcast_to(np.asarray(mm(st)).astype(np.uint64), (n,)) >> _lanes(n).astype(np.uint64))
-                      & np.uint64(1)).astype(bool)
-            act = act & member
-        if kind == "ballot":
-            w(st, _warp_reduce_bits(pv & act, n), m)
-            return
-        yes = (pv & act).reshape(-1, 32).sum(axis=1)
-        tot = act.reshape(-1, 32).sum(axis=1)
-        if kind == "all":
-            r = yes == tot
-        elif kind == "any":
-            r = yes > 0
-        else:
-            r = (yes == tot) | (yes == 0)
-        w(st, np.repeat(r, 32), m)
-    return op
-
-
-def b_activemask(ins, dec):
-    w = dec.dst(ins.operands[0], "b32")
-
-    def op(st, m):
-        act = _active(m, st.n) & ~st.exited
-        w(st, _warp_reduce_bits(act, st.n), m)
-    return op
-
-
-def b_elect(ins, dec):
-    """elect.sync d|p, membermask: the lowest active member lane is elected."""
-    ops = ins.operands
-    d = ops[0]
-    dd, pp = (d.a, d.b) if isinstance(d, ir.Pipe) else (d, None)
-    w = dec.dst(dd, "b32")
-    wp = dec.dst(pp, "pred") if pp is not None and not isinstance(pp, ir.Sink) else None
-
-    def op(st, m):
-        n = st.n
-        act = (_active(m, n) & ~st.exited).reshape(-1, 32)
-        first = np.argmax(act, axis=1)
-        leader = np.repeat(first, 32)
-        w(st, leader.astype(np.uint32), m)
-        if wp is not None:
-            wp(st, _lanes(n) == leader, m)
-    return op
-
-
-def b_match(ins, dec):
-    """match.any.sync / match.all.sync .b32/.b64."""
-    kind = "all" if "all" in ins.mods else "any"
-    typ = [x for x in ins.mods if x in ("b32", "b64")]
-    if not typ:
-        return dec.unsupported()
-    ops = ins.operands
-    d = ops[0]
-    dd, pp = (d.a, d.b) if isinstance(d, ir.Pipe) else (d, None)
-    a = dec.src(ops[1], typ[0])
-    mm = dec.src(ops[2], "u32")
-    w = dec.dst(dd, "b32")
-    wp = dec.dst(pp, "pred") if pp is not None else None
-
-    def op(st, m):
-        n = st.n
-        act = _active(m, n) & ~st.exited
-        member = ((np.broadcast_to(np.asarray(mm(st)).astype(np.uint64), (n,)) >> _lanes(n).astype(np.uint64))
-                  & np.uint64(1)).astype(bool) & act
-        v = np.broadcast_to(np.asarray(a(st)), (n,)).reshape(-1, 32)
-        mem = member.reshape(-1, 32)
-        eq = (v[:, :, None] == v[:, None, :]) & mem[:, None, :]  # [warp, me, other]
-        weights = (np.uint64(1) << np.arange(32, dtype=np.uint64))
-        same = (eq.astype(np.uint64) * weights).sum(axis=2).astype(np.uint32)
-        if kind == "any":
-            w(st, same.reshape(-1), m)
-            return
-        allmask = (mem.astype(np.uint64) * weights).sum(axis=1).astype(np.uint32)
-        ok = (same == allmask[:, None])
-        w(st, np.where(ok, allmask[:, None], 0).astype(np.uint32).reshape(-1), m)
-        if wp is not None:
-            wp(st, ok.reshape(-1), m)
-    return op
-
-
-def b_redux(ins, dec):
-    """redux.sync.{add,min,max,and,or,xor}.{u32,s32,b32} d, a, membermask."""
-    opn = [x for x in ins.mods if x in ("add", "min", "max", "and", "or", "xor")]
-    typ = [x for x in ins.mods if x in ("u32", "s32", "b32")]
-    if not opn or not typ:
-        return dec.unsupported()
-    opn, typ = opn[0], typ[0]
-    ops = ins.operands
-    a = dec.src(ops[1], typ)
-    mm = dec.src(ops[2], "u32")
-    w = dec.dst(ops[0], typ)
-    dt = np_type(typ)
-
-    def op(st, m):
-        n = st.n
-        act = _active(m, n) & ~st.exited
-        member = ((np.broadcast_to(np.asarray(mm(st)).astype(np.uint64), (n,)) >> _lanes(n).astype(np.uint64))
-                  & np.uint64(1)).astype(bool) & act
-        v = np.broadcast_to(np.asarray(a(st)), (n,)).reshape(-1, 32)
-        mem = member.reshape(-1, 32)
-        if opn == "add":
-            r = np.where(mem, v.astype(np.int64), 0).sum(axis=1).astype(np.int64).astype(np.uint64)
-            r = (r & np.uint64(0xFFFFFFFF)).astype(np.uint32).view(dt)
-        elif opn in ("min", "max"):
-            info = np.iinfo(dt)
-            ident = info.max if opn == "min" else info.min
-            f = np.min if opn == "min" else np.max
-            r = f(np.where(mem, v, ident), axis=1).astype(dt)
-        else:
-            ident = 0xFFFFFFFF if opn == "and" else 0
-            f = {"and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}[opn]
-            u = v.view(np.uint32) if v.dtype != np.uint32 else v
-            r = f.reduce(np.where(mem, u, np.uint32(ident)), axis=1).astype(np.uint32).view(dt)
-        w(st, np.repeat(r, 32), m)
-    return op
+from ptxkit.exec_sim.semantics.warp import active_lanes, lanes_of
 
 
 def b_ldmatrix(ins, dec):
@@ -239,8 +33,8 @@ def b_ldmatrix(ins, dec):
     def op(st, m):
         n = st.n
         base = np.broadcast_to(np.asarray(addr(st), dtype=np.uint64), (n,))
-        lane = _lanes(n)
-        provider = (lane < 8 * num) & (_active(m, n))
+        lane = lanes_of(n)
+        provider = (lane < 8 * num) & (active_lanes(m, n))
         rows = np.zeros((n, 4), np.uint32)
         for k in range(4):
             rows[:, k] = st.mem.load(space, base + np.uint64(4 * k), 4, provider, st)
@@ -311,11 +105,6 @@ def b_mma(ins, dec):
     return op
 
 
-def b_bar_warp(ins, dec):
-    """bar.warp.sync: a no-op under lock-step execution of the warp."""
-    return lambda st, m: None
-
-
 def b_wmma(ins, dec):
     """wmma.{load,store,mma}.sync.aligned m16n16k16, f16 A/B, f32 C/D (ISA §9.7.14.4). The fragment
     layout is unspecified by the ISA; ptxkit uses its own consistent one (element r*16+c of the tile
@@ -338,7 +127,8 @@ def b_wmma(ins, dec):
         size = 2 if typ == "f16" else 4
         frag = list(ops[0 if kind == "load" else 1].items)
         addr, sym_space = dec.addr(ops[1 if kind == "load" else 0])
-        space = next((x.split("::")[0] for x in mods if x.split("::")[0] in ("global", "shared")), sym_space or "generic")
+        space = next((x.split("::")[0] for x in mods if x.split("::")[0] in ("global", "shared")),
+                     sym_space or "generic")
         stride = dec.src(ops[2], "u32") if len(ops) > 2 else (lambda st: np.uint32(16))
         if kind == "load":
             ws = [dec.dst(x, "b32") for x in frag]

@@ -1,0 +1,151 @@
+"""What every instruction family shares: operand types and modifiers, the refusal signal, lane
+helpers, float readers/writers (PTX ISA §9.7 "Instructions", §5.2 types)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Protocol
+
+import numpy as np
+
+from ptxkit import ir
+from ptxkit.errors import PtxkitError
+from ptxkit.exec_sim import floats as F
+from ptxkit.exec_sim.values import UINT_BITS, np_type
+from ptxkit.ptx.types import is_type, type_bits
+
+# A lane state is ``machine.LaneState`` (a batch of CTAs) or the decoder's one-lane state (``LaneEval``):
+# closures read ``st.n``, ``st.R`` (the register file), ``st.cc``, ``st.mem``, ``st.exited``.
+State = Any
+Mask = Any  # a bool lane array, or None for every lane
+Value = Any  # a lane array, or a numpy scalar standing for every lane
+Reader = Callable[[State], Value]
+Writer = Callable[[State, Value, Mask], None]
+LaneOp = Callable[[State, Mask], None]
+
+
+class Decoding(Protocol):
+    """What a builder asks of the decoder (``ptxkit.exec_sim.decode.Decoder``): bound operand readers
+    and writers, memory addresses, and diagnostics positioned at the instruction being built."""
+
+    def src(self, op: ir.Operand, typ: str) -> Reader: ...
+
+    def dst(self, op: ir.Operand, typ: str) -> Writer: ...
+
+    def addr(self, op: ir.Operand) -> tuple[Reader, str | None]: ...
+
+    def error(self, msg: str, instr: ir.Instruction | None = None,
+              cls: type[PtxkitError] = PtxkitError) -> PtxkitError: ...
+
+    def unsupported(self, what: str | None = None) -> LaneOp: ...
+
+    def spelling(self, ins: ir.Instruction) -> str: ...
+
+
+Builder = Callable[[ir.Instruction, Decoding], LaneOp]
+
+
+ROUNDING = ("rn", "rz", "rm", "rp", "rni", "rzi", "rmi", "rpi", "rna", "rs")
+
+
+FLOATS = ("f16", "bf16", "f32", "f64", "f16x2", "bf16x2")
+
+
+SPACES = ("global", "shared", "local", "param", "const")
+
+
+def types_of(mods) -> list[str]:
+    return [m for m in mods if is_type(m)]
+
+
+def one_type(ins, dec) -> str:
+    ts = types_of(ins.mods)
+    if not ts:
+        raise dec.error(f"{dec.spelling(ins)} needs a type")
+    return ts[-1]
+
+
+def rounding_mode(mods) -> str | None:
+    for m in mods:
+        if m in ROUNDING:
+            return m
+    return None
+
+
+class Unsupported(Exception):
+    """A form of a known opcode the builders do not model: becomes an op that raises when executed."""
+
+
+def operands(ins, n: int | None = None):
+    if n is not None and len(ins.operands) != n:
+        raise Unsupported(f"{'.'.join((ins.opcode, *ins.mods))} with {len(ins.operands)} operands")
+    return ins.operands
+
+
+def bits_of(typ: str) -> int:
+    return type_bits(typ)
+
+
+def uint_of(typ: str):
+    return UINT_BITS[bits_of(typ)]
+
+
+def as_lanes(x, n):
+    return x if np.ndim(x) else np.full(n, x)
+
+
+def simple(ins, dec, typ, fn, nsrc):
+    """d = fn(srcs...) for every lane."""
+    ops = operands(ins, nsrc + 1)
+    w = dec.dst(ops[0], typ)
+    srcs = [dec.src(o, typ) for o in ops[1:]]
+    if nsrc == 1:
+        a, = srcs
+        return lambda st, m: w(st, fn(a(st)), m)
+    if nsrc == 2:
+        a, b = srcs
+        return lambda st, m: w(st, fn(a(st), b(st)), m)
+    a, b, c = srcs
+    return lambda st, m: w(st, fn(a(st), b(st), c(st)), m)
+
+
+INT_LIMITS = {t: (np.iinfo(np_type(t)).min, np.iinfo(np_type(t)).max)
+               for t in ("u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64")}
+
+
+def read_float(dec, op, typ):
+    if typ == "bf16":
+        r = dec.src(op, "u16")
+        return lambda st: F.bits_to_float(np.asarray(r(st)), "bf16")
+    return dec.src(op, typ)
+
+
+def write_float(dec, op, typ, mode):
+    """Writer taking a wide float array, rounding it to ``typ`` with ``mode``."""
+    if typ == "bf16":
+        w = dec.dst(op, "u16")
+        return lambda st, v, m: w(st, F.bf16_round(np.asarray(v), mode or "rn"), m)
+    w = dec.dst(op, typ)
+    dt = np_type(typ)
+
+    def wr(st, v, m):
+        v = np.asarray(v)
+        if v.dtype != dt:
+            v = F.round_float(v, typ, mode or "rn")
+        w(st, v, m)
+    return wr
+
+
+def space_of(ins, sym_space):
+    for x in ins.mods:
+        base = x.split("::")[0]
+        if base in SPACES:
+            return base
+    return sym_space or "generic"
+
+
+def vector_width(mods) -> int:
+    for x in mods:
+        if x in ("v2", "v4", "v8"):
+            return int(x[1:])
+    return 1

@@ -1,0 +1,152 @@
+"""``cvt`` (PTX ISA §9.7.9.21): integer↔integer, float↔integer and float↔float conversions with
+the rounding modifiers, ``.sat`` and ``.ftz``, and the ``f16x2``/``bf16x2`` packing form."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ptxkit.exec_sim import floats as F
+from ptxkit.exec_sim.semantics.common import (
+    FLOATS,
+    INT_LIMITS,
+    Unsupported,
+    bits_of,
+    read_float,
+    rounding_mode,
+    types_of,
+    write_float,
+)
+from ptxkit.exec_sim.values import np_type
+
+
+def b_cvt(ins, dec):
+    ts = types_of(ins.mods)
+    if len(ts) < 2:
+        raise Unsupported()
+    dtyp, styp = ts[0], ts[1]
+    mode = rounding_mode(ins.mods)
+    sat = "sat" in ins.mods
+    ftz_ = "ftz" in ins.mods
+    ops = ins.operands
+    if dtyp in ("f16x2", "bf16x2") and styp == "f32" and len(ops) == 3:
+        # cvt.rn.f16x2.f32 d, a, b: d = {cvt(a) : cvt(b)} (a in the upper half)
+        half = dtyp[:-2]
+        a, b = dec.src(ops[1], "f32"), dec.src(ops[2], "f32")
+        w = dec.dst(ops[0], "b32")
+        relu = "relu" in ins.mods
+
+        def pack(st, m):
+            parts = []
+            for f in (a, b):
+                x = np.asarray(f(st)).astype(np.float32)
+                if relu:
+                    x = np.where(np.isnan(x), x, np.maximum(x, 0))
+                parts.append(F.float_to_bits(x, half, mode or "rn").astype(np.uint32))
+            w(st, (parts[0] << np.uint32(16)) | parts[1], m)
+        return pack
+    if len(ops) != 2 or "relu" in ins.mods:
+        raise Unsupported()
+    d, s = ops
+    dfl, sfl = dtyp in FLOATS, styp in FLOATS
+    if dtyp in ("f16x2", "bf16x2") or styp in ("f16x2", "bf16x2") or dtyp in ("e4m3x2", "e5m2x2", "tf32") \
+            or styp in ("e4m3x2", "e5m2x2"):
+        raise Unsupported()
+    if not dfl and not sfl:  # integer → integer
+        a = dec.src(s, styp)
+        w = dec.dst(d, dtyp)
+        dt = np_type(dtyp)
+        lo, hi = INT_LIMITS[dtyp if dtyp[0] != "b" else "u" + dtyp[1:]]
+
+        def icvt(st, m):
+            x = np.asarray(a(st))
+            if sat:
+                if x.dtype.kind == "u":
+                    x = np.minimum(x, np.uint64(hi)).astype(x.dtype) if hi < np.iinfo(x.dtype).max else x
+                    w(st, x.astype(dt), m)
+                    return
+                x64 = x.astype(np.int64)
+                x64 = np.clip(x64, max(lo, -2 ** 63), min(hi, 2 ** 63 - 1))
+                w(st, x64.astype(dt), m)
+                return
+            # sign/zero extension by the SOURCE type, then truncation to the destination
+            if x.dtype.kind == "i":
+                w(st, x.astype(np.int64).astype(dt), m)
+            else:
+                w(st, x.astype(np.uint64).astype(dt), m)
+        return icvt
+    if sfl and not dfl:  # float → integer
+        a = read_float(dec, s, styp)
+        w = dec.dst(d, dtyp)
+        dt = np_type(dtyp)
+        lo, hi = INT_LIMITS[dtyp if dtyp[0] != "b" else "u" + dtyp[1:]]
+        rnd = {"rni": np.rint, "rzi": np.trunc, "rmi": np.floor, "rpi": np.ceil}.get(mode or "rzi", np.trunc)
+
+        def f2i(st, m):
+            x = np.asarray(a(st))
+            if ftz_:
+                x = F.ftz(x, styp)
+            x = rnd(x.astype(np.float64))
+            nan = np.isnan(x)
+            x = np.where(nan, 0, x)
+            over = x >= float(hi)
+            under = x <= float(lo)
+            xi = np.clip(x, float(lo), float(hi))
+            if dtyp[0] == "u":
+                r = np.where(over, hi, xi.astype(np.uint64) if hi > 2 ** 63 else xi.astype(np.int64)).astype(dt)
+            else:
+                r = np.where(over, hi, np.where(under, lo, xi.astype(np.int64))).astype(dt)
+            w(st, r, m)
+        return f2i
+    if dfl and not sfl:  # integer → float
+        a = dec.src(s, styp)
+        wf = write_float(dec, d, dtyp, mode)
+        target = np.float32 if dtyp in ("f32", "bf16") else np_type(dtyp)
+
+        def i2f(st, m):
+            x = np.asarray(a(st))
+            if dtyp == "bf16":
+                wf(st, x.astype(np.float64), m)  # bf16_round applies the mode (exact below 2**53)
+                return
+            r = x.astype(target)  # round-to-nearest (C conversion)
+            if mode not in (None, "rn"):
+                # the sign of x - r, compared exactly as integers (r is integral; clamp the 2**63/2**64 edge)
+                edge = 2.0 ** (64 if x.dtype.kind == "u" else 63)
+                big = r.astype(np.float64) >= edge
+                back = np.where(big, 0, r).astype(x.dtype if x.dtype.itemsize == 8 else np.int64)
+                xx = x if x.dtype.itemsize == 8 else x.astype(np.int64)
+                sign = np.where(big, -1, np.where(xx > back, 1, np.where(xx < back, -1, 0)))
+                r = F.adjust(r, sign, mode)
+            wf(st, r, m)
+        return i2f
+    # float → float
+    a = read_float(dec, s, styp)
+    if dtyp == styp or mode in ("rni", "rzi", "rmi", "rpi"):
+        rnd = {"rni": np.rint, "rzi": np.trunc, "rmi": np.floor, "rpi": np.ceil}.get(mode)
+        wf = write_float(dec, d, dtyp, "rn")
+
+        def same(st, m):
+            x = np.asarray(a(st))
+            if ftz_:
+                x = F.ftz(x, styp)
+            if rnd is not None:
+                x = rnd(x)
+            if sat:
+                x = np.where(np.isnan(x), 0, np.clip(x, 0, 1)).astype(x.dtype)
+            if ftz_:
+                x = F.ftz(x, dtyp)
+            wf(st, x, m)
+        return same
+    wf = write_float(dec, d, dtyp, mode)
+
+    def f2f(st, m):
+        x = np.asarray(a(st))
+        if ftz_:
+            x = F.ftz(x, styp)
+        if bits_of(dtyp) > bits_of(styp) or (dtyp == "f32" and styp == "bf16"):
+            x = x.astype(np_type(dtyp) if dtyp != "bf16" else np.float32)
+        else:
+            x = x.astype(np.float64)
+        if sat:
+            x = np.where(np.isnan(x), 0, np.clip(x, 0, 1)).astype(x.dtype)
+        wf(st, x, m)
+    return f2f

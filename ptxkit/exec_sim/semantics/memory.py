@@ -1,0 +1,197 @@
+"""Data movement (PTX ISA §9.7.9): ``mov``, ``cvta``, ``ld``/``ldu``/``st``, ``cp.async``, and the
+parallel-synchronisation memory operations ``atom``/``red`` (§9.7.13.5-6)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ptxkit import ir
+from ptxkit.exec_sim.memory import CONST_WINDOW, LOCAL_WINDOW, SHARED_WINDOW, UINT
+from ptxkit.exec_sim.semantics.common import (
+    SPACES,
+    Unsupported,
+    bits_of,
+    one_type,
+    operands,
+    space_of,
+    uint_of,
+    vector_width,
+)
+from ptxkit.exec_sim.values import UINT_BITS, np_type
+
+
+def b_mov(ins, dec):
+    typ = one_type(ins, dec)
+    ops = operands(ins, 2)
+    d, s = ops
+    bits = bits_of(typ) if typ != "pred" else 1
+    if isinstance(s, ir.Vec) and isinstance(d, ir.Vec):  # mov.vN: element-wise, all sources read first
+        if len(s.items) != len(d.items):
+            raise Unsupported("vector mov with different lengths")
+        rs = [dec.src(x, typ) for x in s.items]
+        ws = [dec.dst(x, typ) for x in d.items]
+
+        def vmov(st, m):
+            vals = [r(st) for r in rs]
+            for w, v in zip(ws, vals):
+                w(st, v, m)
+        return vmov
+    if isinstance(s, ir.Vec):  # pack: first element in the low bits
+        k = len(s.items)
+        eb = bits // k
+        et = f"b{eb}"
+        srcs = [dec.src(x, et) if not isinstance(x, ir.Sink) else (lambda st: UINT_BITS[eb](0)) for x in s.items]
+        w = dec.dst(d, typ)
+        ut = UINT_BITS[bits]
+
+        def pack(st, m):
+            r = ut(0)
+            for i, f in enumerate(srcs):
+                r = r | (np.asarray(f(st)).astype(ut) << ut(eb * i))
+            w(st, np.asarray(r, dtype=ut).view(np_type(typ)), m)
+        return pack
+    if isinstance(d, ir.Vec):  # unpack
+        k = len(d.items)
+        eb = bits // k
+        a = dec.src(s, f"b{bits}")
+        ws = [dec.dst(x, f"b{eb}") for x in d.items]
+        ut = UINT_BITS[bits]
+        et = UINT_BITS[eb]
+
+        def unpack(st, m):
+            v = np.asarray(a(st)).view(ut)
+            for i, w_ in enumerate(ws):
+                w_(st, (v >> ut(eb * i)).astype(et), m)
+        return unpack
+    a = dec.src(s, typ)
+    w = dec.dst(d, typ)
+    return lambda st, m: w(st, a(st), m)
+
+
+def b_cvta(ins, dec):
+    """cvta{.to}.space.size (ISA §9.7.9.19): shared/local windows of the generic space."""
+    ops = operands(ins, 2)
+    typ = one_type(ins, dec)
+    to = "to" in ins.mods
+    space = [x for x in ins.mods if x.split("::")[0] in SPACES]
+    sp = space[0].split("::")[0] if space else "global"
+    base = {"shared": SHARED_WINDOW, "local": LOCAL_WINDOW, "const": CONST_WINDOW}.get(sp, 0)
+    a, w = dec.src(ops[1], typ), dec.dst(ops[0], typ)
+    ut = uint_of(typ)
+    b = ut(base & ((1 << bits_of(typ)) - 1))
+    if to:
+        return lambda st, m: w(st, np.asarray(a(st)).view(ut) - b, m)
+    return lambda st, m: w(st, np.asarray(a(st)).view(ut) + b, m)
+
+
+def b_ld(ins, dec):
+    """ld / ld.global.nc / ldu (ISA §9.7.9.8): vector loads read consecutive elements."""
+    typ = one_type(ins, dec)
+    hint = any("cache_hint" in x for x in ins.mods)
+    ops = ins.operands[:2] if hint and len(ins.operands) == 3 else operands(ins, 2)
+    addr, sym_space = dec.addr(ops[1])
+    space = space_of(ins, sym_space)
+    size = max(bits_of(typ) // 8, 1)
+    n = vector_width(ins.mods)
+    dsts = list(ops[0].items) if isinstance(ops[0], ir.Vec) else [ops[0]]
+    if len(dsts) != n:
+        raise Unsupported("vector load with a mismatched destination count")
+    ws = [dec.dst(x, typ) for x in dsts]
+    dt = np_type(typ)
+
+    def op(st, m):
+        base = addr(st)
+        if np.ndim(base) == 0:
+            base = np.full(st.n, base, np.uint64)
+        for i, w in enumerate(ws):
+            raw = st.mem.load(space, base + np.uint64(i * size) if i else base, size, m, st)
+            w(st, raw.view(dt) if dt != raw.dtype else raw, m)
+    return op
+
+
+def b_st(ins, dec):
+    typ = one_type(ins, dec)
+    hint = any("cache_hint" in x for x in ins.mods)
+    ops = ins.operands[:2] if hint and len(ins.operands) == 3 else operands(ins, 2)
+    addr, sym_space = dec.addr(ops[0])
+    space = space_of(ins, sym_space)
+    size = max(bits_of(typ) // 8, 1)
+    srcs = list(ops[1].items) if isinstance(ops[1], ir.Vec) else [ops[1]]
+    rs = [dec.src(x, typ) for x in srcs]
+    ut = UINT[size]
+
+    def op(st, m):
+        base = addr(st)
+        if np.ndim(base) == 0:
+            base = np.full(st.n, base, np.uint64)
+        for i, r in enumerate(rs):
+            v = np.asarray(r(st))
+            st.mem.store(space, base + np.uint64(i * size) if i else base, size,
+                         v.view(ut) if v.dtype != ut else v, m, st)
+    return op
+
+
+_ATOM_OPS = ("and", "or", "xor", "cas", "exch", "add", "inc", "dec", "min", "max")
+
+
+def b_atom(ins, dec):
+    """atom / red (ISA §9.7.13.5-6): lanes applied in lane order (one valid serialisation)."""
+    typ = one_type(ins, dec)
+    opn = [x for x in ins.mods if x in _ATOM_OPS]
+    if not opn or vector_width(ins.mods) != 1:
+        raise Unsupported()
+    opn = opn[0]
+    ops = list(ins.operands)
+    red = ins.opcode == "red"
+    dst = None if red else ops.pop(0)
+    addr, sym_space = dec.addr(ops[0])
+    space = space_of(ins, sym_space)
+    size = max(bits_of(typ) // 8, 1)
+    rt = f"b{size * 8}"
+    a = dec.src(ops[1], rt)
+    b = dec.src(ops[2], rt) if len(ops) > 2 else None
+    w = dec.dst(dst, rt) if dst is not None else None
+
+    def op(st, m):
+        base = addr(st)
+        if np.ndim(base) == 0:
+            base = np.full(st.n, base, np.uint64)
+        old = st.mem.atomic(space, opn, typ, base, size, a(st), b(st) if b else None, m, st)
+        if w is not None:
+            w(st, old, m)
+    return op
+
+
+def b_cp(ins, dec):
+    """cp.async.{ca,cg}.shared{::cta}.global [dst], [src], cp-size{, src-size} (ISA §9.7.9.25):
+    performed at once (a valid schedule of an asynchronous copy; commit/wait are then no-ops).
+    Bytes past src-size are zero-filled."""
+    mods = ins.mods
+    if "async" not in mods:
+        raise Unsupported()
+    if any(x in mods for x in ("commit_group", "wait_group", "wait_all")) and "bulk" not in mods:
+        return lambda st, m: None
+    if "bulk" in mods or "mbarrier" in mods:
+        raise Unsupported()
+    ops = ins.operands
+    if len(ops) < 3 or not isinstance(ops[2], ir.Imm):
+        raise Unsupported("cp.async without a constant cp-size")
+    dst, _dspace = dec.addr(ops[0])
+    src, _sspace = dec.addr(ops[1])
+    size = ops[2].value
+    # a 4th operand is src-size, unless it is the .L2::cache_hint policy
+    has_src_size = len(ops) > 4 or (len(ops) == 4 and not any("cache_hint" in x for x in mods))
+    src_size = dec.src(ops[3], "u32") if has_src_size else None
+    chunk = 4 if size >= 4 else size
+
+    def op(st, m):
+        d = np.broadcast_to(np.asarray(dst(st), dtype=np.uint64), (st.n,))
+        s_ = np.broadcast_to(np.asarray(src(st), dtype=np.uint64), (st.n,))
+        limit = None if src_size is None else np.broadcast_to(np.asarray(src_size(st)).astype(np.int64), (st.n,))
+        for k in range(0, size, chunk):
+            v = st.mem.load("global", s_ + np.uint64(k), chunk, m, st)
+            if limit is not None:
+                keep = limit >= k + chunk
+                v = np.where(keep, v, v.dtype.type(0))  # partial chunks do not occur for aligned sizes
+            st.mem.store("shared", d + np.uint64(k), chunk, v, m, st)
+    return op
