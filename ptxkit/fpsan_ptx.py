@@ -25,13 +25,14 @@ context API is documented in ``ptxkit.fpsan.ctx``). A file carrying :data:`MARKE
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
 
 from ptxkit import ir
 from ptxkit.errors import Diagnostic, PtxkitError
 from ptxkit.fpsan import ring as R
 from ptxkit.fpsan.ctx import BITS_KIND, KIND_BITS, NATIVE_COPY, RewriteContext, Unembed, guard_text, operand_text
 from ptxkit.fpsan.ops import LANE_TYPE, NATIVE, TABLE, OpInfo, elementwise, float_type_of, rewrite_cvt
+from ptxkit.fpsan.report import ERROR, NOTE, ReportItem, SanitizeReport, Verdict, native_verdict
 from ptxkit.ptx.types import FLOAT_TYPES
 
 MARKER = "// ptxkit sanitize: FPSan (Triton 3.9 ring semantics) applied"
@@ -46,51 +47,6 @@ _SCOPE_MODS = {"global", "shared", "shared::cta", "shared::cluster", "gpu", "sys
                "relaxed", "acquire", "release", "acq_rel"}
 _NO_DEST = {"st", "red", "bra", "brx", "ret", "exit", "membar", "fence", "prefetch", "prefetchu", "trap",
             "brkpt", "pmevent", "stmatrix", "cp", "griddepcontrol", "setmaxnreg"}
-
-
-@dataclass
-class ReportItem:
-    """A floating-point instruction (or range) left unsanitized."""
-
-    line: int
-    col: int
-    opcode: str
-    reason: str
-    function: str = ""
-    end_line: int | None = None
-    severity: str = "error"  # "note": reported for information, not an error under --strict
-
-
-@dataclass
-class SanitizeReport:
-    filename: str = "<input>"
-    items: list[ReportItem] = field(default_factory=list)
-    rewritten: int = 0
-    functions: int = 0
-    already_sanitized: bool = False
-    atomics: str = "native"
-    homomorphic_casts: bool = False
-
-    @property
-    def errors(self) -> list[ReportItem]:
-        return [i for i in self.items if i.severity == "error"]
-
-    def to_json(self) -> dict:
-        return {"file": self.filename, "rewritten": self.rewritten, "functions": self.functions,
-                "already_sanitized": self.already_sanitized, "atomics": self.atomics,
-                "homomorphic_casts": self.homomorphic_casts,
-                "unsanitized": [asdict(i) for i in self.items]}
-
-    def render(self) -> str:
-        if self.already_sanitized:
-            return f"{self.filename}: already sanitized by ptxkit (left unchanged)"
-        out = [f"{self.filename}: {self.rewritten} floating-point instruction(s) sanitized, "
-               f"{len(self.errors)} reported (left native or not Triton-exact)"]
-        for i in self.items:
-            rng = f"-{i.end_line}" if i.end_line else ""
-            note = "note: " if i.severity == "note" else ""
-            out.append(f"  {self.filename}:{i.line}{rng}:{i.col}: {note}{i.opcode}: {i.reason}")
-        return "\n".join(out)
 
 
 @dataclass
@@ -208,7 +164,8 @@ def sanitize_module(module: ir.Module, *, homomorphic_casts: bool = False, atomi
             module.edits.append(ir.Edit(0, 0, [MARKER]))
     if strict and report.errors:
         raise PtxkitError([Diagnostic(module.filename, i.line, i.col,
-                                      f"not sanitized: {i.opcode}: {i.reason}", module.line_text(i.line))
+                                      f"{'not sanitized' if i.native else 'not Triton-exact'}: {i.opcode}: {i.reason}",
+                                      module.line_text(i.line))
                            for i in report.errors])
     return report
 
@@ -220,11 +177,11 @@ def _sanitize_function(module: ir.Module, fn: ir.Function, report: SanitizeRepor
     counter: dict[str, int] = {}
     items_before = len(report.items)
 
-    def report_fn(instr: ir.Instruction, reason: str, severity: str = "error") -> None:
+    def report_fn(instr: ir.Instruction, reason: str, severity: str = ERROR, native: bool = True) -> None:
         sp = instr.span
         report.items.append(ReportItem(sp.line if sp else 0, sp.col if sp else 0,
                                        ".".join((instr.opcode,) + instr.mods), reason, fn.name,
-                                       severity=severity))
+                                       severity=severity, native=native))
 
     ctx = RewriteContext(prefix=prefix, label_prefix=label_prefix, reg_types=types,
                          homomorphic_casts=homomorphic_casts, report_fn=report_fn, counter=counter)
@@ -251,6 +208,10 @@ def _sanitize_function(module: ir.Module, fn: ir.Function, report: SanitizeRepor
         p = ctx.embed(ir.Reg(r.input), "f32")
         ctx.define(ir.Reg(r.output), emit_sincos(ctx, p, 32, r.op), "f32", None)
         report.rewritten += 1
+        report.items.append(ReportItem(r.start_line, 1, f"libdevice:__nv_{r.name}",
+                                       f"inlined libdevice body of __nv_{r.name} runs natively; its result is "
+                                       f"replaced by the ring {r.op} (Triton's FPSan op for math.{r.op})",
+                                       fn.name, end_line=r.end_line, severity=NOTE))
         lines, ctx.lines = ctx.lines, []
         return [f"// fpsan: ring {r.op} of {r.input} replaces the result of the inlined __nv_{r.name}"] + lines
 
@@ -301,18 +262,24 @@ def _sanitize_function(module: ir.Module, fn: ir.Function, report: SanitizeRepor
                 done = _rewrite_sign_xor(instr, ctx)
             else:
                 report_fn(instr, "sign-bit xor: possibly a float negation folded by LLVM; left as a bit move "
-                          "(differs from ring negation only at ±0; --sign-xor-as-neg rewrites it)", "note")
+                          "(differs from ring negation only at ±0; --sign-xor-as-neg rewrites it)", NOTE)
         if done is True:
             replaced.append((instr, ctx.lines))
             report.rewritten += 1
             if any(m in ("rm", "rp") for m in instr.mods) and instr.opcode != "cvt":
-                report_fn(instr, "directed rounding (.rm/.rp) marks an inlined libm body (nvcc's expf/logf…): "
-                          "rewritten op by op, so the body's result is not the FPSan op of the function")
+                report_fn(instr, "sanitized like any other op (rounding is irrelevant in the ring), but directed "
+                          "rounding (.rm/.rp) marks an inlined libm body (nvcc's expf/logf…): the body's result "
+                          "is then not the single FPSan op Triton applies to the function", native=False)
         else:
             if isinstance(done, str):
                 report_fn(instr, done)
-            elif len(report.items) == n_items and _is_float_arith(instr):
-                report_fn(instr, f"no FPSan rewrite for {instr.opcode}")
+            elif isinstance(done, Verdict):
+                report_fn(instr, done.reason, done.severity, done.native)
+            elif len(report.items) == n_items:
+                if _is_float_arith(instr):
+                    report_fn(instr, f"no FPSan rewrite for {instr.opcode}")
+                elif (v := native_verdict(instr)) is not None and any(m in FLOAT_TYPES for m in instr.mods):
+                    report_fn(instr, v.reason, v.severity, v.native)
             native(instr)
             if (instr.opcode == "mov" and instr.guard is None and len(instr.operands) == 2
                     and all(isinstance(o, ir.Reg) for o in instr.operands)):
@@ -408,7 +375,7 @@ def _is_float_arith(instr: ir.Instruction) -> bool:
     return any(m in FLOAT_TYPES for m in instr.mods)
 
 
-def _rewrite(instr: ir.Instruction, ctx: RewriteContext, atomics: str) -> bool | str:
+def _rewrite(instr: ir.Instruction, ctx: RewriteContext, atomics: str) -> bool | str | Verdict:
     """Dispatch: True when replaced, a reason string when it is float work left native, else False."""
     op = instr.opcode
     if op == "cvt":
@@ -468,7 +435,11 @@ def _rewrite_sign_xor(instr: ir.Instruction, ctx: RewriteContext) -> bool:
     return True
 
 
-def _rewrite_atomic(instr: ir.Instruction, ctx: RewriteContext, atomics: str) -> bool | str:
+_NATIVE_ATOMIC = Verdict("float atomic add left native, as Triton's FPSan leaves it (the float sum then depends on "
+                         "the order of the atomics); --atomics ring makes it an order-independent ring sum", NOTE)
+
+
+def _rewrite_atomic(instr: ir.Instruction, ctx: RewriteContext, atomics: str) -> bool | str | Verdict:
     ft = float_type_of(instr)
     if ft is None:
         return False
@@ -477,7 +448,7 @@ def _rewrite_atomic(instr: ir.Instruction, ctx: RewriteContext, atomics: str) ->
             return False  # bit moves
         return f"float {instr.opcode} other than add is not modelled"
     if atomics != "ring":
-        return "float atomic add left native (Triton's behaviour); --atomics ring makes it order-independent"
+        return _NATIVE_ATOMIC
     if ft not in ("f16", "bf16", "f32", "f64") or any(m.startswith("v") and m[1:].isdigit() for m in instr.mods):
         return f"--atomics ring: {ft}/vector atomics not modelled"
     ops = instr.operands
@@ -617,7 +588,7 @@ def _report_libdevice(module: ir.Module, fn: ir.Function, report: SanitizeReport
                 report.items.append(ReportItem(inside[0], 1, f"libdevice:__nv_{name}",
                                                f"inlined libdevice body of __nv_{name}: its float instructions are "
                                                "sanitized one by one, not as Triton's single FPSan op",
-                                               fn.name, end_line=line))
+                                               fn.name, end_line=line, native=False))
         prev_end = line
 
 
