@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from conftest import LITMUS_CORPUS, needs_shared
-from ptxkit.explore.engine import barrier_schedules, explore
+from ptxkit.explore.engine import explore
+from ptxkit.explore.schedule import barrier_schedules
 from ptxkit.litmus.parser import parse_litmus, parse_litmus_file
 
 # P0's loop body stores, so an iteration is not a spin: the path reading f == 0 again and again
@@ -63,7 +64,7 @@ def test_timeout_gives_inconclusive():
 
 def _bar_events(spec):
     """spec: per thread a list of (ids, count, mode)."""
-    from ptxkit.explore.oracle import Ev
+    from ptxkit.explore.trace import Ev
 
     evs = []
     for t, bars in enumerate(spec):

@@ -7,7 +7,7 @@ import pytest
 
 from conftest import LITMUS_CORPUS, needs_shared, shared_files
 from ptxkit.errors import PtxkitError
-from ptxkit.explore.oracle import resolve
+from ptxkit.explore.access import resolve
 from ptxkit.ir import Addr, Guard, Imm, Instruction, Label, Reg, Sym
 from ptxkit.litmus.parser import parse_formula, parse_litmus
 

@@ -4,13 +4,27 @@ PTX memory model, herd-style. Exit 0 Ok, 1 No, 3 Inconclusive (a bound cut the s
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
+import re
+import subprocess
 import sys
 from pathlib import Path
 
+from rich.console import Console
+from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
 from ptxkit.commands.common import add_kernel_arguments
+from ptxkit.consistency.models import check
 from ptxkit.errors import UsageError
+from ptxkit.explore.condition import key_of
+from ptxkit.explore.engine import Explorer
+from ptxkit.explore.kernel import program_from_ptx
+from ptxkit.explore.program import Condition
+from ptxkit.explore.result import ExploreResult
+from ptxkit.export.dot import have_graphviz, to_dot
+from ptxkit.export.lean import write_lean
+from ptxkit.export.smt import write_smt
+from ptxkit.litmus.parser import parse_formula, parse_litmus_file
 
 HELP = "explore every execution of a litmus test / PTX kernel under the PTX memory model"
 
@@ -43,9 +57,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _condition(args, nthreads: int, filename: str):
-    from ptxkit.explore.program import Condition
-    from ptxkit.litmus.parser import parse_formula
-
     for quant, text in (("exists", args.exists), ("not exists", args.not_exists), ("forall", args.forall)):
         if text is not None:
             return Condition(quant, parse_formula(text, "<condition>", nthreads))
@@ -57,21 +68,15 @@ def load_program(args):
     if not path.exists():
         raise UsageError(f"no such file: {args.file}")
     if path.suffix == ".ptx":
-        from ptxkit.explore.kernel import program_from_ptx
-
         if args.threads is None:
             raise UsageError("a .ptx kernel needs --threads N")
         return program_from_ptx(path, args)
-    from ptxkit.litmus.parser import parse_litmus_file
-
     if args.threads is not None:
         raise UsageError("--threads applies to .ptx kernels only")
     return parse_litmus_file(path)
 
 
 def run(args: argparse.Namespace) -> int:
-    from ptxkit.explore.engine import Explorer
-
     if args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
     if args.unroll < 0:
@@ -102,10 +107,8 @@ def _progress(args):
     """A rich progress line on stderr when it is a terminal (long explorations)."""
     if args.json or not sys.stderr.isatty():
         return None, lambda: None
-    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
-
     prog = Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
-                    transient=True, console=__import__("rich.console").console.Console(stderr=True))
+                    transient=True, console=Console(stderr=True))
     task = prog.add_task("exploring", total=None)
     prog.start()
 
@@ -118,25 +121,44 @@ def _progress(args):
 def _exports(args, res) -> dict:
     written: dict[str, list[str]] = {}
     if args.dot:
-        from ptxkit.explore.engine import write_dot
-
         written["dot"] = [str(p) for p in write_dot(res, args.dot)]
-    for opt, modname, fn in (("lean", "ptxkit.export.lean", "write_lean"), ("smt", "ptxkit.export.smt", "write_smt")):
+    for opt, writer in (("lean", write_lean), ("smt", write_smt)):
         directory = getattr(args, opt)
         if not directory:
             continue
-        try:
-            writer = getattr(importlib.import_module(modname), fn)
-            out = writer(res, directory)
-        except (ImportError, AttributeError, NameError) as e:
-            raise UsageError(f"--{opt}: the {opt} writer is not available yet ({type(e).__name__}: {e})")
+        out = writer(res, directory)
         written[opt] = [str(p) for p in (out if isinstance(out, (list, tuple)) else [out])]
     return written
 
 
-def fmt_formula(f) -> str:
-    from ptxkit.explore.engine import key_of
+def write_dot(res: ExploreResult, directory) -> list:
+    """``--dot DIR``: one graph per outcome — its consistent witness, or (forbidden outcomes) one
+    inconsistent candidate with the violated axiom's edges in red — drawn by the project's one DOT
+    writer, ``ptxkit.export.dot``; PNG too when graphviz's ``dot`` is installed."""
+    d = Path(directory)
+    d.mkdir(parents=True, exist_ok=True)
+    stem = re.sub(r"[^A-Za-z0-9_.+-]", "_", res.program.name or Path(res.program.filename).stem)
+    written = []
+    for k, (outcome, cands) in enumerate(sorted(res.candidates_by_outcome.items(), key=lambda kv: str(kv[0]))):
+        c = res.witnesses.get(outcome) or (cands[0] if cands else None)
+        if c is None:
+            continue
+        vals = ", ".join(f"{key}={v}" for key, v in zip(res.keys, outcome))
+        kind = "allowed" if c.consistent else "forbidden"
+        # an inconsistent candidate is drawn with the coherence order its violation was found for
+        ex = c.to_execution(stem, with_co=True)
+        path = d / f"{stem}.{k}.{kind}.dot"
+        path.write_text(to_dot(ex, check(ex, c.model), model=c.model, title=f"{stem} [{vals}] {kind}"))
+        written.append(path)
+        if have_graphviz():
+            png = path.with_suffix(".png")
+            if subprocess.run(["dot", "-Tpng", str(path), "-o", str(png)], capture_output=True).returncode == 0:
+                written.append(png)
+    return written
 
+
+
+def fmt_formula(f) -> str:
     tag = f[0]
     if tag == "true":
         return "true"
@@ -146,7 +168,8 @@ def fmt_formula(f) -> str:
     if tag == "not":
         return f"~{fmt_formula(f[1])}"
     _, op, a, b = f
-    s = lambda o: str(o[1]) if o[0] == "int" else key_of(o)
+    def s(o):
+        return str(o[1]) if o[0] == "int" else key_of(o)
     return f"{s(a)} {op} {s(b)}"
 
 

@@ -11,8 +11,18 @@ import itertools
 from collections.abc import Iterator
 
 from ptxkit.consistency.events import Execution
-from ptxkit.consistency.models import DEFAULT_MODEL, CheckResult, Model, check
+from ptxkit.consistency.models import (
+    DEFAULT_MODEL,
+    CheckResult,
+    Model,
+    _monotone_violation,
+    _violations,
+    check,
+    get_model,
+    sc_orders,
+)
 from ptxkit.consistency.rel import BitRel
+from ptxkit.consistency.relations import base_relations, derive
 
 
 def _orders(writes: list[int], n: int) -> Iterator[set[tuple[int, int]]]:
@@ -85,9 +95,6 @@ def search_co(ex: Execution, model: Model | str = DEFAULT_MODEL, *, total_locs=f
     ``total_locs`` are ordered totally as well (the caller reads their final values). Partial orders
     are pruned with the monotone checks (``models._monotone_violation``) before they are completed.
     When ``ex.sc_order`` is None every Fence-SC order is tried (``models.sc_orders``)."""
-    from ptxkit.consistency.models import _monotone_violation, _violations, get_model, sc_orders
-    from ptxkit.consistency.relations import base_relations, derive
-
     m = get_model(model)
     base = base_relations(ex, m, backend, static=static)
     W = base.writes

@@ -26,277 +26,32 @@ executions per outcome (``candidates_by_outcome``: list of :class:`Candidate`, c
 ``keep_candidates`` each) and one consistent witness per outcome (``witnesses``).
 """
 
+
 from __future__ import annotations
 
 import itertools
+import multiprocessing as mp
 import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 
 from ptxkit.consistency import relations as _rels
-from ptxkit.consistency.axioms import Violation
 from ptxkit.consistency.enumerate import search_co
-from ptxkit.consistency.events import INIT, Event, Execution
-from ptxkit.consistency.models import MODELS, check, get_model, may_extend, sc_orders
+from ptxkit.consistency.events import Execution
+from ptxkit.consistency.models import MODELS, get_model, may_extend, sc_orders
 from ptxkit.errors import Diagnostic, PtxkitError, UsageError
-from ptxkit.explore.oracle import Ev, RunStats, ThreadRunner, Trace, _fmt, resolve
+from ptxkit.explore.access import resolve
+from ptxkit.explore.condition import elems_to_locs, eval_formula, formula_operands, key_of
+from ptxkit.explore.oracle import ThreadRunner
 from ptxkit.explore.program import ConcurrentProgram, Condition
+from ptxkit.explore.result import Candidate, ExploreResult, to_events
+from ptxkit.explore.schedule import barrier_schedules
+from ptxkit.explore.trace import Ev, RunStats, Trace, fmt_instruction
+from ptxkit.ir import Instruction, Reg
 
 MAX_VALUES = 64
 MAX_TRACES = 5000
 PRUNE_MIN_LEAVES = 8  # check a partial rf choice when at least this many completions hang below it
-
-
-@dataclass
-class Candidate:
-    """One candidate execution: events (init writes first, then threads in program order), the
-    relations chosen for it (index pairs into ``events``), and the verdict of ``ptxkit.consistency``."""
-
-    events: list[Ev]
-    rf: list[tuple[int, int]]
-    rmw: list[tuple[int, int]]
-    dep: list[tuple[int, int]]
-    sync_fence: list[tuple[int, int]]    # the Fence-SC order chosen (§8.9.3), as sc_order pairs
-    sync_barrier: list[tuple[int, int]]  # the barrier schedule's synchronizes-with edges (§8.9.4)
-    consistent: bool
-    axiom: str | None = None
-    # the coherence order (transitively closed): the consistent one, or for an inconsistent candidate
-    # the last one the search tried (the one ``violation`` was found for)
-    co: list[tuple[int, int]] = field(default_factory=list)
-    cause: list[tuple[int, int]] = field(default_factory=list)
-    outcome: tuple | None = None
-    barrier_instance: dict = field(default_factory=dict)      # barrier event -> instance number
-    model: str = "ptx-7.5"
-    violation: Violation | None = None
-    data: list[tuple[int, int]] = field(default_factory=list)  # the part of dep that is not control
-    ctrl: list[tuple[int, int]] = field(default_factory=list)
-
-    def to_execution(self, name: str = "", with_co: bool | None = None) -> Execution:
-        """This candidate as the ``ptxkit.consistency`` Execution it was checked as: same event order
-        and ids; co the chosen (closed) order when consistent, else only init → write (``with_co``
-        True: the order the search failed last, for witness graphs); the Fence-SC order and the barrier
-        schedule (``bar_sync``) the chosen ones; barrier instances the schedule's."""
-        evs = to_events(self.events, self.barrier_instance)
-        co = {(i, j) for i, e in enumerate(evs) if e.is_init for j, f in enumerate(evs)
-              if f.kind == "W" and not f.is_init and f.location == e.location}
-        if self.consistent if with_co is None else with_co:
-            co |= set(self.co)
-        return Execution(evs, rf=set(self.rf), co=co, rmw=set(self.rmw), data=set(self.data),
-                         ctrl=set(self.ctrl), sc_order=set(self.sync_fence), name=name,
-                         bar_sync=set(self.sync_barrier))
-
-
-def to_events(events: list[Ev], barrier_instance: dict | None = None) -> list[Event]:
-    """The explorer's events as ``ptxkit.consistency.events.Event`` (ids = indices)."""
-    out = []
-    pos: dict[int, int] = {}
-    for i, e in enumerate(events):
-        p = pos.get(e.tid, 0)
-        pos[e.tid] = p + 1
-        common = dict(id=i, thread=INIT if e.init else e.tid, pos=p, cta=e.cta, gpu=e.gpu,
-                      label=_fmt(e.instr) if e.instr is not None else e.describe(),  # the instruction
-                      span=e.instr.span if e.instr is not None else None)
-        if e.kind in "RW":
-            out.append(Event(kind=e.kind, location=e.loc, vaddr=e.vaddr, value=e.value,
-                             sem=e.sem or "weak", scope=e.scope, proxy=_PROXY_NAME[e.proxy], **common))
-        elif e.fkind == "bar":
-            ids = e.bar[0]
-            bid = ids[0] if len(ids) == 1 else ids[0] * 65536 + ids[1]
-            out.append(Event(kind="B", barrier_id=bid, barrier_op=e.bar[2], barrier_count=e.bar[1],
-                             instance=(barrier_instance or {}).get(i), **common))
-        elif e.fkind in ("proxy", "alias"):
-            out.append(Event(kind="F", fence_kind=e.fkind, proxy=_PROXY_NAME[e.proxy], **common))
-        else:
-            out.append(Event(kind="F", fence_kind="sem", sem=e.fkind, scope=e.scope, **common))
-    return out
-
-
-@dataclass
-class ExploreResult:
-    program: ConcurrentProgram
-    model: str
-    keys: list[str]                         # outcome column names, e.g. 'P1:r0', 'x'
-    outcomes: Counter                       # outcome tuple -> number of consistent executions
-    candidates: int = 0
-    consistent: int = 0
-    complete: bool = True
-    reason: str = ""                        # why incomplete
-    condition: Condition | None = None
-    satisfied: int = 0                      # consistent executions satisfying the condition
-    verdict: str = "Ok"                     # 'Ok' | 'No' | 'Inconclusive'
-    witnesses: dict = field(default_factory=dict)             # outcome -> consistent Candidate
-    candidates_by_outcome: dict = field(default_factory=lambda: defaultdict(list))
-    elapsed: float = 0.0
-    spins_pruned: int = 0
-    consistent_filtered: int = 0            # consistent executions passing the filter
-    pruned: int = 0                         # candidates never built (a partial rf was inconsistent)
-
-    def outcome_dicts(self) -> list[dict]:
-        return [{"values": dict(zip(self.keys, o)), "count": n,
-                 "satisfies": (None if self.condition is None else
-                               bool(eval_formula(self.condition.formula, dict(zip(self.keys, o)))))}
-                for o, n in sorted(self.outcomes.items(), key=lambda kv: kv[0])]
-
-
-# ---------------------------------------------------------------------------- formulas
-
-def formula_operands(f) -> list[tuple]:
-    out: list[tuple] = []
-    if f is None:
-        return out
-    tag = f[0]
-    if tag in ("and", "or"):
-        return formula_operands(f[1]) + formula_operands(f[2])
-    if tag == "not":
-        return formula_operands(f[1])
-    if tag == "cmp":
-        return [o for o in (f[2], f[3]) if o[0] != "int"]
-    return out
-
-
-def key_of(o: tuple) -> str:
-    if o[0] == "reg":
-        return f"P{o[1]}:{o[2]}"
-    if o[0] == "elem":
-        return f"{o[1]}[{o[2]}]"
-    return o[1]
-
-
-def eval_formula(f, env: dict) -> bool:
-    tag = f[0]
-    if tag == "true":
-        return True
-    if tag == "and":
-        return eval_formula(f[1], env) and eval_formula(f[2], env)
-    if tag == "or":
-        return eval_formula(f[1], env) or eval_formula(f[2], env)
-    if tag == "not":
-        return not eval_formula(f[1], env)
-    _, op, lhs, rhs = f
-    x = lhs[1] if lhs[0] == "int" else env[key_of(lhs)]
-    y = rhs[1] if rhs[0] == "int" else env[key_of(rhs)]
-    if op == "==":
-        return x == y
-    if op == "!=":
-        return x != y
-    if isinstance(x, str) or isinstance(y, str):
-        return False
-    return {"<": x < y, ">": x > y, "<=": x <= y, ">=": x >= y}[op]
-
-
-# ---------------------------------------------------------------------------- barriers
-
-WARP_SIZE = 32  # ISA §10.3 (WARP_SZ)
-
-
-def _warp(e: Ev):
-    """The warp of a kernel barrier event; None for a Dat3M quorum (also a 3-tuple ``bar``)."""
-    return e.bar[3] if len(e.bar) > 3 else None
-
-
-def _arrivals(events: list[Ev], members: list[int]) -> int:
-    """Arrival count of a barrier instance: the warp size per distinct warp for kernel barriers
-    (ISA §9.7.13.1), one per thread for Dat3M quorums (warp None)."""
-    warps = {_warp(events[j]) for j in members} - {None}
-    return WARP_SIZE * len(warps) + sum(1 for j in members if _warp(events[j]) is None)
-
-
-def barrier_schedules(events: list[Ev], limit: int = 10000) -> list[tuple[frozenset, dict]]:
-    """Every distinct synchronization relation the barriers of a candidate can produce, with the
-    instance each barrier event joined ([] when every schedule deadlocks). Instances are per (CTA, id) (ISA §9.7.13.1; Dat3M's ``bar.cta.sync a[, b[, c]]``:
-    the id is ``(a, b)``, ``c`` the quorum). A ``sync`` waits until its instance completes: when
-    ``count`` threads arrived, or, without a count, when every thread of the CTA whose remaining trace
-    reaches this id has arrived; an arrival after a counted instance completed passes at once and
-    joins it. Edge a→b: a's arrival precedes b's departure in the same instance (``arrive`` never
-    waits, so no edge enters it).
-
-    Kernel barriers (``bar`` tuples with a warp, from ``.ptx``) count arrivals per warp: the
-    instruction "marks warps' arrival at barrier" and a thread count "must be a multiple of the warp
-    size" (ISA §9.7.13.1; older editions: "barriers are executed on a per-warp basis as if all the
-    threads in a warp are active"), the count growing by the warp size per warp. An instance then holds
-    32 × (its distinct warps) arrivals, and a late arrival joins a completed instance only when its
-    warp already arrived there (it is the same warp arrival); a new warp starts the next instance,
-    as the hardware barrier resets once it completes. Dat3M quorums stay per thread."""
-    per_thread: dict[int, list[int]] = defaultdict(list)
-    for i, e in enumerate(events):
-        if e.kind == "F" and e.fkind == "bar":
-            per_thread[e.tid].append(i)
-    if not per_thread:
-        return [(frozenset(), {})]
-    tids = sorted(per_thread)
-    key = lambda i: ((events[i].gpu, events[i].cta), events[i].bar[0])
-    results: dict[frozenset, dict] = {}
-    seen: set = set()
-
-    def close_ready(pos, waiting, open_inst, closed, edges, inst):
-        changed = True
-        while changed:
-            changed = False
-            for k in list(open_inst):
-                members = open_inst[k]
-                count = events[members[0]].bar[1]
-                if count is not None:
-                    done = _arrivals(events, members) >= count
-                else:
-                    arrived = {events[j].tid for j in members}
-                    expect = {u for u in tids if any(key(j) == k for j in per_thread[u][pos[u]:])}
-                    done = expect <= arrived
-                if done:
-                    for a in members:
-                        for b in members:
-                            if a != b and events[b].bar[2] != "arrive":
-                                edges.add((a, b))
-                    for b in members:
-                        if waiting.get(events[b].tid) == k:
-                            del waiting[events[b].tid]
-                    del open_inst[k]
-                    closed[k] = list(members)
-                    inst[0] += 1
-                    for b in members:
-                        inst[1][b] = inst[0]
-                    changed = True
-
-    def run(pos, waiting, open_inst, closed, edges, inst):
-        state = (tuple(sorted(pos.items())), tuple(sorted(waiting.items())),
-                 tuple(sorted((k, tuple(v)) for k, v in open_inst.items())),
-                 tuple(sorted((k, tuple(v)) for k, v in closed.items())), frozenset(edges))
-        if state in seen or len(results) > limit:
-            return
-        seen.add(state)
-        moved = False
-        for t in tids:
-            if t in waiting or pos[t] >= len(per_thread[t]):
-                continue
-            moved = True
-            i = per_thread[t][pos[t]]
-            e, k = events[i], key(i)
-            npos, nwait = dict(pos), dict(waiting)
-            nopen = {kk: list(v) for kk, v in open_inst.items()}
-            nclosed = {kk: list(v) for kk, v in closed.items()}
-            nedges = set(edges)
-            ninst = [inst[0], dict(inst[1])]
-            npos[t] += 1
-            if e.bar[1] is not None and k in nclosed and k not in nopen and \
-                    all(events[j].tid != t for j in nclosed[k]) and \
-                    (_warp(e) is None or any(_warp(events[j]) == _warp(e) for j in nclosed[k])):
-                for a in nclosed[k]:  # late arrival at a completed counted instance
-                    nedges.add((a, i))
-                ninst[1][i] = ninst[1][nclosed[k][0]]
-                nclosed[k].append(i)
-            else:
-                nopen.setdefault(k, []).append(i)
-                if e.bar[2] != "arrive":
-                    nwait[t] = k
-            close_ready(npos, nwait, nopen, nclosed, nedges, ninst)
-            run(npos, nwait, nopen, nclosed, nedges, ninst)
-        if not moved and not waiting:
-            results.setdefault(frozenset(edges), dict(inst[1]))
-        # moved == False with threads waiting: a deadlock — this schedule has no execution
-
-    run({t: 0 for t in tids}, {}, {}, {}, set(), [0, {}])
-    return sorted(results.items(), key=lambda kv: sorted(kv[0]))
-
 
 # ---------------------------------------------------------------------------- the explorer
 
@@ -321,8 +76,8 @@ class Explorer:
         self.pruned = 0  # candidate executions never built: a partial choice was already inconsistent
         self.progress = progress
         if self.cond is not None:  # buffer elements NAME[i] are the locations 'NAME[i]'
-            self.cond = Condition(self.cond.quantifier, _elems_to_locs(self.cond.formula),
-                                  _elems_to_locs(self.cond.filter), self.cond.span)
+            self.cond = Condition(self.cond.quantifier, elems_to_locs(self.cond.formula),
+                                  elems_to_locs(self.cond.filter), self.cond.span)
         ops = formula_operands(self.cond.formula) if self.cond else []
         if self.cond and self.cond.filter is not None:
             ops += formula_operands(self.cond.filter)
@@ -378,7 +133,10 @@ class Explorer:
         while True:
             rnd += 1
             frozen = {k: sorted(v, key=_vkey) for k, v in values.items()}
-            oracle = lambda loc: frozen.get(loc, [0] if isinstance(loc, str) else [])
+
+            def oracle(loc, frozen=frozen):
+                return frozen.get(loc, [0] if isinstance(loc, str) else [])
+
             all_tr = [r.run(oracle, stats, lambda key, v: offered[key].add(v)) for r in runners]
             grown = False
             depth = 0
@@ -480,7 +238,7 @@ class Explorer:
             giver = tr if src == i else chosen[src]
             if k >= len(giver.shfl_out):
                 self._undefined = f"P{giver.tid} does not reach the shfl.sync lane {_recv.tid} reads " \
-                                  f"from it ({_fmt(ins)}): undefined"
+                                  f"from it ({fmt_instruction(ins)}): undefined"
                 return False
             if giver.shfl_out[k][1] != v:
                 return False
@@ -506,8 +264,6 @@ class Explorer:
                     return
 
     def _run_parallel(self, per_thread, res: ExploreResult, jobs: int) -> None:
-        import multiprocessing as mp
-
         global _JOB
         progress, self.progress = self.progress, None
         _JOB = (self, per_thread, jobs, time.monotonic())
@@ -668,7 +424,8 @@ class Explorer:
         return may_extend(partial, self.m, static=st) is not None
 
     def _decide(self, st, events, ex: Execution, regs_env, inst) -> Candidate | list:
-        pairs = lambda r: sorted(r.pairs())
+        def pairs(r):
+            return sorted(r.pairs())
         base = dict(events=events, rf=sorted(ex.rf), rmw=sorted(ex.rmw), dep=sorted(ex.data | ex.ctrl),
                     data=sorted(ex.data), ctrl=sorted(ex.ctrl), sync_fence=sorted(ex.sc_order),
                     sync_barrier=sorted(ex.bar_sync), barrier_instance=inst, model=self.model)
@@ -697,42 +454,6 @@ class Explorer:
                          co=pairs(last.relations.co) if last is not None else [], outcome=out)
 
 
-# ---------------------------------------------------------------------------- witness graphs
-
-def write_dot(res: ExploreResult, directory) -> list:
-    """``--dot DIR``: one graph per outcome — its consistent witness, or (forbidden outcomes) one
-    inconsistent candidate with the violated axiom's edges in red — drawn by the project's one DOT
-    writer, ``ptxkit.export.dot``; PNG too when graphviz's ``dot`` is installed."""
-    import re
-    import subprocess
-    from pathlib import Path
-
-    from ptxkit.export.dot import have_graphviz, to_dot
-
-    d = Path(directory)
-    d.mkdir(parents=True, exist_ok=True)
-    stem = re.sub(r"[^A-Za-z0-9_.+-]", "_", res.program.name or Path(res.program.filename).stem)
-    written = []
-    for k, (outcome, cands) in enumerate(sorted(res.candidates_by_outcome.items(), key=lambda kv: str(kv[0]))):
-        c = res.witnesses.get(outcome) or (cands[0] if cands else None)
-        if c is None:
-            continue
-        vals = ", ".join(f"{key}={v}" for key, v in zip(res.keys, outcome))
-        kind = "allowed" if c.consistent else "forbidden"
-        # an inconsistent candidate is drawn with the coherence order its violation was found for
-        ex = c.to_execution(stem, with_co=True)
-        path = d / f"{stem}.{k}.{kind}.dot"
-        path.write_text(to_dot(ex, check(ex, c.model), model=c.model, title=f"{stem} [{vals}] {kind}"))
-        written.append(path)
-        if have_graphviz():
-            png = path.with_suffix(".png")
-            if subprocess.run(["dot", "-Tpng", str(path), "-o", str(png)], capture_output=True).returncode == 0:
-                written.append(png)
-    return written
-
-
-_PROXY_NAME = {"GEN": "generic", "SUR": "surface", "TEX": "texture", "CON": "constant"}
-
 _JOB = None  # (explorer, per-thread traces, jobs, start time) for forked workers
 
 
@@ -746,20 +467,6 @@ def _worker(k: int) -> ExploreResult:
         res.complete, res.reason = False, res.reason or ex._undefined
     res.candidates_by_outcome = dict(res.candidates_by_outcome)
     return res
-
-
-def _elems_to_locs(f):
-    if f is None:
-        return None
-    tag = f[0]
-    if tag in ("and", "or"):
-        return (tag, _elems_to_locs(f[1]), _elems_to_locs(f[2]))
-    if tag == "not":
-        return (tag, _elems_to_locs(f[1]))
-    if tag == "cmp":
-        conv = lambda o: ("loc", f"{o[1]}[{o[2]}]") if o[0] == "elem" else o
-        return ("cmp", f[1], conv(f[2]), conv(f[3]))
-    return f
 
 
 def _cross_deps(combo: tuple[Trace, ...], base: list[int], tidx: dict) -> Callable:
@@ -790,8 +497,6 @@ def _vkey(v):
 
 
 def _thread_regs(th) -> set[str]:
-    from ptxkit.ir import Instruction, Reg
-
     regs = set(k for k in th.init_regs)
     for s in th.body:
         if isinstance(s, Instruction) and s.opcode != "setp" and s.operands and isinstance(s.operands[0], Reg) \

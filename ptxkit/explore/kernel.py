@@ -4,9 +4,9 @@ Every thread runs the entry's body; roles come from the special registers the ke
 (``%tid``, ``%ntid``, ``%ctaid``, ``%nctaid``, ``%laneid``, ``%warpid``; ISA §10). Buffers from
 ``--arg NAME=TYPE[N]:SOURCE`` become memory locations ``NAME[i]`` (one per element, the access
 granularity of the kernel must be the element size; a ``.v2/.v4`` access touches consecutive
-elements, one event each); a buffer parameter holds the pointer
-``('ptr', NAME, 0)``. ``.shared`` arrays get one copy per CTA (``NAME@ctaC[i]``). Without ``--grid/--block`` the N threads form one CTA; otherwise
-grid × block must equal N and threads are numbered x fastest, CTAs in grid order.
+elements, one event each); a buffer parameter holds the pointer ``('ptr', NAME, 0)``. ``.shared``
+arrays get one copy per CTA (``NAME@ctaC[i]``). Without ``--grid/--block`` the N threads form one
+CTA; otherwise grid × block must equal N and threads are numbered x fastest, CTAs in grid order.
 """
 
 from __future__ import annotations
@@ -14,15 +14,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from ptxkit.errors import UsageError
-from ptxkit.exec_sim.args import parse_dim
+from ptxkit.exec_sim.args import parse_arg_specs, parse_dim
 from ptxkit.explore.program import ConcurrentProgram, Location, ThreadProgram
 from ptxkit.ir import Instruction, Label, RegDecl, VarDecl
+from ptxkit.ptx.parser import parse_file
 
 
 def program_from_ptx(path, args) -> ConcurrentProgram:
-    from ptxkit.exec_sim.args import parse_arg_specs
-    from ptxkit.ptx.parser import parse_file
-
     path = Path(path)
     module = parse_file(path)
     entries = module.entries()

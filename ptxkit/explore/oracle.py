@@ -45,100 +45,22 @@ from ptxkit import ir
 from ptxkit.errors import Diagnostic, PtxkitError
 from ptxkit.exec_sim.atomics import apply_atomic
 from ptxkit.exec_sim.lane import LaneEval
-from ptxkit.exec_sim.program import SPECIAL
 from ptxkit.exec_sim.values import const_of, float_const
+from ptxkit.explore.access import PROXY_OF, access_bytes, is_ptr, resolve, sem_scope, type_of
+from ptxkit.explore.analysis import CC, dataflow, liveness, register_types
 from ptxkit.explore.program import ConcurrentProgram, ThreadProgram
+from ptxkit.explore.trace import Ev, RunStats, Trace
 from ptxkit.ir import Addr, FloatImm, Imm, Instruction, Label, Reg, Sym, Vec
-from ptxkit.ptx import isa
 from ptxkit.ptx.types import type_bits
 
-PROXY_OF = {"ld": "GEN", "st": "GEN", "atom": "GEN", "red": "GEN", "tld": "TEX", "suld": "SUR",
-            "sust": "SUR", "suatom": "SUR", "sured": "SUR"}
 LOADS = ("ld", "ldu", "tld", "suld")
 STORES = ("st", "sust")
 RMWS = ("atom", "suatom", "red", "sured")
 # instructions whose result comes from other lanes of the warp (shfl.sync excepted: oracle-supplied)
 WARP_OPS = ("shfl", "vote", "match", "redux", "activemask", "elect", "ldmatrix", "mma", "wmma")
 HINTS = ("prefetch", "prefetchu", "applypriority", "nanosleep", "pmevent")
-SEMS = ("weak", "relaxed", "acquire", "release", "acq_rel", "sc")
-SCOPES = ("cta", "cluster", "gpu", "sys")
 LITMUS_BITS = 32          # litmus registers: 32-bit (the lowering types local arithmetic .s32)
-CC = LaneEval.CC
 _EMPTY: frozenset = frozenset()
-
-
-@dataclass
-class Ev:
-    """One event of a thread trace (converted to ``ptxkit.consistency`` events by ``explore.to_events``)."""
-
-    kind: str                      # 'R' | 'W' | 'F'
-    tid: int
-    cta: int = 0
-    gpu: int = 0
-    loc: str | None = None         # physical location
-    vaddr: str | None = None       # the (alias) name used
-    proxy: str = "GEN"
-    sem: str | None = None
-    scope: str | None = None
-    fkind: str | None = None       # fences: sc acq_rel acquire release relaxed proxy alias bar
-    value: int | None = None
-    init: bool = False
-    rmw_read: int | None = None    # for the write half of an RMW: local index of its read
-    bar: tuple | None = None       # (ids, count, mode, warp) for barriers; warp None: Dat3M quorum
-    deps: frozenset = frozenset()  # local indices of reads this event's address/value depends on
-    ctrl: frozenset = frozenset()  # local indices of reads that decided a branch before it
-    instr: Instruction | None = None
-
-    def describe(self) -> str:
-        if self.init:
-            return f"init {self.loc}={self.value}"
-        text = _fmt(self.instr) if self.instr is not None else self.kind
-        if self.kind == "R":
-            return f"R {self.vaddr}={self.value} ({text})"
-        if self.kind == "W":
-            return f"W {self.vaddr}={self.value} ({text})"
-        return f"F {text}"
-
-
-def _fmt(ins: Instruction) -> str:
-    def one(o) -> str:
-        if isinstance(o, Reg):
-            return o.name
-        if isinstance(o, Imm):
-            return str(o.value)
-        if isinstance(o, Addr):
-            if o.base is None:
-                return f"[{o.offset}]"
-            return f"[{o.base.name}{f'+{o.offset}' if o.offset else ''}]"
-        if isinstance(o, Sym):
-            return o.name
-        if isinstance(o, Vec):
-            return "{" + ", ".join(one(x) for x in o.items) + "}"
-        if isinstance(o, FloatImm):
-            return f"0{'f' if o.width == 32 else 'd'}{o.bits:0{o.width // 4}X}"
-        return str(o)
-    g = f"@{'!' if ins.guard.negated else ''}{ins.guard.pred} " if ins.guard else ""
-    return f"{g}{'.'.join((ins.opcode, *ins.mods))} {', '.join(one(o) for o in ins.operands)}".strip()
-
-
-@dataclass
-class Trace:
-    tid: int
-    events: tuple[Ev, ...]
-    regs: dict[str, int | str]
-    # shfl.sync exchanges (real kernels): what this thread offered at its k-th shfl.sync —
-    # (k, value of a, reads it depends on, instruction) — and what it received — (k, source thread,
-    # value, instruction); ``explore`` keeps only combinations where the two sides agree
-    shfl_out: tuple = ()
-    shfl_in: tuple = ()
-
-
-@dataclass
-class RunStats:
-    cut: bool = False          # some path hit the unroll bound (or a size bound)
-    cut_reason: str = ""
-    spins_pruned: int = 0
-    deadline: float | None = None  # time.monotonic() value after which runs stop (--timeout)
 
 
 @dataclass
@@ -158,32 +80,6 @@ class _State:
                       dict(self.hdr), dict(self.back), list(self.shfl_out), list(self.shfl_in))
 
 
-def _is_ptr(v) -> bool:
-    return isinstance(v, (str, tuple))
-
-
-def _def_indices(ins: Instruction) -> list[int]:
-    """Operands ``ins`` writes (``ptxkit.ptx.isa.defs``; the litmus-only proxy opcodes by hand)."""
-    if ins.opcode in ("tld", "suld", "suatom"):
-        return [0] if ins.operands and isinstance(ins.operands[0], Reg) else []
-    if ins.opcode in ("sust", "sured"):
-        return []
-    return isa.defs(ins)
-
-
-def dataflow(ins: Instruction) -> tuple[frozenset, frozenset]:
-    """(registers read, registers written) by ``ins`` — the guard not included; the carry flag
-    CC.CF (ISA §9.7.2) as the pseudo register ``%cc``."""
-    d = _def_indices(ins)
-    defs = {r for i in d for r in isa.registers(ins.operands[i])}
-    uses = {r for i, o in enumerate(ins.operands) if i not in d for r in isa.registers(o)}
-    if ins.opcode in ("addc", "subc", "madc"):
-        uses.add(CC)
-    if "cc" in ins.mods:
-        defs.add(CC)
-    return frozenset(uses), frozenset(defs)
-
-
 class ThreadRunner:
     """Runs one thread against an oracle (``values(loc) -> iterable of ints``)."""
 
@@ -200,16 +96,17 @@ class ThreadRunner:
                     self._err(s, f"branch to an unknown label {getattr(tgt, 'name', tgt)!r}")
         self.unroll = unroll
         self.flow = [dataflow(s) if isinstance(s, Instruction) else (_EMPTY, _EMPTY) for s in self.body]
-        self.reg_types = self._register_types(th)
+        self.reg_types = register_types(th.body, self.body, self.ptx, th.init_regs, self._err, self._vector_err)
         self.module = ir.Module(prog.source or "", prog.filename, [])
         self._lanes: dict = {}
         # shfl.sync partners: (CTA, warp, lane) -> thread index (ISA §10: %warpid, %laneid)
         self.lane_of = {(t.cta, t.init_regs.get("%warpid"), t.init_regs.get("%laneid")): t.index
                         for t in prog.threads if "%laneid" in t.init_regs}
         self.provide: Callable = lambda key, value: None
-        self.live_in = self._liveness(live_out)
+        self.live_in = liveness(self.body, self.labels, self.flow, live_out)
 
     # ------------------------------------------------------------------ static analysis
+
     def _err(self, ins, msg):
         sp = ins.span
         src = None
@@ -219,81 +116,16 @@ class ThreadRunner:
         raise PtxkitError(Diagnostic(self.prog.filename, sp.line if sp else 0, sp.col if sp else 0,
                                      msg, src))
 
-    def _register_types(self, th: ThreadProgram) -> dict[str, str]:
-        """Declared register types (``.reg`` statements a kernel's thread body keeps, ISA §5.1.1);
-        litmus registers are 32-bit, predicates where a ``setp`` writes them or a guard reads them."""
-        types: dict[str, str] = {}
-        for s in th.body:
-            if isinstance(s, ir.RegDecl):
-                if s.vector:
-                    raise PtxkitError(Diagnostic(self.prog.filename, s.span.line if s.span else 0,
-                                                 s.span.col if s.span else 0,
-                                                 "explore: vector registers are not supported", None))
-                for name in s.expand():
-                    types[name] = s.type
-        if self.ptx:  # a kernel declares its registers (ISA §5.1.1); special registers are given
-            for s in self.body:
-                if not isinstance(s, Instruction):
-                    continue
-                names = [r for o in s.operands for r in isa.registers(o)]
-                names += [s.guard.pred] if s.guard is not None else []
-                for r in names:
-                    if r not in types and r.split(".")[0] not in SPECIAL and r not in self.th.init_regs \
-                            and r != "WARP_SZ":
-                        self._err(s, f"unknown register '{r}' (not declared with .reg)")
-            return types
-        for s in self.body:
-            if isinstance(s, Instruction):
-                if s.guard is not None:
-                    types.setdefault(s.guard.pred, "pred")
-                if s.opcode == "setp" and s.operands:
-                    for r in isa.registers(s.operands[0]):
-                        types.setdefault(r, "pred")
-        return types
+    def _vector_err(self, s: ir.RegDecl) -> None:
+        raise PtxkitError(Diagnostic(self.prog.filename, s.span.line if s.span else 0,
+                                     s.span.col if s.span else 0,
+                                     "explore: vector registers are not supported", None))
 
     def _reg_bits(self, name: str) -> int:
         t = self.reg_types.get(name)
         if t is None:
             return LITMUS_BITS if not self.ptx else 32
         return 1 if t == "pred" else max(type_bits(t), 8)
-
-    def _uses_defs(self, i: int) -> tuple[set[str], set[str]]:
-        s = self.body[i]
-        if isinstance(s, Label):
-            return set(), set()
-        uses, defs = self.flow[i]
-        uses = set(uses)
-        if s.guard is not None:
-            uses.add(s.guard.pred)
-            # a guarded write may not happen: the old value stays live through it
-            return uses, set()
-        return uses, set(defs)
-
-    def _succ(self, i: int) -> list[int]:
-        s = self.body[i]
-        nxt = [i + 1] if i + 1 < len(self.body) else [-1]
-        if isinstance(s, Instruction) and s.opcode == "bra":
-            tgt = self.labels[s.operands[0].name]
-            return [tgt] if s.guard is None else [tgt] + nxt
-        return nxt
-
-    def _liveness(self, live_out: set[str]) -> list[frozenset]:
-        n = len(self.body)
-        ud = [self._uses_defs(i) for i in range(n)]
-        live = [set() for _ in range(n)]
-        changed = True
-        while changed:
-            changed = False
-            for i in range(n - 1, -1, -1):
-                out = set()
-                for j in self._succ(i):
-                    out |= live_out if j == -1 else live[j]
-                uses, defs = ud[i]
-                new = uses | (out - defs)
-                if new != live[i]:
-                    live[i] = new
-                    changed = True
-        return [frozenset(x) for x in live]
 
     # ------------------------------------------------------------------ execution
     def run(self, values: Callable[[str], Iterable[int]], stats: RunStats,
@@ -405,7 +237,7 @@ class ThreadRunner:
         _, buf, off = ptr
         ty, count, esize = self.prog.buffers[buf]
         off += offset
-        size = _access_bytes(ins.mods)
+        size = access_bytes(ins.mods)
         if size is not None and size != esize:
             self._err(ins, f"{size}-byte access to {buf}, a buffer of {esize}-byte {ty} elements")
         if off % (esize * n):  # a vector access is aligned to its whole size (ISA §5.4.5)
@@ -462,7 +294,8 @@ class ThreadRunner:
                     n = s.back.get(tgt, 0) + 1
                     if n > self.unroll:
                         stats.cut = True
-                        stats.cut_reason = f"P{self.th.index}: loop at {ins.operands[0].name} unrolled {self.unroll} times"
+                        stats.cut_reason = (f"P{self.th.index}: loop at {ins.operands[0].name} "
+                                           f"unrolled {self.unroll} times")
                         return
                     s.back[tgt] = n
                 s.pc = tgt
@@ -554,12 +387,12 @@ class ThreadRunner:
             if t:
                 taint = taint | t
         srcs = ins.operands[1:]
-        if any(_is_ptr(s.regs.get(o.name)) if isinstance(o, Reg) else
+        if any(is_ptr(s.regs.get(o.name)) if isinstance(o, Reg) else
                (isinstance(o, Sym) and self.ptx and o.name in self.prog.shared) for o in srcs):
             self._pointer_op(s, ins, taint)
             return
         for r in uses:
-            if _is_ptr(s.regs.get(r)):
+            if is_ptr(s.regs.get(r)):
                 self._err(ins, f"arithmetic on an address (register {r}) is not supported")
         for name, raw in self._lane(ins).evaluate(s.regs).items():
             s.regs[name] = self._from_raw(name, raw)
@@ -570,7 +403,7 @@ class ThreadRunner:
         (``cvta``/``cvt`` between generic and state-space addresses of one variable), ``add``/``sub``
         of an integer offset, ``selp``, and ``setp.eq/ne`` comparisons."""
         op, ops = ins.opcode, ins.operands
-        typ = _type_of(ins.mods)
+        typ = type_of(ins.mods)
         vals = [self._val(s, o, typ)[0] for o in ops[1:]]
         dst = ops[0]
         if op in ("mov", "cvta", "cvt") and len(vals) == 1 and isinstance(dst, Reg):
@@ -585,7 +418,7 @@ class ThreadRunner:
             if op == "add" and isinstance(b, tuple) and isinstance(a, int):
                 self._set(s, dst, (b[0], b[1], b[2] + self._signed(a, typ)), taint)
                 return
-        if op == "selp" and len(vals) == 3 and isinstance(dst, Reg) and not _is_ptr(vals[2]):
+        if op == "selp" and len(vals) == 3 and isinstance(dst, Reg) and not is_ptr(vals[2]):
             self._set(s, dst, vals[0] if vals[2] else vals[1], taint)
             return
         if op == "setp" and len(vals) == 2 and ins.mods and ins.mods[0] in ("eq", "ne"):
@@ -617,7 +450,7 @@ class ThreadRunner:
         access type to the register (ISA §6.4.3)."""
         if not self.ptx or not isinstance(v, int):
             return v
-        typ = _type_of(ins.mods)
+        typ = type_of(ins.mods)
         rb = self._reg_bits(dst)
         if typ is not None and typ != "pred":
             tb = type_bits(typ)
@@ -643,13 +476,13 @@ class ThreadRunner:
         me = self.th.init_regs
         lane, warp = me.get("%laneid", 0), me.get("%warpid", 0)
         a, ta = self._val(s, ops[1], "b32")
-        if _is_ptr(a):
+        if is_ptr(a):
             self._err(ins, "shuffling an address is not supported")
         sel = ops[2:]
         tsel = _EMPTY
         for o in sel:
             v, t = self._val(s, o, "b32")
-            if _is_ptr(v):
+            if is_ptr(v):
                 self._err(ins, "arithmetic on an address is not supported")
             tsel = tsel | t
         ev = self._lanes.get((id(ins), "shfl"))
@@ -704,7 +537,7 @@ class ThreadRunner:
         per element order). False when some element has no possible value."""
         dsts = self._elements(ins.operands[0])
         locs, adep = self._addr(s, ins, ins.operands[1], len(dsts))
-        sem, scope = _sem_scope(ins.mods)
+        sem, scope = sem_scope(ins.mods)
         proxy = "CON" if "const" in ins.mods else PROXY_OF.get(ins.opcode, "GEN")
         choices = [list(values(loc)) for loc, _ in locs]
         if any(not c for c in choices):
@@ -733,8 +566,8 @@ class ThreadRunner:
         """``st``: one write event per element (a vector store in every element order)."""
         srcs = self._elements(ins.operands[1])
         locs, adep = self._addr(s, ins, ins.operands[0], len(srcs))
-        typ = _type_of(ins.mods)
-        sem, scope = _sem_scope(ins.mods)
+        typ = type_of(ins.mods)
+        sem, scope = sem_scope(ins.mods)
         vals = []
         for o in srcs:
             v, t = self._val(s, o, typ)
@@ -756,7 +589,7 @@ class ThreadRunner:
 
     def _rmw(self, s, ins, is_red, loc, vaddr, adep, rest, v) -> None:
         mods = ins.mods
-        sem, scope = _sem_scope(mods, rmw=True)
+        sem, scope = sem_scope(mods, rmw=True)
         rop = next(m for m in mods if m in ("add", "sub", "mul", "div", "and", "or", "xor", "exch",
                                             "cas", "min", "max", "inc", "dec"))
         proxy = PROXY_OF[ins.opcode]
@@ -766,7 +599,7 @@ class ThreadRunner:
         idx = len(s.events)
         s.events.append(self._ev(s, "R", ins, loc=loc, vaddr=vaddr, proxy=proxy, sem=rsem, scope=scope,
                                  value=v, deps=adep))
-        typ = _type_of(mods) or "b32"
+        typ = type_of(mods) or "b32"
         vals = [self._val(s, o, typ) for o in rest]
         dep = adep.union(*[t for _, t in vals]) if vals else adep
         if rop == "cas":
@@ -790,7 +623,7 @@ class ThreadRunner:
     def _rmw_value(self, ins, rop: str, typ: str, cur, b) -> int:
         """The value an atomic operation writes: the simulator's ``apply_atomic`` (ISA §9.7.13.5);
         Dat3M's ``atom.sub/mul/div`` (not PTX operations) as the ``sub/mul.lo/div`` instructions."""
-        if _is_ptr(cur) or _is_ptr(b):
+        if is_ptr(cur) or is_ptr(b):
             self._err(ins, "arithmetic on an address is not supported")
         bits = type_bits(typ) if self.ptx else LITMUS_BITS
         mask = (1 << bits) - 1
@@ -808,39 +641,3 @@ class ThreadRunner:
             return raw
         return raw - (1 << bits) if raw >> (bits - 1) else raw
 
-
-def resolve(locations: dict, name: str) -> tuple[str, str]:
-    """(physical location, virtual address) of a litmus location name (ISA §8.6). A generic alias
-    ``y @ generic aliases x`` is another virtual address of x; a surface/texture/constant alias
-    ``s @ surface aliases y`` reaches y's virtual address through that proxy."""
-    from ptxkit.consistency.events import resolve_location  # the model's one resolver
-
-    phys, vaddr, _ = resolve_location(locations, name)
-    return phys, vaddr
-
-
-_TYPES = {f"{k}{b}" for k in "usbf" for b in (8, 16, 32, 64)} | {"pred"}
-
-
-def _type_of(mods: tuple[str, ...]) -> str | None:
-    return next((m for m in reversed(mods) if m in _TYPES), None)
-
-
-def _access_bytes(mods: tuple[str, ...]) -> int | None:
-    """Bytes of one element of an access (a vector access is split into its elements)."""
-    ty = _type_of(mods)
-    if ty is None or ty == "pred":
-        return None
-    return int(ty[1:]) // 8
-
-
-def _sem_scope(mods: tuple[str, ...], rmw: bool = False) -> tuple[str, str | None]:
-    if "volatile" in mods:  # ISA §8.4: ld/st.volatile behave as .relaxed.sys
-        return "relaxed", "sys"
-    sem = next((m for m in mods if m in SEMS), "relaxed" if rmw else "weak")
-    scope = next((m for m in mods if m in SCOPES), "gpu" if rmw else None)
-    if sem == "weak":
-        scope = None
-    elif scope is None:
-        scope = "sys"
-    return sem, scope

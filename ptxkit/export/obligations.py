@@ -371,8 +371,8 @@ def from_explore_result(res) -> TestObligations:
       complete only when the exploration was (``res.complete``) and the explorer kept every
       candidate (run it with a large ``keep_candidates``); otherwise no forbidden claim is made.
     """
-    from ptxkit.explore.engine import eval_formula
-    from ptxkit.explore.oracle import resolve
+    from ptxkit.explore.condition import eval_formula
+    from ptxkit.explore.access import resolve
 
     prog = res.program
     keys = list(res.keys)
@@ -425,8 +425,8 @@ def _final_value_claims(res, keys, loc_keys, observed, keep, odict, final) -> li
     import itertools
     from collections import defaultdict
 
-    from ptxkit.explore.engine import eval_formula
-    from ptxkit.explore.oracle import resolve
+    from ptxkit.explore.condition import eval_formula
+    from ptxkit.explore.access import resolve
 
     prog = res.program
     reg_cols = [i for i, k in enumerate(keys) if k not in loc_keys]
