@@ -10,6 +10,7 @@ A verdict of EQUIVALENT is evidence over N trials, not a proof; DIFFERENT is a w
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from dataclasses import dataclass, field
@@ -18,8 +19,13 @@ from typing import Any
 
 import numpy as np
 
-from ptxkit.errors import PtxkitError, UsageError
+from ptxkit import gpu
+from ptxkit.errors import UsageError
+from ptxkit.exec_sim.args import check_launch, parse_arg_specs
+from ptxkit.exec_sim.launch import DEFAULT_MAX_STEPS, run_kernel
+from ptxkit.fpsan_ptx import ReportItem, sanitize_text
 from ptxkit.ir import Function, Module
+from ptxkit.ptx.parser import decode, parse
 
 VERDICT_EQ = "EQUIVALENT"
 VERDICT_NE = "DIFFERENT"
@@ -38,6 +44,7 @@ class EquivOptions:
     sanitize: bool = True
     homomorphic_casts: bool = False
     atomics: str = "native"
+    max_steps: int = DEFAULT_MAX_STEPS  # per launch (cpu), warp-instructions: BoundExceeded past it
 
 
 @dataclass
@@ -105,28 +112,18 @@ class EquivResult:
 
 
 def _parse(text: str, filename: str) -> Module:
-    from ptxkit.ptx.parser import parse
-
     return parse(text, filename)
 
 
 def _sanitize(text: str, filename: str, opts: EquivOptions) -> tuple[str, list[dict]]:
     """FPSan-rewrite ``text``; returns the new text and the report as plain dicts."""
-    from ptxkit.fpsan_ptx import sanitize_text
-
     res = sanitize_text(text, filename, homomorphic_casts=opts.homomorphic_casts,
                         atomics=opts.atomics, strict=False)
-    report = getattr(res, "report", None)
-    items = getattr(report, "items", report) or []  # SanitizeReport.items (ReportItem dataclasses)
-    return res.text, [_report_entry(e) for e in items]
+    return res.text, [_report_entry(e) for e in res.report.items]
 
 
-def _report_entry(e: Any) -> dict:
-    if isinstance(e, dict):
-        return e
-    if hasattr(e, "__dataclass_fields__"):
-        return {k: getattr(e, k) for k in e.__dataclass_fields__}
-    return {"message": str(e)}
+def _report_entry(e: ReportItem) -> dict[str, Any]:
+    return dataclasses.asdict(e)
 
 
 def pick_entry(module: Module, name: str | None, flag: str = "--kernel") -> Function:
@@ -137,11 +134,10 @@ def pick_entry(module: Module, name: str | None, flag: str = "--kernel") -> Func
             if f.name == name:
                 return f
         have = ", ".join(f.name for f in entries) or "none"
-        raise PtxkitError(f"no .entry named '{name}' ({flag}); entries: {have}", file=module.filename)
+        raise UsageError(f"{module.filename}: no .entry named '{name}' ({flag}); entries: {have}")
     if len(entries) != 1:
         have = ", ".join(f.name for f in entries) or "none"
-        raise PtxkitError(f"{len(entries)} .entry functions ({have}): choose one with {flag}",
-                          file=module.filename)
+        raise UsageError(f"{module.filename}: {len(entries)} .entry functions ({have}): choose one with {flag}")
     return entries[0]
 
 
@@ -185,18 +181,11 @@ def spec_names(specs: list[str]) -> list[str]:
 
 def _run(module: Module, fn: Function, specs: list[str], seed: int, opts: EquivOptions) -> dict[str, np.ndarray]:
     """Run one kernel on one input set; returns every buffer argument by its --arg NAME."""
-    from ptxkit.exec_sim.args import parse_arg_specs
-
     args = parse_arg_specs(specs, fn, seed)
     if opts.device == "gpu":
-        from ptxkit import gpu
-
-        result = gpu.run_kernel(module, fn.name, args, opts.grid, opts.block, opts.shared)
-    else:
-        from ptxkit.exec_sim import run_kernel
-
-        result = run_kernel(module, fn.name, args, opts.grid, opts.block, opts.shared)
-    return dict(result.buffers)
+        return dict(gpu.run_kernel(module, fn.name, args, opts.grid, opts.block, opts.shared).buffers)
+    return dict(run_kernel(module, fn.name, args, opts.grid, opts.block, opts.shared,
+                           max_steps=opts.max_steps).buffers)
 
 
 def _first_difference(trial: int, seed: int, name: str, a: np.ndarray, b: np.ndarray) -> Difference | None:
@@ -226,6 +215,9 @@ def check(text_a: str, file_a: str, text_b: str, file_b: str, specs: list[str], 
         raise UsageError("--trials must be at least 1")
     if opts.atomics not in ("native", "ring"):
         raise UsageError("--atomics must be native or ring")
+    if opts.seed < 0:
+        raise UsageError(f"--seed {opts.seed}: expected a non-negative integer")
+    check_launch(opts.grid, opts.block, opts.shared)
     names = spec_names(specs)
     sides = []
     for text, fname, kname, flag in ((text_a, file_a, kernel_a, "--kernel"), (text_b, file_b, kernel_b, "--kernel-b")):
@@ -264,11 +256,11 @@ def check(text_a: str, file_a: str, text_b: str, file_b: str, specs: list[str], 
 
 
 def check_files(path_a: str | Path, path_b: str | Path, specs: list[str], **kw) -> EquivResult:
-    """:func:`check` on two files (bad paths → PtxkitError)."""
+    """:func:`check` on two files (an unreadable path is a UsageError naming it)."""
     texts = []
     for p in (path_a, path_b):
         try:
-            texts.append(Path(p).read_bytes().decode("utf-8", "surrogateescape"))
+            texts.append(decode(Path(p).read_bytes()))
         except OSError as e:
-            raise PtxkitError(f"cannot read: {e.strerror}", file=str(p)) from None
+            raise UsageError(f"cannot read '{p}': {e.strerror or e}") from None
     return check(texts[0], str(path_a), texts[1], str(path_b), specs, **kw)

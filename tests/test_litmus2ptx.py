@@ -8,8 +8,8 @@ import struct
 import subprocess
 
 import pytest
-
 from conftest import LITMUS_CORPUS, needs_ptxas, needs_shared, shared_files
+
 from ptxkit.cli import main
 from ptxkit.errors import PtxkitError
 
@@ -89,7 +89,7 @@ def test_dat3m_corpus_assembles(tmp_path):
         try:
             r = to_ptx(prog)
         except PtxkitError as e:
-            assert e.first.line > 0 and e.first.file == str(path) or e.first.file.endswith(path.name)
+            assert (e.first.line > 0 and e.first.file == str(path)) or e.first.file.endswith(path.name)
             refused[path.name] = e.first.message
             continue
         good, err = ptxas_ok(tmp_path, r.text, f"t{i}")
@@ -99,9 +99,12 @@ def test_dat3m_corpus_assembles(tmp_path):
             bad.append(f"{path.name}: {err[:300]}")
     assert not bad, "\n".join(bad)
     # Everything refused is for a reason PTX cannot express (module docstring of to_ptx).
-    reasons = ("not expressible", "not a PTX instruction", "GPUs", "alias of")
+    reasons = ("not expressible", "not a PTX instruction", "GPUs", "alias of", "cannot be preserved")
     assert all(any(k in m for k in reasons) for m in refused.values()), refused
-    assert ok >= 90 and ok + len(refused) == len(LITMUS) == 198, (ok, len(refused))
+    # barrier phases a GPU cannot complete (issue 9: the litmus says Ok, the kernel deadlocked)
+    assert {n[:-len(".litmus")] for n, m in refused.items() if "cannot be preserved" in m} == \
+        QUORUM_OVERFLOW | {"quorum1-hang", "quorum2-hang"}
+    assert ok >= 83 and ok + len(refused) == len(LITMUS) == 198, (ok, len(refused))
 
 
 def test_cli_writes_kernel_and_init_image(tmp_path, capsys):
@@ -134,13 +137,12 @@ def test_generated_kernels_parse_with_our_front_end():
         module = front.parse(r.text, path.name)
         assert [f.name for f in module.entries()] == [r.kernel]
         n += 1
-    assert n >= 90
+    assert n >= 83
 
 
-# Dat3M tests whose generated kernel cannot finish on a GPU, for a named reason; every other one must.
 # Three threads at a barrier of quorum 2: Dat3M lets the late arrival pass (explore's
 # barrier_schedules: "an arrival after a counted instance completed passes at once"); on a GPU it
-# opens the barrier's next phase and waits for ever (ISA §9.7.13.1).
+# opens the barrier's next phase and waits for ever (ISA §9.7.13.1): litmus2ptx refuses them.
 QUORUM_OVERFLOW = {"quorum1-pass", "quorum2-pass", "quorum3-fail", "quorum4-fail", "quorum4-pass"}
 # Two CTAs spin on each other's flags: the simulator runs the lowest pc first and does not model
 # independent forward progress between warps, so the spin never yields (its step-limit message says so).
@@ -173,7 +175,7 @@ def test_dat3m_kernels_on_the_simulator_give_allowed_outcomes():
             res = run_kernel(parse_text(r.text, path.name), None, args, r.grid, r.block, 0, max_steps=20000)
         except PtxkitError as e:
             msg = e.first.message
-            if msg.startswith("deadlock") and (allowed.consistent == 0 or path.stem in QUORUM_OVERFLOW):
+            if msg.startswith("deadlock") and allowed.consistent == 0:
                 stuck.add(path.stem)  # every schedule deadlocks (explore finds no execution) / a hang
             elif msg.startswith("step limit") and path.stem in CROSS_WARP_SPIN:
                 stuck.add(path.stem)
@@ -187,5 +189,5 @@ def test_dat3m_kernels_on_the_simulator_give_allowed_outcomes():
         if got not in allowed.outcomes:
             bad.append(f"{path.name}: {dict(zip(allowed.keys, got))} is not among {sorted(allowed.outcomes)}")
     assert not bad, "\n".join(bad)
-    assert QUORUM_OVERFLOW | CROSS_WARP_SPIN <= stuck and len(stuck) == 11, sorted(stuck)
+    assert stuck >= CROSS_WARP_SPIN and len(stuck) == 4 and not stuck & QUORUM_OVERFLOW, sorted(stuck)
     assert ran == 79, ran

@@ -9,8 +9,8 @@ import sys
 
 import numpy as np
 import pytest
+from conftest import LITMUS_CORPUS, ROOT, needs_shared
 
-from conftest import ROOT
 from ptxkit import cli
 from ptxkit.cli import main
 from ptxkit.errors import BoundExceeded, UsageError
@@ -329,3 +329,103 @@ def test_interrupt_is_one_line_per_verb(monkeypatch, capsys, ptx):
     monkeypatch.setattr(cli.VERBS["run"], "run", interrupted)
     assert main(["run", ptx(TRIVIAL)]) == 130
     assert capsys.readouterr().err == "ptxkit run: interrupted\n"
+
+
+# --- litmus2ptx ------------------------------------------------------------------------------------
+
+MP = "PTX t\n{ x=3; }\n P0@cta 0,gpu 0 ;\n st.weak x, 1 ;\nexists (x == 1)\n"
+
+
+def _litmus(tmp_path, text: str = MP, name: str = "t.litmus") -> str:
+    p = tmp_path / name
+    p.write_bytes(text.encode() if isinstance(text, str) else text)
+    return str(p)
+
+
+@pytest.mark.parametrize("text,where,needle", [
+    (b"PTX t\n{ x=0; }\n P0@cta 0,gpu 0 ;\n st.weak x, 1 ; // \xff\nexists (x == 1)\n", ":4:20:",
+     "byte 0xff is not UTF-8"),
+    ("PTX t\n{ x=0; }\n P0@cta 0,gpu 0 ;\n st.weak x, 1 ;\nexists (y == 1)\n", ":5:9:",
+     "the condition names 'y', which is not a location"),
+    ("PTX t\n{ x=0; }\n P0@cta 0,gpu 0 ;\n st.weak x, 99999999999999999999 ;\nexists (x == 1)\n", ":4:2:",
+     "constant 99999999999999999999 is out of range"),
+    ("PTX t\n{ x=99999999999999999999; }\n P0@cta 0,gpu 0 ;\n st.weak x, 1 ;\nexists (x == 1)\n", ":2:3:",
+     "initial value 99999999999999999999 of x is out of range"),
+])
+def test_litmus2ptx_bad_tests_located(tmp_path, capsys, text, where, needle):
+    src = _litmus(tmp_path, text)
+    rc, err = _run(capsys, "litmus2ptx", src, "-o", str(tmp_path / "t.ptx"))
+    assert rc == 2 and f"t.litmus{where} error:" in err and needle in err, err
+    assert not (tmp_path / "t.ptx").exists()
+
+
+@needs_shared
+@pytest.mark.parametrize("name", ["quorum1-pass", "quorum2-pass", "quorum4-pass"])
+def test_litmus2ptx_refuses_barrier_quorums_a_gpu_cannot_complete(tmp_path, capsys, name):
+    # Dat3M says Ok (three threads at a barrier of quorum 2, the third passes); the kernel deadlocked
+    src = LITMUS_CORPUS / "litmus" / "PTX" / "Barrier" / f"{name}.litmus"
+    rc, err = _run(capsys, "litmus2ptx", str(src), "-o", str(tmp_path / "q.ptx"))
+    assert rc == 2 and f"{name}.litmus:" in err and "counts 2 thread(s) per phase but 3 arrive" in err, err
+    assert "cannot be preserved" in err and not (tmp_path / "q.ptx").exists()
+
+
+@pytest.mark.parametrize("name", ["a b; ret; }", "1abc", "", "a-b", "%"])
+def test_litmus2ptx_kernel_name_must_be_a_ptx_identifier(tmp_path, capsys, name):
+    rc, err = _run(capsys, "litmus2ptx", _litmus(tmp_path), "--kernel", name)
+    assert rc == 2 and "ptxkit litmus2ptx: error: --kernel" in err and "not a PTX identifier" in err, err
+    assert capsys.readouterr().out == ""
+
+
+def test_litmus2ptx_kernel_name_accepted(tmp_path, capsys):
+    assert main(["litmus2ptx", _litmus(tmp_path), "--kernel", "$my_k2"]) == 0
+    assert ".visible .entry $my_k2(" in capsys.readouterr().out
+
+
+def test_litmus2ptx_refuses_overwriting_its_input(tmp_path, capsys):
+    src = _litmus(tmp_path)
+    rc, err = _run(capsys, "litmus2ptx", src, "-o", src)
+    assert rc == 2 and "refusing to overwrite" in err, err
+    assert (tmp_path / "t.litmus").read_text() == MP
+    # the initial-memory image of -o t.ptx is t.mem.bin: the input must survive that too
+    mem = _litmus(tmp_path, MP, "t.mem.bin")
+    rc, err = _run(capsys, "litmus2ptx", mem, "-o", str(tmp_path / "t.ptx"))
+    assert rc == 2 and "initial-memory image" in err and "refusing to overwrite" in err, err
+    assert (tmp_path / "t.mem.bin").read_text() == MP and not (tmp_path / "t.ptx").exists()
+
+
+@pytest.mark.parametrize("target", ["missing/x.ptx", "adir"])
+def test_litmus2ptx_bad_output_path_exit_2(tmp_path, capsys, target):
+    (tmp_path / "adir").mkdir()
+    rc, err = _run(capsys, "litmus2ptx", _litmus(tmp_path), "-o", str(tmp_path / target))
+    assert rc == 2 and f"cannot write '{tmp_path / target}'" in err, err
+    assert ":0:0" not in err
+
+
+# --- sanitize / equiv outputs and locations --------------------------------------------------------
+
+def test_sanitize_failed_write_keeps_old_output(tmp_path, ptx, capsys, monkeypatch):
+    out = tmp_path / "o.ptx"
+    out.write_text("previous result")
+
+    def full(*a, **k):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", full)
+    rc, err = _run(capsys, "sanitize", ptx(TRIVIAL), "-o", str(out))
+    assert rc == 2 and f"ptxkit sanitize: error: cannot write '{out}': No space left on device" in err
+    assert out.read_text() == "previous result"
+    assert sorted(os.listdir(tmp_path)) == ["k.ptx", "o.ptx"]  # no temporary file left behind
+
+
+def test_equiv_input_errors_have_no_fake_location(tmp_path, ptx, capsys):
+    a = ptx(TRIVIAL)
+    rc, err = _run(capsys, "equiv", a, str(tmp_path / "missing.ptx"), "--arg", "p=u32[4]:zeros", "--arg", "n=u32:1")
+    assert rc == 2 and ":0:0" not in err and "missing.ptx" in err, err
+    rc, err = _run(capsys, "equiv", a, a, "--kernel", "nope", "--arg", "p=u32[4]:zeros", "--arg", "n=u32:1")
+    assert rc == 2 and ":0:0" not in err and "no .entry named 'nope'" in err, err
+
+
+def test_equiv_endless_loop_is_a_bound_exit_3(ptx, capsys):
+    loop = ptx(LOOP)
+    rc = main(["equiv", loop, loop, "--arg", "p=u32[4]:zeros", "--max-steps", "500", "--no-sanitize"])
+    assert rc == 3, capsys.readouterr().err

@@ -1,4 +1,7 @@
-"""`ptxkit litmus2ptx X.litmus -o X.ptx` (docs/cli.md): a Dat3M litmus test as a real PTX kernel."""
+"""`ptxkit litmus2ptx X.litmus -o X.ptx` (docs/cli.md): a Dat3M litmus test as a real PTX kernel.
+
+Outputs (the kernel, and ``X.mem.bin`` when locations start non-zero) are written atomically and
+never over the input test."""
 
 from __future__ import annotations
 
@@ -8,7 +11,10 @@ import struct
 import sys
 from pathlib import Path
 
-from ptxkit.errors import UsageError
+from ptxkit.errors import Diagnostic, PtxkitError, UsageError
+from ptxkit.io import atomic_write, same_file
+from ptxkit.litmus.parser import parse_litmus
+from ptxkit.litmus.to_ptx import to_ptx
 
 HELP = "turn a Dat3M .litmus test into a PTX kernel that ptxas accepts"
 
@@ -20,25 +26,47 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print the launch layout as JSON")
 
 
-def run(args: argparse.Namespace) -> int:
-    from ptxkit.litmus.parser import parse_litmus
-    from ptxkit.litmus.to_ptx import to_ptx
-
-    path = Path(args.file)
+def read_utf8(path: str) -> str:
+    """The test's text; a byte that is not UTF-8 is a located error (a litmus test is text)."""
     try:
-        text = path.read_text()
+        data = Path(path).read_bytes()
     except OSError as e:
-        raise UsageError(f"cannot read {args.file}: {e.strerror}") from None
-    prog = parse_litmus(text, str(path))
+        raise UsageError(f"cannot read '{path}': {e.strerror or e}") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line_start = data.rfind(b"\n", 0, e.start) + 1
+        line = data.count(b"\n", 0, e.start) + 1
+        end = data.find(b"\n", e.start)
+        src = data[line_start:end if end >= 0 else len(data)].decode("utf-8", "replace")
+        col = len(data[line_start:e.start].decode("utf-8", "replace")) + 1
+        raise PtxkitError(Diagnostic(path, line, col, f"byte 0x{data[e.start]:02x} is not UTF-8 text",
+                                     src)) from None
+
+
+def _refuse_overwriting_input(src: str, out: Path, what: str) -> None:
+    if same_file(src, out):
+        raise UsageError(f"{what} '{out}' is the input test '{src}': refusing to overwrite it")
+
+
+def run(args: argparse.Namespace) -> int:
+    text = read_utf8(args.file)
+    prog = parse_litmus(text, args.file)
     res = to_ptx(prog, args.kernel)
     mem_source = "zeros"
     if args.output:
         out = Path(args.output)
-        out.write_text(res.text)
-        if res.init:  # non-zero initial values: a raw little-endian u32 image of mem for --arg
-            init = out.with_suffix(".mem.bin")
+        _refuse_overwriting_input(args.file, out, "-o")
+        init = out.with_suffix(".mem.bin") if res.init else None
+        if init is not None:  # non-zero initial values: a raw little-endian u32 image of mem for --arg
+            _refuse_overwriting_input(args.file, init, "the initial-memory image")
+            if same_file(out, init):
+                raise UsageError(f"-o '{out}' would be overwritten by the initial-memory image: "
+                                 "give -o a name ending in .ptx")
+        atomic_write(out, res.text)
+        if init is not None:
             values = [res.init.get(n, 0) & 0xFFFFFFFF for n in res.locations]
-            init.write_bytes(struct.pack(f"<{len(values)}I", *values))
+            atomic_write(init, struct.pack(f"<{len(values)}I", *values))
             mem_source = str(init)
     elif not args.json:
         sys.stdout.write(res.text)

@@ -7,7 +7,10 @@ import argparse
 import json
 import sys
 
-from ptxkit.errors import PtxkitError, UsageError
+from ptxkit.errors import UsageError
+from ptxkit.fpsan_ptx import sanitize_text
+from ptxkit.io import atomic_write
+from ptxkit.ptx.parser import decode, encode
 
 HELP = "rewrite a PTX file's floating-point arithmetic into FPSan ring arithmetic (Triton 3.9)"
 
@@ -34,10 +37,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="one JSON object on stdout")
 
 
-def run(args: argparse.Namespace) -> int:
-    from ptxkit.fpsan_ptx import sanitize_text
-    from ptxkit.ptx.parser import decode, encode
+def _write_stdout(text: str) -> None:
+    """The text as the bytes it came from (bytes that were not UTF-8 in the input pass through)."""
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is None:  # a text-only stream (a test's StringIO)
+        sys.stdout.write(text)
+        return
+    sys.stdout.flush()
+    buffer.write(encode(text))
+    buffer.flush()
 
+
+def run(args: argparse.Namespace) -> int:
     try:
         with open(args.input, "rb") as f:
             text = decode(f.read())
@@ -48,11 +59,7 @@ def run(args: argparse.Namespace) -> int:
                            sign_xor_as_neg=args.sign_xor_as_neg, mma=args.mma)
     to_stdout = args.output in (None, "-")
     if not to_stdout:
-        try:
-            with open(args.output, "wb") as f:
-                f.write(encode(result.text))
-        except OSError as e:
-            raise PtxkitError(f"cannot write '{args.output}': {e.strerror or e}", file=args.output) from None
+        atomic_write(args.output, result.text)
     if args.json:
         obj = result.report.to_json()
         obj["output"] = None if to_stdout else args.output
@@ -61,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(obj))
         return 0
     if to_stdout:
-        sys.stdout.write(result.text)
+        _write_stdout(result.text)
     if args.report:
         print(result.report.render(), file=sys.stderr if to_stdout else sys.stdout)
     return 0

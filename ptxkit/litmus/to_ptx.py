@@ -25,13 +25,19 @@ barrier names held in registers, and RMW ops PTX lacks.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
-from ptxkit.errors import Diagnostic, PtxkitError
+from ptxkit.errors import Diagnostic, PtxkitError, UsageError
 from ptxkit.explore.program import ConcurrentProgram, ThreadProgram
 from ptxkit.ir import Addr, Imm, Instruction, Label, Reg, Sym
 
 WARP = 32
+# every location and register of a litmus test is 32 bits wide; a constant must have a 32-bit
+# value, signed or unsigned (ISA §4.5.1: an integer constant is checked against the type it meets)
+I32_MIN, U32_MAX = -(1 << 31), (1 << 32) - 1
+# a PTX identifier (ISA §4.4 "Identifiers")
+PTX_IDENT = re.compile(r"[a-zA-Z][a-zA-Z0-9_$]*|[_$%][a-zA-Z0-9_$]+")
 ATOM_TYPES = {"add": "u32", "exch": "b32", "cas": "b32", "and": "b32", "or": "b32", "xor": "b32",
               "min": "u32", "max": "u32"}
 
@@ -75,6 +81,25 @@ def _fail(prog: ConcurrentProgram, message: str, node=None) -> PtxkitError:
     return PtxkitError(Diagnostic(prog.filename, line, col, f"litmus2ptx: {message}", src))
 
 
+def _locate(prog: ConcurrentProgram, pattern: str, from_line: int = 1) -> tuple[int, int, str] | None:
+    """Line, column and text of the first match of ``pattern`` in the test's source at or after
+    ``from_line`` (for facts the parsed program keeps without a span: initial values, names)."""
+    lines = (prog.source or "").splitlines()
+    for k in range(max(from_line, 1) - 1, len(lines)):
+        m = re.search(pattern, lines[k])
+        if m:
+            return k + 1, m.start() + 1, lines[k]
+    return None
+
+
+def _fail_at(prog: ConcurrentProgram, message: str, pattern: str, from_line: int = 1) -> PtxkitError:
+    where = _locate(prog, pattern, from_line)
+    if where is None:
+        return PtxkitError(f"litmus2ptx: {message}", file=prog.filename, line=1, col=1)
+    line, col, src = where
+    return PtxkitError(Diagnostic(prog.filename, line, col, f"litmus2ptx: {message}", src))
+
+
 def _ident(name: str) -> str:
     return "".join(ch if ch.isalnum() or ch == "_" else "_" for ch in name)
 
@@ -100,6 +125,8 @@ class _Emitter:
 
     def val(self, t: int, op) -> str:
         if isinstance(op, Imm):
+            if not I32_MIN <= op.value <= U32_MAX:
+                raise _Unsupported(f"constant {op.value} is out of range for a 32-bit location or register")
             return str(op.value)
         if isinstance(op, Reg):
             return self.reg(t, op.name)
@@ -207,7 +234,7 @@ class _Emitter:
                 a = f"%P{i}_tmp"
             else:
                 lines = []
-            return lines + [f"{guard}setp.{mods[0]}.s32 %P{i}_{_ident(ops[0].name)}, {a}, {b};"]
+            return [*lines, f"{guard}setp.{mods[0]}.s32 %P{i}_{_ident(ops[0].name)}, {a}, {b};"]
         if op == "bra":
             uni = ".uni" if "uni" in mods and not guard else ""
             return [f"{guard}bra{uni} P{i}_{_ident(ops[0].name)};"]
@@ -230,8 +257,46 @@ def _barrier_users(members: list[ThreadProgram]) -> dict[tuple, int]:
     return users
 
 
+def _check_barrier_phases(prog: ConcurrentProgram, members: list[ThreadProgram], users: dict[tuple, int]) -> None:
+    """Refuse a barrier whose arrivals do not fill whole phases. On a GPU a barrier completes when
+    its count of warps has arrived, and a later arrival opens the next phase and waits for it (ISA
+    §9.7.13.1 ``bar``); Dat3M lets a late arrival pass (explore's barrier_schedules). So three threads
+    at ``bar.cta.sync 1, 1, 2`` give a litmus outcome that the kernel never reaches: it deadlocks.
+    Only straight-line, unguarded barriers are counted (a branch makes the count a run-time fact)."""
+    arrivals: dict[tuple, int] = {}
+    first: dict[tuple, Instruction] = {}
+    quorum: dict[tuple, int] = {}
+    for t in members:
+        body = [s for s in t.body if isinstance(s, Instruction)]
+        if any(s.opcode == "bra" for s in body):
+            return
+        for s in body:
+            key = _barrier_name(s) if s.opcode in ("bar", "barrier") else None
+            if key is None:
+                continue
+            if s.guard is not None:
+                return
+            ops = s.operands
+            q = ops[2].value if len(ops) > 2 and isinstance(ops[2], Imm) else users[key]
+            if quorum.setdefault(key, q) != q:
+                return
+            arrivals[key] = arrivals.get(key, 0) + 1
+            first.setdefault(key, s)
+    for key, n in arrivals.items():
+        q = quorum[key]
+        if q > 0 and n % q:
+            name = ", ".join(map(str, key))
+            raise _fail(prog, f"barrier {name} counts {q} thread(s) per phase but {n} arrive: on a GPU the "
+                              f"last {n % q} open(s) a phase that never completes and the kernel deadlocks "
+                              "(ISA §9.7.13.1), where Dat3M lets them pass; this test cannot be preserved",
+                        first[key])
+
+
 def to_ptx(prog: ConcurrentProgram, kernel: str | None = None) -> PtxLitmus:
     """The PTX kernel for ``prog`` (see the module docstring for the layout and the limits)."""
+    if kernel is not None and not PTX_IDENT.fullmatch(kernel):
+        raise UsageError(f"--kernel '{kernel}' is not a PTX identifier "
+                         "([a-zA-Z][a-zA-Z0-9_$]* or [_$%][a-zA-Z0-9_$]+, ISA §4.4)")
     em = _Emitter(prog)
     gpus = {t.gpu for t in prog.threads}
     if len(gpus) > 1:
@@ -247,8 +312,18 @@ def to_ptx(prog: ConcurrentProgram, kernel: str | None = None) -> PtxLitmus:
                 em.regs64.setdefault(t.index, set()).add(r)
 
     bodies: dict[int, list[str]] = {}
-    for (g, c), members in em.ctas.items():
+    for n, loc in prog.locations.items():
+        if not I32_MIN <= loc.initial <= U32_MAX:
+            raise _fail_at(prog, f"initial value {loc.initial} of {n} is out of range for a 32-bit location",
+                           rf"\b{re.escape(n)}\s*=\s*-?{abs(loc.initial)}")
+    for t in prog.threads:
+        for r, v in t.init_regs.items():
+            if isinstance(v, int) and not I32_MIN <= v <= U32_MAX:
+                raise _fail_at(prog, f"initial value {v} of P{t.index}:{r} is out of range for a 32-bit "
+                                     "register", rf"\bP{t.index}\s*:\s*{re.escape(r)}\s*=")
+    for (_g, _c), members in em.ctas.items():
         users = _barrier_users(members)
+        _check_barrier_phases(prog, members, users)
         for t in members:
             lines: list[str] = []
             for r, v in sorted(t.init_regs.items()):
@@ -336,7 +411,15 @@ def _condition_text(prog: ConcurrentProgram, loc_index: dict[str, int],
             k = slot_of.get((x[1], x[2]))
             return f"out[{k}]" if k is not None else "0"  # a register never written stays 0
         if x[0] == "loc":
+            if x[1] not in loc_index:
+                line = c.span.line if c.span is not None else 1
+                raise _fail_at(prog, f"the condition names {x[1]!r}, which is not a location of the test "
+                                     f"(locations: {', '.join(loc_index) or 'none'})",
+                               rf"(?<![\w:]){re.escape(x[1])}\b", line)
             return f"mem[{loc_index[x[1]]}]"
+        if x[0] == "int" and not I32_MIN <= x[1] <= U32_MAX:
+            raise _fail_at(prog, f"constant {x[1]} in the condition is out of range for a 32-bit value",
+                           re.escape(str(abs(x[1]))), c.span.line if c.span is not None else 1)
         return f"{x[1]}[{x[2]}]"
 
     def f(node) -> str:
