@@ -19,12 +19,12 @@ GAPS: dict[str, str] = {}
 
 
 def _run(kernel: str, build: str, **opts):
-    from ptxkit.corpus.triton_pairs import load_pair, run_pair
+    from ptxkit.corpus.triton import load_case, run_case
 
-    pair = load_pair(TF / kernel, build)
+    pair = load_case(TF / kernel, build)
     text = (TF / kernel / f"{build}.ptx").read_text()
     res = sanitize_text(text, f"{kernel}/{build}.ptx", **opts)
-    out, _ = run_pair(pair, res.text, f"{kernel}/{build}.ptx")
+    out, _ = run_case(pair, res.text, f"{kernel}/{build}.ptx")
     return pair, res, out
 
 
@@ -82,13 +82,13 @@ def test_unrecognised_libdevice_body_is_reported_as_a_range():
 @needs_shared
 def test_libdevice_exit_name_selects_the_ring_function(tmp_path):
     """The same body marked as __nv_cosf's gives the ring cos of the input (Triton maps math.cos to it)."""
+    from ptxkit.corpus.triton import load_case, run_case
     from ptxkit.fpsan import ring as R
-    from ptxkit.corpus.triton_pairs import load_pair, run_pair
 
     text = (TF / "sin" / "plain.ptx").read_text().replace("%__nv_sinf.exit", "%__nv_cosf.exit")
     res = sanitize_text(text, "cos.ptx")
     assert res.report.errors == [] and "ring cos" in res.text
-    pair = load_pair(TF / "sin", "plain")
-    out, _ = run_pair(pair, res.text, "cos.ptx")
+    pair = load_case(TF / "sin", "plain")
+    out, _ = run_case(pair, res.text, "cos.ptx")
     x = np.fromfile(TF / "sin" / "vectors" / "x.bin", dtype=np.uint32)
     assert np.array_equal(out.astype(np.uint64), R.float_unop("cos", x, "f32"))

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from conftest import PTX_CORPUS, needs_shared
 
 
@@ -41,15 +40,15 @@ def _gpu_ok():
 @pytest.mark.parametrize("kern", ["add", "rowsum", "dot16", "sum_loop"])
 def test_gpu_reproduces_expected(kern):
     from ptxkit import gpu
+    from ptxkit.corpus.triton import load_case
     from ptxkit.exec_sim import load_module, parse_arg_specs
-    from ptxkit.corpus.triton_vectors import case
 
-    c = case(PTX_CORPUS / "triton_fpsan", kern, "fpsan.ptx")
+    c = load_case(PTX_CORPUS / "triton_fpsan" / kern, "fpsan.ptx")
     m = load_module(c.path)
-    args = parse_arg_specs(c.specs, m.entries()[0], 0)
+    args = parse_arg_specs(list(c.specs), m.entries()[0], 0)
     r = gpu.run_kernel(m, m.entries()[0].name, args, c.grid, c.block, c.shared)
     got = r.buffers[c.output]
-    assert np.array_equal(got, np.fromfile(c.expected, got.dtype))
+    assert np.array_equal(got, c.expected.view(got.dtype))
 
 
 @needs_shared

@@ -8,21 +8,18 @@ import json
 
 import numpy as np
 import pytest
-
 from conftest import PTX_CORPUS, needs_shared
+
+from ptxkit.corpus.triton import load_case, run_case
 
 TRITON = PTX_CORPUS / "triton_fpsan"
 KERNELS = sorted(p.name for p in TRITON.iterdir() if (p / "vectors").is_dir()) if TRITON.is_dir() else []
 
 
 def run_build(kern: str, build_file: str):
-    from ptxkit.exec_sim import load_module, parse_arg_specs, run_kernel
-    from ptxkit.corpus.triton_vectors import case
-
-    c = case(TRITON, kern, build_file)
-    m = load_module(c.path)
-    args = parse_arg_specs(c.specs, m.entries()[0], 0)
-    return run_kernel(m, None, args, c.grid, c.block, c.shared), (c.output, c.expected, c.output_type)
+    c = load_case(TRITON / kern, build_file)
+    _, res = run_case(c)
+    return res, c
 
 
 @needs_shared
@@ -33,12 +30,26 @@ def test_all_kernels_collected():
 
 
 @needs_shared
+def test_one_reader_sizes_scratch_from_the_build_metadata():
+    """Scratch parameters get Triton's reported size per CTA x CTAs (dot16's FPSan dot keeps its
+    emulation scratch in profile_scratch, 2048 bytes per CTA, grid 1); a size of 0 passes NULL. The same
+    reader serves a build named by file or by signature.json key."""
+    fp = load_case(TRITON / "dot16", "fpsan.ptx")
+    assert fp == load_case(TRITON / "dot16", "fpsan") and fp.build == "fpsan"
+    assert fp.specs[3:] == ("3=null", "4=u8[2048]:zeros")
+    assert load_case(TRITON / "dot16", "plain").specs[3:] == ("3=null", "4=null")
+    add = load_case(TRITON / "add", "fpsan")  # 6 parameters: x, y, o, n, global_scratch, profile_scratch
+    assert add.specs[2:] == ("2=u32[256]:zeros", "3=u32:256", "4=null", "5=null") and add.output == "2"
+    assert add.expected.dtype == np.uint32 and add.expected.size == 256
+
+
+@needs_shared
 @pytest.mark.parametrize("build_file", ["fpsan.ptx", "fpsan_sm80.ptx"])
 @pytest.mark.parametrize("kern", KERNELS)
 def test_fpsan_bit_exact(kern, build_file):
-    r, (name, expected, et) = run_build(kern, build_file)
-    got = r.buffers[name]
-    want = np.fromfile(expected, got.dtype)
+    r, c = run_build(kern, build_file)
+    got = r.buffers[c.output]
+    want = np.fromfile(c.expected_path, got.dtype)
     bad = np.flatnonzero(got != want)
     assert bad.size == 0, f"{bad.size}/{want.size} differ, first at {bad[0]}: {got[bad[0]]:#x} != {want[bad[0]]:#x}"
     assert r.instructions > 0 and r.lane_instructions >= r.instructions
@@ -99,9 +110,9 @@ def _reference_(kern, x):
 @needs_shared
 @pytest.mark.parametrize("kern", KERNELS)
 def test_plain_matches_numpy(kern):
-    r, (name, expected, et) = run_build(kern, "plain.ptx")
-    out_t = np.float16 if et == "u16" else np.float32
-    got = r.buffers[name].view(out_t).astype(np.float64)
+    r, c = run_build(kern, "plain.ptx")
+    out_t = np.float16 if c.output_type == "u16" else np.float32
+    got = r.buffers[c.output].view(out_t).astype(np.float64)
     want = _reference(kern, _inputs(kern)).reshape(-1)
     tol = 1e-2 if kern in ("cast_f16", "dot16") else 2e-5
     np.testing.assert_allclose(got, want, rtol=tol, atol=tol * 1e-3, equal_nan=True)

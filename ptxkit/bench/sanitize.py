@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ptxkit.bench.common import Row, timed
 from ptxkit.bench.common import shared_corpora as _corpora
-from ptxkit.corpus.triton_pairs import load_pair, run_pair
+from ptxkit.corpus.triton import load_case, run_case
 from ptxkit.errors import PtxkitError
 from ptxkit.fpsan_ptx import sanitize_text
 
@@ -75,12 +75,12 @@ def bench_pairs() -> list[Row]:
         return rows
     for d in sorted(TF.iterdir()):
         try:
-            plain = load_pair(d, "plain")
+            plain = load_case(d, "plain")
             ours = sanitize_text((d / "plain.ptx").read_text(), f"{d.name}/plain.ptx",
                                  sign_xor_as_neg=d.name == "neg")
-            out, r1 = run_pair(plain, ours.text, d.name)
-            fp = load_pair(d, "fpsan")
-            _, r2 = run_pair(fp, (d / "fpsan.ptx").read_text(), f"{d.name}/fpsan.ptx")
+            out, r1 = run_case(plain, ours.text, d.name)
+            fp = load_case(d, "fpsan")
+            _, r2 = run_case(fp, (d / "fpsan.ptx").read_text(), f"{d.name}/fpsan.ptx")
         except PtxkitError as e:  # a kernel the simulator cannot run yet is a note, not a crash
             rows.append(dict(figure=f"dyn. instructions ours/Triton ({d.name})", value=None, goal="<= 1.0",
                              note=f"not run: {e}"))

@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 from ptxkit.bench.common import Row, shared_corpora
-from ptxkit.corpus.triton_vectors import case
+from ptxkit.corpus.triton import load_case
 from ptxkit.exec_sim import load_module, parse_arg_specs, run_kernel
 
 NAME = "sim"
@@ -23,15 +23,15 @@ def _shared_root() -> Path | None:
 
 
 def measure(root: Path, kern: str, build: str, repeats: int) -> tuple[list[float], int]:
-    c = case(root, kern, build)
+    c = load_case(root / kern, build)
     m = load_module(c.path)
     fn = m.entries()[0]
-    args = parse_arg_specs(c.specs, fn, 0)
+    args = parse_arg_specs(list(c.specs), fn, 0)
     run_kernel(m, None, args, c.grid, c.block, c.shared)  # warm: decode once, numpy caches
     rates: list[float] = []
     lanes = 0
     for _ in range(repeats):
-        args = parse_arg_specs(c.specs, fn, 0)
+        args = parse_arg_specs(list(c.specs), fn, 0)
         t = time.perf_counter()
         r = run_kernel(m, None, args, c.grid, c.block, c.shared)
         dt = time.perf_counter() - t

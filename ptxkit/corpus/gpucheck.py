@@ -21,51 +21,49 @@ from pathlib import Path
 
 import numpy as np
 
+from ptxkit import gpu
+from ptxkit.corpus.triton import TritonCase, kernels, load_case
+from ptxkit.exec_sim import load_module, parse_arg_specs, run_kernel
 
-def _run_case(c, device: str, repeats: int):
-    from ptxkit.exec_sim import load_module, parse_arg_specs, run_kernel
 
+def _run_case(c: TritonCase, device: str, repeats: int) -> tuple[np.ndarray, float, str | None]:
     m = load_module(c.path)
-    args = parse_arg_specs(c.specs, m.entries()[0], 0)
+    args = parse_arg_specs(list(c.specs), m.entries()[0], 0)
     if device == "gpu":
-        from ptxkit import gpu
-
-        r = gpu.run_kernel(m, m.entries()[0].name, args, c.grid, c.block, c.shared, repeats=repeats)
-        return r.buffers[c.output], r.seconds, r.ptx_version
+        g = gpu.run_kernel(m, m.entries()[0].name, args, c.grid, c.block, c.shared, repeats=repeats)
+        return g.buffers[c.output], g.seconds, g.ptx_version
     t = time.perf_counter()
     r = run_kernel(m, None, args, c.grid, c.block, c.shared)
     return r.buffers[c.output], time.perf_counter() - t, None
 
 
 def check(shared: Path, repeats: int = 20) -> list[dict]:
-    from ptxkit.corpus.triton_vectors import case, kernels
-
     root = shared / "corpora" / "ptx" / "triton_fpsan"
     rows = []
     for kern in kernels(root):
         for build in ("fpsan.ptx", "fpsan_sm80.ptx", "plain.ptx"):
             row: dict = {"kernel": kern, "build": build}
             try:
-                c = case(root, kern, build)
+                c = load_case(root / kern, build)
                 cpu, t_cpu, _ = _run_case(c, "cpu", 0)
-                gpu, t_gpu, ver = _run_case(c, "gpu", repeats)
-                want = np.fromfile(c.expected, cpu.dtype)
+                gpu_out, t_gpu, ver = _run_case(c, "gpu", repeats)
+                want = c.expected.view(cpu.dtype)
                 row.update(cpu_seconds=t_cpu, gpu_seconds=t_gpu, ptx_version=ver,
                            elements=int(cpu.size))
                 if build == "plain.ptx":
                     ft = np.float16 if c.output_type == "u16" else np.float32
-                    a, b = cpu.view(ft).astype(np.float64), gpu.view(ft).astype(np.float64)
+                    a, b = cpu.view(ft).astype(np.float64), gpu_out.view(ft).astype(np.float64)
                     with np.errstate(all="ignore"):
                         rel = np.abs(a - b) / np.maximum(np.abs(b), 1e-30)
                     rel = np.where(np.isnan(a) & np.isnan(b), 0, rel)
-                    row.update(bit_identical_cpu_gpu=bool(np.array_equal(cpu, gpu)),
+                    row.update(bit_identical_cpu_gpu=bool(np.array_equal(cpu, gpu_out)),
                                max_rel_diff=float(np.nanmax(rel)) if rel.size else 0.0,
-                               differing=int(np.sum(cpu != gpu)))
+                               differing=int(np.sum(cpu != gpu_out)))
                 else:
-                    row.update(bit_identical_cpu_gpu=bool(np.array_equal(cpu, gpu)),
+                    row.update(bit_identical_cpu_gpu=bool(np.array_equal(cpu, gpu_out)),
                                cpu_matches_expected=bool(np.array_equal(cpu, want)),
-                               gpu_matches_expected=bool(np.array_equal(gpu, want)),
-                               differing=int(np.sum(cpu != gpu)))
+                               gpu_matches_expected=bool(np.array_equal(gpu_out, want)),
+                               differing=int(np.sum(cpu != gpu_out)))
             except Exception as e:  # keep going: the report must cover every kernel
                 row.update(error=f"{type(e).__name__}: {e}", trace=traceback.format_exc(limit=3))
             rows.append(row)
@@ -90,16 +88,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--json", metavar="FILE", help="also write the rows as JSON")
     p.add_argument("--repeats", type=int, default=20, help="timed GPU launches per kernel")
     a = p.parse_args(argv)
-    from ptxkit import gpu
-
     if not gpu.available():
         print("gpucheck: no usable GPU (CuPy missing or no CUDA device)", file=sys.stderr)
         return 2
     rows = check(Path(a.shared), a.repeats)
     summary = {
         "fpsan_builds": sum(1 for r in rows if r["build"] != "plain.ptx"),
-        "fpsan_cpu_gpu_identical": sum(1 for r in rows if r["build"] != "plain.ptx" and r.get("bit_identical_cpu_gpu")),
-        "fpsan_gpu_matches_expected": sum(1 for r in rows if r["build"] != "plain.ptx" and r.get("gpu_matches_expected")),
+        "fpsan_cpu_gpu_identical": sum(1 for r in rows
+                                       if r["build"] != "plain.ptx" and r.get("bit_identical_cpu_gpu")),
+        "fpsan_gpu_matches_expected": sum(1 for r in rows
+                                          if r["build"] != "plain.ptx" and r.get("gpu_matches_expected")),
         "errors": sum(1 for r in rows if "error" in r),
     }
     print(json.dumps(summary))
