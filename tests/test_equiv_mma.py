@@ -74,7 +74,7 @@ class Lanes:
                 res = (a[0].astype(np.uint32).view(np.int32).astype(np.int64) >> a[1].astype(np.int64)).astype(np.uint64)
             elif op == "add.u32":
                 res = a[0] + a[1]
-            elif op == "mul.lo.u32":
+            elif op in ("mul.lo.u32", "mul.lo.s32"):  # the same low 32 bits
                 res = a[0] * a[1]
             elif op == "mad.lo.u32":
                 res = a[0] * a[1] + a[2]
@@ -97,7 +97,7 @@ class Lanes:
                 res = np.rint(f).astype(np.int64).astype(np.uint64)
             elif op == "add.u32":
                 res = a[0] + a[1]
-            elif op == "setp.ne.u32":
+            elif op in ("setp.ne.u32", "setp.ne.b32"):
                 res = (a[0] != a[1]).astype(np.uint64)
             elif op == "selp.b32":
                 res = np.where(a[2] != 0, a[0], a[1])

@@ -26,23 +26,26 @@ A rewrite function returns True when it replaced the instruction by the emitted 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
 
 from ptxkit import ir
+from ptxkit.fpsan import phi
 from ptxkit.fpsan import ring as R
+from ptxkit.fpsan.phi import BITS_KIND, hexc
+
+__all__ = ["BITS_KIND", "FLOAT_REG_TYPES", "KIND_BITS", "LANE_TYPE", "NATIVE_COPY", "RewriteContext", "Shadow",
+           "Unembed", "guard_text", "hexc", "operand_text"]
 
 KIND_BITS = {"pred": 1, "b16": 16, "b32": 32, "b64": 64}
-BITS_KIND = {16: "b16", 32: "b32", 64: "b64"}
 LANE_TYPE = {"f16x2": "f16", "bf16x2": "bf16", "f32x2": "f32"}
 FLOAT_REG_TYPES = {"f16", "f16x2", "bf16", "bf16x2", "f32", "f64", "f32x2"}
 
 
-def hexc(v: int, w: int) -> str:
-    """An integer immediate of width w as PTX hex (``0x…`` is accepted for any .bN/.sN/.uN)."""
-    return f"0x{v & ((1 << w) - 1):X}"
-
-
-def operand_text(op) -> str:
+def operand_text(op: object) -> str:
     """Print an operand in PTX syntax (ISA §6.4)."""
     if isinstance(op, str):
         return op
@@ -102,7 +105,7 @@ class RewriteContext:
     """Per-function rewrite state (see the module docstring for the public methods)."""
 
     def __init__(self, *, prefix: str, label_prefix: str, reg_types: dict[str, str],
-                 homomorphic_casts: bool, report_fn, counter: dict[str, int]):
+                 homomorphic_casts: bool, report_fn: Callable[..., None], counter: dict[str, int]):
         self.prefix = prefix
         self.label_prefix = label_prefix
         self.reg_types = reg_types
@@ -120,7 +123,7 @@ class RewriteContext:
         self.last_write: dict[str, int] = {}
         # values derived only from payload registers (e.g. the mma expansion's gathered fragments),
         # keyed by those payload names: valid exactly as long as the payload cache, cleared with it
-        self.memo: dict = {}
+        self.memo: dict[Any, Any] = {}
         self.mma_mode = "shuffle"  # the mma expansion for this function (ptxkit.fpsan.mma.auto_mode)
         self.labels = 0
 
@@ -170,7 +173,7 @@ class RewriteContext:
         return self.splits[key][lane]
 
     # ---------------------------------------------------------------- φ
-    def embed(self, operand, ftype: str, lane: int = 0, packed: str | None = None) -> str:
+    def embed(self, operand: object, ftype: str, lane: int = 0, packed: str | None = None) -> str:
         r = R.ring(ftype)
         if isinstance(operand, ir.FloatImm):
             return hexc(R.embed_int(_convert_float_bits(operand.bits, operand.width, ftype), ftype), r.w)
@@ -195,72 +198,18 @@ class RewriteContext:
 
     def embed_value(self, u: str, ftype: str) -> str:
         """Emit φ(u) for an integer register u of the type's width; returns the payload register."""
-        r = R.ring(ftype)
-        w, k = r.w, BITS_KIND[r.w]
-        y, z, m, q, out = (self.fresh(k) for _ in range(5))
-        p = self.fresh("pred")
-        self.emit(f"mul.lo.s{w} {y}, {u}, {hexc(r.mulA, w)}")
-        if w == 16:
-            t = self.fresh(k)
-            self.emit(f"shr.u16 {t}, {y}, {r.shift}")
-            self.emit(f"and.b16 {t}, {t}, {hexc(r.mag >> r.shift, 16)}")
-            self.emit(f"xor.b16 {z}, {t}, {y}")
-        else:
-            t = self.fresh(k)
-            # bits shift..w-2 of y: the sign bit of y must not leak into the xorshift
-            self.emit(f"bfe.u{w} {t}, {y}, {r.shift}, {w - 1 - r.shift}")
-            self.emit(f"xor.b{w} {z}, {t}, {y}")
-        self.emit(f"setp.lt.s{w} {p}, {u}, 0")
-        self.emit(f"selp.b{w} {m}, {hexc(r.mulBNeg, w)}, {hexc(r.mulBPos, w)}, {p}")
-        self.emit(f"mul.lo.s{w} {q}, {z}, {m}")
-        self._with_sign(out, q, u, r)
-        return out
-
-    def _with_sign(self, out: str, mag_src: str, sign_src: str, r: R.FloatRing, guard: str = "") -> None:
-        """out = (mag_src & magMask) | (sign_src & signMask)."""
-        w = r.w
-        if w == 16:
-            a, b = self.fresh("b16"), self.fresh("b16")
-            self.emit(f"and.b16 {a}, {mag_src}, {hexc(r.mag, 16)}")
-            self.emit(f"and.b16 {b}, {sign_src}, {hexc(r.sign, 16)}")
-            self.emit(f"{guard}or.b16 {out}, {a}, {b}")
-        else:
-            # bfi inserts the low w-1 bits of mag_src into sign_src: one instruction (ISA §9.7.1.x bfi)
-            self.emit(f"{guard}bfi.b{w} {out}, {mag_src}, {sign_src}, 0, {w - 1}")
+        return phi.embed(self, u, R.ring(ftype))
 
     def unembed_lines(self, v: str, ftype: str, dest: str, guard: ir.Guard | None = None) -> list[str]:
         """The φ⁻¹ sequence writing ``dest`` (returned, not emitted)."""
         saved, self.lines = self.lines, []
         try:
-            r = R.ring(ftype)
-            w, k = r.w, BITS_KIND[r.w]
-            p = self.fresh("pred")
-            m, z, x = self.fresh(k), self.fresh(k), self.fresh(k)
-            self.emit(f"setp.lt.s{w} {p}, {v}, 0")
-            self.emit(f"selp.b{w} {m}, {hexc(r.invBNeg, w)}, {hexc(r.invBPos, w)}, {p}")
-            self.emit(f"mul.lo.s{w} {z}, {v}, {m}")
-            for s in r.unshifts:
-                t, z2 = self.fresh(k), self.fresh(k)
-                if w == 16:
-                    self.emit(f"shr.u16 {t}, {z}, {s}")
-                    self.emit(f"and.b16 {t}, {t}, {hexc(r.mag >> s, 16)}")
-                else:
-                    self.emit(f"bfe.u{w} {t}, {z}, {s}, {w - 1 - s}")
-                self.emit(f"xor.b{w} {z2}, {t}, {z}")
-                z = z2
-            self.emit(f"mul.lo.s{w} {x}, {z}, {hexc(r.invA, w)}")
-            g = guard_text(guard)
-            if self.reg_types.get(dest) in FLOAT_REG_TYPES:
-                tmp = self.fresh(k)
-                self._with_sign(tmp, x, v, r)
-                self.emit(f"{g}mov.b{w} {dest}, {tmp}")
-            else:
-                self._with_sign(dest, x, v, r, g)
+            phi.unembed(self, v, R.ring(ftype), dest, self.reg_types.get(dest) in FLOAT_REG_TYPES, guard_text(guard))
             return [ln for ln in self.lines if isinstance(ln, str)]
         finally:
             self.lines = saved
 
-    def unembed(self, payload: str, ftype: str, dest, guard: ir.Guard | None = None) -> None:
+    def unembed(self, payload: str, ftype: str, dest: object, guard: ir.Guard | None = None) -> None:
         dest = dest.name if isinstance(dest, ir.Reg) else str(dest)
         self.lines.extend(self.unembed_lines(payload, ftype, dest, guard))
 
@@ -269,7 +218,7 @@ class RewriteContext:
         self.lines.extend(self.unembed_lines(payload, ftype, tmp))
         return tmp
 
-    def define(self, dest: ir.Operand, payload: str, ftype: str, guard: ir.Guard | None) -> None:
+    def define(self, dest: object, payload: str, ftype: str, guard: ir.Guard | None) -> None:
         """The rewritten instruction's result: φ⁻¹ into ``dest`` (droppable when every read of dest
         is served by the shadow), and the shadow registered for later float reads."""
         name = dest.name if isinstance(dest, (ir.Reg, ir.Sym)) else str(dest)
@@ -289,10 +238,10 @@ class RewriteContext:
         self.last_write.pop(reg, None)
         for key in [k for k in self.cache if k[0] == reg]:
             del self.cache[key]
-        for key in [k for k in self.splits if k[0] == reg]:
-            del self.splits[key]
+        for skey in [k for k in self.splits if k[0] == reg]:
+            del self.splits[skey]
 
-    def shadow(self, operand, ftype: str) -> Shadow | None:
+    def shadow(self, operand: object, ftype: str) -> Shadow | None:
         """The cached shadow of a register operand (None for immediates or a miss)."""
         name = operand.name if isinstance(operand, (ir.Reg, ir.Sym)) else None
         return self.cache.get((name, ftype, 0)) if name else None
@@ -313,8 +262,6 @@ class RewriteContext:
 
 def _convert_float_bits(bits: int, width: int, ftype: str) -> int:
     """An immediate's bits converted to ``ftype`` (``0f`` in an f64 op widens, ``0d`` in f32 rounds)."""
-    import numpy as np
-
     if width == 32:
         val = np.array([bits], dtype=np.uint32).view(np.float32)[0]
     else:
@@ -326,9 +273,7 @@ def _int_as_float_bits(v: int, ftype: str) -> int:
     return _float_to_bits(float(v), ftype)
 
 
-def _float_to_bits(val, ftype: str) -> int:
-    import numpy as np
-
+def _float_to_bits(val: Any, ftype: str) -> int:
     with np.errstate(over="ignore"):
         if ftype == "f32":
             return int(np.array([val], dtype=np.float32).view(np.uint32)[0])

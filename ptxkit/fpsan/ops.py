@@ -12,7 +12,7 @@ irrelevant in the ring. Design decisions for PTX-only modifiers (fpsan.md §3):
   ops ``abs`` and sign-bit xor (left native by Triton) give around a ring min/max;
 * ``tanh.approx`` (f32/f16/bf16, packed too) has no Triton tag: it is the "other pure math call"
   ``E(x) XOR FNV-1a-64("__nv_tanhf")`` (low w bits), what Triton 3.9 gives for libdevice ``tanh``;
-* same-type ``cvt`` with integer rounding: ``.rmi`` = floor and ``.rpi`` = ceil (tagged Floor/Ceil);
+* same-type ``cvt`` with integer rounding (rewritten in ``ptxkit.fpsan.casts`` with these emitters): ``.rmi`` = floor and ``.rpi`` = ceil (tagged Floor/Ceil);
   ``.rni`` = rint and ``.rzi`` = trunc have no tag, so they are libdevice calls hashed the same way
   with ``__nv_rintf``/``__nv_truncf`` (``__nv_rint``/``__nv_trunc`` for f64; 16-bit lanes use the
   float symbols truncated to 16 bits) — deterministic, and equal to Triton's FPSan of
@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from ptxkit import ir
 from ptxkit.fpsan import ring as R
 from ptxkit.fpsan.ctx import BITS_KIND, LANE_TYPE, RewriteContext, guard_text, hexc
-from ptxkit.ptx.types import is_float, is_type
+from ptxkit.fpsan.irview import name_of
 
 SCALAR_FLOATS = ("f16", "bf16", "f32", "f64")
 ALL_FLOATS = SCALAR_FLOATS + tuple(LANE_TYPE)
@@ -51,7 +51,7 @@ def _is_imm(p: str) -> bool:
     return p.startswith("0x") or p.lstrip("-").isdigit()
 
 
-def _reg(ctx: RewriteContext, p: str, w: int) -> str:
+def as_reg(ctx: RewriteContext, p: str, w: int) -> str:
     """A payload as a register (immediates are moved: typed ops want a register as first source)."""
     if not _is_imm(p):
         return p
@@ -65,7 +65,7 @@ def _reg(ctx: RewriteContext, p: str, w: int) -> str:
 
 def _binary(op: str):
     def compute(ctx, ps, w, instr):
-        a, b = _reg(ctx, ps[0], w), ps[1]
+        a, b = as_reg(ctx, ps[0], w), ps[1]
         o = ctx.fresh(BITS_KIND[w])
         ctx.emit(f"{op.format(w=w)} {o}, {a}, {b}")
         return o
@@ -73,7 +73,7 @@ def _binary(op: str):
 
 
 def _fma(ctx, ps, w, instr):
-    a = _reg(ctx, ps[0], w)
+    a = as_reg(ctx, ps[0], w)
     o = ctx.fresh(BITS_KIND[w])
     ctx.emit(f"mad.lo.s{w} {o}, {a}, {ps[1]}, {ps[2]}")
     return o
@@ -81,7 +81,7 @@ def _fma(ctx, ps, w, instr):
 
 def _neg(ctx, ps, w, instr):
     o = ctx.fresh(BITS_KIND[w])
-    ctx.emit(f"neg.s{w} {o}, {_reg(ctx, ps[0], w)}")
+    ctx.emit(f"neg.s{w} {o}, {as_reg(ctx, ps[0], w)}")
     return o
 
 
@@ -89,7 +89,7 @@ def emit_inverse(ctx: RewriteContext, u: str, w: int) -> str:
     """inv(u): Newton on a = u|1 in the form x ← x + x·e, e ← e² (x₀ = a is 3 bits exact, so 3/4/5
     steps give 24/48/96 ≥ w bits), then bit 0 replaced by u's (fpsan.md §2, div/rcp)."""
     k = BITS_KIND[w]
-    u = _reg(ctx, u, w)
+    u = as_reg(ctx, u, w)
     a, t, e, x = ctx.fresh(k), ctx.fresh(k), ctx.fresh(k), ctx.fresh(k)
     ctx.emit(f"or.b{w} {a}, {u}, 1")
     ctx.emit(f"mul.lo.s{w} {t}, {a}, {a}")
@@ -125,8 +125,8 @@ def _div(ctx, ps, w, instr):
 def _rem(ctx, ps, w, instr):
     k = BITS_KIND[w]
     b, o = ctx.fresh(k), ctx.fresh(k)
-    ctx.emit(f"or.b{w} {b}, {_reg(ctx, ps[1], w)}, 1")
-    ctx.emit(f"rem.s{w} {o}, {_reg(ctx, ps[0], w)}, {b}")
+    ctx.emit(f"or.b{w} {b}, {as_reg(ctx, ps[1], w)}, 1")
+    ctx.emit(f"rem.s{w} {o}, {as_reg(ctx, ps[0], w)}, {b}")
     return o
 
 
@@ -138,7 +138,7 @@ def emit_exp2(ctx: RewriteContext, x: str, w: int) -> str:
     m = (1 << w) - 1
     k3 = (R.inverse_mod(3, w) << (3 * k_ - 1)) & m
     kind = BITS_KIND[w]
-    x = _reg(ctx, x, w)
+    x = as_reg(ctx, x, w)
     t1, p2, t2, p3, r1, r2, o = (ctx.fresh(kind) for _ in range(7))
     ctx.emit(f"add.s{w} {t1}, {x}, -1")
     ctx.emit(f"mul.lo.s{w} {p2}, {x}, {t1}")
@@ -165,8 +165,9 @@ def emit_sincos(ctx: RewriteContext, x: str, w: int, want: str) -> str:
     c = (a, b)
     for _ in range(w):
         pw.append(c)
-        c = tuple(int(v) for v in R.cmul(c, c, w))
-    x = _reg(ctx, x, w)
+        sq_re, sq_im = R.cmul(c, c, w)
+        c = (int(sq_re), int(sq_im))
+    x = as_reg(ctx, x, w)
     re, im, t, p = ctx.fresh(kind), ctx.fresh(kind), ctx.fresh(kind), ctx.fresh("pred")
     ctx.emit(f"and.b{w} {t}, {x}, 1")
     ctx.emit(f"setp.ne.b{w} {p}, {t}, 0")
@@ -198,7 +199,7 @@ def emit_tagged(ctx: RewriteContext, x: str, op: str, w: int) -> str:
     kind = BITS_KIND[w]
     kk = hexc(R.TAG_K, w)
     t1, t2, o = ctx.fresh(kind), ctx.fresh(kind), ctx.fresh(kind)
-    ctx.emit(f"mul.lo.s{w} {t1}, {_reg(ctx, x, w)}, {kk}")
+    ctx.emit(f"mul.lo.s{w} {t1}, {as_reg(ctx, x, w)}, {kk}")
     ctx.emit(f"xor.b{w} {t2}, {t1}, {hexc(R.tag(op, w), w)}")
     ctx.emit(f"mul.lo.s{w} {o}, {t2}, {kk}")
     return o
@@ -215,13 +216,13 @@ def emit_libcall(ctx: RewriteContext, x: str, op: str, ftype: str) -> str:
     w = R.ring(ftype).w
     o = ctx.fresh(BITS_KIND[w])
     h = R.fnv1a64(R.libcall_symbol(op, ftype))
-    ctx.emit(f"xor.b{w} {o}, {_reg(ctx, x, w)}, {hexc(h, w)}")
+    ctx.emit(f"xor.b{w} {o}, {as_reg(ctx, x, w)}, {hexc(h, w)}")
     return o
 
 
 def _libcall(op: str):
     def compute(ctx, ps, w, instr):
-        ft = float_type_of(instr)
+        ft = float_type_of(instr) or ""
         return emit_libcall(ctx, ps[0], op, LANE_TYPE.get(ft, ft))
     return compute
 
@@ -235,7 +236,7 @@ def _minmax(op: str):
             return plain(ctx, ps, w, instr)
         k = BITS_KIND[w]
         mag, sign = hexc((1 << (w - 1)) - 1, w), hexc(1 << (w - 1), w)
-        a, b = _reg(ctx, ps[0], w), _reg(ctx, ps[1], w)
+        a, b = as_reg(ctx, ps[0], w), as_reg(ctx, ps[1], w)
         absd = []
         for x in (a, b):
             t, u = ctx.fresh(k), ctx.fresh(k)
@@ -260,7 +261,7 @@ def _sqrt(ctx, ps, w, instr):
 
 # ------------------------------------------------------------------------------ the driver for one op
 
-def _post_modifiers(ctx: RewriteContext, o: str, w: int, instr: ir.Instruction) -> str:
+def post_modifiers(ctx: RewriteContext, o: str, w: int, instr: ir.Instruction) -> str:
     kind = BITS_KIND[w]
     if "sat" in instr.mods:
         a, b = ctx.fresh(kind), ctx.fresh(kind)
@@ -289,7 +290,7 @@ def elementwise(instr: ir.Instruction, ctx: RewriteContext, info: OpInfo, comput
             o = emit_tagged(ctx, log_of, "log", w)
         else:
             o = compute(ctx, ps, w, instr)
-        o = _post_modifiers(ctx, o, w, instr)
+        o = post_modifiers(ctx, o, w, instr)
         ctx.define(ops[0], o, ft, instr.guard)
         if instr.opcode == "lg2" and instr.guard is None and not ({"sat", "relu"} & set(instr.mods)):
             sh = ctx.shadow(ops[0], ft)
@@ -301,7 +302,7 @@ def elementwise(instr: ir.Instruction, ctx: RewriteContext, info: OpInfo, comput
     lanes = []
     for lane in (0, 1):
         ps = [ctx.embed(s, ft, lane, packed=info.packed) for s in srcs]
-        o = _post_modifiers(ctx, compute(ctx, ps, w, instr), w, instr)
+        o = post_modifiers(ctx, compute(ctx, ps, w, instr), w, instr)
         lanes.append(ctx.unembed_to_fresh(o, ft))
     ctx.invalidate(ops[0].name)
     ctx.emit(f"{guard_text(instr.guard)}mov.b{2 * w} {ops[0].name}, {{{lanes[0]}, {lanes[1]}}}")
@@ -356,174 +357,35 @@ NATIVE = {"ld", "ldu", "st", "mov", "selp", "slct", "setp", "set", "abs", "copys
           "match", "vote", "movmatrix"}
 
 
-def rewrite_cvt(instr: ir.Instruction, ctx: RewriteContext) -> bool | str:
-    """Float ↔ float ``cvt`` (ISA §9.7.9.21): sign-extend up, Triton 3.9's fold down, f16↔bf16 keep
-    the payload; ``cvt.rmi/.rpi.fX.fX`` are floor/ceil (tagged), ``.rni/.rzi`` rint/trunc (libcalls).
-    Returns True, False (not a float↔float cvt: leave it) or a reason string (float, not modelled)."""
-    types = [m for m in instr.mods if is_type(m)]
-    if len(types) != 2:
-        return False
-    dt, st = types
-    if not (is_float(dt) or is_float(st)):
-        return False
-    if not (is_float(dt) and is_float(st)):
-        return False  # int <-> float: native, like Triton
+# ------------------------------------------------------------------------------ sign-bit xor
+
+def sign_xor_width(instr: ir.Instruction) -> int:
+    """Width of ``xor.bN d, a, signmask`` (either operand order), else 0."""
+    if instr.opcode != "xor" or len(instr.mods) != 1 or instr.mods[0] not in ("b16", "b32", "b64"):
+        return 0
+    w = int(instr.mods[0][1:])
     ops = instr.operands
-    if dt in FP8_PAIRS or st in FP8_PAIRS:
-        return _rewrite_cvt_fp8(instr, ctx, dt, st)
-    if dt not in ALL_FLOATS or st not in ALL_FLOATS:
-        return f"cvt.{dt}.{st}: no FPSan embedding for this format"
-    if dt in LANE_TYPE and st == "f32" and len(ops) == 3:
-        # cvt.rn.f16x2.f32 d, a, b: a → upper half, b → lower half (ISA §9.7.9.21)
-        lt = LANE_TYPE[dt]
-        lanes = []
-        for src in (ops[2], ops[1]):
-            p = _cast_payload(ctx, ctx.embed(src, "f32"), "f32", lt)
-            lanes.append(ctx.unembed_to_fresh(_post_modifiers(ctx, p, 16, instr), lt))
-        ctx.invalidate(ops[0].name)
-        ctx.emit(f"{guard_text(instr.guard)}mov.b32 {ops[0].name}, {{{lanes[0]}, {lanes[1]}}}")
-        return True
-    if dt in LANE_TYPE or st in LANE_TYPE or len(ops) != 2 or not isinstance(ops[0], (ir.Reg, ir.Sym)):
-        return f"packed cvt.{dt}.{st} not modelled"
-    if dt == st:
-        irnd = [m for m in instr.mods if m in ("rni", "rzi", "rmi", "rpi")]
-        p = ctx.embed(ops[1], st)
-        w = R.ring(st).w
-        if irnd and irnd[0] in ("rmi", "rpi"):  # floor / ceil: Triton's tags
-            p = emit_tagged(ctx, p, "floor" if irnd[0] == "rmi" else "ceil", w)
-        elif irnd:  # rint / trunc: libdevice calls (module docstring)
-            p = emit_libcall(ctx, p, "rint" if irnd[0] == "rni" else "trunc", st)
-        p = _post_modifiers(ctx, _reg(ctx, p, w), w, instr)
-        ctx.define(ops[0], p, dt, instr.guard)
-        return True
-    p = _cast_payload(ctx, ctx.embed(ops[1], st), st, dt)
-    p = _post_modifiers(ctx, p, R.ring(dt).w, instr)
-    ctx.define(ops[0], p, dt, instr.guard)
+    if len(ops) != 3 or not isinstance(ops[0], ir.Reg):
+        return 0
+    imms = [o for o in ops[1:] if isinstance(o, ir.Imm)]
+    regs = [o for o in ops[1:] if isinstance(o, ir.Reg)]
+    if len(imms) == 1 and len(regs) == 1 and imms[0].value % (1 << w) == 1 << (w - 1):
+        return w
+    return 0
+
+
+def rewrite_sign_xor(instr: ir.Instruction, ctx: RewriteContext) -> bool:
+    """Ring negation of whatever float type: a ^ sign, except ±0 which stay (type-independent)."""
+    w = sign_xor_width(instr)
+    k = BITS_KIND[w]
+    a = next(o for o in instr.operands[1:] if isinstance(o, ir.Reg)).name
+    d = name_of(instr.operands[0])
+    t, x, p = ctx.fresh(k), ctx.fresh(k), ctx.fresh("pred")
+    ctx.emit(f"and.b{w} {t}, {a}, {hex((1 << (w - 1)) - 1)}")
+    ctx.emit(f"setp.eq.b{w} {p}, {t}, 0")
+    ctx.emit(f"xor.b{w} {x}, {a}, {hex(1 << (w - 1))}")
+    ctx.reads.append((a, None))
+    ctx.bit_reads.append((a, ctx.last_write.get(a)))
+    ctx.invalidate(d)
+    ctx.emit(f"{guard_text(instr.guard)}selp.b{w} {d}, {a}, {x}, {p}")
     return True
-
-
-# ------------------------------------------------------------------------------ 8-bit floats
-# PTX has no 8-bit arithmetic registers: 8-bit payloads live in the low byte of b16 registers.
-
-FP8_PAIRS = {"e4m3x2": "e4m3", "e5m2x2": "e5m2"}
-
-
-def _embed8(ctx: RewriteContext, u: str, ft: str) -> str:
-    """φ of the byte in the low 8 bits of b16 ``u`` (high bits zero) → payload byte (high bits zero)."""
-    r = R.ring(ft)
-    y, t, z, sg, m, q, q2, out = (ctx.fresh("b16") for _ in range(8))
-    p = ctx.fresh("pred")
-    ctx.emit(f"mul.lo.s16 {y}, {u}, {r.mulA}")
-    ctx.emit(f"and.b16 {y}, {y}, {r.mag}")
-    ctx.emit(f"shr.u16 {t}, {y}, {r.shift}")
-    ctx.emit(f"xor.b16 {z}, {y}, {t}")
-    ctx.emit(f"and.b16 {sg}, {u}, {r.sign}")
-    ctx.emit(f"setp.ne.b16 {p}, {sg}, 0")
-    ctx.emit(f"selp.b16 {m}, {r.mulBNeg}, {r.mulBPos}, {p}")
-    ctx.emit(f"mul.lo.s16 {q}, {z}, {m}")
-    ctx.emit(f"and.b16 {q2}, {q}, {r.mag}")
-    ctx.emit(f"or.b16 {out}, {q2}, {sg}")
-    return out
-
-
-def _unembed8(ctx: RewriteContext, v: str, ft: str) -> str:
-    """φ⁻¹ of the payload in the low 8 bits of b16 ``v`` (high bits ignored) → float byte."""
-    r = R.ring(ft)
-    v8, sg, m, z, z2, x, x2, out = (ctx.fresh("b16") for _ in range(8))
-    p = ctx.fresh("pred")
-    ctx.emit(f"and.b16 {v8}, {v}, 0xFF")
-    ctx.emit(f"and.b16 {sg}, {v8}, {r.sign}")
-    ctx.emit(f"setp.ne.b16 {p}, {sg}, 0")
-    ctx.emit(f"selp.b16 {m}, {r.invBNeg}, {r.invBPos}, {p}")
-    ctx.emit(f"mul.lo.s16 {z}, {v8}, {m}")
-    ctx.emit(f"and.b16 {z2}, {z}, {r.mag}")
-    for sh in r.unshifts:  # z < 2^7: plain shifts undo the xorshift
-        t, z3 = ctx.fresh("b16"), ctx.fresh("b16")
-        ctx.emit(f"shr.u16 {t}, {z2}, {sh}")
-        ctx.emit(f"xor.b16 {z3}, {z2}, {t}")
-        z2 = z3
-    ctx.emit(f"mul.lo.s16 {x}, {z2}, {r.invA}")
-    ctx.emit(f"and.b16 {x2}, {x}, {r.mag}")
-    ctx.emit(f"or.b16 {out}, {x2}, {sg}")
-    return out
-
-
-def _rewrite_cvt_fp8(instr: ir.Instruction, ctx: RewriteContext, dt: str, st: str) -> bool | str:
-    """``cvt.rn.f16x2.{e4m3x2,e5m2x2} d, a`` (each byte widened: sign-extended payload) and
-    ``cvt.rn.satfinite.{e4m3x2,e5m2x2}.f32 d, a, b`` (a → upper byte; Triton's 32→8 fold, R =
-    0xb7b7b7b7, or truncation with --homomorphic-casts), ISA §9.7.9.21. ``.satfinite`` is irrelevant in
-    the ring (no infinities); ``.relu`` on 8-bit results is not modelled."""
-    ops = instr.operands
-    if "relu" in instr.mods or instr.guard is not None:
-        return f"cvt.{dt}.{st}: .relu / guarded 8-bit float conversions are not modelled"
-    if not all(isinstance(o, (ir.Reg, ir.Sym)) for o in ops):
-        return f"cvt.{dt}.{st}: operand form not modelled"
-    if st in FP8_PAIRS and dt == "f16x2" and len(ops) == 2:
-        ft = FP8_PAIRS[st]
-        src = ctx.int_view(ops[1].name, 16)
-        ctx.bit_reads.append((ops[1].name, ctx.last_write.get(ops[1].name)))
-        lanes = []
-        for lane in (0, 1):
-            byte = ctx.fresh("b16")
-            ctx.emit(f"{'and.b16' if lane == 0 else 'shr.u16'} {byte}, {src}, {'0xFF' if lane == 0 else 8}")
-            pay = _embed8(ctx, byte, ft)
-            t, w = ctx.fresh("b16"), ctx.fresh("b16")
-            ctx.emit(f"shl.b16 {t}, {pay}, 8")
-            ctx.emit(f"shr.s16 {w}, {t}, 8")  # sign-extend the 8-bit payload to 16 bits
-            lanes.append(ctx.unembed_to_fresh(w, "f16"))
-        ctx.invalidate(ops[0].name)
-        ctx.emit(f"mov.b32 {ops[0].name}, {{{lanes[0]}, {lanes[1]}}}")
-        return True
-    if dt in FP8_PAIRS and st == "f32" and len(ops) == 3:
-        ft = FP8_PAIRS[dt]
-        lanes = []
-        for src in (ops[2], ops[1]):  # b → low byte, a → high byte
-            p = _reg(ctx, ctx.embed(src, "f32"), 32)
-            if ctx.homomorphic_casts:
-                x = p
-            else:  # fpsan.md §2 narrowing, S = 32, D = 8 (the code of _cast_payload with 8-bit lanes)
-                t, se, disc, mm, f, g, f2, x = (ctx.fresh("b32") for _ in range(8))
-                ctx.emit(f"shl.b32 {t}, {p}, 24")
-                ctx.emit(f"shr.s32 {se}, {t}, 24")  # sext_32(trunc_8(v))
-                ctx.emit(f"xor.b32 {disc}, {p}, {se}")
-                ctx.emit(f"mul.lo.s32 {mm}, {disc}, {hexc(R.narrow_mult(32, 8), 32)}")
-                ctx.emit(f"shr.u32 {f}, {mm}, 24")
-                ctx.emit(f"shr.u32 {g}, {mm}, 28")
-                ctx.emit(f"xor.b32 {f2}, {f}, {g}")
-                ctx.emit(f"xor.b32 {x}, {f2}, {p}")  # t ^ f in the low byte
-            b16 = ctx.fresh("b16")
-            ctx.emit(f"cvt.u16.u32 {b16}, {x}")
-            lanes.append(_unembed8(ctx, b16, ft))
-        hi = ctx.fresh("b16")
-        ctx.emit(f"shl.b16 {hi}, {lanes[1]}, 8")
-        ctx.invalidate(ops[0].name)
-        ctx.emit(f"or.b16 {ops[0].name}, {hi}, {lanes[0]}")
-        return True
-    return f"cvt.{dt}.{st}: this 8-bit float conversion is not modelled"
-
-
-def _cast_payload(ctx: RewriteContext, p: str, st: str, dt: str) -> str:
-    s, d = R.ring(st).w, R.ring(dt).w
-    p = _reg(ctx, p, s)
-    if s == d:
-        return p
-    if d > s:
-        o = ctx.fresh(BITS_KIND[d])
-        ctx.emit(f"cvt.s{d}.s{s} {o}, {p}")
-        return o
-    kd, ks = BITS_KIND[d], BITS_KIND[s]
-    if ctx.homomorphic_casts:
-        o = ctx.fresh(kd)
-        ctx.emit(f"cvt.u{d}.u{s} {o}, {p}")
-        return o
-    se, disc, mm, f, g, f2, x = (ctx.fresh(ks) for _ in range(7))
-    o = ctx.fresh(kd)
-    ctx.emit(f"cvt.s{s}.s{d} {se}, {p}")                       # sext_S(trunc_D(v))
-    ctx.emit(f"xor.b{s} {disc}, {p}, {se}")
-    ctx.emit(f"mul.lo.s{s} {mm}, {disc}, {hexc(R.narrow_mult(s, d), s)}")
-    ctx.emit(f"shr.u{s} {f}, {mm}, {s - d}")
-    ctx.emit(f"shr.u{s} {g}, {mm}, {s - d // 2}")              # (f >> D/2) within the top D bits
-    ctx.emit(f"xor.b{s} {f2}, {f}, {g}")
-    ctx.emit(f"xor.b{s} {x}, {f2}, {p}")                       # t ^ f in the low D bits
-    ctx.emit(f"cvt.u{d}.u{s} {o}, {x}")
-    return o

@@ -1,0 +1,149 @@
+"""Float conversions (``cvt``, ISA §9.7.9.21) in the ring (docs/fpsan.md §2): widening sign-extends
+the payload, narrowing is Triton 3.9's fold (or truncation with ``--homomorphic-casts``), f16 ↔ bf16
+keep the payload, same-type integer rounding is floor/ceil (tagged) or rint/trunc (libdevice calls),
+8-bit float pairs (e4m3x2/e5m2x2) go through the low-byte φ. int ↔ float ``cvt`` are left native, as
+Triton leaves them (the report lists them, ``ptxkit.fpsan.report``)."""
+
+from __future__ import annotations
+
+from ptxkit import ir
+from ptxkit.fpsan import phi
+from ptxkit.fpsan import ring as R
+from ptxkit.fpsan.ctx import BITS_KIND, LANE_TYPE, RewriteContext, guard_text, hexc
+from ptxkit.fpsan.irview import name_of
+from ptxkit.fpsan.ops import ALL_FLOATS, as_reg, emit_libcall, emit_tagged, post_modifiers
+from ptxkit.ptx.types import is_float, is_type
+
+
+def rewrite_cvt(instr: ir.Instruction, ctx: RewriteContext) -> bool | str:
+    """Float ↔ float ``cvt`` (ISA §9.7.9.21): sign-extend up, Triton 3.9's fold down, f16↔bf16 keep
+    the payload; ``cvt.rmi/.rpi.fX.fX`` are floor/ceil (tagged), ``.rni/.rzi`` rint/trunc (libcalls).
+    Returns True, False (not a float↔float cvt: leave it) or a reason string (float, not modelled)."""
+    types = [m for m in instr.mods if is_type(m)]
+    if len(types) != 2:
+        return False
+    dt, st = types
+    if not (is_float(dt) or is_float(st)):
+        return False
+    if not (is_float(dt) and is_float(st)):
+        return False  # int <-> float: native, like Triton
+    ops = instr.operands
+    if dt in FP8_PAIRS or st in FP8_PAIRS:
+        return _rewrite_cvt_fp8(instr, ctx, dt, st)
+    if dt not in ALL_FLOATS or st not in ALL_FLOATS:
+        return f"cvt.{dt}.{st}: no FPSan embedding for this format"
+    if dt in LANE_TYPE and st == "f32" and len(ops) == 3:
+        # cvt.rn.f16x2.f32 d, a, b: a → upper half, b → lower half (ISA §9.7.9.21)
+        lt = LANE_TYPE[dt]
+        lanes = []
+        for src in (ops[2], ops[1]):
+            p = _cast_payload(ctx, ctx.embed(src, "f32"), "f32", lt)
+            lanes.append(ctx.unembed_to_fresh(post_modifiers(ctx, p, 16, instr), lt))
+        ctx.invalidate(name_of(ops[0]))
+        ctx.emit(f"{guard_text(instr.guard)}mov.b32 {name_of(ops[0])}, {{{lanes[0]}, {lanes[1]}}}")
+        return True
+    if dt in LANE_TYPE or st in LANE_TYPE or len(ops) != 2 or not isinstance(ops[0], (ir.Reg, ir.Sym)):
+        return f"packed cvt.{dt}.{st} not modelled"
+    if dt == st:
+        irnd = [m for m in instr.mods if m in ("rni", "rzi", "rmi", "rpi")]
+        p = ctx.embed(ops[1], st)
+        w = R.ring(st).w
+        if irnd and irnd[0] in ("rmi", "rpi"):  # floor / ceil: Triton's tags
+            p = emit_tagged(ctx, p, "floor" if irnd[0] == "rmi" else "ceil", w)
+        elif irnd:  # rint / trunc: libdevice calls (module docstring)
+            p = emit_libcall(ctx, p, "rint" if irnd[0] == "rni" else "trunc", st)
+        p = post_modifiers(ctx, as_reg(ctx, p, w), w, instr)
+        ctx.define(ops[0], p, dt, instr.guard)
+        return True
+    p = _cast_payload(ctx, ctx.embed(ops[1], st), st, dt)
+    p = post_modifiers(ctx, p, R.ring(dt).w, instr)
+    ctx.define(ops[0], p, dt, instr.guard)
+    return True
+
+
+# ------------------------------------------------------------------------------ 8-bit floats
+# PTX has no 8-bit arithmetic registers: 8-bit payloads live in the low byte of b16 registers
+# (φ/φ⁻¹ by ptxkit.fpsan.phi.embed_low/unembed_low).
+
+FP8_PAIRS = {"e4m3x2": "e4m3", "e5m2x2": "e5m2"}
+
+
+def _rewrite_cvt_fp8(instr: ir.Instruction, ctx: RewriteContext, dt: str, st: str) -> bool | str:
+    """``cvt.rn.f16x2.{e4m3x2,e5m2x2} d, a`` (each byte widened: sign-extended payload) and
+    ``cvt.rn.satfinite.{e4m3x2,e5m2x2}.f32 d, a, b`` (a → upper byte; Triton's 32→8 fold, R =
+    0xb7b7b7b7, or truncation with --homomorphic-casts), ISA §9.7.9.21. ``.satfinite`` is irrelevant in
+    the ring (no infinities); ``.relu`` on 8-bit results is not modelled."""
+    ops = instr.operands
+    if "relu" in instr.mods or instr.guard is not None:
+        return f"cvt.{dt}.{st}: .relu / guarded 8-bit float conversions are not modelled"
+    if not all(isinstance(o, (ir.Reg, ir.Sym)) for o in ops):
+        return f"cvt.{dt}.{st}: operand form not modelled"
+    if st in FP8_PAIRS and dt == "f16x2" and len(ops) == 2:
+        ft = FP8_PAIRS[st]
+        src = ctx.int_view(name_of(ops[1]), 16)
+        ctx.bit_reads.append((name_of(ops[1]), ctx.last_write.get(name_of(ops[1]))))
+        lanes = []
+        for lane in (0, 1):
+            byte = ctx.fresh("b16")
+            ctx.emit(f"{'and.b16' if lane == 0 else 'shr.u16'} {byte}, {src}, {'0xFF' if lane == 0 else 8}")
+            pay = phi.embed_low(ctx, byte, R.ring(ft), 16)
+            t, w = ctx.fresh("b16"), ctx.fresh("b16")
+            ctx.emit(f"shl.b16 {t}, {pay}, 8")
+            ctx.emit(f"shr.s16 {w}, {t}, 8")  # sign-extend the 8-bit payload to 16 bits
+            lanes.append(ctx.unembed_to_fresh(w, "f16"))
+        ctx.invalidate(name_of(ops[0]))
+        ctx.emit(f"mov.b32 {name_of(ops[0])}, {{{lanes[0]}, {lanes[1]}}}")
+        return True
+    if dt in FP8_PAIRS and st == "f32" and len(ops) == 3:
+        ft = FP8_PAIRS[dt]
+        lanes = []
+        for src in (ops[2], ops[1]):  # type: ignore[assignment]  # b → low byte, a → high byte
+            p = as_reg(ctx, ctx.embed(src, "f32"), 32)
+            if ctx.homomorphic_casts:
+                x = p
+            else:  # fpsan.md §2 narrowing, S = 32, D = 8 (the code of _cast_payload with 8-bit lanes)
+                t, se, disc, mm, f, g, f2, x = (ctx.fresh("b32") for _ in range(8))
+                ctx.emit(f"shl.b32 {t}, {p}, 24")
+                ctx.emit(f"shr.s32 {se}, {t}, 24")  # sext_32(trunc_8(v))
+                ctx.emit(f"xor.b32 {disc}, {p}, {se}")
+                ctx.emit(f"mul.lo.s32 {mm}, {disc}, {hexc(R.narrow_mult(32, 8), 32)}")
+                ctx.emit(f"shr.u32 {f}, {mm}, 24")
+                ctx.emit(f"shr.u32 {g}, {mm}, 28")
+                ctx.emit(f"xor.b32 {f2}, {f}, {g}")
+                ctx.emit(f"xor.b32 {x}, {f2}, {p}")  # t ^ f in the low byte
+            b16 = ctx.fresh("b16")
+            ctx.emit(f"cvt.u16.u32 {b16}, {x}")
+            lanes.append(phi.unembed_low(ctx, b16, R.ring(ft), 16))
+        hi = ctx.fresh("b16")
+        ctx.emit(f"shl.b16 {hi}, {lanes[1]}, 8")
+        ctx.invalidate(name_of(ops[0]))
+        ctx.emit(f"or.b16 {name_of(ops[0])}, {hi}, {lanes[0]}")
+        return True
+    return f"cvt.{dt}.{st}: this 8-bit float conversion is not modelled"
+
+
+def _cast_payload(ctx: RewriteContext, p: str, st: str, dt: str) -> str:
+    s, d = R.ring(st).w, R.ring(dt).w
+    p = as_reg(ctx, p, s)
+    if s == d:
+        return p
+    if d > s:
+        o = ctx.fresh(BITS_KIND[d])
+        ctx.emit(f"cvt.s{d}.s{s} {o}, {p}")
+        return o
+    kd, ks = BITS_KIND[d], BITS_KIND[s]
+    if ctx.homomorphic_casts:
+        o = ctx.fresh(kd)
+        ctx.emit(f"cvt.u{d}.u{s} {o}, {p}")
+        return o
+    se, disc, mm, f, g, f2, x = (ctx.fresh(ks) for _ in range(7))
+    o = ctx.fresh(kd)
+    ctx.emit(f"cvt.s{s}.s{d} {se}, {p}")                       # sext_S(trunc_D(v))
+    ctx.emit(f"xor.b{s} {disc}, {p}, {se}")
+    ctx.emit(f"mul.lo.s{s} {mm}, {disc}, {hexc(R.narrow_mult(s, d), s)}")
+    ctx.emit(f"shr.u{s} {f}, {mm}, {s - d}")
+    ctx.emit(f"shr.u{s} {g}, {mm}, {s - d // 2}")              # (f >> D/2) within the top D bits
+    ctx.emit(f"xor.b{s} {f2}, {f}, {g}")
+    ctx.emit(f"xor.b{s} {x}, {f2}, {p}")                       # t ^ f in the low D bits
+    ctx.emit(f"cvt.u{d}.u{s} {o}, {x}")
+    return o

@@ -1,0 +1,138 @@
+"""Inlined libdevice bodies (the ``// %__nv_NAME.exit`` markers LLVM leaves after an inlined call).
+
+:func:`recognise` finds the bodies whose result is one FPSan op — ``__nv_sinf``/``__nv_cosf`` (Triton's
+``tl.sin``/``tl.cos``): the body runs natively and :func:`emit_ring_op` replaces its result at the exit
+by the ring sin/cos. :func:`report_unrecognised` reports every other body with float work as a line
+range (its instructions are rewritten one by one, which is not Triton's single op) unless it is a
+body of one modelled instruction (:data:`SIMPLE_LIBDEVICE`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ptxkit import ir
+from ptxkit.fpsan.ctx import RewriteContext, Unembed
+from ptxkit.fpsan.dispatch import is_float_arith
+from ptxkit.fpsan.irview import NO_DEST, name_of, regs, writes
+from ptxkit.fpsan.ops import emit_sincos
+from ptxkit.fpsan.report import ReportItem, SanitizeReport
+from ptxkit.ptx.types import FLOAT_TYPES
+
+# libdevice bodies Triton/LLVM inline whose result is one instruction we model exactly
+SIMPLE_LIBDEVICE = {"exp2f", "exp2", "fmul_rn", "fadd_rn", "fsub_rn", "dmul_rn", "dadd_rn", "fmaf", "fma",
+                    "fmaf_rn", "fminf", "fmaxf", "fmin", "fmax", "fsqrt_rn", "dsqrt_rn", "frcp_rn",
+                    "fdiv_rn", "ddiv_rn", "isinff", "isnanf", "isinfd", "isnand", "fabsf", "fabs",
+                    "float2int_rn", "int2float_rn", "copysignf", "signbitf", "fast_exp2f", "ex2_approx_f"}
+_NV_EXIT = re.compile(r"//\s*%__nv_(\w+?)\.exit\s*$", re.M)
+
+
+@dataclass
+class LibRange:
+    """An inlined libdevice body recognised as one FPSan op: lines [start_line, end_line) run natively
+    and ``output = φ⁻¹(op(φ(input)))`` is inserted at its exit (``anchor``)."""
+
+    name: str
+    op: str
+    start_line: int
+    end_line: int
+    input: str
+    output: str
+    anchor: ir.Statement
+
+
+_LIB_RING = {"sinf": "sin", "cosf": "cos"}
+_TWO_OVER_PI = ir.FloatImm(0x3F22F983, 32)  # libdevice sinf/cosf start with x·2/π
+
+
+def recognise(module: ir.Module, fn: ir.Function) -> list[LibRange]:
+    """Recognise inlined ``__nv_sinf``/``__nv_cosf`` (Triton's ``tl.sin``/``tl.cos``). Sound only under
+    checks: the body starts with ``mul.f32 t, x, 0f3F22F983``, x is written nowhere in the body, and of
+    everything the body computes from its float work exactly one register is read after the exit."""
+    if fn.span is None or "__nv_" not in module.source[fn.span.start:fn.span.end]:
+        return []
+    text = module.source[fn.span.start:fn.span.end]
+    stmts = [s for s in fn.statements() if s.span is not None]
+    out: list[LibRange] = []
+    prev = fn.span.line
+    for m in _NV_EXIT.finditer(text):
+        name = m.group(1)
+        line = fn.span.line + text.count("\n", 0, m.start())
+        op = _LIB_RING.get(name)
+        lo, prev = prev, line
+        if op is None:
+            continue
+        body = [s for s in stmts if isinstance(s, ir.Instruction) and lo <= _line(s) < line]
+        starts = [i for i, s in enumerate(body) if s.opcode == "mul" and "f32" in s.mods
+                  and len(s.operands) == 3 and s.operands[2] == _TWO_OVER_PI and isinstance(s.operands[1], ir.Reg)]
+        if not starts:
+            continue
+        body = body[starts[-1]:]
+        x = name_of(body[0].operands[1])
+        written = {r for s in body for r in writes(s)}
+        if x in written:
+            continue
+        # everything computed from the body's float work (to a fixpoint: the body has loops)
+        tainted = {r for s in body if any(t in FLOAT_TYPES for t in s.mods) for r in writes(s)}
+        while True:
+            more = {r for s in body if any(r2 in tainted for o in s.operands[1:] for r2 in regs(o))
+                    for r in writes(s)} - tainted
+            if not more:
+                break
+            tainted |= more
+        after = [s for s in stmts if _line(s) > line or (_line(s) == line and not isinstance(s, ir.Label))]
+        read_after = set()
+        for s in after:
+            if isinstance(s, ir.Instruction):
+                ops = s.operands if s.opcode in NO_DEST else s.operands[1:]
+                read_after |= {r for o in ops for r in regs(o)}
+        outs = tainted & read_after  # must be exactly the result: nothing else of the body may leak out
+        anchor = next((s for s in stmts if _line(s) >= line), None)
+        if len(outs) != 1 or anchor is None or (isinstance(anchor, ir.Label) and _line(anchor) != line):
+            continue
+        out.append(LibRange(name, op, _line(body[0]), line, x, outs.pop(), anchor))
+    return out
+
+
+def report_unrecognised(module: ir.Module, fn: ir.Function, report: SanitizeReport,
+                        recognised: set[int]) -> None:
+    """Inlined libdevice bodies (``// %__nv_sinf.exit`` markers): their float instructions are
+    rewritten one by one, which is not Triton's single tagged/closed-form op — report the range."""
+    if fn.span is None:
+        return
+    text = module.source[fn.span.start:fn.span.end]
+    if "__nv_" not in text:
+        return
+    base_line = fn.span.line
+    prev_end = fn.span.line
+    float_lines = [_line(s) for s in fn.instructions()
+                   if s.span is not None and (is_float_arith(s) or (s.opcode == "cvt" and
+                                              sum(m in FLOAT_TYPES for m in s.mods) == 2))]
+    for m in _NV_EXIT.finditer(text):
+        name = m.group(1)
+        line = base_line + text.count("\n", 0, m.start())
+        if name not in SIMPLE_LIBDEVICE and line not in recognised:
+            inside = [ln for ln in float_lines if prev_end <= ln <= line]
+            if inside:
+                report.items.append(ReportItem(inside[0], 1, f"libdevice:__nv_{name}",
+                                               f"inlined libdevice body of __nv_{name}: its float instructions are "
+                                               "sanitized one by one, not as Triton's single FPSan op",
+                                               fn.name, end_line=line, native=False))
+        prev_end = line
+
+
+def emit_ring_op(ctx: RewriteContext, r: LibRange) -> list[str | Unembed]:
+    """The lines that write ``r.output = φ⁻¹(op(φ(r.input)))`` at the body's exit (the caller has set
+    ``ctx.lines`` empty and the current definition)."""
+    p = ctx.embed(ir.Reg(r.input), "f32")
+    ctx.define(ir.Reg(r.output), emit_sincos(ctx, p, 32, r.op), "f32", None)
+    lines, ctx.lines = ctx.lines, []
+    head: list[str | Unembed] = [f"// fpsan: ring {r.op} of {r.input} replaces the result of the inlined __nv_{r.name}"]
+    return head + lines
+
+
+def _line(s: ir.Statement) -> int:
+    """The line of a statement that has a span (the callers keep only those)."""
+    assert s.span is not None
+    return s.span.line

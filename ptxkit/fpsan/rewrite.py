@@ -1,0 +1,174 @@
+"""The float-op rewrite pass over one function: walk the statements in order, rewrite each float
+instruction through :func:`ptxkit.fpsan.dispatch.rewrite_instruction` (or report it), run recognised
+libdevice bodies natively and put the ring op at their exit, and keep the shadow-payload bookkeeping
+that later decides which φ⁻¹ tails can go (``ptxkit.fpsan.edits``).
+
+A payload computed by one rewritten instruction stays in a shadow register for the following float
+instructions of the same straight-line run — until a label that is a jump target, a nested block, or
+a write of the register (``RewriteContext.clear``/``invalidate``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ptxkit import ir
+from ptxkit.fpsan.ctx import NATIVE_COPY, RewriteContext, Unembed
+from ptxkit.fpsan.dispatch import is_float_arith, rewrite_instruction
+from ptxkit.fpsan.irview import NO_DEST, RegTypes, referenced_labels, regs, writes
+from ptxkit.fpsan.libdevice import LibRange, emit_ring_op
+from ptxkit.fpsan.mma import auto_mode
+from ptxkit.fpsan.ops import rewrite_sign_xor, sign_xor_width
+from ptxkit.fpsan.options import Options
+from ptxkit.fpsan.report import ERROR, NOTE, ReportItem, SanitizeReport, Verdict, native_verdict
+from ptxkit.ptx.types import FLOAT_TYPES
+
+Lines = list[str | Unembed]
+
+_SIGN_XOR_NOTE = ("sign-bit xor: possibly a float negation folded by LLVM; left as a bit move "
+                  "(differs from ring negation only at ±0; --sign-xor-as-neg rewrites it)")
+_DIRECTED = ("sanitized like any other op (rounding is irrelevant in the ring), but directed rounding (.rm/.rp) "
+             "marks an inlined libm body (nvcc's expf/logf…): the body's result is then not the single FPSan "
+             "op Triton applies to the function")
+
+
+@dataclass
+class FreshNames:
+    """Name prefixes that occur nowhere in the file, and the label counter shared by its functions."""
+
+    prefix: str
+    label_prefix: str
+    labels: int = 0
+
+
+@dataclass
+class Rewritten:
+    """What the pass produced for one function, before the edits are written."""
+
+    ctx: RewriteContext
+    replaced: list[tuple[ir.Instruction, Lines]] = field(default_factory=list)
+    inserted: list[tuple[ir.Statement, Lines, bool]] = field(default_factory=list)  # (anchor, lines, after?)
+
+
+def rewrite_function(module: ir.Module, fn: ir.Function, report: SanitizeReport, names: FreshNames,
+                     opts: Options, bodies: list[LibRange], types: RegTypes) -> Rewritten:
+    """Run the pass over ``fn`` (its report items go to ``report``)."""
+    return _FunctionRewrite(module, fn, report, names, opts, bodies, types).run()
+
+
+class _FunctionRewrite:
+    def __init__(self, module: ir.Module, fn: ir.Function, report: SanitizeReport, names: FreshNames,
+                 opts: Options, bodies: list[LibRange], types: RegTypes):
+        self.fn, self.report, self.names, self.opts = fn, report, names, opts
+        self.counter: dict[str, int] = {}
+        ctx = RewriteContext(prefix=names.prefix, label_prefix=names.label_prefix, reg_types=types,
+                             homomorphic_casts=opts.homomorphic_casts, report_fn=self.report_item, counter=self.counter)
+        ctx.labels = names.labels
+        mma = opts.mma
+        if mma == "auto":
+            mma = auto_mode(sum(1 for i in fn.instructions() if i.opcode == "mma"))
+        ctx.mma_mode = mma
+        self.ctx = ctx
+        self.out = Rewritten(ctx)
+        self.next_def = 0
+        self.jump_targets = referenced_labels(module, fn)
+        self.skip_lines = {ln for r in bodies for ln in range(r.start_line, r.end_line)}
+        self.anchors = {id(r.anchor): r for r in bodies}
+
+    def run(self) -> Rewritten:
+        self.walk(self.fn.body or [])
+        self.names.labels = self.ctx.labels
+        return self.out
+
+    def report_item(self, instr: ir.Instruction, reason: str, severity: str = ERROR, native: bool = True) -> None:
+        sp = instr.span
+        self.report.items.append(ReportItem(sp.line if sp else 0, sp.col if sp else 0,
+                                            ".".join((instr.opcode, *instr.mods)), reason, self.fn.name,
+                                            severity=severity, native=native))
+
+    def new_def(self) -> None:
+        self.ctx.lines = []
+        self.next_def += 1
+        self.ctx.current_def = self.next_def
+
+    def ring_op(self, r: LibRange) -> Lines:
+        """The recognised body's result replaced by its ring op (a note: Triton's own FPSan op)."""
+        self.new_def()
+        lines = emit_ring_op(self.ctx, r)
+        self.report.rewritten += 1
+        self.report.items.append(ReportItem(r.start_line, 1, f"libdevice:__nv_{r.name}",
+                                            f"inlined libdevice body of __nv_{r.name} runs natively; its result "
+                                            f"is replaced by the ring {r.op} (Triton's FPSan op for math.{r.op})",
+                                            self.fn.name, end_line=r.end_line, severity=NOTE))
+        return lines
+
+    def walk(self, body: list[ir.Statement]) -> None:
+        ctx = self.ctx
+        for s in body:
+            lib = self.anchors.get(id(s))
+            if isinstance(s, ir.Block):
+                ctx.clear()
+                self.walk(s.body)
+                ctx.clear()
+            elif isinstance(s, ir.Label):
+                if lib is not None or s.name in self.jump_targets:
+                    ctx.clear()  # a join point: payloads of one predecessor are not valid here
+                if lib is not None:
+                    self.out.inserted.append((s, self.ring_op(lib), True))
+            elif isinstance(s, ir.Instruction):
+                if lib is not None:
+                    self.out.inserted.append((s, self.ring_op(lib), False))
+                if s.span is not None and s.span.line in self.skip_lines:
+                    self.native(s)  # the inlined body runs natively; its result is replaced at the exit
+                else:
+                    self.visit(s)
+
+    def native(self, instr: ir.Instruction) -> None:
+        """Bookkeeping for an instruction left as it is. Operand registers are reads of their float
+        bits, attributed to the definition reaching them when known. The destination is a read too
+        unless it is a plain unguarded write (a guarded write keeps the old value; wgmma and video ops
+        with byte selectors read their destination)."""
+        ctx = self.ctx
+        plain = (instr.guard is None and instr.opcode not in NO_DEST and bool(instr.operands)
+                 and isinstance(instr.operands[0], (ir.Reg, ir.Sym, ir.Vec))
+                 and instr.opcode not in ("wgmma", "tcgen05") and not instr.opcode.startswith("v"))
+        for o in instr.operands[1:] if plain else instr.operands:
+            for r in regs(o):
+                ctx.bit_reads.append((r, ctx.last_write.get(r)))
+        for r in writes(instr):
+            ctx.invalidate(r)
+        if plain:
+            for r in writes(instr):
+                ctx.last_write[r] = NATIVE_COPY
+
+    def visit(self, instr: ir.Instruction) -> None:
+        ctx, report = self.ctx, self.report
+        self.new_def()
+        n_items = len(report.items)
+        done = rewrite_instruction(instr, ctx, self.opts.atomics)
+        if done is False and sign_xor_width(instr):
+            if self.opts.sign_xor_as_neg:
+                done = rewrite_sign_xor(instr, ctx)
+            else:
+                self.report_item(instr, _SIGN_XOR_NOTE, NOTE)
+        if done is True:
+            self.out.replaced.append((instr, ctx.lines))
+            report.rewritten += 1
+            if any(m in ("rm", "rp") for m in instr.mods) and instr.opcode != "cvt":
+                self.report_item(instr, _DIRECTED, native=False)
+        else:
+            if isinstance(done, str):
+                self.report_item(instr, done)
+            elif isinstance(done, Verdict):
+                self.report_item(instr, done.reason, done.severity, done.native)
+            elif len(report.items) == n_items:
+                if is_float_arith(instr):
+                    self.report_item(instr, f"no FPSan rewrite for {instr.opcode}")
+                elif (v := native_verdict(instr)) is not None and any(m in FLOAT_TYPES for m in instr.mods):
+                    self.report_item(instr, v.reason, v.severity, v.native)
+            self.native(instr)
+            ops = instr.operands
+            if (instr.opcode == "mov" and instr.guard is None and len(ops) == 2
+                    and isinstance(ops[0], ir.Reg) and isinstance(ops[1], ir.Reg)):
+                ctx.copy_shadow(ops[0].name, ops[1].name)
+        ctx.lines = []
