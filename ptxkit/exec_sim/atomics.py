@@ -17,6 +17,8 @@ def apply_atomic(op: str, typ: str, size: int, cur: int, a: int, b: int | None) 
     mask = (1 << bits) - 1
     kind = typ[0]
     if op == "cas":
+        if b is None:
+            raise ValueError("atom.cas needs the new value b")
         return b if cur == a else cur
     if op == "exch":
         return a

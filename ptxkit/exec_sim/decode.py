@@ -10,8 +10,6 @@ memory, ``.shared`` (static, then ``extern`` dynamic arrays) at offsets of the p
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 
 from ptxkit import ir
@@ -26,13 +24,22 @@ from ptxkit.exec_sim.program import (
     NORMAL,
     RET,
     SPECIAL,
+    Barrier,
     CallInfo,
+    Guard,
+    LaneOp,
+    Mask,
     Op,
     Program,
+    Reader,
     Scope,
+    State,
     SymInfo,
+    Value,
+    Writer,
     align,
     encode_init,
+    scheduler_op,
 )
 from ptxkit.exec_sim.values import (
     UINT_BITS,
@@ -54,34 +61,37 @@ class Decoder:
     def __init__(self, module: ir.Module, entry: ir.Function):
         self.module = module
         self.prog = Program(module, entry)
-        self.scope: Scope | None = None
+        self.scope = Scope(None)
         self.func_name = entry.name
         self.instr: ir.Instruction | None = None
         self.func_entry: dict[str, int] = {}
         self.pending_funcs: list[ir.Function] = []
+        # a .func's formal (return, input) parameters, filled when it is walked
+        self.func_params: dict[str, tuple[list[SymInfo], list[SymInfo]]] = {}
         self._module_symbols()
 
     # ------------------------------------------------------------------ diagnostics
-    def error(self, msg: str, instr: ir.Instruction | None = None, cls=PtxkitError) -> PtxkitError:
+    def error(self, msg: str, instr: ir.Instruction | None = None,
+              cls: type[PtxkitError] = PtxkitError) -> PtxkitError:
         instr = instr or self.instr
         sp = instr.span if instr is not None else None
         line, col = (sp.line, sp.col) if sp else (0, 0)
         return cls(Diagnostic(self.module.filename, line, col, msg,
                               self.module.line_text(line) if sp else None))
 
-    def unsupported(self, what: str | None = None) -> Callable:
+    def unsupported(self, what: str | None = None) -> LaneOp:
         """An op that fails loudly when (and only when) it executes."""
         ins = self.instr
-        msg = f"the simulator does not implement {what or self.spelling(ins)}"
+        msg = f"the simulator does not implement {what or (self.spelling(ins) if ins else 'this')}"
         err = self.error(msg, ins, NotImplementedInstruction)
 
-        def op(st, m):
+        def op(st: State, m: Mask) -> None:
             raise err
         return op
 
     @staticmethod
     def spelling(ins: ir.Instruction) -> str:
-        return "'" + ".".join((ins.opcode,) + ins.mods) + "'"
+        return "'" + ".".join((ins.opcode, *ins.mods)) + "'"
 
     # ------------------------------------------------------------------ module-level symbols
     def _module_symbols(self) -> None:
@@ -152,15 +162,9 @@ class Decoder:
             return None
         return self.scope.reg(name)
 
-    def _temp_reg(self, dtype) -> int:
-        p = self.prog
-        p.reg_dtypes.append(dtype)
-        p.reg_names.append(f"<tmp{len(p.reg_dtypes)}>")
-        return len(p.reg_dtypes) - 1
-
     # ------------------------------------------------------------------ symbols
     def symbol(self, name: str) -> SymInfo | None:
-        s = self.scope.sym(name) if self.scope else None
+        s = self.scope.sym(name)
         return s if s is not None else self.prog.module_syms.get(name)
 
     def _declare_local_var(self, d: ir.VarDecl) -> None:
@@ -210,7 +214,7 @@ class Decoder:
         return out
 
     # ------------------------------------------------------------------ operand access (for semantics)
-    def src(self, op: ir.Operand, typ: str) -> Callable:
+    def src(self, op: ir.Operand, typ: str) -> Reader:
         """A closure ``f(st)`` giving the operand's value viewed as ``typ`` (array or numpy scalar)."""
         want_dt = np_type(typ)
         if isinstance(op, ir.Not):
@@ -261,7 +265,7 @@ class Decoder:
             raise self.error(f"constant expression '{op.text}' is not supported by the simulator")
         raise self.error(f"unexpected operand {op!r}")
 
-    def _sym_addr(self, name: str, info: SymInfo, typ: str) -> Callable:
+    def _sym_addr(self, name: str, info: SymInfo, typ: str) -> Reader:
         dt = np_type(typ)
         if info.space == "global":
             # global variables get their device address at launch (st.sym_addr)
@@ -272,10 +276,10 @@ class Decoder:
             return lambda st: UINT_BITS[bits](st.dyn_shared_base[name]).view(dt)
         return lambda st: c
 
-    def _dyn_names(self) -> set:
+    def _dyn_names(self) -> set[str]:
         return {d.name for d in self._dyn_shared}
 
-    def dst(self, op: ir.Operand, typ: str) -> Callable:
+    def dst(self, op: ir.Operand, typ: str) -> Writer:
         """A closure ``w(st, value, mask)`` storing a value of ``typ`` (extended by its signedness)."""
         if isinstance(op, ir.Sink):
             return lambda st, v, m: None
@@ -284,7 +288,7 @@ class Decoder:
             raise self.error(f"destination '{getattr(op, 'name', op)}' is not a declared register")
         rdt = self.prog.reg_dtypes[idx]
         if typ == "pred" or rdt == np.bool_:
-            def conv(v):
+            def conv(v: Value) -> Value:
                 return v if (typ == "pred") == (rdt == np.bool_) else (
                     (v != 0) if rdt == np.bool_ else v.astype(rdt))
         else:
@@ -295,18 +299,18 @@ class Decoder:
             src_dt = np_type(typ)
             if rb == tb:
                 if src_dt == rdt:
-                    def conv(v):
+                    def conv(v: Value) -> Value:
                         return v
                 else:
-                    def conv(v):
+                    def conv(v: Value) -> Value:
                         return v.view(rdt)
             else:
-                def conv(v):
+                def conv(v: Value) -> Value:
                     return convert_raw(v.view(ut) if v.dtype != ut else v, tb, rb, signed)
 
         ndarray = np.ndarray
 
-        def w(st, v, m):
+        def w(st: State, v: Value, m: Mask) -> None:
             r = conv(v)
             if m is None:
                 if type(r) is not ndarray or r.ndim == 0:
@@ -319,11 +323,11 @@ class Decoder:
         rdt_d = np.dtype(rdt)
         return w
 
-    def reg_dtype(self, op: ir.Operand):
+    def reg_dtype(self, op: ir.Operand) -> type[np.generic] | None:
         idx = self.reg_index(op)
         return None if idx is None else self.prog.reg_dtypes[idx]
 
-    def addr(self, op: ir.Operand) -> tuple[Callable, str | None]:
+    def addr(self, op: ir.Operand) -> tuple[Reader, str | None]:
         """``[base+off]`` → (closure giving uint64 addresses, the symbol's space or None)."""
         if not isinstance(op, ir.Addr):
             raise self.error("expected a memory operand [address]")
@@ -369,8 +373,8 @@ def decode(module: ir.Module, entry: ir.Function) -> Program:
         _walk_function(dec, f)
     # resolve call targets now that every callee has an address
     for op in p.code:
-        if op.kind == CALL and op.extra.builtin is None:
-            op.extra.entry = dec.func_entry[op.extra.callee]
+        if op.call is not None and op.call.builtin is None:
+            op.call.entry = dec.func_entry[op.call.callee]
     dec._finish_shared()
     return p
 
@@ -380,17 +384,16 @@ def _walk_function(dec: Decoder, fn: ir.Function) -> None:
     dec.func_name = fn.name
     outer = dec.scope
     if fn is not dec.prog.entry:
-        scope = Scope(Scope(None))
-        dec.scope = scope.parent
+        params = Scope(None)  # a .func sees its own parameters, not the caller's registers
+        dec.scope = params
         info = dec._params(fn.ret_params + fn.params)
-        dec.func_params = getattr(dec, "func_params", {})
         dec.func_params[fn.name] = (info[:len(fn.ret_params)], info[len(fn.ret_params):])
-        dec.scope = scope
+        dec.scope = Scope(params)
     labels: dict[str, int] = {}
     start = len(p.code)
     _walk_block(dec, fn.body or [], labels)
     # falling off the end of a function body returns (ISA §10.1)
-    p.code.append(Op(RET if fn is not dec.prog.entry else EXIT, None, None, fn.name))
+    p.code.append(Op(RET if fn is not dec.prog.entry else EXIT, scheduler_op, None, fn.name))
     for op in p.code[start:]:
         if op.kind == BRA and op.label is not None:
             if op.label not in labels:
@@ -399,7 +402,7 @@ def _walk_function(dec: Decoder, fn: ir.Function) -> None:
     dec.scope = outer
 
 
-def _walk_block(dec: Decoder, body: list, labels: dict[str, int]) -> None:
+def _walk_block(dec: Decoder, body: list[ir.Statement], labels: dict[str, int]) -> None:
     p = dec.prog
     # declarations first: a block's registers are visible in all of it
     for s in body:
@@ -410,24 +413,25 @@ def _walk_block(dec: Decoder, body: list, labels: dict[str, int]) -> None:
             dec._declare_local_var(s)
     for s in body:
         if isinstance(s, ir.Block):
-            dec.scope = Scope(dec.scope)
+            outer = dec.scope
+            dec.scope = Scope(outer)
             _walk_block(dec, s.body, labels)
-            dec.scope = dec.scope.parent
+            dec.scope = outer
         elif isinstance(s, ir.Label):
             labels[s.name] = len(p.code)
         elif isinstance(s, ir.Instruction):
             dec.instr = s
             op = _compile(dec, s)
             p.code.append(op)
-            if op.kind == CALL and op.extra.builtin is None:
+            if op.call is not None and op.call.builtin is None:
                 # the return address: copies the callee's results back (ISA §9.7.12.3)
-                out = op.extra.copy_out
-                p.code.append(Op(NORMAL, lambda st, m, out=out: out(st, m), s, dec.func_name))
+                out = op.call.copy_out
+                p.code.append(Op(NORMAL, out, s, dec.func_name))
 
 
 def _expand_vectors(dec: Decoder, ins: ir.Instruction) -> ir.Instruction:
     """Replace whole vector registers by the brace list of their components."""
-    def fix(op):
+    def fix(op: ir.Operand) -> ir.Operand:
         if isinstance(op, (ir.Reg, ir.Sym)):
             comps = dec.scope.vector(op.name)
             if comps:
@@ -453,11 +457,11 @@ def _compile(dec: Decoder, ins: ir.Instruction) -> Op:
     if opc == "bra" or opc == "brx":
         if opc == "brx" or not ins.operands or not isinstance(ins.operands[0], (ir.Sym, ir.Reg)):
             return Op(NORMAL, dec.unsupported(), ins, fname, guard)
-        return Op(BRA, None, ins, fname, guard, label=ins.operands[0].name)
+        return Op(BRA, scheduler_op, ins, fname, guard, label=ins.operands[0].name)
     if opc == "exit":
-        return Op(EXIT, None, ins, fname, guard)
+        return Op(EXIT, scheduler_op, ins, fname, guard)
     if opc == "ret":
-        return Op(RET if fname != dec.prog.entry.name else EXIT, None, ins, fname, guard)
+        return Op(RET if fname != dec.prog.entry.name else EXIT, scheduler_op, ins, fname, guard)
     if opc in ("bar", "barrier") and not any(m in ("warp", "cluster") for m in ins.mods):
         return _barrier(dec, ins, fname, guard)
     if opc == "call":
@@ -466,7 +470,7 @@ def _compile(dec: Decoder, ins: ir.Instruction) -> Op:
     return Op(NORMAL, fn, ins, fname, guard)
 
 
-def _barrier(dec: Decoder, ins: ir.Instruction, fname: str, guard) -> Op:
+def _barrier(dec: Decoder, ins: ir.Instruction, fname: str, guard: Guard) -> Op:
     """``bar{.cta}.sync|arrive|red`` / ``barrier{.cta}.sync|arrive`` (ISA §9.7.13.1)."""
     mods = set(ins.mods)
     ops = list(ins.operands)
@@ -484,23 +488,25 @@ def _barrier(dec: Decoder, ins: ir.Instruction, fname: str, guard) -> Op:
         raise dec.error("bar needs a barrier number")
     bid = dec.src(ops[0], "u32")
     cnt = dec.src(ops[1], "u32") if len(ops) > 1 else None
-    return Op(BAR, None, ins, fname, guard, extra=(bid, cnt, wait, red))
+    return Op(BAR, scheduler_op, ins, fname, guard, bar=Barrier(bid, cnt, wait, red))
 
 
 BUILTINS = {"vprintf", "__assertfail", "malloc", "free"}
 
 
-def _call(dec: Decoder, ins: ir.Instruction, fname: str, guard) -> Op:
+def _call(dec: Decoder, ins: ir.Instruction, fname: str, guard: Guard) -> Op:
     """``call{.uni} (rets), f, (args)`` (ISA §9.7.12.3): arguments copied into the callee's .param
     slots on entry, results copied back by the op placed right after the call."""
     ops = list(ins.operands)
-    rets: list = []
+    rets: list[ir.Operand] = []
     if ops and isinstance(ops[0], ir.ParamList):
-        rets = list(ops.pop(0).items)
+        rets = list(ops[0].items)
+        ops.pop(0)
     if not ops or not isinstance(ops[0], ir.Sym):
         return Op(NORMAL, dec.unsupported("indirect call"), ins, fname, guard)
-    callee_name = ops.pop(0).name
-    args = list(ops[0].items) if ops and isinstance(ops[0], ir.ParamList) else []
+    callee_name = ops[0].name
+    ops.pop(0)
+    args: list[ir.Operand] = list(ops[0].items) if ops and isinstance(ops[0], ir.ParamList) else []
     callee = dec.module.function(callee_name)
     if callee is None:
         raise dec.error(f"call of unknown function '{callee_name}'", ins)
@@ -510,67 +516,68 @@ def _call(dec: Decoder, ins: ir.Instruction, fname: str, guard) -> Op:
                       ins, fname, guard)
         info = CallInfo(callee_name, builtin=callee_name)
         info.copy_in = _builtin(dec, callee_name, rets, args, ins)
-        return Op(CALL, None, ins, fname, guard, extra=info)
+        return Op(CALL, scheduler_op, ins, fname, guard, call=info)
     if callee_name == fname or callee is dec.prog.entry:
         raise dec.error("recursive calls are not supported by the simulator", ins)
     dec.pending_funcs.append(callee)
     info = CallInfo(callee_name)
-    # the callee's formal params get their slots when it is walked; bind lazily
-    arg_srcs = []
-    for a in args:
-        sym = dec.symbol(a.name) if isinstance(a, (ir.Sym, ir.Reg)) and dec.reg_index(a) is None else None
-        arg_srcs.append(("sym", sym) if sym is not None else ("val", a))
-    ret_dsts = []
-    for r in rets:
-        sym = dec.symbol(r.name) if isinstance(r, (ir.Sym, ir.Reg)) and dec.reg_index(r) is None else None
-        ret_dsts.append(("sym", sym) if sym is not None else ("reg", dec.dst(r, _reg_type(dec, r)),
-                                                                  _reg_type(dec, r)))
-    arg_vals = [dec.src(a, _reg_type(dec, a)) if k == "val" else None for k, a in arg_srcs]
+    # the callee's formal params get their slots when it is walked; bind lazily. An actual is a
+    # .param symbol of the caller (copied slot to slot) or a value (a register, a constant).
+    def param_sym(o: ir.Operand) -> SymInfo | None:
+        return dec.symbol(o.name) if isinstance(o, (ir.Sym, ir.Reg)) and dec.reg_index(o) is None else None
 
-    def copy_in(st, m):
-        rets_f, params_f = dec.func_params[callee_name]
-        for (kind, x), v, formal in zip(arg_srcs, arg_vals, params_f):
+    arg_syms = [param_sym(a) for a in args]
+    arg_vals = [dec.src(a, _reg_type(dec, a)) if sym is None else None for a, sym in zip(args, arg_syms)]
+    ret_syms = [param_sym(r) for r in rets]
+    ret_types = [_reg_type(dec, r) for r in rets]
+    ret_regs = [dec.dst(r, t) if sym is None else None for r, t, sym in zip(rets, ret_types, ret_syms)]
+
+    def copy_in(st: State, m: Mask) -> None:
+        params_f = dec.func_params[callee_name][1]
+        for sym, v, formal in zip(arg_syms, arg_vals, params_f):
             if formal.space == "reg":
-                if kind == "sym":
-                    raw = st.mem.load("param", np.full(st.n, x.addr, np.uint64), formal.size, m, st)
+                if sym is not None:
+                    raw = st.mem.load("param", np.full(st.n, sym.addr, np.uint64), formal.size, m, st)
                 else:
+                    assert v is not None
                     val = np.broadcast_to(np.asarray(v(st)), (st.n,))
                     raw = val.view(UINT_BITS[val.dtype.itemsize * 8]) if val.dtype != np.bool_ else val
                 _reg_store(st, formal.addr, raw, m)
-            elif kind == "sym":
-                _param_copy(st, x.addr, formal.addr, min(x.size, formal.size), m)
+            elif sym is not None:
+                _param_copy(st, sym.addr, formal.addr, min(sym.size, formal.size), m)
             else:
+                assert v is not None
                 val = v(st)
                 size = formal.size
                 raw = np.asarray(val).view(UINT_BITS[np.asarray(val).dtype.itemsize * 8])
                 st.mem.store("param", np.full(st.n, formal.addr, np.uint64), size,
                              convert_raw(raw, raw.dtype.itemsize * 8, size * 8, False), m, st)
 
-    def copy_out(st, m):
-        rets_f, params_f = dec.func_params[callee_name]
-        for d, formal in zip(ret_dsts, rets_f):
+    def copy_out(st: State, m: Mask) -> None:
+        rets_f = dec.func_params[callee_name][0]
+        for sym, w, typ, formal in zip(ret_syms, ret_regs, ret_types, rets_f):
             if formal.space == "reg":
                 v = st.R[formal.addr]
-                if d[0] == "sym":
-                    st.mem.store("param", np.full(st.n, d[1].addr, np.uint64), v.dtype.itemsize, v, m, st)
+                if sym is not None:
+                    st.mem.store("param", np.full(st.n, sym.addr, np.uint64), v.dtype.itemsize, v, m, st)
                 else:
-                    _, w, typ = d
+                    assert w is not None
                     tb = max(type_bits(typ), 8)
                     raw = v if v.dtype == np.bool_ else convert_raw(v, v.dtype.itemsize * 8, tb, False)
                     w(st, raw if typ == "pred" else raw.view(np_type(typ)), m)
-            elif d[0] == "sym":
-                _param_copy(st, formal.addr, d[1].addr, min(d[1].size, formal.size), m)
+            elif sym is not None:
+                _param_copy(st, formal.addr, sym.addr, min(sym.size, formal.size), m)
             else:
-                _, w, typ = d
+                assert w is not None
                 size = type_bytes(typ)
                 raw = st.mem.load("param", np.full(st.n, formal.addr, np.uint64), size, m, st)
                 w(st, raw.view(np_type(typ)), m)
 
     info.copy_in, info.copy_out = copy_in, copy_out
-    return Op(CALL, None, ins, fname, guard, extra=info)
+    return Op(CALL, scheduler_op, ins, fname, guard, call=info)
 
 
-def _reg_store(st, idx: int, raw: np.ndarray, m) -> None:
+def _reg_store(st: State, idx: int, raw: np.ndarray, m: Mask) -> None:
     """Write raw bits into register ``idx`` (width-adjusted to its storage), lanes ``m`` only."""
     cur = st.R[idx]
     if cur.dtype == np.bool_:
@@ -581,14 +588,14 @@ def _reg_store(st, idx: int, raw: np.ndarray, m) -> None:
     st.R[idx] = np.array(v, dtype=cur.dtype) if m is None else np.where(m, v, cur).astype(cur.dtype)
 
 
-def _reg_type(dec: Decoder, op) -> str:
+def _reg_type(dec: Decoder, op: ir.Operand) -> str:
     dt = dec.reg_dtype(op)
     if dt is None:
         return "b32"
     return "pred" if dt == np.bool_ else f"b{np.dtype(dt).itemsize * 8}"
 
 
-def _param_copy(st, src: int, dst: int, size: int, m) -> None:
+def _param_copy(st: State, src: int, dst: int, size: int, m: Mask) -> None:
     """Copy ``size`` bytes between two .param slots of every lane (bytewise: slots may be odd-sized)."""
     n = st.n
     for k in range(size):
@@ -596,18 +603,25 @@ def _param_copy(st, src: int, dst: int, size: int, m) -> None:
         st.mem.store("param", np.full(n, dst + k, np.uint64), 1, v, m, st)
 
 
-def _builtin(dec: Decoder, name: str, rets, args, ins) -> Callable:
+def _builtin(dec: Decoder, name: str, rets: list[ir.Operand], args: list[ir.Operand],
+             ins: ir.Instruction) -> LaneOp:
     """Device-runtime functions nvcc calls (``vprintf``, ``__assertfail``)."""
     err = dec.error("device-side assertion failed (__assertfail)", ins)
     arg_syms = [dec.symbol(a.name) for a in args if isinstance(a, (ir.Sym, ir.Reg))]
     ret_syms = [dec.symbol(r.name) for r in rets if isinstance(r, (ir.Sym, ir.Reg))]
+    fmt_addr = buf_addr = 0
+    if name == "vprintf":
+        fmt_sym, buf_sym = [*arg_syms, None, None][:2]
+        if fmt_sym is None or buf_sym is None:
+            raise dec.error("vprintf takes two .param arguments (format, argument buffer)", ins)
+        fmt_addr, buf_addr = fmt_sym.addr, buf_sym.addr
 
-    def run(st, m):
+    def run(st: State, m: Mask) -> None:
         if name == "__assertfail":
             raise err
         if name == "vprintf":
-            fmt = st.mem.load("param", np.full(st.n, arg_syms[0].addr, np.uint64), 8, m, st)
-            buf = st.mem.load("param", np.full(st.n, arg_syms[1].addr, np.uint64), 8, m, st)
+            fmt = st.mem.load("param", np.full(st.n, fmt_addr, np.uint64), 8, m, st)
+            buf = st.mem.load("param", np.full(st.n, buf_addr, np.uint64), 8, m, st)
             lanes = range(st.n) if m is None else np.flatnonzero(m)
             for lane in lanes:
                 st.stdout.append(vprintf(st, int(fmt[lane]), int(buf[lane]), int(lane)))

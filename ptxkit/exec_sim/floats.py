@@ -56,7 +56,7 @@ def float_to_bits(x: np.ndarray, typ: str, mode: str = "rn") -> np.ndarray:
     return x.view(RAW[typ])
 
 
-def _step(r: np.ndarray, toward) -> np.ndarray:
+def _step(r: np.ndarray, toward: np.ndarray | float) -> np.ndarray:
     return np.nextafter(r, toward).astype(r.dtype)
 
 
@@ -105,7 +105,7 @@ def ftz(x: np.ndarray, typ: str) -> np.ndarray:
     return np.where(sub, np.copysign(x.dtype.type(0), x), x)
 
 
-def two_sum(a: np.ndarray, b: np.ndarray):
+def two_sum(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Error-free a + b = s + e (Knuth)."""
     s = a + b
     bb = s - a
@@ -113,13 +113,13 @@ def two_sum(a: np.ndarray, b: np.ndarray):
     return s, e
 
 
-def _split(a: np.ndarray):
+def _split(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     c = a * np.float64(134217729.0)  # 2^27 + 1 (Veltkamp)
     hi = c - (c - a)
     return hi, a - hi
 
 
-def two_prod(a: np.ndarray, b: np.ndarray):
+def two_prod(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Error-free a * b = p + e for float64 (Dekker), barring overflow."""
     p = a * b
     ah, al = _split(a)

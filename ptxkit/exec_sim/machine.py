@@ -21,7 +21,7 @@ import numpy as np
 from ptxkit.errors import BoundExceeded, Diagnostic, PtxkitError
 from ptxkit.exec_sim.limits import NWARPID
 from ptxkit.exec_sim.memory import MemoryFault
-from ptxkit.exec_sim.program import BAR, BRA, CALL, EXIT, NORMAL, RET, Program
+from ptxkit.exec_sim.program import BAR, BRA, CALL, EXIT, NORMAL, RET, Op, Program
 
 MAX_DEPTH = 32
 
@@ -49,6 +49,12 @@ class LaneState:
     lanes_per_cta: int = 32
     lane_index: np.ndarray | None = None
     _sregs: dict = field(default_factory=dict)
+    # barrier bookkeeping (ISA §9.7.13.1): arrivals in warp units per (CTA, barrier), expected thread
+    # counts of bar.sync a, b; the predicates and operations of pending bar.red
+    _bar_wcount: np.ndarray | None = None
+    _bar_expected: dict[int, int] = field(default_factory=dict)
+    _red_pred: np.ndarray | None = None
+    _red_ops: dict[int, tuple] = field(default_factory=dict)
 
     def sreg(self, name: str) -> np.ndarray:
         """Special registers (ISA §10): per-lane uint32 (or uint64 for the 64-bit ones)."""
@@ -119,7 +125,7 @@ def _thread_desc(st: LaneState, lane: int) -> str:
     return f"thread ({t[0]},{t[1]},{t[2]}) in block ({c[0]},{c[1]},{c[2]})"
 
 
-def _located(prog: Program, op, msg: str, cls: type[PtxkitError] = PtxkitError) -> PtxkitError:
+def _located(prog: Program, op: Op | None, msg: str, cls: type[PtxkitError] = PtxkitError) -> PtxkitError:
     ins = op.instr if op is not None else None
     sp = ins.span if ins is not None else None
     line, col = (sp.line, sp.col) if sp else (0, 0)
@@ -190,7 +196,8 @@ def run_batch(prog: Program, st: LaneState, counters: Counters, max_steps: int) 
                     if (m is None and not taken.any()) or (m is not None and not (taken & m).any()):
                         pc += 1
                         continue
-                elif kind == BAR and op.guard is None and op.extra[1] is None and op.extra[3] is None:
+                elif kind == BAR and op.guard is None and op.bar is not None and op.bar.threads is None \
+                        and op.bar.red is None:
                     # every live thread of every CTA arrives together: the barrier completes
                     pc += 1
                     continue
@@ -260,7 +267,8 @@ def run_batch(prog: Program, st: LaneState, counters: Counters, max_steps: int) 
         counters.lane_instructions += u_lanes
 
 
-def _control(prog, op, p, act, st, lane_pc, waiting, bar_id, bar_count, ret_stack, depth):
+def _control(prog: Program, op: Op, p: int, act: np.ndarray, st: LaneState, lane_pc: np.ndarray, waiting: np.ndarray,
+             bar_id: np.ndarray, bar_count: np.ndarray, ret_stack: np.ndarray, depth: np.ndarray) -> None:
     """Execute a control op for lanes ``act`` at pc ``p`` (per-lane program counters)."""
     R = st.R
     if op.guard is not None:
@@ -285,7 +293,8 @@ def _control(prog, op, p, act, st, lane_pc, waiting, bar_id, bar_count, ret_stac
             lane_pc[sel] = ret_stack[d, np.flatnonzero(sel)]
             depth[sel] = d
     elif kind == CALL:
-        info = op.extra
+        info = op.call
+        assert info is not None
         if info.builtin is not None:
             info.copy_in(st, mm)
             lane_pc[mm] = p + 1
@@ -298,7 +307,8 @@ def _control(prog, op, p, act, st, lane_pc, waiting, bar_id, bar_count, ret_stac
             depth[idx] += 1
             lane_pc[mm] = info.entry
     elif kind == BAR:
-        bid_f, cnt_f, wait, red = op.extra
+        assert op.bar is not None
+        bid_f, cnt_f, wait, red = op.bar
         lane_pc[mm] = p + 1
         if not mm.any():
             return
@@ -313,42 +323,42 @@ def _control(prog, op, p, act, st, lane_pc, waiting, bar_id, bar_count, ret_stac
         # warp). A thread count b is therefore compared with these warp units: a warp whose remaining
         # non-exited lanes all arrive now completes its arrival (32 in all); a diverged part that does
         # not complete it adds its lane count.
-        if getattr(st, "_bar_wcount", None) is None:
+        if st._bar_wcount is None:
             st._bar_wcount = np.zeros_like(bar_count)
+        wcount = st._bar_wcount
         w_now = mm.reshape(-1, 32).sum(axis=1)
         w_before = (waiting & (bar_id == b) & ~mm).reshape(-1, 32).sum(axis=1)
         w_live = (~st.exited).reshape(-1, 32).sum(axis=1)
         units = np.where(w_now + w_before >= w_live, 32 - w_before, w_now) * (w_now > 0)
-        st._bar_wcount[:, b] += np.bincount(st.cta_of_lane.reshape(-1, 32)[:, 0], weights=units,
+        wcount[:, b] += np.bincount(st.cta_of_lane.reshape(-1, 32)[:, 0], weights=units,
                                             minlength=bar_count.shape[0]).astype(np.int64)
         if cnt_f is not None:
             c = int(np.max(np.broadcast_to(np.asarray(cnt_f(st)), (st.n,))[mm]))
-            st._bar_expected = getattr(st, "_bar_expected", {})
             st._bar_expected[b] = c
-        elif hasattr(st, "_bar_expected"):
+        else:
             st._bar_expected.pop(b, None)
         if red is not None:
             # remember each arriving thread's predicate; the result is written on release
-            if getattr(st, "_red_pred", None) is None:
-                st._red_pred = np.zeros(st.n, bool)
-                st._red_ops = {}
+            before = st._red_pred if st._red_pred is not None else np.zeros(st.n, bool)
             pv = np.broadcast_to(np.asarray(red[1](st), dtype=bool), (st.n,))
-            st._red_pred = np.where(mm, pv, st._red_pred)
+            st._red_pred = np.where(mm, pv, before)
             st._red_ops[b] = red
         if wait:
             waiting[mm] = True
             bar_id[mm] = b
 
 
-def _release(st, waiting, bar_id, bar_count, cta, ncta, exited) -> bool:
+def _release(st: LaneState, waiting: np.ndarray, bar_id: np.ndarray, bar_count: np.ndarray, cta: np.ndarray,
+             ncta: int, exited: np.ndarray) -> bool:
     """Complete every barrier whose CTA arrival count is reached; True if any lane was released."""
     released = False
-    expected_n = getattr(st, "_bar_expected", {})
+    expected_n = st._bar_expected
     live_per_cta = np.bincount(cta[~exited], minlength=ncta)
-    wcount = getattr(st, "_bar_wcount", None)
+    wcount = st._bar_wcount
     for b in np.unique(bar_id[waiting]):
         b = int(b)
         if b in expected_n:  # a thread count: warp units (see _control)
+            assert wcount is not None  # set by the arrival that set the count
             done = (wcount[:, b] >= expected_n[b]) & (wcount[:, b] > 0)
         else:  # all non-exited threads of the CTA
             done = (bar_count[:, b] >= live_per_cta) & (bar_count[:, b] > 0)
@@ -359,8 +369,8 @@ def _release(st, waiting, bar_id, bar_count, cta, ncta, exited) -> bool:
             if wcount is not None:
                 wcount[done, b] = 0
             released = True
-            red = getattr(st, "_red_ops", {}).pop(b, None)
-            if red is not None:  # bar.red: reduce the predicates of the released threads per CTA
+            red = st._red_ops.pop(b, None)
+            if red is not None and st._red_pred is not None:  # bar.red: reduce the released threads' predicates per CTA
                 kind, _, w = red
                 ones = np.bincount(cta[sel], weights=st._red_pred[sel], minlength=ncta)
                 total = np.bincount(cta[sel], minlength=ncta)

@@ -4,20 +4,21 @@ local buffer, each aligned to its size (CUDA Programming Guide, "Formatted Outpu
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import numpy as np
 
 _SPEC = re.compile(r"%([-+ #0]*)(\d+|\*)?(?:\.(\d+))?(hh|h|ll|l|z|j|t)?([diouxXeEfgGcsp%])")
 
 
-def _read(st, space_addr: int, size: int, lane: int) -> int:
+def _read(st: Any, space_addr: int, size: int, lane: int) -> int:
     addr = np.full(st.n, space_addr, np.uint64)
     mask = np.zeros(st.n, bool)
     mask[lane] = True
     return int(st.mem.load("generic", addr, size, mask, st)[lane])
 
 
-def _cstring(st, addr: int, lane: int, limit: int = 4096) -> str:
+def _cstring(st: Any, addr: int, lane: int, limit: int = 4096) -> str:
     out = bytearray()
     while len(out) < limit:
         b = _read(st, addr + len(out), 1, lane)
@@ -27,7 +28,7 @@ def _cstring(st, addr: int, lane: int, limit: int = 4096) -> str:
     return out.decode("utf-8", "replace")
 
 
-def vprintf(st, fmt_addr: int, buf_addr: int, lane: int) -> str:
+def vprintf(st: Any, fmt_addr: int, buf_addr: int, lane: int) -> str:
     fmt = _cstring(st, fmt_addr, lane)
     pos = 0
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import struct
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -23,16 +24,54 @@ SPECIAL = ("%tid", "%ntid", "%ctaid", "%nctaid", "%laneid", "%warpid", "%nwarpid
            "%is_explicit_cluster", "%aggr_smem_size", "%reserved_smem_offset")
 
 
+# The closures a decoded instruction is bound to. A lane state is ``machine.LaneState`` (a batch of
+# CTAs) or ``lane.LaneEval``'s one-lane state: closures read ``st.n``, ``st.R`` (the register file, one
+# numpy array per register), ``st.cc``, ``st.mem``, ``st.exited``.
+State = Any
+Mask = Any  # a bool lane array, or None for every lane
+Value = Any  # a lane array, or a numpy scalar standing for every lane
+Reader = Callable[[State], Value]
+Writer = Callable[[State, Value, Mask], None]
+LaneOp = Callable[[State, Mask], None]
+Guard = tuple[int, bool] | None  # (predicate register, negated?) of an instruction's @p / @!p
+
+
+def scheduler_op(st: State, m: Mask) -> None:
+    """The ``fn`` of a control op (bra, exit, ret, bar, call): the scheduler acts on it, never runs it."""
+    raise AssertionError("a control op was run as a lane operation")
+
+
+class Barrier(NamedTuple):
+    """``bar``/``barrier`` operands (ISA §9.7.13.1): barrier id, thread count (None: all of the CTA),
+    whether the op waits (``sync``/``red``) or only arrives, and the ``.red`` part (kind, predicate
+    reader, destination writer) or None."""
+
+    bid: Reader
+    threads: Reader | None
+    wait: bool
+    red: tuple[str, Reader, Writer] | None
+
+
+@dataclass
+class CallInfo:
+    callee: str
+    entry: int = -1
+    copy_in: LaneOp = scheduler_op  # copies the arguments in (a builtin: runs it)
+    copy_out: LaneOp = scheduler_op  # copies the results back
+    builtin: str | None = None
+
+
 @dataclass
 class Op:
     kind: int
-    fn: Callable | None
+    fn: LaneOp  # NORMAL ops: the instruction's closure; others: scheduler_op
     instr: ir.Instruction | None
     func: str
-    guard: tuple[int, bool] | None = None
+    guard: Guard = None
     target: int = -1
     label: str | None = None
-    extra: object = None  # BAR: (barrier-id reader, count reader, wait?) ; CALL: CallInfo
+    call: CallInfo | None = None  # CALL ops
+    bar: Barrier | None = None  # BAR ops
 
 
 @dataclass
@@ -41,15 +80,6 @@ class SymInfo:
     addr: int
     size: int
     decl: ir.VarDecl | None = None
-
-
-@dataclass
-class CallInfo:
-    callee: str
-    entry: int = -1
-    copy_in: Callable | None = None
-    copy_out: Callable | None = None
-    builtin: str | None = None
 
 
 def align(x: int, a: int) -> int:
@@ -64,7 +94,7 @@ def encode_init(decl: ir.VarDecl, module_syms: dict[str, SymInfo] | None = None)
         return bytes(total)
     flat: list = []
 
-    def walk(x):
+    def walk(x: object) -> None:
         if isinstance(x, list):
             for y in x:
                 walk(y)
@@ -103,7 +133,7 @@ class Scope:
         self.vectors: dict[str, list[str]] = {}
 
     def vector(self, name: str) -> list[str] | None:
-        s = self
+        s: Scope | None = self
         while s is not None:
             if name in s.vectors:
                 return s.vectors[name]
@@ -111,7 +141,7 @@ class Scope:
         return None
 
     def reg(self, name: str) -> int | None:
-        s = self
+        s: Scope | None = self
         while s is not None:
             if name in s.regs:
                 return s.regs[name]
@@ -119,7 +149,7 @@ class Scope:
         return None
 
     def sym(self, name: str) -> SymInfo | None:
-        s = self
+        s: Scope | None = self
         while s is not None:
             if name in s.syms:
                 return s.syms[name]

@@ -9,8 +9,11 @@ and destinations extended by the instruction type's signedness.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
+from ptxkit import ir
 from ptxkit.exec_sim.floats import bf16_round
 from ptxkit.ptx.types import type_bits, type_bytes
 
@@ -18,7 +21,7 @@ UINT_BITS = {8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}
 SINT_BITS = {8: np.int8, 16: np.int16, 32: np.int32, 64: np.int64}
 
 
-def np_type(typ: str):
+def np_type(typ: str) -> type[Any]:
     """The numpy dtype an instruction of type ``typ`` computes in."""
     if typ == "pred":
         return np.bool_
@@ -34,18 +37,18 @@ def np_type(typ: str):
     return UINT_BITS[bits]
 
 
-def raw_type(typ: str):
+def raw_type(typ: str) -> type[Any]:
     """The storage dtype of a register declared ``typ``."""
     if typ == "pred":
         return np.bool_
     return UINT_BITS[min(max(type_bits(typ), 8), 64)]
 
 
-def storage_bits(dtype) -> int:
+def storage_bits(dtype: Any) -> int:
     return 1 if dtype == np.bool_ else np.dtype(dtype).itemsize * 8
 
 
-def convert_raw(val, from_bits: int, to_bits: int, signed: bool):
+def convert_raw(val: Any, from_bits: int, to_bits: int, signed: bool) -> Any:
     """Width-adjust raw unsigned bits (arrays or numpy scalars)."""
     if from_bits == to_bits:
         return val
@@ -56,7 +59,7 @@ def convert_raw(val, from_bits: int, to_bits: int, signed: bool):
     return val.astype(UINT_BITS[to_bits])
 
 
-def const_of(value: int, typ: str):
+def const_of(value: int, typ: str) -> Any:
     """An integer literal as a numpy scalar of ``typ`` (wrapped to its width; ISA §4.5.1)."""
     if typ == "pred":
         return np.bool_(value != 0)
@@ -67,7 +70,7 @@ def const_of(value: int, typ: str):
     return raw.view(np_type(typ)) if np_type(typ) != UINT_BITS[max(bits, 8)] else raw
 
 
-def float_const(bits: int, width: int, typ: str):
+def float_const(bits: int, width: int, typ: str) -> Any:
     """A ``0f``/``0d``/decimal literal for an instruction of type ``typ``."""
     if width == 32:
         f = np.uint32(bits).view(np.float32)
@@ -81,7 +84,7 @@ def float_const(bits: int, width: int, typ: str):
     # a float literal used as bits (mov.b32 %r, 0f3F800000)
     tb = type_bits(typ)
     raw = UINT_BITS[tb](bits & ((1 << tb) - 1)) if tb in UINT_BITS else np.uint32(bits)
-    return raw.view(np_type(typ)) if np_type(typ) != type(raw) else raw
+    return raw.view(np_type(typ)) if np_type(typ) is not type(raw) else raw
 
 
 OPAQUE = {"texref": 8, "samplerref": 8, "surfref": 8}  # handles (ISA §5.3): 64-bit in the simulator
@@ -94,7 +97,7 @@ def elem_size(typ: str) -> int:
     return type_bytes(typ)
 
 
-def decl_size(d) -> int:
+def decl_size(d: ir.VarDecl) -> int:
     """Bytes of a variable declaration (a ``[]`` dimension counts as 0 elements)."""
     n = 1
     for dim in d.dims:

@@ -11,17 +11,9 @@ import numpy as np
 from ptxkit import ir
 from ptxkit.errors import PtxkitError
 from ptxkit.exec_sim import floats as F
+from ptxkit.exec_sim.program import LaneOp, Mask, Reader, State, Value, Writer
 from ptxkit.exec_sim.values import UINT_BITS, np_type
 from ptxkit.ptx.types import is_type, type_bits
-
-# A lane state is ``machine.LaneState`` (a batch of CTAs) or the decoder's one-lane state (``LaneEval``):
-# closures read ``st.n``, ``st.R`` (the register file), ``st.cc``, ``st.mem``, ``st.exited``.
-State = Any
-Mask = Any  # a bool lane array, or None for every lane
-Value = Any  # a lane array, or a numpy scalar standing for every lane
-Reader = Callable[[State], Value]
-Writer = Callable[[State, Value, Mask], None]
-LaneOp = Callable[[State, Mask], None]
 
 
 class Decoding(Protocol):
@@ -54,18 +46,18 @@ FLOATS = ("f16", "bf16", "f32", "f64", "f16x2", "bf16x2")
 SPACES = ("global", "shared", "local", "param", "const")
 
 
-def types_of(mods) -> list[str]:
+def types_of(mods: tuple[str, ...]) -> list[str]:
     return [m for m in mods if is_type(m)]
 
 
-def one_type(ins, dec) -> str:
+def one_type(ins: ir.Instruction, dec: Decoding) -> str:
     ts = types_of(ins.mods)
     if not ts:
         raise dec.error(f"{dec.spelling(ins)} needs a type")
     return ts[-1]
 
 
-def rounding_mode(mods) -> str | None:
+def rounding_mode(mods: tuple[str, ...]) -> str | None:
     for m in mods:
         if m in ROUNDING:
             return m
@@ -76,25 +68,30 @@ class Unsupported(Exception):
     """A form of a known opcode the builders do not model: becomes an op that raises when executed."""
 
 
-def operands(ins, n: int | None = None):
+def operands(ins: ir.Instruction, n: int | None = None) -> tuple[ir.Operand, ...]:
     if n is not None and len(ins.operands) != n:
         raise Unsupported(f"{'.'.join((ins.opcode, *ins.mods))} with {len(ins.operands)} operands")
     return ins.operands
+
+
+def items(op: ir.Operand) -> list[ir.Operand]:
+    """The elements of a brace list ``{a, b, …}``, or the operand alone."""
+    return list(op.items) if isinstance(op, ir.Vec) else [op]
 
 
 def bits_of(typ: str) -> int:
     return type_bits(typ)
 
 
-def uint_of(typ: str):
+def uint_of(typ: str) -> type[np.unsignedinteger[Any]]:
     return UINT_BITS[bits_of(typ)]
 
 
-def as_lanes(x, n):
+def as_lanes(x: Value, n: int) -> np.ndarray:
     return x if np.ndim(x) else np.full(n, x)
 
 
-def simple(ins, dec, typ, fn, nsrc):
+def simple(ins: ir.Instruction, dec: Decoding, typ: str, fn: Callable[..., Value], nsrc: int) -> LaneOp:
     """d = fn(srcs...) for every lane."""
     ops = operands(ins, nsrc + 1)
     w = dec.dst(ops[0], typ)
@@ -113,14 +110,14 @@ INT_LIMITS = {t: (np.iinfo(np_type(t)).min, np.iinfo(np_type(t)).max)
                for t in ("u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64")}
 
 
-def read_float(dec, op, typ):
+def read_float(dec: Decoding, op: ir.Operand, typ: str) -> Reader:
     if typ == "bf16":
         r = dec.src(op, "u16")
         return lambda st: F.bits_to_float(np.asarray(r(st)), "bf16")
     return dec.src(op, typ)
 
 
-def write_float(dec, op, typ, mode):
+def write_float(dec: Decoding, op: ir.Operand, typ: str, mode: str | None) -> Writer:
     """Writer taking a wide float array, rounding it to ``typ`` with ``mode``."""
     if typ == "bf16":
         w = dec.dst(op, "u16")
@@ -128,7 +125,7 @@ def write_float(dec, op, typ, mode):
     w = dec.dst(op, typ)
     dt = np_type(typ)
 
-    def wr(st, v, m):
+    def wr(st: State, v: Value, m: Mask) -> None:
         v = np.asarray(v)
         if v.dtype != dt:
             v = F.round_float(v, typ, mode or "rn")
@@ -136,7 +133,7 @@ def write_float(dec, op, typ, mode):
     return wr
 
 
-def space_of(ins, sym_space):
+def space_of(ins: ir.Instruction, sym_space: str | None) -> str:
     for x in ins.mods:
         base = x.split("::")[0]
         if base in SPACES:
@@ -144,7 +141,7 @@ def space_of(ins, sym_space):
     return sym_space or "generic"
 
 
-def vector_width(mods) -> int:
+def vector_width(mods: tuple[str, ...]) -> int:
     for x in mods:
         if x in ("v2", "v4", "v8"):
             return int(x[1:])

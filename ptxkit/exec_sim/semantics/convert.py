@@ -5,10 +5,15 @@ from __future__ import annotations
 
 import numpy as np
 
+from ptxkit import ir
 from ptxkit.exec_sim import floats as F
 from ptxkit.exec_sim.semantics.common import (
     FLOATS,
     INT_LIMITS,
+    Decoding,
+    LaneOp,
+    Mask,
+    State,
     Unsupported,
     bits_of,
     read_float,
@@ -19,7 +24,7 @@ from ptxkit.exec_sim.semantics.common import (
 from ptxkit.exec_sim.values import np_type
 
 
-def b_cvt(ins, dec):
+def b_cvt(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     ts = types_of(ins.mods)
     if len(ts) < 2:
         raise Unsupported()
@@ -35,7 +40,7 @@ def b_cvt(ins, dec):
         w = dec.dst(ops[0], "b32")
         relu = "relu" in ins.mods
 
-        def pack(st, m):
+        def pack(st: State, m: Mask) -> None:
             parts = []
             for f in (a, b):
                 x = np.asarray(f(st)).astype(np.float32)
@@ -57,7 +62,7 @@ def b_cvt(ins, dec):
         dt = np_type(dtyp)
         lo, hi = INT_LIMITS[dtyp if dtyp[0] != "b" else "u" + dtyp[1:]]
 
-        def icvt(st, m):
+        def icvt(st: State, m: Mask) -> None:
             x = np.asarray(a(st))
             if sat:
                 if x.dtype.kind == "u":
@@ -81,7 +86,7 @@ def b_cvt(ins, dec):
         lo, hi = INT_LIMITS[dtyp if dtyp[0] != "b" else "u" + dtyp[1:]]
         rnd = {"rni": np.rint, "rzi": np.trunc, "rmi": np.floor, "rpi": np.ceil}.get(mode or "rzi", np.trunc)
 
-        def f2i(st, m):
+        def f2i(st: State, m: Mask) -> None:
             x = np.asarray(a(st))
             if ftz_:
                 x = F.ftz(x, styp)
@@ -102,7 +107,7 @@ def b_cvt(ins, dec):
         wf = write_float(dec, d, dtyp, mode)
         target = np.float32 if dtyp in ("f32", "bf16") else np_type(dtyp)
 
-        def i2f(st, m):
+        def i2f(st: State, m: Mask) -> None:
             x = np.asarray(a(st))
             if dtyp == "bf16":
                 wf(st, x.astype(np.float64), m)  # bf16_round applies the mode (exact below 2**53)
@@ -121,15 +126,15 @@ def b_cvt(ins, dec):
     # float → float
     a = read_float(dec, s, styp)
     if dtyp == styp or mode in ("rni", "rzi", "rmi", "rpi"):
-        rnd = {"rni": np.rint, "rzi": np.trunc, "rmi": np.floor, "rpi": np.ceil}.get(mode)
+        rnd_same = {"rni": np.rint, "rzi": np.trunc, "rmi": np.floor, "rpi": np.ceil}.get(mode or "")
         wf = write_float(dec, d, dtyp, "rn")
 
-        def same(st, m):
+        def same(st: State, m: Mask) -> None:
             x = np.asarray(a(st))
             if ftz_:
                 x = F.ftz(x, styp)
-            if rnd is not None:
-                x = rnd(x)
+            if rnd_same is not None:
+                x = rnd_same(x)
             if sat:
                 x = np.where(np.isnan(x), 0, np.clip(x, 0, 1)).astype(x.dtype)
             if ftz_:
@@ -138,7 +143,7 @@ def b_cvt(ins, dec):
         return same
     wf = write_float(dec, d, dtyp, mode)
 
-    def f2f(st, m):
+    def f2f(st: State, m: Mask) -> None:
         x = np.asarray(a(st))
         if ftz_:
             x = F.ftz(x, styp)

@@ -5,11 +5,19 @@ are evaluated in double precision and rounded: close to, not bit-equal to, a GPU
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
+from ptxkit import ir
 from ptxkit.exec_sim import floats as F
 from ptxkit.exec_sim.semantics.common import (
+    Decoding,
+    LaneOp,
+    Mask,
+    State,
     Unsupported,
+    Value,
     bits_of,
     one_type,
     operands,
@@ -20,8 +28,11 @@ from ptxkit.exec_sim.semantics.common import (
 )
 from ptxkit.exec_sim.values import np_type
 
+ScalarFn = Callable[[list[Value]], Value]  # one float op on the lanes' values of one (half) type
+ScalarBuilder = Callable[[str], ScalarFn]
 
-def _packed(ins, dec, typ, scalar_builder):
+
+def _packed(ins: ir.Instruction, dec: Decoding, typ: str, scalar_builder: ScalarBuilder) -> LaneOp:
     """Apply a scalar float op to both 16-bit halves of f16x2/bf16x2 operands."""
     half = typ[:-2]
     ops = ins.operands
@@ -29,7 +40,7 @@ def _packed(ins, dec, typ, scalar_builder):
     w = dec.dst(ops[0], "b32")
     fn = scalar_builder(half)
 
-    def op(st, m):
+    def op(st: State, m: Mask) -> None:
         out = np.uint32(0)
         for k in range(2):
             vals = [F.bits_to_float((np.asarray(r(st)) >> np.uint32(16 * k)).astype(np.uint16), half)
@@ -40,7 +51,7 @@ def _packed(ins, dec, typ, scalar_builder):
     return op
 
 
-def float_arith(ins, dec, kind, typ):
+def float_arith(ins: ir.Instruction, dec: Decoding, kind: str, typ: str) -> LaneOp:
     mods = ins.mods
     if "relu" in mods:
         raise Unsupported(f"{'.'.join((ins.opcode, *mods))} (modifier .relu)")
@@ -50,8 +61,8 @@ def float_arith(ins, dec, kind, typ):
     nan_prop = "NaN" in mods
     approx = "approx" in mods or "full" in mods
 
-    def scalar(t):
-        def fn(vals):
+    def scalar(t: str) -> ScalarFn:
+        def fn(vals: list[Value]) -> Value:
             if ftz_:
                 vals = [F.ftz(np.asarray(v), t) for v in vals]
             with np.errstate(all="ignore"):
@@ -75,7 +86,7 @@ def float_arith(ins, dec, kind, typ):
     return lambda st, m: w(st, fn([r(st) for r in readers]), m)
 
 
-def _float_compute(kind, t, vals, mode, approx, nan_prop):
+def _float_compute(kind: str, t: str, vals: list[Value], mode: str, approx: bool, nan_prop: bool) -> Value:
     """One float op on numpy arrays of type ``t`` (bf16 values arrive as float32)."""
     native = t in ("f32", "f64", "f16") and mode == "rn"
     if kind in ("min", "max"):
@@ -140,7 +151,7 @@ def _float_compute(kind, t, vals, mode, approx, nan_prop):
     return _round_with_tie(r, resid, t, mode)
 
 
-def _round_with_tie(r, resid, t, mode):
+def _round_with_tie(r: np.ndarray, resid: np.ndarray | None, t: str, mode: str) -> np.ndarray:
     """Round a wide value r (+ tiny residual) to t; the residual breaks exact-midpoint ties."""
     out = F.round_float(r, t, mode, resid)
     if resid is None or mode != "rn":
@@ -159,7 +170,7 @@ def _round_with_tie(r, resid, t, mode):
     return np.where(beyond, nb, np.where(before, out, out)).astype(out.dtype)
 
 
-def float_unary_bits(ins, dec, typ, kind):
+def float_unary_bits(ins: ir.Instruction, dec: Decoding, typ: str, kind: str) -> LaneOp:
     """abs/neg on floats: sign-bit operations (NaN payloads kept), .ftz flushes first."""
     ops = operands(ins, 2)
     ftz_ = "ftz" in ins.mods
@@ -175,7 +186,7 @@ def float_unary_bits(ins, dec, typ, kind):
     a, w = dec.src(ops[1], typ), dec.dst(ops[0], typ)
     dt = np_type(typ)
 
-    def op(st, m):
+    def op(st: State, m: Mask) -> None:
         x = np.asarray(a(st))
         if ftz_:
             x = F.ftz(x, typ)
@@ -185,7 +196,7 @@ def float_unary_bits(ins, dec, typ, kind):
     return op
 
 
-_UNARY = {
+_UNARY: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "rcp": lambda x: 1.0 / x,
     "sqrt": np.sqrt,
     "rsqrt": lambda x: 1.0 / np.sqrt(x),
@@ -197,7 +208,7 @@ _UNARY = {
 }
 
 
-def b_unary_float(ins, dec):
+def b_unary_float(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     """rcp/sqrt/rsqrt/ex2/lg2/sin/cos/tanh. ``.rn`` rcp/sqrt are correctly rounded (exact in f64 for
     f32); ``.approx`` forms are computed in f64 and rounded: close to, not bit-equal to, a GPU."""
     typ = one_type(ins, dec)
@@ -208,8 +219,8 @@ def b_unary_float(ins, dec):
     if typ == "f64" and mode != "rn":
         raise Unsupported(f"{'.'.join((ins.opcode, *ins.mods))} (directed rounding in f64)")
 
-    def scalar(t):
-        def fn(vals):
+    def scalar(t: str) -> ScalarFn:
+        def fn(vals: list[Value]) -> Value:
             x = np.asarray(vals[0])
             if ftz_:
                 x = F.ftz(x, t)
@@ -235,7 +246,7 @@ def b_unary_float(ins, dec):
     return lambda st, m: w(st, fn([a(st)]), m)
 
 
-def b_copysign(ins, dec):
+def b_copysign(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     typ = one_type(ins, dec)
     ut = uint_of(typ)
     sign = ut(1 << (bits_of(typ) - 1))
@@ -245,7 +256,7 @@ def b_copysign(ins, dec):
                            .view(np_type(typ)), m)
 
 
-def b_testp(ins, dec):
+def b_testp(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     typ = one_type(ins, dec)
     what = [x for x in ins.mods if x in ("finite", "infinite", "number", "notanumber", "normal", "subnormal")]
     if not what:
@@ -254,7 +265,7 @@ def b_testp(ins, dec):
     a, w = dec.src(ops[1], typ), dec.dst(ops[0], "pred")
     tiny = np.finfo(np_type(typ)).tiny
 
-    def op(st, m):
+    def op(st: State, m: Mask) -> None:
         x = np.asarray(a(st))
         t = what[0]
         r = {"finite": lambda: np.isfinite(x), "infinite": lambda: np.isinf(x),

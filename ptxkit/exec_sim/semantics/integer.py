@@ -9,7 +9,14 @@ import numpy as np
 from ptxkit import ir
 from ptxkit.exec_sim.semantics.common import (
     FLOATS,
+    Decoding,
+    LaneOp,
+    Mask,
+    Reader,
+    State,
     Unsupported,
+    Value,
+    Writer,
     as_lanes,
     bits_of,
     one_type,
@@ -21,7 +28,7 @@ from ptxkit.exec_sim.semantics.floating import float_arith, float_unary_bits
 from ptxkit.exec_sim.values import UINT_BITS, np_type
 
 
-def _mulhi(a, b, typ):
+def _mulhi(a: Value, b: Value, typ: str) -> Value:
     bits = bits_of(typ)
     signed = typ[0] == "s"
     if bits <= 32:
@@ -44,11 +51,11 @@ def _mulhi(a, b, typ):
     return np.asarray(hi).view(np_type(typ))
 
 
-def _wide(typ):
+def _wide(typ: str) -> str:
     return ("s" if typ[0] == "s" else "u") + str(2 * bits_of(typ))
 
 
-def b_mul(ins, dec):
+def b_mul(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     typ = one_type(ins, dec)
     mods = ins.mods
     if typ in FLOATS:
@@ -66,7 +73,7 @@ def b_mul(ins, dec):
     return lambda st, m: w(st, a(st) * b(st), m)
 
 
-def b_mad(ins, dec):
+def b_mad(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     typ = one_type(ins, dec)
     mods = ins.mods
     if typ in FLOATS:
@@ -90,7 +97,7 @@ def b_mad(ins, dec):
         if typ != "s32" or "hi" not in mods:
             raise Unsupported("mad.sat other than mad.hi.sat.s32")
 
-        def op(st, m):
+        def op(st: State, m: Mask) -> None:
             r = prod(st).astype(np.int64) + np.asarray(c(st)).astype(np.int64)
             w(st, np.clip(r, -2 ** 31, 2 ** 31 - 1).astype(np.int32), m)
         return op
@@ -99,13 +106,14 @@ def b_mad(ins, dec):
     return lambda st, m: w(st, prod(st) + c(st), m)
 
 
-def _carry_op(ins, dec, typ, w, a, b, cc_in, cc_out, add):
+def _carry_op(ins: ir.Instruction, dec: Decoding, typ: str, w: Writer, a: Reader, b: Reader, cc_in: bool,
+              cc_out: bool, add: bool) -> LaneOp:
     """add.cc/addc/sub.cc/subc/mad.cc/madc (ISA §9.7.2): the carry flag CC.CF is one bool per lane in
     ``st.cc``; subtraction sets it to NOT borrow and subc subtracts !CF (a + ~b + CF, as GPUs do)."""
     bits = bits_of(typ)
     ut = UINT_BITS[bits]
 
-    def op(st, m):
+    def op(st: State, m: Mask) -> None:
         n = st.n
         x = np.broadcast_to(np.asarray(a(st)), (n,)).view(ut)
         y = np.broadcast_to(np.asarray(b(st)), (n,)).view(ut)
@@ -136,7 +144,7 @@ def _carry_op(ins, dec, typ, w, a, b, cc_in, cc_out, add):
     return op
 
 
-def b_addsub(ins, dec):
+def b_addsub(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     typ = one_type(ins, dec)
     mods = ins.mods
     add = ins.opcode in ("add", "addc")
@@ -162,7 +170,7 @@ def b_addsub(ins, dec):
     return lambda st, m: w(st, a(st) - b(st), m)
 
 
-def _divrem(a, b, typ, rem):
+def _divrem(a: Value, b: Value, typ: str, rem: bool) -> np.ndarray:
     """Integer div/rem truncating toward zero; division by zero gives all ones (quotient) or the
     dividend (remainder), as the hardware does (the ISA leaves it unspecified)."""
     bits = bits_of(typ)
@@ -191,19 +199,19 @@ def _divrem(a, b, typ, rem):
     return np.where(zero, a.dtype.type(-1), q).astype(a.dtype)
 
 
-def b_div(ins, dec):
+def b_div(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     typ = one_type(ins, dec)
     if typ in FLOATS:
         return float_arith(ins, dec, "div", typ)
     return simple(ins, dec, typ, lambda a, b: _divrem(as_lanes(a, 1), b, typ, False), 2)
 
 
-def b_rem(ins, dec):
+def b_rem(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     typ = one_type(ins, dec)
     return simple(ins, dec, typ, lambda a, b: _divrem(as_lanes(a, 1), b, typ, True), 2)
 
 
-def b_minmax(ins, dec):
+def b_minmax(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     typ = one_type(ins, dec)
     is_min = ins.opcode == "min"
     if typ in FLOATS:
@@ -211,47 +219,47 @@ def b_minmax(ins, dec):
     relu = "relu" in ins.mods
     f = np.minimum if is_min else np.maximum
     if len(ins.operands) == 4:  # three-input min/max (sm_100)
-        def g3(a, b, c):
+        def g3(a: Value, b: Value, c: Value) -> Value:
             r = f(f(a, b), c)
             return np.maximum(r, 0).astype(r.dtype) if relu else r
         return simple(ins, dec, typ, g3, 3)
 
-    def g(a, b):
+    def g(a: Value, b: Value) -> Value:
         r = f(a, b)
         return np.maximum(r, 0).astype(np.asarray(r).dtype) if relu else r
     return simple(ins, dec, typ, g, 2)
 
 
-def b_abs(ins, dec):
+def b_abs(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     typ = one_type(ins, dec)
     if typ in FLOATS:
         return float_unary_bits(ins, dec, typ, "abs")
     return simple(ins, dec, typ, lambda a: np.where(a < 0, (a.dtype.type(0) - a), a).astype(np.asarray(a).dtype), 1)
 
 
-def b_neg(ins, dec):
+def b_neg(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     typ = one_type(ins, dec)
     if typ in FLOATS:
         return float_unary_bits(ins, dec, typ, "neg")
     return simple(ins, dec, typ, lambda a: np.asarray(a).dtype.type(0) - a, 1)
 
 
-def b_sad(ins, dec):
+def b_sad(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     typ = one_type(ins, dec)
     return simple(ins, dec, typ, lambda a, b, c: np.where(a < b, b - a, a - b) + c, 3)
 
 
-def b_mul24(ins, dec):
+def b_mul24(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     typ = one_type(ins, dec)
     hi = "hi" in ins.mods  # .hi: bits 47..16 of the 48-bit product (ISA §9.7.1.5)
     signed = typ[0] == "s"
 
-    def low24(x):
+    def low24(x: Value) -> np.ndarray:
         x = np.asarray(x).astype(np.int64)
         x = x & 0xFFFFFF
         return np.where(signed & (x >= 0x800000), x - 0x1000000, x) if signed else x
 
-    def prod(a, b):
+    def prod(a: Value, b: Value) -> np.ndarray:
         t = low24(a) * low24(b)
         return t >> 16 if hi else t
 
@@ -261,7 +269,7 @@ def b_mul24(ins, dec):
                    .astype(np.int64).astype(np_type(typ)), 3)
 
 
-def b_dp(ins, dec):
+def b_dp(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     """dp4a.atype.btype d, a, b, c: c + four byte products; dp2a.{lo,hi}: c + two (16-bit half of a) x
     (byte of b, low or high pair) products (ISA §9.7.1.23-24). Signedness per operand type."""
     ts = types_of(ins.mods)
@@ -275,11 +283,11 @@ def b_dp(ins, dec):
     a, b, c = dec.src(ops[1], "u32"), dec.src(ops[2], "u32"), dec.src(ops[3], dtyp)
     w = dec.dst(ops[0], dtyp)
 
-    def part(x, i, bits, signed):
+    def part(x: Value, i: int, bits: int, signed: bool) -> np.ndarray:
         v = (np.asarray(x).astype(np.int64) >> (bits * i)) & ((1 << bits) - 1)
         return np.where(v >= 1 << (bits - 1), v - (1 << bits), v) if signed else v
 
-    def op(st, m):
+    def op(st: State, m: Mask) -> None:
         x, y = a(st), b(st)
         if four:
             acc = sum(part(x, i, 8, at[0] == "s") * part(y, i, 8, bt[0] == "s") for i in range(4))
@@ -291,25 +299,25 @@ def b_dp(ins, dec):
     return op
 
 
-def b_logic(ins, dec):
+def b_logic(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     typ = one_type(ins, dec)
     f = {"and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}[ins.opcode]
     return simple(ins, dec, typ, f, 2)
 
 
-def b_not(ins, dec):
+def b_not(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     typ = one_type(ins, dec)
     if typ == "pred":
         return simple(ins, dec, typ, np.logical_not, 1)
     return simple(ins, dec, typ, np.invert, 1)
 
 
-def b_cnot(ins, dec):
+def b_cnot(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     typ = one_type(ins, dec)
     return simple(ins, dec, typ, lambda a: (np.asarray(a) == 0).astype(np_type(typ)), 1)
 
 
-def _shift(a, n, typ, left):
+def _shift(a: Value, n: Value, typ: str, left: bool) -> np.ndarray:
     bits = bits_of(typ)
     a = np.asarray(a)
     n = np.asarray(n).astype(np.uint64)
@@ -322,7 +330,7 @@ def _shift(a, n, typ, left):
     return np.where(big, a.dtype.type(0), a >> k).astype(a.dtype)
 
 
-def b_shl(ins, dec):
+def b_shl(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     typ = one_type(ins, dec)
     ops = operands(ins, 3)
     a, b, w = dec.src(ops[1], typ), dec.src(ops[2], "u32"), dec.dst(ops[0], typ)
@@ -330,7 +338,7 @@ def b_shl(ins, dec):
     return lambda st, m: w(st, _shift(a(st), b(st), typ, left), m)
 
 
-def b_shf(ins, dec):
+def b_shf(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     """shf.{l,r}.{wrap,clamp}.b32 (ISA §9.7.8.6): funnel shift of the 64-bit {b:a}."""
     ops = operands(ins, 4)
     left = "l" in ins.mods
@@ -338,7 +346,7 @@ def b_shf(ins, dec):
     a, b, c = dec.src(ops[1], "u32"), dec.src(ops[2], "u32"), dec.src(ops[3], "u32")
     w = dec.dst(ops[0], "b32")
 
-    def op(st, m):
+    def op(st: State, m: Mask) -> None:
         n = np.asarray(c(st)).astype(np.uint64)
         n = n & np.uint64(31) if wrap else np.minimum(n, np.uint64(32))
         v = (np.asarray(b(st)).astype(np.uint64) << np.uint64(32)) | np.asarray(a(st)).astype(np.uint64)
@@ -350,7 +358,7 @@ def b_shf(ins, dec):
     return op
 
 
-def b_bfe(ins, dec):
+def b_bfe(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     """bfe (ISA §9.7.8.9)."""
     typ = one_type(ins, dec)
     bits = bits_of(typ)
@@ -361,7 +369,7 @@ def b_bfe(ins, dec):
     w = dec.dst(ops[0], typ)
     one = ut(1)
 
-    def op(st, m):
+    def op(st: State, m: Mask) -> None:
         av = np.asarray(a(st)).view(ut)
         pos = (np.asarray(b(st)) & 0xFF).astype(np.int64)
         ln = (np.asarray(c(st)) & 0xFF).astype(np.int64)
@@ -377,7 +385,7 @@ def b_bfe(ins, dec):
     return op
 
 
-def b_bfi(ins, dec):
+def b_bfi(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     """bfi (ISA §9.7.8.10): insert the low len bits of a into b at pos."""
     typ = one_type(ins, dec)
     bits = bits_of(typ)
@@ -388,7 +396,7 @@ def b_bfi(ins, dec):
     w = dec.dst(ops[0], typ)
     one = ut(1)
 
-    def op(st, m):
+    def op(st: State, m: Mask) -> None:
         av, bv = np.asarray(a(st)).view(ut), np.asarray(b(st)).view(ut)
         pos = (np.asarray(c(st)) & 0xFF).astype(np.int64)
         ln = (np.asarray(d_(st)) & 0xFF).astype(np.int64)
@@ -401,7 +409,7 @@ def b_bfi(ins, dec):
     return op
 
 
-def b_prmt(ins, dec):
+def b_prmt(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     """prmt.b32{.mode} (ISA §9.7.8.7)."""
     ops = operands(ins, 4)
     modes = [x for x in ins.mods if x in ("f4e", "b4e", "rc8", "ecl", "ecr", "rc16")]
@@ -409,12 +417,11 @@ def b_prmt(ins, dec):
     a, b, c = dec.src(ops[1], "u32"), dec.src(ops[2], "u32"), dec.src(ops[3], "u32")
     w = dec.dst(ops[0], "b32")
 
-    def op(st, m):
+    def op(st: State, m: Mask) -> None:
         n = st.n
         v = (np.asarray(b(st)).astype(np.uint64) << np.uint64(32)) | np.asarray(a(st)).astype(np.uint64)
         v = np.broadcast_to(v, (n,))
-        byts = [((v >> np.uint64(8 * i)) & np.uint64(0xFF)).astype(np.uint32) for i in range(8)]
-        byts = np.stack(byts)  # (8, n)
+        byts = np.stack([((v >> np.uint64(8 * i)) & np.uint64(0xFF)).astype(np.uint32) for i in range(8)])  # (8, n)
         s = np.broadcast_to(np.asarray(c(st)).astype(np.uint32), (n,))
         lanes = np.arange(n)
         out = np.zeros(n, np.uint32)
@@ -443,7 +450,7 @@ def b_prmt(ins, dec):
     return op
 
 
-def b_lop3(ins, dec):
+def b_lop3(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     """lop3.b32 d, a, b, c, immLut (ISA §9.7.8.5)."""
     ops = ins.operands
     if len(ops) != 5 or not isinstance(ops[4], ir.Imm) or isinstance(ops[0], ir.Pipe):
@@ -452,7 +459,7 @@ def b_lop3(ins, dec):
     a, b, c = dec.src(ops[1], "b32"), dec.src(ops[2], "b32"), dec.src(ops[3], "b32")
     w = dec.dst(ops[0], "b32")
 
-    def op(st, m):
+    def op(st: State, m: Mask) -> None:
         x, y, z = np.asarray(a(st)), np.asarray(b(st)), np.asarray(c(st))
         r = np.zeros(np.broadcast_shapes(x.shape, y.shape, z.shape), np.uint32)
         for i in range(8):
@@ -462,14 +469,14 @@ def b_lop3(ins, dec):
     return op
 
 
-def b_popc(ins, dec):
+def b_popc(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     typ = one_type(ins, dec)
     ops = operands(ins, 2)
     a, w = dec.src(ops[1], typ), dec.dst(ops[0], "u32")
     return lambda st, m: w(st, np.bitwise_count(np.asarray(a(st))).astype(np.uint32), m)
 
 
-def _clz(x, bits):
+def _clz(x: Value, bits: int) -> np.ndarray:
     x = np.asarray(x).astype(np.uint64)
     n = np.zeros(x.shape, np.int64)
     for sh in (32, 16, 8, 4, 2, 1):
@@ -483,7 +490,7 @@ def _clz(x, bits):
     return n
 
 
-def b_clz(ins, dec):
+def b_clz(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     typ = one_type(ins, dec)
     bits = bits_of(typ)
     ops = operands(ins, 2)
@@ -491,7 +498,7 @@ def b_clz(ins, dec):
     return lambda st, m: w(st, np.minimum(_clz(a(st), bits), bits).astype(np.uint32), m)
 
 
-def b_bfind(ins, dec):
+def b_bfind(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     """bfind{.shiftamt} (ISA §9.7.8.12): position of the most significant non-sign bit, or 0xffffffff."""
     typ = one_type(ins, dec)
     bits = bits_of(typ)
@@ -499,7 +506,7 @@ def b_bfind(ins, dec):
     ops = operands(ins, 2)
     a, w = dec.src(ops[1], typ), dec.dst(ops[0], "u32")
 
-    def op(st, m):
+    def op(st: State, m: Mask) -> None:
         x = np.asarray(a(st))
         if typ[0] == "s":
             x = np.where(x < 0, ~x, x)
@@ -515,13 +522,13 @@ def b_bfind(ins, dec):
 _REV8 = np.array([int(f"{i:08b}"[::-1], 2) for i in range(256)], np.uint64)
 
 
-def b_brev(ins, dec):
+def b_brev(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     typ = one_type(ins, dec)
     bits = bits_of(typ)
     ops = operands(ins, 2)
     a, w = dec.src(ops[1], typ), dec.dst(ops[0], typ)
 
-    def op(st, m):
+    def op(st: State, m: Mask) -> None:
         x = np.asarray(a(st)).astype(np.uint64)
         r = np.zeros(x.shape, np.uint64)
         for i in range(bits // 8):

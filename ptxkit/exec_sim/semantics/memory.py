@@ -9,6 +9,10 @@ from ptxkit import ir
 from ptxkit.exec_sim.memory import CONST_WINDOW, LOCAL_WINDOW, SHARED_WINDOW, UINT
 from ptxkit.exec_sim.semantics.common import (
     SPACES,
+    Decoding,
+    LaneOp,
+    Mask,
+    State,
     Unsupported,
     bits_of,
     one_type,
@@ -20,7 +24,7 @@ from ptxkit.exec_sim.semantics.common import (
 from ptxkit.exec_sim.values import UINT_BITS, np_type
 
 
-def b_mov(ins, dec):
+def b_mov(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     typ = one_type(ins, dec)
     ops = operands(ins, 2)
     d, s = ops
@@ -31,7 +35,7 @@ def b_mov(ins, dec):
         rs = [dec.src(x, typ) for x in s.items]
         ws = [dec.dst(x, typ) for x in d.items]
 
-        def vmov(st, m):
+        def vmov(st: State, m: Mask) -> None:
             vals = [r(st) for r in rs]
             for w, v in zip(ws, vals):
                 w(st, v, m)
@@ -44,7 +48,7 @@ def b_mov(ins, dec):
         w = dec.dst(d, typ)
         ut = UINT_BITS[bits]
 
-        def pack(st, m):
+        def pack(st: State, m: Mask) -> None:
             r = ut(0)
             for i, f in enumerate(srcs):
                 r = r | (np.asarray(f(st)).astype(ut) << ut(eb * i))
@@ -56,19 +60,19 @@ def b_mov(ins, dec):
         a = dec.src(s, f"b{bits}")
         ws = [dec.dst(x, f"b{eb}") for x in d.items]
         ut = UINT_BITS[bits]
-        et = UINT_BITS[eb]
+        elem_t = UINT_BITS[eb]
 
-        def unpack(st, m):
+        def unpack(st: State, m: Mask) -> None:
             v = np.asarray(a(st)).view(ut)
             for i, w_ in enumerate(ws):
-                w_(st, (v >> ut(eb * i)).astype(et), m)
+                w_(st, (v >> ut(eb * i)).astype(elem_t), m)
         return unpack
     a = dec.src(s, typ)
     w = dec.dst(d, typ)
     return lambda st, m: w(st, a(st), m)
 
 
-def b_cvta(ins, dec):
+def b_cvta(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     """cvta{.to}.space.size (ISA §9.7.9.19): shared/local windows of the generic space."""
     ops = operands(ins, 2)
     typ = one_type(ins, dec)
@@ -84,7 +88,7 @@ def b_cvta(ins, dec):
     return lambda st, m: w(st, np.asarray(a(st)).view(ut) + b, m)
 
 
-def b_ld(ins, dec):
+def b_ld(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     """ld / ld.global.nc / ldu (ISA §9.7.9.8): vector loads read consecutive elements."""
     typ = one_type(ins, dec)
     hint = any("cache_hint" in x for x in ins.mods)
@@ -99,7 +103,7 @@ def b_ld(ins, dec):
     ws = [dec.dst(x, typ) for x in dsts]
     dt = np_type(typ)
 
-    def op(st, m):
+    def op(st: State, m: Mask) -> None:
         base = addr(st)
         if np.ndim(base) == 0:
             base = np.full(st.n, base, np.uint64)
@@ -109,7 +113,7 @@ def b_ld(ins, dec):
     return op
 
 
-def b_st(ins, dec):
+def b_st(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     typ = one_type(ins, dec)
     hint = any("cache_hint" in x for x in ins.mods)
     ops = ins.operands[:2] if hint and len(ins.operands) == 3 else operands(ins, 2)
@@ -120,7 +124,7 @@ def b_st(ins, dec):
     rs = [dec.src(x, typ) for x in srcs]
     ut = UINT[size]
 
-    def op(st, m):
+    def op(st: State, m: Mask) -> None:
         base = addr(st)
         if np.ndim(base) == 0:
             base = np.full(st.n, base, np.uint64)
@@ -134,13 +138,13 @@ def b_st(ins, dec):
 _ATOM_OPS = ("and", "or", "xor", "cas", "exch", "add", "inc", "dec", "min", "max")
 
 
-def b_atom(ins, dec):
+def b_atom(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     """atom / red (ISA §9.7.13.5-6): lanes applied in lane order (one valid serialisation)."""
     typ = one_type(ins, dec)
-    opn = [x for x in ins.mods if x in _ATOM_OPS]
-    if not opn or vector_width(ins.mods) != 1:
+    opns = [x for x in ins.mods if x in _ATOM_OPS]
+    if not opns or vector_width(ins.mods) != 1:
         raise Unsupported()
-    opn = opn[0]
+    opn = opns[0]
     ops = list(ins.operands)
     red = ins.opcode == "red"
     dst = None if red else ops.pop(0)
@@ -152,7 +156,7 @@ def b_atom(ins, dec):
     b = dec.src(ops[2], rt) if len(ops) > 2 else None
     w = dec.dst(dst, rt) if dst is not None else None
 
-    def op(st, m):
+    def op(st: State, m: Mask) -> None:
         base = addr(st)
         if np.ndim(base) == 0:
             base = np.full(st.n, base, np.uint64)
@@ -162,7 +166,7 @@ def b_atom(ins, dec):
     return op
 
 
-def b_cp(ins, dec):
+def b_cp(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     """cp.async.{ca,cg}.shared{::cta}.global [dst], [src], cp-size{, src-size} (ISA §9.7.9.25):
     performed at once (a valid schedule of an asynchronous copy; commit/wait are then no-ops).
     Bytes past src-size are zero-filled."""
@@ -184,7 +188,7 @@ def b_cp(ins, dec):
     src_size = dec.src(ops[3], "u32") if has_src_size else None
     chunk = 4 if size >= 4 else size
 
-    def op(st, m):
+    def op(st: State, m: Mask) -> None:
         d = np.broadcast_to(np.asarray(dst(st), dtype=np.uint64), (st.n,))
         s_ = np.broadcast_to(np.asarray(src(st), dtype=np.uint64), (st.n,))
         limit = None if src_size is None else np.broadcast_to(np.asarray(src_size(st)).astype(np.int64), (st.n,))

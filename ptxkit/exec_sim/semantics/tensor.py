@@ -10,10 +10,11 @@ import numpy as np
 
 from ptxkit import ir
 from ptxkit.exec_sim import floats as F
+from ptxkit.exec_sim.semantics.common import Decoding, LaneOp, Mask, Reader, State, Value, items
 from ptxkit.exec_sim.semantics.warp import active_lanes, lanes_of
 
 
-def b_ldmatrix(ins, dec):
+def b_ldmatrix(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     """ldmatrix.sync.aligned.m8n8.{x1,x2,x4}{.trans}.shared.b16: lanes 8i..8i+7 give the row
     addresses of matrix i; lane t receives row t/4, columns 2(t%4), 2(t%4)+1 (transposed with .trans)."""
     if "m8n8" not in ins.mods or "b16" not in ins.mods:
@@ -30,7 +31,7 @@ def b_ldmatrix(ins, dec):
     t = np.arange(32)
     r_idx, c_idx = t // 4, 2 * (t % 4)
 
-    def op(st, m):
+    def op(st: State, m: Mask) -> None:
         n = st.n
         base = np.broadcast_to(np.asarray(addr(st), dtype=np.uint64), (n,))
         lane = lanes_of(n)
@@ -49,7 +50,7 @@ def b_ldmatrix(ins, dec):
     return op
 
 
-def b_mma(ins, dec):
+def b_mma(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     """mma.sync.aligned.m16n8k{8,16}.row.col.f32.{f16,bf16}.{f16,bf16}.f32 (fragment layouts of ISA
     §9.7.14.5.14). The products are summed in f64 and rounded once: close to, not bit-equal to, a GPU
     (whose accumulation order is unspecified)."""
@@ -62,7 +63,7 @@ def b_mma(ins, dec):
     k_dim = int(shape[0][6:])
     ab = types[1]
     ops = ins.operands
-    d, a, b, c = (list(o.items) for o in ops)
+    d, a, b, c = (items(o) for o in ops)
     na, nb = (4, 2) if k_dim == 16 else (2, 1)
     if len(d) != 4 or len(a) != na or len(b) != nb or len(c) != 4:
         return dec.unsupported("mma with unexpected fragment sizes")
@@ -73,12 +74,12 @@ def b_mma(ins, dec):
     t = np.arange(32)
     g, q = t // 4, t % 4
 
-    def halves(v):
+    def halves(v: Value) -> tuple[np.ndarray, np.ndarray]:
         v = np.asarray(v).astype(np.uint32)
         return (F.bits_to_float((v & np.uint32(0xFFFF)).astype(np.uint16), ab).astype(np.float64),
                 F.bits_to_float((v >> np.uint32(16)).astype(np.uint16), ab).astype(np.float64))
 
-    def op(st, m):
+    def op(st: State, m: Mask) -> None:
         n = st.n
         nw = n // 32
         A = np.zeros((nw, 16, k_dim))
@@ -105,7 +106,7 @@ def b_mma(ins, dec):
     return op
 
 
-def b_wmma(ins, dec):
+def b_wmma(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     """wmma.{load,store,mma}.sync.aligned m16n16k16, f16 A/B, f32 C/D (ISA §9.7.14.4). The fragment
     layout is unspecified by the ISA; ptxkit uses its own consistent one (element r*16+c of the tile
     in lane (r*16+c)//8, slot (r*16+c)%8; A/B use the first four f16x2 registers), so every
@@ -125,7 +126,7 @@ def b_wmma(ins, dec):
         if typ != "f16" and "f32" not in mods:
             return dec.unsupported()
         size = 2 if typ == "f16" else 4
-        frag = list(ops[0 if kind == "load" else 1].items)
+        frag = items(ops[0 if kind == "load" else 1])
         addr, sym_space = dec.addr(ops[1 if kind == "load" else 0])
         space = next((x.split("::")[0] for x in mods if x.split("::")[0] in ("global", "shared")),
                      sym_space or "generic")
@@ -135,14 +136,14 @@ def b_wmma(ins, dec):
         else:
             rs = [dec.src(x, "b32") for x in frag]
 
-        def offsets(st):
+        def offsets(st: State) -> np.ndarray:
             sv = np.broadcast_to(np.asarray(stride(st)).astype(np.int64), (st.n,)).reshape(-1, 32)[:, 0]
             # [warp, element] element offsets of the 16x16 tile (row: r*stride + c, col: c*stride + r)
             if layout == "row":
                 return r_of[None, :] * sv[:, None] + c_of[None, :]
             return c_of[None, :] * sv[:, None] + r_of[None, :]
 
-        def op(st, m):
+        def op(st: State, m: Mask) -> None:
             n = st.n
             base = np.broadcast_to(np.asarray(addr(st), dtype=np.uint64), (n,)).reshape(-1, 32)[:, 0]
             off = offsets(st)
@@ -181,19 +182,19 @@ def b_wmma(ins, dec):
         types = [x for x in mods if x in ("f16", "f32")]
         if len(types) != 2 or types != ["f32", "f32"]:
             return dec.unsupported("wmma.mma other than .f32.f32 accumulators")
-        d, a, b, c = (list(o.items) for o in ops)
+        d, a, b, c = (items(o) for o in ops)
         ra = [dec.src(x, "b32") for x in a]
         rb = [dec.src(x, "b32") for x in b]
         rc = [dec.src(x, "f32") for x in c]
         wd = [dec.dst(x, "f32") for x in d]
 
-        def tile16(regs, st):
+        def tile16(regs: list[Reader], st: State) -> np.ndarray:
             n = st.n
             v = np.stack([np.broadcast_to(np.asarray(r(st)), (n,)).astype(np.uint32) for r in regs[:4]], axis=-1)
             h = v.view(np.uint16).reshape(n // 32, 32, 8)  # little-endian: low half first
             return F.bits_to_float(h, "f16").astype(np.float64).reshape(n // 32, 16, 16)
 
-        def op(st, m):
+        def op(st: State, m: Mask) -> None:
             n = st.n
             A, B = tile16(ra, st), tile16(rb, st)
             C = np.stack([np.broadcast_to(np.asarray(r(st)), (n,)).astype(np.float64) for r in rc], axis=-1)

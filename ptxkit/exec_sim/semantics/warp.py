@@ -13,23 +13,24 @@ from __future__ import annotations
 import numpy as np
 
 from ptxkit import ir
+from ptxkit.exec_sim.semantics.common import Decoding, LaneOp, Mask, State
 from ptxkit.exec_sim.values import np_type
 
 
-def lanes_of(n):
+def lanes_of(n: int) -> np.ndarray:
     return np.arange(n, dtype=np.int64) % 32
 
 
-def active_lanes(m, n):
+def active_lanes(m: Mask, n: int) -> np.ndarray:
     return np.ones(n, bool) if m is None else m
 
 
-def b_shfl(ins, dec):
+def b_shfl(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     """shfl.sync.{up,down,bfly,idx}.b32 d[|p], a, b, c, membermask."""
-    mode = [x for x in ins.mods if x in ("up", "down", "bfly", "idx")]
-    if not mode:
+    modes = [x for x in ins.mods if x in ("up", "down", "bfly", "idx")]
+    if not modes:
         return dec.unsupported()
-    mode = mode[0]
+    mode = modes[0]
     ops = ins.operands
     d = ops[0]
     dd, pp = (d.a, d.b) if isinstance(d, ir.Pipe) else (d, None)
@@ -39,7 +40,7 @@ def b_shfl(ins, dec):
     w = dec.dst(dd, "b32")
     wp = dec.dst(pp, "pred") if pp is not None else None
 
-    def op(st, m):
+    def op(st: State, m: Mask) -> None:
         n = st.n
         lane = lanes_of(n)
         bv = np.broadcast_to(np.asarray(b(st)).astype(np.int64), (n,)) & 0x1F
@@ -69,7 +70,7 @@ def b_shfl(ins, dec):
     return op
 
 
-def _warp_reduce_bits(flags, n):
+def _warp_reduce_bits(flags: np.ndarray, n: int) -> np.ndarray:
     """Per-warp ballot of boolean lanes → uint32 per warp (broadcast back to lanes)."""
     f = flags.reshape(-1, 32).astype(np.uint64)
     weights = (np.uint64(1) << np.arange(32, dtype=np.uint64))
@@ -77,12 +78,12 @@ def _warp_reduce_bits(flags, n):
     return np.repeat(ballot, 32)
 
 
-def b_vote(ins, dec):
+def b_vote(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     """vote.sync.{all,any,uni}.pred / vote.sync.ballot.b32 (membermask honoured for ballot)."""
-    kind = [x for x in ins.mods if x in ("all", "any", "uni", "ballot")]
-    if not kind:
+    kinds = [x for x in ins.mods if x in ("all", "any", "uni", "ballot")]
+    if not kinds:
         return dec.unsupported()
-    kind = kind[0]
+    kind = kinds[0]
     ops = ins.operands
     p = dec.src(ops[1], "pred")
     mm = dec.src(ops[2], "u32") if len(ops) > 2 else None
@@ -91,7 +92,7 @@ def b_vote(ins, dec):
     else:
         w = dec.dst(ops[0], "pred")
 
-    def op(st, m):
+    def op(st: State, m: Mask) -> None:
         n = st.n
         act = active_lanes(m, n) & ~st.exited
         pv = np.broadcast_to(p(st), (n,))
@@ -114,16 +115,16 @@ def b_vote(ins, dec):
     return op
 
 
-def b_activemask(ins, dec):
+def b_activemask(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     w = dec.dst(ins.operands[0], "b32")
 
-    def op(st, m):
+    def op(st: State, m: Mask) -> None:
         act = active_lanes(m, st.n) & ~st.exited
         w(st, _warp_reduce_bits(act, st.n), m)
     return op
 
 
-def b_elect(ins, dec):
+def b_elect(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     """elect.sync d|p, membermask: the lowest active member lane is elected."""
     ops = ins.operands
     d = ops[0]
@@ -131,7 +132,7 @@ def b_elect(ins, dec):
     w = dec.dst(dd, "b32")
     wp = dec.dst(pp, "pred") if pp is not None and not isinstance(pp, ir.Sink) else None
 
-    def op(st, m):
+    def op(st: State, m: Mask) -> None:
         n = st.n
         act = (active_lanes(m, n) & ~st.exited).reshape(-1, 32)
         first = np.argmax(act, axis=1)
@@ -142,7 +143,7 @@ def b_elect(ins, dec):
     return op
 
 
-def b_match(ins, dec):
+def b_match(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     """match.any.sync / match.all.sync .b32/.b64."""
     kind = "all" if "all" in ins.mods else "any"
     typ = [x for x in ins.mods if x in ("b32", "b64")]
@@ -156,7 +157,7 @@ def b_match(ins, dec):
     w = dec.dst(dd, "b32")
     wp = dec.dst(pp, "pred") if pp is not None else None
 
-    def op(st, m):
+    def op(st: State, m: Mask) -> None:
         n = st.n
         act = active_lanes(m, n) & ~st.exited
         member = ((np.broadcast_to(np.asarray(mm(st)).astype(np.uint64), (n,)) >> lanes_of(n).astype(np.uint64))
@@ -177,20 +178,20 @@ def b_match(ins, dec):
     return op
 
 
-def b_redux(ins, dec):
+def b_redux(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     """redux.sync.{add,min,max,and,or,xor}.{u32,s32,b32} d, a, membermask."""
-    opn = [x for x in ins.mods if x in ("add", "min", "max", "and", "or", "xor")]
-    typ = [x for x in ins.mods if x in ("u32", "s32", "b32")]
-    if not opn or not typ:
+    opns = [x for x in ins.mods if x in ("add", "min", "max", "and", "or", "xor")]
+    typs = [x for x in ins.mods if x in ("u32", "s32", "b32")]
+    if not opns or not typs:
         return dec.unsupported()
-    opn, typ = opn[0], typ[0]
+    opn, typ = opns[0], typs[0]
     ops = ins.operands
     a = dec.src(ops[1], typ)
     mm = dec.src(ops[2], "u32")
     w = dec.dst(ops[0], typ)
     dt = np_type(typ)
 
-    def op(st, m):
+    def op(st: State, m: Mask) -> None:
         n = st.n
         act = active_lanes(m, n) & ~st.exited
         member = ((np.broadcast_to(np.asarray(mm(st)).astype(np.uint64), (n,)) >> lanes_of(n).astype(np.uint64))
@@ -207,13 +208,13 @@ def b_redux(ins, dec):
             r = f(np.where(mem, v, ident), axis=1).astype(dt)
         else:
             ident = 0xFFFFFFFF if opn == "and" else 0
-            f = {"and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}[opn]
+            bitop = {"and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}[opn]
             u = v.view(np.uint32) if v.dtype != np.uint32 else v
-            r = f.reduce(np.where(mem, u, np.uint32(ident)), axis=1).astype(np.uint32).view(dt)
+            r = bitop.reduce(np.where(mem, u, np.uint32(ident)), axis=1).astype(np.uint32).view(dt)
         w(st, np.repeat(r, 32), m)
     return op
 
 
-def b_bar_warp(ins, dec):
+def b_bar_warp(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     """bar.warp.sync: a no-op under lock-step execution of the warp."""
     return lambda st, m: None
