@@ -14,6 +14,7 @@ import os
 import signal
 import sys
 from types import FrameType, ModuleType
+from typing import NoReturn
 
 from ptxkit import __version__
 from ptxkit.commands import bench, equiv, explore, litmus2ptx, parse, run, sanitize
@@ -34,7 +35,7 @@ class _ArgumentError(UsageError):
 class _Parser(argparse.ArgumentParser):
     """argparse that reports usage errors as ``ptxkit VERB: error:`` with exit 2 (its default too)."""
 
-    def error(self, message: str):  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         self.print_usage(sys.stderr)
         raise _ArgumentError(message, self.prog)
 

@@ -41,7 +41,7 @@ class GpuResult:
 
 def _cupy() -> Any:
     try:
-        import cupy  # type: ignore
+        import cupy  # type: ignore[import-not-found,unused-ignore]
     except Exception as e:  # ImportError, or a CUDA library load failure
         raise UsageError(f"--device gpu needs CuPy and an NVIDIA GPU (cupy import failed: {e})") from None
     try:
@@ -117,12 +117,12 @@ def run_kernel(module: ir.Module | str, kernel: str, args: list[KernelArg],
             raise UsageError(f"the CUDA driver rejected the PTX (as .version {version}): {e}") from None
     params = {}
     if not isinstance(module, str):
-        f = module.function(kernel)
-        params = {p.name: p for p in (f.params if f else [])}
+        entry = module.function(kernel)
+        params = {p.name: p for p in (entry.params if entry else [])}
     dev, launch_args = {}, []
     for a in args:
         if a.kind == "buffer":
-            d = cupy.asarray(a.data.view(np.uint8))
+            d = cupy.asarray(a.buffer.view(np.uint8))
             dev[a.name] = d
             launch_args.append(d)
         elif a.kind == "null":

@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import stat
 import tempfile
 from pathlib import Path
 
@@ -34,19 +35,29 @@ def atomic_write(path: str | os.PathLike[str], data: bytes | str) -> None:
     """Write ``data`` (str is encoded as UTF-8, lone surrogates kept as their original bytes) to
     ``path`` atomically. An OSError (missing directory, read-only, a directory in the way, no space)
     becomes a UsageError naming the path; the temporary file is removed on every failure, including
-    KeyboardInterrupt."""
+    KeyboardInterrupt. A symbolic link is followed (the link stays, its target is replaced); a target
+    that exists and is not a regular file (``/dev/null``, ``/dev/stdout``, a FIFO) is written in place:
+    renaming onto it would replace the device or pipe itself."""
     target = Path(path)
     payload = data.encode("utf-8", "surrogateescape") if isinstance(data, str) else bytes(data)
-    if target.is_dir():
+    if not target.name or target.is_dir():
         raise UsageError(f"cannot write '{target}': it is a directory")
-    parent = target.parent
-    mode = None
-    with contextlib.suppress(OSError):
-        mode = target.stat().st_mode & 0o7777
+    if target.is_symlink():
+        target = Path(os.path.realpath(target))
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=parent)
+        st = target.stat()
+    except FileNotFoundError:
+        st = None
     except OSError as e:
-        raise UsageError(f"cannot write '{target}': {_describe(e)}") from None
+        raise UsageError(f"cannot write '{path}': {_describe(e)}") from None
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        _write_in_place(target, payload, path)
+        return
+    mode = st.st_mode & 0o7777 if st is not None else None
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    except OSError as e:
+        raise UsageError(f"cannot write '{path}': {_describe(e)}") from None
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(payload)
@@ -62,8 +73,16 @@ def atomic_write(path: str | os.PathLike[str], data: bytes | str) -> None:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         if isinstance(e, OSError):
-            raise UsageError(f"cannot write '{target}': {_describe(e)}") from None
+            raise UsageError(f"cannot write '{path}': {_describe(e)}") from None
         raise
+
+
+def _write_in_place(target: Path, payload: bytes, shown: str | os.PathLike[str]) -> None:
+    try:
+        with open(target, "wb") as f:
+            f.write(payload)
+    except OSError as e:
+        raise UsageError(f"cannot write '{shown}': {_describe(e)}") from None
 
 
 def same_file(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:

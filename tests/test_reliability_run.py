@@ -4,8 +4,10 @@ Each test reproduces an input that the old code mishandled (exit 70, silent acce
 from __future__ import annotations
 
 import os
+import stat
 import subprocess
 import sys
+import threading
 
 import numpy as np
 import pytest
@@ -122,6 +124,26 @@ def test_atomic_write_keeps_permissions(tmp_path):
     p.chmod(0o751)
     atomic_write(p, "b")
     assert p.stat().st_mode & 0o777 == 0o751
+
+
+def test_atomic_write_follows_symlinks(tmp_path):
+    (tmp_path / "real.ptx").write_text("old")
+    (tmp_path / "link.ptx").symlink_to("real.ptx")
+    atomic_write(tmp_path / "link.ptx", "new")
+    assert (tmp_path / "link.ptx").is_symlink() and (tmp_path / "real.ptx").read_text() == "new"
+
+
+def test_atomic_write_into_a_pipe_writes_in_place(tmp_path):
+    # renaming a temporary file onto /dev/null or a FIFO would replace the device node itself
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()))
+    reader.start()
+    atomic_write(fifo, "through the pipe")
+    reader.join(10)
+    assert got == [b"through the pipe"]
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode) and os.listdir(tmp_path) == ["pipe"]
 
 
 def test_memory_budget(monkeypatch):

@@ -56,9 +56,14 @@ def run(args: argparse.Namespace) -> int:
     mem_source = "zeros"
     if args.output:
         out = Path(args.output)
+        if not out.name or out.is_dir():
+            raise UsageError(f"cannot write '{out}': it is a directory")
         _refuse_overwriting_input(args.file, out, "-o")
         init = out.with_suffix(".mem.bin") if res.init else None
         if init is not None:  # non-zero initial values: a raw little-endian u32 image of mem for --arg
+            if out.exists() and not out.is_file():
+                raise UsageError(f"-o '{out}' is not a regular file, so the initial-memory image "
+                                 f"'{init}' has no place beside it: give -o a file name")
             _refuse_overwriting_input(args.file, init, "the initial-memory image")
             if same_file(out, init):
                 raise UsageError(f"-o '{out}' would be overwritten by the initial-memory image: "

@@ -14,7 +14,7 @@ from ptxkit import gpu
 from ptxkit.commands.common import add_kernel_arguments, parse_dim, positive_int
 from ptxkit.errors import UsageError
 from ptxkit.exec_sim.args import check_launch, parse_arg_specs
-from ptxkit.exec_sim.launch import DEFAULT_MAX_STEPS, run_kernel, select_entry
+from ptxkit.exec_sim.launch import DEFAULT_MAX_STEPS, RunResult, run_kernel, select_entry
 from ptxkit.fpsan_ptx import sanitize_text
 from ptxkit.io import atomic_write
 from ptxkit.ptx.parser import decode, parse
@@ -55,6 +55,7 @@ def run(args: argparse.Namespace) -> int:
     module = parse(text, name)
     entry = select_entry(module, args.kernel)
     kargs = parse_arg_specs(args.arg, entry, args.seed)
+    result: gpu.GpuResult | RunResult
     if args.device == "gpu":
         result = gpu.run_kernel(module, entry.name, kargs, grid, block, args.shared)
     else:

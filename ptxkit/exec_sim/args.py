@@ -18,10 +18,10 @@ from ptxkit.exec_sim.values import decl_size
 from ptxkit.io import check_allocation
 from ptxkit.ptx.types import type_bytes
 
-BUFFER_TYPES = {"u8": np.uint8, "u16": np.uint16, "u32": np.uint32, "u64": np.uint64,
+BUFFER_TYPES: dict[str, type[np.generic]] = {"u8": np.uint8, "u16": np.uint16, "u32": np.uint32, "u64": np.uint64,
                 "s8": np.int8, "s16": np.int16, "s32": np.int32, "s64": np.int64,
                 "f16": np.float16, "bf16": np.uint16, "f32": np.float32, "f64": np.float64}
-SCALAR_TYPES = dict(BUFFER_TYPES, b8=np.uint8, b16=np.uint16, b32=np.uint32, b64=np.uint64)
+SCALAR_TYPES: dict[str, type[np.generic]] = dict(BUFFER_TYPES, b8=np.uint8, b16=np.uint16, b32=np.uint32, b64=np.uint64)
 
 _BUF = re.compile(r"^(\w+)\[(\d+)\]:(.+)$", re.S)
 _SCALAR = re.compile(r"^(\w+):(.+)$", re.S)
@@ -42,6 +42,13 @@ class KernelArg:
     @property
     def nbytes(self) -> int:
         return 0 if self.data is None else self.data.nbytes
+
+    @property
+    def buffer(self) -> np.ndarray:
+        """The contents of a ``buffer`` argument."""
+        if self.data is None:
+            raise TypeError(f"kernel argument '{self.name}' ({self.kind}) is not a buffer")
+        return self.data
 
 
 def _float_bits(typ: str, v: float) -> int:
@@ -128,8 +135,8 @@ def _rand(typ: str, n: int, rng: np.random.Generator) -> np.ndarray:
         return rng.uniform(-4.0, 4.0, n).astype(dt)
     if typ == "bf16":
         return bf16_round(rng.uniform(-4.0, 4.0, n))
-    info = np.iinfo(dt)
-    return rng.integers(info.min, int(info.max) + 1, n, dtype=dt)
+    info = np.iinfo(np.dtype(dt))
+    return rng.integers(info.min, int(info.max) + 1, n, dtype=np.dtype(dt))
 
 
 def parse_arg_specs(specs: list[str], fn: ir.Function, seed: int = 0) -> list[KernelArg]:

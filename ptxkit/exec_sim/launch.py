@@ -92,7 +92,7 @@ def run_kernel(module: ir.Module, kernel: str | None, args: list[KernelArg],
             raise UsageError(f"missing argument for parameter '{d.name}' of kernel '{entry.name}'")
         size = decl_size(d)
         if a.kind == "buffer":
-            addr = mem.alloc(a.name, a.data.nbytes, a.data)
+            addr = mem.alloc(a.name, a.buffer.nbytes, a.buffer)
             result.addresses[a.name] = addr
             val = addr
         elif a.kind == "null":
@@ -101,13 +101,14 @@ def run_kernel(module: ir.Module, kernel: str | None, args: list[KernelArg],
             val = a.value
         param_image[off:off + size] = (val & ((1 << (8 * size)) - 1)).to_bytes(size, "little")
     global_sym: dict[str, int] = {}
-    for info, _ in prog.globals_init:
-        d = info.decl
-        global_sym[d.name] = 0
-    for info, _ in prog.globals_init:
-        d = info.decl
-        data = encode_init(d, {k: type("S", (), {"addr": v})() for k, v in global_sym.items()})
-        global_sym[d.name] = mem.alloc(d.name, len(data), data, align=max(d.align or 8, 8))
+    decls = [info.decl for info, _ in prog.globals_init]
+    for g in decls:
+        assert g is not None  # decode records a declaration for every module variable
+        global_sym[g.name] = 0
+    for g in decls:
+        assert g is not None
+        data = encode_init(g, {k: type("S", (), {"addr": v})() for k, v in global_sym.items()})
+        global_sym[g.name] = mem.alloc(g.name, len(data), data, align=max(g.align or 8, 8))
     mem.const = np.frombuffer(bytes(prog.const_image).ljust(((len(prog.const_image) + 15) // 16) * 16 or 16, b"\0"),
                               np.uint8).copy()
     dyn_base = {name: prog.module_syms[name].addr for name in prog.dynamic_shared_syms}
@@ -147,7 +148,7 @@ def run_kernel(module: ir.Module, kernel: str | None, args: list[KernelArg],
             run_batch(prog, st, counters, max_steps)
     for a in args:
         if a.kind == "buffer":
-            raw = mem.read_global(result.addresses[a.name], a.data.nbytes)
+            raw = mem.read_global(result.addresses[a.name], a.buffer.nbytes)
             result.buffers[a.name] = np.frombuffer(raw, BUFFER_TYPES[a.type]).copy()
     result.instructions = counters.instructions
     result.lane_instructions = counters.lane_instructions

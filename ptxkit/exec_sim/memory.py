@@ -93,9 +93,9 @@ class FlatMemory:
     local_size: int = 0
     param: np.ndarray = field(default_factory=lambda: np.zeros(16, np.uint8))
     param_size: int = 0
-    _bounds: object = None
-    _starts: list | None = None
-    _ends: list | None = None
+    _bounds: tuple[np.ndarray, np.ndarray] | None = None
+    _starts: list[int] | None = None
+    _ends: list[int] | None = None
 
     # ------------------------------------------------------------------ global allocation
     def alloc(self, name: str, nbytes: int, init: bytes | np.ndarray | None = None, align: int = 256) -> int:
@@ -227,6 +227,7 @@ class FlatMemory:
                 order = sorted(self.allocations, key=lambda x: x.addr)
                 self._starts = [x.addr for x in order]
                 self._ends = [x.addr + x.size for x in order]
+            assert self._ends is not None
             k = bisect.bisect_right(self._starts, lo) - 1
             if k < 0 or hi > self._ends[k]:
                 return None

@@ -100,6 +100,13 @@ def _fail_at(prog: ConcurrentProgram, message: str, pattern: str, from_line: int
     return PtxkitError(Diagnostic(prog.filename, line, col, f"litmus2ptx: {message}", src))
 
 
+def _name(op: object) -> str:
+    """The name of a register or label operand (the litmus parser gives Reg, or Sym for labels)."""
+    if isinstance(op, (Reg, Sym)):
+        return op.name
+    raise _Unsupported(f"operand {op!r} is not a register")
+
+
 def _ident(name: str) -> str:
     return "".join(ch if ch.isalnum() or ch == "_" else "_" for ch in name)
 
@@ -167,7 +174,7 @@ class _Emitter:
                 raise _Unsupported("ld.const (constant proxy) reads a distinct state space: not expressible")
             if sem in ("release", "acq_rel", "sc"):
                 raise _Unsupported(f"ld.{sem} does not exist in PTX")
-            return [f"{guard}ld{order}.global.u32 {self.reg(i, ops[0].name)}, {self.addr(i, ops[1])};"]
+            return [f"{guard}ld{order}.global.u32 {self.reg(i, _name(ops[0]))}, {self.addr(i, ops[1])};"]
         if op == "st":
             if sem in ("acquire", "acq_rel", "sc"):
                 raise _Unsupported(f"st.{sem} does not exist in PTX")
@@ -181,7 +188,7 @@ class _Emitter:
                 raise _Unsupported(f"{op}.{rop}: PTX has no such atomic with Dat3M's meaning")
             lines = []
             if op == "atom":
-                dst, a, args = self.reg(i, ops[0].name), ops[1], ops[2:]
+                dst, a, args = self.reg(i, _name(ops[0])), ops[1], ops[2:]
             else:
                 dst, a, args = None, ops[0], ops[1:]
             vals = [self.val(i, x) for x in args]
@@ -221,30 +228,32 @@ class _Emitter:
                 raise _Unsupported("bar.red is not supported")
             return [f"{guard}bar.{kind} {self.barriers[key]}, {WARP * quorum};"]
         if op == "mov":
-            return [f"{guard}mov.b32 {self.reg(i, ops[0].name)}, {self.val(i, ops[1])};"]
+            return [f"{guard}mov.b32 {self.reg(i, _name(ops[0]))}, {self.val(i, ops[1])};"]
         if op in ("add", "sub", "mul", "div", "and", "or", "xor"):
             typ = "b32" if op in ("and", "or", "xor") else "s32"
             lo = ".lo" if op == "mul" else ""
-            return [f"{guard}{op}{lo}.{typ} {self.reg(i, ops[0].name)}, {self.val(i, ops[1])}, {self.val(i, ops[2])};"]
+            dst = self.reg(i, _name(ops[0]))
+            return [f"{guard}{op}{lo}.{typ} {dst}, {self.val(i, ops[1])}, {self.val(i, ops[2])};"]
         if op == "setp":
-            self.preds.setdefault(i, set()).add(ops[0].name)
-            a, b = self.val(i, ops[1]), self.val(i, ops[2])
+            self.preds.setdefault(i, set()).add(_name(ops[0]))
+            lhs, rhs = self.val(i, ops[1]), self.val(i, ops[2])
             if not isinstance(ops[1], Reg):  # setp wants a register first operand
-                lines = [f"mov.b32 %P{i}_tmp, {a};"]
-                a = f"%P{i}_tmp"
+                lines = [f"mov.b32 %P{i}_tmp, {lhs};"]
+                lhs = f"%P{i}_tmp"
             else:
                 lines = []
-            return [*lines, f"{guard}setp.{mods[0]}.s32 %P{i}_{_ident(ops[0].name)}, {a}, {b};"]
+            return [*lines, f"{guard}setp.{mods[0]}.s32 %P{i}_{_ident(_name(ops[0]))}, {lhs}, {rhs};"]
         if op == "bra":
             uni = ".uni" if "uni" in mods and not guard else ""
-            return [f"{guard}bra{uni} P{i}_{_ident(ops[0].name)};"]
+            return [f"{guard}bra{uni} P{i}_{_ident(_name(ops[0]))};"]
         raise _Unsupported(f"instruction {op}.{'.'.join(mods)} is not supported")
 
 
 def _barrier_name(ins: Instruction) -> tuple | None:
     """Dat3M's barrier name ``(a[, b])`` of ``bar.cta.sync a[, b][, q]`` (None if held in a register)."""
     names = [o for k, o in enumerate(ins.operands) if k != 2]
-    return tuple(o.value for o in names) if all(isinstance(o, Imm) for o in names) else None
+    values = tuple(o.value for o in names if isinstance(o, Imm))
+    return values if len(values) == len(names) else None
 
 
 def _barrier_users(members: list[ThreadProgram]) -> dict[tuple, int]:
@@ -252,8 +261,9 @@ def _barrier_users(members: list[ThreadProgram]) -> dict[tuple, int]:
     users: dict[tuple, int] = {}
     for t in members:
         names = {_barrier_name(s) for s in t.body if isinstance(s, Instruction) and s.opcode in ("bar", "barrier")}
-        for key in names - {None}:
-            users[key] = users.get(key, 0) + 1
+        for key in names:
+            if key is not None:
+                users[key] = users.get(key, 0) + 1
     return users
 
 
