@@ -7,6 +7,7 @@ import random
 import re
 import shlex
 import shutil
+import stat
 import tempfile
 import time
 from collections import Counter
@@ -28,6 +29,10 @@ HANG_TIMEOUT = 30.0
 MODELS = ["ptx-7.5", "ptx-7.5", "ptx-7.5", "ptx-6.0", "ptx-7.5-alloy"]
 
 
+#: vector_add's arguments, as the hostile cases give them (abbreviated in labels).
+K_ARGS = "--arg '0=f32[64]:rand' --arg '1=f32[64]:rand' --arg '2=f32[64]:zeros' --arg 3=u32:64"
+
+
 @dataclass
 class Case:
     id: str
@@ -42,6 +47,13 @@ class Case:
     fixture: bool = False
     ptxas_check: bool = False
     seed_path: Path | None = None
+
+    def label(self) -> str:
+        """The command, short: the usual vector_add arguments as ``[k-args]``, long arguments clipped."""
+        words = [a if len(a) <= 40 else f"{a[:12]}…[{len(a)} chars]" for a in self.argv]
+        text = "ptxkit " + " ".join(shlex.quote(w) for w in words)
+        text = text.replace(K_ARGS, "[k-args]")
+        return text + (f" > {self.stdout_path}" if self.stdout_path else "")
 
     def command(self) -> str:
         """The reproducer, as a shell command run in the case's directory."""
@@ -170,10 +182,17 @@ def run_case(case: Case, workdir: Path | None = None, *, check_ptxas: bool = Tru
     assert d is not None
     try:
         prepare(case, d)
-        out = run_cli(case.argv, timeout=case.timeout, cwd=d, stdout_path=case.stdout_path,
+        before = _snapshot(d) if case.fixture else {}
+        stdout_path = case.stdout_path
+        if stdout_path is not None and not (d / stdout_path).exists():
+            stdout_path = "/dev/full"  # not root: no private device
+        out = run_cli(case.argv, timeout=case.timeout, cwd=d,
+                      stdout_path=None if stdout_path is None else str(d / stdout_path),
                       use_subprocess=use_subprocess)
         findings = judge(out, cwd=d, explore_timeout=case.explore_timeout, expect=case.expect,
                          sources=_sources(case))
+        if case.fixture:
+            findings += [Finding("clobbered", what) for what in _changed(before, _snapshot(d))]
         res = Result(case, out, findings)
         if check_ptxas and case.ptxas_check and out.rc == 2 and corpus.ptxas_path() and case.seed_path \
                 and corpus.seed_accepted_by_ptxas(case.seed_path):
@@ -182,6 +201,20 @@ def run_case(case: Case, workdir: Path | None = None, *, check_ptxas: bool = Tru
     finally:
         if own:
             shutil.rmtree(d, ignore_errors=True)
+
+
+def _snapshot(d: Path) -> dict[str, object]:
+    """What must survive any invocation: the inputs' bytes, and that the device is still a device."""
+    snap: dict[str, object] = {n: (d / n).read_bytes() for n in hostile.KEEP if (d / n).is_file()}
+    dev = d / hostile.DEVICE
+    if dev.exists() or dev.is_symlink():
+        snap[hostile.DEVICE] = stat.S_ISCHR(dev.lstat().st_mode)
+    return snap
+
+
+def _changed(before: dict[str, object], after: dict[str, object]) -> list[str]:
+    return [f"{name} {'was replaced' if name == hostile.DEVICE else 'changed'}"
+            for name, v in before.items() if after.get(name) != v]
 
 
 def _sources(case: Case) -> dict[str, str]:
@@ -215,6 +248,7 @@ class Summary:
     rss_max_kb: int = 0
     exits: Counter = field(default_factory=Counter)
     wall: float = 0.0
+    failures: list[dict] = field(default_factory=list)
 
     def add(self, r: Result) -> None:
         self.inputs[r.case.id.split(":")[0]] += 1
@@ -224,6 +258,10 @@ class Summary:
         for f in r.findings:
             self.kinds[f.kind] += 1
             self.classes.setdefault(class_key(f, r.case), []).append(r)
+        if r.findings or r.false_rejection:
+            self.failures.append({"case": r.case.id, "command": r.case.command(), "label": r.case.label(),
+                                  "findings": [f"{f.kind}: {f.detail}" for f in r.findings]
+                                  + (["false-rejection"] if r.false_rejection else [])})
         if r.false_rejection is not None:
             self.ptxas_checked += 1
             if r.false_rejection:
@@ -237,7 +275,7 @@ class Summary:
             "tracebacks": self.kinds["traceback"], "exit70": self.kinds["exit70"], "hangs": self.kinds["hang"],
             "timeout_overruns": self.kinds["timeout-overrun"], "stderr_overruns": self.kinds["stderr-overrun"],
             "bad_locations": self.kinds["bad-location"], "crashes": self.kinds["crash"],
-            "unexpected_exits": self.kinds["unexpected-exit"],
+            "unexpected_exits": self.kinds["unexpected-exit"], "clobbered": self.kinds["clobbered"],
             "false_rejections": len(self.false_rejections), "ptxas_checked": self.ptxas_checked,
             "stderr_max_bytes": self.stderr_max, "rss_max_kb": self.rss_max_kb,
         }
@@ -250,6 +288,7 @@ class Summary:
                  "detail": [f.detail for f in r.findings][:3],
                  "stderr_head": r.outcome.stderr_text[:300]} for r in v[:3]]}
                 for k, v in sorted(self.classes.items(), key=lambda kv: -len(kv[1]))],
+            "failures": self.failures,
             "false_rejections": [{"case": r.case.id, "seed": r.case.seed, "ops": r.case.ops,
                                   "command": r.case.command(), "stderr_head": r.outcome.stderr_text[:300]}
                                  for r in self.false_rejections],

@@ -12,6 +12,8 @@ A finding is ``(kind, detail)``. Kinds:
   (1 ≤ LINE ≤ lines of FILE, 1 ≤ COL ≤ length of the line + 1, echoed line taken from that line), nor
   a whole-file ``FILE: error:`` for a FILE named on the command line, nor a location-less usage error
   ``ptxkit VERB: error:``. Lines end at ``\\n`` only (as for sed, grep -n, wc -l).
+- ``clobbered`` (judged by the campaign): a hostile case changed an input file of its fixture or
+  replaced the character device it was told to write to;
 - ``unexpected-exit``: a hostile case whose documented answer is a refusal (exit 2) got another status.
 """
 

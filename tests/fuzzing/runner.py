@@ -30,6 +30,9 @@ from pathlib import Path
 KEEP_BYTES = 256 * 1024
 #: The address-space limit of a fuzzed invocation (a run past it dies of MemoryError: a finding).
 MEMORY_LIMIT = 3 * 1024**3
+#: The memory budget of ptxkit.io given to a fuzzed invocation (PTXKIT_MEMORY_BUDGET): well under the
+#: address-space limit, so an allocation the budget lets through cannot die of MemoryError here.
+MEMORY_BUDGET = "512M"
 #: The file-size limit (a stderr flood is cut here and reported as an overrun).
 FILE_LIMIT = 16 * 1024**2
 
@@ -107,6 +110,7 @@ def _child(argv: list[str], out_fd: int, err_fd: int, in_path: str, cwd: str | N
         sys.stderr = io.TextIOWrapper(io.BufferedWriter(io.FileIO(2, "w", closefd=False)), encoding="utf-8",
                                       errors="backslashreplace", line_buffering=True)
         sys.argv = ["ptxkit", *argv]
+        os.environ["PTXKIT_MEMORY_BUDGET"] = MEMORY_BUDGET
         from ptxkit.cli import main
 
         try:
@@ -207,7 +211,7 @@ def run_cli(argv: list[str], *, timeout: float = 30.0, cwd: str | Path | None = 
 
 def _run_subprocess(argv: list[str], *, timeout: float, cwd: str | Path | None,
                     stdout_path: str | None) -> Outcome:
-    env = dict(os.environ)
+    env = dict(os.environ, PTXKIT_MEMORY_BUDGET=MEMORY_BUDGET)
     root = str(Path(__file__).resolve().parents[2])
     env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
