@@ -56,9 +56,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'wall_s':18} {s.wall:.1f}")
     print(f"exits: {dict(s.exits)}")
     print(f"classes ({len(s.classes)}):")
-    for k, v in sorted(s.classes.items(), key=lambda kv: -len(kv[1])):
-        ex = v[0].case
-        print(f"  {len(v):5}  {k}\n         e.g. {ex.id} (seed {ex.seed}, ops {ex.ops}): {ex.command()[:150]}")
+    for key, results in sorted(s.classes.items(), key=lambda kv: -len(kv[1])):
+        ex = results[0].case
+        print(f"  {len(results):5}  {key}\n         e.g. {ex.id} (seed {ex.seed}, ops {ex.ops}): {ex.command()[:150]}")
     if s.false_rejections:
         print("false rejections:")
         for r in s.false_rejections[:20]:

@@ -153,7 +153,7 @@ def _hostile_cases() -> list[hostile.Hostile]:
 def hostile_case(i: int) -> Case:
     h = _hostile_cases()[i]
     return Case(f"hostile:{i}", list(h.argv), expect=h.expect, explore_timeout=h.explore_timeout,
-                timeout=h.timeout if h.explore_timeout is None else 3 * h.explore_timeout + 10,
+                timeout=h.timeout if h.explore_timeout is None else 2 * h.explore_timeout + 5,
                 stdout_path=h.stdout_path, fixture=True)
 
 

@@ -234,7 +234,7 @@ def cases() -> list[Hostile]:
     add(["litmus2ptx", "t.litmus", "-o", "fulldev"])
     add(["litmus2ptx", "data.litmus", "-o", "fulldev"])
     add(["litmus2ptx", "t.litmus"], stdout_path=DEVICE)
-    for k in ["a b; ret; }", "", "1abc", "%r1", "k-1", "a" * 5000]:
+    for k in ["a b; ret; }", "", "1abc", "k-1", "a" * 5000]:  # %r1 is a PTX identifier (ISA 4.4)
         add(["litmus2ptx", "t.litmus", "-o", "o.ptx", "--kernel", k], expect=None if len(k) > 100 or not k else REFUSE)
     add(["litmus2ptx", "k.ptx"])
     return c

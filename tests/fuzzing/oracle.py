@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 import signal
+from collections.abc import Set
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -105,7 +106,7 @@ def _check_located(m: re.Match, echo: str | None, caret: str | None, argv: list[
 
 
 def judge(out: Outcome, *, cwd: Path | None = None, explore_timeout: float | None = None,
-          expect: set[int] | None = None, sources: dict[str, str] | None = None) -> list[Finding]:
+          expect: Set[int] | None = None, sources: dict[str, str] | None = None) -> list[Finding]:
     """Every way ``out`` breaks the contract (empty when it keeps it)."""
     found: list[Finding] = []
     err = out.stderr_text

@@ -11,6 +11,7 @@ fork runner itself and for hostile cases that need a real process).
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import io
 import os
@@ -70,19 +71,16 @@ def warm_up() -> None:
     for m in pkgutil.walk_packages(ptxkit.__path__, "ptxkit."):
         if m.name.endswith("__main__") or m.name.startswith(("ptxkit.bench", "ptxkit.gpu")):
             continue
-        try:
+        # an optional dependency (cupy, z3) or a module mid-move: the fork imports what it needs
+        with contextlib.suppress(Exception):
             importlib.import_module(m.name)
-        except Exception:  # an optional dependency (cupy, z3) or a module mid-move: the fork imports it
-            pass
     from ptxkit.cli import build_parser
 
     build_parser()
-    try:  # build the parser tables once (lark grammar, fast-path tables)
+    with contextlib.suppress(Exception):  # build the parser tables once (lark grammar, fast-path tables)
         from ptxkit.ptx.parser import parse
 
         parse(".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n ret;\n}\n", "<warm>")
-    except Exception:
-        pass
     _WARM = True
 
 
@@ -131,16 +129,12 @@ def _child(argv: list[str], out_fd: int, err_fd: int, in_path: str, cwd: str | N
             try:
                 stream.flush()
             except BaseException as e:  # what the interpreter does when the final flush fails
-                try:
+                with contextlib.suppress(OSError):
                     os.write(2, f"Exception ignored on flushing sys.stdout: {e!r}\n".encode())
-                except OSError:
-                    pass
                 code = 120
     except BaseException:
-        try:
+        with contextlib.suppress(OSError):
             os.write(2, traceback.format_exc().encode("utf-8", "replace"))
-        except OSError:
-            pass
         code = 1
     finally:
         os._exit(code & 0xFF)
@@ -155,10 +149,8 @@ def _read_back(f) -> tuple[bytes, int]:
 
 def _kill_group(pid: int) -> None:
     for target in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
-        try:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
             target()
-        except (ProcessLookupError, PermissionError):
-            pass
 
 
 def run_cli(argv: list[str], *, timeout: float = 30.0, cwd: str | Path | None = None,
