@@ -118,8 +118,6 @@ OPEN: dict[str, str] = {
     "ptxkit litmus2ptx data.litmus -o fulldev": "[run] atomic_write replaces a character device with a regular file",
     "ptxkit litmus2ptx data.litmus -o data.ptx": "[run] overwrites an existing data.mem.bin silently (issue 9)",
     "ptxkit explore dir": f"[engine] dir:0:0: {_NO_0_0}",
-    "ptxkit explore lt.ptx --threads 1024 --arg 'mem=u32[2]:zeros' --arg 'out=u32[2]:zeros' --timeout 5":
-        "[engine] exit 70 RecursionError in engine.py rec() (issue 9: --threads 1024)",
     "ptxkit explore lt.ptx --threads 100000 --arg 'mem=u32[2]:zeros' --arg 'out=u32[2]:zeros' --timeout 5":
         "[engine] --timeout 5 not honoured (killed at 25 s) (issue 9)",
     "ptxkit explore lt.ptx --threads 2 --arg 'mem=u32[1000000]:zeros' --arg 'out=u32[2]:zeros' --timeout 5":
