@@ -1,0 +1,79 @@
+"""Random Triton 3.9 kernels against Triton's own FPSan (issue 10):
+
+    python -m ptxkit.corpus.triton_gen --n 200 --seed 0 [--json OUT.json] [--matrix]
+
+Kernels ``seed .. seed+n-1`` of :func:`ptxkit.corpus.triton_kernels.generate` are compiled plain and
+with ``instrumentation_mode="fpsan"``; Triton's FPSan PTX on the simulator is the reference, ``ptxkit
+sanitize`` of the plain PTX on the simulator the candidate (:mod:`ptxkit.corpus.triton_check`). Prints
+one line per kernel (stderr) and the counts (stdout, JSON). ``--matrix`` also runs the single-op
+kernels (one per op × dtype, reduction, dot) and attributes each random mismatch to the single-op
+features that fail on their own. Needs ``pip install 'ptxkit[triton]'``; exit 2 without Triton.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import asdict
+
+from ptxkit.corpus.triton_check import TRITON_VERSION, Outcome, check, progress, summarize, triton_available
+from ptxkit.corpus.triton_kernels import generate, single_op_matrix
+from ptxkit.io import atomic_write
+
+_NOT_KEY = ("num_warps=", "mask", "dot_acc")
+
+
+def key_features(o: Outcome) -> frozenset[str]:
+    """The features that name what a single-op kernel tests (launch facts dropped)."""
+    return frozenset(f for f in o.features if not f.startswith(_NOT_KEY))
+
+
+def attribute(random_out: list[Outcome], matrix_out: list[Outcome]) -> dict[str, list[str]]:
+    """For each random kernel that is not exact: the failing single-op kernels whose features it uses."""
+    failing = [(m.name, key_features(m)) for m in matrix_out if m.status != "exact"]
+    return {o.name: [n for n, ks in failing if ks <= set(o.features)]
+            for o in random_out if o.status != "exact"}
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m ptxkit.corpus.triton_gen", description=__doc__.split("\n")[0])
+    p.add_argument("--n", type=int, default=200, help="number of random kernels")
+    p.add_argument("--seed", type=int, default=0, help="first seed")
+    p.add_argument("--json", metavar="FILE", help="write every outcome and the summary as JSON")
+    p.add_argument("--matrix", action="store_true", help="also run the single-op matrix and attribute mismatches")
+    p.add_argument("--quiet", action="store_true", help="no per-kernel lines")
+    a = p.parse_args(argv)
+    version = triton_available()
+    if version is None:
+        print("triton_gen: error: Triton is not installed (pip install 'ptxkit[triton]')", file=sys.stderr)
+        return 2
+    if version != TRITON_VERSION:
+        print(f"triton_gen: warning: Triton {version} installed; the FPSan semantics are pinned to "
+              f"{TRITON_VERSION}", file=sys.stderr)
+    outcomes = []
+    for seed in range(a.seed, a.seed + a.n):
+        outcomes.append(check(generate(seed)))
+        if not a.quiet:
+            progress(outcomes[-1])
+    result: dict = {"triton": version, "first_seed": a.seed, "summary": summarize(outcomes)}
+    matrix: list[Outcome] = []
+    if a.matrix:
+        for spec in single_op_matrix():
+            matrix.append(check(spec))
+            if not a.quiet:
+                progress(matrix[-1])
+        result["matrix_summary"] = summarize(matrix)
+        result["matrix_failing"] = {m.name: m.status + (" (reported)" if m.strict_fails else "")
+                                    for m in matrix if m.status != "exact"}
+        result["attribution"] = attribute(outcomes, matrix)
+    print(json.dumps({k: v for k, v in result.items() if k != "attribution"}, indent=1))
+    if a.json:
+        result["outcomes"] = [asdict(o) for o in outcomes]
+        result["matrix"] = [asdict(o) for o in matrix]
+        atomic_write(a.json, json.dumps(result, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
