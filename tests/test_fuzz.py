@@ -113,9 +113,6 @@ OPEN: dict[str, str] = {
     "ptxkit parse k.ptx nosuch.ptx": f"[front] nosuch.ptx:0:0: {_NO_0_0}",
     "ptxkit parse /sys": f"[front] /sys:0:0: {_NO_0_0}",
     "ptxkit parse /dev/zero": "[front] exit 70 MemoryError: read with a size limit (issue 9)",
-    "ptxkit sanitize k.ptx -o fulldev": "[run] atomic_write replaces a character device with a regular file",
-    "ptxkit litmus2ptx t.litmus -o fulldev": "[run] atomic_write replaces a character device with a regular file",
-    "ptxkit litmus2ptx data.litmus -o fulldev": "[run] atomic_write replaces a character device with a regular file",
     "ptxkit litmus2ptx data.litmus -o data.ptx": "[run] overwrites an existing data.mem.bin silently (issue 9)",
     "ptxkit explore dir": f"[engine] dir:0:0: {_NO_0_0}",
     "ptxkit explore lt.ptx --threads 100000 --arg 'mem=u32[2]:zeros' --arg 'out=u32[2]:zeros' --timeout 5":

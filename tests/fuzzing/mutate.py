@@ -32,7 +32,7 @@ def byte_flip(rng: random.Random, data: bytes, _: Sequence[bytes]) -> tuple[byte
     if not data:
         return b"\xff", "byte-flip"
     b = bytearray(data)
-    for _ in range(rng.choice([1, 1, 2, 4, 16])):
+    for _i in range(rng.choice([1, 1, 2, 4, 16])):
         i = rng.randrange(len(b))
         b[i] = b[i] ^ (1 << rng.randrange(8)) if rng.random() < 0.7 else rng.randrange(256)
     return bytes(b), "byte-flip"
@@ -43,7 +43,7 @@ def token_delete(rng: random.Random, data: bytes, _: Sequence[bytes]) -> tuple[b
     idx = _words(toks)
     if not idx:
         return data, "token-delete"
-    for _ in range(rng.choice([1, 1, 2, 3])):
+    for _i in range(rng.choice([1, 1, 2, 3])):
         toks[rng.choice(idx)] = b""
     return b"".join(toks), "token-delete"
 
@@ -173,7 +173,7 @@ def long_line(rng: random.Random, data: bytes, _: Sequence[bytes]) -> tuple[byte
 
 def odd_bytes(rng: random.Random, data: bytes, _: Sequence[bytes]) -> tuple[bytes, str]:
     b = data
-    for _ in range(rng.choice([1, 1, 2, 5])):
+    for _i in range(rng.choice([1, 1, 2, 5])):
         odd = rng.choice(ODD_BYTES)
         if rng.random() < 0.3:  # at a line end or start: where line counting goes wrong
             nl = [m.start() for m in re.finditer(rb"\n", b)] or [0]
