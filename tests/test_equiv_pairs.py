@@ -99,20 +99,10 @@ def test_committed_ptx_is_nvccs_output(tmp_path):
     assert strip(out.read_text()) == strip((PAIRS / "sum_tree.ptx").read_text())
 
 
-def _no_native(shape: str):
-    # named, strict: the day the simulator implements it, this flips to XPASS and must be removed
-    from ptxkit.errors import PtxkitError
-
-    return pytest.mark.xfail(strict=True, raises=PtxkitError,
-                             reason=f"the simulator does not implement {shape} (ptxkit/exec_sim mma)")
-
-
 @pytest.mark.parametrize("kernel,t,K,acc", [
     ("gemm_mma_f16", "f16", 32, "f32"), ("gemm_mma_bf16", "bf16", 16, "f32"),
-    pytest.param("gemm_mma_tf32", "f32", 16, "f32",
-                 marks=_no_native("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32")),
-    pytest.param("gemm_mma_f16_k8_f16acc", "f16", 16, "f16",
-                 marks=_no_native("mma.sync.aligned.m16n8k8.row.col.f16.f16.f16.f16"))])
+    ("gemm_mma_tf32", "f32", 16, "f32"),  # mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32
+    ("gemm_mma_f16_k8_f16acc", "f16", 16, "f16")])  # mma.sync.aligned.m16n8k8.row.col.f16.f16.f16.f16
 def test_plain_mma_tiles_compute_the_float_gemm(kernel, t, K, acc):
     """Unsanitized, our mma kernels compute A·B + C (to float tolerance) on the simulator's own mma:
     their fragment loading agrees with the simulator's reading of the ISA layouts (and with mma.py's,

@@ -14,9 +14,14 @@ from ptxkit import ir
 from ptxkit.exec_sim.semantics import compare, control, convert, floating, integer, memory, tensor, warp
 from ptxkit.exec_sim.semantics.common import Builder, Decoding, LaneOp, Unsupported
 
-# modifiers whose meaning the builders do not model: refuse them rather than ignore them
+# modifiers whose meaning the builders do not model: refuse them rather than ignore them, except on
+# the opcodes whose builders do model them
 _REFUSED_MODS = frozenset({"satfinite", "rna", "rs", "xorsign", "oob", "abs", "relu"})
-_RELU_OK = frozenset({"min", "max", "cvt"})  # integer min/max.relu and cvt.relu (f16x2 pack) are modelled
+_MODELLED = {
+    "relu": frozenset({"min", "max", "cvt"}),  # integer min/max.relu, cvt.relu (f16x2 pack)
+    "satfinite": frozenset({"mma"}),  # integer mma.sync
+    "rna": frozenset({"cvt"}),  # cvt.rna.tf32.f32
+}
 
 
 def build(ins: ir.Instruction, dec: Decoding) -> LaneOp:
@@ -24,7 +29,7 @@ def build(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     f = _BUILDERS.get(ins.opcode)
     if f is None:
         return dec.unsupported()
-    bad = [x for x in ins.mods if x in _REFUSED_MODS and not (x == "relu" and ins.opcode in _RELU_OK)]
+    bad = [x for x in ins.mods if x in _REFUSED_MODS and ins.opcode not in _MODELLED.get(x, ())]
     if bad:
         return dec.unsupported(f"{dec.spelling(ins)} (modifier .{bad[0]})")
     try:
@@ -57,5 +62,5 @@ _BUILDERS: dict[str, Builder] = {
     "trap": control.b_trap,
     "shfl": warp.b_shfl, "vote": warp.b_vote, "match": warp.b_match, "redux": warp.b_redux,
     "activemask": warp.b_activemask, "bar": warp.b_bar_warp, "elect": warp.b_elect,
-    "ldmatrix": tensor.b_ldmatrix, "mma": tensor.b_mma, "wmma": tensor.b_wmma,
+    "ldmatrix": tensor.b_ldmatrix, "stmatrix": tensor.b_stmatrix, "mma": tensor.b_mma, "wmma": tensor.b_wmma,
 }

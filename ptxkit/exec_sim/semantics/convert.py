@@ -23,6 +23,32 @@ from ptxkit.exec_sim.semantics.common import (
 )
 from ptxkit.exec_sim.values import np_type
 
+_TF32_KEEP = np.uint32(0xFFFFE000)  # sign, exponent and the 10 mantissa bits of tf32
+
+
+def _to_tf32(ins: ir.Instruction, dec: Decoding, styp: str, mode: str | None) -> LaneOp:
+    """cvt.{rna,rn,rz}.tf32.f32 d, a (ISA §9.7.9.21; d is a .b32 holding the tf32 value, its 13 low
+    mantissa bits zero). A finite input is rounded by integer arithmetic on its bits: .rna adds half a
+    tf32 ulp (0x1000) before truncating, so ties go away from zero and a carry rounds into the exponent
+    (up to infinity); .rn adds 0xFFF plus the kept lowest bit (ties to even); .rz truncates. NaN and
+    infinity are only truncated — what the sm_80 code for cvt.rna.tf32.f32 (ISETP |a| < inf, IADD
+    0x1000, LOP 0xffffe000) does."""
+    if styp != "f32" or mode not in ("rna", "rn", "rz") or len(ins.operands) != 2:
+        raise Unsupported()
+    a, w = dec.src(ins.operands[1], "b32"), dec.dst(ins.operands[0], "b32")
+
+    def op(st: State, m: Mask) -> None:
+        x = np.asarray(a(st)).astype(np.uint32)
+        finite = (x & np.uint32(0x7F800000)) != np.uint32(0x7F800000)
+        if mode == "rna":
+            add = np.uint32(0x1000)
+        elif mode == "rn":
+            add = np.uint32(0xFFF) + ((x >> np.uint32(13)) & np.uint32(1))
+        else:
+            add = np.uint32(0)
+        w(st, np.where(finite, x + add, x) & _TF32_KEEP, m)
+    return op
+
 
 def b_cvt(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     ts = types_of(ins.mods)
@@ -33,6 +59,10 @@ def b_cvt(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     sat = "sat" in ins.mods
     ftz_ = "ftz" in ins.mods
     ops = ins.operands
+    if dtyp == "tf32":
+        return _to_tf32(ins, dec, styp, mode)
+    if mode == "rna":
+        raise Unsupported(f"{dec.spelling(ins)} (.rna is defined for .tf32 destinations)")
     if dtyp in ("f16x2", "bf16x2") and styp == "f32" and len(ops) == 3:
         # cvt.rn.f16x2.f32 d, a, b: d = {cvt(a) : cvt(b)} (a in the upper half)
         half = dtyp[:-2]

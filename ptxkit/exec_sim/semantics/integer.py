@@ -144,7 +144,36 @@ def _carry_op(ins: ir.Instruction, dec: Decoding, typ: str, w: Writer, a: Reader
     return op
 
 
+_PACKED16 = ("s16x2", "u16x2")
+
+
+def _packed16(ins: ir.Instruction, dec: Decoding) -> LaneOp:
+    """add / min / max{.relu} on .s16x2 / .u16x2 (ISA §9.7.1.1, §9.7.1.10-11): each 16-bit half on its
+    own; add wraps within the half, .relu (min/max .s16x2) clamps a negative half to 0."""
+    typ = next(x for x in ins.mods if x in _PACKED16)
+    if ins.opcode not in ("add", "min", "max") or len(ins.operands) != 3 \
+            or any(x in ins.mods for x in ("sat", "cc")) or ("relu" in ins.mods and typ != "s16x2"):
+        raise Unsupported()
+    half = np.int16 if typ == "s16x2" else np.uint16
+    relu = "relu" in ins.mods
+    a, b = dec.src(ins.operands[1], "b32"), dec.src(ins.operands[2], "b32")
+    w = dec.dst(ins.operands[0], "b32")
+    f = {"add": np.add, "min": np.minimum, "max": np.maximum}[ins.opcode]
+
+    def op(st: State, m: Mask) -> None:
+        x = np.atleast_1d(np.asarray(a(st)).astype(np.uint32)).view(np.uint16).view(half)  # [low, high] pairs
+        y = np.atleast_1d(np.asarray(b(st)).astype(np.uint32)).view(np.uint16).view(half)
+        with np.errstate(over="ignore"):
+            r = f(x, y).astype(half)
+        if relu:
+            r = np.maximum(r, half(0))
+        w(st, r.view(np.uint32), m)
+    return op
+
+
 def b_addsub(ins: ir.Instruction, dec: Decoding) -> LaneOp:
+    if any(x in ins.mods for x in _PACKED16):
+        return _packed16(ins, dec)
     typ = one_type(ins, dec)
     mods = ins.mods
     add = ins.opcode in ("add", "addc")
@@ -212,6 +241,8 @@ def b_rem(ins: ir.Instruction, dec: Decoding) -> LaneOp:
 
 
 def b_minmax(ins: ir.Instruction, dec: Decoding) -> LaneOp:
+    if any(x in ins.mods for x in _PACKED16):
+        return _packed16(ins, dec)
     typ = one_type(ins, dec)
     is_min = ins.opcode == "min"
     if typ in FLOATS:

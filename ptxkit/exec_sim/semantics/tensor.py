@@ -1,108 +1,242 @@
-"""Tensor-core (warp-level matrix) instructions: ``ldmatrix`` (PTX ISA §9.7.14.5.15), ``mma.sync``
-with the fragment layouts of §9.7.14.5.14 (m16n8k8/k16), and ``wmma.load/store/mma`` (§9.7.14.4).
+"""Tensor-core (warp-level matrix) instructions: ``ldmatrix``/``stmatrix`` (PTX ISA §9.7.14.5.15-16),
+``mma.sync`` on the fragment layouts of §9.7.14.5.7-9 ("Matrix Fragments for mma.m16n8k8 / m16n8k16 /
+m16n8k32 / m8n8k16"), and ``wmma.load/store/mma`` (§9.7.14.4).
 
 Lane ``i`` of a batch is lane ``i % 32`` of warp ``i // 32`` (the machine pads CTAs to whole warps).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from ptxkit import ir
 from ptxkit.exec_sim import floats as F
-from ptxkit.exec_sim.semantics.common import Decoding, LaneOp, Mask, Reader, State, Value, items
+from ptxkit.exec_sim.semantics.common import Decoding, LaneOp, Mask, Reader, State, Unsupported, items
 from ptxkit.exec_sim.semantics.warp import active_lanes, lanes_of
 
 
-def b_ldmatrix(ins: ir.Instruction, dec: Decoding) -> LaneOp:
-    """ldmatrix.sync.aligned.m8n8.{x1,x2,x4}{.trans}.shared.b16: lanes 8i..8i+7 give the row
-    addresses of matrix i; lane t receives row t/4, columns 2(t%4), 2(t%4)+1 (transposed with .trans)."""
+# ---------------------------------------------------------------------- ldmatrix / stmatrix (§9.7.14.5.15-16)
+def _matrix_form(ins: ir.Instruction, dec: Decoding, regs: ir.Operand) -> tuple[int, bool, list[ir.Operand]]:
+    """(matrices, .trans, the fragment registers) of an ``.m8n8.{x1,x2,x4}{.trans}.b16`` form."""
     if "m8n8" not in ins.mods or "b16" not in ins.mods:
-        return dec.unsupported()
+        raise Unsupported()
     num = 1 if "x1" in ins.mods else 2 if "x2" in ins.mods else 4
-    trans = "trans" in ins.mods
-    ops = ins.operands
-    dsts = list(ops[0].items) if isinstance(ops[0], ir.Vec) else [ops[0]]
-    if len(dsts) != num:
-        return dec.unsupported("ldmatrix with a mismatched destination count")
-    addr, sym_space = dec.addr(ops[1])
-    space = "shared" if any(x.startswith("shared") for x in ins.mods) else (sym_space or "generic")
+    frag = items(regs)
+    if len(frag) != num:
+        raise Unsupported(f"{dec.spelling(ins)} with {len(frag)} registers for {num} matrices")
+    return num, "trans" in ins.mods, frag
+
+
+def _matrix_space(ins: ir.Instruction, sym_space: str | None) -> str:
+    return "shared" if any(x.startswith("shared") for x in ins.mods) else (sym_space or "generic")
+
+
+# fragment element (lane t, half h) of an 8x8 b16 matrix: row t/4, column 2(t%4)+h (.trans: transposed)
+_T = np.arange(32)
+_ROW, _COL = _T // 4, 2 * (_T % 4)
+
+
+def b_ldmatrix(ins: ir.Instruction, dec: Decoding) -> LaneOp:
+    """ldmatrix.sync.aligned.m8n8.{x1,x2,x4}{.trans}.shared.b16 d, [a]: lanes 8i..8i+7 give the addresses
+    of the eight 16-byte rows of matrix i; register i of lane t receives its fragment element pair of
+    matrix i (row t/4, columns 2(t%4), 2(t%4)+1; with .trans the same of the transposed matrix)."""
+    num, trans, dsts = _matrix_form(ins, dec, ins.operands[0])
+    addr, sym_space = dec.addr(ins.operands[1])
+    space = _matrix_space(ins, sym_space)
     ws = [dec.dst(x, "b32") for x in dsts]
-    t = np.arange(32)
-    r_idx, c_idx = t // 4, 2 * (t % 4)
 
     def op(st: State, m: Mask) -> None:
         n = st.n
         base = np.broadcast_to(np.asarray(addr(st), dtype=np.uint64), (n,))
-        lane = lanes_of(n)
-        provider = (lane < 8 * num) & (active_lanes(m, n))
+        provider = (lanes_of(n) < 8 * num) & active_lanes(m, n)
         rows = np.zeros((n, 4), np.uint32)
         for k in range(4):
             rows[:, k] = st.mem.load(space, base + np.uint64(4 * k), 4, provider, st)
-        halves = rows.view(np.uint16).reshape(-1, 32, 8)  # [warp, provider lane, column]
+        halves = rows.view(np.uint16).reshape(-1, 32, 8)  # [warp, providing lane, column]
         for i, w in enumerate(ws):
-            mat = halves[:, 8 * i:8 * i + 8, :]  # [warp, row, col]
+            mat = halves[:, 8 * i:8 * i + 8, :]  # [warp, row, column]
             if trans:
-                lo, hi = mat[:, c_idx, r_idx], mat[:, c_idx + 1, r_idx]
+                lo, hi = mat[:, _COL, _ROW], mat[:, _COL + 1, _ROW]
             else:
-                lo, hi = mat[:, r_idx, c_idx], mat[:, r_idx, c_idx + 1]
+                lo, hi = mat[:, _ROW, _COL], mat[:, _ROW, _COL + 1]
             w(st, (lo.astype(np.uint32) | (hi.astype(np.uint32) << np.uint32(16))).reshape(-1), m)
     return op
 
 
-def b_mma(ins: ir.Instruction, dec: Decoding) -> LaneOp:
-    """mma.sync.aligned.m16n8k{8,16}.row.col.f32.{f16,bf16}.{f16,bf16}.f32 (fragment layouts of ISA
-    §9.7.14.5.14). The products are summed in f64 and rounded once: close to, not bit-equal to, a GPU
-    (whose accumulation order is unspecified)."""
-    mods = ins.mods
-    shape = [x for x in mods if x.startswith("m16n8k")]
-    types = [x for x in mods if x in ("f32", "f16", "bf16")]
-    if not shape or shape[0] not in ("m16n8k16", "m16n8k8") or "row" not in mods or "col" not in mods \
-            or len(types) != 4 or types[0] != "f32" or types[3] != "f32" or types[1] != types[2]:
-        return dec.unsupported()
-    k_dim = int(shape[0][6:])
-    ab = types[1]
-    ops = ins.operands
-    d, a, b, c = (items(o) for o in ops)
-    na, nb = (4, 2) if k_dim == 16 else (2, 1)
-    if len(d) != 4 or len(a) != na or len(b) != nb or len(c) != 4:
-        return dec.unsupported("mma with unexpected fragment sizes")
-    ra = [dec.src(x, "b32") for x in a]
-    rb = [dec.src(x, "b32") for x in b]
-    rc = [dec.src(x, "f32") for x in c]
-    wd = [dec.dst(x, "f32") for x in d]
-    t = np.arange(32)
-    g, q = t // 4, t % 4
-
-    def halves(v: Value) -> tuple[np.ndarray, np.ndarray]:
-        v = np.asarray(v).astype(np.uint32)
-        return (F.bits_to_float((v & np.uint32(0xFFFF)).astype(np.uint16), ab).astype(np.float64),
-                F.bits_to_float((v >> np.uint32(16)).astype(np.uint16), ab).astype(np.float64))
+def b_stmatrix(ins: ir.Instruction, dec: Decoding) -> LaneOp:
+    """stmatrix.sync.aligned.m8n8.{x1,x2,x4}{.trans}.shared{::cta}.b16 [a], r: the inverse of ldmatrix —
+    lanes 8i..8i+7 give the row addresses of matrix i, whose elements come from register i of the
+    lanes holding them in the fragment layout above."""
+    num, trans, srcs = _matrix_form(ins, dec, ins.operands[1])
+    addr, sym_space = dec.addr(ins.operands[0])
+    space = _matrix_space(ins, sym_space)
+    rs = [dec.src(x, "b32") for x in srcs]
+    r, c = np.arange(8)[:, None], np.arange(8)[None, :]
+    # memory row r, column c of a matrix is the fragment element (lane, half) below of its register
+    lane_rc, half_rc = (4 * c + r // 2, r % 2) if trans else (4 * r + c // 2, c % 2)
 
     def op(st: State, m: Mask) -> None:
         n = st.n
         nw = n // 32
-        A = np.zeros((nw, 16, k_dim))
-        B = np.zeros((nw, k_dim, 8))
-        C = np.zeros((nw, 16, 8))
-        for i, r in enumerate(ra):
-            lo, hi = halves(np.broadcast_to(r(st), (n,)))
-            row = g + (8 if i % 2 else 0)
-            col = 2 * q + (8 if i >= 2 else 0)
-            A[:, row, col] = lo.reshape(nw, 32)
-            A[:, row, col + 1] = hi.reshape(nw, 32)
-        for i, r in enumerate(rb):
-            lo, hi = halves(np.broadcast_to(r(st), (n,)))
-            krow = 2 * q + 8 * i
-            B[:, krow, g] = lo.reshape(nw, 32)
-            B[:, krow + 1, g] = hi.reshape(nw, 32)
-        for i, r in enumerate(rc):
-            v = np.broadcast_to(np.asarray(r(st)), (n,)).astype(np.float64).reshape(nw, 32)
-            C[:, g + (8 if i >= 2 else 0), 2 * q + (i % 2)] = v
-        D = np.einsum("wik,wkj->wij", A, B) + C
-        for i, w in enumerate(wd):
-            v = D[:, g + (8 if i >= 2 else 0), 2 * q + (i % 2)].reshape(-1).astype(np.float32)
-            w(st, v, m)
+        base = np.broadcast_to(np.asarray(addr(st), dtype=np.uint64), (n,))
+        provider = (lanes_of(n) < 8 * num) & active_lanes(m, n)
+        rows = np.zeros((nw, 32, 8), np.uint16)  # [warp, providing lane, column]
+        for i, rd in enumerate(rs):
+            frag = np.broadcast_to(np.asarray(rd(st)).astype(np.uint32), (n,)).reshape(nw, 32)
+            halves = np.stack([frag & np.uint32(0xFFFF), frag >> np.uint32(16)], axis=-1).astype(np.uint16)
+            rows[:, 8 * i:8 * i + 8, :] = halves[:, lane_rc, half_rc]
+        words = rows.reshape(n, 8).view(np.uint32)  # [lane, the 4 words of its row]
+        for k in range(4):
+            st.mem.store(space, base + np.uint64(4 * k), 4, words[:, k].copy(), provider, st)
+    return op
+
+
+# ---------------------------------------------------------------------- mma.sync (§9.7.14.5.14)
+# Fragment layouts, transcribed from the "Matrix Fragments for mma.mMnNkK" tables: for (shape, role,
+# element class) the elements per lane and (row, col) of element i in the lane with groupID g =
+# %laneid >> 2 and threadID_in_group q = %laneid % 4. Elements sit in the registers low to high, as
+# many per .b32 register as fit (8-bit: 4, 16-bit: 2, tf32/f32/s32: 1).
+Place = Callable[[int, np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]
+_C_M16: tuple[int, Place] = (4, lambda i, g, q: (g + 8 * (i >= 2), 2 * q + (i & 1)))  # C/D of every m16n8kK
+_LAYOUT: dict[tuple[str, str, str], tuple[int, Place]] = {
+    ("m16n8k8", "a", "h"): (4, lambda i, g, q: (g + 8 * (i >= 2), 2 * q + (i & 1))),
+    ("m16n8k8", "b", "h"): (2, lambda i, g, q: (2 * q + i, g)),
+    ("m16n8k16", "a", "h"): (8, lambda i, g, q: (g + 8 * ((i >> 1) & 1), 2 * q + (i & 1) + 8 * (i >= 4))),
+    ("m16n8k16", "b", "h"): (4, lambda i, g, q: (2 * q + (i & 1) + 8 * (i >= 2), g)),
+    ("m16n8k4", "a", "tf32"): (2, lambda i, g, q: (g + 8 * i, q)),
+    ("m16n8k4", "b", "tf32"): (1, lambda i, g, q: (q, g)),
+    ("m16n8k8", "a", "tf32"): (4, lambda i, g, q: (g + 8 * (i & 1), q + 4 * (i >= 2))),
+    ("m16n8k8", "b", "tf32"): (2, lambda i, g, q: (q + 4 * i, g)),
+    ("m8n8k16", "a", "i8"): (4, lambda i, g, q: (g, 4 * q + i)),
+    ("m8n8k16", "b", "i8"): (4, lambda i, g, q: (4 * q + i, g)),
+    ("m8n8k16", "c", "i32"): (2, lambda i, g, q: (g, 2 * q + i)),
+    ("m16n8k16", "a", "i8"): (8, lambda i, g, q: (g + 8 * (i >= 4), 4 * q + (i & 3))),
+    ("m16n8k16", "b", "i8"): (4, lambda i, g, q: (4 * q + i, g)),
+    ("m16n8k32", "a", "i8"): (16, lambda i, g, q: (g + 8 * ((i >> 2) & 1), 4 * q + (i & 3) + 16 * (i >= 8))),
+    ("m16n8k32", "b", "i8"): (8, lambda i, g, q: (4 * q + (i & 3) + 16 * (i >= 4), g)),
+}
+_CLASS = {"f16": "h", "bf16": "h", "tf32": "tf32", "s8": "i8", "u8": "i8", "f32": "f32", "s32": "i32"}
+_ELEM_BITS = {"h": 16, "tf32": 32, "i8": 8}
+
+
+class _Fragment:
+    """One operand's fragment: element i of lane t is matrix element (rows[t, i], cols[t, i]); ``bits``
+    per element, packed low to high in ``regs`` registers."""
+
+    def __init__(self, n: int, place: Place, bits: int):
+        g, q = _T >> 2, _T & 3
+        rc = [place(i, g, q) for i in range(n)]
+        self.rows = np.stack([np.broadcast_to(r, (32,)) for r, _ in rc], axis=1).astype(np.int64)
+        self.cols = np.stack([np.broadcast_to(c, (32,)) for _, c in rc], axis=1).astype(np.int64)
+        self.n, self.bits = n, bits
+        self.per_reg = 32 // bits
+        self.regs = n // self.per_reg
+
+    def unpack(self, regs: list[np.ndarray]) -> np.ndarray:
+        """[warp, lane, element] raw element bits from the registers' [warp, lane] .b32 values."""
+        v = np.stack(regs, axis=-1).astype(np.uint64)  # [warp, lane, register]
+        i = np.arange(self.n)
+        shift = ((i % self.per_reg) * self.bits).astype(np.uint64)
+        return (v[:, :, i // self.per_reg] >> shift) & np.uint64((1 << self.bits) - 1)
+
+    def pack(self, elems: np.ndarray) -> list[np.ndarray]:
+        """The inverse of :meth:`unpack` (elements already reduced to ``bits``)."""
+        out = []
+        for r in range(self.regs):
+            v = np.zeros(elems.shape[:2], np.uint64)
+            for k in range(self.per_reg):
+                v |= elems[:, :, r * self.per_reg + k].astype(np.uint64) << np.uint64(k * self.bits)
+            out.append(v.astype(np.uint32))
+        return out
+
+    def to_matrix(self, elems: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
+        mat = np.zeros((elems.shape[0], *shape), elems.dtype)
+        mat[:, self.rows, self.cols] = elems
+        return mat
+
+    def from_matrix(self, mat: np.ndarray) -> np.ndarray:
+        return mat[:, self.rows, self.cols]
+
+
+def _fragment(shape: str, role: str, typ: str) -> _Fragment:
+    cls = _CLASS[typ]
+    if role == "c":  # accumulators: one .f32/.s32 per register, or two .f16
+        n, place = _LAYOUT[(shape, "c", "i32")] if shape == "m8n8k16" else _C_M16
+        return _Fragment(n, place, 16 if typ == "f16" else 32)
+    if (shape, role, cls) not in _LAYOUT:
+        raise Unsupported(f"mma.{shape} with .{typ} operands")
+    n, place = _LAYOUT[(shape, role, cls)]
+    return _Fragment(n, place, _ELEM_BITS[cls])
+
+
+def _values(raw: np.ndarray, typ: str) -> np.ndarray:
+    """Raw element bits → exact values: int64 for integers, float64 for floats."""
+    if typ == "u8":
+        return raw.astype(np.int64)
+    if typ == "s8":
+        v = raw.astype(np.int64)
+        return v - ((v & 0x80) << 1)
+    if typ == "s32":
+        return raw.astype(np.uint32).view(np.int32).astype(np.int64)
+    if typ in ("f16", "bf16"):
+        return np.asarray(F.bits_to_float(raw.astype(np.uint16), typ)).astype(np.float64)
+    if typ == "tf32":  # a .tf32 operand: the f32 bits of its register, the 13 low mantissa bits not used
+        return (raw.astype(np.uint32) & np.uint32(0xFFFFE000)).view(np.float32).astype(np.float64)
+    return raw.astype(np.uint32).view(np.float32).astype(np.float64)  # f32
+
+
+def b_mma(ins: ir.Instruction, dec: Decoding) -> LaneOp:
+    """mma.sync.aligned.{shape}.row.col{.satfinite}.dtype.atype.btype.ctype d, a, b, c: D = A·B + C on
+    the ISA's fragment layouts. The integer forms (m8n8k16, m16n8k16, m16n8k32 on .s8/.u8, .s32
+    accumulators) are exact: without .satfinite the sum wraps at 32 bits, with it it is clamped to the
+    .s32 range. The float forms (m16n8k8/k16 on .f16/.bf16, m16n8k4/k8 on .tf32; .f32 or .f16
+    accumulators) sum the exact products in f64 and round once: close to, not bit-equal to, a GPU
+    (whose accumulation order the ISA leaves unspecified)."""
+    mods = ins.mods
+    shapes = [x for x in mods if x in ("m8n8k16", "m16n8k4", "m16n8k8", "m16n8k16", "m16n8k32")]
+    types = [x for x in mods if x in _CLASS]
+    if len(shapes) != 1 or "row" not in mods or "col" not in mods or len(types) != 4:
+        raise Unsupported()
+    shape = shapes[0]
+    dtype, atype, btype, ctype = types
+    integer = _CLASS[atype] == "i8"
+    if integer:
+        ok = _CLASS[btype] == "i8" and dtype == ctype == "s32"
+    else:
+        ok = dtype == ctype and dtype in ("f32", "f16") and atype == btype and _CLASS[atype] in ("h", "tf32")
+    if not ok:
+        raise Unsupported()
+    satfinite = "satfinite" in mods
+    if satfinite and not integer:
+        raise Unsupported(f"{dec.spelling(ins)} (modifier .satfinite)")
+    fa, fb, fc = _fragment(shape, "a", atype), _fragment(shape, "b", btype), _fragment(shape, "c", ctype)
+    m_dim, k_dim = (8 if shape.startswith("m8") else 16), int(shape.split("k")[1])
+    d, a, b, c = (items(o) for o in ins.operands)
+    if (len(a), len(b), len(c), len(d)) != (fa.regs, fb.regs, fc.regs, fc.regs):
+        raise Unsupported(f"{dec.spelling(ins)} with unexpected fragment sizes")
+    ra, rb, rc = ([dec.src(x, "b32") for x in regs] for regs in (a, b, c))
+    wd = [dec.dst(x, "b32") for x in d]
+
+    def read(st: State, readers: list[Reader]) -> list[np.ndarray]:
+        return [np.broadcast_to(np.asarray(r(st)).astype(np.uint32), (st.n,)).reshape(-1, 32) for r in readers]
+
+    def op(st: State, m: Mask) -> None:
+        A = fa.to_matrix(_values(fa.unpack(read(st, ra)), atype), (m_dim, k_dim))
+        B = fb.to_matrix(_values(fb.unpack(read(st, rb)), btype), (k_dim, 8))
+        C = fc.to_matrix(_values(fc.unpack(read(st, rc)), ctype), (m_dim, 8))
+        elems = fc.from_matrix(np.einsum("wik,wkj->wij", A, B) + C)
+        if integer:
+            if satfinite:
+                elems = np.clip(elems, -2 ** 31, 2 ** 31 - 1)
+            out = (elems & 0xFFFFFFFF).astype(np.uint64)
+        elif dtype == "f16":
+            out = elems.astype(np.float16).view(np.uint16).astype(np.uint64)  # one rounding, to nearest even
+        else:
+            out = elems.astype(np.float32).view(np.uint32).astype(np.uint64)
+        for w, v in zip(wd, fc.pack(out)):
+            w(st, v.reshape(-1), m)
     return op
 
 
