@@ -192,7 +192,8 @@ def _why(o: Outcome) -> str:
 # Random kernels (seeds of python -m ptxkit.corpus.triton_gen --n 200 --seed 0) bit-exact today, one or
 # more of each kind, and single-op kernels that are exact.
 EXACT: list[int | str] = [4, 6, 15, 19, 72, 104, 114, 175, "k_rsqrt_f32", "k_exp_f32", "k_sum_bf16_1",
-                          "k_cumsum_f16_1", "k_dot16x16x16_f16_default_w4"]
+                          "k_cumsum_f16_1", "k_dot16x16x16_f16_default_w4",
+                          46, 20, 27, 197]  # Triton's FPSan uses stmatrix, mma.m16n8k32.u8, max.u16x2, add.s16x2
 # Known-open classes (issue 10's letters; /work/coord/issue10_findings.md): kernel -> (cause, reported
 # today, i.e. the sanitize report has an error so --strict fails).
 OPEN: dict[int | str, tuple[str, bool]] = {
@@ -216,12 +217,8 @@ OPEN: dict[int | str, tuple[str, bool]] = {
     88: ("A: inlined __nv_logf sanitized op by op (reported)", True),
     "k_pow_f64": ("A: inlined __nv_pow sanitized op by op (reported)", True),
     56: ("f64 mma.m8n8k4: not sanitized (reported), and the simulator cannot run it", True),
-    46: ("sim: Triton's FPSan f32 dot uses stmatrix, which the simulator lacks", False),
-    20: ("sim: Triton's FPSan bf16 dot uses mma.m16n8k32 u8, which the simulator lacks", False),
-    27: ("sim: Triton's FPSan f16 max uses max.u16x2, which the simulator lacks", False),
-    197: ("sim: Triton's FPSan bf16 sum uses add.s16x2, which the simulator lacks", False),
-    "k_dot64x64x32_f16_default_w4": ("wgmma not sanitized (reported); the simulator lacks mma u8 for the "
-                                     "reference", True),
+    "k_dot64x64x32_f16_default_w4": ("wgmma not sanitized (reported), and the simulator does not run wgmma",
+                                     True),
 }
 
 
