@@ -21,6 +21,7 @@ from ptxkit import ir
 from ptxkit.errors import UsageError
 from ptxkit.exec_sim.args import BUFFER_TYPES, KernelArg
 from ptxkit.ptx.emit import emit
+from ptxkit.ptx.types import element_bytes
 
 # CUDA driver version → highest PTX ISA version its JIT accepts (PTX ISA release notes)
 _PTX_FOR_CUDA = {(11, 0): "7.0", (11, 1): "7.1", (11, 2): "7.2", (11, 3): "7.3", (11, 4): "7.4",
@@ -129,7 +130,7 @@ def run_kernel(module: ir.Module | str, kernel: str, args: list[KernelArg],
             launch_args.append(np.uint64(0))
         else:
             p = params.get(a.param)
-            size = p.elem_bytes if p is not None else np.dtype(BUFFER_TYPES.get(a.type, np.uint32)).itemsize
+            size = element_bytes(p) if p is not None else np.dtype(BUFFER_TYPES.get(a.type, np.uint32)).itemsize
             launch_args.append({1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[size](a.value))
     if shared_bytes > 48 * 1024:  # opt in to large dynamic shared memory (CUDA guide, Compute Capability 9.0)
         try:

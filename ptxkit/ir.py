@@ -17,6 +17,7 @@ Design rules (the contract other modules rely on):
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Union
@@ -198,12 +199,6 @@ class VarDecl:
     span: Span | None = field(default=None, compare=False)
 
     @property
-    def elem_bytes(self) -> int:
-        from ptxkit.ptx.types import type_bytes  # local import: ir stays dependency-free
-
-        return type_bytes(self.type) * (self.vector or 1)
-
-    @property
     def count(self) -> int:
         n = 1
         for d in self.dims:
@@ -263,11 +258,17 @@ TopLevel = Union[Directive, VarDecl, Function]
 
 
 def iter_statements(body: list[Statement]) -> Iterator[Statement]:
-    for s in body:
-        if isinstance(s, Block):
-            yield from iter_statements(s.body)
-        else:
+    """Every statement in textual order, nested blocks flattened (iterative: blocks may nest
+    thousands deep, ptxas accepts that)."""
+    stack = [iter(body)]
+    while stack:
+        for s in stack[-1]:
+            if isinstance(s, Block):
+                stack.append(iter(s.body))
+                break
             yield s
+        else:
+            stack.pop()
 
 
 def iter_instructions(body: list[Statement]) -> Iterator[Instruction]:
@@ -285,6 +286,9 @@ class Edit:
     new: list[Statement | TopLevel | str]
 
 
+_NEWLINE = re.compile("\n")
+
+
 @dataclass(eq=False)
 class Module:
     """A parsed PTX file. ``items`` are the top-level nodes in order; ``source`` is the exact text
@@ -294,6 +298,7 @@ class Module:
     filename: str
     items: list[TopLevel]
     edits: list[Edit] = field(default_factory=list)
+    _newlines: list[int] | None = field(default=None, repr=False)
 
     # -- queries
     def functions(self) -> list[Function]:
@@ -327,6 +332,7 @@ class Module:
 
     @property
     def address_size(self) -> int:
+        """32 or 64 (the parser checks the value and normalises the directive's argument to decimal)."""
         d = self.directive("address_size")
         return int(d.args.strip()) if d else 64
 
@@ -349,5 +355,13 @@ class Module:
 
     def line_text(self, line: int) -> str:
         """The text of a 1-based source line (for diagnostics)."""
-        lines = self.source.splitlines()
-        return lines[line - 1] if 0 < line <= len(lines) else ""
+        # only "\n" ends a PTX line (str.splitlines also splits on \f, \x1c, U+2028 …); the newline
+        # offsets are computed once, so many diagnostics cost no rescan of the file each
+        if self._newlines is None:
+            self._newlines = [m.start() for m in _NEWLINE.finditer(self.source)]
+        nls = self._newlines
+        if not 0 < line <= len(nls) + 1:
+            return ""
+        start = nls[line - 2] + 1 if line >= 2 else 0
+        end = nls[line - 1] if line - 1 < len(nls) else len(self.source)
+        return self.source[start:end].rstrip("\r")

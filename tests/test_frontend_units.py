@@ -14,6 +14,7 @@ from ptxkit.ir import Addr, AddrList, Expr, FloatImm, Imm, Not, ParamList, Pipe,
 from ptxkit.ptx import isa
 from ptxkit.ptx.emit import emit, format_statement
 from ptxkit.ptx.parser import parse, parse_reference
+from ptxkit.ptx.types import element_bytes
 
 HEAD = ".version 8.0\n.target sm_90\n.address_size 64\n"
 
@@ -111,7 +112,7 @@ def test_declarations():
     smem, tbl, ptrs, f, k = m.items[3:]
     assert (smem.space, smem.type, smem.align, smem.dims, smem.linkage) == ("shared", "b8", 16, (None,), ("extern",))
     assert tbl.dims == (2, 3) and tbl.init == [[Imm(1), Imm(2), Imm(3)], [Imm(4), Imm(5), Imm(6)]]
-    assert tbl.count == 6 and tbl.elem_bytes == 4
+    assert tbl.count == 6 and element_bytes(tbl) == 4
     assert ptrs.init == [Expr("generic(tbl)"), Expr("generic(tbl)+8")]
     assert f.kind == "func" and f.ret_params[0].name == "r" and f.linkage == ("visible",)
     assert f.params[0].attrs == ("ptr", "global", "align 1") and f.params[0].align is None

@@ -1,13 +1,18 @@
 """`ptxkit parse FILE… [--emit] [--json]` (docs/cli.md): parse; exit 0 when every file parses,
-2 when any has errors (all errors of every file are reported, ``FILE:LINE:COL: error: …``)."""
+2 when any has errors (the errors of every file are reported, ``FILE:LINE:COL: error: …``, up to
+the per-file error limit; a file that cannot be read at all is ``ptxkit parse: error: FILE: …``)."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import sys
+from typing import Any
 
+from ptxkit import ir
 from ptxkit.errors import PtxkitError, UsageError
+from ptxkit.ptx.emit import emit
+from ptxkit.ptx.parser import encode, parse_file
 
 HELP = "parse PTX files (report every syntax error; --emit re-emits the text)"
 
@@ -19,7 +24,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="one JSON object on stdout")
 
 
-def _summary(m) -> dict:
+def _summary(m: ir.Module) -> dict[str, Any]:
     fns = m.functions()
     return {
         "version": m.version,
@@ -34,13 +39,16 @@ def _summary(m) -> dict:
     }
 
 
-def run(args: argparse.Namespace) -> int:
-    from ptxkit.ptx.emit import emit
-    from ptxkit.ptx.parser import encode, parse_file
+def _render(e: PtxkitError) -> str:
+    if isinstance(e, UsageError):  # no position in the file: the verb speaks
+        return "\n".join(f"ptxkit parse: error: {d.message}" for d in e.diagnostics)
+    return e.render()
 
+
+def run(args: argparse.Namespace) -> int:
     if args.emit and len(args.files) != 1:
         raise UsageError("--emit takes exactly one FILE")
-    results = []
+    results: list[dict[str, Any]] = []
     failed: list[PtxkitError] = []
     module = None
     for path in args.files:
@@ -48,13 +56,13 @@ def run(args: argparse.Namespace) -> int:
             module = parse_file(path)
         except PtxkitError as e:
             failed.append(e)
-            results.append({"file": path, "ok": False, "errors": [
-                {"file": d.file, "line": d.line, "col": d.col, "message": d.message}
+            results.append({"file": path, "ok": False, "truncated": e.truncated, "errors": [
+                {"file": d.file, "line": d.line or None, "col": d.col or None, "message": d.message}
                 for d in e.diagnostics]})
             continue
         results.append({"file": path, "ok": True, **_summary(module)})
     for e in failed:
-        print(e.render(), file=sys.stderr)
+        print(_render(e), file=sys.stderr)
     if args.json:
         json.dump({"ok": not failed, "files": results}, sys.stdout, indent=1)
         print()
@@ -69,7 +77,8 @@ def run(args: argparse.Namespace) -> int:
                 print(f"{r['file']}: ok ({len(r['functions'])} functions, {r['instructions']} instructions)")
     if failed:
         n = sum(len(e.diagnostics) for e in failed)
-        print(f"ptxkit parse: {n} error{'s' if n != 1 else ''} in {len(failed)} file"
+        more = "+" if any(e.truncated for e in failed) else ""
+        print(f"ptxkit parse: {n}{more} error{'s' if n != 1 or more else ''} in {len(failed)} file"
               f"{'s' if len(failed) != 1 else ''}", file=sys.stderr)
         return 2
     return 0

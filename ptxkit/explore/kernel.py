@@ -18,6 +18,7 @@ from ptxkit.exec_sim.args import parse_arg_specs, parse_dim
 from ptxkit.explore.program import ConcurrentProgram, Location, ThreadProgram
 from ptxkit.ir import Instruction, Label, RegDecl, VarDecl
 from ptxkit.ptx.parser import parse_file
+from ptxkit.ptx.types import element_bytes
 
 
 def program_from_ptx(path, args) -> ConcurrentProgram:
@@ -67,7 +68,7 @@ def program_from_ptx(path, args) -> ConcurrentProgram:
     for d in decls:
         if any(x is None for x in d.dims):
             raise UsageError(f"{path}: dynamic shared memory ({d.name}[]) is not supported by explore")
-        esize = d.elem_bytes
+        esize = element_bytes(d)
         count = d.count if d.dims else 1
         shared[d.name] = (d.type, count, esize)
         for c in range(n_ctas):

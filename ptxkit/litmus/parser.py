@@ -35,12 +35,15 @@ Memory operands may also be written ``[x]`` or ``[r0]`` (a pointer register init
 
 from __future__ import annotations
 
+import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any, NoReturn
 
 from ptxkit.errors import Diagnostic, PtxkitError
 from ptxkit.explore.program import ConcurrentProgram, Condition, Location, ThreadProgram
 from ptxkit.ir import Addr, Guard, Imm, Instruction, Label, Reg, Span, Sym
+from ptxkit.ptx.parser import read_source
 
 SEMS = ("weak", "relaxed", "acquire", "release", "acq_rel", "sc")
 SCOPES = ("cta", "cluster", "gpu", "sys")
@@ -66,6 +69,9 @@ _TOKEN = re.compile(r"""
 """, re.X | re.S)
 
 
+_UNDECODABLE = re.compile("[\udc80-\udcff]")
+
+
 @dataclass
 class Tok:
     kind: str  # 'op' | 'num' | 'id' | 'str' | 'eof'
@@ -84,12 +90,27 @@ class _Parser:
     def __init__(self, text: str, filename: str):
         self.text = text
         self.filename = filename
-        self.lines = text.splitlines()
+        # only "\n" ends a line (the tokenizer counts lines so; str.splitlines also splits on
+        # \r, \f, U+2028 … and would echo the wrong line)
+        self.lines = text.split("\n")
+        self.nthreads: int | None = None
+        self._check_encoding()
         self.toks = self._tokenize()
         self.i = 0
         self.pred_counter: dict[int, int] = {}
 
     # ------------------------------------------------------------------ lexing / errors
+    def _check_encoding(self) -> None:
+        """A litmus test is UTF-8 text: a byte that is not (decoded with surrogateescape, as every
+        reader here does) is reported where it is."""
+        m = _UNDECODABLE.search(self.text)
+        if m is not None:
+            pos = m.start()
+            line = self.text.count("\n", 0, pos) + 1
+            col = pos - (self.text.rfind("\n", 0, pos) + 1) + 1
+            byte = ord(m.group()) - 0xDC00
+            self._fail_at(pos, line, col, f"invalid UTF-8 byte 0x{byte:02x} (a litmus test is UTF-8 text)")
+
     def _tokenize(self) -> list[Tok]:
         toks: list[Tok] = []
         pos, line, line_start = 0, 1, 0
@@ -111,11 +132,11 @@ class _Parser:
         toks.append(Tok("eof", "", n, n, line, n - line_start + 1))
         return toks
 
-    def _fail_at(self, pos: int, line: int, col: int, msg: str):
+    def _fail_at(self, pos: int, line: int, col: int, msg: str) -> NoReturn:
         src = self.lines[line - 1] if 0 < line <= len(self.lines) else None
         raise PtxkitError(Diagnostic(self.filename, line, col, msg, src))
 
-    def fail(self, tok: Tok, msg: str):
+    def fail(self, tok: Tok, msg: str) -> NoReturn:
         self._fail_at(tok.start, tok.line, tok.col, msg)
 
     def peek(self, k: int = 0) -> Tok:
@@ -138,13 +159,25 @@ class _Parser:
         self.fail(t, f"expected {what or repr(text)}, found {t.text or 'end of file'!r}")
         raise AssertionError  # unreachable
 
+    def number(self, tok: Tok, digits: str | None = None, negative: bool = False) -> int:
+        """The value of a decimal numeral (``digits``, default the token's text); values are at
+        most 64 bits (a longer numeral is an error here, not a failed conversion later)."""
+        text = tok.text if digits is None else digits
+        v = int(text) if len(text.lstrip("0")) <= 20 else 1 << 64
+        if negative:
+            v = -v
+        if not -(1 << 63) <= v < 1 << 64:
+            shown = text if len(text) <= 24 else text[:20] + "..."
+            self.fail(tok, f"integer {'-' if negative else ''}{shown} out of range (64 bits)")
+        return v
+
     def expect_int(self) -> int:
         neg = self.accept("-") is not None
         t = self.peek()
         if t.kind != "num":
             self.fail(t, f"expected an integer, found {t.text or 'end of file'!r}")
         self.next()
-        return -int(t.text) if neg else int(t.text)
+        return self.number(t, negative=neg)
 
     def expect_id(self, what: str = "a name") -> Tok:
         t = self.peek()
@@ -255,10 +288,10 @@ class _Parser:
         if c.text == ":" and c.kind == "op":
             if t.kind == "id" and re.fullmatch(r"P\d+", t.text):
                 self.i += 2
-                return int(t.text[1:])
+                return self.number(t, t.text[1:])
             if t.kind == "num":
                 self.i += 2
-                return int(t.text)
+                return self.number(t)
         return None
 
     # ------------------------------------------------------------------ threads
@@ -269,7 +302,7 @@ class _Parser:
             m = re.fullmatch(r"P(\d+)", t.text)
             if not m:
                 self.fail(t, f"expected a thread name 'Pn', found {t.text!r}")
-            idx = int(m.group(1))
+            idx = self.number(t, m.group(1))
             if idx != len(threads):
                 self.fail(t, f"thread P{idx} out of order (expected P{len(threads)})")
             cta = gpu = 0
@@ -355,9 +388,9 @@ class _Parser:
             if len(toks) == 1 and toks[0].kind == "id" and _is_reg(toks[0].text):
                 return Reg(toks[0].text)
             if len(toks) == 1 and toks[0].kind == "num":
-                return Imm(int(toks[0].text))
+                return Imm(self.number(toks[0]))
             if len(toks) == 2 and toks[0].text == "-" and toks[1].kind == "num":
-                return Imm(-int(toks[1].text))
+                return Imm(self.number(toks[1], negative=True))
             self.fail(toks[0] if toks else first, "expected a register or an integer")
 
         def loc(k: int) -> Addr:
@@ -541,70 +574,124 @@ class _Parser:
 
 
 # ---------------------------------------------------------------------- formulas (shared with --exists)
+# A formula is a tuple tree (``ptxkit.explore.program.Formula``): ("or"|"and", a, b), ("not", a),
+# ("true",), ("cmp", op, lhs, rhs) with operands ("reg", thread, name), ("loc", name),
+# ("elem", name, index), ("int", value).
+#
+# The parser is iterative (a condition may nest its parentheses arbitrarily deep without exhausting
+# Python's stack), and a chain of n terms a /\ b /\ … becomes a balanced tree of depth ⌈log2 n⌉
+# (chains of up to three terms keep the left-nested shape), so that every recursive consumer of the
+# tree is safe on long conditions. A tree deeper than MAX_FORMULA_DEPTH (only reached by nesting ~
+# or parenthesised sub-formulas that deep) is refused with the position of the construct.
 
 _CMP = ("==", "!=", "<=", ">=", "<", ">")
+MAX_FORMULA_DEPTH = 200
+_Item = tuple[tuple[Any, ...], int]  # (formula, depth of its tree)
 
 
-def parse_formula_tokens(p: _Parser):
-    def disj():
-        a = conj()
-        while p.accept("\\/"):
-            a = ("or", a, conj())
-        return a
+@dataclass
+class _Group:
+    """An open parenthesised sub-formula: its completed disjuncts and the terms of the conjunction
+    being read; ``nots``: the negations written before its '('."""
 
-    def conj():
-        a = unary()
-        while p.accept("/\\"):
-            a = ("and", a, unary())
-        return a
+    open: Tok | None
+    nots: list[Tok]
+    ors: list[_Item] = field(default_factory=list)
+    ands: list[_Item] = field(default_factory=list)
 
-    def unary():
-        if p.accept("~") or p.accept("not"):
-            return ("not", unary())
+
+def _check_depth(p: _Parser, item: _Item, at: Tok) -> _Item:
+    if item[1] > MAX_FORMULA_DEPTH:
+        p.fail(at, f"condition nested too deeply (more than {MAX_FORMULA_DEPTH} levels)")
+    return item
+
+
+def _negate(p: _Parser, item: _Item, nots: list[Tok]) -> _Item:
+    node, depth = item
+    for _ in nots:
+        node, depth = ("not", node), depth + 1
+    return _check_depth(p, (node, depth), nots[0]) if nots else item
+
+
+def _chain(p: _Parser, op: str, items: list[_Item], at: Tok) -> _Item:
+    """``items`` joined by ``op``, pairing neighbours round by round (a balanced tree)."""
+    while len(items) > 1:
+        paired: list[_Item] = []
+        for k in range(0, len(items) - 1, 2):
+            (a, da), (b, db) = items[k], items[k + 1]
+            paired.append(((op, a, b), max(da, db) + 1))
+        if len(items) % 2:
+            paired.append(items[-1])
+        items = paired
+    return _check_depth(p, items[0], at)
+
+
+def parse_formula_tokens(p: _Parser) -> tuple[Any, ...]:
+    """disj := conj (\\/ conj)* ; conj := unary (/\\ unary)* ;
+    unary := (~|not) unary | '(' disj ')' | true | false | operand (=|==|!=|<|>|<=|>=) operand"""
+    stack: list[_Group] = []
+    group = _Group(None, [])
+    while True:
+        nots: list[Tok] = []
+        while p.peek().text in ("~", "not") and p.peek().kind in ("op", "id"):
+            nots.append(p.next())
         if p.peek().text == "(" and p.peek().kind == "op":
-            # either a parenthesised formula or a parenthesised operand in a comparison
-            save = p.i
-            p.next()
-            f = disj()
+            stack.append(group)
+            group = _Group(p.next(), nots)
+            continue
+        item = _negate(p, (_comparison(p), 1), nots)
+        while True:  # after a term: continue the conjunction, the disjunction, or close a group
+            group.ands.append(item)
+            if p.accept("/\\"):
+                break
+            group.ors.append(_chain(p, "and", group.ands, group.open or p.peek()))
+            group.ands = []
+            if p.accept("\\/"):
+                break
+            done = _chain(p, "or", group.ors, group.open or p.peek())
+            if group.open is None:
+                return done[0]
             p.expect(")", "')'")
-            if p.peek().text in _CMP:  # it was an operand after all — not in this grammar
-                p.i = save
-            else:
-                return f
-        t = p.peek()
-        if t.kind == "id" and t.text in ("true", "false"):
-            p.next()
-            return ("true",) if t.text == "true" else ("not", ("true",))
-        lhs = operand()
-        op = p.peek()
-        if op.text == "=" and op.kind == "op":  # herd accepts `x=1`
-            p.next()
-            return ("cmp", "==", lhs, operand())
-        if op.text not in _CMP:
-            p.fail(op, f"expected a comparison operator, found {op.text or 'end of file'!r}")
+            if p.peek().text in _CMP:  # a parenthesised operand: not in this grammar
+                p.fail(group.open, "expected an operand (Pn:reg, a location, an integer), found '('")
+            item = _negate(p, done, group.nots)
+            group = stack.pop()
+
+
+def _comparison(p: _Parser) -> tuple[Any, ...]:
+    t = p.peek()
+    if t.kind == "id" and t.text in ("true", "false"):
         p.next()
-        return ("cmp", op.text, lhs, operand())
+        return ("true",) if t.text == "true" else ("not", ("true",))
+    lhs = _operand(p)
+    op = p.peek()
+    if op.text == "=" and op.kind == "op":  # herd accepts `x=1`
+        p.next()
+        return ("cmp", "==", lhs, _operand(p))
+    if op.text not in _CMP:
+        p.fail(op, f"expected a comparison operator, found {op.text or 'end of file'!r}")
+    p.next()
+    return ("cmp", op.text, lhs, _operand(p))
 
-    def operand():
-        t = p.peek()
-        tid = p.thread_ref_opt()
-        if tid is not None:
-            if tid >= getattr(p, "nthreads", 1 << 30):
-                p.fail(t, f"no thread P{tid} in this test")
-            r = p.expect_id("a register")
-            return ("reg", tid, r.text)
-        if t.kind == "num" or t.text == "-":
-            return ("int", p.expect_int())
-        if t.kind == "id":
-            p.next()
-            if p.accept("["):
-                idx = p.expect_int()
-                p.expect("]")
-                return ("elem", t.text, idx)
-            return ("loc", t.text)
-        p.fail(t, f"expected an operand (Pn:reg, a location, an integer), found {t.text or 'end of file'!r}")
 
-    return disj()
+def _operand(p: _Parser) -> tuple[Any, ...]:
+    t = p.peek()
+    tid = p.thread_ref_opt()
+    if tid is not None:
+        if p.nthreads is not None and tid >= p.nthreads:
+            p.fail(t, f"no thread P{tid} in this test")
+        r = p.expect_id("a register")
+        return ("reg", tid, r.text)
+    if t.kind == "num" or t.text == "-":
+        return ("int", p.expect_int())
+    if t.kind == "id":
+        p.next()
+        if p.accept("["):
+            idx = p.expect_int()
+            p.expect("]")
+            return ("elem", t.text, idx)
+        return ("loc", t.text)
+    p.fail(t, f"expected an operand (Pn:reg, a location, an integer), found {t.text or 'end of file'!r}")
 
 
 def parse_litmus(text: str, filename: str = "<input>") -> ConcurrentProgram:
@@ -612,15 +699,9 @@ def parse_litmus(text: str, filename: str = "<input>") -> ConcurrentProgram:
     return _Parser(text, filename).parse()
 
 
-def parse_litmus_file(path) -> ConcurrentProgram:
-    from pathlib import Path
-
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8", errors="surrogateescape")
-    except OSError as e:
-        raise PtxkitError(f"cannot read {p}: {e.strerror}", file=str(p))
-    return parse_litmus(text, str(p))
+def parse_litmus_file(path: str | os.PathLike[str]) -> ConcurrentProgram:
+    """Read (with the input size limit of ``ptxkit.ptx.parser.read_source``) and parse a test."""
+    return parse_litmus(read_source(path), os.fspath(path))
 
 
 def parse_formula(text: str, filename: str = "<condition>", nthreads: int | None = None):

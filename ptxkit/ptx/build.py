@@ -23,19 +23,44 @@ class BuildError(Exception):
 
 # --------------------------------------------------------------------------- literals (ISA §4.5)
 
+U64 = 1 << 64
+"""PTX integer constants are 64 bits (ISA §4.5.1); constant expressions are evaluated in 64 bits
+(ISA §4.6.2)."""
+
+
 def int_literal(text: str) -> int:
-    """``0x1F``, ``0b101``, ``017`` (octal), ``42``, each with an optional ``U`` suffix."""
+    """``0x1F``, ``0b101``, ``017`` (octal), ``42``, each with an optional ``U`` suffix. A literal
+    that does not fit in 64 bits is an error (ptxas: "Constant overflow")."""
     t = text[:-1] if text.endswith("U") else text
+    base = 10
+    digits = t
     if len(t) > 1 and t[0] == "0":
         c = t[1]
         if c in "xX":
-            return int(t[2:], 16)
-        if c in "bB":
-            return int(t[2:], 2)
-        if all(ch in "01234567" for ch in t):
-            return int(t, 8)
-        raise BuildError(f"invalid octal constant '{text}'")
-    return int(t)
+            base, digits = 16, t[2:]
+        elif c in "bB":
+            base, digits = 2, t[2:]
+        elif all(ch in "01234567" for ch in t):
+            base = 8
+        else:
+            raise BuildError(f"invalid octal constant '{_clip(text)}'")
+    # any 64-bit value has at most 64 significant digits in every base: longer is out of range
+    # without converting (Python refuses str → int beyond 4,300 decimal digits)
+    if len(digits.lstrip("0")) > 64 or (v := int(digits, base)) >= U64:
+        raise BuildError(f"integer constant '{_clip(text)}' out of range (PTX constants are 64 bits)")
+    return v
+
+
+def reg_count(text: str) -> int:
+    """The N of a parameterised register declaration ``%r<N>`` (ptxas: at most 32 bits)."""
+    v = int_literal(text)
+    if v >= 1 << 32:
+        raise BuildError(f"register count '{_clip(text)}' out of range")
+    return v
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= 24 else text[:20] + "..."
 
 
 def float_hex(text: str) -> FloatImm:
@@ -62,7 +87,7 @@ _BINOPS: dict[str, Callable[[int, int], int]] = {
     "%": lambda a, b: a - b * _cdiv(a, b),
     "+": lambda a, b: a + b,
     "-": lambda a, b: a - b,
-    "<<": lambda a, b: a << b,
+    "<<": lambda a, b: a << b if b < 64 else 0,
     ">>": lambda a, b: a >> b,
     "<": lambda a, b: int(a < b),
     ">": lambda a, b: int(a > b),
@@ -88,6 +113,12 @@ def _cdiv(a: int, b: int) -> int:
     return q if (a >= 0) == (b >= 0) else -q
 
 
+def _wrap(v: int) -> int:
+    """A result kept in the 64-bit range (ISA §4.6.2): values that already fit as .s64 or .u64
+    stay as they are (so the IR's values do not change), the rest wrap modulo 2**64."""
+    return v if -(U64 >> 1) <= v < U64 else v & (U64 - 1)
+
+
 def fold(node: tuple) -> int | None:
     """The integer value of a constant expression, or None if it has names/registers/floats."""
     kind = node[0]
@@ -98,7 +129,7 @@ def fold(node: tuple) -> int | None:
         if v is None:
             return None
         op = node[1]
-        return -v if op == "-" else v if op == "+" else int(not v) if op == "!" else ~v
+        return _wrap(-v if op == "-" else v if op == "+" else int(not v) if op == "!" else ~v)
     if kind == "bin":
         a = fold(node[2])
         if a is None:
@@ -108,7 +139,7 @@ def fold(node: tuple) -> int | None:
             return None
         if node[1] in ("<<", ">>") and b < 0:
             raise BuildError("negative shift count in constant expression")
-        return _BINOPS[node[1]](a, b)
+        return _wrap(_BINOPS[node[1]](a, b))
     if kind == "cond":
         c = fold(node[1])
         if c is None:
@@ -274,21 +305,22 @@ def resolve_function(fn: ir.Function) -> None:
         _resolve_body(fn.body, frozenset(names))
 
 
-def _resolve_body(body: list, names: frozenset[str]) -> None:
-    for s in body:
-        t = type(s)
-        if t is ir.Instruction:
-            for o in s.operands:
-                to = type(o)
-                # registers, immediates and [reg+off] never change: skip the rebuild
-                if to is Reg or to is Imm or (to is Addr and type(o.base) is Reg):
-                    continue
-                ops = tuple(_resolve_op(o, names) for o in s.operands)
-                if ops != s.operands:
-                    s.operands = ops  # freshly built node, not yet handed out: safe to set
-                break
-        elif t is ir.Block:
-            _resolve_body(s.body, names)
+def _resolve_body(body: list[ir.Statement], names: frozenset[str]) -> None:
+    stack = [body]  # iterative: blocks may nest thousands deep
+    while stack:
+        for s in stack.pop():
+            if type(s) is ir.Instruction:
+                for o in s.operands:
+                    to = type(o)
+                    # registers, immediates and [reg+off] never change: skip the rebuild
+                    if to is Reg or to is Imm or (to is Addr and type(o.base) is Reg):
+                        continue
+                    ops = tuple(_resolve_op(o, names) for o in s.operands)
+                    if ops != s.operands:
+                        s.operands = ops  # freshly built node, not yet handed out: safe to set
+                    break
+            elif type(s) is ir.Block:
+                stack.append(s.body)
 
 
 def _resolve_op(o: Operand, names: frozenset[str]) -> Operand:

@@ -12,6 +12,8 @@ Newline discipline (keeps the file one statement per line and well formed):
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from ptxkit import ir
 from ptxkit.ptx.build import format_float
 
@@ -96,8 +98,8 @@ def format_regdecl(d: ir.RegDecl) -> str:
 
 
 def format_directive(d: ir.Directive) -> str:
-    if d.name == "callprototype":
-        return f"{d.label}: .callprototype {d.args};"
+    if d.label is not None:  # .callprototype, .branchtargets, .calltargets
+        return f"{d.label}: .{d.name} {d.args};"
     if d.name == "section":
         return f".section {d.args}"
     text = f".{d.name}" + (f" {d.args}" if d.args else "")
@@ -139,12 +141,29 @@ def format_statement(s) -> str:
     if isinstance(s, ir.Directive):
         return INDENT + format_directive(s)
     if isinstance(s, ir.Block):
-        inner = [format_statement(x) for x in s.body]
-        return INDENT + "{\n" + "\n".join(INDENT + x for x in "\n".join(inner).split("\n")) \
-            + "\n" + INDENT + "}" if inner else INDENT + "{\n" + INDENT + "}"
+        return _format_block(s)
     if isinstance(s, ir.Function):
         return format_function(s)
     raise TypeError(f"cannot format {type(s).__name__}")
+
+
+def _format_block(block: ir.Block) -> str:
+    """A block at depth d opens and closes at d tabs, its statements are indented by d more tabs
+    (iterative: blocks may nest thousands deep)."""
+    lines = [INDENT + "{"]
+    stack: list[tuple[Iterator[ir.Statement], int]] = [(iter(block.body), 1)]
+    while stack:
+        it, depth = stack[-1]
+        for st in it:
+            if isinstance(st, ir.Block):
+                lines.append(INDENT * (depth + 1) + "{")
+                stack.append((iter(st.body), depth + 1))
+                break
+            lines.extend(INDENT * depth + x for x in format_statement(st).split("\n"))
+        else:
+            stack.pop()
+            lines.append(INDENT * depth + "}")
+    return "\n".join(lines)
 
 
 def format_toplevel(s) -> str:

@@ -10,7 +10,7 @@ import re
 from bisect import bisect_left as bisect
 
 from ptxkit import ir
-from ptxkit.errors import Diagnostic, PtxkitError
+from ptxkit.errors import MAX_DIAGNOSTICS, Diagnostic, PtxkitError
 from ptxkit.ptx import build
 from ptxkit.ptx import lark_parser as lp
 from ptxkit.ptx.build import BuildError
@@ -19,18 +19,22 @@ _TYPES = ("b8|b16|b32|b64|b128|u8|u16|u32|u64|s8|s16|s32|s64|f16x2|f16|bf16x2|bf
           "tf32|e4m3x2|e5m2x2|e2m3x2|e3m2x2|e2m1x2|e4m3|e5m2|pred|texref|samplerref|surfref")
 
 # whitespace and comments between statements
-_SKIP = re.compile(r"(?:[ \t\r\n\f\v]+|//[^\n]*|/\*[\s\S]*?\*/)*")
+# (\x1a, DOS end-of-file, is white space to ptxas and to the grammar)
+_SKIP = re.compile(r"(?:[ \t\r\n\f\v\x1a]+|//[^\n]*|/\*[\s\S]*?\*/)*")
 # [@[!]p] opcode{.mod} [operands] ;   — one line, no strings/parens/comments inside
 _INSTR = re.compile(r"(?:@(!?)(%[\w$]+|[a-zA-Z][\w$]*|[_$][\w$]+)[ \t]+)?([A-Za-z_]\w*)((?:\.[\w:]+)*)"
                     r"(?:[ \t]+([^;\"()/\n@]*?))?[ \t]*;")
 _LABEL = re.compile(r"[$%a-zA-Z_][\w$]*[ \t]*:(?!:)")
+# (a count of up to 9 digits is in range; longer ones go to the grammar, which checks the range)
 _REGDECL = re.compile(r"\.reg[ \t]+\.(" + _TYPES + r")[ \t]+(%[\w$]+|[a-zA-Z][\w$]*|[_$][\w$]+)"
-                      r"(?:[ \t]*<[ \t]*([1-9][0-9]*|0)[ \t]*>)?[ \t]*;")
+                      r"(?:[ \t]*<[ \t]*([1-9][0-9]{0,8}|0)[ \t]*>)?[ \t]*;")
 _LOC = re.compile(r"\.loc([ \t]+[0-9]+[ \t]+[0-9]+(?:[ \t]+[0-9]+)?"
                   r"(?:[ \t]*,[ \t]*[a-zA-Z_]\w*[ \t]+(?:[$a-zA-Z_][\w$]*(?:[ \t]*[+-][ \t]*[0-9]+)?"
                   r"|[0-9]+[ \t]+[0-9]+[ \t]+[0-9]+))*)(?=[ \t]*(?:\n|//|/\*|$))")
 _PRAGMA = re.compile(r"\.pragma([ \t]+\"(?:[^\"\\\n]|\\.)*\")[ \t]*;")
-_CALLPROTO_AHEAD = re.compile(r"(?:[ \t\r\n]|//[^\n]*|/\*[\s\S]*?\*/)*\.callprototype(?![\w$])")
+# `label: .callprototype|.branchtargets|.calltargets …;` is one statement, not a label
+_LABELLED_AHEAD = re.compile(r"(?:[ \t\r\n\f\v\x1a]|//[^\n]*|/\*[\s\S]*?\*/)*"
+                             r"\.(?:callprototype|branchtargets|calltargets)(?![\w$])")
 # module-level directives without ';': their extent is that of their tokens in the grammar
 # (so `.version 8.5 .target sm_90` on one line splits exactly where the grammar splits it)
 _W = r"(?:\s|//[^\n]*|/\*[\s\S]*?\*/)*"
@@ -67,6 +71,9 @@ _NOT = re.compile(r"![ \t]*" + _ATOM + r"\Z")
 _LOCFILE = re.compile(r"\.(?:file|loc(?!al(?![\w$])))")
 _STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"?')
 _FAIL = object()
+# the grammar's white space (str.strip() would also strip U+2028, \x1c … which ptxas rejects)
+_WS = " \t\r\f\v\x1a"
+_WS_NL = _WS + "\n"
 _NL = re.compile("\n")
 
 
@@ -117,14 +124,14 @@ class _Ops:
                     return ir.Addr(self._atom(base), off)
                 return None
             elif c == "{":
-                inner = s[1:-1].strip() if s.endswith("}") else None
+                inner = s[1:-1].strip(_WS) if s.endswith("}") else None
                 if inner is None or "{" in inner or "}" in inner:
                     return None
                 if not inner:
                     return ir.Vec(())
                 items = []
                 for part in inner.split(","):
-                    o = self.get(part.strip())
+                    o = self.get(part.strip(_WS))
                     if o is None or type(o) in (ir.Vec, ir.Pipe):
                         return None
                     items.append(o)
@@ -170,6 +177,10 @@ def _split_operands(s: str) -> list[str] | None:
     return out if depth == 0 else None
 
 
+class _ErrorLimit(Exception):
+    """Raised inside the parser when :data:`MAX_DIAGNOSTICS` errors were collected."""
+
+
 class FastParser:
     def __init__(self, source: str, filename: str):
         self.src = source
@@ -201,14 +212,20 @@ class FastParser:
         return Diagnostic(self.filename, line, col, message, self.src[ls:le])
 
     def _error(self, pos: int, message: str) -> None:
-        self.diags.append(self._diag(pos, message))
+        self._report([self._diag(pos, message)])
+
+    def _report(self, diags: list[Diagnostic]) -> None:
+        """Collect diagnostics; at the error limit stop parsing (bounded time and stderr)."""
+        self.diags.extend(diags)
+        if len(self.diags) >= MAX_DIAGNOSTICS:
+            raise _ErrorLimit
 
     def _fragment(self, start: int, end: int, rule: str):
         line, col = self._linecol(start)
         try:
             return lp.parse_fragment(self.src, start, end, line, col, rule, self.filename, self._diag)
         except PtxkitError as e:
-            self.diags.extend(e.diagnostics)
+            self._report(e.diagnostics)
             return None
 
     # -- scanning
@@ -261,9 +278,8 @@ class FastParser:
     def parse(self) -> ir.Module:
         try:
             return self._parse()
-        except RecursionError:  # absurdly deep {…} nesting: bad input, not a crash
-            self.diags.append(self._diag(0, "blocks nested too deeply"))
-            raise PtxkitError(self.diags) from None
+        except _ErrorLimit:
+            raise PtxkitError(self.diags[:MAX_DIAGNOSTICS], truncated=True) from None
 
     def _parse(self) -> ir.Module:
         src, n = self.src, self.n
@@ -306,7 +322,7 @@ class FastParser:
                         items.extend(got)
                 pos = self._skip(end)
                 continue
-            hdr_end = pos + len(src[pos:end].rstrip())
+            hdr_end = pos + len(src[pos:end].rstrip(_WS_NL))
             fline, fcol = self._linecol(pos)
             fn = self._fragment(pos, hdr_end, "func_header")
             body, after = self._body(end + 1)
@@ -367,7 +383,7 @@ class FastParser:
                         for p in parts:
                             o = cache_get(p, _FAIL)
                             if o is _FAIL:
-                                o = ops_get(p.strip())
+                                o = ops_get(p.strip(_WS))
                                 cache[p] = o
                             if o is None:
                                 break
@@ -405,14 +421,14 @@ class FastParser:
                 if _LOCFILE.match(src, pos):
                     e = src.find("\n", pos)
                     e = n if e < 0 else e
-                    got = self._fragment(pos, pos + len(src[pos:e].split("//")[0].rstrip()), "statement")
+                    got = self._fragment(pos, pos + len(src[pos:e].split("//")[0].rstrip(_WS)), "statement")
                     if got is not None:
                         body.extend(got) if isinstance(got, list) else body.append(got)
                     pos = e
                     continue
             else:
                 m = _LABEL.match(src, pos)
-                if m and not _CALLPROTO_AHEAD.match(src, m.end()):
+                if m and not _LABELLED_AHEAD.match(src, m.end()):
                     body.append(ir.Label(m.group().rstrip(": \t"), span=self._span(pos, m.end())))
                     pos = m.end()
                     continue

@@ -10,8 +10,9 @@ from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 
-from lark import Lark, Token, Transformer, v_args
+from lark import Lark, Token, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
+from lark.visitors import Transformer_NonRecursive
 
 from ptxkit import ir
 from ptxkit.errors import Diagnostic, PtxkitError
@@ -20,6 +21,8 @@ from ptxkit.ptx.build import BuildError
 
 GRAMMAR = Path(__file__).resolve().parent.parent / "grammar.lark"
 STARTS = ["module", "statement", "func_header", "toplevel"]
+# the attributes a .callprototype may carry (ISA §10.5.1; .abi_preserve* since PTX 9.0)
+_PROTO_ATTRS = frozenset({".noreturn", ".abi_preserve", ".abi_preserve_control"})
 
 
 @lru_cache(maxsize=1)
@@ -42,8 +45,9 @@ class _Frag:
 
 
 @v_args(meta=True)
-class ToIR(Transformer):
-    """Tree → IR. Expression subtrees become build's tuples, then operands via build.to_operand."""
+class ToIR(Transformer_NonRecursive):
+    """Tree → IR. Expression subtrees become build's tuples, then operands via build.to_operand.
+    (Non-recursive: blocks nest as deep as ptxas allows, 1,000 and more.)"""
 
     def __init__(self, frag: _Frag):
         super().__init__(visit_tokens=False)
@@ -64,20 +68,47 @@ class ToIR(Transformer):
 
     def directive(self, meta, ch):
         kw: Token = ch[0]
+        if kw.type == "ADDRESS_SIZE":
+            return self._address_size(meta, ch[1])
         end = meta.end_pos
         raw = self.f.source[self.f.base + kw.end_pos:self.f.base + end]
         if raw.endswith(";"):
             raw = raw[:-1]
         return ir.Directive(kw.value[1:], build.normalize_args(raw), span=self._span(meta))
 
+    def _address_size(self, meta, tok: Token) -> ir.Directive:
+        """``.address_size 64`` (ISA §11.1.3): any integer spelling (``0x40``, ``64U``); the value
+        must be 32 or 64 (ptxas: "Illegal value"). The argument is kept as the decimal value."""
+        pos = self.f.base + tok.start_pos
+        try:
+            value = build.int_literal(tok.value)
+        except BuildError as e:
+            e.pos = pos
+            raise
+        if value not in (32, 64):
+            raise BuildError(f"illegal .address_size {tok.value} (must be 32 or 64)", pos)
+        return ir.Directive("address_size", str(value), span=self._span(meta))
+
     def section(self, meta, ch):
         raw = self.f.source[self.f.base + ch[0].end_pos:self.f.base + meta.end_pos]
         return ir.Directive("section", raw.strip(), span=self._span(meta))
 
     def callproto(self, meta, ch):
+        for tok in ch:
+            if isinstance(tok, Token) and tok.type in ("PERF_FLAG", "PERF_INTS") \
+                    and tok.value not in _PROTO_ATTRS:
+                raise BuildError(f"{tok.value} is not allowed in a .callprototype (only "
+                                 + ", ".join(sorted(_PROTO_ATTRS)) + ")", self.f.base + tok.start_pos)
+        return self._labelled(meta, ch)
+
+    def targets(self, meta, ch):
+        return self._labelled(meta, ch)
+
+    def _labelled(self, meta, ch):
+        """``label: .callprototype …;`` / ``.branchtargets …;`` / ``.calltargets …;``"""
         label = ch[0].value.rstrip(": \t")
         raw = self.f.source[self.f.base + ch[1].end_pos:self.f.base + meta.end_pos]
-        return ir.Directive("callprototype", build.normalize_args(raw[:-1]), label=label,
+        return ir.Directive(ch[1].value[1:], build.normalize_args(raw[:-1]), label=label,
                             span=self._span(meta))
 
     def loc_attr(self, meta, ch):
@@ -110,7 +141,11 @@ class ToIR(Transformer):
         return ("space", ch[0].value[1:])
 
     def reg_count(self, meta, ch):
-        return ("count", build.int_literal(ch[0].value))
+        try:
+            return ("count", build.reg_count(ch[0].value))
+        except BuildError as e:
+            e.pos = self.f.base + ch[0].start_pos
+            raise
 
     def dim(self, meta, ch):
         if not ch:

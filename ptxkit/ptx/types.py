@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from ptxkit import ir
+
 _BITS = {
     "b8": 8, "b16": 16, "b32": 32, "b64": 64, "b128": 128,
     "u8": 8, "u16": 16, "u32": 32, "u64": 64,
@@ -42,3 +44,8 @@ def is_float(name: str) -> bool:
 
 def is_signed(name: str) -> bool:
     return name in SIGNED_TYPES
+
+
+def element_bytes(decl: ir.VarDecl) -> int:
+    """Bytes of one element of a declared variable: type size × vector width (ISA §5.4.2)."""
+    return type_bytes(decl.type) * (decl.vector or 1)
