@@ -6,9 +6,9 @@ the candidate is ``ptxkit sanitize`` (default options) of the plain PTX run on t
 same seeded inputs. :func:`check` classifies the pair:
 
 - ``exact``: the output bits agree (``strict_fails`` says whether ``--strict`` would still refuse it);
-- ``mismatch``: they differ — ``strict_fails`` true means the report names the cause (``--report``
-  lists it, ``--strict`` fails); otherwise ``notes`` may still list a note under ``--report`` (e.g. the
-  sign-bit ``xor``), and with neither it is a *silent* mismatch;
+- ``mismatch``: they differ — ``strict_fails`` true means the report has an error (``--report`` lists
+  it, ``--strict`` fails); false is an *unreported* mismatch (``notes`` may still hold notes, e.g. the
+  sign-bit ``xor`` one, but notes do not fail ``--strict``);
 - ``ref_sim_error`` / ``cand_sim_error``: the simulator cannot run Triton's FPSan PTX / our output
   (``instruction`` is the opcode it stopped at);
 - ``sanitize_error``: ``sanitize`` raised; ``compile_error``: Triton refused the kernel.
@@ -220,7 +220,7 @@ def _check(spec: KernelSpec, out: Outcome) -> None:
 
 
 def summarize(outcomes: list[Outcome]) -> dict:
-    """Counts by status, mismatches split into reported / silent, sim failures by instruction."""
+    """Counts by status, mismatches split into reported (fail --strict) / unreported, sim failures by instruction."""
     by = {s: sum(1 for o in outcomes if o.status == s) for s in STATUSES}
     mism = [o for o in outcomes if o.status == "mismatch"]
     sims: dict[str, int] = {}
@@ -231,14 +231,12 @@ def summarize(outcomes: list[Outcome]) -> dict:
     return {"kernels": len(outcomes), **by,
             "exact_but_strict_fails": sum(1 for o in outcomes if o.status == "exact" and o.strict_fails),
             "mismatch_reported": sum(1 for o in mism if o.strict_fails),
-            "mismatch_noted_only": sum(1 for o in mism if not o.strict_fails and o.notes),
-            "mismatch_silent": sum(1 for o in mism if not o.strict_fails and not o.notes),
+            "mismatch_unreported": sum(1 for o in mism if not o.strict_fails),
             "sim_errors_by_instruction": dict(sorted(sims.items(), key=lambda kv: -kv[1]))}
 
 
 def progress(o: Outcome) -> None:
-    tag = o.status + ("" if o.status != "mismatch" else " (reported)" if o.strict_fails else
-                      " (note only)" if o.notes else " (SILENT)")
+    tag = o.status + ("" if o.status != "mismatch" else " (reported)" if o.strict_fails else " (UNREPORTED)")
     extra = (f" {o.differing}/{o.elements} differ" if o.status == "mismatch" else
              f" {o.instruction}: {o.detail[:100]}" if o.instruction else f" {o.detail[:120]}" if o.detail else "")
     print(f"{o.name:24s} {o.kind:11s} {tag}{extra}  [{o.seconds:.1f}s]", file=sys.stderr, flush=True)

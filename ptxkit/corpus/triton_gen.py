@@ -1,6 +1,7 @@
 """Random Triton 3.9 kernels against Triton's own FPSan (issue 10):
 
     python -m ptxkit.corpus.triton_gen --n 200 --seed 0 [--json OUT.json] [--matrix]
+    python -m ptxkit.corpus.triton_gen --only 106,k_tanh_f32      # one kernel each: source + outcome
 
 Kernels ``seed .. seed+n-1`` of :func:`ptxkit.corpus.triton_kernels.generate` are compiled plain and
 with ``instrumentation_mode="fpsan"``; Triton's FPSan PTX on the simulator is the reference, ``ptxkit
@@ -43,6 +44,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--json", metavar="FILE", help="write every outcome and the summary as JSON")
     p.add_argument("--matrix", action="store_true", help="also run the single-op matrix and attribute mismatches")
     p.add_argument("--quiet", action="store_true", help="no per-kernel lines")
+    p.add_argument("--only", metavar="KEYS", help="comma-separated seeds and single-op kernel names: print each "
+                   "kernel's source and full outcome instead of a sweep")
     a = p.parse_args(argv)
     version = triton_available()
     if version is None:
@@ -51,6 +54,8 @@ def main(argv: list[str] | None = None) -> int:
     if version != TRITON_VERSION:
         print(f"triton_gen: warning: Triton {version} installed; the FPSan semantics are pinned to "
               f"{TRITON_VERSION}", file=sys.stderr)
+    if a.only:
+        return _only(a.only.split(","))
     outcomes = []
     for seed in range(a.seed, a.seed + a.n):
         outcomes.append(check(generate(seed)))
@@ -72,6 +77,21 @@ def main(argv: list[str] | None = None) -> int:
         result["outcomes"] = [asdict(o) for o in outcomes]
         result["matrix"] = [asdict(o) for o in matrix]
         atomic_write(a.json, json.dumps(result, indent=1))
+    return 0
+
+
+def _only(keys: list[str]) -> int:
+    matrix = {k.name: k for k in single_op_matrix()}
+    for key in (k.strip() for k in keys):
+        if key.lstrip("-").isdigit():
+            spec = generate(int(key))
+        elif key in matrix:
+            spec = matrix[key]
+        else:
+            print(f"triton_gen: error: '{key}' is neither a seed nor a single-op kernel name", file=sys.stderr)
+            return 2
+        print(spec.source)
+        print(json.dumps(asdict(check(spec)), indent=1))
     return 0
 
 
