@@ -71,14 +71,14 @@ class _Unsupported(Exception):
         self.node = node
 
 
-def _fail(prog: ConcurrentProgram, message: str, node=None) -> PtxkitError:
+def _fail(prog: ConcurrentProgram, message: str, node: object) -> PtxkitError:
+    """A located refusal at ``node`` (a statement of the test)."""
     span = getattr(node, "span", None)
-    line, col = (span.line, span.col) if span is not None else (1, 1)
-    src = None
-    if prog.source and span is not None:
-        lines = prog.source.splitlines()
-        src = lines[line - 1] if 0 < line <= len(lines) else None
-    return PtxkitError(Diagnostic(prog.filename, line, col, f"litmus2ptx: {message}", src))
+    if span is None:  # the parser gives every statement a span; say so if one is missing
+        raise AssertionError(f"litmus statement without a source span: {node!r}")
+    lines = (prog.source or "").splitlines()
+    src = lines[span.line - 1] if 0 < span.line <= len(lines) else None
+    return PtxkitError(Diagnostic(prog.filename, span.line, span.col, f"litmus2ptx: {message}", src))
 
 
 def _locate(prog: ConcurrentProgram, pattern: str, from_line: int = 1) -> tuple[int, int, str] | None:
@@ -94,8 +94,8 @@ def _locate(prog: ConcurrentProgram, pattern: str, from_line: int = 1) -> tuple[
 
 def _fail_at(prog: ConcurrentProgram, message: str, pattern: str, from_line: int = 1) -> PtxkitError:
     where = _locate(prog, pattern, from_line)
-    if where is None:
-        return PtxkitError(f"litmus2ptx: {message}", file=prog.filename, line=1, col=1)
+    if where is None:  # no text to point at: the file, without a made-up line
+        return UsageError(f"{prog.filename}: litmus2ptx: {message}")
     line, col, src = where
     return PtxkitError(Diagnostic(prog.filename, line, col, f"litmus2ptx: {message}", src))
 
@@ -310,7 +310,8 @@ def to_ptx(prog: ConcurrentProgram, kernel: str | None = None) -> PtxLitmus:
     em = _Emitter(prog)
     gpus = {t.gpu for t in prog.threads}
     if len(gpus) > 1:
-        raise _fail(prog, f"threads on {len(gpus)} GPUs: one kernel launch runs on one GPU")
+        raise _fail_at(prog, f"threads on {len(gpus)} GPUs: one kernel launch runs on one GPU",
+                       rf"P\d+\s*@[^|;]*gpu\s*0*{max(gpus)}\b")
     for t in prog.threads:
         em.ctas.setdefault((t.gpu, t.cta), []).append(t)
     cta_order = sorted(em.ctas)
@@ -339,7 +340,8 @@ def to_ptx(prog: ConcurrentProgram, kernel: str | None = None) -> PtxLitmus:
             for r, v in sorted(t.init_regs.items()):
                 if isinstance(v, str):
                     if v not in em.loc_index:
-                        raise _fail(prog, f"P{t.index}:{r} = &{v}: unknown location")
+                        raise _fail_at(prog, f"P{t.index}:{r} = &{v}: unknown location",
+                                       rf"\bP{t.index}\s*:\s*{re.escape(r)}\s*=")
                     lines.append(f"add.u64 %P{t.index}_{_ident(r)}, %rd_mem, {4 * em.loc_index[v]};")
                 else:
                     lines.append(f"mov.b32 {em.reg(t.index, r)}, {v};")
