@@ -36,6 +36,7 @@ from ptxkit.corpus.triton_kernels import (
     Buffer,
     KernelSpec,
     generate,
+    idiom_kernels,
     single_op_matrix,
 )
 from tests.conftest import PTX_CORPUS, needs_shared
@@ -177,7 +178,7 @@ def test_compile_ptx_reproduces_the_shared_pairs(kernel, tmp_path, monkeypatch):
 
 @functools.cache
 def _matrix() -> dict[str, KernelSpec]:
-    return {k.name: k for k in single_op_matrix()}
+    return {k.name: k for k in single_op_matrix() + idiom_kernels()}
 
 
 @functools.cache
@@ -203,9 +204,16 @@ OPEN: dict[int | str, tuple[str, bool]] = {
     3: ("F: -x folded to a sign-bit xor (differs at +-0; only a note)", False),
     "k_neg_f64": ("F: -x folded to xor.b64 with the sign mask (differs at +-0; only a note)", False),
     "k_cast_f16subgti32subgtf32": ("E: f16->f32->i32 folded to cvt.rzi.s32.f16 (the ring widening is lost)", False),
-    57: ("E: bf16->f64->i8 folded to cvt.rzi.s16.bf16: the f64 step is invisible in the PTX", False),
-    39: ("H: f64 multiply of widened halves narrowed by LLVM to mul.f16", False),
-    106: ("L: cumsum's select folded into add.f32 with -0.0 (x + -0.0 = x in IEEE, not in the ring)", False),
+    "k_idiom_E_bf16_via_f64_to_i8": ("E: bf16->f64->i8 folded to cvt.rzi.s16.bf16: the f64 step is invisible "
+                                     "in the PTX (seed 57)", False),
+    "k_idiom_H_mul_f16_via_f64": ("H: f64 multiply of widened halves narrowed by LLVM to mul.f16 (seed 39)", False),
+    "k_idiom_H_mul_f16_via_f32": ("H: f32 multiply of widened halves narrowed to mul.f16", False),
+    "k_idiom_H_cmp_f16_via_f32": ("H: f32 comparison of widened halves narrowed to setp.lt.f16", False),
+    "k_idiom_L_cumsum_of_int": ("L: cumsum's select folded into add.f32 with -0.0 (x + -0.0 = x in IEEE, not in "
+                                "the ring; seed 106)", False),
+    "k_idiom_G_zero_times_neg_f32": ("G: 0.0*(-x) folded to mul.f32 x, -0.0", False),
+    "k_idiom_J_neg_then_narrow": ("J: (-x).to(f16): the negation is moved after the narrowing cast", False),
+    "k_idiom_A_sin2_plus_cos2_f32": ("A/B: sin^2+cos^2 is not 1 (second inlined copies; reported)", True),
     "k_maximum_nan_f64": ("M: f64 maximum(propagate_nan=ALL) expanded to setp.nan/selp NaN: NaN inputs take "
                           "the native path", False),
     "k_sin_f32": ("B: the second inlined __nv_sinf copy (2 elements per thread) is missed", False),

@@ -7,8 +7,9 @@ Kernels ``seed .. seed+n-1`` of :func:`ptxkit.corpus.triton_kernels.generate` ar
 with ``instrumentation_mode="fpsan"``; Triton's FPSan PTX on the simulator is the reference, ``ptxkit
 sanitize`` of the plain PTX on the simulator the candidate (:mod:`ptxkit.corpus.triton_check`). Prints
 one line per kernel (stderr) and the counts (stdout, JSON). ``--matrix`` also runs the single-op
-kernels (one per op × dtype, reduction, dot) and attributes each random mismatch to the single-op
-features that fail on their own. Needs ``pip install 'ptxkit[triton]'``; exit 2 without Triton.
+kernels (one per op × dtype, reduction, dot), attributes each random mismatch to the single-op
+features that fail on their own, and runs the hand-written idiom kernels (LLVM rewrites of issue
+10). Needs ``pip install 'ptxkit[triton]'``; exit 2 without Triton.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import sys
 from dataclasses import asdict
 
 from ptxkit.corpus.triton_check import TRITON_VERSION, Outcome, check, progress, summarize, triton_available
-from ptxkit.corpus.triton_kernels import generate, single_op_matrix
+from ptxkit.corpus.triton_kernels import generate, idiom_kernels, single_op_matrix
 from ptxkit.io import atomic_write
 
 _NOT_KEY = ("num_warps=", "mask", "dot_acc")
@@ -44,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--json", metavar="FILE", help="write every outcome and the summary as JSON")
     p.add_argument("--matrix", action="store_true", help="also run the single-op matrix and attribute mismatches")
     p.add_argument("--quiet", action="store_true", help="no per-kernel lines")
-    p.add_argument("--only", metavar="KEYS", help="comma-separated seeds and single-op kernel names: print each "
+    p.add_argument("--only", metavar="KEYS", help="comma-separated seeds and single-op/idiom kernel names: print each "
                    "kernel's source and full outcome instead of a sweep")
     a = p.parse_args(argv)
     version = triton_available()
@@ -72,6 +73,10 @@ def main(argv: list[str] | None = None) -> int:
         result["matrix_failing"] = {m.name: m.status + (" (reported)" if m.strict_fails else "")
                                     for m in matrix if m.status != "exact"}
         result["attribution"] = attribute(outcomes, matrix)
+        idioms = [check(spec) for spec in idiom_kernels()]
+        for o in idioms if not a.quiet else []:
+            progress(o)
+        result["idioms"] = {o.name: o.status + (" (reported)" if o.strict_fails else "") for o in idioms}
     print(json.dumps({k: v for k, v in result.items() if k != "attribution"}, indent=1))
     if a.json:
         result["outcomes"] = [asdict(o) for o in outcomes]
@@ -81,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _only(keys: list[str]) -> int:
-    matrix = {k.name: k for k in single_op_matrix()}
+    matrix = {k.name: k for k in single_op_matrix() + idiom_kernels()}
     for key in (k.strip() for k in keys):
         if key.lstrip("-").isdigit():
             spec = generate(int(key))

@@ -371,3 +371,29 @@ def single_op_matrix() -> list[KernelSpec]:
             specs += [single_dot(it, (16, 16, 16), nw, prec) for nw in (1, 4)]
             specs.append(single_dot(it, (64, 64, 32), 4, prec))
     return specs
+
+
+# Hand-written kernels for LLVM rewrites the random trees reach rarely (issue 10's letters):
+# name -> (inputs, body, output dtype); elementwise like single_op.
+IDIOMS: dict[str, tuple[dict[str, str], str, str]] = {
+    "k_idiom_G_zero_times_neg_f32": ({"x0": "f32"}, "(0.0 * (-x0))", "f32"),
+    "k_idiom_J_neg_then_narrow": ({"x0": "f32"}, "(-x0).to(tl.float16)", "f16"),
+    "k_idiom_H_mul_f16_via_f32": ({"x0": "f16", "x1": "f16"}, "(x0.to(tl.float32) * x1.to(tl.float32))", "f16"),
+    "k_idiom_H_add_bf16_via_f32": ({"x0": "bf16", "x1": "bf16"}, "(x0.to(tl.float32) + x1.to(tl.float32))", "bf16"),
+    "k_idiom_H_cmp_f16_via_f32": ({"x0": "f16", "x1": "f16"},
+                                  "tl.where(x0.to(tl.float32) < x1.to(tl.float32), x0, x1)", "f16"),
+    "k_idiom_H_mul_f16_via_f64": ({"x0": "f16", "x1": "bf16"}, "(x0.to(tl.float64) * x1.to(tl.float64))", "f16"),
+    "k_idiom_E_bf16_via_f64_to_i8": ({"x0": "bf16"}, "x0.to(tl.float64).to(tl.int8).to(tl.float32)", "f32"),
+    "k_idiom_A_sin2_plus_cos2_f32": ({"x0": "f32"}, "tl.sin(x0) * tl.sin(x0) + tl.cos(x0) * tl.cos(x0)", "f32"),
+}
+
+
+def idiom_kernels() -> list[KernelSpec]:
+    """The :data:`IDIOMS` kernels, and the cumsum whose select LLVM folds into an add of −0.0 (L)."""
+    specs = [_elementwise(-1, name, random.Random(0), dict(leaves), body, out, 64, 1, True,
+                          [f"idiom:{name.split('_')[2]}"])
+             for name, (leaves, body, out) in IDIOMS.items()]
+    specs.append(_reduce(-1, "k_idiom_L_cumsum_of_int", random.Random(0), {"x0": "f32"},
+                         "x0.to(tl.int32).to(tl.float32)", "f32", "cumsum", 1, (1, 32), 1, False, "f32",
+                         ["idiom:L"], 0))
+    return specs
