@@ -369,10 +369,13 @@ def _litmus(tmp_path, text: str = MP, name: str = "t.litmus") -> str:
      "byte 0xff is not UTF-8"),
     ("PTX t\n{ x=0; }\n P0@cta 0,gpu 0 ;\n st.weak x, 1 ;\nexists (y == 1)\n", ":5:9:",
      "the condition names 'y', which is not a location"),
-    ("PTX t\n{ x=0; }\n P0@cta 0,gpu 0 ;\n st.weak x, 99999999999999999999 ;\nexists (x == 1)\n", ":4:2:",
-     "constant 99999999999999999999 is out of range"),
-    ("PTX t\n{ x=99999999999999999999; }\n P0@cta 0,gpu 0 ;\n st.weak x, 1 ;\nexists (x == 1)\n", ":2:3:",
-     "initial value 99999999999999999999 of x is out of range"),
+    # 2^32 and -2^31-1: 64-bit integers the litmus parser takes, but no 32-bit location holds them
+    ("PTX t\n{ x=0; }\n P0@cta 0,gpu 0 ;\n st.weak x, 4294967296 ;\nexists (x == 1)\n", ":4:2:",
+     "constant 4294967296 is out of range"),
+    ("PTX t\n{ x=-2147483649; }\n P0@cta 0,gpu 0 ;\n st.weak x, 1 ;\nexists (x == 1)\n", ":2:3:",
+     "initial value -2147483649 of x is out of range"),
+    ("PTX t\n{ x=0; }\n P0@cta 0,gpu 0 ;\n st.weak x, 1 ;\nexists (x == 4294967296)\n", ":5:14:",
+     "constant 4294967296 in the condition is out of range"),
 ])
 def test_litmus2ptx_bad_tests_located(tmp_path, capsys, text, where, needle):
     src = _litmus(tmp_path, text)

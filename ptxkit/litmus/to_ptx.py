@@ -418,6 +418,9 @@ def _condition_text(prog: ConcurrentProgram, loc_index: dict[str, int],
 
     def operand(x) -> str:
         if x[0] == "int":
+            if not I32_MIN <= x[1] <= U32_MAX:
+                raise _fail_at(prog, f"constant {x[1]} in the condition is out of range for a 32-bit value",
+                               re.escape(str(abs(x[1]))), c.span.line if c.span is not None else 1)
             return str(x[1])
         if x[0] == "reg":
             k = slot_of.get((x[1], x[2]))
@@ -429,9 +432,6 @@ def _condition_text(prog: ConcurrentProgram, loc_index: dict[str, int],
                                      f"(locations: {', '.join(loc_index) or 'none'})",
                                rf"(?<![\w:]){re.escape(x[1])}\b", line)
             return f"mem[{loc_index[x[1]]}]"
-        if x[0] == "int" and not I32_MIN <= x[1] <= U32_MAX:
-            raise _fail_at(prog, f"constant {x[1]} in the condition is out of range for a 32-bit value",
-                           re.escape(str(abs(x[1]))), c.span.line if c.span is not None else 1)
         return f"{x[1]}[{x[2]}]"
 
     def f(node) -> str:
