@@ -79,11 +79,17 @@ def compile_ptx(spec: KernelSpec, mode: str) -> Compiled:
     if path.is_file():
         return Compiled(**json.loads(path.read_text()))
     comp = _compile(spec, mode, key)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(asdict(comp)))
-    os.replace(tmp, path)
+    if not comp.error or comp.error.startswith("CompilationError"):  # a front-end refusal is deterministic;
+        _write(path, json.dumps(asdict(comp)))                       # a crash of a later stage may not be
     return comp
+
+
+def _write(path: Path, text: str) -> None:
+    """Temp file + rename: concurrent runs sharing the cache never see a partial file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
 
 
 def _compile(spec: KernelSpec, mode: str, key: str) -> Compiled:
@@ -92,8 +98,7 @@ def _compile(spec: KernelSpec, mode: str, key: str) -> Compiled:
     from triton.compiler import ASTSource
 
     src = cache_dir() / "src" / key / "kernel.py"  # PTX debug info names the file: same as the shared pairs
-    src.parent.mkdir(parents=True, exist_ok=True)
-    src.write_text(spec.source)
+    _write(src, spec.source)
     mod_spec = importlib.util.spec_from_file_location(f"_ptxkit_tg_{key}", src)
     assert mod_spec is not None and mod_spec.loader is not None
     module = importlib.util.module_from_spec(mod_spec)
