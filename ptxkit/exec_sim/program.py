@@ -4,7 +4,7 @@ static placement of memory symbols (PTX ISA §5.1 state spaces, §5.4.4 initiali
 from __future__ import annotations
 
 import struct
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -132,29 +132,20 @@ class Scope:
         self.syms: dict[str, SymInfo] = {}
         self.vectors: dict[str, list[str]] = {}
 
-    def vector(self, name: str) -> list[str] | None:
+    def _chain(self) -> Iterator[Scope]:
         s: Scope | None = self
         while s is not None:
-            if name in s.vectors:
-                return s.vectors[name]
+            yield s
             s = s.parent
-        return None
+
+    def vector(self, name: str) -> list[str] | None:
+        return next((s.vectors[name] for s in self._chain() if name in s.vectors), None)
 
     def reg(self, name: str) -> int | None:
-        s: Scope | None = self
-        while s is not None:
-            if name in s.regs:
-                return s.regs[name]
-            s = s.parent
-        return None
+        return next((s.regs[name] for s in self._chain() if name in s.regs), None)
 
     def sym(self, name: str) -> SymInfo | None:
-        s: Scope | None = self
-        while s is not None:
-            if name in s.syms:
-                return s.syms[name]
-            s = s.parent
-        return None
+        return next((s.syms[name] for s in self._chain() if name in s.syms), None)
 
 
 @dataclass

@@ -74,6 +74,14 @@ def operands(ins: ir.Instruction, n: int | None = None) -> tuple[ir.Operand, ...
     return ins.operands
 
 
+def first_mod(ins: ir.Instruction, choices: tuple[str, ...]) -> str:
+    """The first modifier of ``ins`` among ``choices`` (the operation of shfl/vote/redux/atom …)."""
+    found = next((x for x in ins.mods if x in choices), None)
+    if found is None:
+        raise Unsupported(f"{'.'.join((ins.opcode, *ins.mods))} without one of .{', .'.join(choices)}")
+    return found
+
+
 def items(op: ir.Operand) -> list[ir.Operand]:
     """The elements of a brace list ``{a, b, …}``, or the operand alone."""
     return list(op.items) if isinstance(op, ir.Vec) else [op]

@@ -12,9 +12,11 @@ from ptxkit.exec_sim.semantics.common import (
     Decoding,
     LaneOp,
     Mask,
+    Reader,
     State,
     Unsupported,
     bits_of,
+    items,
     one_type,
     operands,
     space_of,
@@ -88,17 +90,21 @@ def b_cvta(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     return lambda st, m: w(st, np.asarray(a(st)).view(ut) + b, m)
 
 
-def b_ld(ins: ir.Instruction, dec: Decoding) -> LaneOp:
-    """ld / ld.global.nc / ldu (ISA §9.7.9.8): vector loads read consecutive elements."""
+def _access(ins: ir.Instruction, dec: Decoding, at: int) -> tuple[str, ir.Operand, Reader, str, int]:
+    """(type, the data operand, address reader, state space, element bytes) of ld/st: the address is
+    operand ``at``; a trailing .L2::cache_hint policy operand is ignored (ISA §9.7.9.8-9)."""
     typ = one_type(ins, dec)
     hint = any("cache_hint" in x for x in ins.mods)
     ops = ins.operands[:2] if hint and len(ins.operands) == 3 else operands(ins, 2)
-    addr, sym_space = dec.addr(ops[1])
-    space = space_of(ins, sym_space)
-    size = max(bits_of(typ) // 8, 1)
-    n = vector_width(ins.mods)
-    dsts = list(ops[0].items) if isinstance(ops[0], ir.Vec) else [ops[0]]
-    if len(dsts) != n:
+    addr, sym_space = dec.addr(ops[at])
+    return typ, ops[1 - at], addr, space_of(ins, sym_space), max(bits_of(typ) // 8, 1)
+
+
+def b_ld(ins: ir.Instruction, dec: Decoding) -> LaneOp:
+    """ld / ld.global.nc / ldu (ISA §9.7.9.8): vector loads read consecutive elements."""
+    typ, data, addr, space, size = _access(ins, dec, 1)
+    dsts = items(data)
+    if len(dsts) != vector_width(ins.mods):
         raise Unsupported("vector load with a mismatched destination count")
     ws = [dec.dst(x, typ) for x in dsts]
     dt = np_type(typ)
@@ -114,14 +120,9 @@ def b_ld(ins: ir.Instruction, dec: Decoding) -> LaneOp:
 
 
 def b_st(ins: ir.Instruction, dec: Decoding) -> LaneOp:
-    typ = one_type(ins, dec)
-    hint = any("cache_hint" in x for x in ins.mods)
-    ops = ins.operands[:2] if hint and len(ins.operands) == 3 else operands(ins, 2)
-    addr, sym_space = dec.addr(ops[0])
-    space = space_of(ins, sym_space)
-    size = max(bits_of(typ) // 8, 1)
-    srcs = list(ops[1].items) if isinstance(ops[1], ir.Vec) else [ops[1]]
-    rs = [dec.src(x, typ) for x in srcs]
+    """st (ISA §9.7.9.9): vector stores write consecutive elements."""
+    typ, data, addr, space, size = _access(ins, dec, 0)
+    rs = [dec.src(x, typ) for x in items(data)]
     ut = UINT[size]
 
     def op(st: State, m: Mask) -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ptxkit import ir
-from ptxkit.exec_sim.semantics.common import Decoding, LaneOp, Mask, State
+from ptxkit.exec_sim.semantics.common import Decoding, LaneOp, Mask, State, first_mod
 from ptxkit.exec_sim.values import np_type
 
 
@@ -27,10 +27,7 @@ def active_lanes(m: Mask, n: int) -> np.ndarray:
 
 def b_shfl(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     """shfl.sync.{up,down,bfly,idx}.b32 d[|p], a, b, c, membermask."""
-    modes = [x for x in ins.mods if x in ("up", "down", "bfly", "idx")]
-    if not modes:
-        return dec.unsupported()
-    mode = modes[0]
+    mode = first_mod(ins, ("up", "down", "bfly", "idx"))
     ops = ins.operands
     d = ops[0]
     dd, pp = (d.a, d.b) if isinstance(d, ir.Pipe) else (d, None)
@@ -80,10 +77,7 @@ def _warp_reduce_bits(flags: np.ndarray, n: int) -> np.ndarray:
 
 def b_vote(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     """vote.sync.{all,any,uni}.pred / vote.sync.ballot.b32 (membermask honoured for ballot)."""
-    kinds = [x for x in ins.mods if x in ("all", "any", "uni", "ballot")]
-    if not kinds:
-        return dec.unsupported()
-    kind = kinds[0]
+    kind = first_mod(ins, ("all", "any", "uni", "ballot"))
     ops = ins.operands
     p = dec.src(ops[1], "pred")
     mm = dec.src(ops[2], "u32") if len(ops) > 2 else None
@@ -180,11 +174,8 @@ def b_match(ins: ir.Instruction, dec: Decoding) -> LaneOp:
 
 def b_redux(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     """redux.sync.{add,min,max,and,or,xor}.{u32,s32,b32} d, a, membermask."""
-    opns = [x for x in ins.mods if x in ("add", "min", "max", "and", "or", "xor")]
-    typs = [x for x in ins.mods if x in ("u32", "s32", "b32")]
-    if not opns or not typs:
-        return dec.unsupported()
-    opn, typ = opns[0], typs[0]
+    opn = first_mod(ins, ("add", "min", "max", "and", "or", "xor"))
+    typ = first_mod(ins, ("u32", "s32", "b32"))
     ops = ins.operands
     a = dec.src(ops[1], typ)
     mm = dec.src(ops[2], "u32")
