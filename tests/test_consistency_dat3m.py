@@ -16,11 +16,12 @@ import itertools
 from dataclasses import dataclass, replace
 
 import pytest
-
 from conftest import LITMUS_CORPUS, needs_shared
+
 from ptxkit.consistency.enumerate import co_choices
 from ptxkit.consistency.events import ExecutionBuilder, resolve_location
 from ptxkit.consistency.models import check
+from ptxkit.explore import condition as cf
 from ptxkit.explore.program import ConcurrentProgram
 from ptxkit.ir import Addr, Imm, Label, Reg, Sym
 
@@ -84,7 +85,7 @@ def lower(prog: ConcurrentProgram) -> list[Op]:
                 if len(s.operands) > 2 or any(isinstance(x, Reg) for x in s.operands):
                     raise Skip("barrier quorum / register name")
                 ops.append(Op(t, "B", s))
-            elif o in ("mov",) + tuple(LOCAL):
+            elif o in ("mov", *tuple(LOCAL)):
                 ops.append(Op(t, "L", s))
             else:
                 raise Skip(o)
@@ -179,9 +180,9 @@ def outcomes(prog: ConcurrentProgram, model: str):
     for k, op in enumerate(ops):
         if op.kind in ("W", "A"):
             writers.setdefault(op.loc, []).append(k)
-    uses_mem = "'loc'" in repr(prog.condition.formula)
+    uses_mem = any(isinstance(o, cf.Loc) for o in cf.operands(prog.condition.formula))
     out = []
-    for choice in itertools.product(*[[None] + writers.get(ops[r].loc, []) for r in reads]):
+    for choice in itertools.product(*[[None, *writers.get(ops[r].loc, [])] for r in reads]):
         rf = dict(zip(reads, choice))
         rval, wval, regs = evaluate(prog, ops, rf)
         if any(v is None for v in wval.values()):
@@ -199,25 +200,26 @@ def outcomes(prog: ConcurrentProgram, model: str):
 
 
 def holds(f, regs, final) -> bool:
-    tag = f[0]
-    if tag in ("and", "or"):
-        a, b = holds(f[1], regs, final), holds(f[2], regs, final)
-        return (a and b) if tag == "and" else (a or b)
-    if tag == "not":
-        return not holds(f[1], regs, final)
-    if tag == "true":
-        return True
+    """The condition on one outcome — written here, by recursion on the formula, independently of
+    ``ptxkit.explore.condition.evaluate``."""
+    if isinstance(f, (cf.And, cf.Or)):
+        vals = [holds(a, regs, final) for a in f.args]
+        return all(vals) if isinstance(f, cf.And) else any(vals)
+    if isinstance(f, cf.Not):
+        return not holds(f.arg, regs, final)
+    if isinstance(f, cf.Atom):
+        return f.value
 
     def operand(x):
-        if x[0] == "int":
-            return x[1]
-        if x[0] == "reg":
-            return regs.get(x[1], {}).get(x[2], 0)
-        if x[0] == "loc":
-            return final.get(x[1], 0)
-        raise Skip("operand " + x[0])
+        if isinstance(x, cf.Int):
+            return x.value
+        if isinstance(x, cf.Reg):
+            return regs.get(x.thread, {}).get(x.name, 0)
+        if x.index is None:
+            return final.get(x.name, 0)
+        raise Skip(f"operand {x}")
 
-    return CMP[f[1]](operand(f[2]), operand(f[3]))
+    return CMP[f.op](operand(f.lhs), operand(f.rhs))
 
 
 def verdict(prog: ConcurrentProgram, model: str) -> tuple[int, int]:

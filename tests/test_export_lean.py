@@ -11,9 +11,10 @@ from dataclasses import replace
 import pytest
 
 from conftest import LITMUS_CORPUS, ROOT
-from ptxkit.consistency import axioms, events, models, relations
+from ptxkit.consistency import axioms, events, models, registry, relations
 from ptxkit.consistency.events import ExecutionBuilder
-from ptxkit.export.lean import EXAMPLES, example_text, lean_text, write_lean
+from lean_examples import EXAMPLES, example_text
+from ptxkit.export.lean import lean_text, write_lean
 from ptxkit.export.lean_reader import read_lean, recheck
 from ptxkit.export.obligations import Obligation, TestObligations, from_execution
 
@@ -91,7 +92,7 @@ def py_arity(f) -> int:
 def py_functions() -> dict[str, tuple[str, int]]:
     """Public functions of relations/axioms/models → (Lean name, arity)."""
     out = {}
-    for mod, prefix in ((relations, ""), (axioms, "Axioms."), (models, "")):
+    for mod, prefix in ((relations, ""), (axioms, "Axioms."), (models, ""), (registry, "")):
         short = mod.__name__.rsplit(".", 1)[1]
         for name, f in inspect.getmembers(mod, inspect.isfunction):
             if f.__module__ != mod.__name__ or name.startswith("_"):
@@ -250,7 +251,7 @@ def test_generated_text_shape():
 @pytest.mark.parametrize("module", sorted(EXAMPLES))
 def test_committed_examples_recheck(module):
     """lean/Obligations/ holds a few generated files so `make lean` checks real obligations
-    (regenerate: `python -m ptxkit.export.lean ../shared/corpora/litmus/dat3m`). They are snapshots:
+    (regenerate: `python tests/lean_examples.py ../shared/corpora/litmus/dat3m`). They are snapshots:
     each must still parse and every claim re-check with ptxkit.consistency; and a fresh export of
     the same test must make the same claims (same theorem kinds) — the data may differ in labels."""
     committed = LEAN / "Obligations" / f"{module}.lean"
@@ -599,7 +600,7 @@ def test_every_dat3m_export_passes_the_static_checks():
 
     from ptxkit.explore.engine import explore
     from ptxkit.export.lean import module_name
-    from ptxkit.export.obligations import to_obligations
+    from ptxkit.export.claims import to_obligations
     from ptxkit.litmus.parser import parse_litmus_file
 
     if not LITMUS_CORPUS.is_dir():
@@ -611,8 +612,7 @@ def test_every_dat3m_export_passes_the_static_checks():
     assert len(rows) > 100
     bad = []
     for rel, model in rows:
-        res = explore(parse_litmus_file(LITMUS_CORPUS / rel), model, keep_candidates=10 ** 6, timeout=10)
-        res.keep_candidates = 10 ** 6
+        res = explore(parse_litmus_file(LITMUS_CORPUS / rel), model, keep_candidates=None, timeout=10)
         t = to_obligations(res)
         text = lean_text(t)
         stem = module_name(t)
@@ -674,3 +674,37 @@ def test_lean_event_predicates_agree_with_python():
             assert lean[p](e) == getattr(e, p), (p, kind, sem, fk, thread)
             checked += 1
     assert checked > 1000
+
+
+def _lean_predicate(name: str):
+    """The Lean library's ``Event.<name>`` as a Python function of (kind, sem, fence_kind), read from
+    its ``match e.kind with`` arms (the library's own text, evaluated — not a second hand-written copy)."""
+    text = (LEAN / "PtxModel" / "Events.lean").read_text()
+    body = re.search(rf"^def {name} \(e : Event\) : Bool :=\n  match e\.kind with\n((?:  \|.*\n)+)", text, re.M)
+    assert body, name
+    arms = {}
+    for kind, expr in re.findall(r"\| (Kind\.\w|_) => (.*)", body.group(1)):
+        py = expr.replace("||", " or ").replace("&&", " and ").replace("is_sem_fence e", "(fk == 'sem')")
+        py = re.sub(r"Sem\.(\w+)", r"'\1'", py).replace("e.sem", "sem")
+        py = py.replace("true", "True").replace("false", "False")
+        arms[kind.replace("Kind.", "")] = py
+
+    def f(kind: str, sem: str, fk: str | None) -> bool:
+        return bool(eval(arms.get(kind, arms.get("_", "False")), {}, {"sem": sem, "fk": fk}))
+    return f
+
+
+@pytest.mark.parametrize("name", ["is_strong", "is_release", "is_acquire"])
+def test_lean_event_predicates_agree_with_the_vocabulary(name):
+    """Issue 12: the strong / release / acquire predicates exist once in Python
+    (``ptxkit.consistency.vocab``); Lean's must give the same answer on every kind × sem × fence kind."""
+    from ptxkit.consistency import vocab
+
+    lean = _lean_predicate(name)
+    py = getattr(vocab, name)
+    for kind in vocab.Kind:
+        for sem in vocab.Sem:
+            for fk in (None, *vocab.FenceKind):
+                args = (kind, sem) if name == "is_strong" else (kind, sem, fk)
+                assert lean(kind.value, sem.value, None if fk is None else fk.value) == py(*args), \
+                    (name, kind, sem, fk)

@@ -83,7 +83,7 @@ def test_whole_dat3m_corpus_exports_into_one_directory(tmp_path):
     """Every Dat3M test (short exploration bound) into ONE --lean and ONE --smt directory: as many
     Lean files and SMT directories as tests, and every SMT query file kept (about 20 s here)."""
     from ptxkit.explore.engine import explore
-    from ptxkit.export.obligations import to_obligations
+    from ptxkit.export.claims import to_obligations
     from ptxkit.litmus.parser import parse_litmus_file
 
     tests = _tests()
@@ -93,8 +93,7 @@ def test_whole_dat3m_corpus_exports_into_one_directory(tmp_path):
     lean, smt = tmp_path / "lean", tmp_path / "smt"
     nqueries = 0
     for p in tests:
-        res = explore(parse_litmus_file(p), "ptx-7.5", keep_candidates=10 ** 6, timeout=10)
-        res.keep_candidates = 10 ** 6
+        res = explore(parse_litmus_file(p), "ptx-7.5", keep_candidates=None, timeout=10)
         t = to_obligations(res)
         write_lean(t, lean)
         write_smt(t, smt)

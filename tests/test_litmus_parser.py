@@ -8,6 +8,7 @@ import pytest
 from conftest import LITMUS_CORPUS, needs_shared, shared_files
 from ptxkit.errors import PtxkitError
 from ptxkit.explore.access import resolve
+from ptxkit.explore.condition import from_tuple
 from ptxkit.ir import Addr, Guard, Imm, Instruction, Label, Reg, Sym
 from ptxkit.litmus.parser import parse_formula, parse_litmus
 
@@ -66,8 +67,8 @@ def test_lowering_message_passing():
                                                (Reg("r1"), Addr(Sym("y"))))
     c = p.condition
     assert c.quantifier == "not exists"
-    assert c.formula == ("and", ("cmp", "==", ("reg", 1, "r1"), ("int", 1)),
-                         ("cmp", "!=", ("reg", 1, "r2"), ("int", 1)))
+    assert c.formula == from_tuple(("and", ("cmp", "==", ("reg", 1, "r1"), ("int", 1)),
+                         ("cmp", "!=", ("reg", 1, "r2"), ("int", 1))))
     # spans: line/col of the text
     assert (t0[2].span.line, t0[2].span.col) == (7, 2)
 
@@ -118,19 +119,19 @@ exists (0:r1 = 1 /\\ ~(x == 2 \\/ P1:r8 >= 3))
     assert resolve(locs, "y") == ("x", "y")
     assert resolve(locs, "c") == ("x", "x")
     f = p.condition.formula
-    assert f == ("and", ("cmp", "==", ("reg", 0, "r1"), ("int", 1)),
-                 ("not", ("or", ("cmp", "==", ("loc", "x"), ("int", 2)),
-                          ("cmp", ">=", ("reg", 1, "r8"), ("int", 3)))))
+    assert f == from_tuple(("and", ("cmp", "==", ("reg", 0, "r1"), ("int", 1)),
+                            ("not", ("or", ("cmp", "==", ("loc", "x"), ("int", 2)),
+                                     ("cmp", ">=", ("reg", 1, "r8"), ("int", 3))))))
 
 
 def test_filter_forall_and_final():
     base = "PTX t\n{ x=0; }\n P0@cta 0,gpu 0 ;\n ld.weak r0, x ;\n"
     p = parse_litmus(base + "filter (P0:r0 == 0)\nforall (x == 0)\n", "t.litmus")
-    assert p.condition.quantifier == "forall" and p.condition.filter == ("cmp", "==", ("reg", 0, "r0"), ("int", 0))
+    assert p.condition.quantifier == "forall" and p.condition.filter == from_tuple(("cmp", "==", ("reg", 0, "r0"), ("int", 0)))
     p = parse_litmus(base + "final (P0:r0 == 0) with ~exists\n", "t.litmus")
     assert p.condition.quantifier == "not exists"
-    assert parse_formula("out[1] == 2 /\\ P0:r1 != 0") == (
-        "and", ("cmp", "==", ("elem", "out", 1), ("int", 2)), ("cmp", "!=", ("reg", 0, "r1"), ("int", 0)))
+    assert from_tuple(parse_formula("out[1] == 2 /\\ P0:r1 != 0")) == from_tuple((
+        "and", ("cmp", "==", ("elem", "out", 1), ("int", 2)), ("cmp", "!=", ("reg", 0, "r1"), ("int", 0))))
 
 
 BAD = [

@@ -16,8 +16,8 @@ namespace Obligations.CoWW_
 def witness_0 : Execution :=
   { events := [
       { id := 0, thread := (-1), kind := Kind.W, pos := 0, location := some "x", vaddr := some "x", size := 4, value := some 0, sem := Sem.weak, scope := none, proxy := Proxy.generic, fence_kind := none, barrier_id := none, barrier_op := none, inst := none, cta := 0, cluster := 0, gpu := 0 },  -- init x=0
-      { id := 1, thread := 0, kind := Kind.W, pos := 0, location := some "x", vaddr := some "x", size := 4, value := some 1, sem := Sem.weak, scope := none, proxy := Proxy.generic, fence_kind := none, barrier_id := none, barrier_op := none, inst := none, cta := 0, cluster := 0, gpu := 0 },  -- W x=1 (st.weak.global.u32 [x], 1)
-      { id := 2, thread := 0, kind := Kind.W, pos := 1, location := some "x", vaddr := some "x", size := 4, value := some 2, sem := Sem.weak, scope := none, proxy := Proxy.generic, fence_kind := none, barrier_id := none, barrier_op := none, inst := none, cta := 0, cluster := 0, gpu := 0 }  -- W x=2 (st.weak.global.u32 [x], 2)
+      { id := 1, thread := 0, kind := Kind.W, pos := 0, location := some "x", vaddr := some "x", size := 4, value := some 1, sem := Sem.weak, scope := none, proxy := Proxy.generic, fence_kind := none, barrier_id := none, barrier_op := none, inst := none, cta := 0, cluster := 0, gpu := 0 },  -- st.weak.global.u32 [x], 1
+      { id := 2, thread := 0, kind := Kind.W, pos := 1, location := some "x", vaddr := some "x", size := 4, value := some 2, sem := Sem.weak, scope := none, proxy := Proxy.generic, fence_kind := none, barrier_id := none, barrier_op := none, inst := none, cta := 0, cluster := 0, gpu := 0 }  -- st.weak.global.u32 [x], 2
     ],
     rf := [],
     co := [(0, 1), (0, 2), (1, 2)],
@@ -39,8 +39,8 @@ bounds), each with the Fence-SC order it was built with (`none`: every order). -
 def candidates_1 : List Execution := [
   { events := [
       { id := 0, thread := (-1), kind := Kind.W, pos := 0, location := some "x", vaddr := some "x", size := 4, value := some 0, sem := Sem.weak, scope := none, proxy := Proxy.generic, fence_kind := none, barrier_id := none, barrier_op := none, inst := none, cta := 0, cluster := 0, gpu := 0 },  -- init x=0
-      { id := 1, thread := 0, kind := Kind.W, pos := 0, location := some "x", vaddr := some "x", size := 4, value := some 1, sem := Sem.weak, scope := none, proxy := Proxy.generic, fence_kind := none, barrier_id := none, barrier_op := none, inst := none, cta := 0, cluster := 0, gpu := 0 },  -- W x=1 (st.weak.global.u32 [x], 1)
-      { id := 2, thread := 0, kind := Kind.W, pos := 1, location := some "x", vaddr := some "x", size := 4, value := some 2, sem := Sem.weak, scope := none, proxy := Proxy.generic, fence_kind := none, barrier_id := none, barrier_op := none, inst := none, cta := 0, cluster := 0, gpu := 0 }  -- W x=2 (st.weak.global.u32 [x], 2)
+      { id := 1, thread := 0, kind := Kind.W, pos := 0, location := some "x", vaddr := some "x", size := 4, value := some 1, sem := Sem.weak, scope := none, proxy := Proxy.generic, fence_kind := none, barrier_id := none, barrier_op := none, inst := none, cta := 0, cluster := 0, gpu := 0 },  -- st.weak.global.u32 [x], 1
+      { id := 2, thread := 0, kind := Kind.W, pos := 1, location := some "x", vaddr := some "x", size := 4, value := some 2, sem := Sem.weak, scope := none, proxy := Proxy.generic, fence_kind := none, barrier_id := none, barrier_op := none, inst := none, cta := 0, cluster := 0, gpu := 0 }  -- st.weak.global.u32 [x], 2
     ],
     rf := [],
     co := [],

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
-import subprocess
 import sys
 from pathlib import Path
 
@@ -14,14 +12,12 @@ from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from ptxkit.commands.common import add_kernel_arguments
-from ptxkit.consistency.models import check
+from ptxkit.consistency.registry import MODELS
 from ptxkit.errors import UsageError
-from ptxkit.explore.condition import key_of
 from ptxkit.explore.engine import Explorer
 from ptxkit.explore.kernel import program_from_ptx
 from ptxkit.explore.program import Condition
-from ptxkit.explore.result import ExploreResult
-from ptxkit.export.dot import have_graphviz, to_dot
+from ptxkit.export.dot import write_explore_dot
 from ptxkit.export.lean import write_lean
 from ptxkit.export.smt import write_smt
 from ptxkit.litmus.parser import parse_formula, parse_litmus_file
@@ -35,7 +31,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", metavar="FILE", help="a Dat3M .litmus test or a .ptx kernel")
     p.add_argument("--threads", type=int, default=None, metavar="N",
                    help=".ptx: run N threads of the entry concurrently")
-    p.add_argument("--model", default="ptx-7.5", choices=["ptx-7.5", "ptx-6.0", "ptx-7.5-alloy"],
+    p.add_argument("--model", default="ptx-7.5", choices=list(MODELS),
                    help="memory model of ptxkit.consistency (default ptx-7.5; ptx-7.5-alloy: the "
                         "ISCA'22 Alloy reading of Causality)")
     q = p.add_mutually_exclusive_group()
@@ -88,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
     progress, stop = _progress(args)
     try:
         # the proof writers need every candidate of a forbidden outcome, not a sample
-        keep = 10**9 if (args.lean or args.smt) else 8
+        keep = None if (args.lean or args.smt) else 8
         ex = Explorer(prog, args.model, unroll=args.unroll, max_executions=args.max_executions,
                       timeout=args.timeout, condition=cond, progress=progress, keep_candidates=keep)
         res = ex.run(jobs=args.jobs)
@@ -121,7 +117,7 @@ def _progress(args):
 def _exports(args, res) -> dict:
     written: dict[str, list[str]] = {}
     if args.dot:
-        written["dot"] = [str(p) for p in write_dot(res, args.dot)]
+        written["dot"] = [str(p) for p in write_explore_dot(res, args.dot)]
     for opt, writer in (("lean", write_lean), ("smt", write_smt)):
         directory = getattr(args, opt)
         if not directory:
@@ -131,56 +127,8 @@ def _exports(args, res) -> dict:
     return written
 
 
-def write_dot(res: ExploreResult, directory) -> list:
-    """``--dot DIR``: one graph per outcome — its consistent witness, or (forbidden outcomes) one
-    inconsistent candidate with the violated axiom's edges in red — drawn by the project's one DOT
-    writer, ``ptxkit.export.dot``; PNG too when graphviz's ``dot`` is installed."""
-    d = Path(directory)
-    d.mkdir(parents=True, exist_ok=True)
-    stem = re.sub(r"[^A-Za-z0-9_.+-]", "_", res.program.name or Path(res.program.filename).stem)
-    written = []
-    for k, (outcome, cands) in enumerate(sorted(res.candidates_by_outcome.items(), key=lambda kv: str(kv[0]))):
-        c = res.witnesses.get(outcome) or (cands[0] if cands else None)
-        if c is None:
-            continue
-        vals = ", ".join(f"{key}={v}" for key, v in zip(res.keys, outcome))
-        kind = "allowed" if c.consistent else "forbidden"
-        # an inconsistent candidate is drawn with the coherence order its violation was found for
-        ex = c.to_execution(stem, with_co=True)
-        path = d / f"{stem}.{k}.{kind}.dot"
-        path.write_text(to_dot(ex, check(ex, c.model), model=c.model, title=f"{stem} [{vals}] {kind}"))
-        written.append(path)
-        if have_graphviz():
-            png = path.with_suffix(".png")
-            if subprocess.run(["dot", "-Tpng", str(path), "-o", str(png)], capture_output=True).returncode == 0:
-                written.append(png)
-    return written
-
-
-
-def fmt_formula(f) -> str:
-    tag = f[0]
-    if tag == "true":
-        return "true"
-    if tag in ("and", "or"):
-        op = " /\\ " if tag == "and" else " \\/ "
-        return f"({fmt_formula(f[1])}{op}{fmt_formula(f[2])})"
-    if tag == "not":
-        return f"~{fmt_formula(f[1])}"
-    _, op, a, b = f
-    def s(o):
-        return str(o[1]) if o[0] == "int" else key_of(o)
-    return f"{s(a)} {op} {s(b)}"
-
-
-def condition_text(cond) -> str:
-    if cond is None:
-        return ""
-    q = {"exists": "exists", "not exists": "~exists", "forall": "forall"}[cond.quantifier]
-    text = f"{q} {fmt_formula(cond.formula)}"
-    if cond.filter is not None:
-        text = f"filter {fmt_formula(cond.filter)} {text}"
-    return text
+def condition_text(cond: Condition | None) -> str:
+    return "" if cond is None else cond.text()
 
 
 def render_text(res, written: dict | None = None) -> str:

@@ -11,9 +11,10 @@ a difference with or complement of a growing relation. ``may_extend`` (models.py
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from ptxkit.consistency.rel import Relation
 from ptxkit.consistency.relations import Relations
 
 
@@ -37,7 +38,8 @@ def _ev(rels: Relations, i: int) -> str:
     return f"{who}:{e.short()}#{i}"
 
 
-def _cycle_edges(rels: Relations, cycle: list[int], names: list[tuple[str, object]]) -> list[tuple[int, int, str]]:
+def _cycle_edges(rels: Relations, cycle: list[int],
+                 names: Sequence[tuple[str, Relation]]) -> list[tuple[int, int, str]]:
     """Label each cycle edge with the first named relation containing it."""
     out = []
     for a, b in zip(cycle, cycle[1:] + cycle[:1]):
@@ -78,7 +80,7 @@ def coherence_contradicted(rels: Relations) -> Violation | None:
     so no extension of co can repair it)."""
     bad = rels.cause.filter(rels.writes, rels.writes) & rels.loc & rels.co.inv()
     for a, b in sorted(bad.pairs()):
-        return Violation("Coherence", "8.10.1", _cause_path(rels, a, b) + [(b, a, "co")], [a, b],
+        return Violation("Coherence", "8.10.1", [*_cause_path(rels, a, b), (b, a, "co")], [a, b],
                          f"{_ev(rels, a)} causes {_ev(rels, b)} but follows it in coherence order")
     return None
 
@@ -173,7 +175,7 @@ def causality(rels: Relations) -> Violation | None:
         bad = com @ rels.cause
         for a in bad.reflexive_points():
             b = next(b for b in range(rels.n) if (a, b) in com and (b, a) in rels.cause)
-            edges = [(a, b, name)] + _cause_path(rels, b, a)
+            edges = [(a, b, name), *_cause_path(rels, b, a)]
             return Violation("Causality", "8.10.6", edges, [a, b],
                              f"{_ev(rels, a)} —{name}→ {_ev(rels, b)}, yet {_ev(rels, b)} precedes "
                              f"{_ev(rels, a)} in causality order")
@@ -194,7 +196,7 @@ def causality_alloy(rels: Relations) -> Violation | None:
     bad = rels.co @ rels.cause
     for a in bad.reflexive_points():
         b = next(b for b in range(rels.n) if (a, b) in rels.co and (b, a) in rels.cause)
-        return Violation("Causality", "8.10.6", [(a, b, "co")] + _cause_path(rels, b, a), [a, b],
+        return Violation("Causality", "8.10.6", [(a, b, "co"), *_cause_path(rels, b, a)], [a, b],
                          f"{_ev(rels, a)} —co→ {_ev(rels, b)} but {_ev(rels, b)} causes {_ev(rels, a)}")
     return None
 

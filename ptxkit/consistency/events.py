@@ -60,19 +60,36 @@ Execution (the candidate the axioms judge)
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable
+import itertools
+from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
+from typing import Any, Protocol
 
+from ptxkit.consistency.vocab import (
+    BarrierOp,
+    FenceKind,
+    Kind,
+    Placement,
+    Proxy,
+    Scope,
+    Sem,
+    is_acquire,
+    is_fence_sc,
+    is_release,
+    is_strong,
+    rmw_split,
+)
 from ptxkit.ir import Span
 
 INIT = -1  # thread id of the initial writes
 
-KINDS = ("R", "W", "F", "B")
-SEMS = ("weak", "relaxed", "acquire", "release", "acq_rel", "sc")
-SCOPES = ("cta", "cluster", "gpu", "sys")
-PROXIES = ("generic", "texture", "surface", "constant")
-FENCE_KINDS = ("sem", "proxy", "alias")
-BARRIER_OPS = ("sync", "arrive", "red")
+# the spellings, in the vocabulary's order (kept for callers that list the choices)
+KINDS = tuple(k.value for k in Kind)
+SEMS = tuple(s.value for s in Sem)
+SCOPES = tuple(s.value for s in Scope)
+PROXIES = tuple(p.value for p in Proxy)
+FENCE_KINDS = tuple(f.value for f in FenceKind)
+BARRIER_OPS = tuple(b.value for b in BarrierOp)
 
 
 @dataclass(frozen=True)
@@ -81,18 +98,18 @@ class Event:
 
     id: int
     thread: int
-    kind: str  # 'R' | 'W' | 'F' | 'B'
+    kind: Kind  # R | W | F | B (a str is accepted and converted)
     pos: int = 0  # position in its thread's program order
     location: Hashable | None = None  # physical location (R/W)
     vaddr: Hashable | None = None  # virtual (generic) address used; defaults to location
     size: int = 4  # bytes accessed; complete overlap = same (location, size)
     value: int | None = None  # value read / written
-    sem: str = "weak"
-    scope: str | None = None
-    proxy: str = "generic"
-    fence_kind: str | None = None  # F only: 'sem' | 'proxy' | 'alias'
+    sem: Sem = Sem.weak
+    scope: Scope | None = None
+    proxy: Proxy = Proxy.generic
+    fence_kind: FenceKind | None = None  # F only
     barrier_id: int | None = None  # B only
-    barrier_op: str | None = None  # B only: 'sync' | 'arrive' | 'red'
+    barrier_op: BarrierOp | None = None  # B only
     barrier_count: int | None = None  # B only: expected thread count (None = whole CTA)
     instance: int | None = None  # B only: dynamic barrier instance (see module docstring)
     cta: int = 0
@@ -102,16 +119,19 @@ class Event:
     span: Span | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
-        if self.kind not in KINDS:
-            raise ValueError(f"event kind {self.kind!r} not in {KINDS}")
-        if self.sem not in SEMS:
-            raise ValueError(f"event sem {self.sem!r} not in {SEMS}")
-        if self.scope is not None and self.scope not in SCOPES:
-            raise ValueError(f"event scope {self.scope!r} not in {SCOPES}")
-        if self.proxy not in PROXIES:
-            raise ValueError(f"event proxy {self.proxy!r} not in {PROXIES}")
-        if self.kind in "RW" and self.vaddr is None:
-            object.__setattr__(self, "vaddr", self.location)
+        # the vocabulary's members, whatever spelling the caller used (ValueError names a bad one)
+        put = object.__setattr__
+        put(self, "kind", Kind.parse(self.kind, "event kind"))
+        put(self, "sem", Sem.parse(self.sem, "event sem"))
+        if self.scope is not None:
+            put(self, "scope", Scope.parse(self.scope, "event scope"))
+        put(self, "proxy", Proxy.parse(self.proxy, "event proxy"))
+        if self.fence_kind is not None:
+            put(self, "fence_kind", FenceKind.parse(self.fence_kind, "fence kind"))
+        if self.barrier_op is not None:
+            put(self, "barrier_op", BarrierOp.parse(self.barrier_op, "barrier op"))
+        if self.kind in (Kind.R, Kind.W) and self.vaddr is None:
+            put(self, "vaddr", self.location)
 
     # -- classification (ISA §8.4 operation types)
     @property
@@ -124,37 +144,27 @@ class Event:
 
     @property
     def is_strong(self) -> bool:
-        """Strong operation (§8.4): a fence, or a non-weak access (atomics are relaxed or stronger).
-        Barriers are not fences for morally-strong purposes; they synchronize by §8.9.4 directly."""
-        if self.kind == "F":
-            return True
-        if self.kind in ("R", "W"):
-            # any non-weak access is strong; an RMW's halves may carry the atomic's own .sem
-            # (atom.release's read is strong but not an acquire; atom.acquire's write is not a release)
-            return self.sem != "weak"
-        return False
+        """Strong operation (§8.4; :func:`ptxkit.consistency.vocab.is_strong`)."""
+        return is_strong(self.kind, self.sem)
 
     @property
     def is_release(self) -> bool:
-        """Release semantics (§8.8): st.release / atom.release|acq_rel, fence.acq_rel|sc."""
-        if self.kind == "W":
-            return self.sem in ("release", "acq_rel", "sc")
-        if self.kind == "F":
-            return self.fence_kind == "sem" and self.sem in ("acq_rel", "sc", "release")
-        return False
+        """Release semantics (§8.8; :func:`ptxkit.consistency.vocab.is_release`)."""
+        return is_release(self.kind, self.sem, self.fence_kind)
 
     @property
     def is_acquire(self) -> bool:
-        """Acquire semantics (§8.8): ld.acquire / atom.acquire|acq_rel, fence.acq_rel|sc."""
-        if self.kind == "R":
-            return self.sem in ("acquire", "acq_rel", "sc")
-        if self.kind == "F":
-            return self.fence_kind == "sem" and self.sem in ("acq_rel", "sc", "acquire")
-        return False
+        """Acquire semantics (§8.8; :func:`ptxkit.consistency.vocab.is_acquire`)."""
+        return is_acquire(self.kind, self.sem, self.fence_kind)
 
     @property
     def is_fence_sc(self) -> bool:
-        return self.kind == "F" and self.fence_kind == "sem" and self.sem == "sc"
+        return is_fence_sc(self.kind, self.sem, self.fence_kind)
+
+    @property
+    def placement(self) -> Placement:
+        """Where the issuing thread runs, for ``vocab.scope_includes``."""
+        return Placement(self.gpu, self.cluster_key, self.cta)
 
     @property
     def cta_key(self) -> tuple[int, int]:
@@ -232,9 +242,9 @@ class Execution:
     def writes(self) -> list[Event]:
         return [e for e in self.events if e.kind == "W"]
 
-    def with_(self, **changes) -> Execution:
+    def with_(self, **changes: Any) -> Execution:
         """A copy with some relations replaced (sets are copied, events shared: they are frozen)."""
-        base = dict(events=list(self.events), rf=set(self.rf), co=set(self.co), rmw=set(self.rmw),
+        base: dict[str, Any] = dict(events=list(self.events), rf=set(self.rf), co=set(self.co), rmw=set(self.rmw),
                     addr=set(self.addr), data=set(self.data), ctrl=set(self.ctrl),
                     sc_order=None if self.sc_order is None else set(self.sc_order), name=self.name,
                     bar_sync=None if self.bar_sync is None else set(self.bar_sync))
@@ -243,17 +253,20 @@ class Execution:
 
     def restrict(self, keep: Iterable[int]) -> Execution:
         """The sub-execution on the events ``keep`` (renumbered in order; relations restricted)."""
-        keep = sorted(set(keep))
-        new_id = {old: i for i, old in enumerate(keep)}
-        events = [replace(self.events[old], id=new_id[old]) for old in keep]
+        kept = sorted(set(keep))
+        new_id = {old: i for i, old in enumerate(kept)}
+        events = [replace(self.events[old], id=new_id[old]) for old in kept]
 
         def r(rel: set[Pair] | None) -> set[Pair] | None:
             if rel is None:
                 return None
             return {(new_id[a], new_id[b]) for a, b in rel if a in new_id and b in new_id}
 
-        return Execution(events, r(self.rf), r(self.co), r(self.rmw), r(self.addr), r(self.data),
-                         r(self.ctrl), r(self.sc_order), self.name, r(self.bar_sync))
+        def rs(rel: set[Pair]) -> set[Pair]:
+            return {(new_id[a], new_id[b]) for a, b in rel if a in new_id and b in new_id}
+
+        return Execution(events, rs(self.rf), rs(self.co), rs(self.rmw), rs(self.addr), rs(self.data),
+                         rs(self.ctrl), r(self.sc_order), self.name, r(self.bar_sync))
 
 
 @dataclass
@@ -293,7 +306,7 @@ class ExecutionBuilder:
         """The initial write of ``location`` (created once)."""
         if location not in self._init:
             self._init_values[location] = value
-            self._init[location] = self._add(Event(len(self.events), INIT, "W", location=location,
+            self._init[location] = self._add(Event(len(self.events), INIT, Kind.W, location=location,
                                                    value=value, label=f"init {location}={value}"))
         return self._init[location]
 
@@ -301,7 +314,7 @@ class ExecutionBuilder:
         self.events.append(e)
         return e.id
 
-    def _event(self, thread: int, kind: str, **kw) -> int:
+    def _event(self, thread: int, kind: Kind, **kw: Any) -> int:
         place = self._places.setdefault(thread, _Place())
         pos = self._next_pos.get(thread, 0)
         self._next_pos[thread] = pos + 1
@@ -316,17 +329,17 @@ class ExecutionBuilder:
     def write(self, thread: int, location: Hashable, value: int, sem: str = "weak",
               scope: str | None = None, proxy: str = "generic", vaddr: Hashable | None = None,
               label: str = "") -> int:
-        return self._event(thread, "W", location=location, value=value, sem=sem, scope=scope,
+        return self._event(thread, Kind.W, location=location, value=value, sem=sem, scope=scope,
                            proxy=proxy, vaddr=vaddr, label=label)
 
     def read(self, thread: int, location: Hashable, value: int | None = None, sem: str = "weak",
              scope: str | None = None, proxy: str = "generic", vaddr: Hashable | None = None,
-             rf: int | None = None, label: str = "") -> int:
+             rf: int | str | None = None, label: str = "") -> int:
         """A read; ``rf`` names the write it reads from (``'init'`` → the initial write)."""
-        r = self._event(thread, "R", location=location, value=value, sem=sem, scope=scope,
+        r = self._event(thread, Kind.R, location=location, value=value, sem=sem, scope=scope,
                         proxy=proxy, vaddr=vaddr, label=label)
         if rf is not None:
-            w = self.init(location) if rf == "init" else rf
+            w = self.init(location) if isinstance(rf, str) else rf
             self.rf.add((w, r))
             if value is None:
                 self.events[r] = replace(self.events[r], value=self.events[w].value)
@@ -335,32 +348,31 @@ class ExecutionBuilder:
     def rmw(self, thread: int, location: Hashable, read_value: int | None, write_value: int,
             sem: str = "relaxed", scope: str | None = "gpu", rf: int | str | None = None,
             label: str = "") -> tuple[int, int]:
-        """An atomic read-modify-write: R then W, linked by rmw. ``sem`` acq_rel gives the read
-        acquire and the write release semantics (as the ISA describes atom.acq_rel)."""
-        rsem = {"release": "relaxed", "acq_rel": "acquire"}.get(sem, sem)
-        wsem = {"acquire": "relaxed", "acq_rel": "release"}.get(sem, sem)
+        """An atomic read-modify-write: R then W, linked by rmw; the halves' semantics are
+        :func:`ptxkit.consistency.vocab.rmw_split` of ``sem`` (acq_rel: acquire read, release write)."""
+        rsem, wsem = rmw_split(sem)
         r = self.read(thread, location, read_value, sem=rsem, scope=scope, rf=rf, label=label)
         w = self.write(thread, location, write_value, sem=wsem, scope=scope, label=label)
         self.rmw_pairs.add((r, w))
         return r, w
 
     def fence(self, thread: int, sem: str = "sc", scope: str = "gpu", label: str = "") -> int:
-        return self._event(thread, "F", sem=sem, scope=scope, fence_kind="sem", label=label)
+        return self._event(thread, Kind.F, sem=sem, scope=scope, fence_kind="sem", label=label)
 
     def proxy_fence(self, thread: int, proxy: str, label: str = "") -> int:
         """``fence.proxy.<proxy>`` (§8.6). It has no ``.sem``: ``sem`` stays 'weak' (it is never a
         release/acquire pattern); its ``proxy`` is the one it orders against the generic proxy."""
-        return self._event(thread, "F", proxy=proxy, fence_kind="proxy", label=label)
+        return self._event(thread, Kind.F, proxy=proxy, fence_kind="proxy", label=label)
 
     def alias_fence(self, thread: int, label: str = "") -> int:
         """``fence.proxy.alias`` (§8.6: orders generic accesses through different virtual aliases)."""
-        return self._event(thread, "F", fence_kind="alias", label=label)
+        return self._event(thread, Kind.F, fence_kind="alias", label=label)
 
     def barrier(self, thread: int, barrier_id: int = 0, op: str = "sync", count: int | None = None,
                 instance: int | None = None, label: str = "") -> int:
         if op not in BARRIER_OPS:
             raise ValueError(f"barrier op {op!r} not in {BARRIER_OPS}")
-        return self._event(thread, "B", barrier_id=barrier_id, barrier_op=op, barrier_count=count,
+        return self._event(thread, Kind.B, barrier_id=barrier_id, barrier_op=op, barrier_count=count,
                            instance=instance, label=label)
 
     # -- relations
@@ -370,7 +382,7 @@ class ExecutionBuilder:
 
     def add_co(self, *writes: int) -> ExecutionBuilder:
         """``add_co(a, b, c)`` adds a→b→c to co."""
-        for a, b in zip(writes, writes[1:]):
+        for a, b in itertools.pairwise(writes):
             self.co.add((a, b))
         return self
 
@@ -382,7 +394,7 @@ class ExecutionBuilder:
         """Fence-SC order f1 → f2 → … (switches from "search" to "given")."""
         if self.sc is None:
             self.sc = set()
-        for a, b in zip(fences, fences[1:]):
+        for a, b in itertools.pairwise(fences):
             self.sc.add((a, b))
         return self
 
@@ -396,30 +408,37 @@ class ExecutionBuilder:
                          None if self.sc is None else set(self.sc), self.name)
 
 
-def resolve_location(locations: dict, name: str) -> tuple[str, str, str]:
+class _Located(Protocol):
+    """What :func:`resolve_location` reads of a location (``ptxkit.explore.program.Location``)."""
+
+    alias_of: str | None
+    proxy: str
+
+
+def resolve_location(locations: Mapping[str, _Located], name: str) -> tuple[str, str, str]:
     """Resolve a Dat3M location name to ``(physical location, virtual address, proxy)``.
 
     ``locations`` maps names to objects with ``alias_of`` and ``proxy`` (``ptxkit.explore.program.
     Location``). ``y @ generic aliases x`` → ``(x, y, 'generic')``: another virtual address of x.
     ``s @ surface aliases y`` → ``(phys(y), y, 'surface')``: the surface proxy reaches y's virtual
     address (ISCA'22: a non-generic proxy access has the generic address it aliases)."""
-    seen = set()
+    seen: set[str] = set()
     loc = locations.get(name)
-    if loc is None or getattr(loc, "alias_of", None) is None:
+    if loc is None or loc.alias_of is None:
         return name, name, "generic"
-    proxy = getattr(loc, "proxy", "generic") or "generic"
+    proxy = loc.proxy or "generic"
     vaddr = name if proxy == "generic" else loc.alias_of
     phys = name
     while True:
         cur = locations.get(phys)
-        if cur is None or getattr(cur, "alias_of", None) is None or phys in seen:
+        if cur is None or cur.alias_of is None or phys in seen:
             break
         seen.add(phys)
         phys = cur.alias_of
     if proxy != "generic":
         # the generic address a proxy alias reaches is itself resolved through surface aliases
         v = locations.get(vaddr)
-        while v is not None and getattr(v, "alias_of", None) and getattr(v, "proxy", "generic") != "generic":
+        while v is not None and v.alias_of and (v.proxy or "generic") != "generic":
             vaddr = v.alias_of
             v = locations.get(vaddr)
     return phys, vaddr, proxy

@@ -32,49 +32,9 @@ from dataclasses import dataclass, field
 
 from ptxkit.consistency.axioms import AXIOMS, MONOTONE, Violation
 from ptxkit.consistency.events import Execution
-from ptxkit.consistency.relations import Relations, base_relations, derive
-from ptxkit.errors import UsageError
-
-
-@dataclass(frozen=True)
-class Model:
-    """A memory model as data."""
-
-    name: str
-    axioms: tuple[str, ...]
-    proxies: bool
-    cause_base_includes_po: bool
-    description: str = ""
-
-
-MODELS: dict[str, Model] = {
-    "ptx-7.5": Model(
-        "ptx-7.5",
-        ("coherence", "coherence-ms-total", "fence-sc", "atomicity", "no-thin-air", "causality"),
-        proxies=True, cause_base_includes_po=True,
-        description="PTX ISA 7.5+ (§8, proxies); Causality irreflexive((rf|fr);cause)"),
-    "ptx-6.0": Model(
-        "ptx-6.0",
-        ("coherence", "coherence-ms-total", "fence-sc", "atomicity", "no-thin-air",
-         "sc-per-location", "causality"),
-        proxies=False, cause_base_includes_po=False,
-        description="PTX ISA 6.0 (no proxies; SC-per-Location)"),
-    "ptx-7.5-alloy": Model(
-        "ptx-7.5-alloy",
-        ("coherence", "coherence-ms-total", "fence-sc", "atomicity", "no-thin-air", "causality-alloy"),
-        proxies=True, cause_base_includes_po=True,
-        description="PTX 7.5 with the ISCA'22 Alloy Causality irreflexive((rf|co|fr)?;cause)"),
-}
-
-DEFAULT_MODEL = "ptx-7.5"
-
-
-def get_model(model: Model | str) -> Model:
-    if isinstance(model, Model):
-        return model
-    if model not in MODELS:
-        raise UsageError(f"unknown memory model {model!r} (choose from {', '.join(MODELS)})")
-    return MODELS[model]
+from ptxkit.consistency.registry import DEFAULT_MODEL, MODELS, Model, get_model
+from ptxkit.consistency.rel import BitRel
+from ptxkit.consistency.relations import Base, Relations, base_relations, derive
 
 
 @dataclass
@@ -91,7 +51,7 @@ class CheckResult:
         return self.consistent
 
 
-def sc_orders(rels_base) -> list[set[tuple[int, int]]]:
+def sc_orders(rels_base: Base) -> list[set[tuple[int, int]]]:
     """Every orientation of the morally strong fence.sc pairs induced by a total order of the
     fence.sc events (these are exactly the acyclic ones). [set()] when there is nothing to order."""
     fs = [i for i in range(rels_base.n) if rels_base.fence_sc >> i & 1]
@@ -99,7 +59,7 @@ def sc_orders(rels_base) -> list[set[tuple[int, int]]]:
     pairs = [(a, b) for a, b in itertools.combinations(fs, 2) if (a, b) in ms]
     if not pairs:
         return [set()]
-    seen: set[frozenset] = set()
+    seen: set[frozenset[tuple[int, int]]] = set()
     out: list[set[tuple[int, int]]] = []
     involved = sorted({x for p in pairs for x in p})
     for perm in itertools.permutations(involved):
@@ -111,8 +71,8 @@ def sc_orders(rels_base) -> list[set[tuple[int, int]]]:
     return out
 
 
-def _violations(rels: Relations, axioms, first_only: bool) -> list[Violation]:
-    out = []
+def _violations(rels: Relations, axioms: tuple[str, ...], first_only: bool) -> list[Violation]:
+    out: list[Violation] = []
     for name in axioms:
         v = AXIOMS[name](rels)
         if v is not None:
@@ -123,7 +83,7 @@ def _violations(rels: Relations, axioms, first_only: bool) -> list[Violation]:
 
 
 def check(ex: Execution, model: Model | str = DEFAULT_MODEL, *, backend: str = "bits",
-          first_only: bool = False, static=None) -> CheckResult:
+          first_only: bool = False, static: Base | None = None) -> CheckResult:
     """Is the complete candidate execution ``ex`` consistent under ``model``? (See module doc.)
     ``static``: ``relations.static_relations`` of the same events, when the caller caches it."""
     m = get_model(model)
@@ -142,7 +102,7 @@ def check(ex: Execution, model: Model | str = DEFAULT_MODEL, *, backend: str = "
 
 
 def may_extend(partial: Execution, model: Model | str = DEFAULT_MODEL, *,
-               backend: str = "bits", static=None) -> Violation | None:
+               backend: str = "bits", static: Base | None = None) -> Violation | None:
     """None if the partial execution may still extend to a consistent one; otherwise a violation of
     a monotone axiom that every extension keeps (sound pruning; see the module docstring).
     ``static`` as for :func:`check` (the events of ``partial``, not of its extensions)."""
@@ -165,7 +125,7 @@ def _monotone_violation(rels: Relations, model: Model | str = DEFAULT_MODEL) -> 
 def validate(ex: Execution) -> list[str]:
     """Well-formedness problems of a candidate (rf/co/rmw shape); empty when fine."""
     ev = ex.events
-    probs = []
+    probs: list[str] = []
     seen_r: set[int] = set()
     for w, r in ex.rf:
         if ev[w].kind != "W" or ev[r].kind != "R" or ev[w].location != ev[r].location:
@@ -179,8 +139,10 @@ def validate(ex: Execution) -> list[str]:
     for r, w in ex.rmw:
         if ev[r].kind != "R" or ev[w].kind != "W" or ev[r].thread != ev[w].thread:
             probs.append(f"rmw {r}->{w} is not a read and a write of one thread")
-    from ptxkit.consistency.rel import BitRel
-
     if BitRel.from_pairs(len(ev), ex.co).find_cycle():
         probs.append("co is cyclic")
     return probs
+
+
+__all__ = ["DEFAULT_MODEL", "MODELS", "CheckResult", "Model", "check", "get_model", "may_extend", "sc_orders",
+           "validate"]

@@ -13,11 +13,45 @@ The algebra mirrors cat: ``a | b``, ``a & b``, ``a - b``, ``a @ b`` (sequence ``
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Hashable, Iterable, Iterator
+from typing import Protocol, TypeVar
 
 import networkx as nx
 
 Pair = tuple[int, int]
+_R = TypeVar("_R", bound="Relation")
+
+
+class Relation(Protocol):
+    """The algebra both backends implement (operands of one operation share a backend)."""
+
+    n: int
+
+    def pairs(self) -> set[Pair]: ...
+    def __contains__(self, p: Pair) -> bool: ...
+    def __or__(self: _R, o: _R) -> _R: ...
+    def __and__(self: _R, o: _R) -> _R: ...
+    def __sub__(self: _R, o: _R) -> _R: ...
+    def __matmul__(self: _R, o: _R) -> _R: ...
+    def inv(self: _R) -> _R: ...
+    def plus(self: _R) -> _R: ...
+    def opt(self: _R) -> _R: ...
+    def star(self: _R) -> _R: ...
+    def filter(self: _R, src: int | None = None, dst: int | None = None) -> _R: ...
+    def is_empty(self) -> bool: ...
+    def reflexive_points(self) -> list[int]: ...
+    def find_cycle(self) -> list[int] | None: ...
+    def path(self, a: int, b: int) -> list[int] | None: ...
+
+
+class Backend(Protocol):
+    """A backend class: the constructors of :class:`Relation` values."""
+
+    def from_pairs(self, n: int, pairs: Iterable[Pair]) -> Relation: ...
+    def identity(self, n: int, mask: int) -> Relation: ...
+    def cross(self, n: int, a: int, b: int) -> Relation: ...
+    def from_predicate(self, n: int, pred: Callable[[int, int], bool]) -> Relation: ...
+    def from_key(self, n: int, key: Callable[[int], Hashable | None]) -> Relation: ...
 
 
 def bits(mask: int) -> Iterator[int]:
@@ -54,7 +88,7 @@ class BitRel:
         return cls(n, [b if a >> i & 1 else 0 for i in range(n)])
 
     @classmethod
-    def from_predicate(cls, n: int, pred) -> BitRel:
+    def from_predicate(cls, n: int, pred: Callable[[int, int], bool]) -> BitRel:
         rows = [0] * n
         for i in range(n):
             r = 0
@@ -65,9 +99,9 @@ class BitRel:
         return cls(n, rows)
 
     @classmethod
-    def from_key(cls, n: int, key) -> BitRel:
+    def from_key(cls, n: int, key: Callable[[int], Hashable | None]) -> BitRel:
         """The equivalence "same key" on the events whose key is not None (O(n), not O(n²))."""
-        groups: dict = {}
+        groups: dict[Hashable, int] = {}
         keys = [key(i) for i in range(n)]
         for i, k in enumerate(keys):
             if k is not None:
@@ -80,8 +114,10 @@ class BitRel:
     def __contains__(self, p: Pair) -> bool:
         return bool(self.rows[p[0]] >> p[1] & 1)
 
-    def __eq__(self, other) -> bool:
+    def __eq__(self, other: object) -> bool:
         return isinstance(other, (BitRel, PairRel)) and self.pairs() == other.pairs()
+
+    __hash__ = None  # type: ignore[assignment]  # mutable rows: not hashable
 
     def __repr__(self) -> str:
         return f"BitRel({sorted(self.pairs())})"
@@ -177,7 +213,7 @@ class BitRel:
 
     def path(self, a: int, b: int) -> list[int] | None:
         """A shortest path a → … → b (BFS), for explanations."""
-        prev = {a: None}
+        prev: dict[int, int | None] = {a: None}
         frontier = [a]
         while frontier:
             nxt = []
@@ -187,8 +223,10 @@ class BitRel:
                         prev[w] = v
                         if w == b:
                             out = [b]
-                            while prev[out[-1]] is not None:
-                                out.append(prev[out[-1]])
+                            p = prev[b]
+                            while p is not None:
+                                out.append(p)
+                                p = prev[p]
                             return out[::-1]
                         nxt.append(w)
             frontier = nxt
@@ -217,11 +255,11 @@ class PairRel:
         return cls(n, ((i, j) for i in bits(a) for j in bits(b)))
 
     @classmethod
-    def from_predicate(cls, n: int, pred) -> PairRel:
+    def from_predicate(cls, n: int, pred: Callable[[int, int], bool]) -> PairRel:
         return cls(n, ((i, j) for i in range(n) for j in range(n) if pred(i, j)))
 
     @classmethod
-    def from_key(cls, n: int, key) -> PairRel:
+    def from_key(cls, n: int, key: Callable[[int], Hashable | None]) -> PairRel:
         keys = [key(i) for i in range(n)]
         return cls(n, ((i, j) for i in range(n) for j in range(n)
                        if keys[i] is not None and keys[i] == keys[j]))
@@ -232,8 +270,10 @@ class PairRel:
     def __contains__(self, p: Pair) -> bool:
         return p in self.ps
 
-    def __eq__(self, other) -> bool:
+    def __eq__(self, other: object) -> bool:
         return isinstance(other, (BitRel, PairRel)) and self.pairs() == other.pairs()
+
+    __hash__ = None  # type: ignore[assignment]  # equal to a BitRel: no hash consistent with that
 
     def __repr__(self) -> str:
         return f"PairRel({sorted(self.ps)})"
@@ -292,9 +332,10 @@ class PairRel:
 
     def path(self, a: int, b: int) -> list[int] | None:
         try:
-            return nx.shortest_path(self._graph(), a, b)
+            path: list[int] = nx.shortest_path(self._graph(), a, b)
+            return path
         except nx.NetworkXNoPath:
             return None
 
 
-BACKENDS = {"bits": BitRel, "pairs": PairRel}
+BACKENDS: dict[str, Backend] = {"bits": BitRel, "pairs": PairRel}

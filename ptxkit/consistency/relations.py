@@ -14,29 +14,21 @@ causality adds ``observation; po-loc`` instead — see :func:`causality`).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
 
+from ptxkit.consistency import vocab
 from ptxkit.consistency.events import Event, Execution
-from ptxkit.consistency.rel import BACKENDS
+from ptxkit.consistency.registry import Model, get_model
+from ptxkit.consistency.rel import BACKENDS, Backend, Relation
 
-if TYPE_CHECKING:
-    from ptxkit.consistency.models import Model
-
-_SCOPE_KEYS = {
-    "cta": lambda e: ("cta",) + e.cta_key,
-    "cluster": lambda e: ("cluster",) + e.cluster_key,
-    "gpu": lambda e: ("gpu", e.gpu),
-    "sys": lambda e: ("sys",),
-}
+BarrierInstance = tuple[tuple[int, int], "int | None", int]  # (CTA key, barrier id, instance)
 
 
 def scope_includes(a: Event, b: Event) -> bool:
-    """Does ``a``'s scope include the thread executing ``b`` (§8.5: cta ⊂ cluster ⊂ gpu ⊂ sys)?"""
-    if a.scope is None:
-        return False
-    key = _SCOPE_KEYS[a.scope]
-    return key(a) == key(b)
+    """Does ``a``'s scope include the thread executing ``b`` (§8.5: cta ⊂ cluster ⊂ gpu ⊂ sys)?
+    The one definition is :func:`ptxkit.consistency.vocab.scope_includes`."""
+    return vocab.scope_includes(a.scope, a.placement, b.placement)
 
 
 @dataclass
@@ -45,7 +37,7 @@ class Base:
 
     ex: Execution
     model: Model
-    R: Any  # the backend class
+    R: Backend  # the backend class
     n: int
     # event sets (bitmasks)
     reads: int = 0
@@ -61,16 +53,16 @@ class Base:
     strong_read: int = 0
     release: int = 0
     acquire: int = 0
-    rels: dict[str, Any] = field(default_factory=dict)
+    rels: dict[str, Relation] = field(default_factory=dict)
 
-    def __getattr__(self, name: str):  # rels as attributes: base.po, base.rf …
-        rels = self.__dict__.get("rels")
+    def __getattr__(self, name: str) -> Relation:  # rels as attributes: base.po, base.rf …
+        rels: dict[str, Relation] | None = self.__dict__.get("rels")
         if rels is not None and name in rels:
             return rels[name]
         raise AttributeError(name)
 
 
-def _mask(events: list[Event], pred) -> int:
+def _mask(events: list[Event], pred: Callable[[Event], bool]) -> int:
     m = 0
     for e in events:
         if pred(e):
@@ -78,11 +70,11 @@ def _mask(events: list[Event], pred) -> int:
     return m
 
 
-def barrier_instances(ex: Execution) -> dict[int, tuple]:
+def barrier_instances(ex: Execution) -> dict[int, BarrierInstance]:
     """Barrier event id → its instance key (cta, barrier id, instance). An event without
     ``instance`` joins the k-th instance for its k-th operation on that barrier (module events)."""
-    out: dict[int, tuple] = {}
-    count: dict[tuple, int] = {}
+    out: dict[int, BarrierInstance] = {}
+    count: dict[tuple[int, tuple[int, int], int | None], int] = {}
     for e in sorted((e for e in ex.events if e.kind == "B"), key=lambda e: (e.thread, e.pos)):
         k = (e.thread, e.cta_key, e.barrier_id)
         inst = e.instance if e.instance is not None else count.get(k, 0)
@@ -116,9 +108,12 @@ def static_relations(ex: Execution, model: Model, backend: str = "bits") -> Base
 
     r = b.rels
     r["po"] = R.from_pairs(n, ex.po)
-    r["loc"] = R.from_key(n, lambda i: ("m", ev[i].location) if ev[i].is_mem else None)
+    def mem_key(attr: str) -> Callable[[int], Hashable | None]:
+        return lambda i: ("m", getattr(ev[i], attr)) if ev[i].is_mem else None
+
+    r["loc"] = R.from_key(n, mem_key("location"))
     if model.proxies:
-        r["vloc"] = R.from_key(n, lambda i: ("m", ev[i].vaddr) if ev[i].is_mem else None)
+        r["vloc"] = R.from_key(n, mem_key("vaddr"))
         r["same_proxy"] = R.from_key(n, lambda i: ev[i].proxy)
     else:  # v6.0 knows no proxies or virtual aliases
         r["vloc"] = r["loc"]
@@ -162,7 +157,7 @@ def base_relations(ex: Execution, model: Model, backend: str = "bits", *,
 
 # --------------------------------------------------------------------------- §8.7 morally strong
 
-def morally_strong(b: Base):
+def morally_strong(b: Base) -> Relation:
     """§8.7: (1) related in program order, or both strong with scopes including each other's thread;
     (2) [v7.5] performed via the same proxy; (3) if both are memory operations, they overlap
     completely (v7.5: the same *virtual* address, as in the ISCA'22 model; same size)."""
@@ -176,7 +171,7 @@ def morally_strong(b: Base):
 
 # --------------------------------------------------------------------------- §8.9.2 observation
 
-def observation(b: Base):
+def observation(b: Base) -> Relation:
     """§8.9.2: W precedes R in observation order if they are morally strong and R reads W, or
     through atomics: W obs Z and Z obs R for an atomic Z — i.e. ``(ms∩rf) ; (rmw ; ms∩rf)*``."""
     msrf = b.morally_strong & b.rf
@@ -185,7 +180,7 @@ def observation(b: Base):
 
 # --------------------------------------------------------------------------- §8.8 patterns
 
-def release_pattern(b: Base):
+def release_pattern(b: Base) -> Relation:
     """§8.8 release pattern on M, as (first op, the pattern's write): a release write on M, optionally
     followed in po by a strong write on M; or a release fence (fence.acq_rel/.sc) followed in po by
     a strong write."""
@@ -195,7 +190,7 @@ def release_pattern(b: Base):
     return rel_w | fence
 
 
-def acquire_pattern(b: Base):
+def acquire_pattern(b: Base) -> Relation:
     """§8.8 acquire pattern on M, as (the pattern's read, last op): an acquire read on M, optionally
     preceded in po by a strong read on M; or a strong read followed in po by an acquire fence."""
     same = b.po_vloc.opt()
@@ -206,13 +201,13 @@ def acquire_pattern(b: Base):
 
 # --------------------------------------------------------------------------- §8.9.4 synchronizes-with
 
-def sync_release_acquire(b: Base):
+def sync_release_acquire(b: Base) -> Relation:
     """§8.9.4: a release pattern X synchronizes with an acquire pattern Y if X's write precedes Y's
     read in observation order and X's first and Y's last operation are morally strong."""
     return b.morally_strong & (b.release_pattern @ b.observation @ b.acquire_pattern)
 
 
-def sync_barrier(b: Base):
+def sync_barrier(b: Base) -> Relation:
     """§8.9.4: bar{.cta}.sync/.red/.arrive synchronizes with bar{.cta}.sync/.red of the same barrier
     instance *in the same CTA* (barriers are CTA-scoped; ``scta`` as Dat3M's ``syncbar & scta``)."""
     ev = b.ex.events
@@ -221,7 +216,7 @@ def sync_barrier(b: Base):
                               and inst[i] == inst[j] and ev[j].barrier_op in ("sync", "red"))
 
 
-def sync_fence(b: Base, sc_order: set[tuple[int, int]] | None):
+def sync_fence(b: Base, sc_order: set[tuple[int, int]] | None) -> Relation:
     """§8.9.3/§8.9.4: a fence.sc X synchronizes with a morally strong fence.sc Y that it precedes in
     Fence-SC order (an acyclic partial order: given pairs are transitively closed)."""
     order = b.R.from_pairs(b.n, sc_order or ()).plus()
@@ -230,7 +225,7 @@ def sync_fence(b: Base, sc_order: set[tuple[int, int]] | None):
 
 # --------------------------------------------------------------------------- §8.9.5 causality
 
-def base_causality(b: Base, sw):
+def base_causality(b: Base, sw: Relation) -> Relation:
     """§8.9.5 base causality: X po Y (v7.5), or X sw Y, or the transitive combinations of po and sw:
     ``po? ; (sw ; po?)+  ∪  po``."""
     po_opt = b.po.opt()
@@ -238,7 +233,7 @@ def base_causality(b: Base, sw):
     return cb | b.po if b.model.cause_base_includes_po else cb
 
 
-def proxy_preserved_base_causality(b: Base, cb):
+def proxy_preserved_base_causality(b: Base, cb: Relation) -> Relation:
     """§8.9.5 proxy-preserved base causality (v7.5, ISCA'22 mixed-proxy model; clauses as Dat3M's
     ptx-v7.5.cat): X cb Y between memory operations and (a) both generic, same virtual address; or
     (b) same proxy, same CTA, same virtual address; or (c) the cb path passes a proxy fence of X's
@@ -269,7 +264,7 @@ def proxy_preserved_base_causality(b: Base, cb):
     return c | (cb - cb.filter(mem, mem))
 
 
-def causality(b: Base, cb, ppcb):
+def causality(b: Base, cb: Relation, ppcb: Relation) -> Relation:
     """§8.9.5 causality order: X ppcb Y, or X observation Z and Z ppcb Y (v7.5).
     v6.0 (ISA 6.0 / ptx-v6.0.cat): ``cb ∪ observation ; (cb ∪ po-loc)``."""
     if b.model.cause_base_includes_po:
@@ -282,23 +277,41 @@ class Relations:
     """All named relations of one execution for one Fence-SC order choice."""
 
     base: Base
-    sync_fence: Any
-    sw: Any
-    base_causality: Any
-    proxy_preserved: Any
-    cause: Any
+    sync_fence: Relation
+    sw: Relation
+    base_causality: Relation
+    proxy_preserved: Relation
+    cause: Relation
 
-    def __getattr__(self, name: str):
-        return getattr(self.__dict__["base"], name)
+    def __getattr__(self, name: str) -> Relation:
+        rel: Relation = getattr(self.__dict__["base"], name)
+        return rel
 
-    def with_co(self, co) -> Relations:
+    # the Base's fields, read through (``__getattr__`` covers only the relations)
+    @property
+    def ex(self) -> Execution:
+        return self.base.ex
+
+    @property
+    def n(self) -> int:
+        return self.base.n
+
+    @property
+    def writes(self) -> int:
+        return self.base.writes
+
+    @property
+    def fence_sc(self) -> int:
+        return self.base.fence_sc
+
+    def with_co(self, co: Relation) -> Relations:
         """The same relations with another (transitively closed) coherence order ``co`` (a relation
         of this backend): only co and fr change — no derived relation depends on co (§8.9.5)."""
         b = self.base
         base = replace(b, rels={**b.rels, "co": co, "fr": b.rels["rf"].inv() @ co})
         return Relations(base, self.sync_fence, self.sw, self.base_causality, self.proxy_preserved, self.cause)
 
-    def named(self) -> dict[str, Any]:
+    def named(self) -> dict[str, Relation]:
         """Every relation by name (for DOT/Lean/SMT exporters and the backend agreement test)."""
         out = dict(self.base.rels)
         out.update(sync_fence=self.sync_fence, sw=self.sw, base_causality=self.base_causality,
@@ -318,7 +331,5 @@ def derive(b: Base, sc_order: set[tuple[int, int]] | None) -> Relations:
 def compute(ex: Execution, model: Model | str = "ptx-7.5", backend: str = "bits",
             sc_order: set[tuple[int, int]] | None = None) -> Relations:
     """Convenience: base + derived relations (``sc_order`` None → the execution's own, or none)."""
-    from ptxkit.consistency.models import get_model
-
     m = get_model(model)
     return derive(base_relations(ex, m, backend), sc_order if sc_order is not None else ex.sc_order)

@@ -39,9 +39,10 @@ from ptxkit.consistency import relations as _rels
 from ptxkit.consistency.enumerate import search_co
 from ptxkit.consistency.events import Execution
 from ptxkit.consistency.models import MODELS, get_model, may_extend, sc_orders
-from ptxkit.errors import Diagnostic, PtxkitError, UsageError
+from ptxkit.errors import PtxkitError
 from ptxkit.explore.access import resolve
-from ptxkit.explore.condition import elems_to_locs, eval_formula, formula_operands, key_of
+from ptxkit.explore.condition import Loc, evaluate, key, operands
+from ptxkit.explore.condition import Reg as RegOf  # Pn:reg of a condition (ptxkit.ir.Reg: an operand)
 from ptxkit.explore.oracle import ThreadRunner
 from ptxkit.explore.program import ConcurrentProgram, Condition
 from ptxkit.explore.result import Candidate, ExploreResult, to_events
@@ -58,7 +59,7 @@ PRUNE_MIN_LEAVES = 8  # check a partial rf choice when at least this many comple
 class Explorer:
     def __init__(self, prog: ConcurrentProgram, model: str = "ptx-7.5", unroll: int = 4,
                  max_executions: int | None = None, timeout: float | None = None,
-                 condition: Condition | None = None, keep_candidates: int = 8,
+                 condition: Condition | None = None, keep_candidates: int | None = 8,
                  progress: Callable[[int, int], None] | None = None):
         if model not in MODELS:
             raise PtxkitError(f"unknown model {model!r} (expected one of {', '.join(MODELS)})")
@@ -75,38 +76,24 @@ class Explorer:
         self._undefined = ""  # why some combination of traces had no defined behaviour
         self.pruned = 0  # candidate executions never built: a partial choice was already inconsistent
         self.progress = progress
-        if self.cond is not None:  # buffer elements NAME[i] are the locations 'NAME[i]'
-            self.cond = Condition(self.cond.quantifier, elems_to_locs(self.cond.formula),
-                                  elems_to_locs(self.cond.filter), self.cond.span)
-        ops = formula_operands(self.cond.formula) if self.cond else []
+        if self.cond is not None:  # every name must exist; kernel registers spelled as declared
+            self.cond = prog.resolve_condition(self.cond)
+        ops: list[RegOf | Loc] = operands(self.cond.formula) if self.cond else []
         if self.cond and self.cond.filter is not None:
-            ops += formula_operands(self.cond.filter)
-        for o in ops:
-            msg = None
-            if o[0] == "reg" and o[1] >= len(prog.threads):
-                msg = f"condition names P{o[1]}, but the test has {len(prog.threads)} threads"
-            if o[0] == "loc" and o[1] not in prog.locations:
-                msg = f"condition names unknown location {o[1]!r}" + (
-                    f" (buffers: {', '.join(prog.buffers)})" if prog.buffers else "")
-            if msg:
-                sp = self.cond.span
-                if sp is None:  # a condition given on the command line
-                    raise UsageError(msg)
-                lines = (prog.source or "").splitlines()
-                src = lines[sp.line - 1] if 0 < sp.line <= len(lines) else None
-                raise PtxkitError(Diagnostic(prog.filename, sp.line, sp.col, msg, src))
+            ops += operands(self.cond.filter)
         if not ops:  # no condition: every register and location is part of the outcome
-            ops = [] if prog.semantics == "ptx" else \
-                [("reg", th.index, r) for th in prog.threads for r in sorted(_thread_regs(th))]
-            ops += [("loc", n) for n, l in sorted(prog.locations.items())
+            if prog.semantics != "ptx":
+                ops = [RegOf(th.index, r) for th in prog.threads for r in sorted(_thread_regs(th))]
+            ops += [Loc(n) for n, l in sorted(prog.locations.items())
                     if l.alias_of is None and l.space != "shared"]
-        seen, self.ops = set(), []
+        seen: set[str] = set()
+        self.ops: list[RegOf | Loc] = []
         for o in ops:
-            if key_of(o) not in seen:
-                seen.add(key_of(o))
+            if key(o) not in seen:
+                seen.add(key(o))
                 self.ops.append(o)
-        self.keys = [key_of(o) for o in self.ops]
-        self.final_locs = frozenset(self._root(o[1]) for o in self.ops if o[0] == "loc")
+        self.keys = [key(o) for o in self.ops]
+        self.final_locs = frozenset(self._root(key(o)) for o in self.ops if isinstance(o, Loc))
 
     def _root(self, name: str) -> str:
         return resolve(self.prog.locations, name)[0]
@@ -116,7 +103,7 @@ class Explorer:
         prog = self.prog
         runners = []
         for th in prog.threads:
-            live = {o[2] for o in self.ops if o[0] == "reg" and o[1] == th.index}
+            live = {o.name for o in self.ops if isinstance(o, RegOf) and o.thread == th.index}
             runners.append(ThreadRunner(prog, th, live, self.unroll))
         values: dict[str, set] = {}
         for n in prog.locations:
@@ -173,7 +160,8 @@ class Explorer:
         over worker processes and merges their counts."""
         t0 = time.monotonic()
         stats = RunStats(deadline=None if self.timeout is None else t0 + self.timeout)
-        res = ExploreResult(self.prog, self.model, self.keys, Counter(), condition=self.cond)
+        res = ExploreResult(self.prog, self.model, self.keys, Counter(), condition=self.cond,
+                            keep_candidates=self.keep)
         per_thread = self.traces(stats)
         n_combos = 1
         for trs in per_thread:
@@ -283,9 +271,12 @@ class Explorer:
             res.outcomes.update(p.outcomes)
             for k, w in p.witnesses.items():
                 res.witnesses.setdefault(k, w)
+            res.candidates_capped |= p.candidates_capped
             for k, lst in p.candidates_by_outcome.items():
                 mine = res.candidates_by_outcome[k]
-                mine.extend(lst[:max(0, self.keep - len(mine))])
+                room = len(lst) if self.keep is None else max(0, self.keep - len(mine))
+                res.candidates_capped |= room < len(lst)
+                mine.extend(lst[:room])
             if not p.complete:
                 res.complete, res.reason = False, res.reason or p.reason
         if self.max_executions is not None and res.candidates >= self.max_executions and res.complete:
@@ -310,16 +301,18 @@ class Explorer:
                 env = dict(zip(self.keys, c.outcome))
                 passes = True
                 if self.cond is not None and self.cond.filter is not None:
-                    passes = eval_formula(self.cond.filter, env)
+                    passes = evaluate(self.cond.filter, env)
                 if passes:
                     res.outcomes[c.outcome] += 1
                     res.consistent_filtered += 1
-                    if self.cond is not None and eval_formula(self.cond.formula, env):
+                    if self.cond is not None and evaluate(self.cond.formula, env):
                         res.satisfied += 1
                 res.witnesses.setdefault(c.outcome, c)
             lst = res.candidates_by_outcome[c.outcome]
-            if len(lst) < self.keep:
+            if self.keep is None or len(lst) < self.keep:
                 lst.append(c)
+            else:  # the exporters must know: a cut list proves nothing forbidden
+                res.candidates_capped = True
 
     def _init_events(self) -> list[Ev]:
         out = []
@@ -385,9 +378,9 @@ class Explorer:
         sf_list = sc_orders(st)
         regs_env = {}
         for o in self.ops:
-            if o[0] == "reg":
-                tr = combo[tidx[o[1]]]
-                regs_env[key_of(o)] = tr.regs.get(o[2], self.prog.threads[o[1]].init_regs.get(o[2], 0))
+            if isinstance(o, RegOf):  # a register the thread never wrote keeps its initial value (0)
+                tr = combo[tidx[o.thread]]
+                regs_env[key(o)] = tr.regs.get(o.name, self.prog.threads[o.thread].init_regs.get(o.name, 0))
         for sf in sf_list:
             for sb, inst in sched:
                 sk = skel.with_(sc_order=set(sf), bar_sync=set(sb))
@@ -439,11 +432,11 @@ class Explorer:
             co = v.relations.co
             env = dict(regs_env)
             for o in self.ops:
-                if o[0] == "loc":
-                    root = self._root(o[1])
+                if isinstance(o, Loc):
+                    root = self._root(key(o))
                     ws = [i for i, e in enumerate(events) if e.kind == "W" and e.loc == root]
                     top = [w for w in ws if not any((w, x) in co for x in ws)]
-                    env[key_of(o)] = events[top[0]].value
+                    env[key(o)] = events[top[0]].value
             out = tuple(env.get(k) for k in self.keys)
             outs.setdefault(out, Candidate(**base, consistent=True, co=pairs(co), outcome=out))
         if outs:
@@ -459,7 +452,7 @@ _JOB = None  # (explorer, per-thread traces, jobs, start time) for forked worker
 
 def _worker(k: int) -> ExploreResult:
     ex, per_thread, jobs, t0 = _JOB
-    res = ExploreResult(ex.prog, ex.model, ex.keys, Counter(), condition=ex.cond)
+    res = ExploreResult(ex.prog, ex.model, ex.keys, Counter(), condition=ex.cond, keep_candidates=ex.keep)
     # worker k takes every jobs-th combination of thread traces (independent subtrees)
     ex._explore(itertools.islice(ex.combinations(per_thread), k, None, jobs), res, t0)
     res.pruned = ex.pruned

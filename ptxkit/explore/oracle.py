@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ptxkit import ir
+from ptxkit.consistency.vocab import rmw_split
 from ptxkit.errors import Diagnostic, PtxkitError
 from ptxkit.exec_sim.atomics import apply_atomic
 from ptxkit.exec_sim.lane import LaneEval
@@ -593,9 +594,8 @@ class ThreadRunner:
         rop = next(m for m in mods if m in ("add", "sub", "mul", "div", "and", "or", "xor", "exch",
                                             "cas", "min", "max", "inc", "dec"))
         proxy = PROXY_OF[ins.opcode]
-        # ISA §9.7.13.5 atom: the read half acquires, the write half releases
-        rsem = {"acq_rel": "acquire", "acquire": "acquire", "release": "relaxed", "sc": "acquire"}.get(sem, sem)
-        wsem = {"acq_rel": "release", "release": "release", "acquire": "relaxed", "sc": "release"}.get(sem, sem)
+        # ISA §9.7.13.5 atom: the read half acquires, the write half releases (the one split)
+        rsem, wsem = rmw_split(sem)
         idx = len(s.events)
         s.events.append(self._ev(s, "R", ins, loc=loc, vaddr=vaddr, proxy=proxy, sem=rsem, scope=scope,
                                  value=v, deps=adep))

@@ -15,7 +15,20 @@ Conventions for litmus-derived threads (so litmus → PTX is direct):
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
+from ptxkit.explore.condition import (
+    QUANTIFIERS,
+    Formula,
+    Names,
+    failure,
+    from_postfix,
+    from_tuple,
+    render,
+    resolve,
+    thread_registers,
+    to_postfix,
+)
 from ptxkit.ir import Span, Statement
 
 
@@ -45,20 +58,40 @@ class Location:
     space: str = "global"
 
 
-# Conditions (Dat3M / herd syntax): an AST of tuples.
-#   ('and', a, b) | ('or', a, b) | ('not', a) | ('cmp', op, lhs, rhs) | ('true',)
-#   operands: ('reg', thread_index, name) | ('loc', name) | ('elem', buffer, index) | ('int', value)
-Formula = tuple
-
-
 @dataclass
 class Condition:
-    """``exists`` / ``~exists`` / ``forall`` with an optional ``filter`` (herd habits)."""
+    """``exists`` / ``~exists`` / ``forall`` with an optional ``filter`` (herd habits). The formulas
+    are typed (:mod:`ptxkit.explore.condition`); the older tuple encoding is converted on
+    construction."""
 
     quantifier: str  # 'exists' | 'not exists' | 'forall'
     formula: Formula
     filter: Formula | None = None
     span: Span | None = None
+
+    def __post_init__(self) -> None:
+        if self.quantifier not in QUANTIFIERS:
+            raise ValueError(f"quantifier {self.quantifier!r} not in {QUANTIFIERS}")
+        self.formula = from_tuple(self.formula)
+        if self.filter is not None:
+            self.filter = from_tuple(self.filter)
+
+    def text(self) -> str:
+        """herd syntax: ``~exists (P1:r0 == 1 /\\ x == 0)``, with ``filter F`` first when there is one."""
+        q = {"exists": "exists", "not exists": "~exists", "forall": "forall"}[self.quantifier]
+        text = f"{q} {render(self.formula)}"
+        return text if self.filter is None else f"filter {render(self.filter)} {text}"
+
+    # pickled flat (``--jobs`` workers send conditions back): a deep formula would exhaust pickle
+    def __getstate__(self) -> dict[str, object]:
+        return {"quantifier": self.quantifier, "formula": to_postfix(self.formula),
+                "filter": None if self.filter is None else to_postfix(self.filter), "span": self.span}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.quantifier = state["quantifier"]
+        self.formula = from_postfix(state["formula"])
+        self.filter = None if state["filter"] is None else from_postfix(state["filter"])
+        self.span = state["span"]
 
 
 @dataclass
@@ -76,8 +109,21 @@ class ConcurrentProgram:
     semantics: str = "litmus"
     # .ptx kernels: parameter values (int, or ('ptr', buffer, byte offset)) and buffers
     # name -> (element type, element count, element bytes); element i is location 'name[i]'.
-    params: dict = field(default_factory=dict)
-    buffers: dict = field(default_factory=dict)
+    params: dict[str, int | tuple[str, str, int]] = field(default_factory=dict)
+    buffers: dict[str, tuple[str, int, int]] = field(default_factory=dict)
     # .ptx kernels: .shared variables name -> (type, count, element bytes); CTA c's copy is the
     # buffer 'name@ctaC'
-    shared: dict = field(default_factory=dict)
+    shared: dict[str, tuple[str, int, int]] = field(default_factory=dict)
+
+    def resolve_condition(self, cond: Condition) -> Condition:
+        """``cond`` with every name checked against this program — a thread, register or location
+        that does not exist is bad input (``FILE:LINE:COL`` for a condition in the test file, a usage
+        error for one on the command line), never a silent 0 — and kernel registers spelled as the
+        kernel declares them (``P1:r1`` names ``%r1``)."""
+        names = Names([thread_registers(th.body, th.init_regs) for th in self.threads],
+                      frozenset(self.locations), {b: n for b, (_t, n, _s) in self.buffers.items()},
+                      kernel=self.semantics == "ptx")
+        fail = failure(self.filename, self.source, cond.span)
+        formula = resolve(cond.formula, names, fail)
+        filt = None if cond.filter is None else resolve(cond.filter, names, fail)
+        return Condition(cond.quantifier, formula, filt, cond.span)

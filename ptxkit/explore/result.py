@@ -2,8 +2,10 @@
 
 :class:`Candidate` is one candidate execution with the relations chosen for it and the verdict of
 ``ptxkit.consistency``; :class:`ExploreResult` keeps, for the proof/graph exporters, the program,
-the candidate executions per outcome (``candidates_by_outcome``, capped at ``keep_candidates``
-each) and one consistent witness per outcome (``witnesses``).
+the candidate executions per outcome (``candidates_by_outcome``: every one when the explorer ran
+with ``keep_candidates=None``; otherwise at most that many, and ``candidates_capped`` says whether
+a list was cut — a cut list proves no outcome forbidden) and one consistent witness per outcome
+(``witnesses``).
 """
 
 from __future__ import annotations
@@ -13,11 +15,13 @@ from dataclasses import dataclass, field
 
 from ptxkit.consistency.axioms import Violation
 from ptxkit.consistency.events import INIT, Event, Execution
-from ptxkit.explore.condition import eval_formula
+from ptxkit.consistency.vocab import PROXY_BY_TAG, BarrierOp, FenceKind, Kind, Scope, Sem
+from ptxkit.explore.condition import Value, evaluate
 from ptxkit.explore.program import ConcurrentProgram, Condition
 from ptxkit.explore.trace import Ev, fmt_instruction
 
-_PROXY_NAME = {"GEN": "generic", "SUR": "surface", "TEX": "texture", "CON": "constant"}
+# an outcome: one final value per column of ``ExploreResult.keys`` ('?': not fixed, see claims)
+Outcome = tuple[Value, ...]
 
 
 @dataclass
@@ -37,8 +41,8 @@ class Candidate:
     # the last one the search tried (the one ``violation`` was found for)
     co: list[tuple[int, int]] = field(default_factory=list)
     cause: list[tuple[int, int]] = field(default_factory=list)
-    outcome: tuple | None = None
-    barrier_instance: dict = field(default_factory=dict)      # barrier event -> instance number
+    outcome: Outcome | None = None
+    barrier_instance: dict[int, int] = field(default_factory=dict)  # barrier event -> instance number
     model: str = "ptx-7.5"
     violation: Violation | None = None
     data: list[tuple[int, int]] = field(default_factory=list)  # the part of dep that is not control
@@ -59,28 +63,35 @@ class Candidate:
                          bar_sync=set(self.sync_barrier))
 
 
-def to_events(events: list[Ev], barrier_instance: dict | None = None) -> list[Event]:
-    """The explorer's events as ``ptxkit.consistency.events.Event`` (ids = indices)."""
+def to_events(events: list[Ev], barrier_instance: dict[int, int] | None = None) -> list[Event]:
+    """The explorer's events as ``ptxkit.consistency.events.Event`` (ids = indices), in the model's
+    vocabulary (``ptxkit.consistency.vocab``)."""
     out = []
     pos: dict[int, int] = {}
     for i, e in enumerate(events):
         p = pos.get(e.tid, 0)
         pos[e.tid] = p + 1
-        common = dict(id=i, thread=INIT if e.init else e.tid, pos=p, cta=e.cta, gpu=e.gpu,
-                      label=fmt_instruction(e.instr) if e.instr is not None else e.describe(),  # the instruction
-                      span=e.instr.span if e.instr is not None else None)
-        if e.kind in "RW":
-            out.append(Event(kind=e.kind, location=e.loc, vaddr=e.vaddr, value=e.value,
-                             sem=e.sem or "weak", scope=e.scope, proxy=_PROXY_NAME[e.proxy], **common))
+        thread = INIT if e.init else e.tid
+        label = fmt_instruction(e.instr) if e.instr is not None else e.describe()  # the instruction
+        span = e.instr.span if e.instr is not None else None
+        scope = None if e.scope is None else Scope(e.scope)
+        if e.kind in ("R", "W"):
+            out.append(Event(i, thread, Kind(e.kind), p, location=e.loc, vaddr=e.vaddr, value=e.value,
+                             sem=Sem(e.sem or "weak"), scope=scope, proxy=PROXY_BY_TAG[e.proxy],
+                             cta=e.cta, gpu=e.gpu, label=label, span=span))
         elif e.fkind == "bar":
-            ids = e.bar[0]
+            assert e.bar is not None
+            ids, count, mode = e.bar[0], e.bar[1], e.bar[2]
             bid = ids[0] if len(ids) == 1 else ids[0] * 65536 + ids[1]
-            out.append(Event(kind="B", barrier_id=bid, barrier_op=e.bar[2], barrier_count=e.bar[1],
-                             instance=(barrier_instance or {}).get(i), **common))
+            out.append(Event(i, thread, Kind.B, p, barrier_id=bid, barrier_op=BarrierOp(mode), barrier_count=count,
+                             instance=(barrier_instance or {}).get(i), cta=e.cta, gpu=e.gpu, label=label,
+                             span=span))
         elif e.fkind in ("proxy", "alias"):
-            out.append(Event(kind="F", fence_kind=e.fkind, proxy=_PROXY_NAME[e.proxy], **common))
+            out.append(Event(i, thread, Kind.F, p, fence_kind=FenceKind(e.fkind), proxy=PROXY_BY_TAG[e.proxy],
+                             cta=e.cta, gpu=e.gpu, label=label, span=span))
         else:
-            out.append(Event(kind="F", fence_kind="sem", sem=e.fkind, scope=e.scope, **common))
+            out.append(Event(i, thread, Kind.F, p, fence_kind=FenceKind.sem, sem=Sem(e.fkind or "sc"),
+                             scope=scope, cta=e.cta, gpu=e.gpu, label=label, span=span))
     return out
 
 
@@ -89,7 +100,7 @@ class ExploreResult:
     program: ConcurrentProgram
     model: str
     keys: list[str]                         # outcome column names, e.g. 'P1:r0', 'x'
-    outcomes: Counter                       # outcome tuple -> number of consistent executions
+    outcomes: Counter[Outcome]              # outcome tuple -> number of consistent executions
     candidates: int = 0
     consistent: int = 0
     complete: bool = True
@@ -97,16 +108,18 @@ class ExploreResult:
     condition: Condition | None = None
     satisfied: int = 0                      # consistent executions satisfying the condition
     verdict: str = "Ok"                     # 'Ok' | 'No' | 'Inconclusive'
-    witnesses: dict = field(default_factory=dict)             # outcome -> consistent Candidate
-    candidates_by_outcome: dict = field(default_factory=lambda: defaultdict(list))
+    witnesses: dict[Outcome, Candidate] = field(default_factory=dict)  # outcome -> a consistent Candidate
+    candidates_by_outcome: dict[Outcome, list[Candidate]] = field(default_factory=lambda: defaultdict(list))
     elapsed: float = 0.0
     spins_pruned: int = 0
     consistent_filtered: int = 0            # consistent executions passing the filter
     pruned: int = 0                         # candidates never built (a partial rf was inconsistent)
+    keep_candidates: int | None = None      # the cap on each candidate list (None: every candidate kept)
+    candidates_capped: bool = False         # some list reached the cap and dropped candidates
 
-    def outcome_dicts(self) -> list[dict]:
+    def outcome_dicts(self) -> list[dict[str, object]]:
         return [{"values": dict(zip(self.keys, o)), "count": n,
                  "satisfies": (None if self.condition is None else
-                               bool(eval_formula(self.condition.formula, dict(zip(self.keys, o)))))}
+                               evaluate(self.condition.formula, dict(zip(self.keys, o))))}
                 for o, n in sorted(self.outcomes.items(), key=lambda kv: kv[0])]
 

@@ -9,6 +9,8 @@ forbidden.
 
 from __future__ import annotations
 
+import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -16,6 +18,8 @@ from pathlib import Path
 from ptxkit.consistency.axioms import Violation
 from ptxkit.consistency.events import Execution
 from ptxkit.consistency.models import DEFAULT_MODEL, CheckResult, check
+from ptxkit.explore.result import ExploreResult
+from ptxkit.export.files import atomic_write, prepare_directory
 
 STYLE = {
     "po": 'color="black"',
@@ -112,20 +116,49 @@ def have_graphviz() -> bool:
     return shutil.which("dot") is not None
 
 
-def write_witness(ex: Execution, directory: str | Path, name: str, result: CheckResult | None = None, *,
-                  model: str = DEFAULT_MODEL, show_cause: bool = False, png: bool = True) -> list[Path]:
-    """Write ``DIR/NAME.dot`` (and ``NAME.png`` when graphviz's ``dot`` is on PATH); return the paths."""
-    d = Path(directory)
-    d.mkdir(parents=True, exist_ok=True)
-    dot_path = d / f"{name}.dot"
-    dot_path.write_text(to_dot(ex, result, model=model, title=name, show_cause=show_cause))
-    out = [dot_path]
+def _png(dot_text: str) -> bytes | None:
+    """Graphviz's PNG of a DOT text (None when ``dot`` fails: the .dot file is still written)."""
+    r = subprocess.run(["dot", "-Tpng"], input=dot_text.encode(), capture_output=True, timeout=60)
+    return r.stdout if r.returncode == 0 else None
+
+
+def _write(path: Path, text: str, png: bool) -> list[Path]:
+    atomic_write(path, text)
+    out = [path]
     if png and have_graphviz():
-        png_path = d / f"{name}.png"
-        subprocess.run(["dot", "-Tpng", str(dot_path), "-o", str(png_path)], check=True,
-                       capture_output=True, timeout=60)
-        out.append(png_path)
+        data = _png(text)
+        if data is not None:
+            atomic_write(path.with_suffix(".png"), data)
+            out.append(path.with_suffix(".png"))
     return out
 
 
-__all__ = ["Violation", "have_graphviz", "to_dot", "write_witness"]
+def write_witness(ex: Execution, directory: str | os.PathLike[str], name: str,
+                  result: CheckResult | None = None, *, model: str = DEFAULT_MODEL, show_cause: bool = False,
+                  png: bool = True) -> list[Path]:
+    """Write ``DIR/NAME.dot`` (and ``NAME.png`` when graphviz's ``dot`` is on PATH); return the paths."""
+    d = prepare_directory(directory, "--dot")
+    return _write(d / f"{name}.dot", to_dot(ex, result, model=model, title=name, show_cause=show_cause), png)
+
+
+def write_explore_dot(res: ExploreResult, directory: str | os.PathLike[str], png: bool = True) -> list[Path]:
+    """``ptxkit explore --dot DIR``: one graph per outcome — its consistent witness, or (an outcome
+    only inconsistent candidates produce) one of them with the violated axiom's edges in red (drawn
+    with the coherence order its violation was found for); PNG too when graphviz is installed."""
+    d = prepare_directory(directory, "--dot")
+    stem = re.sub(r"[^A-Za-z0-9_.+-]", "_", res.program.name or Path(res.program.filename).stem)
+    written: list[Path] = []
+    outcomes = sorted(res.candidates_by_outcome.items(), key=lambda kv: str(kv[0]))
+    for k, (outcome, cands) in enumerate(outcomes):
+        c = res.witnesses.get(outcome) or (cands[0] if cands else None)
+        if c is None:
+            continue
+        vals = ", ".join(f"{key}={v}" for key, v in zip(res.keys, outcome))
+        kind = "allowed" if c.consistent else "forbidden"
+        ex = c.to_execution(stem, with_co=True)
+        text = to_dot(ex, check(ex, c.model), model=c.model, title=f"{stem} [{vals}] {kind}")
+        written += _write(d / f"{stem}.{k}.{kind}.dot", text, png)
+    return written
+
+
+__all__ = ["Violation", "have_graphviz", "to_dot", "write_explore_dot", "write_witness"]

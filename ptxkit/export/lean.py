@@ -16,18 +16,26 @@ too slow; ``tactic='decide'`` writes plain ``by decide`` instead, for tiny execu
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterable
 from pathlib import Path
 
-from ptxkit.export.obligations import _RESERVED, OEvent, OExecution, TestObligations, to_obligations
+from ptxkit.consistency.registry import MODELS
+from ptxkit.consistency.vocab import BarrierOp, FenceKind, Kind, Proxy, Scope, Sem
+from ptxkit.explore.result import ExploreResult
+from ptxkit.export.claims import to_obligations
+from ptxkit.export.files import atomic_write, prepare_directory
+from ptxkit.export.obligations import _RESERVED, OEvent, OExecution, TestObligations
 
-LEAN_MODEL = {"ptx-7.5": "ptx_7_5", "ptx-6.0": "ptx_6_0", "ptx-7.5-alloy": "ptx_7_5_alloy"}
-KIND = {k: f"Kind.{k}" for k in "RWFB"}
-SEM = {s: f"Sem.{s}" for s in ("weak", "relaxed", "acquire", "release", "acq_rel", "sc")}
-SCOPE = {s: f"Scope.{s}" for s in ("cta", "cluster", "gpu", "sys")}
-PROXY = {"generic": "Proxy.generic", "texture": "Proxy.texture", "surface": "Proxy.surface",
-         "constant": "Proxy.const"}
-FENCE = {"sem": "FenceKind.sem", "proxy": "FenceKind.proxy", "alias": "FenceKind.aliasFence"}
-BARRIER = {o: f"BarrierOp.{o}" for o in ("sync", "arrive", "red")}
+# every registered model → its Lean definition (lean/PtxModel/Model.lean defines each; tested)
+LEAN_MODEL = {name: m.ident for name, m in MODELS.items()}
+# the vocabulary's constructors in the Lean library (lean/PtxModel/Events.lean)
+KIND = {k: f"Kind.{k.value}" for k in Kind}
+SEM = {s: f"Sem.{s.value}" for s in Sem}
+SCOPE = {s: f"Scope.{s.value}" for s in Scope}
+PROXY = {p: f"Proxy.{'const' if p == Proxy.constant else p.value}" for p in Proxy}
+FENCE = {f: f"FenceKind.{'aliasFence' if f == FenceKind.alias else f.value}" for f in FenceKind}
+BARRIER = {o: f"BarrierOp.{o.value}" for o in BarrierOp}
 REL_FIELDS = ("rf", "co", "rmw", "addr", "data", "ctrl")
 OPT_FIELDS = ("sc_order", "sync_barrier")
 
@@ -97,7 +105,7 @@ def event_text(e: OEvent, pos: int) -> str:
     return "{ " + ", ".join(fields) + " }"
 
 
-def _pairs(ps) -> str:
+def _pairs(ps: Iterable[tuple[int, int]]) -> str:
     return "[" + ", ".join(f"({a}, {b})" for a, b in sorted(ps)) + "]"
 
 
@@ -200,52 +208,13 @@ def lean_text(t: TestObligations, tactic: str = "native_decide", module: str | N
     return "\n".join(out)
 
 
-def write_lean(result, directory: str | Path, tactic: str = "native_decide") -> Path:
+def write_lean(result: TestObligations | ExploreResult, directory: str | os.PathLike[str],
+               tactic: str = "native_decide") -> Path:
     """Write ``directory/<Module>.lean`` for an explorer result (or a :class:`TestObligations`),
     ``<Module>`` being :func:`module_name` (the source file's stem, so tests sharing a name do not
     overwrite each other; the test's own name stays in the file's docstring).
     To check it, copy it into ``lean/Obligations/`` and run ``make lean`` (see lean/README.md)."""
     t = to_obligations(result)
-    d = Path(directory)
-    d.mkdir(parents=True, exist_ok=True)
-    path = d / f"{module_name(t)}.lean"
-    path.write_text(lean_text(t, tactic))
+    path = prepare_directory(directory, "--lean") / f"{module_name(t)}.lean"
+    atomic_write(path, lean_text(t, tactic))
     return path
-
-
-# --------------------------------------------------------------------------- committed examples
-
-# lean/Obligations/<module>.lean ← the explored Dat3M test (so `make lean` checks real obligations)
-EXAMPLES = {
-    "MP_gpu": ("litmus/PTX/Manual/MP-gpu.litmus", "ptx-7.5"),
-    "SB_sc_gpu": ("litmus/PTX/Manual/SB+sc-gpu.litmus", "ptx-7.5"),
-    "PC_bar_sync_sync_1": ("litmus/PTX/Manual/PC-bar-sync-sync-1.litmus", "ptx-7.5"),
-    "CoWW_": ("litmus/PTX/Manual/CoWW_.litmus", "ptx-7.5"),
-    "MP_RMW": ("litmus/PTX/Manual/MP+RMW.litmus", "ptx-7.5"),  # rmw edges: Atomicity, observation
-    "Atom_SB_ptx_6_0": ("litmus/PTX/Nvidia/Atom-SB.litmus", "ptx-6.0"),  # ptx_6_0, SC-per-Location
-    "Proxy_MP_Alias_diffProxy_aliasFence_proxyFence_correctOrder": (
-        "litmus/PTX/Nvidia/proxy/Proxy-MP-Alias+diffProxy-aliasFence+proxyFence-correctOrder.litmus",
-        "ptx-7.5"),
-}
-
-
-def example_text(corpus: Path, module: str) -> str:
-    """The text of one committed example, with the corpus path replaced by ``<dat3m>``."""
-    from ptxkit.explore.engine import explore
-    from ptxkit.litmus.parser import parse_litmus_file
-
-    rel, model = EXAMPLES[module]
-    res = explore(parse_litmus_file(corpus / rel), model, keep_candidates=10 ** 6)
-    res.keep_candidates = 10 ** 6  # every candidate kept: forbidden lists are complete
-    return lean_text(to_obligations(res), module=module).replace(str(corpus), "<dat3m>")
-
-
-if __name__ == "__main__":  # python -m ptxkit.export.lean ../shared/corpora/litmus/dat3m
-    import sys
-
-    corpus = Path(sys.argv[1] if len(sys.argv) > 1 else "../shared/corpora/litmus/dat3m")
-    out = Path(__file__).resolve().parents[2] / "lean" / "Obligations"
-    out.mkdir(parents=True, exist_ok=True)
-    for mod in EXAMPLES:
-        (out / f"{mod}.lean").write_text(example_text(corpus, mod))
-        print(out / f"{mod}.lean")

@@ -10,12 +10,17 @@ the Lean library does) and checks each theorem's claim with the Python checker.
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any, NoReturn
 
+from ptxkit.consistency.models import check, validate
+from ptxkit.consistency.registry import MODELS
+from ptxkit.consistency.rel import BitRel
 from ptxkit.errors import Diagnostic, PtxkitError
-from ptxkit.export.obligations import OEvent, OExecution
+from ptxkit.export.obligations import OEvent, OExecution, to_execution
 
 _TOKEN = re.compile(r"""
     (?P<ws>\s+)
@@ -45,14 +50,14 @@ class _Parser:
             m = _TOKEN.match(text, pos)
             if not m:
                 self.fail(offset + pos, f"unexpected character {text[pos]!r}")
-            kind = m.lastgroup
+            kind = m.lastgroup or ""
             if kind not in ("ws", "comment"):
                 self.toks.append((kind, m.group(), offset + pos))
             pos = m.end()
         self.i = 0
-        self.full = None
+        self.full: str | None = None
 
-    def fail(self, at: int, msg: str):
+    def fail(self, at: int, msg: str) -> NoReturn:
         src = self.full if self.full is not None else self.text
         line = src.count("\n", 0, at) + 1
         col = at - (src.rfind("\n", 0, at) + 1) + 1
@@ -69,7 +74,7 @@ class _Parser:
         self.i += 1
         return t
 
-    def value(self):
+    def value(self) -> Any:
         kind, v, at = self.peek()
         if v == "{":
             self.take("{")
@@ -181,7 +186,7 @@ class LeanClaim:
     finals: tuple[tuple[str, int], ...] = ()  # forbidden: only coherence orders ending so count
 
 
-_MODEL = {"ptx_7_5": "ptx-7.5", "ptx_6_0": "ptx-6.0", "ptx_7_5_alloy": "ptx-7.5-alloy"}
+_MODEL = {m.ident: name for name, m in MODELS.items()}  # Lean definition -> registered model
 _DEF = re.compile(r"^def (witness|candidates)_(\d+) : (?:Execution|List Execution) :=", re.M)
 _THM = re.compile(r"^theorem (allowed|forbidden)_(\d+) : (.*?) := by (\w+)\s*$", re.M)
 
@@ -190,7 +195,7 @@ def read_lean(path: str | Path) -> list[LeanClaim]:
     """Parse a generated obligation file: every theorem with its witness / candidate list."""
     path = Path(path)
     text = path.read_text()
-    data: dict[tuple[str, int], object] = {}
+    data: dict[tuple[str, int], Any] = {}
     defs = list(_DEF.finditer(text))
     for k, m in enumerate(defs):
         start = m.end()
@@ -238,10 +243,6 @@ def final_ok(ox: OExecution, co: set[tuple[int, int]], finals) -> bool:
 def co_choices(ox: OExecution, total: tuple[str, ...]) -> list[set[tuple[int, int]]]:
     """Python twin of ``co_choices`` in PtxModel/Models.lean: per location every acyclic relation on
     its non-initial writes (every total order when observed), initial writes first; the product."""
-    import itertools
-
-    from ptxkit.consistency.rel import BitRel
-
     n = ox.n
     locs = list(dict.fromkeys(e.loc for e in ox.events if e.kind == "W" and e.loc is not None))
     per_loc = []
@@ -253,7 +254,7 @@ def co_choices(ox: OExecution, total: tuple[str, ...]) -> list[set[tuple[int, in
         opts = []
         if lname in total:
             for perm in itertools.permutations(others):
-                opts.append(first | set(zip(perm, perm[1:])))
+                opts.append(first | set(itertools.pairwise(perm)))
         else:
             cands = [(a, b) for a in others for b in others if a != b]
             for k in range(len(cands) + 1):
@@ -266,27 +267,10 @@ def co_choices(ox: OExecution, total: tuple[str, ...]) -> list[set[tuple[int, in
 
 def check_execution(ox: OExecution, model: str) -> tuple[bool, str]:
     """``ptxkit.consistency``'s verdict on ``ox``. Explicit barrier edges (an explorer's barrier
-    schedule) replace the instance-derived ``sync_barrier`` — the same substitution the Lean library
-    makes — and the Fence-SC orders are searched as ``models.check`` does."""
-    from ptxkit.consistency import models as M
-    from ptxkit.consistency.relations import base_relations, derive
-    from ptxkit.export.obligations import to_execution
-
-    ex = to_execution(ox)
-    if ox.sync_barrier is None:
-        res = M.check(ex, model)
-        return res.consistent, "; ".join(str(v) for v in res.violations)
-    m = M.get_model(model)
-    b = base_relations(ex, m)
-    b.rels["sync_barrier"] = b.R.from_pairs(b.n, ox.sync_barrier) & b.scta
-    orders = [ex.sc_order] if ex.sc_order is not None else M.sc_orders(b)
-    why = ""
-    for order in orders:
-        vs = M._violations(derive(b, order), m.axioms, True)
-        if not vs:
-            return True, ""
-        why = why or "; ".join(str(v) for v in vs)
-    return False, why
+    schedule) replace the instance-derived ``sync_barrier`` (``Execution.bar_sync``, as the Lean
+    library does) and the Fence-SC orders are searched as ``models.check`` does."""
+    res = check(to_execution(ox), model)
+    return res.consistent, "; ".join(str(v) for v in res.violations)
 
 
 @dataclass
@@ -299,9 +283,6 @@ class Recheck:
 def recheck(path: str | Path) -> list[Recheck]:
     """Re-check every claim of a generated Lean file with ``ptxkit.consistency``: each witness must be
     well formed and consistent, each forbidden candidate well formed and inconsistent."""
-    from ptxkit.consistency.models import validate
-    from ptxkit.export.obligations import to_execution
-
     out = []
     for c in read_lean(path):
         ok, detail = True, ""

@@ -23,19 +23,30 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 
-KINDS = ("R", "W", "F", "B")
-FENCE_KINDS = ("sem", "proxy", "alias")
-BARRIER_OPS = ("sync", "arrive", "red")
-SEMS = ("weak", "relaxed", "acquire", "release", "acq_rel", "sc")
-SCOPES = ("cta", "cluster", "gpu", "sys")
-PROXIES = ("generic", "surface", "texture", "constant")
+from ptxkit.consistency.events import INIT, Event, Execution
+from ptxkit.consistency.registry import MODELS
+from ptxkit.consistency.vocab import (
+    BarrierOp,
+    FenceKind,
+    Kind,
+    Placement,
+    Proxy,
+    Scope,
+    Sem,
+)
+
+# the spellings (the one vocabulary: ``ptxkit.consistency.vocab``)
+KINDS = tuple(k.value for k in Kind)
+FENCE_KINDS = tuple(f.value for f in FenceKind)
+BARRIER_OPS = tuple(b.value for b in BarrierOp)
+SEMS = tuple(s.value for s in Sem)
+SCOPES = tuple(s.value for s in Scope)
+PROXIES = tuple(p.value for p in Proxy)
 # The base relations every execution carries, in a fixed order (writers iterate this list).
 BASE_RELATIONS = ("po", "rf", "co", "rmw", "addr", "data", "ctrl", "sync_fence", "sync_barrier")
 # The relations an explorer chooses at run time; for a forbidden outcome the SMT twin leaves them free.
 CHOSEN_RELATIONS = ("rf", "co", "sync_fence")
-MODELS = ("ptx-7.5", "ptx-6.0")
 
 Pair = tuple[int, int]
 
@@ -45,42 +56,52 @@ class OEvent:
     """One event (ISA §8.2 memory operations, §8.9 fences/barriers)."""
 
     eid: int
-    kind: str                 # 'R' | 'W' | 'F' | 'B' (barrier)
+    kind: Kind                 # R | W | F | B (barrier); a str spelling is accepted and converted
     thread: int | None = None  # None: an initial write
     loc: str | None = None     # physical location (aliases resolved)
     vloc: str | None = None    # virtual address as named by the program (§8.6)
-    proxy: str = "generic"     # generic | surface | texture | constant (for fence.proxy.X: X)
-    sem: str = "weak"          # weak relaxed acquire release acq_rel sc
-    scope: str | None = None   # cta cluster gpu sys (None: no scope, e.g. weak or init)
+    proxy: Proxy = Proxy.generic  # for fence.proxy.X: X
+    sem: Sem = Sem.weak
+    scope: Scope | None = None  # None: no scope, e.g. weak or init
     cta: int = 0
     cluster: int = 0
     gpu: int = 0
     value: int | None = None   # value read or written
     size: int = 4              # bytes accessed (complete overlap = same loc and size, §8.2)
-    fence_kind: str | None = None  # F only: 'sem' | 'proxy' (fence.proxy.<proxy>) | 'alias'
+    fence_kind: FenceKind | None = None  # F only
     barrier_id: int | None = None  # B only: the barrier resource
-    barrier_op: str | None = None  # B only: 'sync' | 'arrive' | 'red'
+    barrier_op: BarrierOp | None = None  # B only
     instance: int | None = None    # B only: the dynamic barrier instance joined (resolved, never None)
     label: str = field(default="", compare=False)  # instruction text (comments only)
 
     def __post_init__(self) -> None:
-        if self.kind not in KINDS:
-            raise ValueError(f"event {self.eid}: kind {self.kind!r} not in {KINDS}")
-        if self.sem not in SEMS:
-            raise ValueError(f"event {self.eid}: sem {self.sem!r} not in {SEMS}")
-        if self.scope is not None and self.scope not in SCOPES:
-            raise ValueError(f"event {self.eid}: scope {self.scope!r} not in {SCOPES}")
-        if self.proxy not in PROXIES:
-            raise ValueError(f"event {self.eid}: proxy {self.proxy!r} not in {PROXIES}")
-        if self.kind == "F" and self.fence_kind not in FENCE_KINDS:
-            raise ValueError(f"event {self.eid}: fence kind {self.fence_kind!r} not in {FENCE_KINDS}")
-        if self.kind == "B" and (self.barrier_op not in BARRIER_OPS or self.barrier_id is None
-                                 or self.instance is None):
+        put = object.__setattr__
+        try:  # the vocabulary's members, whatever spelling the caller used
+            put(self, "kind", Kind.parse(self.kind, "kind"))
+            put(self, "sem", Sem.parse(self.sem, "sem"))
+            if self.scope is not None:
+                put(self, "scope", Scope.parse(self.scope, "scope"))
+            put(self, "proxy", Proxy.parse(self.proxy, "proxy"))
+            if self.fence_kind is not None:
+                put(self, "fence_kind", FenceKind.parse(self.fence_kind, "fence kind"))
+            if self.barrier_op is not None:
+                put(self, "barrier_op", BarrierOp.parse(self.barrier_op, "barrier op"))
+        except ValueError as e:
+            raise ValueError(f"event {self.eid}: {e}") from None
+        if self.kind == Kind.F and self.fence_kind is None:
+            raise ValueError(f"event {self.eid}: fence kind None not in {FENCE_KINDS}")
+        if self.kind == Kind.B and (self.barrier_op is None or self.barrier_id is None
+                                    or self.instance is None):
             raise ValueError(f"event {self.eid}: barrier needs an id, an op in {BARRIER_OPS} and an instance")
 
     @property
     def is_init(self) -> bool:
         return self.thread is None
+
+    @property
+    def placement(self) -> Placement:
+        """Where the issuing thread runs (``vocab.scope_includes``); clusters are small ints here."""
+        return Placement(self.gpu, self.cluster, self.cta)
 
 
 @dataclass
@@ -90,7 +111,7 @@ class OExecution:
     events: list[OEvent]
     po: frozenset[Pair] = frozenset()
     rf: frozenset[Pair] = frozenset()
-    co: frozenset[Pair] = frozenset()
+    co: frozenset[Pair] | None = frozenset()  # None: not chosen (a forbidden claim: every order)
     rmw: frozenset[Pair] = frozenset()
     addr: frozenset[Pair] = frozenset()
     data: frozenset[Pair] = frozenset()
@@ -180,10 +201,12 @@ class TestObligations:
     # the source file's stem: exported files are named after it, not after ``name``, because test
     # names are not unique (four Dat3M pairs share one, e.g. IRIW2 / IRIW_gl_cta); "" → ``name``
     stem: str = ""
+    # why some claim the verdict needs could not be made ("" when every one was)
+    unproven: str = ""
 
     def __post_init__(self) -> None:
-        if self.model not in MODELS:
-            raise ValueError(f"model {self.model!r} not in {MODELS}")
+        if self.model not in MODELS:  # the one registry (ptxkit.consistency.registry)
+            raise ValueError(f"model {self.model!r} not in {tuple(MODELS)}")
 
     @property
     def ident(self) -> str:
@@ -192,7 +215,7 @@ class TestObligations:
         return identifier(self.stem or self.name)
 
 
-def outcome_text(outcome: dict[str, int]) -> str:
+def outcome_text(outcome: dict[str, int | str | None]) -> str:
     return " /\\ ".join(f"{k} == {'any' if v is None else v}" for k, v in outcome.items()) or "(no observable)"
 
 
@@ -207,29 +230,36 @@ def identifier(name: str) -> str:
 # Lean 4 tokens that look like identifiers and so cannot be a module / namespace component (the
 # keywords of Lean 4's command, term and `do` syntax, plus the sorts); case matters in Lean. This is
 # the single list: ``ptxkit.export.lean`` re-exports it as ``LEAN_KEYWORDS``.
-_RESERVED = frozenset(["at", "by", "do", "else", "end", "fun", "have", "if", "in", "let", "match", "then", "with", "where", "def", "theorem", "namespace", "open", "import", "section", "show", "from", "for", "instance", "structure", "inductive", "class", "example", "variable", "universe", "partial", "mutual", "deriving", "abbrev", "axiom", "private", "protected", "noncomputable", "unsafe", "local", "scoped", "export", "attribute", "set_option", "opaque", "macro", "macro_rules", "syntax", "elab", "elab_rules", "notation", "infix", "infixl", "infixr", "prefix", "postfix", "termination_by", "decreasing_by", "nomatch", "nofun", "calc", "suffices", "unless", "return", "try", "catch", "finally", "mut", "break", "continue", "using", "generalizing", "forall", "exists", "extends", "renaming", "hiding", "omit", "include", "initialize", "builtin_initialize", "declare_syntax_cat", "this", "nonrec", "unif_hint", "Type", "Sort", "Prop", "sorry"])
+_RESERVED = frozenset([
+    "at", "by", "do", "else", "end", "fun", "have", "if", "in", "let", "match", "then", "with", "where",
+    "def", "theorem", "namespace", "open", "import", "section", "show", "from", "for", "instance",
+    "structure", "inductive", "class", "example", "variable", "universe", "partial", "mutual", "deriving",
+    "abbrev", "axiom", "private", "protected", "noncomputable", "unsafe", "local", "scoped", "export",
+    "attribute", "set_option", "opaque", "macro", "macro_rules", "syntax", "elab", "elab_rules", "notation",
+    "infix", "infixl", "infixr", "prefix", "postfix", "termination_by", "decreasing_by", "nomatch", "nofun",
+    "calc", "suffices", "unless", "return", "try", "catch", "finally", "mut", "break", "continue", "using",
+    "generalizing", "forall", "exists", "extends", "renaming", "hiding", "omit", "include", "initialize",
+    "builtin_initialize", "declare_syntax_cat", "this", "nonrec", "unif_hint", "Type", "Sort", "Prop",
+    "sorry",
+])
 
 
 # --------------------------------------------------------------------------- from ptxkit.consistency
 
-def from_execution(ex, outcome: dict[str, int] | None = None) -> OExecution:
+def from_execution(ex: Execution, outcome: dict[str, int | str | None] | None = None) -> OExecution:
     """Convert a ``ptxkit.consistency.events.Execution`` to an :class:`OExecution`.
 
     Barrier instances left ``None`` are resolved as that module documents (the k-th operation of a
     thread on barrier ``id`` joins instance k); clusters become small ints per (gpu, cluster)."""
     clusters: dict[object, int] = {}
-    counts: dict[tuple[int, int], int] = {}
     events: list[OEvent] = []
     for e in sorted(ex.events, key=lambda e: e.id):
         instance = None
         if e.kind == "B":
             instance = e.instance
-            if instance is None:
-                key = (e.thread, e.barrier_id)
-                # events of a thread are visited in id order; use program position to be safe below
+            if instance is None:  # the k-th operation of a thread on a barrier joins instance k
                 instance = sum(1 for o in ex.events if o.kind == "B" and o.thread == e.thread
                                and o.barrier_id == e.barrier_id and o.pos < e.pos)
-                counts[key] = counts.get(key, 0) + 1
         ck = e.cluster_key
         cl = clusters.setdefault(ck, len(clusters))
         events.append(OEvent(
@@ -237,25 +267,25 @@ def from_execution(ex, outcome: dict[str, int] | None = None) -> OExecution:
             loc=None if e.location is None else str(e.location),
             vloc=None if e.vaddr is None else str(e.vaddr),
             proxy=e.proxy, sem=e.sem, scope=e.scope, cta=int(e.cta), cluster=cl, gpu=int(e.gpu),
-            value=None if e.value is None else int(e.value), size=int(e.size),
+            # a pointer value (a litmus '&x') is no integer: None, as the Lean Option Int has it
+            value=e.value if isinstance(e.value, int) else None, size=int(e.size),
             fence_kind=e.fence_kind if e.kind == "F" else None,
             barrier_id=e.barrier_id if e.kind == "B" else None,
             barrier_op=e.barrier_op if e.kind == "B" else None,
             instance=instance, label=e.label or e.short()))
-    sc = getattr(ex, "sc_order", None)
+    sc = ex.sc_order
     return OExecution(events, po=frozenset(ex.po), rf=frozenset(ex.rf), co=frozenset(ex.co),
                       rmw=frozenset(ex.rmw), addr=frozenset(ex.addr), data=frozenset(ex.data),
                       ctrl=frozenset(ex.ctrl), sync_fence=None if sc is None else frozenset(sc),
+                      sync_barrier=None if ex.bar_sync is None else frozenset(ex.bar_sync),
                       outcome=dict(outcome or {}))
 
 
-def to_execution(ox: OExecution):
+def to_execution(ox: OExecution) -> Execution:
     """Back to a ``ptxkit.consistency.events.Execution`` (for re-checking read-back Lean data)."""
-    from ptxkit.consistency.events import INIT, Event, Execution
-
     pos: dict[int, int] = {}
     # po of an OExecution is transitive and total per thread: a position is the number of predecessors
-    for a, b in ox.po:
+    for _a, b in ox.po:
         pos[b] = pos.get(b, 0) + 1
     events = []
     for e in ox.events:
@@ -264,200 +294,7 @@ def to_execution(ox: OExecution):
             location=e.loc, vaddr=e.vloc, value=e.value, size=e.size, sem=e.sem, scope=e.scope, proxy=e.proxy,
             fence_kind=e.fence_kind, barrier_id=e.barrier_id, barrier_op=e.barrier_op,
             instance=e.instance, cta=e.cta, cluster=e.cluster, gpu=e.gpu, label=e.label))
-    return Execution(events, rf=set(ox.rf), co=set(ox.co), rmw=set(ox.rmw), addr=set(ox.addr),
+    return Execution(events, rf=set(ox.rf), co=set(ox.co or ()), rmw=set(ox.rmw), addr=set(ox.addr),
                      data=set(ox.data), ctrl=set(ox.ctrl),
-                     sc_order=None if ox.sync_fence is None else set(ox.sync_fence))
-
-
-# --------------------------------------------------------------------------- from the explorer
-
-def to_obligations(result) -> TestObligations:
-    """The obligations of an explored test. Accepts a :class:`TestObligations` as is, or an explorer
-    result (``ptxkit.explore.engine``), converted by :func:`from_explore_result`."""
-    if isinstance(result, TestObligations):
-        return result
-    return from_explore_result(result)
-
-
-_PROXY = {"GEN": "generic", "SUR": "surface", "TEX": "texture", "CON": "constant"}
-_FENCE_SEMS = ("sc", "acq_rel", "acquire", "release", "relaxed")
-
-
-def from_candidate(c, outcome: dict | None = None, observed: tuple[str, ...] = (),
-                   final: dict[str, int] | None = None, open_co: bool = False) -> OExecution:
-    """Convert an explorer ``Candidate`` (``ptxkit.explore.engine``) to an :class:`OExecution`.
-
-    The explorer lists init writes first, then each thread's events in program order; barriers are
-    fences with ``fkind == 'bar'`` and explicit synchronisation edges (``sync_barrier``), kept as
-    given (instances are the connected groups of those edges, for consumers that need them).
-    A consistent candidate carries its (closed) coherence order; an inconsistent one none (``co``
-    None: every coherence order was tried); ``open_co`` drops it in any case."""
-    evs = list(c.events)
-    n = len(evs)
-    parent = list(range(n))
-
-    def find(x: int) -> int:
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    for a, b in c.sync_barrier:
-        parent[find(a)] = find(b)
-    roots: dict[int, int] = {}
-    bar_ids: dict[object, int] = {}
-    clusters: dict[tuple, int] = {}
-    events = []
-    for i, e in enumerate(evs):
-        thread = None if e.init or e.tid < 0 else int(e.tid)
-        kw: dict = dict(eid=i, thread=thread, cta=int(e.cta), gpu=int(e.gpu),
-                        cluster=clusters.setdefault((e.gpu, e.cta), len(clusters)),
-                        proxy=_PROXY.get(e.proxy, "generic"),
-                        value=None if e.value is None or isinstance(e.value, str) else int(e.value),
-                        label=e.describe() if hasattr(e, "describe") else "")
-        if e.kind == "F" and e.fkind == "bar":
-            mode = e.bar[2] if e.bar else "sync"
-            kw.update(kind="B", barrier_id=bar_ids.setdefault(e.bar[0] if e.bar else None, len(bar_ids)),
-                      barrier_op="arrive" if mode == "arrive" else "red" if mode == "red" else "sync",
-                      instance=roots.setdefault(find(i), len(roots)), scope=e.scope)
-        elif e.kind == "F":
-            fk = "proxy" if e.fkind == "proxy" else "alias" if e.fkind == "alias" else "sem"
-            kw.update(kind="F", fence_kind=fk, scope=e.scope if fk == "sem" else None,
-                      sem=e.fkind if fk == "sem" and e.fkind in _FENCE_SEMS else "weak")
-        else:
-            kw.update(kind=e.kind, loc=str(e.loc), vloc=str(e.vaddr if e.vaddr is not None else e.loc),
-                      sem=e.sem or "weak", scope=e.scope)
-        events.append(OEvent(**kw))
-    po = {(i, j) for i in range(n) for j in range(i + 1, n)
-          if events[i].thread is not None and events[i].thread == events[j].thread}
-    return OExecution(events, po=frozenset(po), rf=frozenset(c.rf),
-                      co=frozenset(c.co) if c.consistent and not open_co else None,
-                      rmw=frozenset(c.rmw), data=frozenset(c.dep), sync_fence=frozenset(c.sync_fence),
-                      sync_barrier=frozenset(c.sync_barrier), outcome=dict(outcome or {}),
-                      observed=tuple(observed), final=dict(final or {}))
-
-
-def condition_text(cond) -> str:
-    """A herd-style rendering of a ``ptxkit.explore.program.Condition``."""
-    if cond is None:
-        return "(none)"
-
-    def op(o):
-        return str(o[1]) if o[0] == "int" else (f"P{o[1]}:{o[2]}" if o[0] == "reg" else
-                                                 f"{o[1]}[{o[2]}]" if o[0] == "elem" else str(o[1]))
-
-    def f(x):
-        tag = x[0]
-        if tag == "true":
-            return "true"
-        if tag in ("and", "or"):
-            return f"({f(x[1])} {'/' + chr(92) if tag == 'and' else chr(92) + '/'} {f(x[2])})"
-        if tag == "not":
-            return f"~{f(x[1])}"
-        return f"{op(x[2])} {x[1]} {op(x[3])}"
-
-    q = {"exists": "exists", "not exists": "~exists", "forall": "forall"}.get(cond.quantifier, cond.quantifier)
-    text = f"{q} {f(cond.formula)}"
-    return text + (f" filter {f(cond.filter)}" if cond.filter is not None else "")
-
-
-def from_explore_result(res) -> TestObligations:
-    """The obligations of an :class:`ptxkit.explore.engine.ExploreResult`.
-
-    * every outcome with a consistent witness → an *allowed* obligation;
-    * every outcome key whose candidates are all inconsistent and that no consistent outcome agrees
-      with (on its concrete columns; ``'?'`` marks final values the explorer could not fix because no
-      coherence order was consistent) → a *forbidden* obligation over those candidates. The list is
-      complete only when the exploration was (``res.complete``) and the explorer kept every
-      candidate (run it with a large ``keep_candidates``); otherwise no forbidden claim is made.
-    """
-    from ptxkit.explore.condition import eval_formula
-    from ptxkit.explore.access import resolve
-
-    prog = res.program
-    keys = list(res.keys)
-    loc_keys = [k for k in keys if ":" not in k and "[" not in k and k in prog.locations]
-    observed = tuple(sorted({resolve(prog.locations, k)[0] for k in loc_keys}))
-    filename = str(prog.filename or "")
-    # "<input>" / "<stdin>": no file, so the test name names the export
-    stem = Path(filename).stem if filename and not filename.startswith("<") else ""
-    t = TestObligations(name=prog.name or stem or "test", model=res.model,
-                        source=str(prog.filename), condition=condition_text(res.condition),
-                        verdict=res.verdict, stem=stem)
-
-    def odict(o) -> dict:
-        return {k: (None if v == "?" else v) for k, v in zip(keys, o)}
-
-    def sat(o) -> bool | None:
-        if res.condition is None or any(v == "?" for v in o):
-            return None
-        return bool(eval_formula(res.condition.formula, dict(zip(keys, o))))
-
-    def final(o) -> dict[str, int]:
-        return {resolve(prog.locations, k)[0]: v for k, v in zip(keys, o)
-                if k in loc_keys and isinstance(v, int)}
-
-    for o, c in sorted(res.witnesses.items(), key=lambda kv: str(kv[0])):
-        t.obligations.append(Obligation("allowed", odict(o), witness=from_candidate(c, odict(o), observed, final(o)),
-                                        satisfies_condition=sat(o)))
-    if not res.complete:
-        return t
-    # the explorer keeps at most ``keep_candidates`` candidates per outcome (8 by default): a list that
-    # long may be cut, and a cut list proves nothing
-    keep = getattr(res, "keep_candidates", None) or 8
-    for o, cands in sorted(res.candidates_by_outcome.items(), key=lambda kv: str(kv[0])):
-        if o in res.witnesses or any(c.consistent for c in cands) or len(cands) >= keep:
-            continue
-        if any(all(v == "?" or v == w for v, w in zip(o, wo)) for wo in res.witnesses):
-            continue  # some consistent execution has these register values: no claim to make
-        t.obligations.append(Obligation("forbidden", odict(o), candidates=[
-            from_candidate(c, odict(o), observed, final(o)) for c in cands], satisfies_condition=sat(o)))
-    if loc_keys and res.condition is not None:
-        t.obligations += _final_value_claims(res, keys, loc_keys, observed, keep, odict, final)
-    return t
-
-
-def _final_value_claims(res, keys, loc_keys, observed, keep, odict, final) -> list[Obligation]:
-    """Forbidden outcomes that fix final memory values and satisfy the condition (e.g. ``x == 2``):
-    no consistent execution reaches them, yet the explorer files each candidate under the outcome its
-    consistent coherence orders give. Claim: every candidate with the outcome's register values is
-    inconsistent for every coherence order that ends each observed location with the stated value."""
-    import itertools
-    from collections import defaultdict
-
-    from ptxkit.explore.condition import eval_formula
-    from ptxkit.explore.access import resolve
-
-    prog = res.program
-    reg_cols = [i for i, k in enumerate(keys) if k not in loc_keys]
-    loc_cols = [i for i, k in enumerate(keys) if k in loc_keys]
-    groups: dict[tuple, dict] = defaultdict(dict)
-    for o, cands in res.candidates_by_outcome.items():
-        if len(cands) >= keep:
-            return []  # a list may have been cut: no claim is safe
-        for c in cands:
-            ident = (id(c.events), tuple(c.rf), tuple(c.sync_fence), tuple(c.sync_barrier))
-            groups[tuple(o[i] for i in reg_cols)].setdefault(ident, c)
-    out = []
-    for regs, cmap in sorted(groups.items(), key=lambda kv: str(kv[0])):
-        if any(v == "?" for v in regs):
-            continue
-        cands = list(cmap.values())
-        written = []
-        for i in loc_cols:
-            root = resolve(prog.locations, keys[i])[0]
-            written.append(sorted({e.value for c in cands for e in c.events
-                                   if e.kind == "W" and e.loc == root and isinstance(e.value, int)}))
-        for vals in itertools.product(*written):
-            o = [None] * len(keys)
-            for i, v in zip(reg_cols, regs):
-                o[i] = v
-            for i, v in zip(loc_cols, vals):
-                o[i] = v
-            o = tuple(o)
-            if o in res.witnesses or not eval_formula(res.condition.formula, dict(zip(keys, o))):
-                continue
-            out.append(Obligation("forbidden", odict(o), candidates=[
-                from_candidate(c, odict(o), observed, final(o), open_co=True) for c in cands],
-                satisfies_condition=True))
-    return out
+                     sc_order=None if ox.sync_fence is None else set(ox.sync_fence),
+                     bar_sync=None if ox.sync_barrier is None else set(ox.sync_barrier))

@@ -23,10 +23,24 @@ morally strong ``fence.sc`` pair, §8.9.3) left free: UNSAT proves no choice mak
 from __future__ import annotations
 
 import math
+import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ptxkit.export.obligations import BASE_RELATIONS, CHOSEN_RELATIONS, OEvent, OExecution, TestObligations
+from ptxkit.consistency import vocab
+from ptxkit.consistency.registry import get_model
+from ptxkit.consistency.vocab import FenceKind, Kind, Proxy
+from ptxkit.explore.result import ExploreResult
+from ptxkit.export.claims import to_obligations
+from ptxkit.export.files import atomic_write, prepare_directory
+from ptxkit.export.obligations import (
+    BASE_RELATIONS,
+    CHOSEN_RELATIONS,
+    OEvent,
+    OExecution,
+    TestObligations,
+)
 
 Cells = dict[tuple[int, int], str]
 
@@ -34,44 +48,33 @@ Cells = dict[tuple[int, int], str]
 # --------------------------------------------------------------------------- static event attributes
 
 def _in_scope(e: OEvent, other: OEvent) -> bool:
-    """Does ``e``'s scope include the thread executing ``other`` (ISA §8.5)?"""
-    if e.is_init or other.is_init:
-        return False
-    if e.scope == "sys":
-        return True
-    if e.scope == "gpu":
-        return e.gpu == other.gpu
-    if e.scope == "cluster":
-        return e.gpu == other.gpu and e.cluster == other.cluster
-    if e.scope == "cta":
-        return e.gpu == other.gpu and e.cta == other.cta
-    return e.thread == other.thread
+    """Does ``e``'s scope include the thread executing ``other`` (ISA §8.5)? The one definition:
+    :func:`ptxkit.consistency.vocab.scope_includes`."""
+    return vocab.scope_includes(e.scope, e.placement, other.placement)
 
 
-def _strong_write(e: OEvent) -> bool:
-    return e.kind == "W" and not e.is_init and e.sem in ("relaxed", "release", "acq_rel", "sc")
+def _strong(e: OEvent) -> bool:
+    return vocab.is_strong(e.kind, e.sem)
 
 
-def _strong_read(e: OEvent) -> bool:
-    return e.kind == "R" and e.sem in ("relaxed", "acquire", "acq_rel", "sc")
-
-
-TAGS = {
-    "W": lambda e: e.kind == "W",
-    "R": lambda e: e.kind == "R",
-    "M": lambda e: e.kind in ("R", "W"),
-    "F": lambda e: e.kind == "F",
-    "strong_write": _strong_write,
-    "strong_read": _strong_read,
-    "strong_operation": lambda e: _strong_write(e) or _strong_read(e) or e.kind == "F",
-    "W_REL": lambda e: e.kind == "W" and e.sem in ("release", "acq_rel"),
-    "R_ACQ": lambda e: e.kind == "R" and e.sem in ("acquire", "acq_rel"),
+# Event tags, each the Python checker's own predicate (``ptxkit.consistency.vocab``): the SMT twin
+# re-derives the relations independently, but it must classify events exactly as the checker does.
+TAGS: dict[str, Callable[[OEvent], bool]] = {
+    "W": lambda e: e.kind == Kind.W,
+    "R": lambda e: e.kind == Kind.R,
+    "M": lambda e: e.kind in (Kind.R, Kind.W),
+    "F": lambda e: e.kind == Kind.F,
+    "strong_write": lambda e: e.kind == Kind.W and _strong(e),
+    "strong_read": lambda e: e.kind == Kind.R and _strong(e),
+    "strong_operation": _strong,
+    "W_REL": lambda e: e.kind == Kind.W and vocab.is_release(e.kind, e.sem, e.fence_kind),
+    "R_ACQ": lambda e: e.kind == Kind.R and vocab.is_acquire(e.kind, e.sem, e.fence_kind),
     # fence.acq_rel / fence.sc (and the one-sided fence.release / fence.acquire) — §8.8 patterns
-    "F_REL": lambda e: e.kind == "F" and e.fence_kind == "sem" and e.sem in ("release", "acq_rel", "sc"),
-    "F_ACQ": lambda e: e.kind == "F" and e.fence_kind == "sem" and e.sem in ("acquire", "acq_rel", "sc"),
-    "F_SC": lambda e: e.kind == "F" and e.fence_kind == "sem" and e.sem == "sc",
-    "F_ALIAS": lambda e: e.kind == "F" and e.fence_kind == "alias",
-    "GEN": lambda e: e.kind in ("R", "W") and e.proxy == "generic",
+    "F_REL": lambda e: e.kind == Kind.F and vocab.is_release(e.kind, e.sem, e.fence_kind),
+    "F_ACQ": lambda e: e.kind == Kind.F and vocab.is_acquire(e.kind, e.sem, e.fence_kind),
+    "F_SC": lambda e: vocab.is_fence_sc(e.kind, e.sem, e.fence_kind),
+    "F_ALIAS": lambda e: e.kind == Kind.F and e.fence_kind == FenceKind.alias,
+    "GEN": lambda e: e.kind in (Kind.R, Kind.W) and e.proxy == Proxy.generic,
 }
 
 
@@ -257,7 +260,7 @@ def encode_execution(ex: OExecution, model: str, free: bool, prefix: str = "") -
             base[name] = pair["sync_barrier"]  # derived from the barrier instances
             continue
         chosen = (free and name in CHOSEN_RELATIONS) or given is None
-        pairs = _may(ex, name) if chosen else given
+        pairs = _may(ex, name) if chosen else (given or frozenset())
         cells: Cells = {}
         for a, b in sorted(pairs):
             sym = f"{p}{name}_{a}_{b}"
@@ -280,22 +283,22 @@ def encode_execution(ex: OExecution, model: str, free: bool, prefix: str = "") -
         for t in srcs:
             if t not in good:
                 enc.emit(f"(assert (not {t}))")
-    for (a, b), t in rf.cells.items():
+    for (_a, b), t in rf.cells.items():
         if ev[b].kind != "R":
             enc.emit(f"(assert (not {t}))")
     writes = [e for e in ev if e.kind == "W"]
     free_co = free or ex.co is None
     if free_co:
-        for a in writes:
-            for b in writes:
-                if a.eid != b.eid and a.loc == b.loc and a.is_init and not b.is_init:
-                    enc.emit(f"(assert {co_b.cells[(a.eid, b.eid)]})")
+        for wa in writes:
+            for wb in writes:
+                if wa.eid != wb.eid and wa.loc == wb.loc and wa.is_init and not wb.is_init:
+                    enc.emit(f"(assert {co_b.cells[(wa.eid, wb.eid)]})")
         for (a, b), t in co_b.cells.items():
             for (b2, c), u in co_b.cells.items():
                 if b2 == b and a != c and (a, c) in co_b.cells:
                     enc.emit(f"(assert (=> (and {t} {u}) {co_b.cells[(a, c)]}))")
     else:
-        for (a, b), t in co_b.cells.items():
+        for a, b in co_b.cells:
             if not (ev[a].kind == ev[b].kind == "W" and ev[a].loc == ev[b].loc):
                 enc.emit(f"(assert (! false :named {p}wfco_kind_{a}_{b}))")
     free_sf = free or ex.sync_fence is None
@@ -309,7 +312,8 @@ def encode_execution(ex: OExecution, model: str, free: bool, prefix: str = "") -
 
     co = enc.tc("co", co_b)  # co = co+ (§8.9.6: coherence order is a partial order; Dat3M co+)
     fr = enc.seq("fr", enc.inv(rf), co)
-    proxies = model != "ptx-6.0"
+    m = get_model(model)
+    proxies = m.proxies
     loc = pair["loc"]
     # v6.0 knows no virtual aliases or proxies: vloc is loc and every pair is "same proxy"
     vloc = pair["vloc"] if proxies else loc
@@ -357,8 +361,9 @@ def encode_execution(ex: OExecution, model: str, free: bool, prefix: str = "") -
     po_opt = enc.opt("po_opt", po)
     step = enc.seq("cb_step", enc.union("sw", sync_ra, sync_fence, sync_barrier), po_opt)
     cb = enc.seq("cb", po_opt, enc.tc("cb_tc", step))
-    if proxies:
+    if m.cause_base_includes_po:
         cb = enc.union("base_causality", cb, po)
+    if proxies:
         mem = tag["M"]
         pfo = enc.seq("proxy_fence_ops", tag["F"], enc.inter("pfo", same_proxy, pair["scta"]), mem)
         cb_in = enc.inter("cb_in", cb, enc.inv(pfo))   # cause-base & proxy-fence-ops^-1
@@ -378,40 +383,63 @@ def encode_execution(ex: OExecution, model: str, free: bool, prefix: str = "") -
         # pairs that are not two memory operations keep their base causality
         lines.append(enc.diff("ppnm", cb, pair["M_M"]))
         ppcb = enc.union("proxy_preserved_base_causality", *lines)
+    else:
+        ppcb = cb
+    if m.cause_base_includes_po:
         cause = enc.union("cause", ppcb, enc.seq("cause2", observation, ppcb))
     else:
         cause = enc.union("cause", cb, enc.seq("cause2", observation, enc.union("cbpl", cb, po_loc)))
 
-    # ---- axioms (§8.10)
+    # ---- axioms (§8.10): exactly those the model lists (``ptxkit.consistency.registry``)
     W, FSC = tag["W"], tag["F_SC"]
-    enc.emit("; axiom Coherence")
-    enc.empty("Coherence", enc.diff("coh", enc.inter("cohi", enc.seq("cohs", W, cause, W), loc), co))
-    enc.empty("Coherence2", enc.diff("coh2", enc.inter("coh2i", enc.seq("coh2s", W, ms, W), loc),
-                                     enc.union("coboth", co, enc.inv(co))))
-    enc.emit("; axiom Fence-SC")
-    fsc_cause = enc.inter("fsci", enc.seq("fscs", FSC, cause, FSC), ms)
-    enc.empty("FenceSC", enc.diff("fsc", fsc_cause, sync_fence))
-    enc.emit("; axiom Atomicity")
-    enc.empty("Atomicity", enc.inter("atom", enc.seq("atoms", enc.inter("msfr", ms, fr),
-                                                     enc.inter("msco", ms, co)), rmw))
-    enc.emit("; axiom No-Thin-Air")
-    enc.acyclic("NoThinAir", enc.union("nta", rf, base["addr"], base["data"], base["ctrl"]))
-    if model == "ptx-6.0":
-        enc.emit("; axiom SC-per-Location")
+
+    def coherence() -> None:
+        enc.empty("Coherence", enc.diff("coh", enc.inter("cohi", enc.seq("cohs", W, cause, W), loc), co))
+
+    def coherence_ms_total() -> None:
+        enc.empty("Coherence2", enc.diff("coh2", enc.inter("coh2i", enc.seq("coh2s", W, ms, W), loc),
+                                         enc.union("coboth", co, enc.inv(co))))
+
+    def fence_sc() -> None:
+        fsc_cause = enc.inter("fsci", enc.seq("fscs", FSC, cause, FSC), ms)
+        enc.empty("FenceSC", enc.diff("fsc", fsc_cause, sync_fence))
+
+    def atomicity() -> None:
+        enc.empty("Atomicity", enc.inter("atom", enc.seq("atoms", enc.inter("msfr", ms, fr),
+                                                         enc.inter("msco", ms, co)), rmw))
+
+    def no_thin_air() -> None:
+        enc.acyclic("NoThinAir", enc.union("nta", rf, base["addr"], base["data"], base["ctrl"]))
+
+    def sc_per_location() -> None:
         com = enc.union("com", rf, co, fr)
         enc.acyclic("ScPerLocation", enc.union("scpl", enc.inter("mscom", ms, com), po_loc))
-    enc.emit("; axiom Causality")
-    enc.irreflexive("Causality", enc.seq("caus", enc.union("rffr", rf, fr), cause))
+
+    def causality() -> None:
+        enc.irreflexive("Causality", enc.seq("caus", enc.union("rffr", rf, fr), cause))
+
+    def causality_alloy() -> None:  # irreflexive((rf ∪ co ∪ fr)? ; cause)
+        enc.irreflexive("CausalityAlloy", enc.seq("causa", enc.opt("rfcofr", enc.union("rfcofr_u", rf, co, fr)),
+                                                  cause))
+
+    encoders: dict[str, Callable[[], None]] = {
+        "coherence": coherence, "coherence-ms-total": coherence_ms_total, "fence-sc": fence_sc,
+        "atomicity": atomicity, "no-thin-air": no_thin_air, "sc-per-location": sc_per_location,
+        "causality": causality, "causality-alloy": causality_alloy,
+    }
+    for name in m.axioms:
+        enc.emit(f"; axiom {name}")
+        encoders[name]()
 
     # ---- outcome: an observed location's writes are totally ordered by co (the explorer's and
     # Dat3M's final-state convention) and its final value is that of the co-last write
     for lname in ex.observed:
         lw = [w for w in writes if w.loc == lname]
         if free_co:
-            for a in lw:
-                for b in lw:
-                    if a.eid < b.eid and not a.is_init and not b.is_init:
-                        enc.emit(f"(assert (or {co.cells[(a.eid, b.eid)]} {co.cells[(b.eid, a.eid)]}))")
+            for wa in lw:
+                for wb in lw:
+                    if wa.eid < wb.eid and not wa.is_init and not wb.is_init:
+                        enc.emit(f"(assert (or {co.cells[(wa.eid, wb.eid)]} {co.cells[(wb.eid, wa.eid)]}))")
         val = ex.final.get(lname)
         if val is None:
             continue
@@ -480,21 +508,19 @@ def _file(t: TestObligations, claim: str, status: str, body: list[str]) -> str:
     return "\n".join(head + body + ["(check-sat)", ""])
 
 
-def write_smt(result, directory: str | Path) -> list[Path]:
+def write_smt(result: TestObligations | ExploreResult, directory: str | os.PathLike[str]) -> list[Path]:
     """Write one ``.smt2`` file per query of ``result`` (a :class:`TestObligations` or an explorer
     result, converted by :func:`ptxkit.export.obligations.to_obligations`) into ``directory/<ident>/``,
     ``<ident>`` being ``TestObligations.ident``: the source file's sanitised stem, not the test name,
     which several Dat3M files share (the test name stays in each file's header comment).
     Each file is plain SMT-LIB 2.6 (QF_LIA) with ``(set-info :status sat|unsat)`` stating the claim."""
-    from ptxkit.export.obligations import to_obligations
-
     t = to_obligations(result)
-    d = Path(directory) / t.ident
-    d.mkdir(parents=True, exist_ok=True)
+    d = prepare_directory(Path(directory), "--smt") / t.ident
+    prepare_directory(d, "--smt")
     paths = []
     for q in queries(t):
         path = d / f"{q.name}.smt2"
-        path.write_text(q.text)
+        atomic_write(path, q.text)
         paths.append(path)
     return paths
 

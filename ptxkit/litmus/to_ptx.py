@@ -29,7 +29,8 @@ import re
 from dataclasses import dataclass, field
 
 from ptxkit.errors import Diagnostic, PtxkitError, UsageError
-from ptxkit.explore.program import ConcurrentProgram, ThreadProgram
+from ptxkit.explore import condition as cf
+from ptxkit.explore.program import ConcurrentProgram, Condition, ThreadProgram
 from ptxkit.ir import Addr, Imm, Instruction, Label, Reg, Sym
 
 WARP = 32
@@ -416,38 +417,23 @@ def _condition_text(prog: ConcurrentProgram, loc_index: dict[str, int],
     if c is None:
         return None
 
-    def operand(x) -> str:
-        if x[0] == "int":
-            if not I32_MIN <= x[1] <= U32_MAX:
-                raise _fail_at(prog, f"constant {x[1]} in the condition is out of range for a 32-bit value",
-                               re.escape(str(abs(x[1]))), c.span.line if c.span is not None else 1)
-            return str(x[1])
-        if x[0] == "reg":
-            k = slot_of.get((x[1], x[2]))
-            return f"out[{k}]" if k is not None else "0"  # a register never written stays 0
-        if x[0] == "loc":
-            if x[1] not in loc_index:
-                line = c.span.line if c.span is not None else 1
-                raise _fail_at(prog, f"the condition names {x[1]!r}, which is not a location of the test "
+    def operand(x: cf.Operand) -> cf.Operand:
+        line = c.span.line if c.span is not None else 1
+        if isinstance(x, cf.Int):
+            if not I32_MIN <= x.value <= U32_MAX:
+                raise _fail_at(prog, f"constant {x.value} in the condition is out of range for a 32-bit value",
+                               re.escape(str(abs(x.value))), line)
+            return x
+        if isinstance(x, cf.Reg):
+            k = slot_of.get((x.thread, x.name))
+            return cf.Loc("out", k) if k is not None else cf.Int(0)  # a register never written stays 0
+        if x.index is None:
+            if x.name not in loc_index:
+                raise _fail_at(prog, f"the condition names {x.name!r}, which is not a location of the test "
                                      f"(locations: {', '.join(loc_index) or 'none'})",
-                               rf"(?<![\w:]){re.escape(x[1])}\b", line)
-            return f"mem[{loc_index[x[1]]}]"
-        return f"{x[1]}[{x[2]}]"
+                               rf"(?<![\w:]){re.escape(x.name)}\b", line)
+            return cf.Loc("mem", loc_index[x.name])
+        return x
 
-    def f(node) -> str:
-        tag = node[0]
-        if tag == "and":
-            return f"({f(node[1])} /\\ {f(node[2])})"
-        if tag == "or":
-            return f"({f(node[1])} \\/ {f(node[2])})"
-        if tag == "not":
-            return f"~{f(node[1])}"
-        if tag == "true":
-            return "true"
-        return f"{operand(node[2])} {node[1]} {operand(node[3])}"
-
-    q = {"exists": "exists", "not exists": "~exists", "forall": "forall"}[c.quantifier]
-    text = f"{q} {f(c.formula)}"
-    if c.filter is not None:
-        text = f"filter {f(c.filter)} {text}"
-    return text
+    filt = None if c.filter is None else cf.map_operands(c.filter, operand)
+    return Condition(c.quantifier, cf.map_operands(c.formula, operand), filt).text()

@@ -1,0 +1,197 @@
+"""The vocabulary of the PTX memory model (PTX ISA 9.x chapter 8), defined once.
+
+Every package that speaks about memory-model events — the checker (``ptxkit.consistency``), the
+explorer's oracle (``ptxkit.explore``), the obligation writers (``ptxkit.export``) — takes its names
+and its classifications from here:
+
+* :class:`Kind` — event kinds: ``R`` read, ``W`` write, ``F`` fence, ``B`` barrier operation;
+* :class:`Sem` — the ``.sem`` of an operation (§8.4): weak, relaxed, acquire, release, acq_rel, sc;
+* :class:`Scope` — ``.cta`` ⊂ ``.cluster`` ⊂ ``.gpu`` ⊂ ``.sys`` (§8.5);
+* :class:`Proxy` — generic, texture, surface, constant (§8.6);
+* :class:`FenceKind`, :class:`BarrierOp` — which fence (``fence.sc|acq_rel``, ``fence.proxy.<p>``,
+  ``fence.proxy.alias``) and which barrier operation (sync, arrive, red);
+* the predicates :func:`is_strong`, :func:`is_release`, :func:`is_acquire`, :func:`is_fence_sc`,
+  :func:`scope_includes` (§8.4, §8.5, §8.8) and :func:`rmw_split`, the one mapping of an atomic's
+  ``.sem`` to the semantics of its read and write halves.
+
+The enums are ``str`` enums: a member equals (and hashes like) its PTX spelling, so
+``Sem.acquire == "acquire"`` and existing string-keyed tables keep working; ``str()``/``format()``
+give the spelling. The SMT writer builds its event tags from these predicates, and
+``tests/test_export_lean.py`` checks the Lean library's ``is_strong``/``is_release``/``is_acquire``
+against them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from enum import Enum
+from typing import NamedTuple, TypeVar
+
+_S = TypeVar("_S", bound="_Spelled")
+
+
+class _Spelled(str, Enum):
+    """A str enum whose ``str``/``format`` are the PTX spelling (Python 3.10 and 3.12 alike)."""
+
+    def __str__(self) -> str:
+        return str(self.value)
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self.value), spec)
+
+    @classmethod
+    def parse(cls: type[_S], text: str, what: str) -> _S:
+        """The member spelled ``text``; ``ValueError`` naming ``what`` and the choices otherwise."""
+        try:
+            return cls(text)
+        except ValueError:
+            raise ValueError(f"{what} {text!r} not in {tuple(m.value for m in cls)}") from None
+
+
+class Kind(_Spelled):
+    """Event kinds (§8.2 memory operations; fences and barriers of §9.7.13)."""
+
+    R = "R"
+    W = "W"
+    F = "F"
+    B = "B"
+
+
+class Sem(_Spelled):
+    """The ``.sem`` of an operation (§8.4). ``.weak`` and plain accesses are not strong."""
+
+    weak = "weak"
+    relaxed = "relaxed"
+    acquire = "acquire"
+    release = "release"
+    acq_rel = "acq_rel"
+    sc = "sc"
+
+
+class Scope(_Spelled):
+    """Scopes (§8.5), each including the ones before it."""
+
+    cta = "cta"
+    cluster = "cluster"
+    gpu = "gpu"
+    sys = "sys"
+
+
+class Proxy(_Spelled):
+    """Proxies (§8.6): the path a memory operation takes."""
+
+    generic = "generic"
+    texture = "texture"
+    surface = "surface"
+    constant = "constant"
+
+
+class FenceKind(_Spelled):
+    """``sem``: fence.sc / fence.acq_rel / membar; ``proxy``: fence.proxy.<p>; ``alias``:
+    fence.proxy.alias (§8.6)."""
+
+    sem = "sem"
+    proxy = "proxy"
+    alias = "alias"
+
+
+class BarrierOp(_Spelled):
+    """``sync`` (arrive and wait: one event), ``arrive`` (arrive only), ``red`` (like sync)."""
+
+    sync = "sync"
+    arrive = "arrive"
+    red = "red"
+
+
+# the explorer's oracle tags proxies with Dat3M's abbreviations
+PROXY_BY_TAG: dict[str, Proxy] = {"GEN": Proxy.generic, "SUR": Proxy.surface, "TEX": Proxy.texture,
+                                  "CON": Proxy.constant}
+
+# semantics carrying release (§8.8) on a write / a fence, acquire on a read / a fence
+_RELEASE = frozenset((Sem.release, Sem.acq_rel, Sem.sc))
+_ACQUIRE = frozenset((Sem.acquire, Sem.acq_rel, Sem.sc))
+
+
+def is_strong(kind: str, sem: str) -> bool:
+    """Strong operation (§8.4): every fence, and every access that is not ``.weak`` (atomics are
+    relaxed or stronger). Barriers are not fences for morally-strong purposes (they synchronize by
+    §8.9.4 directly)."""
+    if kind == Kind.F:
+        return True
+    if kind in (Kind.R, Kind.W):
+        return sem != Sem.weak
+    return False
+
+
+def is_release(kind: str, sem: str, fence_kind: str | None = None) -> bool:
+    """Release semantics (§8.8): a write with ``.release``/``.acq_rel`` (``.sc``: see :func:`rmw_split`),
+    or a ``fence.release|acq_rel|sc``."""
+    if kind == Kind.W:
+        return sem in _RELEASE
+    if kind == Kind.F:
+        return fence_kind == FenceKind.sem and sem in _RELEASE
+    return False
+
+
+def is_acquire(kind: str, sem: str, fence_kind: str | None = None) -> bool:
+    """Acquire semantics (§8.8): a read with ``.acquire``/``.acq_rel``, or a ``fence.acquire|acq_rel|sc``."""
+    if kind == Kind.R:
+        return sem in _ACQUIRE
+    if kind == Kind.F:
+        return fence_kind == FenceKind.sem and sem in _ACQUIRE
+    return False
+
+
+def is_fence_sc(kind: str, sem: str, fence_kind: str | None = None) -> bool:
+    """A ``fence.sc`` (§8.9.3 Fence-SC order relates these)."""
+    return kind == Kind.F and fence_kind == FenceKind.sem and sem == Sem.sc
+
+
+def rmw_split(sem: str) -> tuple[Sem, Sem]:
+    """The semantics of the read and the write half of an atomic ``atom``/``red`` with ``.sem``.
+
+    ISA §9.7.13.5 (``atom``): ``.sem`` is one of ``.relaxed``, ``.acquire``, ``.release``,
+    ``.acq_rel`` (absent: ``.relaxed``); §8.8: an ``.acquire`` atomic's read is an acquire operation,
+    a ``.release`` atomic's write a release operation, ``.acq_rel`` both — the other half is a
+    strong (relaxed) operation. ``.sc`` is not an ``atom`` qualifier; where a litmus test spells one,
+    it is read as the strongest an atomic can be, ``.acq_rel`` (the PTX mapping of a C++ seq_cst RMW
+    is ``fence.sc; atom.acq_rel``, the fence being a separate instruction). ``.weak`` is no atomic's
+    qualifier either; it is kept as written (weak halves), as the explorer always did."""
+    s = Sem.parse(sem, "atomic sem")
+    if s in (Sem.acq_rel, Sem.sc):
+        return Sem.acquire, Sem.release
+    if s == Sem.acquire:
+        return Sem.acquire, Sem.relaxed
+    if s == Sem.release:
+        return Sem.relaxed, Sem.release
+    return s, s
+
+
+class Placement(NamedTuple):
+    """Where a thread runs (§8.5): two threads share a CTA iff equal ``(gpu, cta)``, a cluster iff
+    equal ``(gpu, cluster)`` (``cluster`` any hashable key naming the cluster)."""
+
+    gpu: int
+    cluster: Hashable
+    cta: int
+
+
+def scope_includes(scope: str | None, a: Placement, b: Placement) -> bool:
+    """Does an operation with ``scope`` executed at ``a`` include the thread at ``b`` (§8.5)?
+    ``scope`` None (a weak access, a proxy fence) includes no other thread. (Initial writes are weak,
+    so they never take part in a pair where this matters.)"""
+    if scope is None:
+        return False
+    if scope == Scope.sys:
+        return True
+    if scope == Scope.gpu:
+        return a.gpu == b.gpu
+    if scope == Scope.cluster:
+        return a.gpu == b.gpu and a.cluster == b.cluster
+    if scope == Scope.cta:
+        return a.gpu == b.gpu and a.cta == b.cta
+    raise ValueError(f"scope {scope!r} not in {tuple(s.value for s in Scope)}")
+
+
+__all__ = ["PROXY_BY_TAG", "BarrierOp", "FenceKind", "Kind", "Placement", "Proxy", "Scope", "Sem",
+           "is_acquire", "is_fence_sc", "is_release", "is_strong", "rmw_split", "scope_includes"]
