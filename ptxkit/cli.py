@@ -99,7 +99,9 @@ def main(argv: list[str] | None = None) -> int:
         old_term = signal.signal(signal.SIGTERM, _on_sigterm)
     try:
         parser = build_parser()
-        args = parser.parse_args(argv)
+        args, extra = parser.parse_known_args(argv)
+        if extra:  # an unknown option after the verb is the verb's error, not the top level's
+            raise _ArgumentError(f"unrecognized arguments: {' '.join(extra)}", prog)
         if not getattr(args, "_run", None):
             parser.print_help(sys.stderr)
             return 2

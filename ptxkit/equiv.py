@@ -25,7 +25,7 @@ from ptxkit.exec_sim.args import check_launch, parse_arg_specs
 from ptxkit.exec_sim.launch import DEFAULT_MAX_STEPS, run_kernel
 from ptxkit.fpsan_ptx import ReportItem, sanitize_text
 from ptxkit.ir import Function, Module
-from ptxkit.ptx.parser import decode, parse
+from ptxkit.ptx.parser import parse, read_source
 
 VERDICT_EQ = "EQUIVALENT"
 VERDICT_NE = "DIFFERENT"
@@ -257,10 +257,5 @@ def check(text_a: str, file_a: str, text_b: str, file_b: str, specs: list[str], 
 
 def check_files(path_a: str | Path, path_b: str | Path, specs: list[str], **kw) -> EquivResult:
     """:func:`check` on two files (an unreadable path is a UsageError naming it)."""
-    texts = []
-    for p in (path_a, path_b):
-        try:
-            texts.append(decode(Path(p).read_bytes()))
-        except OSError as e:
-            raise UsageError(f"cannot read '{p}': {e.strerror or e}") from None
+    texts = [read_source(p) for p in (path_a, path_b)]
     return check(texts[0], str(path_a), texts[1], str(path_b), specs, **kw)

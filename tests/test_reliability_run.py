@@ -366,7 +366,7 @@ def _litmus(tmp_path, text: str = MP, name: str = "t.litmus") -> str:
 
 @pytest.mark.parametrize("text,where,needle", [
     (b"PTX t\n{ x=0; }\n P0@cta 0,gpu 0 ;\n st.weak x, 1 ; // \xff\nexists (x == 1)\n", ":4:20:",
-     "byte 0xff is not UTF-8"),
+     "invalid UTF-8 byte 0xff"),
     ("PTX t\n{ x=0; }\n P0@cta 0,gpu 0 ;\n st.weak x, 1 ;\nexists (y == 1)\n", ":5:9:",
      "the condition names 'y', which is not a location"),
     # 2^32 and -2^31-1: 64-bit integers the litmus parser takes, but no 32-bit location holds them
@@ -416,6 +416,32 @@ def test_litmus2ptx_refuses_overwriting_its_input(tmp_path, capsys):
     rc, err = _run(capsys, "litmus2ptx", mem, "-o", str(tmp_path / "t.ptx"))
     assert rc == 2 and "initial-memory image" in err and "refusing to overwrite" in err, err
     assert (tmp_path / "t.mem.bin").read_text() == MP and not (tmp_path / "t.ptx").exists()
+
+
+def test_litmus2ptx_keeps_a_foreign_init_image(tmp_path, capsys):
+    # -o data.ptx writes data.mem.bin: a data.mem.bin that no earlier run of this -o wrote is kept
+    src = _litmus(tmp_path, MP, "data.litmus")
+    (tmp_path / "data.mem.bin").write_bytes(b"precious")
+    rc, err = _run(capsys, "litmus2ptx", src, "-o", str(tmp_path / "data.ptx"))
+    assert rc == 2 and "refusing to overwrite a file litmus2ptx did not write" in err, err
+    assert (tmp_path / "data.mem.bin").read_bytes() == b"precious" and not (tmp_path / "data.ptx").exists()
+    (tmp_path / "data.mem.bin").unlink()
+    for _ in range(2):  # a fresh run, then a re-run over its own outputs
+        assert main(["litmus2ptx", src, "-o", str(tmp_path / "data.ptx")]) == 0
+        assert (tmp_path / "data.mem.bin").read_bytes() == (3).to_bytes(4, "little")
+
+
+def test_unknown_option_is_the_verbs_error(ptx, capsys):
+    rc, err = _run(capsys, "parse", "--bogus", ptx(TRIVIAL))
+    assert rc == 2 and err.strip().splitlines()[-1] == "ptxkit parse: error: unrecognized arguments: --bogus"
+
+
+@pytest.mark.parametrize("verb", ["run", "sanitize"])
+def test_inputs_read_within_the_budget(ptx, capsys, monkeypatch, verb):
+    monkeypatch.setenv("PTXKIT_MEMORY_BUDGET", "1K")  # 1/32 of it for a source file: 32 bytes
+    rc, err = _run(capsys, verb, ptx(TRIVIAL), "--arg", "p=null") if verb == "run" else \
+        _run(capsys, verb, ptx(TRIVIAL))
+    assert rc == 2 and f"ptxkit {verb}: error:" in err and "memory budget" in err, err
 
 
 @pytest.mark.parametrize("target", ["missing/x.ptx", "adir"])

@@ -11,9 +11,9 @@ import struct
 import sys
 from pathlib import Path
 
-from ptxkit.errors import Diagnostic, PtxkitError, UsageError
+from ptxkit.errors import UsageError
 from ptxkit.io import atomic_write, same_file
-from ptxkit.litmus.parser import parse_litmus
+from ptxkit.litmus.parser import parse_litmus_file
 from ptxkit.litmus.to_ptx import to_ptx
 
 HELP = "turn a Dat3M .litmus test into a PTX kernel that ptxas accepts"
@@ -26,32 +26,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print the launch layout as JSON")
 
 
-def read_utf8(path: str) -> str:
-    """The test's text; a byte that is not UTF-8 is a located error (a litmus test is text)."""
-    try:
-        data = Path(path).read_bytes()
-    except OSError as e:
-        raise UsageError(f"cannot read '{path}': {e.strerror or e}") from None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        line_start = data.rfind(b"\n", 0, e.start) + 1
-        line = data.count(b"\n", 0, e.start) + 1
-        end = data.find(b"\n", e.start)
-        src = data[line_start:end if end >= 0 else len(data)].decode("utf-8", "replace")
-        col = len(data[line_start:e.start].decode("utf-8", "replace")) + 1
-        raise PtxkitError(Diagnostic(path, line, col, f"byte 0x{data[e.start]:02x} is not UTF-8 text",
-                                     src)) from None
-
-
 def _refuse_overwriting_input(src: str, out: Path, what: str) -> None:
     if same_file(src, out):
         raise UsageError(f"{what} '{out}' is the input test '{src}': refusing to overwrite it")
 
 
 def run(args: argparse.Namespace) -> int:
-    text = read_utf8(args.file)
-    prog = parse_litmus(text, args.file)
+    prog = parse_litmus_file(args.file)
     res = to_ptx(prog, args.kernel)
     mem_source = "zeros"
     if args.output:
@@ -65,6 +46,9 @@ def run(args: argparse.Namespace) -> int:
                 raise UsageError(f"-o '{out}' is not a regular file, so the initial-memory image "
                                  f"'{init}' has no place beside it: give -o a file name")
             _refuse_overwriting_input(args.file, init, "the initial-memory image")
+            if init.exists() and not out.exists():  # not the image of an earlier run of this -o
+                raise UsageError(f"the initial-memory image '{init}' exists but '{out}' does not: refusing to "
+                                 "overwrite a file litmus2ptx did not write (remove it or choose another -o)")
             if same_file(out, init):
                 raise UsageError(f"-o '{out}' would be overwritten by the initial-memory image: "
                                  "give -o a name ending in .ptx")

@@ -17,7 +17,7 @@ from ptxkit.exec_sim.args import check_launch, parse_arg_specs
 from ptxkit.exec_sim.launch import DEFAULT_MAX_STEPS, RunResult, run_kernel, select_entry
 from ptxkit.fpsan_ptx import sanitize_text
 from ptxkit.io import atomic_write
-from ptxkit.ptx.parser import decode, parse
+from ptxkit.ptx.parser import parse, read_source
 
 HELP = "run a kernel on the ptxkit simulator (or on a GPU with --device gpu)"
 
@@ -38,10 +38,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def load_text(path: str, sanitize: bool) -> tuple[str, str]:
     """The PTX text to run (sanitized with ``ptxkit.fpsan_ptx`` if asked) and its display name."""
-    try:
-        text = decode(Path(path).read_bytes())
-    except OSError as e:
-        raise UsageError(f"cannot read '{path}': {e.strerror or e}") from None
+    text = read_source(path)
     if sanitize:
         text = sanitize_text(text, path).text
     return text, path

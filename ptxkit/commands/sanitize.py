@@ -7,10 +7,9 @@ import argparse
 import json
 import sys
 
-from ptxkit.errors import UsageError
 from ptxkit.fpsan_ptx import sanitize_text
 from ptxkit.io import atomic_write
-from ptxkit.ptx.parser import decode, encode
+from ptxkit.ptx.parser import encode, read_source
 
 HELP = "rewrite a PTX file's floating-point arithmetic into FPSan ring arithmetic (Triton 3.9)"
 
@@ -49,11 +48,7 @@ def _write_stdout(text: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        with open(args.input, "rb") as f:
-            text = decode(f.read())
-    except OSError as e:
-        raise UsageError(f"cannot read '{args.input}': {e.strerror or e}") from None
+    text = read_source(args.input)
     result = sanitize_text(text, args.input, homomorphic_casts=args.homomorphic_casts,
                            atomics=args.atomics, strict=args.strict,
                            sign_xor_as_neg=args.sign_xor_as_neg, mma=args.mma)
