@@ -37,6 +37,7 @@ from ptxkit.corpus.triton_kernels import (
     KernelSpec,
     generate,
     idiom_kernels,
+    single_dot,
     single_op_matrix,
 )
 from tests.conftest import PTX_CORPUS, needs_shared
@@ -174,6 +175,40 @@ def test_compile_ptx_reproduces_the_shared_pairs(kernel, tmp_path, monkeypatch):
                                                                   want.profile_scratch)
 
 
+def _sext(p: np.ndarray, w: int, to: int) -> np.ndarray:
+    s = np.uint64(1) << np.uint64(w - 1)
+    v = (p.astype(np.uint64) ^ s) - s  # sign-extend the w-bit payload (wraps mod 2^64)
+    return v & np.uint64((1 << to) - 1) if to < 64 else v
+
+
+@needs_triton
+@pytest.mark.parametrize("it,shape,nw,prec", [("f16", (16, 16, 16), 4, ""), ("bf16", (16, 32, 32), 4, ""),
+                                              ("f32", (32, 32, 16), 4, "tf32"), ("f64", (16, 16, 16), 1, ""),
+                                              ("f16", (64, 64, 32), 4, "")])
+def test_reference_dot_is_the_ring_dot_of_docs_fpsan(it, shape, nw, prec):
+    """The reference is Triton's FPSan PTX on the simulator (8-bit-limb integer mma, stmatrix, scratch):
+    for a bare tl.dot it must equal fpsan.md's D = Σ_k sext(φ(A))·sext(φ(B)) mod 2^acc, computed here
+    with numpy."""
+    from ptxkit.fpsan import ring
+
+    spec = single_dot(it, shape, nw, prec)
+    comp = compile_ptx(spec, "fpsan")
+    got = run_ptx(spec, comp, comp.ptx, f"{spec.name}.fpsan.ptx")
+    m, n, k = shape
+    acc = "f64" if it == "f64" else "f32"
+    w, aw = (16 if it in ("f16", "bf16") else 32 if it == "f32" else 64), (64 if acc == "f64" else 32)
+    arrays = spec.input_arrays()
+    a = _sext(ring.embed(arrays["a_ptr"], it), w, aw).reshape(m, k)
+    b = _sext(ring.embed(arrays["b_ptr"], it), w, aw).reshape(k, n)
+    d = np.zeros((m, n), np.uint64)
+    mask = np.uint64((1 << aw) - 1)
+    with np.errstate(over="ignore"):  # uint64 arithmetic wraps: mod 2^64, then mod 2^aw
+        for t in range(k):
+            d = (d + a[:, t:t + 1] * b[t:t + 1, :]) & mask
+    want = ring.unembed(d.reshape(-1).astype(BITS[acc]), acc).astype(BITS[acc])
+    assert np.array_equal(got, want), f"{np.sum(got != want)} of {got.size} differ"
+
+
 # ------------------------------------------------------------------------------ the differential sample (Triton)
 
 @functools.cache
@@ -273,3 +308,12 @@ def test_cli_writes_the_counts_and_every_outcome(tmp_path, capsys):
     assert printed["summary"] == saved["summary"] and saved["summary"]["kernels"] == 2
     assert [o["seed"] for o in saved["outcomes"]] == [4, 5] and saved["summary"]["exact"] == 2
     assert main(["--only", "no_such_kernel"]) == 2
+
+
+def test_cli_without_triton_is_a_one_line_error(monkeypatch, capsys):
+    from ptxkit.corpus import triton_gen
+
+    monkeypatch.setattr(triton_gen, "triton_available", lambda: None)
+    assert triton_gen.main(["--n", "1"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("triton_gen: error: Triton is not installed") and err.count("\n") == 1
