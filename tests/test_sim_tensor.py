@@ -20,6 +20,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
+from ptxkit.corpus.triton_check import TRITON_VERSION, triton_available
 from ptxkit.exec_sim import parse_arg_specs, parse_text, run_kernel
 
 HEADER = ".version 8.0\n.target sm_90\n.address_size 64\n"
@@ -445,3 +446,31 @@ def test_cvt_rna_tf32_rounds_to_nearest_ties_away(tmp_path):
     assert got[0] == 0x3F800000 and got[1] == 0x3F802000 and got[2] == 0x3F804000  # ties away from zero
     assert got[5] == 0x7F800000  # the largest f32 rounds up to infinity
 
+
+
+# ------------------------------------------------------------------ wgmma on Triton's own sm_90 output
+@pytest.mark.skipif(triton_available() != TRITON_VERSION, reason=f"Triton {TRITON_VERSION} not installed")
+def test_wgmma_runs_tritons_64x64_dot():
+    """Triton 3.9's plain sm_90 tl.dot of 64x32 by 32x64 f16 (two wgmma.mma_async.m64n64k16 reading both
+    operands through shared-memory descriptors: A K-major with 64-byte swizzle, B MN-major with 128-byte
+    swizzle, the second step starting inside a swizzled row; scale-d 0 then a predicate): with
+    small-integer inputs every sum is exact, so the simulator must give numpy's A @ B bit for bit."""
+    from ptxkit.corpus.triton_check import compile_ptx
+    from ptxkit.corpus.triton_kernels import single_op_matrix
+    from ptxkit.exec_sim.args import KernelArg
+
+    spec = next(k for k in single_op_matrix() if k.name == "k_dot64x64x32_f16_default_w4")
+    comp = compile_ptx(spec, "")
+    assert "wgmma.mma_async" in comp.ptx and comp.shared > 0
+    rng = np.random.default_rng(0)
+    a = rng.integers(-4, 5, (64, 32)).astype(np.float16)
+    b = rng.integers(-4, 5, (32, 64)).astype(np.float16)
+    m = parse_text(comp.ptx, "dot64.ptx")
+    p = m.entries()[0].params
+    args = [KernelArg("a", 0, p[0].name, "buffer", "u16", data=a.view(np.uint16).reshape(-1).copy()),
+            KernelArg("b", 1, p[1].name, "buffer", "u16", data=b.view(np.uint16).reshape(-1).copy()),
+            KernelArg("out", 2, p[2].name, "buffer", "u32", data=np.zeros(64 * 64, np.uint32))]
+    args += [KernelArg(q.name, i, q.name, "null", "u64") for i, q in enumerate(p[3:], 3)]
+    res = run_kernel(m, None, args, 1, 32 * spec.num_warps, comp.shared)
+    got = res.buffers["out"].view(np.float32).reshape(64, 64)
+    assert np.array_equal(got, (a.astype(np.float64) @ b.astype(np.float64)).astype(np.float32))

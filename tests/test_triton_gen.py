@@ -261,8 +261,7 @@ OPEN: dict[int | str, tuple[str, bool]] = {
     88: ("A: inlined __nv_logf sanitized op by op (reported)", True),
     "k_pow_f64": ("A: inlined __nv_pow sanitized op by op (reported)", True),
     56: ("f64 mma.m8n8k4: not sanitized (reported), and the simulator cannot run it", True),
-    "k_dot64x64x32_f16_default_w4": ("wgmma not sanitized (reported), and the simulator does not run wgmma",
-                                     True),
+    "k_dot64x64x32_f16_default_w4": ("wgmma not sanitized (reported)", True),
 }
 
 

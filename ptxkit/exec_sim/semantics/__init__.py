@@ -63,4 +63,5 @@ _BUILDERS: dict[str, Builder] = {
     "shfl": warp.b_shfl, "vote": warp.b_vote, "match": warp.b_match, "redux": warp.b_redux,
     "activemask": warp.b_activemask, "bar": warp.b_bar_warp, "elect": warp.b_elect,
     "ldmatrix": tensor.b_ldmatrix, "stmatrix": tensor.b_stmatrix, "mma": tensor.b_mma, "wmma": tensor.b_wmma,
+    "wgmma": tensor.b_wgmma,
 }
