@@ -316,3 +316,18 @@ def test_cli_without_triton_is_a_one_line_error(monkeypatch, capsys):
     assert triton_gen.main(["--n", "1"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("triton_gen: error: Triton is not installed") and err.count("\n") == 1
+
+
+@needs_triton
+@pytest.mark.parametrize("key", ["k_log_f32", "k_neg_f32", "k_add_f32"])
+def test_strict_fails_is_what_the_cli_does(key, tmp_path, capsys):
+    """Outcome.strict_fails is `ptxkit sanitize --strict`'s exit status on the plain PTX (2 vs 0)."""
+    from ptxkit.cli import main
+
+    spec = _matrix()[key]
+    plain = tmp_path / "plain.ptx"
+    plain.write_text(compile_ptx(spec, "").ptx)
+    rc = main(["sanitize", str(plain), "-o", str(tmp_path / "out.ptx"), "--strict"])
+    capsys.readouterr()
+    assert rc == (2 if _outcome(key).strict_fails else 0)
+    assert _outcome(key).strict_fails == (key == "k_log_f32")
