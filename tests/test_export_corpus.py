@@ -23,7 +23,7 @@ import pytest
 from conftest import LITMUS_CORPUS, ROOT
 from ptxkit.export.lean import write_lean
 from ptxkit.export.lean_reader import recheck
-from ptxkit.export.claims import to_obligations
+from ptxkit.export.claims import target, to_obligations
 from ptxkit.export.smt import check_file, write_smt
 
 pytest.importorskip("z3")
@@ -45,6 +45,13 @@ def _discharge(res, tmp_path: Path) -> None:
     t = to_obligations(res)
     # only a test without any candidate execution (every barrier schedule deadlocks) has nothing to claim
     assert t.obligations or res.candidates == 0, "no obligation exported"
+    if res.complete:
+        # every claim the verdict needs was made (none skipped for a capped list or a huge product)
+        assert t.unproven == "", t.unproven
+        if res.condition is not None and target(res.condition, res.verdict) is None:
+            # a verdict that some execution satisfies (violates, for forall) the condition: its witness
+            want = res.condition.quantifier != "forall"
+            assert any(o.kind == "allowed" and o.satisfies_condition == want for o in t.obligations)
     bad = []
     for p in write_smt(t, tmp_path / "smt"):
         expect, got, _ = check_file(p, timeout_ms=60000)

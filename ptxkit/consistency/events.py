@@ -63,7 +63,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from ptxkit.consistency.vocab import (
     BarrierOp,
@@ -334,7 +334,7 @@ class ExecutionBuilder:
 
     def read(self, thread: int, location: Hashable, value: int | None = None, sem: str = "weak",
              scope: str | None = None, proxy: str = "generic", vaddr: Hashable | None = None,
-             rf: int | str | None = None, label: str = "") -> int:
+             rf: int | Literal["init"] | None = None, label: str = "") -> int:
         """A read; ``rf`` names the write it reads from (``'init'`` → the initial write)."""
         r = self._event(thread, Kind.R, location=location, value=value, sem=sem, scope=scope,
                         proxy=proxy, vaddr=vaddr, label=label)
@@ -346,7 +346,7 @@ class ExecutionBuilder:
         return r
 
     def rmw(self, thread: int, location: Hashable, read_value: int | None, write_value: int,
-            sem: str = "relaxed", scope: str | None = "gpu", rf: int | str | None = None,
+            sem: str = "relaxed", scope: str | None = "gpu", rf: int | Literal["init"] | None = None,
             label: str = "") -> tuple[int, int]:
         """An atomic read-modify-write: R then W, linked by rmw; the halves' semantics are
         :func:`ptxkit.consistency.vocab.rmw_split` of ``sem`` (acq_rel: acquire read, release write)."""
