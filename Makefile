@@ -1,12 +1,19 @@
 PY ?= python3
 
-.PHONY: test bench lint lean install
+.PHONY: test test-slow test-all bench lint lean install
 
 install:
 	$(PY) -m pip install -e '.[test]'
 
+# the default tier: every area, corpus samples (under 10 minutes on 2 cores)
 test:
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -m "not slow"
+
+# the slow tier: whole-corpus sweeps (ptxas over every sanitized file, every export, the large fuzz run)
+test-slow:
+	$(PY) -m pytest -q -m slow
+
+test-all: test test-slow
 
 bench:
 	$(PY) -m ptxkit bench
