@@ -4,11 +4,12 @@ the location a litmus name resolves to (PTX ISA §8.4, §8.6)."""
 from __future__ import annotations
 
 from ptxkit.consistency.events import resolve_location
+from ptxkit.consistency.vocab import Scope, Sem
 
 PROXY_OF = {"ld": "GEN", "st": "GEN", "atom": "GEN", "red": "GEN", "tld": "TEX", "suld": "SUR",
             "sust": "SUR", "suatom": "SUR", "sured": "SUR"}
-SEMS = ("weak", "relaxed", "acquire", "release", "acq_rel", "sc")
-SCOPES = ("cta", "cluster", "gpu", "sys")
+SEMS = tuple(s.value for s in Sem)  # the memory model's vocabulary (ptxkit.consistency.vocab)
+SCOPES = tuple(s.value for s in Scope)
 
 
 def is_ptr(v) -> bool:

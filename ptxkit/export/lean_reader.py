@@ -20,6 +20,7 @@ from ptxkit.consistency.models import check, validate
 from ptxkit.consistency.registry import MODELS
 from ptxkit.consistency.rel import BitRel
 from ptxkit.errors import Diagnostic, PtxkitError
+from ptxkit.export.lean import BARRIER, FENCE, KIND, PROXY, SCOPE, SEM
 from ptxkit.export.obligations import OEvent, OExecution, to_execution
 
 _TOKEN = re.compile(r"""
@@ -31,14 +32,10 @@ _TOKEN = re.compile(r"""
   | (?P<sym>:=|[{}\[\](),])
 """, re.X)
 
-_INV = {
-    "Kind": {"R": "R", "W": "W", "F": "F", "B": "B"},
-    "Sem": {s: s for s in ("weak", "relaxed", "acquire", "release", "acq_rel", "sc")},
-    "Scope": {s: s for s in ("cta", "cluster", "gpu", "sys")},
-    "Proxy": {"generic": "generic", "texture": "texture", "surface": "surface", "const": "constant"},
-    "FenceKind": {"sem": "sem", "proxy": "proxy", "aliasFence": "alias"},
-    "BarrierOp": {"sync": "sync", "arrive": "arrive", "red": "red"},
-}
+# Lean constructor name -> the vocabulary's spelling: the inverse of the writer's tables (one source)
+_INV = {table: {lean.split(".", 1)[1]: str(member) for member, lean in names.items()}
+        for table, names in (("Kind", KIND), ("Sem", SEM), ("Scope", SCOPE), ("Proxy", PROXY),
+                             ("FenceKind", FENCE), ("BarrierOp", BARRIER))}
 
 
 class _Parser:
