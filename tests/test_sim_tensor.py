@@ -474,3 +474,28 @@ def test_wgmma_runs_tritons_64x64_dot():
     res = run_kernel(m, None, args, 1, 32 * spec.num_warps, comp.shared)
     got = res.buffers["out"].view(np.float32).reshape(64, 64)
     assert np.array_equal(got, (a.astype(np.float64) @ b.astype(np.float64)).astype(np.float32))
+
+
+@pytest.mark.skipif(triton_available() != TRITON_VERSION, reason=f"Triton {TRITON_VERSION} not installed")
+def test_f64_mma_runs_tritons_f64_dot():
+    """Triton 3.9's plain f64 tl.dot 16x16x16 (generator kernel 56: four mma.sync.m8n8k4.f64 steps per
+    warp, then a cast through bf16): small integers keep every sum exact and representable in bf16, so
+    the simulator must give numpy's A @ B bit for bit."""
+    from ptxkit.corpus.triton_check import compile_ptx
+    from ptxkit.corpus.triton_kernels import generate
+    from ptxkit.exec_sim.args import KernelArg
+
+    spec = generate(56)
+    comp = compile_ptx(spec, "")
+    assert "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64" in comp.ptx
+    rng = np.random.default_rng(1)
+    a = rng.integers(-2, 3, (16, 16)).astype(np.float64)
+    b = rng.integers(-2, 3, (16, 16)).astype(np.float64)
+    m = parse_text(comp.ptx, "k56.ptx")
+    p = m.entries()[0].params
+    args = [KernelArg("a", 0, p[0].name, "buffer", "u64", data=a.view(np.uint64).reshape(-1).copy()),
+            KernelArg("b", 1, p[1].name, "buffer", "u64", data=b.view(np.uint64).reshape(-1).copy()),
+            KernelArg("out", 2, p[2].name, "buffer", "u32", data=np.zeros(256, np.uint32))]
+    args += [KernelArg(q.name, i, q.name, "null", "u64") for i, q in enumerate(p[3:], 3)]
+    res = run_kernel(m, None, args, 1, 32 * spec.num_warps, comp.shared)
+    assert np.array_equal(res.buffers["out"].view(np.float32).reshape(16, 16), (a @ b).astype(np.float32))

@@ -260,7 +260,7 @@ OPEN: dict[int | str, tuple[str, bool]] = {
     16: ("C: inlined __nv_sin (f64) has no exit marker: only the sign-xor note", False),
     88: ("A: inlined __nv_logf sanitized op by op (reported)", True),
     "k_pow_f64": ("A: inlined __nv_pow sanitized op by op (reported)", True),
-    56: ("f64 mma.m8n8k4: not sanitized (reported), and the simulator cannot run it", True),
+    56: ("f64 mma.m8n8k4: not sanitized (reported)", True),
     "k_dot64x64x32_f16_default_w4": ("wgmma not sanitized (reported)", True),
 }
 

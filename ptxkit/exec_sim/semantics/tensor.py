@@ -117,22 +117,26 @@ _LAYOUT: dict[tuple[str, str, str], tuple[int, Place]] = {
     ("m16n8k16", "b", "i8"): (4, lambda i, g, q: (4 * q + i, g)),
     ("m16n8k32", "a", "i8"): (16, lambda i, g, q: (g + 8 * ((i >> 2) & 1), 4 * q + (i & 3) + 16 * (i >= 8))),
     ("m16n8k32", "b", "i8"): (8, lambda i, g, q: (4 * q + (i & 3) + 16 * (i >= 4), g)),
+    ("m8n8k4", "a", "f64"): (1, lambda i, g, q: (g, q)),
+    ("m8n8k4", "b", "f64"): (1, lambda i, g, q: (q, g)),
+    ("m8n8k4", "c", "f64"): (2, lambda i, g, q: (g, 2 * q + i)),
 }
-_CLASS = {"f16": "h", "bf16": "h", "tf32": "tf32", "s8": "i8", "u8": "i8", "f32": "f32", "s32": "i32"}
-_ELEM_BITS = {"h": 16, "tf32": 32, "i8": 8}
+_CLASS = {"f16": "h", "bf16": "h", "tf32": "tf32", "s8": "i8", "u8": "i8", "f32": "f32", "s32": "i32",
+          "f64": "f64"}
+_ELEM_BITS = {"h": 16, "tf32": 32, "i8": 8, "f64": 64}
 
 
 class _Fragment:
     """One operand's fragment: element i of lane t is matrix element (rows[t, i], cols[t, i]); ``bits``
-    per element, packed low to high in ``regs`` registers."""
+    per element, packed low to high in ``regs`` registers of ``reg_bits`` (.b32; .f64 operands: .b64)."""
 
-    def __init__(self, n: int, place: Place, bits: int):
+    def __init__(self, n: int, place: Place, bits: int, reg_bits: int = 32):
         g, q = _T >> 2, _T & 3
         rc = [place(i, g, q) for i in range(n)]
         self.rows = np.stack([np.broadcast_to(r, (32,)) for r, _ in rc], axis=1).astype(np.int64)
         self.cols = np.stack([np.broadcast_to(c, (32,)) for _, c in rc], axis=1).astype(np.int64)
-        self.n, self.bits = n, bits
-        self.per_reg = 32 // bits
+        self.n, self.bits, self.reg_bits = n, bits, reg_bits
+        self.per_reg = reg_bits // bits
         self.regs = n // self.per_reg
 
     def unpack(self, regs: list[np.ndarray]) -> np.ndarray:
@@ -149,7 +153,7 @@ class _Fragment:
             v = np.zeros(elems.shape[:2], np.uint64)
             for k in range(self.per_reg):
                 v |= elems[:, :, r * self.per_reg + k].astype(np.uint64) << np.uint64(k * self.bits)
-            out.append(v.astype(np.uint32))
+            out.append(v if self.reg_bits == 64 else v.astype(np.uint32))
         return out
 
     def to_matrix(self, elems: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
@@ -163,13 +167,16 @@ class _Fragment:
 
 def _fragment(shape: str, role: str, typ: str) -> _Fragment:
     cls = _CLASS[typ]
-    if role == "c":  # accumulators: one .f32/.s32 per register, or two .f16
+    if role == "c":  # accumulators: one .f32/.s32/.f64 per register, or two .f16
+        if typ == "f64":
+            n, place = _LAYOUT[(shape, "c", "f64")]
+            return _Fragment(n, place, 64, 64)
         n, place = _LAYOUT[(shape, "c", "i32")] if shape == "m8n8k16" else _C_M16
         return _Fragment(n, place, 16 if typ == "f16" else 32)
     if (shape, role, cls) not in _LAYOUT:
         raise Unsupported(f"mma.{shape} with .{typ} operands")
     n, place = _LAYOUT[(shape, role, cls)]
-    return _Fragment(n, place, _ELEM_BITS[cls])
+    return _Fragment(n, place, _ELEM_BITS[cls], 64 if cls == "f64" else 32)
 
 
 def _values(raw: np.ndarray, typ: str) -> np.ndarray:
@@ -185,6 +192,8 @@ def _values(raw: np.ndarray, typ: str) -> np.ndarray:
         return np.asarray(F.bits_to_float(raw.astype(np.uint16), typ)).astype(np.float64)
     if typ == "tf32":  # a .tf32 operand: the f32 bits of its register, the 13 low mantissa bits not used
         return (raw.astype(np.uint32) & np.uint32(0xFFFFE000)).view(np.float32).astype(np.float64)
+    if typ == "f64":
+        return raw.astype(np.uint64).view(np.float64)
     return raw.astype(np.uint32).view(np.float32).astype(np.float64)  # f32
 
 
@@ -193,10 +202,10 @@ def b_mma(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     the ISA's fragment layouts. The integer forms (m8n8k16, m16n8k16, m16n8k32 on .s8/.u8, .s32
     accumulators) are exact: without .satfinite the sum wraps at 32 bits, with it it is clamped to the
     .s32 range. The float forms (m16n8k8/k16 on .f16/.bf16, m16n8k4/k8 on .tf32; .f32 or .f16
-    accumulators) sum the exact products in f64 and round once: close to, not bit-equal to, a GPU
+    accumulators; m8n8k4 .f64) sum the exact products in f64 and round once: close to, not bit-equal to, a GPU
     (whose accumulation order the ISA leaves unspecified)."""
     mods = ins.mods
-    shapes = [x for x in mods if x in ("m8n8k16", "m16n8k4", "m16n8k8", "m16n8k16", "m16n8k32")]
+    shapes = [x for x in mods if x in ("m8n8k4", "m8n8k16", "m16n8k4", "m16n8k8", "m16n8k16", "m16n8k32")]
     types = [x for x in mods if x in _CLASS]
     if len(shapes) != 1 or "row" not in mods or "col" not in mods or len(types) != 4:
         raise Unsupported()
@@ -207,21 +216,25 @@ def b_mma(ins: ir.Instruction, dec: Decoding) -> LaneOp:
         ok = _CLASS[btype] == "i8" and dtype == ctype == "s32"
     else:
         ok = dtype == ctype and dtype in ("f32", "f16") and atype == btype and _CLASS[atype] in ("h", "tf32")
+    if shape == "m8n8k4" or "f64" in types:  # m8n8k4 here: the .f64 form only (not the .f16 quad pairs)
+        ok = shape == "m8n8k4" and types == ["f64"] * 4
     if not ok:
         raise Unsupported()
     satfinite = "satfinite" in mods
     if satfinite and not integer:
         raise Unsupported(f"{dec.spelling(ins)} (modifier .satfinite)")
     fa, fb, fc = _fragment(shape, "a", atype), _fragment(shape, "b", btype), _fragment(shape, "c", ctype)
-    m_dim, k_dim = (8 if shape.startswith("m8") else 16), int(shape.split("k")[1])
+    m_dim, k_dim = (8 if shape.startswith("m8n") else 16), int(shape.split("k")[1])
     d, a, b, c = (items(o) for o in ins.operands)
     if (len(a), len(b), len(c), len(d)) != (fa.regs, fb.regs, fc.regs, fc.regs):
         raise Unsupported(f"{dec.spelling(ins)} with unexpected fragment sizes")
-    ra, rb, rc = ([dec.src(x, "b32") for x in regs] for regs in (a, b, c))
-    wd = [dec.dst(x, "b32") for x in d]
+    rt = "b64" if dtype == "f64" else "b32"
+    ra, rb, rc = ([dec.src(x, rt) for x in regs] for regs in (a, b, c))
+    wd = [dec.dst(x, rt) for x in d]
+    ut = np.uint64 if dtype == "f64" else np.uint32
 
     def read(st: State, readers: list[Reader]) -> list[np.ndarray]:
-        return [np.broadcast_to(np.asarray(r(st)).astype(np.uint32), (st.n,)).reshape(-1, 32) for r in readers]
+        return [np.broadcast_to(np.asarray(r(st)).astype(ut), (st.n,)).reshape(-1, 32) for r in readers]
 
     def op(st: State, m: Mask) -> None:
         A = fa.to_matrix(_values(fa.unpack(read(st, ra)), atype), (m_dim, k_dim))
@@ -232,6 +245,8 @@ def b_mma(ins: ir.Instruction, dec: Decoding) -> LaneOp:
             if satfinite:
                 elems = np.clip(elems, -2 ** 31, 2 ** 31 - 1)
             out = (elems & 0xFFFFFFFF).astype(np.uint64)
+        elif dtype == "f64":
+            out = elems.astype(np.float64).view(np.uint64)
         elif dtype == "f16":
             out = elems.astype(np.float16).view(np.uint16).astype(np.uint64)  # one rounding, to nearest even
         else:
