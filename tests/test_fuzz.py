@@ -99,6 +99,7 @@ def test_fork_runner_kills_at_the_timeout_and_reports_a_hang(tmp_path):
 # ---- hostile invocations -----------------------------------------------------------------------
 
 #: Hostile cases that are heavy by nature (they probe a memory or time bound): slow tier only.
+HEAVY_EXACT = ("ptxkit run loop.ptx",)  # the default step limit: minutes of simulation
 HEAVY = ("/dev/zero", "--threads 100000", "u32[1000000]", "--grid 2147483648", "[10000000000]",
          "--shared 1000000000000", "--threads 1024")
 
@@ -117,6 +118,7 @@ OPEN: dict[str, str] = {
         "[engine] --timeout 5 not honoured (killed at 25 s) (issue 9)",
     "ptxkit explore lt.ptx --threads 2 --arg 'mem=u32[1000000]:zeros' --arg 'out=u32[2]:zeros' --timeout 5":
         "[engine] --timeout 5 not honoured with a 1,000,000-element buffer (killed at 25 s) (issue 9)",
+    "ptxkit explore big.litmus --timeout 2 --jobs 2": "[engine] --timeout 2 with --jobs 2 takes ~4 s (issue 9)",
     "ptxkit explore t.litmus --timeout -1": "[engine] a negative --timeout is accepted (exit 3)",
     "ptxkit explore t.litmus --timeout nan": "[engine] --timeout nan is accepted and gives a verdict (exit 1)",
     "ptxkit explore t.litmus --timeout 5.0 --exists 'P1:nosuch == 0'": "[model] unknown register reads as 0 (issue 9)",
@@ -148,7 +150,7 @@ def _hostile_params() -> Iterator:
         case = hostile_case(i)
         cmd = case.command()
         marks = []
-        if any(h in cmd for h in HEAVY):
+        if any(h in cmd for h in HEAVY) or cmd in HEAVY_EXACT:
             marks.append(pytest.mark.slow)
         if case.label() in OPEN:
             marks.append(pytest.mark.xfail(strict=True, reason=OPEN[case.label()]))

@@ -47,6 +47,30 @@ KEEP = ("k.ptx", "t.litmus", "data.litmus", "data.mem.bin", "existing.txt", "goo
 DEVICE = "fulldev"
 
 
+LOOP_PTX = """.version 8.0
+.target sm_80
+.address_size 64
+
+.visible .entry loop()
+{
+$L_spin:
+\tbra.uni $L_spin;
+\tret;
+}
+"""
+
+
+def big_litmus(n: int = 8) -> str:
+    """``n`` threads, each storing to and loading from three shared locations: far too many
+    executions to finish, so ``explore --timeout`` must cut it (issue 9: an 8-thread test ran 300 s
+    with --timeout 20)."""
+    rows = [[f"st.relaxed.gpu x, {t + 1}", "ld.relaxed.gpu r0, y", f"st.relaxed.gpu y, {t + 1}",
+             "ld.relaxed.gpu r1, x", f"st.relaxed.gpu z, {t + 1}", "ld.relaxed.gpu r2, z"] for t in range(n)]
+    head = " | ".join(f"P{t}@cta 0,gpu 0" for t in range(n)) + " ;"
+    body = "\n".join(" | ".join(rows[t][i] for t in range(n)) + " ;" for i in range(len(rows[0])))
+    return f"PTX big\n{{\nx=0;\ny=0;\nz=0;\n}}\n{head}\n{body}\nexists (P0:r0 == {n} /\\ P{n - 1}:r1 == 1)\n"
+
+
 def make_fixture(d: Path) -> None:
     """The files the hostile cases name, in ``d``. ``fulldev`` is a private /dev/full (a character
     device made with mknod, root only), so that a writer replacing its target cannot harm /dev."""
@@ -54,6 +78,8 @@ def make_fixture(d: Path) -> None:
     shutil.copy(BUNDLED / "litmus" / "MP+rel-acq.ptx", d / "lt.ptx")
     (d / "t.litmus").write_text(LITMUS_MP)
     (d / "nonutf8.litmus").write_bytes(LITMUS_MP.replace("st.weak x, 1", "st.weak x\xff, 1").encode("latin-1"))
+    (d / "loop.ptx").write_text(LOOP_PTX)
+    (d / "big.litmus").write_text(big_litmus())
     (d / "dir").mkdir()
     (d / "dir.ptx").mkdir()
     (d / "existing.txt").write_text("keep me\n")
@@ -149,6 +175,11 @@ def cases() -> list[Hostile]:
     add(_run("--out", "existing.txt"))
     add(_run("--out", f"{READ_ONLY_DIR}/out"))
     add(_run("--out", "fulldev/x"))
+    # bounds: one work limit for the whole launch (issue 9)
+    add(["run", "loop.ptx", "--max-steps", "100000"], expect=frozenset({3}))
+    add(["run", "loop.ptx"], expect=frozenset({3}), timeout=300.0)  # the default limit: slow tier
+    add(_run("--grid", "100000000", "--max-steps", "1000000"), expect=frozenset({3}))
+    add(["equiv", "loop.ptx", "loop.ptx", "--max-steps", "100000"], expect=frozenset({2, 3}))
     add(["run", "nosuch.ptx"])
     add(["run", "dir"])
     add(["run", "k.ptx"])  # no --arg at all
@@ -219,6 +250,10 @@ def cases() -> list[Hostile]:
     add(_explore("--model", "ptx-7.5-alloy", "--smt", "smt_out"), expect=None, explore_timeout=5.0)
     add(_explore("--model", "ptx-7.5-alloy", "--lean", "lean_out"), expect=None, explore_timeout=5.0)
     add(["explore", "nonutf8.litmus", "--timeout", "5"], explore_timeout=5.0)
+    # --timeout honoured within 10 % where the search cannot finish (issue 9), also with --jobs 2
+    add(["explore", "big.litmus", "--timeout", "2"], expect=frozenset({3}), explore_timeout=2.0)
+    add(["explore", "big.litmus", "--timeout", "2", "--jobs", "2"], expect=frozenset({3}), explore_timeout=2.0)
+    add(["explore", "big.litmus", "--timeout", "2", "--json"], expect=frozenset({3}), explore_timeout=2.0)
     add(["explore", "k.ptx", "--threads", "2", "--timeout", "5"], explore_timeout=5.0)  # no --arg
     # --- litmus2ptx
     add(["litmus2ptx"])
