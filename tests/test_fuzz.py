@@ -113,25 +113,6 @@ OPEN: dict[str, str] = {
     "ptxkit explore big.litmus --timeout 2 --jobs 2": "[engine] --timeout 2 with --jobs 2 takes ~4 s (issue 9)",
     "ptxkit explore t.litmus --timeout -1": "[engine] a negative --timeout is accepted (exit 3)",
     "ptxkit explore t.litmus --timeout nan": "[engine] --timeout nan is accepted and gives a verdict (exit 1)",
-    "ptxkit explore t.litmus --timeout 5.0 --exists 'P1:nosuch == 0'": "[model] unknown register reads as 0 (issue 9)",
-    "ptxkit explore t.litmus --timeout 5.0 --forall 'P1:nosuch == 0'": "[model] unknown register reads as 0 (issue 9)",
-    "ptxkit explore t.litmus --timeout 5.0 --exists '((((((((((((…[2006 chars]'":
-        "[front] exit 70 RecursionError in parse_formula (issue 9)",
-    "ptxkit explore t.litmus --timeout 5.0 --exists 'x == 0 /\\ x …[9996 chars]'":
-        "[front] exit 70 RecursionError in parse_formula (issue 9)",
-    "ptxkit explore t.litmus --timeout 5.0 --dot existing.txt": "[engine] exit 70 FileExistsError (issue 9)",
-    "ptxkit explore t.litmus --timeout 5.0 --dot /sys/x": "[engine] exit 70 PermissionError (issue 9)",
-    "ptxkit explore t.litmus --timeout 5.0 --dot fulldev/x": "[engine] exit 70 NotADirectoryError (issue 9)",
-    "ptxkit explore t.litmus --timeout 5.0 --lean existing.txt": "[model] exit 70 FileExistsError (issue 9)",
-    "ptxkit explore t.litmus --timeout 5.0 --lean /sys/x": "[model] exit 70 PermissionError (issue 9)",
-    "ptxkit explore t.litmus --timeout 5.0 --lean fulldev/x": "[model] exit 70 NotADirectoryError (issue 9)",
-    "ptxkit explore t.litmus --timeout 5.0 --smt existing.txt": "[model] exit 70 NotADirectoryError (issue 9)",
-    "ptxkit explore t.litmus --timeout 5.0 --smt /sys/x": "[model] exit 70 PermissionError (issue 9)",
-    "ptxkit explore t.litmus --timeout 5.0 --smt fulldev/x": "[model] exit 70 NotADirectoryError (issue 9)",
-    "ptxkit explore t.litmus --timeout 5.0 --model ptx-7.5-alloy --smt smt_out":
-        "[model] exit 70: the exporters' model list lacks ptx-7.5-alloy (issue 9)",
-    "ptxkit explore t.litmus --timeout 5.0 --model ptx-7.5-alloy --lean lean_out":
-        "[model] exit 70: the exporters' model list lacks ptx-7.5-alloy (issue 9)",
 }
 
 
