@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from ptxkit import gpu
-from ptxkit.errors import UsageError
+from ptxkit.errors import BoundExceeded, Diagnostic, UsageError
 from ptxkit.exec_sim.args import check_launch, parse_arg_specs
 from ptxkit.exec_sim.launch import DEFAULT_MAX_STEPS, run_kernel
 from ptxkit.fpsan_ptx import ReportItem, sanitize_text
@@ -44,7 +44,7 @@ class EquivOptions:
     sanitize: bool = True
     homomorphic_casts: bool = False
     atomics: str = "native"
-    max_steps: int = DEFAULT_MAX_STEPS  # per launch (cpu), warp-instructions: BoundExceeded past it
+    max_steps: int = DEFAULT_MAX_STEPS  # warp-instructions of the whole check (cpu): BoundExceeded past it
 
 
 @dataclass
@@ -106,6 +106,10 @@ class EquivResult:
                     diff[k] = str(v)
             d["difference"] = diff
         return d
+
+
+# Random input sets per check: each is two launches; more than this is a run of hours, not a check.
+MAX_TRIALS = 1000
 
 
 # --------------------------------------------------------------------------- preparation
@@ -179,13 +183,32 @@ def spec_names(specs: list[str]) -> list[str]:
 # --------------------------------------------------------------------------- running
 
 
-def _run(module: Module, fn: Function, specs: list[str], seed: int, opts: EquivOptions) -> dict[str, np.ndarray]:
+@dataclass
+class _Budget:
+    """``--max-steps`` for the whole check: warp-instructions over both kernels and every trial."""
+
+    limit: int
+    used: int = 0
+
+
+def _run(module: Module, fn: Function, specs: list[str], seed: int, opts: EquivOptions,
+         budget: _Budget) -> dict[str, np.ndarray]:
     """Run one kernel on one input set; returns every buffer argument by its --arg NAME."""
     args = parse_arg_specs(specs, fn, seed)
     if opts.device == "gpu":
         return dict(gpu.run_kernel(module, fn.name, args, opts.grid, opts.block, opts.shared).buffers)
-    return dict(run_kernel(module, fn.name, args, opts.grid, opts.block, opts.shared,
-                           max_steps=opts.max_steps).buffers)
+    left = budget.limit - budget.used
+    try:
+        if left < 1:
+            raise BoundExceeded("no warp-instructions left", file=module.filename, line=0, col=0)
+        res = run_kernel(module, fn.name, args, opts.grid, opts.block, opts.shared, max_steps=left)
+    except BoundExceeded as e:
+        d = e.first
+        msg = (f"step limit of {budget.limit} warp-instructions exceeded (--max-steps, counted over both "
+               f"kernels and every trial of the check; {budget.used} before this launch of {fn.name})")
+        raise BoundExceeded(Diagnostic(d.file, d.line, d.col, msg, d.source_line)) from None
+    budget.used += res.instructions
+    return dict(res.buffers)
 
 
 def _first_difference(trial: int, seed: int, name: str, a: np.ndarray, b: np.ndarray) -> Difference | None:
@@ -211,8 +234,8 @@ def check(text_a: str, file_a: str, text_b: str, file_b: str, specs: list[str], 
     """Sanitize (unless ``opts.sanitize`` is off), run both kernels on ``opts.trials`` input sets
     (trial t uses seed ``opts.seed + t`` for every rand buffer of both sides) and compare."""
     opts = opts or EquivOptions()
-    if opts.trials < 1:
-        raise UsageError("--trials must be at least 1")
+    if not 1 <= opts.trials <= MAX_TRIALS:
+        raise UsageError(f"--trials {opts.trials}: expected 1 .. {MAX_TRIALS}")
     if opts.atomics not in ("native", "ring"):
         raise UsageError("--atomics must be native or ring")
     if opts.seed < 0:
@@ -238,10 +261,11 @@ def check(text_a: str, file_a: str, text_b: str, file_b: str, specs: list[str], 
 
     compared = 0
     buffers: list[str] = []
+    budget = _Budget(opts.max_steps)
     for t in range(opts.trials):
         seed = opts.seed + t
-        out_a = _run(mod_a, fn_a, specs, seed, opts)
-        out_b = _run(mod_b, fn_b, specs_b, seed, opts)
+        out_a = _run(mod_a, fn_a, specs, seed, opts, budget)
+        out_b = _run(mod_b, fn_b, specs_b, seed, opts, budget)
         buffers = [n for n in names if n in out_a]
         if not buffers:
             raise UsageError("no buffer arguments: nothing to compare (give outputs as TYPE[N]:zeros)")

@@ -43,11 +43,11 @@ class GpuResult:
 def _cupy() -> Any:
     try:
         import cupy  # type: ignore[import-not-found,unused-ignore]
-    except Exception as e:  # ImportError, or a CUDA library load failure
+    except Exception as e:  # an optional dependency: ImportError, or any failure loading CUDA's libraries
         raise UsageError(f"--device gpu needs CuPy and an NVIDIA GPU (cupy import failed: {e})") from None
     try:
         n = cupy.cuda.runtime.getDeviceCount()
-    except Exception as e:
+    except cupy.cuda.runtime.CUDARuntimeError as e:
         raise UsageError(f"--device gpu: no usable CUDA device ({e})") from None
     if n < 1:
         raise UsageError("--device gpu: no CUDA device found")

@@ -476,6 +476,25 @@ def test_equiv_input_errors_have_no_fake_location(tmp_path, ptx, capsys):
     assert rc == 2 and ":0:0" not in err and "no .entry named 'nope'" in err, err
 
 
+def test_equiv_bound_covers_every_trial(ptx, capsys):
+    # 3 warp-instructions per launch, 2 launches per trial: 20 trials need 120. The old bound applied
+    # to each batch of each launch, so --trials alone could make a check run for hours.
+    k = ptx(TRIVIAL)
+    argv = ["equiv", k, k, "--arg", "p=u32[4]:zeros", "--arg", "n=u32:1", "--no-sanitize", "--trials", "20"]
+    assert main([*argv, "--max-steps", "120"]) == 0
+    capsys.readouterr()
+    assert main([*argv, "--max-steps", "119"]) == 3
+    assert "step limit of 119 warp-instructions exceeded" in capsys.readouterr().err
+    rc, err = _run(capsys, *argv[:-1], "1001")
+    assert rc == 2 and "--trials 1001: expected 1 .. 1000" in err, err
+
+
+@pytest.mark.parametrize("count", ["9" * 5000, "99999999999999999999"])
+def test_huge_buffer_count_refused(ptx, capsys, count):
+    rc, err = _run(capsys, "run", ptx(TRIVIAL), "--arg", f"p=u32[{count}]:zeros", "--arg", "n=u32:1")
+    assert rc == 2 and "memory budget" in err, err
+
+
 def test_equiv_endless_loop_is_a_bound_exit_3(ptx, capsys):
     loop = ptx(LOOP)
     rc = main(["equiv", loop, loop, "--arg", "p=u32[4]:zeros", "--max-steps", "500", "--no-sanitize"])

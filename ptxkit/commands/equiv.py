@@ -18,7 +18,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("a", metavar="A.ptx")
     p.add_argument("b", metavar="B.ptx")
     add_kernel_arguments(p, kernel_b=True)
-    p.add_argument("--trials", type=positive_int, default=3, metavar="N", help="random input sets (default 3)")
+    p.add_argument("--trials", type=positive_int, default=3, metavar="N",
+                   help="random input sets (default 3, at most 1000)")
     p.add_argument("--device", choices=["cpu", "gpu"], default="cpu",
                    help="cpu = the ptxkit simulator (default), gpu = CuPy")
     p.add_argument("--no-sanitize", action="store_true", help="compare the kernels as they are")
@@ -26,7 +27,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--atomics", choices=["native", "ring"], default="native",
                    help="float atomics: native (Triton's behaviour) or ring additions")
     p.add_argument("--max-steps", type=positive_int, default=DEFAULT_MAX_STEPS, metavar="N",
-                   help="stop (exit 3) when one launch exceeds N warp-instructions "
+                   help="stop (exit 3) past N warp-instructions over both kernels and every trial "
                         f"(default {DEFAULT_MAX_STEPS:,})")
     p.add_argument("--json", action="store_true", help="one JSON object on stdout")
 

@@ -175,7 +175,10 @@ def parse_arg_specs(specs: list[str], fn: ir.Function, seed: int = 0) -> list[Ke
             continue
         mb = _BUF.match(body)
         if mb:
-            typ, count, src = mb.group(1), int(mb.group(2)), mb.group(3)
+            typ, digits, src = mb.group(1), mb.group(2), mb.group(3)
+            if len(digits) > 18:  # past any memory budget (and past int()'s digit limit)
+                raise UsageError(f"{where}: {typ}[{digits[:12]}…] ({len(digits)} digits) is over the memory budget")
+            count = int(digits)
             if typ not in BUFFER_TYPES:
                 raise UsageError(f"{where}: unknown buffer type '{typ}' (use one of {' '.join(BUFFER_TYPES)})")
             if psize != 8:
