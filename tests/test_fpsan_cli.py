@@ -39,7 +39,9 @@ def test_readme_example_matches_ring(tmp_path):
     y.tofile(tmp_path / "y.bin")
     res = _sim(text, [f"0=u32[{n}]:{tmp_path / 'x.bin'}", f"1=u32[{n}]:{tmp_path / 'y.bin'}",
                       f"2=u32[{n}]:zeros", f"3=u32:{n}"], n, 64)
-    e = lambda v: R.embed(v, "f32")
+    def e(v):
+        return R.embed(v, "f32")
+
     half = R.embed_int(0x3F000000, "f32")
     want = R.unembed(R.add(R.mul(R.exp(R.add(e(x), e(y), 32), 32), half, 32), R.div(e(x), e(y), 32), 32), "f32")
     assert np.array_equal(np.asarray(res.buffers["2"]).view(np.uint32).astype(np.uint64), want)
@@ -65,7 +67,8 @@ def test_report_strict_and_json(tmp_path, capsys):
     rounding op (a libm body rewritten op by op) is an error: listed, fatal under --strict."""
     src = (".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 p)\n{\n"
            "\t.reg .f32 %f<4>;\n\t.reg .b64 %rd<2>;\n\tld.param.u64 %rd1, [p];\n\tld.global.f32 %f1, [%rd1];\n"
-           "\tatom.global.add.f32 %f2, [%rd1], %f1;\n\tadd.f32 %f3, %f2, %f1;\n\tst.global.f32 [%rd1], %f3;\n\tret;\n}\n")
+           "\tatom.global.add.f32 %f2, [%rd1], %f1;\n\tadd.f32 %f3, %f2, %f1;\n"
+           "\tst.global.f32 [%rd1], %f3;\n\tret;\n}\n")
     f = tmp_path / "t.ptx"
     f.write_text(src)
     o = tmp_path / "o.ptx"

@@ -306,7 +306,9 @@ def _program(draw_ops):
     """Registers %v0..%v3 start as a, b, c, a. Returns (PTX body, ring function)."""
     lines, steps = [], []
     for op, d, x, y, z in draw_ops:
-        V = lambda i: f"%v{i}"
+        def V(i):
+            return f"%v{i}"
+
         if op in ("add", "sub", "mul", "min", "max", "div"):
             lines.append(f"{op}{'.rn' if op == 'div' else ''}.f32 {V(d)}, {V(x)}, {V(y)};")
         elif op == "fma":
@@ -360,7 +362,8 @@ _step = st.tuples(st.sampled_from(_OPS), st.integers(0, 3), st.integers(0, 3), s
 def test_random_programs_match_ring(tmp_path_factory, steps):
     body, fn = _program(steps)
     body = "\t.reg .f32 %v<4>;\n\t.reg .pred %q;\n\t.reg .b32 %j;\n\tand.b32 %j, %i, 1;\n\t" \
-           "setp.eq.b32 %q, %j, 1;\n\tmul.wide.u32 %p5, %i, 4;\n\tadd.s64 %p6, %p2, %p5;\n\tmov.f32 %v0, %a;\n\tmov.f32 %v1, %b;\n\tmov.f32 %v2, %c;\n\tmov.f32 %v3, %a;\n\t" \
+           "setp.eq.b32 %q, %j, 1;\n\tmul.wide.u32 %p5, %i, 4;\n\tadd.s64 %p6, %p2, %p5;\n\t" \
+           "mov.f32 %v0, %a;\n\tmov.f32 %v1, %b;\n\tmov.f32 %v2, %c;\n\tmov.f32 %v3, %a;\n\t" \
            + body + "\n\tmov.f32 %d, %v0;"
     text = HEADER + _kernel("rnd", F32, F32, "f32", "f32", "f32", "f32", body)
     res = sanitize_text(text, "rnd.ptx")

@@ -72,7 +72,9 @@ def test_doc_phi_vectors_f32():
 
 def test_doc_op_vectors_f32():
     one, two, half = 0x3F800000, 0x40000000, 0x3F000000
-    b = lambda op, x, y: int(R.float_binop(op, x, y, "f32"))
+    def b(op, x, y):
+        return int(R.float_binop(op, x, y, "f32"))
+
     assert b("add", one, two) == 0x2B2EB900
     assert b("sub", one, two) == 0xC1FCF5B9
     assert b("mul", two, half) == 0x2A34FD6E
@@ -168,7 +170,9 @@ def test_ring_reproduces_triton_vectors(kernel):
 @needs_shared
 def test_ring_reproduces_triton_fma_casts_and_sums():
     x, y, z = (_load("fma", f) for f in ("x.bin", "y.bin", "z.bin"))
-    e = lambda v: R.embed(v, "f32")
+    def e(v):
+        return R.embed(v, "f32")
+
     assert np.array_equal(R.unembed(R.fma(e(x), e(y), e(z), 32), "f32"), _load("fma", "expected_fpsan_o.bin"))
     x = _load("cast_f16", "x.bin")
     assert np.array_equal(R.float_cast(x, "f32", "f16"), _load("cast_f16", "expected_fpsan_o.bin", np.uint16))

@@ -91,6 +91,9 @@ _ABS = Verdict("abs (clears the sign bit) left native, as Triton's FPSan leaves 
 _COPYSIGN = Verdict("copysign (a sign-bit move) left native, as Triton's FPSan leaves math.copysign", NOTE)
 _INT_CVT = Verdict("int↔float conversion left native, as Triton's FPSan leaves sitofp/uitofp/fptosi/fptoui: "
                    "it converts the float bits φ⁻¹ wrote, exactly what Triton's instrumented code converts", NOTE)
+_HALF_TO_INT = Verdict("f16/bf16 → int conversion left native: Triton converts through f32 (a ring widening, then "
+                       "fptosi) and LLVM folds that into this one cvt, so Triton's FPSan result may differ "
+                       "(issue 10 E, not modelled)")
 _TESTP = Verdict("float classification (testp) left native: it tests the float bits φ⁻¹ wrote, like a comparison",
                  NOTE)
 _TEXTURE = Verdict("texture fetch left native: with filtering the hardware interpolates in float, which FPSan "
@@ -119,5 +122,5 @@ def native_verdict(instr: ir.Instruction) -> Verdict | None:
     if op == "cvt":
         types = [m for m in instr.mods if is_type(m)]
         if len(types) == 2 and is_float(types[0]) != is_float(types[1]):
-            return _INT_CVT
+            return _HALF_TO_INT if types[1] in ("f16", "bf16") else _INT_CVT
     return None
