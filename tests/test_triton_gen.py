@@ -238,9 +238,10 @@ OPEN: dict[int | str, tuple[str, bool]] = {
     "k_const_xmul2p0__f16": ("K: x*2.0 folded to add.f16 x, x", False),
     3: ("F: -x folded to a sign-bit xor (differs at +-0; only a note)", False),
     "k_neg_f64": ("F: -x folded to xor.b64 with the sign mask (differs at +-0; only a note)", False),
-    "k_cast_f16subgti32subgtf32": ("E: f16->f32->i32 folded to cvt.rzi.s32.f16 (the ring widening is lost)", False),
+    "k_cast_f16subgti32subgtf32": ("E: f16->f32->i32 folded to cvt.rzi.s32.f16 (the ring widening is lost; "
+                                   "reported)", True),
     "k_idiom_E_bf16_via_f64_to_i8": ("E: bf16->f64->i8 folded to cvt.rzi.s16.bf16: the f64 step is invisible "
-                                     "in the PTX (seed 57)", False),
+                                     "in the PTX (seed 57; reported)", True),
     "k_idiom_H_mul_f16_via_f64": ("H: f64 multiply of widened halves narrowed by LLVM to mul.f16 (seed 39)", False),
     "k_idiom_H_mul_f16_via_f32": ("H: f32 multiply of widened halves narrowed to mul.f16", False),
     "k_idiom_H_cmp_f16_via_f32": ("H: f32 comparison of widened halves narrowed to setp.lt.f16", False),
