@@ -8,8 +8,10 @@ minimum/maximum (both NaN modes), where, float↔float and float→int→float c
 (``x*2.0``, ``0.0*x``) and masked loads, over f16/bf16/f32/f64. Math functions Triton only accepts on
 f32/f64 are applied to f16/bf16 through an explicit ``.to(tl.float32)``, as users write them.
 
-Pure Python (no Triton import): the same seed gives the same kernel on every machine
-(``random.Random`` and ``numpy.random.default_rng`` are stable across versions).
+Pure Python (no Triton import): the same seed gives the same kernel on every machine (``random.Random``
+with an int seed is stable across Python versions). The input values come from NumPy's ``default_rng``,
+whose streams NumPy does not promise to keep across releases: a NumPy upgrade may change the inputs (and so
+which kernels hit, say, a −0.0 input), never the kernels.
 """
 
 from __future__ import annotations
