@@ -19,6 +19,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from conftest import PTX_CORPUS, needs_shared
 
 from ptxkit.corpus.triton_check import TRITON_VERSION, triton_available
 from ptxkit.exec_sim import parse_arg_specs, parse_text, run_kernel
@@ -499,3 +500,45 @@ def test_f64_mma_runs_tritons_f64_dot():
     args += [KernelArg(q.name, i, q.name, "null", "u64") for i, q in enumerate(p[3:], 3)]
     res = run_kernel(m, None, args, 1, 32 * spec.num_warps, comp.shared)
     assert np.array_equal(res.buffers["out"].view(np.float32).reshape(16, 16), (a @ b).astype(np.float32))
+
+
+# ------------------------------------------------------------------ ZLUDA's kernels (written against NVIDIA GPUs)
+def _zluda_packed(t: int) -> tuple[list[int], int, int, list[int]]:
+    """Thread t of ZLUDA's mma_m16n8k32 tests: in_j = 16t + j (u16), packed by its pack_u8 (a .func taking a
+    .v4.u16 .reg parameter) as in0 | in1 << 8 | in2 << 16 | in3 << 24 in 32 bits (the shifts overlap)."""
+    ins = [(16 * t + j) & 0xFFFF for j in range(16)]
+
+    def pack(v: list[int]) -> int:
+        return (v[0] | v[1] << 8 | v[2] << 16 | v[3] << 24) & 0xFFFFFFFF
+
+    return [pack(ins[4 * k:4 * k + 4]) for k in range(4)], pack(ins[0:4]), pack(ins[4:8]), ins[0:4]
+
+
+@needs_shared
+@pytest.mark.parametrize("variant", ["", "_interleave"])
+def test_zluda_mma_m16n8k32_s8(variant):
+    """mma_m16n8k32_s32_s8_s8_s32{,_interleave}.ptx, 64 threads: each mma against the ISA reference on
+    the registers the kernel builds (the interleave variant permutes A's and B's registers)."""
+    from ptxkit.exec_sim import load_module
+    from ptxkit.exec_sim.args import KernelArg
+
+    path = PTX_CORPUS / "zluda" / "ptx" / "src" / "test" / "spirv_run" / f"mma_m16n8k32_s32_s8_s8_s32{variant}.ptx"
+    m = load_module(path)
+    fn = m.entries()[0]
+    outs = 16 if variant else 4
+    res = run_kernel(m, None, [KernelArg("out", 0, fn.params[0].name, "buffer", "u8",
+                                         data=np.zeros(64 * 4 * outs, np.uint8))], 1, 64, 0)
+    got = res.buffers["out"].view(np.uint32).reshape(64, outs)
+    regs = [_zluda_packed(t) for t in range(64)]
+    a = np.array([r[0] for r in regs], np.uint32)
+    b_lo, b_hi = np.array([r[1] for r in regs], np.uint32), np.array([r[2] for r in regs], np.uint32)
+    c = np.array([r[3] for r in regs], np.uint32)
+    if not variant:
+        calls = [(a, np.stack([b_lo, b_lo], 1))]
+    else:  # d0..3: A, {b0..3, b4..7}; d4..7: A reversed, B swapped; d8..11: A, B swapped;
+        # d12..15: A reversed, {b0..3, b0..3}
+        calls = [(a, np.stack([b_lo, b_hi], 1)), (a[:, ::-1], np.stack([b_hi, b_lo], 1)),
+                 (a, np.stack([b_hi, b_lo], 1)), (a[:, ::-1], np.stack([b_lo, b_lo], 1))]
+    want = np.concatenate([_mma_reference("m16n8k32", "s32", "s8", "s8", np.ascontiguousarray(aa), bb, c)
+                           for aa, bb in calls], axis=1)
+    assert np.array_equal(got, want)

@@ -204,10 +204,10 @@ class Decoder:
         out = []
         for d in params:
             if d.space == "reg":  # register-passed parameters of a .func (ISA §11.1.2): by value
-                if d.vector:
-                    raise self.error(f"vector .reg parameter '{d.name}' is not supported", None)
-                self.new_reg(d.name, d.type)
-                out.append(SymInfo("reg", self.scope.regs[d.name], elem_size(d.type), d))
+                self.new_reg(d.name, d.type, d.vector)
+                # a vector parameter is its components, in order (the actuals are flattened alike)
+                for name in self.scope.vectors.get(d.name, [d.name]):
+                    out.append(SymInfo("reg", self.scope.regs[name], elem_size(d.type), d))
                 continue
             self._declare_local_var(ir.VarDecl("param", d.type, d.name, d.align, d.vector, d.dims))
             out.append(self.scope.syms[d.name])
@@ -386,8 +386,8 @@ def _walk_function(dec: Decoder, fn: ir.Function) -> None:
     if fn is not dec.prog.entry:
         params = Scope(None)  # a .func sees its own parameters, not the caller's registers
         dec.scope = params
-        info = dec._params(fn.ret_params + fn.params)
-        dec.func_params[fn.name] = (info[:len(fn.ret_params)], info[len(fn.ret_params):])
+        rets = dec._params(fn.ret_params)
+        dec.func_params[fn.name] = (rets, dec._params(fn.params))
         dec.scope = Scope(params)
     labels: dict[str, int] = {}
     start = len(p.code)
@@ -507,6 +507,7 @@ def _call(dec: Decoder, ins: ir.Instruction, fname: str, guard: Guard) -> Op:
     callee_name = ops[0].name
     ops.pop(0)
     args: list[ir.Operand] = list(ops[0].items) if ops and isinstance(ops[0], ir.ParamList) else []
+    rets, args = _flatten(dec, rets), _flatten(dec, args)
     callee = dec.module.function(callee_name)
     if callee is None:
         raise dec.error(f"call of unknown function '{callee_name}'", ins)
@@ -575,6 +576,21 @@ def _call(dec: Decoder, ins: ir.Instruction, fname: str, guard: Guard) -> Op:
 
     info.copy_in, info.copy_out = copy_in, copy_out
     return Op(CALL, scheduler_op, ins, fname, guard, call=info)
+
+
+def _flatten(dec: Decoder, actuals: list[ir.Operand]) -> list[ir.Operand]:
+    """Call actuals with vector registers and brace lists replaced by their components, in order (a
+    vector .reg parameter takes one actual per component)."""
+    out: list[ir.Operand] = []
+    for a in actuals:
+        comps = dec.scope.vector(a.name) if isinstance(a, (ir.Reg, ir.Sym)) else None
+        if comps:
+            out += [ir.Reg(c) for c in comps]
+        elif isinstance(a, ir.Vec):
+            out += list(a.items)
+        else:
+            out.append(a)
+    return out
 
 
 def _reg_store(st: State, idx: int, raw: np.ndarray, m: Mask) -> None:
