@@ -542,3 +542,28 @@ def test_zluda_mma_m16n8k32_s8(variant):
     want = np.concatenate([_mma_reference("m16n8k32", "s32", "s8", "s8", np.ascontiguousarray(aa), bb, c)
                            for aa, bb in calls], axis=1)
     assert np.array_equal(got, want)
+
+
+@needs_shared
+def test_zluda_ldmatrix_trans():
+    """ldmatrix_trans.ptx, one warp: four 8x8 matrices of its .global initialiser copied to shared memory,
+    thread t pointing at row t; out[16t + 2j], out[16t + 2j + 1] = register j's halves."""
+    import re
+
+    from ptxkit.exec_sim import load_module
+    from ptxkit.exec_sim.args import KernelArg
+
+    path = PTX_CORPUS / "zluda" / "ptx" / "src" / "test" / "spirv_run" / "ldmatrix_trans.ptx"
+    text = path.read_text()
+    init = text[text.index("values_g[256] = {"):text.index("};")]
+    body = re.sub(r"//[^\n]*", "", init.split("{", 1)[1])  # the "// matrix i" comments
+    values = np.array([int(x) for x in re.findall(r"\d+", body)], np.uint16)
+    assert values.size == 256
+    m = load_module(path)
+    fn = m.entries()[0]
+    res = run_kernel(m, None, [KernelArg("out", 0, fn.params[0].name, "buffer", "u8",
+                                         data=np.zeros(32 * 32, np.uint8))], 1, 32, 0)
+    got = res.buffers["out"].view(np.uint16).reshape(32, 16)[:, ::2]  # st.b16 every 4 bytes
+    for j in range(4):
+        words = _frag_of(values[64 * j:64 * j + 64].reshape(8, 8), True)
+        assert np.array_equal(got[:, 2 * j], words & 0xFFFF) and np.array_equal(got[:, 2 * j + 1], words >> 16), j
