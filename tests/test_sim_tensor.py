@@ -567,3 +567,41 @@ def test_zluda_ldmatrix_trans():
     for j in range(4):
         words = _frag_of(values[64 * j:64 * j + 64].reshape(8, 8), True)
         assert np.array_equal(got[:, 2 * j], words & 0xFFFF) and np.array_equal(got[:, 2 * j + 1], words >> 16), j
+
+
+def _run_triton(spec, arrays: dict[str, np.ndarray], out_dtype, n_out: int) -> np.ndarray:
+    """Triton's plain build of ``spec`` on the simulator: ``arrays`` for the leading pointer parameters,
+    then the output buffer, then NULL scratch pointers."""
+    from ptxkit.corpus.triton_check import compile_ptx
+    from ptxkit.exec_sim.args import KernelArg
+
+    comp = compile_ptx(spec, "")
+    m = parse_text(comp.ptx, f"{spec.name}.ptx")
+    p = m.entries()[0].params
+    uint = {2: np.uint16, 4: np.uint32, 8: np.uint64}
+    args = [KernelArg(name, i, p[i].name, "buffer", f"u{8 * a.itemsize}",
+                      data=a.view(uint[a.itemsize]).reshape(-1).copy()) for i, (name, a) in enumerate(arrays.items())]
+    k, ob = len(arrays), np.dtype(out_dtype).itemsize
+    args.append(KernelArg("out", k, p[k].name, "buffer", f"u{8 * ob}", data=np.zeros(n_out, uint[ob])))
+    args += [KernelArg(q.name, i, q.name, "null", "u64") for i, q in enumerate(p[k + 1:], k + 1)]
+    res = run_kernel(m, None, args, 1, 32 * spec.num_warps, comp.shared)
+    return res.buffers["out"].view(out_dtype)
+
+
+@pytest.mark.skipif(triton_available() != TRITON_VERSION, reason=f"Triton {TRITON_VERSION} not installed")
+def test_wgmma_with_a_in_registers_bf16_and_tf32():
+    """Generator kernels 54 (bf16 64x64x32 dot, A = bf16(a*a + a) in registers, B through a descriptor,
+    floor to f64) and 70 (tf32x3 dot with C: wgmma.m64n64k8.tf32 with A in registers and cvt.rna.tf32
+    splits, then min(d*d, fma(d, d, d)) in f16): small integers keep everything exact."""
+    from ptxkit.corpus.triton_kernels import generate
+
+    rng = np.random.default_rng(2)
+    a, b = rng.integers(-2, 3, (64, 32)).astype(np.float32), rng.integers(-2, 3, (32, 64)).astype(np.float32)
+    bf16 = lambda x: (x.view(np.uint32) >> 16).astype(np.uint16)  # noqa: E731  (exact for these values)
+    got = _run_triton(generate(54), {"a": bf16(a), "b": bf16(b)}, np.float64, 4096).reshape(64, 64)
+    assert np.array_equal(got, np.floor((a * a + a).astype(np.float64) @ b.astype(np.float64)))
+    a, b = rng.integers(-1, 2, (64, 32)).astype(np.float32), rng.integers(-1, 2, (32, 64)).astype(np.float32)
+    c = rng.integers(-2, 3, (64, 64)).astype(np.float32)
+    got = _run_triton(generate(70), {"a": a, "b": b, "c": c}, np.float16, 4096).reshape(64, 64)
+    d = a.astype(np.float64) @ b + c
+    assert np.array_equal(got, np.minimum(d * d, d * d + d).astype(np.float16))

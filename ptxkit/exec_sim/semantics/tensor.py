@@ -360,14 +360,14 @@ def b_wmma(ins: ir.Instruction, dec: Decoding) -> LaneOp:
 _SWIZZLE_BYTES = {1: 128, 2: 64, 3: 32}  # descriptor bits 62-63 → swizzle width (0: none)
 
 
-def _smem_offsets(desc: int, rows: int, k_dim: int, mn_major: bool) -> np.ndarray:
+def _smem_offsets(desc: int, rows: int, k_dim: int, mn_major: bool, eb: int) -> np.ndarray:
     """[mn, k] shared-memory byte addresses of a wgmma operand from its matrix descriptor (ISA §9.7.15.5.1:
     start address bits 0-13, leading-dimension byte offset 16-29, stride-dimension byte offset 32-45,
-    all in 16-byte units; swizzle mode 62-63) for 16-bit elements. Canonical layouts: K-major, swizzle W
-    bytes — 8-row groups of W-byte rows, the next 8 rows SBO further; MN-major — rows of W bytes along
-    MN, 8 of them along K make a group, the next 8 K SBO further, the next W/2 MN LBO further. The
-    swizzle XORs address bits 4.. with bits 7.. (16-byte chunks within a 128/64/32-byte row by the row
-    within the 8-row group). Without swizzle: 8x8 core matrices, K-major only."""
+    all in 16-byte units; swizzle mode 62-63) for ``eb``-byte elements. Canonical layouts: K-major,
+    swizzle W bytes — 8-row groups of W-byte rows, the next 8 rows SBO further; MN-major — rows of W
+    bytes along MN, 8 of them along K make a group, the next 8 K SBO further, the next W/eb MN LBO
+    further. The swizzle XORs address bits 4.. with bits 7.. (16-byte chunks within a 128/64/32-byte
+    row by the row within the 8-row group). Without swizzle: 8-row x 16-byte core matrices, K-major only."""
     start = (desc & 0x3FFF) << 4
     lbo, sbo = ((desc >> 16) & 0x3FFF) << 4, ((desc >> 32) & 0x3FFF) << 4
     mode = (desc >> 62) & 3
@@ -375,47 +375,61 @@ def _smem_offsets(desc: int, rows: int, k_dim: int, mn_major: bool) -> np.ndarra
     if mode == 0:
         if mn_major:
             raise Unsupported("wgmma with an MN-major operand without swizzle")
-        off = (mn // 8) * sbo + (k // 8) * lbo + (mn % 8) * 16 + (k % 8) * 2
+        per = 16 // eb  # elements of a core-matrix row
+        off = (mn // 8) * sbo + (k // per) * lbo + (mn % 8) * 16 + (k % per) * eb
         return (start + off).astype(np.int64)
     width = _SWIZZLE_BYTES[mode]
     if mn_major:
-        e = width // 2
-        off = (mn // e) * lbo + (k // 8) * sbo + (k % 8) * width + (mn % e) * 2
+        e = width // eb
+        off = (mn // e) * lbo + (k // 8) * sbo + (k % 8) * width + (mn % e) * eb
     else:
-        off = (mn // 8) * sbo + (mn % 8) * width + k * 2
+        off = (mn // 8) * sbo + (mn % 8) * width + k * eb
     addr = (start + off).astype(np.int64)
     mask = width // 16 - 1
     return addr ^ (((addr >> 7) & mask) << 4)
 
 
 def b_wgmma(ins: ir.Instruction, dec: Decoding) -> LaneOp:
-    """wgmma.mma_async.sync.aligned.m64nNk16.f32.{f16,bf16}.{f16,bf16} d, a-desc, b-desc, scale-d,
-    imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b (ISA §9.7.15.5.2), both operands in shared memory
-    through matrix descriptors; imm-trans-a/b 0 reads the operand K-major, 1 MN-major (Triton's B), and
-    imm-scale-a/b -1 negates it; scale-d false drops the old D. Performed at issue — a valid schedule of
-    the asynchronous operation, as the program may not touch d before wgmma.wait_group — so
-    fence/commit_group/wait_group are no-ops.
-    Warp w of the warpgroup holds rows 16w..16w+15 of D: register 4j+i of lane (g, q) is row 16w + g +
-    8*(i>>1), column 8j + 2q + (i&1). Products are summed in f64 and rounded once (as for mma)."""
+    """wgmma.mma_async.sync.aligned.m64nNkK.f32.atype.btype d, a, b-desc, scale-d, imm-scale-a, imm-scale-b
+    {, imm-trans-a}{, imm-trans-b} (ISA §9.7.15.5.2): .f16/.bf16 (k16) or .tf32 (k8) operands, f32
+    accumulators. A comes from registers (the m16n8kK mma fragment layout of the warp's 16 rows) or, like
+    B, from shared memory through a matrix descriptor; imm-trans 0 reads a descriptor operand K-major, 1
+    MN-major (16-bit types only), imm-scale -1 negates an operand, scale-d false drops the old D.
+    Performed at issue — a valid schedule of the asynchronous operation, as the program may not touch d
+    before wgmma.wait_group — so fence/commit_group/wait_group are no-ops. Warp w of the warpgroup holds
+    rows 16w..16w+15 of D: register 4j+i of lane (g, q) is row 16w + g + 8*(i>>1), column 8j + 2q +
+    (i&1). Products are summed in f64 and rounded once (as for mma)."""
     mods = ins.mods
     if mods and mods[0] in ("fence", "commit_group", "wait_group"):
         return lambda st, m: None
-    shapes = [x for x in mods if x.startswith("m64n") and x.endswith("k16")]
-    types = [x for x in mods if x in ("f32", "f16", "bf16")]
+    types = [x for x in mods if x in ("f32", "f16", "bf16", "tf32")]
+    shapes = [x for x in mods if x.startswith("m64n")]
     ops = ins.operands
     if not mods or mods[0] != "mma_async" or len(shapes) != 1 or len(types) != 3 or types[0] != "f32" \
-            or types[1] != types[2] or types[1] == "f32" or len(ops) != 8 or not isinstance(ops[1], ir.Reg):
+            or types[1] != types[2] or types[1] == "f32" or len(ops) < 6:
         raise Unsupported()
-    n_dim = int(shapes[0][4:-3])
+    ab = types[1]
+    tf32 = ab == "tf32"
+    k_dim, eb = (8, 4) if tf32 else (16, 2)
+    if not shapes[0].endswith(f"k{k_dim}"):
+        raise Unsupported()
+    n_dim = int(shapes[0][4:shapes[0].index("k")])
+    a_regs = isinstance(ops[1], ir.Vec)
+    imm = [o.value if isinstance(o, ir.Imm) else None for o in ops[4:]]
+    if None in imm or len(imm) != 2 + (0 if tf32 else 1 if a_regs else 2) or not isinstance(ops[2], ir.Reg):
+        raise Unsupported(f"{dec.spelling(ins)} with these operands")
+    scale_a, scale_b = imm[0], imm[1]
+    trans_a = imm[2] if len(imm) == 4 else 0
+    trans_b = imm[-1] if not tf32 else 0
     d = items(ops[0])
     if len(d) != n_dim // 2:
         raise Unsupported(f"{dec.spelling(ins)} with {len(d)} accumulator registers")
-    imm = [o.value if isinstance(o, ir.Imm) else None for o in ops[4:8]]
-    if None in imm:
-        raise Unsupported(f"{dec.spelling(ins)} with non-constant scale/transpose operands")
-    scale_a, scale_b, trans_a, trans_b = imm
-    ab = types[1]
-    da, db = dec.src(ops[1], "b64"), dec.src(ops[2], "b64")
+    fa = _fragment("m16n8k8" if tf32 else "m16n8k16", "a", ab)
+    if a_regs and len(items(ops[1])) != fa.regs:
+        raise Unsupported(f"{dec.spelling(ins)} with {len(items(ops[1]))} A registers")
+    ra = [dec.src(x, "b32") for x in items(ops[1])] if a_regs else []
+    da = None if a_regs else dec.src(ops[1], "b64")
+    db = dec.src(ops[2], "b64")
     keep_d = dec.src(ops[3], "pred")
     rd = [dec.src(x, "f32") for x in d]
     wd = [dec.dst(x, "f32") for x in d]
@@ -424,30 +438,33 @@ def b_wgmma(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     row16 = g + 8 * ((r_in[None, :] >> 1) & 1)  # [lane, register] row within the warp's 16
     col = 8 * (r_in[None, :] >> 2) + 2 * q + (r_in[None, :] & 1)
 
-    def load(st: State, m: Mask, addrs: np.ndarray, lanes: np.ndarray) -> np.ndarray:
-        """f16/bf16 values at shared ``addrs`` [warp, element], read by the warp's own lanes."""
+    def load(st: State, m: Mask, addrs: np.ndarray) -> np.ndarray:
+        """Values at shared ``addrs`` [warp, element], read by the warp's own lanes."""
         nw, ne = addrs.shape
-        out = np.zeros((nw, ne), np.uint16)
+        out = np.zeros((nw, ne), np.uint64)
         for k0 in range(0, ne, 32):
             a = np.zeros(st.n, np.uint64)
-            a[lanes] = addrs[:, k0:k0 + 32].reshape(-1).astype(np.uint64)
-            out[:, k0:k0 + 32] = st.mem.load("shared", a, 2, m, st).reshape(nw, 32)
-        return np.asarray(F.bits_to_float(out, ab)).astype(np.float64)
+            a[:] = addrs[:, k0:k0 + 32].reshape(-1).astype(np.uint64)
+            out[:, k0:k0 + 32] = st.mem.load("shared", a, eb, m, st).reshape(nw, 32)
+        return _values(out, ab)
 
     def op(st: State, m: Mask) -> None:
         n = st.n
         nw = n // 32
         first = np.arange(nw) * 32
         rank = ((first % st.lanes_per_cta) // 32) % 4 if hasattr(st, "lanes_per_cta") else np.arange(nw) % 4
-        a_desc = np.broadcast_to(np.asarray(da(st)).astype(np.uint64), (n,))[first]
+        if da is not None:
+            a_desc = np.broadcast_to(np.asarray(da(st)).astype(np.uint64), (n,))[first]
+            a_addr = np.stack([_smem_offsets(int(x), 64, k_dim, bool(trans_a), eb)[16 * int(r):16 * int(r) + 16]
+                               .reshape(-1) for x, r in zip(a_desc, rank)])
+            A = load(st, m, a_addr).reshape(nw, 16, k_dim)
+        else:
+            regs = [np.broadcast_to(np.asarray(r(st)).astype(np.uint32), (n,)).reshape(nw, 32) for r in ra]
+            A = fa.to_matrix(_values(fa.unpack(regs), ab), (16, k_dim))
         b_desc = np.broadcast_to(np.asarray(db(st)).astype(np.uint64), (n,))[first]
-        lanes = np.arange(n)
-        a_addr = np.stack([_smem_offsets(int(x), 64, 16, bool(trans_a))[16 * int(r):16 * int(r) + 16].reshape(-1)
-                           for x, r in zip(a_desc, rank)])
-        b_addr = np.stack([_smem_offsets(int(x), n_dim, 16, bool(trans_b)).reshape(-1) for x in b_desc])
-        A = load(st, m, a_addr, lanes).reshape(nw, 16, 16) * scale_a  # [warp, row, k]
-        B = load(st, m, b_addr, lanes).reshape(nw, n_dim, 16) * scale_b  # [warp, n, k]
-        D = np.einsum("wik,wjk->wij", A, B)  # [warp, 16, N]
+        b_addr = np.stack([_smem_offsets(int(x), n_dim, k_dim, bool(trans_b), eb).reshape(-1) for x in b_desc])
+        B = load(st, m, b_addr).reshape(nw, n_dim, k_dim)
+        D = np.einsum("wik,wjk->wij", A * scale_a, B * scale_b)  # [warp, 16, N]
         acc = np.stack([np.broadcast_to(np.asarray(r(st)), (n,)) for r in rd], axis=-1).reshape(nw, 32, -1)
         keep = np.broadcast_to(np.asarray(keep_d(st)), (n,)).reshape(nw, 32)[:, :1, None]
         frag = D[:, row16, col] + np.where(keep, acc.astype(np.float64), 0.0)
