@@ -254,6 +254,9 @@ def from_tuple(t: object) -> Formula:
     stack: list[tuple[object, bool]] = [(t, False)]
     while stack:
         node, done = stack.pop()
+        if isinstance(node, (Atom, Cmp, Not, And, Or)):  # typed already (the parser's comparisons)
+            results.append(node)
+            continue
         if not isinstance(node, tuple) or not node:
             raise ValueError(f"not a condition formula: {node!r}")
         tag = node[0]
@@ -393,13 +396,14 @@ def resolve(f: Formula, names: Names, fail: Callable[[Cmp | None, str], Exceptio
 
 def failure(filename: str, source: str | None, span: Span | None) -> Callable[[Cmp | None, str], Exception]:
     """The error for a bad name: ``FILE:LINE:COL`` (the comparison's place, else the condition's) when
-    the condition has a place in a file, else a usage error (a condition on the command line)."""
-    lines = (source or "").splitlines()
+    the condition has a place in the file (``span``), else a usage error (a condition on the command
+    line, whose comparisons' spans point into the option's text, not into FILE)."""
+    lines = (source or "").split("\n")
 
     def make(c: Cmp | None, msg: str) -> Exception:
-        sp = c.span if c is not None and c.span is not None else span
-        if sp is None:
+        if span is None:
             return UsageError(msg)
+        sp = c.span if c is not None and c.span is not None else span
         src = lines[sp.line - 1] if 0 < sp.line <= len(lines) else None
         return PtxkitError(Diagnostic(filename, sp.line, sp.col, msg, src))
 

@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
 from ptxkit.errors import Diagnostic, PtxkitError
+from ptxkit.explore import condition as cf
 from ptxkit.explore.program import ConcurrentProgram, Condition, Location, ThreadProgram
 from ptxkit.ir import Addr, Guard, Imm, Instruction, Label, Reg, Span, Sym
 from ptxkit.ptx.parser import read_source
@@ -586,7 +587,9 @@ class _Parser:
 
 _CMP = ("==", "!=", "<=", ">=", "<", ">")
 MAX_FORMULA_DEPTH = 200
-_Item = tuple[tuple[Any, ...], int]  # (formula, depth of its tree)
+# (formula, depth of its tree); the tree's inner nodes are ('and'|'or', a, b) / ('not', a) tuples over
+# typed comparisons, made one typed formula by ``condition.from_tuple`` at the end
+_Item = tuple[Any, int]
 
 
 @dataclass
@@ -626,7 +629,7 @@ def _chain(p: _Parser, op: str, items: list[_Item], at: Tok) -> _Item:
     return _check_depth(p, items[0], at)
 
 
-def parse_formula_tokens(p: _Parser) -> tuple[Any, ...]:
+def parse_formula_tokens(p: _Parser) -> cf.Formula:
     """disj := conj (\\/ conj)* ; conj := unary (/\\ unary)* ;
     unary := (~|not) unary | '(' disj ')' | true | false | operand (=|==|!=|<|>|<=|>=) operand"""
     stack: list[_Group] = []
@@ -650,7 +653,7 @@ def parse_formula_tokens(p: _Parser) -> tuple[Any, ...]:
                 break
             done = _chain(p, "or", group.ors, group.open or p.peek())
             if group.open is None:
-                return done[0]
+                return cf.from_tuple(done[0])
             p.expect(")", "')'")
             if p.peek().text in _CMP:  # a parenthesised operand: not in this grammar
                 p.fail(group.open, "expected an operand (Pn:reg, a location, an integer), found '('")
@@ -658,39 +661,39 @@ def parse_formula_tokens(p: _Parser) -> tuple[Any, ...]:
             group = stack.pop()
 
 
-def _comparison(p: _Parser) -> tuple[Any, ...]:
+def _comparison(p: _Parser) -> cf.Atom | cf.Cmp:
     t = p.peek()
     if t.kind == "id" and t.text in ("true", "false"):
         p.next()
-        return ("true",) if t.text == "true" else ("not", ("true",))
+        return cf.Atom(t.text == "true")
     lhs = _operand(p)
     op = p.peek()
     if op.text == "=" and op.kind == "op":  # herd accepts `x=1`
         p.next()
-        return ("cmp", "==", lhs, _operand(p))
+        return cf.Cmp("==", lhs, _operand(p), span=p.span(t, op))
     if op.text not in _CMP:
         p.fail(op, f"expected a comparison operator, found {op.text or 'end of file'!r}")
     p.next()
-    return ("cmp", op.text, lhs, _operand(p))
+    return cf.Cmp(op.text, lhs, _operand(p), span=p.span(t, op))
 
 
-def _operand(p: _Parser) -> tuple[Any, ...]:
+def _operand(p: _Parser) -> cf.Operand:
     t = p.peek()
     tid = p.thread_ref_opt()
     if tid is not None:
         if p.nthreads is not None and tid >= p.nthreads:
             p.fail(t, f"no thread P{tid} in this test")
         r = p.expect_id("a register")
-        return ("reg", tid, r.text)
+        return cf.Reg(tid, r.text)
     if t.kind == "num" or t.text == "-":
-        return ("int", p.expect_int())
+        return cf.Int(p.expect_int())
     if t.kind == "id":
         p.next()
         if p.accept("["):
             idx = p.expect_int()
             p.expect("]")
-            return ("elem", t.text, idx)
-        return ("loc", t.text)
+            return cf.Loc(t.text, idx)
+        return cf.Loc(t.text)
     p.fail(t, f"expected an operand (Pn:reg, a location, an integer), found {t.text or 'end of file'!r}")
 
 
@@ -704,7 +707,7 @@ def parse_litmus_file(path: str | os.PathLike[str]) -> ConcurrentProgram:
     return parse_litmus(read_source(path), os.fspath(path))
 
 
-def parse_formula(text: str, filename: str = "<condition>", nthreads: int | None = None):
+def parse_formula(text: str, filename: str = "<condition>", nthreads: int | None = None) -> cf.Formula:
     """Parse a condition formula (``--exists COND`` on the command line)."""
     p = _Parser(text, filename)
     if nthreads is not None:
