@@ -244,6 +244,7 @@ def test_kernel_registers_resolve(tmp_path, capsys):
     k.write_text(KERNEL)
     base = ["explore", str(k), "--threads", "2", "--arg", "out=u32[2]:zeros"]
     assert main([*base, "--exists", "P1:r1 == 1"]) == 0
+    assert main([*base, "--exists", "P1:%r1 == 1 /\\ P0:%r1 == 0"]) == 0  # the kernel's own spelling
     assert main([*base, "--exists", "P1:r2 == 1"]) == 1          # declared by %r<3>, never written
     assert main([*base, "--exists", "P1:r7 == 1"]) == 2          # not declared
     assert main([*base, "--exists", "out[2] == 0"]) == 2         # out has 2 elements

@@ -683,6 +683,13 @@ def _operand(p: _Parser) -> cf.Operand:
     if tid is not None:
         if p.nthreads is not None and tid >= p.nthreads:
             p.fail(t, f"no thread P{tid} in this test")
+        pct = p.peek()
+        if pct.kind == "bad" and pct.text == "%":  # a kernel register as the kernel spells it: P1:%r1
+            p.next()
+            r = p.expect_id("a register")
+            if r.start != pct.end:
+                p.fail(r, f"expected a register name right after '%', found {r.text!r}")
+            return cf.Reg(tid, "%" + r.text)
         r = p.expect_id("a register")
         return cf.Reg(tid, r.text)
     if t.kind == "num" or t.text == "-":
