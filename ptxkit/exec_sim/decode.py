@@ -10,6 +10,8 @@ memory, ``.shared`` (static, then ``extern`` dynamic arrays) at offsets of the p
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 
 from ptxkit import ir
@@ -402,21 +404,32 @@ def _walk_function(dec: Decoder, fn: ir.Function) -> None:
     dec.scope = outer
 
 
-def _walk_block(dec: Decoder, body: list[ir.Statement], labels: dict[str, int]) -> None:
-    p = dec.prog
-    # declarations first: a block's registers are visible in all of it
+def _declare_block(dec: Decoder, body: list[ir.Statement]) -> None:
+    """A block's registers and variables, declared before its statements: visible in all of it."""
     for s in body:
         if isinstance(s, ir.RegDecl):
             for name in s.expand():
                 dec.new_reg(name, s.type, s.vector)
         elif isinstance(s, ir.VarDecl):
             dec._declare_local_var(s)
-    for s in body:
-        if isinstance(s, ir.Block):
-            outer = dec.scope
-            dec.scope = Scope(outer)
-            _walk_block(dec, s.body, labels)
+
+
+def _walk_block(dec: Decoder, body: list[ir.Statement], labels: dict[str, int]) -> None:
+    """Compile ``body`` and its nested blocks (each a scope, ISA §10.1) in order — with an explicit stack,
+    so any nesting depth the front end accepts decodes."""
+    p = dec.prog
+    _declare_block(dec, body)
+    stack: list[tuple[Iterator[ir.Statement], Scope]] = [(iter(body), dec.scope)]
+    while stack:
+        it, outer = stack[-1]
+        s = next(it, None)
+        if s is None:  # the block ends: back to the scope around it
+            stack.pop()
             dec.scope = outer
+        elif isinstance(s, ir.Block):
+            stack.append((iter(s.body), dec.scope))
+            dec.scope = Scope(dec.scope)
+            _declare_block(dec, s.body)
         elif isinstance(s, ir.Label):
             labels[s.name] = len(p.code)
         elif isinstance(s, ir.Instruction):
@@ -425,8 +438,7 @@ def _walk_block(dec: Decoder, body: list[ir.Statement], labels: dict[str, int]) 
             p.code.append(op)
             if op.call is not None and op.call.builtin is None:
                 # the return address: copies the callee's results back (ISA §9.7.12.3)
-                out = op.call.copy_out
-                p.code.append(Op(NORMAL, out, s, dec.func_name))
+                p.code.append(Op(NORMAL, op.call.copy_out, s, dec.func_name))
 
 
 def _expand_vectors(dec: Decoder, ins: ir.Instruction) -> ir.Instruction:
