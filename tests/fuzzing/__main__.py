@@ -54,6 +54,7 @@ def main(argv: list[str] | None = None) -> int:
     for k, v in s.counts().items():
         print(f"{k:18} {v}")
     print(f"{'wall_s':18} {s.wall:.1f}")
+    print(f"stderr max: {s.stderr_max_case}\nrss max: {s.rss_max_case}")
     print(f"exits: {dict(s.exits)}")
     print(f"classes ({len(s.classes)}):")
     for key, results in sorted(s.classes.items(), key=lambda kv: -len(kv[1])):

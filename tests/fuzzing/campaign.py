@@ -246,6 +246,8 @@ class Summary:
     ptxas_checked: int = 0
     stderr_max: int = 0
     rss_max_kb: int = 0
+    rss_max_case: str = ""
+    stderr_max_case: str = ""
     exits: Counter = field(default_factory=Counter)
     wall: float = 0.0
     failures: list[dict] = field(default_factory=list)
@@ -253,8 +255,10 @@ class Summary:
     def add(self, r: Result) -> None:
         self.inputs[r.case.id.split(":")[0]] += 1
         self.exits[str(r.outcome.rc)] += 1
-        self.stderr_max = max(self.stderr_max, r.outcome.stderr_size)
-        self.rss_max_kb = max(self.rss_max_kb, r.outcome.maxrss_kb)
+        if r.outcome.stderr_size > self.stderr_max:
+            self.stderr_max, self.stderr_max_case = r.outcome.stderr_size, f"{r.case.id}: {r.case.label()[:120]}"
+        if r.outcome.maxrss_kb > self.rss_max_kb:
+            self.rss_max_kb, self.rss_max_case = r.outcome.maxrss_kb, f"{r.case.id}: {r.case.label()[:120]}"
         for f in r.findings:
             self.kinds[f.kind] += 1
             self.classes.setdefault(class_key(f, r.case), []).append(r)
@@ -283,6 +287,7 @@ class Summary:
     def to_json(self) -> dict:
         return {
             "counts": self.counts(), "exits": dict(self.exits), "wall_s": round(self.wall, 1),
+            "stderr_max_case": self.stderr_max_case, "rss_max_case": self.rss_max_case,
             "classes": [{"class": k, "count": len(v), "examples": [
                 {"case": r.case.id, "seed": r.case.seed, "ops": r.case.ops, "command": r.case.command(),
                  "detail": [f.detail for f in r.findings][:3],

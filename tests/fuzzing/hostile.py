@@ -60,6 +60,12 @@ $L_spin:
 """
 
 
+def nested_blocks(depth: int = 1000) -> str:
+    """A float add inside ``depth`` nested blocks: ptxas accepts it (issue 9 asks for 1,000)."""
+    return (".version 8.0\n.target sm_80\n.address_size 64\n\n.visible .entry nest()\n{\n\t.reg .f32 %f1;\n"
+            + "{" * depth + "\n\tadd.f32 %f1, %f1, %f1;\n" + "}" * depth + "\n\tret;\n}\n")
+
+
 def big_litmus(n: int = 8) -> str:
     """``n`` threads, each storing to and loading from three shared locations: far too many
     executions to finish, so ``explore --timeout`` must cut it (issue 9: an 8-thread test ran 300 s
@@ -80,6 +86,7 @@ def make_fixture(d: Path) -> None:
     (d / "nonutf8.litmus").write_bytes(LITMUS_MP.replace("st.weak x, 1", "st.weak x\xff, 1").encode("latin-1"))
     (d / "loop.ptx").write_text(LOOP_PTX)
     (d / "big.litmus").write_text(big_litmus())
+    (d / "nest.ptx").write_text(nested_blocks())
     (d / "dir").mkdir()
     (d / "dir.ptx").mkdir()
     (d / "existing.txt").write_text("keep me\n")
@@ -142,6 +149,7 @@ def cases() -> list[Hostile]:
     add(["parse", "empty.ptx"], expect=None)
     add(["parse", READ_ONLY_DIR])
     add(["parse", "t.litmus"])
+    add(["parse", "nest.ptx"], expect=frozenset({0}))
     add(["parse", "good.npy"])
     # --- sanitize
     add(["sanitize"])
@@ -157,6 +165,7 @@ def cases() -> list[Hostile]:
     add(["sanitize", "k.ptx", "--mma", "bogus"])
     add(["sanitize", "k.ptx", "-o", ""])
     add(["sanitize", "t.litmus", "-o", "o.ptx"])
+    add(["sanitize", "nest.ptx", "-o", "o.ptx"], expect=frozenset({0}))
     # --- run: shapes and limits
     for g in ["0", "-1", "a", "1,1,1,1", "99999999999999999999", "1,65536", "2147483648", "1,,1", ""]:
         add(_run("--grid", g))
