@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from conftest import PTX_CORPUS, needs_shared
 
 NVCC = PTX_CORPUS / "nvcc"

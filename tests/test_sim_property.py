@@ -207,7 +207,7 @@ FAMILY_NAMES = sorted(FAMILIES)
 
 
 # ------------------------------------------------------------------ program construction (IR, no parser)
-def I(opc, mods, *operands, guard=None):
+def ins(opc, mods, *operands, guard=None):
     return ir.Instruction(opc, tuple(mods), tuple(operands), guard)
 
 
@@ -247,16 +247,16 @@ def build_kernel(steps):
                                 ("%wide", None)))]
     decls += [ir.RegDecl(f"b{w}", tuple((r, None) for r in regs[w])) for w in WIDTHS]
     decls += [ir.RegDecl("b32", (("%tid", None),)), ir.RegDecl("pred", (("%p", None),))]
-    code: list = [I("mov", ["u32"], R("%tid"), R("%tid.x"))]
-    for k, w in enumerate(WIDTHS):
-        code += [I("ld", ["param", "u64"], R("%base"), ir.Addr(ir.Sym(f"in{w}"))),
-                 I("mul", ["wide", "u32"], R("%off"), R("%tid"), ir.Imm(NIN * w // 8)),
-                 I("add", ["s64"], R("%addr"), R("%base"), R("%off"))]
-        code += [I("ld", ["global", f"b{w}"], R(f"%in{w}_{j}"), ir.Addr(R("%addr"), j * w // 8)) for j in range(NIN)]
+    code: list = [ins("mov", ["u32"], R("%tid"), R("%tid.x"))]
+    for w in WIDTHS:
+        code += [ins("ld", ["param", "u64"], R("%base"), ir.Addr(ir.Sym(f"in{w}"))),
+                 ins("mul", ["wide", "u32"], R("%off"), R("%tid"), ir.Imm(NIN * w // 8)),
+                 ins("add", ["s64"], R("%addr"), R("%base"), R("%off"))]
+        code += [ins("ld", ["global", f"b{w}"], R(f"%in{w}_{j}"), ir.Addr(R("%addr"), j * w // 8)) for j in range(NIN)]
     outs = []  # (register, width) in store order
     extra_decls = []
     for i, (op, srcs) in enumerate(steps):
-        name, w, kinds, dws, text, _ = op
+        _name, w, _kinds, dws, text, _ = op
         ops_ = []
         for (kind, v) in srcs:
             if kind in ("imm", "sh", "u32", "lut"):
@@ -271,31 +271,31 @@ def build_kernel(steps):
         for d, dw in zip(dsts, dws):
             extra_decls.append(ir.RegDecl(f"b{dw}", ((d, None),)))
         if text == "carry_mad":
-            code += [I("mad", ["lo", "cc", f"u{w}"], R(dsts[0]), ops_[0], ops_[1], ops_[2]),
-                     I("madc", ["hi", f"u{w}"], R(dsts[1]), ops_[0], ops_[1], ops_[3])]
+            code += [ins("mad", ["lo", "cc", f"u{w}"], R(dsts[0]), ops_[0], ops_[1], ops_[2]),
+                     ins("madc", ["hi", f"u{w}"], R(dsts[1]), ops_[0], ops_[1], ops_[3])]
         elif text == "carry_add" or text == "carry_sub":
             o = "add" if text == "carry_add" else "sub"
-            code += [I(o, ["cc", f"u{w}"], R(dsts[0]), ops_[0], ops_[1]),
-                     I(o + "c", [f"u{w}"], R(dsts[1]), ops_[2], ops_[3])]
+            code += [ins(o, ["cc", f"u{w}"], R(dsts[0]), ops_[0], ops_[1]),
+                     ins(o + "c", [f"u{w}"], R(dsts[1]), ops_[2], ops_[3])]
         elif text[0] == "setp":
             _, cmp, typ = text
-            code += [I("setp", [cmp, typ], R("%p"), ops_[0], ops_[1]),
-                     I("selp", [f"b{w}"], R(dsts[0]), ops_[2], ops_[3], R("%p"))]
+            code += [ins("setp", [cmp, typ], R("%p"), ops_[0], ops_[1]),
+                     ins("selp", [f"b{w}"], R(dsts[0]), ops_[2], ops_[3], R("%p"))]
         else:
-            code.append(I(text[0], list(text[1]), R(dsts[0]), *ops_))
+            code.append(ins(text[0], list(text[1]), R(dsts[0]), *ops_))
         for d, dw in zip(dsts, dws):
             regs[dw].append(d)
             outs.append((d, dw))
-    code += [I("ld", ["param", "u64"], R("%base"), ir.Addr(ir.Sym("out"))),
-             I("mul", ["wide", "u32"], R("%off"), R("%tid"), ir.Imm(8 * max(len(outs), 1))),
-             I("add", ["s64"], R("%out"), R("%base"), R("%off"))]
+    code += [ins("ld", ["param", "u64"], R("%base"), ir.Addr(ir.Sym("out"))),
+             ins("mul", ["wide", "u32"], R("%off"), R("%tid"), ir.Imm(8 * max(len(outs), 1))),
+             ins("add", ["s64"], R("%out"), R("%base"), R("%off"))]
     for k, (d, dw) in enumerate(outs):
         if dw == 64:
-            code.append(I("st", ["global", "b64"], ir.Addr(R("%out"), 8 * k), R(d)))
+            code.append(ins("st", ["global", "b64"], ir.Addr(R("%out"), 8 * k), R(d)))
         else:
-            code += [I("cvt", ["u64", f"u{dw}"], R("%wide"), R(d)),
-                     I("st", ["global", "b64"], ir.Addr(R("%out"), 8 * k), R("%wide"))]
-    code.append(I("ret", []))
+            code += [ins("cvt", ["u64", f"u{dw}"], R("%wide"), R(d)),
+                     ins("st", ["global", "b64"], ir.Addr(R("%out"), 8 * k), R("%wide"))]
+    code.append(ins("ret", []))
     params = [ir.VarDecl("param", "u64", f"in{w}") for w in WIDTHS] + [ir.VarDecl("param", "u64", "out")]
     fn = ir.Function("entry", "k", params, body=decls + extra_decls + code)
     mod = ir.Module("", "<hypothesis>", [ir.Directive("version", "8.0"), fn])
@@ -310,7 +310,7 @@ def reference(steps, inputs, lane):
     pools = {w: [f"%in{w}_{j}" for j in range(NIN)] for w in WIDTHS}
     out = []
     for i, (op, srcs) in enumerate(steps):
-        name, w, kinds, dws, text, ref = op
+        _name, w, _kinds, dws, _text, ref = op
         vals = []
         for (kind, v) in srcs:
             if kind in ("imm", "sh", "u32", "lut"):

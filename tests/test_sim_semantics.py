@@ -352,7 +352,8 @@ def test_float_rounding_modes_exact(mode):
     b = (rng.uniform(-10, 10, 32) * np.exp2(rng.integers(-20, 20, 32))).astype(np.float32)
     c = rng.uniform(-1, 1, 32).astype(np.float32)
     d = rng.uniform(-1e6, 1e6, 32)  # f64 inputs for cvt.f32.f64
-    import tempfile, os
+    import os
+    import tempfile
     tmp = tempfile.mkdtemp()
     for name, arr in (("a", a), ("b", b), ("c", c), ("d", d)):
         np.save(os.path.join(tmp, name + ".npy"), arr)
@@ -420,7 +421,7 @@ def test_min_max_nan_and_signed_zero_and_cvt_int():
     r = run(body, ["out=u32[10]:zeros"], block=1)
     o = r.buffers["out"].tolist()
     assert o[0] == 0x3F800000  # min(NaN, 1) = 1
-    assert o[1] == 0x7FFFFFFF or (o[1] & 0x7F800000) == 0x7F800000 and o[1] & 0x7FFFFF  # NaN
+    assert o[1] == 0x7FFFFFFF or ((o[1] & 0x7F800000) == 0x7F800000 and o[1] & 0x7FFFFF)  # NaN
     assert o[2] == 0x80000000 and o[3] == 0x00000000  # -0 < +0
     # -2.5: rni → -2 (ties to even), rzi → -2, rmi → -3, rpi to u32 saturates at 0; inf → INT_MAX; NaN → 0
     assert [x - (1 << 32) if x >> 31 else x for x in o[4:7]] == [-2, -2, -3]
@@ -431,7 +432,8 @@ def test_f16_bf16_conversions_match_numpy():
     rng = np.random.default_rng(3)
     x = np.concatenate([rng.uniform(-70000, 70000, 24), [0.0, -0.0, 1e-8, -6.1e-5, 65504.0, 65520.0, np.inf, np.nan]])
     x = x.astype(np.float32)
-    import tempfile, os
+    import os
+    import tempfile
     tmp = tempfile.mkdtemp()
     np.save(os.path.join(tmp, "x.npy"), x)
     body = """
@@ -538,7 +540,8 @@ def test_many_ctas_run_in_batches(n, tmp_path):
 def test_cvt_int_to_float_directed_rounding_exact(mode):
     vals = [2 ** 63 - 1, -(2 ** 63), 2 ** 53 + 1, -(2 ** 53 + 3), 16777217, -16777219, 123456789012345678, 7, -1, 0]
     vals += [0] * (32 - len(vals))
-    import os, tempfile
+    import os
+    import tempfile
     tmp = tempfile.mkdtemp()
     np.save(os.path.join(tmp, "x.npy"), np.array(vals, np.int64))
     body = f"""
@@ -607,5 +610,5 @@ def test_endless_loop_hits_the_step_limit():
     from ptxkit.exec_sim import parse_arg_specs, parse_text, run_kernel
 
     m = parse_text(HEAD + ".visible .entry k()\n{\nL:\n  bra L;\n}\n", "loop.ptx")
-    with pytest.raises(PtxkitError, match="loop.ptx:7:.*step limit of 1000"):
+    with pytest.raises(PtxkitError, match=r"loop\.ptx:7:.*step limit of 1000"):
         run_kernel(m, None, parse_arg_specs([], m.entries()[0], 0), 1, 32, max_steps=1000)

@@ -4,7 +4,6 @@ mma.sync, shuffles, shared-memory reductions) against numpy references (see trit
 from __future__ import annotations
 
 import numpy as np
-
 from conftest import PTX_CORPUS, needs_shared
 
 T = PTX_CORPUS / "triton"

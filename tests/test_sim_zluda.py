@@ -9,7 +9,6 @@ import math
 
 import numpy as np
 import pytest
-
 from conftest import PTX_CORPUS, needs_shared
 
 RUN = PTX_CORPUS / "zluda" / "ptx" / "src" / "test" / "spirv_run"
@@ -179,7 +178,7 @@ def test_zluda_spirv_run(name, in_t, inp, out_t, want, tmp_path):
     m = load_module(path)
     fn = m.entries()[0]
     with np.errstate(all="ignore"):
-        data = np.array([v if not isinstance(v, int) or in_t in (F16, F32, F64) else v for v in inp]).astype(in_t) \
+        data = np.array(list(inp)).astype(in_t) \
             if in_t in (F16, F32, F64) else np.array(inp, dtype=object).astype(np.int64 if in_t().dtype.kind == "i"
                                                                             else np.uint64).astype(in_t)
         expected = (np.array(want, dtype=np.float64).astype(out_t) if out_t in (F16, F32, F64)
@@ -203,8 +202,8 @@ def _rep(*runs):
 
 
 def _up():
-    w = [1000, 1001, 1002] + list(range(0, 29))
-    return w + [1032, 1033, 1034] + list(range(32, 61))
+    w = [1000, 1001, 1002, *list(range(0, 29))]
+    return [*w, 1032, 1033, 1034, *list(range(32, 61))]
 
 
 # ZLUDA's ldmatrix.ptx is left out: threads 32-63 read values_g[64..95] and write values_s[64..95], past
@@ -213,7 +212,7 @@ WARP_CASES = [
     ("tid", U8, list(range(64))),
     ("bar_red_and_pred", U32, [2] * 64),
     ("shfl_sync_up_b32_pred", U32, _up()),
-    ("shfl_sync_down_b32_pred", U32, list(range(3, 32)) + [1029, 1030, 1031] + list(range(35, 64)) + [1061, 1062, 1063]),
+    ("shfl_sync_down_b32_pred", U32, [*list(range(3, 32)), 1029, 1030, 1031, *list(range(35, 64)), 1061, 1062, 1063]),
     ("shfl_sync_bfly_b32_pred", U32, [i ^ 3 for i in range(64)]),
     ("shfl_sync_idx_b32_pred", U32, [12] * 32 + [44] * 32),
     ("shfl_sync_mode_b32", U32, [9, 7, 8, 9, 21, 19, 20, 21, 33, 31, 32, 33, 45, 43, 44, 45, 73, 71, 72, 73, 85, 83,
