@@ -123,3 +123,15 @@ def test_recognised_libdevice_body_is_listed_as_a_note():
     res = sanitize_text((PTX_CORPUS / "triton_fpsan" / "sin" / "plain.ptx").read_text(), "sin.ptx", strict=True)
     [body] = [i for i in res.report.items if i.opcode == "libdevice:__nv_sinf"]
     assert body.severity == "note" and body.end_line > body.line and "ring sin" in body.reason
+
+
+def test_deeply_nested_blocks_are_sanitized():
+    """ptxas accepts ``{ }`` nested 1,000 deep; the rewrite walked the block tree recursively and died
+    with a RecursionError (exit 70). The add inside is rewritten and the nesting kept."""
+    depth = 1000
+    src = (HEAD + ".visible .entry k(.param .u64 p)\n{\n\t.reg .f32 %f<3>;\n\t.reg .b64 %rd<2>;\n"
+           "\tld.param.u64 %rd1, [p];\n\tld.global.f32 %f1, [%rd1];\n" + "{\n" * depth
+           + "\tadd.f32 %f2, %f1, %f1;\n\tst.global.f32 [%rd1], %f2;\n" + "}\n" * depth + "\tret;\n}\n")
+    res = sanitize_text(src, "nest.ptx", strict=True)
+    assert res.report.rewritten == 1 and res.report.items == []
+    assert res.text.count("{") == src.count("{") and "add.s32" in res.text

@@ -12,7 +12,8 @@ irrelevant in the ring. Design decisions for PTX-only modifiers (fpsan.md §3):
   ops ``abs`` and sign-bit xor (left native by Triton) give around a ring min/max;
 * ``tanh.approx`` (f32/f16/bf16, packed too) has no Triton tag: it is the "other pure math call"
   ``E(x) XOR FNV-1a-64("__nv_tanhf")`` (low w bits), what Triton 3.9 gives for libdevice ``tanh``;
-* same-type ``cvt`` with integer rounding (rewritten in ``ptxkit.fpsan.casts`` with these emitters): ``.rmi`` = floor and ``.rpi`` = ceil (tagged Floor/Ceil);
+* same-type ``cvt`` with integer rounding (rewritten in ``ptxkit.fpsan.casts`` with these emitters):
+  ``.rmi`` = floor and ``.rpi`` = ceil (tagged Floor/Ceil);
   ``.rni`` = rint and ``.rzi`` = trunc have no tag, so they are libdevice calls hashed the same way
   with ``__nv_rintf``/``__nv_truncf`` (``__nv_rint``/``__nv_trunc`` for f64; 16-bit lanes use the
   float symbols truncated to 16 bits) — deterministic, and equal to Triton's FPSan of

@@ -103,13 +103,21 @@ class _FunctionRewrite:
         return lines
 
     def walk(self, body: list[ir.Statement]) -> None:
+        """Visit the statements in order; a nested block starts and ends a straight-line run. The block
+        tree is walked with an explicit stack: ptxas accepts blocks nested 1,000 deep."""
         ctx = self.ctx
-        for s in body:
+        stack = [iter(body)]
+        while stack:
+            s = next(stack[-1], None)
+            if s is None:
+                stack.pop()
+                if stack:
+                    ctx.clear()  # the end of a nested block
+                continue
             lib = self.anchors.get(id(s))
             if isinstance(s, ir.Block):
                 ctx.clear()
-                self.walk(s.body)
-                ctx.clear()
+                stack.append(iter(s.body))
             elif isinstance(s, ir.Label):
                 if lib is not None or s.name in self.jump_targets:
                     ctx.clear()  # a join point: payloads of one predecessor are not valid here
