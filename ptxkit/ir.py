@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Union
+from typing import TypeAlias
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,7 +123,7 @@ class Expr:
     text: str
 
 
-Operand = Union[Reg, Imm, FloatImm, Sym, Addr, Vec, Sink, Pipe, Not, ParamList, Expr, AddrList]
+Operand = Reg | Imm | FloatImm | Sym | Addr | Vec | Sink | Pipe | Not | ParamList | Expr | AddrList
 
 
 # --------------------------------------------------------------------------- statements
@@ -177,7 +177,7 @@ class RegDecl:
                     yield f"{name}{i}"
 
 
-Init = Union[Operand, list]  # nested lists for array/aggregate initialisers (ISA §5.4.4)
+Init: TypeAlias = "Operand | list[Init]"  # nested lists for array/aggregate initialisers (ISA §5.4.4)
 
 
 @dataclass(eq=True, slots=True)
@@ -227,7 +227,7 @@ class Block:
     span: Span | None = field(default=None, compare=False)
 
 
-Statement = Union[Instruction, Label, RegDecl, VarDecl, Directive, Block]
+Statement = Instruction | Label | RegDecl | VarDecl | Directive | Block
 
 
 @dataclass(eq=True, slots=True)
@@ -254,7 +254,7 @@ class Function:
         yield from iter_statements(self.body or [])
 
 
-TopLevel = Union[Directive, VarDecl, Function]
+TopLevel = Directive | VarDecl | Function
 
 
 def iter_statements(body: list[Statement]) -> Iterator[Statement]:

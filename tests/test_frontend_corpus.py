@@ -4,13 +4,13 @@ the ZLUDA pass/test dumps (input + a pseudo-PTX '%%% output %%%' part) are rejec
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
 import shutil
 import subprocess
+from bisect import bisect_left
 
 import pytest
-
 from conftest import PTX_CORPUS, needs_ptxas, needs_shared, shared_files
+
 from ptxkit import ir
 from ptxkit.errors import PtxkitError
 from ptxkit.ptx.emit import emit

@@ -5,8 +5,8 @@ functions (the whole file through Lark alone takes minutes on this machine)."""
 from __future__ import annotations
 
 import pytest
-
 from conftest import PTX_CORPUS, needs_shared, shared_files
+
 from ptxkit import ir
 from ptxkit.errors import PtxkitError
 from ptxkit.ptx import lark_parser
@@ -59,6 +59,6 @@ def test_fast_path_equals_grammar_on_cub_sample():
     sample = fns[::4] + [i for i in m.items if not isinstance(i, ir.Function)][:20]
     for node in sample:
         s = node.span
-        got = lark_parser.parse_fragment(src, s.start, s.end, s.line, s.col, "toplevel", str(path))
+        got = lark_parser.parse_toplevel(src, s.start, s.end, s.line, s.col, str(path))
         assert got == [node]
         assert _spans(got) == _spans([node])

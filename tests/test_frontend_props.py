@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import re
 
+from conftest import shared_files
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import shared_files
 from ptxkit import ir
 from ptxkit.errors import PtxkitError
 from ptxkit.ptx.emit import emit, format_statement

@@ -9,8 +9,8 @@ import shutil
 import subprocess
 
 import pytest
-
 from conftest import PTX_CORPUS, needs_ptxas, needs_shared, shared_files
+
 from ptxkit import ir
 from ptxkit.errors import PtxkitError
 from ptxkit.ptx.emit import emit

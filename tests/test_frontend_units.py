@@ -6,8 +6,8 @@ from __future__ import annotations
 import struct
 
 import pytest
-
 from conftest import needs_shared
+
 from ptxkit import ir
 from ptxkit.errors import PtxkitError
 from ptxkit.ir import Addr, AddrList, Expr, FloatImm, Imm, Not, ParamList, Pipe, Reg, Sink, Sym, Vec
@@ -26,8 +26,8 @@ def body(stmts: str, decls: str = "") -> str:
 def ops(stmt: str) -> tuple:
     """Operands of one instruction, through both parsers (which must agree)."""
     src = body("\t" + stmt)
-    a = list(parse(src).functions()[0].instructions())[0]
-    b = list(parse_reference(src).functions()[0].instructions())[0]
+    a = next(parse(src).functions()[0].instructions())
+    b = next(parse_reference(src).functions()[0].instructions())
     assert a == b
     return a.operands
 
@@ -229,7 +229,8 @@ def test_format_statement_canonical():
     ("bra.uni $L1;", [], [0], None),
     ("call.uni (retval0), foo, (param0);", [0], [1, 2], None),
     ("call.uni foo, (param0);", [], [0, 1], None),
-    ("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f1,%f2,%f3,%f4}, {%r1,%r2,%r3,%r4}, {%r5,%r6}, {%f5,%f6,%f7,%f8};",
+    ("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f1,%f2,%f3,%f4}, {%r1,%r2,%r3,%r4}, {%r5,%r6}, "
+     "{%f5,%f6,%f7,%f8};",
      [0], [1, 2, 3], "f32"),
     ("wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%f1,%f2,%f3,%f4}, %rd1, %rd2, 1, 1, 1, 1, 1;",
      [0], [0, 1, 2, 3, 4, 5, 6, 7], "f32"),

@@ -4,8 +4,8 @@ bad input gets FILE:LINE:COL."""
 from __future__ import annotations
 
 import pytest
-
 from conftest import LITMUS_CORPUS, needs_shared, shared_files
+
 from ptxkit.errors import PtxkitError
 from ptxkit.explore.access import resolve
 from ptxkit.explore.condition import from_tuple

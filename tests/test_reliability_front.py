@@ -9,15 +9,16 @@ from __future__ import annotations
 import re
 
 import pytest
-
 from conftest import needs_ptxas
+from test_frontend_ptxas import _ours_and_ptxas
+
 from ptxkit import ir
 from ptxkit.cli import main
 from ptxkit.errors import MAX_DIAGNOSTICS, PtxkitError
+from ptxkit.explore import condition as cf
 from ptxkit.litmus.parser import MAX_FORMULA_DEPTH, parse_formula, parse_litmus
 from ptxkit.ptx.emit import emit, format_statement
 from ptxkit.ptx.parser import parse, parse_reference
-from test_frontend_ptxas import _ours_and_ptxas
 
 HEAD = ".version 9.0\n.target sm_90\n.address_size 64\n"
 CALLEES = (".visible .func (.param .b32 r) fa(.param .b32 a)\n{\n\tst.param.b32 [r], 1;\n\tret;\n}\n"
@@ -145,6 +146,8 @@ REJECTED = {
     "17-digit hex literal": kernel("\tmov.u64 %rd1, 0xfffffffffffffffff;"),
     "65-digit binary literal": kernel("\tmov.u64 %rd1, 0b1" + "0" * 64 + ";"),
     "register count over 32 bits": kernel("\t.reg .b32 %q<4294967296>;"),
+    # ptxas: "Module-scoped variables in .reg state space are not allowed with ABI"
+    "module-level .reg": HEAD + ".reg .b32 %r<5>;\n.visible .entry k()\n{\n\tret;\n}\n",
     # ptxas: "Illegal value for .address_size directive"
     ".address_size 1U": kernel("", HEAD.replace("64", "1U")),
     ".address_size 16": kernel("", HEAD.replace("64", "16")),
@@ -279,39 +282,33 @@ def test_litmus_non_utf8_byte_is_located(where, tmp_path, capsys):
     assert re.search(rf"t\.litmus:{line}:\d+: error: invalid UTF-8 byte 0xff", err), err
 
 
-def _depth(f: tuple) -> int:
+def _depth(f: cf.Formula) -> int:
     stack, deepest = [(f, 1)], 0
     while stack:
         node, d = stack.pop()
         deepest = max(deepest, d)
-        stack.extend((c, d + 1) for c in node[1:] if isinstance(c, tuple) and c and c[0] in
-                     ("and", "or", "not", "cmp", "true"))
+        stack.extend((c, d + 1) for c in cf.children(node))
     return deepest
 
 
 def test_condition_with_1000_terms():
-    for op, tag in (("/\\", "and"), ("\\/", "or")):
+    for op, cls in (("/\\", cf.And), ("\\/", cf.Or)):
         f = parse_formula(f" {op} ".join(f"x != {i}" for i in range(1000)))
-        assert f[0] == tag and _depth(f) <= 12
-        leaves = []
-        stack = [f]
-        while stack:
-            n = stack.pop()
-            if n[0] == tag:
-                stack += [n[2], n[1]]
-            else:
-                leaves.append(n[3][1])
-        assert leaves == list(range(1000))  # every term, in the written order
+        assert isinstance(f, cls) and _depth(f) == 2
+        assert [c.rhs for c in f.args] == [cf.Int(i) for i in range(1000)]  # every term, in order
 
 
 def test_condition_nested_1000_deep():
-    assert parse_formula("(" * 1000 + "x == 1" + ")" * 1000) == ("cmp", "==", ("loc", "x"), ("int", 1))
-    for deep in ("~" * 1000 + "x == 1", "(x == 1 /\\ " * 1000 + "y == 2" + ")" * 1000):
+    assert parse_formula("(" * 1000 + "x == 1" + ")" * 1000) == cf.Cmp("==", cf.Loc("x"), cf.Int(1))
+    for deep in ("~" * 1000 + "x == 1", "(x == 1 /\\ ~" * 1000 + "y == 2" + ")" * 1000):
         with pytest.raises(PtxkitError) as e:
             parse_formula(deep)
         assert e.value.first.line == 1 and "nested too deeply" in e.value.first.message
     f = parse_formula("~" * (MAX_FORMULA_DEPTH - 1) + "x == 1")  # the bound itself is fine
     assert _depth(f) == MAX_FORMULA_DEPTH
+    # a parenthesised chain of the same operator joins the outer one
+    assert parse_formula("(x == 1 /\\ " * 1000 + "y == 2" + ")" * 1000) == parse_formula(
+        " /\\ ".join(["x == 1"] * 1000 + ["y == 2"]))
 
 
 def test_explore_with_a_1000_term_condition(tmp_path, capsys):

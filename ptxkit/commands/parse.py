@@ -61,8 +61,8 @@ def run(args: argparse.Namespace) -> int:
                 for d in e.diagnostics]})
             continue
         results.append({"file": path, "ok": True, **_summary(module)})
-    for e in failed:
-        print(_render(e), file=sys.stderr)
+    for err in failed:
+        print(_render(err), file=sys.stderr)
     if args.json:
         json.dump({"ok": not failed, "files": results}, sys.stdout, indent=1)
         print()

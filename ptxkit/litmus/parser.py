@@ -38,7 +38,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, field
-from typing import Any, NoReturn
+from typing import NoReturn
 
 from ptxkit.errors import Diagnostic, PtxkitError
 from ptxkit.explore import condition as cf
@@ -214,7 +214,7 @@ class _Parser:
         return ConcurrentProgram(name=name, threads=threads, locations=locations, condition=cond,
                                  filename=self.filename, source=self.text)
 
-    def parse_init(self):
+    def parse_init(self) -> tuple[dict[str, Location], dict[int, dict[str, int | str]]]:
         self.expect("{", "'{' opening the init block")
         locations: dict[str, Location] = {}
         init_regs: dict[int, dict[str, int | str]] = {}
@@ -236,7 +236,7 @@ class _Parser:
             if thread is not None:
                 reg = self.expect_id("a register")
                 self.expect("=")
-                init_regs.setdefault(thread, {})[reg.text] = self.init_value(locations)
+                init_regs.setdefault(thread, {})[reg.text] = self.init_value()
                 continue
             nm = self.expect_id("a location or 'Pn:reg'")
             if self.accept("@"):
@@ -255,26 +255,28 @@ class _Parser:
                     locations[nm.text] = Location(nm.text, 0)
                     continue
                 self.fail(self.peek(), f"expected '=' after {nm.text!r}")
-            v = self.init_value(locations)
+            v = self.init_value()
             if isinstance(v, str):
                 # loc = &loc: a location holding a pointer — keep as an alias-free symbolic value
                 self.fail(nm, "a location initialised with an address is not supported")
             locations[nm.text] = Location(nm.text, v)
-        for tok, name, proxy, target in pending_alias:
-            if target not in locations:
-                locations[target] = Location(target, 0)
-            root, seen = target, {name}
-            while locations[root].alias_of is not None and root not in seen:
+        for at, name, space, aliased in pending_alias:
+            if aliased not in locations:
+                locations[aliased] = Location(aliased, 0)
+            root, seen = aliased, {name}
+            while root not in seen:
+                up = locations[root].alias_of
+                if up is None:
+                    break
                 seen.add(root)
-                root = locations[root].alias_of
+                root = up
             if root in seen:
-                self.fail(tok, f"alias cycle through {name!r}")
+                self.fail(at, f"alias cycle through {name!r}")
             # alias_of is the *direct* target: `s @ surface aliases y` reaches y's virtual address
-            locations[name] = Location(name, locations[root].initial, alias_of=target, proxy=proxy)
-        self._init_regs = init_regs
+            locations[name] = Location(name, locations[root].initial, alias_of=aliased, proxy=space)
         return locations, init_regs
 
-    def init_value(self, locations) -> int | str:
+    def init_value(self) -> int | str:
         if self.accept("&"):
             return self.expect_id("a location").text
         t = self.peek()
@@ -296,7 +298,8 @@ class _Parser:
         return None
 
     # ------------------------------------------------------------------ threads
-    def parse_threads(self, locations, init_regs) -> list[ThreadProgram]:
+    def parse_threads(self, locations: dict[str, Location],
+                      init_regs: dict[int, dict[str, int | str]]) -> list[ThreadProgram]:
         threads: list[ThreadProgram] = []
         while True:
             t = self.expect_id("a thread header 'Pn@cta C,gpu G'")
@@ -350,14 +353,15 @@ class _Parser:
                     cells_by_thread[k].append(cell)
         for th, cells in zip(threads, cells_by_thread):
             for cell in cells:
-                th.body.extend(self.lower(cell, th, locations))
+                th.body.extend(self.lower(cell, th))
             labels = {s.name for s in th.body if isinstance(s, Label)}
             for s in th.body:
                 if isinstance(s, Instruction) and s.opcode == "bra":
-                    target = s.operands[0].name  # type: ignore[union-attr]
-                    if target not in labels:
+                    target = s.operands[0]
+                    assert isinstance(target, Sym) and s.span is not None  # built by lower()
+                    if target.name not in labels:
                         self._fail_at(s.span.start, s.span.line, s.span.col,
-                                      f"branch to undefined label {target!r} in P{th.index}")
+                                      f"branch to undefined label {target.name!r} in P{th.index}")
         return threads
 
     def _at_condition(self) -> bool:
@@ -367,7 +371,7 @@ class _Parser:
         return t.kind == "id" and t.text in ("exists", "forall", "filter", "final", "locations")
 
     # ------------------------------------------------------------------ instructions
-    def lower(self, cell: list[Tok], th: ThreadProgram, locations) -> list:
+    def lower(self, cell: list[Tok], th: ThreadProgram) -> list[Instruction | Label]:
         first, last = cell[0], cell[-1]
         sp = self.span(first, last)
         if len(cell) == 2 and cell[1].text == ":" and first.kind == "id":
@@ -384,7 +388,7 @@ class _Parser:
                 self.fail(toks[0] if toks else first, "expected a register (rN)")
             return Reg(toks[0].text)
 
-        def value(k: int):
+        def value(k: int) -> Reg | Imm:
             toks = ops[k]
             if len(toks) == 1 and toks[0].kind == "id" and _is_reg(toks[0].text):
                 return Reg(toks[0].text)
@@ -404,12 +408,12 @@ class _Parser:
                 return Addr(Sym(toks[0].text))
             self.fail(toks[0] if toks else first, "expected a location")
 
-        def nops(*allowed: int):
+        def nops(*allowed: int) -> None:
             if len(ops) not in allowed:
                 want = " or ".join(str(a) for a in allowed)
                 self.fail(first, f"{first.text} takes {want} operands, got {len(ops)}")
 
-        def sem_scope(mods: list[str], need_scope: bool):
+        def sem_scope(mods: list[str], need_scope: bool) -> tuple[tuple[str, ...], tuple[str, ...]]:
             if not mods or mods[0] not in SEMS:
                 self.fail(first, f"{first.text}: expected a semantics ({', '.join(SEMS)})")
             sem, rest = mods[0], mods[1:]
@@ -420,7 +424,9 @@ class _Parser:
             # a strong ld/st without a scope: the ISA default is .sys (§9.7.9.8); .weak has none
             return ((sem,) if sem == "weak" else (sem, "sys")), tuple(rest)
 
-        ins = lambda op, m, o, guard=None: Instruction(op, tuple(m), tuple(o), guard=guard, span=sp)
+        def ins(op: str, m: tuple[str, ...], o: tuple[Reg | Imm | Addr | Sym, ...],
+                guard: Guard | None = None) -> Instruction:
+            return Instruction(op, m, o, guard=guard, span=sp)
 
         if head in LOADS and not mods:  # local value: `ld r0, 1`
             nops(2)
@@ -458,7 +464,7 @@ class _Parser:
         if head == "fence":
             nops(0)
             if len(mods) == 2 and mods[0] == "proxy":
-                if mods[1] not in PROXIES + ("alias",):
+                if mods[1] not in (*PROXIES, "alias"):
                     self.fail(first, f"unknown proxy fence .{mods[1]}")
                 return [ins("fence", ("proxy", mods[1]), ())]
             if len(mods) == 2 and mods[0] in SEMS and mods[1] in SCOPES:
@@ -467,15 +473,15 @@ class _Parser:
                 return [ins("fence", (mods[0], "sys"), ())]
             self.fail(first, f"malformed fence {first.text!r} (expected fence.SEM.SCOPE or fence.proxy.P)")
         if head in ("bar", "barrier"):
-            m = [x for x in mods if x != "cta"]
-            if len(m) != 1 or m[0] not in ("sync", "arrive", "red"):
+            kind = [x for x in mods if x != "cta"]
+            if len(kind) != 1 or kind[0] not in ("sync", "arrive", "red"):
                 self.fail(first, f"malformed barrier {first.text!r} (expected bar.cta.sync|arrive)")
             nops(1, 2, 3)
-            return [ins("bar", ("cta", m[0]), tuple(value(k) for k in range(len(ops))))]
+            return [ins("bar", ("cta", kind[0]), tuple(value(k) for k in range(len(ops))))]
         if head in LOCAL_OPS and not mods:
             nops(3)
-            op, m = LOCAL_OPS[head]
-            return [ins(op, m, (reg(0), value(1), value(2)))]
+            op, local_mods = LOCAL_OPS[head]
+            return [ins(op, local_mods, (reg(0), value(1), value(2)))]
         if head == "mov" and not mods:
             nops(2)
             return [ins("mov", ("u32",), (reg(0), value(1)))]
@@ -570,26 +576,20 @@ class _Parser:
             self.fail(self.peek(), f"unexpected {self.peek().text!r} after the condition")
         return Condition(quant, formula, filt, span=Span(first.start, self.peek().start, first.line, first.col))
 
-    def formula(self):
+    def formula(self) -> cf.Formula:
         return parse_formula_tokens(self)
 
 
 # ---------------------------------------------------------------------- formulas (shared with --exists)
-# A formula is a tuple tree (``ptxkit.explore.program.Formula``): ("or"|"and", a, b), ("not", a),
-# ("true",), ("cmp", op, lhs, rhs) with operands ("reg", thread, name), ("loc", name),
-# ("elem", name, index), ("int", value).
-#
-# The parser is iterative (a condition may nest its parentheses arbitrarily deep without exhausting
-# Python's stack), and a chain of n terms a /\ b /\ … becomes a balanced tree of depth ⌈log2 n⌉
-# (chains of up to three terms keep the left-nested shape), so that every recursive consumer of the
-# tree is safe on long conditions. A tree deeper than MAX_FORMULA_DEPTH (only reached by nesting ~
-# or parenthesised sub-formulas that deep) is refused with the position of the construct.
+# The parser builds the typed formula of ``ptxkit.explore.condition`` (Cmp/Atom leaves, Not, n-ary
+# And/Or). It is iterative (a condition may nest its parentheses arbitrarily deep without exhausting
+# Python's stack) and a chain a /\ b /\ … of any length is one n-ary node. A tree deeper than
+# MAX_FORMULA_DEPTH (only reached by nesting ~ or alternating parenthesised sub-formulas that deep)
+# is refused with the position of the construct.
 
 _CMP = ("==", "!=", "<=", ">=", "<", ">")
 MAX_FORMULA_DEPTH = 200
-# (formula, depth of its tree); the tree's inner nodes are ('and'|'or', a, b) / ('not', a) tuples over
-# typed comparisons, made one typed formula by ``condition.from_tuple`` at the end
-_Item = tuple[Any, int]
+_Item = tuple[cf.Formula, int]  # (formula, depth of its tree)
 
 
 @dataclass
@@ -612,21 +612,25 @@ def _check_depth(p: _Parser, item: _Item, at: Tok) -> _Item:
 def _negate(p: _Parser, item: _Item, nots: list[Tok]) -> _Item:
     node, depth = item
     for _ in nots:
-        node, depth = ("not", node), depth + 1
+        node, depth = cf.Not(node), depth + 1
     return _check_depth(p, (node, depth), nots[0]) if nots else item
 
 
-def _chain(p: _Parser, op: str, items: list[_Item], at: Tok) -> _Item:
-    """``items`` joined by ``op``, pairing neighbours round by round (a balanced tree)."""
-    while len(items) > 1:
-        paired: list[_Item] = []
-        for k in range(0, len(items) - 1, 2):
-            (a, da), (b, db) = items[k], items[k + 1]
-            paired.append(((op, a, b), max(da, db) + 1))
-        if len(items) % 2:
-            paired.append(items[-1])
-        items = paired
-    return _check_depth(p, items[0], at)
+def _chain(p: _Parser, cls: type[cf.And] | type[cf.Or], items: list[_Item], at: Tok) -> _Item:
+    """``items`` joined by ``cls`` as one n-ary node; an operand that is itself a ``cls`` node (a
+    parenthesised chain of the same operator) is spliced in: ``(a /\\ b) /\\ c`` is And(a, b, c)."""
+    if len(items) == 1:
+        return items[0]
+    args: list[cf.Formula] = []
+    depth = 0
+    for node, d in items:
+        if isinstance(node, cls):
+            args.extend(node.args)
+            depth = max(depth, d)
+        else:
+            args.append(node)
+            depth = max(depth, d + 1)
+    return _check_depth(p, (cls(tuple(args)), depth), at)
 
 
 def parse_formula_tokens(p: _Parser) -> cf.Formula:
@@ -647,13 +651,13 @@ def parse_formula_tokens(p: _Parser) -> cf.Formula:
             group.ands.append(item)
             if p.accept("/\\"):
                 break
-            group.ors.append(_chain(p, "and", group.ands, group.open or p.peek()))
+            group.ors.append(_chain(p, cf.And, group.ands, group.open or p.peek()))
             group.ands = []
             if p.accept("\\/"):
                 break
-            done = _chain(p, "or", group.ors, group.open or p.peek())
+            done = _chain(p, cf.Or, group.ors, group.open or p.peek())
             if group.open is None:
-                return cf.from_tuple(done[0])
+                return done[0]
             p.expect(")", "')'")
             if p.peek().text in _CMP:  # a parenthesised operand: not in this grammar
                 p.fail(group.open, "expected an operand (Pn:reg, a location, an integer), found '('")

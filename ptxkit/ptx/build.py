@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 import struct
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from ptxkit import ir
 from ptxkit.ir import Addr, AddrList, Expr, FloatImm, Imm, Not, Operand, ParamList, Pipe, Reg, Sink, Sym, Vec
@@ -78,8 +79,72 @@ def float_dec(text: str) -> FloatImm:
 
 
 # --------------------------------------------------------------------------- expressions (ISA §4.6)
-# Expression nodes are tuples: ('int', v) ('float', FloatImm) ('reg', name) ('name', name)
-# ('sink',) ('un', op, x) ('bin', op, a, b) ('cond', c, a, b) ('call', fname, x) ('paren', items)
+# The grammar's expression trees, before they become IR operands (only the Lark path builds them).
+
+@dataclass(frozen=True, slots=True)
+class EInt:
+    value: int
+
+
+@dataclass(frozen=True, slots=True)
+class EFloat:
+    """A float literal; ``hex``: written ``0f…``/``0d…`` (ptxas refuses to negate those)."""
+
+    value: FloatImm
+    hex: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class EReg:
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class EName:
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class ESink:
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class EUnary:
+    op: str  # - + ! ~
+    x: ExprNode
+
+
+@dataclass(frozen=True, slots=True)
+class EBinary:
+    op: str  # C operators, ISA Table 4.4
+    a: ExprNode
+    b: ExprNode
+
+
+@dataclass(frozen=True, slots=True)
+class ECond:
+    c: ExprNode
+    a: ExprNode
+    b: ExprNode
+
+
+@dataclass(frozen=True, slots=True)
+class ECall:
+    """``generic(sym)`` and the like (initialisers)."""
+
+    fname: str
+    x: ExprNode
+
+
+@dataclass(frozen=True, slots=True)
+class EParen:
+    """``( … )`` with one or more comma-separated items."""
+
+    items: tuple[ExprNode, ...]
+
+
+ExprNode = EInt | EFloat | EReg | EName | ESink | EUnary | EBinary | ECond | ECall | EParen
 
 _BINOPS: dict[str, Callable[[int, int], int]] = {
     "*": lambda a, b: a * b,
@@ -101,8 +166,6 @@ _BINOPS: dict[str, Callable[[int, int], int]] = {
     "&&": lambda a, b: int(bool(a) and bool(b)),
     "||": lambda a, b: int(bool(a) or bool(b)),
 }
-_PREC = {"*": 10, "/": 10, "%": 10, "+": 9, "-": 9, "<<": 8, ">>": 8, "<": 7, ">": 7, "<=": 7,
-         ">=": 7, "==": 6, "!=": 6, "&": 5, "^": 4, "|": 3, "&&": 2, "||": 1}
 
 
 def _cdiv(a: int, b: int) -> int:
@@ -119,127 +182,110 @@ def _wrap(v: int) -> int:
     return v if -(U64 >> 1) <= v < U64 else v & (U64 - 1)
 
 
-def fold(node: tuple) -> int | None:
+def fold(node: ExprNode) -> int | None:
     """The integer value of a constant expression, or None if it has names/registers/floats."""
-    kind = node[0]
-    if kind == "int":
-        return node[1]
-    if kind == "un":
-        v = fold(node[2])
+    if isinstance(node, EInt):
+        return node.value
+    if isinstance(node, EUnary):
+        v = fold(node.x)
         if v is None:
             return None
-        op = node[1]
+        op = node.op
         return _wrap(-v if op == "-" else v if op == "+" else int(not v) if op == "!" else ~v)
-    if kind == "bin":
-        a = fold(node[2])
+    if isinstance(node, EBinary):
+        a = fold(node.a)
         if a is None:
             return None
-        b = fold(node[3])
+        b = fold(node.b)
         if b is None:
             return None
-        if node[1] in ("<<", ">>") and b < 0:
+        if node.op in ("<<", ">>") and b < 0:
             raise BuildError("negative shift count in constant expression")
-        return _wrap(_BINOPS[node[1]](a, b))
-    if kind == "cond":
-        c = fold(node[1])
+        return _wrap(_BINOPS[node.op](a, b))
+    if isinstance(node, ECond):
+        c = fold(node.c)
         if c is None:
             return None
-        a, b = fold(node[2]), fold(node[3])
+        a, b = fold(node.a), fold(node.b)
         if a is None or b is None:
             return None
         return a if c else b
-    if kind == "paren" and len(node[1]) == 1:
-        return fold(node[1][0])
+    if isinstance(node, EParen) and len(node.items) == 1:
+        return fold(node.items[0])
     return None
 
 
-def expr_text(node: tuple) -> str:
+def expr_text(node: ExprNode) -> str:
     """The normalised spelling of an expression (used for :class:`ir.Expr`): no spaces, every
     nested operator expression parenthesised, so re-parsing the text gives the same text."""
-    kind = node[0]
-    if kind == "int":
-        return str(node[1])
-    if kind == "float":
-        return format_float(node[1])
-    if kind in ("reg", "name"):
-        return node[1]
-    if kind == "sink":
+    if isinstance(node, EInt):
+        return str(node.value)
+    if isinstance(node, EFloat):
+        return format_float(node.value)
+    if isinstance(node, (EReg, EName)):
+        return node.name
+    if isinstance(node, ESink):
         return "_"
-    if kind == "un":
-        return node[1] + _sub(node[2])
-    if kind == "bin":
-        return _sub(node[2]) + node[1] + _sub(node[3])
-    if kind == "cond":
-        return _sub(node[1]) + "?" + _sub(node[2]) + ":" + _sub(node[3])
-    if kind == "call":
-        return f"{node[1]}({expr_text(node[2])})"
-    if kind == "paren":
-        return "(" + ",".join(expr_text(i) for i in node[1]) + ")"
-    raise AssertionError(node)
+    if isinstance(node, EUnary):
+        return node.op + _sub(node.x)
+    if isinstance(node, EBinary):
+        return _sub(node.a) + node.op + _sub(node.b)
+    if isinstance(node, ECond):
+        return _sub(node.c) + "?" + _sub(node.a) + ":" + _sub(node.b)
+    if isinstance(node, ECall):
+        return f"{node.fname}({expr_text(node.x)})"
+    return "(" + ",".join(expr_text(i) for i in node.items) + ")"
 
 
-def _sub(node: tuple) -> str:
+def _sub(node: ExprNode) -> str:
     t = expr_text(node)
-    return f"({t})" if node[0] in ("bin", "cond", "un") else t
+    return f"({t})" if isinstance(node, (EBinary, ECond, EUnary)) else t
 
 
 def format_float(f: FloatImm) -> str:
     return f"0f{f.bits:08X}" if f.width == 32 else f"0d{f.bits:016X}"
 
 
-def to_operand(node: tuple, top: bool = True) -> Operand:
+def _is_name(node: ExprNode) -> bool:
+    return isinstance(node, (EReg, EName, ESink))
+
+
+def to_operand(node: ExprNode, top: bool = True) -> Operand:
     """Map an expression tree to the IR operand classes (ir.py): constants fold to Imm, a lone
     float literal is a FloatImm, ``%p|%q`` is a Pipe, ``!%p`` a Not, a top-level ``( … )`` a
     ParamList (call arguments, ISA §9.7.13.4), anything else an Expr."""
-    kind = node[0]
-    if kind == "reg":
-        return Reg(node[1])
-    if kind == "name":
-        return Sym(node[1])
-    if kind == "sink":
+    if isinstance(node, EReg):
+        return Reg(node.name)
+    if isinstance(node, EName):
+        return Sym(node.name)
+    if isinstance(node, ESink):
         return Sink()
-    if kind == "float":
-        return node[1]
-    if kind == "paren" and top:
-        return ParamList(tuple(to_operand(i, False) for i in node[1]))
+    if isinstance(node, EFloat):
+        return node.value
+    if isinstance(node, EParen) and top:
+        return ParamList(tuple(to_operand(i, False) for i in node.items))
     v = fold(node)
     if v is not None:
         return Imm(v)
-    if kind == "un":
-        inner = node[2]
-        if node[1] == "!" and inner[0] in ("reg", "name"):
+    if isinstance(node, EUnary):
+        inner = node.x
+        if node.op == "!" and isinstance(inner, (EReg, EName)):
             return Not(to_operand(inner, False))
-        if node[1] == "-" and inner[0] == "float":
-            f = inner[1]
+        if node.op == "-" and isinstance(inner, EFloat):
+            f = inner.value
             return FloatImm(f.bits ^ (1 << (f.width - 1)), f.width)
-    if kind == "bin" and node[1] == "|" and node[2][0] in ("reg", "name", "sink") \
-            and node[3][0] in ("reg", "name", "sink"):
-        return Pipe(to_operand(node[2], False), to_operand(node[3], False))
-    if kind == "paren" and len(node[1]) == 1:
-        return to_operand(node[1][0], False)
-    if kind == "paren":
+    if isinstance(node, EBinary) and node.op == "|" and _is_name(node.a) and _is_name(node.b):
+        return Pipe(to_operand(node.a, False), to_operand(node.b, False))
+    if isinstance(node, EParen):
+        if len(node.items) == 1:
+            return to_operand(node.items[0], False)
         raise BuildError("a parenthesised list is only allowed as a whole operand")
     # note: ``%r1+1`` (a register with an offset) is syntactically valid outside brackets
     # (ptxas accepts it in add/setp operands); it stays an Expr
     return Expr(expr_text(node))
 
 
-def _has_reg(node: tuple) -> bool:
-    kind = node[0]
-    if kind == "reg":
-        return True
-    if kind == "paren":
-        return any(_has_reg(i) for i in node[1])
-    if kind in ("un", "call"):
-        return _has_reg(node[2])
-    if kind == "bin":
-        return _has_reg(node[2]) or _has_reg(node[3])
-    if kind == "cond":
-        return _has_reg(node[1]) or _has_reg(node[2]) or _has_reg(node[3])
-    return False
-
-
-def to_address(node: tuple, rest: list[Operand]) -> Operand:
+def to_address(node: ExprNode, rest: list[Operand]) -> Operand:
     """``[reg]``, ``[reg+imm]``, ``[reg+-imm]``, ``[var+imm]``, ``[imm]`` → Addr with the offset
     evaluated (ISA §6.4.1); ``[tex, {x, y}]`` (texture/surface, ISA §9.7.10) → AddrList."""
     if rest:
@@ -248,26 +294,25 @@ def to_address(node: tuple, rest: list[Operand]) -> Operand:
     return Addr(base, off)
 
 
-def _split_address(node: tuple) -> tuple[Reg | Sym | None, int]:
-    kind = node[0]
-    if kind == "reg":
-        return Reg(node[1]), 0
-    if kind == "name":
-        return Sym(node[1]), 0
+def _split_address(node: ExprNode) -> tuple[Reg | Sym | None, int]:
+    if isinstance(node, EReg):
+        return Reg(node.name), 0
+    if isinstance(node, EName):
+        return Sym(node.name), 0
     v = fold(node)
     if v is not None:
         return None, v
-    if kind == "paren" and len(node[1]) == 1:
-        return _split_address(node[1][0])
-    if kind == "bin" and node[1] in ("+", "-"):
-        v = fold(node[3])
+    if isinstance(node, EParen) and len(node.items) == 1:
+        return _split_address(node.items[0])
+    if isinstance(node, EBinary) and node.op in ("+", "-"):
+        v = fold(node.b)
         if v is not None:
-            base, off = _split_address(node[2])
-            return base, off + v if node[1] == "+" else off - v
-        if node[1] == "+":
-            v = fold(node[2])
+            base, off = _split_address(node.a)
+            return base, off + v if node.op == "+" else off - v
+        if node.op == "+":
+            v = fold(node.a)
             if v is not None:
-                base, off = _split_address(node[3])
+                base, off = _split_address(node.b)
                 return base, off + v
     raise BuildError(f"unsupported address expression '{expr_text(node)}'")
 
@@ -311,9 +356,8 @@ def _resolve_body(body: list[ir.Statement], names: frozenset[str]) -> None:
         for s in stack.pop():
             if type(s) is ir.Instruction:
                 for o in s.operands:
-                    to = type(o)
                     # registers, immediates and [reg+off] never change: skip the rebuild
-                    if to is Reg or to is Imm or (to is Addr and type(o.base) is Reg):
+                    if type(o) is Reg or type(o) is Imm or (type(o) is Addr and type(o.base) is Reg):
                         continue
                     ops = tuple(_resolve_op(o, names) for o in s.operands)
                     if ops != s.operands:
@@ -324,26 +368,38 @@ def _resolve_body(body: list[ir.Statement], names: frozenset[str]) -> None:
 
 
 def _resolve_op(o: Operand, names: frozenset[str]) -> Operand:
-    t = type(o)
-    if t is Sym:
+    if isinstance(o, Sym):
         return Reg(o.name) if o.name.split(".")[0] in names else o
-    if t is Addr:
-        return Addr(_resolve_op(o.base, names), o.offset) if o.base is not None else o  # type: ignore[arg-type]
-    if t is Vec:
+    if isinstance(o, Addr):
+        if isinstance(o.base, Sym) and o.base.name.split(".")[0] in names:
+            return Addr(Reg(o.base.name), o.offset)
+        return o
+    if isinstance(o, Vec):
         return Vec(tuple(_resolve_op(i, names) for i in o.items))
-    if t is AddrList:
+    if isinstance(o, AddrList):
         return AddrList(tuple(_resolve_op(i, names) for i in o.items))
-    if t is ParamList:
+    if isinstance(o, ParamList):
         return ParamList(tuple(_resolve_op(i, names) for i in o.items))
-    if t is Pipe:
+    if isinstance(o, Pipe):
         return Pipe(_resolve_op(o.a, names), _resolve_op(o.b, names))
-    if t is Not:
+    if isinstance(o, Not):
         return Not(_resolve_op(o.operand, names))
     return o
 
 
 __all__ = [
     "BuildError",
+    "EBinary",
+    "ECall",
+    "ECond",
+    "EFloat",
+    "EInt",
+    "EName",
+    "EParen",
+    "EReg",
+    "ESink",
+    "EUnary",
+    "ExprNode",
     "expr_text",
     "float_dec",
     "float_hex",
@@ -351,6 +407,7 @@ __all__ = [
     "format_float",
     "int_literal",
     "normalize_args",
+    "reg_count",
     "resolve_function",
     "to_address",
     "to_operand",

@@ -54,7 +54,7 @@ def format_operand(o: ir.Operand) -> str:
     raise TypeError(f"not an operand: {o!r}")
 
 
-def _format_init(v) -> str:
+def _format_init(v: ir.Init) -> str:
     if isinstance(v, list):
         return "{" + ", ".join(_format_init(i) for i in v) + "}"
     return format_operand(v)
@@ -125,7 +125,7 @@ def format_function(f: ir.Function) -> str:
     return "\n".join(lines)
 
 
-def format_statement(s) -> str:
+def format_statement(s: ir.Statement | ir.TopLevel | str) -> str:
     """One node in the canonical style (statements indented by one tab; labels, functions and
     module-level nodes at column 1). A raw string is returned unchanged."""
     if isinstance(s, str):
@@ -166,7 +166,7 @@ def _format_block(block: ir.Block) -> str:
     return "\n".join(lines)
 
 
-def format_toplevel(s) -> str:
+def format_toplevel(s: ir.Statement | ir.TopLevel | str) -> str:
     """Module-level nodes start at column 1."""
     if isinstance(s, (ir.VarDecl, ir.Directive)):
         return format_statement(s).lstrip("\t")
@@ -189,7 +189,7 @@ def _rest_is_blank(src: str, pos: int) -> bool:
     return not rest or rest.startswith("//")
 
 
-def _fmt(nodes: list, top: bool) -> list[str]:
+def _fmt(nodes: list[ir.Statement | ir.TopLevel | str], top: bool) -> list[str]:
     out = []
     for n in nodes:
         out.append(format_toplevel(n) if top and not isinstance(n, ir.Instruction) else format_statement(n))

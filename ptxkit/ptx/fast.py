@@ -52,7 +52,8 @@ _LINE_DIR = re.compile(
     + r"|\.loc(?!al(?![\w$]))" + _W + _G_INT + _W + _G_INT + r"(?:" + _W + _G_INT + r")?"
     + r"(?:" + _W + "," + _W + _G_LOCATTR + r")*")
 _LINE_KW = re.compile(r"\.(?:version|target|address_size|file|loc(?!al(?![\w$])))")
-_SECTION = re.compile(r"\.section(?![\w$])[ \t\r\n]*\.[\w.$]+[ \t\r\n]*(?:(?://[^\n]*|/\*[\s\S]*?\*/)[ \t\r\n]*)*\{[^}]*\}")
+_SECTION = re.compile(r"\.section(?![\w$])[ \t\r\n]*\.[\w.$]+[ \t\r\n]*"
+                      r"(?:(?://[^\n]*|/\*[\s\S]*?\*/)[ \t\r\n]*)*\{[^}]*\}")
 # one scanning hop for statement ends: skip everything that is not a delimiter
 _HOP = re.compile(r"[^;{}()\"/=]+")
 
@@ -70,7 +71,8 @@ _NOT = re.compile(r"![ \t]*" + _ATOM + r"\Z")
 
 _LOCFILE = re.compile(r"\.(?:file|loc(?!al(?![\w$])))")
 _STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"?')
-_FAIL = object()
+# "not cached yet" (an operand no parse produces: the text of an Expr never holds a NUL)
+_FAIL: ir.Operand = ir.Expr("\0")
 # the grammar's white space (str.strip() would also strip U+2028, \x1c … which ptxas rejects)
 _WS = " \t\r\f\v\x1a"
 _WS_NL = _WS + "\n"
@@ -82,9 +84,9 @@ class _Ops:
     texts (``%r1``, ``[%rd2+4]``) recur thousands of times and operands are immutable."""
 
     def __init__(self) -> None:
-        self.cache: dict[str, object] = {}
+        self.cache: dict[str, ir.Operand | None] = {}
 
-    def get(self, s: str):
+    def get(self, s: str) -> ir.Operand | None:
         v = self.cache.get(s, _FAIL)
         if v is _FAIL:
             v = self._parse(s)
@@ -93,13 +95,15 @@ class _Ops:
 
     @staticmethod
     def _atom(t: str) -> ir.Operand:
-        if t[0] == "%":
-            return ir.Reg(t)
         if t == "_":
             return ir.Sink()
-        return ir.Sym(t)
+        return _Ops._base(t)
 
-    def _parse(self, s: str):
+    @staticmethod
+    def _base(t: str) -> ir.Reg | ir.Sym:
+        return ir.Reg(t) if t[0] == "%" else ir.Sym(t)
+
+    def _parse(self, s: str) -> ir.Operand | None:
         c = s[:1]
         try:
             if c == "%":
@@ -121,7 +125,7 @@ class _Ops:
                             off = -off
                         if sign == "-":
                             off = -off
-                    return ir.Addr(self._atom(base), off)
+                    return ir.Addr(self._base(base), off)
                 return None
             elif c == "{":
                 inner = s[1:-1].strip(_WS) if s.endswith("}") else None
@@ -129,7 +133,7 @@ class _Ops:
                     return None
                 if not inner:
                     return ir.Vec(())
-                items = []
+                items: list[ir.Operand] = []
                 for part in inner.split(","):
                     o = self.get(part.strip(_WS))
                     if o is None or type(o) in (ir.Vec, ir.Pipe):
@@ -162,7 +166,7 @@ def _split_operands(s: str) -> list[str] | None:
     """Split at top-level commas (commas inside ``{}`` belong to a vector operand)."""
     if "{" not in s:
         return s.split(",")
-    out = []
+    out: list[str] = []
     depth = 0
     start = 0
     for i, ch in enumerate(s):
@@ -177,6 +181,12 @@ def _split_operands(s: str) -> list[str] | None:
     return out if depth == 0 else None
 
 
+def _end(m: re.Match[str] | None) -> int:
+    """The end of a match of a pattern that always matches (it may match the empty string)."""
+    assert m is not None
+    return m.end()
+
+
 class _ErrorLimit(Exception):
     """Raised inside the parser when :data:`MAX_DIAGNOSTICS` errors were collected."""
 
@@ -188,7 +198,7 @@ class FastParser:
         self.filename = filename
         self.diags: list[Diagnostic] = []
         self.ops = _Ops()
-        self.raw_ops: dict[str, object] = {}  # unstripped operand text → operand (or None)
+        self.raw_ops: dict[str, ir.Operand | None] = {}  # unstripped operand text → operand (or None)
         # offsets of every newline: line of pos = bisect(nls, pos) + 1
         self.nls = [m.start() for m in _NL.finditer(source)]
 
@@ -220,17 +230,35 @@ class FastParser:
         if len(self.diags) >= MAX_DIAGNOSTICS:
             raise _ErrorLimit
 
-    def _fragment(self, start: int, end: int, rule: str):
+    def _toplevel(self, start: int, end: int) -> list[ir.TopLevel]:
+        """``src[start:end]`` by the grammar as module-level items (none after an error)."""
         line, col = self._linecol(start)
         try:
-            return lp.parse_fragment(self.src, start, end, line, col, rule, self.filename, self._diag)
+            return lp.parse_toplevel(self.src, start, end, line, col, self.filename, self._diag)
+        except PtxkitError as e:
+            self._report(e.diagnostics)
+            return []
+
+    def _statement(self, start: int, end: int) -> list[ir.Statement]:
+        """``src[start:end]`` by the grammar as one body statement (none after an error)."""
+        line, col = self._linecol(start)
+        try:
+            return lp.parse_statement(self.src, start, end, line, col, self.filename, self._diag)
+        except PtxkitError as e:
+            self._report(e.diagnostics)
+            return []
+
+    def _header(self, start: int, end: int) -> ir.Function | None:
+        line, col = self._linecol(start)
+        try:
+            return lp.parse_header(self.src, start, end, line, col, self.filename, self._diag)
         except PtxkitError as e:
             self._report(e.diagnostics)
             return None
 
     # -- scanning
     def _skip(self, pos: int) -> int:
-        return _SKIP.match(self.src, pos).end()
+        return _end(_SKIP.match(self.src, pos))
 
     def _stmt_end(self, pos: int, top: bool) -> tuple[int, bool]:
         """End of the statement starting at ``pos``: just after its ``;`` (or before an unbalanced
@@ -257,8 +285,7 @@ class FastParser:
                     return pos, False
                 depth -= 1
             elif ch == '"':
-                m = _STRING.match(src, pos)
-                pos = m.end()
+                pos = _end(_STRING.match(src, pos))
                 continue
             elif ch == "/":
                 if src.startswith("//", pos):
@@ -283,32 +310,26 @@ class FastParser:
 
     def _parse(self) -> ir.Module:
         src, n = self.src, self.n
-        items: list = []
+        items: list[ir.TopLevel] = []
         pos = self._skip(0)
         while pos < n:
             if src[pos] == ".":
                 m = _LINE_DIR.match(src, pos)
                 if m:
                     end = m.end()
-                    got = self._fragment(pos, end, "toplevel")
-                    if got:
-                        items.extend(got)
+                    items.extend(self._toplevel(pos, end))
                     pos = self._skip(end)
                     continue
                 if _LINE_KW.match(src, pos):
                     # a malformed line directive: report it alone and resume on the next line
                     e = src.find("\n", pos)
                     e = n if e < 0 else e
-                    got = self._fragment(pos, e, "toplevel")
-                    if got:
-                        items.extend(got)
+                    items.extend(self._toplevel(pos, e))
                     pos = self._skip(e)
                     continue
                 m = _SECTION.match(src, pos)
                 if m:
-                    got = self._fragment(pos, m.end(), "toplevel")
-                    if got:
-                        items.extend(got)
+                    items.extend(self._toplevel(pos, m.end()))
                     pos = self._skip(m.end())
                     continue
             end, is_func = self._stmt_end(pos, True)
@@ -317,14 +338,12 @@ class FastParser:
                     self._error(pos, f"unexpected {src[pos]!r}")
                     end = pos + 1
                 else:
-                    got = self._fragment(pos, end, "toplevel")
-                    if got:
-                        items.extend(got)
+                    items.extend(self._toplevel(pos, end))
                 pos = self._skip(end)
                 continue
             hdr_end = pos + len(src[pos:end].rstrip(_WS_NL))
             fline, fcol = self._linecol(pos)
-            fn = self._fragment(pos, hdr_end, "func_header")
+            fn = self._header(pos, hdr_end)
             body, after = self._body(end + 1)
             if fn is not None:
                 fn.body = body
@@ -337,7 +356,7 @@ class FastParser:
         return ir.Module(src, self.filename, items)
 
     # -- function bodies: the hot loop
-    def _body(self, pos: int) -> tuple[list, int]:
+    def _body(self, pos: int) -> tuple[list[ir.Statement], int]:
         src, n = self.src, self.n
         ops_get = self.ops.get
         cache = self.raw_ops
@@ -347,11 +366,13 @@ class FastParser:
         skip = _SKIP.match
         Instruction, Guard, Span = ir.Instruction, ir.Guard, ir.Span
         linecol = self._linecol
-        body: list = []
-        stack: list[tuple[list, int, int, int]] = []
+        body: list[ir.Statement] = []
+        stack: list[tuple[list[ir.Statement], int, int, int]] = []
         open_pos = pos - 1
         while True:
-            pos = skip(src, pos).end()
+            at = skip(src, pos)
+            assert at is not None  # (the pattern matches the empty string)
+            pos = at.end()
             if pos >= n:
                 self._error(open_pos, "missing '}' to close this body")
                 break
@@ -373,13 +394,13 @@ class FastParser:
             if m is not None:
                 neg, pred, opc, mods, opstr = m.groups()
                 if opstr is None:
-                    operands: tuple | None = ()
+                    operands: tuple[ir.Operand, ...] | None = ()
                 else:
                     # cache keyed by the raw (unstripped) operand text: most hits cost one dict get
                     parts = _split_operands(opstr) if "{" in opstr else opstr.split(",")
                     operands = None
                     if parts is not None:
-                        lst = []
+                        lst: list[ir.Operand] = []
                         for p in parts:
                             o = cache_get(p, _FAIL)
                             if o is _FAIL:
@@ -421,9 +442,7 @@ class FastParser:
                 if _LOCFILE.match(src, pos):
                     e = src.find("\n", pos)
                     e = n if e < 0 else e
-                    got = self._fragment(pos, pos + len(src[pos:e].split("//")[0].rstrip(_WS)), "statement")
-                    if got is not None:
-                        body.extend(got) if isinstance(got, list) else body.append(got)
+                    body.extend(self._statement(pos, pos + len(src[pos:e].split("//")[0].rstrip(_WS))))
                     pos = e
                     continue
             else:
@@ -438,12 +457,7 @@ class FastParser:
                 self._error(pos, f"unexpected {src[pos]!r}")
                 pos += 1
                 continue
-            got = self._fragment(pos, end, "statement")
-            if got is not None:
-                if isinstance(got, list):
-                    body.extend(got)
-                else:
-                    body.append(got)
+            body.extend(self._statement(pos, end))
             pos = end
         while stack:
             outer, bstart, bline, bcol = stack.pop()

@@ -8,7 +8,7 @@ Instruction knowledge lives here as data, not in the grammar: the parser accepts
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ptxkit import ir
 from ptxkit.ptx.types import ALL_TYPES, FLOAT_TYPES
@@ -45,58 +45,59 @@ class OpInfo:
     known: bool = True
 
 
-def _t(opcodes: str, family: str, section: str, **kw) -> dict[str, OpInfo]:
-    return {op: OpInfo(op, family, section, **kw) for op in opcodes.split()}
+def _t(opcodes: str, proto: OpInfo) -> dict[str, OpInfo]:
+    """One entry per opcode, each a copy of ``proto`` with its opcode filled in."""
+    return {op: replace(proto, opcode=op) for op in opcodes.split()}
 
 
 TABLE: dict[str, OpInfo] = {}
 # integer / float arithmetic (ISA §9.7.1–§9.7.4)
-TABLE |= _t("add sub mul mad fma div rem abs neg min max", "arith", "9.7.1/9.7.3", float_capable=True)
-TABLE |= _t("addc subc madc mul24 mad24 sad popc clz bfind fns brev bfe bfi bmsk szext dp4a dp2a",
-            "int", "9.7.1")
-TABLE |= _t("copysign rcp sqrt rsqrt sin cos lg2 ex2 tanh testp", "float", "9.7.3", float_capable=True)
-TABLE |= _t("set setp selp slct", "compare", "9.7.7", float_capable=True)
-TABLE |= _t("and or xor not cnot lop3 shf shl shr prmt", "logic", "9.7.8")
-TABLE |= _t("mov shfl cvt cvta isspacep mapa getctarank elect activemask createpolicy",
-            "data", "9.7.9")
+TABLE |= _t("add sub mul mad fma div rem abs neg min max", OpInfo("", "arith", "9.7.1/9.7.3", float_capable=True))
+TABLE |= _t("addc subc madc mul24 mad24 sad popc clz bfind fns brev bfe bfi bmsk szext dp4a dp2a", OpInfo("",
+            "int", "9.7.1"))
+TABLE |= _t("copysign rcp sqrt rsqrt sin cos lg2 ex2 tanh testp", OpInfo("", "float", "9.7.3", float_capable=True))
+TABLE |= _t("set setp selp slct", OpInfo("", "compare", "9.7.7", float_capable=True))
+TABLE |= _t("and or xor not cnot lop3 shf shl shr prmt", OpInfo("", "logic", "9.7.8"))
+TABLE |= _t("mov shfl cvt cvta isspacep mapa getctarank elect activemask createpolicy", OpInfo("",
+            "data", "9.7.9"))
 TABLE["cvt"] = OpInfo("cvt", "convert", "9.7.9.21", float_capable=True)
 TABLE["mov"] = OpInfo("mov", "data", "9.7.9.1", float_capable=True)
 TABLE["shfl"] = OpInfo("shfl", "data", "9.7.9.6", float_capable=True)
 # memory (ISA §9.7.9)
-TABLE |= _t("ld ldu", "memory", "9.7.9.8", memory=True, load=True, float_capable=True)
-TABLE |= _t("st", "memory", "9.7.9.10", ndefs=0, memory=True, store=True, float_capable=True)
-TABLE |= _t("prefetch prefetchu discard applypriority", "memory", "9.7.9.15", ndefs=0, memory=True)
-TABLE |= _t("atom", "atomic", "9.7.13.5", memory=True, load=True, store=True, atomic=True,
-            float_capable=True)
-TABLE |= _t("red", "atomic", "9.7.13.6", ndefs=0, memory=True, store=True, atomic=True,
-            float_capable=True)
-TABLE |= _t("multimem", "atomic", "9.7.13.7", ndefs=0, memory=True, atomic=True)
-TABLE |= _t("cp", "async-copy", "9.7.9.25", ndefs=0, memory=True, load=True, store=True)
-TABLE |= _t("mbarrier", "mbarrier", "9.7.13.15", memory=True, sync=True)
-TABLE |= _t("tensormap", "memory", "9.7.9.26", ndefs=0, memory=True, store=True)
-TABLE |= _t("ldmatrix", "matrix", "9.7.14.5.15", memory=True, load=True)
-TABLE |= _t("stmatrix", "matrix", "9.7.14.5.16", ndefs=0, memory=True, store=True)
-TABLE |= _t("movmatrix", "matrix", "9.7.14.5.17")
+TABLE |= _t("ld ldu", OpInfo("", "memory", "9.7.9.8", memory=True, load=True, float_capable=True))
+TABLE |= _t("st", OpInfo("", "memory", "9.7.9.10", ndefs=0, memory=True, store=True, float_capable=True))
+TABLE |= _t("prefetch prefetchu discard applypriority", OpInfo("", "memory", "9.7.9.15", ndefs=0, memory=True))
+TABLE |= _t("atom", OpInfo("", "atomic", "9.7.13.5", memory=True, load=True, store=True, atomic=True,
+            float_capable=True))
+TABLE |= _t("red", OpInfo("", "atomic", "9.7.13.6", ndefs=0, memory=True, store=True, atomic=True,
+            float_capable=True))
+TABLE |= _t("multimem", OpInfo("", "atomic", "9.7.13.7", ndefs=0, memory=True, atomic=True))
+TABLE |= _t("cp", OpInfo("", "async-copy", "9.7.9.25", ndefs=0, memory=True, load=True, store=True))
+TABLE |= _t("mbarrier", OpInfo("", "mbarrier", "9.7.13.15", memory=True, sync=True))
+TABLE |= _t("tensormap", OpInfo("", "memory", "9.7.9.26", ndefs=0, memory=True, store=True))
+TABLE |= _t("ldmatrix", OpInfo("", "matrix", "9.7.14.5.15", memory=True, load=True))
+TABLE |= _t("stmatrix", OpInfo("", "matrix", "9.7.14.5.16", ndefs=0, memory=True, store=True))
+TABLE |= _t("movmatrix", OpInfo("", "matrix", "9.7.14.5.17"))
 # textures / surfaces (ISA §9.7.10, §9.7.11)
-TABLE |= _t("tex tld4 txq suld suq", "texture", "9.7.10", memory=True, load=True)
-TABLE |= _t("sust sured", "texture", "9.7.11", ndefs=0, memory=True, store=True)
+TABLE |= _t("tex tld4 txq suld suq", OpInfo("", "texture", "9.7.10", memory=True, load=True))
+TABLE |= _t("sust sured", OpInfo("", "texture", "9.7.11", ndefs=0, memory=True, store=True))
 # control flow (ISA §9.7.12)
-TABLE |= _t("bra brx", "control", "9.7.12.2", ndefs=0, branch=True)
-TABLE |= _t("call", "control", "9.7.12.3", ndefs=0, call=True)
-TABLE |= _t("ret exit trap", "control", "9.7.12.4", ndefs=0, ret=True)
+TABLE |= _t("bra brx", OpInfo("", "control", "9.7.12.2", ndefs=0, branch=True))
+TABLE |= _t("call", OpInfo("", "control", "9.7.12.3", ndefs=0, call=True))
+TABLE |= _t("ret exit trap", OpInfo("", "control", "9.7.12.4", ndefs=0, ret=True))
 # synchronisation (ISA §9.7.13)
-TABLE |= _t("bar barrier membar fence nanosleep griddepcontrol setmaxnreg pmevent brkpt",
-            "sync", "9.7.13", ndefs=0, sync=True)
-TABLE |= _t("vote match redux", "warp", "9.7.13.9", sync=True)
-TABLE |= _t("clusterlaunchcontrol", "sync", "9.7.13.17", sync=True, memory=True)
+TABLE |= _t("bar barrier membar fence nanosleep griddepcontrol setmaxnreg pmevent brkpt", OpInfo("",
+            "sync", "9.7.13", ndefs=0, sync=True))
+TABLE |= _t("vote match redux", OpInfo("", "warp", "9.7.13.9", sync=True))
+TABLE |= _t("clusterlaunchcontrol", OpInfo("", "sync", "9.7.13.17", sync=True, memory=True))
 # matrix multiply-accumulate (ISA §9.7.14–§9.7.16)
-TABLE |= _t("wmma", "matrix", "9.7.14.4", float_capable=True)
-TABLE |= _t("mma", "matrix", "9.7.14.5", float_capable=True)
-TABLE |= _t("wgmma", "matrix", "9.7.15", ndefs=0, float_capable=True)
-TABLE |= _t("tcgen05", "matrix", "9.7.16", ndefs=0, memory=True)
+TABLE |= _t("wmma", OpInfo("", "matrix", "9.7.14.4", float_capable=True))
+TABLE |= _t("mma", OpInfo("", "matrix", "9.7.14.5", float_capable=True))
+TABLE |= _t("wgmma", OpInfo("", "matrix", "9.7.15", ndefs=0, float_capable=True))
+TABLE |= _t("tcgen05", OpInfo("", "matrix", "9.7.16", ndefs=0, memory=True))
 # video instructions (ISA §9.7.18)
 TABLE |= _t("vadd vsub vabsdiff vmin vmax vshl vshr vmad vset vadd2 vsub2 vavrg2 vabsdiff2 vmin2 "
-            "vmax2 vset2 vadd4 vsub4 vavrg4 vabsdiff4 vmin4 vmax4 vset4", "video", "9.7.18")
+            "vmax2 vset2 vadd4 vsub4 vavrg4 vabsdiff4 vmin4 vmax4 vset4", OpInfo("", "video", "9.7.18"))
 
 UNKNOWN = OpInfo("?", "unknown", "", known=False)
 

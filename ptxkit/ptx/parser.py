@@ -12,11 +12,10 @@ import os
 import stat
 
 from ptxkit import ir
-from ptxkit.errors import PtxkitError, UsageError
+from ptxkit.errors import UsageError
 from ptxkit.io import memory_budget
 from ptxkit.ptx.fast import FastParser
 from ptxkit.ptx.lark_parser import parse as lark_parse
-
 
 PARSE_MEMORY_FACTOR = 32
 """Bytes of memory a parse may need per byte of PTX (measured: 155 MB peak RSS, interpreter
