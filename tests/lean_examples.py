@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 
 from ptxkit.explore.engine import explore
-from ptxkit.export.lean import lean_text
 from ptxkit.export.claims import to_obligations
+from ptxkit.export.lean import lean_text
 from ptxkit.litmus.parser import parse_litmus_file
 
 # lean/Obligations/<module>.lean ← the explored Dat3M test (so `make lean` checks real obligations)

@@ -8,7 +8,7 @@ first), so "some consistent execution exists" questions are answered without ass
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
+from collections.abc import Hashable, Iterator
 
 from ptxkit.consistency.events import Execution
 from ptxkit.consistency.models import (
@@ -21,14 +21,14 @@ from ptxkit.consistency.models import (
     get_model,
     sc_orders,
 )
-from ptxkit.consistency.rel import BitRel
-from ptxkit.consistency.relations import base_relations, derive
+from ptxkit.consistency.rel import BitRel, PairRel, Relation
+from ptxkit.consistency.relations import Base, base_relations, derive
 
 
 def _orders(writes: list[int], n: int) -> Iterator[set[tuple[int, int]]]:
     """Every strict partial order on ``writes`` (as transitively closed pair sets)."""
     pairs = list(itertools.combinations(writes, 2))
-    seen: set[frozenset] = set()
+    seen: set[frozenset[tuple[int, int]]] = set()
     for choice in itertools.product((0, 1, 2), repeat=len(pairs)):
         gen = []
         for (a, b), c in zip(pairs, choice):
@@ -79,8 +79,8 @@ def exists_consistent(ex: Execution, model: Model | str = DEFAULT_MODEL) -> Chec
     return last
 
 
-def search_co(ex: Execution, model: Model | str = DEFAULT_MODEL, *, total_locs=frozenset(),
-              all_cos: bool = False, static=None, backend: str = "bits") -> Iterator[CheckResult]:
+def search_co(ex: Execution, model: Model | str = DEFAULT_MODEL, *, total_locs: frozenset[Hashable] = frozenset(),
+              all_cos: bool = False, static: Base | None = None, backend: str = "bits") -> Iterator[CheckResult]:
     """Decide ``ex`` (rf, Fence-SC order, barrier schedule fixed; ``ex.co`` the pairs every coherence
     order must contain, e.g. init → write) by searching its coherence order (§8.9.6: a *partial*
     order). Yields a consistent :class:`CheckResult` for the first such order — with ``all_cos``
@@ -145,10 +145,11 @@ def search_co(ex: Execution, model: Model | str = DEFAULT_MODEL, *, total_locs=f
         yield last
 
 
-def _add_edge(co, x: int, y: int):
+def _add_edge(co: Relation, x: int, y: int) -> Relation | None:
     """``(co ∪ {x→y})+`` for a transitively closed BitRel ``co``, or None when that is cyclic."""
     if not isinstance(co, BitRel):  # the reference backend: close from scratch
-        nco = (co | type(co).from_pairs(co.n, [(x, y)])).plus()
+        assert isinstance(co, PairRel)
+        nco = (co | PairRel.from_pairs(co.n, [(x, y)])).plus()
         return None if nco.reflexive_points() else nco
     if co.rows[y] >> x & 1:
         return None
