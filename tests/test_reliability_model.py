@@ -333,3 +333,16 @@ def test_condition_text_round_trips():
     f = cf.from_tuple(parse_formula("~(P0:r1 == 1 /\\ x != 2) \\/ buf[3] >= -1 /\\ true"))
     again = cf.from_tuple(parse_formula(cf.render(f)))
     assert again == f
+
+
+@needs_shared
+def test_jobs_2_exports_the_same_claims(tmp_path, capsys):
+    """--jobs 2 merges the workers' candidate lists: with every candidate kept, the claims (and their
+    z3 answers) are those of a single-process run."""
+    test = str(MANUAL / "SB+sc-gpu-multiFence.litmus")
+    texts = []
+    for jobs in ("1", "2"):
+        assert main(["explore", test, "--jobs", jobs, "--smt", str(tmp_path / jobs)]) == 0
+        allowed, forbidden = _smt_files(tmp_path / jobs)
+        texts.append(sorted(p.read_text().split("claim: ")[1].splitlines()[0] for p in allowed + forbidden))
+    assert texts[0] == texts[1] and len(texts[0]) == 9
