@@ -250,6 +250,50 @@ def test_isa_properties():
     assert isa.info("fma").float_capable and not isa.info("and").float_capable
 
 
+def _instr(stmt: str) -> ir.Instruction:
+    return next(parse(body("\t" + stmt)).functions()[0].instructions())
+
+
+E = isa.MemoryEffect
+# (instruction, its memory effect): ISA §9.7.9.8/§9.7.9.10 (ld/st), §9.7.13.5-7 (atom/red/multimem
+# are read-modify-writes), §9.7.13.4 (fence/membar), §9.7.13.1 and §9.7.13.15 (barriers), §9.7.9.25
+# (cp.async copies; commit/wait order them), §9.7.9.15 (prefetch is a hint), §9.7.10.4 (txq queries)
+EFFECTS = [
+    ("ld.global.u32 %r1, [%rd1];", E.LOAD), ("ldu.global.f32 %f1, [%rd1];", E.LOAD),
+    ("ld.global.nc.v4.f32 {%f1, %f2, %f3, %f4}, [%rd1];", E.LOAD),
+    ("suld.b.1d.v4.b32.trap {%r1, %r2, %r3, %r4}, [s, {%r5}];", E.LOAD),
+    ("st.shared.u32 [%r1], %r2;", E.STORE), ("stmatrix.sync.aligned.m8n8.x1.shared.b16 [%r1], {%r2};", E.STORE),
+    ("atom.global.add.u32 %r1, [%rd1], 1;", E.RMW), ("red.global.add.f32 [%rd1], %f1;", E.RMW),
+    ("multimem.red.relaxed.gpu.global.add.u32 [%rd1], %r1;", E.RMW),
+    ("multimem.ld_reduce.relaxed.gpu.global.add.u32 %r1, [%rd1];", E.LOAD),
+    ("fence.acq_rel.gpu;", E.FENCE), ("membar.sys;", E.FENCE), ("fence.proxy.async.shared::cta;", E.FENCE),
+    ("bar.sync 0;", E.BARRIER), ("barrier.cta.arrive 1, 64;", E.BARRIER),
+    ("mbarrier.arrive.shared.b64 %rd1, [%r1];", E.BARRIER),
+    ("cp.async.ca.shared.global [%r1], [%rd1], 16;", E.COPY), ("cp.async.wait_group 0;", E.FENCE),
+    ("prefetch.global.L2 [%rd1];", E.NONE), ("txq.width.b32 %r1, [t];", E.NONE),
+    ("add.s32 %r1, %r2, %r3;", E.NONE), ("bra $L1;", E.NONE),
+]
+
+
+@pytest.mark.parametrize("stmt,effect", EFFECTS)
+def test_isa_memory_effect(stmt, effect):
+    i = _instr(stmt)
+    assert isa.memory_effect(i.opcode, i.mods) is effect
+
+
+def test_isa_derived_sets_and_float_ops():
+    assert {"ld", "ldu", "ldmatrix", "tex", "tld4", "suld"} <= isa.LOAD_OPCODES
+    assert {"st", "stmatrix", "sust"} <= isa.STORE_OPCODES and {"atom", "red", "sured"} <= isa.RMW_OPCODES
+    assert not (isa.LOAD_OPCODES | isa.STORE_OPCODES | isa.RMW_OPCODES) & {"txq", "suq", "prefetch", "mov"}
+    # operand 0 is never written by these (ISA: stores, branches, barriers, fences take no destination)
+    assert {"st", "red", "bra", "brx", "bar", "fence", "membar", "ret", "exit", "cp"} <= isa.NO_DEST_OPCODES
+    assert not {"ld", "atom", "add", "mov", "setp", "mma", "vote"} & isa.NO_DEST_OPCODES
+    assert isa.is_float_op(_instr("add.rn.f32 %f1, %f2, %f3;"))
+    assert isa.is_float_op(_instr("cvt.rn.f32.s32 %f1, %r1;"))
+    assert not isa.is_float_op(_instr("add.s32 %r1, %r2, %r3;"))
+    assert not isa.is_float_op(_instr("and.b32 %r1, %r2, %r3;"))
+
+
 def test_new_function_and_globals_print_and_reparse():
     m = parse(SRC)
     k = m.functions()[0]

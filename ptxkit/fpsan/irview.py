@@ -6,10 +6,10 @@ from __future__ import annotations
 import re
 
 from ptxkit import ir
+from ptxkit.ptx import isa
 
-# opcodes whose operand 0 is not a destination (stores, branches, fences, …)
-NO_DEST = frozenset({"st", "red", "bra", "brx", "ret", "exit", "membar", "fence", "prefetch", "prefetchu", "trap",
-                     "brkpt", "pmevent", "stmatrix", "cp", "griddepcontrol", "setmaxnreg"})
+# opcodes whose operand 0 is not a destination (stores, branches, fences, …): the instruction table's
+NO_DEST = isa.NO_DEST_OPCODES
 
 
 def regs(op: object) -> list[str]:

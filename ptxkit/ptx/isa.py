@@ -8,7 +8,9 @@ Instruction knowledge lives here as data, not in the grammar: the parser accepts
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
+from enum import Enum
 
 from ptxkit import ir
 from ptxkit.ptx.types import ALL_TYPES, FLOAT_TYPES
@@ -53,13 +55,12 @@ def _t(opcodes: str, proto: OpInfo) -> dict[str, OpInfo]:
 TABLE: dict[str, OpInfo] = {}
 # integer / float arithmetic (ISA §9.7.1–§9.7.4)
 TABLE |= _t("add sub mul mad fma div rem abs neg min max", OpInfo("", "arith", "9.7.1/9.7.3", float_capable=True))
-TABLE |= _t("addc subc madc mul24 mad24 sad popc clz bfind fns brev bfe bfi bmsk szext dp4a dp2a", OpInfo("",
-            "int", "9.7.1"))
+TABLE |= _t("addc subc madc mul24 mad24 sad popc clz bfind fns brev bfe bfi bmsk szext dp4a dp2a",
+            OpInfo("", "int", "9.7.1"))
 TABLE |= _t("copysign rcp sqrt rsqrt sin cos lg2 ex2 tanh testp", OpInfo("", "float", "9.7.3", float_capable=True))
 TABLE |= _t("set setp selp slct", OpInfo("", "compare", "9.7.7", float_capable=True))
 TABLE |= _t("and or xor not cnot lop3 shf shl shr prmt", OpInfo("", "logic", "9.7.8"))
-TABLE |= _t("mov shfl cvt cvta isspacep mapa getctarank elect activemask createpolicy", OpInfo("",
-            "data", "9.7.9"))
+TABLE |= _t("mov shfl cvt cvta isspacep mapa getctarank elect activemask createpolicy", OpInfo("", "data", "9.7.9"))
 TABLE["cvt"] = OpInfo("cvt", "convert", "9.7.9.21", float_capable=True)
 TABLE["mov"] = OpInfo("mov", "data", "9.7.9.1", float_capable=True)
 TABLE["shfl"] = OpInfo("shfl", "data", "9.7.9.6", float_capable=True)
@@ -68,9 +69,9 @@ TABLE |= _t("ld ldu", OpInfo("", "memory", "9.7.9.8", memory=True, load=True, fl
 TABLE |= _t("st", OpInfo("", "memory", "9.7.9.10", ndefs=0, memory=True, store=True, float_capable=True))
 TABLE |= _t("prefetch prefetchu discard applypriority", OpInfo("", "memory", "9.7.9.15", ndefs=0, memory=True))
 TABLE |= _t("atom", OpInfo("", "atomic", "9.7.13.5", memory=True, load=True, store=True, atomic=True,
-            float_capable=True))
+                           float_capable=True))
 TABLE |= _t("red", OpInfo("", "atomic", "9.7.13.6", ndefs=0, memory=True, store=True, atomic=True,
-            float_capable=True))
+                          float_capable=True))
 TABLE |= _t("multimem", OpInfo("", "atomic", "9.7.13.7", ndefs=0, memory=True, atomic=True))
 TABLE |= _t("cp", OpInfo("", "async-copy", "9.7.9.25", ndefs=0, memory=True, load=True, store=True))
 TABLE |= _t("mbarrier", OpInfo("", "mbarrier", "9.7.13.15", memory=True, sync=True))
@@ -79,15 +80,16 @@ TABLE |= _t("ldmatrix", OpInfo("", "matrix", "9.7.14.5.15", memory=True, load=Tr
 TABLE |= _t("stmatrix", OpInfo("", "matrix", "9.7.14.5.16", ndefs=0, memory=True, store=True))
 TABLE |= _t("movmatrix", OpInfo("", "matrix", "9.7.14.5.17"))
 # textures / surfaces (ISA §9.7.10, §9.7.11)
-TABLE |= _t("tex tld4 txq suld suq", OpInfo("", "texture", "9.7.10", memory=True, load=True))
+TABLE |= _t("tex tld4 suld", OpInfo("", "texture", "9.7.10", memory=True, load=True))
+TABLE |= _t("txq suq", OpInfo("", "texture", "9.7.10.4"))  # attribute queries: no memory access
 TABLE |= _t("sust sured", OpInfo("", "texture", "9.7.11", ndefs=0, memory=True, store=True))
 # control flow (ISA §9.7.12)
 TABLE |= _t("bra brx", OpInfo("", "control", "9.7.12.2", ndefs=0, branch=True))
 TABLE |= _t("call", OpInfo("", "control", "9.7.12.3", ndefs=0, call=True))
 TABLE |= _t("ret exit trap", OpInfo("", "control", "9.7.12.4", ndefs=0, ret=True))
 # synchronisation (ISA §9.7.13)
-TABLE |= _t("bar barrier membar fence nanosleep griddepcontrol setmaxnreg pmevent brkpt", OpInfo("",
-            "sync", "9.7.13", ndefs=0, sync=True))
+TABLE |= _t("bar barrier membar fence nanosleep griddepcontrol setmaxnreg pmevent brkpt",
+            OpInfo("", "sync", "9.7.13", ndefs=0, sync=True))
 TABLE |= _t("vote match redux", OpInfo("", "warp", "9.7.13.9", sync=True))
 TABLE |= _t("clusterlaunchcontrol", OpInfo("", "sync", "9.7.13.17", sync=True, memory=True))
 # matrix multiply-accumulate (ISA §9.7.14–§9.7.16)
@@ -107,6 +109,57 @@ _FIRST_TYPE = frozenset({"cvt", "set", "mma", "wmma", "wgmma", "tex", "tld4", "s
                          "vset", "tcgen05"})
 
 
+class MemoryEffect(Enum):
+    """What an instruction does to memory, in the memory model's terms (ISA §8.2 operation types):
+    a read, a write, a read-modify-write (atomics and reductions, ISA §9.7.13.5–7), a fence
+    (fence/membar, and the waits of asynchronous copies), a barrier (bar/barrier/mbarrier, ISA
+    §9.7.13.1–§9.7.13.15), an asynchronous copy (a read and a write, ISA §9.7.9.25), or none (also
+    for cache hints such as prefetch, which have no effect on values)."""
+
+    NONE = "none"
+    LOAD = "load"
+    STORE = "store"
+    RMW = "rmw"
+    FENCE = "fence"
+    BARRIER = "barrier"
+    COPY = "copy"
+
+
+# the subcommands of the multi-part opcodes, by the first modifier (ISA §9.7.13.7, §9.7.16)
+_MULTIMEM = {"ld_reduce": MemoryEffect.LOAD, "st": MemoryEffect.STORE, "red": MemoryEffect.RMW}
+_TCGEN05 = {"ld": MemoryEffect.LOAD, "st": MemoryEffect.STORE, "cp": MemoryEffect.COPY,
+            "shift": MemoryEffect.COPY, "commit": MemoryEffect.FENCE, "wait": MemoryEffect.FENCE,
+            "fence": MemoryEffect.FENCE}
+# cp.async.commit_group / wait_group / wait_all and their bulk forms order earlier copies (§9.7.9.25)
+_CP_WAITS = frozenset({"commit_group", "wait_group", "wait_all"})
+
+
+def memory_effect(opcode: str, mods: tuple[str, ...] = ()) -> MemoryEffect:
+    """The memory effect of ``opcode.mods`` (see :class:`MemoryEffect`)."""
+    if opcode in ("fence", "membar"):
+        return MemoryEffect.FENCE
+    if opcode in ("bar", "barrier", "mbarrier"):
+        return MemoryEffect.BARRIER
+    if opcode == "multimem":
+        return _MULTIMEM.get(mods[0] if mods else "", MemoryEffect.NONE)
+    if opcode == "tcgen05":
+        return _TCGEN05.get(mods[0] if mods else "", MemoryEffect.NONE)
+    if opcode == "cp":
+        return MemoryEffect.FENCE if _CP_WAITS.intersection(mods) else MemoryEffect.COPY
+    if opcode == "sured":  # a reduction on surface memory (ISA §9.7.11.4)
+        return MemoryEffect.RMW
+    if opcode == "clusterlaunchcontrol":  # try_cancel writes its response to shared memory
+        return MemoryEffect.STORE if mods[:1] == ("try_cancel",) else MemoryEffect.NONE
+    i = info(opcode)
+    if i.atomic:
+        return MemoryEffect.RMW
+    if i.load and not i.store:
+        return MemoryEffect.LOAD
+    if i.store and not i.load:
+        return MemoryEffect.STORE
+    return MemoryEffect.NONE
+
+
 def info(opcode: str) -> OpInfo:
     """The table entry for an opcode (``UNKNOWN`` with the opcode filled in when not known)."""
     got = TABLE.get(opcode)
@@ -117,6 +170,19 @@ def info(opcode: str) -> OpInfo:
 
 def is_known(opcode: str) -> bool:
     return opcode in TABLE
+
+
+def _opcodes(pred: Callable[[OpInfo], bool]) -> frozenset[str]:
+    return frozenset(op for op, i in TABLE.items() if pred(i))
+
+
+NO_DEST_OPCODES = _opcodes(lambda i: i.ndefs == 0)
+"""Opcodes whose operand 0 is never a plain destination (stores, branches, calls, barriers, fences,
+hints, in-place accumulators); :func:`defs` refines this per instruction."""
+LOAD_OPCODES = frozenset(op for op in TABLE if memory_effect(op) is MemoryEffect.LOAD)
+STORE_OPCODES = frozenset(op for op in TABLE if memory_effect(op) is MemoryEffect.STORE)
+RMW_OPCODES = frozenset(op for op in TABLE if memory_effect(op) is MemoryEffect.RMW)
+FLOAT_CAPABLE_OPCODES = _opcodes(lambda i: i.float_capable)
 
 
 def type_mods(instr: ir.Instruction) -> list[str]:
@@ -137,6 +203,12 @@ def data_type(instr: ir.Instruction) -> str | None:
 def is_float(instr: ir.Instruction) -> bool:
     """True if any type modifier is a floating-point type."""
     return any(m in FLOAT_TYPES for m in instr.mods)
+
+
+def is_float_op(instr: ir.Instruction) -> bool:
+    """A floating-point operation: an opcode with float variants used with a float type
+    (``add.f32``, ``cvt.rn.f32.s32``, ``ld.global.f32``; not ``add.s32``, not ``bar.sync``)."""
+    return info(instr.opcode).float_capable and is_float(instr)
 
 
 def vector_width(instr: ir.Instruction) -> int:
