@@ -41,11 +41,12 @@ class _Spelled(str, Enum):
 
     @classmethod
     def parse(cls: type[_S], text: str, what: str) -> _S:
-        """The member spelled ``text``; ``ValueError`` naming ``what`` and the choices otherwise."""
-        try:
-            return cls(text)
-        except ValueError:
-            raise ValueError(f"{what} {text!r} not in {tuple(m.value for m in cls)}") from None
+        """The member spelled ``text`` (or ``text`` itself, a member already); ``ValueError`` naming
+        ``what`` and the choices otherwise. A dict lookup: events are built by the thousand."""
+        member = cls._value2member_map_.get(text)  # str members hash and compare like their spelling
+        if member is None:
+            raise ValueError(f"{what} {text!r} not in {tuple(m.value for m in cls)}")
+        return member  # type: ignore[return-value]
 
 
 class Kind(_Spelled):

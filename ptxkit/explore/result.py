@@ -74,23 +74,23 @@ def to_events(events: list[Ev], barrier_instance: dict[int, int] | None = None) 
         thread = INIT if e.init else e.tid
         label = fmt_instruction(e.instr) if e.instr is not None else e.describe()  # the instruction
         span = e.instr.span if e.instr is not None else None
-        scope = None if e.scope is None else Scope(e.scope)
+        scope = None if e.scope is None else Scope.parse(e.scope, "scope")
         if e.kind in ("R", "W"):
-            out.append(Event(i, thread, Kind(e.kind), p, location=e.loc, vaddr=e.vaddr, value=e.value,
-                             sem=Sem(e.sem or "weak"), scope=scope, proxy=PROXY_BY_TAG[e.proxy],
+            out.append(Event(i, thread, Kind.parse(e.kind, "kind"), p, location=e.loc, vaddr=e.vaddr, value=e.value,
+                             sem=Sem.parse(e.sem or "weak", "sem"), scope=scope, proxy=PROXY_BY_TAG[e.proxy],
                              cta=e.cta, gpu=e.gpu, label=label, span=span))
         elif e.fkind == "bar":
             assert e.bar is not None
             ids, count, mode = e.bar[0], e.bar[1], e.bar[2]
             bid = ids[0] if len(ids) == 1 else ids[0] * 65536 + ids[1]
-            out.append(Event(i, thread, Kind.B, p, barrier_id=bid, barrier_op=BarrierOp(mode), barrier_count=count,
+            out.append(Event(i, thread, Kind.B, p, barrier_id=bid, barrier_op=BarrierOp.parse(mode, "barrier op"), barrier_count=count,
                              instance=(barrier_instance or {}).get(i), cta=e.cta, gpu=e.gpu, label=label,
                              span=span))
         elif e.fkind in ("proxy", "alias"):
-            out.append(Event(i, thread, Kind.F, p, fence_kind=FenceKind(e.fkind), proxy=PROXY_BY_TAG[e.proxy],
+            out.append(Event(i, thread, Kind.F, p, fence_kind=FenceKind.parse(e.fkind, "fence kind"), proxy=PROXY_BY_TAG[e.proxy],
                              cta=e.cta, gpu=e.gpu, label=label, span=span))
         else:
-            out.append(Event(i, thread, Kind.F, p, fence_kind=FenceKind.sem, sem=Sem(e.fkind or "sc"),
+            out.append(Event(i, thread, Kind.F, p, fence_kind=FenceKind.sem, sem=Sem.parse(e.fkind or "sc", "sem"),
                              scope=scope, cta=e.cta, gpu=e.gpu, label=label, span=span))
     return out
 
