@@ -10,7 +10,7 @@ import sys
 from typing import Any
 
 from ptxkit import ir
-from ptxkit.errors import PtxkitError, UsageError
+from ptxkit.errors import PtxkitError, UsageError, printable
 from ptxkit.ptx.emit import emit
 from ptxkit.ptx.parser import encode, parse_file
 
@@ -41,7 +41,7 @@ def _summary(m: ir.Module) -> dict[str, Any]:
 
 def _render(e: PtxkitError) -> str:
     if isinstance(e, UsageError):  # no position in the file: the verb speaks
-        return "\n".join(f"ptxkit parse: error: {d.message}" for d in e.diagnostics)
+        return "\n".join(printable(f"ptxkit parse: error: {d.message}") for d in e.diagnostics)
     return e.render()
 
 
