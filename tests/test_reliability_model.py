@@ -346,3 +346,11 @@ def test_jobs_2_exports_the_same_claims(tmp_path, capsys):
         allowed, forbidden = _smt_files(tmp_path / jobs)
         texts.append(sorted(p.read_text().split("claim: ")[1].splitlines()[0] for p in allowed + forbidden))
     assert texts[0] == texts[1] and len(texts[0]) == 9
+
+
+def test_cli_says_when_obligations_are_incomplete(lit_file, tmp_path, capsys):
+    """A cut search (Inconclusive) exports its witnesses but no forbidden claim — and says so."""
+    assert main(["explore", lit_file, "--max-executions", "3", "--smt", str(tmp_path / "s")]) == 3
+    out = capsys.readouterr().out
+    assert "Obligations incomplete: the exploration was cut (--max-executions 3 reached)" in out
+    assert not _smt_files(tmp_path / "s")[1]

@@ -17,6 +17,7 @@ from ptxkit.errors import UsageError
 from ptxkit.explore.engine import Explorer
 from ptxkit.explore.kernel import program_from_ptx
 from ptxkit.explore.program import Condition
+from ptxkit.export.claims import to_obligations
 from ptxkit.export.dot import write_explore_dot
 from ptxkit.export.lean import write_lean
 from ptxkit.export.smt import write_smt
@@ -118,12 +119,15 @@ def _exports(args, res) -> dict:
     written: dict[str, list[str]] = {}
     if args.dot:
         written["dot"] = [str(p) for p in write_explore_dot(res, args.dot)]
-    for opt, writer in (("lean", write_lean), ("smt", write_smt)):
-        directory = getattr(args, opt)
-        if not directory:
-            continue
-        out = writer(res, directory)
-        written[opt] = [str(p) for p in (out if isinstance(out, (list, tuple)) else [out])]
+    if args.lean or args.smt:
+        t = to_obligations(res)  # once for both writers
+        for opt, writer in (("lean", write_lean), ("smt", write_smt)):
+            directory = getattr(args, opt)
+            if directory:
+                out = writer(t, directory)
+                written[opt] = [str(p) for p in (out if isinstance(out, (list, tuple)) else [out])]
+        if t.unproven:  # a claim the verdict needs could not be written: say so
+            written["unproven"] = [t.unproven]
     return written
 
 
@@ -147,7 +151,8 @@ def render_text(res, written: dict | None = None) -> str:
     if not res.complete:
         lines.append(f"Incomplete: {res.reason}")
     for kind, paths in (written or {}).items():
-        lines.append(f"Wrote {kind}: {', '.join(paths)}")
+        lines.append(f"Obligations incomplete: {paths[0]}" if kind == "unproven" else
+                     f"Wrote {kind}: {', '.join(paths)}")
     lines.append(f"Time {res.elapsed:.3f}s")
     lines.append(res.verdict)
     return "\n".join(lines)
