@@ -106,7 +106,8 @@ HEAVY = ("/dev/zero", "--threads 100000", "u32[1000000]", "--grid 2147483648", "
 #: Open classes at the last fuzz run against main (owner per PLAN.md; /work/coord/findings.md has
 #: the reproducers). Keyed by the case's label. Remove an entry when its case passes (strict xfail).
 OPEN: dict[str, str] = {
-    "ptxkit sanitize nest.ptx -o o.ptx": "[fpsan] exit 70 RecursionError in rewrite.py walk (1,000 nested blocks)",
+    "ptxkit explore lt.ptx --threads 1024 --arg 'mem=u32[2]:zeros' --arg 'out=u32[2]:zeros' --timeout 20":
+        "[engine] exit 70 RecursionError in engine.py combinations/rec after ~4 s (issue 9: --threads 1024)",
     "ptxkit explore lt.ptx --threads 100000 --arg 'mem=u32[2]:zeros' --arg 'out=u32[2]:zeros' --timeout 5":
         "[engine] --timeout 5 not honoured (killed at 25 s) (issue 9)",
     "ptxkit explore lt.ptx --threads 2 --arg 'mem=u32[1000000]:zeros' --arg 'out=u32[2]:zeros' --timeout 5":
@@ -148,9 +149,7 @@ SLOW_PTX, SLOW_LITMUS = 2000, 500
 KINDS = ["traceback", "exit70", "hang", "timeout-overrun", "stderr-overrun", "bad-location", "crash"]
 #: Kinds the default-tier sample still finds on main (owner and class; see /work/coord/findings.md).
 OPEN_SAMPLE: dict[str, str] = {}
-OPEN_SLOW: dict[str, str] = {
-    "exit70": "[fpsan] RecursionError sanitizing 1,000-5,000 nested blocks (3 of 2,000 PTX mutants)",
-}
+OPEN_SLOW: dict[str, str] = {}
 
 
 @pytest.fixture(scope="module")
