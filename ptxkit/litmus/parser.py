@@ -37,13 +37,12 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
-from typing import NoReturn
 
-from ptxkit.errors import Diagnostic, PtxkitError
 from ptxkit.explore import condition as cf
 from ptxkit.explore.program import ConcurrentProgram, Condition, Location, ThreadProgram
 from ptxkit.ir import Addr, Guard, Imm, Instruction, Label, Reg, Span, Sym
+from ptxkit.litmus.formula import MAX_FORMULA_DEPTH, parse_formula, parse_formula_tokens
+from ptxkit.litmus.lexer import Tok, TokenStream
 from ptxkit.ptx.parser import read_source
 
 SEMS = ("weak", "relaxed", "acquire", "release", "acq_rel", "sc")
@@ -60,136 +59,16 @@ STORES = {"st": "st", "sust": "sust"}
 ATOMS = {"atom": "atom", "suatom": "suatom"}
 REDS = {"red": "red", "sured": "sured"}
 
-_TOKEN = re.compile(r"""
-    (?P<ws>[ \t\r\f\v]+) | (?P<nl>\n) | (?P<comment>\(\*.*?\*\)) |
-    (?P<str>"[^"]*") |
-    (?P<op>/\\|\\/|==|!=|<=|>=|[{};|,:=&@()<>~\[\]+\-*!.])|
-    (?P<num>\d+) |
-    (?P<id>[A-Za-z_$][\w$.]*) |
-    (?P<bad>.)
-""", re.X | re.S)
-
-
-_UNDECODABLE = re.compile("[\udc80-\udcff]")
-
-
-@dataclass
-class Tok:
-    kind: str  # 'op' | 'num' | 'id' | 'str' | 'eof'
-    text: str
-    start: int
-    end: int
-    line: int
-    col: int
-
 
 def _is_reg(name: str) -> bool:
     return re.fullmatch(r"r\d+", name) is not None
 
 
-class _Parser:
+class _Parser(TokenStream):
     def __init__(self, text: str, filename: str):
-        self.text = text
-        self.filename = filename
-        # only "\n" ends a line (the tokenizer counts lines so; str.splitlines also splits on
-        # \r, \f, U+2028 … and would echo the wrong line)
-        self.lines = text.split("\n")
-        self.nthreads: int | None = None
-        self._check_encoding()
-        self.toks = self._tokenize()
-        self.i = 0
+        super().__init__(text, filename)
         self.pred_counter: dict[int, int] = {}
 
-    # ------------------------------------------------------------------ lexing / errors
-    def _check_encoding(self) -> None:
-        """A litmus test is UTF-8 text: a byte that is not (decoded with surrogateescape, as every
-        reader here does) is reported where it is."""
-        m = _UNDECODABLE.search(self.text)
-        if m is not None:
-            pos = m.start()
-            line = self.text.count("\n", 0, pos) + 1
-            col = pos - (self.text.rfind("\n", 0, pos) + 1) + 1
-            byte = ord(m.group()) - 0xDC00
-            self._fail_at(pos, line, col, f"invalid UTF-8 byte 0x{byte:02x} (a litmus test is UTF-8 text)")
-
-    def _tokenize(self) -> list[Tok]:
-        toks: list[Tok] = []
-        pos, line, line_start = 0, 1, 0
-        n = len(self.text)
-        while pos < n:
-            m = _TOKEN.match(self.text, pos)
-            if m is None:
-                self._fail_at(pos, line, pos - line_start + 1, f"unexpected character {self.text[pos]!r}")
-            kind = m.lastgroup
-            s = m.group()
-            if kind in ("op", "num", "id", "str", "bad"):
-                toks.append(Tok(kind, s, pos, m.end(), line, pos - line_start + 1))
-            # newlines inside strings/comments count too
-            nl = s.count("\n")
-            if nl:
-                line += nl
-                line_start = pos + s.rfind("\n") + 1
-            pos = m.end()
-        toks.append(Tok("eof", "", n, n, line, n - line_start + 1))
-        return toks
-
-    def _fail_at(self, pos: int, line: int, col: int, msg: str) -> NoReturn:
-        src = self.lines[line - 1] if 0 < line <= len(self.lines) else None
-        raise PtxkitError(Diagnostic(self.filename, line, col, msg, src))
-
-    def fail(self, tok: Tok, msg: str) -> NoReturn:
-        self._fail_at(tok.start, tok.line, tok.col, msg)
-
-    def peek(self, k: int = 0) -> Tok:
-        return self.toks[min(self.i + k, len(self.toks) - 1)]
-
-    def next(self) -> Tok:
-        t = self.peek()
-        self.i += 1
-        return t
-
-    def accept(self, text: str) -> Tok | None:
-        if self.peek().kind in ("op", "id") and self.peek().text == text:
-            return self.next()
-        return None
-
-    def expect(self, text: str, what: str | None = None) -> Tok:
-        t = self.peek()
-        if t.kind in ("op", "id") and t.text == text:
-            return self.next()
-        self.fail(t, f"expected {what or repr(text)}, found {t.text or 'end of file'!r}")
-        raise AssertionError  # unreachable
-
-    def number(self, tok: Tok, digits: str | None = None, negative: bool = False) -> int:
-        """The value of a decimal numeral (``digits``, default the token's text); values are at
-        most 64 bits (a longer numeral is an error here, not a failed conversion later)."""
-        text = tok.text if digits is None else digits
-        v = int(text) if len(text.lstrip("0")) <= 20 else 1 << 64
-        if negative:
-            v = -v
-        if not -(1 << 63) <= v < 1 << 64:
-            shown = text if len(text) <= 24 else text[:20] + "..."
-            self.fail(tok, f"integer {'-' if negative else ''}{shown} out of range (64 bits)")
-        return v
-
-    def expect_int(self) -> int:
-        neg = self.accept("-") is not None
-        t = self.peek()
-        if t.kind != "num":
-            self.fail(t, f"expected an integer, found {t.text or 'end of file'!r}")
-        self.next()
-        return self.number(t, negative=neg)
-
-    def expect_id(self, what: str = "a name") -> Tok:
-        t = self.peek()
-        if t.kind != "id":
-            self.fail(t, f"expected {what}, found {t.text or 'end of file'!r}")
-        return self.next()
-
-    def span(self, first: Tok, last: Tok) -> Span:
-        return Span(first.start, last.end, first.line, first.col)
-
-    # ------------------------------------------------------------------ top level
     def parse(self) -> ConcurrentProgram:
         head = self.expect_id("'PTX' header")
         if head.text.upper() != "PTX":
@@ -284,18 +163,6 @@ class _Parser:
             self.next()
             return t.text  # herd: `P0:r1=x` means the address of x
         return self.expect_int()
-
-    def thread_ref_opt(self) -> int | None:
-        """``Pn:`` or ``n:`` at the cursor → n (consumes through ':'), else None."""
-        t, c = self.peek(), self.peek(1)
-        if c.text == ":" and c.kind == "op":
-            if t.kind == "id" and re.fullmatch(r"P\d+", t.text):
-                self.i += 2
-                return self.number(t, t.text[1:])
-            if t.kind == "num":
-                self.i += 2
-                return self.number(t)
-        return None
 
     # ------------------------------------------------------------------ threads
     def parse_threads(self, locations: dict[str, Location],
@@ -580,134 +447,6 @@ class _Parser:
         return parse_formula_tokens(self)
 
 
-# ---------------------------------------------------------------------- formulas (shared with --exists)
-# The parser builds the typed formula of ``ptxkit.explore.condition`` (Cmp/Atom leaves, Not, n-ary
-# And/Or). It is iterative (a condition may nest its parentheses arbitrarily deep without exhausting
-# Python's stack) and a chain a /\ b /\ … of any length is one n-ary node. A tree deeper than
-# MAX_FORMULA_DEPTH (only reached by nesting ~ or alternating parenthesised sub-formulas that deep)
-# is refused with the position of the construct.
-
-_CMP = ("==", "!=", "<=", ">=", "<", ">")
-MAX_FORMULA_DEPTH = 200
-_Item = tuple[cf.Formula, int]  # (formula, depth of its tree)
-
-
-@dataclass
-class _Group:
-    """An open parenthesised sub-formula: its completed disjuncts and the terms of the conjunction
-    being read; ``nots``: the negations written before its '('."""
-
-    open: Tok | None
-    nots: list[Tok]
-    ors: list[_Item] = field(default_factory=list)
-    ands: list[_Item] = field(default_factory=list)
-
-
-def _check_depth(p: _Parser, item: _Item, at: Tok) -> _Item:
-    if item[1] > MAX_FORMULA_DEPTH:
-        p.fail(at, f"condition nested too deeply (more than {MAX_FORMULA_DEPTH} levels)")
-    return item
-
-
-def _negate(p: _Parser, item: _Item, nots: list[Tok]) -> _Item:
-    node, depth = item
-    for _ in nots:
-        node, depth = cf.Not(node), depth + 1
-    return _check_depth(p, (node, depth), nots[0]) if nots else item
-
-
-def _chain(p: _Parser, cls: type[cf.And] | type[cf.Or], items: list[_Item], at: Tok) -> _Item:
-    """``items`` joined by ``cls`` as one n-ary node; an operand that is itself a ``cls`` node (a
-    parenthesised chain of the same operator) is spliced in: ``(a /\\ b) /\\ c`` is And(a, b, c)."""
-    if len(items) == 1:
-        return items[0]
-    args: list[cf.Formula] = []
-    depth = 0
-    for node, d in items:
-        if isinstance(node, cls):
-            args.extend(node.args)
-            depth = max(depth, d)
-        else:
-            args.append(node)
-            depth = max(depth, d + 1)
-    return _check_depth(p, (cls(tuple(args)), depth), at)
-
-
-def parse_formula_tokens(p: _Parser) -> cf.Formula:
-    """disj := conj (\\/ conj)* ; conj := unary (/\\ unary)* ;
-    unary := (~|not) unary | '(' disj ')' | true | false | operand (=|==|!=|<|>|<=|>=) operand"""
-    stack: list[_Group] = []
-    group = _Group(None, [])
-    while True:
-        nots: list[Tok] = []
-        while p.peek().text in ("~", "not") and p.peek().kind in ("op", "id"):
-            nots.append(p.next())
-        if p.peek().text == "(" and p.peek().kind == "op":
-            stack.append(group)
-            group = _Group(p.next(), nots)
-            continue
-        item = _negate(p, (_comparison(p), 1), nots)
-        while True:  # after a term: continue the conjunction, the disjunction, or close a group
-            group.ands.append(item)
-            if p.accept("/\\"):
-                break
-            group.ors.append(_chain(p, cf.And, group.ands, group.open or p.peek()))
-            group.ands = []
-            if p.accept("\\/"):
-                break
-            done = _chain(p, cf.Or, group.ors, group.open or p.peek())
-            if group.open is None:
-                return done[0]
-            p.expect(")", "')'")
-            if p.peek().text in _CMP:  # a parenthesised operand: not in this grammar
-                p.fail(group.open, "expected an operand (Pn:reg, a location, an integer), found '('")
-            item = _negate(p, done, group.nots)
-            group = stack.pop()
-
-
-def _comparison(p: _Parser) -> cf.Atom | cf.Cmp:
-    t = p.peek()
-    if t.kind == "id" and t.text in ("true", "false"):
-        p.next()
-        return cf.Atom(t.text == "true")
-    lhs = _operand(p)
-    op = p.peek()
-    if op.text == "=" and op.kind == "op":  # herd accepts `x=1`
-        p.next()
-        return cf.Cmp("==", lhs, _operand(p), span=p.span(t, op))
-    if op.text not in _CMP:
-        p.fail(op, f"expected a comparison operator, found {op.text or 'end of file'!r}")
-    p.next()
-    return cf.Cmp(op.text, lhs, _operand(p), span=p.span(t, op))
-
-
-def _operand(p: _Parser) -> cf.Operand:
-    t = p.peek()
-    tid = p.thread_ref_opt()
-    if tid is not None:
-        if p.nthreads is not None and tid >= p.nthreads:
-            p.fail(t, f"no thread P{tid} in this test")
-        pct = p.peek()
-        if pct.kind == "bad" and pct.text == "%":  # a kernel register as the kernel spells it: P1:%r1
-            p.next()
-            r = p.expect_id("a register")
-            if r.start != pct.end:
-                p.fail(r, f"expected a register name right after '%', found {r.text!r}")
-            return cf.Reg(tid, "%" + r.text)
-        r = p.expect_id("a register")
-        return cf.Reg(tid, r.text)
-    if t.kind == "num" or t.text == "-":
-        return cf.Int(p.expect_int())
-    if t.kind == "id":
-        p.next()
-        if p.accept("["):
-            idx = p.expect_int()
-            p.expect("]")
-            return cf.Loc(t.text, idx)
-        return cf.Loc(t.text)
-    p.fail(t, f"expected an operand (Pn:reg, a location, an integer), found {t.text or 'end of file'!r}")
-
-
 def parse_litmus(text: str, filename: str = "<input>") -> ConcurrentProgram:
     """Parse a Dat3M PTX litmus test (see the module docstring for the lowering)."""
     return _Parser(text, filename).parse()
@@ -718,12 +457,5 @@ def parse_litmus_file(path: str | os.PathLike[str]) -> ConcurrentProgram:
     return parse_litmus(read_source(path), os.fspath(path))
 
 
-def parse_formula(text: str, filename: str = "<condition>", nthreads: int | None = None) -> cf.Formula:
-    """Parse a condition formula (``--exists COND`` on the command line)."""
-    p = _Parser(text, filename)
-    if nthreads is not None:
-        p.nthreads = nthreads
-    f = parse_formula_tokens(p)
-    if p.peek().kind != "eof":
-        p.fail(p.peek(), f"unexpected {p.peek().text!r} in the condition")
-    return f
+# the condition parser lives in ptxkit.litmus.formula; its entry point is also this module's
+__all__ = ["MAX_FORMULA_DEPTH", "parse_formula", "parse_formula_tokens", "parse_litmus", "parse_litmus_file"]
