@@ -127,7 +127,8 @@ exists (0:r1 = 1 /\\ ~(x == 2 \\/ P1:r8 >= 3))
 def test_filter_forall_and_final():
     base = "PTX t\n{ x=0; }\n P0@cta 0,gpu 0 ;\n ld.weak r0, x ;\n"
     p = parse_litmus(base + "filter (P0:r0 == 0)\nforall (x == 0)\n", "t.litmus")
-    assert p.condition.quantifier == "forall" and p.condition.filter == from_tuple(("cmp", "==", ("reg", 0, "r0"), ("int", 0)))
+    assert p.condition.quantifier == "forall"
+    assert p.condition.filter == from_tuple(("cmp", "==", ("reg", 0, "r0"), ("int", 0)))
     p = parse_litmus(base + "final (P0:r0 == 0) with ~exists\n", "t.litmus")
     assert p.condition.quantifier == "not exists"
     assert from_tuple(parse_formula("out[1] == 2 /\\ P0:r1 != 0")) == from_tuple((
