@@ -7,7 +7,8 @@ parsed ``ir.Module`` through ``Module.replace``/``insert_before``; ``ptxkit.ptx.
 The passes, in order, for each function with float work (each in its own module of ``ptxkit.fpsan``):
 
 1. ``libdevice.recognise`` — inlined libdevice bodies whose result is one FPSan op (``__nv_sinf``/
-   ``__nv_cosf``, Triton's ``tl.sin``/``tl.cos``): they run natively, the ring op replaces the result;
+   ``__nv_cosf``, Triton's ``tl.sin``/``tl.cos``; ``libdevice_match``: ``__nv_logf``, ``__nv_exp``, … by
+   their dataflow): they run natively, the ring op replaces the result;
 2. ``rewrite.rewrite_function`` — the float-op rewrite: every float instruction goes through
    ``dispatch`` to ``ops`` (arithmetic, the tagged and closed-form unary ops, ``.sat``/``.relu``, the
    ``tl.log`` idiom, sign-bit xor), ``casts`` (``cvt``), ``atomics`` (``atom``/``red``) or ``mma``

@@ -1,8 +1,9 @@
 """Inlined libdevice bodies (the ``// %__nv_NAME.exit`` markers LLVM leaves after an inlined call).
 
 :func:`recognise` finds the bodies whose result is one FPSan op — ``__nv_sinf``/``__nv_cosf`` (Triton's
-``tl.sin``/``tl.cos``): the body runs natively and :func:`emit_ring_op` replaces its result at the exit
-by the ring sin/cos. :func:`report_unrecognised` reports every other body with float work as a line
+``tl.sin``/``tl.cos``) by their first instruction, every other name of
+:data:`ptxkit.fpsan.libdevice_match.LIBDEVICE_OPS` by its dataflow (``match_body``): the body runs natively
+and :func:`emit_ring_op` replaces its result at the exit by the op. :func:`report_unrecognised` reports every other body with float work as a line
 range (its instructions are rewritten one by one, which is not Triton's single op) unless it is a
 body of one modelled instruction (:data:`SIMPLE_LIBDEVICE`).
 """
@@ -10,40 +11,30 @@ body of one modelled instruction (:data:`SIMPLE_LIBDEVICE`).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from ptxkit import ir
 from ptxkit.fpsan.ctx import RewriteContext, Unembed
 from ptxkit.fpsan.dispatch import is_float_arith
 from ptxkit.fpsan.irview import NO_DEST, name_of, regs, writes
-from ptxkit.fpsan.ops import emit_sincos
+from ptxkit.fpsan.libdevice_match import LIBDEVICE_OPS, Flow, LibRange, constants, emit_lib_op, match_body, note_text
 from ptxkit.fpsan.report import ReportItem, SanitizeReport
 from ptxkit.ptx.types import FLOAT_TYPES
 
 # libdevice bodies Triton/LLVM inline whose result is one instruction we model exactly
-SIMPLE_LIBDEVICE = {"exp2f", "exp2", "fmul_rn", "fadd_rn", "fsub_rn", "dmul_rn", "dadd_rn", "fmaf", "fma",
+SIMPLE_LIBDEVICE = {"exp2f", "fmul_rn", "fadd_rn", "fsub_rn", "dmul_rn", "dadd_rn", "fmaf", "fma",
                     "fmaf_rn", "fminf", "fmaxf", "fmin", "fmax", "fsqrt_rn", "dsqrt_rn", "frcp_rn",
                     "fdiv_rn", "ddiv_rn", "isinff", "isnanf", "isinfd", "isnand", "fabsf", "fabs",
                     "float2int_rn", "int2float_rn", "copysignf", "signbitf", "fast_exp2f", "ex2_approx_f"}
-_NV_EXIT = re.compile(r"//\s*%__nv_(\w+?)\.exit\s*$", re.M)
-
-
-@dataclass
-class LibRange:
-    """An inlined libdevice body recognised as one FPSan op: lines [start_line, end_line) run natively
-    and ``output = φ⁻¹(op(φ(input)))`` is inserted at its exit (``anchor``)."""
-
-    name: str
-    op: str
-    start_line: int
-    end_line: int
-    input: str
-    output: str
-    anchor: ir.Statement
+# the exit of a body inlined at top level: ``%__nv_sinf.exit``, and ``%__nv_sinf.exit55`` for the second and
+# later copies in one function (LLVM numbers the labels); ``%__nv_isinff.exit.i.i`` is nested in another body
+_NV_EXIT = re.compile(r"//\s*%__nv_(\w+?)\.exit\d*\s*$", re.M)
 
 
 _LIB_RING = {"sinf": "sin", "cosf": "cos"}
 _TWO_OVER_PI = ir.FloatImm(0x3F22F983, 32)  # libdevice sinf/cosf start with x·2/π
+
+
+__all__ = ["LibRange", "emit_ring_op", "note_text", "recognise", "report_unrecognised"]
 
 
 def recognise(module: ir.Module, fn: ir.Function) -> list[LibRange]:
@@ -55,6 +46,8 @@ def recognise(module: ir.Module, fn: ir.Function) -> list[LibRange]:
     text = module.source[fn.span.start:fn.span.end]
     stmts = [s for s in fn.statements() if s.span is not None]
     out: list[LibRange] = []
+    consts = constants(fn)
+    flow = Flow(fn)
     prev = fn.span.line
     for m in _NV_EXIT.finditer(text):
         name = m.group(1)
@@ -62,6 +55,10 @@ def recognise(module: ir.Module, fn: ir.Function) -> list[LibRange]:
         op = _LIB_RING.get(name)
         lo, prev = prev, line
         if op is None:
+            if name in LIBDEVICE_OPS:
+                got = match_body(flow, stmts, name, lo, line, consts)
+                if got is not None:
+                    out.append(got)
             continue
         body = [s for s in stmts if isinstance(s, ir.Instruction) and lo <= _line(s) < line]
         starts = [i for i, s in enumerate(body) if s.opcode == "mul" and "f32" in s.mods
@@ -125,11 +122,7 @@ def report_unrecognised(module: ir.Module, fn: ir.Function, report: SanitizeRepo
 def emit_ring_op(ctx: RewriteContext, r: LibRange) -> list[str | Unembed]:
     """The lines that write ``r.output = φ⁻¹(op(φ(r.input)))`` at the body's exit (the caller has set
     ``ctx.lines`` empty and the current definition)."""
-    p = ctx.embed(ir.Reg(r.input), "f32")
-    ctx.define(ir.Reg(r.output), emit_sincos(ctx, p, 32, r.op), "f32", None)
-    lines, ctx.lines = ctx.lines, []
-    head: list[str | Unembed] = [f"// fpsan: ring {r.op} of {r.input} replaces the result of the inlined __nv_{r.name}"]
-    return head + lines
+    return emit_lib_op(ctx, r)
 
 
 def _line(s: ir.Statement) -> int:

@@ -16,7 +16,7 @@ from ptxkit import ir
 from ptxkit.fpsan.ctx import NATIVE_COPY, RewriteContext, Unembed
 from ptxkit.fpsan.dispatch import is_float_arith, rewrite_instruction
 from ptxkit.fpsan.irview import NO_DEST, RegTypes, referenced_labels, regs, writes
-from ptxkit.fpsan.libdevice import LibRange, emit_ring_op
+from ptxkit.fpsan.libdevice import LibRange, emit_ring_op, note_text
 from ptxkit.fpsan.mma import auto_mode
 from ptxkit.fpsan.ops import rewrite_sign_xor, sign_xor_width
 from ptxkit.fpsan.options import Options
@@ -97,8 +97,7 @@ class _FunctionRewrite:
         lines = emit_ring_op(self.ctx, r)
         self.report.rewritten += 1
         self.report.items.append(ReportItem(r.start_line, 1, f"libdevice:__nv_{r.name}",
-                                            f"inlined libdevice body of __nv_{r.name} runs natively; its result "
-                                            f"is replaced by the ring {r.op} (Triton's FPSan op for math.{r.op})",
+                                            note_text(r),
                                             self.fn.name, end_line=r.end_line, severity=NOTE))
         return lines
 

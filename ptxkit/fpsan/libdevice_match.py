@@ -1,0 +1,256 @@
+"""Structural matching of inlined libdevice bodies (issue 10 A/C) and the FPSan op that replaces them.
+
+An inlined body ends at its exit marker (``// %__nv_logf.exit``, ``.exit30`` for later copies). Which FPSan
+op Triton 3.9 emits is decided by the math op Triton lowered to the call, not by the body
+(docs/fpsan.md §2): ``math.log``/``log2``/``erf``/``rsqrt`` are the tagged ops, ``math.exp``/``exp2`` the
+closed forms, ``math.sin``/``cos`` the unit complex power, and any other libdevice call (``libdevice.pow``,
+``libdevice.tanh``, …) the opaque "other pure math call" hash of its symbol. ``libdevice.log(x)`` called
+directly inlines the same body as ``tl.log(x)``; Triton hashes it, so the recognition assumes the ``tl.*``
+form (the note says so).
+
+:func:`match_body` accepts a body only under checks (any failure leaves it to
+``libdevice.report_unrecognised``, an error): it has inputs (registers read by its float work, defined
+before it, not constants) from which everything it computes follows; every float instruction between its
+first instruction and the exit belongs to it; it reads nothing else but constants; it writes none of its
+inputs; exactly one of its registers is read after the exit — after absorbing the selects LLVM sinks past
+the exit (``setp.eq.f32 p, s, 0; selp.b32 y, -inf, r, p``: ``logf``'s zero case).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from itertools import combinations, permutations
+
+from ptxkit import ir
+from ptxkit.fpsan import ring as R
+from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext, Unembed, hexc
+from ptxkit.fpsan.irview import NO_DEST, regs, writes
+from ptxkit.fpsan.ops import as_reg, emit_exp2, emit_sincos, emit_tagged
+from ptxkit.ptx.types import FLOAT_TYPES
+
+
+@dataclass
+class LibRange:
+    """An inlined libdevice body recognised as one FPSan op: lines [start_line, end_line) run natively
+    and ``output = φ⁻¹(op(φ(inputs…)))`` is inserted at ``anchor`` (after it when it is the exit label,
+    before it otherwise)."""
+
+    name: str
+    op: str
+    start_line: int
+    end_line: int
+    input: str
+    output: str
+    anchor: ir.Statement
+    inputs: tuple[str, ...] = field(default=())
+    ftype: str = "f32"
+
+
+def _ops() -> dict[str, tuple[str, str, int]]:
+    """libdevice name → (FPSan op, float type, arity). ``call`` = the opaque call hash of ``__nv_NAME``."""
+    table: dict[str, tuple[str, str, int]] = {}
+    for op in ("log", "log2", "erf", "rsqrt", "exp", "exp2", "sin", "cos"):
+        table[op + "f"] = (op, "f32", 1)
+        table[op] = (op, "f64", 1)
+    for fn in ("tanh", "sinh", "cosh", "tan", "asin", "acos", "atan", "asinh", "acosh", "atanh", "expm1", "log1p",
+               "log10", "exp10", "cbrt", "erfc", "erfinv", "erfcinv", "lgamma", "tgamma"):
+        table[fn + "f"] = ("call", "f32", 1)
+        table[fn] = ("call", "f64", 1)
+    for fn in ("pow", "atan2", "hypot", "fmod"):
+        table[fn + "f"] = ("call", "f32", 2)
+        table[fn] = ("call", "f64", 2)
+    return table
+
+
+LIBDEVICE_OPS = _ops()
+# instructions LLVM sinks past a body's exit that still compute its result (special-case selects)
+_ABSORB = {"selp", "setp", "mov", "and", "or", "not"}
+
+
+def _raw_reads(s: ir.Instruction) -> set[str]:
+    ops = () if s.opcode in ("bra", "brx") else s.operands if s.opcode in NO_DEST else s.operands[1:]
+    out = {r for o in ops for r in regs(o)}
+    if s.guard is not None:
+        out.add(s.guard.pred)
+    return out
+
+
+def _raw_writes(s: ir.Instruction) -> set[str]:
+    return set() if s.opcode in NO_DEST else set(writes(s))
+
+
+class Flow:
+    """Registers each instruction of a function reads (guard included) and writes, computed once."""
+
+    def __init__(self, fn: ir.Function):
+        self.rw = {id(s): (_raw_reads(s), _raw_writes(s)) for s in fn.instructions()}
+
+    def reads(self, s: ir.Instruction) -> set[str]:
+        return self.rw[id(s)][0]
+
+    def writes(self, s: ir.Instruction) -> set[str]:
+        return self.rw[id(s)][1]
+
+
+def _is_float(s: ir.Instruction) -> bool:
+    return s.opcode == "xor" or any(m in FLOAT_TYPES for m in s.mods)
+
+
+def constants(fn: ir.Function) -> set[str]:
+    """Registers every definition of which moves an immediate (libdevice's coefficients, hoisted and
+    shared between copies)."""
+    defs: dict[str, bool] = {}
+    for s in fn.instructions():
+        for r in _raw_writes(s):
+            ok = (s.opcode == "mov" and s.guard is None and len(s.operands) == 2
+                  and isinstance(s.operands[1], (ir.Imm, ir.FloatImm)))
+            defs[r] = defs.get(r, True) and ok
+    return {r for r, ok in defs.items() if ok}
+
+
+def _taint(flow: Flow, body: list[ir.Instruction], taint: set[str]) -> set[str]:
+    """Everything ``body`` computes from ``taint``: forward passes to a fixpoint (the body has loops)."""
+    rw = [flow.rw[id(s)] for s in body]
+    while True:
+        n = len(taint)
+        for reads, writes_ in rw:
+            if reads & taint:
+                taint |= writes_
+        if len(taint) == n:
+            return taint
+
+
+def _line(s: ir.Statement) -> int:
+    assert s.span is not None
+    return s.span.line
+
+
+def match_body(flow: Flow, stmts: list[ir.Statement], name: str, lo: int, exit_line: int,
+               consts: set[str]) -> LibRange | None:
+    """The body of ``__nv_NAME`` ending at ``exit_line`` (after the previous marker at ``lo``), or None
+    when the checks of the module docstring fail for every choice of inputs (or hold for several)."""
+    op, ftype, arity = LIBDEVICE_OPS[name]
+    rng = [s for s in stmts if isinstance(s, ir.Instruction) and lo <= _line(s) < exit_line]
+    last_write = {r: i for i, s in enumerate(rng) for r in flow.writes(s)}
+    cands: list[str] = []
+    for i, s in enumerate(rng):
+        if not _is_float(s):
+            continue
+        for r in sorted(flow.reads(s)):
+            if r in consts or r in cands or last_write.get(r, -1) >= i:
+                continue  # an input is defined before its first read in the body
+            cands.append(r)
+    if len(cands) > (64 if arity == 1 else 16):
+        return None  # bound the search (each choice is a slice of the range)
+    after = [s for s in stmts if _line(s) > exit_line or (_line(s) == exit_line and not isinstance(s, ir.Label))]
+    found = [m for combo in combinations(cands, arity)
+             if (m := _slice(flow, rng, after, stmts, combo, name, op, ftype, exit_line, consts)) is not None]
+    if len(found) != 1:
+        return None
+    got = found[0]
+    if arity > 1:  # argument order: the order of first use in the body (libdevice reads x before y)
+        first = {r: next(i for i, s in enumerate(rng) if r in flow.reads(s)) for r in got.inputs}
+        order = min(permutations(got.inputs), key=lambda p: [first[r] for r in p])
+        got.inputs, got.input = tuple(order), order[0]
+    return got
+
+
+def _slice(flow: Flow, rng: list[ir.Instruction], after: list[ir.Statement], stmts: list[ir.Statement],
+           inputs: tuple[str, ...], name: str, op: str, ftype: str, exit_line: int,
+           consts: set[str]) -> LibRange | None:
+    start = next(i for i, s in enumerate(rng) if flow.reads(s) & set(inputs))
+    body = rng[start:]
+    taint = _taint(flow, body, set(inputs))
+    members = [s for s in body if flow.reads(s) & taint]
+    member_ids = {id(s) for s in members}
+    if any(_is_float(s) and id(s) not in member_ids for s in body):
+        return None  # unrelated float work between the body's start and its exit
+    if any(not flow.reads(s) <= taint | consts for s in members):
+        return None  # the body reads something that is not its input
+    if any(r in flow.writes(s) for s in body for r in inputs):
+        return None
+    absorbed: list[ir.Instruction] = []
+    consumers: list[ir.Instruction] = []
+    scanning = True
+    for s in after:
+        if isinstance(s, ir.Instruction) and s.opcode in ("ret", "exit"):
+            scanning = False  # labels and branches are crossed: the sunk select reads the body's registers,
+            # so (SSA) every path to it runs the body; a second copy's branches come in between
+        if not isinstance(s, ir.Instruction):
+            continue
+        rd = flow.reads(s)
+        if scanning and rd & taint and s.opcode in _ABSORB and s.guard is None and rd <= taint | consts:
+            if flow.writes(s) & set(inputs):
+                return None
+            absorbed.append(s)
+            taint |= flow.writes(s)
+        else:
+            consumers.append(s)
+    outs = {r for s in consumers for r in flow.reads(s) & taint} - set(inputs)
+    if len(outs) != 1:
+        return None
+    anchor: ir.Statement | None
+    if absorbed:
+        last = next(i for i, s in enumerate(stmts) if s is absorbed[-1])
+        anchor = next((s for s in stmts[last + 1:] if isinstance(s, (ir.Instruction, ir.Label))), None)
+        if not isinstance(anchor, ir.Instruction):
+            return None
+        between = [s for s in stmts[:last] if isinstance(s, ir.Instruction) and _line(s) >= _line(body[0])]
+        if any(flow.writes(s) & set(inputs) for s in between):
+            return None
+    else:
+        anchor = next((s for s in stmts if _line(s) >= exit_line), None)
+        if anchor is None or (isinstance(anchor, ir.Label) and _line(anchor) != exit_line):
+            return None
+    return LibRange(name, op, _line(body[0]), exit_line, inputs[0], outs.pop(), anchor, tuple(inputs), ftype)
+
+
+def note_text(r: LibRange) -> str:
+    """The report note of a recognised body."""
+    head = f"inlined libdevice body of __nv_{r.name} runs natively; its result is replaced by "
+    if r.op == "call":
+        return head + f"the call hash of __nv_{r.name} (Triton's FPSan op for a libdevice call)"
+    return head + (f"the ring {r.op} (Triton's FPSan op for math.{r.op}; libdevice.{r.name.rstrip('f')} called "
+                   "directly inlines the same body but is hashed as a call)")
+
+
+def emit_lib_op(ctx: RewriteContext, r: LibRange) -> list[str | Unembed]:
+    """The lines that write ``r.output = φ⁻¹(op(φ(r.inputs…)))`` (the caller has set ``ctx.lines`` empty and
+    the current definition)."""
+    w = R.ring(r.ftype).w
+    ps = [ctx.embed(ir.Reg(x), r.ftype) for x in (r.inputs or (r.input,))]
+    if r.op in ("sin", "cos"):
+        o = emit_sincos(ctx, ps[0], w, r.op)
+    elif r.op == "exp2":
+        o = emit_exp2(ctx, ps[0], w)
+    elif r.op == "exp":  # exp2(E(x) · φ_f32(1/ln2)), the constant zero-extended for f64 (docs/fpsan.md §2)
+        t = ctx.fresh(BITS_KIND[w])
+        ctx.emit(f"mul.lo.s{w} {t}, {as_reg(ctx, ps[0], w)}, {hexc(0x26A29A75, w)}")
+        o = emit_exp2(ctx, t, w)
+    elif r.op == "call":
+        o = _emit_call(ctx, ps, f"__nv_{r.name}", w)
+    else:
+        o = emit_tagged(ctx, ps[0], r.op, w)
+    ctx.define(ir.Reg(r.output), o, r.ftype, None)
+    lines, ctx.lines = ctx.lines, []
+    what = f"ring {r.op}" if r.op != "call" else "call hash"
+    head: list[str | Unembed] = [f"// fpsan: {what} of {', '.join(r.inputs or (r.input,))} replaces the result of "
+                                 f"the inlined __nv_{r.name}"]
+    return head + lines
+
+
+def _emit_call(ctx: RewriteContext, ps: list[str], symbol: str, w: int) -> str:
+    """``Σ rotl(E(arg_i), i) XOR FNV-1a-64(symbol)`` (low w bits), docs/fpsan.md §2."""
+    kind = BITS_KIND[w]
+    acc = as_reg(ctx, ps[0], w)
+    for i, p in enumerate(ps[1:], start=1):
+        p = as_reg(ctx, p, w)
+        hi, lo_, rot, s = (ctx.fresh(kind) for _ in range(4))
+        ctx.emit(f"shl.b{w} {hi}, {p}, {i}")
+        ctx.emit(f"shr.b{w} {lo_}, {p}, {w - i}")
+        ctx.emit(f"or.b{w} {rot}, {hi}, {lo_}")
+        ctx.emit(f"add.s{w} {s}, {acc}, {rot}")
+        acc = s
+    o = ctx.fresh(kind)
+    ctx.emit(f"xor.b{w} {o}, {acc}, {hexc(R.fnv1a64(symbol) & ((1 << w) - 1), w)}")
+    return o
