@@ -17,7 +17,8 @@ The passes, in order, for each function with float work (each in its own module 
    payloads kept across a straight-line run);
 3. ``edits.write_edits`` — the φ⁻¹ tails whose every read a shadow serves are dropped, the rewritten
    instructions and the ring ops of recognised bodies go into the module's edit list;
-4. ``libdevice.report_unrecognised`` — every other inlined libdevice body is reported as a line range;
+4. ``libdevice.report_unrecognised`` — every other inlined libdevice body is reported as a line range,
+   ``libdevice.report_unmarked`` each one inlined without an exit marker (tanhf; f64 erf, sin, cos);
 5. ``edits.declare_registers`` — the fresh registers are declared at the top of the function.
 
 Then the file gets :data:`MARKER` (a file carrying it is left unchanged: sanitizing is idempotent), and
@@ -117,4 +118,5 @@ def _sanitize_function(module: ir.Module, fn: ir.Function, report: SanitizeRepor
     done = rewrite_function(module, fn, report, names, opts, bodies, reg_types(fn, module))
     write_edits(module, fn, done, names.prefix)
     libdevice.report_unrecognised(module, fn, report, {b.end_line for b in bodies})
+    libdevice.report_unmarked(fn, report)
     declare_registers(module, fn, done.ctx.counter, names.prefix)

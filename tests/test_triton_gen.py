@@ -254,11 +254,11 @@ OPEN: dict[int | str, tuple[str, bool]] = {
     "k_idiom_A_sin2_plus_cos2_f32": ("A/B: sin^2+cos^2 is not 1 (second inlined copies; reported)", True),
     "k_maximum_nan_f64": ("M: f64 maximum(propagate_nan=ALL) expanded to setp.nan/selp NaN: NaN inputs take "
                           "the native path", False),
-    "k_tanh_f32": ("A: __nv_tanhf inlined without a .exit marker (branch-free): not recognised, not reported",
-                   False),
-    "k_erf_f64": ("A/C: __nv_erf inlined without a marker: not recognised, not reported", False),
+    "k_tanh_f32": ("A: __nv_tanhf inlined without a .exit marker (branch-free): not recognised (reported by "
+                   "its constants)", True),
+    "k_erf_f64": ("A/C: __nv_erf inlined without a marker: not recognised (reported by its constants)", True),
     "k_sqrt_f64": ("D: sqrt.rn.f64 gets the PreciseSqrt tag; Triton uses Sqrt", False),
-    16: ("C: inlined __nv_sin (f64) has no exit marker: only the sign-xor note", False),
+    16: ("C: inlined __nv_sin (f64) has no exit marker: not recognised (reported by its constants)", True),
     "k_pow_f64": ("A: inlined __nv_pow sanitized op by op (reported)", True),
     56: ("f64 mma.m8n8k4: not sanitized (reported)", True),
     "k_dot64x64x32_f16_default_w4": ("wgmma not sanitized (reported)", True),

@@ -3,9 +3,10 @@
 :func:`recognise` finds the bodies whose result is one FPSan op — ``__nv_sinf``/``__nv_cosf`` (Triton's
 ``tl.sin``/``tl.cos``) by their first instruction, every other name of
 :data:`ptxkit.fpsan.libdevice_match.LIBDEVICE_OPS` by its dataflow (``match_body``): the body runs natively
-and :func:`emit_ring_op` replaces its result at the exit by the op. :func:`report_unrecognised` reports every other body with float work as a line
-range (its instructions are rewritten one by one, which is not Triton's single op) unless it is a
-body of one modelled instruction (:data:`SIMPLE_LIBDEVICE`).
+and :func:`emit_ring_op` replaces its result at the exit by the op. :func:`report_unrecognised` reports
+every other body with float work as a line range (its instructions are rewritten one by one, which is not
+Triton's single op) unless it is a body of one modelled instruction (:data:`SIMPLE_LIBDEVICE`);
+:func:`report_unmarked` reports bodies inlined without a marker, found by their constants.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ _LIB_RING = {"sinf": "sin", "cosf": "cos"}
 _TWO_OVER_PI = ir.FloatImm(0x3F22F983, 32)  # libdevice sinf/cosf start with x·2/π
 
 
-__all__ = ["LibRange", "emit_ring_op", "note_text", "recognise", "report_unrecognised"]
+__all__ = ["LibRange", "emit_ring_op", "note_text", "recognise", "report_unmarked", "report_unrecognised"]
 
 
 def recognise(module: ir.Module, fn: ir.Function) -> list[LibRange]:
@@ -117,6 +118,36 @@ def report_unrecognised(module: ir.Module, fn: ir.Function, report: SanitizeRepo
                                                "sanitized one by one, not as Triton's single FPSan op",
                                                fn.name, end_line=line, native=False))
         prev_end = line
+
+
+# libdevice bodies LLVM inlines without an exit marker (branch-free, or f64 ones whose markers are only
+# nested ``.i`` ones): recognised by constants that occur together only in them (issue 10 A0/C)
+_UNMARKED = {
+    "tanhf": (ir.FloatImm(0x4038AA3B, 32), ir.FloatImm(0x41102CB4, 32)),  # 2·log2(e); the |x| ≥ 9.01 cutoff
+    "erf": (ir.FloatImm(0x3D47088FDB46FA5F, 64), ir.FloatImm(0xBCF0679AFBA6F279, 64)),  # leading coefficients
+    "sin/cos": (ir.FloatImm(0x3FE45F306DC9C883, 64), ir.FloatImm(0x3FF921FB54442D18, 64)),  # 2/π, π/2 (hi)
+}
+
+
+def report_unmarked(fn: ir.Function, report: SanitizeReport) -> None:
+    """An inlined body without an exit marker (:data:`_UNMARKED`) is sanitized op by op, which is not
+    Triton's single FPSan op: an error at each instruction that carries its first constant."""
+    hits: dict[str, list[ir.Instruction]] = {}
+    seen: set[ir.FloatImm] = set()
+    for s in fn.instructions():
+        imms = {o for o in s.operands if isinstance(o, ir.FloatImm)}
+        seen |= imms
+        for name, keys in _UNMARKED.items():
+            if keys[0] in imms:
+                hits.setdefault(name, []).append(s)
+    for name, at in hits.items():
+        if not all(k in seen for k in _UNMARKED[name]):
+            continue
+        for s in at:
+            report.items.append(ReportItem(_line(s), s.span.col if s.span else 1, f"libdevice:__nv_{name}",
+                                           f"inlined libdevice body of __nv_{name} without an exit marker "
+                                           "(recognised by its constants): its float instructions are sanitized "
+                                           "one by one, not as Triton's single FPSan op", fn.name, native=False))
 
 
 def emit_ring_op(ctx: RewriteContext, r: LibRange) -> list[str | Unembed]:
