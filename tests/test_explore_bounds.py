@@ -77,16 +77,16 @@ def test_barrier_deadlock_has_no_schedule():
     # PC-bar-sync-sync-3: P0 waits on 0 then 1, P1 on 1 then 0 — no schedule completes
     evs = _bar_events([[((0,), None, "sync"), ((1,), None, "sync")],
                        [((1,), None, "sync"), ((0,), None, "sync")]])
-    assert barrier_schedules(evs) == []
+    assert barrier_schedules(evs).schedules == []
 
 
 def test_barrier_sync_pairs_and_arrive_direction():
     evs = _bar_events([[((1,), None, "sync")], [((1,), None, "sync")]])
-    (edges, inst), = barrier_schedules(evs)
+    (edges, inst), = barrier_schedules(evs).schedules
     assert edges == {(0, 1), (1, 0)} and inst[0] == inst[1]
     # arrive never waits: its arrival reaches the sync, nothing reaches it
     evs = _bar_events([[((1,), None, "arrive")], [((1,), None, "sync")]])
-    (edges, _), = barrier_schedules(evs)
+    (edges, _), = barrier_schedules(evs).schedules
     assert edges == {(0, 1)}
 
 
@@ -94,7 +94,7 @@ def test_barrier_quorum():
     # three threads, quorum 2: the pair that completes synchronizes both ways, the late one only
     # receives; quorum 4 with three threads never completes
     evs = _bar_events([[((1, 1), 2, "sync")]] * 3)
-    got = {e for e, _ in barrier_schedules(evs)}
+    got = {e for e, _ in barrier_schedules(evs).schedules}
     assert frozenset({(0, 1), (1, 0), (0, 2), (1, 2)}) in got
     assert all(len(e) == 4 for e in got) and len(got) == 3
-    assert barrier_schedules(_bar_events([[((1, 1), 4, "sync")]] * 3)) == []
+    assert barrier_schedules(_bar_events([[((1, 1), 4, "sync")]] * 3)).schedules == []

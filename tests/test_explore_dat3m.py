@@ -55,6 +55,13 @@ def test_csvs_present_or_skipped():
 def test_agrees_with_dat3m(model, rel, expected):
     res = explore(parse_litmus_file(LITMUS_CORPUS / rel), model)
     assert res.complete, res.reason
+    if res.verdict == "NoExecution":
+        # every execution deadlocks (Barrier/quorum*-hang: more arrivals needed than threads exist).
+        # We report that instead of a verdict over zero executions; Dat3M's row is the vacuous one
+        # (exists: 0; ~exists/forall: 1) — check that it is, and that nothing was consistent.
+        assert res.consistent == 0 and res.stuck
+        assert expected == ("0" if res.condition.quantifier == "exists" else "1")
+        return
     assert res.verdict == {"1": "Ok", "0": "No"}[expected], (res.verdict, dict(res.outcomes))
     # the herd-style numbers are coherent
     assert sum(res.outcomes.values()) == res.consistent_filtered <= res.consistent <= res.candidates

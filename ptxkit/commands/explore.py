@@ -1,11 +1,14 @@
 """`ptxkit explore` (docs/cli.md): every execution of a litmus test or a small PTX kernel under the
-PTX memory model, herd-style. Exit 0 Ok, 1 No, 3 Inconclusive (a bound cut the search), 2 bad input."""
+PTX memory model, herd-style. Exit 0 Ok, 1 No, 3 Inconclusive (a bound cut the search), 4 NoExecution
+(the program deadlocks or never terminates in every schedule: no verdict over zero executions), 2 bad
+input."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import sys
+import time
 from pathlib import Path
 
 from rich.console import Console
@@ -25,7 +28,7 @@ from ptxkit.litmus.parser import parse_formula, parse_litmus_file
 
 HELP = "explore every execution of a litmus test / PTX kernel under the PTX memory model"
 
-EXIT = {"Ok": 0, "No": 1, "Inconclusive": 3}
+EXIT = {"Ok": 0, "No": 1, "Inconclusive": 3, "NoExecution": 4}
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -74,12 +77,15 @@ def load_program(args):
 
 
 def run(args: argparse.Namespace) -> int:
+    started = time.monotonic()  # --timeout counts loading the program too
     if args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
     if args.unroll < 0:
         raise UsageError("--unroll must be non-negative")
     if args.max_executions is not None and args.max_executions < 1:
         raise UsageError("--max-executions must be at least 1")
+    if args.timeout is not None and not args.timeout >= 0:  # also refuses nan
+        raise UsageError("--timeout must be a non-negative number of seconds")
     prog = load_program(args)
     cond = _condition(args, len(prog.threads), prog.filename)
     progress, stop = _progress(args)
@@ -87,7 +93,8 @@ def run(args: argparse.Namespace) -> int:
         # the proof writers need every candidate of a forbidden outcome, not a sample
         keep = None if (args.lean or args.smt) else 8
         ex = Explorer(prog, args.model, unroll=args.unroll, max_executions=args.max_executions,
-                      timeout=args.timeout, condition=cond, progress=progress, keep_candidates=keep)
+                      timeout=args.timeout, condition=cond, progress=progress, keep_candidates=keep,
+                      started=started)
         res = ex.run(jobs=args.jobs)
     finally:
         stop()
@@ -150,6 +157,8 @@ def render_text(res, written: dict | None = None) -> str:
         lines.append(f"Witnesses Positive: {res.satisfied} Negative: {res.consistent_filtered - res.satisfied}")
     if not res.complete:
         lines.append(f"Incomplete: {res.reason}")
+    if res.stuck:
+        lines.append(f"No executions: {res.stuck}")
     for kind, paths in (written or {}).items():
         lines.append(f"Obligations incomplete: {paths[0]}" if kind == "unproven" else
                      f"Wrote {kind}: {', '.join(paths)}")
@@ -170,6 +179,7 @@ def to_json(res, written: dict | None = None) -> dict:
         "consistent": res.consistent,
         "complete": res.complete,
         "reason": res.reason or None,
+        "stuck": res.stuck or None,
         "condition": condition_text(res.condition) or None,
         "positive": res.satisfied,
         "negative": res.consistent_filtered - res.satisfied,

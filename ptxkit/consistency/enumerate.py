@@ -8,7 +8,7 @@ first), so "some consistent execution exists" questions are answered without ass
 from __future__ import annotations
 
 import itertools
-from collections.abc import Hashable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 
 from ptxkit.consistency.events import Execution
 from ptxkit.consistency.models import (
@@ -80,7 +80,8 @@ def exists_consistent(ex: Execution, model: Model | str = DEFAULT_MODEL) -> Chec
 
 
 def search_co(ex: Execution, model: Model | str = DEFAULT_MODEL, *, total_locs: frozenset[Hashable] = frozenset(),
-              all_cos: bool = False, static: Base | None = None, backend: str = "bits") -> Iterator[CheckResult]:
+              all_cos: bool = False, static: Base | None = None, backend: str = "bits",
+              poll: Callable[[], None] | None = None) -> Iterator[CheckResult]:
     """Decide ``ex`` (rf, Fence-SC order, barrier schedule fixed; ``ex.co`` the pairs every coherence
     order must contain, e.g. init → write) by searching its coherence order (§8.9.6: a *partial*
     order). Yields a consistent :class:`CheckResult` for the first such order — with ``all_cos``
@@ -117,6 +118,8 @@ def search_co(ex: Execution, model: Model | str = DEFAULT_MODEL, *, total_locs: 
         pairs = [(a, b) for a, b in sorted(must.pairs()) if a < b]
         stack = [(co0, 0)]
         while stack:
+            if poll is not None:  # the caller's deadline (it raises to stop the search)
+                poll()
             co, k = stack.pop()
             r = rels.with_co(co)
             v = _monotone_violation(r, m)

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import itertools
 import multiprocessing as mp
+import signal
 import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator
@@ -54,13 +55,18 @@ MAX_VALUES = 64
 MAX_TRACES = 5000
 PRUNE_MIN_LEAVES = 8  # check a partial rf choice when at least this many completions hang below it
 
+
+class SearchCut(Exception):
+    """A bound (``--timeout``) cut the search; the message says which."""
+
 # ---------------------------------------------------------------------------- the explorer
 
 class Explorer:
     def __init__(self, prog: ConcurrentProgram, model: str = "ptx-7.5", unroll: int = 4,
                  max_executions: int | None = None, timeout: float | None = None,
                  condition: Condition | None = None, keep_candidates: int | None = 8,
-                 progress: Callable[[int, int], None] | None = None):
+                 progress: Callable[[int, int], None] | None = None, started: float | None = None):
+        """``timeout`` counts from ``started`` (a ``time.monotonic()`` value; default: ``run``)."""
         if model not in MODELS:
             raise PtxkitError(f"unknown model {model!r} (expected one of {', '.join(MODELS)})")
         self.prog = prog
@@ -69,11 +75,15 @@ class Explorer:
         self.unroll = unroll
         self.max_executions = max_executions
         self.timeout = timeout
+        self.started = started
         self.cond = condition if condition is not None else prog.condition
         self.keep = keep_candidates
         self._sched_cache: dict = {}
         self._static_cache: dict = {}
         self._undefined = ""  # why some combination of traces had no defined behaviour
+        self._cut = ""        # why the barrier-schedule search of some candidate was cut
+        self._deadlock: list[str] = []  # a witness: the stuck barriers of one deadlocking candidate
+        self.deadline: float | None = None
         self.pruned = 0  # candidate executions never built: a partial choice was already inconsistent
         self.progress = progress
         if self.cond is not None:  # every name must exist; kernel registers spelled as declared
@@ -159,7 +169,8 @@ class Explorer:
         """Explore; ``jobs > 1`` splits the trace combinations (independent branches of the search)
         over worker processes and merges their counts."""
         t0 = time.monotonic()
-        stats = RunStats(deadline=None if self.timeout is None else t0 + self.timeout)
+        self.deadline = None if self.timeout is None else (self.started or t0) + self.timeout
+        stats = RunStats(deadline=self.deadline)
         res = ExploreResult(self.prog, self.model, self.keys, Counter(), condition=self.cond,
                             keep_candidates=self.keep)
         per_thread = self.traces(stats)
@@ -169,15 +180,18 @@ class Explorer:
         if jobs > 1 and n_combos > 1:
             self._run_parallel(per_thread, res, min(jobs, n_combos))
         else:
-            self._explore(self.combinations(per_thread), res, t0)
+            self._explore(self.combinations(per_thread), res)
         if stats.cut:
             res.complete = False
             res.reason = res.reason or stats.cut_reason
-        if self._undefined:
-            res.complete = False
-            res.reason = res.reason or self._undefined
+        for why in (self._undefined, self._cut):
+            if why:
+                res.complete = False
+                res.reason = res.reason or why
         res.spins_pruned = stats.spins_pruned
         res.pruned = self.pruned
+        if res.complete and res.consistent == 0:
+            res.stuck = self._stuck(per_thread, stats, res)
         res.verdict = self._verdict(res)
         res.elapsed = time.monotonic() - t0
         return res
@@ -195,24 +209,39 @@ class Explorer:
         later = [frozenset()] * (k + 1)  # every write threads i.. can perform
         for i in range(k - 1, -1, -1):
             later[i] = later[i + 1].union(*writes[i]) if writes[i] else later[i + 1]
+        if k == 0:
+            yield ()
+            return
+        # depth-first without recursion (a kernel may have a thousand threads)
         chosen: list[Trace] = []
-
-        def rec(i: int, have: frozenset, want: frozenset):
-            if i == k:
-                if want <= have:
-                    yield tuple(chosen)
-                return
-            for j, tr in enumerate(per_thread[i]):
-                h, w = have | writes[i][j], want | needs[i][j]
-                if not w <= h | later[i + 1]:
-                    continue
-                if (tr.shfl_in or tr.shfl_out) and not self._shfl_agree(chosen, tr):
-                    continue
-                chosen.append(tr)
-                yield from rec(i + 1, h, w)
-                chosen.pop()
-
-        yield from rec(0, frozenset(), frozenset())
+        haves: list[frozenset] = [frozenset()]
+        wants: list[frozenset] = [frozenset()]
+        nxt = [0]  # per depth: the next trace to try
+        while nxt:
+            i, j = len(nxt) - 1, nxt[-1]
+            if j >= len(per_thread[i]):
+                nxt.pop()
+                if chosen:
+                    chosen.pop()
+                    haves.pop()
+                    wants.pop()
+                continue
+            nxt[-1] += 1
+            self._poll()
+            tr = per_thread[i][j]
+            h, w = haves[-1] | writes[i][j], wants[-1] | needs[i][j]
+            if not w <= h | later[i + 1]:
+                continue
+            if (tr.shfl_in or tr.shfl_out) and not self._shfl_agree(chosen, tr):
+                continue
+            if i + 1 == k:
+                if w <= h:
+                    yield (*chosen, tr)
+                continue
+            chosen.append(tr)
+            haves.append(h)
+            wants.append(w)
+            nxt.append(0)
 
     def _shfl_agree(self, chosen: list[Trace], tr: Trace) -> bool:
         """Do ``tr``'s shfl.sync exchanges agree with the traces already chosen (threads 0 … i-1)?
@@ -232,37 +261,68 @@ class Explorer:
                 return False
         return True
 
-    def _explore(self, combos, res: ExploreResult, t0: float) -> None:
+    def _stuck(self, per_thread: list[list[Trace]], stats: RunStats, res: ExploreResult) -> str:
+        """Why a complete search found no consistent execution at all (the program deadlocks or
+        never terminates in every schedule), with a witness."""
+        for th, trs in zip(self.prog.threads, per_thread):
+            if not trs:
+                loop = stats.spin_at.get(th.index)
+                if loop is not None:
+                    return f"P{th.index} never terminates: every run spins in the loop at {loop} forever " \
+                           "(no write it can read lets it leave)"
+                return f"P{th.index} has no complete run (every run needs a value no write provides)"
+        if self._deadlock:
+            return "every barrier schedule deadlocks, e.g. " + "; ".join(self._deadlock)
+        if res.candidates == 0:
+            return "no combination of thread runs can read every value it reads from some write"
+        return f"none of the {res.candidates} candidate executions is consistent (a thread waits for a " \
+               "value only an inconsistent execution provides)"
+
+    def _poll(self) -> None:
+        """Stop the search (``SearchCut``) once ``--timeout`` has passed; called at every step of
+        every phase (trace combinations, barrier schedules, rf choices, coherence orders)."""
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise SearchCut(f"--timeout {self.timeout:g}s reached")
+
+    def _explore(self, combos: Iterator[tuple[Trace, ...]], res: ExploreResult) -> None:
         inits = self._init_events()
-        for combo in combos:
-            for cand in self._candidates(combo, inits):
-                # one candidate whose final memory depends on the coherence order counts once per
-                # distinct final state (each is an execution of its own)
-                res.candidates += len(cand) if isinstance(cand, list) else 1
-                if self.progress is not None and res.candidates % 64 == 0:
-                    self.progress(res.candidates, res.consistent)
-                self._record(res, cand)
-                stop = ""
-                if self.max_executions is not None and res.candidates >= self.max_executions:
-                    stop = f"--max-executions {self.max_executions} reached"
-                elif self.timeout is not None and time.monotonic() - t0 > self.timeout:
-                    stop = f"--timeout {self.timeout:g}s reached"
-                if stop:
-                    res.complete, res.reason = False, stop
-                    return
+        try:
+            for combo in combos:
+                for cand in self._candidates(combo, inits):
+                    # one candidate whose final memory depends on the coherence order counts once per
+                    # distinct final state (each is an execution of its own)
+                    n = len(cand) if isinstance(cand, list) else 1
+                    if self.max_executions is not None and res.candidates + n > self.max_executions:
+                        # a candidate beyond the bound exists: the search is cut (K candidates in
+                        # all is a complete search)
+                        res.complete, res.reason = False, f"--max-executions {self.max_executions} reached"
+                        return
+                    res.candidates += n
+                    if self.progress is not None and res.candidates % 64 == 0:
+                        self.progress(res.candidates, res.consistent)
+                    self._record(res, cand)
+        except SearchCut as cut:
+            res.complete, res.reason = False, str(cut)
 
     def _run_parallel(self, per_thread, res: ExploreResult, jobs: int) -> None:
         global _JOB
         progress, self.progress = self.progress, None
-        _JOB = (self, per_thread, jobs, time.monotonic())
+        _JOB = (self, per_thread, jobs)
         try:
             ctx = mp.get_context("fork")
-            with ctx.Pool(jobs) as pool:
+            pool = ctx.Pool(jobs, initializer=_quiet_worker)
+            try:
                 parts = pool.map(_worker, range(jobs))
+                pool.close()
+            except BaseException:
+                pool.terminate()  # Ctrl-C: the workers ignore SIGINT; the parent reports it once
+                raise
+            finally:
+                pool.join()
         finally:
             _JOB = None
             self.progress = progress
-        for p in parts:
+        for p, cut, undefined, deadlock in parts:
             res.pruned += p.pruned
             res.candidates += p.candidates
             res.consistent += p.consistent
@@ -279,12 +339,16 @@ class Explorer:
                 mine.extend(lst[:room])
             if not p.complete:
                 res.complete, res.reason = False, res.reason or p.reason
-        if self.max_executions is not None and res.candidates >= self.max_executions and res.complete:
+            self._cut, self._undefined = self._cut or cut, self._undefined or undefined
+            self._deadlock = self._deadlock or deadlock
+        if self.max_executions is not None and res.candidates > self.max_executions and res.complete:
             res.complete, res.reason = False, f"--max-executions {self.max_executions} reached"
 
     def _verdict(self, res: ExploreResult) -> str:
         if not res.complete:
             return "Inconclusive"
+        if res.stuck:  # no execution at all: a condition over none would hold vacuously
+            return "NoExecution"
         if self.cond is None:
             return "Ok"
         q = self.cond.quantifier
@@ -361,9 +425,14 @@ class Explorer:
         bkey = tuple((i, e.tid, e.cta, e.gpu, e.bar) for i, e in enumerate(events) if e.fkind == "bar")
         sched = self._sched_cache.get(bkey)
         if sched is None:
-            sched = self._sched_cache[bkey] = barrier_schedules(events)
-        if not sched:
-            return  # every barrier schedule deadlocks: no execution
+            sched = self._sched_cache[bkey] = barrier_schedules(events, deadline=self.deadline)
+        if not sched.complete:
+            self._cut = self._cut or sched.reason
+        if not sched.schedules:
+            # every barrier schedule deadlocks: no execution (keep one witness)
+            if sched.deadlock and not self._deadlock:
+                self._deadlock = [_waiting(events[j], got, need) for j, got, need in sched.deadlock]
+            return
         cevents = to_events(events)
         init_co = {(i, j) for i, e in enumerate(cevents) if e.is_init for j, f in enumerate(cevents)
                    if f.kind == "W" and not f.is_init and f.location == e.location}
@@ -382,7 +451,7 @@ class Explorer:
                 tr = combo[tidx[o.thread]]
                 regs_env[key(o)] = tr.regs.get(o.name, self.prog.threads[o.thread].init_regs.get(o.name, 0))
         for sf in sf_list:
-            for sb, inst in sched:
+            for sb, inst in sched.schedules:
                 sk = skel.with_(sc_order=set(sf), bar_sync=set(sb))
                 for rf in self._rf_choices(st, sk, reads, choices):
                     yield self._decide(st, events, sk.with_(rf=rf), regs_env, inst)
@@ -404,6 +473,7 @@ class Explorer:
                 return
             r = reads[d]
             for w in choices[d]:
+                self._poll()
                 rf.add((w, r))
                 if d + 1 < k and below[d + 1] >= PRUNE_MIN_LEAVES and self._doomed(st, skel.with_(rf=rf)):
                     self.pruned += below[d + 1]
@@ -425,7 +495,8 @@ class Explorer:
         outs: dict[tuple, Candidate] = {}
         last = None
         # final values: coherence orders total on the observed locations (one outcome each)
-        for v in search_co(ex, self.m, total_locs=self.final_locs, all_cos=bool(self.final_locs), static=st):
+        for v in search_co(ex, self.m, total_locs=self.final_locs, all_cos=bool(self.final_locs), static=st,
+                           poll=self._poll):
             last = v
             if not v.consistent:
                 continue
@@ -447,19 +518,33 @@ class Explorer:
                          co=pairs(last.relations.co) if last is not None else [], outcome=out)
 
 
-_JOB = None  # (explorer, per-thread traces, jobs, start time) for forked workers
+_JOB = None  # (explorer, per-thread traces, jobs) for forked workers
 
 
-def _worker(k: int) -> ExploreResult:
-    ex, per_thread, jobs, t0 = _JOB
+def _quiet_worker() -> None:
+    """Pool initializer: Ctrl-C and SIGTERM are the parent's to report (one line, ``ptxkit.cli``);
+    a worker just stops when the pool is terminated."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def _worker(k: int) -> tuple[ExploreResult, str, str, list[str]]:
+    ex, per_thread, jobs = _JOB
     res = ExploreResult(ex.prog, ex.model, ex.keys, Counter(), condition=ex.cond, keep_candidates=ex.keep)
     # worker k takes every jobs-th combination of thread traces (independent subtrees)
-    ex._explore(itertools.islice(ex.combinations(per_thread), k, None, jobs), res, t0)
+    ex._explore(itertools.islice(ex.combinations(per_thread), k, None, jobs), res)
     res.pruned = ex.pruned
-    if ex._undefined:
-        res.complete, res.reason = False, res.reason or ex._undefined
     res.candidates_by_outcome = dict(res.candidates_by_outcome)
-    return res
+    return res, ex._cut, ex._undefined, ex._deadlock
+
+
+def _waiting(e: Ev, got: int, need: int | None) -> str:
+    """One stuck barrier of a deadlock witness, e.g. ``P1 waits at bar.cta.sync 1, 1, 4 (line 7):
+    2 of 4 arrivals``."""
+    line = f" (line {e.instr.span.line})" if e.instr is not None and e.instr.span is not None else ""
+    text = fmt_instruction(e.instr) if e.instr is not None else "a barrier"
+    of = f"{got} of {need} arrivals" if need is not None else f"{got} thread(s) arrived"
+    return f"P{e.tid} waits at {text}{line}: {of}"
 
 
 def _cross_deps(combo: tuple[Trace, ...], base: list[int], tidx: dict) -> Callable:

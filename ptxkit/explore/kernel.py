@@ -14,7 +14,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from ptxkit.errors import UsageError
-from ptxkit.exec_sim.args import parse_arg_specs, parse_dim
+from ptxkit.io import check_allocation
+from ptxkit.exec_sim.args import check_launch, parse_arg_specs, parse_dim
+from ptxkit.exec_sim.limits import MAX_THREADS_PER_CTA, NWARPID
 from ptxkit.explore.program import ConcurrentProgram, Location, ThreadProgram
 from ptxkit.ir import Instruction, Label, RegDecl, VarDecl
 from ptxkit.ptx.parser import parse_file
@@ -38,11 +40,16 @@ def program_from_ptx(path, args) -> ConcurrentProgram:
         raise UsageError("--threads must be at least 1")
     grid, block = parse_dim(getattr(args, "grid", "1"), "--grid"), parse_dim(getattr(args, "block", "1"), "--block")
     if grid == (1, 1, 1) and block == (1, 1, 1):
+        if n > MAX_THREADS_PER_CTA:  # the hardware limit run applies (ptxkit.exec_sim.limits)
+            raise UsageError(f"--threads {n}: one CTA holds at most {MAX_THREADS_PER_CTA} threads "
+                             "(give --grid and --block for several CTAs)")
         block = (n, 1, 1)
+    check_launch(grid, block)
     per_cta = block[0] * block[1] * block[2]
     if grid[0] * grid[1] * grid[2] * per_cta != n:
         raise UsageError(f"--threads {n} does not match --grid {args.grid} × --block {args.block}")
     kargs = parse_arg_specs(list(getattr(args, "arg", []) or []), fn, getattr(args, "seed", 0))
+    _check_budget(n, kargs, module, fn, grid)
     locations: dict[str, Location] = {}
     params: dict[str, object] = {}
     buffers: dict[str, tuple] = {}
@@ -89,9 +96,30 @@ def program_from_ptx(path, args) -> ConcurrentProgram:
                 "%ntid.x": block[0], "%ntid.y": block[1], "%ntid.z": block[2],
                 "%ctaid.x": cx, "%ctaid.y": cy, "%ctaid.z": cz,
                 "%nctaid.x": grid[0], "%nctaid.y": grid[1], "%nctaid.z": grid[2],
-                "%laneid": local % 32, "%warpid": local // 32, "%nwarpid": (per_cta + 31) // 32,
+                "%laneid": local % 32, "%warpid": local // 32, "%nwarpid": NWARPID,
                 "%clusterid.x": 0, "%cluster_ctarank": 0}
         threads.append(ThreadProgram(index=t, body=body, cta=cta, gpu=0, init_regs=regs))
     return ConcurrentProgram(name=fn.name, threads=threads, locations=locations, condition=None,
                              filename=str(path), source=module.source, semantics="ptx",
                              params=params, buffers=buffers, shared=shared)
+
+
+# Memory explore needs, estimated up front (PTXKIT_MEMORY_BUDGET, ptxkit.io): every buffer element
+# and .shared element is a location with an initial write event, and the model's relations over a
+# candidate's events are bit matrices (~RELATIONS of them, n × n bits; ptxkit.consistency.rel).
+BYTES_PER_EVENT = 1024
+RELATIONS = 32
+
+
+def _check_budget(n_threads: int, kargs: list, module, fn, grid: tuple[int, int, int]) -> None:  # type: ignore[no-untyped-def, type-arg]
+    """Refuse (UsageError) an exploration whose events alone exceed the memory budget: one init
+    write per buffer or .shared element, at least one event per thread."""
+    n_ctas = grid[0] * grid[1] * grid[2]
+    locs = sum(len(a.data) for a in kargs if a.kind == "buffer")
+    decls = [d for d in module.globals() if d.space == "shared"] + \
+        [d for d in fn.statements() if isinstance(d, VarDecl) and d.space == "shared"]
+    locs += n_ctas * sum((d.count if d.dims else 1) for d in decls)
+    events = locs + n_threads
+    need = BYTES_PER_EVENT * events + RELATIONS * events * events // 8
+    check_allocation(need, f"{locs} memory locations (one per buffer and .shared element) and "
+                           f"{n_threads} threads, with the model's relations over them,")

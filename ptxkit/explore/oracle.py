@@ -291,6 +291,8 @@ class ThreadRunner:
                         now = tuple(s.regs.get(r, 0) for r in sorted(self.live_in[tgt]))
                         if pure and now == prev[1]:
                             stats.spins_pruned += 1
+                            line = f" (line {ins.span.line})" if ins.span is not None else ""
+                            stats.spin_at.setdefault(self.th.index, f"{ins.operands[0].name}{line}")
                             return
                     n = s.back.get(tgt, 0) + 1
                     if n > self.unroll:

@@ -116,6 +116,8 @@ class ExploreResult:
     pruned: int = 0                         # candidates never built (a partial rf was inconsistent)
     keep_candidates: int | None = None      # the cap on each candidate list (None: every candidate kept)
     candidates_capped: bool = False         # some list reached the cap and dropped candidates
+    # no consistent execution at all (complete search): why, with a witness (verdict 'NoExecution')
+    stuck: str = ""
 
     def outcome_dicts(self) -> list[dict[str, object]]:
         return [{"values": dict(zip(self.keys, o)), "count": n,

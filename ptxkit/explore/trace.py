@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ptxkit.ir import Addr, FloatImm, Imm, Instruction, Reg, Sym, Vec
 
@@ -79,4 +79,5 @@ class RunStats:
     cut_reason: str = ""
     spins_pruned: int = 0
     deadline: float | None = None  # time.monotonic() value after which runs stop (--timeout)
+    spin_at: dict[int, str] = field(default_factory=dict)  # thread -> a loop where a spin was pruned
 
