@@ -15,8 +15,8 @@ import time
 from pathlib import Path
 
 import pytest
-
 from conftest import LITMUS_CORPUS, ROOT, needs_shared
+
 from ptxkit.cli import main
 from ptxkit.consistency.enumerate import search_co
 from ptxkit.consistency.events import ExecutionBuilder

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ptxkit.consistency.events import resolve_location
 from ptxkit.consistency.vocab import Scope, Sem
+from ptxkit.explore.program import Location
 
 PROXY_OF = {"ld": "GEN", "st": "GEN", "atom": "GEN", "red": "GEN", "tld": "TEX", "suld": "SUR",
             "sust": "SUR", "suatom": "SUR", "sured": "SUR"}
@@ -12,12 +13,12 @@ SEMS = tuple(s.value for s in Sem)  # the memory model's vocabulary (ptxkit.cons
 SCOPES = tuple(s.value for s in Scope)
 
 
-def is_ptr(v) -> bool:
+def is_ptr(v: object) -> bool:
     """A symbolic address: a litmus location name or ``('ptr', buffer, byte offset)``."""
     return isinstance(v, (str, tuple))
 
 
-def resolve(locations: dict, name: str) -> tuple[str, str]:
+def resolve(locations: dict[str, Location], name: str) -> tuple[str, str]:
     """(physical location, virtual address) of a litmus location name (ISA §8.6). A generic alias
     ``y @ generic aliases x`` is another virtual address of x; a surface/texture/constant alias
     ``s @ surface aliases y`` reaches y's virtual address through that proxy."""

@@ -3,15 +3,17 @@ register types, and register liveness (for the spin-loop pruning of ``ptxkit.exp
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 
 from ptxkit import ir
 from ptxkit.exec_sim.lane import LaneEval
 from ptxkit.exec_sim.program import SPECIAL
-from ptxkit.ir import Instruction, Label, Reg, Statement
+from ptxkit.ir import Instruction, Label, Reg, Statement, Sym
 from ptxkit.ptx import isa
 
 CC = LaneEval.CC
+Flow = tuple[frozenset[str], frozenset[str]]  # (registers read, registers written)
+Body = Sequence[Instruction | Label]
 
 
 def _def_indices(ins: Instruction) -> list[int]:
@@ -23,7 +25,7 @@ def _def_indices(ins: Instruction) -> list[int]:
     return isa.defs(ins)
 
 
-def dataflow(ins: Instruction) -> tuple[frozenset, frozenset]:
+def dataflow(ins: Instruction) -> Flow:
     """(registers read, registers written) by ``ins`` — the guard not included; the carry flag
     CC.CF (ISA §9.7.2) as the pseudo register ``%cc``."""
     d = _def_indices(ins)
@@ -36,7 +38,7 @@ def dataflow(ins: Instruction) -> tuple[frozenset, frozenset]:
     return frozenset(uses), frozenset(defs)
 
 
-def register_types(th_body: list[Statement], body: list[Statement], ptx: bool, init_regs: dict,
+def register_types(th_body: Sequence[Statement], body: Body, ptx: bool, init_regs: Mapping[str, object],
                    err: Callable[[Instruction, str], None],
                    vector_err: Callable[[ir.RegDecl], None]) -> dict[str, str]:
     """Declared register types (``.reg`` statements a kernel's thread body keeps, ISA §5.1.1);
@@ -69,7 +71,7 @@ def register_types(th_body: list[Statement], body: list[Statement], ptx: bool, i
     return types
 
 
-def _uses_defs(s: Statement, flow: tuple[frozenset, frozenset]) -> tuple[set[str], set[str]]:
+def _uses_defs(s: Instruction | Label, flow: Flow) -> tuple[set[str], set[str]]:
     if isinstance(s, Label):
         return set(), set()
     uses, defs = set(flow[0]), flow[1]
@@ -80,18 +82,20 @@ def _uses_defs(s: Statement, flow: tuple[frozenset, frozenset]) -> tuple[set[str
     return uses, set(defs)
 
 
-def successors(body: list[Statement], labels: dict[str, int], i: int) -> list[int]:
+def successors(body: Body, labels: dict[str, int], i: int) -> list[int]:
     """Control-flow successors of statement ``i`` (-1: the end of the thread)."""
     s = body[i]
     nxt = [i + 1] if i + 1 < len(body) else [-1]
     if isinstance(s, Instruction) and s.opcode == "bra":
-        tgt = labels[s.operands[0].name]
+        target = s.operands[0]
+        assert isinstance(target, Sym)  # checked when the runner is built
+        tgt = labels[target.name]
         return [tgt] if s.guard is None else [tgt, *nxt]
     return nxt
 
 
-def liveness(body: list[Statement], labels: dict[str, int], flow: list[tuple[frozenset, frozenset]],
-             live_out: set[str]) -> list[frozenset]:
+def liveness(body: Body, labels: dict[str, int], flow: list[Flow],
+             live_out: set[str]) -> list[frozenset[str]]:
     """Registers live before each statement (``live_out``: those read after the thread ends)."""
     n = len(body)
     ud = [_uses_defs(body[i], flow[i]) for i in range(n)]

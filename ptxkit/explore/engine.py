@@ -34,21 +34,23 @@ import multiprocessing as mp
 import signal
 import time
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Hashable, Iterable, Iterator
+from typing import Any
 
 from ptxkit.consistency import relations as _rels
 from ptxkit.consistency.enumerate import search_co
 from ptxkit.consistency.events import Execution
-from ptxkit.consistency.models import MODELS, get_model, may_extend, sc_orders
+from ptxkit.consistency.models import MODELS, CheckResult, get_model, may_extend, sc_orders
+from ptxkit.consistency.relations import Base, Relations
 from ptxkit.errors import PtxkitError
 from ptxkit.explore.access import resolve
 from ptxkit.explore.condition import Loc, evaluate, key, operands
 from ptxkit.explore.condition import Reg as RegOf  # Pn:reg of a condition (ptxkit.ir.Reg: an operand)
 from ptxkit.explore.oracle import ThreadRunner
-from ptxkit.explore.program import ConcurrentProgram, Condition
-from ptxkit.explore.result import Candidate, ExploreResult, to_events
-from ptxkit.explore.schedule import barrier_schedules
-from ptxkit.explore.trace import Ev, RunStats, Trace, fmt_instruction
+from ptxkit.explore.program import ConcurrentProgram, Condition, ThreadProgram
+from ptxkit.explore.result import Candidate, ExploreResult, Outcome, to_events
+from ptxkit.explore.schedule import Schedules, barrier_schedules
+from ptxkit.explore.trace import Dep, Ev, OracleKey, RunStats, Trace, Value, fmt_instruction
 from ptxkit.ir import Instruction, Reg
 
 MAX_VALUES = 64
@@ -78,8 +80,8 @@ class Explorer:
         self.started = started
         self.cond = condition if condition is not None else prog.condition
         self.keep = keep_candidates
-        self._sched_cache: dict = {}
-        self._static_cache: dict = {}
+        self._sched_cache: dict[Hashable, Schedules] = {}
+        self._static_cache: dict[Hashable, Base] = {}
         self._undefined = ""  # why some combination of traces had no defined behaviour
         self._cut = ""        # why the barrier-schedule search of some candidate was cut
         self._deadlock: list[str] = []  # a witness: the stuck barriers of one deadlocking candidate
@@ -115,7 +117,7 @@ class Explorer:
         for th in prog.threads:
             live = {o.name for o in self.ops if isinstance(o, RegOf) and o.thread == th.index}
             runners.append(ThreadRunner(prog, th, live, self.unroll))
-        values: dict[str, set] = {}
+        values: dict[OracleKey, set[Value]] = {}
         for n in prog.locations:
             root = resolve(prog.locations, n)[0]
             values.setdefault(root, set()).add(prog.locations[root].initial)
@@ -125,22 +127,24 @@ class Explorer:
         # shfl.sync (real kernels): the values lane L offers at its k-th shfl.sync, keyed
         # ('shfl', cta, warp, k, L), grow the same way (an exchange is one more link of a chain,
         # its dependency crosses threads, so D counts the offers too)
-        offered: dict[tuple, set] = defaultdict(set)
+        offered: dict[tuple[object, ...], set[Value]] = defaultdict(set)
         rnd = 0
         while True:
             rnd += 1
             frozen = {k: sorted(v, key=_vkey) for k, v in values.items()}
 
-            def oracle(loc, frozen=frozen):
+            def oracle(loc: OracleKey, frozen: dict[OracleKey, list[Value]] = frozen) -> list[Value]:
                 return frozen.get(loc, [0] if isinstance(loc, str) else [])
 
             all_tr = [r.run(oracle, stats, lambda key, v: offered[key].add(v)) for r in runners]
             grown = False
             depth = 0
             # shfl.sync offers per thread (a path waiting for an offer made its own before it stopped)
-            n_offers = defaultdict(int)
-            for key in offered:
-                n_offers[(key[1], key[2], key[4])] = max(n_offers[(key[1], key[2], key[4])], key[3] + 1)
+            n_offers: dict[tuple[object, ...], int] = defaultdict(int)
+            for sk in offered:
+                k3 = sk[3]
+                assert isinstance(k3, int)  # ('shfl', cta, warp, k, lane)
+                n_offers[(sk[1], sk[2], sk[4])] = max(n_offers[(sk[1], sk[2], sk[4])], k3 + 1)
             for r, trs in zip(runners, all_tr):
                 if len(trs) > MAX_TRACES:
                     stats.cut, stats.cut_reason = True, "too many thread traces"
@@ -151,12 +155,13 @@ class Explorer:
                               for tr in trs), default=offers)
                 for tr in trs:
                     for e in tr.events:
-                        if e.kind == "W" and e.value not in values.setdefault(e.loc, set()):
+                        if e.kind == "W" and e.loc is not None and e.value is not None \
+                                and e.value not in values.setdefault(e.loc, set()):
                             values[e.loc].add(e.value)
                             grown = True
-            for key, vs in offered.items():
-                if not vs <= values.setdefault(key, set()):
-                    values[key] |= vs
+            for sk, vs in offered.items():
+                if not vs <= values.setdefault(sk, set()):
+                    values[sk] |= vs
                     grown = True
             if not grown or rnd > depth:
                 return all_tr
@@ -206,7 +211,7 @@ class Explorer:
         needs = [[frozenset((e.loc, e.value) for e in tr.events if e.kind == "R") - init for tr in trs]
                  for trs in per_thread]
         k = len(per_thread)
-        later = [frozenset()] * (k + 1)  # every write threads i.. can perform
+        later: list[frozenset[tuple[str | None, Value | None]]] = [frozenset()] * (k + 1)  # writes of threads i..
         for i in range(k - 1, -1, -1):
             later[i] = later[i + 1].union(*writes[i]) if writes[i] else later[i + 1]
         if k == 0:
@@ -214,8 +219,8 @@ class Explorer:
             return
         # depth-first without recursion (a kernel may have a thousand threads)
         chosen: list[Trace] = []
-        haves: list[frozenset] = [frozenset()]
-        wants: list[frozenset] = [frozenset()]
+        haves: list[frozenset[tuple[str | None, Value | None]]] = [frozenset()]
+        wants: list[frozenset[tuple[str | None, Value | None]]] = [frozenset()]
         nxt = [0]  # per depth: the next trace to try
         while nxt:
             i, j = len(nxt) - 1, nxt[-1]
@@ -304,7 +309,7 @@ class Explorer:
         except SearchCut as cut:
             res.complete, res.reason = False, str(cut)
 
-    def _run_parallel(self, per_thread, res: ExploreResult, jobs: int) -> None:
+    def _run_parallel(self, per_thread: list[list[Trace]], res: ExploreResult, jobs: int) -> None:
         global _JOB
         progress, self.progress = self.progress, None
         _JOB = (self, per_thread, jobs)
@@ -358,11 +363,12 @@ class Explorer:
             return "Ok" if res.satisfied == 0 else "No"
         return "Ok" if res.satisfied == res.consistent_filtered else "No"
 
-    def _record(self, res: ExploreResult, cand: Candidate | list) -> None:
+    def _record(self, res: ExploreResult, cand: Candidate | list[Candidate]) -> None:
         for c in (cand if isinstance(cand, list) else [cand]):
+            assert c.outcome is not None  # set by _decide
             if c.consistent:
                 res.consistent += 1
-                env = dict(zip(self.keys, c.outcome))
+                env = dict(zip(self.keys, c.outcome or ()))
                 passes = True
                 if self.cond is not None and self.cond.filter is not None:
                     passes = evaluate(self.cond.filter, env)
@@ -385,7 +391,7 @@ class Explorer:
                 out.append(Ev("W", -1, loc=n, vaddr=n, value=l.initial, init=True, sem="weak"))
         return out
 
-    def _candidates(self, combo: tuple[Trace, ...], inits: list[Ev]) -> Iterator:
+    def _candidates(self, combo: tuple[Trace, ...], inits: list[Ev]) -> Iterator[Candidate | list[Candidate]]:
         events: list[Ev] = list(inits)
         base: list[int] = []
         for tr in combo:
@@ -394,13 +400,13 @@ class Explorer:
         # reads-from candidates: same physical location and value; never a po-later write
         writes_by_loc: dict[str, list[int]] = defaultdict(list)
         for i, e in enumerate(events):
-            if e.kind == "W":
+            if e.kind == "W" and e.loc is not None:
                 writes_by_loc[e.loc].append(i)
         reads = [i for i, e in enumerate(events) if e.kind == "R"]
         choices = []
         for r in reads:
             er = events[r]
-            opts = [w for w in writes_by_loc[er.loc] if events[w].value == er.value
+            opts = [w for w in writes_by_loc[er.loc or ""] if events[w].value == er.value
                     and not (events[w].tid == er.tid and w >= r)]
             if not opts:
                 return  # early prune: this combination of traces is impossible
@@ -456,7 +462,8 @@ class Explorer:
                 for rf in self._rf_choices(st, sk, reads, choices):
                     yield self._decide(st, events, sk.with_(rf=rf), regs_env, inst)
 
-    def _rf_choices(self, st, skel: Execution, reads, choices) -> Iterator[set]:
+    def _rf_choices(self, st: Base, skel: Execution, reads: list[int],
+                    choices: list[list[int]]) -> Iterator[set[tuple[int, int]]]:
         """Reads-from choices, depth first. A partial choice is checked with the model's monotone
         checks (``ptxkit.consistency.may_extend``: they stay violated as rf edges are added) before its
         subtree is expanded, so a violation found there prunes all its completions at once."""
@@ -467,7 +474,7 @@ class Explorer:
         for d in range(k - 1, -1, -1):
             below[d] = below[d + 1] * len(choices[d])
 
-        def rec(d):
+        def rec(d: int) -> Iterator[set[tuple[int, int]]]:
             if d == k:
                 yield set(rf)
                 return
@@ -483,23 +490,26 @@ class Explorer:
 
         yield from rec(0)
 
-    def _doomed(self, st, partial: Execution) -> bool:
+    def _doomed(self, st: Base, partial: Execution) -> bool:
         return may_extend(partial, self.m, static=st) is not None
 
-    def _decide(self, st, events, ex: Execution, regs_env, inst) -> Candidate | list:
-        def pairs(r):
-            return sorted(r.pairs())
-        base = dict(events=events, rf=sorted(ex.rf), rmw=sorted(ex.rmw), dep=sorted(ex.data | ex.ctrl),
-                    data=sorted(ex.data), ctrl=sorted(ex.ctrl), sync_fence=sorted(ex.sc_order),
-                    sync_barrier=sorted(ex.bar_sync), barrier_instance=inst, model=self.model)
-        outs: dict[tuple, Candidate] = {}
-        last = None
+    def _decide(self, st: Base, events: list[Ev], ex: Execution, regs_env: dict[str, Value],
+                inst: dict[int, int]) -> Candidate | list[Candidate]:
+        def pairs(r: Relations | None) -> list[tuple[int, int]]:
+            return sorted(r.co.pairs()) if r is not None else []
+        base: dict[str, Any] = dict(
+            events=events, rf=sorted(ex.rf), rmw=sorted(ex.rmw), dep=sorted(ex.data | ex.ctrl),
+            data=sorted(ex.data), ctrl=sorted(ex.ctrl), sync_fence=sorted(ex.sc_order or ()),
+            sync_barrier=sorted(ex.bar_sync or ()), barrier_instance=inst, model=self.model)
+        outs: dict[tuple[Any, ...], Candidate] = {}
+        last: CheckResult | None = None
         # final values: coherence orders total on the observed locations (one outcome each)
         for v in search_co(ex, self.m, total_locs=self.final_locs, all_cos=bool(self.final_locs), static=st,
                            poll=self._poll):
             last = v
             if not v.consistent:
                 continue
+            assert v.relations is not None
             co = v.relations.co
             env = dict(regs_env)
             for o in self.ops:
@@ -507,18 +517,20 @@ class Explorer:
                     root = self._root(key(o))
                     ws = [i for i, e in enumerate(events) if e.kind == "W" and e.loc == root]
                     top = [w for w in ws if not any((w, x) in co for x in ws)]
-                    env[key(o)] = events[top[0]].value
-            out = tuple(env.get(k) for k in self.keys)
-            outs.setdefault(out, Candidate(**base, consistent=True, co=pairs(co), outcome=out))
+                    value = events[top[0]].value
+                    assert value is not None  # a write's value
+                    env[key(o)] = value
+            out = _outcome(env.get(k) for k in self.keys)
+            outs.setdefault(out, Candidate(**base, consistent=True, co=pairs(v.relations), outcome=out))
         if outs:
             return list(outs.values()) if self.final_locs else next(iter(outs.values()))
-        out = tuple(regs_env.get(k, "?") for k in self.keys)
+        out = _outcome(regs_env.get(k, "?") for k in self.keys)
         viol = last.violations[0] if last is not None and last.violations else None
         return Candidate(**base, consistent=False, axiom=viol.axiom if viol else None, violation=viol,
-                         co=pairs(last.relations.co) if last is not None else [], outcome=out)
+                         co=pairs(last.relations) if last is not None else [], outcome=out)
 
 
-_JOB = None  # (explorer, per-thread traces, jobs) for forked workers
+_JOB: tuple[Explorer, list[list[Trace]], int] | None = None  # (explorer, traces, jobs) for forked workers
 
 
 def _quiet_worker() -> None:
@@ -529,6 +541,7 @@ def _quiet_worker() -> None:
 
 
 def _worker(k: int) -> tuple[ExploreResult, str, str, list[str]]:
+    assert _JOB is not None
     ex, per_thread, jobs = _JOB
     res = ExploreResult(ex.prog, ex.model, ex.keys, Counter(), condition=ex.cond, keep_candidates=ex.keep)
     # worker k takes every jobs-th combination of thread traces (independent subtrees)
@@ -547,13 +560,14 @@ def _waiting(e: Ev, got: int, need: int | None) -> str:
     return f"P{e.tid} waits at {text}{line}: {of}"
 
 
-def _cross_deps(combo: tuple[Trace, ...], base: list[int], tidx: dict) -> Callable:
+def _cross_deps(combo: tuple[Trace, ...], base: list[int],
+                tidx: dict[int, int]) -> Callable[[int, Dep], frozenset[int]]:
     """``reach(k, d)``: the event indices a dependency entry ``d`` of thread ``combo[k]`` stands for —
     a local read index, or ``('shfl', n)``: the value received at its n-th shfl.sync, which depends
     on whatever the source lane's shuffled register depended on (in turn, possibly, received)."""
-    memo: dict = {}
+    memo: dict[tuple[int, Dep], frozenset[int]] = {}
 
-    def reach(k: int, d) -> frozenset:
+    def reach(k: int, d: Dep) -> frozenset[int]:
         if isinstance(d, int):
             return frozenset((base[k] + d,))
         key = (k, d)
@@ -562,7 +576,7 @@ def _cross_deps(combo: tuple[Trace, ...], base: list[int], tidx: dict) -> Callab
             _, n = d
             src = next(s for kk, s, _v, _i in combo[k].shfl_in if kk == n)
             ks = tidx[src]
-            out: set = set()
+            out: set[int] = set()
             for x in combo[ks].shfl_out[n][2]:
                 out |= reach(ks, x)
             got = memo[key] = frozenset(out)
@@ -570,11 +584,11 @@ def _cross_deps(combo: tuple[Trace, ...], base: list[int], tidx: dict) -> Callab
     return reach
 
 
-def _vkey(v):
+def _vkey(v: Value) -> tuple[bool, Value, str]:
     return (isinstance(v, str), v if not isinstance(v, str) else 0, str(v))
 
 
-def _thread_regs(th) -> set[str]:
+def _thread_regs(th: ThreadProgram) -> set[str]:
     regs = set(k for k in th.init_regs)
     for s in th.body:
         if isinstance(s, Instruction) and s.opcode != "setp" and s.operands and isinstance(s.operands[0], Reg) \
@@ -584,6 +598,12 @@ def _thread_regs(th) -> set[str]:
     return regs
 
 
-def explore(prog: ConcurrentProgram, model: str = "ptx-7.5", **kw) -> ExploreResult:
+def explore(prog: ConcurrentProgram, model: str = "ptx-7.5", **kw: Any) -> ExploreResult:
     """Explore every execution of ``prog`` under ``model`` (see :class:`Explorer`)."""
     return Explorer(prog, model, **kw).run()
+
+
+def _outcome(values: Iterable[Value | None]) -> Outcome:
+    """Final values as an outcome row: integers and location names (litmus ``&x``) as they are; a
+    kernel address as its text; a value nothing fixed as '?'."""
+    return tuple(v if isinstance(v, (int, str)) else "?" if v is None else str(v) for v in values)

@@ -11,20 +11,22 @@ CTA; otherwise grid × block must equal N and threads are numbered x fastest, CT
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 
 from ptxkit.errors import UsageError
-from ptxkit.io import check_allocation
-from ptxkit.exec_sim.args import check_launch, parse_arg_specs, parse_dim
+from ptxkit.exec_sim.args import KernelArg, check_launch, parse_arg_specs, parse_dim
 from ptxkit.exec_sim.limits import MAX_THREADS_PER_CTA, NWARPID
 from ptxkit.explore.program import ConcurrentProgram, Location, ThreadProgram
-from ptxkit.ir import Instruction, Label, RegDecl, VarDecl
+from ptxkit.explore.trace import Ptr
+from ptxkit.io import check_allocation
+from ptxkit.ir import Function, Instruction, Label, Module, RegDecl, Statement, VarDecl
 from ptxkit.ptx.parser import parse_file
 from ptxkit.ptx.types import element_bytes
 
 
-def program_from_ptx(path, args) -> ConcurrentProgram:
-    path = Path(path)
+def program_from_ptx(file: str | Path, args: argparse.Namespace) -> ConcurrentProgram:
+    path = Path(file)
     module = parse_file(path)
     entries = module.entries()
     name = getattr(args, "kernel", None)
@@ -51,11 +53,12 @@ def program_from_ptx(path, args) -> ConcurrentProgram:
     kargs = parse_arg_specs(list(getattr(args, "arg", []) or []), fn, getattr(args, "seed", 0))
     _check_budget(n, kargs, module, fn, grid)
     locations: dict[str, Location] = {}
-    params: dict[str, object] = {}
-    buffers: dict[str, tuple] = {}
+    params: dict[str, int | Ptr] = {}
+    buffers: dict[str, tuple[str, int, int]] = {}
     for a in kargs:
         if a.kind == "buffer":
             data = a.data
+            assert data is not None  # a buffer argument always has contents
             esize = data.dtype.itemsize
             raw = data.view(f"u{esize}") if data.dtype.kind == "f" else data
             buffers[a.param] = (a.type, len(data), esize)
@@ -68,7 +71,7 @@ def program_from_ptx(path, args) -> ConcurrentProgram:
             params[a.param] = int(a.value)
     # .shared variables (module or kernel scope): one copy per CTA, locations 'NAME@ctaC[i]'
     # (ISA §5.1.5: shared memory is per CTA); zero-initialised, not part of the outcome
-    shared: dict[str, tuple] = {}
+    shared: dict[str, tuple[str, int, int]] = {}
     decls = [d for d in module.globals() if d.space == "shared"] + \
         [d for d in fn.statements() if isinstance(d, VarDecl) and d.space == "shared"]
     n_ctas = grid[0] * grid[1] * grid[2]
@@ -84,7 +87,7 @@ def program_from_ptx(path, args) -> ConcurrentProgram:
                 locations[f"{d.name}@cta{c}[{i}]"] = Location(f"{d.name}@cta{c}[{i}]", 0, space="shared")
     # the .reg declarations stay in the body: the explorer evaluates instructions with the
     # simulator's semantics on registers of their declared types (ISA §5.1.1)
-    body = [s for s in fn.statements() if isinstance(s, (Instruction, Label, RegDecl))]
+    body: list[Statement] = [s for s in fn.statements() if isinstance(s, (Instruction, Label, RegDecl))]
     threads = []
     for t in range(n):
         cta, local = divmod(t, per_cta)
@@ -92,7 +95,7 @@ def program_from_ptx(path, args) -> ConcurrentProgram:
         ty, tz = rest % block[1], rest // block[1]
         cx, crest = cta % grid[0], cta // grid[0]
         cy, cz = crest % grid[1], crest // grid[1]
-        regs = {"%tid.x": tx, "%tid.y": ty, "%tid.z": tz,
+        regs: dict[str, int | str] = {"%tid.x": tx, "%tid.y": ty, "%tid.z": tz,
                 "%ntid.x": block[0], "%ntid.y": block[1], "%ntid.z": block[2],
                 "%ctaid.x": cx, "%ctaid.y": cy, "%ctaid.z": cz,
                 "%nctaid.x": grid[0], "%nctaid.y": grid[1], "%nctaid.z": grid[2],
@@ -111,11 +114,12 @@ BYTES_PER_EVENT = 1024
 RELATIONS = 32
 
 
-def _check_budget(n_threads: int, kargs: list, module, fn, grid: tuple[int, int, int]) -> None:  # type: ignore[no-untyped-def, type-arg]
+def _check_budget(n_threads: int, kargs: list[KernelArg], module: Module, fn: Function,
+                  grid: tuple[int, int, int]) -> None:
     """Refuse (UsageError) an exploration whose events alone exceed the memory budget: one init
     write per buffer or .shared element, at least one event per thread."""
     n_ctas = grid[0] * grid[1] * grid[2]
-    locs = sum(len(a.data) for a in kargs if a.kind == "buffer")
+    locs = sum(len(a.data) for a in kargs if a.kind == "buffer" and a.data is not None)
     decls = [d for d in module.globals() if d.space == "shared"] + \
         [d for d in fn.statements() if isinstance(d, VarDecl) and d.space == "shared"]
     locs += n_ctas * sum((d.count if d.dims else 1) for d in decls)

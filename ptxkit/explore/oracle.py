@@ -36,8 +36,9 @@ from __future__ import annotations
 
 import itertools
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Hashable
 from dataclasses import dataclass, field
+from typing import Any, NoReturn, cast
 
 import numpy as np
 
@@ -48,10 +49,10 @@ from ptxkit.exec_sim.atomics import apply_atomic
 from ptxkit.exec_sim.lane import LaneEval
 from ptxkit.exec_sim.values import const_of, float_const
 from ptxkit.explore.access import PROXY_OF, access_bytes, is_ptr, resolve, sem_scope, type_of
-from ptxkit.explore.analysis import CC, dataflow, liveness, register_types
+from ptxkit.explore.analysis import CC, Flow, dataflow, liveness, register_types
 from ptxkit.explore.program import ConcurrentProgram, ThreadProgram
-from ptxkit.explore.trace import Ev, RunStats, Trace
-from ptxkit.ir import Addr, FloatImm, Imm, Instruction, Label, Reg, Sym, Vec
+from ptxkit.explore.trace import Dep, Ev, Oracle, Provide, Ptr, RunStats, ShflIn, ShflOut, Trace, Value
+from ptxkit.ir import Addr, FloatImm, Imm, Instruction, Label, Operand, Reg, Sym, Vec
 from ptxkit.ptx.types import type_bits
 
 LOADS = ("ld", "ldu", "tld", "suld")
@@ -61,20 +62,22 @@ RMWS = ("atom", "suatom", "red", "sured")
 WARP_OPS = ("shfl", "vote", "match", "redux", "activemask", "elect", "ldmatrix", "mma", "wmma")
 HINTS = ("prefetch", "prefetchu", "applypriority", "nanosleep", "pmevent")
 LITMUS_BITS = 32          # litmus registers: 32-bit (the lowering types local arithmetic .s32)
-_EMPTY: frozenset = frozenset()
+_EMPTY: frozenset[Dep] = frozenset()
+_NOFLOW: Flow = (frozenset(), frozenset())
 
 
 @dataclass
 class _State:
     pc: int
-    regs: dict
-    taint: dict
-    ctrl: frozenset
-    events: list
-    hdr: dict = field(default_factory=dict)      # label index -> (n_events, live regs, n_shfl)
-    back: dict = field(default_factory=dict)     # label index -> back-edge count
-    shfl_out: list = field(default_factory=list)
-    shfl_in: list = field(default_factory=list)
+    regs: dict[str, Value]
+    taint: dict[str, frozenset[Dep]]
+    ctrl: frozenset[Dep]
+    events: list[Ev]
+    # label index -> (n_events, live regs, n_shfl)
+    hdr: dict[int, tuple[int, tuple[Value, ...], int]] = field(default_factory=dict)
+    back: dict[int, int] = field(default_factory=dict)     # label index -> back-edge count
+    shfl_out: list[ShflOut] = field(default_factory=list)
+    shfl_in: list[ShflIn] = field(default_factory=list)
 
     def fork(self) -> _State:
         return _State(self.pc, dict(self.regs), dict(self.taint), self.ctrl, list(self.events),
@@ -96,19 +99,19 @@ class ThreadRunner:
                 if not isinstance(tgt, Sym) or tgt.name not in self.labels:
                     self._err(s, f"branch to an unknown label {getattr(tgt, 'name', tgt)!r}")
         self.unroll = unroll
-        self.flow = [dataflow(s) if isinstance(s, Instruction) else (_EMPTY, _EMPTY) for s in self.body]
+        self.flow = [dataflow(s) if isinstance(s, Instruction) else _NOFLOW for s in self.body]
         self.reg_types = register_types(th.body, self.body, self.ptx, th.init_regs, self._err, self._vector_err)
         self.module = ir.Module(prog.source or "", prog.filename, [])
-        self._lanes: dict = {}
+        self._lanes: dict[object, LaneEval] = {}
         # shfl.sync partners: (CTA, warp, lane) -> thread index (ISA §10: %warpid, %laneid)
         self.lane_of = {(t.cta, t.init_regs.get("%warpid"), t.init_regs.get("%laneid")): t.index
                         for t in prog.threads if "%laneid" in t.init_regs}
-        self.provide: Callable = lambda key, value: None
+        self.provide: Provide = lambda key, value: None
         self.live_in = liveness(self.body, self.labels, self.flow, live_out)
 
     # ------------------------------------------------------------------ static analysis
 
-    def _err(self, ins, msg):
+    def _err(self, ins: Instruction, msg: str) -> NoReturn:
         sp = ins.span
         src = None
         if sp is not None and self.prog.source:
@@ -129,14 +132,13 @@ class ThreadRunner:
         return 1 if t == "pred" else max(type_bits(t), 8)
 
     # ------------------------------------------------------------------ execution
-    def run(self, values: Callable[[str], Iterable[int]], stats: RunStats,
-            provide: Callable | None = None) -> list[Trace]:
+    def run(self, values: Oracle, stats: RunStats, provide: Provide | None = None) -> list[Trace]:
         """Every run of the thread under the oracle ``values``. ``provide(key, value)`` is told the
         value each ``shfl.sync`` offers to the other lanes; ``values(key)`` for that key answers what
         a lane may receive (``key = ('shfl', cta, warp, k, lane)``: lane's k-th shfl.sync)."""
         if provide is not None:
             self.provide = provide
-        init = {k: v for k, v in self.th.init_regs.items()}
+        init: dict[str, Value] = dict(self.th.init_regs)
         st = _State(0, init, {}, frozenset(), [])
         out: list[Trace] = []
         work = [st]
@@ -158,7 +160,7 @@ class ThreadRunner:
                 raise
         # identical runs (same events, values, dependencies and registers) give identical
         # candidates: keep one (a sound deduplication)
-        uniq: dict = {}
+        uniq: dict[Hashable, Trace] = {}
         for tr in out:
             key = (tuple((e.kind, e.loc, e.vaddr, e.value, e.sem, e.scope, e.fkind, e.bar, e.rmw_read,
                           e.deps, e.ctrl, id(e.instr)) for e in tr.events),
@@ -169,7 +171,7 @@ class ThreadRunner:
         return list(uniq.values())
 
     # ------------------------------------------------------------------ values
-    def _val(self, s: _State, o, typ: str | None = None) -> tuple[int | str | tuple, frozenset]:
+    def _val(self, s: _State, o: Operand, typ: str | None = None) -> tuple[Any, frozenset[Dep]]:
         """An operand's value (raw bits for registers of real kernels) and the reads it depends on."""
         if isinstance(o, Imm):
             return (self._imm_bits(o, typ) if self.ptx else o.value), _EMPTY
@@ -182,7 +184,7 @@ class ThreadRunner:
         raise TypeError(f"operand {o} is not a register or a constant")
 
     @staticmethod
-    def _imm_bits(o, typ: str | None) -> int:
+    def _imm_bits(o: Imm | FloatImm, typ: str | None) -> int:
         """A literal as the raw bits of ``typ`` (ISA §4.5: integer literals wrap, float literals
         are rounded to the type)."""
         if typ is None or typ == "pred":
@@ -198,12 +200,14 @@ class ThreadRunner:
             return raw
         return raw - (1 << LITMUS_BITS) if raw >> (LITMUS_BITS - 1) else raw
 
-    def _set(self, s: _State, dst, v, taint: frozenset) -> None:
-        s.regs[dst.name] = v
-        s.taint[dst.name] = taint
+    def _set(self, s: _State, dst: Operand, v: Value, taint: frozenset[Dep]) -> None:
+        name = _reg(dst)
+        s.regs[name] = v
+        s.taint[name] = taint
 
     # ------------------------------------------------------------------ addresses
-    def _addr(self, s: _State, ins: Instruction, o, n: int = 1) -> tuple[list[tuple[str, str]], frozenset]:
+    def _addr(self, s: _State, ins: Instruction, o: Operand,
+              n: int = 1) -> tuple[list[tuple[str, str]], frozenset[Dep]]:
         """The ``n`` element locations ``(physical, virtual)`` an access to ``o`` touches, and the
         reads its address depends on."""
         if not isinstance(o, Addr):
@@ -231,10 +235,10 @@ class ThreadRunner:
             self._err(ins, f"unknown location {name!r}")
         return [resolve(locs, name)], dep
 
-    def _shared_ptr(self, name: str) -> tuple:
+    def _shared_ptr(self, name: str) -> Ptr:
         return ("ptr", f"{name}@cta{self.th.cta}", 0)
 
-    def _element(self, ins: Instruction, ptr: tuple, offset: int, n: int) -> list[tuple[str, str]]:
+    def _element(self, ins: Instruction, ptr: Ptr, offset: int, n: int) -> list[tuple[str, str]]:
         _, buf, off = ptr
         ty, count, esize = self.prog.buffers[buf]
         off += offset
@@ -248,12 +252,12 @@ class ThreadRunner:
             self._err(ins, f"access to {buf} at byte offset {off}: outside {ty}[{count}]")
         return [(f"{buf}[{i}]", f"{buf}[{i}]") for i in range(first, first + n)]
 
-    def _ev(self, s: _State, kind: str, ins: Instruction, **kw) -> Ev:
+    def _ev(self, s: _State, kind: str, ins: Instruction, **kw: Any) -> Ev:
         th = self.th
         return Ev(kind=kind, tid=th.index, cta=th.cta, gpu=th.gpu, ctrl=s.ctrl, instr=ins, **kw)
 
     # ------------------------------------------------------------------ the scheduler
-    def _step(self, s: _State, values, stats: RunStats, work: list, out: list) -> None:
+    def _step(self, s: _State, values: Oracle, stats: RunStats, work: list[_State], out: list[Trace]) -> None:
         body = self.body
         while s.pc < len(body):
             ins = body[s.pc]
@@ -280,7 +284,7 @@ class ThreadRunner:
                 if not take:
                     s.pc += 1
                     continue
-                tgt = self.labels[ins.operands[0].name]
+                tgt = self.labels[_target(ins)]
                 if tgt <= s.pc:  # back edge
                     prev = s.hdr.get(tgt)
                     if prev is not None:
@@ -292,12 +296,12 @@ class ThreadRunner:
                         if pure and now == prev[1]:
                             stats.spins_pruned += 1
                             line = f" (line {ins.span.line})" if ins.span is not None else ""
-                            stats.spin_at.setdefault(self.th.index, f"{ins.operands[0].name}{line}")
+                            stats.spin_at.setdefault(self.th.index, f"{_target(ins)}{line}")
                             return
                     n = s.back.get(tgt, 0) + 1
                     if n > self.unroll:
                         stats.cut = True
-                        stats.cut_reason = (f"P{self.th.index}: loop at {ins.operands[0].name} "
+                        stats.cut_reason = (f"P{self.th.index}: loop at {_target(ins)} "
                                            f"unrolled {self.unroll} times")
                         return
                     s.back[tgt] = n
@@ -306,12 +310,12 @@ class ThreadRunner:
             if op == "ld" and "param" in mods:
                 o = ins.operands[1]
                 name = o.base.name if isinstance(o, Addr) and isinstance(o.base, Sym) else None
-                if name not in self.prog.params:
+                if name is None or name not in self.prog.params:
                     self._err(ins, f"unknown parameter {name!r} (give it with --arg)")
-                v = self.prog.params[name]
-                if o.offset:
+                pv = self.prog.params[name]
+                if isinstance(o, Addr) and o.offset:
                     self._err(ins, "parameter offsets are not supported")
-                self._set(s, ins.operands[0], v, _EMPTY)
+                self._set(s, ins.operands[0], pv, _EMPTY)
             elif op in LOADS:
                 if not self._load(s, ins, values, work):
                     return
@@ -397,11 +401,12 @@ class ThreadRunner:
         for r in uses:
             if is_ptr(s.regs.get(r)):
                 self._err(ins, f"arithmetic on an address (register {r}) is not supported")
-        for name, raw in self._lane(ins).evaluate(s.regs).items():
+        # no register the instruction uses holds an address (checked above): raw bits only
+        for name, raw in self._lane(ins).evaluate(cast(dict[str, int], s.regs)).items():
             s.regs[name] = self._from_raw(name, raw)
             s.taint[name] = taint
 
-    def _pointer_op(self, s: _State, ins: Instruction, taint: frozenset) -> None:
+    def _pointer_op(self, s: _State, ins: Instruction, taint: frozenset[Dep]) -> None:
         """The few operations defined on a symbolic address: moves and conversions keep it
         (``cvta``/``cvt`` between generic and state-space addresses of one variable), ``add``/``sub``
         of an integer offset, ``selp``, and ``setp.eq/ne`` comparisons."""
@@ -441,14 +446,14 @@ class ThreadRunner:
         v &= (1 << bits) - 1
         return v - (1 << bits) if v >> (bits - 1) else v
 
-    def _wrap(self, v, typ: str | None):
+    def _wrap(self, v: Value, typ: str | None) -> Value:
         """A value stored by a real kernel: the raw bits of the access type (litmus tests keep
         Dat3M's integers)."""
         if not self.ptx or not isinstance(v, int) or typ is None or typ == "pred":
             return v
         return v & ((1 << type_bits(typ)) - 1)
 
-    def _loaded(self, ins: Instruction, dst: str, v):
+    def _loaded(self, ins: Instruction, dst: str, v: Value) -> Value:
         """A loaded value in the destination register: zero- or (``.sN``) sign-extended from the
         access type to the register (ISA §6.4.3)."""
         if not self.ptx or not isinstance(v, int):
@@ -463,7 +468,7 @@ class ThreadRunner:
         return v & ((1 << rb) - 1)
 
     # ------------------------------------------------------------------ shuffles
-    def _shfl(self, s: _State, ins: Instruction, values, work: list) -> bool:
+    def _shfl(self, s: _State, ins: Instruction, values: Oracle, work: list[_State]) -> bool:
         """``shfl.sync.mode.b32 d[|p], a, b, c, membermask`` (ISA §9.7.8.6 of PTX 9.0, "shfl.sync").
         Which lane j this lane reads — and p — come from the simulator's own shfl semantics run
         with the lane numbers as the shuffled value. This thread's k-th shfl.sync offers ``a`` to
@@ -525,17 +530,18 @@ class ThreadRunner:
         self._received(s, dd, k, src, choices[0], dep, ins)
         return True
 
-    def _received(self, s: _State, dd, k: int, src: int, v, dep: frozenset, ins: Instruction) -> None:
+    def _received(self, s: _State, dd: Operand, k: int, src: int, v: Value, dep: frozenset[Dep],
+                  ins: Instruction) -> None:
         s.shfl_in.append((k, src, v, ins))
         if not isinstance(dd, ir.Sink):
             self._set(s, dd, v, dep)
 
     # ------------------------------------------------------------------ memory
     @staticmethod
-    def _elements(o) -> list:
+    def _elements(o: Operand) -> list[Operand]:
         return list(o.items) if isinstance(o, Vec) else [o]
 
-    def _load(self, s: _State, ins: Instruction, values, work: list) -> bool:
+    def _load(self, s: _State, ins: Instruction, values: Oracle, work: list[_State]) -> bool:
         """``ld``: one read event per element, forked per value the oracle offers (and, for a vector,
         per element order). False when some element has no possible value."""
         dsts = self._elements(ins.operands[0])
@@ -556,16 +562,19 @@ class ThreadRunner:
         self._reads(s, ins, locs, dsts, proxy, sem, scope, adep, order, vals)
         return True
 
-    def _reads(self, s, ins, locs, dsts, proxy, sem, scope, adep, order, vals) -> None:
+    def _reads(self, s: _State, ins: Instruction, locs: list[tuple[str, str]], dsts: list[Operand], proxy: str,
+               sem: str, scope: str | None, adep: frozenset[Dep], order: tuple[int, ...],
+               vals: tuple[Value, ...]) -> None:
         for k in order:
             loc, vaddr = locs[k]
             idx = len(s.events)
             s.events.append(self._ev(s, "R", ins, loc=loc, vaddr=vaddr, proxy=proxy, sem=sem, scope=scope,
                                      value=vals[k], deps=adep))
-            if isinstance(dsts[k], Reg):
-                self._set(s, dsts[k], self._loaded(ins, dsts[k].name, vals[k]), frozenset({idx}))
+            dst = dsts[k]
+            if isinstance(dst, Reg):
+                self._set(s, dst, self._loaded(ins, dst.name, vals[k]), frozenset({idx}))
 
-    def _store(self, s: _State, ins: Instruction, work: list) -> None:
+    def _store(self, s: _State, ins: Instruction, work: list[_State]) -> None:
         """``st``: one write event per element (a vector store in every element order)."""
         srcs = self._elements(ins.operands[1])
         locs, adep = self._addr(s, ins, ins.operands[0], len(srcs))
@@ -583,14 +592,17 @@ class ThreadRunner:
             work.append(f)
         self._writes(s, ins, locs, vals, adep, sem, scope, orders[0])
 
-    def _writes(self, s, ins, locs, vals, adep, sem, scope, order) -> None:
+    def _writes(self, s: _State, ins: Instruction, locs: list[tuple[str, str]],
+                vals: list[tuple[Value, frozenset[Dep]]], adep: frozenset[Dep], sem: str, scope: str | None,
+                order: tuple[int, ...]) -> None:
         for k in order:
             loc, vaddr = locs[k]
             v, t = vals[k]
             s.events.append(self._ev(s, "W", ins, loc=loc, vaddr=vaddr, proxy=PROXY_OF[ins.opcode], sem=sem,
                                      scope=scope, value=v, deps=adep | t))
 
-    def _rmw(self, s, ins, is_red, loc, vaddr, adep, rest, v) -> None:
+    def _rmw(self, s: _State, ins: Instruction, is_red: bool, loc: str, vaddr: str, adep: frozenset[Dep],
+             rest: tuple[Operand, ...], v: Value) -> None:
         mods = ins.mods
         sem, scope = sem_scope(mods, rmw=True)
         rop = next(m for m in mods if m in ("add", "sub", "mul", "div", "and", "or", "xor", "exch",
@@ -620,12 +632,12 @@ class ThreadRunner:
                                      value=new, rmw_read=idx, deps=dep))
         if not is_red:
             dst = ins.operands[0]
-            self._set(s, dst, self._loaded(ins, dst.name, v), frozenset({idx}))
+            self._set(s, dst, self._loaded(ins, _reg(dst), v), frozenset({idx}))
 
-    def _rmw_value(self, ins, rop: str, typ: str, cur, b) -> int:
+    def _rmw_value(self, ins: Instruction, rop: str, typ: str, cur: Value, b: Value) -> int:
         """The value an atomic operation writes: the simulator's ``apply_atomic`` (ISA §9.7.13.5);
         Dat3M's ``atom.sub/mul/div`` (not PTX operations) as the ``sub/mul.lo/div`` instructions."""
-        if is_ptr(cur) or is_ptr(b):
+        if not isinstance(cur, int) or not isinstance(b, int):
             self._err(ins, "arithmetic on an address is not supported")
         bits = type_bits(typ) if self.ptx else LITMUS_BITS
         mask = (1 << bits) - 1
@@ -643,3 +655,17 @@ class ThreadRunner:
             return raw
         return raw - (1 << bits) if raw >> (bits - 1) else raw
 
+
+
+def _reg(o: Operand) -> str:
+    """The register an instruction writes (a TypeError, reported as an unsupported form, if not)."""
+    if not isinstance(o, Reg):
+        raise TypeError(f"operand {o} is not a register")
+    return o.name
+
+
+def _target(ins: Instruction) -> str:
+    """The label a ``bra`` jumps to (checked when the runner is built)."""
+    tgt = ins.operands[0]
+    assert isinstance(tgt, Sym)
+    return tgt.name

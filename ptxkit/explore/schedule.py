@@ -19,15 +19,20 @@ from __future__ import annotations
 
 import time
 from collections import defaultdict
+from collections.abc import Hashable
 from dataclasses import dataclass, field
 
-from ptxkit.explore.trace import Ev
+from ptxkit.explore.trace import Bar, Ev
 
 WARP_SIZE = 32  # ISA §10.3 (WARP_SZ)
 SCHEDULE_STATES = 200_000  # barrier states explored per candidate before the search is cut
 
 Key = tuple[tuple[int, int], tuple[int, ...]]  # ((gpu, cta), barrier id)
 Edges = frozenset[tuple[int, int]]
+Phases = dict[Key, tuple[frozenset[int], frozenset[int]]]  # last completed phase: (members, late)
+# search state: positions, waiting threads, open phases, completed phases, edges, instances, counter
+State = tuple[dict[int, int], dict[int, Key], dict[Key, frozenset[int]], Phases, set[tuple[int, int]],
+              dict[int, int], list[int]]
 
 
 @dataclass
@@ -43,10 +48,15 @@ class Schedules:
     states: int = 0  # barrier states the search visited
 
 
+def _bar(e: Ev) -> Bar:
+    assert e.bar is not None  # only barrier events are scheduled
+    return e.bar
+
+
 def _warp(e: Ev) -> int | None:
-    """The warp of a kernel barrier event; None for a Dat3M quorum."""
-    assert e.bar is not None
-    return e.bar[3] if len(e.bar) > 3 else None
+    """The warp of a kernel barrier event; None for a Dat3M quorum (or a 3-tuple ``bar``)."""
+    b = _bar(e)
+    return b[3] if len(b) > 3 else None
 
 
 def barrier_schedules(events: list[Ev], limit: int | None = None,
@@ -86,7 +96,7 @@ def barrier_schedules(events: list[Ev], limit: int | None = None,
         return (e.gpu, e.cta), tuple(e.bar[0])
 
     keys = {i: key(i) for ts in per_thread.values() for i in ts}
-    counted = {keys[i] for i in keys if events[i].bar[1] is not None}  # type: ignore[index]
+    counted = {keys[i] for i in keys if _bar(events[i])[1] is not None}
     # for each thread and position: the barrier keys its remaining events reach
     remaining: dict[int, list[frozenset[Key]]] = {}
     for t, ts in per_thread.items():
@@ -98,7 +108,7 @@ def barrier_schedules(events: list[Ev], limit: int | None = None,
         remaining[t] = rows[::-1]
     warp_of = {t: (events[ts[0]].gpu, events[ts[0]].cta, _warp(events[ts[0]])) for t, ts in per_thread.items()}
     results: dict[Edges, dict[int, int]] = {}
-    seen: set[tuple] = set()  # type: ignore[type-arg]
+    seen: set[Hashable] = set()
     out = Schedules([])
 
     def units(members: frozenset[int]) -> int:
@@ -131,7 +141,7 @@ def barrier_schedules(events: list[Ev], limit: int | None = None,
             changed = False
             for k in list(open_):
                 members = open_[k]
-                count = events[next(iter(members))].bar[1]  # type: ignore[index]
+                count = _bar(events[next(iter(members))])[1]
                 if count is not None:
                     done = units(complete_warps(k, members, pos)) >= count
                 else:
@@ -141,7 +151,7 @@ def barrier_schedules(events: list[Ev], limit: int | None = None,
                     continue
                 for a in members:
                     for b in members:
-                        if a != b and events[b].bar[2] != "arrive":  # type: ignore[index]
+                        if a != b and _bar(events[b])[2] != "arrive":
                             edges.add((a, b))
                 for t in [t for t, w in waiting.items() if w == k]:
                     del waiting[t]
@@ -174,8 +184,8 @@ def barrier_schedules(events: list[Ev], limit: int | None = None,
                 waiting[t] = k
         settle(pos, waiting, open_, closed, edges, inst, counter)
 
-    start = ({t: 0 for t in tids}, {}, {}, {}, set(), {}, [0])
-    stack: list[tuple] = [start]  # type: ignore[type-arg]
+    start: State = ({t: 0 for t in tids}, {}, {}, {}, set(), {}, [0])
+    stack = [start]
     while stack:
         pos, waiting, open_, closed, edges, inst, counter = stack.pop()
         state = (tuple(sorted(pos.items())), tuple(sorted(waiting.items())),
@@ -197,9 +207,9 @@ def barrier_schedules(events: list[Ev], limit: int | None = None,
                     k = waiting[t]
                     j = per_thread[t][pos[t] - 1]
                     members = open_.get(k, frozenset())
-                    out.deadlock.append((j, units(members) if events[j].bar[1] is not None  # type: ignore[index]
-                                         else len({events[m].tid for m in members}),
-                                         events[j].bar[1]))  # type: ignore[index]
+                    need = _bar(events[j])[1]
+                    out.deadlock.append((j, units(members) if need is not None
+                                         else len({events[m].tid for m in members}), need))
             continue
         # persistent set: an arrival at an uncounted barrier commutes with every other move
         free = [t for t in movable if keys[per_thread[t][pos[t]]] not in counted]

@@ -2,9 +2,28 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from ptxkit.ir import Addr, FloatImm, Imm, Instruction, Reg, Sym, Vec
+from ptxkit.ir import Addr, FloatImm, Imm, Instruction, Operand, Reg, Sym, Vec
+
+# A register value while a thread runs under the oracle: raw bits (int), or a symbolic address —
+# a litmus location name (str) or ('ptr', buffer, byte offset) in a kernel.
+Ptr = tuple[str, str, int]
+Value = int | str | Ptr
+# What a value depends on: a local read index, or ('shfl', k) — the value received at the thread's
+# k-th shfl.sync (resolved to the source lane's reads once the combination of traces is known).
+Dep = int | tuple[str, int]
+# A barrier event: (ids, count, mode, warp); warp None for a Dat3M quorum (ISA §9.7.13.1)
+Bar = tuple[tuple[int, ...], int | None, str, int | None]
+# shfl.sync exchanges: offered (k, value, deps, instruction); received (k, source thread, value, instruction)
+ShflOut = tuple[int, Value, frozenset[Dep], Instruction]
+ShflIn = tuple[int, int, Value, Instruction]
+# What the oracle is asked: a physical location, or ('shfl', cta, warp, k, lane) — the value lane
+# offered at its k-th shfl.sync
+OracleKey = str | tuple[object, ...]
+Oracle = Callable[[OracleKey], Iterable[Value]]
+Provide = Callable[[tuple[object, ...], Value], None]
 
 
 @dataclass
@@ -21,12 +40,12 @@ class Ev:
     sem: str | None = None
     scope: str | None = None
     fkind: str | None = None       # fences: sc acq_rel acquire release relaxed proxy alias bar
-    value: int | None = None
+    value: Value | None = None
     init: bool = False
     rmw_read: int | None = None    # for the write half of an RMW: local index of its read
-    bar: tuple | None = None       # (ids, count, mode, warp) for barriers; warp None: Dat3M quorum
-    deps: frozenset = frozenset()  # local indices of reads this event's address/value depends on
-    ctrl: frozenset = frozenset()  # local indices of reads that decided a branch before it
+    bar: Bar | None = None         # (ids, count, mode, warp) for barriers; warp None: Dat3M quorum
+    deps: frozenset[Dep] = frozenset()  # reads this event's address/value depends on
+    ctrl: frozenset[Dep] = frozenset()  # reads that decided a branch before it
     instr: Instruction | None = None
 
     def describe(self) -> str:
@@ -41,7 +60,7 @@ class Ev:
 
 
 def fmt_instruction(ins: Instruction) -> str:
-    def one(o) -> str:
+    def one(o: Operand) -> str:
         if isinstance(o, Reg):
             return o.name
         if isinstance(o, Imm):
@@ -65,12 +84,12 @@ def fmt_instruction(ins: Instruction) -> str:
 class Trace:
     tid: int
     events: tuple[Ev, ...]
-    regs: dict[str, int | str]
+    regs: dict[str, Value]
     # shfl.sync exchanges (real kernels): what this thread offered at its k-th shfl.sync —
     # (k, value of a, reads it depends on, instruction) — and what it received — (k, source thread,
     # value, instruction); ``explore`` keeps only combinations where the two sides agree
-    shfl_out: tuple = ()
-    shfl_in: tuple = ()
+    shfl_out: tuple[ShflOut, ...] = ()
+    shfl_in: tuple[ShflIn, ...] = ()
 
 
 @dataclass
