@@ -60,6 +60,8 @@ def from_candidate(c: Candidate, outcome: dict[str, int | str | None] | None = N
 def target(cond: Condition | None, verdict: str) -> Callable[[dict[str, object]], bool] | None:
     """The property no consistent execution may have for ``verdict`` to hold — None when the verdict
     is established by a witness instead (or there is no condition)."""
+    if verdict == "NoExecution":  # no consistent execution at all: every candidate must be refuted
+        return lambda env: True
     if cond is None:
         return None
     if (cond.quantifier, verdict) in (("exists", "No"), ("not exists", "Ok")):
