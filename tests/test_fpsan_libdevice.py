@@ -8,6 +8,9 @@ reference is Triton's FPSan PTX, which ptxkit did not produce. No Triton needed 
 from __future__ import annotations
 
 import json
+import re
+import shutil
+import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -51,7 +54,8 @@ def test_second_inlined_cos_copy_is_recognised():
 
 
 # issue 10 A (f32) and C (f64): bodies recognised by their structure; Triton's op is math.NAME's
-@pytest.mark.parametrize("name", ["k_log_f32", "k_log2_f32", "k_erf_f32", "k_exp_f64", "k_exp2_f64"])
+@pytest.mark.parametrize("name", ["k_log_f32", "k_log2_f32", "k_erf_f32", "k_exp_f64", "k_exp2_f64", "k_log_f64",
+                                  "k_log2_f64"])
 def test_inlined_body_is_tritons_fpsan_op(name):
     _assert_bit_exact(name)
 
@@ -78,3 +82,30 @@ def test_body_without_exit_marker_is_reported(name, symbol):
     ours, theirs, errors = _compare(name)
     assert (ours != theirs).any()  # not recognised yet: the mismatch must be reported
     assert f"libdevice:{symbol}" in {e.opcode for e in errors}
+
+
+def test_input_updated_in_place_is_copied_before_the_body():
+    """__nv_log (f64) scales a subnormal input in place (``mul.f64 x, x, 2^54``): the ring log must read
+    x as it was before the body (a copy), else subnormal inputs give log(x·2^54)."""
+    res = sanitize_text((DATA / "k_log_f64.plain.ptx").read_text(), "k_log_f64.plain.ptx")
+    saves = [ln for ln in res.text.splitlines() if "mul.f64" not in ln and "mov.b64 %fps" in ln]
+    assert len(saves) == 2, saves
+
+
+def test_log2_f64_tail_after_the_exit_is_part_of_the_body():
+    """__nv_log2 (f64) multiplies log(x) by 1/ln2 (hi + lo) after its exit marker; those two float ops
+    belong to the body (the replaced result is theirs), else the ring log2 would be scaled again."""
+    _assert_bit_exact("k_log2_f64")
+
+
+@pytest.mark.skipif(shutil.which("ptxas") is None, reason="ptxas not installed")
+@pytest.mark.parametrize("name", ["k_log_f64", "k_log2_f64", "k_log_f32", "k_exp2_f64"])
+def test_ptxas_accepts_the_replaced_bodies(name, tmp_path):
+    """The ring op at the exit, the input copy inside a one-line ``{ .reg .b32 tmp; … }`` block: ptxas
+    (sm_90a, the pairs' target; .version relabelled for the local ptxas) accepts the output."""
+    text = sanitize_text((DATA / f"{name}.plain.ptx").read_text(), name).text
+    src = tmp_path / "s.ptx"
+    src.write_text(re.sub(r"\.version \d+\.\d+", ".version 9.0", text))
+    r = subprocess.run(["ptxas", "-arch=sm_90a", str(src), "-o", str(tmp_path / "s.cubin")],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr

@@ -17,7 +17,16 @@ from ptxkit import ir
 from ptxkit.fpsan.ctx import RewriteContext, Unembed
 from ptxkit.fpsan.dispatch import is_float_arith
 from ptxkit.fpsan.irview import NO_DEST, name_of, regs, writes
-from ptxkit.fpsan.libdevice_match import LIBDEVICE_OPS, Flow, LibRange, constants, emit_lib_op, match_body, note_text
+from ptxkit.fpsan.libdevice_match import (
+    LIBDEVICE_OPS,
+    Flow,
+    LibRange,
+    constants,
+    emit_lib_op,
+    match_body,
+    note_text,
+    save_input,
+)
 from ptxkit.fpsan.report import ReportItem, SanitizeReport
 from ptxkit.ptx.types import FLOAT_TYPES
 
@@ -35,7 +44,7 @@ _LIB_RING = {"sinf": "sin", "cosf": "cos"}
 _TWO_OVER_PI = ir.FloatImm(0x3F22F983, 32)  # libdevice sinf/cosf start with x·2/π
 
 
-__all__ = ["LibRange", "emit_ring_op", "note_text", "recognise", "report_unmarked", "report_unrecognised"]
+__all__ = ["LibRange", "emit_ring_op", "note_text", "recognise", "report_unmarked", "report_unrecognised", "save_input"]
 
 
 def recognise(module: ir.Module, fn: ir.Function) -> list[LibRange]:

@@ -44,6 +44,10 @@ class LibRange:
     anchor: ir.Statement
     inputs: tuple[str, ...] = field(default=())
     ftype: str = "f32"
+    # the body updates its input in place (``mul.f64 x, x, 2^54``: __nv_log's subnormal scaling): x is
+    # copied into ``saved`` before ``save`` (the body's first instruction) and the op reads the copy
+    save: ir.Instruction | None = None
+    saved: str = ""
 
 
 def _ops() -> dict[str, tuple[str, str, int]]:
@@ -65,6 +69,9 @@ def _ops() -> dict[str, tuple[str, str, int]]:
 LIBDEVICE_OPS = _ops()
 # instructions LLVM sinks past a body's exit that still compute its result (special-case selects)
 _ABSORB = {"selp", "setp", "mov", "and", "or", "not"}
+# float steps of a body that LLVM sinks past the exit, by the constants they use (f64 bits): __nv_log2 is
+# log(x)·(1/ln2 hi + lo), the ``mul.f64 t, r, lo; fma.rn.f64 y, r, hi, t`` after the exit
+_SUNK_FLOAT = {"log2": {0x3C7777D0FFDA0D24, 0x3FF71547652B82FE}}
 
 
 def _raw_reads(s: ir.Instruction) -> set[str]:
@@ -84,6 +91,14 @@ class Flow:
 
     def __init__(self, fn: ir.Function):
         self.rw = {id(s): (_raw_reads(s), _raw_writes(s)) for s in fn.instructions()}
+        self.imm = {s.operands[0].name: s.operands[1].bits for s in fn.instructions()
+                    if s.opcode == "mov" and len(s.operands) == 2 and isinstance(s.operands[0], ir.Reg)
+                    and isinstance(s.operands[1], ir.FloatImm)}
+
+    def float_imms(self, s: ir.Instruction) -> set[int]:
+        """The float constants ``s`` reads, as immediates or through registers that hold one."""
+        out = {o.bits for o in s.operands[1:] if isinstance(o, ir.FloatImm)}
+        return out | {self.imm[o.name] for o in s.operands[1:] if isinstance(o, ir.Reg) and o.name in self.imm}
 
     def reads(self, s: ir.Instruction) -> set[str]:
         return self.rw[id(s)][0]
@@ -92,20 +107,39 @@ class Flow:
         return self.rw[id(s)][1]
 
 
+def _in_place(flow: Flow, rng: list[ir.Instruction], r: str, i: int) -> bool:
+    """``r`` is read at ``i`` before any write of it from ``i`` on, and every such write reads it too
+    (an update in place of the body's input, not a new value)."""
+    later = [s for s in rng[i:] if r in flow.writes(s)]
+    return all(r in flow.reads(s) for s in later) and r not in flow.writes(rng[i])
+
+
 def _is_float(s: ir.Instruction) -> bool:
     return s.opcode == "xor" or any(m in FLOAT_TYPES for m in s.mods)
 
 
 def constants(fn: ir.Function) -> set[str]:
-    """Registers every definition of which moves an immediate (libdevice's coefficients, hoisted and
-    shared between copies)."""
-    defs: dict[str, bool] = {}
+    """Registers every definition of which moves an immediate, or a vector of immediates and such
+    registers (libdevice's coefficients, hoisted and shared between copies; ``mov.b64 d, {lo, hi}``)."""
+    defs: dict[str, list[ir.Operand | None]] = {}
     for s in fn.instructions():
         for r in _raw_writes(s):
-            ok = (s.opcode == "mov" and s.guard is None and len(s.operands) == 2
-                  and isinstance(s.operands[1], (ir.Imm, ir.FloatImm)))
-            defs[r] = defs.get(r, True) and ok
-    return {r for r, ok in defs.items() if ok}
+            plain = s.opcode == "mov" and s.guard is None and len(s.operands) == 2
+            defs.setdefault(r, []).append(s.operands[1] if plain else None)
+
+    def const(o: ir.Operand | None, known: set[str]) -> bool:
+        if isinstance(o, (ir.Imm, ir.FloatImm)):
+            return True
+        if isinstance(o, ir.Reg):
+            return o.name in known
+        return isinstance(o, ir.Vec) and all(const(i, known) for i in o.items)
+
+    known: set[str] = set()
+    while True:
+        more = {r for r, srcs in defs.items() if r not in known and all(const(o, known) for o in srcs)}
+        if not more:
+            return known
+        known |= more
 
 
 def _taint(flow: Flow, body: list[ir.Instruction], taint: set[str]) -> set[str]:
@@ -137,8 +171,8 @@ def match_body(flow: Flow, stmts: list[ir.Statement], name: str, lo: int, exit_l
         if not _is_float(s):
             continue
         for r in sorted(flow.reads(s)):
-            if r in consts or r in cands or last_write.get(r, -1) >= i:
-                continue  # an input is defined before its first read in the body
+            if r in consts or r in cands or (last_write.get(r, -1) >= i and not _in_place(flow, rng, r, i)):
+                continue  # an input is defined before its first read in the body (or updated in place)
             cands.append(r)
     if len(cands) > (64 if arity == 1 else 16):
         return None  # bound the search (each choice is a slice of the range)
@@ -167,7 +201,8 @@ def _slice(flow: Flow, rng: list[ir.Instruction], after: list[ir.Statement], stm
         return None  # unrelated float work between the body's start and its exit
     if any(not flow.reads(s) <= taint | consts for s in members):
         return None  # the body reads something that is not its input
-    if any(r in flow.writes(s) for s in body for r in inputs):
+    in_place = any(r in flow.writes(s) for s in body for r in inputs)
+    if in_place and len(inputs) > 1:
         return None
     absorbed: list[ir.Instruction] = []
     consumers: list[ir.Instruction] = []
@@ -179,7 +214,8 @@ def _slice(flow: Flow, rng: list[ir.Instruction], after: list[ir.Statement], stm
         if not isinstance(s, ir.Instruction):
             continue
         rd = flow.reads(s)
-        if scanning and rd & taint and s.opcode in _ABSORB and s.guard is None and rd <= taint | consts:
+        sunk = s.opcode in ("mul", "fma") and bool(flow.float_imms(s) & _SUNK_FLOAT.get(op, set()))
+        if scanning and rd & taint and (s.opcode in _ABSORB or sunk) and s.guard is None and rd <= taint | consts:
             if flow.writes(s) & set(inputs):
                 return None
             absorbed.append(s)
@@ -196,13 +232,21 @@ def _slice(flow: Flow, rng: list[ir.Instruction], after: list[ir.Statement], stm
         if not isinstance(anchor, ir.Instruction):
             return None
         between = [s for s in stmts[:last] if isinstance(s, ir.Instruction) and _line(s) >= _line(body[0])]
-        if any(flow.writes(s) & set(inputs) for s in between):
+        if any(flow.writes(s) & set(inputs) for s in between) and not in_place:
             return None
     else:
         anchor = next((s for s in stmts if _line(s) >= exit_line), None)
         if anchor is None or (isinstance(anchor, ir.Label) and _line(anchor) != exit_line):
             return None
-    return LibRange(name, op, _line(body[0]), exit_line, inputs[0], outs.pop(), anchor, tuple(inputs), ftype)
+    return LibRange(name, op, _line(body[0]), exit_line, inputs[0], outs.pop(), anchor, tuple(inputs), ftype,
+                    save=body[0] if in_place else None)
+
+
+def save_input(ctx: RewriteContext, r: LibRange) -> list[str | Unembed]:
+    """The copy of an input the body updates in place, inserted before the body (``r.save``)."""
+    w = R.ring(r.ftype).w
+    r.saved = ctx.fresh(BITS_KIND[w])
+    return [f"mov.b{w} {r.saved}, {r.input};"]  # no comment: the body may start inside a one-line { } block
 
 
 def note_text(r: LibRange) -> str:
@@ -218,7 +262,7 @@ def emit_lib_op(ctx: RewriteContext, r: LibRange) -> list[str | Unembed]:
     """The lines that write ``r.output = φ⁻¹(op(φ(r.inputs…)))`` (the caller has set ``ctx.lines`` empty and
     the current definition)."""
     w = R.ring(r.ftype).w
-    ps = [ctx.embed(ir.Reg(x), r.ftype) for x in (r.inputs or (r.input,))]
+    ps = [ctx.embed(ir.Reg(x), r.ftype) for x in ((r.saved,) if r.saved else r.inputs or (r.input,))]
     if r.op in ("sin", "cos"):
         o = emit_sincos(ctx, ps[0], w, r.op)
     elif r.op == "exp2":

@@ -16,7 +16,7 @@ from ptxkit import ir
 from ptxkit.fpsan.ctx import NATIVE_COPY, RewriteContext, Unembed
 from ptxkit.fpsan.dispatch import is_float_arith, rewrite_instruction
 from ptxkit.fpsan.irview import NO_DEST, RegTypes, referenced_labels, regs, writes
-from ptxkit.fpsan.libdevice import LibRange, emit_ring_op, note_text
+from ptxkit.fpsan.libdevice import LibRange, emit_ring_op, note_text, save_input
 from ptxkit.fpsan.mma import auto_mode
 from ptxkit.fpsan.ops import rewrite_sign_xor, sign_xor_width
 from ptxkit.fpsan.options import Options
@@ -74,6 +74,7 @@ class _FunctionRewrite:
         self.jump_targets = referenced_labels(module, fn)
         self.skip_lines = {ln for r in bodies for ln in range(r.start_line, r.end_line)}
         self.anchors = {id(r.anchor): r for r in bodies}
+        self.saves = {id(r.save): r for r in bodies if r.save is not None}
 
     def run(self) -> Rewritten:
         self.walk(self.fn.body or [])
@@ -123,6 +124,8 @@ class _FunctionRewrite:
                 if lib is not None:
                     self.out.inserted.append((s, self.ring_op(lib), True))
             elif isinstance(s, ir.Instruction):
+                if (sv := self.saves.get(id(s))) is not None:
+                    self.out.inserted.append((s, save_input(ctx, sv), False))
                 if lib is not None:
                     self.out.inserted.append((s, self.ring_op(lib), False))
                 if s.span is not None and s.span.line in self.skip_lines:
