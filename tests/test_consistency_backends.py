@@ -56,9 +56,9 @@ def executions(draw):
         else:
             b.barrier(t, draw(st.integers(0, 1)), op=draw(st.sampled_from(["sync", "arrive"])))
     for r, loc in reads:
-        cands = [b.init(loc)] + writes.get(loc, [])
+        cands = [b.init(loc), *writes.get(loc, [])]
         b.add_rf(draw(st.sampled_from(cands)), r)
-    for loc, ws in writes.items():
+    for ws in writes.values():
         if len(ws) > 1:
             order = draw(st.permutations(ws))
             k = draw(st.integers(0, len(ws) - 1))

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from test_consistency_backends import executions
 
 from ptxkit.consistency.enumerate import co_choices, search_co
 from ptxkit.consistency.events import ExecutionBuilder
 from ptxkit.consistency.models import MODELS, check, may_extend
 from ptxkit.consistency.relations import base_relations, derive, static_relations
-from test_consistency_backends import executions
 
 
 def _init_only(ex):

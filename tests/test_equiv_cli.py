@@ -82,8 +82,9 @@ def test_bad_input_exits_2(argv, needle, capsys):
 def test_bad_ptx_is_located(tmp_path, capsys):
     importlib.import_module("ptxkit.ptx.parser")
     bad = tmp_path / "bad.ptx"
-    bad.write_text(".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n\tld.global.f32 %f1, [%rd1;\n}\n")
-    code, out, err = _main(["equiv", str(bad), str(bad)], capsys)
+    bad.write_text(".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n"
+                   "{\n\tld.global.f32 %f1, [%rd1;\n}\n")
+    code, _out, err = _main(["equiv", str(bad), str(bad)], capsys)
     assert code == 2 and f"{bad}:6:26: error: unexpected ';'" in err and "Traceback" not in err
 
 
@@ -92,6 +93,6 @@ def test_device_gpu_without_a_gpu_is_a_clean_error(capsys):
     gpu = importlib.import_module("ptxkit.gpu")
     if gpu.available():
         pytest.skip("a GPU is present: covered by the GPU run")
-    code, out, err = _main(["equiv", str(PAIRS / "sub_ab.ptx"), str(PAIRS / "sub_ba.ptx"), *EW2,
+    code, _out, err = _main(["equiv", str(PAIRS / "sub_ab.ptx"), str(PAIRS / "sub_ba.ptx"), *EW2,
                             "--device", "gpu"], capsys)
     assert code == 2 and "gpu" in err.lower() and "Traceback" not in err

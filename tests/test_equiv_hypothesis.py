@@ -134,7 +134,7 @@ def mutate(e, rng: random.Random):
     if e[0] == "sub" and rng.random() < 0.3:
         return ("sub", e[2], e[1])
     i = rng.randrange(1, len(e))
-    return e[:i] + (mutate(e[i], rng),) + e[i + 1:]
+    return (*e[:i], mutate(e[i], rng), *e[i + 1:])
 
 
 # --------------------------------------------------------------------------- PTX emission

@@ -44,7 +44,8 @@ class Lanes:
             m = re.match(r"([\w.]+)\s+(.*);$", line)
             assert m, line
             if m.group(1).startswith("mma."):
-                self.mma(m.group(1), [[x.strip() for x in v.split(",")] for v in re.findall(r"\{([^}]*)\}", m.group(2))])
+                groups = re.findall(r"\{([^}]*)\}", m.group(2))
+                self.mma(m.group(1), [[x.strip() for x in v.split(",")] for v in groups])
                 continue
             op, ops = m.group(1), [o.strip() for o in m.group(2).split(",")]
             d = ops[0]
@@ -71,7 +72,8 @@ class Lanes:
             elif op == "shr.u32":
                 res = a[0] >> a[1]
             elif op == "shr.s32":
-                res = (a[0].astype(np.uint32).view(np.int32).astype(np.int64) >> a[1].astype(np.int64)).astype(np.uint64)
+                signed = a[0].astype(np.uint32).view(np.int32).astype(np.int64)
+                res = (signed >> a[1].astype(np.int64)).astype(np.uint64)
             elif op == "add.u32":
                 res = a[0] + a[1]
             elif op in ("mul.lo.u32", "mul.lo.s32"):  # the same low 32 bits
@@ -319,7 +321,8 @@ def test_ctx_expansion_is_accepted_by_ptxas(shape, in_t, acc_t, mode, tmp_path):
     text = _ctx_kernel(f"sync.aligned.{shape}.row.col.{acc_t}.{in_t}.{in_t}.{acc_t}", n_a, n_b, n_c, mode)
     f = tmp_path / "k.ptx"
     f.write_text(text)
-    r = subprocess.run(["ptxas", "-arch=sm_80", str(f), "-o", str(tmp_path / "k.cubin")], capture_output=True, text=True)
+    r = subprocess.run(["ptxas", "-arch=sm_80", str(f), "-o", str(tmp_path / "k.cubin")],
+                       capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[:2000]
 
 

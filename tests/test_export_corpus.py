@@ -19,11 +19,11 @@ import shlex
 from pathlib import Path
 
 import pytest
-
 from conftest import LITMUS_CORPUS, ROOT
+
+from ptxkit.export.claims import target, to_obligations
 from ptxkit.export.lean import write_lean
 from ptxkit.export.lean_reader import recheck
-from ptxkit.export.claims import target, to_obligations
 from ptxkit.export.smt import check_file, write_smt
 
 pytest.importorskip("z3")
@@ -80,8 +80,8 @@ PTX_LITMUS = sorted((ROOT / "corpora" / "litmus").glob("*.ptx"))
 @pytest.mark.parametrize("path", PTX_LITMUS, ids=[p.name for p in PTX_LITMUS])
 def test_bundled_ptx_litmus_exports_agree_with_explore(path, tmp_path):
     """The kernels state their exploration in a ``// explore: ARGS`` header line."""
-    from ptxkit.commands.explore import _condition, load_program
     from ptxkit.cli import build_parser
+    from ptxkit.commands.explore import _condition, load_program
     from ptxkit.explore.engine import Explorer
 
     m = re.search(r"^// explore: (.*)$", path.read_text(), re.M)

@@ -9,11 +9,11 @@ import re
 from dataclasses import replace
 
 import pytest
-
 from conftest import LITMUS_CORPUS, ROOT
+from lean_examples import EXAMPLES, example_text
+
 from ptxkit.consistency import axioms, events, models, registry, relations
 from ptxkit.consistency.events import ExecutionBuilder
-from lean_examples import EXAMPLES, example_text
 from ptxkit.export.lean import lean_text, write_lean
 from ptxkit.export.lean_reader import read_lean, recheck
 from ptxkit.export.obligations import Obligation, TestObligations, from_execution
@@ -69,7 +69,7 @@ def lean_defs() -> dict[str, int]:
                 continue
             m = re.match(r"def (\S+)(.*)", line)
             if m:
-                name = ".".join(ns[1:] + [m.group(1)]) if ns and ns[0] == "PtxModel" else m.group(1)
+                name = ".".join([*ns[1:], m.group(1)]) if ns and ns[0] == "PtxModel" else m.group(1)
                 sig = m.group(2).split(":=")[0]
                 explicit = re.findall(r"\(([^():]+):", sig)
                 out[name] = sum(len(g.split()) for g in explicit)
@@ -261,7 +261,8 @@ def test_committed_examples_recheck(module):
     if not LITMUS_CORPUS.is_dir():
         return
     fresh = example_text(LITMUS_CORPUS, module)
-    kinds = lambda text: sorted(re.findall(r"^theorem (allowed|forbidden)_\d+", text, re.M))
+    def kinds(text):
+        return sorted(re.findall(r"^theorem (allowed|forbidden)_\d+", text, re.M))
     assert kinds(fresh) == kinds(committed.read_text())
 
 
@@ -321,7 +322,7 @@ def library_symbols() -> tuple[set[str], set[str]]:
                 ns += m.group(1).split(".")
             elif (m := re.match(r"end (\S+)", line)) and ns:
                 del ns[len(ns) - len(m.group(1).split(".")):]
-            prefix = ".".join(ns[1:] + [""]) if ns[:1] == ["PtxModel"] else ""
+            prefix = ".".join([*ns[1:], ""]) if ns[:1] == ["PtxModel"] else ""
             if m := re.match(r"(?:def|abbrev|structure|inductive) (\S+)", line):
                 names.add(prefix + m.group(1))
                 struct = prefix + m.group(1) if line.startswith(("structure", "inductive")) else None
@@ -359,9 +360,9 @@ def hygiene_problems(text: str, name: str, lakefile: bool = False) -> list[str]:
     try:
         toks = lean_tokens(text, name)
     except AssertionError as e:
-        return out + [str(e)]
+        return [*out, str(e)]
     stack = []
-    for kind, tok, line in toks:
+    for _kind, tok, line in toks:
         if tok in "([{":
             stack.append((tok, line))
         elif tok in ")]}":
@@ -396,7 +397,7 @@ def hygiene_problems(text: str, name: str, lakefile: bool = False) -> list[str]:
     return out
 
 
-@pytest.mark.parametrize("path", ALL_LEAN + [LEAN / "lakefile.lean"], ids=lambda p: p.name)
+@pytest.mark.parametrize("path", [*ALL_LEAN, LEAN / "lakefile.lean"], ids=lambda p: p.name)
 def test_lean_source_hygiene(path):
     text = path.read_text(encoding="utf-8")
     assert hygiene_problems(text, path.name, lakefile=path.name == "lakefile.lean") == []
@@ -406,7 +407,8 @@ def test_lean_source_hygiene(path):
     ("(size a + 1) a", "(size a + 1 a"), ("(nthD [] m i) j", "(nthD [] m i j"), ("end Mat", "end Mtx"),
     ("/-!", "/-!/-"),
     ("import PtxModel.Rel", "import PtxModel.Rels"), ("  | _, _, acc => acc", "  | _, _, acc => sorry"),
-    ("def zipRow", "\tdef zipRow"), ("-/\ndef star", "-/\nend Mat\nnamespace Mat\ndef star")], ids=lambda m: m[1].strip())
+    ("def zipRow", "\tdef zipRow"), ("-/\ndef star", "-/\nend Mat\nnamespace Mat\ndef star")],
+    ids=lambda m: m[1].strip())
 def test_hygiene_check_catches_seeded_defects(mutation):
     text = (LEAN / "PtxModel" / "Rel.lean").read_text() + "import PtxModel.Rel\n"
     old, new = mutation
@@ -501,7 +503,7 @@ def recursive_defs(text: str) -> tuple[set[str], list[str]]:
             name = m.group(1)
             body = [t for k, t, _ in lean_tokens(blk[m.end():], name) if k == "name"]
             if name in body:
-                recursive.add(".".join(ns[1:] + [name]))
+                recursive.add(".".join([*ns[1:], name]))
                 if not re.search(r"^\s+\| .*=>", blk, re.M):
                     problems.append(f"{name}: recursion without pattern equations")
     return recursive, problems
@@ -599,8 +601,8 @@ def test_every_dat3m_export_passes_the_static_checks():
     import csv
 
     from ptxkit.explore.engine import explore
-    from ptxkit.export.lean import module_name
     from ptxkit.export.claims import to_obligations
+    from ptxkit.export.lean import module_name
     from ptxkit.litmus.parser import parse_litmus_file
 
     if not LITMUS_CORPUS.is_dir():

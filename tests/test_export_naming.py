@@ -10,8 +10,8 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-
 from conftest import LITMUS_CORPUS
+
 from ptxkit.export.lean import LEAN_KEYWORDS, module_name, write_lean
 from ptxkit.export.obligations import TestObligations, identifier
 from ptxkit.export.smt import queries, write_smt

@@ -15,8 +15,7 @@ from ptxkit.consistency.events import ExecutionBuilder
 from ptxkit.consistency.models import check
 from ptxkit.consistency.registry import MODELS
 from ptxkit.export.lean_reader import co_choices
-from ptxkit.export.obligations import (Obligation, OExecution, TestObligations, from_execution,
-                                       to_execution)
+from ptxkit.export.obligations import Obligation, OExecution, TestObligations, from_execution, to_execution
 from ptxkit.export.smt import check_file, check_text, encode_execution, queries, write_smt
 
 z3 = pytest.importorskip("z3")
@@ -97,8 +96,8 @@ def test_atomicity_and_coherence_by_hand():
     b = ExecutionBuilder()
     b.thread(0, cta=0)
     b.thread(1, cta=1)
-    r0, w0 = b.rmw(0, "x", 0, 1, sem="relaxed", scope="gpu", rf="init")
-    r1, w1 = b.rmw(1, "x", 0, 1, sem="relaxed", scope="gpu", rf="init")
+    _r0, w0 = b.rmw(0, "x", 0, 1, sem="relaxed", scope="gpu", rf="init")
+    _r1, w1 = b.rmw(1, "x", 0, 1, sem="relaxed", scope="gpu", rf="init")
     b.add_co(w0, w1)
     assert not z3_consistent(from_execution(b.build()))
     b = ExecutionBuilder()
@@ -186,7 +185,7 @@ def random_execution(rng: random.Random, max_ops: int = 3, co_partial: float = 0
     for loc in locs:
         ws = list(writes[loc])
         rng.shuffle(ws)
-        for a, c in zip(ws, ws[1:]):
+        for a, c in itertools.pairwise(ws):
             if rng.random() >= co_partial:
                 b.add_co(a, c)
     return b.build()

@@ -18,8 +18,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from conftest import ROOT, needs_ptxas
+
 from ptxkit.cli import main
 
 CORPUS = sorted((ROOT / "corpora" / "litmus").glob("*.ptx"))

@@ -8,8 +8,8 @@ import importlib
 import json
 
 import pytest
-
 from conftest import PTX_CORPUS, needs_shared
+
 from ptxkit.cli import main
 
 ADD = PTX_CORPUS / "triton_fpsan" / "add"
