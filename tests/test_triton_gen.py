@@ -319,7 +319,7 @@ def test_cli_without_triton_is_a_one_line_error(monkeypatch, capsys):
 
 
 @needs_triton
-@pytest.mark.parametrize("key", ["k_pow_f32", "k_neg_f32", "k_add_f32"])
+@pytest.mark.parametrize("key", ["k_pow_f64", "k_neg_f32", "k_add_f32"])
 def test_strict_fails_is_what_the_cli_does(key, tmp_path, capsys):
     """Outcome.strict_fails is `ptxkit sanitize --strict`'s exit status on the plain PTX (2 vs 0)."""
     from ptxkit.cli import main
@@ -330,4 +330,4 @@ def test_strict_fails_is_what_the_cli_does(key, tmp_path, capsys):
     rc = main(["sanitize", str(plain), "-o", str(tmp_path / "out.ptx"), "--strict"])
     capsys.readouterr()
     assert rc == (2 if _outcome(key).strict_fails else 0)
-    assert _outcome(key).strict_fails == (key == "k_pow_f32")
+    assert _outcome(key).strict_fails == (key == "k_pow_f64")

@@ -48,6 +48,8 @@ class LibRange:
     # copied into ``saved`` before ``save`` (the body's first instruction) and the op reads the copy
     save: ir.Instruction | None = None
     saved: str = ""
+    # out-of-line blocks of the body (LLVM lays __nv_powf's main path out after the ret): [lo, hi) line ranges
+    extra: tuple[tuple[int, int], ...] = ()
 
 
 def _ops() -> dict[str, tuple[str, str, int]]:
@@ -176,12 +178,19 @@ def match_body(flow: Flow, stmts: list[ir.Statement], name: str, lo: int, exit_l
             cands.append(r)
     if len(cands) > (64 if arity == 1 else 16):
         return None  # bound the search (each choice is a slice of the range)
-    after = [s for s in stmts if _line(s) > exit_line or (_line(s) == exit_line and not isinstance(s, ir.Label))]
+    ool = _out_of_line(stmts, rng, lo, exit_line)
+    if ool is None:
+        return None
+    chunks, extra = ool
+    ids = {id(s) for s in chunks}
+    after = [s for s in stmts if (_line(s) > exit_line or (_line(s) == exit_line and not isinstance(s, ir.Label)))
+             and id(s) not in ids]
     found = [m for combo in combinations(cands, arity)
-             if (m := _slice(flow, rng, after, stmts, combo, name, op, ftype, exit_line, consts)) is not None]
+             if (m := _slice(flow, rng, chunks, after, stmts, combo, name, op, ftype, exit_line, consts)) is not None]
     if len(found) != 1:
         return None
     got = found[0]
+    got.extra = extra
     if arity > 1:  # argument order: the order of first use in the body (libdevice reads x before y)
         first = {r: next(i for i, s in enumerate(rng) if r in flow.reads(s)) for r in got.inputs}
         order = min(permutations(got.inputs), key=lambda p: [first[r] for r in p])
@@ -189,11 +198,79 @@ def match_body(flow: Flow, stmts: list[ir.Statement], name: str, lo: int, exit_l
     return got
 
 
-def _slice(flow: Flow, rng: list[ir.Instruction], after: list[ir.Statement], stmts: list[ir.Statement],
-           inputs: tuple[str, ...], name: str, op: str, ftype: str, exit_line: int,
+def _out_of_line(stmts: list[ir.Statement], rng: list[ir.Instruction], lo: int,
+                 exit_line: int) -> tuple[list[ir.Instruction], tuple[tuple[int, int], ...]] | None:
+    """The blocks outside [lo, exit] that branches of the range reach: each from its label to an
+    unconditional branch back (fall-through into it, a ``ret`` in it, or a branch into it from other code
+    reject the body: None)."""
+    labels = {s.name: i for i, s in enumerate(stmts) if isinstance(s, ir.Label)}
+    todo = [t for s in rng for t in _targets(s)]
+    chunks: list[ir.Instruction] = []
+    extra: list[tuple[int, int]] = []
+    inside: set[str] = set()
+    while todo:
+        t = todo.pop()
+        i = labels.get(t)
+        if i is None:
+            return None
+        if lo <= _line(stmts[i]) <= exit_line or t in inside:
+            continue
+        prev = next((p for p in reversed(stmts[:i]) if isinstance(p, ir.Instruction)), None)
+        if prev is None or not _unconditional(prev):
+            return None
+        j = i
+        while True:
+            s = stmts[j]
+            if isinstance(s, ir.Label):
+                inside.add(s.name)
+            elif isinstance(s, ir.Instruction):
+                if s.opcode in ("ret", "exit"):
+                    return None
+                chunks.append(s)
+                todo += _targets(s)
+                if _unconditional(s):
+                    break
+            j += 1
+            if j == len(stmts):
+                return None
+        extra.append((_line(stmts[i]), _line(stmts[j]) + 1))
+    if chunks:
+        ids = {id(s) for s in chunks} | {id(s) for s in rng}
+        for s in stmts:
+            if isinstance(s, ir.Instruction) and id(s) not in ids and set(_targets(s)) & inside:
+                return None
+    return chunks, tuple(extra)
+
+
+def _local_constants(flow: Flow, body: list[ir.Instruction]) -> set[str]:
+    """Registers every write of which in the body moves an immediate: a register LLVM reuses for a
+    constant of this body and a value elsewhere (``%r163``: 1.0 in one __nv_powf copy, the result of the
+    next)."""
+    defs: dict[str, bool] = {}
+    for s in body:
+        for r in flow.writes(s):
+            ok = (s.opcode == "mov" and s.guard is None and len(s.operands) == 2
+                  and isinstance(s.operands[1], (ir.Imm, ir.FloatImm)))
+            defs[r] = defs.get(r, True) and ok
+    return {r for r, ok in defs.items() if ok}
+
+
+def _targets(s: ir.Statement) -> list[str]:
+    if not isinstance(s, ir.Instruction) or s.opcode not in ("bra", "brx"):
+        return []
+    return [o.name for o in s.operands if isinstance(o, (ir.Sym, ir.Reg))]
+
+
+def _unconditional(s: ir.Instruction) -> bool:
+    return s.opcode in ("bra", "ret", "exit") and s.guard is None
+
+
+def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], after: list[ir.Statement],
+           stmts: list[ir.Statement], inputs: tuple[str, ...], name: str, op: str, ftype: str, exit_line: int,
            consts: set[str]) -> LibRange | None:
     start = next(i for i, s in enumerate(rng) if flow.reads(s) & set(inputs))
-    body = rng[start:]
+    body = rng[start:] + chunks
+    consts = consts | _local_constants(flow, body)
     taint = _taint(flow, body, set(inputs))
     members = [s for s in body if flow.reads(s) & taint]
     member_ids = {id(s) for s in members}
