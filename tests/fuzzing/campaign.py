@@ -82,17 +82,23 @@ def ptx_case(i: int, base: int = 0) -> Case:
     """PTX mutant number ``i``: through parse, sanitize or (for launchable seeds) run."""
     rng = random.Random(f"{base}:ptx:{i}")
     seeds = corpus.ptx_seeds()
-    s = rng.choice(seeds)
+    runnable = [t for t in seeds if t.verb == "run"]
+    launch = runnable and rng.random() < 0.15  # a kernel with known arguments: through run or equiv
+    s = rng.choice(runnable if launch else seeds)
     data, ops = mutate(rng, _bytes(s.path), _donors(rng, seeds))
     case = Case(f"ptx:{i}", [], {"m.ptx": data}, s.name, ops, seed_path=s.path)
-    r = rng.random()
-    if s.verb == "run" and r < 0.35:
+    r = rng.random() * 0.35 if launch else 0.35 + rng.random() * 0.65
+    if r < 0.1:
+        case.argv = ["equiv", "m.ptx", str(s.path), *s.launch, "--trials", "1", "--max-steps", "1000000"]
+        if rng.random() < 0.3:
+            case.argv.append("--no-sanitize")
+    elif r < 0.35:
         case.argv = ["run", "m.ptx", *s.launch, "--max-steps", "1000000"]
         if rng.random() < 0.3:
             case.argv.append("--sanitize")
         if rng.random() < 0.3:
             case.argv.append("--json")
-    elif r < 0.5:
+    elif r < 0.675:
         case.argv = ["parse", "m.ptx"]
         if rng.random() < 0.25:
             case.argv.append("--json")
@@ -119,7 +125,8 @@ def litmus_case(i: int, base: int = 0) -> Case:
     (corpora/litmus/*.ptx) through ``explore --threads``."""
     rng = random.Random(f"{base}:litmus:{i}")
     seeds = corpus.litmus_seeds()
-    s = rng.choice(seeds)
+    kernels = [t for t in seeds if t.kind == "litmus-ptx"]
+    s = rng.choice(kernels if kernels and rng.random() < 0.25 else seeds)
     same_kind = [t for t in seeds if t.kind == s.kind]
     data, ops = mutate(rng, _bytes(s.path), _donors(rng, same_kind), litmus=s.kind == "litmus")
     t = EXPLORE_TIMEOUT
@@ -130,6 +137,8 @@ def litmus_case(i: int, base: int = 0) -> Case:
             ops.append("threads")
         case = Case(f"litmus:{i}", ["explore", "m.ptx", *launch, "--timeout", str(t)], {"m.ptx": data}, s.name,
                     ops, explore_timeout=t, timeout=3 * t + 10, seed_path=s.path)
+        if rng.random() < 0.1:
+            case.argv += ["--jobs", "2"]
     elif rng.random() < 0.65:
         case = Case(f"litmus:{i}", ["explore", "m.litmus", "--timeout", str(t)], {"m.litmus": data}, s.name, ops,
                     explore_timeout=t, timeout=3 * t + 10, seed_path=s.path)
@@ -193,6 +202,10 @@ def run_case(case: Case, workdir: Path | None = None, *, check_ptxas: bool = Tru
                          sources=_sources(case))
         if case.fixture:
             findings += [Finding("clobbered", what) for what in _changed(before, _snapshot(d))]
+        if check_ptxas and case.argv[:1] == ["litmus2ptx"] and out.rc == 0 and (d / "out.ptx").is_file() \
+                and corpus.ptxas_accepts((d / "out.ptx").read_bytes()) is False:
+            # docs/cli.md: litmus2ptx writes "one real .entry kernel that ptxas accepts"
+            findings.append(Finding("ptxas-rejects-output", "ptxas rejects the kernel litmus2ptx wrote"))
         res = Result(case, out, findings)
         if check_ptxas and case.ptxas_check and out.rc == 2 and corpus.ptxas_path() and case.seed_path \
                 and corpus.seed_accepted_by_ptxas(case.seed_path):
@@ -280,6 +293,7 @@ class Summary:
             "timeout_overruns": self.kinds["timeout-overrun"], "stderr_overruns": self.kinds["stderr-overrun"],
             "bad_locations": self.kinds["bad-location"], "crashes": self.kinds["crash"],
             "unexpected_exits": self.kinds["unexpected-exit"], "clobbered": self.kinds["clobbered"],
+            "bad_litmus2ptx_output": self.kinds["ptxas-rejects-output"],
             "false_rejections": len(self.false_rejections), "ptxas_checked": self.ptxas_checked,
             "stderr_max_bytes": self.stderr_max, "rss_max_kb": self.rss_max_kb,
         }

@@ -87,6 +87,10 @@ def make_fixture(d: Path) -> None:
     (d / "loop.ptx").write_text(LOOP_PTX)
     (d / "big.litmus").write_text(big_litmus())
     (d / "nest.ptx").write_text(nested_blocks())
+    # a symbol only the simulator's decoder checks: its error must point at this file's own line
+    lines = (d / "k.ptx").read_text().split("\n")
+    lines.insert(32, "\tld.shared.u32 \t%r9, [no_such_symbol];")
+    (d / "badsym.ptx").write_text("\n".join(lines))
     (d / "dir").mkdir()
     (d / "dir.ptx").mkdir()
     (d / "existing.txt").write_text("keep me\n")
@@ -189,6 +193,9 @@ def cases() -> list[Hostile]:
     add(["run", "loop.ptx"], expect=frozenset({3}), timeout=300.0)  # the default limit: slow tier
     add(_run("--grid", "100000000", "--max-steps", "1000000"), expect=frozenset({3}))
     add(["equiv", "loop.ptx", "loop.ptx", "--max-steps", "100000"], expect=frozenset({2, 3}))
+    add(["run", "badsym.ptx", *_run()[2:]])
+    add(["run", "badsym.ptx", *_run()[2:], "--sanitize"])
+    add(["equiv", "badsym.ptx", "k.ptx", *_run()[2:]])
     add(["run", "nosuch.ptx"])
     add(["run", "dir"])
     add(["run", "k.ptx"])  # no --arg at all

@@ -14,6 +14,8 @@ A finding is ``(kind, detail)``. Kinds:
   ``ptxkit VERB: error:``. Lines end at ``\\n`` only (as for sed, grep -n, wc -l).
 - ``clobbered`` (judged by the campaign): a hostile case changed an input file of its fixture or
   replaced the character device it was told to write to;
+- ``ptxas-rejects-output`` (judged by the campaign, with ptxas): litmus2ptx exited 0 but ptxas rejects
+  the kernel it wrote;
 - ``unexpected-exit``: a hostile case whose documented answer is a refusal (exit 2) got another status.
 """
 
