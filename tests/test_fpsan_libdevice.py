@@ -8,6 +8,7 @@ reference is Triton's FPSan PTX, which ptxkit did not produce. No Triton needed 
 from __future__ import annotations
 
 import json
+import random
 import re
 import shutil
 import subprocess
@@ -17,12 +18,16 @@ import numpy as np
 import pytest
 
 from ptxkit.corpus.triton_check import Compiled, run_ptx
-from ptxkit.corpus.triton_kernels import idiom_kernels, single_op_matrix
+from ptxkit.corpus.triton_kernels import _elementwise, idiom_kernels, single_op_matrix
 from ptxkit.fpsan_ptx import sanitize_text
 
 DATA = Path(__file__).parent / "data" / "triton_libdevice"
 META = json.loads((DATA / "meta.json").read_text())
 SPECS = {k.name: k for k in list(single_op_matrix()) + list(idiom_kernels())}
+# made by hand (README): tl.where on the result of tl.log, on the same source line
+SPECS["k_relu_of_log_f32"] = _elementwise(-1, "k_relu_of_log_f32", random.Random(0), {"x0": "f32"},
+                                          "tl.where(tl.log(x0) > 0.0, tl.log(x0), 0.0)", "f32", 64, 1, True,
+                                          ["idiom:A"])
 
 
 def _build(name: str, mode: str) -> tuple[str, Compiled]:
@@ -117,3 +122,11 @@ def test_ptxas_accepts_the_replaced_bodies(name, tmp_path):
     r = subprocess.run(["ptxas", "-arch=sm_90a", str(src), "-o", str(tmp_path / "s.cubin")],
                        capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
+
+
+def test_select_on_the_result_is_not_taken_into_the_body():
+    """``tl.where(tl.log(x) > 0, tl.log(x), 0)``: the comparison and select on the result (LLVM merges
+    them with logf's zero-case select) are the user's, not the body's. The body is then not matched:
+    the mismatch is reported, never a silent replacement of the user's select."""
+    ours, theirs, errors = _compare("k_relu_of_log_f32")
+    assert (ours == theirs).all() or "libdevice:__nv_logf" in {e.opcode for e in errors}

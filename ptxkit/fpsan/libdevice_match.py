@@ -13,7 +13,8 @@ form (the note says so).
 before it, not constants) from which everything it computes follows; every float instruction between its
 first instruction and the exit belongs to it; it reads nothing else but constants; it writes none of its
 inputs; exactly one of its registers is read after the exit — after absorbing the selects LLVM sinks past
-the exit (``setp.eq.f32 p, s, 0; selp.b32 y, -inf, r, p``: ``logf``'s zero case).
+the exit (``setp.eq.f32 p, s, 0; selp.b32 y, -inf, r, p``: ``logf``'s zero case), only when they carry
+the call's ``.loc`` (a user's ``tl.where(y > 0, y, 0)`` on the result has its own: it is not absorbed).
 """
 
 from __future__ import annotations
@@ -93,9 +94,24 @@ class Flow:
 
     def __init__(self, fn: ir.Function):
         self.rw = {id(s): (_raw_reads(s), _raw_writes(s)) for s in fn.instructions()}
+        self.loc: dict[int, tuple[str, ...]] = {}  # the ``.loc`` (file, line, col) in force at each instruction
+        cur: tuple[str, ...] | None = None
+        for s in fn.statements():
+            if isinstance(s, ir.Directive) and s.name == "loc":
+                cur = tuple(s.args.split()[:3])
+            elif isinstance(s, ir.Instruction) and cur is not None:
+                self.loc[id(s)] = cur
         self.imm = {s.operands[0].name: s.operands[1].bits for s in fn.instructions()
                     if s.opcode == "mov" and len(s.operands) == 2 and isinstance(s.operands[0], ir.Reg)
                     and isinstance(s.operands[1], ir.FloatImm)}
+
+    def same_call(self, s: ir.Instruction, t: ir.Instruction) -> bool:
+        """``s`` carries the source location of ``t`` (line 0: compiler-made code of the same column):
+        how an instruction LLVM sank past the exit shows it still belongs to the inlined call."""
+        a, b = self.loc.get(id(s)), self.loc.get(id(t))
+        if a is None or b is None or len(a) < 3 or len(b) < 3:
+            return False
+        return a[0] == b[0] and a[2] == b[2] and (a[1] == b[1] or a[1] == "0")
 
     def float_imms(self, s: ir.Instruction) -> set[int]:
         """The float constants ``s`` reads, as immediates or through registers that hold one."""
@@ -292,7 +308,8 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
             continue
         rd = flow.reads(s)
         sunk = s.opcode in ("mul", "fma") and bool(flow.float_imms(s) & _SUNK_FLOAT.get(op, set()))
-        if scanning and rd & taint and (s.opcode in _ABSORB or sunk) and s.guard is None and rd <= taint | consts:
+        if (scanning and rd & taint and (s.opcode in _ABSORB or sunk) and s.guard is None and rd <= taint | consts
+                and flow.same_call(s, body[0])):
             if flow.writes(s) & set(inputs):
                 return None
             absorbed.append(s)
