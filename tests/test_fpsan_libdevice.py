@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from ptxkit.corpus.triton_check import Compiled, run_ptx
-from ptxkit.corpus.triton_kernels import _elementwise, idiom_kernels, single_op_matrix
+from ptxkit.corpus.triton_kernels import _elementwise, generate, idiom_kernels, single_op_matrix
 from ptxkit.fpsan_ptx import sanitize_text
 
 DATA = Path(__file__).parent / "data" / "triton_libdevice"
@@ -28,6 +28,7 @@ SPECS = {k.name: k for k in list(single_op_matrix()) + list(idiom_kernels())}
 SPECS["k_relu_of_log_f32"] = _elementwise(-1, "k_relu_of_log_f32", random.Random(0), {"x0": "f32"},
                                           "tl.where(tl.log(x0) > 0.0, tl.log(x0), 0.0)", "f32", 64, 1, True,
                                           ["idiom:A"])
+SPECS.update({f"seed{n}": generate(n) for n in (43, 63, 85)})  # random kernels of python -m ptxkit.corpus.triton_gen
 
 
 def _build(name: str, mode: str) -> tuple[str, Compiled]:
@@ -130,3 +131,22 @@ def test_select_on_the_result_is_not_taken_into_the_body():
     the mismatch is reported, never a silent replacement of the user's select."""
     ours, theirs, errors = _compare("k_relu_of_log_f32")
     assert (ours == theirs).all() or "libdevice:__nv_logf" in {e.opcode for e in errors}
+
+
+@pytest.mark.parametrize("name", ["seed63", "seed85"])
+def test_body_after_other_float_work_takes_the_calls_input(name):
+    """Random kernels: ``tl.log2(x1.to(f16).to(f32))`` (seed 63) and ``tl.erf(...)``/``libdevice.pow`` on
+    computed values (seed 85). The work before the body is a pure function of an upstream value, which
+    passes the structural checks too; the body's own float work carries the call's ``.loc`` alone, so the
+    call's input is the one taken (Triton applies the op to it)."""
+    _assert_bit_exact(name)
+
+
+def test_upstream_value_is_not_taken_for_the_input():
+    """Seed 43: ``tl.erf(((2.0 * x0.to(f32)) + (-x1)) - 0.5)``: the subtraction of 0.5 before the body is
+    a pure function of the sum, so both the sum and the difference pass the structural checks; only the
+    difference's slice carries the call's .loc alone. The body is recognised (the kernel's remaining
+    mismatch is issue 10 K/F: 2.0*x folded to x+x, -x1 to a sign-bit xor)."""
+    res = sanitize_text((DATA / "seed43.plain.ptx").read_text(), "seed43.plain.ptx")
+    notes = [i for i in res.report.items if i.opcode == "libdevice:__nv_erff"]
+    assert notes and all(i.severity == "note" for i in notes)

@@ -51,6 +51,7 @@ class LibRange:
     saved: str = ""
     # out-of-line blocks of the body (LLVM lays __nv_powf's main path out after the ret): [lo, hi) line ranges
     extra: tuple[tuple[int, int], ...] = ()
+    one_call: bool = False  # every float instruction from the start to the exit carries the same call .loc
 
 
 def _ops() -> dict[str, tuple[str, str, int]]:
@@ -192,7 +193,7 @@ def match_body(flow: Flow, stmts: list[ir.Statement], name: str, lo: int, exit_l
             if r in consts or r in cands or (last_write.get(r, -1) >= i and not _in_place(flow, rng, r, i)):
                 continue  # an input is defined before its first read in the body (or updated in place)
             cands.append(r)
-    if len(cands) > (64 if arity == 1 else 16):
+    if len(cands) > (64 if arity == 1 else 32):
         return None  # bound the search (each choice is a slice of the range)
     ool = _out_of_line(stmts, rng, lo, exit_line)
     if ool is None:
@@ -203,6 +204,8 @@ def match_body(flow: Flow, stmts: list[ir.Statement], name: str, lo: int, exit_l
              and id(s) not in ids]
     found = [m for combo in combinations(cands, arity)
              if (m := _slice(flow, rng, chunks, after, stmts, combo, name, op, ftype, exit_line, consts)) is not None]
+    if len(found) > 1:  # an upstream value passes too when the work before the body is a pure function of
+        found = [m for m in found if m.one_call]  # it: the body's float work carries the call's .loc alone
     if len(found) != 1:
         return None
     got = found[0]
@@ -332,8 +335,10 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
         anchor = next((s for s in stmts if _line(s) >= exit_line), None)
         if anchor is None or (isinstance(anchor, ir.Label) and _line(anchor) != exit_line):
             return None
+    main = [s for s in rng[start:] if _is_float(s)]
+    one_call = bool(main) and all(flow.same_call(s, main[-1]) for s in main)
     return LibRange(name, op, _line(body[0]), exit_line, inputs[0], outs.pop(), anchor, tuple(inputs), ftype,
-                    save=body[0] if in_place else None)
+                    save=body[0] if in_place else None, one_call=one_call)
 
 
 def save_input(ctx: RewriteContext, r: LibRange) -> list[str | Unembed]:
