@@ -392,7 +392,10 @@ class Explorer:
         return out
 
     def _candidates(self, combo: tuple[Trace, ...], inits: list[Ev]) -> Iterator[Candidate | list[Candidate]]:
-        events: list[Ev] = list(inits)
+        # an initial write only for the locations this combination accesses or the outcome observes:
+        # a location no event touches adds no relation, only n² work (a large kernel buffer)
+        touched = {e.loc for tr in combo for e in tr.events if e.kind in ("R", "W")} | self.final_locs
+        events: list[Ev] = [e for e in inits if e.loc in touched]
         base: list[int] = []
         for tr in combo:
             base.append(len(events))
