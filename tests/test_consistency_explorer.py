@@ -14,8 +14,8 @@ from __future__ import annotations
 import importlib
 
 import pytest
-
 from conftest import LITMUS_CORPUS, needs_shared, shared_files
+
 from ptxkit.consistency.enumerate import exists_consistent
 from ptxkit.consistency.models import check
 

@@ -4,8 +4,8 @@ verdict Inconclusive; spin loops are pruned rather than cut; barrier schedules a
 from __future__ import annotations
 
 import pytest
-
 from conftest import LITMUS_CORPUS, needs_shared
+
 from ptxkit.explore.engine import explore
 from ptxkit.explore.schedule import barrier_schedules
 from ptxkit.litmus.parser import parse_litmus, parse_litmus_file

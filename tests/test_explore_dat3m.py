@@ -10,8 +10,8 @@ from __future__ import annotations
 import csv
 
 import pytest
-
 from conftest import LITMUS_CORPUS
+
 from ptxkit.explore.engine import explore
 from ptxkit.litmus.parser import parse_litmus_file
 

@@ -103,7 +103,7 @@ exists (P1:r0 == 1 /\\ P1:r1 == 0)
     assert res.consistent == 4 and res.satisfied == 1
     # each consistent outcome has a witness whose rf explains its values (one rf edge per load)
     assert sorted(res.witnesses) == sorted(res.outcomes)
-    for out, w in res.witnesses.items():
+    for _out, w in res.witnesses.items():
         assert len(w.rf) == 2
         for wr, rd in w.rf:
             assert w.events[wr].value == w.events[rd].value and w.events[wr].loc == w.events[rd].loc

@@ -51,7 +51,7 @@ def test_store_buffering_kernel(tmp_path, fence, sb_allowed, capsys):
     p.write_text(KERNEL.replace("FENCE", fence))
     args = ["explore", str(p), "--threads", "2", "--arg", "buf=u32[2]:zeros", "--arg", "out=u32[2]:zeros",
             "--arg", "n=u32:7", "--json"]
-    code = main(args + ["--exists", "out[0] == 0 /\\ out[1] == 0"])
+    code = main([*args, "--exists", "out[0] == 0 /\\ out[1] == 0"])
     data = json.loads(capsys.readouterr().out)
     assert data["verdict"] == ("Ok" if sb_allowed else "No") and code == (0 if sb_allowed else 1)
     # final memory: both stores of n landed
@@ -66,13 +66,13 @@ def test_kernel_errors(tmp_path, capsys):
     p = tmp_path / "sb.ptx"
     p.write_text(KERNEL.replace("FENCE", ""))
     base = ["explore", str(p), "--arg", "out=u32[2]:zeros", "--arg", "n=u32:1"]
-    assert main(base + ["--arg", "buf=u32[2]:zeros"]) == 2  # no --threads
+    assert main([*base, "--arg", "buf=u32[2]:zeros"]) == 2  # no --threads
     assert "a .ptx kernel needs --threads N" in capsys.readouterr().err
     # buf too small: thread 0 loads buf[1] out of bounds -> located error
-    assert main(base + ["--threads", "2", "--arg", "buf=u32[1]:zeros"]) == 2
+    assert main([*base, "--threads", "2", "--arg", "buf=u32[1]:zeros"]) == 2
     err = capsys.readouterr().err
     assert f"{p}:22:5: error:" in err and "outside u32[1]" in err
-    assert main(base + ["--threads", "2", "--arg", "buf=u32[2]:zeros", "--exists", "zz[0] == 1"]) == 2
+    assert main([*base, "--threads", "2", "--arg", "buf=u32[2]:zeros", "--exists", "zz[0] == 1"]) == 2
     assert "unknown location 'zz[0]' (buffers: buf, out)" in capsys.readouterr().err
 
 

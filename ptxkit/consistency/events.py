@@ -103,7 +103,7 @@ class Event:
     location: Hashable | None = None  # physical location (R/W)
     vaddr: Hashable | None = None  # virtual (generic) address used; defaults to location
     size: int = 4  # bytes accessed; complete overlap = same (location, size)
-    value: int | None = None  # value read / written
+    value: Hashable | None = None  # value read / written: bits (int) or a symbolic address (litmus pointers)
     sem: Sem = Sem.weak
     scope: Scope | None = None
     proxy: Proxy = Proxy.generic

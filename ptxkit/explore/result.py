@@ -83,12 +83,12 @@ def to_events(events: list[Ev], barrier_instance: dict[int, int] | None = None) 
             assert e.bar is not None
             ids, count, mode = e.bar[0], e.bar[1], e.bar[2]
             bid = ids[0] if len(ids) == 1 else ids[0] * 65536 + ids[1]
-            out.append(Event(i, thread, Kind.B, p, barrier_id=bid, barrier_op=BarrierOp.parse(mode, "barrier op"), barrier_count=count,
-                             instance=(barrier_instance or {}).get(i), cta=e.cta, gpu=e.gpu, label=label,
-                             span=span))
+            out.append(Event(i, thread, Kind.B, p, barrier_id=bid, barrier_op=BarrierOp.parse(mode, "barrier op"),
+                             barrier_count=count, instance=(barrier_instance or {}).get(i), cta=e.cta, gpu=e.gpu,
+                             label=label, span=span))
         elif e.fkind in ("proxy", "alias"):
-            out.append(Event(i, thread, Kind.F, p, fence_kind=FenceKind.parse(e.fkind, "fence kind"), proxy=PROXY_BY_TAG[e.proxy],
-                             cta=e.cta, gpu=e.gpu, label=label, span=span))
+            out.append(Event(i, thread, Kind.F, p, fence_kind=FenceKind.parse(e.fkind, "fence kind"),
+                             proxy=PROXY_BY_TAG[e.proxy], cta=e.cta, gpu=e.gpu, label=label, span=span))
         else:
             out.append(Event(i, thread, Kind.F, p, fence_kind=FenceKind.sem, sem=Sem.parse(e.fkind or "sc", "sem"),
                              scope=scope, cta=e.cta, gpu=e.gpu, label=label, span=span))
