@@ -10,11 +10,12 @@ form (the note says so).
 
 :func:`match_body` accepts a body only under checks (any failure leaves it to
 ``libdevice.report_unrecognised``, an error): it has inputs (registers read by its float work, defined
-before it, not constants) from which everything it computes follows; every float instruction between its
-first instruction and the exit belongs to it; it reads nothing else but constants; it writes none of its
-inputs; exactly one of its registers is read after the exit — after absorbing the selects LLVM sinks past
-the exit (``setp.eq.f32 p, s, 0; selp.b32 y, -inf, r, p``: ``logf``'s zero case), only when they carry
-the call's ``.loc`` (a user's ``tl.where(y > 0, y, 0)`` on the result has its own: it is not absorbed).
+before it, not constants) from which everything it computes follows (float work LLVM scheduled in between
+that does not read the body is not part of it and is sanitized as usual); it reads nothing else but
+constants; it writes none of its inputs (or updates one in place: a copy is taken); exactly one of its
+registers is read after the exit — after absorbing the selects LLVM sinks past the exit
+(``setp.eq.f32 p, s, 0; selp.b32 y, -inf, r, p``: ``logf``'s zero case), only when they carry the call's
+``.loc`` (a user's ``tl.where(y > 0, y, 0)`` on the result has its own: it is not absorbed).
 """
 
 from __future__ import annotations
@@ -52,6 +53,9 @@ class LibRange:
     # out-of-line blocks of the body (LLVM lays __nv_powf's main path out after the ret): [lo, hi) line ranges
     extra: tuple[tuple[int, int], ...] = ()
     one_call: bool = False  # every float instruction from the start to the exit carries the same call .loc
+    # the body's own lines in [start_line, end_line) (empty: all of them); other code LLVM scheduled in
+    # between (the next copy's input conversion) is sanitized as usual
+    lines: frozenset[int] = frozenset()
 
 
 def _ops() -> dict[str, tuple[str, str, int]]:
@@ -293,8 +297,11 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
     taint = _taint(flow, body, set(inputs))
     members = [s for s in body if flow.reads(s) & taint]
     member_ids = {id(s) for s in members}
-    if any(_is_float(s) and id(s) not in member_ids for s in body):
-        return None  # unrelated float work between the body's start and its exit
+    if any(_is_float(s) and id(s) not in member_ids for s in chunks):
+        return None  # out-of-line blocks are reached from the body only: all of it is the body's
+    last_float = next((s for s in reversed(rng) if _is_float(s)), None)
+    if last_float is None or id(last_float) not in member_ids:
+        return None  # the body's work ends at its exit (not a value computed before it, e.g. the next input)
     if any(not flow.reads(s) <= taint | consts for s in members):
         return None  # the body reads something that is not its input
     in_place = any(r in flow.writes(s) for s in body for r in inputs)
@@ -335,10 +342,11 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
         anchor = next((s for s in stmts if _line(s) >= exit_line), None)
         if anchor is None or (isinstance(anchor, ir.Label) and _line(anchor) != exit_line):
             return None
-    main = [s for s in rng[start:] if _is_float(s)]
+    main = [s for s in rng[start:] if _is_float(s) and id(s) in member_ids]
     one_call = bool(main) and all(flow.same_call(s, main[-1]) for s in main)
     return LibRange(name, op, _line(body[0]), exit_line, inputs[0], outs.pop(), anchor, tuple(inputs), ftype,
-                    save=body[0] if in_place else None, one_call=one_call)
+                    save=body[0] if in_place else None, one_call=one_call,
+                    lines=frozenset(_line(s) for s in members if not any(s is c for c in chunks)))
 
 
 def save_input(ctx: RewriteContext, r: LibRange) -> list[str | Unembed]:

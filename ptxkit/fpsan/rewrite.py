@@ -72,7 +72,8 @@ class _FunctionRewrite:
         self.out = Rewritten(ctx)
         self.next_def = 0
         self.jump_targets = referenced_labels(module, fn)
-        self.skip_lines = {ln for r in bodies for a, b in ((r.start_line, r.end_line), *r.extra) for ln in range(a, b)}
+        self.skip_lines = {ln for r in bodies for a, b in ((r.start_line, r.end_line), *r.extra) for ln in range(a, b)
+                           if not r.lines or ln in r.lines or a != r.start_line}
         self.anchors = {id(r.anchor): r for r in bodies}
         self.saves = {id(r.save): r for r in bodies if r.save is not None}
 
