@@ -116,7 +116,7 @@ class Flow:
         a, b = self.loc.get(id(s)), self.loc.get(id(t))
         if a is None or b is None or len(a) < 3 or len(b) < 3:
             return False
-        return a[0] == b[0] and a[2] == b[2] and (a[1] == b[1] or a[1] == "0")
+        return a[0] == b[0] and a[2] == b[2] and (a[1] == b[1] or "0" in (a[1], b[1]))
 
     def float_imms(self, s: ir.Instruction) -> set[int]:
         """The float constants ``s`` reads, as immediates or through registers that hold one."""
@@ -208,8 +208,8 @@ def match_body(flow: Flow, stmts: list[ir.Statement], name: str, lo: int, exit_l
              and id(s) not in ids]
     found = [m for combo in combinations(cands, arity)
              if (m := _slice(flow, rng, chunks, after, stmts, combo, name, op, ftype, exit_line, consts)) is not None]
-    if len(found) > 1:  # an upstream value passes too when the work before the body is a pure function of
-        found = [m for m in found if m.one_call]  # it: the body's float work carries the call's .loc alone
+    if flow.loc:  # an upstream value passes too when the work before the body is a pure function of it
+        found = [m for m in found if m.one_call]  # (a cvt): the body's float work carries the call's .loc alone
     if len(found) != 1:
         return None
     got = found[0]
