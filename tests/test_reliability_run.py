@@ -348,7 +348,7 @@ def test_interrupt_is_one_line_per_verb(monkeypatch, capsys, ptx):
     def interrupted(args):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(cli.VERBS["run"], "run", interrupted)
+    monkeypatch.setattr(cli.command("run"), "run", interrupted)
     assert main(["run", ptx(TRIVIAL)]) == 130
     assert capsys.readouterr().err == "ptxkit run: interrupted\n"
 
