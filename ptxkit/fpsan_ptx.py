@@ -118,5 +118,5 @@ def _sanitize_function(module: ir.Module, fn: ir.Function, report: SanitizeRepor
     done = rewrite_function(module, fn, report, names, opts, bodies, reg_types(fn, module))
     write_edits(module, fn, done, names.prefix)
     libdevice.report_unrecognised(module, fn, report, {b.end_line for b in bodies})
-    libdevice.report_unmarked(fn, report)
+    libdevice.report_unmarked(fn, report, bodies)
     declare_registers(module, fn, done.ctx.counter, names.prefix)

@@ -28,7 +28,9 @@ SPECS = {k.name: k for k in list(single_op_matrix()) + list(idiom_kernels())}
 SPECS["k_relu_of_log_f32"] = _elementwise(-1, "k_relu_of_log_f32", random.Random(0), {"x0": "f32"},
                                           "tl.where(tl.log(x0) > 0.0, tl.log(x0), 0.0)", "f32", 64, 1, True,
                                           ["idiom:A"])
-SPECS.update({f"seed{n}": generate(n) for n in (12, 26, 43, 63, 85)})  # seeds of ptxkit.corpus.triton_gen
+SPECS.update({f"seed{n}": generate(n) for n in (12, 26, 42, 43, 63, 85)})  # seeds of ptxkit.corpus.triton_gen
+SPECS["k_tanh_plus_one_f32"] = _elementwise(-1, "k_tanh_plus_one_f32", random.Random(0), {"x0": "f32"},
+                                            "libdevice.tanh(x0) + 1.0", "f32", 64, 1, True, ["idiom:A"])
 
 
 def _build(name: str, mode: str) -> tuple[str, Compiled]:
@@ -88,11 +90,11 @@ def test_body_with_out_of_line_blocks_is_recognised():
     _assert_bit_exact("k_pow_f32")
 
 
-@pytest.mark.parametrize("name, symbol", [("k_tanh_f32", "__nv_tanhf"), ("k_erf_f64", "__nv_erf"),
+@pytest.mark.parametrize("name, symbol", [("k_erf_f64", "__nv_erf"),
                                           ("k_sin_f64", "__nv_sin/cos"), ("k_cos_f64", "__nv_sin/cos")])
 def test_body_without_exit_marker_is_reported(name, symbol):
-    """Issue 10 A0/C: LLVM inlines tanhf (branch-free) and f64 erf/sin/cos with no ``%__nv_NAME.exit``
-    marker; the bodies were sanitized op by op silently (the result differs from Triton's FPSan)."""
+    """Issue 10 A0/C: LLVM inlines f64 erf/sin/cos with no ``%__nv_NAME.exit`` marker; the bodies were
+    sanitized op by op silently (the result differs from Triton's FPSan)."""
     ours, theirs, errors = _compare(name)
     assert (ours != theirs).any()  # not recognised yet: the mismatch must be reported
     assert f"libdevice:{symbol}" in {e.opcode for e in errors}
@@ -113,7 +115,7 @@ def test_log2_f64_tail_after_the_exit_is_part_of_the_body():
 
 
 @pytest.mark.skipif(shutil.which("ptxas") is None, reason="ptxas not installed")
-@pytest.mark.parametrize("name", ["k_log_f64", "k_log2_f64", "k_log_f32", "k_exp2_f64", "k_pow_f32"])
+@pytest.mark.parametrize("name", ["k_log_f64", "k_log2_f64", "k_log_f32", "k_exp2_f64", "k_pow_f32", "k_tanh_f32"])
 def test_ptxas_accepts_the_replaced_bodies(name, tmp_path):
     """The ring op at the exit, the input copy inside a one-line ``{ .reg .b32 tmp; … }`` block: ptxas
     (sm_90a, the pairs' target; .version relabelled for the local ptxas) accepts the output."""
@@ -167,3 +169,11 @@ def test_conversion_before_the_body_is_not_taken_into_it():
     passed). The cvts carry their own .loc, so that slice is not the call's: the body is reported."""
     ours, theirs, errors = _compare("seed26")
     assert (ours == theirs).all() or "libdevice:__nv_powf" in {e.opcode for e in errors}
+
+
+@pytest.mark.parametrize("name", ["k_tanh_f32", "seed42", "k_tanh_plus_one_f32"])
+def test_tanhf_without_marker_is_the_call_hash(name):
+    """Issue 10 A0: __nv_tanhf is inlined branch-free with no exit marker; recognised from its
+    ``abs``/``mul 0f4038AA3B`` start up to its final select (|x| < 0.6), under the call's .loc. The user's
+    ``.to(f16)`` (seed 42) and ``+ 1.0`` right after carry the same .loc and are not taken into it."""
+    _assert_bit_exact(name)

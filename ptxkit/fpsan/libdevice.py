@@ -24,6 +24,7 @@ from ptxkit.fpsan.libdevice_match import (
     constants,
     emit_lib_op,
     match_body,
+    match_tanhf,
     note_text,
     save_input,
 )
@@ -51,13 +52,16 @@ def recognise(module: ir.Module, fn: ir.Function) -> list[LibRange]:
     """Recognise inlined ``__nv_sinf``/``__nv_cosf`` (Triton's ``tl.sin``/``tl.cos``). Sound only under
     checks: the body starts with ``mul.f32 t, x, 0f3F22F983``, x is written nowhere in the body, and of
     everything the body computes from its float work exactly one register is read after the exit."""
-    if fn.span is None or "__nv_" not in module.source[fn.span.start:fn.span.end]:
+    if fn.span is None:
         return []
     text = module.source[fn.span.start:fn.span.end]
+    tanh = "0f4038AA3B" in text and "0f41102CB4" in text
+    if "__nv_" not in text and not tanh:
+        return []
     stmts = [s for s in fn.statements() if s.span is not None]
-    out: list[LibRange] = []
     consts = constants(fn)
     flow = Flow(fn)
+    out: list[LibRange] = match_tanhf(flow, stmts, consts) if tanh else []
     prev = fn.span.line
     for m in _NV_EXIT.finditer(text):
         name = m.group(1)
@@ -138,7 +142,7 @@ _UNMARKED = {
 }
 
 
-def report_unmarked(fn: ir.Function, report: SanitizeReport) -> None:
+def report_unmarked(fn: ir.Function, report: SanitizeReport, bodies: list[LibRange]) -> None:
     """An inlined body without an exit marker (:data:`_UNMARKED`) is sanitized op by op, which is not
     Triton's single FPSan op: an error at each instruction that carries its first constant."""
     hits: dict[str, list[ir.Instruction]] = {}
@@ -147,7 +151,7 @@ def report_unmarked(fn: ir.Function, report: SanitizeReport) -> None:
         imms = {o for o in s.operands if isinstance(o, ir.FloatImm)}
         seen |= imms
         for name, keys in _UNMARKED.items():
-            if keys[0] in imms:
+            if keys[0] in imms and not any(_line(s) in b.lines for b in bodies):
                 hits.setdefault(name, []).append(s)
     for name, at in hits.items():
         if not all(k in seen for k in _UNMARKED[name]):
