@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from ptxkit.consistency.events import ExecutionBuilder
 from ptxkit.consistency.models import MODELS, check
 from ptxkit.consistency.rel import BitRel, PairRel
-from ptxkit.consistency.relations import base_relations, derive
+from ptxkit.consistency.relations import base_relations, derive, same_scope_rows, scope_includes
 
 SEMS_W = ["weak", "relaxed", "release", "sc"]
 SEMS_R = ["weak", "relaxed", "acquire", "sc"]
@@ -21,7 +21,8 @@ def executions(draw):
     b = ExecutionBuilder("random")
     nthreads = draw(st.integers(1, 3))
     for t in range(nthreads):
-        b.thread(t, cta=draw(st.integers(0, 1)), gpu=draw(st.integers(0, 1)))
+        b.thread(t, cta=draw(st.integers(0, 1)), gpu=draw(st.integers(0, 1)),
+                 cluster=draw(st.sampled_from([None, 0, 1])))
     writes: dict[str, list[int]] = {}
     reads = []
     for _ in range(draw(st.integers(1, 8))):
@@ -139,3 +140,16 @@ def test_may_extend_is_sound(ex, model, data):
     v = may_extend(partial.restrict(keep), model)
     if v is not None:
         assert not check(ex, model).consistent, str(v)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(executions())
+def test_same_scope_by_grouping_is_the_pairwise_definition(ex):
+    """``sr`` is built by grouping threads per scope level (linear); it must be exactly the pairs the
+    §8.5 predicate ``scope_includes`` accepts both ways."""
+    ev = ex.events
+    rows = same_scope_rows(ev)
+    for a in ev:
+        want = {b.id for b in ev if scope_includes(a, b) and scope_includes(b, a)}
+        got = {j for j in range(len(ev)) if rows[a.id] >> j & 1}
+        assert got == want, (a, got, want)

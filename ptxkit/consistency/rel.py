@@ -52,6 +52,7 @@ class Backend(Protocol):
     def cross(self, n: int, a: int, b: int) -> Relation: ...
     def from_predicate(self, n: int, pred: Callable[[int, int], bool]) -> Relation: ...
     def from_key(self, n: int, key: Callable[[int], Hashable | None]) -> Relation: ...
+    def from_rows(self, n: int, rows: list[int]) -> Relation: ...
 
 
 def bits(mask: int) -> Iterator[int]:
@@ -107,6 +108,11 @@ class BitRel:
             if k is not None:
                 groups[k] = groups.get(k, 0) | (1 << i)
         return cls(n, [groups[k] if k is not None else 0 for k in keys])
+
+    @classmethod
+    def from_rows(cls, n: int, rows: list[int]) -> BitRel:
+        """Row bitsets (bit j of ``rows[i]`` ⇔ (i, j)), as built by bit arithmetic elsewhere."""
+        return cls(n, list(rows))
 
     def pairs(self) -> set[Pair]:
         return {(i, j) for i, r in enumerate(self.rows) for j in bits(r)}
@@ -257,6 +263,10 @@ class PairRel:
     @classmethod
     def from_predicate(cls, n: int, pred: Callable[[int, int], bool]) -> PairRel:
         return cls(n, ((i, j) for i in range(n) for j in range(n) if pred(i, j)))
+
+    @classmethod
+    def from_rows(cls, n: int, rows: list[int]) -> PairRel:
+        return cls(n, ((i, j) for i, r in enumerate(rows) for j in bits(r)))
 
     @classmethod
     def from_key(cls, n: int, key: Callable[[int], Hashable | None]) -> PairRel:

@@ -31,6 +31,44 @@ def scope_includes(a: Event, b: Event) -> bool:
     return vocab.scope_includes(a.scope, a.placement, b.placement)
 
 
+# The threads a scope includes are those sharing the issuing thread's key at that level (§8.5), the
+# same grouping as vocab.scope_includes (tests/test_consistency_backends.py checks the two agree).
+_SCOPE_KEY: dict[vocab.Scope, Callable[[vocab.Placement], Hashable]] = {
+    vocab.Scope.cta: lambda p: (p.gpu, p.cta),
+    vocab.Scope.cluster: lambda p: (p.gpu, p.cluster),
+    vocab.Scope.gpu: lambda p: p.gpu,
+    vocab.Scope.sys: lambda p: (),
+}
+
+
+def same_scope_rows(ev: list[Event]) -> list[int]:
+    """Row bitsets of ``sr``: i's scope includes j's thread and j's scope includes i's (§8.5, §8.7).
+    Built by grouping threads by their key at each scope level — O(n · levels) big-int operations
+    instead of n² calls of :func:`scope_includes`, which matters for kernels with thousands of
+    initial writes. Event ids are list positions."""
+    everyone: dict[vocab.Scope, dict[Hashable, int]] = {s: {} for s in _SCOPE_KEY}
+    scoped: dict[vocab.Scope, dict[Hashable, int]] = {s: {} for s in _SCOPE_KEY}
+    for e in ev:
+        bit = 1 << e.id
+        for level, key in _SCOPE_KEY.items():
+            k = key(e.placement)
+            everyone[level][k] = everyone[level].get(k, 0) | bit
+            if e.scope == level:
+                scoped[level][k] = scoped[level].get(k, 0) | bit
+    rows = []
+    for e in ev:
+        if e.scope is None:
+            rows.append(0)
+            continue
+        level = vocab.Scope(e.scope)
+        mine = everyone[level][_SCOPE_KEY[level](e.placement)]  # the threads e's scope includes
+        theirs = 0  # the events whose scope includes e's thread
+        for lv, key in _SCOPE_KEY.items():
+            theirs |= scoped[lv].get(key(e.placement), 0)
+        rows.append(mine & theirs)
+    return rows
+
+
 @dataclass
 class Base:
     """Primitive relations and event sets of one execution (everything but the Fence-SC choice)."""
@@ -120,8 +158,7 @@ def static_relations(ex: Execution, model: Model, backend: str = "bits") -> Base
         r["same_proxy"] = R.cross(n, (1 << n) - 1, (1 << n) - 1)
     r["same_size"] = R.from_key(n, lambda i: ev[i].size)
     r["scta"] = R.from_key(n, lambda i: None if ev[i].is_init else ev[i].cta_key)
-    r["sr"] = R.from_predicate(n, lambda i, j: scope_includes(ev[i], ev[j])
-                               and scope_includes(ev[j], ev[i]))
+    r["sr"] = R.from_rows(n, same_scope_rows(ev))
     r["po_loc"] = r["po"] & r["loc"]
     r["po_vloc"] = r["po"] & r["vloc"]
     r["id"] = R.identity(n, (1 << n) - 1)

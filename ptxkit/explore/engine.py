@@ -443,8 +443,13 @@ class Explorer:
                 self._deadlock = [_waiting(events[j], got, need) for j, got, need in sched.deadlock]
             return
         cevents = to_events(events)
-        init_co = {(i, j) for i, e in enumerate(cevents) if e.is_init for j, f in enumerate(cevents)
-                   if f.kind == "W" and not f.is_init and f.location == e.location}
+        # initial writes are co-before every write of their location (grouped: kernels observe
+        # thousands of locations, and a pairwise scan is quadratic in them)
+        writes_at: dict[Hashable, list[int]] = {}
+        for j, f in enumerate(cevents):
+            if f.kind == "W" and not f.is_init:
+                writes_at.setdefault(f.location, []).append(j)
+        init_co = {(i, j) for i, e in enumerate(cevents) if e.is_init for j in writes_at.get(e.location, ())}
         skel = Execution(cevents, co=init_co, rmw=rmw, data=data, ctrl=ctrl)
         # the event-only relations do not depend on values: share them between combinations
         skey = tuple((e.kind, e.tid, e.loc, e.vaddr, e.proxy, e.sem, e.scope, e.fkind, e.init, e.bar)
@@ -506,6 +511,10 @@ class Explorer:
             sync_barrier=sorted(ex.bar_sync or ()), barrier_instance=inst, model=self.model)
         outs: dict[tuple[Any, ...], Candidate] = {}
         last: CheckResult | None = None
+        writes_of: dict[Hashable, list[int]] = {}  # location → its writes (the final value is co-last)
+        for i, e in enumerate(events):
+            if e.kind == "W":
+                writes_of.setdefault(e.loc, []).append(i)
         # final values: coherence orders total on the observed locations (one outcome each)
         for v in search_co(ex, self.m, total_locs=self.final_locs, all_cos=bool(self.final_locs), static=st,
                            poll=self._poll):
@@ -517,8 +526,7 @@ class Explorer:
             env = dict(regs_env)
             for o in self.ops:
                 if isinstance(o, Loc):
-                    root = self._root(key(o))
-                    ws = [i for i, e in enumerate(events) if e.kind == "W" and e.loc == root]
+                    ws = writes_of.get(self._root(key(o)), [])
                     top = [w for w in ws if not any((w, x) in co for x in ws)]
                     value = events[top[0]].value
                     assert value is not None  # a write's value
