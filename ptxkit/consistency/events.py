@@ -77,6 +77,7 @@ from ptxkit.consistency.vocab import (
     is_fence_sc,
     is_release,
     is_strong,
+    parse_event_fields,
     rmw_split,
 )
 from ptxkit.ir import Span
@@ -120,18 +121,9 @@ class Event:
 
     def __post_init__(self) -> None:
         # the vocabulary's members, whatever spelling the caller used (ValueError names a bad one)
-        put = object.__setattr__
-        put(self, "kind", Kind.parse(self.kind, "event kind"))
-        put(self, "sem", Sem.parse(self.sem, "event sem"))
-        if self.scope is not None:
-            put(self, "scope", Scope.parse(self.scope, "event scope"))
-        put(self, "proxy", Proxy.parse(self.proxy, "event proxy"))
-        if self.fence_kind is not None:
-            put(self, "fence_kind", FenceKind.parse(self.fence_kind, "fence kind"))
-        if self.barrier_op is not None:
-            put(self, "barrier_op", BarrierOp.parse(self.barrier_op, "barrier op"))
+        parse_event_fields(self, "event ")
         if self.kind in (Kind.R, Kind.W) and self.vaddr is None:
-            put(self, "vaddr", self.location)
+            object.__setattr__(self, "vaddr", self.location)
 
     # -- classification (ISA §8.4 operation types)
     @property

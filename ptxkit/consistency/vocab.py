@@ -105,6 +105,28 @@ class BarrierOp(_Spelled):
 
 
 # the explorer's oracle tags proxies with Dat3M's abbreviations
+# an event's vocabulary fields, in the order they are checked: (field, enum, label, may be None);
+# ``{}`` in a label is the caller's prefix (``"event "`` for Event, ``""`` for the obligations' events)
+_EVENT_FIELDS: tuple[tuple[str, type[_Spelled], str, bool], ...] = (
+    ("kind", Kind, "{}kind", False),
+    ("sem", Sem, "{}sem", False),
+    ("scope", Scope, "{}scope", True),
+    ("proxy", Proxy, "{}proxy", False),
+    ("fence_kind", FenceKind, "fence kind", True),
+    ("barrier_op", BarrierOp, "barrier op", True),
+)
+
+
+def parse_event_fields(event: object, prefix: str) -> None:
+    """Replace the vocabulary fields of the frozen dataclass ``event`` (kind, sem, scope, proxy,
+    fence_kind, barrier_op) by their members, whatever spelling the caller used; ``ValueError``
+    names the first bad one (labels prefixed by ``prefix``)."""
+    for name, enum, label, optional in _EVENT_FIELDS:
+        value = getattr(event, name)
+        if value is not None or not optional:
+            object.__setattr__(event, name, enum.parse(value, label.format(prefix)))
+
+
 PROXY_BY_TAG: dict[str, Proxy] = {"GEN": Proxy.generic, "SUR": Proxy.surface, "TEX": Proxy.texture,
                                   "CON": Proxy.constant}
 
@@ -195,4 +217,5 @@ def scope_includes(scope: str | None, a: Placement, b: Placement) -> bool:
 
 
 __all__ = ["PROXY_BY_TAG", "BarrierOp", "FenceKind", "Kind", "Placement", "Proxy", "Scope", "Sem",
-           "is_acquire", "is_fence_sc", "is_release", "is_strong", "rmw_split", "scope_includes"]
+           "is_acquire", "is_fence_sc", "is_release", "is_strong", "parse_event_fields", "rmw_split",
+           "scope_includes"]

@@ -34,6 +34,7 @@ from ptxkit.consistency.vocab import (
     Proxy,
     Scope,
     Sem,
+    parse_event_fields,
 )
 
 # the spellings (the one vocabulary: ``ptxkit.consistency.vocab``)
@@ -75,17 +76,8 @@ class OEvent:
     label: str = field(default="", compare=False)  # instruction text (comments only)
 
     def __post_init__(self) -> None:
-        put = object.__setattr__
         try:  # the vocabulary's members, whatever spelling the caller used
-            put(self, "kind", Kind.parse(self.kind, "kind"))
-            put(self, "sem", Sem.parse(self.sem, "sem"))
-            if self.scope is not None:
-                put(self, "scope", Scope.parse(self.scope, "scope"))
-            put(self, "proxy", Proxy.parse(self.proxy, "proxy"))
-            if self.fence_kind is not None:
-                put(self, "fence_kind", FenceKind.parse(self.fence_kind, "fence kind"))
-            if self.barrier_op is not None:
-                put(self, "barrier_op", BarrierOp.parse(self.barrier_op, "barrier op"))
+            parse_event_fields(self, "")
         except ValueError as e:
             raise ValueError(f"event {self.eid}: {e}") from None
         if self.kind == Kind.F and self.fence_kind is None:
