@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TypeVar
 
 from ptxkit.consistency.models import check, validate
 from ptxkit.consistency.registry import MODELS
@@ -22,6 +23,8 @@ from ptxkit.consistency.rel import BitRel
 from ptxkit.errors import Diagnostic, PtxkitError
 from ptxkit.export.lean import BARRIER, FENCE, KIND, PROXY, SCOPE, SEM
 from ptxkit.export.obligations import OEvent, OExecution, to_execution
+
+_T = TypeVar("_T")
 
 _TOKEN = re.compile(r"""
     (?P<ws>\s+)
@@ -71,28 +74,30 @@ class _Parser:
         self.i += 1
         return t
 
+    def _until(self, close: str, item: Callable[[], _T]) -> list[_T]:
+        """The items up to ``close`` (taken too), each followed by an optional comma."""
+        items = []
+        while self.peek()[1] != close:
+            items.append(item())
+            if self.peek()[1] == ",":
+                self.take(",")
+        self.take(close)
+        return items
+
+    def _field(self) -> tuple[str, Any]:
+        """``name := value`` in a structure instance."""
+        name = self.take()[1]
+        self.take(":=")
+        return name, self.value()
+
     def value(self) -> Any:
         kind, v, at = self.peek()
         if v == "{":
             self.take("{")
-            out: dict[str, object] = {}
-            while self.peek()[1] != "}":
-                name = self.take()[1]
-                self.take(":=")
-                out[name] = self.value()
-                if self.peek()[1] == ",":
-                    self.take(",")
-            self.take("}")
-            return out
+            return dict(self._until("}", self._field))
         if v == "[":
             self.take("[")
-            items = []
-            while self.peek()[1] != "]":
-                items.append(self.value())
-                if self.peek()[1] == ",":
-                    self.take(",")
-            self.take("]")
-            return items
+            return self._until("]", self.value)
         if v == "(":
             self.take("(")
             first = self.value()
