@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left as bisect
+from collections.abc import Callable
+from typing import TypeVar
 
 from ptxkit import ir
 from ptxkit.errors import MAX_DIAGNOSTICS, Diagnostic, PtxkitError
@@ -77,6 +79,7 @@ _FAIL: ir.Operand = ir.Expr("\0")
 _WS = " \t\r\f\v\x1a"
 _WS_NL = _WS + "\n"
 _NL = re.compile("\n")
+_T = TypeVar("_T")
 
 
 class _Ops:
@@ -181,6 +184,15 @@ def _split_operands(s: str) -> list[str] | None:
     return out if depth == 0 else None
 
 
+def _body_directive(src: str, pos: int) -> tuple[str, re.Match[str]] | None:
+    """A ``.loc`` or ``.pragma`` statement at ``pos``: its keyword and match (group 1: the arguments)."""
+    for kw, rx in (("loc", _LOC), ("pragma", _PRAGMA)):
+        m = rx.match(src, pos)
+        if m:
+            return kw, m
+    return None
+
+
 def _end(m: re.Match[str] | None) -> int:
     """The end of a match of a pattern that always matches (it may match the empty string)."""
     assert m is not None
@@ -230,31 +242,26 @@ class FastParser:
         if len(self.diags) >= MAX_DIAGNOSTICS:
             raise _ErrorLimit
 
-    def _toplevel(self, start: int, end: int) -> list[ir.TopLevel]:
-        """``src[start:end]`` by the grammar as module-level items (none after an error)."""
+    def _by_grammar(self, parse: Callable[[str, int, int, int, int, str, lp.Diag], _T], start: int, end: int,
+                    failed: _T) -> _T:
+        """``parse`` of ``src[start:end]`` (a lark_parser entry point); ``failed`` after an error."""
         line, col = self._linecol(start)
         try:
-            return lp.parse_toplevel(self.src, start, end, line, col, self.filename, self._diag)
+            return parse(self.src, start, end, line, col, self.filename, self._diag)
         except PtxkitError as e:
             self._report(e.diagnostics)
-            return []
+            return failed
+
+    def _toplevel(self, start: int, end: int) -> list[ir.TopLevel]:
+        """``src[start:end]`` by the grammar as module-level items (none after an error)."""
+        return self._by_grammar(lp.parse_toplevel, start, end, [])
 
     def _statement(self, start: int, end: int) -> list[ir.Statement]:
         """``src[start:end]`` by the grammar as one body statement (none after an error)."""
-        line, col = self._linecol(start)
-        try:
-            return lp.parse_statement(self.src, start, end, line, col, self.filename, self._diag)
-        except PtxkitError as e:
-            self._report(e.diagnostics)
-            return []
+        return self._by_grammar(lp.parse_statement, start, end, [])
 
     def _header(self, start: int, end: int) -> ir.Function | None:
-        line, col = self._linecol(start)
-        try:
-            return lp.parse_header(self.src, start, end, line, col, self.filename, self._diag)
-        except PtxkitError as e:
-            self._report(e.diagnostics)
-            return None
+        return self._by_grammar(lp.parse_header, start, end, None)
 
     # -- scanning
     def _skip(self, pos: int) -> int:
@@ -427,15 +434,10 @@ class FastParser:
                                            span=self._span(pos, m.end())))
                     pos = m.end()
                     continue
-                m = _LOC.match(src, pos)
-                if m:
-                    body.append(ir.Directive("loc", build.normalize_args(m.group(1)),
-                                             span=self._span(pos, m.end())))
-                    pos = m.end()
-                    continue
-                m = _PRAGMA.match(src, pos)
-                if m:
-                    body.append(ir.Directive("pragma", build.normalize_args(m.group(1)),
+                hit = _body_directive(src, pos)
+                if hit:
+                    kw, m = hit
+                    body.append(ir.Directive(kw, build.normalize_args(m.group(1)),
                                              span=self._span(pos, m.end())))
                     pos = m.end()
                     continue

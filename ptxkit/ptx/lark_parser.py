@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+from typing import TypeVar
 
 from lark import Lark, Token, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
@@ -121,6 +122,7 @@ class _Body:
 _Node = ir.Instruction | ir.Label | ir.RegDecl | ir.VarDecl | ir.Directive | ir.Block | ir.Function
 _Value = (Token | ExprNode | _Built | _Mod | _Count | _Dim | _Init | _InitList | _DeclItem | _Params
           | _Body | ir.Guard | _Node | list[_Node] | None)
+_V = TypeVar("_V")
 _Ch = list[_Value]  # a tree node's transformed children (their kinds follow from the grammar rule)
 
 
@@ -191,15 +193,19 @@ class ToIR(Transformer_NonRecursive[Token, _Value]):
             raw = raw[:-1]
         return ir.Directive(kw[1:], build.normalize_args(raw), span=self._span(meta))
 
+    def _read_at(self, read: Callable[[str], _V], tok: Token) -> _V:
+        """``read(tok)``: a token's literal, a BuildError located at the token."""
+        try:
+            return read(tok)
+        except BuildError as e:
+            e.pos = self.f.base + _pos(tok)
+            raise
+
     def _address_size(self, meta: Meta, tok: Token) -> ir.Directive:
         """``.address_size 64`` (ISA §11.1.3): any integer spelling (``0x40``, ``64U``); the value
         must be 32 or 64 (ptxas: "Illegal value"). The argument is kept as the decimal value."""
         pos = self.f.base + _pos(tok)
-        try:
-            value = build.int_literal(tok)
-        except BuildError as e:
-            e.pos = pos
-            raise
+        value = self._read_at(build.int_literal, tok)
         if value not in (32, 64):
             raise BuildError(f"illegal .address_size {tok} (must be 32 or 64)", pos)
         return ir.Directive("address_size", str(value), span=self._span(meta))
@@ -255,12 +261,7 @@ class ToIR(Transformer_NonRecursive[Token, _Value]):
         return _Mod("space", _tok(ch[0])[1:])
 
     def reg_count(self, meta: Meta, ch: _Ch) -> _Count:
-        tok = _tok(ch[0])
-        try:
-            return _Count(build.reg_count(tok))
-        except BuildError as e:
-            e.pos = self.f.base + _pos(tok)
-            raise
+        return _Count(self._read_at(build.reg_count, _tok(ch[0])))
 
     def dim(self, meta: Meta, ch: _Ch) -> _Dim:
         if not ch:
@@ -375,12 +376,7 @@ class ToIR(Transformer_NonRecursive[Token, _Value]):
         return _Built(ir.Vec(tuple(_operand(c) for c in ch)))
 
     def int(self, meta: Meta, ch: _Ch) -> ExprNode:
-        tok = _tok(ch[0])
-        try:
-            return EInt(build.int_literal(tok))
-        except BuildError as e:
-            e.pos = self.f.base + _pos(tok)
-            raise
+        return EInt(self._read_at(build.int_literal, _tok(ch[0])))
 
     def float_hex(self, meta: Meta, ch: _Ch) -> ExprNode:
         return EFloat(build.float_hex(_tok(ch[0])), hex=True)
