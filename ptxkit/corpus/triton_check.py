@@ -206,18 +206,16 @@ def _check(spec: KernelSpec, out: Outcome) -> None:
     out.strict_fails = bool(res.report.errors)
     out.reported = sorted({f"{i.opcode}: {i.reason}" for i in items if i.severity == "error"})
     out.notes = sorted({f"{i.opcode}: {i.reason}" for i in items if i.severity != "error"})
-    try:
-        ref = run_ptx(spec, fpsan, fpsan.ptx, f"{spec.name}.fpsan.ptx")
-    except Exception as e:  # the simulator's refusal or crash: counted by instruction
-        out.status = "ref_sim_error"
-        out.instruction, out.detail = _sim_error(e)
-        return
-    try:
-        cand = run_ptx(spec, plain, res.text, f"{spec.name}.sanitized.ptx")
-    except Exception as e:  # the simulator's refusal or crash: counted by instruction
-        out.status = "cand_sim_error"
-        out.instruction, out.detail = _sim_error(e)
-        return
+    runs = []  # the reference (Triton's FPSan PTX), then the candidate (ours)
+    for status, comp, text, suffix in (("ref_sim_error", fpsan, fpsan.ptx, "fpsan"),
+                                       ("cand_sim_error", plain, res.text, "sanitized")):
+        try:
+            runs.append(run_ptx(spec, comp, text, f"{spec.name}.{suffix}.ptx"))
+        except Exception as e:  # the simulator's refusal or crash: counted by instruction
+            out.status = status
+            out.instruction, out.detail = _sim_error(e)
+            return
+    ref, cand = runs
     diff = np.flatnonzero(ref != cand)
     out.elements, out.differing = int(ref.size), int(diff.size)
     if diff.size:

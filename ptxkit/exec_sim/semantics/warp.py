@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ptxkit import ir
-from ptxkit.exec_sim.semantics.common import Decoding, LaneOp, Mask, State, first_mod
+from ptxkit.exec_sim.semantics.common import Decoding, LaneOp, Mask, Reader, State, Value, first_mod
 from ptxkit.exec_sim.values import np_type
 
 
@@ -23,6 +23,20 @@ def lanes_of(n: int) -> np.ndarray:
 
 def active_lanes(m: Mask, n: int) -> np.ndarray:
     return np.ones(n, bool) if m is None else m
+
+
+def in_membermask(membermask: Value, n: int) -> np.ndarray:
+    """Which of ``n`` lanes the ``membermask`` names: bit ``lane % 32`` set."""
+    return ((np.broadcast_to(np.asarray(membermask).astype(np.uint64), (n,)) >> lanes_of(n).astype(np.uint64))
+            & np.uint64(1)).astype(bool)
+
+
+def _warp_rows(st: State, m: Mask, a: Reader, mm: Reader) -> tuple[np.ndarray, np.ndarray]:
+    """The source ``a`` and the participating lanes (active, not exited, in the membermask ``mm``),
+    one row per warp."""
+    n = st.n
+    member = in_membermask(mm(st), n) & active_lanes(m, n) & ~st.exited
+    return np.broadcast_to(np.asarray(a(st)), (n,)).reshape(-1, 32), member.reshape(-1, 32)
 
 
 def b_shfl(ins: ir.Instruction, dec: Decoding) -> LaneOp:
@@ -91,9 +105,7 @@ def b_vote(ins: ir.Instruction, dec: Decoding) -> LaneOp:
         act = active_lanes(m, n) & ~st.exited
         pv = np.broadcast_to(p(st), (n,))
         if mm is not None:
-            member = ((np.broadcast_to(np.asarray(mm(st)).astype(np.uint64), (n,)) >> lanes_of(n).astype(np.uint64))
-                      & np.uint64(1)).astype(bool)
-            act = act & member
+            act = act & in_membermask(mm(st), n)
         if kind == "ballot":
             w(st, _warp_reduce_bits(pv & act, n), m)
             return
@@ -152,12 +164,7 @@ def b_match(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     wp = dec.dst(pp, "pred") if pp is not None else None
 
     def op(st: State, m: Mask) -> None:
-        n = st.n
-        act = active_lanes(m, n) & ~st.exited
-        member = ((np.broadcast_to(np.asarray(mm(st)).astype(np.uint64), (n,)) >> lanes_of(n).astype(np.uint64))
-                  & np.uint64(1)).astype(bool) & act
-        v = np.broadcast_to(np.asarray(a(st)), (n,)).reshape(-1, 32)
-        mem = member.reshape(-1, 32)
+        v, mem = _warp_rows(st, m, a, mm)
         eq = (v[:, :, None] == v[:, None, :]) & mem[:, None, :]  # [warp, me, other]
         weights = (np.uint64(1) << np.arange(32, dtype=np.uint64))
         same = (eq.astype(np.uint64) * weights).sum(axis=2).astype(np.uint32)
@@ -183,12 +190,7 @@ def b_redux(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     dt = np_type(typ)
 
     def op(st: State, m: Mask) -> None:
-        n = st.n
-        act = active_lanes(m, n) & ~st.exited
-        member = ((np.broadcast_to(np.asarray(mm(st)).astype(np.uint64), (n,)) >> lanes_of(n).astype(np.uint64))
-                  & np.uint64(1)).astype(bool) & act
-        v = np.broadcast_to(np.asarray(a(st)), (n,)).reshape(-1, 32)
-        mem = member.reshape(-1, 32)
+        v, mem = _warp_rows(st, m, a, mm)
         if opn == "add":
             r = np.where(mem, v.astype(np.int64), 0).sum(axis=1).astype(np.int64).astype(np.uint64)
             r = (r & np.uint64(0xFFFFFFFF)).astype(np.uint32).view(dt)
