@@ -444,18 +444,9 @@ def float_unop(op: str, a_bits, ftype: str) -> np.ndarray:
     """φ⁻¹(op(φ(a))) for op in neg/rcp/exp2/exp/sin/cos, a libcall (tanh/rint/trunc) or a tagged op."""
     w = ring(ftype).w
     e = embed(a_bits, ftype)
-    if op == "neg":
-        p = neg(e, w)
-    elif op == "rcp":
-        p = inv(e, w)
-    elif op == "exp2":
-        p = exp2(e, w)
-    elif op == "exp":
-        p = exp(e, w)
-    elif op == "sin":
-        p = sin(e, w)
-    elif op == "cos":
-        p = cos(e, w)
+    ring_op = {"neg": neg, "rcp": inv, "exp2": exp2, "exp": exp, "sin": sin, "cos": cos}.get(op)
+    if ring_op is not None:
+        p = ring_op(e, w)
     elif op in LIBCALL_SYMBOLS:
         p = call_hash(libcall_symbol(op, ftype), [e], w)
     else:
