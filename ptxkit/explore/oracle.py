@@ -36,9 +36,9 @@ from __future__ import annotations
 
 import itertools
 import time
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, NoReturn, cast
+from typing import Any, NoReturn, TypeVar, cast
 
 import numpy as np
 
@@ -54,6 +54,8 @@ from ptxkit.explore.program import ConcurrentProgram, ThreadProgram
 from ptxkit.explore.trace import Dep, Ev, Oracle, Provide, Ptr, RunStats, ShflIn, ShflOut, Trace, Value
 from ptxkit.ir import Addr, FloatImm, Imm, Instruction, Label, Operand, Reg, Sym, Vec
 from ptxkit.ptx.types import type_bits
+
+_C = TypeVar("_C")
 
 LOADS = ("ld", "ldu", "tld", "suld")
 STORES = ("st", "sust")
@@ -82,6 +84,17 @@ class _State:
     def fork(self) -> _State:
         return _State(self.pc, dict(self.regs), dict(self.taint), self.ctrl, list(self.events),
                       dict(self.hdr), dict(self.back), list(self.shfl_out), list(self.shfl_in))
+
+
+def _branch(s: _State, work: list[_State], choices: Sequence[_C], take: Callable[[_State, _C], None]) -> None:
+    """One state per choice: ``s`` takes the first; each other one is taken by a fork of ``s``, which
+    moves past the instruction and waits in ``work``."""
+    for c in choices[1:]:
+        f = s.fork()
+        take(f, c)
+        f.pc += 1
+        work.append(f)
+    take(s, choices[0])
 
 
 class ThreadRunner:
@@ -329,12 +342,9 @@ class ThreadRunner:
                 choices = list(values(loc))
                 if not choices:
                     return
-                for v in choices[1:]:
-                    f = s.fork()
-                    self._rmw(f, ins, is_red, loc, vaddr, adep, rest, v)
-                    f.pc += 1
-                    work.append(f)
-                self._rmw(s, ins, is_red, loc, vaddr, adep, rest, choices[0])
+                # the lambda runs inside _branch, before the loop moves on
+                _branch(s, work, choices,
+                        lambda t, v: self._rmw(t, ins, is_red, loc, vaddr, adep, rest, v))  # noqa: B023
             elif op == "membar":
                 scope = {"cta": "cta", "gl": "gpu", "sys": "sys"}.get(mods[0] if mods else "gl", "gpu")
                 s.events.append(self._ev(s, "F", ins, fkind="sc", sem="sc", scope=scope))
@@ -522,12 +532,7 @@ class ThreadRunner:
         if not choices:
             return False
         dep = tsel | {("shfl", k)}
-        for v in choices[1:]:
-            f = s.fork()
-            self._received(f, dd, k, src, v, dep, ins)
-            f.pc += 1
-            work.append(f)
-        self._received(s, dd, k, src, choices[0], dep, ins)
+        _branch(s, work, choices, lambda t, v: self._received(t, dd, k, src, v, dep, ins))
         return True
 
     def _received(self, s: _State, dd: Operand, k: int, src: int, v: Value, dep: frozenset[Dep],
@@ -553,13 +558,7 @@ class ThreadRunner:
             return False
         orders = list(itertools.permutations(range(len(locs))))
         alts = [(order, vals) for order in orders for vals in itertools.product(*choices)]
-        for order, vals in alts[1:]:
-            f = s.fork()
-            self._reads(f, ins, locs, dsts, proxy, sem, scope, adep, order, vals)
-            f.pc += 1
-            work.append(f)
-        order, vals = alts[0]
-        self._reads(s, ins, locs, dsts, proxy, sem, scope, adep, order, vals)
+        _branch(s, work, alts, lambda t, alt: self._reads(t, ins, locs, dsts, proxy, sem, scope, adep, *alt))
         return True
 
     def _reads(self, s: _State, ins: Instruction, locs: list[tuple[str, str]], dsts: list[Operand], proxy: str,
@@ -585,12 +584,7 @@ class ThreadRunner:
             v, t = self._val(s, o, typ)
             vals.append((self._wrap(v, typ), t))
         orders = list(itertools.permutations(range(len(locs))))
-        for order in orders[1:]:
-            f = s.fork()
-            self._writes(f, ins, locs, vals, adep, sem, scope, order)
-            f.pc += 1
-            work.append(f)
-        self._writes(s, ins, locs, vals, adep, sem, scope, orders[0])
+        _branch(s, work, orders, lambda t, order: self._writes(t, ins, locs, vals, adep, sem, scope, order))
 
     def _writes(self, s: _State, ins: Instruction, locs: list[tuple[str, str]],
                 vals: list[tuple[Value, frozenset[Dep]]], adep: frozenset[Dep], sem: str, scope: str | None,
