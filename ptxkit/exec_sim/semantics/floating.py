@@ -51,6 +51,18 @@ def _packed(ins: ir.Instruction, dec: Decoding, typ: str, scalar_builder: Scalar
     return op
 
 
+def _lanewise(ins: ir.Instruction, dec: Decoding, typ: str, scalar: ScalarBuilder, nsrc: int) -> LaneOp:
+    """``scalar(t)`` lane by lane on the ``nsrc`` sources: on both halves of packed ``f16x2``/``bf16x2``
+    operands, else on ``typ`` values (the result written as is: ``scalar`` rounds)."""
+    if typ in ("f16x2", "bf16x2"):
+        return _packed(ins, dec, typ, scalar)
+    ops = operands(ins, nsrc + 1)
+    readers = [read_float(dec, o, typ) for o in ops[1:]]
+    w = write_float(dec, ops[0], typ, "rn")
+    fn = scalar(typ)
+    return lambda st, m: w(st, fn([r(st) for r in readers]), m)
+
+
 def float_arith(ins: ir.Instruction, dec: Decoding, kind: str, typ: str) -> LaneOp:
     mods = ins.mods
     if "relu" in mods:
@@ -74,16 +86,8 @@ def float_arith(ins: ir.Instruction, dec: Decoding, kind: str, typ: str) -> Lane
             return r
         return fn
 
-    if typ in ("f16x2", "bf16x2"):
-        return _packed(ins, dec, typ, scalar)
     nsrc = {"add": 2, "sub": 2, "mul": 2, "div": 2, "fma": 3, "min": 2, "max": 2}[kind]
-    ops = ins.operands
-    if len(ops) != nsrc + 1:
-        raise Unsupported(f"{'.'.join((ins.opcode, *mods))} with {len(ops)} operands")
-    readers = [read_float(dec, o, typ) for o in ops[1:]]
-    w = write_float(dec, ops[0], typ, "rn")
-    fn = scalar(typ)
-    return lambda st, m: w(st, fn([r(st) for r in readers]), m)
+    return _lanewise(ins, dec, typ, scalar, nsrc)
 
 
 def _float_compute(kind: str, t: str, vals: list[Value], mode: str, approx: bool, nan_prop: bool) -> Value:
@@ -237,13 +241,7 @@ def b_unary_float(ins: ir.Instruction, dec: Decoding) -> LaneOp:
             return r
         return fn
 
-    if typ in ("f16x2", "bf16x2"):
-        return _packed(ins, dec, typ, scalar)
-    ops = operands(ins, 2)
-    a = read_float(dec, ops[1], typ)
-    w = write_float(dec, ops[0], typ, "rn")
-    fn = scalar(typ)
-    return lambda st, m: w(st, fn([a(st)]), m)
+    return _lanewise(ins, dec, typ, scalar, 1)
 
 
 def b_copysign(ins: ir.Instruction, dec: Decoding) -> LaneOp:
