@@ -26,6 +26,8 @@ PY_ONLY = {
     "relations.compute": "picks a relation backend (bits / pairs); Lean has one representation",
     "relations.static_relations": "the events-only part of base_relations, cached by the explorer "
                                   "across candidates; Lean builds Base in one piece",
+    "relations.same_scope_rows": "sr as row bitsets built by grouping (linear); Lean defines sr by the "
+                                 "pairwise scope_includes predicate, which the Python test checks it equals",
 }
 # Lean definitions with no Python function of that name, and why
 LEAN_ONLY = {
