@@ -22,6 +22,7 @@ import numpy as np
 from ptxkit import gpu
 from ptxkit.errors import BoundExceeded, Diagnostic, UsageError
 from ptxkit.exec_sim.args import check_launch, parse_arg_specs
+from ptxkit.exec_sim.decode import decode
 from ptxkit.exec_sim.launch import DEFAULT_MAX_STEPS, run_kernel
 from ptxkit.fpsan_ptx import ReportItem, sanitize_text
 from ptxkit.ir import Function, Module
@@ -251,6 +252,8 @@ def check(text_a: str, file_a: str, text_b: str, file_b: str, specs: list[str], 
         fn = pick_entry(module, kname, flag)
         report: list[dict] = []
         if opts.sanitize:
+            if opts.device == "cpu":  # the simulator's refusals at the user's line, not the sanitized text's
+                decode(module, fn)
             stext, report = _sanitize(text, fname, opts)
             module = _parse(stext, fname)
             fn = pick_entry(module, fn.name, flag)

@@ -106,12 +106,7 @@ HEAVY = ("/dev/zero", "--threads 100000", "u32[1000000]", "--grid 2147483648", "
 
 #: Open classes at the last fuzz run against main (owner per PLAN.md; /work/coord/findings.md has
 #: the reproducers). Keyed by the case's label. Remove an entry when its case passes (strict xfail).
-OPEN: dict[str, str] = {
-    "ptxkit run badsym.ptx [k-args] --block 64 --sanitize":
-        "[run] a decoder error in the sanitized text is reported at the sanitized line (+3) of the input",
-    "ptxkit equiv badsym.ptx k.ptx [k-args] --block 64":
-        "[run] a decoder error in the sanitized text is reported at the sanitized line (+3) of the input",
-}
+OPEN: dict[str, str] = {}
 
 
 def _hostile_params() -> Iterator:
@@ -150,10 +145,6 @@ def test_explore_jobs_workers_print_no_traceback():
 #: Mutants of the last full campaign that still break the contract (case ids are stable for the same
 #: corpora: ``python -m tests.fuzzing --case ID --keep DIR`` replays one). xfail(strict) until fixed.
 OPEN_CASES: dict[str, str] = {
-    "ptx:261": "[run] equiv: a decoder error in the sanitized text is located at the sanitized line (+3)",
-    "ptx:742": "[run] run --sanitize: a decoder error is located at the sanitized line",
-    "ptx:1843": "[run] run --sanitize: a decoder error is located at line 74 of a 55-line file",
-    "litmus:304": "[engine] explore .ptx: 'unknown register' at line 31 echoes line 30",
     "litmus:308": "[engine] explore --timeout 2 takes ~4 s (6 s here) on SB+fence.acq_rel with a load/store pair x20",
 }
 
@@ -176,7 +167,6 @@ KINDS = ["traceback", "exit70", "hang", "timeout-overrun", "stderr-overrun", "ba
 #: Kinds the default-tier sample still finds on main (owner and class; see /work/coord/findings.md).
 OPEN_SAMPLE: dict[str, str] = {}
 OPEN_SLOW: dict[str, str] = {
-    "bad-location": "[run] run --sanitize/equiv locate decoder errors at the sanitized line; [engine] echo off by one",
     "timeout-overrun": "[engine] litmus:308: explore --timeout 2 takes ~4-6 s",
 }
 

@@ -14,9 +14,11 @@ from ptxkit import gpu
 from ptxkit.commands.common import add_kernel_arguments, parse_dim, positive_int
 from ptxkit.errors import UsageError
 from ptxkit.exec_sim.args import check_launch, parse_arg_specs
+from ptxkit.exec_sim.decode import decode
 from ptxkit.exec_sim.launch import DEFAULT_MAX_STEPS, RunResult, run_kernel, select_entry
 from ptxkit.fpsan_ptx import sanitize_text
 from ptxkit.io import atomic_write
+from ptxkit.ir import Function, Module
 from ptxkit.ptx.parser import parse, read_source
 
 HELP = "run a kernel on the ptxkit simulator (or on a GPU with --device gpu)"
@@ -36,21 +38,27 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="one JSON object on stdout")
 
 
-def load_text(path: str, sanitize: bool) -> tuple[str, str]:
-    """The PTX text to run (sanitized with ``ptxkit.fpsan_ptx`` if asked) and its display name."""
+def load_module(path: str, kernel: str | None, sanitize: bool, simulate: bool) -> tuple[Module, Function]:
+    """The module to run (sanitized with ``ptxkit.fpsan_ptx`` if asked) and its entry. With
+    ``sanitize`` and the simulator, the user's kernel is decoded first, so what the simulator refuses
+    (an unknown symbol, an unsupported instruction) is reported at the user's line, not at a line of
+    the sanitized text."""
     text = read_source(path)
-    if sanitize:
-        text = sanitize_text(text, path).text
-    return text, path
+    module = parse(text, path)
+    entry = select_entry(module, kernel)
+    if not sanitize:
+        return module, entry
+    if simulate:
+        decode(module, entry)
+    module = parse(sanitize_text(text, path).text, path)
+    return module, select_entry(module, entry.name)
 
 
 def run(args: argparse.Namespace) -> int:
     grid = parse_dim(args.grid, "--grid")
     block = parse_dim(args.block, "--block")
     check_launch(grid, block, args.shared)
-    text, name = load_text(args.file, args.sanitize)
-    module = parse(text, name)
-    entry = select_entry(module, args.kernel)
+    module, entry = load_module(args.file, args.kernel, args.sanitize, args.device == "cpu")
     kargs = parse_arg_specs(args.arg, entry, args.seed)
     result: gpu.GpuResult | RunResult
     if args.device == "gpu":

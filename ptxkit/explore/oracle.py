@@ -128,7 +128,7 @@ class ThreadRunner:
         sp = ins.span
         src = None
         if sp is not None and self.prog.source:
-            lines = self.prog.source.splitlines()
+            lines = self.prog.source.split("\n")  # only \n ends a line (splitlines also splits on \f, U+2028 …)
             src = lines[sp.line - 1] if 0 < sp.line <= len(lines) else None
         raise PtxkitError(Diagnostic(self.prog.filename, sp.line if sp else 0, sp.col if sp else 0,
                                      msg, src))

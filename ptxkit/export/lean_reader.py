@@ -61,7 +61,7 @@ class _Parser:
         src = self.full if self.full is not None else self.text
         line = src.count("\n", 0, at) + 1
         col = at - (src.rfind("\n", 0, at) + 1) + 1
-        lines = src.splitlines()
+        lines = src.split("\n")  # only \n ends a line, as line numbers are counted above
         raise PtxkitError(Diagnostic(self.path, line, col, msg, lines[line - 1] if line <= len(lines) else None))
 
     def peek(self) -> tuple[str, str, int]:

@@ -77,7 +77,7 @@ def _fail(prog: ConcurrentProgram, message: str, node: object) -> PtxkitError:
     span = getattr(node, "span", None)
     if span is None:  # the parser gives every statement a span; say so if one is missing
         raise AssertionError(f"litmus statement without a source span: {node!r}")
-    lines = (prog.source or "").splitlines()
+    lines = (prog.source or "").split("\n")  # only \n ends a line, as the parser counts
     src = lines[span.line - 1] if 0 < span.line <= len(lines) else None
     return PtxkitError(Diagnostic(prog.filename, span.line, span.col, f"litmus2ptx: {message}", src))
 
@@ -85,7 +85,7 @@ def _fail(prog: ConcurrentProgram, message: str, node: object) -> PtxkitError:
 def _locate(prog: ConcurrentProgram, pattern: str, from_line: int = 1) -> tuple[int, int, str] | None:
     """Line, column and text of the first match of ``pattern`` in the test's source at or after
     ``from_line`` (for facts the parsed program keeps without a span: initial values, names)."""
-    lines = (prog.source or "").splitlines()
+    lines = (prog.source or "").split("\n")  # only \n ends a line, as the parser counts
     for k in range(max(from_line, 1) - 1, len(lines)):
         m = re.search(pattern, lines[k])
         if m:
