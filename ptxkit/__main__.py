@@ -1,3 +1,3 @@
-from ptxkit.cli import main
+from ptxkit.cli import entry
 
-raise SystemExit(main())
+entry()

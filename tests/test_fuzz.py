@@ -144,9 +144,7 @@ def test_explore_jobs_workers_print_no_traceback():
 
 #: Mutants of the last full campaign that still break the contract (case ids are stable for the same
 #: corpora: ``python -m tests.fuzzing --case ID --keep DIR`` replays one). xfail(strict) until fixed.
-OPEN_CASES: dict[str, str] = {
-    "litmus:308": "[engine] explore --timeout 2 takes ~4 s (6 s here) on SB+fence.acq_rel with a load/store pair x20",
-}
+OPEN_CASES: dict[str, str] = {}
 
 
 @needs_shared
@@ -166,9 +164,7 @@ KINDS = ["traceback", "exit70", "hang", "timeout-overrun", "stderr-overrun", "ba
          "ptxas-rejects-output"]
 #: Kinds the default-tier sample still finds on main (owner and class; see /work/coord/findings.md).
 OPEN_SAMPLE: dict[str, str] = {}
-OPEN_SLOW: dict[str, str] = {
-    "timeout-overrun": "[engine] litmus:308: explore --timeout 2 takes ~4-6 s",
-}
+OPEN_SLOW: dict[str, str] = {}
 
 
 @pytest.fixture(scope="module")

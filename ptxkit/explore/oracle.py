@@ -174,7 +174,10 @@ class ThreadRunner:
         # identical runs (same events, values, dependencies and registers) give identical
         # candidates: keep one (a sound deduplication)
         uniq: dict[Hashable, Trace] = {}
-        for tr in out:
+        for n, tr in enumerate(out):
+            if n % 1024 == 0 and stats.deadline is not None and time.monotonic() > stats.deadline:
+                stats.cut, stats.cut_reason = True, "--timeout reached while running threads"
+                break  # the result is Inconclusive: what was kept does not matter
             key = (tuple((e.kind, e.loc, e.vaddr, e.value, e.sem, e.scope, e.fkind, e.bar, e.rmw_read,
                           e.deps, e.ctrl, id(e.instr)) for e in tr.events),
                    tuple(sorted((k, repr(v)) for k, v in tr.regs.items())),
