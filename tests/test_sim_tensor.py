@@ -23,6 +23,7 @@ from conftest import PTX_CORPUS, needs_shared
 
 from ptxkit.corpus.triton_check import TRITON_VERSION, triton_available
 from ptxkit.exec_sim import parse_arg_specs, parse_text, run_kernel
+from ptxkit.exec_sim.args import KernelArg
 
 HEADER = ".version 8.0\n.target sm_90\n.address_size 64\n"
 LANES = 64  # two warps: the fragments are per warp
@@ -458,7 +459,6 @@ def test_wgmma_runs_tritons_64x64_dot():
     small-integer inputs every sum is exact, so the simulator must give numpy's A @ B bit for bit."""
     from ptxkit.corpus.triton_check import compile_ptx
     from ptxkit.corpus.triton_kernels import single_op_matrix
-    from ptxkit.exec_sim.args import KernelArg
 
     spec = next(k for k in single_op_matrix() if k.name == "k_dot64x64x32_f16_default_w4")
     comp = compile_ptx(spec, "")
@@ -466,15 +466,23 @@ def test_wgmma_runs_tritons_64x64_dot():
     rng = np.random.default_rng(0)
     a = rng.integers(-4, 5, (64, 32)).astype(np.float16)
     b = rng.integers(-4, 5, (32, 64)).astype(np.float16)
-    m = parse_text(comp.ptx, "dot64.ptx")
-    p = m.entries()[0].params
-    args = [KernelArg("a", 0, p[0].name, "buffer", "u16", data=a.view(np.uint16).reshape(-1).copy()),
-            KernelArg("b", 1, p[1].name, "buffer", "u16", data=b.view(np.uint16).reshape(-1).copy()),
-            KernelArg("out", 2, p[2].name, "buffer", "u32", data=np.zeros(64 * 64, np.uint32))]
-    args += [KernelArg(q.name, i, q.name, "null", "u64") for i, q in enumerate(p[3:], 3)]
-    res = run_kernel(m, None, args, 1, 32 * spec.num_warps, comp.shared)
-    got = res.buffers["out"].view(np.float32).reshape(64, 64)
+    got = _run_triton_dot(comp, spec.num_warps, a, b).reshape(64, 64)
     assert np.array_equal(got, (a.astype(np.float64) @ b.astype(np.float64)).astype(np.float32))
+
+
+def _run_triton_dot(comp, num_warps: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Run a compiled Triton dot kernel (params a, b, out f32, then scratch pointers passed as NULL) on
+    the simulator; returns ``out`` as float32, flat."""
+    raw, dt = {2: ("u16", np.uint16), 8: ("u64", np.uint64)}[a.itemsize]
+    m = parse_text(comp.ptx, "dot.ptx")
+    p = m.entries()[0].params
+    n_out = a.shape[0] * b.shape[1]
+    args = [KernelArg("a", 0, p[0].name, "buffer", raw, data=a.view(dt).reshape(-1).copy()),
+            KernelArg("b", 1, p[1].name, "buffer", raw, data=b.view(dt).reshape(-1).copy()),
+            KernelArg("out", 2, p[2].name, "buffer", "u32", data=np.zeros(n_out, np.uint32))]
+    args += [KernelArg(q.name, i, q.name, "null", "u64") for i, q in enumerate(p[3:], 3)]
+    res = run_kernel(m, None, args, 1, 32 * num_warps, comp.shared)
+    return res.buffers["out"].view(np.float32)
 
 
 @pytest.mark.skipif(triton_available() != TRITON_VERSION, reason=f"Triton {TRITON_VERSION} not installed")
@@ -484,7 +492,6 @@ def test_f64_mma_runs_tritons_f64_dot():
     the simulator must give numpy's A @ B bit for bit."""
     from ptxkit.corpus.triton_check import compile_ptx
     from ptxkit.corpus.triton_kernels import generate
-    from ptxkit.exec_sim.args import KernelArg
 
     spec = generate(56)
     comp = compile_ptx(spec, "")
@@ -492,14 +499,8 @@ def test_f64_mma_runs_tritons_f64_dot():
     rng = np.random.default_rng(1)
     a = rng.integers(-2, 3, (16, 16)).astype(np.float64)
     b = rng.integers(-2, 3, (16, 16)).astype(np.float64)
-    m = parse_text(comp.ptx, "k56.ptx")
-    p = m.entries()[0].params
-    args = [KernelArg("a", 0, p[0].name, "buffer", "u64", data=a.view(np.uint64).reshape(-1).copy()),
-            KernelArg("b", 1, p[1].name, "buffer", "u64", data=b.view(np.uint64).reshape(-1).copy()),
-            KernelArg("out", 2, p[2].name, "buffer", "u32", data=np.zeros(256, np.uint32))]
-    args += [KernelArg(q.name, i, q.name, "null", "u64") for i, q in enumerate(p[3:], 3)]
-    res = run_kernel(m, None, args, 1, 32 * spec.num_warps, comp.shared)
-    assert np.array_equal(res.buffers["out"].view(np.float32).reshape(16, 16), (a @ b).astype(np.float32))
+    got = _run_triton_dot(comp, spec.num_warps, a, b).reshape(16, 16)
+    assert np.array_equal(got, (a @ b).astype(np.float32))
 
 
 # ------------------------------------------------------------------ ZLUDA's kernels (written against NVIDIA GPUs)
@@ -520,8 +521,6 @@ def test_zluda_mma_m16n8k32_s8(variant):
     """mma_m16n8k32_s32_s8_s8_s32{,_interleave}.ptx, 64 threads: each mma against the ISA reference on
     the registers the kernel builds (the interleave variant permutes A's and B's registers)."""
     from ptxkit.exec_sim import load_module
-    from ptxkit.exec_sim.args import KernelArg
-
     path = PTX_CORPUS / "zluda" / "ptx" / "src" / "test" / "spirv_run" / f"mma_m16n8k32_s32_s8_s8_s32{variant}.ptx"
     m = load_module(path)
     fn = m.entries()[0]
@@ -551,8 +550,6 @@ def test_zluda_ldmatrix_trans():
     import re
 
     from ptxkit.exec_sim import load_module
-    from ptxkit.exec_sim.args import KernelArg
-
     path = PTX_CORPUS / "zluda" / "ptx" / "src" / "test" / "spirv_run" / "ldmatrix_trans.ptx"
     text = path.read_text()
     init = text[text.index("values_g[256] = {"):text.index("};")]
@@ -573,8 +570,6 @@ def _run_triton(spec, arrays: dict[str, np.ndarray], out_dtype, n_out: int) -> n
     """Triton's plain build of ``spec`` on the simulator: ``arrays`` for the leading pointer parameters,
     then the output buffer, then NULL scratch pointers."""
     from ptxkit.corpus.triton_check import compile_ptx
-    from ptxkit.exec_sim.args import KernelArg
-
     comp = compile_ptx(spec, "")
     m = parse_text(comp.ptx, f"{spec.name}.ptx")
     p = m.entries()[0].params
