@@ -64,20 +64,21 @@ def as_reg(ctx: RewriteContext, p: str, w: int) -> str:
 # ------------------------------------------------------------------------------ ring computations
 # compute(ctx, payloads, w, instr) -> payload register
 
+def _emit_to_fresh(ctx: RewriteContext, w: int, op: str, *srcs: str) -> str:
+    """``op o, srcs…`` into a fresh w-bit register ``o``; returns ``o``."""
+    o = ctx.fresh(BITS_KIND[w])
+    ctx.emit(f"{op} {o}, {', '.join(srcs)}")
+    return o
+
+
 def _binary(op: str):
     def compute(ctx, ps, w, instr):
-        a, b = as_reg(ctx, ps[0], w), ps[1]
-        o = ctx.fresh(BITS_KIND[w])
-        ctx.emit(f"{op.format(w=w)} {o}, {a}, {b}")
-        return o
+        return _emit_to_fresh(ctx, w, op.format(w=w), as_reg(ctx, ps[0], w), ps[1])
     return compute
 
 
 def _fma(ctx, ps, w, instr):
-    a = as_reg(ctx, ps[0], w)
-    o = ctx.fresh(BITS_KIND[w])
-    ctx.emit(f"mad.lo.s{w} {o}, {a}, {ps[1]}, {ps[2]}")
-    return o
+    return _emit_to_fresh(ctx, w, f"mad.lo.s{w}", as_reg(ctx, ps[0], w), ps[1], ps[2])
 
 
 def _neg(ctx, ps, w, instr):
@@ -117,10 +118,7 @@ def _rcp(ctx, ps, w, instr):
 
 
 def _div(ctx, ps, w, instr):
-    i = emit_inverse(ctx, ps[1], w)
-    o = ctx.fresh(BITS_KIND[w])
-    ctx.emit(f"mul.lo.s{w} {o}, {i}, {ps[0]}")
-    return o
+    return _emit_to_fresh(ctx, w, f"mul.lo.s{w}", emit_inverse(ctx, ps[1], w), ps[0])
 
 
 def _rem(ctx, ps, w, instr):
