@@ -80,11 +80,8 @@ def float_dec(text: str) -> FloatImm:
 
 # --------------------------------------------------------------------------- expressions (ISA §4.6)
 # The grammar's expression trees, before they become IR operands (only the Lark path builds them).
-
-@dataclass(frozen=True, slots=True)
-class EInt:
-    value: int
-
+# Their leaves are the IR's own operands (Imm, Reg, Sym, Sink) as the literal or name was written;
+# a float literal is an EFloat, which remembers how it was spelled.
 
 @dataclass(frozen=True, slots=True)
 class EFloat:
@@ -92,21 +89,6 @@ class EFloat:
 
     value: FloatImm
     hex: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class EReg:
-    name: str
-
-
-@dataclass(frozen=True, slots=True)
-class EName:
-    name: str
-
-
-@dataclass(frozen=True, slots=True)
-class ESink:
-    pass
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,7 +126,7 @@ class EParen:
     items: tuple[ExprNode, ...]
 
 
-ExprNode = EInt | EFloat | EReg | EName | ESink | EUnary | EBinary | ECond | ECall | EParen
+ExprNode = Imm | EFloat | Reg | Sym | Sink | EUnary | EBinary | ECond | ECall | EParen
 
 _BINOPS: dict[str, Callable[[int, int], int]] = {
     "*": lambda a, b: a * b,
@@ -184,7 +166,7 @@ def _wrap(v: int) -> int:
 
 def fold(node: ExprNode) -> int | None:
     """The integer value of a constant expression, or None if it has names/registers/floats."""
-    if isinstance(node, EInt):
+    if isinstance(node, Imm):
         return node.value
     if isinstance(node, EUnary):
         v = fold(node.x)
@@ -218,13 +200,13 @@ def fold(node: ExprNode) -> int | None:
 def expr_text(node: ExprNode) -> str:
     """The normalised spelling of an expression (used for :class:`ir.Expr`): no spaces, every
     nested operator expression parenthesised, so re-parsing the text gives the same text."""
-    if isinstance(node, EInt):
+    if isinstance(node, Imm):
         return str(node.value)
     if isinstance(node, EFloat):
         return format_float(node.value)
-    if isinstance(node, (EReg, EName)):
+    if isinstance(node, (Reg, Sym)):
         return node.name
-    if isinstance(node, ESink):
+    if isinstance(node, Sink):
         return "_"
     if isinstance(node, EUnary):
         return node.op + _sub(node.x)
@@ -247,19 +229,15 @@ def format_float(f: FloatImm) -> str:
 
 
 def _is_name(node: ExprNode) -> bool:
-    return isinstance(node, (EReg, EName, ESink))
+    return isinstance(node, (Reg, Sym, Sink))
 
 
 def to_operand(node: ExprNode, top: bool = True) -> Operand:
     """Map an expression tree to the IR operand classes (ir.py): constants fold to Imm, a lone
     float literal is a FloatImm, ``%p|%q`` is a Pipe, ``!%p`` a Not, a top-level ``( … )`` a
     ParamList (call arguments, ISA §9.7.13.4), anything else an Expr."""
-    if isinstance(node, EReg):
-        return Reg(node.name)
-    if isinstance(node, EName):
-        return Sym(node.name)
-    if isinstance(node, ESink):
-        return Sink()
+    if isinstance(node, (Reg, Sym, Sink)):
+        return node
     if isinstance(node, EFloat):
         return node.value
     if isinstance(node, EParen) and top:
@@ -269,7 +247,7 @@ def to_operand(node: ExprNode, top: bool = True) -> Operand:
         return Imm(v)
     if isinstance(node, EUnary):
         inner = node.x
-        if node.op == "!" and isinstance(inner, (EReg, EName)):
+        if node.op == "!" and isinstance(inner, (Reg, Sym)):
             return Not(to_operand(inner, False))
         if node.op == "-" and isinstance(inner, EFloat):
             f = inner.value
@@ -295,10 +273,8 @@ def to_address(node: ExprNode, rest: list[Operand]) -> Operand:
 
 
 def _split_address(node: ExprNode) -> tuple[Reg | Sym | None, int]:
-    if isinstance(node, EReg):
-        return Reg(node.name), 0
-    if isinstance(node, EName):
-        return Sym(node.name), 0
+    if isinstance(node, (Reg, Sym)):
+        return node, 0
     v = fold(node)
     if v is not None:
         return None, v
@@ -393,11 +369,7 @@ __all__ = [
     "ECall",
     "ECond",
     "EFloat",
-    "EInt",
-    "EName",
     "EParen",
-    "EReg",
-    "ESink",
     "EUnary",
     "ExprNode",
     "expr_text",

@@ -27,11 +27,7 @@ from ptxkit.ptx.build import (
     ECall,
     ECond,
     EFloat,
-    EInt,
-    EName,
     EParen,
-    EReg,
-    ESink,
     EUnary,
     ExprNode,
 )
@@ -132,7 +128,7 @@ def _tok(v: _Value) -> Token:
 
 
 def _expr(v: _Value) -> ExprNode:
-    assert isinstance(v, (EInt, EFloat, EReg, EName, ESink, EUnary, EBinary, ECond, ECall, EParen)), v
+    assert isinstance(v, ExprNode), v
     return v
 
 
@@ -376,7 +372,7 @@ class ToIR(Transformer_NonRecursive[Token, _Value]):
         return _Built(ir.Vec(tuple(_operand(c) for c in ch)))
 
     def int(self, meta: Meta, ch: _Ch) -> ExprNode:
-        return EInt(self._read_at(build.int_literal, _tok(ch[0])))
+        return ir.Imm(self._read_at(build.int_literal, _tok(ch[0])))
 
     def float_hex(self, meta: Meta, ch: _Ch) -> ExprNode:
         return EFloat(build.float_hex(_tok(ch[0])), hex=True)
@@ -385,13 +381,13 @@ class ToIR(Transformer_NonRecursive[Token, _Value]):
         return EFloat(build.float_dec(_tok(ch[0])))
 
     def reg(self, meta: Meta, ch: _Ch) -> ExprNode:
-        return EReg(str(_tok(ch[0])))
+        return ir.Reg(str(_tok(ch[0])))
 
     def name(self, meta: Meta, ch: _Ch) -> ExprNode:
-        return EName(str(_tok(ch[0])))
+        return ir.Sym(str(_tok(ch[0])))
 
     def sink(self, meta: Meta, ch: _Ch) -> ExprNode:
-        return ESink()
+        return ir.Sink()
 
     def fcall(self, meta: Meta, ch: _Ch) -> ExprNode:
         return ECall(str(_tok(ch[0])), _expr(ch[1]))
