@@ -28,7 +28,7 @@ SPECS = {k.name: k for k in list(single_op_matrix()) + list(idiom_kernels())}
 SPECS["k_relu_of_log_f32"] = _elementwise(-1, "k_relu_of_log_f32", random.Random(0), {"x0": "f32"},
                                           "tl.where(tl.log(x0) > 0.0, tl.log(x0), 0.0)", "f32", 64, 1, True,
                                           ["idiom:A"])
-SPECS.update({f"seed{n}": generate(n) for n in (12, 26, 42, 43, 63, 85)})  # seeds of ptxkit.corpus.triton_gen
+SPECS.update({f"seed{n}": generate(n) for n in (12, 26, 42, 43, 63, 67, 85)})  # seeds of ptxkit.corpus.triton_gen
 SPECS["k_tanh_plus_one_f32"] = _elementwise(-1, "k_tanh_plus_one_f32", random.Random(0), {"x0": "f32"},
                                             "libdevice.tanh(x0) + 1.0", "f32", 64, 1, True, ["idiom:A"])
 
@@ -177,3 +177,28 @@ def test_tanhf_without_marker_is_the_call_hash(name):
     ``abs``/``mul 0f4038AA3B`` start up to its final select (|x| < 0.6), under the call's .loc. The user's
     ``.to(f16)`` (seed 42) and ``+ 1.0`` right after carry the same .loc and are not taken into it."""
     _assert_bit_exact(name)
+
+
+def test_sin_and_cos_sharing_one_reduction_are_both_recognised():
+    """Issue 10 A/B: ``tl.sin(x)**2 + tl.cos(x)**2``: LLVM computes x·2/π once, so the __nv_cosf bodies
+    have no reduction of their own and read the sin bodies' quadrant and reduced argument. Both are the
+    ring sin/cos of x (a group per x), so the sum is exactly 1 in the ring: (cos, sin) = (a + bi)^x with
+    a² + b² = (9 + 16)/25 = 1 (docs/fpsan.md §2), i.e. φ⁻¹(1) = 0x3f800000 in every element (an
+    expectation that needs neither ptxkit nor Triton)."""
+    spec = SPECS["k_idiom_A_sin2_plus_cos2_f32"]
+    plain, cp = _build("k_idiom_A_sin2_plus_cos2_f32", "plain")
+    res = sanitize_text(plain, "sin2cos2.plain.ptx")
+    ours = run_ptx(spec, cp, res.text, "sin2cos2.sanitized.ptx")
+    assert not res.report.errors, [e.reason for e in res.report.errors]
+    assert sum(i.opcode in ("libdevice:__nv_sinf", "libdevice:__nv_cosf") for i in res.report.items) == 4
+    n = spec.scalars["n"]  # the masked tail is not stored
+    assert (ours[:n] == np.uint32(0x3F800000)).all(), f"{np.sum(ours[:n] != 0x3F800000)}/{n} are not 1.0"
+    _assert_bit_exact("k_idiom_A_sin2_plus_cos2_f32")
+
+
+def test_next_copys_input_conversion_inside_a_sin_body_is_sanitized():
+    """Seed 67: ``tl.sin(x1.to(f32))`` with x1 f64, 2 elements per thread: LLVM schedules the second
+    element's ``cvt.rn.f32.f64`` inside the first __nv_sinf body. The body was rejected (two of its
+    registers read after the exit) and sanitized op by op (63/128 differ, reported); the conversion is
+    not the body's (it does not read x): it is sanitized (ring narrowing) while the body runs natively."""
+    _assert_bit_exact("seed67")

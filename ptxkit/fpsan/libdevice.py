@@ -1,7 +1,7 @@
 """Inlined libdevice bodies (the ``// %__nv_NAME.exit`` markers LLVM leaves after an inlined call).
 
 :func:`recognise` finds the bodies whose result is one FPSan op — ``__nv_sinf``/``__nv_cosf`` (Triton's
-``tl.sin``/``tl.cos``) by their first instruction, every other name of
+``tl.sin``/``tl.cos``) grouped per input (``libdevice_sincos``: a cos shares the sin's reduction), every other name of
 :data:`ptxkit.fpsan.libdevice_match.LIBDEVICE_OPS` by its dataflow (``match_body``): the body runs natively
 and :func:`emit_ring_op` replaces its result at the exit by the op. :func:`report_unrecognised` reports
 every other body with float work as a line range (its instructions are rewritten one by one, which is not
@@ -16,7 +16,6 @@ import re
 from ptxkit import ir
 from ptxkit.fpsan.ctx import RewriteContext, Unembed
 from ptxkit.fpsan.dispatch import is_float_arith
-from ptxkit.fpsan.irview import NO_DEST, name_of, regs, writes
 from ptxkit.fpsan.libdevice_match import (
     LIBDEVICE_OPS,
     Flow,
@@ -28,6 +27,7 @@ from ptxkit.fpsan.libdevice_match import (
     note_text,
     save_input,
 )
+from ptxkit.fpsan.libdevice_sincos import match_sincos
 from ptxkit.fpsan.report import ReportItem, SanitizeReport
 from ptxkit.ptx.types import FLOAT_TYPES
 
@@ -42,16 +42,14 @@ _NV_EXIT = re.compile(r"//\s*%__nv_(\w+?)\.exit\d*\s*$", re.M)
 
 
 _LIB_RING = {"sinf": "sin", "cosf": "cos"}
-_TWO_OVER_PI = ir.FloatImm(0x3F22F983, 32)  # libdevice sinf/cosf start with x·2/π
 
 
 __all__ = ["LibRange", "emit_ring_op", "note_text", "recognise", "report_unmarked", "report_unrecognised", "save_input"]
 
 
 def recognise(module: ir.Module, fn: ir.Function) -> list[LibRange]:
-    """Recognise inlined ``__nv_sinf``/``__nv_cosf`` (Triton's ``tl.sin``/``tl.cos``). Sound only under
-    checks: the body starts with ``mul.f32 t, x, 0f3F22F983``, x is written nowhere in the body, and of
-    everything the body computes from its float work exactly one register is read after the exit."""
+    """The inlined libdevice bodies of ``fn`` whose result is one FPSan op (module docstring); each
+    matcher accepts a body only under its checks (``libdevice_sincos``, ``libdevice_match``)."""
     if fn.span is None:
         return []
     text = module.source[fn.span.start:fn.span.end]
@@ -63,47 +61,19 @@ def recognise(module: ir.Module, fn: ir.Function) -> list[LibRange]:
     flow = Flow(fn)
     out: list[LibRange] = match_tanhf(flow, stmts, consts) if tanh else []
     prev = fn.span.line
+    trig: list[tuple[str, str, int, int]] = []
     for m in _NV_EXIT.finditer(text):
         name = m.group(1)
         line = fn.span.line + text.count("\n", 0, m.start())
         op = _LIB_RING.get(name)
         lo, prev = prev, line
-        if op is None:
-            if name in LIBDEVICE_OPS:
-                got = match_body(flow, stmts, name, lo, line, consts)
-                if got is not None:
-                    out.append(got)
-            continue
-        body = [s for s in stmts if isinstance(s, ir.Instruction) and lo <= _line(s) < line]
-        starts = [i for i, s in enumerate(body) if s.opcode == "mul" and "f32" in s.mods
-                  and len(s.operands) == 3 and s.operands[2] == _TWO_OVER_PI and isinstance(s.operands[1], ir.Reg)]
-        if not starts:
-            continue
-        body = body[starts[-1]:]
-        x = name_of(body[0].operands[1])
-        written = {r for s in body for r in writes(s)}
-        if x in written:
-            continue
-        # everything computed from the body's float work (to a fixpoint: the body has loops)
-        tainted = {r for s in body if any(t in FLOAT_TYPES for t in s.mods) for r in writes(s)}
-        while True:
-            more = {r for s in body if any(r2 in tainted for o in s.operands[1:] for r2 in regs(o))
-                    for r in writes(s)} - tainted
-            if not more:
-                break
-            tainted |= more
-        after = [s for s in stmts if _line(s) > line or (_line(s) == line and not isinstance(s, ir.Label))]
-        read_after = set()
-        for s in after:
-            if isinstance(s, ir.Instruction):
-                ops = s.operands if s.opcode in NO_DEST else s.operands[1:]
-                read_after |= {r for o in ops for r in regs(o)}
-        outs = tainted & read_after  # must be exactly the result: nothing else of the body may leak out
-        anchor = next((s for s in stmts if _line(s) >= line), None)
-        if len(outs) != 1 or anchor is None or (isinstance(anchor, ir.Label) and _line(anchor) != line):
-            continue
-        out.append(LibRange(name, op, _line(body[0]), line, x, outs.pop(), anchor))
-    return out
+        if op is not None:
+            trig.append((name, op, lo, line))
+        elif name in LIBDEVICE_OPS:
+            got = match_body(flow, stmts, name, lo, line, consts)
+            if got is not None:
+                out.append(got)
+    return out + match_sincos(flow, stmts, trig)
 
 
 def report_unrecognised(module: ir.Module, fn: ir.Function, report: SanitizeReport,

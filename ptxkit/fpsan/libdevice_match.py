@@ -177,6 +177,19 @@ def _taint(flow: Flow, body: list[ir.Instruction], taint: set[str]) -> set[str]:
             return taint
 
 
+def taint_with_memory(flow: Flow, body: list[ir.Instruction], taint: set[str]) -> set[str]:
+    """:func:`_taint`, and through the body's local memory: once a ``st.local`` stores a tainted value
+    (or at a tainted address) every ``ld.local`` of the body reads taint (sinf's reduction buffer)."""
+    taint = set(taint)
+    while True:
+        n = len(taint)
+        taint = _taint(flow, body, taint)
+        if any(s.opcode == "st" and "local" in s.mods and flow.reads(s) & taint for s in body):
+            taint |= {r for s in body if s.opcode == "ld" and "local" in s.mods for r in flow.writes(s)}
+        if len(taint) == n:
+            return taint
+
+
 def _line(s: ir.Statement) -> int:
     assert s.span is not None
     return s.span.line

@@ -5,7 +5,8 @@
 Each single-op kernel of ``ptxkit.corpus.triton_kernels.single_op_matrix()`` is compiled by
 ``ptxkit.corpus.triton_check.compile_ptx`` (sm_90, the options of the shared triton_fpsan pairs) plain
 (NAME.plain.ptx) and with ``instrumentation_mode="fpsan"`` (NAME.fpsan.ptx); meta.json keeps the launch
-facts of each build (shared bytes, scratch sizes) that the simulator needs.
+facts of each build (shared bytes, scratch sizes) that the simulator needs. ``seedN`` is the random kernel
+``generate(N)`` of ``python -m ptxkit.corpus.triton_gen``.
 """
 
 import json
@@ -14,7 +15,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from ptxkit.corpus.triton_check import compile_ptx
-from ptxkit.corpus.triton_kernels import idiom_kernels, single_op_matrix
+from ptxkit.corpus.triton_kernels import generate, idiom_kernels, single_op_matrix
 
 here = Path(__file__).resolve().parent
 specs = {k.name: k for k in list(single_op_matrix()) + list(idiom_kernels())}
@@ -22,7 +23,8 @@ meta_path = here / "meta.json"
 meta = json.loads(meta_path.read_text()) if meta_path.is_file() else {}
 for name in sys.argv[1:]:
     for mode in ("plain", "fpsan"):
-        comp = compile_ptx(specs[name], "" if mode == "plain" else mode)
+        spec = generate(int(name[4:])) if name.startswith("seed") else specs[name]
+        comp = compile_ptx(spec, "" if mode == "plain" else mode)
         assert not comp.error, comp.error
         (here / f"{name}.{mode}.ptx").write_text(comp.ptx)
         d = asdict(comp)

@@ -1,0 +1,88 @@
+"""Inlined ``__nv_sinf``/``__nv_cosf`` bodies (Triton's ``tl.sin``/``tl.cos`` on f32; issue 10 A/B).
+
+Each body ends at its exit marker (``%__nv_sinf.exit``, ``.exit55`` for later copies) and starts with the
+argument reduction ``mul.f32 t, x, 0f3F22F983`` (x·2/π). When a function computes both ``sin(x)`` and
+``cos(x)``, LLVM computes the reduction once: the cos body has no reduction of its own and reads the sin
+body's quadrant and reduced argument (and its |x| cutoff predicate). The bodies are therefore matched per
+input x, as a group: the group is every sin/cos range that reads what x's reduction computes, and it is
+accepted only when
+
+- x is written nowhere from the first reduction to the last exit of the group;
+- everything the group computes from x (through registers, and through the local-memory buffer of the
+  Payne-Hanek slow path) is read outside the group in exactly one register per body, written in that
+  body's range alone (its result).
+
+Each body then runs natively and its result is replaced at its exit by the ring sin/cos of x
+(docs/fpsan.md §2). Other work LLVM scheduled into a range (the next copy's input ``cvt``) is not the body's:
+it is sanitized as usual (``LibRange.lines``).
+"""
+
+from __future__ import annotations
+
+from ptxkit import ir
+from ptxkit.fpsan.irview import name_of
+from ptxkit.fpsan.libdevice_match import Flow, LibRange, taint_with_memory
+
+_TWO_OVER_PI = ir.FloatImm(0x3F22F983, 32)  # libdevice sinf/cosf start with x·2/π
+
+__all__ = ["match_sincos"]
+
+
+def match_sincos(flow: Flow, stmts: list[ir.Statement], exits: list[tuple[str, str, int, int]]) -> list[LibRange]:
+    """The sin/cos bodies among ``exits`` (name, op, previous marker line, exit line) that pass the
+    checks of the module docstring."""
+    instrs = [s for s in stmts if isinstance(s, ir.Instruction)]
+    pos = {id(s): i for i, s in enumerate(instrs)}
+    # x -> [(exit, the range's instructions from its reduction or from its first read of the group)]
+    groups: dict[str, list[tuple[tuple[str, str, int, int], list[ir.Instruction]]]] = {}
+    taints: dict[str, set[str]] = {}
+    for ex in exits:
+        _, _, lo, line = ex
+        rng = [s for s in instrs if lo <= _line(s) < line]
+        starts = [i for i, s in enumerate(rng) if s.opcode == "mul" and "f32" in s.mods and len(s.operands) == 3
+                  and s.operands[2] == _TWO_OVER_PI and isinstance(s.operands[1], ir.Reg)]
+        if starts:
+            body = rng[starts[-1]:]
+            x = name_of(body[0].operands[1])
+        else:  # a cos (sin) sharing an earlier body's reduction: the group whose values it reads
+            owners = {x for x, t in taints.items() for s in rng if flow.reads(s) & (t - {x})}
+            if len(owners) != 1:
+                continue
+            x = owners.pop()
+            body = rng[next(i for i, s in enumerate(rng) if flow.reads(s) & taints[x]):]
+        groups.setdefault(x, []).append((ex, body))
+        taints[x] = taint_with_memory(flow, [s for _, b in groups[x] for s in b], {x})
+    out: list[LibRange] = []
+    for x, members in groups.items():
+        got = _group(flow, stmts, instrs, pos, x, members)
+        out += got
+    return out
+
+
+def _group(flow: Flow, stmts: list[ir.Statement], instrs: list[ir.Instruction], pos: dict[int, int], x: str,
+           bodies: list[tuple[tuple[str, str, int, int], list[ir.Instruction]]]) -> list[LibRange]:
+    union = [s for _, b in bodies for s in b]
+    first, last = pos[id(union[0])], max(pos[id(s)] for s in union)
+    if any(x in flow.writes(s) for s in instrs[first:last + 1]):
+        return []
+    taint = taint_with_memory(flow, union, {x})
+    ids = {id(s) for s in union}
+    outs = {r for s in instrs if id(s) not in ids for r in flow.reads(s) & taint} - {x}
+    if len(outs) != len(bodies):
+        return []
+    found: list[LibRange] = []
+    for (name, op, _, line), body in bodies:
+        mine = {id(s) for s in body}
+        res = [r for r in outs if any(r in flow.writes(s) for s in body)
+               and not any(r in flow.writes(s) for s in union if id(s) not in mine)]
+        anchor = next((s for s in stmts if _line(s) >= line), None)
+        if len(res) != 1 or anchor is None or (isinstance(anchor, ir.Label) and _line(anchor) != line):
+            return []
+        lines = frozenset(_line(s) for s in body if flow.reads(s) & taint)
+        found.append(LibRange(name, op, _line(body[0]), line, x, res[0], anchor, (x,), lines=lines))
+    return found
+
+
+def _line(s: ir.Statement) -> int:
+    assert s.span is not None
+    return s.span.line
