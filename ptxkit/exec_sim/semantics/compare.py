@@ -9,27 +9,14 @@ import numpy as np
 
 from ptxkit import ir
 from ptxkit.exec_sim import floats as F
-from ptxkit.exec_sim.semantics.common import (
-    FLOATS,
-    Decoding,
-    LaneOp,
-    Mask,
-    State,
-    Unsupported,
-    Value,
-    bits_of,
-    one_type,
-    operands,
-    types_of,
-    uint_of,
-)
+from ptxkit.exec_sim.semantics import common as C
 from ptxkit.exec_sim.values import np_type
 
 _CMP = ("eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs",
         "equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan")
 
 
-def _compare(cmp: str, a: Value, b: Value, is_float: bool) -> Value:
+def _compare(cmp: str, a: C.Value, b: C.Value, is_float: bool) -> C.Value:
     if cmp in ("lo", "ls", "hi", "hs"):
         cmp = {"lo": "lt", "ls": "le", "hi": "gt", "hs": "ge"}[cmp]
     if is_float:
@@ -46,35 +33,35 @@ def _compare(cmp: str, a: Value, b: Value, is_float: bool) -> Value:
             "gt": np.greater, "ge": np.greater_equal}[cmp](a, b)
 
 
-Combine = Callable[[State, Value], Value]  # t -> t BOP c
+Combine = Callable[[C.State, C.Value], C.Value]  # t -> t BOP c
 
 
-def _combine(ins: ir.Instruction, dec: Decoding) -> Combine | None:
+def _combine(ins: ir.Instruction, dec: C.Decoding) -> Combine | None:
     """The ``.BoolOp`` of set/setp with its predicate ``c`` (ISA §9.7.7.1-2): t ↦ t BOP c; None without one."""
     bops = [x for x in ins.mods if x in ("and", "or", "xor")]
     if not bops:
         return None
     if len(ins.operands) < 4:
-        raise Unsupported(f"{dec.spelling(ins)} without its predicate operand c")
+        raise C.Unsupported(f"{dec.spelling(ins)} without its predicate operand c")
     f = {"and": np.logical_and, "or": np.logical_or, "xor": np.logical_xor}[bops[0]]
     c = dec.src(ins.operands[3], "pred")
     return lambda st, t: f(t, c(st))
 
 
-def _floatview(typ: str) -> Callable[[Value], Value]:
+def _floatview(typ: str) -> Callable[[C.Value], C.Value]:
     """Reader adapter: f16x2/bf16 values come as raw bits; convert to floats for comparisons."""
     if typ == "bf16":
         return lambda x: F.bits_to_float(np.asarray(x).view(np.uint16), "bf16")
     return lambda x: x
 
 
-def b_setp(ins: ir.Instruction, dec: Decoding) -> LaneOp:
-    typ = one_type(ins, dec)
+def b_setp(ins: ir.Instruction, dec: C.Decoding) -> C.LaneOp:
+    typ = C.one_type(ins, dec)
     cmps = [x for x in ins.mods if x in _CMP]
     if not cmps:
-        raise Unsupported()
+        raise C.Unsupported()
     cmp = cmps[0]
-    is_float = typ in FLOATS
+    is_float = typ in C.FLOATS
     ops = ins.operands
     d = ops[0]
     comb = _combine(ins, dec)
@@ -88,7 +75,7 @@ def b_setp(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     conv = _floatview(typ)
     ftz_ = "ftz" in ins.mods and is_float
 
-    def op(st: State, m: Mask) -> None:
+    def op(st: C.State, m: C.Mask) -> None:
         x, y = conv(a(st)), conv(b(st))
         if ftz_:
             x, y = F.ftz(np.asarray(x), typ), F.ftz(np.asarray(y), typ)
@@ -104,18 +91,18 @@ def b_setp(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     return op
 
 
-def _halves(dec: Decoding, op: ir.Operand, half: str) -> Callable[[State, int], np.ndarray]:
+def _halves(dec: C.Decoding, op: ir.Operand, half: str) -> Callable[[C.State, int], np.ndarray]:
     r = dec.src(op, "b32")
     return lambda st, k: F.bits_to_float((np.asarray(r(st)) >> np.uint32(16 * k)).astype(np.uint16), half)
 
 
-def b_set_x2(ins: ir.Instruction, dec: Decoding, dtyp: str, styp: str, cmp: str, comb: Combine | None) -> LaneOp:
+def b_set_x2(ins: ir.Instruction, dec: C.Decoding, dtyp: str, styp: str, cmp: str, comb: Combine | None) -> C.LaneOp:
     """set/setp on f16x2/bf16x2 sources: each 16-bit half compared on its own (ISA §9.7.4.?)."""
     half = styp[:-2]
     ops = ins.operands
     a, b = _halves(dec, ops[1], half), _halves(dec, ops[2], half)
 
-    def cmp_half(st: State, k: int) -> Value:
+    def cmp_half(st: C.State, k: int) -> C.Value:
         t = _compare(cmp, a(st, k), b(st, k), True)
         return comb(st, t) if comb is not None else t
 
@@ -125,7 +112,7 @@ def b_set_x2(ins: ir.Instruction, dec: Decoding, dtyp: str, styp: str, cmp: str,
         wp = dec.dst(p_dst, "pred")
         wq = dec.dst(q_dst, "pred") if q_dst is not None else None
 
-        def op(st: State, m: Mask) -> None:
+        def op(st: C.State, m: C.Mask) -> None:
             wp(st, np.broadcast_to(cmp_half(st, 0), (st.n,)).copy(), m)
             if wq is not None:
                 wq(st, np.broadcast_to(cmp_half(st, 1), (st.n,)).copy(), m)
@@ -133,7 +120,7 @@ def b_set_x2(ins: ir.Instruction, dec: Decoding, dtyp: str, styp: str, cmp: str,
     one = {"f16x2": 0x3C00, "bf16x2": 0x3F80}.get(dtyp, 0xFFFF)
     w = dec.dst(ops[0], "b32")
 
-    def set2(st: State, m: Mask) -> None:
+    def set2(st: C.State, m: C.Mask) -> None:
         r = np.uint32(0)
         for k in range(2):
             r = r | (np.where(cmp_half(st, k), np.uint32(one), np.uint32(0)) << np.uint32(16 * k)).astype(np.uint32)
@@ -141,23 +128,24 @@ def b_set_x2(ins: ir.Instruction, dec: Decoding, dtyp: str, styp: str, cmp: str,
     return set2
 
 
-def b_set(ins: ir.Instruction, dec: Decoding) -> LaneOp:
-    ts = types_of(ins.mods)
+def b_set(ins: ir.Instruction, dec: C.Decoding) -> C.LaneOp:
+    ts = C.types_of(ins.mods)
     if len(ts) < 2:
-        raise Unsupported()
+        raise C.Unsupported()
     dtyp, styp = ts[-2], ts[-1]
     cmps = [x for x in ins.mods if x in _CMP]
     comb = _combine(ins, dec)
     if styp in ("f16x2", "bf16x2"):
         return b_set_x2(ins, dec, dtyp, styp, cmps[0], comb)
-    is_float = styp in FLOATS
+    is_float = styp in C.FLOATS
     ops = ins.operands
     a, b = dec.src(ops[1], styp), dec.src(ops[2], styp)
     w = dec.dst(ops[0], dtyp)
-    one = np_type(dtyp)(1.0) if dtyp in FLOATS else uint_of(dtyp)(-1 & ((1 << bits_of(dtyp)) - 1)).view(np_type(dtyp))
+    all_ones = (1 << C.bits_of(dtyp)) - 1
+    one = np_type(dtyp)(1.0) if dtyp in C.FLOATS else C.uint_of(dtyp)(all_ones).view(np_type(dtyp))
     zero = np_type(dtyp)(0)
 
-    def op(st: State, m: Mask) -> None:
+    def op(st: C.State, m: C.Mask) -> None:
         t = _compare(cmps[0], a(st), b(st), is_float)
         if comb is not None:
             t = comb(st, t)
@@ -165,19 +153,19 @@ def b_set(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     return op
 
 
-def b_selp(ins: ir.Instruction, dec: Decoding) -> LaneOp:
-    typ = one_type(ins, dec)
-    ops = operands(ins, 4)
+def b_selp(ins: ir.Instruction, dec: C.Decoding) -> C.LaneOp:
+    typ = C.one_type(ins, dec)
+    ops = C.operands(ins, 4)
     a, b, c = dec.src(ops[1], typ), dec.src(ops[2], typ), dec.src(ops[3], "pred")
     w = dec.dst(ops[0], typ)
     dt = np_type(typ)
     return lambda st, m: w(st, np.asarray(np.where(c(st), a(st), b(st))).astype(dt, copy=False), m)
 
 
-def b_slct(ins: ir.Instruction, dec: Decoding) -> LaneOp:
-    ts = types_of(ins.mods)
+def b_slct(ins: ir.Instruction, dec: C.Decoding) -> C.LaneOp:
+    ts = C.types_of(ins.mods)
     typ, ctyp = ts[-2], ts[-1]
-    ops = operands(ins, 4)
+    ops = C.operands(ins, 4)
     a, b, c = dec.src(ops[1], typ), dec.src(ops[2], typ), dec.src(ops[3], ctyp)
     w = dec.dst(ops[0], typ)
     return lambda st, m: w(st, np.asarray(np.where(c(st) >= 0, a(st), b(st))).astype(np_type(typ)), m)

@@ -7,29 +7,13 @@ from __future__ import annotations
 import numpy as np
 
 from ptxkit import ir
-from ptxkit.exec_sim.semantics.common import (
-    FLOATS,
-    Decoding,
-    LaneOp,
-    Mask,
-    Reader,
-    State,
-    Unsupported,
-    Value,
-    Writer,
-    as_lanes,
-    bits_of,
-    one_type,
-    operands,
-    simple,
-    types_of,
-)
+from ptxkit.exec_sim.semantics import common as C
 from ptxkit.exec_sim.semantics.floating import float_arith, float_unary_bits
 from ptxkit.exec_sim.values import UINT_BITS, np_type
 
 
-def _mulhi(a: Value, b: Value, typ: str) -> Value:
-    bits = bits_of(typ)
+def _mulhi(a: C.Value, b: C.Value, typ: str) -> C.Value:
+    bits = C.bits_of(typ)
     signed = typ[0] == "s"
     if bits <= 32:
         wide = np.int64 if signed else np.uint64
@@ -52,52 +36,52 @@ def _mulhi(a: Value, b: Value, typ: str) -> Value:
 
 
 def _wide(typ: str) -> str:
-    return ("s" if typ[0] == "s" else "u") + str(2 * bits_of(typ))
+    return ("s" if typ[0] == "s" else "u") + str(2 * C.bits_of(typ))
 
 
-def b_mul(ins: ir.Instruction, dec: Decoding) -> LaneOp:
-    typ = one_type(ins, dec)
-    mods = ins.mods
-    if typ in FLOATS:
-        return float_arith(ins, dec, "mul", typ)
-    ops = operands(ins, 3)
-    a, b = dec.src(ops[1], typ), dec.src(ops[2], typ)
+def b_mul(ins: ir.Instruction, dec: C.Decoding) -> C.LaneOp:
+    """mul{.lo,.hi,.wide} (ISA §9.7.1.3); the float forms are floating.float_arith's."""
+    return _mul_add(ins, dec, addend=False)
+
+
+def b_mad(ins: ir.Instruction, dec: C.Decoding) -> C.LaneOp:
+    """mad{.lo,.hi,.wide}, mad.hi.sat.s32, mad.cc/madc (ISA §9.7.1.4, §9.7.2.3): mul's product plus c."""
+    return _mul_add(ins, dec, addend=True)
+
+
+def _product(a: C.Reader, b: C.Reader, typ: str, mods: tuple[str, ...]) -> C.Reader:
+    """The lanes' a·b in mul's mode: .wide (the whole product, in the doubled type), .hi or .lo."""
     if "wide" in mods:
-        wt = _wide(typ)
-        wdt = np_type(wt)
-        w = dec.dst(ops[0], wt)
-        return lambda st, m: w(st, np.asarray(a(st)).astype(wdt) * np.asarray(b(st)).astype(wdt), m)
-    w = dec.dst(ops[0], typ)
+        wdt = np_type(_wide(typ))
+        return lambda st: np.asarray(a(st)).astype(wdt) * np.asarray(b(st)).astype(wdt)
     if "hi" in mods:
-        return lambda st, m: w(st, _mulhi(a(st), b(st), typ), m)
-    return lambda st, m: w(st, a(st) * b(st), m)
+        return lambda st: _mulhi(a(st), b(st), typ)
+    return lambda st: a(st) * b(st)
 
 
-def b_mad(ins: ir.Instruction, dec: Decoding) -> LaneOp:
-    typ = one_type(ins, dec)
+def _mul_add(ins: ir.Instruction, dec: C.Decoding, addend: bool) -> C.LaneOp:
+    typ = C.one_type(ins, dec)
     mods = ins.mods
-    if typ in FLOATS:
-        return float_arith(ins, dec, "fma", typ)
-    ops = operands(ins, 4)
+    if typ in C.FLOATS:
+        return float_arith(ins, dec, "fma" if addend else "mul", typ)
+    ops = C.operands(ins, 4 if addend else 3)
     a, b = dec.src(ops[1], typ), dec.src(ops[2], typ)
     cc_in = ins.opcode == "madc"
-    cc_out = "cc" in mods
-    if "wide" in mods:
-        wt = _wide(typ)
-        wdt = np_type(wt)
-        c = dec.src(ops[3], wt)
-        w = dec.dst(ops[0], wt)
-        if cc_in or cc_out:
-            raise Unsupported("mad.wide with carry")
-        return lambda st, m: w(st, np.asarray(a(st)).astype(wdt) * np.asarray(b(st)).astype(wdt) + c(st), m)
-    c = dec.src(ops[3], typ)
-    w = dec.dst(ops[0], typ)
-    prod = (lambda st: _mulhi(a(st), b(st), typ)) if "hi" in mods else (lambda st: a(st) * b(st))
-    if "sat" in mods:
+    cc_out = addend and "cc" in mods
+    wide = "wide" in mods
+    rtyp = _wide(typ) if wide else typ  # the type of the product, c and d
+    c = dec.src(ops[3], rtyp) if addend else None
+    w = dec.dst(ops[0], rtyp)
+    if wide and (cc_in or cc_out):
+        raise C.Unsupported("mad.wide with carry")
+    prod = _product(a, b, typ, mods)
+    if c is None:
+        return lambda st, m: w(st, prod(st), m)
+    if "sat" in mods and not wide:
         if typ != "s32" or "hi" not in mods:
-            raise Unsupported("mad.sat other than mad.hi.sat.s32")
+            raise C.Unsupported("mad.sat other than mad.hi.sat.s32")
 
-        def op(st: State, m: Mask) -> None:
+        def op(st: C.State, m: C.Mask) -> None:
             r = prod(st).astype(np.int64) + np.asarray(c(st)).astype(np.int64)
             w(st, np.clip(r, -2 ** 31, 2 ** 31 - 1).astype(np.int32), m)
         return op
@@ -106,14 +90,14 @@ def b_mad(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     return lambda st, m: w(st, prod(st) + c(st), m)
 
 
-def _carry_op(ins: ir.Instruction, dec: Decoding, typ: str, w: Writer, a: Reader, b: Reader, cc_in: bool,
-              cc_out: bool, add: bool) -> LaneOp:
+def _carry_op(ins: ir.Instruction, dec: C.Decoding, typ: str, w: C.Writer, a: C.Reader, b: C.Reader, cc_in: bool,
+              cc_out: bool, add: bool) -> C.LaneOp:
     """add.cc/addc/sub.cc/subc/mad.cc/madc (ISA §9.7.2): the carry flag CC.CF is one bool per lane in
     ``st.cc``; subtraction sets it to NOT borrow and subc subtracts !CF (a + ~b + CF, as GPUs do)."""
-    bits = bits_of(typ)
+    bits = C.bits_of(typ)
     ut = UINT_BITS[bits]
 
-    def op(st: State, m: Mask) -> None:
+    def op(st: C.State, m: C.Mask) -> None:
         n = st.n
         x = np.broadcast_to(np.asarray(a(st)), (n,)).view(ut)
         y = np.broadcast_to(np.asarray(b(st)), (n,)).view(ut)
@@ -147,20 +131,20 @@ def _carry_op(ins: ir.Instruction, dec: Decoding, typ: str, w: Writer, a: Reader
 _PACKED16 = ("s16x2", "u16x2")
 
 
-def _packed16(ins: ir.Instruction, dec: Decoding) -> LaneOp:
+def _packed16(ins: ir.Instruction, dec: C.Decoding) -> C.LaneOp:
     """add / min / max{.relu} on .s16x2 / .u16x2 (ISA §9.7.1.1, §9.7.1.10-11): each 16-bit half on its
     own; add wraps within the half, .relu (min/max .s16x2) clamps a negative half to 0."""
     typ = next(x for x in ins.mods if x in _PACKED16)
     if ins.opcode not in ("add", "min", "max") or len(ins.operands) != 3 \
             or any(x in ins.mods for x in ("sat", "cc")) or ("relu" in ins.mods and typ != "s16x2"):
-        raise Unsupported()
+        raise C.Unsupported()
     half = np.int16 if typ == "s16x2" else np.uint16
     relu = "relu" in ins.mods
     a, b = dec.src(ins.operands[1], "b32"), dec.src(ins.operands[2], "b32")
     w = dec.dst(ins.operands[0], "b32")
     f = {"add": np.add, "min": np.minimum, "max": np.maximum}[ins.opcode]
 
-    def op(st: State, m: Mask) -> None:
+    def op(st: C.State, m: C.Mask) -> None:
         x = np.atleast_1d(np.asarray(a(st)).astype(np.uint32)).view(np.uint16).view(half)  # [low, high] pairs
         y = np.atleast_1d(np.asarray(b(st)).astype(np.uint32)).view(np.uint16).view(half)
         with np.errstate(over="ignore"):
@@ -171,15 +155,15 @@ def _packed16(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     return op
 
 
-def b_addsub(ins: ir.Instruction, dec: Decoding) -> LaneOp:
+def b_addsub(ins: ir.Instruction, dec: C.Decoding) -> C.LaneOp:
     if any(x in ins.mods for x in _PACKED16):
         return _packed16(ins, dec)
-    typ = one_type(ins, dec)
+    typ = C.one_type(ins, dec)
     mods = ins.mods
     add = ins.opcode in ("add", "addc")
-    if typ in FLOATS:
+    if typ in C.FLOATS:
         return float_arith(ins, dec, "add" if add else "sub", typ)
-    ops = operands(ins, 3)
+    ops = C.operands(ins, 3)
     a, b = dec.src(ops[1], typ), dec.src(ops[2], typ)
     w = dec.dst(ops[0], typ)
     cc_in = ins.opcode in ("addc", "subc")
@@ -188,7 +172,7 @@ def b_addsub(ins: ir.Instruction, dec: Decoding) -> LaneOp:
         return _carry_op(ins, dec, typ, w, a, b, cc_in, cc_out, add)
     if "sat" in mods:
         if typ != "s32":
-            raise Unsupported(".sat on other than .s32")
+            raise C.Unsupported(".sat on other than .s32")
         if add:
             return lambda st, m: w(st, np.clip(np.asarray(a(st)).astype(np.int64) + np.asarray(b(st)).astype(np.int64),
                                                -2 ** 31, 2 ** 31 - 1).astype(np.int32), m)
@@ -199,10 +183,10 @@ def b_addsub(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     return lambda st, m: w(st, a(st) - b(st), m)
 
 
-def _divrem(a: Value, b: Value, typ: str, rem: bool) -> np.ndarray:
+def _divrem(a: C.Value, b: C.Value, typ: str, rem: bool) -> np.ndarray:
     """Integer div/rem truncating toward zero; division by zero gives all ones (quotient) or the
     dividend (remainder), as the hardware does (the ISA leaves it unspecified)."""
-    bits = bits_of(typ)
+    bits = C.bits_of(typ)
     a = np.asarray(a)
     b = np.asarray(b)
     if typ[0] != "s":
@@ -228,84 +212,84 @@ def _divrem(a: Value, b: Value, typ: str, rem: bool) -> np.ndarray:
     return np.where(zero, a.dtype.type(-1), q).astype(a.dtype)
 
 
-def b_div(ins: ir.Instruction, dec: Decoding) -> LaneOp:
-    typ = one_type(ins, dec)
-    if typ in FLOATS:
+def b_div(ins: ir.Instruction, dec: C.Decoding) -> C.LaneOp:
+    typ = C.one_type(ins, dec)
+    if typ in C.FLOATS:
         return float_arith(ins, dec, "div", typ)
-    return simple(ins, dec, typ, lambda a, b: _divrem(as_lanes(a, 1), b, typ, False), 2)
+    return C.simple(ins, dec, typ, lambda a, b: _divrem(C.as_lanes(a, 1), b, typ, False), 2)
 
 
-def b_rem(ins: ir.Instruction, dec: Decoding) -> LaneOp:
-    typ = one_type(ins, dec)
-    return simple(ins, dec, typ, lambda a, b: _divrem(as_lanes(a, 1), b, typ, True), 2)
+def b_rem(ins: ir.Instruction, dec: C.Decoding) -> C.LaneOp:
+    typ = C.one_type(ins, dec)
+    return C.simple(ins, dec, typ, lambda a, b: _divrem(C.as_lanes(a, 1), b, typ, True), 2)
 
 
-def b_minmax(ins: ir.Instruction, dec: Decoding) -> LaneOp:
+def b_minmax(ins: ir.Instruction, dec: C.Decoding) -> C.LaneOp:
     if any(x in ins.mods for x in _PACKED16):
         return _packed16(ins, dec)
-    typ = one_type(ins, dec)
+    typ = C.one_type(ins, dec)
     is_min = ins.opcode == "min"
-    if typ in FLOATS:
+    if typ in C.FLOATS:
         return float_arith(ins, dec, ins.opcode, typ)
     relu = "relu" in ins.mods
     f = np.minimum if is_min else np.maximum
     if len(ins.operands) == 4:  # three-input min/max (sm_100)
-        def g3(a: Value, b: Value, c: Value) -> Value:
+        def g3(a: C.Value, b: C.Value, c: C.Value) -> C.Value:
             r = f(f(a, b), c)
             return np.maximum(r, 0).astype(r.dtype) if relu else r
-        return simple(ins, dec, typ, g3, 3)
+        return C.simple(ins, dec, typ, g3, 3)
 
-    def g(a: Value, b: Value) -> Value:
+    def g(a: C.Value, b: C.Value) -> C.Value:
         r = f(a, b)
         return np.maximum(r, 0).astype(np.asarray(r).dtype) if relu else r
-    return simple(ins, dec, typ, g, 2)
+    return C.simple(ins, dec, typ, g, 2)
 
 
-def b_abs(ins: ir.Instruction, dec: Decoding) -> LaneOp:
-    typ = one_type(ins, dec)
-    if typ in FLOATS:
+def b_abs(ins: ir.Instruction, dec: C.Decoding) -> C.LaneOp:
+    typ = C.one_type(ins, dec)
+    if typ in C.FLOATS:
         return float_unary_bits(ins, dec, typ, "abs")
-    return simple(ins, dec, typ, lambda a: np.where(a < 0, (a.dtype.type(0) - a), a).astype(np.asarray(a).dtype), 1)
+    return C.simple(ins, dec, typ, lambda a: np.where(a < 0, (a.dtype.type(0) - a), a).astype(np.asarray(a).dtype), 1)
 
 
-def b_neg(ins: ir.Instruction, dec: Decoding) -> LaneOp:
-    typ = one_type(ins, dec)
-    if typ in FLOATS:
+def b_neg(ins: ir.Instruction, dec: C.Decoding) -> C.LaneOp:
+    typ = C.one_type(ins, dec)
+    if typ in C.FLOATS:
         return float_unary_bits(ins, dec, typ, "neg")
-    return simple(ins, dec, typ, lambda a: np.asarray(a).dtype.type(0) - a, 1)
+    return C.simple(ins, dec, typ, lambda a: np.asarray(a).dtype.type(0) - a, 1)
 
 
-def b_sad(ins: ir.Instruction, dec: Decoding) -> LaneOp:
-    typ = one_type(ins, dec)
-    return simple(ins, dec, typ, lambda a, b, c: np.where(a < b, b - a, a - b) + c, 3)
+def b_sad(ins: ir.Instruction, dec: C.Decoding) -> C.LaneOp:
+    typ = C.one_type(ins, dec)
+    return C.simple(ins, dec, typ, lambda a, b, c: np.where(a < b, b - a, a - b) + c, 3)
 
 
-def b_mul24(ins: ir.Instruction, dec: Decoding) -> LaneOp:
-    typ = one_type(ins, dec)
+def b_mul24(ins: ir.Instruction, dec: C.Decoding) -> C.LaneOp:
+    typ = C.one_type(ins, dec)
     hi = "hi" in ins.mods  # .hi: bits 47..16 of the 48-bit product (ISA §9.7.1.5)
     signed = typ[0] == "s"
 
-    def low24(x: Value) -> np.ndarray:
+    def low24(x: C.Value) -> np.ndarray:
         x = np.asarray(x).astype(np.int64)
         x = x & 0xFFFFFF
         return np.where(signed & (x >= 0x800000), x - 0x1000000, x) if signed else x
 
-    def prod(a: Value, b: Value) -> np.ndarray:
+    def prod(a: C.Value, b: C.Value) -> np.ndarray:
         t = low24(a) * low24(b)
         return t >> 16 if hi else t
 
     if ins.opcode == "mul24":
-        return simple(ins, dec, typ, lambda a, b: prod(a, b).astype(np.int64).astype(np_type(typ)), 2)
-    return simple(ins, dec, typ, lambda a, b, c: (prod(a, b) + np.asarray(c).astype(np.int64))
+        return C.simple(ins, dec, typ, lambda a, b: prod(a, b).astype(np.int64).astype(np_type(typ)), 2)
+    return C.simple(ins, dec, typ, lambda a, b, c: (prod(a, b) + np.asarray(c).astype(np.int64))
                    .astype(np.int64).astype(np_type(typ)), 3)
 
 
-def b_dp(ins: ir.Instruction, dec: Decoding) -> LaneOp:
+def b_dp(ins: ir.Instruction, dec: C.Decoding) -> C.LaneOp:
     """dp4a.atype.btype d, a, b, c: c + four byte products; dp2a.{lo,hi}: c + two (16-bit half of a) x
     (byte of b, low or high pair) products (ISA §9.7.1.23-24). Signedness per operand type."""
-    ts = types_of(ins.mods)
+    ts = C.types_of(ins.mods)
     if len(ts) != 2 or len(ins.operands) != 4:
-        raise Unsupported()
+        raise C.Unsupported()
     at, bt = ts
     four = ins.opcode == "dp4a"
     hi = "hi" in ins.mods
@@ -314,11 +298,11 @@ def b_dp(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     a, b, c = dec.src(ops[1], "u32"), dec.src(ops[2], "u32"), dec.src(ops[3], dtyp)
     w = dec.dst(ops[0], dtyp)
 
-    def part(x: Value, i: int, bits: int, signed: bool) -> np.ndarray:
+    def part(x: C.Value, i: int, bits: int, signed: bool) -> np.ndarray:
         v = (np.asarray(x).astype(np.int64) >> (bits * i)) & ((1 << bits) - 1)
         return np.where(v >= 1 << (bits - 1), v - (1 << bits), v) if signed else v
 
-    def op(st: State, m: Mask) -> None:
+    def op(st: C.State, m: C.Mask) -> None:
         x, y = a(st), b(st)
         if four:
             acc = sum(part(x, i, 8, at[0] == "s") * part(y, i, 8, bt[0] == "s") for i in range(4))
@@ -330,26 +314,26 @@ def b_dp(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     return op
 
 
-def b_logic(ins: ir.Instruction, dec: Decoding) -> LaneOp:
-    typ = one_type(ins, dec)
+def b_logic(ins: ir.Instruction, dec: C.Decoding) -> C.LaneOp:
+    typ = C.one_type(ins, dec)
     f = {"and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}[ins.opcode]
-    return simple(ins, dec, typ, f, 2)
+    return C.simple(ins, dec, typ, f, 2)
 
 
-def b_not(ins: ir.Instruction, dec: Decoding) -> LaneOp:
-    typ = one_type(ins, dec)
+def b_not(ins: ir.Instruction, dec: C.Decoding) -> C.LaneOp:
+    typ = C.one_type(ins, dec)
     if typ == "pred":
-        return simple(ins, dec, typ, np.logical_not, 1)
-    return simple(ins, dec, typ, np.invert, 1)
+        return C.simple(ins, dec, typ, np.logical_not, 1)
+    return C.simple(ins, dec, typ, np.invert, 1)
 
 
-def b_cnot(ins: ir.Instruction, dec: Decoding) -> LaneOp:
-    typ = one_type(ins, dec)
-    return simple(ins, dec, typ, lambda a: (np.asarray(a) == 0).astype(np_type(typ)), 1)
+def b_cnot(ins: ir.Instruction, dec: C.Decoding) -> C.LaneOp:
+    typ = C.one_type(ins, dec)
+    return C.simple(ins, dec, typ, lambda a: (np.asarray(a) == 0).astype(np_type(typ)), 1)
 
 
-def _shift(a: Value, n: Value, typ: str, left: bool) -> np.ndarray:
-    bits = bits_of(typ)
+def _shift(a: C.Value, n: C.Value, typ: str, left: bool) -> np.ndarray:
+    bits = C.bits_of(typ)
     a = np.asarray(a)
     n = np.asarray(n).astype(np.uint64)
     big = n >= bits
@@ -361,23 +345,23 @@ def _shift(a: Value, n: Value, typ: str, left: bool) -> np.ndarray:
     return np.where(big, a.dtype.type(0), a >> k).astype(a.dtype)
 
 
-def b_shl(ins: ir.Instruction, dec: Decoding) -> LaneOp:
-    typ = one_type(ins, dec)
-    ops = operands(ins, 3)
+def b_shl(ins: ir.Instruction, dec: C.Decoding) -> C.LaneOp:
+    typ = C.one_type(ins, dec)
+    ops = C.operands(ins, 3)
     a, b, w = dec.src(ops[1], typ), dec.src(ops[2], "u32"), dec.dst(ops[0], typ)
     left = ins.opcode == "shl"
     return lambda st, m: w(st, _shift(a(st), b(st), typ, left), m)
 
 
-def b_shf(ins: ir.Instruction, dec: Decoding) -> LaneOp:
+def b_shf(ins: ir.Instruction, dec: C.Decoding) -> C.LaneOp:
     """shf.{l,r}.{wrap,clamp}.b32 (ISA §9.7.8.6): funnel shift of the 64-bit {b:a}."""
-    ops = operands(ins, 4)
+    ops = C.operands(ins, 4)
     left = "l" in ins.mods
     wrap = "wrap" in ins.mods
     a, b, c = dec.src(ops[1], "u32"), dec.src(ops[2], "u32"), dec.src(ops[3], "u32")
     w = dec.dst(ops[0], "b32")
 
-    def op(st: State, m: Mask) -> None:
+    def op(st: C.State, m: C.Mask) -> None:
         n = np.asarray(c(st)).astype(np.uint64)
         n = n & np.uint64(31) if wrap else np.minimum(n, np.uint64(32))
         v = (np.asarray(b(st)).astype(np.uint64) << np.uint64(32)) | np.asarray(a(st)).astype(np.uint64)
@@ -389,18 +373,18 @@ def b_shf(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     return op
 
 
-def b_bfe(ins: ir.Instruction, dec: Decoding) -> LaneOp:
+def b_bfe(ins: ir.Instruction, dec: C.Decoding) -> C.LaneOp:
     """bfe (ISA §9.7.8.9)."""
-    typ = one_type(ins, dec)
-    bits = bits_of(typ)
+    typ = C.one_type(ins, dec)
+    bits = C.bits_of(typ)
     ut = UINT_BITS[bits]
     signed = typ[0] == "s"
-    ops = operands(ins, 4)
+    ops = C.operands(ins, 4)
     a, b, c = dec.src(ops[1], typ), dec.src(ops[2], "u32"), dec.src(ops[3], "u32")
     w = dec.dst(ops[0], typ)
     one = ut(1)
 
-    def op(st: State, m: Mask) -> None:
+    def op(st: C.State, m: C.Mask) -> None:
         av = np.asarray(a(st)).view(ut)
         pos = (np.asarray(b(st)) & 0xFF).astype(np.int64)
         ln = (np.asarray(c(st)) & 0xFF).astype(np.int64)
@@ -416,18 +400,18 @@ def b_bfe(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     return op
 
 
-def b_bfi(ins: ir.Instruction, dec: Decoding) -> LaneOp:
+def b_bfi(ins: ir.Instruction, dec: C.Decoding) -> C.LaneOp:
     """bfi (ISA §9.7.8.10): insert the low len bits of a into b at pos."""
-    typ = one_type(ins, dec)
-    bits = bits_of(typ)
+    typ = C.one_type(ins, dec)
+    bits = C.bits_of(typ)
     ut = UINT_BITS[bits]
-    ops = operands(ins, 5)
+    ops = C.operands(ins, 5)
     a, b = dec.src(ops[1], typ), dec.src(ops[2], typ)
     c, d_ = dec.src(ops[3], "u32"), dec.src(ops[4], "u32")
     w = dec.dst(ops[0], typ)
     one = ut(1)
 
-    def op(st: State, m: Mask) -> None:
+    def op(st: C.State, m: C.Mask) -> None:
         av, bv = np.asarray(a(st)).view(ut), np.asarray(b(st)).view(ut)
         pos = (np.asarray(c(st)) & 0xFF).astype(np.int64)
         ln = (np.asarray(d_(st)) & 0xFF).astype(np.int64)
@@ -440,15 +424,15 @@ def b_bfi(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     return op
 
 
-def b_prmt(ins: ir.Instruction, dec: Decoding) -> LaneOp:
+def b_prmt(ins: ir.Instruction, dec: C.Decoding) -> C.LaneOp:
     """prmt.b32{.mode} (ISA §9.7.8.7)."""
-    ops = operands(ins, 4)
+    ops = C.operands(ins, 4)
     modes = [x for x in ins.mods if x in ("f4e", "b4e", "rc8", "ecl", "ecr", "rc16")]
     mode = modes[0] if modes else None
     a, b, c = dec.src(ops[1], "u32"), dec.src(ops[2], "u32"), dec.src(ops[3], "u32")
     w = dec.dst(ops[0], "b32")
 
-    def op(st: State, m: Mask) -> None:
+    def op(st: C.State, m: C.Mask) -> None:
         n = st.n
         v = (np.asarray(b(st)).astype(np.uint64) << np.uint64(32)) | np.asarray(a(st)).astype(np.uint64)
         v = np.broadcast_to(v, (n,))
@@ -481,16 +465,16 @@ def b_prmt(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     return op
 
 
-def b_lop3(ins: ir.Instruction, dec: Decoding) -> LaneOp:
+def b_lop3(ins: ir.Instruction, dec: C.Decoding) -> C.LaneOp:
     """lop3.b32 d, a, b, c, immLut (ISA §9.7.8.5)."""
     ops = ins.operands
     if len(ops) != 5 or not isinstance(ops[4], ir.Imm) or isinstance(ops[0], ir.Pipe):
-        raise Unsupported("lop3 with a predicate output or a non-constant LUT")
+        raise C.Unsupported("lop3 with a predicate output or a non-constant LUT")
     lut = ops[4].value & 0xFF
     a, b, c = dec.src(ops[1], "b32"), dec.src(ops[2], "b32"), dec.src(ops[3], "b32")
     w = dec.dst(ops[0], "b32")
 
-    def op(st: State, m: Mask) -> None:
+    def op(st: C.State, m: C.Mask) -> None:
         x, y, z = np.asarray(a(st)), np.asarray(b(st)), np.asarray(c(st))
         r = np.zeros(np.broadcast_shapes(x.shape, y.shape, z.shape), np.uint32)
         for i in range(8):
@@ -500,14 +484,14 @@ def b_lop3(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     return op
 
 
-def b_popc(ins: ir.Instruction, dec: Decoding) -> LaneOp:
-    typ = one_type(ins, dec)
-    ops = operands(ins, 2)
+def b_popc(ins: ir.Instruction, dec: C.Decoding) -> C.LaneOp:
+    typ = C.one_type(ins, dec)
+    ops = C.operands(ins, 2)
     a, w = dec.src(ops[1], typ), dec.dst(ops[0], "u32")
     return lambda st, m: w(st, np.bitwise_count(np.asarray(a(st))).astype(np.uint32), m)
 
 
-def _clz(x: Value, bits: int) -> np.ndarray:
+def _clz(x: C.Value, bits: int) -> np.ndarray:
     x = np.asarray(x).astype(np.uint64)
     n = np.zeros(x.shape, np.int64)
     for sh in (32, 16, 8, 4, 2, 1):
@@ -521,23 +505,23 @@ def _clz(x: Value, bits: int) -> np.ndarray:
     return n
 
 
-def b_clz(ins: ir.Instruction, dec: Decoding) -> LaneOp:
-    typ = one_type(ins, dec)
-    bits = bits_of(typ)
-    ops = operands(ins, 2)
+def b_clz(ins: ir.Instruction, dec: C.Decoding) -> C.LaneOp:
+    typ = C.one_type(ins, dec)
+    bits = C.bits_of(typ)
+    ops = C.operands(ins, 2)
     a, w = dec.src(ops[1], typ), dec.dst(ops[0], "u32")
     return lambda st, m: w(st, np.minimum(_clz(a(st), bits), bits).astype(np.uint32), m)
 
 
-def b_bfind(ins: ir.Instruction, dec: Decoding) -> LaneOp:
+def b_bfind(ins: ir.Instruction, dec: C.Decoding) -> C.LaneOp:
     """bfind{.shiftamt} (ISA §9.7.8.12): position of the most significant non-sign bit, or 0xffffffff."""
-    typ = one_type(ins, dec)
-    bits = bits_of(typ)
+    typ = C.one_type(ins, dec)
+    bits = C.bits_of(typ)
     shiftamt = "shiftamt" in ins.mods
-    ops = operands(ins, 2)
+    ops = C.operands(ins, 2)
     a, w = dec.src(ops[1], typ), dec.dst(ops[0], "u32")
 
-    def op(st: State, m: Mask) -> None:
+    def op(st: C.State, m: C.Mask) -> None:
         x = np.asarray(a(st))
         if typ[0] == "s":
             x = np.where(x < 0, ~x, x)
@@ -553,13 +537,13 @@ def b_bfind(ins: ir.Instruction, dec: Decoding) -> LaneOp:
 _REV8 = np.array([int(f"{i:08b}"[::-1], 2) for i in range(256)], np.uint64)
 
 
-def b_brev(ins: ir.Instruction, dec: Decoding) -> LaneOp:
-    typ = one_type(ins, dec)
-    bits = bits_of(typ)
-    ops = operands(ins, 2)
+def b_brev(ins: ir.Instruction, dec: C.Decoding) -> C.LaneOp:
+    typ = C.one_type(ins, dec)
+    bits = C.bits_of(typ)
+    ops = C.operands(ins, 2)
     a, w = dec.src(ops[1], typ), dec.dst(ops[0], typ)
 
-    def op(st: State, m: Mask) -> None:
+    def op(st: C.State, m: C.Mask) -> None:
         x = np.asarray(a(st)).astype(np.uint64)
         r = np.zeros(x.shape, np.uint64)
         for i in range(bits // 8):
