@@ -16,10 +16,11 @@ from ptxkit.ptx import isa
 class _OneLane:
     """The state a semantics closure sees when a single-thread scheduler runs it (usually ``n == 1``)."""
 
-    __slots__ = ("R", "cc", "n")
+    __slots__ = ("R", "cc", "n", "observer")
 
     def __init__(self, R: list, cc: np.ndarray, n: int = 1):
         self.n = n
+        self.observer = None  # single-lane evaluation reports nothing (memory effects are the caller's)
         self.R = R
         self.cc = cc
 

@@ -11,6 +11,7 @@ from ptxkit import ir
 from ptxkit.errors import UsageError
 from ptxkit.exec_sim.args import BUFFER_TYPES, KernelArg, check_launch
 from ptxkit.exec_sim.decode import Program, decode, encode_init
+from ptxkit.exec_sim.events import Observer
 from ptxkit.exec_sim.machine import Counters, LaneState, run_batch
 from ptxkit.exec_sim.memory import FlatMemory
 from ptxkit.exec_sim.values import decl_size
@@ -69,10 +70,13 @@ def _dim3(x: int | tuple[int, ...] | list[int]) -> tuple[int, int, int]:
 def run_kernel(module: ir.Module, kernel: str | None, args: list[KernelArg],
                grid: int | tuple[int, ...] | list[int] = (1, 1, 1),
                block: int | tuple[int, ...] | list[int] = (1, 1, 1), shared_bytes: int = 0, *,
-               max_steps: int = DEFAULT_MAX_STEPS, memory: FlatMemory | None = None) -> RunResult:
+               max_steps: int = DEFAULT_MAX_STEPS, memory: FlatMemory | None = None,
+               observer: Observer | None = None) -> RunResult:
     """Run ``kernel`` of ``module`` on the simulator; see :class:`RunResult`. ``max_steps`` bounds the
     warp-instructions of the whole launch (BoundExceeded past it); launch shapes beyond the hardware
-    limits (``ptxkit.exec_sim.limits``) and memory beyond the budget (``ptxkit.io``) are UsageErrors."""
+    limits (``ptxkit.exec_sim.limits``) and memory beyond the budget (``ptxkit.io``) are UsageErrors.
+    ``observer`` receives every memory-model event of the run (``exec_sim.events``; lanes are global
+    thread indices: linear ctaid · threads per CTA + linear tid)."""
     entry = select_entry(module, kernel)
     prog = program_for(module, entry)
     grid, block = _dim3(grid), _dim3(block)
@@ -144,6 +148,9 @@ def run_kernel(module: ir.Module, kernel: str | None, args: list[KernelArg],
                        stdout=stdout, cc=np.zeros(n, bool))
         st.lanes_per_cta = per_cta
         st.lane_index = np.arange(n, dtype=np.int64)
+        if observer is not None:
+            st.observer = observer
+            st.gtid = cta_lin.astype(np.int64) * nthreads + np.tile(t_lin, k)
         with np.errstate(all="ignore"):
             run_batch(prog, st, counters, max_steps)
     for a in args:

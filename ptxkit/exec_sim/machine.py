@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ptxkit.errors import BoundExceeded, Diagnostic, PtxkitError
+from ptxkit.exec_sim.events import EvKind, Observer, SimEvent
 from ptxkit.exec_sim.limits import NWARPID
 from ptxkit.exec_sim.memory import MemoryFault
 from ptxkit.exec_sim.program import BAR, BRA, CALL, EXIT, NORMAL, RET, Op, Program
@@ -55,6 +56,10 @@ class LaneState:
     _bar_expected: dict[int, int] = field(default_factory=dict)
     _red_pred: np.ndarray | None = None
     _red_ops: dict[int, tuple] = field(default_factory=dict)
+    # memory-model events (ptxkit verify): the observer, and each lane's global thread index
+    # (CTA-major: linear ctaid · threads per CTA + linear tid); both None when nobody watches
+    observer: Observer | None = None
+    gtid: np.ndarray | None = None
 
     def sreg(self, name: str) -> np.ndarray:
         """Special registers (ISA §10): per-lane uint32 (or uint64 for the 64-bit ones)."""
@@ -105,6 +110,10 @@ class LaneState:
             v = np.zeros(n, np.uint32)
         self._sregs[name] = v
         return v
+
+
+class Deadlock(PtxkitError):
+    """The launch cannot go on: threads wait at a barrier that not enough threads reach."""
 
 
 @dataclass
@@ -199,6 +208,8 @@ def run_batch(prog: Program, st: LaneState, counters: Counters, max_steps: int) 
                 elif kind == BAR and op.guard is None and op.bar is not None and op.bar.threads is None \
                         and op.bar.red is None:
                     # every live thread of every CTA arrives together: the barrier completes
+                    if st.observer is not None:
+                        _report_uniform_bar(st, op, m, pc)
                     pc += 1
                     continue
                 # control: go through the per-lane machinery with the uniform mask
@@ -218,7 +229,7 @@ def run_batch(prog: Program, st: LaneState, counters: Counters, max_steps: int) 
                     lane = int(np.argmax(waiting))
                     raise _located(prog, code[int(lane_pc[lane]) - 1],
                                    f"deadlock: {_thread_desc(st, lane)} waits at a barrier that "
-                                   "not enough threads of its CTA reach")
+                                   "not enough threads of its CTA reach", Deadlock)
                 p = int(lane_pc[runnable].min())
                 act = runnable & (lane_pc == p)
                 op = code[p]
@@ -283,10 +294,14 @@ def _control(prog: Program, op: Op, p: int, act: np.ndarray, st: LaneState, lane
         lane_pc[mm] = op.target
     elif kind == EXIT:
         st.exited |= mm
+        if st.observer is not None and mm.any():
+            _report(st, EvKind.EXIT, op, mm)
     elif kind == RET:
         top = depth[mm]
         if (top <= 0).any():
             st.exited |= mm & (depth <= 0)
+            if st.observer is not None:
+                _report(st, EvKind.EXIT, op, mm & (depth <= 0))
         sel = mm & (depth > 0)
         if sel.any():
             d = depth[sel] - 1
@@ -346,6 +361,10 @@ def _control(prog: Program, op: Op, p: int, act: np.ndarray, st: LaneState, lane
         if wait:
             waiting[mm] = True
             bar_id[mm] = b
+        if st.observer is not None:
+            _report(st, EvKind.BAR_ARRIVE, op, mm,
+                    {"barrier": b, "wait": bool(wait), "pc": p, "count": st._bar_expected.get(b),
+                     "aligned": _aligned(op)})
 
 
 def _release(st: LaneState, waiting: np.ndarray, bar_id: np.ndarray, bar_count: np.ndarray, cta: np.ndarray,
@@ -369,6 +388,8 @@ def _release(st: LaneState, waiting: np.ndarray, bar_id: np.ndarray, bar_count: 
             if wcount is not None:
                 wcount[done, b] = 0
             released = True
+            if st.observer is not None:
+                _report_release(st, b, np.flatnonzero(done))
             red = st._red_ops.pop(b, None)
             if red is not None and st._red_pred is not None:  # bar.red: reduce the released threads' predicates per CTA
                 kind, _, w = red
@@ -377,3 +398,40 @@ def _release(st: LaneState, waiting: np.ndarray, bar_id: np.ndarray, bar_count: 
                 per_cta = {"popc": ones.astype(np.uint32), "and": ones == total, "or": ones > 0}[kind]
                 w(st, per_cta[cta], sel)
     return released
+
+
+# ---------------------------------------------------------------- observer reports (ptxkit verify)
+def _aligned(op: Op) -> bool:
+    """``bar.*`` is ``barrier.*.aligned`` (ISA §9.7.13.1): every thread of a warp executes the same
+    barrier instruction, converged."""
+    ins = op.instr
+    return ins is not None and (ins.opcode == "bar" or "aligned" in ins.mods)
+
+
+def _report(st: LaneState, kind: EvKind, op: Op, mm: np.ndarray | None, detail: dict | None = None) -> None:
+    assert st.observer is not None and st.gtid is not None
+    ins = op.instr
+    sp = ins.span if ins is not None else None
+    lanes = st.gtid[np.flatnonzero(mm)] if mm is not None else st.gtid[~st.exited]
+    d = {"col": sp.col if sp else 0, **(detail or {})}
+    st.observer(SimEvent(kind, sp.line if sp else 0, ".".join((ins.opcode, *ins.mods)) if ins else "",
+                         lanes, detail=d))
+
+
+def _report_release(st: LaneState, b: int, ctas: np.ndarray) -> None:
+    """A barrier phase completed in the batch-local CTAs ``ctas`` (global CTA numbers reported)."""
+    assert st.observer is not None and st.gtid is not None
+    first = st.gtid[0] // max(st.ntid[0] * st.ntid[1] * st.ntid[2], 1) if st.n else 0
+    for c in ctas.tolist():
+        st.observer(SimEvent(EvKind.BAR_RELEASE, 0, "", np.zeros(0, np.int64),
+                             detail={"barrier": b, "cta": int(first + c)}))
+
+
+def _report_uniform_bar(st: LaneState, op: Op, m: np.ndarray | None, pc: int) -> None:
+    """The uniform fast path: every live thread arrives at once, every CTA's barrier completes."""
+    assert op.bar is not None
+    b = int(np.max(np.broadcast_to(np.asarray(op.bar[0](st)), (st.n,))))
+    _report(st, EvKind.BAR_ARRIVE, op, m if m is not None else ~st.exited,
+            {"barrier": b, "wait": True, "pc": pc, "count": None, "aligned": _aligned(op)})
+    live = np.unique(st.cta_of_lane[~st.exited])
+    _report_release(st, b, live)

@@ -56,7 +56,7 @@ _BUILDERS: dict[str, Builder] = {
     "cvt": convert.b_cvt,
     "mov": memory.b_mov, "cvta": memory.b_cvta, "ld": memory.b_ld, "ldu": memory.b_ld, "st": memory.b_st,
     "atom": memory.b_atom, "red": memory.b_atom, "cp": memory.b_cp,
-    "membar": control.b_nop, "fence": control.b_nop, "prefetch": control.b_nop, "prefetchu": control.b_nop,
+    "membar": memory.b_fence, "fence": memory.b_fence, "prefetch": control.b_nop, "prefetchu": control.b_nop,
     "nanosleep": control.b_nop, "pmevent": control.b_nop, "discard": control.b_nop,
     "applypriority": control.b_nop, "brkpt": control.b_nop, "createpolicy": control.b_createpolicy,
     "trap": control.b_trap,

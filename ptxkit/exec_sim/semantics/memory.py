@@ -6,7 +6,9 @@ from __future__ import annotations
 import numpy as np
 
 from ptxkit import ir
+from ptxkit.exec_sim.events import EvKind
 from ptxkit.exec_sim.memory import CONST_WINDOW, LOCAL_WINDOW, SHARED_WINDOW, UINT
+from ptxkit.exec_sim.observe import access_info, report
 from ptxkit.exec_sim.semantics.common import (
     SPACES,
     Decoding,
@@ -108,13 +110,19 @@ def b_ld(ins: ir.Instruction, dec: Decoding) -> LaneOp:
         raise Unsupported("vector load with a mismatched destination count")
     ws = [dec.dst(x, typ) for x in dsts]
     dt = np_type(typ)
+    info = access_info(ins, EvKind.LD)
+    strong = info.sem != "weak"
 
     def op(st: State, m: Mask) -> None:
         base = addr(st)
         if np.ndim(base) == 0:
             base = np.full(st.n, base, np.uint64)
         for i, w in enumerate(ws):
-            raw = st.mem.load(space, base + np.uint64(i * size) if i else base, size, m, st)
+            a = base + np.uint64(i * size) if i else base
+            raw = st.mem.load(space, a, size, m, st)
+            if st.observer is not None:
+                report(st, EvKind.LD, info, space, a, size, m,
+                       {"value": raw.astype(np.uint64)} if strong else None)
             w(st, raw.view(dt) if dt != raw.dtype else raw, m)
     return op
 
@@ -124,6 +132,7 @@ def b_st(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     typ, data, addr, space, size = _access(ins, dec, 0)
     rs = [dec.src(x, typ) for x in items(data)]
     ut = UINT[size]
+    info = access_info(ins, EvKind.ST)
 
     def op(st: State, m: Mask) -> None:
         base = addr(st)
@@ -131,8 +140,10 @@ def b_st(ins: ir.Instruction, dec: Decoding) -> LaneOp:
             base = np.full(st.n, base, np.uint64)
         for i, r in enumerate(rs):
             v = np.asarray(r(st))
-            st.mem.store(space, base + np.uint64(i * size) if i else base, size,
-                         v.view(ut) if v.dtype != ut else v, m, st)
+            a = base + np.uint64(i * size) if i else base
+            st.mem.store(space, a, size, v.view(ut) if v.dtype != ut else v, m, st)
+            if st.observer is not None:
+                report(st, EvKind.ST, info, space, a, size, m)
     return op
 
 
@@ -156,14 +167,31 @@ def b_atom(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     a = dec.src(ops[1], rt)
     b = dec.src(ops[2], rt) if len(ops) > 2 else None
     w = dec.dst(dst, rt) if dst is not None else None
+    info = access_info(ins, EvKind.RMW)
+    # the value an RMW returns is used unless it is red or atom with the sink `_` (ISA §9.7.13.5)
+    ret = dst is not None and not isinstance(dst, ir.Sink)
 
     def op(st: State, m: Mask) -> None:
         base = addr(st)
         if np.ndim(base) == 0:
             base = np.full(st.n, base, np.uint64)
         old = st.mem.atomic(space, opn, typ, base, size, a(st), b(st) if b else None, m, st)
+        if st.observer is not None:
+            report(st, EvKind.RMW, info, space, base, size, m,
+                   {"value": old.astype(np.uint64), "ret": ret, "op": opn})
         if w is not None:
             w(st, old, m)
+    return op
+
+
+def b_fence(ins: ir.Instruction, dec: Decoding) -> LaneOp:
+    """fence / membar (ISA §9.7.13.4): no effect on the sequentially consistent state of a run (the
+    ordering is respected by any sequential schedule); reported to an observer as a FENCE event."""
+    info = access_info(ins, EvKind.FENCE)
+
+    def op(st: State, m: Mask) -> None:
+        if st.observer is not None:
+            report(st, EvKind.FENCE, info, "", None, 0, m)
     return op
 
 

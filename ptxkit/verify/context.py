@@ -1,0 +1,154 @@
+"""The checker's shared state and its plug-in shape (PTX ISA §8 memory model).
+
+The simulator reports :class:`~ptxkit.exec_sim.events.SimEvent` s to :meth:`Context.observe`, which
+numbers them and hands each to every :class:`Rule` in order. A rule turns events into
+happens-before edges (through ``ctx.clocks``: ``release``/``acquire``/``new_row``), records memory
+accesses for the race analysis (``ctx.access``) and reports well-synchronization problems
+(``ctx.finding``). The built-in rules (``verify.rules``) cover program order, CTA barriers,
+release/acquire patterns and fences; the asynchronous machinery (mbarrier, cp.async, the async proxy)
+plugs in as further rules.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol
+
+import numpy as np
+
+from ptxkit.exec_sim.events import SimEvent
+from ptxkit.verify.clocks import Clocks
+
+SCOPES = {"": 0, "cta": 1, "cluster": 2, "gpu": 3, "sys": 4}
+PROXIES: dict[str, int] = {"generic": 0}  # other proxies get codes as they appear
+SPACE_SHARED = 1 << 62
+
+
+@dataclass
+class Finding:
+    """A well-synchronization problem (ISA §9.7.13: barrier, mbarrier, async-group rules)."""
+
+    rule: str
+    message: str
+    line: int = 0
+    col: int = 0
+    threads: tuple[int, ...] = ()
+    other_line: int = 0
+    other_col: int = 0
+
+
+@dataclass
+class EventInfo:
+    """What the report needs of an event that performed an access: where and what."""
+
+    line: int
+    col: int
+    opcode: str
+    kind: str
+
+
+@dataclass
+class Accesses:
+    """Memory accesses recorded for the race analysis, one entry per (lane, element), in chunks."""
+
+    thread: list[np.ndarray] = field(default_factory=list)
+    sid: list[np.ndarray] = field(default_factory=list)
+    ep: list[np.ndarray] = field(default_factory=list)
+    ev: list[np.ndarray] = field(default_factory=list)  # event index (observation order)
+    pos: list[np.ndarray] = field(default_factory=list)  # position in the event (lane order)
+    key: list[np.ndarray] = field(default_factory=list)  # location: space | CTA | byte address
+    size: list[np.ndarray] = field(default_factory=list)
+    write: list[np.ndarray] = field(default_factory=list)
+    strong: list[np.ndarray] = field(default_factory=list)
+    scope: list[np.ndarray] = field(default_factory=list)
+    proxy: list[np.ndarray] = field(default_factory=list)
+    count: int = 0
+
+
+class Rule(Protocol):
+    """A plug-in of the checker: sees every event (in observation order), then the end of the run."""
+
+    name: str
+
+    def on_event(self, ev: SimEvent, ctx: Context) -> None: ...
+
+    def finish(self, ctx: Context) -> None: ...
+
+
+class Context:
+    """Launch geometry, clocks, recorded accesses and findings of one observed execution."""
+
+    def __init__(self, nthreads: int, ncta: int, rules: list[Rule], cluster_ctas: int = 1) -> None:
+        self.cta_threads = nthreads
+        self.ncta = ncta
+        self.cluster_ctas = max(cluster_ctas, 1)
+        self.clocks = Clocks(nthreads * ncta)
+        self.rules = rules
+        self.seq = 0
+        self.events: list[EventInfo] = []
+        self.acc = Accesses()
+        self.findings: list[Finding] = []
+        self.strong_reads: list[tuple[int, np.ndarray, np.ndarray]] = []  # (event, threads, keys)
+
+    # ---------------------------------------------------------------- geometry
+    def cta_of(self, t: np.ndarray | int) -> np.ndarray | int:
+        return t // self.cta_threads
+
+    def scope_includes(self, scope: str, t: np.ndarray, u: np.ndarray) -> np.ndarray:
+        """ISA §8.5: is thread ``u`` in the ``scope`` instance of thread ``t``?"""
+        if scope in ("gpu", "sys"):
+            return np.ones(np.broadcast(t, u).shape, bool)
+        if scope == "cluster":
+            k = self.cta_threads * self.cluster_ctas
+            return np.asarray(t // k == u // k)
+        if scope == "cta":
+            return np.asarray(t // self.cta_threads == u // self.cta_threads)
+        return np.zeros(np.broadcast(t, u).shape, bool)  # not strong
+
+    def keys(self, space: str, threads: np.ndarray, addr: np.ndarray) -> np.ndarray:
+        """Location keys: global byte offsets; shared bytes tagged with the CTA that owns them
+        (``detail['cta']`` of an event may name another CTA of the cluster, ISA §5.1.6 mapa)."""
+        a = addr.astype(np.int64) & ((1 << 40) - 1)
+        if space == "shared":
+            return SPACE_SHARED | (np.asarray(self.cta_of(threads), np.int64) << 40) | a
+        return a
+
+    def keys_for_cta(self, ctas: np.ndarray, addr: np.ndarray) -> np.ndarray:
+        """Shared-memory keys in the windows of the given CTAs (distributed shared memory)."""
+        a = addr.astype(np.int64) & ((1 << 40) - 1)
+        return SPACE_SHARED | (ctas.astype(np.int64) << 40) | a
+
+    # ---------------------------------------------------------------- rules' services
+    def finding(self, f: Finding) -> None:
+        self.findings.append(f)
+
+    def access(self, ev_index: int, threads: np.ndarray, keys: np.ndarray, size: int, write: bool,
+               strong: bool, scope: str, proxy: str) -> None:
+        """Record an access of ``size`` bytes at ``keys`` by each of ``threads`` (at their current clocks)."""
+        a = self.acc
+        k = len(threads)
+        if k == 0:
+            return
+        a.thread.append(threads.astype(np.int32))
+        a.sid.append(self.clocks.sid[threads].astype(np.int32))
+        a.ep.append(self.clocks.ep[threads].copy())
+        a.ev.append(np.full(k, ev_index, np.int32))
+        a.pos.append(np.arange(k, dtype=np.int32))
+        a.key.append(keys.astype(np.int64))
+        a.size.append(np.full(k, size, np.int8))
+        a.write.append(np.full(k, write))
+        a.strong.append(np.full(k, strong))
+        a.scope.append(np.full(k, SCOPES.get(scope, 0), np.int8))
+        a.proxy.append(np.full(k, PROXIES.setdefault(proxy, len(PROXIES)), np.int8))
+        a.count += k
+
+    # ---------------------------------------------------------------- the observer
+    def observe(self, ev: SimEvent) -> None:
+        self.events.append(EventInfo(ev.line, int(ev.detail.get("col", 0)), ev.opcode, ev.kind.value))
+        for r in self.rules:
+            r.on_event(ev, self)
+        self.seq += 1
+
+    def finish(self) -> None:
+        for r in self.rules:
+            r.finish(self)
