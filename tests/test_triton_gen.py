@@ -233,7 +233,11 @@ EXACT: list[int | str] = [4, 6, 15, 19, 72, 104, 114, 175, "k_rsqrt_f32", "k_exp
                           46, 20, 27, 197,  # Triton's FPSan uses stmatrix, mma.m16n8k32.u8, max.u16x2, add.s16x2
                           "k_sin_f32",  # the second inlined __nv_sinf copy (issue 10 B)
                           88, "k_exp2_f64", "k_tanh_f32",  # inlined __nv_logf, __nv_exp2 recognised (issue 10 A, C)
-                          "k_idiom_A_sin2_plus_cos2_f32", 67, 101]  # sin/cos sharing a reduction; a cvt inside a body
+                          "k_idiom_A_sin2_plus_cos2_f32", 67, 101,  # sin/cos sharing a reduction; a cvt inside a body
+                          # wgmma (sm_90 64-wide dots: descriptors in shared memory) and f64 mma.m8n8k4 (issue 10)
+                          "k_dot64x64x32_f16_default_w4", "k_dot64x64x64_f16_default_w4",
+                          "k_dot64x64x32_bf16_default_w4", "k_dot64x64x32_f32_tf32_w4", 56,
+                          "k_dot16x16x16_f64_default_w1"]
 # Known-open classes (issue 10's letters; /work/coord/issue10_findings.md): kernel -> (cause, reported
 # today, i.e. the sanitize report has an error so --strict fails).
 OPEN: dict[int | str, tuple[str, bool]] = {
@@ -258,8 +262,6 @@ OPEN: dict[int | str, tuple[str, bool]] = {
     "k_sqrt_f64": ("D: sqrt.rn.f64 gets the PreciseSqrt tag; Triton uses Sqrt", False),
     16: ("C: inlined __nv_sin (f64) has no exit marker: not recognised (reported by its constants)", True),
     "k_pow_f64": ("A: inlined __nv_pow sanitized op by op (reported)", True),
-    56: ("f64 mma.m8n8k4: not sanitized (reported)", True),
-    "k_dot64x64x32_f16_default_w4": ("wgmma not sanitized (reported)", True),
 }
 
 

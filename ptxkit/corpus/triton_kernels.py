@@ -372,6 +372,7 @@ def single_op_matrix() -> list[KernelSpec]:
         for prec in (("tf32", "tf32x3", "ieee") if it == "f32" else ("",)):
             specs += [single_dot(it, (16, 16, 16), nw, prec) for nw in (1, 4)]
             specs.append(single_dot(it, (64, 64, 32), 4, prec))
+    specs.append(single_dot("f16", (64, 64, 64), 4, ""))  # issue 10's held-out wgmma check
     return specs
 
 

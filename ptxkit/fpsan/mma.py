@@ -45,16 +45,22 @@ nvcc/Triton often pass D == C.
 
 Modelled: ``m16n8k16`` and ``m16n8k8`` with ``.f16``/``.bf16`` A/B and ``.f32`` or ``.f16``
 accumulators, ``m16n8k8``/``m16n8k4`` with ``.tf32`` A/B (embedded as f32 payloads) and ``.f32``
-accumulators; ``wmma.mma`` with f32 accumulators and f16 (k = 16) or tf32 (k = 8) inputs. Not
-modelled (reported by :class:`MmaNotModelled`): other shapes (``m8n8k4`` quad-pair layouts), f64 and
-fp8 variants, guarded mma, ``wgmma`` (operands in shared-memory descriptors).
+accumulators; ``wmma.mma`` with f32 accumulators and f16 (k = 16) or tf32 (k = 8) inputs; f64
+``m8n8k4`` (``mma_f64``: 64-bit payloads through shuffles); ``wgmma.mma_async`` (``wgmma``: descriptors
+decoded at run time, ldmatrix, integer limbs). A third expansion, ``int8`` (``mma_int``), computes the
+limb products on the integer tensor cores like Triton's own FPSan dot: integer-only and no data
+exchange. Not modelled (reported by :class:`MmaNotModelled`): other shapes (``m8n8k4`` f16 quad-pair
+layouts), fp8 variants, guarded mma.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from ptxkit.fpsan import wgmma
 from ptxkit.fpsan.ctx import RewriteContext
+from ptxkit.fpsan.mma_f64 import F64_FORM, plan_f64, rewrite_mma_f64
+from ptxkit.fpsan.mma_int import generate_int
 from ptxkit.fpsan.mma_limbs import generate_limbs, generate_limbs32, rewrite_wmma, wmma_plan
 from ptxkit.fpsan.mma_plan import (
     SHAPES,
@@ -85,7 +91,9 @@ def _generate(p: MmaPlan, em: Any, mode: str = "shuffle") -> None:
         a_pay = [em.embed_pair(r, et) for r in p.a_regs]
         b_pay = [em.embed_pair(r, et) for r in p.b_regs]
 
-    if mode == "limbs":
+    if mode == "int8":
+        generate_int(p, em, a_pay, b_pay)
+    elif mode == "limbs":
         (generate_limbs if p.shape.halves == 2 else generate_limbs32)(p, em, a_pay, b_pay)
     else:
         generate_shuffle(p, em, a_pay, b_pay)
@@ -115,8 +123,18 @@ def expand_mma(instr: Instruction, prefix: str = "%fpsan_mma_", mode: str = "shu
 def rewrite_mma(instr: Instruction, ctx: RewriteContext) -> bool:
     """The sanitizer's hook (contract in ``ptxkit/fpsan/ctx.py``): emit the expansion of one
     ``mma``/``wgmma`` through ``ctx`` and return True, or return False (emitting nothing) when the form
-    is not modelled — the caller reports it; :func:`why_not_modelled` gives the specific reason."""
+    is not modelled — the caller reports it; :func:`why_not_modelled` gives the specific reason.
+    ``wgmma`` always takes the integer-limb expansion (``ptxkit.fpsan.wgmma``), f64 ``m8n8k4`` the
+    64-bit shuffles of ``ptxkit.fpsan.mma_f64``."""
+    if instr.opcode == "wgmma":
+        try:
+            return wgmma.rewrite_wgmma(instr, ctx)
+        except MmaNotModelled:
+            return False
     try:
+        if _is_f64(instr):
+            rewrite_mma_f64(instr, F64_FORM, ctx)
+            return True
         p = plan(instr)
     except MmaNotModelled:
         return False
@@ -124,9 +142,19 @@ def rewrite_mma(instr: Instruction, ctx: RewriteContext) -> bool:
     return True
 
 
+def _is_f64(instr: Instruction) -> bool:
+    """An f64 mma (raises :class:`MmaNotModelled` when the instruction cannot be read)."""
+    return classify(instr).atype == "f64"
+
+
 def why_not_modelled(instr: Instruction) -> str | None:
     """None when :func:`rewrite_mma` models ``instr``, else the reason (for the sanitizer's report)."""
+    if instr.opcode == "wgmma":
+        return wgmma.why_not_modelled(instr)
     try:
+        if _is_f64(instr):
+            plan_f64(instr, F64_FORM)
+            return None
         plan(instr)
     except MmaNotModelled as e:
         return e.reason

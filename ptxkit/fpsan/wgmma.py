@@ -1,0 +1,261 @@
+"""FPSan for the warpgroup ``wgmma.mma_async`` (PTX ISA §9.7.15): the ring dot
+D = Σ_k sext(E(A))·sext(E(B)) + E(C) mod 2^32 (docs/fpsan.md §2) computed synchronously at the issue.
+
+Warp w of the warpgroup owns rows 16w..16w+15 of the m64nNkK result, and its D fragment is that of N/8
+``mma.m16n8kK`` tiles side by side: register 4j+i of lane (g, t) is element (16w + g + 8(i>>1),
+8j + 2t + (i&1)) — the C layout of tile j (§9.7.15.5.1.1, "Register Fragments"; an A operand in
+registers has the m16n8kK A layout of the warp's rows). So the expansion
+
+1. decodes the matrix descriptors at run time (§9.7.15.5.1.2: start address bits 0-13, leading-dimension
+   byte offset 16-29, stride-dimension byte offset 32-45, in 16-byte units; swizzle mode 62-63),
+2. loads the warp's A rows and each pair of B tiles with ``ldmatrix.x4`` (``.trans`` for an MN-major
+   operand, imm-trans = 1), one 16-byte row address per lane in the canonical layouts: K-major —
+   8-row groups SBO apart, rows W bytes apart inside a group (W = 128/64/32 for the swizzle modes), the
+   16-byte k-chunks 16 bytes apart (LBO apart without swizzle, W = 16); MN-major — rows of W bytes along
+   MN, the eight k of a group W apart, the next eight SBO further, the next W/2 MN elements LBO further;
+   the swizzle XORs address bits 4.. with bits 7.. (the same layouts as the simulator's
+   ``ptxkit.exec_sim.semantics.tensor``),
+3. runs every n8 tile through the integer-limb expansion of ``mma_int`` (integer tensor cores, exact).
+
+The fence/commit_group/wait_group instructions stay: with every ``mma_async`` done at its issue they
+order nothing, and the operands are read where the ISA requires them valid (the program may not write
+the shared-memory tiles or the accumulators until the wait). scale-d false (immediate 0 or a false
+predicate) zeroes the C payloads. Not modelled (reported): imm-scale −1, fp8/integer inputs, .f16
+accumulators with tf32, guarded wgmma.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ptxkit.fpsan.mma_int import generate_int
+from ptxkit.fpsan.mma_plan import SHAPES, CtxEmitter, MmaForm, MmaNotModelled, MmaPlan, operand_regs
+from ptxkit.ir import Imm, Instruction, Reg, Sym, Vec
+
+
+class WgmmaForm:
+    """A modelled ``wgmma.mma_async.sync.aligned.m64nNkK.D.A.B`` with its operands."""
+
+    def __init__(self, instr: Instruction):
+        mods = list(instr.mods)
+        if instr.guard is not None:
+            raise MmaNotModelled("a guarded wgmma is not modelled")
+        if mods[:3] != ["mma_async", "sync", "aligned"] or len(mods) != 7:
+            raise MmaNotModelled("only wgmma.mma_async.sync.aligned.SHAPE.D.A.B is modelled")
+        shape, self.dtype, self.atype, btype = mods[3:]
+        if self.atype != btype or self.atype not in ("f16", "bf16", "tf32"):
+            raise MmaNotModelled(f"wgmma with .{self.atype}/.{btype} inputs is not modelled")
+        if self.dtype not in ("f32", "f16") or (self.dtype == "f16" and self.atype != "f16"):
+            raise MmaNotModelled(f"wgmma with .{self.dtype} accumulators and .{self.atype} inputs is not modelled")
+        self.k = 8 if self.atype == "tf32" else 16
+        if not (shape.startswith("m64n") and shape.endswith(f"k{self.k}")):
+            raise MmaNotModelled(f"wgmma shape .{shape} is not modelled")
+        self.n = int(shape[4:-len(f"k{self.k}")])
+        if self.n % 8 or not 8 <= self.n <= 256:
+            raise MmaNotModelled(f"wgmma shape .{shape} is not modelled")
+        ops = instr.operands
+        self.a_in_regs = isinstance(ops[1], Vec) if len(ops) > 1 else False
+        n_imm = 2 + (0 if self.atype == "tf32" else 1 if self.a_in_regs else 2)
+        if len(ops) != 4 + n_imm:
+            raise MmaNotModelled("wgmma operands not as in ISA §9.7.15.5.2")
+        imm = [o.value if isinstance(o, Imm) else None for o in ops[4:]]
+        if None in imm:
+            raise MmaNotModelled("wgmma imm-scale/imm-trans operands must be immediates")
+        if imm[0] != 1 or imm[1] != 1:
+            raise MmaNotModelled("wgmma with imm-scale-a/b = -1 is not modelled")
+        self.trans_a = bool(imm[2]) if n_imm == 4 else False
+        self.trans_b = bool(imm[-1]) if n_imm >= 3 else False
+        self.acc16 = self.dtype == "f16"
+        self.d_regs = operand_regs(ops[0], self.n // (4 if self.acc16 else 2), "wgmma D")
+        self.a_regs = operand_regs(ops[1], 4, "wgmma A") if self.a_in_regs else []
+        for what, o in (("A", ops[1]), ("B", ops[2])):
+            if not (what == "A" and self.a_in_regs) and not isinstance(o, (Reg, Sym)):
+                raise MmaNotModelled(f"wgmma {what} descriptor is not a register")
+        self.a_desc = "" if self.a_in_regs else _name(ops[1])
+        self.b_desc = _name(ops[2])
+        sd = ops[3]
+        if isinstance(sd, Imm):
+            self.scale_d: str | bool = bool(sd.value)
+        elif isinstance(sd, (Reg, Sym)):
+            self.scale_d = sd.name
+        else:
+            raise MmaNotModelled("wgmma scale-d must be a predicate or an immediate")
+        self.tile = SHAPES[("m16n8k8", "tf32") if self.atype == "tf32" else ("m16n8k16", "16")]
+
+
+def _name(o: object) -> str:
+    return o.name if isinstance(o, (Reg, Sym)) else str(o)
+
+
+class _Desc:
+    """The run-time fields of a matrix descriptor (32-bit registers)."""
+
+    def __init__(self, em: Any, desc: str):
+        lo, hi = em.reg(), em.reg()
+        em.op(f"mov.b64 {{{lo}, {hi}}}, {desc}")
+        self.start, self.lbo, self.sbo, mode, t = em.reg(), em.reg(), em.reg(), em.reg(), em.reg()
+        em.op(f"and.b32 {self.start}, {lo}, 0x3fff")
+        em.op(f"shl.b32 {self.start}, {self.start}, 4")
+        em.op(f"bfe.u32 {self.lbo}, {lo}, 16, 14")
+        em.op(f"shl.b32 {self.lbo}, {self.lbo}, 4")
+        em.op(f"and.b32 {self.sbo}, {hi}, 0x3fff")
+        em.op(f"shl.b32 {self.sbo}, {self.sbo}, 4")
+        em.op(f"shr.u32 {mode}, {hi}, 30")
+        none = em.pred()
+        em.op(f"setp.eq.u32 {none}, {mode}, 0")
+        self.width, self.mask, self.chunk = em.reg(), em.reg(), em.reg()
+        em.op(f"mov.b32 {t}, 256")
+        em.op(f"shr.u32 {self.width}, {t}, {mode}")  # modes 1, 2, 3: 128, 64, 32 bytes
+        em.op(f"selp.b32 {self.width}, 16, {self.width}, {none}")  # no swizzle: 16-byte core-matrix rows
+        em.op(f"shr.u32 {self.mask}, {self.width}, 4")
+        em.op(f"sub.u32 {self.mask}, {self.mask}, 1")  # 16-byte chunks per swizzle row − 1 (0: none)
+        em.op(f"selp.b32 {self.chunk}, {self.lbo}, 16, {none}")  # K-major: next 16-byte k-chunk
+        self.em = em
+
+    def swizzle(self, addr: str) -> str:
+        em = self.em
+        t, out = em.reg(), em.reg()
+        em.op(f"shr.u32 {t}, {addr}, 7")
+        em.op(f"and.b32 {t}, {t}, {self.mask}")
+        em.op(f"shl.b32 {t}, {t}, 4")
+        em.op(f"xor.b32 {out}, {addr}, {t}")
+        return str(out)
+
+    def kmajor_lane(self, rowgrp: str, row: str, chunk: str) -> str:
+        """start + rowgrp·SBO + row·W + chunk·(16 or LBO), before the swizzle."""
+        em = self.em
+        a, b = em.reg(), em.reg()
+        em.op(f"mad.lo.u32 {a}, {rowgrp}, {self.sbo}, {self.start}")
+        em.op(f"mad.lo.u32 {a}, {row}, {self.width}, {a}")
+        em.op(f"mad.lo.u32 {b}, {chunk}, {self.chunk}, {a}")
+        return str(b)
+
+    def mnmajor(self, mn0: str, kgrp: str, krow: str) -> str:
+        """The row (k, mn0..mn0+7) of an MN-major operand of 16-bit elements, before the swizzle:
+        start + (mn0 / (W/2))·LBO + kgrp·SBO + krow·W + (mn0 mod W/2)·2."""
+        em = self.em
+        lg, q, r, a = em.reg(), em.reg(), em.reg(), em.reg()
+        em.op(f"clz.b32 {lg}, {self.width}")
+        em.op(f"sub.u32 {lg}, 30, {lg}")  # log2(W/2)
+        em.op(f"shr.u32 {q}, {mn0}, {lg}")
+        em.op(f"shl.b32 {r}, {q}, {lg}")
+        em.op(f"sub.u32 {r}, {mn0}, {r}")
+        em.op(f"mad.lo.u32 {a}, {q}, {self.lbo}, {self.start}")
+        em.op(f"mad.lo.u32 {a}, {kgrp}, {self.sbo}, {a}")
+        em.op(f"mad.lo.u32 {a}, {krow}, {self.width}, {a}")
+        em.op(f"mad.lo.u32 {a}, {r}, 2, {a}")
+        return str(a)
+
+
+def _lane_consts(em: Any) -> dict[str, str]:
+    """Per-lane constants: i = lane & 7 (the row an ldmatrix address serves), mat = lane >> 3 split in
+    its two bits, and the warp's rank w in the warpgroup (linear thread id / 32 mod 4)."""
+    if "wg_lane" in em.memo:
+        return dict(em.memo["wg_lane"])
+    c = {k: em.reg() for k in ("lane", "i", "m0", "m1", "w", "tid", "t")}
+    em.op(f"mov.u32 {c['lane']}, %laneid")
+    em.op(f"and.b32 {c['i']}, {c['lane']}, 7")
+    em.op(f"bfe.u32 {c['m0']}, {c['lane']}, 3, 1")
+    em.op(f"bfe.u32 {c['m1']}, {c['lane']}, 4, 1")
+    em.op(f"mov.u32 {c['tid']}, %tid.z")
+    em.op(f"mov.u32 {c['t']}, %ntid.y")
+    em.op(f"mov.u32 {c['w']}, %tid.y")
+    em.op(f"mad.lo.u32 {c['tid']}, {c['tid']}, {c['t']}, {c['w']}")
+    em.op(f"mov.u32 {c['t']}, %ntid.x")
+    em.op(f"mov.u32 {c['w']}, %tid.x")
+    em.op(f"mad.lo.u32 {c['tid']}, {c['tid']}, {c['t']}, {c['w']}")
+    em.op(f"bfe.u32 {c['w']}, {c['tid']}, 5, 2")
+    em.memo["wg_lane"] = c
+    return c
+
+
+def _ldmatrix(em: Any, addr: str, n: int, trans: bool) -> list[str]:
+    regs = [em.reg() for _ in range(n)]
+    em.op(f"ldmatrix.sync.aligned.m8n8.x{n}{'.trans' if trans else ''}.shared.b16 {{{', '.join(regs)}}}, [{addr}]")
+    return regs
+
+
+def _load_a(em: Any, f: WgmmaForm, c: dict[str, str]) -> list[str]:
+    """The warp's A fragment (4 registers, the m16n8kK A layout): matrices (rows 0-7 | 8-15) × (k-chunk 0 | 1)."""
+    d = _Desc(em, f.a_desc)
+    if f.trans_a:  # matrix mat: mn0 = 16w + 8·m0, k-group m1, k row i
+        mn0 = em.reg()
+        em.op(f"shl.b32 {mn0}, {c['w']}, 1")
+        em.op(f"add.u32 {mn0}, {mn0}, {c['m0']}")
+        em.op(f"shl.b32 {mn0}, {mn0}, 3")
+        return _ldmatrix(em, d.swizzle(d.mnmajor(mn0, c["m1"], c["i"])), 4, True)
+    grp = em.reg()  # row group 2w + m0, row i, k-chunk m1
+    em.op(f"mad.lo.u32 {grp}, {c['w']}, 2, {c['m0']}")
+    return _ldmatrix(em, d.swizzle(d.kmajor_lane(grp, c["i"], c["m1"])), 4, False)
+
+
+def _load_b(em: Any, f: WgmmaForm, c: dict[str, str]) -> list[list[str]]:
+    """Each n8 tile's B fragment (2 registers): one ldmatrix.x4 per pair of tiles, matrices
+    (tile 2j: k-chunk 0, 1; tile 2j+1: k-chunk 0, 1), x2 for a last odd tile."""
+    d = _Desc(em, f.b_desc)
+    tiles: list[list[str]] = []
+    for j in range(0, f.n // 8, 2):
+        num = 4 if j + 1 < f.n // 8 else 2
+        if f.trans_b:  # mn0 = 8j + 8·m1, k-group m0, k row i
+            mn0 = em.reg()
+            em.op(f"add.u32 {mn0}, {c['m1']}, {j}")
+            em.op(f"shl.b32 {mn0}, {mn0}, 3")
+            addr = d.mnmajor(mn0, c["m0"], c["i"])
+        else:  # row group j + m1, row i, k-chunk m0
+            grp = em.reg()
+            em.op(f"add.u32 {grp}, {c['m1']}, {j}")
+            addr = d.kmajor_lane(grp, c["i"], c["m0"])
+        regs = _ldmatrix(em, d.swizzle(addr), num, f.trans_b)
+        tiles.extend(regs[h:h + 2] for h in range(0, num, 2))
+    return tiles
+
+
+def rewrite_wgmma(instr: Instruction, ctx: Any) -> bool:
+    """Emit the expansion through ``ctx`` (see the module docstring); raises :class:`MmaNotModelled`
+    (before emitting anything) for forms outside the modelled set."""
+    f = WgmmaForm(instr)
+    em = CtxEmitter(ctx)
+    et = "f32" if f.atype == "tf32" else f.atype
+    c = _lane_consts(em)
+    a_raw = f.a_regs if f.a_in_regs else _load_a(em, f, c)
+    b_raw = _load_b(em, f, c)
+
+    def embed(regs: list[str]) -> list[str]:
+        return [em.embed_word(r, et) if f.atype == "tf32" else em.embed_pair(r, et) for r in regs]
+
+    a_pay = embed(a_raw)
+    zero = None
+    keep = None
+    if f.scale_d is False:
+        zero = em.reg()
+        em.op(f"mov.b32 {zero}, 0")
+    elif isinstance(f.scale_d, str):
+        keep = f.scale_d
+    per_tile = 2 if f.acc16 else 4
+    form = MmaForm("m16n8k8" if f.atype == "tf32" else "m16n8k16", f.dtype, f.atype, f.atype, f.dtype)
+    for j, b_regs in enumerate(b_raw):
+        d = f.d_regs[per_tile * j:per_tile * (j + 1)]
+        pays: list[list[str]] = []
+        for r in d:
+            halves = [em.embed_half(r, "f16", h) for h in (0, 1)] if f.acc16 else [em.embed_word(r, "f32")]
+            if zero is not None:
+                halves = [zero] * len(halves)
+            elif keep is not None:
+                kept = []
+                for v in halves:
+                    s = em.reg()
+                    em.op(f"selp.b32 {s}, {v}, 0, {keep}")
+                    kept.append(s)
+                halves = kept
+            pays.append(halves)
+        p = MmaPlan(form, f.tile, f.acc16, d, [], [], d)
+        generate_int(p, em, a_pay, embed(b_regs), pays)
+    return True
+
+
+def why_not_modelled(instr: Instruction) -> str | None:
+    try:
+        WgmmaForm(instr)
+    except MmaNotModelled as e:
+        return e.reason
+    return None
