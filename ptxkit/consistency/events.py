@@ -66,6 +66,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Protocol
 
 from ptxkit.consistency.vocab import (
+    BARRIER_OPS,
     BarrierOp,
     FenceKind,
     Kind,
@@ -83,14 +84,6 @@ from ptxkit.consistency.vocab import (
 from ptxkit.ir import Span
 
 INIT = -1  # thread id of the initial writes
-
-# the spellings, in the vocabulary's order (kept for callers that list the choices)
-KINDS = tuple(k.value for k in Kind)
-SEMS = tuple(s.value for s in Sem)
-SCOPES = tuple(s.value for s in Scope)
-PROXIES = tuple(p.value for p in Proxy)
-FENCE_KINDS = tuple(f.value for f in FenceKind)
-BARRIER_OPS = tuple(b.value for b in BarrierOp)
 
 
 @dataclass(frozen=True)

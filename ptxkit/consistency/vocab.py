@@ -104,7 +104,14 @@ class BarrierOp(_Spelled):
     red = "red"
 
 
-# the explorer's oracle tags proxies with Dat3M's abbreviations
+# the spellings, in the vocabulary's order (for messages, and callers that list the choices)
+KINDS = tuple(k.value for k in Kind)
+SEMS = tuple(s.value for s in Sem)
+SCOPES = tuple(s.value for s in Scope)
+PROXIES = tuple(p.value for p in Proxy)
+FENCE_KINDS = tuple(f.value for f in FenceKind)
+BARRIER_OPS = tuple(b.value for b in BarrierOp)
+
 # an event's vocabulary fields, in the order they are checked: (field, enum, label, may be None);
 # ``{}`` in a label is the caller's prefix (``"event "`` for Event, ``""`` for the obligations' events)
 _EVENT_FIELDS: tuple[tuple[str, type[_Spelled], str, bool], ...] = (
@@ -127,6 +134,7 @@ def parse_event_fields(event: object, prefix: str) -> None:
             object.__setattr__(event, name, enum.parse(value, label.format(prefix)))
 
 
+# the explorer's oracle tags proxies with Dat3M's abbreviations
 PROXY_BY_TAG: dict[str, Proxy] = {"GEN": Proxy.generic, "SUR": Proxy.surface, "TEX": Proxy.texture,
                                   "CON": Proxy.constant}
 
@@ -213,9 +221,9 @@ def scope_includes(scope: str | None, a: Placement, b: Placement) -> bool:
         return a.gpu == b.gpu and a.cluster == b.cluster
     if scope == Scope.cta:
         return a.gpu == b.gpu and a.cta == b.cta
-    raise ValueError(f"scope {scope!r} not in {tuple(s.value for s in Scope)}")
+    raise ValueError(f"scope {scope!r} not in {SCOPES}")
 
 
-__all__ = ["PROXY_BY_TAG", "BarrierOp", "FenceKind", "Kind", "Placement", "Proxy", "Scope", "Sem",
-           "is_acquire", "is_fence_sc", "is_release", "is_strong", "parse_event_fields", "rmw_split",
-           "scope_includes"]
+__all__ = ["BARRIER_OPS", "FENCE_KINDS", "KINDS", "PROXIES", "PROXY_BY_TAG", "SCOPES", "SEMS", "BarrierOp",
+           "FenceKind", "Kind", "Placement", "Proxy", "Scope", "Sem", "is_acquire", "is_fence_sc", "is_release",
+           "is_strong", "parse_event_fields", "rmw_split", "scope_includes"]

@@ -4,13 +4,11 @@ the location a litmus name resolves to (PTX ISA §8.4, §8.6)."""
 from __future__ import annotations
 
 from ptxkit.consistency.events import resolve_location
-from ptxkit.consistency.vocab import Scope, Sem
+from ptxkit.consistency.vocab import SCOPES, SEMS
 from ptxkit.explore.program import Location
 
 PROXY_OF = {"ld": "GEN", "st": "GEN", "atom": "GEN", "red": "GEN", "tld": "TEX", "suld": "SUR",
             "sust": "SUR", "suatom": "SUR", "sured": "SUR"}
-SEMS = tuple(s.value for s in Sem)  # the memory model's vocabulary (ptxkit.consistency.vocab)
-SCOPES = tuple(s.value for s in Scope)
 
 
 def is_ptr(v: object) -> bool:

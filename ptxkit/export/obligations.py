@@ -24,26 +24,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
+from ptxkit.consistency import vocab
 from ptxkit.consistency.events import INIT, Event, Execution
 from ptxkit.consistency.registry import MODELS
-from ptxkit.consistency.vocab import (
-    BarrierOp,
-    FenceKind,
-    Kind,
-    Placement,
-    Proxy,
-    Scope,
-    Sem,
-    parse_event_fields,
-)
 
-# the spellings (the one vocabulary: ``ptxkit.consistency.vocab``)
-KINDS = tuple(k.value for k in Kind)
-FENCE_KINDS = tuple(f.value for f in FenceKind)
-BARRIER_OPS = tuple(b.value for b in BarrierOp)
-SEMS = tuple(s.value for s in Sem)
-SCOPES = tuple(s.value for s in Scope)
-PROXIES = tuple(p.value for p in Proxy)
 # The base relations every execution carries, in a fixed order (writers iterate this list).
 BASE_RELATIONS = ("po", "rf", "co", "rmw", "addr", "data", "ctrl", "sync_fence", "sync_barrier")
 # The relations an explorer chooses at run time; for a forbidden outcome the SMT twin leaves them free.
@@ -57,43 +41,44 @@ class OEvent:
     """One event (ISA §8.2 memory operations, §8.9 fences/barriers)."""
 
     eid: int
-    kind: Kind                 # R | W | F | B (barrier); a str spelling is accepted and converted
+    kind: vocab.Kind           # R | W | F | B (barrier); a str spelling is accepted and converted
     thread: int | None = None  # None: an initial write
     loc: str | None = None     # physical location (aliases resolved)
     vloc: str | None = None    # virtual address as named by the program (§8.6)
-    proxy: Proxy = Proxy.generic  # for fence.proxy.X: X
-    sem: Sem = Sem.weak
-    scope: Scope | None = None  # None: no scope, e.g. weak or init
+    proxy: vocab.Proxy = vocab.Proxy.generic  # for fence.proxy.X: X
+    sem: vocab.Sem = vocab.Sem.weak
+    scope: vocab.Scope | None = None  # None: no scope, e.g. weak or init
     cta: int = 0
     cluster: int = 0
     gpu: int = 0
     value: int | None = None   # value read or written
     size: int = 4              # bytes accessed (complete overlap = same loc and size, §8.2)
-    fence_kind: FenceKind | None = None  # F only
+    fence_kind: vocab.FenceKind | None = None  # F only
     barrier_id: int | None = None  # B only: the barrier resource
-    barrier_op: BarrierOp | None = None  # B only
+    barrier_op: vocab.BarrierOp | None = None  # B only
     instance: int | None = None    # B only: the dynamic barrier instance joined (resolved, never None)
     label: str = field(default="", compare=False)  # instruction text (comments only)
 
     def __post_init__(self) -> None:
         try:  # the vocabulary's members, whatever spelling the caller used
-            parse_event_fields(self, "")
+            vocab.parse_event_fields(self, "")
         except ValueError as e:
             raise ValueError(f"event {self.eid}: {e}") from None
-        if self.kind == Kind.F and self.fence_kind is None:
-            raise ValueError(f"event {self.eid}: fence kind None not in {FENCE_KINDS}")
-        if self.kind == Kind.B and (self.barrier_op is None or self.barrier_id is None
-                                    or self.instance is None):
-            raise ValueError(f"event {self.eid}: barrier needs an id, an op in {BARRIER_OPS} and an instance")
+        if self.kind == vocab.Kind.F and self.fence_kind is None:
+            raise ValueError(f"event {self.eid}: fence kind None not in {vocab.FENCE_KINDS}")
+        if self.kind == vocab.Kind.B and (self.barrier_op is None or self.barrier_id is None
+                                          or self.instance is None):
+            raise ValueError(f"event {self.eid}: barrier needs an id, an op in {vocab.BARRIER_OPS} "
+                             "and an instance")
 
     @property
     def is_init(self) -> bool:
         return self.thread is None
 
     @property
-    def placement(self) -> Placement:
+    def placement(self) -> vocab.Placement:
         """Where the issuing thread runs (``vocab.scope_includes``); clusters are small ints here."""
-        return Placement(self.gpu, self.cluster, self.cta)
+        return vocab.Placement(self.gpu, self.cluster, self.cta)
 
 
 @dataclass
