@@ -122,6 +122,8 @@ def run_kernel(module: ir.Module | str, kernel: str, args: list[KernelArg],
         params = {p.name: p for p in (entry.params if entry else [])}
     dev, launch_args = {}, []
     for a in args:
+        if a.kind == "tmap":
+            raise UsageError(f"--arg {a.name}: tensor-map arguments run on the simulator only (--device cpu)")
         if a.kind == "buffer":
             d = cupy.asarray(a.buffer.view(np.uint8))
             dev[a.name] = d

@@ -73,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"cannot create --out directory '{out_dir}': {e.strerror or e}") from None
     buffers = []
     for a in kargs:
-        if a.kind != "buffer":
+        if a.kind != "buffer" and not (a.kind == "tmap" and a.ref is None):  # a tmap's own tensor is an output too
             continue
         data = result.buffers[a.name]
         path = None

@@ -14,6 +14,7 @@ from ptxkit import ir
 from ptxkit.errors import UsageError
 from ptxkit.exec_sim.floats import bf16_round
 from ptxkit.exec_sim.limits import MAX_BLOCK, MAX_DYNAMIC_SHARED, MAX_GRID, MAX_THREADS_PER_CTA
+from ptxkit.exec_sim.tensormap import DTYPE_CODE, TensorMap, TensorMapError, dense_strides, extent
 from ptxkit.exec_sim.values import decl_size
 from ptxkit.io import check_allocation
 from ptxkit.ptx.types import type_bytes
@@ -34,10 +35,12 @@ class KernelArg:
     name: str
     index: int
     param: str
-    kind: str  # 'scalar' | 'buffer' | 'null'
+    kind: str  # 'scalar' | 'buffer' | 'null' | 'tmap'
     type: str
     value: int = 0  # scalar: raw little-endian bits of the parameter
-    data: np.ndarray | None = None  # buffer contents
+    data: np.ndarray | None = None  # buffer contents (a tmap: its tensor's, unless it maps ``ref``'s)
+    tmap: TensorMap | None = None  # a tmap: the map, its address filled in at launch
+    ref: str | None = None  # a tmap over another buffer argument: that argument's NAME
 
     @property
     def nbytes(self) -> int:
@@ -173,6 +176,15 @@ def parse_arg_specs(specs: list[str], fn: ir.Function, seed: int = 0) -> list[Ke
                                  f"null does not fit (give {p.type}:0)")
             out[idx] = KernelArg(name, idx, p.name, "null", "u64")
             continue
+        if body.startswith("tmap:"):
+            if psize != 128:
+                raise UsageError(f"{where}: parameter '{p.name}' (.{p.type}, {psize} bytes) is not a "
+                                 "128-byte tensor map (.param .align 64 .b8 [128])")
+            arg = _tmap_arg(name, idx, p.name, body[5:], where, rng)
+            total += arg.nbytes
+            check_allocation(total, "the --arg buffers together")
+            out[idx] = arg
+            continue
         mb = _BUF.match(body)
         if mb:
             typ, digits, src = mb.group(1), mb.group(2), mb.group(3)
@@ -206,11 +218,97 @@ def parse_arg_specs(specs: list[str], fn: ir.Function, seed: int = 0) -> list[Ke
             out[idx] = KernelArg(name, idx, p.name, "scalar", typ, value=_scalar_bits(typ, val, where))
             continue
         raise UsageError(f"--arg '{spec}': expected TYPE:VALUE, TYPE[N]:zeros|rand|FILE or null")
+    bufs = {a.name: a for a in out.values() if a.kind == "buffer"}
+    for i, a in list(out.items()):
+        if a.ref is not None:
+            b = bufs.get(a.ref)
+            if b is None:
+                raise UsageError(f"--arg {a.name}: tmap:@{a.ref} names no buffer argument "
+                                 f"(buffers: {', '.join(sorted(bufs)) or 'none'})")
+            out[i] = _retype(a, b)
     missing = [params[i].name for i in range(len(params)) if i not in out]
     if missing:
         raise UsageError(f"missing --arg for parameter{'s' if len(missing) > 1 else ''} {', '.join(missing)} "
                          f"of kernel '{fn.name}'")
     return [out[i] for i in range(len(params))]
+
+
+_TMAP_KEYS = ("dims", "box", "strides", "elemstrides", "swizzle")
+
+
+def _tmap_arg(name: str, idx: int, param: str, body: str, where: str, rng: np.random.Generator) -> KernelArg:
+    """``tmap:TYPE[N]:SOURCE:dims=…:box=…[:strides=…][:elemstrides=…][:swizzle=…]`` or
+    ``tmap:@BUF:…`` (docs/cli.md): a tiled tensor map (cuTensorMapEncodeTiled's parameters, dim 0
+    innermost) over a buffer of its own or over the buffer argument BUF."""
+    parts = body.split(":")
+    keys: dict[str, str] = {}
+    while parts and "=" in parts[-1]:
+        k, v = parts.pop().split("=", 1)
+        if k not in _TMAP_KEYS:
+            raise UsageError(f"{where}: unknown tmap field '{k}' (fields: {', '.join(_TMAP_KEYS)})")
+        if k in keys:
+            raise UsageError(f"{where}: tmap field '{k}' given twice")
+        keys[k] = v
+    for k in ("dims", "box"):
+        if k not in keys:
+            raise UsageError(f"{where}: a tmap needs {k}=… (expected tmap:TYPE[N]:SOURCE:dims=D0,D1…:box=B0,B1…)")
+    src = ":".join(parts)
+    ref, typ, data = None, "", None
+    if src.startswith("@") and src[1:]:
+        ref = src[1:]
+        typ = "u8"  # the referenced buffer's type replaces it (parse_arg_specs)
+    else:
+        mb = _BUF.match(src)
+        if not mb or mb.group(1) not in BUFFER_TYPES or len(mb.group(2)) > 18:
+            raise UsageError(f"{where}: expected tmap:TYPE[N]:SOURCE or tmap:@BUFFER before the fields, got '{src}'")
+        typ, count = mb.group(1), int(mb.group(2))
+        check_allocation(count * np.dtype(BUFFER_TYPES[typ]).itemsize, f"{where} ({typ}[{count}])")
+        data = (np.zeros(count, BUFFER_TYPES[typ]) if mb.group(3) == "zeros" else
+                _rand(typ, count, rng) if mb.group(3) == "rand" else _load_file(mb.group(3), typ, count, where))
+
+    def ints(k: str, default: tuple[int, ...] | None = None) -> tuple[int, ...]:
+        if k not in keys:
+            assert default is not None
+            return default
+        v = keys[k]
+        if not re.fullmatch(r"\d{1,13}(,\d{1,13})*", v):
+            raise UsageError(f"{where}: {k}={v}: expected comma-separated non-negative integers")
+        return tuple(int(x) for x in v.split(","))
+
+    swz_text = keys.get("swizzle", "none").upper().removesuffix("B")
+    swz = {"NONE": 0, "0": 0, "32": 1, "64": 2, "128": 3}.get(swz_text)
+    if swz is None:
+        raise UsageError(f"{where}: swizzle={keys['swizzle']}: expected none, 32B, 64B or 128B")
+    dims, box = ints("dims"), ints("box")
+    esize = np.dtype(BUFFER_TYPES[typ]).itemsize
+    tm = TensorMap(0, DTYPE_CODE[typ], esize, dims, ints("strides", dense_strides(dims, esize)), box,
+                   ints("elemstrides", (1,) * len(dims)), swz)
+    if ref is not None:  # value 1: strides were given (kept when the element type is known)
+        return KernelArg(name, idx, param, "tmap", typ, value=int("strides" in keys), tmap=tm, ref=ref)
+    try:
+        tm.check()
+    except TensorMapError as e:
+        raise UsageError(f"{where}: {e}") from None
+    if data is not None and extent(tm) > data.nbytes:
+        raise UsageError(f"{where}: dims/strides reach {extent(tm)} bytes but {typ}[{len(data)}] holds {data.nbytes}")
+    return KernelArg(name, idx, param, "tmap", typ, data=data, tmap=tm)
+
+
+def _retype(a: KernelArg, buf: KernelArg) -> KernelArg:
+    """A ``tmap:@BUF`` map takes BUF's element type (its strides default to dense ones of that type)."""
+    assert a.tmap is not None
+    where = f"--arg {a.name}"
+    esize = np.dtype(BUFFER_TYPES[buf.type]).itemsize
+    tm = a.tmap
+    strides = tm.strides if a.value else dense_strides(tm.dims, esize)
+    tm = TensorMap(0, DTYPE_CODE[buf.type], esize, tm.dims, strides, tm.box, tm.estrides, tm.swizzle)
+    try:
+        tm.check()
+    except TensorMapError as e:
+        raise UsageError(f"{where}: {e}") from None
+    if extent(tm) > buf.nbytes:
+        raise UsageError(f"{where}: dims/strides reach {extent(tm)} bytes but buffer {buf.name} holds {buf.nbytes}")
+    return KernelArg(a.name, a.index, a.param, "tmap", buf.type, tmap=tm, ref=a.ref)
 
 
 def _check_shape(flag: str, shown: str, shape: tuple[int, int, int]) -> None:

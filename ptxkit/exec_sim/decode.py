@@ -26,6 +26,7 @@ from ptxkit.exec_sim.program import (
     NORMAL,
     RET,
     SPECIAL,
+    WAIT,
     Barrier,
     CallInfo,
     Guard,
@@ -479,6 +480,8 @@ def _compile(dec: Decoder, ins: ir.Instruction) -> Op:
     if opc == "call":
         return _call(dec, ins, fname, guard)
     fn = semantics.build(ins, dec)
+    if opc == "mbarrier" and "try_wait" in ins.mods:  # potentially blocking: the scheduler suspends the thread
+        return Op(WAIT, fn, ins, fname, guard)
     return Op(NORMAL, fn, ins, fname, guard)
 
 

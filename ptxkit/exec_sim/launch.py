@@ -3,7 +3,7 @@ kernel parameters, §2.2 grids of CTAs)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -14,6 +14,7 @@ from ptxkit.exec_sim.decode import Program, decode, encode_init
 from ptxkit.exec_sim.events import Observer
 from ptxkit.exec_sim.machine import Counters, LaneState, run_batch
 from ptxkit.exec_sim.memory import FlatMemory
+from ptxkit.exec_sim.tensormap import SIZE as TMAP_SIZE
 from ptxkit.exec_sim.values import decl_size
 
 BATCH_LANES = 16384
@@ -89,6 +90,7 @@ def run_kernel(module: ir.Module, kernel: str | None, args: list[KernelArg],
     # global buffers and module variables
     by_index = {a.index: a for a in args}
     param_image = bytearray(max(prog.param_size, 8))
+    tmaps: list[tuple[KernelArg, int]] = []
     for d, off in prog.kernel_params:
         idx = entry.params.index(d)
         a = by_index.get(idx)
@@ -101,9 +103,20 @@ def run_kernel(module: ir.Module, kernel: str | None, args: list[KernelArg],
             val = addr
         elif a.kind == "null":
             val = 0
+        elif a.kind == "tmap":
+            tmaps.append((a, off))  # once every buffer has its address (a map may name another's)
+            continue
         else:
             val = a.value
         param_image[off:off + size] = (val & ((1 << (8 * size)) - 1)).to_bytes(size, "little")
+    for a, off in tmaps:
+        assert a.tmap is not None
+        if a.ref is None:
+            addr = mem.alloc(a.name, a.buffer.nbytes, a.buffer, align=256)
+            result.addresses[a.name] = addr
+        else:
+            addr = result.addresses[a.ref]
+        param_image[off:off + TMAP_SIZE] = replace(a.tmap, address=addr).encode()
     global_sym: dict[str, int] = {}
     decls = [info.decl for info, _ in prog.globals_init]
     for g in decls:
@@ -154,7 +167,7 @@ def run_kernel(module: ir.Module, kernel: str | None, args: list[KernelArg],
         with np.errstate(all="ignore"):
             run_batch(prog, st, counters, max_steps)
     for a in args:
-        if a.kind == "buffer":
+        if a.kind == "buffer" or (a.kind == "tmap" and a.ref is None):
             raw = mem.read_global(result.addresses[a.name], a.buffer.nbytes)
             result.buffers[a.name] = np.frombuffer(raw, BUFFER_TYPES[a.type]).copy()
     result.instructions = counters.instructions

@@ -14,7 +14,9 @@ stack; ``.func`` bodies are decoded once and shared by every call site.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import cast
 
 import numpy as np
 
@@ -22,7 +24,7 @@ from ptxkit.errors import BoundExceeded, Diagnostic, PtxkitError
 from ptxkit.exec_sim.events import EvKind, Observer, SimEvent
 from ptxkit.exec_sim.limits import NWARPID
 from ptxkit.exec_sim.memory import MemoryFault
-from ptxkit.exec_sim.program import BAR, BRA, CALL, EXIT, NORMAL, RET, Op, Program
+from ptxkit.exec_sim.program import BAR, BRA, CALL, EXIT, NORMAL, RET, WAIT, Op, Program
 
 MAX_DEPTH = 32
 
@@ -60,6 +62,10 @@ class LaneState:
     # (CTA-major: linear ctaid · threads per CTA + linear tid); both None when nobody watches
     observer: Observer | None = None
     gtid: np.ndarray | None = None
+    # mbarrier.try_wait (ISA §9.7.13.15.16): changes of any mbarrier's state so far, and their number when
+    # blocked waits were last let go unsatisfied (a try_wait may return false after a time limit)
+    mbar_epoch: int = 0
+    _mbar_timeout_epoch: int = -1
 
     def sreg(self, name: str) -> np.ndarray:
         """Special registers (ISA §10): per-lane uint32 (or uint64 for the 64-bit ones)."""
@@ -222,14 +228,15 @@ def run_batch(prog: Program, st: LaneState, counters: Counters, max_steps: int) 
             else:
                 runnable = ~exited & ~waiting
                 if not runnable.any():
-                    if _release(st, waiting, bar_id, bar_count, cta, ncta, exited):
+                    if _release(st, waiting, bar_id, bar_count, cta, ncta, exited, code, lane_pc):
                         continue
                     if exited.all():
                         break
+                    if _time_out(st, waiting, bar_id):
+                        continue
                     lane = int(np.argmax(waiting))
-                    raise _located(prog, code[int(lane_pc[lane]) - 1],
-                                   f"deadlock: {_thread_desc(st, lane)} waits at a barrier that "
-                                   "not enough threads of its CTA reach", Deadlock)
+                    raise _located(prog, code[int(lane_pc[lane]) - 1], _deadlock_msg(st, lane, bar_id, code, lane_pc),
+                                   Deadlock)
                 p = int(lane_pc[runnable].min())
                 act = runnable & (lane_pc == p)
                 op = code[p]
@@ -251,7 +258,7 @@ def run_batch(prog: Program, st: LaneState, counters: Counters, max_steps: int) 
                     _control(prog, op, p, act, st, lane_pc, waiting, bar_id, bar_count, ret_stack, depth)
             # after a control op or a divergent step: settle the mode
             if waiting.any():
-                _release(st, waiting, bar_id, bar_count, cta, ncta, exited)
+                _release(st, waiting, bar_id, bar_count, cta, ncta, exited, code, lane_pc)
             alive = ~exited
             if not alive.any():
                 break
@@ -321,6 +328,13 @@ def _control(prog: Program, op: Op, p: int, act: np.ndarray, st: LaneState, lane
             ret_stack[depth[idx], idx] = p + 1
             depth[idx] += 1
             lane_pc[mm] = info.entry
+    elif kind == WAIT:
+        # mbarrier.try_wait: lanes whose phase has not completed are suspended (bar_id -1) until it has
+        lane_pc[mm] = p + 1
+        if mm.any():
+            blocked = mm & ~_passes(op, st, mm)
+            waiting[blocked] = True
+            bar_id[blocked] = -1
     elif kind == BAR:
         assert op.bar is not None
         bid_f, cnt_f, wait, red = op.bar
@@ -367,14 +381,48 @@ def _control(prog: Program, op: Op, p: int, act: np.ndarray, st: LaneState, lane
                      "aligned": _aligned(op)})
 
 
+def _passes(op: Op, st: LaneState, m: np.ndarray) -> np.ndarray:
+    """Run a WAIT op (mbarrier.try_wait) for lanes ``m``: the lanes whose phase has completed."""
+    return cast(Callable[[LaneState, np.ndarray], np.ndarray], op.fn)(st, m)
+
+
+def _time_out(st: LaneState, waiting: np.ndarray, bar_id: np.ndarray) -> bool:
+    """Nothing can run: let the blocked try_waits return false (the ISA's time limit), once per state of
+    the mbarriers — a thread may have work to do before its phase can complete. True if any were."""
+    mb = waiting & (bar_id == -1)
+    if not mb.any() or st._mbar_timeout_epoch == st.mbar_epoch:
+        return False
+    st._mbar_timeout_epoch = st.mbar_epoch
+    waiting[mb] = False
+    return True
+
+
+def _deadlock_msg(st: LaneState, lane: int, bar_id: np.ndarray, code: list[Op], lane_pc: np.ndarray) -> str:
+    if bar_id[lane] != -1:
+        return f"deadlock: {_thread_desc(st, lane)} waits at a barrier that not enough threads of its CTA reach"
+    describe = getattr(code[int(lane_pc[lane]) - 1].fn, "describe", None)
+    what = f" ({describe(st, lane)})" if describe is not None else ""
+    return (f"deadlock: {_thread_desc(st, lane)} waits on an mbarrier phase that can never complete{what}: "
+            "no thread of the launch can run any more (each has exited or waits)")
+
+
 def _release(st: LaneState, waiting: np.ndarray, bar_id: np.ndarray, bar_count: np.ndarray, cta: np.ndarray,
-             ncta: int, exited: np.ndarray) -> bool:
-    """Complete every barrier whose CTA arrival count is reached; True if any lane was released."""
+             ncta: int, exited: np.ndarray, code: list[Op], lane_pc: np.ndarray) -> bool:
+    """Complete every barrier whose CTA arrival count is reached, and let pass every try_wait whose
+    mbarrier phase has completed; True if any lane was released."""
     released = False
+    mb = waiting & (bar_id == -1)
+    if mb.any():
+        for p1 in np.unique(lane_pc[mb]).tolist():
+            sel = mb & (lane_pc == p1)
+            done = sel & _passes(code[p1 - 1], st, sel)
+            if done.any():
+                waiting[done] = False
+                released = True
     expected_n = st._bar_expected
     live_per_cta = np.bincount(cta[~exited], minlength=ncta)
     wcount = st._bar_wcount
-    for b in np.unique(bar_id[waiting]):
+    for b in np.unique(bar_id[waiting & (bar_id >= 0)]):
         b = int(b)
         if b in expected_n:  # a thread count: warp units (see _control)
             assert wcount is not None  # set by the arrival that set the count

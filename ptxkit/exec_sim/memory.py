@@ -11,8 +11,9 @@ explorer's oracle-backed memory). :class:`FlatMemory` is the sequentially consis
   in the window, as on the hardware); **local** and **param** — one window per thread;
 * **const** — module-level ``.const`` data;
 * **generic** addresses (ISA §6.4.1.1): global addresses are identity-mapped; shared and local windows
-  sit at :data:`SHARED_WINDOW` / :data:`LOCAL_WINDOW` / :data:`CONST_WINDOW` (``cvta`` adds/removes
-  those bases).
+  sit at :data:`SHARED_WINDOW` / :data:`LOCAL_WINDOW` / :data:`CONST_WINDOW`, kernel parameters at
+  :data:`PARAM_WINDOW` (``cvta`` adds/removes those bases; a tensor map passed by value is read
+  through such an address by ``cp.async.bulk.tensor``).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ GLOBAL_BASE = 0x7F00_0000_0000
 SHARED_WINDOW = 0x1000_0000_0000
 LOCAL_WINDOW = 0x2000_0000_0000
 CONST_WINDOW = 0x3000_0000_0000
+PARAM_WINDOW = 0x4000_0000_0000  # kernel parameters seen through generic addresses (cvta.param, ISA §5.1.6.1)
 WINDOW_SIZE = 0x0100_0000_0000
 _GAP = 256
 
@@ -164,7 +166,8 @@ class FlatMemory:
             raise MemoryFault("misaligned", space, int(lanes[bad]), int(a[bad]), size)
         if space == "generic":
             out = []
-            for sp, base in (("shared", SHARED_WINDOW), ("local", LOCAL_WINDOW), ("const", CONST_WINDOW)):
+            for sp, base in (("shared", SHARED_WINDOW), ("local", LOCAL_WINDOW), ("const", CONST_WINDOW),
+                             ("param", PARAM_WINDOW)):
                 sel = (a >= np.uint64(base)) & (a < np.uint64(base + WINDOW_SIZE))
                 if sel.any():
                     out.append((sp, a[sel] - np.uint64(base), lanes[sel]))

@@ -14,7 +14,7 @@ from ptxkit import ir
 from ptxkit.exec_sim.values import decl_size, elem_size, float_const
 
 # op kinds
-NORMAL, BRA, EXIT, RET, BAR, CALL = range(6)
+NORMAL, BRA, EXIT, RET, BAR, CALL, WAIT = range(7)  # WAIT: mbarrier.try_wait (fn returns the lanes it lets pass)
 
 SPECIAL = ("%tid", "%ntid", "%ctaid", "%nctaid", "%laneid", "%warpid", "%nwarpid", "%smid", "%nsmid",
            "%gridid", "%clock", "%clock64", "%lanemask_eq", "%lanemask_le", "%lanemask_lt",

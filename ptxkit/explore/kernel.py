@@ -67,6 +67,8 @@ def program_from_ptx(file: str | Path, args: argparse.Namespace) -> ConcurrentPr
             params[a.param] = ("ptr", a.param, 0)
         elif a.kind == "null":
             params[a.param] = 0
+        elif a.kind == "tmap":
+            raise UsageError(f"--arg {a.name}: explore does not model tensor maps (cp.async.bulk.tensor)")
         else:
             params[a.param] = int(a.value)
     # .shared variables (module or kernel scope): one copy per CTA, locations 'NAME@ctaC[i]'

@@ -4,14 +4,26 @@
 state ``st`` (``mask`` None = all lanes; otherwise only lanes set are written). The families:
 :mod:`.integer` (§9.7.1-2, §9.7.8), :mod:`.floating` (§9.7.3-4), :mod:`.compare` (§9.7.7),
 :mod:`.convert` (§9.7.9.21), :mod:`.memory` (§9.7.9, §9.7.13.5-6), :mod:`.control`,
-:mod:`.warp` (warp collectives) and :mod:`.tensor` (§9.7.14, tensor cores). Anything else raises
+:mod:`.warp` (warp collectives), :mod:`.tensor` (§9.7.14, tensor cores), :mod:`.async_copy` (§9.7.9.25
+cp.async, cp.async.bulk{.tensor}) and :mod:`.mbarrier` (§9.7.13.15). Anything else raises
 :class:`~ptxkit.errors.NotImplementedInstruction` with the instruction's position when executed.
 """
 
 from __future__ import annotations
 
 from ptxkit import ir
-from ptxkit.exec_sim.semantics import compare, control, convert, floating, integer, memory, tensor, warp
+from ptxkit.exec_sim.semantics import (
+    async_copy,
+    compare,
+    control,
+    convert,
+    floating,
+    integer,
+    mbarrier,
+    memory,
+    tensor,
+    warp,
+)
 from ptxkit.exec_sim.semantics.common import Builder, Decoding, LaneOp, Unsupported
 
 # modifiers whose meaning the builders do not model: refuse them rather than ignore them, except on
@@ -55,8 +67,9 @@ _BUILDERS: dict[str, Builder] = {
     "setp": compare.b_setp, "set": compare.b_set, "selp": compare.b_selp, "slct": compare.b_slct,
     "cvt": convert.b_cvt,
     "mov": memory.b_mov, "cvta": memory.b_cvta, "ld": memory.b_ld, "ldu": memory.b_ld, "st": memory.b_st,
-    "atom": memory.b_atom, "red": memory.b_atom, "cp": memory.b_cp,
-    "membar": memory.b_fence, "fence": memory.b_fence, "prefetch": control.b_nop, "prefetchu": control.b_nop,
+    "atom": memory.b_atom, "red": memory.b_atom, "cp": async_copy.b_cp,
+    "membar": memory.b_fence, "fence": memory.b_fence, "mbarrier": mbarrier.b_mbarrier,
+    "setmaxnreg": control.b_nop, "griddepcontrol": control.b_nop, "prefetch": control.b_nop, "prefetchu": control.b_nop,
     "nanosleep": control.b_nop, "pmevent": control.b_nop, "discard": control.b_nop,
     "applypriority": control.b_nop, "brkpt": control.b_nop, "createpolicy": control.b_createpolicy,
     "trap": control.b_trap,

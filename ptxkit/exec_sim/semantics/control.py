@@ -25,3 +25,4 @@ def b_trap(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     def op(st: State, m: Mask) -> None:
         raise err
     return op
+

@@ -1,4 +1,4 @@
-"""Data movement (PTX ISA §9.7.9): ``mov``, ``cvta``, ``ld``/``ldu``/``st``, ``cp.async``, and the
+"""Data movement (PTX ISA §9.7.9): ``mov``, ``cvta``, ``ld``/``ldu``/``st`` (``cp.async``: async_copy.py), and the
 parallel-synchronisation memory operations ``atom``/``red`` (§9.7.13.5-6)."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import numpy as np
 
 from ptxkit import ir
 from ptxkit.exec_sim.events import EvKind
-from ptxkit.exec_sim.memory import CONST_WINDOW, LOCAL_WINDOW, SHARED_WINDOW, UINT
+from ptxkit.exec_sim.memory import CONST_WINDOW, LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW, UINT
 from ptxkit.exec_sim.observe import access_info, report
 from ptxkit.exec_sim.semantics.common import (
     SPACES,
@@ -83,7 +83,7 @@ def b_cvta(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     to = "to" in ins.mods
     space = [x for x in ins.mods if x.split("::")[0] in SPACES]
     sp = space[0].split("::")[0] if space else "global"
-    base = {"shared": SHARED_WINDOW, "local": LOCAL_WINDOW, "const": CONST_WINDOW}.get(sp, 0)
+    base = {"shared": SHARED_WINDOW, "local": LOCAL_WINDOW, "const": CONST_WINDOW, "param": PARAM_WINDOW}.get(sp, 0)
     a, w = dec.src(ops[1], typ), dec.dst(ops[0], typ)
     ut = uint_of(typ)
     b = ut(base & ((1 << bits_of(typ)) - 1))
@@ -192,39 +192,4 @@ def b_fence(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     def op(st: State, m: Mask) -> None:
         if st.observer is not None:
             report(st, EvKind.FENCE, info, "", None, 0, m)
-    return op
-
-
-def b_cp(ins: ir.Instruction, dec: Decoding) -> LaneOp:
-    """cp.async.{ca,cg}.shared{::cta}.global [dst], [src], cp-size{, src-size} (ISA §9.7.9.25):
-    performed at once (a valid schedule of an asynchronous copy; commit/wait are then no-ops).
-    Bytes past src-size are zero-filled."""
-    mods = ins.mods
-    if "async" not in mods:
-        raise Unsupported()
-    if any(x in mods for x in ("commit_group", "wait_group", "wait_all")) and "bulk" not in mods:
-        return lambda st, m: None
-    if "bulk" in mods or "mbarrier" in mods:
-        raise Unsupported()
-    ops = ins.operands
-    if len(ops) < 3 or not isinstance(ops[2], ir.Imm):
-        raise Unsupported("cp.async without a constant cp-size")
-    dst, _dspace = dec.addr(ops[0])
-    src, _sspace = dec.addr(ops[1])
-    size = ops[2].value
-    # a 4th operand is src-size, unless it is the .L2::cache_hint policy
-    has_src_size = len(ops) > 4 or (len(ops) == 4 and not any("cache_hint" in x for x in mods))
-    src_size = dec.src(ops[3], "u32") if has_src_size else None
-    chunk = 4 if size >= 4 else size
-
-    def op(st: State, m: Mask) -> None:
-        d = np.broadcast_to(np.asarray(dst(st), dtype=np.uint64), (st.n,))
-        s_ = np.broadcast_to(np.asarray(src(st), dtype=np.uint64), (st.n,))
-        limit = None if src_size is None else np.broadcast_to(np.asarray(src_size(st)).astype(np.int64), (st.n,))
-        for k in range(0, size, chunk):
-            v = st.mem.load("global", s_ + np.uint64(k), chunk, m, st)
-            if limit is not None:
-                keep = limit >= k + chunk
-                v = np.where(keep, v, v.dtype.type(0))  # partial chunks do not occur for aligned sizes
-            st.mem.store("shared", d + np.uint64(k), chunk, v, m, st)
     return op

@@ -384,7 +384,16 @@ def _smem_offsets(desc: int, rows: int, k_dim: int, mn_major: bool, eb: int) -> 
         off = (mn // e) * lbo + (k // 8) * sbo + (k % 8) * width + (mn % e) * eb
     else:
         off = (mn // 8) * sbo + (mn % 8) * width + k * eb
-    addr = (start + off).astype(np.int64)
+    return swizzle((start + off).astype(np.int64), width)
+
+
+def swizzle(addr: np.ndarray, width: int) -> np.ndarray:
+    """The shared-memory swizzle of width 32/64/128 bytes (0: none) on byte addresses: the 16-byte
+    chunk index (address bits 4..) is XORed with bits 7.. (the row of 128 bytes within the pattern),
+    as many bits as the width has chunks. One pattern for wgmma's matrix descriptors (§9.7.15.5.1)
+    and the tensor maps of cp.async.bulk.tensor (§5.5.8, CU_TENSOR_MAP_SWIZZLE_*)."""
+    if not width:
+        return addr
     mask = width // 16 - 1
     return addr ^ (((addr >> 7) & mask) << 4)
 

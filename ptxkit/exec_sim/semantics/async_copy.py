@@ -1,0 +1,297 @@
+"""Asynchronous copies (PTX ISA §9.7.9.25): ``cp.async`` with its commit/wait groups, ``cp.async.bulk``
+(global↔shared, completion through an mbarrier's tx-count or a bulk async-group),
+``cp.async.bulk.tensor`` in tile mode (a box of a tensor described by a tensor map, §5.5.8) and the
+matching ``commit_group``/``wait_group``; ``cp.async.bulk.prefetch*`` are no-ops.
+
+Each copy is performed when it is issued: a valid schedule of an asynchronous operation (the program
+may not read the destination before the copy's completion is observed, and an observer is told the
+copy is asynchronous through ASYNC_ISSUE / ASYNC_COMMIT / ASYNC_WAIT events, which ``ptxkit verify``
+checks). A copy that signals an mbarrier (``.mbarrier::complete_tx::bytes``) performs the complete-tx of
+its byte count on it at once, after writing the data.
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any
+
+import numpy as np
+
+from ptxkit import ir
+from ptxkit.exec_sim.events import EvKind
+from ptxkit.exec_sim.memory import UINT
+from ptxkit.exec_sim.semantics.common import Decoding, LaneOp, Mask, Reader, State, Unsupported
+from ptxkit.exec_sim.semantics.mbarrier import MbarError, bump_epoch, phase_index, rmw, shared_offset, update
+from ptxkit.exec_sim.semantics.report import emit, global_lanes, observer
+from ptxkit.exec_sim.semantics.tensor import swizzle
+from ptxkit.exec_sim.tensormap import SIZE as TMAP_SIZE
+from ptxkit.exec_sim.tensormap import TensorMap, TensorMapError
+
+
+def b_cp(ins: ir.Instruction, dec: Decoding) -> LaneOp:
+    """Dispatch the ``cp.*`` forms (see the module docstring)."""
+    mods = ins.mods
+    if "async" not in mods or "reduce" in mods:
+        raise Unsupported()
+    if "prefetch" in mods:
+        return lambda st, m: None
+    group = "bulk" if "bulk" in mods else "cp.async"
+    for act, kind in (("commit_group", EvKind.ASYNC_COMMIT), ("wait_group", EvKind.ASYNC_WAIT),
+                      ("wait_all", EvKind.ASYNC_WAIT)):
+        if act in mods:
+            return _group_op(ins, dec, kind, group)
+    if "bulk" in mods:
+        return _tensor(ins, dec) if "tensor" in mods else _bulk(ins, dec)
+    if "mbarrier" in mods:
+        return _cp_async_arrive(ins, dec)
+    return _cp_async(ins, dec)
+
+
+def _group_op(ins: ir.Instruction, dec: Decoding, kind: EvKind, group: str) -> LaneOp:
+    """commit_group / wait_group N / wait_all: the copies are complete already; report the event."""
+    n: int | None = None
+    if kind == EvKind.ASYNC_WAIT:
+        if "wait_all" in ins.mods:
+            n = 0
+        elif ins.operands and isinstance(ins.operands[0], ir.Imm):
+            n = ins.operands[0].value
+        else:
+            raise Unsupported(f"{dec.spelling(ins)} without a constant group count")
+    read = "read" in ins.mods
+
+    def op(st: State, m: Mask) -> None:
+        if observer(st) is not None:
+            extra: dict[str, Any] = {} if n is None else {"n": n, "read": read}
+            emit(st, ins, kind, m, proxy="async" if group == "bulk" else "generic", group=group, **extra)
+    return op
+
+
+def _one(ctx_n: int, cta: int, lane: int) -> SimpleNamespace:
+    """A memory context of ``ctx_n`` slots that all belong to the issuing lane's CTA (the bulk copies
+    move many elements for one thread)."""
+    return SimpleNamespace(n=ctx_n, cta_of_lane=np.full(ctx_n, cta, np.int64),
+                           lane_index=np.full(ctx_n, lane, np.int64))
+
+
+def _copy(st: State, lane: int, src_space: str, src: np.ndarray, dst_space: str, dst: np.ndarray, size: int,
+          ok: np.ndarray | None = None, fill: bool = True) -> None:
+    """Copy elements of ``size`` bytes from ``src[i]`` to ``dst[i]`` for thread ``lane``; elements not
+    ``ok`` are read as zero (``fill``) or not written at all."""
+    ctx = _one(len(src), int(st.cta_of_lane[lane]), lane)
+    mask = None if ok is None or ok.all() else ok
+    if mask is not None and not mask.any():
+        if not fill:
+            return
+        vals = np.zeros(len(src), UINT[size])
+    else:
+        vals = st.mem.load(src_space, src.astype(np.uint64), size, mask, ctx)
+        if mask is not None:
+            vals = np.where(mask, vals, vals.dtype.type(0))
+    st.mem.store(dst_space, dst.astype(np.uint64), size, vals, None if fill else mask, ctx)
+
+
+def _complete_tx(st: State, ins: ir.Instruction, dec: Decoding, lane: int, mbar: int, space: str, nbytes: int) -> None:
+    """The copy's complete-tx of ``nbytes`` on the mbarrier at ``mbar`` (§9.7.13.15.2)."""
+    one = np.zeros(st.n, bool)
+    one[lane] = True
+    addr = np.full(st.n, mbar, np.uint64)
+    done: list[bool] = []
+
+    def fn(w: int, _lane: int) -> tuple[int, int]:
+        new, _, fin = update(w, tx=-nbytes)
+        done.append(fin)
+        return new, 0
+    try:
+        rmw(st, space, addr, one, fn)
+    except MbarError as e:
+        raise dec.error(f"complete_tx of {nbytes} bytes: the mbarrier address 0x{mbar:x} {e}", ins) from None
+    bump_epoch(st)
+    if observer(st) is not None:
+        off = int(shared_offset(np.array([mbar], np.uint64), space)[0])
+        idx = phase_index(st, int(st.cta_of_lane[lane]), off, int(done[0]))
+        emit(st, ins, EvKind.MBAR, one, space="shared", addr=np.array([off], np.uint64), size=8, sem="relaxed",
+             scope="cta", proxy="async", action="complete_tx", tx=np.array([nbytes]), completed=np.array(done),
+             phase_no=np.array([idx]))
+
+
+def _lanes(x: object, n: int) -> np.ndarray:
+    return np.broadcast_to(np.asarray(x, dtype=np.uint64), (n,))
+
+
+def _mbar_operand(ins: ir.Instruction, dec: Decoding, op: ir.Operand) -> tuple[Reader, str]:
+    if not isinstance(op, ir.Addr):
+        raise Unsupported(f"{dec.spelling(ins)} without an [mbar] operand")
+    r, sym_space = dec.addr(op)
+    return r, "shared" if sym_space in (None, "shared") else sym_space
+
+
+# ---------------------------------------------------------------------- cp.async (§9.7.9.25.3)
+def _cp_async(ins: ir.Instruction, dec: Decoding) -> LaneOp:
+    """cp.async.{ca,cg}.shared{::cta}.global [dst], [src], cp-size{, src-size}{, policy}: bytes past
+    src-size are zero-filled."""
+    mods, ops = ins.mods, ins.operands
+    if len(ops) < 3 or not isinstance(ops[2], ir.Imm):
+        raise Unsupported("cp.async without a constant cp-size")
+    dst, _ = dec.addr(ops[0])
+    src, _ = dec.addr(ops[1])
+    size = ops[2].value
+    # a 4th operand is src-size, unless it is the .L2::cache_hint policy
+    has_src_size = len(ops) > 4 or (len(ops) == 4 and not any("cache_hint" in x for x in mods))
+    src_size = dec.src(ops[3], "u32") if has_src_size else None
+    chunk = 4 if size >= 4 else size
+
+    def op(st: State, m: Mask) -> None:
+        d, s_ = _lanes(dst(st), st.n), _lanes(src(st), st.n)
+        limit = None if src_size is None else np.broadcast_to(np.asarray(src_size(st)).astype(np.int64), (st.n,))
+        for k in range(0, size, chunk):
+            v = st.mem.load("global", s_ + np.uint64(k), chunk, m, st)
+            if limit is not None:
+                v = np.where(limit >= k + chunk, v, v.dtype.type(0))  # partial chunks do not occur for aligned sizes
+            st.mem.store("shared", d + np.uint64(k), chunk, v, m, st)
+        if observer(st) is not None:
+            sel = np.ones(st.n, bool) if m is None else m
+            emit(st, ins, EvKind.ASYNC_ISSUE, m, space="shared", addr=d[sel].copy(), size=size, proxy="generic",
+                 op="cp.async", group="cp.async", src_space="global", src=s_[sel].copy())
+    return op
+
+
+def _cp_async_arrive(ins: ir.Instruction, dec: Decoding) -> LaneOp:
+    """cp.async.mbarrier.arrive{.noinc}.shared{::cta}.b64 [mbar] (§9.7.9.25.3.4): an arrive-on the
+    mbarrier once the thread's earlier cp.async copies are complete — at once here. Without .noinc the
+    pending count is raised by one first, so the arrive-on leaves it unchanged."""
+    addr, space = _mbar_operand(ins, dec, ins.operands[0])
+    noinc = "noinc" in ins.mods
+
+    def op(st: State, m: Mask) -> None:
+        a = _lanes(addr(st), st.n)
+        if noinc:
+            try:
+                rmw(st, space, a, m, lambda w, lane: (update(w, count=1)[0], 0))
+            except MbarError as e:
+                raise dec.error(f"cp.async.mbarrier.arrive: {e}", ins) from None
+            bump_epoch(st)
+        if observer(st) is not None:
+            sel = np.ones(st.n, bool) if m is None else m
+            emit(st, ins, EvKind.MBAR, m, space="shared", addr=shared_offset(a[sel], space), size=8,
+                 sem="release", scope="cta", action="cp_async_arrive", noinc=noinc)
+    return op
+
+
+# ---------------------------------------------------------------------- cp.async.bulk (§9.7.9.25.4)
+def _bulk(ins: ir.Instruction, dec: Decoding) -> LaneOp:
+    """cp.async.bulk.shared::{cta,cluster}.global.mbarrier::complete_tx::bytes [dst], [src], size, [mbar]
+    and cp.async.bulk.global.shared::cta.bulk_group [dst], [src], size: ``size`` bytes (a multiple of 16,
+    16-byte aligned addresses)."""
+    mods, ops = ins.mods, ins.operands
+    if any(x.startswith("multicast") for x in mods) or "cp_mask" in mods:
+        raise Unsupported(f"{dec.spelling(ins)} (multicast / cp_mask)")
+    spaces = [x.split("::")[0] for x in mods if x.split("::")[0] in ("shared", "global")]
+    if len(spaces) != 2 or len(ops) < 3:
+        raise Unsupported()
+    dst_space, src_space = spaces
+    to_shared = dst_space == "shared"
+    if to_shared and not any(x.startswith("mbarrier::complete_tx") for x in mods):
+        raise Unsupported()
+    dst, _ = dec.addr(ops[0])
+    src, _ = dec.addr(ops[1])
+    size_r = dec.src(ops[2], "u32")
+    mbar = _mbar_operand(ins, dec, ops[3]) if to_shared else None
+
+    def op(st: State, m: Mask) -> None:
+        n = st.n
+        d, s_ = _lanes(dst(st), n), _lanes(src(st), n)
+        sz = np.broadcast_to(np.asarray(size_r(st)).astype(np.int64), (n,))
+        mb = None if mbar is None else _lanes(mbar[0](st), n)
+        for lane in (np.arange(n) if m is None else np.flatnonzero(m)).tolist():
+            k = int(sz[lane])
+            if k % 16 or int(d[lane]) % 16 or int(s_[lane]) % 16:
+                raise dec.error(f"cp.async.bulk of {k} bytes from 0x{int(s_[lane]):x} to 0x{int(d[lane]):x}: "
+                                "size and addresses must be multiples of 16", ins)
+            offs = np.arange(0, k, 8, dtype=np.uint64)
+            _copy(st, lane, src_space, s_[lane] + offs, dst_space, d[lane] + offs, 8)
+            if observer(st) is not None:
+                one = np.zeros(n, bool)
+                one[lane] = True
+                emit(st, ins, EvKind.ASYNC_ISSUE, one, space=dst_space, addr=d[one].copy(), size=k, proxy="async",
+                     op="bulk", group="mbarrier" if mb is not None else "bulk", src_space=src_space,
+                     src=s_[one].copy(), dst_bytes=[d[lane] + np.arange(k, dtype=np.uint64)],
+                     mbar=None if mb is None or mbar is None else int(shared_offset(mb[one], mbar[1])[0]))
+            if mb is not None and mbar is not None:
+                _complete_tx(st, ins, dec, lane, int(mb[lane]), mbar[1], k)
+    return op
+
+
+# ---------------------------------------------------------------------- cp.async.bulk.tensor (§9.7.9.25.5)
+def _read_tensormap(st: State, ins: ir.Instruction, dec: Decoding, lane: int, space: str, addr: int) -> TensorMap:
+    ctx = _one(TMAP_SIZE // 8, int(st.cta_of_lane[lane]), lane)
+    words = st.mem.load(space, np.uint64(addr) + np.arange(0, TMAP_SIZE, 8, dtype=np.uint64), 8, None, ctx)
+    try:
+        return TensorMap.decode(words.astype("<u8").tobytes())
+    except TensorMapError as e:
+        raise dec.error(f"the tensor map at 0x{addr:x}: {e}", ins) from None
+
+
+def _tensor(ins: ir.Instruction, dec: Decoding) -> LaneOp:
+    """cp.async.bulk.tensor.Nd.shared::{cta,cluster}.global{.tile}.mbarrier::complete_tx::bytes [dst],
+    [tmap, {c0, …}], [mbar] (load) and cp.async.bulk.tensor.Nd.global.shared::cta{.tile}.bulk_group
+    [tmap, {c0, …}], [src] (store): the box at coordinates c (dim 0 first, signed) of the tensor map's
+    tensor, laid out in shared memory densely and swizzled (tensormap.py); a load fills out-of-bounds
+    elements with zeros, a store skips them. A load's complete-tx counts the whole box."""
+    mods, ops = ins.mods, ins.operands
+    if any(x in mods for x in ("im2col", "im2col_no_offs", "tile::gather4", "tile::scatter4")) \
+            or any(x.startswith("multicast") or x.startswith("cta_group") for x in mods):
+        raise Unsupported(f"{dec.spelling(ins)} (only the tile mode without multicast is modelled)")
+    dims = next((int(x[0]) for x in mods if len(x) == 2 and x[1] == "d" and x[0] in "12345"), None)
+    spaces = [x.split("::")[0] for x in mods if x.split("::")[0] in ("shared", "global")]
+    if dims is None or len(spaces) != 2:
+        raise Unsupported()
+    load = spaces[0] == "shared"
+    tm_op = ops[1] if load else ops[0]
+    if not isinstance(tm_op, ir.AddrList) or len(tm_op.items) != 2 or not isinstance(tm_op.items[1], ir.Vec):
+        raise Unsupported(f"{dec.spelling(ins)} without a [tensorMap, {{coordinates}}] operand")
+    base = tm_op.items[0]
+    if not isinstance(base, (ir.Reg, ir.Sym)):
+        raise Unsupported()
+    tm_addr, tm_sym = dec.addr(ir.Addr(base, 0))
+    tm_space = tm_sym or "generic"
+    coords = [dec.src(c, "s32") for c in tm_op.items[1].items]
+    if len(coords) != dims:
+        raise dec.error(f"{dec.spelling(ins)} takes {dims} coordinates, got {len(coords)}", ins)
+    smem, _ = dec.addr(ops[0] if load else ops[1])
+    if load and (len(ops) < 3 or not any(x.startswith("mbarrier::complete_tx") for x in mods)):
+        raise Unsupported()
+    mbar = _mbar_operand(ins, dec, ops[2]) if load else None
+
+    def op(st: State, m: Mask) -> None:
+        n = st.n
+        ta, sm = _lanes(tm_addr(st), n), _lanes(smem(st), n)
+        cs = [np.broadcast_to(np.asarray(c(st)).astype(np.int64), (n,)) for c in coords]
+        mb = None if mbar is None else _lanes(mbar[0](st), n)
+        for lane in (np.arange(n) if m is None else np.flatnonzero(m)).tolist():
+            tm = _read_tensormap(st, ins, dec, lane, tm_space, int(ta[lane]))
+            if tm.rank != dims:
+                raise dec.error(f"a {dims}d copy with a tensor map of rank {tm.rank}", ins)
+            s0 = int(sm[lane])
+            if s0 % 128:
+                raise dec.error(f"the shared-memory box address 0x{s0:x} is not 128-byte aligned", ins)
+            gaddr, ok, off = tm.box_elements(tuple(int(c[lane]) for c in cs))
+            saddr = swizzle(np.int64(s0) + off, tm.swizzle_bytes)
+            if load:
+                _copy(st, lane, "global", gaddr, "shared", saddr, tm.esize, ok, fill=True)
+            else:
+                _copy(st, lane, "shared", saddr, "global", gaddr, tm.esize, ok, fill=False)
+            if observer(st) is not None:
+                one = np.zeros(n, bool)
+                one[lane] = True
+                g_ok = gaddr[ok].astype(np.uint64)
+                emit(st, ins, EvKind.ASYNC_ISSUE, one, space="shared" if load else "global",
+                     addr=np.array([s0 if load else int(tm.address)], np.uint64), size=tm.box_bytes,
+                     proxy="async", op="tensor_load" if load else "tensor_store",
+                     group="mbarrier" if load else "bulk", src_space="global" if load else "shared",
+                     elem=tm.esize, dst_bytes=[saddr.astype(np.uint64) if load else g_ok],
+                     src_bytes=[g_ok if load else saddr.astype(np.uint64)],
+                     mbar=None if mb is None or mbar is None else int(shared_offset(mb[one], mbar[1])[0]),
+                     lanes_issuing=global_lanes(st, one))
+            if mb is not None and mbar is not None:
+                _complete_tx(st, ins, dec, lane, int(mb[lane]), mbar[1], tm.box_bytes)
+    return op

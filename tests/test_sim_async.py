@@ -1,0 +1,363 @@
+"""The Ampere/Hopper asynchronous machinery on the simulator (issue 11): cp.async groups, mbarrier phases
+and transaction counts (PTX ISA §9.7.13.15), TMA copies through tensor maps (§9.7.9.25.5, §5.5.8) with
+every shared-memory swizzle, the --arg tmap spec, and a Triton 3.9 TMA + mbarrier + wgmma matmul.
+Expected values are argued here from the ISA / the CUDA driver API, not produced by the simulator."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ptxkit.errors import PtxkitError, UsageError
+from ptxkit.exec_sim import parse_arg_specs, parse_text, run_kernel
+
+HEAD = ".version 8.0\n.target sm_90a\n.address_size 64\n"
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _run(text: str, specs: list[str], block: int = 32, grid: int = 1, shared: int = 0):
+    m = parse_text(HEAD + text, "t.ptx")
+    return run_kernel(m, None, parse_arg_specs(specs, m.entries()[0], 0), grid, block, shared)
+
+
+# ---------------------------------------------------------------------- TMA 2-D loads, every swizzle
+TMA_LOAD = """
+.visible .entry k(.param .align 64 .b8 tm[128], .param .u64 out, .param .s32 c0, .param .s32 c1)
+{
+  .reg .pred %p<4>;
+  .reg .b32 %r<20>;
+  .reg .b64 %rd<10>;
+  .shared .align 1024 .b8 box[BYTES];
+  .shared .align 8 .b64 bar;
+  mov.u32 %r1, %tid.x;
+  setp.eq.u32 %p1, %r1, 0;
+  mov.u32 %r2, bar;
+  @%p1 mbarrier.init.shared::cta.b64 [%r2], 1;
+  fence.mbarrier_init.release.cluster;
+  bar.sync 0;
+  ld.param.s32 %r3, [c0];
+  ld.param.s32 %r4, [c1];
+  mov.u32 %r5, box;
+  @%p1 mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r2], BYTES;
+  @%p1 cp.async.bulk.tensor.2d.shared::cta.global.tile.mbarrier::complete_tx::bytes [%r5], [tm, {%r3, %r4}], [%r2];
+WAIT:
+  mbarrier.try_wait.parity.shared::cta.b64 %p2, [%r2], 0;
+  @!%p2 bra WAIT;
+  ld.param.u64 %rd2, [out];
+  mov.u32 %r6, %r1;
+LOOP:
+  setp.ge.u32 %p3, %r6, WORDS;
+  @%p3 bra DONE;
+  shl.b32 %r7, %r6, 2;
+  add.u32 %r8, %r5, %r7;
+  ld.shared.u32 %r9, [%r8];
+  cvt.u64.u32 %rd3, %r7;
+  add.u64 %rd4, %rd2, %rd3;
+  st.global.u32 [%rd4], %r9;
+  add.u32 %r6, %r6, 32;
+  bra LOOP;
+DONE:
+  ret;
+}
+"""
+
+
+def _swizzled_box(tensor: np.ndarray, c0: int, c1: int, rows: int, cols: int, span: int) -> np.ndarray:
+    """The bytes a TMA box load leaves in shared memory, from the ISA's description: the box
+    tensor[c1:c1+rows, c0:c0+cols] (out-of-bounds elements zero) laid out densely row after row, then
+    with a swizzle of ``span`` bytes the 16-byte chunk j of each 128-byte line L of the (1024-aligned)
+    destination moves to chunk j XOR (L mod span/16), within its span (CUTLASS Swizzle<log2(span/16),4,3>)."""
+    box = np.zeros((rows, cols), tensor.dtype)
+    for r in range(rows):
+        for c in range(cols):
+            y, x = c1 + r, c0 + c
+            if 0 <= y < tensor.shape[0] and 0 <= x < tensor.shape[1]:
+                box[r, c] = tensor[y, x]
+    dense = box.view(np.uint8).reshape(-1)
+    if not span:
+        return dense
+    out = np.zeros_like(dense)
+    chunks = span // 16
+    for o in range(0, len(dense), 16):
+        line, j = o // 128, (o // 16) % chunks
+        dest = o - 16 * j + 16 * (j ^ (line % chunks))
+        out[dest:dest + 16] = dense[o:o + 16]
+    return out
+
+
+@pytest.mark.parametrize("span", [0, 32, 64, 128])
+@pytest.mark.parametrize("c0, c1", [(8, 3), (-8, 10)])
+def test_tma_2d_load_box_with_each_swizzle(span, c0, c1):
+    """A 16-row box of a 20 x 80 u16 tensor (row-major: dims 80, 20), rows of the swizzle span (64 B
+    without swizzle), at an inner offset and at a corner hanging out of the tensor (zero filled)."""
+    cols = (span or 64) // 2
+    rows, R, C = 16, 20, 80
+    tensor = (np.arange(R * C) + 1).astype(np.uint16).reshape(R, C)
+    nbytes = rows * cols * 2
+    text = TMA_LOAD.replace("WORDS", str(nbytes // 4)).replace("BYTES", str(nbytes))
+    sw = f"{span}B" if span else "none"
+    m = parse_text(HEAD + text, "t.ptx")
+    args = parse_arg_specs([f"tm=tmap:u16[{R * C}]:zeros:dims={C},{R}:box={cols},{rows}:swizzle={sw}",
+                            f"out=u8[{nbytes}]:zeros", f"c0=s32:{c0}", f"c1=s32:{c1}"], m.entries()[0], 0)
+    args[0].data[:] = tensor.reshape(-1)
+    res = run_kernel(m, None, args, 1, 32, 0)
+    assert np.array_equal(res.buffers["out"], _swizzled_box(tensor, c0, c1, rows, cols, span))
+    assert np.array_equal(res.buffers["tm"], tensor.reshape(-1))  # a load leaves the tensor alone
+
+
+TMA_STORE = """
+.visible .entry k(.param .align 64 .b8 tm[128], .param .u64 src)
+{
+  .reg .pred %p<4>;
+  .reg .b32 %r<20>;
+  .reg .b64 %rd<10>;
+  .shared .align 1024 .b8 box[512];
+  mov.u32 %r1, %tid.x;
+  ld.param.u64 %rd1, [src];
+  mul.wide.u32 %rd2, %r1, 4;
+  add.u64 %rd3, %rd1, %rd2;
+  ld.global.u32 %r2, [%rd3];
+  mov.u32 %r3, box;
+  shl.b32 %r4, %r1, 2;
+  add.u32 %r5, %r3, %r4;
+  st.shared.u32 [%r5], %r2;
+  st.shared.u32 [%r5+128], %r2;
+  st.shared.u32 [%r5+256], %r2;
+  st.shared.u32 [%r5+384], %r2;
+  fence.proxy.async.shared::cta;
+  bar.sync 0;
+  setp.eq.u32 %p1, %r1, 0;
+  mov.u32 %r6, 2;
+  mov.u32 %r7, 1;
+  @%p1 cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [tm, {%r6, %r7}], [%r3];
+  @%p1 cp.async.bulk.commit_group;
+  @%p1 cp.async.bulk.wait_group.read 0;
+  ret;
+}
+"""
+
+
+def test_tma_2d_store_skips_out_of_bounds_elements():
+    """A 4 x 32 u32 box (128-byte rows, no swizzle) stored at (2, 1) into a 4 x 34 zero tensor: rows
+    1..3 receive box rows 0..2 in columns 2..33, the fourth box row falls outside (row 4) and is dropped."""
+    m = parse_text(HEAD + TMA_STORE, "t.ptx")
+    args = parse_arg_specs(["tm=tmap:u32[144]:zeros:dims=34,4:strides=144:box=32,4", "src=u32[32]:zeros"],
+                           m.entries()[0], 0)
+    args[1].data[:] = np.arange(32) + 100
+    res = run_kernel(m, None, args, 1, 32, 0)
+    # strides=144 bytes: a row of 34 u32 padded to a multiple of 16 bytes (36 elements)
+    got = res.buffers["tm"]
+    want = np.zeros(144, np.uint32)
+    for r in range(1, 4):
+        want[36 * r + 2:36 * r + 34] = np.arange(32) + 100
+    assert np.array_equal(got, want)
+
+
+# ---------------------------------------------------------------------- mbarrier phases and tx counts
+MBAR = """
+.visible .entry k(.param .u64 out)
+{
+  .reg .pred %p<10>;
+  .reg .b32 %r<20>;
+  .reg .b64 %rd<10>;
+  .shared .align 8 .b64 bar;
+  mov.u32 %r1, %tid.x;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r2, bar;
+  setp.eq.u32 %p1, %r1, 0;
+  setp.lt.u32 %p2, %r1, 2;
+  @%p1 mbarrier.init.shared::cta.b64 [%r2], 2;
+  bar.sync 0;
+  // phase 0: threads 0 and 1 arrive (lane order: 0 then 1)
+  @%p2 mbarrier.arrive.shared::cta.b64 %rd2, [%r2];
+  @%p2 mbarrier.pending_count.b64 %r3, %rd2;
+  mbarrier.test_wait.parity.shared::cta.b64 %p3, [%r2], 0;
+  mbarrier.test_wait.parity.shared::cta.b64 %p4, [%r2], 1;
+  // phase 1: thread 0 arrives expecting 64 bytes, thread 1 arrives; the tx-count holds the phase open
+  @%p1 mbarrier.arrive.expect_tx.shared::cta.b64 %rd3, [%r2], 64;
+  setp.eq.u32 %p5, %r1, 1;
+  @%p5 mbarrier.arrive.shared::cta.b64 %rd3, [%r2];
+  mbarrier.test_wait.parity.shared::cta.b64 %p6, [%r2], 1;
+  mbarrier.test_wait.shared::cta.b64 %p7, [%r2], %rd3;
+  @%p1 mbarrier.complete_tx.shared::cta.b64 [%r2], 64;
+  mbarrier.test_wait.parity.shared::cta.b64 %p8, [%r2], 1;
+  mbarrier.test_wait.shared::cta.b64 %p9, [%r2], %rd3;
+  // out[t] = pending_count | p3<<8 | p4<<9 | p6<<10 | p7<<11 | p8<<12 | p9<<13
+  selp.u32 %r4, 256, 0, %p3;
+  selp.u32 %r5, 512, 0, %p4;
+  selp.u32 %r6, 1024, 0, %p6;
+  selp.u32 %r7, 2048, 0, %p7;
+  selp.u32 %r8, 4096, 0, %p8;
+  selp.u32 %r9, 8192, 0, %p9;
+  @!%p2 mov.u32 %r3, 255;
+  or.b32 %r3, %r3, %r4;
+  or.b32 %r3, %r3, %r5;
+  or.b32 %r3, %r3, %r6;
+  or.b32 %r3, %r3, %r7;
+  or.b32 %r3, %r3, %r8;
+  or.b32 %r3, %r3, %r9;
+  mul.wide.u32 %rd4, %r1, 4;
+  add.u64 %rd5, %rd1, %rd4;
+  st.global.u32 [%rd5], %r3;
+  ret;
+}
+"""
+
+
+def test_mbarrier_phase_flips_and_tx_count():
+    """ISA §9.7.13.15: init(2) → phase 0 with 2 pending arrivals. Thread 0's arrive leaves 1 pending,
+    thread 1's completes phase 0 (0 pending): test_wait.parity 0 (the completed, preceding phase) is
+    true, parity 1 (the current phase) false. In phase 1, arrive.expect_tx(64) + an arrive bring the
+    pending count to 0 but the tx-count is 64: still incomplete (parity 1 and the arrive's state both
+    false) until complete_tx(64) zeroes it; then both report completion."""
+    res = _run(MBAR, ["out=u32[32]:zeros"])
+    got = res.buffers["out"]
+    common = 256 | 0 | 0 | 0 | 4096 | 8192
+    assert got[0] == 1 | common
+    assert got[1] == 0 | common
+    # the other threads hold no arrive state (bits 11 and 13 test a zero register): only the parity tests
+    assert ((got[2:] & ~np.uint32(2048 | 8192)) == (255 | 256 | 4096)).all()
+
+
+DEADLOCK = """
+.visible .entry k(.param .u64 out)
+{
+  .reg .pred %p<4>;
+  .reg .b32 %r<8>;
+  .shared .align 8 .b64 bar;
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, bar;
+  setp.eq.u32 %p1, %r1, 0;
+  @%p1 mbarrier.init.shared::cta.b64 [%r2], COUNT;
+  bar.sync 0;
+  @%p1 mbarrier.arrive.shared::cta.b64 _, [%r2];
+WAIT:
+  mbarrier.try_wait.parity.shared::cta.b64 %p2, [%r2], 0;
+  @!%p2 bra WAIT;
+  ret;
+}
+"""
+
+
+def test_try_wait_that_can_never_complete_is_a_deadlock():
+    """init(33) with 32 threads, one arriving: phase 0 can never complete. The try_wait loop ends in
+    the simulator's deadlock report (located at the try_wait), not at the step limit."""
+    with pytest.raises(PtxkitError) as e:
+        _run(DEADLOCK.replace("COUNT", "33"), ["out=null"])
+    msg = str(e.value)
+    assert "deadlock" in msg and "mbarrier" in msg and "32 pending arrival(s)" in msg
+    line = (HEAD + DEADLOCK).splitlines().index("  mbarrier.try_wait.parity.shared::cta.b64 %p2, [%r2], 0;") + 1
+    assert f"t.ptx:{line}:" in msg  # located at the try_wait
+
+
+def test_try_wait_completes_when_the_phase_does():
+    """The same kernel with init(1): thread 0's arrival completes phase 0 and every thread passes."""
+    _run(DEADLOCK.replace("COUNT", "1"), ["out=null"])
+
+
+def test_arrive_on_an_uninitialised_mbarrier_is_refused():
+    text = DEADLOCK.replace("COUNT", "1").replace("@%p1 mbarrier.init.shared::cta.b64 [%r2], 1;", "")
+    with pytest.raises(PtxkitError, match="no initialised mbarrier"):
+        _run(text, ["out=null"])
+
+
+# ---------------------------------------------------------------------- cp.async groups
+CP_ASYNC = """
+.visible .entry k(.param .u64 src, .param .u64 out)
+{
+  .reg .pred %p<4>;
+  .reg .b32 %r<10>;
+  .reg .b64 %rd<10>;
+  .shared .align 16 .b8 buf[512];
+  mov.u32 %r1, %tid.x;
+  ld.param.u64 %rd1, [src];
+  ld.param.u64 %rd2, [out];
+  mul.wide.u32 %rd3, %r1, 16;
+  add.u64 %rd4, %rd1, %rd3;
+  mov.u32 %r2, buf;
+  shl.b32 %r3, %r1, 4;
+  add.u32 %r4, %r2, %r3;
+  and.b32 %r5, %r1, 3;
+  shl.b32 %r6, %r5, 2;
+  cp.async.cg.shared.global [%r4], [%rd4], 16, %r6;
+  cp.async.commit_group;
+  cp.async.wait_group 0;
+  bar.sync 0;
+  ld.shared.v4.u32 {%r7, %r8, %r9, %r5}, [%r4];
+  add.u64 %rd5, %rd2, %rd3;
+  st.global.v4.u32 [%rd5], {%r7, %r8, %r9, %r5};
+  ret;
+}
+"""
+
+
+def test_cp_async_with_src_size_zero_fills():
+    """cp.async.cg 16 bytes with src-size 4·(t mod 4) (§9.7.9.25.3.1): thread t copies the first
+    4·(t mod 4) bytes of its 16-byte slice and zero-fills the rest."""
+    m = parse_text(HEAD + CP_ASYNC, "t.ptx")
+    args = parse_arg_specs(["src=u32[128]:zeros", "out=u32[128]:zeros"], m.entries()[0], 0)
+    args[0].data[:] = np.arange(128) + 1
+    got = run_kernel(m, None, args, 1, 32, 0).buffers["out"].reshape(32, 4)
+    for t in range(32):
+        k = t % 4
+        assert list(got[t]) == [4 * t + 1 + i if i < k else 0 for i in range(4)]
+
+
+# ---------------------------------------------------------------------- the tmap spec
+@pytest.mark.parametrize("spec, msg", [
+    ("tmap:f16[64]:zeros:dims=8,8", "needs box"),
+    ("tmap:f16[64]:zeros:dims=8,8:box=4,4", "multiple of 16"),
+    ("tmap:f16[64]:zeros:dims=8,8:box=8,8:swizzle=128B", "swizzle 128B with a 16-byte inner box"),
+    ("tmap:f16[63]:zeros:dims=8,8:box=8,8", "holds 126"),
+    ("tmap:f16[64]:zeros:dims=8,8:box=8,8:swizzle=16B", "expected none, 32B"),
+    ("tmap:f16[64]:zeros:dims=8,8:box=8,8:strides=17", "multiple of 16"),
+    ("tmap:f16[64]:zeros:dims=8,8:box=8,300", "outside 1 .. 256"),
+    ("tmap:f16[64]:zeros:dims=8,8:box=8,8:color=red", "unknown tmap field"),
+    ("tmap:@nothing:dims=8,8:box=8,8", "names no buffer"),
+])
+def test_tmap_spec_refusals(spec, msg):
+    m = parse_text(HEAD + ".visible .entry k(.param .align 64 .b8 tm[128]) { ret; }", "t.ptx")
+    with pytest.raises(UsageError, match=msg):
+        parse_arg_specs([f"tm={spec}"], m.entries()[0], 0)
+
+
+def test_tmap_needs_a_128_byte_parameter():
+    m = parse_text(HEAD + ".visible .entry k(.param .u64 tm) { ret; }", "t.ptx")
+    with pytest.raises(UsageError, match="not a 128-byte tensor map"):
+        parse_arg_specs(["tm=tmap:f16[64]:zeros:dims=8,8:box=8,8"], m.entries()[0], 0)
+
+
+# ---------------------------------------------------------------------- Triton 3.9 TMA matmul
+TRITON_MM = ROOT / "corpora" / "verify" / "triton_matmul_tma_sm90.ptx"
+
+
+@pytest.mark.skipif(not TRITON_MM.is_file(), reason="corpora/verify/triton_matmul_tma_sm90.ptx not committed yet")
+def test_triton_tma_wgmma_matmul_equals_numpy(tmp_path):
+    """Triton 3.9's sm_90 matmul (1 CTA of 128 threads, a 64 x 64 tile, K = 128): the A and B tiles come
+    in through TMA (128-byte swizzle) and mbarriers, wgmma reads them through matrix descriptors. Small
+    integers keep every f32 sum exact, so the result is numpy's A @ B bit for bit."""
+    from ptxkit.exec_sim import load_module
+
+    m = load_module(TRITON_MM)
+    fn = m.entries()[0]
+    rng = np.random.default_rng(0)
+    a = rng.integers(-3, 4, (64, 128)).astype(np.float16)
+    b = rng.integers(-3, 4, (128, 64)).astype(np.float16)
+    np.save(tmp_path / "a.npy", a.reshape(-1))
+    np.save(tmp_path / "b.npy", b.reshape(-1))
+    # Triton's parameters: per descriptor the CUtensorMap, its shape (2 x u32) and strides (2 x u64)
+    # (read by nothing here: the TMA copies take everything from the map), then c_ptr and two scratch
+    # pointers
+    p = [q.name for q in fn.params]
+    assert [q.dims for q in fn.params[:1] + fn.params[5:6]] == [(128,), (128,)] and len(p) == 13
+    specs = [f"{p[0]}=tmap:f16[8192]:{tmp_path / 'a.npy'}:dims=128,64:box=64,64:swizzle=128B",
+             f"{p[1]}=u32:64", f"{p[2]}=u32:128", f"{p[3]}=u64:128", f"{p[4]}=u64:1",
+             f"{p[5]}=tmap:f16[8192]:{tmp_path / 'b.npy'}:dims=64,128:box=64,64:swizzle=128B",
+             f"{p[6]}=u32:128", f"{p[7]}=u32:64", f"{p[8]}=u64:64", f"{p[9]}=u64:1",
+             f"{p[10]}=f32[4096]:zeros", f"{p[11]}=null", f"{p[12]}=null"]
+    out = p[10]
+    res = run_kernel(m, None, parse_arg_specs(specs, fn, 0), 1, 128, 49176)
+    got = res.buffers[out].reshape(64, 64)
+    assert np.array_equal(got, (a.astype(np.float64) @ b.astype(np.float64)).astype(np.float32))
