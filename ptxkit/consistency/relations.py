@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field, replace
+from typing import Generic, TypeVar
 
 from ptxkit.consistency import vocab
 from ptxkit.consistency.events import Event, Execution
@@ -71,26 +72,27 @@ def same_scope_rows(ev: list[Event]) -> list[int]:
 
 @dataclass
 class Base:
-    """Primitive relations and event sets of one execution (everything but the Fence-SC choice)."""
+    """Primitive relations and event sets of one execution (everything but the Fence-SC choice).
+    The event sets are bit masks over event ids, all computed by :func:`static_relations`."""
 
     ex: Execution
     model: Model
     R: Backend  # the backend class
     n: int
     # event sets (bitmasks)
-    reads: int = 0
-    writes: int = 0
-    mem: int = 0
-    fences: int = 0
-    fence_sc: int = 0
-    barriers: int = 0
-    generic: int = 0  # generic-proxy memory events
-    alias_fences: int = 0
-    strong: int = 0
-    strong_write: int = 0
-    strong_read: int = 0
-    release: int = 0
-    acquire: int = 0
+    reads: int
+    writes: int
+    mem: int
+    fences: int
+    fence_sc: int
+    barriers: int
+    generic: int  # generic-proxy memory events
+    alias_fences: int
+    strong: int
+    strong_write: int
+    strong_read: int
+    release: int
+    acquire: int
     rels: dict[str, Relation] = field(default_factory=dict)
 
     def __getattr__(self, name: str) -> Relation:  # rels as attributes: base.po, base.rf …
@@ -129,20 +131,16 @@ def static_relations(ex: Execution, model: Model, backend: str = "bits") -> Base
     R = BACKENDS[backend]
     ev = ex.events
     n = len(ev)
-    b = Base(ex, model, R, n)
-    b.reads = _mask(ev, lambda e: e.kind == "R")
-    b.writes = _mask(ev, lambda e: e.kind == "W")
-    b.mem = b.reads | b.writes
-    b.fences = _mask(ev, lambda e: e.kind == "F")
-    b.fence_sc = _mask(ev, lambda e: e.is_fence_sc)
-    b.barriers = _mask(ev, lambda e: e.kind == "B")
-    b.generic = _mask(ev, lambda e: e.is_mem and (e.proxy == "generic" or not model.proxies))
-    b.alias_fences = _mask(ev, lambda e: e.kind == "F" and e.fence_kind == "alias")
-    b.strong = _mask(ev, lambda e: e.is_strong)
-    b.strong_write = b.strong & b.writes
-    b.strong_read = b.strong & b.reads
-    b.release = _mask(ev, lambda e: e.is_release)
-    b.acquire = _mask(ev, lambda e: e.is_acquire)
+    reads, writes = _mask(ev, lambda e: e.kind == "R"), _mask(ev, lambda e: e.kind == "W")
+    strong = _mask(ev, lambda e: e.is_strong)
+    b = Base(ex, model, R, n, reads=reads, writes=writes, mem=reads | writes,
+             fences=_mask(ev, lambda e: e.kind == "F"),
+             fence_sc=_mask(ev, lambda e: e.is_fence_sc),
+             barriers=_mask(ev, lambda e: e.kind == "B"),
+             generic=_mask(ev, lambda e: e.is_mem and (e.proxy == "generic" or not model.proxies)),
+             alias_fences=_mask(ev, lambda e: e.kind == "F" and e.fence_kind == "alias"),
+             strong=strong, strong_write=strong & writes, strong_read=strong & reads,
+             release=_mask(ev, lambda e: e.is_release), acquire=_mask(ev, lambda e: e.is_acquire))
 
     r = b.rels
     r["po"] = R.from_pairs(n, ex.po)
@@ -309,6 +307,20 @@ def causality(b: Base, cb: Relation, ppcb: Relation) -> Relation:
     return cb | (b.observation @ (cb | b.po_loc))
 
 
+_T = TypeVar("_T")
+
+
+class _FromBase(Generic[_T]):
+    """A field of :class:`Base` read through :class:`Relations`, typed (``__getattr__`` is not)."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, rels: Relations, owner: type) -> _T:
+        value: _T = getattr(rels.base, self.name)
+        return value
+
+
 @dataclass
 class Relations:
     """All named relations of one execution for one Fence-SC order choice."""
@@ -325,21 +337,10 @@ class Relations:
         return rel
 
     # the Base's fields, read through (``__getattr__`` covers only the relations)
-    @property
-    def ex(self) -> Execution:
-        return self.base.ex
-
-    @property
-    def n(self) -> int:
-        return self.base.n
-
-    @property
-    def writes(self) -> int:
-        return self.base.writes
-
-    @property
-    def fence_sc(self) -> int:
-        return self.base.fence_sc
+    ex = _FromBase[Execution]()
+    n = _FromBase[int]()
+    writes = _FromBase[int]()
+    fence_sc = _FromBase[int]()
 
     def with_co(self, co: Relation) -> Relations:
         """The same relations with another (transitively closed) coherence order ``co`` (a relation
