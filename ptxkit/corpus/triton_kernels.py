@@ -92,6 +92,8 @@ def _values(rng: np.random.Generator, dtype: str, n: int) -> np.ndarray:
 
 KINDS = ("bin", "const", "fma", "neg", "abs", "math", "pow", "minmax", "where", "cast", "intcast")
 _WEIGHTS = (8, 4, 2, 2, 1, 6, 1, 2, 2, 2, 1)
+# the nodes that are one call of their children: (format, number of children); feature ``kind:dtype``
+_FORMS = {"fma": ("tl.fma({}, {}, {})", 3), "neg": ("(-{})", 1), "abs": ("tl.abs({})", 1)}
 
 
 def variants(kind: str, want: str) -> list:
@@ -131,40 +133,49 @@ class _Expr:
         return self.node(kind, r.choice(variants(kind, want)), want, depth - 1)
 
     def node(self, kind: str, v, want: str, d: int) -> str:
-        """One ``kind`` node with variant ``v``, children of depth ``d``."""
-        self.features.append(feature(kind, v, want))
+        """One ``kind`` node with variant ``v``, children of depth ``d``. Its feature name is recorded
+        before its children's (math functions on f16/bf16 run in f32)."""
+        feats = self.features
+
+        def sub(t: str = want) -> str:
+            return self.gen(t, d)
+
         if kind == "bin":
-            return f"({self.gen(want, d)} {v} {self.gen(want, d)})"
+            feats.append(f"{v}:{want}")
+            return f"({sub()} {v} {sub()})"
         if kind == "const":
-            return v.format(a=self.gen(want, d))
-        if kind == "fma":
-            return f"tl.fma({self.gen(want, d)}, {self.gen(want, d)}, {self.gen(want, d)})"
-        if kind == "neg":
-            return f"(-{self.gen(want, d)})"
-        if kind == "abs":
-            return f"tl.abs({self.gen(want, d)})"
+            feats.append(f"const{v.replace('{a}', 'x').replace(' ', '')}:{want}")
+            return v.format(a=sub())
+        if kind in _FORMS:
+            feats.append(f"{kind}:{want}")
+            form, arity = _FORMS[kind]
+            return form.format(*(sub() for _ in range(arity)))
         if kind in ("math", "pow"):
             wide = want if want in ("f32", "f64") else "f32"
+            feats.append(f"{'pow' if kind == 'pow' else v}:{wide}")
             if kind == "pow":
-                call = f"libdevice.pow({self.gen(wide, d)}, {self.gen(wide, d)})"
+                call = f"libdevice.pow({sub(wide)}, {sub(wide)})"
             else:
                 lib = "libdevice" if v in LIBDEVICE1 else "tl"
-                call = f"{lib}.{v}({self.gen(wide, d)})"
+                call = f"{lib}.{v}({sub(wide)})"
             if wide != want:
-                self.features.append(f"cast:{wide}->{want}")
+                feats.append(f"cast:{wide}->{want}")
                 return f"{call}.to({TL[want]})"
             return call
         if kind == "minmax":
+            feats.append(f"{v[0]}{'_nan' if v[1] else ''}:{want}")
             extra = ", propagate_nan=tl.PropagateNan.ALL" if v[1] else ""
-            return f"tl.{v[0]}({self.gen(want, d)}, {self.gen(want, d)}{extra})"
+            return f"tl.{v[0]}({sub()}, {sub()}{extra})"
         if kind == "where":
             ct, op = v
-            return (f"tl.where({self.gen(ct, d)} {op} {self.gen(ct, d)}, "
-                    f"{self.gen(want, d)}, {self.gen(want, d)})")
+            feats.append(f"where{op}:{ct}")
+            return f"tl.where({sub(ct)} {op} {sub(ct)}, {sub()}, {sub()})"
         if kind == "cast":
-            return f"{self.gen(v, d)}.to({TL[want]})"
+            feats.append(f"cast:{v}->{want}")
+            return f"{sub(v)}.to({TL[want]})"
         src, it = v
-        return f"{self.gen(src, d)}.to({TL[it]}).to({TL[want]})"
+        feats.append(f"cast:{src}->{it}->{want}")
+        return f"{sub(src)}.to({TL[it]}).to({TL[want]})"
 
     def leaf(self, want: str) -> str:
         name = self.rng.choice(sorted(self.leaves))
@@ -173,25 +184,6 @@ class _Expr:
             return name
         self.features.append(f"cast:{have}->{want}")
         return f"{name}.to({TL[want]})"
-
-
-def feature(kind: str, v, want: str) -> str:
-    """The feature name of an expression node (math functions on f16/bf16 run in f32)."""
-    if kind == "bin":
-        return f"{v}:{want}"
-    if kind == "const":
-        return f"const{v.replace('{a}', 'x').replace(' ', '')}:{want}"
-    if kind in ("math", "pow"):
-        return f"{'pow' if kind == 'pow' else v}:{want if want in ('f32', 'f64') else 'f32'}"
-    if kind == "minmax":
-        return f"{v[0]}{'_nan' if v[1] else ''}:{want}"
-    if kind == "where":
-        return f"where{v[1]}:{v[0]}"
-    if kind == "cast":
-        return f"cast:{v}->{want}"
-    if kind == "intcast":
-        return f"cast:{v[0]}->{v[1]}->{want}"
-    return f"{kind}:{want}"
 
 
 class _Leaves(_Expr):
