@@ -9,9 +9,10 @@ The passes, in order, for each function with float work (each in its own module 
 1. ``libdevice.recognise`` — inlined libdevice bodies whose result is one FPSan op (``__nv_sinf``/
    ``__nv_cosf``, Triton's ``tl.sin``/``tl.cos``; ``libdevice_match``: ``__nv_logf``, ``__nv_exp``, … by
    their dataflow): they run natively, the ring op replaces the result;
-2. ``rewrite.rewrite_function`` — the float-op rewrite: every float instruction goes through
-   ``dispatch`` to ``ops`` (arithmetic, the tagged and closed-form unary ops, ``.sat``/``.relu``, the
-   ``tl.log`` idiom, sign-bit xor), ``casts`` (``cvt``), ``atomics`` (``atom``/``red``) or ``mma``
+2. ``rewrite.rewrite_function`` — the float-op rewrite: LLVM's folds that hide Triton's op (``x*2.0``
+   as ``x+x``, ``-x`` as a sign-bit xor, …) are recognised first by ``folds``; every other float
+   instruction goes through ``dispatch`` to ``ops`` (arithmetic, the tagged and closed-form unary ops,
+   ``.sat``/``.relu``, the ``tl.log`` idiom), ``casts`` (``cvt``), ``atomics`` (``atom``/``red``) or ``mma``
    (``mma.sync``/``wmma.mma`` expansions); what it leaves native is reported (``report``). φ and φ⁻¹
    code comes from one emitter, ``phi``, through the rewrite context ``ctx`` (fresh registers, shadow
    payloads kept across a straight-line run);
@@ -56,31 +57,33 @@ class SanitizeResult:
 
 
 def sanitize_text(text: str, filename: str = "<input>", *, strict: bool = False, homomorphic_casts: bool = False,
-                  atomics: str = "native", sign_xor_as_neg: bool = False, mma: str = "shuffle") -> SanitizeResult:
+                  atomics: str = "native", sign_xor_as_neg: bool = False, mma: str = "shuffle",
+                  folds: tuple[tuple[str, str], ...] = ()) -> SanitizeResult:
     """Parse, sanitize and print (options: :func:`sanitize_module`). Untouched text stays byte-identical."""
     module = parse(text, filename)
     report = sanitize_module(module, strict=strict, homomorphic_casts=homomorphic_casts, atomics=atomics,
-                             sign_xor_as_neg=sign_xor_as_neg, mma=mma)
+                             sign_xor_as_neg=sign_xor_as_neg, mma=mma, folds=folds)
     return SanitizeResult(emit(module) if module.edits else text, report)
 
 
 def sanitize_module(module: ir.Module, *, homomorphic_casts: bool = False, atomics: str = "native",
-                    strict: bool = False, sign_xor_as_neg: bool = False, mma: str = "shuffle") -> SanitizeReport:
+                    strict: bool = False, sign_xor_as_neg: bool = False, mma: str = "shuffle",
+                    folds: tuple[tuple[str, str], ...] = ()) -> SanitizeReport:
     """Rewrite ``module`` in place (through its edit list). Returns the report; with ``strict``, a
     report with errors raises :class:`PtxkitError` listing each (notes never do).
 
-    ``sign_xor_as_neg``: treat ``xor.bN d, a, signmask`` as a float negation. LLVM folds
-    ``bitcast(fneg(bitcast x))`` into that integer xor (Triton's ``-x`` on loaded bits), so the float
-    op is invisible at the PTX level; ring negation differs from the xor only at ±0 (φ(−x) = −φ(x)
-    for x ≠ ±0), where it keeps the zero. Off by default: integer code (radix-sort keys) uses the
-    same xor. Without it such xors are reported as notes.
+    ``folds``: ``(NAME, FORM)`` pairs stating the source form of LLVM folds the PTX cannot tell
+    (``--fold``; ``ptxkit.fpsan.folds``): ``self-add`` (``x*2.0`` or ``x+x``), ``sign-xor`` (a
+    sign-bit xor no instruction types: ``-x`` or integer bits), ``neg-cast`` (``(-x).to(T)`` or
+    ``-(x.to(T))``). Without a stated form the default is sanitized and reported as an error.
+    ``sign_xor_as_neg``: the same as ``sign-xor=neg``.
 
     ``mma``: how 16-bit-input float ``mma.sync`` is expanded (``ptxkit.fpsan.mma``): ``shuffle``
     (the default: integer instructions only), ``limbs`` (f16/tf32 ``mma`` on 8-bit limbs of the
     payloads, no data exchange: every partial sum is an integer below 2^24, so the float accumulation
     is exact whatever its order — argued, not yet checked on hardware) or ``auto`` (limbs in functions
     with many mma, where ptxas time on the shuffles grows: 52 s vs 3 s on triton_attn_fwd_sm80)."""
-    opts = Options(homomorphic_casts, atomics, sign_xor_as_neg, mma)
+    opts = Options(homomorphic_casts, atomics, sign_xor_as_neg, mma, tuple(folds))
     opts.check(module.filename)
     report = SanitizeReport(module.filename, atomics=atomics, homomorphic_casts=homomorphic_casts)
     report.already_sanitized = MARKER in module.source

@@ -90,7 +90,8 @@ CASES = {
                 lambda a, b, c: R.unembed(R.fma(emb(a, F64), emb(b, F64), emb(c, F64), 64), F64)),
     "max_f64": (F64, "f64", "f64", "max.f64 %d, %a, %b;", b2("max", F64)),
     "rcp_f64": (F64, "f64", "f64", "rcp.rn.f64 %d, %a;", u1("rcp", F64)),
-    "sqrt_f64": (F64, "f64", "f64", "sqrt.rn.f64 %d, %a;", u1("precise_sqrt", F64)),
+    # f64 tl.sqrt lowers to sqrt.rn.f64 and Triton tags it Sqrt (k_sqrt_f64; tl.sqrt_rn refuses f64): issue 10 D
+    "sqrt_f64": (F64, "f64", "f64", "sqrt.rn.f64 %d, %a;", u1("sqrt", F64)),
     "neg_f64": (F64, "f64", "f64", "neg.f64 %d, %a;", u1("neg", F64)),
     # f16 / bf16 in .b16 registers
     "add_f16": (F16, "b16", "b16", "add.f16 %d, %a, %b;", b2("add", F16)),
@@ -366,7 +367,7 @@ def test_random_programs_match_ring(tmp_path_factory, steps):
            "mov.f32 %v0, %a;\n\tmov.f32 %v1, %b;\n\tmov.f32 %v2, %c;\n\tmov.f32 %v3, %a;\n\t" \
            + body + "\n\tmov.f32 %d, %v0;"
     text = HEADER + _kernel("rnd", F32, F32, "f32", "f32", "f32", "f32", body)
-    res = sanitize_text(text, "rnd.ptx")
+    res = sanitize_text(text, "rnd.ptx", folds=(("self-add", "add"),))  # add.f32 x, x here means x + x
     assert res.report.errors == []
     inp = _inputs(32, 11, False)
     out = _run(res.text, "k_rnd", inp, np.uint32, 2 * N, tmp_path_factory.mktemp("rnd"))[:N]

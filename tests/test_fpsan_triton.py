@@ -58,9 +58,15 @@ def test_dot16_both_mma_expansions_are_bit_exact(build, mode):
 
 
 @needs_shared
-def test_neg_default_differs_only_at_signed_zero():
-    """Without --sign-xor-as-neg the folded negation stays a bit move: only ±0 inputs differ."""
+def test_neg_sign_xor_is_ring_negation_reported_as_undecided():
+    """Triton's -x on loaded bits is folded by LLVM into xor.b32 with the sign mask, and nothing in the
+    neg kernel types the value (b32 load and store): the default sanitizes it as the ring negation
+    (bit-exact, ±0 included) and reports it as an error; ``--fold sign-xor=bits`` leaves the bit move,
+    which differs from Triton exactly at ±0 (issue 10 F)."""
     pair, res, out = _run("neg", "plain")
+    assert np.array_equal(out, pair.expected)
+    assert [(i.opcode, i.severity) for i in res.report.items] == [("xor.b32", "error")]
+    pair, res, out = _run("neg", "plain", folds=(("sign-xor", "bits"),))
     assert [i.severity for i in res.report.items] == ["note"]
     x = np.fromfile(TF / "neg" / "vectors" / "x.bin", dtype=np.uint32)
     diff = out != pair.expected

@@ -130,8 +130,8 @@ def test_deeply_nested_blocks_are_sanitized():
     with a RecursionError (exit 70). The add inside is rewritten and the nesting kept."""
     depth = 1000
     src = (HEAD + ".visible .entry k(.param .u64 p)\n{\n\t.reg .f32 %f<3>;\n\t.reg .b64 %rd<2>;\n"
-           "\tld.param.u64 %rd1, [p];\n\tld.global.f32 %f1, [%rd1];\n" + "{\n" * depth
-           + "\tadd.f32 %f2, %f1, %f1;\n\tst.global.f32 [%rd1], %f2;\n" + "}\n" * depth + "\tret;\n}\n")
+           "\tld.param.u64 %rd1, [p];\n\tld.global.f32 %f1, [%rd1];\n\tld.global.f32 %f0, [%rd1+4];\n"
+           + "{\n" * depth + "\tadd.f32 %f2, %f1, %f0;\n\tst.global.f32 [%rd1], %f2;\n" + "}\n" * depth + "\tret;\n}\n")
     res = sanitize_text(src, "nest.ptx", strict=True)
     assert res.report.rewritten == 1 and res.report.items == []
     assert res.text.count("{") == src.count("{") and "add.s32" in res.text

@@ -1,5 +1,5 @@
 """`ptxkit sanitize IN.ptx -o OUT.ptx [--homomorphic-casts] [--atomics native|ring] [--strict]
-[--report] [--json]` (docs/cli.md): write the FPSan version of a PTX file."""
+[--fold NAME=FORM] [--report] [--json]` (docs/cli.md): write the FPSan version of a PTX file."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import argparse
 import json
 import sys
 
+from ptxkit.fpsan.options import FOLD_FORMS
 from ptxkit.fpsan_ptx import sanitize_text
 from ptxkit.io import atomic_write
 from ptxkit.ptx.parser import encode, read_source
@@ -25,8 +26,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--strict", action="store_true",
                    help="any floating-point instruction left unsanitized is an error (exit 2)")
     p.add_argument("--sign-xor-as-neg", action="store_true",
-                   help="treat xor.bN with the sign mask as a float negation (LLVM folds -x on loaded bits "
-                        "into it); off by default because integer code uses the same xor")
+                   help="the same as --fold sign-xor=neg")
+    p.add_argument("--fold", action="append", default=[], metavar="NAME=FORM", type=_fold,
+                   help="state the source form of an LLVM fold the PTX cannot tell (then a note, not an error): "
+                        "self-add=mul2|add (add.fT x, x: x*2.0 or x+x), sign-xor=neg|bits (a sign-bit xor "
+                        "no instruction types: -x or integer), neg-cast=after|before (the sign xor of a float "
+                        "cvt: -(x.to(T)) or (-x).to(T)); repeatable")
     p.add_argument("--mma", choices=["shuffle", "limbs", "auto"], default="shuffle",
                    help="float mma.sync expansion: shuffle (integer instructions only, default), limbs "
                         "(exact f16/tf32 mma on 8-bit payload limbs: far less code, much faster ptxas), "
@@ -34,6 +39,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--report", action="store_true",
                    help="list every floating-point instruction left unsanitized")
     p.add_argument("--json", action="store_true", help="one JSON object on stdout")
+
+
+def _fold(text: str) -> tuple[str, str]:
+    name, sep, form = (t.strip() for t in text.partition("="))
+    if not sep or name not in FOLD_FORMS or form not in FOLD_FORMS[name]:
+        forms = "; ".join(f"{n}={'|'.join(f)}" for n, f in FOLD_FORMS.items())
+        raise argparse.ArgumentTypeError(f"expected NAME=FORM with {forms}, not {text!r}")
+    return name, form
 
 
 def _write_stdout(text: str) -> None:
@@ -51,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
     text = read_source(args.input)
     result = sanitize_text(text, args.input, homomorphic_casts=args.homomorphic_casts,
                            atomics=args.atomics, strict=args.strict,
-                           sign_xor_as_neg=args.sign_xor_as_neg, mma=args.mma)
+                           sign_xor_as_neg=args.sign_xor_as_neg, mma=args.mma, folds=tuple(args.fold))
     to_stdout = args.output in (None, "-")
     if not to_stdout:
         atomic_write(args.output, result.text)

@@ -254,8 +254,9 @@ def _minmax(op: str):
 
 
 def _sqrt(ctx, ps, w, instr):
-    # Triton: tl.sqrt (approx) → Sqrt, tl.sqrt_rn (IEEE) → PreciseSqrt
-    return emit_tagged(ctx, ps[0], "sqrt" if "approx" in instr.mods else "precise_sqrt", w)
+    # Triton: tl.sqrt → Sqrt, tl.sqrt_rn (IEEE, f32 only) → PreciseSqrt. f32 tl.sqrt lowers to sqrt.approx,
+    # tl.sqrt_rn to sqrt.rn; f64 tl.sqrt lowers to sqrt.rn.f64 (no approx form; tl.sqrt_rn refuses f64)
+    return emit_tagged(ctx, ps[0], "sqrt" if "approx" in instr.mods or w == 64 else "precise_sqrt", w)
 
 
 # ------------------------------------------------------------------------------ the driver for one op

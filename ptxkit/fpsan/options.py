@@ -6,18 +6,29 @@ from dataclasses import dataclass
 
 from ptxkit.errors import PtxkitError
 
+# --fold NAME=FORM: the source form of an LLVM fold the PTX cannot tell (ptxkit.fpsan.folds; the first
+# form is the default, sanitized but reported as an error unless stated)
+FOLD_FORMS: dict[str, tuple[str, ...]] = {
+    "self-add": ("mul2", "add"),
+    "sign-xor": ("neg", "bits"),
+    "neg-cast": ("after", "before"),
+}
+
 
 @dataclass(frozen=True)
 class Options:
     """``homomorphic_casts``: narrowing casts truncate the payload instead of Triton 3.9's fold.
     ``atomics``: float ``atom/red.add`` stay ``native`` (Triton) or become ``ring`` CAS loops.
-    ``sign_xor_as_neg``: ``xor.bN d, a, signmask`` is a float negation (see ``sanitize_module``).
-    ``mma``: the float ``mma.sync`` expansion, ``shuffle``, ``limbs``, ``int8`` or ``auto`` (``ptxkit.fpsan.mma``)."""
+    ``sign_xor_as_neg``: ``xor.bN d, a, signmask`` the dataflow cannot type is a float negation (the
+    same as ``folds`` ``sign-xor=neg``).
+    ``mma``: the float ``mma.sync`` expansion, ``shuffle``, ``limbs``, ``int8`` or ``auto`` (``ptxkit.fpsan.mma``).
+    ``folds``: (NAME, FORM) pairs of ``--fold`` (:data:`FOLD_FORMS`)."""
 
     homomorphic_casts: bool = False
     atomics: str = "native"
     sign_xor_as_neg: bool = False
     mma: str = "shuffle"
+    folds: tuple[tuple[str, str], ...] = ()
 
     def check(self, filename: str) -> None:
         if self.mma not in ("auto", "shuffle", "limbs", "int8"):
@@ -25,3 +36,18 @@ class Options:
                               file=filename)
         if self.atomics not in ("native", "ring"):
             raise PtxkitError(f"--atomics must be 'native' or 'ring', not {self.atomics!r}", file=filename)
+        for name, form in self.folds:
+            if name not in FOLD_FORMS:
+                raise PtxkitError(f"--fold: unknown fold {name!r} (one of {', '.join(FOLD_FORMS)})", file=filename)
+            if form not in FOLD_FORMS[name]:
+                raise PtxkitError(f"--fold {name}: the source form must be {' or '.join(map(repr, FOLD_FORMS[name]))}, "
+                                  f"not {form!r}", file=filename)
+        stated = dict(self.folds)
+        if self.sign_xor_as_neg and stated.get("sign-xor", "neg") != "neg":
+            raise PtxkitError("--sign-xor-as-neg contradicts --fold sign-xor=bits", file=filename)
+
+    def fold(self, name: str) -> str | None:
+        """The source form the user stated for fold ``name`` (the last one given), else None."""
+        if name == "sign-xor" and self.sign_xor_as_neg:
+            return "neg"
+        return dict(self.folds).get(name)

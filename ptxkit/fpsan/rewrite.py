@@ -15,18 +15,16 @@ from dataclasses import dataclass, field
 from ptxkit import ir
 from ptxkit.fpsan.ctx import NATIVE_COPY, RewriteContext, Unembed
 from ptxkit.fpsan.dispatch import is_float_arith, rewrite_instruction
+from ptxkit.fpsan.folds import Flow, rewrite_fold
 from ptxkit.fpsan.irview import NO_DEST, RegTypes, referenced_labels, regs, writes
 from ptxkit.fpsan.libdevice import LibRange, emit_ring_op, note_text, save_input
 from ptxkit.fpsan.mma import auto_mode
-from ptxkit.fpsan.ops import rewrite_sign_xor, sign_xor_width
 from ptxkit.fpsan.options import Options
 from ptxkit.fpsan.report import ERROR, NOTE, ReportItem, SanitizeReport, Verdict, native_verdict
 from ptxkit.ptx.types import FLOAT_TYPES
 
 Lines = list[str | Unembed]
 
-_SIGN_XOR_NOTE = ("sign-bit xor: possibly a float negation folded by LLVM; left as a bit move "
-                  "(differs from ring negation only at ±0; --sign-xor-as-neg rewrites it)")
 _DIRECTED = ("sanitized like any other op (rounding is irrelevant in the ring), but directed rounding (.rm/.rp) "
              "marks an inlined libm body (nvcc's expf/logf…): the body's result is then not the single FPSan "
              "op Triton applies to the function")
@@ -76,6 +74,7 @@ class _FunctionRewrite:
                            if not r.lines or ln in r.lines or a != r.start_line}
         self.anchors = {id(r.anchor): r for r in bodies}
         self.saves = {id(r.save): r for r in bodies if r.save is not None}
+        self.flow = Flow.of(fn)  # the dataflow the fold recognisers read (ptxkit.fpsan.folds)
 
     def run(self) -> Rewritten:
         self.walk(self.fn.body or [])
@@ -156,12 +155,20 @@ class _FunctionRewrite:
         ctx, report = self.ctx, self.report
         self.new_def()
         n_items = len(report.items)
-        done = rewrite_instruction(instr, ctx, self.opts.atomics)
-        if done is False and sign_xor_width(instr):
-            if self.opts.sign_xor_as_neg:
-                done = rewrite_sign_xor(instr, ctx)
+        fold = rewrite_fold(instr, ctx, self.opts, self.flow)
+        if fold is not None:  # one of LLVM's folds (issue 10 K F G J L M): rewritten and reported there
+            if fold.verdict is not None:
+                self.report_item(instr, fold.verdict.reason, fold.verdict.severity, fold.verdict.native)
+            if fold.done:
+                self.out.replaced.append((instr, ctx.lines))
+                report.rewritten += 0 if fold.moves else 1
+                if fold.moves:
+                    self.native(instr)
             else:
-                self.report_item(instr, _SIGN_XOR_NOTE, NOTE)
+                self.native(instr)
+            ctx.lines = []
+            return
+        done = rewrite_instruction(instr, ctx, self.opts.atomics)
         if done is True:
             self.out.replaced.append((instr, ctx.lines))
             report.rewritten += 1

@@ -1,0 +1,334 @@
+"""LLVM's folds that hide, in the plain PTX, the operation Triton's FPSan instrumented (issue 10 K F G
+J L M; docs/fpsan.md §3 "Folds", §4). Each is recognised on the plain PTX and sanitized as Triton's FPSan
+of the source form that produces it; where two plausible source forms give the same PTX, the default
+form is sanitized and the instruction is reported as an **error** (``--strict`` fails) unless the user
+states the source form with ``--fold NAME=FORM`` (:data:`FOLD_FORMS`), which makes it a note.
+
+* K ``add.fT d, x, x`` — ``x*2.0`` (LLVM canonicalises ``fmul x, 2.0`` into ``fadd x, x``) or a source
+  ``x + x``: ring φ(x)·φ(2) against 2φ(x). Default ``self-add=mul2``.
+* F ``xor.bN d, x, signmask`` — LLVM's ``-x`` on bits (ring negation ``0 − φ(x)``, which differs from
+  the xor only at ±0) or integer code. Decided by the dataflow (:class:`Flow`): a float or integer type
+  on any instruction that defines or reads the value (through bit moves) decides; without one it is
+  sanitized as a negation and reported (``sign-xor=neg`` or ``=bits`` states it).
+* J the sign xor of a float↔float ``cvt`` result — ``(-x).to(T)`` (LLVM sinks ``fneg`` below
+  ``fptrunc``/``fpext``) or ``-(x.to(T))``: the ring cast of −φ(x) against −(the ring cast of φ(x)).
+  Default ``neg-cast=after`` (what the PTX says), ``before`` for the other.
+* G ``mul.fT d, x, -0.0`` — ``0.0*(-x)`` or ``-(0.0*x)`` (InstCombine moves the negation into the
+  constant): ring 0. A source multiplying by a literal −0.0 would give φ(x)·2^(w−1); assumed not (note).
+* L ``selp.fT t, -0.0, y, p`` read only by float adds — LLVM's ``p ? x : x + y`` → ``x + (p ? -0.0 : y)``
+  (cumsum's combine), −0.0 being IEEE's additive identity but not the ring's (φ(−0.0) = 2^(w−1)):
+  the select takes +0.0 (payload 0) instead, which is Triton's ``p ? φ(x) : φ(x) + φ(y)`` (note).
+* M ``selp.fT d, NaN, m, p`` with ``m = max/min.fT a, b`` and ``p = setp.nan.fT a, b`` — LLVM's expansion of
+  ``llvm.maximum/minimum`` (``propagate_nan=ALL``) where no ``.NaN`` instruction exists (f64): Triton's
+  ring max/min decides NaN inputs too, so ``d`` takes ``m`` (note).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import struct
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from ptxkit import ir
+from ptxkit.fpsan import ring as R
+from ptxkit.fpsan.casts import _cast_payload as cast_payload
+from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext, guard_text, hexc
+from ptxkit.fpsan.irview import NO_DEST, name_of, regs
+from ptxkit.fpsan.ops import (
+    LANE_TYPE,
+    TABLE,
+    OpInfo,
+    as_reg,
+    elementwise,
+    float_type_of,
+    rewrite_sign_xor,
+    sign_xor_width,
+)
+from ptxkit.fpsan.options import FOLD_FORMS, Options
+from ptxkit.fpsan.report import ERROR, NOTE, Verdict
+from ptxkit.ptx.types import FLOAT_TYPES, SIGNED_TYPES, UNSIGNED_TYPES, is_float, is_type
+
+_MOVES = ("mov", "selp", "shfl")  # bit moves that carry a value unchanged (integer or untyped forms)
+
+
+@dataclass
+class FoldResult:
+    """A recognised fold: ``done`` (the instruction was replaced by ``ctx.lines``) and its report entry."""
+
+    done: bool
+    verdict: Verdict | None = None
+    moves: bool = False  # the replacement is a bit move: its reads and writes are native ones
+
+
+@dataclass
+class Flow:
+    """Flow-insensitive definitions and reads of one function's registers (instruction positions in
+    textual order; ``labels`` the positions of labels, which may start a join)."""
+
+    order: list[ir.Instruction] = field(default_factory=list)
+    pos: dict[int, int] = field(default_factory=dict)
+    defs: dict[str, list[ir.Instruction]] = field(default_factory=dict)
+    uses: dict[str, list[ir.Instruction]] = field(default_factory=dict)
+    labels: list[int] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, fn: ir.Function) -> Flow:
+        f = cls()
+        for s in fn.statements():
+            if isinstance(s, ir.Label):
+                f.labels.append(len(f.order))
+            elif isinstance(s, ir.Instruction):
+                f.pos[id(s)] = len(f.order)
+                f.order.append(s)
+                dest, srcs = _roles(s)
+                for r in dest:
+                    f.defs.setdefault(r, []).append(s)
+                for r in srcs:
+                    f.uses.setdefault(r, []).append(s)
+        return f
+
+    def only_def(self, reg: str) -> ir.Instruction | None:
+        d = self.defs.get(reg, [])
+        return d[0] if len(d) == 1 else None
+
+    def unchanged_between(self, reg: str, first: ir.Instruction, last: ir.Instruction) -> bool:
+        """``reg`` holds the same value at ``last`` as at ``first``: no write of it and no label between."""
+        a, b = self.pos[id(first)], self.pos[id(last)]
+        if not a < b or any(a < p <= b for p in self.labels):
+            return False
+        return not any(a < self.pos[id(d)] < b for d in self.defs.get(reg, []))
+
+    def value_kind(self, seeds: Iterable[str]) -> str:
+        """``float``, ``int`` or ``unknown``: the types of the instructions that define or read the
+        registers connected to ``seeds`` by bit moves (mov/selp/shfl without a float type, sign xors)."""
+        todo, seen = list(seeds), set()
+        kinds: set[str] = set()
+        while todo:
+            r = todo.pop()
+            if r in seen:
+                continue
+            seen.add(r)
+            for instr in self.defs.get(r, []) + self.uses.get(r, []):
+                carried = _carried(instr)
+                if carried:
+                    todo += carried
+                    continue
+                k = _kind_of(instr, r in _roles(instr)[0])
+                if k:
+                    kinds.add(k)
+        return kinds.pop() if len(kinds) == 1 else "unknown"
+
+
+def _roles(instr: ir.Instruction) -> tuple[list[str], list[str]]:
+    """(registers written, registers read as data); address bases and guards are not data."""
+    ops = instr.operands
+    data = [o for o in ops if not isinstance(o, ir.Addr)]
+    if instr.opcode in NO_DEST or not ops:
+        return [], [r for o in data for r in regs(o)]
+    return regs(ops[0]), [r for o in ops[1:] if not isinstance(o, ir.Addr) for r in regs(o)]
+
+
+def _carried(instr: ir.Instruction) -> list[str]:
+    """The registers of a bit move that carries a value unchanged and says nothing about its type (a
+    mov/selp/shfl without a float type, a sign-bit xor): destination and moved sources; else []."""
+    ops = instr.operands
+    if not (sign_xor_width(instr) or (instr.opcode in _MOVES and not any(m in FLOAT_TYPES for m in instr.mods))):
+        return []
+    if len(ops) < 2 or not isinstance(ops[0], (ir.Reg, ir.Sym, ir.Pipe)):
+        return []
+    dest = regs(ops[0].a) if isinstance(ops[0], ir.Pipe) else regs(ops[0])
+    moved = ops[1:3] if instr.opcode in ("selp", "xor") else ops[1:2]
+    return dest + [r for o in moved if isinstance(o, (ir.Reg, ir.Sym)) for r in regs(o)]
+
+
+def _kind_of(instr: ir.Instruction, written: bool) -> str | None:
+    """What ``instr`` says about the type of a register it writes (``written``) or reads."""
+    if instr.opcode in ("ld", "st", "ldu", "atom", "red"):
+        types = [m for m in instr.mods if m in FLOAT_TYPES]
+        return "float" if types else None  # integer-typed loads/stores move bits too
+    types = [m for m in instr.mods if is_type(m)]
+    if not types:
+        return None
+    t = types[0] if written and instr.opcode in ("cvt", "set") else types[-1]
+    if is_float(t):
+        return "float"
+    if t in SIGNED_TYPES or t in UNSIGNED_TYPES:
+        return "int"
+    return None
+
+
+# ------------------------------------------------------------------------------ the folds
+
+def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow: Flow) -> FoldResult | None:
+    """The fold ``instr`` belongs to, rewritten (None: not a fold; the ordinary dispatch applies)."""
+    op = instr.opcode
+    if sign_xor_width(instr):
+        return _sign_xor(instr, ctx, opts, flow)
+    ft = float_type_of(instr)
+    if ft is None:
+        return None
+    ops = instr.operands
+    if op == "add" and len(ops) == 3 and isinstance(ops[1], ir.Reg) and ops[1] == ops[2]:
+        return _self_add(instr, ctx, opts, ft)
+    if op == "mul" and len(ops) == 3 and ft in ("f16", "bf16", "f32", "f64") and _neg_zero(ops[2], ft):
+        return _mul_neg_zero(instr, ctx, ft)
+    if op == "selp" and len(ops) == 4 and ft in ("f32", "f64"):
+        return _select_fold(instr, ctx, flow, ft)
+    return None
+
+
+def _state(opts: Options, name: str, reason: str, form: str) -> Verdict:
+    """The report entry of an ambiguous fold sanitized as ``form``: a note when the user stated it."""
+    given = opts.fold(name)
+    if given is None:
+        return Verdict(f"{reason}; sanitized as the default source form ({name}={form}): --fold {name}="
+                       f"{'|'.join(FOLD_FORMS[name])} states which the source meant", ERROR, native=False)
+    return Verdict(f"{reason}; sanitized as the stated source form ({name}={given})", NOTE, native=False)
+
+
+_SELF_ADD = "add x, x: LLVM folds x*2.0 into x+x, so the source was x*2.0 (ring φ(x)·φ(2)) or x+x (ring 2φ(x))"
+
+
+def _self_add(instr: ir.Instruction, ctx: RewriteContext, opts: Options, ft: str) -> FoldResult:
+    form = opts.fold("self-add") or "mul2"
+    info = OpInfo(LANE_TYPE.get(ft, ft), ft if ft in LANE_TYPE else None)
+    if form == "add":
+        compute, nsrc = TABLE["add"]
+    else:
+        two = R.embed_int(_float_bits(2.0, info.ftype), info.ftype)
+
+        def compute(c: RewriteContext, ps: list[str], w: int, _i: ir.Instruction) -> str:
+            o = c.fresh(BITS_KIND[w])
+            c.emit(f"mul.lo.s{w} {o}, {as_reg(c, ps[0], w)}, {hexc(two, w)}")
+            return o
+        nsrc = 2
+    if not elementwise(instr, ctx, info, compute, nsrc):
+        return FoldResult(False, Verdict("add: operand form not modelled"))
+    return FoldResult(True, _state(opts, "self-add", _SELF_ADD, form))
+
+
+_XOR_FLOAT = ("sign-bit xor on a float value (the dataflow shows a float type): LLVM's folded -x, sanitized as "
+              "Triton's ring negation 0 − φ(x)")
+_XOR_UNKNOWN = ("sign-bit xor on a value no float or integer instruction defines or reads: LLVM's folded -x "
+                "(ring negation 0 − φ(x)) or integer code (a bit flip)")
+_XOR_CAST = ("sign-bit xor of a float conversion's result: LLVM moves the negation of (-x).to(T) below the cvt, "
+             "so the source was (-x).to(T) (ring cast of −φ(x)) or -(x.to(T)) (ring negation after the cast)")
+
+
+def _sign_xor(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow: Flow) -> FoldResult | None:
+    src = next(o for o in instr.operands[1:] if isinstance(o, ir.Reg)).name
+    kind = flow.value_kind([src, name_of(instr.operands[0])])
+    if kind == "int" or (kind == "unknown" and opts.fold("sign-xor") == "bits"):
+        if kind == "int":
+            return None  # integer code: a bit move
+        return FoldResult(False, Verdict(f"{_XOR_UNKNOWN}; left as a bit move (stated: sign-xor=bits)", NOTE))
+    if kind == "unknown":
+        rewrite_sign_xor(instr, ctx)
+        return FoldResult(True, _state(opts, "sign-xor", _XOR_UNKNOWN, "neg"))
+    cvt = flow.only_def(src)
+    if cvt is not None and cvt.opcode == "cvt" and _float_cast(cvt) is not None:
+        form = opts.fold("neg-cast") or "after"
+        if form == "before" and _neg_before_cast(instr, cvt, ctx, flow):
+            return FoldResult(True, _state(opts, "neg-cast", _XOR_CAST, form))
+        rewrite_sign_xor(instr, ctx)
+        return FoldResult(True, _state(opts, "neg-cast", _XOR_CAST, "after") if form == "after" else
+                          Verdict(f"{_XOR_CAST}; the cvt's source may change before the xor, so sanitized as "
+                                  "the negation after the cast", ERROR, native=False))
+    rewrite_sign_xor(instr, ctx)
+    return FoldResult(True, Verdict(_XOR_FLOAT, NOTE, native=False))
+
+
+def _float_cast(cvt: ir.Instruction) -> tuple[str, str] | None:
+    """(destination, source) types of a scalar float → float ``cvt`` without integer rounding."""
+    types = [m for m in cvt.mods if is_type(m)]
+    if (len(types) != 2 or not all(t in ("f16", "bf16", "f32", "f64") for t in types) or types[0] == types[1]
+            or len(cvt.operands) != 2 or cvt.guard is not None or "sat" in cvt.mods or "relu" in cvt.mods):
+        return None
+    return types[0], types[1]
+
+
+def _neg_before_cast(instr: ir.Instruction, cvt: ir.Instruction, ctx: RewriteContext, flow: Flow) -> bool:
+    """``d = xor(cvt.T.S(x))`` as Triton's FPSan of ``(-x).to(T)``: the ring cast of −φ_S(x)."""
+    types = _float_cast(cvt)
+    x = cvt.operands[1]
+    if types is None or not isinstance(x, ir.Reg) or not flow.unchanged_between(x.name, cvt, instr):
+        return False
+    dt, st = types
+    ws = R.ring(st).w
+    n = ctx.fresh(BITS_KIND[ws])
+    ctx.emit(f"neg.s{ws} {n}, {as_reg(ctx, ctx.embed(x, st), ws)}")
+    ctx.define(instr.operands[0], cast_payload(ctx, n, st, dt), dt, instr.guard)
+    return True
+
+
+_MUL_NEG_ZERO = ("mul by -0.0: LLVM folds 0.0*(-x) and -(0.0*x) into x*(-0.0); sanitized as Triton's ring "
+                 "φ(0)·(−φ(x)) = 0 (a source multiplying by a literal -0.0 would give φ(x)·φ(-0.0))")
+
+
+def _mul_neg_zero(instr: ir.Instruction, ctx: RewriteContext, ft: str) -> FoldResult:
+    pos = dataclasses.replace(instr, operands=(instr.operands[0], instr.operands[1], _zero(ft)))
+    compute, nsrc = TABLE["mul"]
+    if not elementwise(pos, ctx, OpInfo(ft, None), compute, nsrc):
+        return FoldResult(False, Verdict("mul: operand form not modelled"))
+    return FoldResult(True, Verdict(_MUL_NEG_ZERO, NOTE, native=False))
+
+
+_CUMSUM = ("select of -0.0 read only by adds: LLVM folds p ? x : x + y into x + (p ? -0.0 : y) (IEEE's additive "
+           "identity is -0.0, the ring's is φ(+0.0) = 0); the select takes +0.0, which gives Triton's "
+           "p ? φ(x) : φ(x) + φ(y)")
+_NAN_SELECT = ("NaN select of LLVM's maximum/minimum expansion (setp.nan + selp of the canonical NaN, no .NaN "
+               "instruction for this type): Triton's ring max/min decides NaN inputs too, so the result is the "
+               "ring max/min")
+
+
+def _select_fold(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, ft: str) -> FoldResult | None:
+    d, a, b, p = instr.operands
+    if not isinstance(d, ir.Reg):
+        return None
+    if (_neg_zero(a, ft) or _neg_zero(b, ft)) and _read_only_by_adds(flow, d.name, ft):
+        zero = _zero(ft)
+        a, b = (zero if _neg_zero(a, ft) else a), (zero if _neg_zero(b, ft) else b)
+        ctx.emit(f"{guard_text(instr.guard)}selp.{ft} {d.name}, {ctx.text(a)}, {ctx.text(b)}, {ctx.text(p)}")
+        return FoldResult(True, Verdict(_CUMSUM, NOTE, native=False), moves=True)
+    if isinstance(a, ir.FloatImm) and isinstance(b, ir.Reg) and isinstance(p, ir.Reg) and _is_nan(a, ft):
+        m, nan = flow.only_def(b.name), flow.only_def(p.name)
+        if (m is not None and nan is not None and m.opcode in ("max", "min") and "NaN" not in m.mods
+                and nan.opcode == "setp" and "nan" in nan.mods and float_type_of(m) == ft == float_type_of(nan)
+                and {str(o) for o in m.operands[1:]} == {str(o) for o in nan.operands[1:3]}
+                and flow.unchanged_between(b.name, m, instr)):
+            ctx.emit(f"{guard_text(instr.guard)}mov.b{R.ring(ft).w} {d.name}, {b.name}")
+            return FoldResult(True, Verdict(_NAN_SELECT, NOTE, native=False), moves=True)
+    return None
+
+
+def _read_only_by_adds(flow: Flow, reg: str, ft: str) -> bool:
+    uses = flow.uses.get(reg, [])
+    return bool(uses) and all(u.opcode == "add" and float_type_of(u) == ft and u.guard is None
+                              and reg in _roles(u)[1] and not (set(u.mods) & {"sat", "relu"}) for u in uses)
+
+
+def _neg_zero(o: object, ft: str) -> bool:
+    return isinstance(o, ir.FloatImm) and o.bits == 1 << (o.width - 1) and ft in ("f16", "bf16", "f32", "f64")
+
+
+def _zero(ft: str) -> ir.FloatImm:
+    return ir.FloatImm(0, 64 if ft == "f64" else 32)
+
+
+def _is_nan(o: ir.FloatImm, ft: str) -> bool:
+    exp = (0x7FF << 52) if o.width == 64 else (0xFF << 23)
+    frac = (1 << 52) - 1 if o.width == 64 else (1 << 23) - 1
+    return (o.bits & exp) == exp and (o.bits & frac) != 0 and R.ring(ft).w in (32, 64)
+
+
+def _float_bits(v: float, ftype: str) -> int:
+    """Bits of ``v`` in ``ftype`` (only exact values such as 2.0 are asked for)."""
+    if ftype == "f64":
+        return struct.unpack("<Q", struct.pack("<d", v))[0]
+    b32 = struct.unpack("<I", struct.pack("<f", v))[0]
+    if ftype == "f32":
+        return b32
+    if ftype == "bf16":
+        return b32 >> 16
+    return struct.unpack("<H", struct.pack("<e", v))[0]

@@ -1,0 +1,240 @@
+"""LLVM's folds that hide Triton's op in the plain PTX (issue 10 K F G J L M D; ``ptxkit.fpsan.folds``):
+hand-written kernels in the shape Triton 3.9 emits, sanitized and run on the simulator, against bits
+worked out from docs/fpsan.md (its f32 vectors, φ(1) = 1, φ(±0) = 0 / 2^(w−1), φ(−x) = −φ(x)) or the
+ring module where no vector exists; and the report: an error where the PTX cannot tell the source form,
+a note where the user stated it or where only one form is plausible."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ptxkit.errors import PtxkitError
+from ptxkit.fpsan import ring as R
+from ptxkit.fpsan_ptx import sanitize_text
+
+HEADER = ".version 8.0\n.target sm_90\n.address_size 64\n"
+UINT = {16: np.uint16, 32: np.uint32, 64: np.uint64}
+
+
+def _kernel(body: str, w: int = 32, out_w: int | None = None, nin: int = 2) -> str:
+    """Thread i reads in[nin·i + k] into %a, %b (b{w} registers, as Triton's loads) and stores %d."""
+    out_w = out_w or w
+    b, ob = w // 8, out_w // 8
+    loads = "\n\t".join(f"ld.global.b{w} %{'abc'[k]}, [%rd4+{k * b}];" for k in range(nin))
+    return HEADER + f"""
+.visible .entry k(.param .u64 pin, .param .u64 pout)
+{{
+	.reg .pred %p<4>;
+	.reg .b16 %h<8>;
+	.reg .b32 %r<8>, %i;
+	.reg .b64 %rd<8>, %e<8>;
+	.reg .b{w} %a, %b, %c, %t, %u;
+	.reg .b{out_w} %d;
+	ld.param.u64 %rd1, [pin];
+	ld.param.u64 %rd2, [pout];
+	mov.u32 %i, %tid.x;
+	mul.wide.u32 %rd3, %i, {nin * b};
+	add.s64 %rd4, %rd1, %rd3;
+	{loads}
+	{body}
+	mul.wide.u32 %rd5, %i, {ob};
+	add.s64 %rd6, %rd2, %rd5;
+	st.global.b{out_w} [%rd6], %d;
+	ret;
+}}
+"""
+
+
+def _run(text: str, inputs: list[list[int]], w: int = 32, out_w: int | None = None, **opts):
+    """Sanitize ``text`` and run one thread per input row; returns (output bits, report)."""
+    from ptxkit.exec_sim import KernelArg, run_kernel
+    from ptxkit.exec_sim.frontend import parse_text
+
+    res = sanitize_text(text, "k.ptx", **opts)
+    inp = np.array(inputs, dtype=UINT[w]).reshape(-1)
+    n = len(inputs)
+    ot = UINT[out_w or w]
+    m = parse_text(res.text, "k.ptx")
+    fn = m.function("k")
+    args = [KernelArg("pin", 0, fn.params[0].name, "buffer", f"u{w}", data=inp.copy()),
+            KernelArg("pout", 1, fn.params[1].name, "buffer", f"u{out_w or w}", data=np.zeros(n, ot))]
+    out = run_kernel(m, "k", args, (1, 1, 1), (n, 1, 1))
+    return [int(v) for v in np.asarray(out.buffers["pout"]).view(ot)], res.report
+
+
+def _items(report) -> list[tuple[str, str]]:
+    return [(i.opcode, i.severity) for i in report.items]
+
+
+# ------------------------------------------------------------------------------ K: x*2.0 → add x, x
+
+ONE, TWO, HALF = 0x3F800000, 0x40000000, 0x3F000000
+MUL_2_HALF = 0x2A34FD6E  # fpsan.md §2 vector: mul(2.0, 0.5)
+ADD_1_2 = 0x2B2EB900     # fpsan.md §2 vector: add(1.0, 2.0)
+
+
+def test_self_add_is_x_times_two_by_default_and_reported():
+    """``add.f32 d, x, x`` is what LLVM makes of ``x*2.0``: Triton's φ(x)·φ(2) (x = 0.5: the vector
+    mul(2.0, 0.5); x = 1: φ(1)·φ(2) = φ(2), so 2.0). The source could have been ``x + x``: an error."""
+    text = _kernel("add.f32 %d, %a, %a;", nin=1)
+    out, rep = _run(text, [[HALF], [ONE]])
+    assert out == [MUL_2_HALF, TWO]
+    assert _items(rep) == [("add.f32", "error")] and "--fold self-add=mul2|add" in rep.items[0].reason
+    with pytest.raises(PtxkitError, match=r"not Triton-exact: add\.f32"):
+        sanitize_text(text, "k.ptx", strict=True)
+
+
+def test_self_add_stated_forms_are_notes():
+    text = _kernel("add.f32 %d, %a, %a;", nin=1)
+    out, rep = _run(text, [[HALF]], folds=(("self-add", "mul2"),))
+    assert out == [MUL_2_HALF] and _items(rep) == [("add.f32", "note")]
+    out, rep = _run(text, [[HALF], [ONE]], folds=(("self-add", "add"),))
+    # the ring's x + x: 2φ(x) (for x = 1: ring 2, which is not φ(2.0))
+    want = R.float_binop("add", np.array([HALF, ONE], np.uint64), np.array([HALF, ONE], np.uint64), "f32")
+    assert out == [int(v) for v in want] and out[1] != TWO and _items(rep) == [("add.f32", "note")]
+
+
+@pytest.mark.parametrize("t,w,one,two", [("f16", 16, 0x3C00, 0x4000), ("bf16", 16, 0x3F80, 0x4000),
+                                         ("f64", 64, 0x3FF0000000000000, 0x4000000000000000)])
+def test_self_add_every_width(t, w, one, two):
+    """φ(1) = 1 in every type, so x*2.0 at x = 1.0 is 2.0 in every width (ring 1+1 = 2 is not φ(2))."""
+    out, rep = _run(_kernel(f"add.{t} %d, %a, %a;", w=w, nin=1), [[one]], w=w)
+    assert out == [two] and _items(rep) == [(f"add.{t}", "error")]
+
+
+def test_self_add_packed_lanes():
+    out, rep = _run(_kernel("add.f16x2 %d, %a, %a;", nin=1), [[0x3C003C00]])
+    assert out == [0x40004000] and _items(rep) == [("add.f16x2", "error")]
+
+
+def test_add_of_two_registers_is_not_a_fold():
+    out, rep = _run(_kernel("add.f32 %d, %a, %b;"), [[ONE, TWO]])
+    assert out == [ADD_1_2] and rep.items == []
+
+
+# ------------------------------------------------------------------------------ F / J: -x → sign-bit xor
+
+SIGN = 0x80000000
+NEG_MUL_2_HALF = MUL_2_HALF ^ SIGN  # φ(−y) = −φ(y): ring negation of a nonzero y flips the float sign
+
+
+def test_sign_xor_of_a_float_result_is_ring_negation():
+    """The xor'ed value comes from mul.f32: a float, so LLVM's folded -x, Triton's 0 − φ(x). At ±0 the
+    ring keeps the zero (0·φ(b) = 0 → +0.0; the xor would give −0.0). A note, not an error."""
+    text = _kernel("mul.f32 %t, %a, %b;\n\txor.b32 %d, %t, -2147483648;")
+    out, rep = _run(text, [[TWO, HALF], [0, HALF]])
+    assert out == [NEG_MUL_2_HALF, 0]
+    assert ("xor.b32", "note") in _items(rep) and not rep.errors
+
+
+def test_sign_xor_read_as_float_is_ring_negation():
+    """Float evidence downstream: the xor's result feeds add.f32 (-x + y); x = +0.0 must stay +0.0."""
+    text = _kernel("xor.b32 %t, %a, -2147483648;\n\tadd.f32 %d, %t, %b;")
+    out, rep = _run(text, [[0, TWO]])
+    assert out == [TWO] and not rep.errors  # ring: −φ(+0) + φ(2) = φ(2); the bit move gives −0.0 + 2.0 in the ring
+    # the bit move would give the ring −0.0 + 2.0 = 2^31 + φ(2): not 2.0. A stated form only settles xors
+    # the dataflow leaves undecided, so it changes nothing here
+    assert int(R.float_binop("add", np.array([SIGN], np.uint64), np.array([TWO], np.uint64), "f32")[0]) != TWO
+    assert _run(text, [[0, TWO]], folds=(("sign-xor", "bits"),))[0] == [TWO]
+
+
+def test_sign_xor_of_integer_code_stays_a_bit_move():
+    """Integer evidence: the value is incremented by add.s32 afterwards (a radix-sort key flip)."""
+    text = _kernel("xor.b32 %t, %a, -2147483648;\n\tadd.s32 %d, %t, 1;", nin=1)
+    out, rep = _run(text, [[0], [5]])
+    assert out == [SIGN + 1, SIGN + 6] and rep.items == [] and sanitize_text(text, "k.ptx").text == text
+
+
+def test_sign_xor_without_evidence_is_negation_reported_as_undecided():
+    """ld.b32 → xor → st.b32 (Triton's ``-x`` on a loaded value): nothing types it. Default: the ring
+    negation (neg(2.0) = 0xC0000000, the fpsan.md vector; ±0 stay) and an error; ``sign-xor=bits``
+    (or ``--sign-xor-as-neg`` for neg) states it and makes it a note."""
+    text = _kernel("xor.b32 %d, %a, -2147483648;", nin=1)
+    out, rep = _run(text, [[TWO], [0], [SIGN]])
+    assert out == [0xC0000000, 0, SIGN] and _items(rep) == [("xor.b32", "error")]
+    out, rep = _run(text, [[TWO], [0], [SIGN]], folds=(("sign-xor", "bits"),))
+    assert out == [0xC0000000, SIGN, 0] and _items(rep) == [("xor.b32", "note")]
+    out, rep = _run(text, [[0]], sign_xor_as_neg=True)
+    assert out == [0] and _items(rep) == [("xor.b32", "note")]
+
+
+J_BODY = "cvt.rn.f16.f32 %h1, %a;\n\txor.b16 %d, %h1, -32768;"
+
+
+def test_sign_xor_after_narrowing_cvt_is_ambiguous():
+    """``(-x).to(f16)`` and ``-(x.to(f16))`` both give cvt.rn.f16.f32 + xor.b16 (issue 10 J). Default:
+    the negation after the cast (an error); ``neg-cast=before``: the ring cast of −φ(x) — Triton's cast
+    of the float −x, since φ(−x) = −φ(x) — a note."""
+    text = _kernel(J_BODY, out_w=16, nin=1)
+    xs = [0x40490FDB, 0xC0A00000, 0x3DCCCCCD]  # π, −5, 0.1: narrowing folds with nonzero discarded bits
+    after = [int(R.float_cast(np.array([x], np.uint64), "f32", "f16")[0]) ^ 0x8000 for x in xs]
+    before = [int(R.float_cast(np.array([x ^ SIGN], np.uint64), "f32", "f16")[0]) for x in xs]
+    assert after != before
+    out, rep = _run(text, [[x] for x in xs], out_w=16)
+    assert out == after and [s for o, s in _items(rep) if o == "xor.b16"] == ["error"]
+    out, rep = _run(text, [[x] for x in xs], out_w=16, folds=(("neg-cast", "before"),))
+    assert out == before and [s for o, s in _items(rep) if o == "xor.b16"] == ["note"]
+
+
+# ------------------------------------------------------------------------------ G, L, M, D
+
+def test_mul_by_negative_zero_is_zero_times_negation():
+    """``0.0*(-x)`` → ``mul.f32 x, -0.0``: Triton's φ(0)·(−φ(x)) = 0 → +0.0 for every x (the literal
+    product φ(x)·φ(−0.0) = φ(x)·2^31 gave −0.0 for odd payloads such as φ(1) = 1)."""
+    out, rep = _run(_kernel("mul.f32 %d, %a, 0f80000000;", nin=1), [[ONE], [TWO], [SIGN], [0x7FC00000]])
+    assert out == [0, 0, 0, 0] and _items(rep) == [("mul.f32", "note")]
+
+
+def test_cumsum_select_of_negative_zero_is_the_ring_identity():
+    """cumsum's ``p ? x : x + y`` folded into ``x + (p ? -0.0 : y)`` (issue 10 L): p → x itself,
+    else the ring x + y (x = 1, y = 2: the vector add(1.0, 2.0))."""
+    body = ("setp.ne.b32 %p1, %c, 0;\n\tselp.f32 %t, 0f80000000, %b, %p1;\n\tadd.f32 %d, %t, %a;")
+    out, rep = _run(_kernel(body, nin=3), [[HALF, TWO, 1], [ONE, TWO, 0]])
+    assert out == [HALF, ADD_1_2] and ("selp.f32", "note") in _items(rep) and not rep.errors
+
+
+def test_select_of_negative_zero_read_otherwise_is_left():
+    """The same select stored as well: not (only) an additive identity, so it stays as written."""
+    body = ("setp.ne.b32 %p1, %c, 0;\n\tselp.f32 %d, 0f80000000, %b, %p1;\n\t"
+            "add.f32 %t, %d, %a;\n\tst.global.b32 [%rd4], %t;")
+    text = _kernel(body, nin=3)
+    out, rep = _run(text, [[HALF, TWO, 1]])
+    assert out == [SIGN] and "selp.f32" not in [o for o, _ in _items(rep)]
+
+
+def test_f64_maximum_nan_expansion_is_the_ring_max():
+    """LLVM's llvm.maximum.f64 (Triton's maximum(propagate_nan=ALL), k_maximum_nan_f64): with a NaN
+    input Triton's ring max of the payloads decides, not the canonical NaN of the expansion."""
+    body = """setp.eq.b64 %p1, %a, 0;
+	selp.f64 %e1, %a, %b, %p1;
+	setp.nan.f64 %p2, %a, %b;
+	max.f64 %e2, %a, %b;
+	selp.f64 %e3, 0d7FF8000000000000, %e2, %p2;
+	setp.eq.f64 %p3, %a, %b;
+	selp.f64 %d, %e1, %e3, %p3;"""
+    nan, one, two, neg0 = 0x7FF8000000000000, 0x3FF0000000000000, 0x4000000000000000, 1 << 63
+    rows = [[nan, one], [one, nan], [two, one], [0, neg0], [neg0, 0]]
+    out, rep = _run(_kernel(body, w=64), rows, w=64)
+    a, b = (np.array([r[k] for r in rows], np.uint64) for k in (0, 1))
+    assert out == [int(v) for v in R.float_binop("max", a, b, "f64")]
+    assert out[3:] == [0, 0]  # +0 vs −0: payloads 0 and 2^63 (the most negative): ring max +0.0
+    assert ("selp.f64", "note") in _items(rep) and not rep.errors
+
+
+def test_sqrt_rn_f64_takes_tritons_sqrt_tag():
+    """Triton 3.9's FPSan PTX of f64 tl.sqrt (k_sqrt_f64) XORs 0xe8b4b3b1c77c4573 = murmur64(6), the Sqrt
+    tag; ptxkit gave it the PreciseSqrt tag (issue 10 D)."""
+    text = sanitize_text(_kernel("sqrt.rn.f64 %d, %a;", w=64, nin=1), "k.ptx").text
+    assert "0xe8b4b3b1c77c4573" in text.lower() and "0xefc6be81a1d572c4" not in text.lower()
+
+
+def test_bad_fold_option_is_a_usage_error(tmp_path, capsys):
+    from ptxkit.cli import main
+
+    src = tmp_path / "k.ptx"
+    src.write_text(_kernel("add.f32 %d, %a, %a;", nin=1))
+    assert main(["sanitize", str(src), "--fold", "self-add=x3"]) == 2
+    assert "--fold" in capsys.readouterr().err
+    assert main(["sanitize", str(src), "-o", str(tmp_path / "o.ptx"), "--strict", "--fold", "self-add=mul2"]) == 0
+    assert main(["sanitize", str(src), "-o", str(tmp_path / "o.ptx"), "--strict"]) == 2
