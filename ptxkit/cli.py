@@ -20,7 +20,7 @@ from typing import NoReturn
 from ptxkit import __version__
 from ptxkit.errors import BoundExceeded, PtxkitError, UsageError
 
-VERBS = ("parse", "run", "sanitize", "equiv", "explore", "litmus2ptx", "bench")
+VERBS = ("parse", "run", "sanitize", "equiv", "explore", "verify", "litmus2ptx", "bench")
 
 
 def command(verb: str) -> ModuleType:

@@ -62,6 +62,7 @@ class Accesses:
     strong: list[np.ndarray] = field(default_factory=list)
     scope: list[np.ndarray] = field(default_factory=list)
     proxy: list[np.ndarray] = field(default_factory=list)
+    phase: list[np.ndarray] = field(default_factory=list)  # the thread's CTA-barrier phase
     count: int = 0
 
 
@@ -83,6 +84,7 @@ class Context:
         self.ncta = ncta
         self.cluster_ctas = max(cluster_ctas, 1)
         self.clocks = Clocks(nthreads * ncta)
+        self.phase = np.zeros(nthreads * ncta, np.int32)  # barrier phases each thread has passed
         self.rules = rules
         self.seq = 0
         self.events: list[EventInfo] = []
@@ -140,6 +142,7 @@ class Context:
         a.strong.append(np.full(k, strong))
         a.scope.append(np.full(k, SCOPES.get(scope, 0), np.int8))
         a.proxy.append(np.full(k, PROXIES.setdefault(proxy, len(PROXIES)), np.int8))
+        a.phase.append(self.phase[np.minimum(threads, len(self.phase) - 1)].copy())
         a.count += k
 
     # ---------------------------------------------------------------- the observer

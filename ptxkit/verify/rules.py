@@ -90,7 +90,9 @@ class BarrierRule:
             return
         row = ctx.clocks.new_row(ph.vec)
         if ph.waiters:
-            ctx.clocks.set_row(np.concatenate(ph.waiters), row)
+            w = np.concatenate(ph.waiters)
+            ctx.clocks.set_row(w, row)
+            ctx.phase[w] += 1
         self._check(ph, b, c, ctx)
 
     def _check(self, ph: _Phase, b: int, c: int, ctx: Context) -> None:

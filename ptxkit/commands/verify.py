@@ -1,0 +1,85 @@
+"""`ptxkit verify K.ptx --arg … [--grid] [--block] [--against R.ptx] [--json [FILE]] [--dot FILE]
+[--schedule FILE] [--smt DIR]` (docs/cli.md): race freedom, well-synchronization and equivalence of a
+kernel launch under the PTX memory model. Exit 0 verified, 1 race / not-well-synchronized /
+different, 3 inconclusive, 2 bad input."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from ptxkit.commands.common import add_kernel_arguments, parse_dim, positive_int
+from ptxkit.errors import BoundExceeded
+from ptxkit.exec_sim.args import check_launch, parse_arg_specs
+from ptxkit.exec_sim.launch import DEFAULT_MAX_STEPS, select_entry
+from ptxkit.io import atomic_write
+from ptxkit.ptx.parser import parse, read_source
+from ptxkit.verify.check import Launch, verify_launch
+from ptxkit.verify.equivalence import compare, sanitized
+from ptxkit.verify.report import schedule_file, to_dot, to_json, to_text, witness_graph
+from ptxkit.verify.smt import write_smt
+
+HELP = "check a kernel launch for data races, barrier misuse and equivalence (PTX memory model)"
+
+EXIT = {"verified": 0, "race": 1, "not-well-synchronized": 1, "different": 1, "inconclusive": 3}
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("file", metavar="K.ptx", help="the PTX file")
+    add_kernel_arguments(p)
+    p.add_argument("--against", metavar="R.ptx", default=None,
+                   help="a reference kernel: both run FPSan-sanitized on the same inputs, outputs compared bit for bit")
+    p.add_argument("--max-steps", type=positive_int, default=DEFAULT_MAX_STEPS, metavar="N",
+                   help=f"bound on warp-instructions of the launch (default {DEFAULT_MAX_STEPS:,}); "
+                        "past it: inconclusive")
+    p.add_argument("--json", nargs="?", const="-", default=None, metavar="FILE",
+                   help="the verdict as one JSON object (on stdout, or in FILE)")
+    p.add_argument("--dot", metavar="FILE", default=None, help="the witness graph of a race (DOT)")
+    p.add_argument("--schedule", metavar="FILE", default=None,
+                   help="the witness schedule of a race (replay: ptxkit run --schedule FILE)")
+    p.add_argument("--smt", metavar="DIR", default=None,
+                   help="SMT-LIB 2 files of the race-freedom claim per barrier interval (or of the witness)")
+
+
+def run(args: argparse.Namespace) -> int:
+    grid = parse_dim(args.grid, "--grid")
+    block = parse_dim(args.block, "--block")
+    check_launch(grid, block, args.shared)
+    module = parse(read_source(args.file), args.file)
+    entry = select_entry(module, args.kernel)
+    kargs = parse_arg_specs(args.arg, entry, args.seed)
+    launch = Launch(module, entry.name, kargs, grid, block, args.shared, args.max_steps)
+    outcome = verify_launch(launch)
+    if args.against is not None and outcome.verdict in ("verified", "inconclusive"):
+        ref = sanitized(read_source(args.against), args.against)
+        mine = sanitized(read_source(args.file), args.file)
+        try:
+            diff = compare(Launch(mine, entry.name, kargs, grid, block, args.shared, args.max_steps),
+                           Launch(ref, select_entry(ref, None).name, kargs, grid, block, args.shared,
+                                  args.max_steps))
+        except BoundExceeded as e:
+            diff, outcome.verdict, outcome.reason = None, "inconclusive", e.diagnostics[0].message
+        if diff is not None:
+            outcome.verdict = "different"
+            outcome.reason = (f"{diff['buffer']}[{diff['index']}] differs after FPSan: {diff['kernel']} "
+                              f"(K) vs {diff['reference']} ({args.against}); {diff['count']} elements differ")
+            outcome.stats["difference"] = diff
+    d = to_json(outcome, launch, args.file)
+    if args.dot and "race" in d:
+        atomic_write(args.dot, to_dot(witness_graph(d)).encode())
+    if args.schedule and "race" in d:
+        launch_args = {"file": args.file, "kernel": entry.name, "arg": list(args.arg), "grid": list(grid),
+                       "block": list(block), "shared": args.shared, "seed": args.seed}
+        atomic_write(args.schedule, schedule_file(d, launch_args).encode())
+    if args.smt:
+        d["smt"] = [str(p) for p in write_smt(outcome, launch, args.smt)]
+    if args.json == "-":
+        json.dump(d, sys.stdout, indent=1)
+        print()
+    else:
+        if args.json:
+            atomic_write(args.json, (json.dumps(d, indent=1) + "\n").encode())
+        for line in to_text(d):
+            print(line)
+    return EXIT[outcome.verdict]

@@ -1,0 +1,169 @@
+"""Data races of the observed execution (PTX ISA §8: two conflicting accesses, unordered by causality
+order, not morally strong), found per location with numpy instead of pairwise.
+
+Accesses are split into cells of the smallest access size and sorted by (cell, observation order).
+Happens-before is consistent with the observation order, so a pair is checked in one direction only.
+
+* **Weak pairs** (neither access strong): it is enough to check every access against the previous
+  write of its cell, and every read against the next write. If some weak pair (a, b) races, take the
+  one whose b comes first; let w be the last write before b. If a is a write before w, (a, w) is an
+  earlier pair, so it is ordered, and a→w→b would order (a, b) unless (w, b) races. If a is a read
+  before w, the same holds for (a, w). If a comes after w, a is a read and b the next write after it.
+  So a race exists iff one of these O(n) pairs races (the argument only uses weak-weak pairs).
+* **Pairs with a strong access** are checked exhaustively within their cell (atomics, flags, locks:
+  few locations), up to :data:`MAX_PAIRS` (past it: inconclusive). Morally strong pairs (§8.7: both
+  strong, each scope includes the other thread, same proxy, complete overlap) are never races.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ptxkit.errors import BoundExceeded
+from ptxkit.verify.clocks import Clocks
+from ptxkit.verify.context import Accesses
+
+MAX_PAIRS = 20_000_000
+
+
+@dataclass
+class Table:
+    """All recorded accesses as flat arrays (one row per access element)."""
+
+    thread: np.ndarray
+    sid: np.ndarray
+    ep: np.ndarray
+    ev: np.ndarray
+    pos: np.ndarray
+    key: np.ndarray
+    size: np.ndarray
+    write: np.ndarray
+    strong: np.ndarray
+    scope: np.ndarray
+    proxy: np.ndarray
+    phase: np.ndarray
+
+    @staticmethod
+    def of(acc: Accesses) -> Table:
+        def cat(xs: list[np.ndarray], dt: type) -> np.ndarray:
+            return np.concatenate(xs) if xs else np.zeros(0, dt)
+        return Table(cat(acc.thread, np.int32), cat(acc.sid, np.int32), cat(acc.ep, np.int32),
+                     cat(acc.ev, np.int32), cat(acc.pos, np.int32), cat(acc.key, np.int64),
+                     cat(acc.size, np.int8), cat(acc.write, np.bool_), cat(acc.strong, np.bool_),
+                     cat(acc.scope, np.int8), cat(acc.proxy, np.int8), cat(acc.phase, np.int32))
+
+
+@dataclass
+class Race:
+    """Two accesses (rows of the :class:`Table`) that race; ``a`` was observed first."""
+
+    a: int
+    b: int
+
+
+def find_races(tab: Table, clocks: Clocks, cta_threads: int, cluster_threads: int,
+               limit: int = 1) -> list[Race]:
+    """Up to ``limit`` racing pairs (the earliest by the later access first)."""
+    n = len(tab.key)
+    if n == 0:
+        return []
+    g = int(tab.size.min())
+    shift = g.bit_length() - 1
+    rep = (tab.size.astype(np.int64) // g)
+    row = np.repeat(np.arange(n), rep)
+    off = np.arange(len(row)) - np.repeat(np.cumsum(rep) - rep, rep)
+    cell = (tab.key[row] + off * g) >> shift
+    # keep the cells with a write and two threads
+    order = np.lexsort((tab.pos[row], tab.ev[row], cell))
+    cell, row = cell[order], row[order]
+    starts = np.flatnonzero(np.r_[True, cell[1:] != cell[:-1]])
+    ends = np.r_[starts[1:], len(cell)]
+    w = tab.write[row]
+    th = tab.thread[row]
+    any_w = np.maximum.reduceat(w.astype(np.int8), starts) > 0
+    multi = np.minimum.reduceat(th, starts) != np.maximum.reduceat(th, starts)
+    keep_cell = any_w & multi
+    if not keep_cell.any():
+        return []
+    cell_id = np.repeat(np.arange(len(starts)), ends - starts)
+    keep = keep_cell[cell_id]
+    cell, row, cell_id = cell[keep], row[keep], cell_id[keep]
+    strong_cell = np.zeros(len(starts), bool)
+    np.logical_or.at(strong_cell, cell_id, tab.strong[row])
+    races = _weak_pairs(tab, clocks, cell, row)
+    sc = strong_cell[cell_id]
+    if sc.any():
+        races += _strong_pairs(tab, clocks, cell[sc], row[sc], cta_threads, cluster_threads)
+    races.sort(key=lambda r: (int(tab.ev[r.b]), int(tab.pos[r.b]), int(tab.ev[r.a])))
+    return races[:limit]
+
+
+def _weak_pairs(tab: Table, clocks: Clocks, cell: np.ndarray, row: np.ndarray) -> list[Race]:
+    weak = ~tab.strong[row]
+    cell, row = cell[weak], row[weak]
+    m = len(row)
+    if m == 0:
+        return []
+    idx = np.arange(m)
+    start = np.flatnonzero(np.r_[True, cell[1:] != cell[:-1]])
+    first = np.repeat(start, np.diff(np.r_[start, m]))
+    last = np.repeat(np.r_[start[1:], m], np.diff(np.r_[start, m]))
+    w = tab.write[row]
+    prev_incl = np.maximum.accumulate(np.where(w, idx, -1))
+    prev = np.r_[-1, prev_incl[:-1]]
+    prev = np.where(prev >= first, prev, -1)
+    nxt_incl = np.minimum.accumulate(np.where(w, idx, m)[::-1])[::-1]
+    nxt = np.r_[nxt_incl[1:], m]
+    nxt = np.where(nxt < last, nxt, -1)
+    a1, b1 = prev[prev >= 0], idx[prev >= 0]
+    rd = (~w) & (nxt >= 0)
+    a2, b2 = idx[rd], nxt[rd]
+    a = row[np.r_[a1, a2]]
+    b = row[np.r_[b1, b2]]
+    return _unordered(tab, clocks, a, b)
+
+
+def _unordered(tab: Table, clocks: Clocks, a: np.ndarray, b: np.ndarray) -> list[Race]:
+    """Of the pairs (a observed before b), those by different threads that are not ordered."""
+    diff = tab.thread[a] != tab.thread[b]
+    a, b = a[diff], b[diff]
+    if len(a) == 0:
+        return []
+    ordered = clocks.ordered(tab.thread[a], tab.ep[a], tab.sid[b])
+    bad = np.flatnonzero(~ordered)
+    return [Race(int(a[i]), int(b[i])) for i in bad[:64]]
+
+
+def _strong_pairs(tab: Table, clocks: Clocks, cell: np.ndarray, row: np.ndarray, cta_threads: int,
+                  cluster_threads: int) -> list[Race]:
+    """Every conflicting pair of a cell with a strong access, minus the morally strong ones."""
+    out: list[Race] = []
+    start = np.flatnonzero(np.r_[True, cell[1:] != cell[:-1]])
+    end = np.r_[start[1:], len(cell)]
+    total = int(((end - start) ** 2).sum() // 2)
+    if total > MAX_PAIRS:
+        raise BoundExceeded(f"{total} access pairs at atomically accessed locations exceed the bound "
+                            f"of {MAX_PAIRS}")
+    for s, e in zip(start.tolist(), end.tolist()):
+        r = row[s:e]
+        i, j = np.triu_indices(len(r), 1)
+        a, b = r[i], r[j]  # a observed before b
+        conflict = (tab.write[a] | tab.write[b]) & (tab.strong[a] | tab.strong[b])
+        a, b = a[conflict], b[conflict]
+        moral = tab.strong[a] & tab.strong[b] & (tab.key[a] == tab.key[b]) & (tab.size[a] == tab.size[b]) \
+            & (tab.proxy[a] == tab.proxy[b]) \
+            & _includes(tab.scope[a], tab.thread[a], tab.thread[b], cta_threads, cluster_threads) \
+            & _includes(tab.scope[b], tab.thread[b], tab.thread[a], cta_threads, cluster_threads)
+        out += _unordered(tab, clocks, a[~moral], b[~moral])
+        if out:
+            break
+    return out
+
+
+def _includes(scope: np.ndarray, t: np.ndarray, u: np.ndarray, cta_threads: int,
+              cluster_threads: int) -> np.ndarray:
+    """ISA §8.5 scope inclusion, vectorised over scope codes (1 cta, 2 cluster, 3 gpu, 4 sys)."""
+    return (scope >= 3) | ((scope == 2) & (t // cluster_threads == u // cluster_threads)) \
+        | ((scope == 1) & (t // cta_threads == u // cta_threads))

@@ -1,0 +1,246 @@
+"""`ptxkit verify` on small hand-written kernels whose verdict is argued from the PTX ISA (§8 memory
+model, §9.7.13.1 barriers) in each kernel's comment."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+
+from ptxkit.cli import main
+
+HEAD = ".version 7.8\n.target sm_80\n.address_size 64\n"
+
+# Each thread writes s[tid] and reads s[tid+1]. Without a barrier the write of thread 1 (line 14) and
+# the read of thread 0 (line 20) conflict (same bytes, one write, different threads), nothing orders
+# them (lanes of a warp are separate threads, ISA §8.9.1 program order is per thread), and both are
+# weak: a data race (ISA §8). With bar.sync 0 between them the write is po-before thread 1's arrival,
+# which synchronizes with thread 0's return (§8.9.4): ordered, no race.
+NEIGHBOUR = HEAD + """.visible .entry k(.param .u64 out)
+{
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<4>;
+  .shared .align 4 .b32 s[64];
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  shl.b32 %r2, %r1, 2;
+  mov.u32 %r3, s;
+  add.u32 %r4, %r3, %r2;
+  st.shared.u32 [%r4], %r1;
+  add.u32 %r5, %r1, 1;
+  and.b32 %r5, %r5, 63;
+  shl.b32 %r5, %r5, 2;
+  add.u32 %r5, %r3, %r5;
+  BARRIER
+  ld.shared.u32 %r6, [%r5];
+  cvt.u64.u32 %rd2, %r2;
+  add.u64 %rd2, %rd1, %rd2;
+  st.global.u32 [%rd2], %r6;
+  ret;
+}
+"""
+
+# Message passing between CTA 0 (producer: data, then a release store of the flag) and CTA 1
+# (consumer: spins on an acquire load of the flag, then reads data). With SCOPE = gpu the release and
+# the acquire are morally strong (§8.7: each .gpu scope includes the other thread), so the acquire that
+# reads 1 synchronizes with the release (§8.9.4) and data is ordered; the spin loop has no side effect,
+# the flag has one writer and the loop does not exit on the initial 0, so every schedule behaves so.
+# With SCOPE = cta the two threads are in different CTAs: not morally strong, no synchronization — the
+# flag accesses (lines 16/19) are a scope race.
+FLAG = HEAD + """.visible .entry k(.param .u64 data, .param .u64 flag, .param .u64 out)
+{
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<8>;
+  .reg .pred %p<3>;
+  ld.param.u64 %rd1, [data];
+  ld.param.u64 %rd2, [flag];
+  ld.param.u64 %rd3, [out];
+  mov.u32 %r1, %ctaid.x;
+  setp.ne.u32 %p1, %r1, 0;
+  @%p1 bra CONSUMER;
+  st.global.u32 [%rd1], 42;
+  st.release.SCOPE.global.u32 [%rd2], 1;
+  bra DONE;
+CONSUMER:
+  ld.acquire.SCOPE.global.u32 %r2, [%rd2];
+  setp.ne.u32 %p2, %r2, 1;
+  @%p2 bra CONSUMER;
+  ld.global.u32 %r3, [%rd1];
+  st.global.u32 [%rd3], %r3;
+DONE:
+  ret;
+}
+"""
+
+# Threads 0-31 and 32-63 reach two different bar.sync instructions (lines 11 and 14). bar.sync is
+# barrier.sync.aligned: every thread must execute the same barrier instruction (ISA §9.7.13.1).
+DIVERGENT = HEAD + """.visible .entry k(.param .u64 out)
+{
+  .reg .b32 %r<4>;
+  .reg .pred %p<2>;
+  mov.u32 %r1, %tid.x;
+  setp.lt.u32 %p1, %r1, 32;
+  @%p1 bra LOW;
+  bar.sync 0;
+  bra DONE;
+LOW:
+  bar.sync 0;
+DONE:
+  ret;
+}
+"""
+
+# Every thread of 4 CTAs adds to one counter with atom/red (default .relaxed.gpu, ISA §9.7.13.5):
+# all pairs are morally strong (§8.7), so no race, and the returned value is never read, so no
+# schedule can steer the program: verified, and the sum is 256·255/2·… independent of the order.
+REDUCE = HEAD + """.visible .entry k(.param .u64 out)
+{
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<2>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  atom.global.add.u32 %r2, [%rd1], %r1;
+  red.global.add.u32 [%rd1], 1;
+  ret;
+}
+"""
+
+# Half of the threads exit, the rest wait at bar.sync 0, 64 for 64 threads that never come: the
+# launch cannot finish (deadlock: not well synchronized).
+DEADLOCK = HEAD + """.visible .entry k(.param .u64 out)
+{
+  .reg .b32 %r<4>;
+  .reg .pred %p<2>;
+  mov.u32 %r1, %tid.x;
+  setp.lt.u32 %p1, %r1, 32;
+  @%p1 bra SKIP;
+  bar.sync 0, 64;
+SKIP:
+  ret;
+}
+"""
+
+
+def _verify(tmp_path, capsys, text: str, *extra: str, name: str = "k.ptx") -> tuple[int, dict]:
+    f = tmp_path / name
+    f.write_text(text)
+    rc = main(["verify", str(f), *extra, "--json"])
+    return rc, json.loads(capsys.readouterr().out)
+
+
+def test_missing_barrier_is_a_race_naming_both_lines(tmp_path, capsys):
+    rc, d = _verify(tmp_path, capsys, NEIGHBOUR.replace("BARRIER", ""), "--arg", "out=u32[64]:zeros",
+                    "--block", "64")
+    assert rc == 1 and d["verdict"] == "race"
+    lines = sorted((x["line"], x["write"]) for x in d["race"])
+    assert lines == [(14, True), (20, False)]  # the st.shared and the ld.shared
+    a, b = d["race"]
+    assert a["thread"] != b["thread"] and a["location"]["space"] == "shared"
+    assert a["location"]["address"] == b["location"]["address"]
+    assert all(x["at"].endswith(f":{x['line']}:3") for x in d["race"])
+
+
+def test_barrier_orders_the_neighbour_exchange(tmp_path, capsys):
+    rc, d = _verify(tmp_path, capsys, NEIGHBOUR.replace("BARRIER", "bar.sync 0;"), "--arg",
+                    "out=u32[64]:zeros", "--block", "64")
+    assert (rc, d["verdict"]) == (0, "verified")
+
+
+FLAG_ARGS = ("--arg", "data=u32[1]:zeros", "--arg", "flag=u32[1]:zeros", "--arg", "out=u32[1]:zeros",
+             "--grid", "2")
+
+
+def test_cta_scoped_flag_between_ctas_is_a_scope_race(tmp_path, capsys):
+    rc, d = _verify(tmp_path, capsys, FLAG.replace("SCOPE", "cta"), *FLAG_ARGS)
+    assert rc == 1 and d["verdict"] == "race"
+    assert {x["ctaid"][0] for x in d["race"]} == {0, 1}
+    assert sorted(x["line"] for x in d["race"]) == [16, 19]
+
+
+def test_gpu_scoped_flag_between_ctas_is_verified(tmp_path, capsys):
+    rc, d = _verify(tmp_path, capsys, FLAG.replace("SCOPE", "gpu"), *FLAG_ARGS)
+    assert (rc, d["verdict"]) == (0, "verified")
+
+
+def test_spin_loop_that_exits_on_the_initial_value_is_not_verified(tmp_path, capsys):
+    # flag starts at 1: in a schedule where CTA 1 runs first, it skips the loop and reads data while
+    # CTA 0 writes it (a race the observed schedule does not show): never `verified`
+    np.save(tmp_path / "one.npy", np.ones(1, np.uint32))
+    args = list(FLAG_ARGS)
+    args[3] = f"flag=u32[1]:{tmp_path / 'one.npy'}"
+    rc, d = _verify(tmp_path, capsys, FLAG.replace("SCOPE", "gpu"), *args)
+    assert rc in (1, 3) and d["verdict"] != "verified"
+
+
+def test_divergent_barrier_is_not_well_synchronized(tmp_path, capsys):
+    rc, d = _verify(tmp_path, capsys, DIVERGENT, "--arg", "out=u32[1]:zeros", "--block", "64")
+    assert rc == 1 and d["verdict"] == "not-well-synchronized"
+    f = d["findings"][0]
+    assert f["rule"] == "barrier-divergence" and {f["line"], int(f["other_at"].split(":")[-2])} == {11, 14}
+
+
+def test_deadlock_is_not_well_synchronized(tmp_path, capsys):
+    rc, d = _verify(tmp_path, capsys, DEADLOCK, "--arg", "out=u32[1]:zeros", "--block", "64")
+    assert rc == 1 and d["verdict"] == "not-well-synchronized"
+    assert d["findings"][-1]["rule"] == "deadlock" and d["findings"][-1]["line"] == 11
+
+
+def test_atomic_reduction_is_verified(tmp_path, capsys):
+    rc, d = _verify(tmp_path, capsys, REDUCE, "--arg", "out=u32[1]:zeros", "--block", "64", "--grid", "4")
+    assert (rc, d["verdict"]) == (0, "verified")
+
+
+def test_witness_files(tmp_path, capsys):
+    f = tmp_path / "k.ptx"
+    f.write_text(NEIGHBOUR.replace("BARRIER", ""))
+    rc = main(["verify", str(f), "--arg", "out=u32[64]:zeros", "--block", "64", "--dot", str(tmp_path / "w.dot"),
+               "--schedule", str(tmp_path / "w.json"), "--json", str(tmp_path / "v.json")])
+    out = capsys.readouterr().out
+    assert rc == 1 and f"{f}:14:3: write" in out and f"{f}:20:3: read" in out
+    dot = (tmp_path / "w.dot").read_text()
+    assert dot.startswith("digraph") and "no happens-before" in dot
+    sched = json.loads((tmp_path / "w.json").read_text())
+    assert sched["scheduler"] == "lockstep-min-pc" and sched["block"] == [64, 1, 1]
+    assert sorted(w["line"] for w in sched["witness"]) == [14, 20]
+    assert json.loads((tmp_path / "v.json").read_text())["verdict"] == "race"
+
+
+@pytest.mark.skipif(shutil.which("z3") is None, reason="z3 not installed")
+@pytest.mark.parametrize("barrier, expected", [("bar.sync 0;", "unsat"), ("", "sat")])
+def test_smt_claims_check_with_z3(tmp_path, capsys, barrier, expected):
+    f = tmp_path / "k.ptx"
+    f.write_text(NEIGHBOUR.replace("BARRIER", barrier))
+    main(["verify", str(f), "--arg", "out=u32[64]:zeros", "--block", "64", "--smt", str(tmp_path / "smt")])
+    capsys.readouterr()
+    files = sorted((tmp_path / "smt").glob("*.smt2"))
+    assert files
+    for p in files:
+        assert f"; expected: {expected}" in p.read_text()
+        r = subprocess.run(["z3", str(p)], capture_output=True, text=True, timeout=120)
+        assert r.stdout.strip() == expected, p
+
+
+def test_against_reports_the_first_different_element(tmp_path, capsys):
+    ref = tmp_path / "ref.ptx"
+    ref.write_text(NEIGHBOUR.replace("BARRIER", "bar.sync 0;"))
+    other = NEIGHBOUR.replace("BARRIER", "bar.sync 0;").replace("add.u32 %r5, %r1, 1;", "add.u32 %r5, %r1, 2;")
+    rc, d = _verify(tmp_path, capsys, other, "--arg", "out=u32[64]:zeros", "--block", "64", "--against", str(ref))
+    assert rc == 1 and d["verdict"] == "different"
+    assert d["difference"]["buffer"] == "out" and d["difference"]["index"] == 0
+    assert d["difference"]["kernel"] == "0x2" and d["difference"]["reference"] == "0x1"
+    rc, d = _verify(tmp_path, capsys, ref.read_text(), "--arg", "out=u32[64]:zeros", "--block", "64",
+                    "--against", str(ref), name="same.ptx")
+    assert (rc, d["verdict"]) == (0, "verified")
+
+
+def test_bad_input_is_a_located_error(tmp_path, capsys):
+    f = tmp_path / "bad.ptx"
+    f.write_text(HEAD + ".visible .entry k()\n{\n  foo.bar %r1;\n}\n")
+    assert main(["verify", str(f)]) == 2
+    err = capsys.readouterr().err
+    assert f"{f}:6:3: error:" in err and "Traceback" not in err
+    assert main(["verify", str(tmp_path / "missing.ptx")]) == 2
+    assert "ptxkit verify: error:" in capsys.readouterr().err
