@@ -45,7 +45,8 @@ class Lanes:
             assert m, line
             if m.group(1).startswith("mma."):
                 groups = re.findall(r"\{([^}]*)\}", m.group(2))
-                self.mma(m.group(1), [[x.strip() for x in v.split(",")] for v in groups])
+                run = self.int_mma if ".s32." in m.group(1) else self.mma
+                run(m.group(1), [[x.strip() for x in v.split(",")] for v in groups])
                 continue
             op, ops = m.group(1), [o.strip() for o in m.group(2).split(",")]
             d = ops[0]
@@ -92,6 +93,13 @@ class Lanes:
                 res = halves[0] | halves[1]
             elif op == "cvt.rn.f32.u32":  # byte limbs only: exact
                 res = a[0].astype(np.float32).view(np.uint32).astype(np.uint64)
+            elif op == "prmt.b32":  # default mode: byte n of the result is byte sel[4n+3:4n] & 7 of {b, a}
+                src = a[0] | (a[1] << np.uint64(32))
+                sel = int(ops[3], 0)
+                res = np.zeros(32, np.uint64)
+                for n in range(4):
+                    b = (sel >> (4 * n)) & 7
+                    res |= ((src >> np.uint64(8 * b)) & np.uint64(0xFF)) << np.uint64(8 * n)
             elif op == "bfe.u32":
                 res = (a[0] >> a[1]) & ((np.uint64(1) << a[2]) - np.uint64(1))
             elif op == "cvt.rni.s32.f32":
@@ -139,7 +147,39 @@ def _lanes_mma(self, opcode: str, groups: list[list[str]]) -> None:
         self.r[d[i]] = out
 
 
+def _lanes_int_mma(self, opcode: str, groups: list[list[str]]) -> None:
+    """An integer mma.sync m16n8k16/m16n8k32 .s32.{s8,u8}.{s8,u8}.s32 (no .satfinite: wraps mod 2^32), with
+    the ISA's fragment layouts restated here ("Matrix Fragments for mma.m16n8k16/k32 with integer type"):
+    A element i of lane (g, t): row g + 8·((i >> 2) & 1), column 4t + (i & 3) + 16·(i >= 8); B element i:
+    row 4t + (i & 3) + 16·(i >= 4), column g; bytes low to high in the registers."""
+    parts = opcode.split(".")
+    shape, ta, tb = parts[3], parts[7], parts[8]
+    assert parts[6] == "s32" and parts[9] == "s32" and shape in ("m16n8k16", "m16n8k32"), opcode
+    d, a, b, c = groups
+    K = int(shape.split("k")[1])
+    A, B = np.zeros((16, K), np.int64), np.zeros((K, 8), np.int64)
+
+    def byte(v, i, t):
+        x = (int(v) >> (8 * (i % 4))) & 0xFF
+        return x - 256 if t == "s8" and x >= 128 else x
+
+    for lane in range(32):
+        g, t = lane >> 2, lane & 3
+        for i in range(K // 2):
+            A[g + 8 * ((i >> 2) & 1), 4 * t + (i & 3) + 16 * (i >= 8)] = byte(self.val(a[i // 4])[lane], i, ta)
+        for i in range(K // 4):
+            B[4 * t + (i & 3) + 16 * (i >= 4), g] = byte(self.val(b[i // 4])[lane], i, tb)
+    D = A @ B
+    for i in range(4):
+        out = np.zeros(32, np.uint64)
+        for lane in range(32):
+            g, t = lane >> 2, lane & 3
+            out[lane] = (int(D[g + 8 * (i >> 1), 2 * t + (i & 1)]) + int(self.val(c[i])[lane])) & M32
+        self.r[d[i]] = out
+
+
 Lanes.mma = _lanes_mma
+Lanes.int_mma = _lanes_int_mma
 
 
 def _mma(mods: str, d: list[str], a: list[str], b: list[str], c: list[str]) -> Instruction:
@@ -201,7 +241,7 @@ CASES = [
 ]
 
 
-MODES = ["shuffle", "limbs"]
+MODES = ["shuffle", "limbs", "int8"]
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -347,9 +387,11 @@ def test_triton_dot16_vectors_with_standalone_expansion(mode):
     text = module.source[:sp.start] + "\n".join(expand_mma(mmas[0], mode=mode)) + module.source[sp.end:]
     module = parser.parse(text, "dot16_mma_expanded.ptx")
     fn = module.entries()[0]
-    # what is left: nothing (shuffles), or the four exact limb products on the expansion's own registers
+    # what is left: nothing (shuffles), or the four exact limb products (float or integer mma) on the
+    # expansion's own registers
     left = [i for i in fn.instructions() if i.opcode == "mma"]
-    assert len(left) == (4 if mode == "limbs" else 0)
+    assert len(left) == (0 if mode == "shuffle" else 4)
+    assert mode != "int8" or all("s32" in i.mods for i in left)
     assert all(r.name.startswith("%fpsan_mma_") for i in left for o in i.operands for r in o.items)
     v = k / "vectors"
     specs = [f"0=f16[256]:{v / 'a.bin'}", f"1=f16[256]:{v / 'b.bin'}", "2=f32[256]:zeros",

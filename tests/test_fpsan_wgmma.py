@@ -1,0 +1,205 @@
+"""The sanitizer's wgmma.mma_async expansion (ptxkit/fpsan/wgmma.py) on the simulator against a numpy ring
+dot (docs/fpsan.md §2: D = Σ_k sext(φA)·sext(φB) + φC mod 2^32), for every swizzle mode, K-major and
+MN-major operands, A in registers or shared memory, f16/bf16/tf32, scale-d an immediate or a predicate.
+
+The shared-memory images are laid out here from the ISA's canonical layouts (§9.7.15.5.1.2, restated:
+K-major — 8-row groups SBO apart, rows W bytes apart, k contiguous, the k-chunks of 16 bytes LBO apart
+without swizzle; MN-major — W bytes of MN per row, the 8 k of a group W apart, k-groups SBO apart, MN
+blocks of W/eb elements LBO apart; swizzle: address bits 4.. XOR bits 7..). Triton's own layouts are
+checked independently by test_triton_gen (64×64×{32,64} f16, bf16, tf32 dots equal Triton's FPSan)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+
+from ptxkit.exec_sim import parse_text, run_kernel
+from ptxkit.exec_sim.args import KernelArg
+from ptxkit.fpsan import ring
+from ptxkit.fpsan_ptx import sanitize_text
+
+N = 24  # three n8 tiles: one ldmatrix.x4 and one .x2 for B
+THREADS = 128
+B_BASE = 8192  # B's image starts here (1024-aligned like A's at 0)
+SMEM = 16384
+
+
+def _offsets(rows: int, k: int, mode: int, mn_major: bool, eb: int) -> tuple[np.ndarray, int, int]:
+    """[row, k] byte offsets of an operand and its (LBO, SBO)."""
+    w = {0: 16, 1: 128, 2: 64, 3: 32}[mode]
+    mn, kk = np.arange(rows)[:, None], np.arange(k)[None, :]
+    if mn_major:
+        e = w // eb
+        sbo = 8 * w
+        lbo = sbo * ((k + 7) // 8)
+        off = (mn // e) * lbo + (kk // 8) * sbo + (kk % 8) * w + (mn % e) * eb
+    elif mode == 0:
+        per = 16 // eb
+        lbo, sbo = 128, 128 * ((k * eb + 15) // 16)
+        off = (mn // 8) * sbo + (kk // per) * lbo + (mn % 8) * 16 + (kk % per) * eb
+    else:
+        lbo, sbo = 16, 8 * w
+        off = (mn // 8) * sbo + (mn % 8) * w + kk * eb
+    return off ^ (((off >> 7) & (w // 16 - 1)) << 4), lbo, sbo
+
+
+def _desc(mode: int, lbo: int, sbo: int, start: int) -> int:
+    return (start >> 4) | (lbo >> 4) << 16 | (sbo >> 4) << 32 | mode << 62
+
+
+def _kernel(atype: str, a_regs: bool, trans_a: int, trans_b: int, scale_d: str) -> str:
+    k = 8 if atype == "tf32" else 16
+    nd = N // 2
+    imms = "1, 1" + ("" if atype == "tf32" else (f", {trans_b}" if a_regs else f", {trans_a}, {trans_b}"))
+    a_op = "{%a0, %a1, %a2, %a3}" if a_regs else "%rd4"
+    d = ", ".join(f"%d{j}" for j in range(nd))
+    loads = "".join(f"\tld.global.f32 %d{j}, [%rd7+{4 * j}];\n" for j in range(nd))
+    stores = "".join(f"\tst.global.f32 [%rd9+{4 * j}], %d{j};\n" for j in range(nd))
+    aload = "".join(f"\tld.global.u32 %a{i}, [%rd11+{4 * i}];\n" for i in range(4))
+    return f""".version 8.0
+.target sm_90a
+.address_size 64
+.visible .entry k(.param .u64 img, .param .u64 cin, .param .u64 areg, .param .u64 out, .param .u64 descs,
+                  .param .u32 keep)
+{{
+\t.reg .b32 %r<16>;
+\t.reg .b32 %a<4>;
+\t.reg .f32 %d<{nd}>;
+\t.reg .b64 %rd<16>;
+\t.reg .pred %p<4>;
+\t.shared .align 1024 .b8 smem[{SMEM}];
+\tmov.u32 %r0, %tid.x;
+\tld.param.u64 %rd0, [img];
+\tmov.u32 %r1, 0;
+$copy:
+\tmad.lo.u32 %r2, %r1, {THREADS}, %r0;
+\tmul.wide.u32 %rd1, %r2, 4;
+\tadd.s64 %rd2, %rd0, %rd1;
+\tld.global.u32 %r3, [%rd2];
+\tmov.u32 %r4, smem;
+\tshl.b32 %r5, %r2, 2;
+\tadd.u32 %r4, %r4, %r5;
+\tst.shared.u32 [%r4], %r3;
+\tadd.u32 %r1, %r1, 1;
+\tsetp.lt.u32 %p0, %r1, {SMEM // 4 // THREADS};
+\t@%p0 bra $copy;
+\tbar.sync 0;
+\tld.param.u64 %rd3, [descs];
+\tld.global.u64 %rd4, [%rd3];
+\tld.global.u64 %rd5, [%rd3+8];
+\tmov.u32 %r6, smem;
+\tshr.u32 %r6, %r6, 4;
+\tcvt.u64.u32 %rd6, %r6;
+\tadd.s64 %rd4, %rd4, %rd6;
+\tadd.s64 %rd5, %rd5, %rd6;
+\tld.param.u64 %rd7, [cin];
+\tmul.wide.u32 %rd8, %r0, {4 * nd};
+\tadd.s64 %rd7, %rd7, %rd8;
+{loads}\tld.param.u64 %rd11, [areg];
+\tmul.wide.u32 %rd12, %r0, 16;
+\tadd.s64 %rd11, %rd11, %rd12;
+{aload}\tld.param.u32 %r7, [keep];
+\tsetp.ne.u32 %p1, %r7, 0;
+\twgmma.fence.sync.aligned;
+\twgmma.mma_async.sync.aligned.m64n{N}k{k}.f32.{atype}.{atype} {{{d}}}, {a_op}, %rd5, {scale_d}, {imms};
+\twgmma.commit_group.sync.aligned;
+\twgmma.wait_group.sync.aligned 0;
+\tld.param.u64 %rd9, [out];
+\tadd.s64 %rd9, %rd9, %rd8;
+{stores}\tret;
+}}
+"""
+
+
+def _ring_dot(A: np.ndarray, B: np.ndarray, C: np.ndarray, atype: str, keep: bool) -> np.ndarray:
+    """A [64, k], B [N, k] (B^T), C [64, N] bit patterns → unembedded f32 bits of the ring dot."""
+    et, w = ("f32", 32) if atype == "tf32" else (atype, 16)
+    ea = ring.sext(ring.embed(A, et), w, 32).astype(np.uint64)
+    eb = ring.sext(ring.embed(B, et), w, 32).astype(np.uint64)
+    acc = ring.embed(C, "f32").astype(np.uint64) if keep else np.zeros(C.shape, np.uint64)
+    for kk in range(A.shape[1]):
+        acc = (acc + np.outer(ea[:, kk], eb[:, kk])) & np.uint64(0xFFFFFFFF)
+    return ring.unembed(acc.astype(np.uint32), "f32").astype(np.uint32)
+
+
+CASES = [("f16", mode, ta, tb, areg) for mode in (0, 1, 2, 3) for ta in (0, 1) for tb in (0, 1)
+         for areg in (False, True) if not (mode == 0 and (ta or tb)) and not (areg and ta)]
+CASES += [("bf16", 2, 1, 0, False), ("bf16", 3, 0, 1, True)]
+CASES += [("tf32", mode, 0, 0, mode % 2 == 1) for mode in (0, 1, 2, 3)]
+
+
+@pytest.mark.parametrize("atype,mode,trans_a,trans_b,a_regs", CASES)
+def test_wgmma_expansion_is_the_ring_dot(atype, mode, trans_a, trans_b, a_regs):
+    k, eb = (8, 4) if atype == "tf32" else (16, 2)
+    rng = np.random.default_rng(mode * 8 + trans_a * 4 + trans_b * 2 + a_regs + len(atype))
+    bits = 32 if atype == "tf32" else 16
+    A = rng.integers(0, 1 << bits, size=(64, k), dtype=np.uint64)
+    B = rng.integers(0, 1 << bits, size=(N, k), dtype=np.uint64)
+    C = rng.integers(0, 1 << 32, size=(64, N), dtype=np.uint64)
+    img = np.zeros(SMEM, np.uint8)
+    a_off, a_lbo, a_sbo = _offsets(64, k, mode, bool(trans_a), eb)
+    b_off, b_lbo, b_sbo = _offsets(N, k, mode, bool(trans_b), eb)
+    for off, mat, base in ((a_off, A, 0), (b_off, B, B_BASE)):
+        for (r, c), o in np.ndenumerate(off):
+            img[base + o:base + o + eb] = np.frombuffer(int(mat[r, c]).to_bytes(eb, "little"), np.uint8)
+    descs = np.array([_desc(mode, a_lbo, a_sbo, 0), _desc(mode, b_lbo, b_sbo, B_BASE)], np.uint64)
+    # per thread: C/D register 4j+i of lane (g, t) in warp w is (16w + g + 8(i>>1), 8j + 2t + (i&1));
+    # A registers in the m16n8kK A layout of the warp's 16 rows
+    cin = np.zeros((THREADS, N // 2), np.uint32)
+    areg = np.zeros((THREADS, 4), np.uint32)
+    for tid in range(THREADS):
+        w, g, t = tid // 32, (tid % 32) >> 2, tid & 3
+        for r in range(N // 2):
+            j, i = divmod(r, 4)
+            cin[tid, r] = C[16 * w + g + 8 * (i >> 1), 8 * j + 2 * t + (i & 1)]
+        for i in range(4):
+            row = 16 * w + g + 8 * (i & 1)
+            if atype == "tf32":  # a0 (g, t), a1 (g+8, t), a2 (g, t+4), a3 (g+8, t+4)
+                areg[tid, i] = A[row, t + 4 * (i >> 1)]
+            else:  # register i: (row, 2t + 8(i>>1)) and the next k in the high half
+                col = 2 * t + 8 * (i >> 1)
+                areg[tid, i] = int(A[row, col]) | int(A[row, col + 1]) << 16
+    variants = (("%p1", True), ("%p1", False), ("0", False)) if mode == 1 and not trans_a else (("%p1", True),)
+    for scale_d, keep in variants:
+        ptx = _kernel(atype, a_regs, trans_a, trans_b, scale_d)
+        res = sanitize_text(ptx, "wgmma.ptx")
+        assert res.report.errors == [] and "\twgmma.mma_async" not in res.text
+        m = parse_text(res.text, "wgmma_sanitized.ptx")
+        fn = m.entries()[0]
+        names = [p.name for p in fn.params]
+        data = [img.view(np.uint32), cin.reshape(-1), areg.reshape(-1), np.zeros(THREADS * N // 2, np.uint32),
+                descs]
+        args = [KernelArg(n, i, n, "buffer", "u32" if i < 4 else "u64", data=d.copy())
+                for i, (n, d) in enumerate(zip(names, data))]
+        args.append(KernelArg(names[5], 5, names[5], "scalar", "u32", value=int(keep)))
+        out = run_kernel(m, None, args, 1, THREADS, SMEM).buffers[names[3]].view(np.uint32).reshape(THREADS, -1)
+        want = _ring_dot(A, B, C, atype, keep)
+        got = np.zeros((64, N), np.uint32)
+        for tid in range(THREADS):
+            w, g, t = tid // 32, (tid % 32) >> 2, tid & 3
+            for r in range(N // 2):
+                j, i = divmod(r, 4)
+                got[16 * w + g + 8 * (i >> 1), 8 * j + 2 * t + (i & 1)] = out[tid, r]
+        assert np.array_equal(got, want), (scale_d, keep, int(np.sum(got != want)))
+
+
+@pytest.mark.parametrize("atype,a_regs", [("f16", False), ("bf16", True), ("tf32", True)])
+def test_sanitized_wgmma_kernel_is_accepted_by_ptxas(atype, a_regs, tmp_path):
+    if shutil.which("ptxas") is None:
+        pytest.skip("ptxas not on PATH")
+    res = sanitize_text(_kernel(atype, a_regs, 0, 1 if atype != "tf32" else 0, "%p1"), "wgmma.ptx")
+    f = tmp_path / "k.ptx"
+    f.write_text(res.text)
+    r = subprocess.run(["ptxas", "-arch=sm_90a", str(f), "-o", str(tmp_path / "k.cubin")], capture_output=True,
+                       text=True)
+    assert r.returncode == 0, r.stderr[:2000]
+
+
+@pytest.mark.parametrize("imms,why", [("-1, 1, 0, 0", "imm-scale"), ("1, 1", "operands")])
+def test_unmodelled_wgmma_is_reported(imms, why):
+    ptx = _kernel("f16", False, 0, 0, "%p1").replace("%p1, 1, 1, 0, 0;", f"%p1, {imms};")
+    res = sanitize_text(ptx, "wgmma.ptx")
+    assert len(res.report.errors) == 1 and why in str(res.report.errors[0])
