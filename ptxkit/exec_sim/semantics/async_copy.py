@@ -164,16 +164,23 @@ def _cp_async_arrive(ins: ir.Instruction, dec: Decoding) -> LaneOp:
 
     def op(st: State, m: Mask) -> None:
         a = _lanes(addr(st), st.n)
+        done = np.zeros(st.n, np.int64)
         if noinc:
+            def fn(w: int, lane: int) -> tuple[int, int]:
+                new, _, fin = update(w, count=1)
+                return new, int(fin)
             try:
-                rmw(st, space, a, m, lambda w, lane: (update(w, count=1)[0], 0))
+                done = rmw(st, space, a, m, fn).astype(np.int64)
             except MbarError as e:
                 raise dec.error(f"cp.async.mbarrier.arrive: {e}", ins) from None
             bump_epoch(st)
         if observer(st) is not None:
             sel = np.ones(st.n, bool) if m is None else m
-            emit(st, ins, EvKind.MBAR, m, space="shared", addr=shared_offset(a[sel], space), size=8,
-                 sem="release", scope="cta", action="cp_async_arrive", noinc=noinc)
+            offs = shared_offset(a[sel], space)
+            idx = [phase_index(st, int(st.cta_of_lane[lane]), off, int(done[lane]))
+                   for lane, off in zip(np.flatnonzero(sel).tolist(), offs.tolist())]
+            emit(st, ins, EvKind.MBAR, m, space="shared", addr=offs, size=8, sem="release", scope="cta",
+                 action="cp_async_arrive", noinc=noinc, phase_no=np.array(idx), completed=done[sel].astype(bool))
     return op
 
 

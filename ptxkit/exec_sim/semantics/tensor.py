@@ -9,12 +9,15 @@ Lane ``i`` of a batch is lane ``i % 32`` of warp ``i // 32`` (the machine pads C
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
 from ptxkit import ir
 from ptxkit.exec_sim import floats as F
+from ptxkit.exec_sim.events import EvKind
 from ptxkit.exec_sim.semantics.common import Decoding, LaneOp, Mask, Reader, State, Unsupported, items
+from ptxkit.exec_sim.semantics.report import emit, observer
 from ptxkit.exec_sim.semantics.warp import active_lanes, lanes_of
 
 
@@ -398,6 +401,19 @@ def swizzle(addr: np.ndarray, width: int) -> np.ndarray:
     return addr ^ (((addr >> 7) & mask) << 4)
 
 
+def _wgmma_sync(ins: ir.Instruction) -> LaneOp:
+    """wgmma.fence / commit_group / wait_group N: nothing to do once wgmma is performed at issue; an
+    observer gets ASYNC_COMMIT / ASYNC_WAIT of the "wgmma" group (the fence orders registers only)."""
+    kind = {"commit_group": EvKind.ASYNC_COMMIT, "wait_group": EvKind.ASYNC_WAIT}.get(ins.mods[0])
+    n = ins.operands[0].value if ins.operands and isinstance(ins.operands[0], ir.Imm) else 0
+
+    def op(st: State, m: Mask) -> None:
+        if kind is not None and observer(st) is not None:
+            extra: dict[str, Any] = {"n": n} if kind == EvKind.ASYNC_WAIT else {}
+            emit(st, ins, kind, m, proxy="async", group="wgmma", **extra)
+    return op
+
+
 def b_wgmma(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     """wgmma.mma_async.sync.aligned.m64nNkK.f32.atype.btype d, a, b-desc, scale-d, imm-scale-a, imm-scale-b
     {, imm-trans-a}{, imm-trans-b} (ISA §9.7.15.5.2): .f16/.bf16 (k16) or .tf32 (k8) operands, f32
@@ -410,7 +426,7 @@ def b_wgmma(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     (i&1). Products are summed in f64 and rounded once (as for mma)."""
     mods = ins.mods
     if mods and mods[0] in ("fence", "commit_group", "wait_group"):
-        return lambda st, m: None
+        return _wgmma_sync(ins)
     types = [x for x in mods if x in ("f32", "f16", "bf16", "tf32")]
     shapes = [x for x in mods if x.startswith("m64n")]
     ops = ins.operands
@@ -473,6 +489,13 @@ def b_wgmma(ins: ir.Instruction, dec: Decoding) -> LaneOp:
         b_desc = np.broadcast_to(np.asarray(db(st)).astype(np.uint64), (n,))[first]
         b_addr = np.stack([_smem_offsets(int(x), n_dim, k_dim, bool(trans_b), eb).reshape(-1) for x in b_desc])
         B = load(st, m, b_addr).reshape(nw, n_dim, k_dim)
+        if observer(st) is not None:  # the shared-memory operands are read by the async proxy (ISA §9.7.15.3)
+            act = active_lanes(m, n).reshape(nw, 32)
+            warps = [(st.gtid[32 * w:32 * w + 32][act[w]],
+                      np.concatenate([a_addr[w] if da is not None else np.zeros(0, np.int64), b_addr[w]]))
+                     for w in range(nw) if act[w].any()]
+            emit(st, ins, EvKind.ASYNC_ISSUE, m, space="shared", size=eb, proxy="async", op="wgmma",
+                 group="wgmma", elem=eb, warps=warps)
         D = np.einsum("wik,wjk->wij", A * scale_a, B * scale_b)  # [warp, 16, N]
         acc = np.stack([np.broadcast_to(np.asarray(r(st)), (n,)) for r in rd], axis=-1).reshape(nw, 32, -1)
         keep = np.broadcast_to(np.asarray(keep_d(st)), (n,)).reshape(nw, 32)[:, :1, None]

@@ -1,0 +1,211 @@
+"""The async machinery's events (exec_sim) and rules (verify/async_rules.py) on hand-written kernels:
+cp.async data used before its wait_group, mbarrier waits on a parity that names no phase, a copy
+signalling an mbarrier without expect_tx, and the happens-before edges a TMA copy's mbarrier gives
+its consumers (PTX ISA §9.7.9.25, §9.7.13.15, §8.6). Each bug kernel has a correct twin that must
+give no finding."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ptxkit.exec_sim import parse_arg_specs, parse_text, run_kernel
+from ptxkit.exec_sim.events import EvKind, SimEvent
+from ptxkit.verify.async_rules import async_rules
+from ptxkit.verify.context import Context
+from ptxkit.verify.rules import default_rules
+
+HEAD = ".version 8.0\n.target sm_90a\n.address_size 64\n"
+
+
+def _check(text: str, specs: list[str], block: int = 32) -> tuple[Context, list[SimEvent]]:
+    m = parse_text(HEAD + text, "t.ptx")
+    ctx = Context(block, 1, default_rules() + async_rules())
+    events: list[SimEvent] = []
+
+    def obs(ev: SimEvent) -> None:
+        events.append(ev)
+        ctx.observe(ev)
+    run_kernel(m, None, parse_arg_specs(specs, m.entries()[0], 0), 1, block, 0, observer=obs)
+    ctx.finish()
+    return ctx, events
+
+
+def _line(text: str, needle: str) -> int:
+    return next(i for i, ln in enumerate((HEAD + text).splitlines(), 1) if needle in ln)
+
+
+CP_ASYNC = """
+.visible .entry k(.param .u64 src, .param .u64 out)
+{
+  .reg .pred %p<4>;
+  .reg .b32 %r<10>;
+  .reg .b64 %rd<10>;
+  .shared .align 16 .b8 buf[512];
+  mov.u32 %r1, %tid.x;
+  ld.param.u64 %rd1, [src];
+  ld.param.u64 %rd2, [out];
+  mul.wide.u32 %rd3, %r1, 16;
+  add.u64 %rd4, %rd1, %rd3;
+  mov.u32 %r2, buf;
+  shl.b32 %r3, %r1, 4;
+  add.u32 %r4, %r2, %r3;
+  cp.async.cg.shared.global [%r4], [%rd4], 16;
+  cp.async.commit_group;
+  WAIT
+  ld.shared.u32 %r7, [%r4+4];
+  add.u64 %rd5, %rd2, %rd3;
+  st.global.u32 [%rd5], %r7;
+  ret;
+}
+"""
+
+
+def test_cp_async_read_before_wait_group_is_found():
+    """Each thread reads its own cp.async destination without cp.async.wait_group: the copy is not
+    complete for it (ISA §9.7.9.25.3.2) → a cp-async-wait finding naming the read and the cp.async."""
+    text = CP_ASYNC.replace("WAIT", "")
+    ctx, events = _check(text, ["src=u32[128]:zeros", "out=u32[128]:zeros"])
+    found = [f for f in ctx.findings if f.rule == "cp-async-wait"]
+    assert found and found[0].line == _line(text, "ld.shared.u32") and found[0].other_line == _line(text, "cp.async.cg")
+    assert [e.detail["group"] for e in events if e.kind == EvKind.ASYNC_COMMIT] == ["cp.async"]
+
+
+def test_cp_async_read_after_wait_group_is_clean():
+    ctx, events = _check(CP_ASYNC.replace("WAIT", "cp.async.wait_group 0;"), ["src=u32[128]:zeros",
+                                                                            "out=u32[128]:zeros"])
+    assert not ctx.findings
+    waits = [e for e in events if e.kind == EvKind.ASYNC_WAIT]
+    assert waits and waits[0].detail["n"] == 0 and len(waits[0].lanes) == 32
+    issues = [e for e in events if e.kind == EvKind.ASYNC_ISSUE]
+    assert list(issues[0].addr[:2]) == [0, 16] and issues[0].size == 16  # shared destinations
+
+
+def test_cp_async_read_of_another_threads_data_needs_the_barrier_too():
+    """Thread t reads thread t+1's destination after its own wait_group but without bar.sync: the
+    neighbour's copy is complete for the neighbour only → finding; with bar.sync after the wait: clean."""
+    text = CP_ASYNC.replace("ld.shared.u32 %r7, [%r4+4];", "ld.shared.u32 %r7, [%r4+20];").replace(
+        "buf[512]", "buf[528]")
+    ctx, _ = _check(text.replace("WAIT", "cp.async.wait_group 0;"), ["src=u32[132]:zeros", "out=u32[128]:zeros"])
+    assert any(f.rule == "cp-async-wait" for f in ctx.findings)
+    ctx, _ = _check(text.replace("WAIT", "cp.async.wait_group 0;\n  bar.sync 0;"),
+                    ["src=u32[132]:zeros", "out=u32[128]:zeros"])
+    assert not ctx.findings
+
+
+TMA = """
+.visible .entry k(.param .align 64 .b8 tm[128], .param .u64 out)
+{
+  .reg .pred %p<4>;
+  .reg .b32 %r<20>;
+  .reg .b64 %rd<10>;
+  .shared .align 1024 .b8 box[512];
+  .shared .align 8 .b64 bar;
+  mov.u32 %r1, %tid.x;
+  setp.eq.u32 %p1, %r1, 0;
+  mov.u32 %r2, bar;
+  @%p1 mbarrier.init.shared::cta.b64 [%r2], 1;
+  fence.mbarrier_init.release.cluster;
+  bar.sync 0;
+  mov.u32 %r3, 0;
+  mov.u32 %r5, box;
+  @%p1 ARRIVE
+  @%p1 cp.async.bulk.tensor.2d.shared::cta.global.tile.mbarrier::complete_tx::bytes [%r5], [tm, {%r3, %r3}], [%r2];
+WAIT:
+  mbarrier.try_wait.parity.shared::cta.b64 %p2, [%r2], PARITY;
+  @!%p2 bra WAIT;
+  shl.b32 %r7, %r1, 2;
+  add.u32 %r8, %r5, %r7;
+  ld.shared.u32 %r9, [%r8];
+  ld.param.u64 %rd2, [out];
+  cvt.u64.u32 %rd3, %r7;
+  add.u64 %rd4, %rd2, %rd3;
+  st.global.u32 [%rd4], %r9;
+  bar.sync 0;
+  @%p1 mbarrier.inval.shared::cta.b64 [%r2];
+  ret;
+}
+"""
+GOOD_ARRIVE = "mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r2], 512;"
+SPECS = ["tm=tmap:u32[128]:zeros:dims=32,4:box=32,4", "out=u32[32]:zeros"]
+
+
+def _copy_writes_ordered_before_reads(ctx: Context, events: list[SimEvent]) -> bool:
+    """Every shared read of the box happens after the TMA agent's write of the same bytes (vector
+    clocks of the checker: the write's (agent, epoch) is covered by the reader's clock row)."""
+    a = ctx.acc
+    thread, key, write, ep, sid, proxy = (np.concatenate(x) for x in (a.thread, a.key, a.write, a.ep, a.sid,
+                                                                      a.proxy))
+    agents = thread >= 32
+    ok = True
+    for i in np.flatnonzero(agents & write):
+        readers = np.flatnonzero(~agents & ~write & (key >= key[i]) & (key < key[i] + 4))
+        for j in readers:
+            ok &= bool(ctx.clocks.ordered(np.array([thread[i]]), np.array([ep[i]]), np.array([sid[j]]))[0])
+    assert proxy[agents].max() > 0  # the copy's accesses are the async proxy's
+    return ok
+
+
+def test_tma_consumers_are_ordered_after_the_copy_by_the_mbarrier():
+    text = TMA.replace("ARRIVE", GOOD_ARRIVE).replace("PARITY", "0")
+    ctx, events = _check(text, SPECS)
+    assert not ctx.findings
+    assert _copy_writes_ordered_before_reads(ctx, events)
+    acts = [e.detail["action"] for e in events if e.kind == EvKind.MBAR]
+    assert acts[:3] == ["init", "arrive", "complete_tx"] and "try_wait" in acts and acts[-1] == "inval"
+
+
+def test_mbarrier_wait_on_the_wrong_parity_is_found():
+    """The consumers wait before the producer issues, with try_wait.parity 1 while phase 0 is current:
+    parity 1 names the phase before the first, so the wait returns at once (ISA §9.7.13.15.16) —
+    finding at the try_wait; the reads are then not ordered after the copy. (Waiting on parity 1
+    after phase 0 has completed instead waits for phase 1, which never comes: the simulator's
+    deadlock.)"""
+    lines = TMA.replace("ARRIVE", GOOD_ARRIVE).replace("PARITY", "1").splitlines()
+    i = next(k for k, ln in enumerate(lines) if ln.startswith("WAIT:"))
+    j = next(k for k, ln in enumerate(lines) if "@!%p2 bra WAIT" in ln)
+    a = next(k for k, ln in enumerate(lines) if "@%p1 mbarrier.arrive" in ln)
+    lines = lines[:a] + lines[i:j + 1] + lines[a:i] + lines[j + 1:]  # the wait loop before the producer
+    text = "\n".join(lines)
+    ctx, events = _check(text, SPECS)
+    found = [f for f in ctx.findings if f.rule == "mbarrier-parity"]
+    assert found and found[0].line == _line(text, "mbarrier.try_wait")
+    assert not _copy_writes_ordered_before_reads(ctx, events)
+
+
+def test_arrive_without_expect_tx_is_found():
+    """A plain arrive completes phase 0 before the copy's bytes count (no expect_tx): the copy's
+    complete-tx lands in phase 1 and leaves its tx-count at -512 (ISA §9.7.13.15.2) → mbarrier-tx
+    finding at the copy, naming the arrive; the consumers are not ordered after the copy."""
+    text = TMA.replace("ARRIVE", "mbarrier.arrive.shared::cta.b64 _, [%r2];").replace("PARITY", "0")
+    ctx, events = _check(text, SPECS)
+    found = [f for f in ctx.findings if f.rule == "mbarrier-tx"]
+    assert found and found[0].line == _line(text, "cp.async.bulk.tensor") \
+        and found[0].other_line == _line(text, "mbarrier.arrive.shared")
+    assert not _copy_writes_ordered_before_reads(ctx, events)
+
+
+def _ev(kind: EvKind, lanes: list[int], line: int, **kw) -> SimEvent:
+    detail = kw.pop("detail", {})
+    return SimEvent(kind, line, kw.pop("opcode", kind.value), np.array(lanes), detail=detail, **kw)
+
+
+def test_wgmma_operand_reads_end_at_the_covering_wait_group():
+    """wgmma.mma_async reads its shared operands asynchronously until wgmma.wait_group (ISA §9.7.15.3):
+    a store to the operand before the wait is not ordered after the read (the write-after-read race of
+    a buffer reused too early); after commit_group + wait_group 0 it is."""
+    ctx = Context(32, 1, default_rules() + async_rules())
+    warp = list(range(32))
+    ctx.observe(_ev(EvKind.ASYNC_ISSUE, warp, 10, space="shared", size=2, proxy="async",
+                    detail={"op": "wgmma", "group": "wgmma", "elem": 2,
+                            "warps": [(np.array(warp), np.arange(0, 64, 2))]}))
+    agent = int(np.concatenate(ctx.acc.thread).max())
+    assert agent >= 32  # the reads belong to the wgmma's agent, not to a thread
+
+    def covered(t: int) -> bool:
+        return bool(ctx.clocks.clock_of(t)[agent] >= 2)  # the agent's epoch after its reads is 2
+    assert not covered(0)
+    ctx.observe(_ev(EvKind.ASYNC_COMMIT, warp, 11, proxy="async", detail={"group": "wgmma"}))
+    ctx.observe(_ev(EvKind.ASYNC_WAIT, warp, 12, proxy="async", detail={"group": "wgmma", "n": 1}))
+    assert not covered(0)  # wait_group 1 leaves the most recent group pending
+    ctx.observe(_ev(EvKind.ASYNC_WAIT, warp, 13, proxy="async", detail={"group": "wgmma", "n": 0}))
+    assert covered(0) and covered(31)
