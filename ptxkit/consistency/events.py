@@ -61,7 +61,7 @@ Execution (the candidate the axioms judge)
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Hashable, Iterable, Mapping
+from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Protocol
 
@@ -84,17 +84,6 @@ from ptxkit.consistency.vocab import (
 from ptxkit.ir import Span
 
 INIT = -1  # thread id of the initial writes
-
-
-class _Classification:
-    """A property of an :class:`Event` computed by a vocabulary predicate of its (kind, sem, fence
-    kind), such as :func:`ptxkit.consistency.vocab.is_release`."""
-
-    def __init__(self, pred: Callable[[str, str, str | None], bool]) -> None:
-        self.pred = pred
-
-    def __get__(self, event: Event, owner: type) -> bool:
-        return self.pred(event.kind, event.sem, event.fence_kind)
 
 
 @dataclass(frozen=True)
@@ -143,10 +132,19 @@ class Event:
         """Strong operation (§8.4; :func:`ptxkit.consistency.vocab.is_strong`)."""
         return is_strong(self.kind, self.sem)
 
-    # release / acquire semantics (§8.8), a fence.sc (§8.9.3): the vocabulary's predicates
-    is_release = _Classification(is_release)
-    is_acquire = _Classification(is_acquire)
-    is_fence_sc = _Classification(is_fence_sc)
+    @property
+    def is_release(self) -> bool:
+        """Release semantics (§8.8; :func:`ptxkit.consistency.vocab.is_release`)."""
+        return is_release(self.kind, self.sem, self.fence_kind)
+
+    @property
+    def is_acquire(self) -> bool:
+        """Acquire semantics (§8.8; :func:`ptxkit.consistency.vocab.is_acquire`)."""
+        return is_acquire(self.kind, self.sem, self.fence_kind)
+
+    @property
+    def is_fence_sc(self) -> bool:
+        return is_fence_sc(self.kind, self.sem, self.fence_kind)
 
     @property
     def placement(self) -> Placement:
