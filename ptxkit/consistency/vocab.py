@@ -157,19 +157,20 @@ def is_strong(kind: str, sem: str) -> bool:
 def is_release(kind: str, sem: str, fence_kind: str | None = None) -> bool:
     """Release semantics (§8.8): a write with ``.release``/``.acq_rel`` (``.sc``: see :func:`rmw_split`),
     or a ``fence.release|acq_rel|sc``."""
-    if kind == Kind.W:
-        return sem in _RELEASE
-    if kind == Kind.F:
-        return fence_kind == FenceKind.sem and sem in _RELEASE
-    return False
+    return _carries(kind, sem, fence_kind, Kind.W, _RELEASE)
 
 
 def is_acquire(kind: str, sem: str, fence_kind: str | None = None) -> bool:
     """Acquire semantics (§8.8): a read with ``.acquire``/``.acq_rel``, or a ``fence.acquire|acq_rel|sc``."""
-    if kind == Kind.R:
-        return sem in _ACQUIRE
+    return _carries(kind, sem, fence_kind, Kind.R, _ACQUIRE)
+
+
+def _carries(kind: str, sem: str, fence_kind: str | None, access: Kind, sems: frozenset[Sem]) -> bool:
+    """An ``access`` (the write for release, the read for acquire) or a fence.sem with one of ``sems``."""
+    if kind == access:
+        return sem in sems
     if kind == Kind.F:
-        return fence_kind == FenceKind.sem and sem in _ACQUIRE
+        return fence_kind == FenceKind.sem and sem in sems
     return False
 
 
