@@ -120,6 +120,9 @@ def _sanitize_function(module: ir.Module, fn: ir.Function, report: SanitizeRepor
     bodies = libdevice.recognise(module, fn)
     done = rewrite_function(module, fn, report, names, opts, bodies, reg_types(fn, module))
     write_edits(module, fn, done, names.prefix)
+    for _, lines in done.ctx.helpers.values():  # helper .func definitions precede their caller
+        helper: list[ir.Statement | ir.TopLevel | str] = [*lines]
+        module.insert_before(fn, helper)
     libdevice.report_unrecognised(module, fn, report, {b.end_line for b in bodies})
     libdevice.report_unmarked(fn, report, bodies)
     declare_registers(module, fn, done.ctx.counter, names.prefix)

@@ -125,6 +125,9 @@ class RewriteContext:
         # keyed by those payload names: valid exactly as long as the payload cache, cleared with it
         self.memo: dict[Any, Any] = {}
         self.mma_mode = "shuffle"  # the mma expansion for this function (ptxkit.fpsan.mma.auto_mode)
+        # module-level helper functions this function calls (key -> (name, PTX lines)); the driver
+        # inserts them before the function (ptxkit.fpsan.wgmma: one .func per wgmma form)
+        self.helpers: dict[Any, tuple[str, list[str]]] = {}
         self.labels = 0
 
     # ---------------------------------------------------------------- public helpers

@@ -10,7 +10,7 @@ it also models ``wmma.mma`` (ISA §9.7.14.4), whose fragment layouts the ISA lea
 
 from __future__ import annotations
 
-from ptxkit.fpsan.mma_plan import C_F16, C_F32, CtxEmitter, MmaNotModelled, MmaPlan, operand_regs
+from ptxkit.fpsan.mma_plan import C_F16, C_F32, BlockEmitter, MmaNotModelled, MmaPlan, operand_regs
 from ptxkit.ir import Instruction
 
 # 16-bit payload p (sign-extended) = hi·2^8 + lo with lo = p & 0xff ∈ [0, 255] and hi = p >> 8 (arithmetic)
@@ -191,16 +191,9 @@ def wmma_plan(instr: Instruction) -> tuple[str, str, str, bool, list[list[str]]]
     return layouts[0], layouts[1], shape, tf32, regs
 
 
-def rewrite_wmma(instr: Instruction, ctx) -> bool | str:
-    """``wmma.mma`` with f16 inputs and f32 accumulators through the limb expansion. Its fragment
-    layouts are unspecified, but the limbs are computed per fragment element and the four limb
-    products run through the same wmma with the same layouts, so element i of each D fragment is the
-    exact integer sum for element i of C — whatever the layout. Returns True or the reason."""
-    try:
-        al, bl, shape, tf32, (d_regs, a_regs, b_regs, c_regs) = wmma_plan(instr)
-    except MmaNotModelled as e:
-        return e.reason
-    em = CtxEmitter(ctx)
+def _wmma_body(em, al: str, bl: str, shape: str, tf32: bool, d_regs: list[str], a_regs: list[str],
+               b_regs: list[str], c_regs: list[str]) -> None:
+    """The limb expansion of one ``wmma.mma`` through ``em`` (see :func:`rewrite_wmma`)."""
     if tf32:  # 32-bit payloads: ten limb products (limb_products32), the same for any layout
         op32 = f"wmma.mma.sync.aligned.{al}.{bl}.{shape}.f32.tf32.tf32.f32"
 
@@ -212,7 +205,7 @@ def rewrite_wmma(instr: Instruction, ctx) -> bool | str:
         sums = limb_products32(em, [em.embed_word(r, "f32") for r in a_regs],
                                [em.embed_word(r, "f32") for r in b_regs], 8, run32)
         em.finish(d_regs, [[combine32(em, sums, i, em.embed_word(c, "f32"))] for i, c in enumerate(c_regs)], "f32")
-        return True
+        return
     a_l = [_limbs(em, em.embed_pair(r, "f16")) for r in a_regs]
     b_l = [_limbs(em, em.embed_pair(r, "f16")) for r in b_regs]
     ll, mid, hh = _limb_matmuls(em, f"wmma.mma.sync.aligned.{al}.{bl}.{shape}.f32.f32", a_l, b_l, 8)
@@ -229,4 +222,34 @@ def rewrite_wmma(instr: Instruction, ctx) -> bool | str:
         em.op(f"add.u32 {acc}, {y}, {em.embed_word(c, 'f32')}")
         results.append([acc])
     em.finish(d_regs, results, "f32")
+
+
+def rewrite_wmma(instr: Instruction, ctx) -> bool | str:
+    """``wmma.mma`` with f16 inputs and f32 accumulators through the limb expansion. Its fragment
+    layouts are unspecified, but the limbs are computed per fragment element and the four limb
+    products run through the same wmma with the same layouts, so element i of each D fragment is the
+    exact integer sum for element i of C — whatever the layout. Returns True or the reason.
+
+    The expansion is a helper ``.func`` per wmma form (non-ABI ``.reg`` parameters), called at each
+    wmma: ptxas compiles it once instead of once per call site (ptxas time grows faster than linearly
+    with a function's size: matmul_wmma_v10, 64 wmma.mma, 9 s inlined)."""
+    try:
+        al, bl, shape, tf32, (d_regs, a_regs, b_regs, c_regs) = wmma_plan(instr)
+    except MmaNotModelled as e:
+        return e.reason
+    key = ("wmma", al, bl, shape, tf32)
+    if key not in ctx.helpers:
+        name = ctx.fresh_label() + "_wmma"
+        em = BlockEmitter("%w")
+        outs, ins = [f"%o{j}" for j in range(8)], [f"%i{j}" for j in range(8)]
+        fa, fb = [f"%a{j}" for j in range(len(a_regs))], [f"%b{j}" for j in range(len(b_regs))]
+        _wmma_body(em, al, bl, shape, tf32, outs, fa, fb, ins)
+        params = ", ".join(f".reg .b32 {r}" for r in ins + fa + fb)
+        ctx.helpers[key] = (name, [f".func ({', '.join(f'.reg .b32 {r}' for r in outs)}) {name} ({params})", "{",
+                                   *("\t" + ln for ln in em.text()), "\tret;", "}"])
+    for r in [*a_regs, *b_regs, *c_regs]:  # the call reads their bits: earlier φ⁻¹ tails must stay
+        ctx.bit_reads.append((r, ctx.last_write.get(r)))
+    ctx.emit(f"call.uni ({', '.join(d_regs)}), {ctx.helpers[key][0]}, ({', '.join(c_regs + a_regs + b_regs)})")
+    for r in d_regs:
+        ctx.invalidate(r)
     return True
