@@ -75,7 +75,8 @@ def sanitize_module(module: ir.Module, *, homomorphic_casts: bool = False, atomi
     ``folds``: ``(NAME, FORM)`` pairs stating the source form of LLVM folds the PTX cannot tell
     (``--fold``; ``ptxkit.fpsan.folds``): ``self-add`` (``x*2.0`` or ``x+x``), ``sign-xor`` (a
     sign-bit xor no instruction types: ``-x`` or integer bits), ``neg-cast`` (``(-x).to(T)`` or
-    ``-(x.to(T))``). Without a stated form the default is sanitized and reported as an error.
+    ``-(x.to(T))``), ``half`` (16-bit ops: ``native`` half arithmetic or narrowed ``f32``/``f64``
+    arithmetic on widened halves). Without a stated form the default is sanitized and reported as an error.
     ``sign_xor_as_neg``: the same as ``sign-xor=neg``.
 
     ``mma``: how 16-bit-input float ``mma.sync`` is expanded (``ptxkit.fpsan.mma``): ``shuffle``

@@ -238,3 +238,69 @@ def test_bad_fold_option_is_a_usage_error(tmp_path, capsys):
     assert "--fold" in capsys.readouterr().err
     assert main(["sanitize", str(src), "-o", str(tmp_path / "o.ptx"), "--strict", "--fold", "self-add=mul2"]) == 0
     assert main(["sanitize", str(src), "-o", str(tmp_path / "o.ptx"), "--strict"]) == 2
+
+
+# ------------------------------------------------------------------------------ H: narrowed half arithmetic
+
+def _f16(xs: list[int]) -> np.ndarray:
+    return np.array(xs, np.uint64)
+
+
+def test_half_op_is_reported_and_the_widened_form_can_be_stated():
+    """``mul.f16`` is half arithmetic or LLVM's narrowing of ``(x.to(f32)*y.to(f32)).to(f16)`` (same
+    PTX): half by default, reported; ``half=f32`` is Triton's FPSan of the widened source — ring
+    widening (sign extension), the f32 ring product, Triton's narrowing fold."""
+    text = _kernel("mul.f16 %d, %a, %b;", w=16)
+    a, b = [0x4248, 0xC500, 0x2E66], [0x4500, 0x3C00, 0xB800]  # π, −5, 0.1 (f16) by 5, 1, −0.5
+    half = [int(v) for v in R.float_binop("mul", _f16(a), _f16(b), "f16")]
+    wide = R.float_binop("mul", R.float_cast(_f16(a), "f16", "f32"), R.float_cast(_f16(b), "f16", "f32"), "f32")
+    narrowed = [int(v) for v in R.float_cast(wide, "f32", "f16")]
+    assert half != narrowed
+    out, rep = _run(text, [list(r) for r in zip(a, b)], w=16)
+    assert out == half and {(o, s) for o, s in _items(rep)} == {("mul.f16", "error")}
+    out, rep = _run(text, [list(r) for r in zip(a, b)], w=16, folds=(("half", "f32"),))
+    assert out == narrowed and {(o, s) for o, s in _items(rep)} == {("mul.f16", "note")}
+    out, _ = _run(text, [list(r) for r in zip(a, b)], w=16, folds=(("half", "native"),))
+    assert out == half
+
+
+def test_half_comparison_of_widened_values():
+    """``setp.lt.f16`` of two widened halves compares Triton's f32 values φ⁻¹(sext φ(x)), not the halves."""
+    body = "setp.lt.f16 %p1, %a, %b;\n\tselp.b16 %d, %a, %b, %p1;"
+    a, b = [0x4248, 0x2E66, 0x3C00, 0xC500], [0x2E66, 0x3C00, 0x4000, 0x3C00]  # π·0.1, 0.1·1, 1·2, −5·1
+    wa, wb = (R.float_cast(_f16(v), "f16", "f32").astype(np.uint32).view(np.float32) for v in (a, b))
+    want = [x if lt else y for x, y, lt in zip(a, b, wa < wb)]
+    out, rep = _run(_kernel(body, w=16), [list(r) for r in zip(a, b)], w=16, folds=(("half", "f32"),))
+    assert list(wa < wb) == [True, False, False, True]  # the halves give [False, True, True, True]
+    assert out == want and ("setp.lt.f16", "note") in _items(rep)
+    out, rep = _run(_kernel(body, w=16), [list(r) for r in zip(a, b)], w=16)
+    assert out == [x if x_ < y_ else y for x, y, x_, y_ in zip(a, b, *(_f16(v).astype(np.uint16).view(np.float16)
+                                                                      for v in (a, b)))]
+    assert ("setp.lt.f16", "error") in _items(rep)
+
+
+# ------------------------------------------------------------------------------ on Triton 3.9's own PTX
+
+STATED = [("k_idiom_J_neg_then_narrow", "neg-cast=before"), (3, "neg-cast=after"), (46, "self-add=add"),
+          ("k_neg_f32", "sign-xor=neg"), ("k_idiom_H_mul_f16_via_f32", "half=f32"),
+          ("k_idiom_H_add_bf16_via_f32", "half=f32"), ("k_idiom_H_cmp_f16_via_f32", "half=f32"),
+          ("k_idiom_H_mul_f16_via_f64", "half=f64"), (39, "half=f64")]
+
+
+@pytest.mark.parametrize("key,fold", STATED)
+def test_stated_source_form_is_bit_exact_with_triton(key, fold):
+    """Kernels whose PTX two sources share (tests/test_triton_gen.py: exact-but-reported or reported
+    mismatches by default): with the source form stated, ``sanitize`` equals Triton's FPSan output and
+    the fold's report items are notes."""
+    from ptxkit.corpus.triton_check import TRITON_VERSION, compile_ptx, run_ptx, triton_available
+    from ptxkit.corpus.triton_kernels import generate, idiom_kernels, single_op_matrix
+
+    if triton_available() != TRITON_VERSION:
+        pytest.skip(f"Triton {TRITON_VERSION} not installed")
+    spec = generate(key) if isinstance(key, int) else {k.name: k for k in single_op_matrix() + idiom_kernels()}[key]
+    plain, fpsan = compile_ptx(spec, ""), compile_ptx(spec, "fpsan")
+    name, form = fold.split("=")
+    res = sanitize_text(plain.ptx, "plain.ptx", folds=((name, form),))
+    ours, theirs = run_ptx(spec, plain, res.text, "s.ptx"), run_ptx(spec, fpsan, fpsan.ptx, "f.ptx")
+    assert np.array_equal(ours, theirs), f"{int((ours != theirs).sum())}/{ours.size} differ"
+    assert not [i for i in res.report.errors if f"({name}=" in i.reason]

@@ -31,7 +31,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="state the source form of an LLVM fold the PTX cannot tell (then a note, not an error): "
                         "self-add=mul2|add (add.fT x, x: x*2.0 or x+x), sign-xor=neg|bits (a sign-bit xor "
                         "no instruction types: -x or integer), neg-cast=after|before (the sign xor of a float "
-                        "cvt: -(x.to(T)) or (-x).to(T)); repeatable")
+                        "cvt: -(x.to(T)) or (-x).to(T)), half=native|f32|f64 (16-bit add/sub/mul/setp: half "
+                        "arithmetic or f32/f64 arithmetic on widened halves LLVM narrowed); repeatable")
     p.add_argument("--mma", choices=["shuffle", "limbs", "auto"], default="shuffle",
                    help="float mma.sync expansion: shuffle (integer instructions only, default), limbs "
                         "(exact f16/tf32 mma on 8-bit payload limbs: far less code, much faster ptxas), "

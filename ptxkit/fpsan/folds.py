@@ -18,6 +18,13 @@ states the source form with ``--fold NAME=FORM`` (:data:`FOLD_FORMS`), which mak
 * L ``selp.fT t, -0.0, y, p`` read only by float adds — LLVM's ``p ? x : x + y`` → ``x + (p ? -0.0 : y)``
   (cumsum's combine), −0.0 being IEEE's additive identity but not the ring's (φ(−0.0) = 2^(w−1)):
   the select takes +0.0 (payload 0) instead, which is Triton's ``p ? φ(x) : φ(x) + φ(y)`` (note).
+* H ``add/sub/mul.f16`` (bf16, packed) and ``setp.f16`` — half arithmetic, or f32/f64 arithmetic on
+  widened halves whose result is narrowed back (``(x.to(f32) * y.to(f32)).to(f16)``; InstCombine
+  narrows it, and a comparison of two widened halves): Triton 3.9 gives the same instructions for both
+  (only the debug ``.loc`` and the schedule differ), while the ring differs (a 16-bit ring op against
+  the narrowing fold of the 32/64-bit one). Default ``half=native``; ``f32``/``f64`` sanitize the
+  widened form (sign-extended payloads, the op at that width, Triton's narrowing fold; for
+  ``setp`` a comparison of the widened floats φ⁻¹(sext φ(x))).
 * M ``selp.fT d, NaN, m, p`` with ``m = max/min.fT a, b`` and ``p = setp.nan.fT a, b`` — LLVM's expansion of
   ``llvm.maximum/minimum`` (``propagate_nan=ALL``) where no ``.NaN`` instruction exists (f64): Triton's
   ring max/min decides NaN inputs too, so ``d`` takes ``m`` (note).
@@ -34,6 +41,7 @@ from ptxkit import ir
 from ptxkit.fpsan import ring as R
 from ptxkit.fpsan.casts import _cast_payload as cast_payload
 from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext, guard_text, hexc
+from ptxkit.fpsan.dispatch import rewrite_instruction
 from ptxkit.fpsan.irview import NO_DEST, name_of, regs
 from ptxkit.fpsan.ops import (
     LANE_TYPE,
@@ -171,6 +179,8 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
     ops = instr.operands
     if op == "add" and len(ops) == 3 and isinstance(ops[1], ir.Reg) and ops[1] == ops[2]:
         return _self_add(instr, ctx, opts, ft)
+    if op in ("add", "sub", "mul", "setp") and LANE_TYPE.get(ft, ft) in ("f16", "bf16"):
+        return _half(instr, ctx, opts, ft)
     if op == "mul" and len(ops) == 3 and ft in ("f16", "bf16", "f32", "f64") and _neg_zero(ops[2], ft):
         return _mul_neg_zero(instr, ctx, ft)
     if op == "selp" and len(ops) == 4 and ft in ("f32", "f64"):
@@ -206,6 +216,57 @@ def _self_add(instr: ir.Instruction, ctx: RewriteContext, opts: Options, ft: str
     if not elementwise(instr, ctx, info, compute, nsrc):
         return FoldResult(False, Verdict("add: operand form not modelled"))
     return FoldResult(True, _state(opts, "self-add", _SELF_ADD, form))
+
+
+_HALF = ("16-bit float op: half arithmetic or, with the same PTX, f32/f64 arithmetic on widened halves that "
+         "LLVM narrows because the result is narrowed back (x.to(f32)*y.to(f32)).to(f16), or a comparison of "
+         "two widened halves), which Triton's FPSan computes at the wide width")
+
+
+def _half(instr: ir.Instruction, ctx: RewriteContext, opts: Options, ft: str) -> FoldResult:
+    form = opts.fold("half") or "native"
+    verdict = _state(opts, "half", _HALF, form)
+    if form == "native":
+        if instr.opcode == "setp":
+            return FoldResult(False, Verdict(verdict.reason, verdict.severity))  # a comparison: left native
+        done = rewrite_instruction(instr, ctx, opts.atomics)
+        if done is True:
+            return FoldResult(True, verdict)
+        return FoldResult(False, done if isinstance(done, Verdict) else Verdict(str(done or "not modelled")))
+    ww = 32 if form == "f32" else 64
+    if instr.opcode == "setp":
+        return _widened_setp(instr, ctx, ft, form, verdict)
+    op = {"add": "add.s{w}", "sub": "sub.s{w}", "mul": "mul.lo.s{w}"}[instr.opcode].format(w=ww)
+    lane = LANE_TYPE.get(ft, ft)
+
+    def compute(c: RewriteContext, ps: list[str], w: int, _i: ir.Instruction) -> str:
+        wide = []
+        for p in ps:
+            x = c.fresh(BITS_KIND[ww])
+            c.emit(f"cvt.s{ww}.s16 {x}, {as_reg(c, p, 16)}")
+            wide.append(x)
+        o = c.fresh(BITS_KIND[ww])
+        c.emit(f"{op} {o}, {wide[0]}, {wide[1]}")
+        return cast_payload(c, o, form, lane)
+    if not elementwise(instr, ctx, OpInfo(lane, ft if ft in LANE_TYPE else None), compute, 2):
+        return FoldResult(False, Verdict(f"{instr.opcode}: operand form not modelled"))
+    return FoldResult(True, verdict)
+
+
+def _widened_setp(instr: ir.Instruction, ctx: RewriteContext, ft: str, form: str, verdict: Verdict) -> FoldResult:
+    """``setp.CMP.f16 p, a, b`` as Triton's comparison of the widened floats φ⁻¹_wide(sext φ(a)), …"""
+    ops = instr.operands
+    if ft not in ("f16", "bf16") or len(ops) != 3 or not isinstance(ops[0], ir.Reg) or len(instr.mods) != 2:
+        return FoldResult(False, Verdict(f"setp.{ft}: this comparison form is not modelled for half={form}"))
+    ww = R.ring(form).w
+    wide = []
+    for src in ops[1:]:
+        x = ctx.fresh(BITS_KIND[ww])
+        ctx.emit(f"cvt.s{ww}.s16 {x}, {as_reg(ctx, ctx.embed(src, ft), 16)}")
+        wide.append(ctx.unembed_to_fresh(x, form))
+    ctx.invalidate(ops[0].name)
+    ctx.emit(f"{guard_text(instr.guard)}setp.{instr.mods[0]}.{form} {ops[0].name}, {wide[0]}, {wide[1]}")
+    return FoldResult(True, verdict)
 
 
 _XOR_FLOAT = ("sign-bit xor on a float value (the dataflow shows a float type): LLVM's folded -x, sanitized as "

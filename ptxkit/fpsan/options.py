@@ -12,6 +12,7 @@ FOLD_FORMS: dict[str, tuple[str, ...]] = {
     "self-add": ("mul2", "add"),
     "sign-xor": ("neg", "bits"),
     "neg-cast": ("after", "before"),
+    "half": ("native", "f32", "f64"),
 }
 
 
