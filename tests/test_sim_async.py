@@ -361,3 +361,99 @@ def test_triton_tma_wgmma_matmul_equals_numpy(tmp_path):
     res = run_kernel(m, None, parse_arg_specs(specs, fn, 0), 1, 128, 49176)
     got = res.buffers[out].reshape(64, 64)
     assert np.array_equal(got, (a.astype(np.float64) @ b.astype(np.float64)).astype(np.float32))
+
+
+# ---------------------------------------------------------------------- clusters, mapa, distributed shared memory
+CLUSTER = """
+.visible .entry k(.param .u64 out, .param .u64 sregs)
+{
+  .reg .pred %p<4>;
+  .reg .b32 %r<30>;
+  .reg .b64 %rd<20>;
+  .shared .align 4 .b32 buf[32];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, %cluster_ctarank;
+  mov.u32 %r3, %cluster_nctarank;
+  mov.u32 %r4, %clusterid.x;
+  mov.u32 %r5, %cluster_ctaid.x;
+  mov.u32 %r6, %nclusterid.x;
+  mov.u32 %r7, %ctaid.x;
+  mov.u32 %r8, %is_explicit_cluster;
+  // buf[t] = 1000·ctaid + t in this CTA's shared memory
+  mad.lo.u32 %r9, %r7, 1000, %r1;
+  mov.u32 %r10, buf;
+  shl.b32 %r11, %r1, 2;
+  add.u32 %r12, %r10, %r11;
+  st.shared.u32 [%r12], %r9;
+  barrier.cluster.arrive.release.aligned;
+  barrier.cluster.wait.acquire.aligned;
+  // read buf[31 - t] of the other CTA of the cluster, through a .shared::cluster address and a generic one
+  xor.b32 %r13, %r2, 1;
+  sub.u32 %r14, 31, %r1;
+  shl.b32 %r15, %r14, 2;
+  add.u32 %r16, %r10, %r15;
+  mapa.shared::cluster.u32 %r17, %r16, %r13;
+  ld.shared::cluster.u32 %r18, [%r17];
+  cvta.shared.u64 %rd1, buf;
+  cvt.u64.u32 %rd2, %r15;
+  add.u64 %rd3, %rd1, %rd2;
+  mapa.u64 %rd4, %rd3, %r13;
+  ld.u32 %r19, [%rd4];
+  mapa.shared::cluster.u32 %r20, %r16, %r2;
+  ld.shared::cluster.u32 %r21, [%r20];
+  barrier.cluster.arrive.release.aligned;
+  barrier.cluster.wait.acquire.aligned;
+  // out[g] = (remote, remote via generic, own) ; sregs[g] = (rank, nrank, clusterid, cluster_ctaid, nclusterid, explicit)
+  mad.lo.u32 %r22, %r7, 32, %r1;
+  mul.wide.u32 %rd5, %r22, 12;
+  ld.param.u64 %rd6, [out];
+  add.u64 %rd7, %rd6, %rd5;
+  st.global.u32 [%rd7], %r18;
+  st.global.u32 [%rd7+4], %r19;
+  st.global.u32 [%rd7+8], %r21;
+  mul.wide.u32 %rd8, %r22, 24;
+  ld.param.u64 %rd9, [sregs];
+  add.u64 %rd10, %rd9, %rd8;
+  st.global.v2.u32 [%rd10], {%r2, %r3};
+  st.global.v2.u32 [%rd10+8], {%r4, %r5};
+  st.global.v2.u32 [%rd10+16], {%r6, %r8};
+  ret;
+}
+"""
+
+
+def test_cluster_registers_mapa_and_distributed_shared_memory():
+    """4 CTAs in clusters of 2 (ISA §2.2.2): CTA c is rank c mod 2 of cluster c div 2; %cluster_nctarank
+    2, %nclusterid.x 2, %is_explicit_cluster 1. mapa (§9.7.9.23) of buf[31-t] to the other rank and
+    ld.shared::cluster read what that CTA stored (1000·ctaid' + 31 - t), also through a generic mapa
+    address; mapa to the own rank reads the own buf."""
+    m = parse_text(HEAD + CLUSTER, "t.ptx")
+    args = parse_arg_specs(["out=u32[384]:zeros", "sregs=u32[768]:zeros"], m.entries()[0], 0)
+    res = run_kernel(m, None, args, 4, 32, 0, cluster=(2, 1, 1))
+    out = res.buffers["out"].reshape(4, 32, 3)
+    sregs = res.buffers["sregs"].reshape(4, 32, 6)
+    for c in range(4):
+        other = c ^ 1
+        for t in range(32):
+            assert list(out[c, t]) == [1000 * other + 31 - t, 1000 * other + 31 - t, 1000 * c + 31 - t]
+            assert list(sregs[c, t]) == [c % 2, 2, c // 2, c % 2, 2, 1]
+
+
+def test_cluster_shape_must_tile_the_grid():
+    m = parse_text(HEAD + CLUSTER, "t.ptx")
+    args = parse_arg_specs(["out=u32[384]:zeros", "sregs=u32[768]:zeros"], m.entries()[0], 0)
+    with pytest.raises(UsageError, match="not a multiple"):
+        run_kernel(m, None, args, 3, 32, 0, cluster=(2, 1, 1))
+
+
+def test_cluster_barrier_wait_without_every_arrival_is_a_deadlock():
+    """Thread 0 of the second CTA skips barrier.cluster.arrive: the cluster's phase never completes."""
+    text = CLUSTER.replace("  barrier.cluster.arrive.release.aligned;\n  barrier.cluster.wait.acquire.aligned;\n  // read",
+                           "  setp.ne.u32 %p1, %r22, 32;\n  @%p1 barrier.cluster.arrive.release;\n"
+                           "  barrier.cluster.wait.acquire;\n  // read")
+    text = text.replace("  mov.u32 %r1, %tid.x;\n", "  mov.u32 %r1, %tid.x;\n  mov.u32 %r7, %ctaid.x;\n"
+                        "  mad.lo.u32 %r22, %r7, 32, %r1;\n", 1)
+    m = parse_text(HEAD + text, "t.ptx")
+    args = parse_arg_specs(["out=u32[384]:zeros", "sregs=u32[768]:zeros"], m.entries()[0], 0)
+    with pytest.raises(PtxkitError, match="deadlock.*barrier.cluster"):
+        run_kernel(m, None, args, 2, 32, 0, cluster=(2, 1, 1))

@@ -209,3 +209,34 @@ def test_wgmma_operand_reads_end_at_the_covering_wait_group():
     assert not covered(0)  # wait_group 1 leaves the most recent group pending
     ctx.observe(_ev(EvKind.ASYNC_WAIT, warp, 13, proxy="async", detail={"group": "wgmma", "n": 0}))
     assert covered(0) and covered(31)
+
+
+def test_distributed_shared_memory_reads_name_the_owning_cta():
+    """ld.shared::cluster through a mapa address is reported at the offset in the other CTA's window with
+    detail["cta"] = that CTA (so the checker keys the bytes by their owner), and barrier.cluster.arrive /
+    wait order every CTA's st.shared before the other CTA's remote reads."""
+    from test_sim_async import CLUSTER
+
+    m = parse_text(HEAD + CLUSTER, "t.ptx")
+    ctx = Context(32, 4, default_rules() + async_rules(), cluster_ctas=2)
+    events: list[SimEvent] = []
+
+    def obs(ev: SimEvent) -> None:
+        events.append(ev)
+        ctx.observe(ev)
+    run_kernel(m, None, parse_arg_specs(["out=u32[384]:zeros", "sregs=u32[768]:zeros"], m.entries()[0], 0),
+               4, 32, 0, observer=obs, cluster=(2, 1, 1))
+    ctx.finish()
+    assert not ctx.findings
+    remote = next(e for e in events if e.kind == EvKind.LD and "shared::cluster" in e.opcode)
+    assert remote.space == "shared" and list(remote.detail["cta"][:1]) == [int(remote.lanes[0]) // 32 ^ 1]
+    assert int(remote.addr[0]) == 4 * (31 - int(remote.lanes[0]) % 32)  # buf sits at offset 0
+    stores = [e for e in events if e.kind == EvKind.ST and e.space == "shared"]
+    assert {int(t) for e in stores for t in e.lanes} == set(range(128))
+    # every remote read is ordered after the owner's store by the cluster barrier
+    a = ctx.acc
+    thread, key, write, ep, sid = (np.concatenate(x) for x in (a.thread, a.key, a.write, a.ep, a.sid))
+    reads = np.flatnonzero(~write & (key >= 1 << 62))
+    for j in reads:
+        w = np.flatnonzero(write & (key == key[j]))
+        assert len(w) and all(ctx.clocks.ordered(thread[w], ep[w], np.full(len(w), sid[j])))

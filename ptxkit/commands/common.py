@@ -39,13 +39,17 @@ def shared_bytes(text: str) -> int:
     return v
 
 
-def add_kernel_arguments(p: argparse.ArgumentParser, *, kernel_b: bool = False) -> None:
-    """``--arg NAME=SPEC`` (repeatable), ``--grid``, ``--block``, ``--kernel``, ``--shared``, ``--seed``."""
+def add_kernel_arguments(p: argparse.ArgumentParser, *, kernel_b: bool = False, cluster: bool = False) -> None:
+    """``--arg NAME=SPEC`` (repeatable), ``--grid``, ``--block``, ``--kernel``, ``--shared``, ``--seed``
+    (and ``--cluster`` for the verbs that run clusters)."""
     g = p.add_argument_group("kernel arguments")
     g.add_argument("--arg", action="append", default=[], metavar="NAME=SPEC",
                    help="a kernel parameter: TYPE:VALUE, TYPE[N]:zeros|rand|FILE, or null")
     g.add_argument("--grid", default="1", metavar="X[,Y[,Z]]", help="grid shape (default 1)")
     g.add_argument("--block", default="1", metavar="X[,Y[,Z]]", help="block shape (default 1)")
+    if cluster:
+        g.add_argument("--cluster", default="1", metavar="X[,Y[,Z]]",
+                       help="thread-block cluster shape (sm_90; default 1: every CTA its own cluster)")
     g.add_argument("--kernel", default=None, metavar="NAME", help="the .entry to run (default: the only one)")
     if kernel_b:
         g.add_argument("--kernel-b", default=None, metavar="NAME", help="the .entry of the second file")

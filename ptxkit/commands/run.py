@@ -26,7 +26,7 @@ HELP = "run a kernel on the ptxkit simulator (or on a GPU with --device gpu)"
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", metavar="FILE.ptx", help="the PTX file")
-    add_kernel_arguments(p)
+    add_kernel_arguments(p, cluster=True)
     p.add_argument("--out", metavar="DIR", default=None,
                    help="write every buffer argument to DIR/NAME.bin after the run")
     p.add_argument("--device", choices=["cpu", "gpu"], default="cpu",
@@ -61,10 +61,14 @@ def run(args: argparse.Namespace) -> int:
     module, entry = load_module(args.file, args.kernel, args.sanitize, args.device == "cpu")
     kargs = parse_arg_specs(args.arg, entry, args.seed)
     result: gpu.GpuResult | RunResult
+    cluster = parse_dim(args.cluster, "--cluster")
     if args.device == "gpu":
+        if cluster != (1, 1, 1):
+            raise UsageError("--cluster: clusters run on the simulator only (--device cpu)")
         result = gpu.run_kernel(module, entry.name, kargs, grid, block, args.shared)
     else:
-        result = run_kernel(module, entry.name, kargs, grid, block, args.shared, max_steps=args.max_steps)
+        result = run_kernel(module, entry.name, kargs, grid, block, args.shared, max_steps=args.max_steps,
+                            cluster=cluster)
     out_dir = Path(args.out) if args.out else None
     if out_dir is not None:
         try:

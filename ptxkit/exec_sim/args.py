@@ -13,7 +13,7 @@ import numpy as np
 from ptxkit import ir
 from ptxkit.errors import UsageError
 from ptxkit.exec_sim.floats import bf16_round
-from ptxkit.exec_sim.limits import MAX_BLOCK, MAX_DYNAMIC_SHARED, MAX_GRID, MAX_THREADS_PER_CTA
+from ptxkit.exec_sim.limits import MAX_BLOCK, MAX_CLUSTER_CTAS, MAX_DYNAMIC_SHARED, MAX_GRID, MAX_THREADS_PER_CTA
 from ptxkit.exec_sim.tensormap import DTYPE_CODE, TensorMap, TensorMapError, dense_strides, extent
 from ptxkit.exec_sim.values import decl_size
 from ptxkit.io import check_allocation
@@ -329,6 +329,17 @@ def check_launch(grid: tuple[int, int, int], block: tuple[int, int, int], shared
         raise UsageError(f"--shared {shared}: dynamic shared memory is 0 .. {MAX_DYNAMIC_SHARED} bytes per CTA")
 
 
+def check_cluster(grid: tuple[int, int, int], cluster: tuple[int, int, int]) -> None:
+    """Refuse (UsageError) a cluster shape that does not tile the grid or is over the hardware's size."""
+    size = cluster[0] * cluster[1] * cluster[2]
+    shown = ",".join(map(str, cluster))
+    if min(cluster) < 1 or size > MAX_CLUSTER_CTAS:
+        raise UsageError(f"--cluster {shown}: a cluster has 1 .. {MAX_CLUSTER_CTAS} CTAs, this gives {size}")
+    for axis, g, c in zip("xyz", grid, cluster, strict=True):
+        if g % c:
+            raise UsageError(f"--cluster {shown}: the grid's {axis} = {g} is not a multiple of the cluster's {c}")
+
+
 def parse_dim(text: str, flag: str) -> tuple[int, int, int]:
     """A launch shape ``X[,Y[,Z]]`` (``--grid``/``--block``) → (x, y, z), each ≥ 1 and within the
     hardware limits of that flag (MAX_GRID, MAX_BLOCK)."""
@@ -336,5 +347,9 @@ def parse_dim(text: str, flag: str) -> tuple[int, int, int]:
     if not 1 <= len(parts) <= 3 or not all(re.fullmatch(r"\s*\d{1,12}\s*", x) for x in parts):
         raise UsageError(f"{flag} '{text}': expected X[,Y[,Z]] with positive integers")
     x, y, z = [*(int(v) for v in parts), 1, 1][:3]
+    if "cluster" in flag:
+        if min(x, y, z) < 1 or x * y * z > MAX_CLUSTER_CTAS:
+            raise UsageError(f"{flag} '{text}': a cluster has 1 .. {MAX_CLUSTER_CTAS} CTAs")
+        return x, y, z
     _check_shape("--block" if "block" in flag else "--grid", f"'{text}'", (x, y, z))
     return x, y, z

@@ -480,8 +480,9 @@ def _compile(dec: Decoder, ins: ir.Instruction) -> Op:
     if opc == "call":
         return _call(dec, ins, fname, guard)
     fn = semantics.build(ins, dec)
-    if opc == "mbarrier" and "try_wait" in ins.mods:  # potentially blocking: the scheduler suspends the thread
-        return Op(WAIT, fn, ins, fname, guard)
+    if (opc == "mbarrier" and "try_wait" in ins.mods) or (opc == "barrier" and "cluster" in ins.mods
+                                                          and "wait" in ins.mods):
+        return Op(WAIT, fn, ins, fname, guard)  # potentially blocking: the scheduler suspends the thread
     return Op(NORMAL, fn, ins, fname, guard)
 
 

@@ -9,7 +9,7 @@ import numpy as np
 
 from ptxkit import ir
 from ptxkit.errors import UsageError
-from ptxkit.exec_sim.args import BUFFER_TYPES, KernelArg, check_launch
+from ptxkit.exec_sim.args import BUFFER_TYPES, KernelArg, check_cluster, check_launch
 from ptxkit.exec_sim.decode import Program, decode, encode_init
 from ptxkit.exec_sim.events import Observer
 from ptxkit.exec_sim.machine import Counters, LaneState, run_batch
@@ -72,16 +72,20 @@ def run_kernel(module: ir.Module, kernel: str | None, args: list[KernelArg],
                grid: int | tuple[int, ...] | list[int] = (1, 1, 1),
                block: int | tuple[int, ...] | list[int] = (1, 1, 1), shared_bytes: int = 0, *,
                max_steps: int = DEFAULT_MAX_STEPS, memory: FlatMemory | None = None,
-               observer: Observer | None = None) -> RunResult:
+               observer: Observer | None = None,
+               cluster: int | tuple[int, ...] | list[int] = (1, 1, 1)) -> RunResult:
     """Run ``kernel`` of ``module`` on the simulator; see :class:`RunResult`. ``max_steps`` bounds the
     warp-instructions of the whole launch (BoundExceeded past it); launch shapes beyond the hardware
     limits (``ptxkit.exec_sim.limits``) and memory beyond the budget (``ptxkit.io``) are UsageErrors.
     ``observer`` receives every memory-model event of the run (``exec_sim.events``; lanes are global
-    thread indices: linear ctaid · threads per CTA + linear tid)."""
+    thread indices: linear ctaid · threads per CTA + linear tid). ``cluster`` is the thread-block cluster
+    shape (ISA §2.2.2; it must tile the grid): the CTAs of a cluster run in one batch, rank after rank,
+    so they see each other's shared memory (``mapa``, ``.shared::cluster``)."""
     entry = select_entry(module, kernel)
     prog = program_for(module, entry)
-    grid, block = _dim3(grid), _dim3(block)
+    grid, block, cdim = _dim3(grid), _dim3(block), _dim3(cluster)
     check_launch(grid, block, shared_bytes)
+    check_cluster(grid, cdim)
     if max_steps < 1:
         raise UsageError(f"--max-steps {max_steps}: expected a positive number of warp-instructions")
     nthreads = block[0] * block[1] * block[2]
@@ -134,7 +138,10 @@ def run_kernel(module: ir.Module, kernel: str | None, args: list[KernelArg],
     per_cta = (nthreads + 31) // 32 * 32
     ncta_total = grid[0] * grid[1] * grid[2]
     reg_bytes = sum(np.dtype(dt).itemsize for dt in prog.reg_dtypes) + 64  # + per-lane bookkeeping
+    csize = cdim[0] * cdim[1] * cdim[2]
     per_batch = max(1, min(ncta_total, BATCH_LANES // per_cta, REGISTER_BUDGET // (reg_bytes * per_cta)))
+    per_batch = max(csize, per_batch // csize * csize)  # whole clusters
+    ncl = (grid[0] // cdim[0], grid[1] // cdim[1], grid[2] // cdim[2])
     counters = Counters()
     stdout: list[str] = []
     t_lin = np.arange(per_cta)
@@ -146,10 +153,14 @@ def run_kernel(module: ir.Module, kernel: str | None, args: list[KernelArg],
         k = min(per_batch, ncta_total - first)
         n = k * per_cta
         cta_local = np.repeat(np.arange(k), per_cta)
-        cta_lin = cta_local + first
-        cx = (cta_lin % grid[0]).astype(np.uint32)
-        cy = ((cta_lin // grid[0]) % grid[1]).astype(np.uint32)
-        cz = (cta_lin // (grid[0] * grid[1])).astype(np.uint32)
+        # batch slot g holds rank g % csize of cluster g // csize (ISA §2.2.2: %cluster_ctarank is the
+        # linear %cluster_ctaid); without clusters slot g is CTA g in linear order
+        slot = cta_local + first
+        cl, rank = slot // csize, slot % csize
+        cx = ((cl % ncl[0]) * cdim[0] + rank % cdim[0]).astype(np.uint32)
+        cy = (((cl // ncl[0]) % ncl[1]) * cdim[1] + (rank // cdim[0]) % cdim[1]).astype(np.uint32)
+        cz = ((cl // (ncl[0] * ncl[1])) * cdim[2] + rank // (cdim[0] * cdim[1])).astype(np.uint32)
+        cta_lin = cx.astype(np.int64) + grid[0] * (cy.astype(np.int64) + grid[1] * cz.astype(np.int64))
         mem.setup_batch(k, n, shared_total, prog.local_size, prog.param_size)
         mem.param[:] = np.tile(np.frombuffer(bytes(param_image).ljust(mem.param_size, b"\0")[:mem.param_size],
                                              np.uint8), n)
@@ -161,6 +172,8 @@ def run_kernel(module: ir.Module, kernel: str | None, args: list[KernelArg],
                        stdout=stdout, cc=np.zeros(n, bool))
         st.lanes_per_cta = per_cta
         st.lane_index = np.arange(n, dtype=np.int64)
+        st.cluster = cdim
+        st.cluster_base = cta_local - rank  # the batch slot of rank 0 of each lane's cluster
         if observer is not None:
             st.observer = observer
             st.gtid = cta_lin.astype(np.int64) * nthreads + np.tile(t_lin, k)

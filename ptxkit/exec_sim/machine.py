@@ -66,6 +66,10 @@ class LaneState:
     # blocked waits were last let go unsatisfied (a try_wait may return false after a time limit)
     mbar_epoch: int = 0
     _mbar_timeout_epoch: int = -1
+    # thread-block clusters (ISA §2.2.2): the shape, and per lane the batch slot of its cluster's rank 0
+    # (the CTAs of a cluster occupy consecutive slots, rank after rank)
+    cluster: tuple[int, int, int] = (1, 1, 1)
+    cluster_base: np.ndarray | None = None
 
     def sreg(self, name: str) -> np.ndarray:
         """Special registers (ISA §10): per-lane uint32 (or uint64 for the 64-bit ones)."""
@@ -93,11 +97,13 @@ class LaneState:
             v = ((np.arange(n) % self.lanes_per_cta) // 32).astype(np.uint32)
         elif base == "%nwarpid":
             v = np.full(n, NWARPID, np.uint32)
-        elif base in ("%smid", "%gridid", "%clusterid", "%cluster_ctaid", "%cluster_ctarank",
-                      "%is_explicit_cluster") or base.startswith("%envreg"):
+        elif base in ("%clusterid", "%cluster_ctaid", "%cluster_ctarank", "%nclusterid", "%cluster_nctaid",
+                      "%cluster_nctarank", "%is_explicit_cluster"):
+            v = self._cluster_sreg(base, axis)
+        elif base == "%smid" or base == "%gridid" or base.startswith("%envreg"):
             v = np.zeros(n, np.uint32)
-        elif base in ("%nsmid", "%nclusterid", "%cluster_nctaid", "%cluster_nctarank"):
-            v = np.full(n, 1 if base != "%nsmid" else 132, np.uint32)
+        elif base == "%nsmid":
+            v = np.full(n, 132, np.uint32)
         elif base == "%lanemask_eq":
             v = (np.uint32(1) << lane).astype(np.uint32)
         elif base == "%lanemask_lt":
@@ -116,6 +122,26 @@ class LaneState:
             v = np.zeros(n, np.uint32)
         self._sregs[name] = v
         return v
+
+    def _cluster_sreg(self, base: str, axis: int) -> np.ndarray:
+        """%clusterid, %nclusterid, %cluster_ctaid, %cluster_nctaid, %cluster_ctarank, %cluster_nctarank,
+        %is_explicit_cluster (ISA §10.21-27): a launch without a cluster shape runs every CTA as a
+        cluster of one (not explicit)."""
+        n, c = self.n, self.cluster
+        if base == "%is_explicit_cluster":
+            return np.full(n, c != (1, 1, 1), np.uint32)
+        if base == "%cluster_nctarank":
+            return np.full(n, c[0] * c[1] * c[2], np.uint32)
+        if base == "%cluster_nctaid":
+            return np.full(n, c[axis], np.uint32)
+        if base == "%nclusterid":
+            return np.full(n, self.nctaid[axis] // c[axis], np.uint32)
+        if base == "%clusterid":
+            return (self.ctaid[axis] // np.uint32(c[axis])).astype(np.uint32)
+        local = [self.ctaid[i] % np.uint32(c[i]) for i in range(3)]
+        if base == "%cluster_ctaid":
+            return local[axis].astype(np.uint32)
+        return (local[0] + c[0] * (local[1] + c[1] * local[2])).astype(np.uint32)  # %cluster_ctarank
 
 
 class Deadlock(PtxkitError):
@@ -232,7 +258,7 @@ def run_batch(prog: Program, st: LaneState, counters: Counters, max_steps: int) 
                         continue
                     if exited.all():
                         break
-                    if _time_out(st, waiting, bar_id):
+                    if _time_out(st, waiting, bar_id, code, lane_pc):
                         continue
                     lane = int(np.argmax(waiting))
                     raise _located(prog, code[int(lane_pc[lane]) - 1], _deadlock_msg(st, lane, bar_id, code, lane_pc),
@@ -386,10 +412,13 @@ def _passes(op: Op, st: LaneState, m: np.ndarray) -> np.ndarray:
     return cast(Callable[[LaneState, np.ndarray], np.ndarray], op.fn)(st, m)
 
 
-def _time_out(st: LaneState, waiting: np.ndarray, bar_id: np.ndarray) -> bool:
+def _time_out(st: LaneState, waiting: np.ndarray, bar_id: np.ndarray, code: list[Op], lane_pc: np.ndarray) -> bool:
     """Nothing can run: let the blocked try_waits return false (the ISA's time limit), once per state of
     the mbarriers — a thread may have work to do before its phase can complete. True if any were."""
     mb = waiting & (bar_id == -1)
+    if mb.any():
+        may = np.array([getattr(code[p - 1].fn, "may_time_out", False) for p in lane_pc[mb].tolist()], bool)
+        mb[np.flatnonzero(mb)[~may]] = False
     if not mb.any() or st._mbar_timeout_epoch == st.mbar_epoch:
         return False
     st._mbar_timeout_epoch = st.mbar_epoch
@@ -402,7 +431,7 @@ def _deadlock_msg(st: LaneState, lane: int, bar_id: np.ndarray, code: list[Op], 
         return f"deadlock: {_thread_desc(st, lane)} waits at a barrier that not enough threads of its CTA reach"
     describe = getattr(code[int(lane_pc[lane]) - 1].fn, "describe", None)
     what = f" ({describe(st, lane)})" if describe is not None else ""
-    return (f"deadlock: {_thread_desc(st, lane)} waits on an mbarrier phase that can never complete{what}: "
+    return (f"deadlock: {_thread_desc(st, lane)} waits for a barrier phase that can never complete{what}: "
             "no thread of the launch can run any more (each has exited or waits)")
 
 

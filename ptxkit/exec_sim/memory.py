@@ -34,6 +34,7 @@ CONST_WINDOW = 0x3000_0000_0000
 PARAM_WINDOW = 0x4000_0000_0000  # kernel parameters seen through generic addresses (cvta.param, ISA §5.1.6.1)
 WINDOW_SIZE = 0x0100_0000_0000
 _GAP = 256
+CLUSTER_SHIFT = 24  # .shared::cluster addresses: (rank + 1) << 24 | offset (see cluster_address)
 
 UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 _SHIFT = {1: 0, 2: 1, 4: 2, 8: 3, 16: 4}
@@ -58,6 +59,53 @@ class Memory(Protocol):
 
     def atomic(self, space: str, op: str, typ: str, addr: np.ndarray, size: int, a: np.ndarray,
                b: np.ndarray | None, mask, ctx) -> np.ndarray: ...
+
+
+def cluster_address(rank: np.ndarray, offset: np.ndarray) -> np.ndarray:
+    """The ``.shared::cluster`` address of byte ``offset`` of the shared window of the cluster's CTA
+    ``rank`` (what ``mapa`` returns; ISA §5.1.5.1). The simulator's encoding: (rank + 1) << 24 | offset —
+    an address below 2^24 is one of the executing CTA's own (a ``.shared::cta`` address is a valid
+    ``.shared::cluster`` address of the executing CTA, ISA §6.4.1)."""
+    return ((rank.astype(np.uint64) + np.uint64(1)) << np.uint64(CLUSTER_SHIFT)) | \
+        (offset.astype(np.uint64) & np.uint64((1 << CLUSTER_SHIFT) - 1))
+
+
+def cluster_slots(st, lanes: np.ndarray, off: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(batch CTA slot, offset in its window) of the shared offsets or ``.shared::cluster`` addresses
+    ``off`` used by ``lanes`` of the machine state ``st``."""
+    slots = np.asarray(st.cta_of_lane)[lanes].astype(np.int64)
+    off = off.astype(np.uint64)
+    remote = off >= np.uint64(1 << CLUSTER_SHIFT)
+    if remote.any():
+        base = getattr(st, "cluster_base", None)
+        if base is not None:
+            rank = (off >> np.uint64(CLUSTER_SHIFT)).astype(np.int64) - 1
+            slots = np.where(remote, np.asarray(base)[lanes] + rank, slots)
+        off = off & np.uint64((1 << CLUSTER_SHIFT) - 1)
+    return slots, off
+
+
+def global_ctas(st, slots: np.ndarray) -> np.ndarray:
+    """Launch-wide linear CTA ids of batch slots of the machine state ``st``."""
+    first = slots * st.lanes_per_cta
+    gx, gy, _ = st.nctaid
+    return (st.ctaid[0][first].astype(np.int64) + gx * (st.ctaid[1][first].astype(np.int64)
+                                                        + gy * st.ctaid[2][first].astype(np.int64)))
+
+
+def _cluster_target(ctx, a: np.ndarray, lanes: np.ndarray, owner: np.ndarray, remote: np.ndarray,
+                    size: int) -> tuple[np.ndarray, np.ndarray]:
+    """Offsets and owning batch CTAs of ``.shared::cluster`` addresses (see :func:`cluster_address`)."""
+    rank = (a >> np.uint64(CLUSTER_SHIFT)).astype(np.int64) - 1
+    c = getattr(ctx, "cluster", (1, 1, 1))
+    base = getattr(ctx, "cluster_base", None)
+    bad = remote & ((rank >= c[0] * c[1] * c[2]) | (base is None and rank > 0))
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise MemoryFault("out-of-bounds", "shared::cluster", int(lanes[i]), int(a[i]), size)
+    if base is not None:
+        owner = np.where(remote, base[lanes] + rank, owner)
+    return a & np.uint64((1 << CLUSTER_SHIFT) - 1), owner
 
 
 @dataclass
@@ -182,8 +230,12 @@ class FlatMemory:
         if space == "global":
             return self._global, self._global_index(a, size, lanes), lanes
         if space == "shared":
+            owner = ctx.cta_of_lane[lanes]
+            remote = a >= np.uint64(1 << CLUSTER_SHIFT)
+            if remote.any():
+                a, owner = _cluster_target(ctx, a, lanes, owner, remote, size)
             return self._windowed(self.shared, _pad8(max(self.shared_size, 1)), self.shared_size,
-                                  a, size, lanes, ctx.cta_of_lane[lanes], "shared")
+                                  a, size, lanes, owner, "shared")
         if space == "local":
             return self._windowed(self.local, self.local_size, self.local_size, a, size, lanes, lanes, "local")
         if space == "param":

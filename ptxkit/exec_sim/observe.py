@@ -14,7 +14,15 @@ import numpy as np
 
 from ptxkit import ir
 from ptxkit.exec_sim.events import EvKind, SimEvent
-from ptxkit.exec_sim.memory import CONST_WINDOW, LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE
+from ptxkit.exec_sim.memory import (
+    CLUSTER_SHIFT,
+    CONST_WINDOW,
+    LOCAL_WINDOW,
+    SHARED_WINDOW,
+    WINDOW_SIZE,
+    cluster_slots,
+    global_ctas,
+)
 
 _SEMS = ("weak", "relaxed", "acquire", "release", "acq_rel", "sc", "volatile", "mmio")
 _SCOPES = ("cta", "cluster", "gpu", "sys")
@@ -91,7 +99,11 @@ def report(st: Any, kind: EvKind, info: AccessInfo, space: str, addr: Any, size:
     else:
         parts.append((space, np.ones(len(a), bool), a))
     for sp, sel, aa in parts:
-        d = {"col": info.col}
+        d: dict[str, Any] = {"col": info.col}
+        if sp == "shared" and (aa >= np.uint64(1 << CLUSTER_SHIFT)).any():
+            # .shared::cluster addresses (mapa): the owning CTA of each byte, and its offset
+            slots, aa = cluster_slots(st, lanes[sel], aa)
+            d["cta"] = global_ctas(st, slots)
         if detail:
             d.update({k: (v[sel] if isinstance(v, np.ndarray) and v.shape == sel.shape else v)
                       for k, v in detail.items()})

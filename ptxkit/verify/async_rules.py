@@ -21,6 +21,9 @@ so they race with whatever is not ordered after the copy's completion.
   (``cp.async.bulk*``, async proxy) record their reads and writes with proxy ``async`` (a generic
   access paired with one needs ``fence.proxy.async``, §8.6.2) and complete through their mbarrier
   (above) or at the ``cp.async.bulk.wait_group`` covering their bulk async-group.
+
+``barrier.cluster.arrive``/``wait`` (§9.7.13.3) are reported as MBAR events of a pseudo-barrier per
+cluster and synchronize like an mbarrier phase.
 """
 
 from __future__ import annotations
@@ -94,14 +97,15 @@ class MbarrierRule:
         act = ev.detail.get("action")
         col = int(ev.detail.get("col", 0))
         clocks = ctx.clocks
+        ctas = ev.detail.get("cta")
         for i, (t, off) in enumerate(zip(ev.lanes.tolist(), ev.addr.tolist())):
-            key = _key(ctx, t, off)
+            key = (int(ctas[i]), int(off)) if ctas is not None else _key(ctx, t, off)
             if act == "init":
                 self.bars[key] = _Barrier()
                 continue
             bar = self.bars.setdefault(key, _Barrier())
             phase = _at(ev.detail.get("phase_no"), i, 0)
-            if act in ("arrive", "complete_tx", "cp_async_arrive", "expect_tx"):
+            if act in ("arrive", "complete_tx", "cp_async_arrive", "expect_tx", "cluster_arrive"):
                 if act == "complete_tx" and ev.proxy == "async":
                     src = self.copies.last_copy.pop(t, None)
                     who = np.array([src.agent if src is not None else t])
@@ -112,7 +116,7 @@ class MbarrierRule:
                 if act != "expect_tx" and not (act == "arrive" and ev.sem == "relaxed"):
                     r = clocks.new_row(clocks.joined(who))
                     bar.row[phase] = clocks.join_rows(bar.row.get(phase, 0), r)
-                    if act in ("arrive", "cp_async_arrive"):
+                    if act in ("arrive", "cp_async_arrive", "cluster_arrive"):
                         clocks.ep[t] += 1  # later accesses of the arriving thread are not released
                 tx = int(_at(ev.detail.get("tx"), i, 0))
                 if act == "complete_tx":
@@ -125,7 +129,7 @@ class MbarrierRule:
                     bar.done_line = (ev.line, col)
                     if bar.tx == 0:
                         bar.tx_line = (0, 0)
-            elif act in ("test_wait", "try_wait"):
+            elif act in ("test_wait", "try_wait", "cluster_wait"):
                 if phase < 0:
                     ctx.finding(Finding("mbarrier-parity",
                                         f"{act} of the mbarrier at shared 0x{off:x} (CTA {key[0]}) waits for "

@@ -19,9 +19,17 @@ import numpy as np
 
 from ptxkit import ir
 from ptxkit.exec_sim.events import EvKind
-from ptxkit.exec_sim.memory import UINT
+from ptxkit.exec_sim.memory import UINT, global_ctas
 from ptxkit.exec_sim.semantics.common import Decoding, LaneOp, Mask, Reader, State, Unsupported
-from ptxkit.exec_sim.semantics.mbarrier import MbarError, bump_epoch, phase_index, rmw, shared_offset, update
+from ptxkit.exec_sim.semantics.mbarrier import (
+    MbarError,
+    bump_epoch,
+    locate,
+    phase_index,
+    rmw,
+    shared_offset,
+    update,
+)
 from ptxkit.exec_sim.semantics.report import emit, global_lanes, observer
 from ptxkit.exec_sim.semantics.tensor import swizzle
 from ptxkit.exec_sim.tensormap import SIZE as TMAP_SIZE
@@ -66,18 +74,20 @@ def _group_op(ins: ir.Instruction, dec: Decoding, kind: EvKind, group: str) -> L
     return op
 
 
-def _one(ctx_n: int, cta: int, lane: int) -> SimpleNamespace:
-    """A memory context of ``ctx_n`` slots that all belong to the issuing lane's CTA (the bulk copies
-    move many elements for one thread)."""
-    return SimpleNamespace(n=ctx_n, cta_of_lane=np.full(ctx_n, cta, np.int64),
-                           lane_index=np.full(ctx_n, lane, np.int64))
+def _one(st: State, ctx_n: int, lane: int) -> SimpleNamespace:
+    """A memory context of ``ctx_n`` slots that all act for thread ``lane`` (its CTA, its cluster): the
+    bulk copies move many elements for one thread."""
+    base = getattr(st, "cluster_base", None)
+    return SimpleNamespace(n=ctx_n, cta_of_lane=np.full(ctx_n, int(st.cta_of_lane[lane]), np.int64),
+                           lane_index=np.full(ctx_n, lane, np.int64), cluster=getattr(st, "cluster", (1, 1, 1)),
+                           cluster_base=None if base is None else np.full(ctx_n, int(base[lane]), np.int64))
 
 
 def _copy(st: State, lane: int, src_space: str, src: np.ndarray, dst_space: str, dst: np.ndarray, size: int,
           ok: np.ndarray | None = None, fill: bool = True) -> None:
     """Copy elements of ``size`` bytes from ``src[i]`` to ``dst[i]`` for thread ``lane``; elements not
     ``ok`` are read as zero (``fill``) or not written at all."""
-    ctx = _one(len(src), int(st.cta_of_lane[lane]), lane)
+    ctx = _one(st, len(src), lane)
     mask = None if ok is None or ok.all() else ok
     if mask is not None and not mask.any():
         if not fill:
@@ -107,11 +117,11 @@ def _complete_tx(st: State, ins: ir.Instruction, dec: Decoding, lane: int, mbar:
         raise dec.error(f"complete_tx of {nbytes} bytes: the mbarrier address 0x{mbar:x} {e}", ins) from None
     bump_epoch(st)
     if observer(st) is not None:
-        off = int(shared_offset(np.array([mbar], np.uint64), space)[0])
-        idx = phase_index(st, int(st.cta_of_lane[lane]), off, int(done[0]))
-        emit(st, ins, EvKind.MBAR, one, space="shared", addr=np.array([off], np.uint64), size=8, sem="relaxed",
-             scope="cta", proxy="async", action="complete_tx", tx=np.array([nbytes]), completed=np.array(done),
-             phase_no=np.array([idx]))
+        slots, offs = locate(st, space, np.array([mbar], np.uint64), np.array([lane]))
+        idx = phase_index(st, int(slots[0]), int(offs[0]), int(done[0]))
+        emit(st, ins, EvKind.MBAR, one, space="shared", addr=offs, size=8, sem="relaxed", scope="cta",
+             proxy="async", action="complete_tx", tx=np.array([nbytes]), completed=np.array(done),
+             phase_no=np.array([idx]), cta=global_ctas(st, slots))
 
 
 def _lanes(x: object, n: int) -> np.ndarray:
@@ -175,12 +185,13 @@ def _cp_async_arrive(ins: ir.Instruction, dec: Decoding) -> LaneOp:
                 raise dec.error(f"cp.async.mbarrier.arrive: {e}", ins) from None
             bump_epoch(st)
         if observer(st) is not None:
-            sel = np.ones(st.n, bool) if m is None else m
-            offs = shared_offset(a[sel], space)
-            idx = [phase_index(st, int(st.cta_of_lane[lane]), off, int(done[lane]))
-                   for lane, off in zip(np.flatnonzero(sel).tolist(), offs.tolist())]
+            lanes = np.arange(st.n) if m is None else np.flatnonzero(m)
+            slots, offs = locate(st, space, a[lanes], lanes)
+            idx = [phase_index(st, slot, off, int(done[lane]))
+                   for lane, slot, off in zip(lanes.tolist(), slots.tolist(), offs.tolist())]
             emit(st, ins, EvKind.MBAR, m, space="shared", addr=offs, size=8, sem="release", scope="cta",
-                 action="cp_async_arrive", noinc=noinc, phase_no=np.array(idx), completed=done[sel].astype(bool))
+                 action="cp_async_arrive", noinc=noinc, phase_no=np.array(idx), completed=done[lanes].astype(bool),
+                 cta=global_ctas(st, slots))
     return op
 
 
@@ -230,7 +241,7 @@ def _bulk(ins: ir.Instruction, dec: Decoding) -> LaneOp:
 
 # ---------------------------------------------------------------------- cp.async.bulk.tensor (§9.7.9.25.5)
 def _read_tensormap(st: State, ins: ir.Instruction, dec: Decoding, lane: int, space: str, addr: int) -> TensorMap:
-    ctx = _one(TMAP_SIZE // 8, int(st.cta_of_lane[lane]), lane)
+    ctx = _one(st, TMAP_SIZE // 8, lane)
     words = st.mem.load(space, np.uint64(addr) + np.arange(0, TMAP_SIZE, 8, dtype=np.uint64), 8, None, ctx)
     try:
         return TensorMap.decode(words.astype("<u8").tobytes())

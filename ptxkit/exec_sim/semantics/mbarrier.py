@@ -25,7 +25,7 @@ import numpy as np
 from ptxkit import ir
 from ptxkit.errors import PtxkitError
 from ptxkit.exec_sim.events import EvKind
-from ptxkit.exec_sim.memory import SHARED_WINDOW, WINDOW_SIZE
+from ptxkit.exec_sim.memory import SHARED_WINDOW, WINDOW_SIZE, cluster_slots, global_ctas
 from ptxkit.exec_sim.semantics.common import Decoding, LaneOp, Mask, Reader, State, Unsupported, space_of
 from ptxkit.exec_sim.semantics.report import emit, observer, sem_scope
 
@@ -84,6 +84,12 @@ def shared_offset(addr: np.ndarray, space: str) -> np.ndarray:
     return a
 
 
+def locate(st: State, space: str, addr: np.ndarray, lanes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(batch CTA slot, shared offset) of the shared/generic addresses ``addr`` used by ``lanes`` — a
+    ``.shared::cluster`` address (memory.cluster_address) names another CTA of the cluster."""
+    return cluster_slots(st, lanes, shared_offset(addr, space))
+
+
 def rmw(st: State, space: str, addr: np.ndarray, m: Mask,
         fn: Callable[[int, int], tuple[int, int]]) -> np.ndarray:
     """Read-modify-write the mbarrier words at ``addr`` for the lanes of ``m``, one lane after another:
@@ -94,9 +100,10 @@ def rmw(st: State, space: str, addr: np.ndarray, m: Mask,
     cur: dict[tuple[int, int], int] = {}
     writer: dict[tuple[int, int], int] = {}
     out = np.zeros(n, np.uint64)
-    cta = st.cta_of_lane
-    for lane in np.flatnonzero(act).tolist():
-        key = (int(cta[lane]), int(addr[lane]))
+    lanes = np.flatnonzero(act)
+    slots, offs = locate(st, space, addr[lanes], lanes)
+    for lane, slot, off in zip(lanes.tolist(), slots.tolist(), offs.tolist()):
+        key = (slot, off)
         new, res = fn(cur.get(key, int(words[lane])), lane)
         cur[key] = new
         writer.setdefault(key, lane)
@@ -148,8 +155,6 @@ def b_mbarrier(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     if not mods:
         raise Unsupported()
     action = mods[0]
-    if "shared::cluster" in mods:
-        raise Unsupported(f"{dec.spelling(ins)} (a cluster's remote mbarrier)")
     ops = ins.operands
 
     def fail(st: State, lane: int, addr: np.ndarray, e: MbarError) -> PtxkitError:
@@ -178,9 +183,10 @@ def b_mbarrier(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     def report(st: State, m: Mask, a: np.ndarray, act: str, ev_sem: str, **detail: Any) -> None:
         if observer(st) is None:
             return
-        sel = np.ones(st.n, bool) if m is None else m
-        emit(st, ins, EvKind.MBAR, m, space="shared", addr=shared_offset(a[sel], space), size=8,
-             sem=ev_sem, scope=scope or "cta", action=act, **detail)
+        lanes = np.arange(st.n) if m is None else np.flatnonzero(m)
+        slots, offs = locate(st, space, a[lanes], lanes)
+        emit(st, ins, EvKind.MBAR, m, space="shared", addr=offs, size=8, sem=ev_sem, scope=scope or "cta",
+             action=act, cta=global_ctas(st, slots), **detail)
 
     if action == "init":
         cnt = dec.src(ops[1], "u32")
@@ -196,9 +202,9 @@ def b_mbarrier(ins: ir.Instruction, dec: Decoding) -> LaneOp:
             _, a = run(st, m, fn)
             bump_epoch(st)
             if observer(st) is not None:
-                sel = np.ones(st.n, bool) if m is None else m
-                for lane, off in zip(np.flatnonzero(sel).tolist(), shared_offset(a[sel], space).tolist()):
-                    st.__dict__.setdefault("_mbar_phases", {})[(int(st.cta_of_lane[lane]), off)] = 0
+                lanes = np.arange(st.n) if m is None else np.flatnonzero(m)
+                for slot, off in zip(*(x.tolist() for x in locate(st, space, a[lanes], lanes))):
+                    st.__dict__.setdefault("_mbar_phases", {})[(slot, off)] = 0
             report(st, m, a, "init", "weak", count=c[np.ones(st.n, bool) if m is None else m].copy())
         return init
     if action == "inval":
@@ -261,10 +267,9 @@ def _arrive(ins: ir.Instruction, dec: Decoding, action: str, addr_r: Reader, spa
         if observer(st) is not None:
             sel = np.ones(st.n, bool) if m is None else m
             lanes = np.flatnonzero(sel)
-            offs = shared_offset(a[sel], space)
-            idx = []
-            for lane, off in zip(lanes.tolist(), offs.tolist()):
-                idx.append(phase_index(st, int(st.cta_of_lane[lane]), off, int(completed[lane])))
+            slots, offs = locate(st, space, a[sel], lanes)
+            idx = [phase_index(st, slot, off, int(completed[lane]))
+                   for lane, slot, off in zip(lanes.tolist(), slots.tolist(), offs.tolist())]
             report(st, m, a, "arrive", sem, drop=drop, count=(np.ones(len(lanes), np.int64) if expect or e is None
                                                                else e[sel].copy()),
                    tx=(e[sel].copy() if expect and e is not None else np.zeros(len(lanes), np.int64)),
@@ -298,9 +303,8 @@ def _wait(ins: ir.Instruction, dec: Decoding, action: str, addr_r: Reader, run: 
         ok = sel & done
         if ok.any() and observer(st) is not None:
             lanes = np.flatnonzero(ok)
-            offs = shared_offset(a[ok], space)
-            idx = [phase_index(st, int(st.cta_of_lane[lane]), off) - 1
-                   for lane, off in zip(lanes.tolist(), offs.tolist())]
+            slots, offs = locate(st, space, a[ok], lanes)
+            idx = [phase_index(st, slot, off) - 1 for slot, off in zip(slots.tolist(), offs.tolist())]
             report(st, ok, a, action, sem if sem != "weak" else "acquire",
                    phase=(want[ok] & np.uint64(1)).astype(np.int64), phase_no=np.array(idx))
         return done
@@ -313,7 +317,84 @@ def _wait(ins: ir.Instruction, dec: Decoding, action: str, addr_r: Reader, run: 
         pending, _, tx, phase, _ = unpack(word)
         t = int(np.broadcast_to(np.asarray(tok(st)).astype(np.uint64), (st.n,))[lane])
         want = t & 1 if parity else t >> 63
-        return (f"{action} at shared 0x{int(shared_offset(a[one], space)[0]):x} for the phase of parity {want}; "
+        where = int(shared_offset(a[one], space)[0])
+        return (f"mbarrier.{action} at shared 0x{where:x} for the phase of parity {want}; "
                 f"its current phase (parity {phase}) has {pending} pending arrival(s) and tx-count {tx}")
     setattr(wait, "describe", describe)  # noqa: B010 (the scheduler's deadlock report asks for it)
+    setattr(wait, "may_time_out", action == "try_wait")  # noqa: B010 (the ISA's time limit of try_wait)
     return wait  # type: ignore[return-value]  # a WAIT op's closure returns the lanes it lets pass
+
+
+def b_barrier_cluster(ins: ir.Instruction, dec: Decoding) -> LaneOp:
+    """barrier.cluster.arrive{.release,.relaxed}{.aligned} / barrier.cluster.wait{.acquire}{.aligned}
+    (ISA §9.7.13.3): a thread arrives on the current phase of its cluster's barrier, and ``wait`` lets
+    it pass once every non-exited thread of the cluster has arrived on that phase (the machine runs
+    ``wait`` as a WAIT op, like try_wait). Reported as MBAR events of action cluster_arrive /
+    cluster_wait on a pseudo-barrier (``cta`` = −1 − the cluster's rank-0 CTA, address 0)."""
+    mods = ins.mods
+    wait = "wait" in mods
+    if "cluster" not in mods or (not wait and "arrive" not in mods):
+        raise Unsupported()
+    sem = "acquire" if wait else ("relaxed" if "relaxed" in mods else "release")
+
+    def state(st: State) -> tuple[dict[int, list[int]], np.ndarray]:
+        d = st.__dict__
+        if "_cbar_lane" not in d:
+            d["_cbar"] = {}
+            d["_cbar_lane"] = np.full(st.n, -1, np.int64)
+        return d["_cbar"], d["_cbar_lane"]
+
+    def bases(st: State) -> np.ndarray:
+        base = getattr(st, "cluster_base", None)
+        return np.asarray(st.cta_of_lane if base is None else base, np.int64)
+
+    def settle(st: State, table: dict[int, list[int]], b: int) -> None:
+        """Complete the phase of cluster ``b`` once every live thread of it has arrived."""
+        live = int(((bases(st) == b) & ~st.exited).sum())
+        entry = table.setdefault(b, [0, 0])
+        if entry[0] >= live:
+            entry[0] = 0
+            entry[1] += 1
+            bump_epoch(st)
+
+    def report(st: State, m: Mask, act: str, phase: np.ndarray) -> None:
+        lanes = np.arange(st.n) if m is None else np.flatnonzero(m)
+        first = global_ctas(st, bases(st)[lanes])
+        emit(st, ins, EvKind.MBAR, m, space="shared", addr=np.zeros(len(lanes), np.uint64), size=8, sem=sem,
+             scope="cluster", action=act, cta=-1 - first, phase_no=phase)
+
+    if not wait:
+        def arrive(st: State, m: Mask) -> None:
+            table, lane_phase = state(st)
+            lanes = np.arange(st.n) if m is None else np.flatnonzero(m)
+            b_of = bases(st)
+            for lane in lanes.tolist():
+                entry = table.setdefault(int(b_of[lane]), [0, 0])
+                lane_phase[lane] = entry[1]
+                entry[0] += 1
+            for b in np.unique(b_of[lanes]).tolist():
+                settle(st, table, b)
+            if observer(st) is not None:
+                report(st, m, "cluster_arrive", lane_phase[lanes].copy())
+        return arrive
+
+    def wait_op(st: State, m: Mask) -> np.ndarray:
+        table, lane_phase = state(st)
+        act = np.ones(st.n, bool) if m is None else m
+        b_of = bases(st)
+        for b in np.unique(b_of[act]).tolist():
+            settle(st, table, b)
+        done = np.zeros(st.n, bool)
+        for lane in np.flatnonzero(act).tolist():
+            current = table.setdefault(int(b_of[lane]), [0, 0])[1]
+            if lane_phase[lane] < 0:  # waiting without an arrival: for the current phase to complete
+                lane_phase[lane] = current
+            done[lane] = current > lane_phase[lane]
+        if (act & done).any() and observer(st) is not None:
+            report(st, act & done, "cluster_wait", lane_phase[act & done].copy())
+        return done
+
+    def describe(st: State, lane: int) -> str:
+        return "barrier.cluster.wait: not every thread of the cluster arrives (barrier.cluster.arrive)"
+    setattr(wait_op, "describe", describe)  # noqa: B010
+    return wait_op  # type: ignore[return-value]  # a WAIT op's closure returns the lanes it lets pass

@@ -7,7 +7,15 @@ import numpy as np
 
 from ptxkit import ir
 from ptxkit.exec_sim.events import EvKind
-from ptxkit.exec_sim.memory import CONST_WINDOW, LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW, UINT
+from ptxkit.exec_sim.memory import (
+    CLUSTER_SHIFT,
+    CONST_WINDOW,
+    LOCAL_WINDOW,
+    PARAM_WINDOW,
+    SHARED_WINDOW,
+    UINT,
+    cluster_address,
+)
 from ptxkit.exec_sim.observe import access_info, report
 from ptxkit.exec_sim.semantics.common import (
     SPACES,
@@ -90,6 +98,25 @@ def b_cvta(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     if to:
         return lambda st, m: w(st, np.asarray(a(st)).view(ut) - b, m)
     return lambda st, m: w(st, np.asarray(a(st)).view(ut) + b, m)
+
+
+def b_mapa(ins: ir.Instruction, dec: Decoding) -> LaneOp:
+    """mapa{.shared::cluster}.{u32,u64} d, a, b (ISA §9.7.9.23): the address of the variable at ``a`` in
+    the shared memory of the cluster's CTA of rank ``b`` — a ``.shared::cluster`` address, or without the
+    state space a generic one (memory.cluster_address gives the encoding)."""
+    typ = one_type(ins, dec)
+    d, a, b = operands(ins, 3)
+    generic = not any(x.startswith("shared") for x in ins.mods)
+    ra, rb, w = dec.src(a, typ), dec.src(b, "u32"), dec.dst(d, typ)
+    ut = uint_of(typ)
+
+    def op(st: State, m: Mask) -> None:
+        addr = np.broadcast_to(np.asarray(ra(st)).astype(np.uint64), (st.n,))
+        rank = np.broadcast_to(np.asarray(rb(st)).astype(np.uint64), (st.n,))
+        off = addr - np.uint64(SHARED_WINDOW) if generic else addr
+        out = cluster_address(rank, off & np.uint64((1 << CLUSTER_SHIFT) - 1))
+        w(st, (out + np.uint64(SHARED_WINDOW) if generic else out).astype(ut), m)
+    return op
 
 
 def _access(ins: ir.Instruction, dec: Decoding, at: int) -> tuple[str, ir.Operand, Reader, str, int]:
