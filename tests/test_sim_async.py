@@ -403,7 +403,8 @@ CLUSTER = """
   ld.shared::cluster.u32 %r21, [%r20];
   barrier.cluster.arrive.release.aligned;
   barrier.cluster.wait.acquire.aligned;
-  // out[g] = (remote, remote via generic, own) ; sregs[g] = (rank, nrank, clusterid, cluster_ctaid, nclusterid, explicit)
+  // out[g] = (remote, remote via generic, own)
+  // sregs[g] = (rank, nrank, clusterid, cluster_ctaid, nclusterid, explicit)
   mad.lo.u32 %r22, %r7, 32, %r1;
   mul.wide.u32 %rd5, %r22, 12;
   ld.param.u64 %rd6, [out];
@@ -448,12 +449,13 @@ def test_cluster_shape_must_tile_the_grid():
 
 def test_cluster_barrier_wait_without_every_arrival_is_a_deadlock():
     """Thread 0 of the second CTA skips barrier.cluster.arrive: the cluster's phase never completes."""
-    text = CLUSTER.replace("  barrier.cluster.arrive.release.aligned;\n  barrier.cluster.wait.acquire.aligned;\n  // read",
+    first = "  barrier.cluster.arrive.release.aligned;\n  barrier.cluster.wait.acquire.aligned;\n  // read"
+    text = CLUSTER.replace(first,
                            "  setp.ne.u32 %p1, %r22, 32;\n  @%p1 barrier.cluster.arrive.release;\n"
                            "  barrier.cluster.wait.acquire;\n  // read")
     text = text.replace("  mov.u32 %r1, %tid.x;\n", "  mov.u32 %r1, %tid.x;\n  mov.u32 %r7, %ctaid.x;\n"
                         "  mad.lo.u32 %r22, %r7, 32, %r1;\n", 1)
     m = parse_text(HEAD + text, "t.ptx")
     args = parse_arg_specs(["out=u32[384]:zeros", "sregs=u32[768]:zeros"], m.entries()[0], 0)
-    with pytest.raises(PtxkitError, match="deadlock.*barrier.cluster"):
+    with pytest.raises(PtxkitError, match=r"deadlock.*barrier\.cluster"):
         run_kernel(m, None, args, 2, 32, 0, cluster=(2, 1, 1))
