@@ -243,7 +243,8 @@ EXACT: list[int | str] = [4, 6, 15, 19, 72, 104, 114, 175, "k_rsqrt_f32", "k_exp
                           # reported: x+x gives the same PTX), -x as a sign-bit xor (F; 3: after a cast),
                           # 0*(-x) as mul -0.0 (G), cumsum's -0.0 select (L), f64 maximum NaN (M), f64 sqrt tag (D)
                           75, "k_const_xmul2p0__f16", 3, "k_neg_f64", "k_idiom_G_zero_times_neg_f32",
-                          "k_idiom_L_cumsum_of_int", "k_maximum_nan_f64", "k_sqrt_f64"]
+                          "k_idiom_L_cumsum_of_int", "k_maximum_nan_f64", "k_sqrt_f64",
+                          122, 136, 171, 192]  # erff/powf: the first body of a function; powf testing x's f64 source
 # Known-open classes (issue 10's letters; /work/coord/issue10_findings.md): kernel -> (cause, reported
 # today, i.e. the sanitize report has an error so --strict fails).
 OPEN: dict[int | str, tuple[str, bool]] = {

@@ -16,12 +16,21 @@ constants; it writes none of its inputs (or updates one in place: a copy is take
 registers is read after the exit — after absorbing the selects LLVM sinks past the exit
 (``setp.eq.f32 p, s, 0; selp.b32 y, -inf, r, p``: ``logf``'s zero case), only when they carry the call's
 ``.loc`` (a user's ``tl.where(y > 0, y, 0)`` on the result has its own: it is not absorbed).
+
+With ``.loc``, the call's work is what carries the ``.loc`` of the body's last float instruction: only it
+reads inputs (other code on the same inputs scheduled into the range, a ``sqrt(x)`` of the next element,
+is not the body's, and may read only inputs of it), and it does not compute them. What the body may read
+besides its inputs and constants: registers an input is computed from by float ``cvt``/``neg`` alone (LLVM
+tests ``x_f64 < -2^-150`` for ``x.to(f32) < 0``), registers holding an immediate at the body (written only
+by immediate moves before it and in it, in a function without a loop before it). A comparison of the inputs
+alone may be read by other code (LLVM shares ``x < 0`` with the user's ``tl.where``): it is native in
+Triton's FPSan as well.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from itertools import combinations, permutations
+from itertools import combinations_with_replacement, permutations
 
 from ptxkit import ir
 from ptxkit.fpsan import ring as R
@@ -109,6 +118,33 @@ class Flow:
         self.imm = {s.operands[0].name: s.operands[1].bits for s in fn.instructions()
                     if s.opcode == "mov" and len(s.operands) == 2 and isinstance(s.operands[0], ir.Reg)
                     and isinstance(s.operands[1], ir.FloatImm)}
+        # registers written once, by a float -> float ``cvt`` or a float ``neg`` of a register: LLVM may test
+        # the source where the body tests the value (seed 171: ``x.to(f32) < 0`` as ``setp.geu.f64 p, x_f64,
+        # -2^-150``; seed 181: ``-(x.to(f32)) == 1`` as ``setp.eq.f16 p, x, 0xBC00``)
+        writers: dict[str, list[ir.Instruction]] = {}
+        for s in fn.instructions():
+            for r in self.rw[id(s)][1]:
+                writers.setdefault(r, []).append(s)
+        self.writers = writers
+        self.pos = {id(s): i for i, s in enumerate(fn.statements())}
+        labels = {s.name: self.pos[id(s)] for s in fn.statements() if isinstance(s, ir.Label)}
+        # the earliest label a backward branch goes to (a loop head): values may flow back past it
+        back = [labels[o.name] for s in fn.instructions() if s.opcode in ("bra", "brx") for o in s.operands
+                if isinstance(o, (ir.Sym, ir.Reg)) and o.name in labels and labels[o.name] <= self.pos[id(s)]]
+        self.loop_head = min(back, default=None)
+        self.src = {r: w[0].operands[1].name for r, w in writers.items()
+                    if len(w) == 1 and w[0].guard is None and len(w[0].operands) == 2 and isinstance(w[0].operands[1],
+                                                                                                  ir.Reg)
+                    and ((w[0].opcode == "cvt" and sum(m in FLOAT_TYPES for m in w[0].mods) == 2)
+                         or (w[0].opcode == "neg" and any(m in FLOAT_TYPES for m in w[0].mods)))}
+
+    def sources(self, r: str) -> set[str]:
+        """The registers ``r`` is computed from by float conversions and negations alone (``src``)."""
+        out: set[str] = set()
+        while r in self.src and self.src[r] not in out:
+            r = self.src[r]
+            out.add(r)
+        return out
 
     def same_call(self, s: ir.Instruction, t: ir.Instruction) -> bool:
         """``s`` carries the source location of ``t`` (line 0: compiler-made code of the same column):
@@ -203,12 +239,25 @@ def match_body(flow: Flow, stmts: list[ir.Statement], name: str, lo: int, exit_l
     rng = [s for s in stmts if isinstance(s, ir.Instruction) and lo <= _line(s) < exit_line]
     last_write = {r: i for i, s in enumerate(rng) for r in flow.writes(s)}
     cands: list[str] = []
+    last = next((s for s in reversed(rng) if _is_float(s)), None)
+    # with .loc, only the call's float work reads inputs, and the call's work does not compute them (a slice
+    # must carry the call's .loc alone anyway): the bound below then counts real choices
+    call = [flow.loc and last is not None and flow.same_call(s, last) for s in rng]
+    made = {r for i, s in enumerate(rng) if call[i] for r in flow.writes(s)}
+    first: dict[str, int] = {}  # the first read of each register by the call's work (any instruction)
     for i, s in enumerate(rng):
-        if not _is_float(s):
+        if call[i] or not flow.loc:
+            for r in flow.reads(s):
+                first.setdefault(r, i)
+    for i, s in enumerate(rng):
+        if not _is_float(s) or (flow.loc and not call[i]):
             continue
         for r in sorted(flow.reads(s)):
-            if r in consts or r in cands or (last_write.get(r, -1) >= i and not _in_place(flow, rng, r, i)):
+            j = first[r]
+            if r in consts or r in cands or (last_write.get(r, -1) >= j and not _in_place(flow, rng, r, j)):
                 continue  # an input is defined before its first read in the body (or updated in place)
+            if r in made and any(call[j] and r in flow.writes(rng[j]) for j in range(i)):
+                continue
             cands.append(r)
     if len(cands) > (64 if arity == 1 else 32):
         return None  # bound the search (each choice is a slice of the range)
@@ -219,7 +268,7 @@ def match_body(flow: Flow, stmts: list[ir.Statement], name: str, lo: int, exit_l
     ids = {id(s) for s in chunks}
     after = [s for s in stmts if (_line(s) > exit_line or (_line(s) == exit_line and not isinstance(s, ir.Label)))
              and id(s) not in ids]
-    found = [m for combo in combinations(cands, arity)
+    found = [m for combo in combinations_with_replacement(cands, arity)  # pow(x, x): both arguments one register
              if (m := _slice(flow, rng, chunks, after, stmts, combo, name, op, ftype, exit_line, consts)) is not None]
     if flow.loc:  # an upstream value passes too when the work before the body is a pure function of it
         found = [m for m in found if m.one_call]  # (a cvt): the body's float work carries the call's .loc alone
@@ -227,23 +276,36 @@ def match_body(flow: Flow, stmts: list[ir.Statement], name: str, lo: int, exit_l
         return None
     got = found[0]
     got.extra = extra
-    if arity > 1:  # argument order: the order of first use in the body (libdevice reads x before y)
-        first = {r: next(i for i, s in enumerate(rng) if r in flow.reads(s)) for r in got.inputs}
-        order = min(permutations(got.inputs), key=lambda p: [first[r] for r in p])
+    if arity > 1:  # argument order: the base of pow is the one whose |x| feeds the log (libdevice's code),
+        # else the order of first use by the call's own work (other work on y may be scheduled before it)
+        base = [r for r in got.inputs if _log_base(flow, rng, r)]
+        uses = [i for i, s in enumerate(rng) if call[i] or not flow.loc]
+        first = {r: next(i for i in uses if r in flow.reads(rng[i])) for r in got.inputs}
+        order = min(permutations(got.inputs), key=lambda p: (p[0] not in base, [first[r] for r in p]))
         got.inputs, got.input = tuple(order), order[0]
     return got
 
 
+_LOG_REDUCE = -1060439283  # 0xC0D55555: powf/logf's ``add.s32 t, |x|, -1060439283`` (mantissa in [2/3, 4/3))
+
+
+def _log_base(flow: Flow, rng: list[ir.Instruction], r: str) -> bool:
+    """``abs.f32 a, r`` in the range, and ``a`` reduced for the logarithm."""
+    absr = {a for s in rng if s.opcode == "abs" and s.operands[1:] == (ir.Reg(r),) for a in flow.writes(s)}
+    return any(s.opcode == "add" and ir.Imm(_LOG_REDUCE) in s.operands and flow.reads(s) & absr for s in rng)
+
+
 def _out_of_line(stmts: list[ir.Statement], rng: list[ir.Instruction], lo: int,
                  exit_line: int) -> tuple[list[ir.Instruction], tuple[tuple[int, int], ...]] | None:
-    """The blocks outside [lo, exit] that branches of the range reach: each from its label to an
-    unconditional branch back (fall-through into it, a ``ret`` in it, or a branch into it from other code
-    reject the body: None)."""
+    """The blocks outside [lo, exit] that branches of the range reach: each from its label (or the head of
+    the fall-through chain into it, which the body must branch to as well) to an unconditional branch back
+    (a ``ret`` in it, or a branch into it from other code reject the body: None)."""
     labels = {s.name: i for i, s in enumerate(stmts) if isinstance(s, ir.Label)}
     todo = [t for s in rng for t in _targets(s)]
     chunks: list[ir.Instruction] = []
     extra: list[tuple[int, int]] = []
     inside: set[str] = set()
+    heads: set[str] = set()
     while todo:
         t = todo.pop()
         i = labels.get(t)
@@ -251,9 +313,10 @@ def _out_of_line(stmts: list[ir.Statement], rng: list[ir.Instruction], lo: int,
             return None
         if lo <= _line(stmts[i]) <= exit_line or t in inside:
             continue
-        prev = next((p for p in reversed(stmts[:i]) if isinstance(p, ir.Instruction)), None)
-        if prev is None or not _unconditional(prev):
+        i = _block_head(stmts, i)  # a block entered by fall-through: from the head of its chain
+        if i is None or lo <= _line(stmts[i]) <= exit_line:
             return None
+        heads.add(stmts[i].name)  # type: ignore[union-attr]
         j = i
         while True:
             s = stmts[j]
@@ -270,12 +333,31 @@ def _out_of_line(stmts: list[ir.Statement], rng: list[ir.Instruction], lo: int,
             if j == len(stmts):
                 return None
         extra.append((_line(stmts[i]), _line(stmts[j]) + 1))
+    if heads - {t for s in rng + chunks for t in _targets(s)}:
+        return None  # a chain head the body never branches to: the block is entered from elsewhere
     if chunks:
         ids = {id(s) for s in chunks} | {id(s) for s in rng}
         for s in stmts:
             if isinstance(s, ir.Instruction) and id(s) not in ids and set(_targets(s)) & inside:
                 return None
     return chunks, tuple(extra)
+
+
+def _block_head(stmts: list[ir.Statement], i: int) -> int | None:
+    """The label that starts the fall-through chain into label ``stmts[i]``: back over labels whose
+    preceding instruction is not an unconditional branch (None: the chain starts at the function's top)."""
+    while True:
+        k = next((k for k in range(i - 1, -1, -1) if isinstance(stmts[k], ir.Instruction)), None)
+        if k is None:
+            return None
+        prev = stmts[k]
+        assert isinstance(prev, ir.Instruction)
+        if _unconditional(prev):
+            return i
+        h = next((h for h in range(k - 1, -1, -1) if isinstance(stmts[h], ir.Label)), None)
+        if h is None:
+            return None
+        i = h
 
 
 def _local_constants(flow: Flow, body: list[ir.Instruction]) -> set[str]:
@@ -291,6 +373,23 @@ def _local_constants(flow: Flow, body: list[ir.Instruction]) -> set[str]:
     return {r for r, ok in defs.items() if ok}
 
 
+def _constants_before(flow: Flow, body: list[ir.Instruction]) -> set[str]:
+    """Registers the body reads that hold an immediate there: every write before the body's first
+    instruction, and in the body, moves one (``%r328``: 1.0 for the user's 1/3, then the result of the next
+    copy). Only in a function without backward branches before the body: no later write flows back."""
+    p0 = flow.pos[id(body[0])]
+    if flow.loop_head is not None and flow.loop_head <= p0:
+        return set()
+    ids = {id(s) for s in body}
+    out: set[str] = set()
+    for r in {r for s in body for r in flow.reads(s)}:
+        ws = [w for w in flow.writers.get(r, []) if flow.pos[id(w)] < p0 or id(w) in ids]
+        if ws and all(w.opcode == "mov" and w.guard is None and len(w.operands) == 2
+                      and isinstance(w.operands[1], (ir.Imm, ir.FloatImm)) for w in ws):
+            out.add(r)
+    return out
+
+
 def _targets(s: ir.Statement) -> list[str]:
     if not isinstance(s, ir.Instruction) or s.opcode not in ("bra", "brx"):
         return []
@@ -304,19 +403,34 @@ def _unconditional(s: ir.Instruction) -> bool:
 def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], after: list[ir.Statement],
            stmts: list[ir.Statement], inputs: tuple[str, ...], name: str, op: str, ftype: str, exit_line: int,
            consts: set[str]) -> LibRange | None:
-    start = next(i for i, s in enumerate(rng) if flow.reads(s) & set(inputs))
+    last_float = next((s for s in reversed(rng) if _is_float(s)), None)
+    if last_float is None:
+        return None
+
+    def foreign(s: ir.Instruction) -> bool:  # another call's work on the same inputs (seed 144: sqrt(x) in pow's
+        return bool(flow.loc) and id(s) in flow.loc and not flow.same_call(s, last_float)  # range, 13:0 vs 13:187)
+
+    alias = {a for r in inputs for a in flow.sources(r)}  # the body may read an input's source
+    if alias & set(inputs):
+        return None  # one input computed from another: not two arguments
+    start = next((i for i, s in enumerate(rng) if flow.reads(s) & (set(inputs) | alias) and not foreign(s)), None)
+    if start is None:
+        return None
     body = rng[start:] + chunks
-    consts = consts | _local_constants(flow, body)
-    taint = _taint(flow, body, set(inputs))
-    members = [s for s in body if flow.reads(s) & taint]
+    consts = consts | _local_constants(flow, body) | _constants_before(flow, body)
+    own = [s for s in body if not foreign(s)]
+    taint = _taint(flow, own, set(inputs) | alias)
+    members = [s for s in own if flow.reads(s) & taint]
     member_ids = {id(s) for s in members}
     if any(_is_float(s) and id(s) not in member_ids for s in chunks):
         return None  # out-of-line blocks are reached from the body only: all of it is the body's
-    last_float = next((s for s in reversed(rng) if _is_float(s)), None)
-    if last_float is None or id(last_float) not in member_ids:
+    if id(last_float) not in member_ids:
         return None  # the body's work ends at its exit (not a value computed before it, e.g. the next input)
     if any(not flow.reads(s) <= taint | consts for s in members):
         return None  # the body reads something that is not its input
+    inner = taint - set(inputs) - alias
+    if any(flow.reads(s) & inner for s in body if foreign(s)):
+        return None  # other code reads the body's intermediate values
     in_place = any(r in flow.writes(s) for s in body for r in inputs)
     if in_place and len(inputs) > 1:
         return None
@@ -339,7 +453,11 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
             taint |= flow.writes(s)
         else:
             consumers.append(s)
-    outs = {r for s in consumers for r in flow.reads(s) & taint} - set(inputs)
+    # a comparison of the inputs alone is native in Triton's FPSan too: LLVM may share it with the user's code
+    # (``tl.where(x < 0, ..)`` and powf's x < 0 test: one ``setp.geu.f32 p, x, 0``)
+    shared = {r for s in members if s.opcode in ("setp", "testp") and flow.reads(s) <= set(inputs) | alias | consts
+              for r in flow.writes(s)}
+    outs = {r for s in consumers for r in flow.reads(s) & taint} - set(inputs) - alias - shared
     if len(outs) != 1:
         return None
     anchor: ir.Statement | None

@@ -1,33 +1,67 @@
 """Regenerate the plain/FPSan PTX pairs of this folder (needs Triton 3.9.0: pip install triton==3.9.0).
 
-    python tests/data/triton_libdevice/make_pairs.py k_sin_f32 k_cos_f32 ...
+    python tests/data/triton_libdevice/make_pairs.py k_sin_f32 k_cos_f32 seed67 k_pow_of_neg_f16 ...
 
-Each single-op kernel of ``ptxkit.corpus.triton_kernels.single_op_matrix()`` is compiled by
-``ptxkit.corpus.triton_check.compile_ptx`` (sm_90, the options of the shared triton_fpsan pairs) plain
-(NAME.plain.ptx) and with ``instrumentation_mode="fpsan"`` (NAME.fpsan.ptx); meta.json keeps the launch
-facts of each build (shared bytes, scratch sizes) that the simulator needs. ``seedN`` is the random kernel
-``generate(N)`` of ``python -m ptxkit.corpus.triton_gen``.
+Each kernel is compiled by ``ptxkit.corpus.triton_check.compile_ptx`` (sm_90, the options of the shared
+triton_fpsan pairs) plain (NAME.plain.ptx) and with ``instrumentation_mode="fpsan"`` (NAME.fpsan.ptx);
+meta.json keeps the launch facts of each build (shared bytes, scratch sizes) that the simulator needs.
+NAME is a single-op or idiom kernel of ``ptxkit.corpus.triton_kernels``, ``seedN`` (the random kernel
+``generate(N)`` of ``python -m ptxkit.corpus.triton_gen``), or a hand-written kernel of :data:`HAND`
+(:func:`spec_of` builds each; tests/test_fpsan_libdevice.py runs them with the same specs).
 """
 
 import json
+import random
 import sys
 from dataclasses import asdict
 from pathlib import Path
 
 from ptxkit.corpus.triton_check import compile_ptx
-from ptxkit.corpus.triton_kernels import generate, idiom_kernels, single_op_matrix
+from ptxkit.corpus.triton_kernels import KernelSpec, _elementwise, generate, idiom_kernels, single_op_matrix
 
-here = Path(__file__).resolve().parent
-specs = {k.name: k for k in list(single_op_matrix()) + list(idiom_kernels())}
-meta_path = here / "meta.json"
-meta = json.loads(meta_path.read_text()) if meta_path.is_file() else {}
-for name in sys.argv[1:]:
-    for mode in ("plain", "fpsan"):
-        spec = generate(int(name[4:])) if name.startswith("seed") else specs[name]
-        comp = compile_ptx(spec, "" if mode == "plain" else mode)
-        assert not comp.error, comp.error
-        (here / f"{name}.{mode}.ptx").write_text(comp.ptx)
-        d = asdict(comp)
-        del d["ptx"], d["error"]
-        meta[f"{name}.{mode}"] = d
-meta_path.write_text(json.dumps(meta, indent=1, sort_keys=True) + "\n")
+# name -> (leaf dtypes, body, output dtype, BLOCK, masked): elementwise, 1 warp, 2 programs
+HAND = {
+    "k_relu_of_log_f32": ({"x0": "f32"}, "tl.where(tl.log(x0) > 0.0, tl.log(x0), 0.0)", "f32", 64, True),
+    "k_tanh_plus_one_f32": ({"x0": "f32"}, "libdevice.tanh(x0) + 1.0", "f32", 64, True),
+    # LLVM tests the f16 source of -x.to(f32) inside the body (setp.eq.f16 x, 0xBC00 for -x == 1)
+    "k_pow_of_neg_f16": ({"x0": "f16"}, "libdevice.pow(-x0.to(tl.float32), x0.to(tl.float32) * x0.to(tl.float32))",
+                         "f32", 64, True),
+    # and the f64 source of x.to(f32) (setp.geu.f64 x, -2^-150 for x < 0)
+    "k_pow_of_f64_f32": ({"x0": "f64", "x1": "f64"}, "libdevice.pow(x0.to(tl.float32), x1.to(tl.float32))",
+                         "f32", 64, True),
+    # the 1.0 register of the user's 1/3 is the body's 1.0 too, and later the result of the next copy
+    "k_pow_ceil_third_f32": ({"x0": "f32"}, "libdevice.pow(tl.ceil(x0), x0 / 3.0)", "f32", 64, True),
+    # 4 elements per thread: powf's x < 0 test is the user's x1 < 0.0 (one setp), its out-of-line blocks
+    # fall through into each other, the next element's sqrt(x0) is scheduled into a body's range
+    "k_sqrt_or_log2_plus_pow_f32": ({"x0": "f32", "x1": "f32"},
+                                    "tl.where(x1 < 0.0, tl.sqrt(x0), tl.log2(x0)) + libdevice.pow(x1, x0)",
+                                    "f32", 128, False),
+}
+
+
+def spec_of(name: str) -> KernelSpec:
+    if name in HAND:
+        leaves, body, out, block, masked = HAND[name]
+        return _elementwise(-1, name, random.Random(0), leaves, body, out, block, 1, masked, ["idiom:A"])
+    if name.startswith("seed"):
+        return generate(int(name[4:]))
+    return next(k for k in list(single_op_matrix()) + list(idiom_kernels()) if k.name == name)
+
+
+def main(names: list[str]) -> None:
+    here = Path(__file__).resolve().parent
+    meta_path = here / "meta.json"
+    meta = json.loads(meta_path.read_text()) if meta_path.is_file() else {}
+    for name in names:
+        for mode in ("plain", "fpsan"):
+            comp = compile_ptx(spec_of(name), "" if mode == "plain" else mode)
+            assert not comp.error, comp.error
+            (here / f"{name}.{mode}.ptx").write_text(comp.ptx)
+            d = asdict(comp)
+            del d["ptx"], d["error"]
+            meta[f"{name}.{mode}"] = d
+    meta_path.write_text(json.dumps(meta, indent=1, sort_keys=True) + "\n")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
