@@ -459,3 +459,34 @@ def test_cluster_barrier_wait_without_every_arrival_is_a_deadlock():
     args = parse_arg_specs(["out=u32[384]:zeros", "sregs=u32[768]:zeros"], m.entries()[0], 0)
     with pytest.raises(PtxkitError, match=r"deadlock.*barrier\.cluster"):
         run_kernel(m, None, args, 2, 32, 0, cluster=(2, 1, 1))
+
+
+DEVICE_DESC = ROOT / "tests" / "data" / "triton_tma" / "device_desc_matmul.ptx"
+
+
+def test_triton_device_side_descriptors_matmul_equals_numpy(tmp_path):
+    """Triton 3.9's tl.make_tensor_descriptor builds both tensor maps in the kernel (tensormap.replace
+    field by field in shared memory, ISA §9.7.9.28; tensormap.cp_fenceproxy into the global scratch),
+    then the same TMA + mbarrier + wgmma pipeline: small integers keep the f32 sums exact, so the result
+    is numpy's A @ B bit for bit."""
+    from ptxkit.exec_sim import load_module
+
+    m = load_module(DEVICE_DESC)
+    fn = m.entries()[0]
+    rng = np.random.default_rng(2)
+    a = rng.integers(-3, 4, (64, 128)).astype(np.float16)
+    b = rng.integers(-3, 4, (128, 64)).astype(np.float16)
+    np.save(tmp_path / "a.npy", a.reshape(-1))
+    np.save(tmp_path / "b.npy", b.reshape(-1))
+    p = [q.name for q in fn.params]
+    specs = [f"{p[0]}=f16[8192]:{tmp_path / 'a.npy'}", f"{p[1]}=f16[8192]:{tmp_path / 'b.npy'}",
+             f"{p[2]}=f32[4096]:zeros", f"{p[3]}=u8[256]:zeros", f"{p[4]}=null"]
+    res = run_kernel(m, None, parse_arg_specs(specs, fn, 0), 1, 128, 49176)
+    got = res.buffers[p[2]].reshape(64, 64)
+    assert np.array_equal(got, (a.astype(np.float64) @ b.astype(np.float64)).astype(np.float32))
+    # the maps the kernel wrote: rank 2, f16, dims (128, 64) and (64, 128), boxes 64 x 64, 128-byte swizzle
+    from ptxkit.exec_sim.tensormap import TensorMap
+
+    maps = [TensorMap.decode(res.buffers[p[3]][k:k + 128].tobytes()) for k in (0, 128)]
+    assert [(t.dims, t.box, t.esize, t.swizzle_bytes, t.strides) for t in maps] == \
+        [((128, 64), (64, 64), 2, 128, (256,)), ((64, 128), (64, 64), 2, 128, (128,))]

@@ -22,6 +22,7 @@ from ptxkit.exec_sim.semantics import (
     mbarrier,
     memory,
     tensor,
+    tensormap_ops,
     warp,
 )
 from ptxkit.exec_sim.semantics.common import Builder, Decoding, LaneOp, Unsupported
@@ -70,7 +71,7 @@ _BUILDERS: dict[str, Builder] = {
     "st": memory.b_st,
     "atom": memory.b_atom, "red": memory.b_atom, "cp": async_copy.b_cp,
     "membar": memory.b_fence, "fence": memory.b_fence, "mbarrier": mbarrier.b_mbarrier,
-    "barrier": mbarrier.b_barrier_cluster,
+    "barrier": mbarrier.b_barrier_cluster, "tensormap": tensormap_ops.b_tensormap,
     "setmaxnreg": control.b_nop, "griddepcontrol": control.b_nop, "prefetch": control.b_nop, "prefetchu": control.b_nop,
     "nanosleep": control.b_nop, "pmevent": control.b_nop, "discard": control.b_nop,
     "applypriority": control.b_nop, "brkpt": control.b_nop, "createpolicy": control.b_createpolicy,
