@@ -490,3 +490,71 @@ def test_triton_device_side_descriptors_matmul_equals_numpy(tmp_path):
     maps = [TensorMap.decode(res.buffers[p[3]][k:k + 128].tobytes()) for k in (0, 128)]
     assert [(t.dims, t.box, t.esize, t.swizzle_bytes, t.strides) for t in maps] == \
         [((128, 64), (64, 64), 2, 128, (256,)), ((64, 128), (64, 64), 2, 128, (128,))]
+
+
+# ---------------------------------------------------------------------- cp.async.bulk (non-tensor)
+BULK = """
+.visible .entry k(.param .u64 src, .param .u64 dst)
+{
+  .reg .pred %p<4>;
+  .reg .b32 %r<20>;
+  .reg .b64 %rd<10>;
+  .shared .align 128 .b8 buf[256];
+  .shared .align 8 .b64 bar;
+  mov.u32 %r1, %tid.x;
+  setp.eq.u32 %p1, %r1, 0;
+  mov.u32 %r2, bar;
+  mov.u32 %r3, buf;
+  ld.param.u64 %rd1, [src];
+  ld.param.u64 %rd2, [dst];
+  @%p1 mbarrier.init.shared::cta.b64 [%r2], 1;
+  bar.sync 0;
+  @%p1 mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r2], 256;
+  @%p1 cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r3], [%rd1], 256, [%r2];
+W:
+  mbarrier.try_wait.parity.shared::cta.b64 %p2, [%r2], 0;
+  @!%p2 bra W;
+  // every thread doubles its 8 bytes (two u32) in shared memory
+  shl.b32 %r4, %r1, 3;
+  add.u32 %r5, %r3, %r4;
+  ld.shared.v2.u32 {%r6, %r7}, [%r5];
+  add.u32 %r6, %r6, %r6;
+  add.u32 %r7, %r7, %r7;
+  st.shared.v2.u32 [%r5], {%r6, %r7};
+  fence.proxy.async.shared::cta;
+  bar.sync 0;
+  @%p1 cp.async.bulk.global.shared::cta.bulk_group [%rd2], [%r3], 256;
+  @%p1 cp.async.bulk.commit_group;
+  @%p1 cp.async.bulk.wait_group 0;
+  ret;
+}
+"""
+
+
+def test_bulk_copy_in_through_an_mbarrier_and_out_through_a_bulk_group():
+    """cp.async.bulk global→shared (256 bytes, complete_tx on the mbarrier), 32 threads double the 64
+    words, cp.async.bulk shared→global with a bulk async-group (ISA §9.7.9.25.4): dst = 2·src."""
+    m = parse_text(HEAD + BULK, "t.ptx")
+    args = parse_arg_specs(["src=u32[64]:zeros", "dst=u32[64]:zeros"], m.entries()[0], 0)
+    args[0].data[:] = np.arange(64) * 3 + 1
+    res = run_kernel(m, None, args, 1, 32, 0)
+    assert list(res.buffers["dst"]) == [2 * (3 * i + 1) for i in range(64)]
+
+
+def test_run_cli_writes_the_tensor_of_a_tmap_and_takes_a_cluster(tmp_path, capsys):
+    """`ptxkit run` with --arg tm=tmap:… writes the map's tensor as tm.bin (a TMA store target) and
+    accepts --cluster; a cluster shape that does not tile the grid is a one-line usage error."""
+    from ptxkit.cli import main
+
+    src = tmp_path / "k.ptx"
+    src.write_text(HEAD + TMA_STORE)
+    data = tmp_path / "src.npy"
+    np.save(data, (np.arange(32) + 100).astype(np.uint32))
+    args = ["run", str(src), "--arg", "tm=tmap:u32[144]:zeros:dims=34,4:strides=144:box=32,4",
+            "--arg", f"src=u32[32]:{data}", "--block", "32", "--out", str(tmp_path)]
+    assert main([*args, "--cluster", "1"]) == 0
+    got = np.fromfile(tmp_path / "tm.bin", np.uint32)
+    assert list(got[36 + 2:36 + 34]) == list(range(100, 132)) and got[:36].sum() == 0
+    capsys.readouterr()
+    assert main([*args, "--grid", "3", "--cluster", "2"]) == 2
+    assert "not a multiple" in capsys.readouterr().err
