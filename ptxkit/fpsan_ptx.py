@@ -57,7 +57,7 @@ class SanitizeResult:
 
 
 def sanitize_text(text: str, filename: str = "<input>", *, strict: bool = False, homomorphic_casts: bool = False,
-                  atomics: str = "native", sign_xor_as_neg: bool = False, mma: str = "shuffle",
+                  atomics: str = "native", sign_xor_as_neg: bool = False, mma: str = "int8",
                   folds: tuple[tuple[str, str], ...] = ()) -> SanitizeResult:
     """Parse, sanitize and print (options: :func:`sanitize_module`). Untouched text stays byte-identical."""
     module = parse(text, filename)
@@ -67,7 +67,7 @@ def sanitize_text(text: str, filename: str = "<input>", *, strict: bool = False,
 
 
 def sanitize_module(module: ir.Module, *, homomorphic_casts: bool = False, atomics: str = "native",
-                    strict: bool = False, sign_xor_as_neg: bool = False, mma: str = "shuffle",
+                    strict: bool = False, sign_xor_as_neg: bool = False, mma: str = "int8",
                     folds: tuple[tuple[str, str], ...] = ()) -> SanitizeReport:
     """Rewrite ``module`` in place (through its edit list). Returns the report; with ``strict``, a
     report with errors raises :class:`PtxkitError` listing each (notes never do).
@@ -79,11 +79,14 @@ def sanitize_module(module: ir.Module, *, homomorphic_casts: bool = False, atomi
     arithmetic on widened halves). Without a stated form the default is sanitized and reported as an error.
     ``sign_xor_as_neg``: the same as ``sign-xor=neg``.
 
-    ``mma``: how 16-bit-input float ``mma.sync`` is expanded (``ptxkit.fpsan.mma``): ``shuffle``
-    (the default: integer instructions only), ``limbs`` (f16/tf32 ``mma`` on 8-bit limbs of the
-    payloads, no data exchange: every partial sum is an integer below 2^24, so the float accumulation
-    is exact whatever its order — argued, not yet checked on hardware) or ``auto`` (limbs in functions
-    with many mma, where ptxas time on the shuffles grows: 52 s vs 3 s on triton_attn_fwd_sm80)."""
+    ``mma``: how float ``mma.sync`` with f16/bf16/tf32 inputs is expanded (``ptxkit.fpsan.mma``):
+    ``int8`` (the default: the limb products on the integer tensor cores, as Triton's own FPSan dot;
+    integer-only, no data exchange; sm_80 and later, below that ``auto``'s choice), ``shuffle``
+    (integer instructions only, the fragments gathered with shuffles), ``limbs`` (f16/tf32 ``mma`` on
+    8-bit limbs of the payloads: every partial sum is an integer below 2^24, exact whatever the
+    accumulation order) or ``auto`` (int8 from sm_80; below, limbs in functions with 16 or more mma,
+    where ptxas time on the shuffles grows: 52 s vs 3 s on triton_attn_fwd_sm80). wgmma always takes
+    the integer limbs, wmma.mma the float limbs (its fragment layouts are unspecified)."""
     opts = Options(homomorphic_casts, atomics, sign_xor_as_neg, mma, tuple(folds))
     opts.check(module.filename)
     report = SanitizeReport(module.filename, atomics=atomics, homomorphic_casts=homomorphic_casts)

@@ -184,15 +184,17 @@ def test_directed_rounding_is_reported_as_libm_body():
 
 
 def test_mma_expansion_flag(tmp_path):
-    """`--mma`: the default leaves no float mma (integer instructions only); `limbs` keeps mma.sync on
-    exact 8-bit limbs. Both are checked bit-exact against Triton's dot16 in test_fpsan_triton."""
+    """`--mma`: the default (int8) and shuffle leave no float mma (integer instructions only: integer
+    mma.sync on 8-bit limbs, or none); `limbs` keeps float mma.sync on exact 8-bit limbs. All are checked
+    bit-exact against Triton's dot16 in test_fpsan_triton."""
     src = ROOT / "corpora" / "pairs" / "gemm_mma.ptx"
     outs = {}
-    for mode in (None, "limbs"):
+    for mode in (None, "shuffle", "limbs"):
         out = tmp_path / f"{mode}.ptx"
         argv = ["sanitize", str(src), "-o", str(out)] + (["--mma", mode] if mode else [])
         assert main(argv) == 0
         outs[mode] = [ln for ln in out.read_text().splitlines() if "mma.sync" in ln.split("//")[0]]
-    assert outs[None] == []
+    assert outs[None] and all(".s32." in ln and (".s8." in ln or ".u8." in ln) for ln in outs[None])
+    assert outs["shuffle"] == []
     assert outs["limbs"] and all(".f16" in ln or ".tf32" in ln for ln in outs["limbs"])
     assert main(["sanitize", str(src), "-o", str(tmp_path / "x.ptx"), "--mma", "bogus"]) == 2

@@ -45,15 +45,15 @@ def test_sanitized_plain_matches_triton_fpsan(kernel, build):
 
 
 @needs_shared
-@pytest.mark.parametrize("mode", ["shuffle", "limbs"])
+@pytest.mark.parametrize("mode", ["shuffle", "limbs", "int8"])
 @pytest.mark.parametrize("build", ["plain", "plain_sm80"])
 def test_dot16_both_mma_expansions_are_bit_exact(build, mode):
-    """Both mma expansions (forced: dot16 has one mma, so ``auto`` picks the shuffles)."""
+    """Every mma expansion (forced; the default is int8)."""
     if "dot16" not in KERNELS:
         pytest.skip("no dot16 pair")
     pair, res, out = _run("dot16", build, mma=mode)
     left = [ln for ln in res.text.splitlines() if "mma.sync" in ln.split("//")[0]]
-    assert res.report.errors == [] and len(left) == (4 if mode == "limbs" else 0)  # the limb products
+    assert res.report.errors == [] and len(left) == (0 if mode == "shuffle" else 4)  # the limb products
     assert np.array_equal(out, pair.expected), f"{np.sum(out != pair.expected)} of {out.size} differ"
 
 

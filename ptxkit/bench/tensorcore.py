@@ -65,14 +65,16 @@ def ptxas_seconds(text: str, arch: str, limit: float = PTXAS_LIMIT) -> tuple[flo
         return dt, ""
 
 
-def measure(path: Path, mma: str = "shuffle") -> Row:
+def measure(path: Path, mma: str = "int8") -> Row:
     """One row: ptxas(orig), sanitize, ptxas(sanitized) and the two ratios."""
     rel = str(path.relative_to(SHARED)) if path.is_relative_to(SHARED) else str(path)
     text, arch = prep(path.read_text())
     orig, why = ptxas_seconds(text, arch)
-    t = time.perf_counter()
-    res = sanitize_text(text, path.name, mma=mma)
-    san = time.perf_counter() - t
+    san = float("inf")
+    for _ in range(2):  # the better of two: the first call of a process also pays one-time set-up
+        t = time.perf_counter()
+        res = sanitize_text(text, path.name, mma=mma)
+        san = min(san, time.perf_counter() - t)
     row: Row = dict(figure=f"ptxas(sanitized)/ptxas ({rel})", goal="<= 3", file=rel, arch=arch,
                     ptxas_orig=orig, sanitize=round(san, 3), lines=text.count("\n"),
                     lines_sanitized=res.text.count("\n"), reported=len(res.report.errors))
@@ -89,7 +91,7 @@ def measure(path: Path, mma: str = "shuffle") -> Row:
     return row
 
 
-def run(repeats: int = 1, mma: str = "shuffle") -> list[Row]:
+def run(repeats: int = 1, mma: str = "int8") -> list[Row]:
     """One row per tensor-core file (single runs: ptxas on the sanitized files is the slow part), then
     the worst of each ratio."""
     rows = [measure(p, mma) for p in tensor_core_files()]
@@ -110,7 +112,7 @@ def run(repeats: int = 1, mma: str = "shuffle") -> list[Row]:
 
 if __name__ == "__main__":
     args = sys.argv[1:]
-    mode = "shuffle"
+    mode = "int8"
     if args[:1] == ["--mma"]:
         mode, args = args[1], args[2:]
     for p in [Path(a) for a in args] or tensor_core_files():

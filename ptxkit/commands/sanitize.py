@@ -33,10 +33,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "no instruction types: -x or integer), neg-cast=after|before (the sign xor of a float "
                         "cvt: -(x.to(T)) or (-x).to(T)), half=native|f32|f64 (16-bit add/sub/mul/setp: half "
                         "arithmetic or f32/f64 arithmetic on widened halves LLVM narrowed); repeatable")
-    p.add_argument("--mma", choices=["shuffle", "limbs", "auto"], default="shuffle",
-                   help="float mma.sync expansion: shuffle (integer instructions only, default), limbs "
-                        "(exact f16/tf32 mma on 8-bit payload limbs: far less code, much faster ptxas), "
-                        "auto (limbs in functions with 16 or more mma)")
+    p.add_argument("--mma", choices=["int8", "shuffle", "limbs", "auto"], default="int8",
+                   help="float mma.sync expansion: int8 (default: integer mma on 8-bit payload limbs, as "
+                        "Triton's FPSan dot; sm_80+, else auto), shuffle (integer instructions, fragments "
+                        "gathered by shuffles), limbs (exact f16/tf32 mma on 8-bit payload limbs), auto "
+                        "(int8 from sm_80, else limbs in functions with 16 or more mma)")
     p.add_argument("--report", action="store_true",
                    help="list every floating-point instruction left unsanitized")
     p.add_argument("--json", action="store_true", help="one JSON object on stdout")

@@ -55,6 +55,7 @@ layouts), fp8 variants, guarded mma.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ptxkit.fpsan import wgmma
@@ -78,7 +79,7 @@ from ptxkit.fpsan.mma_shuffle import generate_shuffle
 from ptxkit.ir import Instruction
 
 __all__ = ["LIMBS_FROM", "SHAPES", "MmaForm", "MmaNotModelled", "auto_mode", "classify", "expand_mma", "phi",
-           "phi_inv", "plan", "rewrite_mma", "rewrite_wmma", "why_not_modelled", "wmma_plan"]
+           "phi_inv", "plan", "resolve_mode", "rewrite_mma", "rewrite_wmma", "why_not_modelled", "wmma_plan"]
 
 
 def _generate(p: MmaPlan, em: Any, mode: str = "shuffle") -> None:
@@ -109,6 +110,21 @@ def auto_mode(n_mma: int) -> str:
     """The expansion ``auto`` picks for a function with ``n_mma`` mma instructions: ``shuffle``
     (integer-only code) below :data:`LIMBS_FROM`, ``limbs`` from there on."""
     return "limbs" if n_mma >= LIMBS_FROM else "shuffle"
+
+
+def resolve_mode(mode: str, n_mma: int, target: list[str]) -> str:
+    """The expansion a function gets: ``int8`` (the default) needs the integer ``mma.m16n8k16`` of
+    sm_80 and later; below sm_80 (or with ``auto`` there) it falls back to :func:`auto_mode`."""
+    sm = 0
+    for t in target:
+        m = re.fullmatch(r"sm_(\d+)\w*", t)
+        if m:
+            sm = int(m.group(1))
+    if mode == "auto":
+        mode = "int8"
+    if mode == "int8" and sm < 80:
+        return auto_mode(n_mma)
+    return mode
 
 
 def expand_mma(instr: Instruction, prefix: str = "%fpsan_mma_", mode: str = "shuffle") -> list[str]:

@@ -28,7 +28,7 @@ class Options:
     homomorphic_casts: bool = False
     atomics: str = "native"
     sign_xor_as_neg: bool = False
-    mma: str = "shuffle"
+    mma: str = "int8"
     folds: tuple[tuple[str, str], ...] = ()
 
     def check(self, filename: str) -> None:

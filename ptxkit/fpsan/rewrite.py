@@ -18,7 +18,7 @@ from ptxkit.fpsan.dispatch import is_float_arith, rewrite_instruction
 from ptxkit.fpsan.folds import Flow, rewrite_fold
 from ptxkit.fpsan.irview import NO_DEST, RegTypes, referenced_labels, regs, writes
 from ptxkit.fpsan.libdevice import LibRange, emit_ring_op, note_text, save_input
-from ptxkit.fpsan.mma import auto_mode
+from ptxkit.fpsan.mma import resolve_mode
 from ptxkit.fpsan.options import Options
 from ptxkit.fpsan.report import ERROR, NOTE, ReportItem, SanitizeReport, Verdict, native_verdict
 from ptxkit.ptx.types import FLOAT_TYPES
@@ -62,10 +62,7 @@ class _FunctionRewrite:
         ctx = RewriteContext(prefix=names.prefix, label_prefix=names.label_prefix, reg_types=types,
                              homomorphic_casts=opts.homomorphic_casts, report_fn=self.report_item, counter=self.counter)
         ctx.labels = names.labels
-        mma = opts.mma
-        if mma == "auto":
-            mma = auto_mode(sum(1 for i in fn.instructions() if i.opcode == "mma"))
-        ctx.mma_mode = mma
+        ctx.mma_mode = resolve_mode(opts.mma, sum(1 for i in fn.instructions() if i.opcode == "mma"), module.target)
         self.ctx = ctx
         self.out = Rewritten(ctx)
         self.next_def = 0
