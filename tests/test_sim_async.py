@@ -558,3 +558,103 @@ def test_run_cli_writes_the_tensor_of_a_tmap_and_takes_a_cluster(tmp_path, capsy
     capsys.readouterr()
     assert main([*args, "--grid", "3", "--cluster", "2"]) == 2
     assert "not a multiple" in capsys.readouterr().err
+
+
+REDUCE = """
+.visible .entry k(.param .u64 src, .param .u64 dst, .param .align 64 .b8 tm[128])
+{
+  .reg .pred %p<4>;
+  .reg .b32 %r<20>;
+  .reg .b64 %rd<10>;
+  .shared .align 128 .b8 buf[256];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r3, buf;
+  ld.param.u64 %rd1, [src];
+  ld.param.u64 %rd2, [dst];
+  shl.b32 %r4, %r1, 3;
+  add.u32 %r5, %r3, %r4;
+  cvt.u64.u32 %rd3, %r4;
+  add.u64 %rd4, %rd1, %rd3;
+  ld.global.v2.u32 {%r6, %r7}, [%rd4];
+  st.shared.v2.u32 [%r5], {%r6, %r7};
+  fence.proxy.async.shared::cta;
+  bar.sync 0;
+  setp.eq.u32 %p1, %r1, 0;
+  mov.u32 %r8, 1;
+  @%p1 cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32 [%rd2], [%r3], 256;
+  @%p1 cp.reduce.async.bulk.tensor.2d.global.shared::cta.max.tile.bulk_group [tm, {%r8, %r8}], [%r3];
+  @%p1 cp.async.bulk.commit_group;
+  @%p1 cp.async.bulk.wait_group 0;
+  ret;
+}
+"""
+
+
+def test_bulk_reductions_combine_element_by_element():
+    """cp.reduce.async.bulk .add.u32 of 64 words into dst (dst[i] += src[i], wrapping), and the tensor
+    form .max on a 2 x 32 u32 box at (1, 1) of a 2 x 34 tensor (the box's second row falls outside and
+    is skipped): tensor[1][1 + j] = max(tensor[1][1 + j], src[j]) (ISA §9.7.9.25.4.2, .5.3)."""
+    m = parse_text(HEAD + REDUCE, "t.ptx")
+    args = parse_arg_specs(["src=u32[64]:zeros", "dst=u32[64]:zeros",
+                            "tm=tmap:u32[108]:zeros:dims=34,2:strides=144:box=32,2"], m.entries()[0], 0)
+    src = (np.arange(64) * 7 + 3).astype(np.uint32)
+    args[0].data[:] = src
+    args[1].data[:] = np.arange(64) + 0xFFFFFFF0
+    args[2].data[:] = 100
+    res = run_kernel(m, None, args, 1, 32, 0)
+    assert list(res.buffers["dst"]) == [(int(s) + i + 0xFFFFFFF0) & 0xFFFFFFFF for i, s in enumerate(src)]
+    t = res.buffers["tm"].reshape(3, 36)
+    assert list(t[1, 1:33]) == [max(100, int(s)) for s in src[:32]]
+    assert (t[0] == 100).all() and (t[2] == 100).all() and t[1, 0] == 100 and (t[1, 33:] == 100).all()
+
+
+REMOTE_MBAR = """
+.visible .entry k(.param .u64 out)
+{
+  .reg .pred %p<6>;
+  .reg .b32 %r<20>;
+  .reg .b64 %rd<10>;
+  .shared .align 8 .b64 bar;
+  .shared .align 4 .b32 val;
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, %cluster_ctarank;
+  mov.u32 %r3, bar;
+  setp.eq.u32 %p1, %r1, 0;
+  setp.eq.u32 %p2, %r2, 0;
+  and.pred %p3, %p1, %p2;
+  @%p3 mbarrier.init.shared::cta.b64 [%r3], 1;
+  barrier.cluster.arrive.release.aligned;
+  barrier.cluster.wait.acquire.aligned;
+  // rank 1's thread 0 writes 77 into rank 0's val, then arrives on rank 0's mbarrier
+  setp.eq.u32 %p4, %r2, 1;
+  and.pred %p5, %p1, %p4;
+  mov.u32 %r4, val;
+  mapa.shared::cluster.u32 %r5, %r4, 0;
+  mapa.shared::cluster.u32 %r6, %r3, 0;
+  mov.u32 %r7, 77;
+  @%p5 st.shared::cluster.u32 [%r5], %r7;
+  @%p5 mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%r6];
+  @!%p2 bra DONE;
+W:
+  mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 %p0, [%r3], 0;
+  @!%p0 bra W;
+  ld.shared.u32 %r8, [%r4];
+  ld.param.u64 %rd1, [out];
+  mul.wide.u32 %rd2, %r1, 4;
+  add.u64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r8;
+DONE:
+  barrier.cluster.arrive.release.aligned;
+  barrier.cluster.wait.acquire.aligned;
+  ret;
+}
+"""
+
+
+def test_remote_mbarrier_arrive_in_a_cluster():
+    """A thread of rank 1 stores into rank 0's shared memory and arrives on rank 0's mbarrier through
+    .shared::cluster addresses (mapa, ISA §9.7.13.15.13): rank 0's threads pass their try_wait and read 77."""
+    m = parse_text(HEAD + REMOTE_MBAR, "t.ptx")
+    args = parse_arg_specs(["out=u32[32]:zeros"], m.entries()[0], 0)
+    res = run_kernel(m, None, args, 2, 32, 0, cluster=(2, 1, 1))
+    assert (res.buffers["out"] == 77).all()

@@ -231,7 +231,7 @@ class AsyncCopyRule:
                 for t in threads.tolist():
                     self.wgmma.setdefault(t, []).append(c)
             return
-        if op not in ("bulk", "tensor_load", "tensor_store"):
+        if op not in ("bulk", "tensor_load", "tensor_store", "reduce", "tensor_reduce"):
             return
         elem = int(d.get("elem", 1))
         dsts, srcs = d.get("dst_bytes") or [], d.get("src_bytes") or []

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from ptxkit import ir
+from ptxkit.exec_sim.atomics import apply_atomic
 from ptxkit.exec_sim.events import EvKind
 from ptxkit.exec_sim.memory import UINT, global_ctas
 from ptxkit.exec_sim.semantics.common import Decoding, LaneOp, Mask, Reader, State, Unsupported
@@ -39,8 +40,10 @@ from ptxkit.exec_sim.tensormap import TensorMap, TensorMapError
 def b_cp(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     """Dispatch the ``cp.*`` forms (see the module docstring)."""
     mods = ins.mods
-    if "async" not in mods or "reduce" in mods:
+    if "async" not in mods:
         raise Unsupported()
+    if "reduce" in mods:
+        return _reduce(ins, dec)
     if "prefetch" in mods:
         return lambda st, m: None
     group = "bulk" if "bulk" in mods else "cp.async"
@@ -312,4 +315,102 @@ def _tensor(ins: ir.Instruction, dec: Decoding) -> LaneOp:
                      lanes_issuing=global_lanes(st, one))
             if mb is not None and mbar is not None:
                 _complete_tx(st, ins, dec, lane, int(mb[lane]), mbar[1], tm.box_bytes)
+    return op
+
+
+# ---------------------------------------------------------------------- cp.reduce.async.bulk (§9.7.9.25.4.2, .5.3)
+_RED_OPS = ("add", "min", "max", "inc", "dec", "and", "or", "xor")
+_RED_TYPES = {"b32": 4, "u32": 4, "s32": 4, "b64": 8, "u64": 8, "s64": 8, "f32": 4, "f64": 8, "f16": 2, "bf16": 2}
+
+
+def _combine(st: State, lane: int, src_space: str, src: np.ndarray, dst_space: str, dst: np.ndarray, opn: str,
+             typ: str, size: int) -> None:
+    """dst[i] = dst[i] op src[i] for thread ``lane`` (element by element, as atom would)."""
+    if not len(src):
+        return
+    ctx = _one(st, len(src), lane)
+    a = st.mem.load(src_space, src.astype(np.uint64), size, None, ctx)
+    cur = st.mem.load(dst_space, dst.astype(np.uint64), size, None, ctx)
+    out = np.array([apply_atomic(opn, typ, size, int(c), int(x), None) for c, x in zip(cur.tolist(), a.tolist())],
+                   dtype=UINT[size])
+    st.mem.store(dst_space, dst.astype(np.uint64), size, out, None, ctx)
+
+
+def _reduce(ins: ir.Instruction, dec: Decoding) -> LaneOp:
+    """cp.reduce.async.bulk.global.shared::cta.bulk_group.op.type [dst], [src], size and
+    .shared::cluster.shared::cta.mbarrier::complete_tx::bytes.op.type [dst], [src], size, [mbar]; and
+    cp.reduce.async.bulk.tensor.Nd.global.shared::cta.op{.tile}.bulk_group [tmap, {c…}], [src]: each
+    destination element combined with the source element by ``op`` (as ``red`` would, §9.7.13.6), out-of-
+    bounds box elements skipped."""
+    mods, ops = ins.mods, ins.operands
+    opn = next((x for x in mods if x in _RED_OPS), None)
+    if opn is None or any(x.startswith("multicast") for x in mods):
+        raise Unsupported()
+    if "tensor" in mods:
+        return _reduce_tensor(ins, dec, opn)
+    typ = next((x for x in mods if x in _RED_TYPES), None)
+    spaces = [x.split("::")[0] for x in mods if x.split("::")[0] in ("shared", "global")]
+    if typ is None or len(spaces) != 2 or len(ops) < 3:
+        raise Unsupported()
+    esize = _RED_TYPES[typ]
+    dst_space, src_space = spaces
+    dst, _ = dec.addr(ops[0])
+    src, _ = dec.addr(ops[1])
+    size_r = dec.src(ops[2], "u32")
+    mbar = _mbar_operand(ins, dec, ops[3]) if any(x.startswith("mbarrier::") for x in mods) else None
+
+    def op(st: State, m: Mask) -> None:
+        n = st.n
+        d, s_ = _lanes(dst(st), n), _lanes(src(st), n)
+        sz = np.broadcast_to(np.asarray(size_r(st)).astype(np.int64), (n,))
+        mb = None if mbar is None else _lanes(mbar[0](st), n)
+        for lane in (np.arange(n) if m is None else np.flatnonzero(m)).tolist():
+            k = int(sz[lane])
+            if k % 16 or int(d[lane]) % 16 or int(s_[lane]) % 16:
+                raise dec.error(f"cp.reduce.async.bulk of {k} bytes: size and addresses must be multiples of 16", ins)
+            offs = np.arange(0, k, esize, dtype=np.uint64)
+            _combine(st, lane, src_space, s_[lane] + offs, dst_space, d[lane] + offs, opn, typ, esize)
+            if observer(st) is not None:
+                one = np.zeros(n, bool)
+                one[lane] = True
+                emit(st, ins, EvKind.ASYNC_ISSUE, one, space=dst_space, addr=d[one].copy(), size=k, proxy="async",
+                     op="reduce", group="mbarrier" if mb is not None else "bulk", src_space=src_space, elem=esize,
+                     dst_bytes=[d[lane] + offs], src_bytes=[s_[lane] + offs])
+            if mb is not None and mbar is not None:
+                _complete_tx(st, ins, dec, lane, int(mb[lane]), mbar[1], k)
+    return op
+
+
+_TMAP_TYPES = {0: "u8", 1: "u16", 2: "u32", 3: "s32", 4: "u64", 5: "s64", 6: "f16", 7: "f32", 8: "f64", 9: "bf16"}
+
+
+def _reduce_tensor(ins: ir.Instruction, dec: Decoding, opn: str) -> LaneOp:
+    mods, ops = ins.mods, ins.operands
+    dims = next((int(x[0]) for x in mods if len(x) == 2 and x[1] == "d" and x[0] in "12345"), None)
+    tm_op = ops[0]
+    if dims is None or "im2col" in mods or not isinstance(tm_op, ir.AddrList) or len(tm_op.items) != 2 \
+            or not isinstance(tm_op.items[1], ir.Vec) or not isinstance(tm_op.items[0], (ir.Reg, ir.Sym)):
+        raise Unsupported()
+    tm_addr, tm_sym = dec.addr(ir.Addr(tm_op.items[0], 0))
+    coords = [dec.src(c, "s32") for c in tm_op.items[1].items]
+    smem, _ = dec.addr(ops[1])
+
+    def op(st: State, m: Mask) -> None:
+        n = st.n
+        ta, sm = _lanes(tm_addr(st), n), _lanes(smem(st), n)
+        cs = [np.broadcast_to(np.asarray(c(st)).astype(np.int64), (n,)) for c in coords]
+        for lane in (np.arange(n) if m is None else np.flatnonzero(m)).tolist():
+            tm = _read_tensormap(st, ins, dec, lane, tm_sym or "generic", int(ta[lane]))
+            typ = _TMAP_TYPES.get(tm.dtype)
+            if tm.rank != dims or typ is None:
+                raise dec.error(f"a {dims}d reduction with a rank-{tm.rank} tensor map of type code {tm.dtype}", ins)
+            gaddr, ok, off = tm.box_elements(tuple(int(c[lane]) for c in cs))
+            saddr = swizzle(np.int64(int(sm[lane])) + off, tm.swizzle_bytes)
+            _combine(st, lane, "shared", saddr[ok], "global", gaddr[ok], opn, typ, tm.esize)
+            if observer(st) is not None:
+                one = np.zeros(n, bool)
+                one[lane] = True
+                emit(st, ins, EvKind.ASYNC_ISSUE, one, space="global", addr=np.array([tm.address], np.uint64),
+                     size=tm.box_bytes, proxy="async", op="tensor_reduce", group="bulk", src_space="shared",
+                     elem=tm.esize, dst_bytes=[gaddr[ok].astype(np.uint64)], src_bytes=[saddr[ok].astype(np.uint64)])
     return op

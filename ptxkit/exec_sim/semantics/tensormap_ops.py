@@ -26,6 +26,8 @@ _FIELDS = {"global_address": (0, 8, 0), "rank": (12, 1, 0), "elemtype": (13, 1, 
            "interleave_layout": (14, 1, 0), "swizzle_mode": (15, 1, 0), "fill_mode": (17, 1, 0),
            "global_dim": (24, 8, 8), "global_stride": (64, 8, 8), "box_dim": (96, 2, 2),
            "element_stride": (106, 1, 1)}
+# ISA elemtype → CUtensorMapDataType where they differ (f32.ftz, f64, bf16; Triton's driver.py does the same)
+_TO_DRIVER = {8: 10, 9: 8, 10: 9}
 _LIMIT = {"interleave_layout": 0, "fill_mode": 0, "swizzle_mode": 3, "rank": 4}
 
 
@@ -66,7 +68,11 @@ def _replace(ins: ir.Instruction, dec: Decoding) -> LaneOp:
             raise dec.error(f"{dec.spelling(ins)}: element type {int(v[lanes].max())} is not modelled", ins)
         if field == "rank":
             v = v + np.uint64(1)
-        st.mem.store(space, base + np.uint64(off + step * ordinal), size, v.astype(ut), m, st)
+        if field == "elemtype":  # the layout keeps the CUDA driver's CUtensorMapDataType code
+            v_store = np.array([_TO_DRIVER.get(int(x), int(x)) for x in v.tolist()], np.uint64)
+        else:
+            v_store = v
+        st.mem.store(space, base + np.uint64(off + step * ordinal), size, v_store.astype(ut), m, st)
         if field == "elemtype":
             esize = np.array([_ELEM_BYTES.get(int(x), 1) for x in v.tolist()], np.uint8)
             st.mem.store(space, base + np.uint64(18), 1, esize, m, st)
