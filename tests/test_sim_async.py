@@ -658,3 +658,38 @@ def test_remote_mbarrier_arrive_in_a_cluster():
     args = parse_arg_specs(["out=u32[32]:zeros"], m.entries()[0], 0)
     res = run_kernel(m, None, args, 2, 32, 0, cluster=(2, 1, 1))
     assert (res.buffers["out"] == 77).all()
+
+
+def test_hint_instructions_run_and_explore_refuses_mbarriers(tmp_path, capsys):
+    """setmaxnreg and griddepcontrol change nothing a simulation observes (register allocation, launch
+    overlap); elect.sync elects the lowest active lane. explore, whose threads run alone, refuses
+    mbarrier.* with a located error (exit 2), not a crash."""
+    from ptxkit.cli import main
+
+    text = """
+.visible .entry k(.param .u64 out)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<4>;
+  griddepcontrol.wait;
+  setmaxnreg.inc.sync.aligned.u32 240;
+  mov.u32 %r1, %tid.x;
+  elect.sync %r2|%p1, -1;
+  selp.u32 %r3, 1, 0, %p1;
+  add.u32 %r3, %r3, %r2;
+  ld.param.u64 %rd1, [out];
+  mul.wide.u32 %rd2, %r1, 4;
+  add.u64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r3;
+  griddepcontrol.launch_dependents;
+  ret;
+}
+"""
+    res = _run(text, ["out=u32[32]:zeros"])
+    assert list(res.buffers["out"]) == [1] + [0] * 31
+    src = tmp_path / "m.ptx"
+    src.write_text(HEAD + ".visible .entry k(.param .u64 out)\n{\n  .shared .align 8 .b64 bar;\n"
+                   "  mbarrier.init.shared::cta.b64 [bar], 1;\n  ret;\n}\n")
+    assert main(["explore", str(src), "--threads", "2", "--arg", "out=null"]) == 2
+    assert f"{src}:7:3: error: explore: 'mbarrier.init" in capsys.readouterr().err
