@@ -244,3 +244,100 @@ def test_bad_input_is_a_located_error(tmp_path, capsys):
     assert f"{f}:6:3: error:" in err and "Traceback" not in err
     assert main(["verify", str(tmp_path / "missing.ptx")]) == 2
     assert "ptxkit verify: error:" in capsys.readouterr().err
+
+
+# The consumer's spin loop comes first in the program text (lower pc) — nvcc's layout of flag code.
+# Lowest-pc-first scheduling alone would run the spinning warp of CTA 1 for ever and never the
+# producer of CTA 0; the scheduler gives a starved warp a turn (exec_sim.machine._starved), so the
+# launch finishes within a small step bound and the verdict is the one argued for FLAG (.gpu).
+FLAG_CONSUMER_FIRST = HEAD + """.visible .entry k(.param .u64 data, .param .u64 flag, .param .u64 out)
+{
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<8>;
+  .reg .pred %p<3>;
+  ld.param.u64 %rd1, [data];
+  ld.param.u64 %rd2, [flag];
+  ld.param.u64 %rd3, [out];
+  mov.u32 %r1, %ctaid.x;
+  setp.eq.u32 %p1, %r1, 0;
+  @%p1 bra PRODUCER;
+CONSUMER:
+  ld.acquire.gpu.global.u32 %r2, [%rd2];
+  setp.ne.u32 %p2, %r2, 1;
+  @%p2 bra CONSUMER;
+  ld.global.u32 %r3, [%rd1];
+  st.global.u32 [%rd3], %r3;
+  bra DONE;
+PRODUCER:
+  st.global.u32 [%rd1], 42;
+  st.release.gpu.global.u32 [%rd2], 1;
+DONE:
+  ret;
+}
+"""
+
+
+def test_spinning_warp_does_not_starve_the_producer(tmp_path, capsys):
+    rc, d = _verify(tmp_path, capsys, FLAG_CONSUMER_FIRST, *FLAG_ARGS, "--max-steps", "20000")
+    assert (rc, d["verdict"]) == (0, "verified")
+
+
+# Lanes 0-15 of warp 0 execute bar.sync, lanes 16-31 skip it and exit: the warp does not execute
+# the .aligned barrier as a whole (ISA §9.7.13.1: bar.sync is barrier.sync.aligned).
+PARTIAL_WARP = HEAD + """.visible .entry k(.param .u64 out)
+{
+  .reg .b32 %r<4>;
+  .reg .pred %p<2>;
+  mov.u32 %r1, %tid.x;
+  setp.gt.u32 %p1, %r1, 15;
+  @%p1 bra SKIP;
+  bar.sync 0;
+SKIP:
+  ret;
+}
+"""
+
+# Warp specialisation with a named barrier and a thread count (ISA §9.7.13.1's producer/consumer
+# example): warp 0 writes s[] and arrives (bar.arrive 1, 64), warp 1 waits (bar.sync 1, 64) and reads.
+# The arrival synchronizes with the waiting threads' return: ordered, verified. Different barrier
+# instructions across warps are allowed when a thread count names the participants.
+NAMED = HEAD + """.visible .entry k(.param .u64 out)
+{
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<4>;
+  .reg .pred %p<2>;
+  .shared .align 4 .b32 s[32];
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  and.b32 %r2, %r1, 31;
+  shl.b32 %r2, %r2, 2;
+  mov.u32 %r3, s;
+  add.u32 %r3, %r3, %r2;
+  setp.ge.u32 %p1, %r1, 32;
+  @%p1 bra CONSUMER;
+  st.shared.u32 [%r3], %r1;
+  bar.arrive 1, 64;
+  bra DONE;
+CONSUMER:
+  bar.sync 1, 64;
+  ld.shared.u32 %r4, [%r3];
+  cvt.u64.u32 %rd2, %r2;
+  add.u64 %rd2, %rd1, %rd2;
+  st.global.u32 [%rd2], %r4;
+DONE:
+  ret;
+}
+"""
+
+
+def test_partial_warp_at_aligned_barrier_is_not_well_synchronized(tmp_path, capsys):
+    rc, d = _verify(tmp_path, capsys, PARTIAL_WARP, "--arg", "out=u32[1]:zeros", "--block", "64")
+    assert rc == 1 and d["verdict"] == "not-well-synchronized"
+    assert d["witness"]["findings"][0]["line"] == 11
+
+
+@pytest.mark.parametrize("sync, verdict", [("bar.arrive 1, 64;", "verified"), ("", "race")])
+def test_named_barrier_producer_consumer(tmp_path, capsys, sync, verdict):
+    rc, d = _verify(tmp_path, capsys, NAMED.replace("bar.arrive 1, 64;", sync).replace(
+        "bar.sync 1, 64;", "bar.sync 1, 64;" if sync else ""), "--arg", "out=u32[32]:zeros", "--block", "64")
+    assert d["verdict"] == verdict

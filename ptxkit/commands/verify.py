@@ -27,7 +27,7 @@ EXIT = {"verified": 0, "race": 1, "not-well-synchronized": 1, "different": 1, "i
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", metavar="K.ptx", help="the PTX file")
-    add_kernel_arguments(p)
+    add_kernel_arguments(p, cluster=True)
     p.add_argument("--against", metavar="R.ptx", default=None,
                    help="a reference kernel: both run FPSan-sanitized on the same inputs, outputs compared bit for bit")
     p.add_argument("--max-steps", type=positive_int, default=DEFAULT_MAX_STEPS, metavar="N",
@@ -49,7 +49,8 @@ def run(args: argparse.Namespace) -> int:
     module = parse(read_source(args.file), args.file)
     entry = select_entry(module, args.kernel)
     kargs = parse_arg_specs(args.arg, entry, args.seed)
-    launch = Launch(module, entry.name, kargs, grid, block, args.shared, args.max_steps)
+    cluster = parse_dim(args.cluster, "--cluster")
+    launch = Launch(module, entry.name, kargs, grid, block, args.shared, args.max_steps, cluster)
     outcome = verify_launch(launch)
     if args.against is not None and outcome.verdict in ("verified", "inconclusive"):
         ref = sanitized(read_source(args.against), args.against)
@@ -70,7 +71,8 @@ def run(args: argparse.Namespace) -> int:
         atomic_write(args.dot, to_dot(witness_graph(d)).encode())
     if args.schedule and "race" in d:
         launch_args = {"file": args.file, "kernel": entry.name, "arg": list(args.arg), "grid": list(grid),
-                       "block": list(block), "shared": args.shared, "seed": args.seed}
+                       "block": list(block), "cluster": list(cluster), "shared": args.shared,
+                       "seed": args.seed}
         atomic_write(args.schedule, schedule_file(d, launch_args).encode())
     if args.smt:
         d["smt"] = [str(p) for p in write_smt(outcome, launch, args.smt)]

@@ -189,6 +189,8 @@ def run_batch(prog: Program, st: LaneState, counters: Counters, max_steps: int) 
     ret_stack = np.zeros((MAX_DEPTH, n), np.int32)
     depth = np.zeros(n, np.int64)
     lane_pc = np.zeros(n, np.int64)
+    last_run = np.zeros(max(n // 32, 1), np.int64)  # per warp: the divergent step it last ran at
+    fair_at = 0
     uniform = True
     pc = 0
     alive = ~exited
@@ -250,6 +252,7 @@ def run_batch(prog: Program, st: LaneState, counters: Counters, max_steps: int) 
                 act = alive if m is None else m
                 lane_pc[act] = pc
                 uniform = False
+                last_run[:] = steps
                 _control(prog, op, pc, act, st, lane_pc, waiting, bar_id, bar_count, ret_stack, depth)
             else:
                 runnable = ~exited & ~waiting
@@ -265,9 +268,16 @@ def run_batch(prog: Program, st: LaneState, counters: Counters, max_steps: int) 
                                    Deadlock)
                 p = int(lane_pc[runnable].min())
                 act = runnable & (lane_pc == p)
+                if steps - fair_at >= FAIR_EVERY:
+                    fair_at = steps
+                    turn = _starved(runnable, lane_pc, last_run, steps)
+                    if turn is not None:
+                        p, act = turn
                 op = code[p]
                 steps += 1
-                counters.instructions += int(act.reshape(-1, 32).any(axis=1).sum())
+                act_w = act.reshape(-1, 32).any(axis=1)
+                last_run[act_w] = steps
+                counters.instructions += int(act_w.sum())
                 counters.lane_instructions += int(act.sum())
                 if counters.instructions + u_warps > max_steps:
                     raise _located(prog, op, _step_msg(max_steps), BoundExceeded)
@@ -309,6 +319,26 @@ def run_batch(prog: Program, st: LaneState, counters: Counters, max_steps: int) 
         st.steps += steps
         counters.instructions += u_warps
         counters.lane_instructions += u_lanes
+
+
+# Fairness between warps (per-lane mode): lowest pc first would let one warp spinning at a low pc
+# (waiting for a flag) starve another warp at a higher pc (the one that sets it) for ever. Every
+# FAIR_EVERY steps, warps that have not run for STARVE_STEPS steps get a turn: the lowest pc among
+# their lanes. Lanes of one warp still run lowest pc first (the starved set holds whole warps), so
+# reconvergence within a warp is unchanged; only the interleaving of independent warps moves.
+FAIR_EVERY = 64
+STARVE_STEPS = 256
+
+
+def _starved(runnable: np.ndarray, lane_pc: np.ndarray, last_run: np.ndarray,
+             steps: int) -> tuple[int, np.ndarray] | None:
+    rw = runnable.reshape(-1, 32).any(axis=1)
+    old = rw & (steps - last_run > STARVE_STEPS)
+    if not old.any():
+        return None
+    sel = runnable & np.repeat(old, 32)
+    q = int(lane_pc[sel].min())
+    return q, sel & (lane_pc == q)
 
 
 def _control(prog: Program, op: Op, p: int, act: np.ndarray, st: LaneState, lane_pc: np.ndarray, waiting: np.ndarray,
@@ -402,9 +432,10 @@ def _control(prog: Program, op: Op, p: int, act: np.ndarray, st: LaneState, lane
             waiting[mm] = True
             bar_id[mm] = b
         if st.observer is not None:
+            # a warp of which only some live lanes arrive here: divergent at an .aligned barrier
             _report(st, EvKind.BAR_ARRIVE, op, mm,
                     {"barrier": b, "wait": bool(wait), "pc": p, "count": st._bar_expected.get(b),
-                     "aligned": _aligned(op)})
+                     "aligned": _aligned(op), "partial_warp": bool(((w_now > 0) & (w_now < w_live)).any())})
 
 
 def _passes(op: Op, st: LaneState, m: np.ndarray) -> np.ndarray:

@@ -32,6 +32,7 @@ from ptxkit.exec_sim.args import KernelArg
 from ptxkit.exec_sim.launch import DEFAULT_MAX_STEPS, RunResult, run_kernel
 from ptxkit.exec_sim.machine import Deadlock
 from ptxkit.exec_sim.memory import GLOBAL_BASE
+from ptxkit.verify.async_rules import async_rules
 from ptxkit.verify.context import SPACE_SHARED, Context, Finding, Rule
 from ptxkit.verify.races import Race, Table, find_races
 from ptxkit.verify.rules import default_rules
@@ -51,6 +52,7 @@ class Launch:
     block: tuple[int, int, int]
     shared_bytes: int = 0
     max_steps: int = DEFAULT_MAX_STEPS
+    cluster: tuple[int, int, int] = (1, 1, 1)
 
 
 @dataclass
@@ -72,11 +74,14 @@ def verify_launch(launch: Launch, extra_rules: list[Rule] | None = None) -> Outc
     t0 = time.perf_counter()
     nthreads = launch.block[0] * launch.block[1] * launch.block[2]
     ncta = launch.grid[0] * launch.grid[1] * launch.grid[2]
-    ctx = Context(nthreads, ncta, default_rules() + list(extra_rules or []))
+    # clusters along x (1-D cluster shapes) are contiguous in the linear CTA order scopes use
+    ctx = Context(nthreads, ncta, default_rules() + async_rules() + list(extra_rules or []),
+                  launch.cluster[0] * launch.cluster[1] * launch.cluster[2])
     stats: dict[str, Any] = {"threads": nthreads * ncta}
     try:
         result = run_kernel(launch.module, launch.kernel, launch.args, launch.grid, launch.block,
-                            launch.shared_bytes, max_steps=launch.max_steps, observer=ctx.observe)
+                            launch.shared_bytes, max_steps=launch.max_steps, observer=ctx.observe,
+                            cluster=launch.cluster)
     except Deadlock as e:
         d = e.diagnostics[0]
         ctx.finish()

@@ -55,6 +55,13 @@ def to_json(outcome: Outcome, launch: Launch, file: str) -> dict[str, Any]:
                       "line": f.line, "col": f.col, "threads": list(f.threads),
                       **({"other_at": f"{file}:{f.other_line}:{f.other_col}"} if f.other_line else {})}
                      for f in outcome.findings]
+    # the witness in one place: the two racing accesses, or the misused instruction(s)
+    if "race" in d:
+        d["witness"] = {"accesses": d["race"]}
+    elif d["findings"]:
+        f = outcome.findings[0]
+        d["witness"] = {"findings": [{"line": f.line, "col": f.col},
+                                     *([{"line": f.other_line, "col": f.other_col}] if f.other_line else [])]}
     if "different" in d["verdict"] and "difference" in outcome.stats:
         d["difference"] = outcome.stats["difference"]
     return d

@@ -53,6 +53,7 @@ class _Phase:
     vec: np.ndarray | None = None
     waiters: list[np.ndarray] = field(default_factory=list)
     arrivals: list[tuple[int, int, int, int | None, bool, np.ndarray]] = field(default_factory=list)
+    partial: bool = False  # some warp arrived with only part of its live lanes
 
 
 class BarrierRule:
@@ -79,6 +80,7 @@ class BarrierRule:
             ph.vec = vec if ph.vec is None else np.maximum(ph.vec, vec)
             if ev.detail.get("wait", True):
                 ph.waiters.append(lanes)
+            ph.partial |= bool(ev.detail.get("partial_warp", False))
             ph.arrivals.append((ev.line, int(ev.detail.get("col", 0)), int(ev.detail.get("pc", -1)),
                                 ev.detail.get("count"), bool(ev.detail.get("aligned", True)), lanes))
         ctx.clocks.ep[ev.lanes] += 1
@@ -99,7 +101,11 @@ class BarrierRule:
         arr = ph.arrivals
         first = arr[0]
         if any(a[4] for a in arr):
-            other = next((a for a in arr if a[2] != first[2]), None)
+            # .aligned: a whole-CTA barrier (no thread count) is one instruction for every thread;
+            # with a count (named barriers of warp-specialised code, bar.arrive by producers and
+            # bar.sync by consumers, ISA §9.7.13.1 example) only the lanes of a warp must agree
+            whole_cta = all(a[3] is None for a in arr)
+            other = next((a for a in arr if a[2] != first[2]), None) if whole_cta else None
             if other is not None:
                 ctx.finding(Finding("barrier-divergence",
                                     f"barrier {b} of CTA {c}: threads reach it at two different "
@@ -108,7 +114,7 @@ class BarrierRule:
                                     (int(first[5][0]), int(other[5][0])), other[0], other[1]))
                 return
             warps = np.concatenate([np.unique(a[5] // 32) for a in arr])
-            if len(np.unique(warps)) != len(warps):
+            if len(np.unique(warps)) != len(warps) or ph.partial:
                 ctx.finding(Finding("barrier-divergence",
                                     f"barrier {b} of CTA {c}: a warp reaches the .aligned barrier in "
                                     "several parts (divergent warp, ISA §9.7.13.1)", first[0], first[1],
@@ -116,10 +122,11 @@ class BarrierRule:
                 return
         counts = {a[3] for a in arr}
         if len(counts) > 1:
+            other = next(a for a in arr if a[3] != first[3])
             ctx.finding(Finding("barrier-count",
                                 f"barrier {b} of CTA {c}: arrivals name different thread counts "
                                 f"({', '.join('all' if x is None else str(x) for x in counts)})",
-                                first[0], first[1], (int(first[5][0]),)))
+                                first[0], first[1], (int(first[5][0]), int(other[5][0])), other[0], other[1]))
 
     def finish(self, ctx: Context) -> None:
         pass
