@@ -693,3 +693,60 @@ def test_hint_instructions_run_and_explore_refuses_mbarriers(tmp_path, capsys):
                    "  mbarrier.init.shared::cta.b64 [bar], 1;\n  ret;\n}\n")
     assert main(["explore", str(src), "--threads", "2", "--arg", "out=null"]) == 2
     assert f"{src}:7:3: error: explore: 'mbarrier.init" in capsys.readouterr().err
+
+
+DROP = """
+.visible .entry k(.param .u64 out)
+{
+  .reg .pred %p<12>;
+  .reg .b32 %r<20>;
+  .reg .b64 %rd<10>;
+  .shared .align 8 .b64 bar;
+  .shared .align 16 .b8 buf[512];
+  .global .align 16 .b8 src[512];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, bar;
+  setp.eq.u32 %p1, %r1, 0;
+  setp.eq.u32 %p2, %r1, 1;
+  @%p1 mbarrier.init.shared::cta.b64 [%r2], 2;
+  bar.sync 0;
+  // phase 0: thread 0 arrive_drop (1 pending, 1 expected from now on), thread 1 arrives: complete
+  @%p1 mbarrier.arrive_drop.shared::cta.b64 _, [%r2];
+  @%p2 mbarrier.arrive.shared::cta.b64 _, [%r2];
+  mbarrier.test_wait.parity.shared::cta.b64 %p3, [%r2], 0;
+  // phase 1: one arrival completes it, but expect_tx(32) holds it open until complete_tx(32)
+  @%p2 mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%r2], 32;
+  @%p2 mbarrier.arrive.shared::cta.b64 _, [%r2];
+  mbarrier.test_wait.parity.shared::cta.b64 %p4, [%r2], 1;
+  @%p2 mbarrier.complete_tx.relaxed.cta.shared::cta.b64 [%r2], 32;
+  mbarrier.test_wait.parity.shared::cta.b64 %p5, [%r2], 1;
+  // phase 2 (1 arrival expected): thread 0's cp.async.mbarrier.arrive.noinc is that arrival, made once
+  // its cp.async copies are done
+  mov.u32 %r3, buf;
+  mov.u64 %rd1, src;
+  @%p1 cp.async.ca.shared.global [%r3], [%rd1], 16;
+  @%p1 cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%r2];
+  mbarrier.test_wait.parity.shared::cta.b64 %p6, [%r2], 0;
+  selp.u32 %r4, 1, 0, %p3;
+  selp.u32 %r5, 2, 0, %p4;
+  selp.u32 %r6, 4, 0, %p5;
+  selp.u32 %r7, 8, 0, %p6;
+  or.b32 %r4, %r4, %r5;
+  or.b32 %r4, %r4, %r6;
+  or.b32 %r4, %r4, %r7;
+  ld.param.u64 %rd2, [out];
+  mul.wide.u32 %rd3, %r1, 4;
+  add.u64 %rd4, %rd2, %rd3;
+  st.global.u32 [%rd4], %r4;
+  ret;
+}
+"""
+
+
+def test_arrive_drop_expect_tx_and_cp_async_arrive():
+    """ISA §9.7.13.15.14 arrive_drop lowers the expected count of later phases (phase 1 completes with one
+    arrival); expect_tx (§9.7.13.15.11) keeps a phase whose arrivals are in open until complete_tx; a
+    cp.async.mbarrier.arrive.noinc (§9.7.9.25.3.4) is one arrival (phase 2 completes: parity 0's latest
+    phase is done). Every thread sees: phase 0 done (1), phase 1 not yet (0), then done (4), phase 2 done (8)."""
+    res = _run(DROP, ["out=u32[32]:zeros"])
+    assert (res.buffers["out"] == 1 | 4 | 8).all()
