@@ -8,10 +8,10 @@ so they race with whatever is not ordered after the copy's completion.
 * :class:`MbarrierRule` — the arrivals on phase k of an mbarrier (``mbarrier.arrive*`` with release
   semantics, the complete-tx of a copy, ``cp.async.mbarrier.arrive``) synchronize with every wait
   that observes phase k complete (``test_wait``/``try_wait`` with acquire semantics, §9.7.13.15.16
-  and §8.9.4). Checks: a wait whose parity names a phase that never ran (the parity of a wait must be
-  that of the current phase, else it returns at once); the transaction count of a barrier left
-  unbalanced (``expect_tx`` missing or wrong: a copy's complete-tx lands in a later phase than the
-  one it was meant to complete, §9.7.13.15.2-3).
+  and §8.9.4); a wait on the parity of the phase before the first returns at once and orders nothing
+  (a producer's first wait in a pipeline; a consumer doing it races with the data). Check: the
+  transaction count of a barrier left unbalanced (``expect_tx`` missing or wrong: a copy's
+  complete-tx lands in a later phase than the one it was meant to complete, §9.7.13.15.2-3).
 * :class:`AsyncCopyRule` — ``wgmma.mma_async`` reads its shared-memory operands through the async
   proxy until the ``wgmma.wait_group`` covering it (§9.7.15.3): one agent per warp records the reads,
   so a write of the buffer before that wait races with them. ``cp.async`` copies (generic proxy)
@@ -131,12 +131,9 @@ class MbarrierRule:
                         bar.tx_line = (0, 0)
             elif act in ("test_wait", "try_wait", "cluster_wait"):
                 if phase < 0:
-                    ctx.finding(Finding("mbarrier-parity",
-                                        f"{act} of the mbarrier at shared 0x{off:x} (CTA {key[0]}) waits for "
-                                        f"the phase of parity {int(_at(ev.detail.get('phase'), i, 0))}, which "
-                                        "names a phase before the barrier's first: the wait returns at once "
-                                        "without synchronizing (ISA §9.7.13.15.16: the parity must be the "
-                                        "current phase's)", ev.line, col, (t,)))
+                    # the parity of the phase before the first: the wait returns at once (ISA
+                    # §9.7.13.15.16 — the producer's first wait on an "empty" barrier in a pipeline);
+                    # it orders nothing, so a consumer misusing it shows up as a race on the data
                     continue
                 if ev.sem == "relaxed":
                     continue
