@@ -159,6 +159,28 @@ def test_sign_xor_without_evidence_is_negation_reported_as_undecided():
     assert out == [0] and _items(rep) == [("xor.b32", "note")]
 
 
+def test_sign_xor_typed_by_loads_and_declarations():
+    """nvcc types its loads and registers: ``ld.global.u32`` → xor → ``st.global.u32`` is integer code
+    (thrust's radix-sort key flip: left as written, nothing listed), a register declared ``.f32`` is a
+    float (``mov.b32 %r, %f`` moves its bits: ring negation, a note)."""
+    text = _kernel("ld.global.u32 %t, [%rd4];\n\txor.b32 %u, %t, -2147483648;\n\tst.global.u32 [%rd4], %u;\n\t"
+                   "mov.b32 %d, %u;", nin=1)
+    out, rep = _run(text, [[0]])
+    assert out == [SIGN] and rep.items == []
+    body = ".reg .f32 %f1;\n\tmov.b32 %f1, %a;\n\tmov.b32 %t, %f1;\n\txor.b32 %d, %t, -2147483648;"
+    out, rep = _run(_kernel(body, nin=1), [[0], [TWO]])
+    assert out == [0, 0xC0000000] and _items(rep) == [("xor.b32", "note")]
+
+
+def test_vector_pack_does_not_join_values():
+    """nvcc's libm builds a double from an integer exponent: ``add.s32 e, …; xor.b32 h, e, signmask;
+    mov.b64 %fd, {h, lo}``. The f64 is not the xor'ed value: integer code, left alone."""
+    body = ("add.s32 %t, %a, 1;\n\txor.b32 %u, %t, -2147483648;\n\tmov.b32 %r1, 0;\n\t"
+            "mov.b64 %e1, {%r1, %u};\n\tadd.f64 %e2, %e1, %e1;\n\tmov.b64 {%r2, %d}, %e2;")
+    rep = sanitize_text(_kernel(body, nin=1), "k.ptx", folds=(("self-add", "mul2"),)).report
+    assert "xor.b32" not in [o for o, _ in _items(rep)]
+
+
 J_BODY = "cvt.rn.f16.f32 %h1, %a;\n\txor.b16 %d, %h1, -32768;"
 
 

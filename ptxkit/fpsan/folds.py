@@ -79,10 +79,11 @@ class Flow:
     defs: dict[str, list[ir.Instruction]] = field(default_factory=dict)
     uses: dict[str, list[ir.Instruction]] = field(default_factory=dict)
     labels: list[int] = field(default_factory=list)
+    types: dict[str, str] = field(default_factory=dict)  # declared register types (.reg .f32 %f<9>)
 
     @classmethod
-    def of(cls, fn: ir.Function) -> Flow:
-        f = cls()
+    def of(cls, fn: ir.Function, types: dict[str, str] | None = None) -> Flow:
+        f = cls(types=types or {})
         for s in fn.statements():
             if isinstance(s, ir.Label):
                 f.labels.append(len(f.order))
@@ -117,6 +118,9 @@ class Flow:
             if r in seen:
                 continue
             seen.add(r)
+            k = _type_kind(self.types.get(r))  # nvcc declares float registers .f32/.f64 (Triton: .b32)
+            if k:
+                kinds.add(k)
             for instr in self.defs.get(r, []) + self.uses.get(r, []):
                 carried = _carried(instr)
                 if carried:
@@ -143,8 +147,8 @@ def _carried(instr: ir.Instruction) -> list[str]:
     ops = instr.operands
     if not (sign_xor_width(instr) or (instr.opcode in _MOVES and not any(m in FLOAT_TYPES for m in instr.mods))):
         return []
-    if len(ops) < 2 or not isinstance(ops[0], (ir.Reg, ir.Sym, ir.Pipe)):
-        return []
+    if len(ops) < 2 or not isinstance(ops[0], (ir.Reg, ir.Sym, ir.Pipe)) or isinstance(ops[1], ir.Vec):
+        return []  # a vector pack/unpack (mov.b64 d, {a, b}) is not the same value
     dest = regs(ops[0].a) if isinstance(ops[0], ir.Pipe) else regs(ops[0])
     moved = ops[1:3] if instr.opcode in ("selp", "xor") else ops[1:2]
     return dest + [r for o in moved if isinstance(o, (ir.Reg, ir.Sym)) for r in regs(o)]
@@ -152,13 +156,18 @@ def _carried(instr: ir.Instruction) -> list[str]:
 
 def _kind_of(instr: ir.Instruction, written: bool) -> str | None:
     """What ``instr`` says about the type of a register it writes (``written``) or reads."""
-    if instr.opcode in ("ld", "st", "ldu", "atom", "red"):
-        types = [m for m in instr.mods if m in FLOAT_TYPES]
-        return "float" if types else None  # integer-typed loads/stores move bits too
+    if instr.opcode == "mov" and any(isinstance(o, ir.Vec) for o in instr.operands):
+        return None  # a vector pack/unpack: its parts need not share the vector's type
     types = [m for m in instr.mods if is_type(m)]
     if not types:
         return None
     t = types[0] if written and instr.opcode in ("cvt", "set") else types[-1]
+    return _type_kind(t)  # typed loads/stores count: LLVM types them as the IR value (Triton's are .bN)
+
+
+def _type_kind(t: str | None) -> str | None:
+    if t is None:
+        return None
     if is_float(t):
         return "float"
     if t in SIGNED_TYPES or t in UNSIGNED_TYPES:

@@ -71,7 +71,7 @@ class _FunctionRewrite:
                            if not r.lines or ln in r.lines or a != r.start_line}
         self.anchors = {id(r.anchor): r for r in bodies}
         self.saves = {id(r.save): r for r in bodies if r.save is not None}
-        self.flow = Flow.of(fn)  # the dataflow the fold recognisers read (ptxkit.fpsan.folds)
+        self.flow = Flow.of(fn, types)  # the dataflow the fold recognisers read (ptxkit.fpsan.folds)
 
     def run(self) -> Rewritten:
         self.walk(self.fn.body or [])
@@ -159,6 +159,8 @@ class _FunctionRewrite:
             if fold.done:
                 self.out.replaced.append((instr, ctx.lines))
                 report.rewritten += 0 if fold.moves else 1
+                if any(m in ("rm", "rp") for m in instr.mods):
+                    self.report_item(instr, _DIRECTED, native=False)
                 if fold.moves:
                     self.native(instr)
             else:
