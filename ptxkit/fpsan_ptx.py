@@ -8,7 +8,9 @@ The passes, in order, for each function with float work (each in its own module 
 
 1. ``libdevice.recognise`` — inlined libdevice bodies whose result is one FPSan op (``__nv_sinf``/
    ``__nv_cosf``, Triton's ``tl.sin``/``tl.cos``; ``libdevice_match``: ``__nv_logf``, ``__nv_exp``, … by
-   their dataflow): they run natively, the ring op replaces the result;
+   their dataflow): they run natively, the ring op replaces the result. It runs for every function
+   first: a ``.func`` called only from recognised bodies (``libdevice.body_callees``: ``__nv_pow``'s
+   ``__internal_accurate_pow``) is part of them and left as it is;
 2. ``rewrite.rewrite_function`` — the float-op rewrite: LLVM's folds that hide Triton's op (``x*2.0``
    as ``x+x``, ``-x`` as a sign-bit xor, …) are recognised first by ``folds``; every other float
    instruction goes through ``dispatch`` to ``ops`` (arithmetic, the tagged and closed-form unary ops,
@@ -94,12 +96,13 @@ def sanitize_module(module: ir.Module, *, homomorphic_casts: bool = False, atomi
     if report.already_sanitized:
         return report  # sanitizing a sanitized file changes nothing (docs/cli.md)
     names = FreshNames(unique_prefix(module.source, "%fps"), unique_prefix(module.source, "$fps_L"))
-    for fn in module.functions():
-        if fn.body is None:
-            continue
+    work = [fn for fn in module.functions() if fn.body is not None]
+    bodies = {fn.name: libdevice.recognise(module, fn) for fn in work if _has_float_work(fn)}
+    internal = libdevice.body_callees(module, bodies)  # called only from recognised bodies: part of them
+    for fn in work:
         report.functions += 1
-        if _has_float_work(fn):
-            _sanitize_function(module, fn, report, names, opts)
+        if fn.name in bodies and fn.name not in internal:
+            _sanitize_function(module, fn, report, names, opts, bodies[fn.name])
     if report.rewritten:
         first = module.items[0] if module.items else None
         if first is not None and first.span is not None:
@@ -119,9 +122,8 @@ def _has_float_work(fn: ir.Function) -> bool:
 
 
 def _sanitize_function(module: ir.Module, fn: ir.Function, report: SanitizeReport, names: FreshNames,
-                       opts: Options) -> None:
+                       opts: Options, bodies: list[libdevice.LibRange]) -> None:
     """The passes over one function, in order (module docstring)."""
-    bodies = libdevice.recognise(module, fn)
     done = rewrite_function(module, fn, report, names, opts, bodies, reg_types(fn, module))
     write_edits(module, fn, done, names.prefix)
     for _, lines in done.ctx.helpers.values():  # helper .func definitions precede their caller

@@ -83,11 +83,32 @@ def test_recognised_body_is_a_note_naming_the_op():
 
 
 def test_unmatched_body_is_an_error_never_silent():
-    """__nv_pow (f64) inlines __nv_exp with a top-level exit marker inside its own body, which splits the
-    range: not matched, so reported as an error (--strict fails), not rewritten silently op by op."""
-    ours, theirs, errors = _compare("k_pow_f64")
+    """Seed 199: ``libdevice.pow(a, b).to(f32)`` (f64): LLVM sinks __nv_pow's special cases (x == 1 or
+    y == 0 → 1) past the user's narrowing, as ``selp.b32 r, 1.0f, cvt(p), q``: the body's result is read by
+    the user's cvt, and the selects after it are not Triton's (its FPSan hashes the whole call). Not
+    matched, so reported as an error (--strict fails), not rewritten silently op by op."""
+    ours, theirs, errors = _compare("seed199")
     assert (ours != theirs).any()
     assert {i.opcode for i in errors} >= {"libdevice:__nv_pow"}
+
+
+def test_body_calling_a_func_is_the_call_hash():
+    """__nv_pow (f64) calls ``__internal_accurate_pow`` (a ``.func`` with its own inlined __nv_exp): the
+    callseq (st.param, call, ld.param) is dataflow of the body, the ``.func`` is called from the bodies
+    only, so it is part of them and left as it is (it was sanitized op by op, with its __nv_exp reported).
+    Triton's op is the call hash of __nv_pow over (x, y)."""
+    _assert_bit_exact("k_pow_f64")
+    plain = (DATA / "k_pow_f64.plain.ptx").read_text()
+    out = sanitize_text(plain, "k_pow_f64.plain.ptx").text
+    func = plain[plain.index(".func  (.param .b64 func_retval0) __internal_accurate_pow("):]
+    assert func.split("\n.section")[0] in out  # the .func's text unchanged
+
+
+def test_float_work_shared_with_user_code_is_the_users():
+    """``libdevice.pow(x0, x1) * (x0 + x1)`` (f64): pow's x + y test and the user's x0 + x1 are one
+    ``add.f64``; it reads only the inputs and is read by the user's multiply: it is the user's (a ring add),
+    the body may read it."""
+    _assert_bit_exact("k_pow_times_sum_f64")
 
 
 def test_body_with_out_of_line_blocks_is_recognised():

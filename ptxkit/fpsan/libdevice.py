@@ -16,18 +16,11 @@ import re
 from ptxkit import ir
 from ptxkit.fpsan.ctx import RewriteContext, Unembed
 from ptxkit.fpsan.dispatch import is_float_arith
-from ptxkit.fpsan.libdevice_match import (
-    LIBDEVICE_OPS,
-    Flow,
-    LibRange,
-    constants,
-    emit_lib_op,
-    match_body,
-    match_tanhf,
-    note_text,
-    save_input,
-)
+from ptxkit.fpsan.libdevice_emit import emit_lib_op, note_text, save_input
+from ptxkit.fpsan.libdevice_flow import Flow, LibRange, constants, pure_functions
+from ptxkit.fpsan.libdevice_match import LIBDEVICE_OPS, match_body
 from ptxkit.fpsan.libdevice_sincos import match_sincos
+from ptxkit.fpsan.libdevice_unmarked import match_tanhf
 from ptxkit.fpsan.report import ReportItem, SanitizeReport
 from ptxkit.ptx.types import FLOAT_TYPES
 
@@ -44,7 +37,8 @@ _NV_EXIT = re.compile(r"//\s*%__nv_(\w+?)\.exit\d*\s*$", re.M)
 _LIB_RING = {"sinf": "sin", "cosf": "cos"}
 
 
-__all__ = ["LibRange", "emit_ring_op", "note_text", "recognise", "report_unmarked", "report_unrecognised", "save_input"]
+__all__ = ["LibRange", "body_callees", "emit_ring_op", "note_text", "recognise", "report_unmarked",
+           "report_unrecognised", "save_input"]
 
 
 def recognise(module: ir.Module, fn: ir.Function) -> list[LibRange]:
@@ -58,7 +52,7 @@ def recognise(module: ir.Module, fn: ir.Function) -> list[LibRange]:
         return []
     stmts = [s for s in fn.statements() if s.span is not None]
     consts = constants(fn)
-    flow = Flow(fn)
+    flow = Flow(fn, pure_functions(module) if any(s.opcode == "call" for s in fn.instructions()) else frozenset())
     out: list[LibRange] = match_tanhf(flow, stmts, consts) if tanh else []
     prev = fn.span.line
     trig: list[tuple[str, str, int, int]] = []
@@ -74,6 +68,25 @@ def recognise(module: ir.Module, fn: ir.Function) -> list[LibRange]:
             if got is not None:
                 out.append(got)
     return out + match_sincos(flow, stmts, trig)
+
+
+def body_callees(module: ir.Module, bodies: dict[str, list[LibRange]]) -> set[str]:
+    """Functions called only from recognised bodies (``bodies``: function name → its bodies) and from
+    such functions: part of the bodies (``__internal_accurate_pow`` of ``__nv_pow``), they run natively
+    like the rest of the body, whose result is replaced."""
+    sites: dict[str, list[tuple[str, int]]] = {}  # callee -> (caller, line) of each call
+    for fn in module.functions():
+        for s in fn.instructions():
+            if s.opcode == "call" and s.span is not None:
+                callee = next((o.name for o in s.operands if isinstance(o, ir.Sym)), None)
+                sites.setdefault(callee or "", []).append((fn.name, s.span.line))
+    inside: set[str] = set()
+    while True:
+        more = {f for f, at in sites.items() if f and f not in inside and all(
+            caller in inside or any(b.covers(line) for b in bodies.get(caller, [])) for caller, line in at)}
+        if not more:
+            return inside
+        inside |= more
 
 
 def report_unrecognised(module: ir.Module, fn: ir.Function, report: SanitizeReport,

@@ -29,42 +29,10 @@ Triton's FPSan as well.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from itertools import combinations_with_replacement, permutations
 
 from ptxkit import ir
-from ptxkit.fpsan import ring as R
-from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext, Unembed, hexc
-from ptxkit.fpsan.irview import NO_DEST, regs, writes
-from ptxkit.fpsan.ops import as_reg, emit_exp2, emit_sincos, emit_tagged
-from ptxkit.ptx.types import FLOAT_TYPES
-
-
-@dataclass
-class LibRange:
-    """An inlined libdevice body recognised as one FPSan op: lines [start_line, end_line) run natively
-    and ``output = φ⁻¹(op(φ(inputs…)))`` is inserted at ``anchor`` (after it when it is the exit label,
-    before it otherwise)."""
-
-    name: str
-    op: str
-    start_line: int
-    end_line: int
-    input: str
-    output: str
-    anchor: ir.Statement
-    inputs: tuple[str, ...] = field(default=())
-    ftype: str = "f32"
-    # the body updates its input in place (``mul.f64 x, x, 2^54``: __nv_log's subnormal scaling): x is
-    # copied into ``saved`` before ``save`` (the body's first instruction) and the op reads the copy
-    save: ir.Instruction | None = None
-    saved: str = ""
-    # out-of-line blocks of the body (LLVM lays __nv_powf's main path out after the ret): [lo, hi) line ranges
-    extra: tuple[tuple[int, int], ...] = ()
-    one_call: bool = False  # every float instruction from the start to the exit carries the same call .loc
-    # the body's own lines in [start_line, end_line) (empty: all of them); other code LLVM scheduled in
-    # between (the next copy's input conversion) is sanitized as usual
-    lines: frozenset[int] = frozenset()
+from ptxkit.fpsan.libdevice_flow import Flow, LibRange, forward_taint, is_float, line
 
 
 def _ops() -> dict[str, tuple[str, str, int]]:
@@ -91,81 +59,6 @@ _ABSORB = {"selp", "setp", "mov", "and", "or", "not"}
 _SUNK_FLOAT = {"log2": {0x3C7777D0FFDA0D24, 0x3FF71547652B82FE}}
 
 
-def _raw_reads(s: ir.Instruction) -> set[str]:
-    ops = () if s.opcode in ("bra", "brx") else s.operands if s.opcode in NO_DEST else s.operands[1:]
-    out = {r for o in ops for r in regs(o)}
-    if s.guard is not None:
-        out.add(s.guard.pred)
-    return out
-
-
-def _raw_writes(s: ir.Instruction) -> set[str]:
-    return set() if s.opcode in NO_DEST else set(writes(s))
-
-
-class Flow:
-    """Registers each instruction of a function reads (guard included) and writes, computed once."""
-
-    def __init__(self, fn: ir.Function):
-        self.rw = {id(s): (_raw_reads(s), _raw_writes(s)) for s in fn.instructions()}
-        self.loc: dict[int, tuple[str, ...]] = {}  # the ``.loc`` (file, line, col) in force at each instruction
-        cur: tuple[str, ...] | None = None
-        for s in fn.statements():
-            if isinstance(s, ir.Directive) and s.name == "loc":
-                cur = tuple(s.args.split()[:3])
-            elif isinstance(s, ir.Instruction) and cur is not None:
-                self.loc[id(s)] = cur
-        self.imm = {s.operands[0].name: s.operands[1].bits for s in fn.instructions()
-                    if s.opcode == "mov" and len(s.operands) == 2 and isinstance(s.operands[0], ir.Reg)
-                    and isinstance(s.operands[1], ir.FloatImm)}
-        # registers written once, by a float -> float ``cvt`` or a float ``neg`` of a register: LLVM may test
-        # the source where the body tests the value (seed 171: ``x.to(f32) < 0`` as ``setp.geu.f64 p, x_f64,
-        # -2^-150``; seed 181: ``-(x.to(f32)) == 1`` as ``setp.eq.f16 p, x, 0xBC00``)
-        writers: dict[str, list[ir.Instruction]] = {}
-        for s in fn.instructions():
-            for r in self.rw[id(s)][1]:
-                writers.setdefault(r, []).append(s)
-        self.writers = writers
-        self.pos = {id(s): i for i, s in enumerate(fn.statements())}
-        labels = {s.name: self.pos[id(s)] for s in fn.statements() if isinstance(s, ir.Label)}
-        # the earliest label a backward branch goes to (a loop head): values may flow back past it
-        back = [labels[o.name] for s in fn.instructions() if s.opcode in ("bra", "brx") for o in s.operands
-                if isinstance(o, (ir.Sym, ir.Reg)) and o.name in labels and labels[o.name] <= self.pos[id(s)]]
-        self.loop_head = min(back, default=None)
-        self.src = {r: w[0].operands[1].name for r, w in writers.items()
-                    if len(w) == 1 and w[0].guard is None and len(w[0].operands) == 2 and isinstance(w[0].operands[1],
-                                                                                                  ir.Reg)
-                    and ((w[0].opcode == "cvt" and sum(m in FLOAT_TYPES for m in w[0].mods) == 2)
-                         or (w[0].opcode == "neg" and any(m in FLOAT_TYPES for m in w[0].mods)))}
-
-    def sources(self, r: str) -> set[str]:
-        """The registers ``r`` is computed from by float conversions and negations alone (``src``)."""
-        out: set[str] = set()
-        while r in self.src and self.src[r] not in out:
-            r = self.src[r]
-            out.add(r)
-        return out
-
-    def same_call(self, s: ir.Instruction, t: ir.Instruction) -> bool:
-        """``s`` carries the source location of ``t`` (line 0: compiler-made code of the same column):
-        how an instruction LLVM sank past the exit shows it still belongs to the inlined call."""
-        a, b = self.loc.get(id(s)), self.loc.get(id(t))
-        if a is None or b is None or len(a) < 3 or len(b) < 3:
-            return False
-        return a[0] == b[0] and a[2] == b[2] and (a[1] == b[1] or "0" in (a[1], b[1]))
-
-    def float_imms(self, s: ir.Instruction) -> set[int]:
-        """The float constants ``s`` reads, as immediates or through registers that hold one."""
-        out = {o.bits for o in s.operands[1:] if isinstance(o, ir.FloatImm)}
-        return out | {self.imm[o.name] for o in s.operands[1:] if isinstance(o, ir.Reg) and o.name in self.imm}
-
-    def reads(self, s: ir.Instruction) -> set[str]:
-        return self.rw[id(s)][0]
-
-    def writes(self, s: ir.Instruction) -> set[str]:
-        return self.rw[id(s)][1]
-
-
 def _in_place(flow: Flow, rng: list[ir.Instruction], r: str, i: int) -> bool:
     """``r`` is read at ``i`` before any write of it from ``i`` on, and every such write reads it too
     (an update in place of the body's input, not a new value)."""
@@ -173,73 +66,15 @@ def _in_place(flow: Flow, rng: list[ir.Instruction], r: str, i: int) -> bool:
     return all(r in flow.reads(s) for s in later) and r not in flow.writes(rng[i])
 
 
-def _is_float(s: ir.Instruction) -> bool:
-    return s.opcode == "xor" or any(m in FLOAT_TYPES for m in s.mods)
-
-
-def constants(fn: ir.Function) -> set[str]:
-    """Registers every definition of which moves an immediate, or a vector of immediates and such
-    registers (libdevice's coefficients, hoisted and shared between copies; ``mov.b64 d, {lo, hi}``)."""
-    defs: dict[str, list[ir.Operand | None]] = {}
-    for s in fn.instructions():
-        for r in _raw_writes(s):
-            plain = s.opcode == "mov" and s.guard is None and len(s.operands) == 2
-            defs.setdefault(r, []).append(s.operands[1] if plain else None)
-
-    def const(o: ir.Operand | None, known: set[str]) -> bool:
-        if isinstance(o, (ir.Imm, ir.FloatImm)):
-            return True
-        if isinstance(o, ir.Reg):
-            return o.name in known
-        return isinstance(o, ir.Vec) and all(const(i, known) for i in o.items)
-
-    known: set[str] = set()
-    while True:
-        more = {r for r, srcs in defs.items() if r not in known and all(const(o, known) for o in srcs)}
-        if not more:
-            return known
-        known |= more
-
-
-def _taint(flow: Flow, body: list[ir.Instruction], taint: set[str]) -> set[str]:
-    """Everything ``body`` computes from ``taint``: forward passes to a fixpoint (the body has loops)."""
-    rw = [flow.rw[id(s)] for s in body]
-    while True:
-        n = len(taint)
-        for reads, writes_ in rw:
-            if reads & taint:
-                taint |= writes_
-        if len(taint) == n:
-            return taint
-
-
-def taint_with_memory(flow: Flow, body: list[ir.Instruction], taint: set[str]) -> set[str]:
-    """:func:`_taint`, and through the body's local memory: once a ``st.local`` stores a tainted value
-    (or at a tainted address) every ``ld.local`` of the body reads taint (sinf's reduction buffer)."""
-    taint = set(taint)
-    while True:
-        n = len(taint)
-        taint = _taint(flow, body, taint)
-        if any(s.opcode == "st" and "local" in s.mods and flow.reads(s) & taint for s in body):
-            taint |= {r for s in body if s.opcode == "ld" and "local" in s.mods for r in flow.writes(s)}
-        if len(taint) == n:
-            return taint
-
-
-def _line(s: ir.Statement) -> int:
-    assert s.span is not None
-    return s.span.line
-
-
 def match_body(flow: Flow, stmts: list[ir.Statement], name: str, lo: int, exit_line: int,
                consts: set[str]) -> LibRange | None:
     """The body of ``__nv_NAME`` ending at ``exit_line`` (after the previous marker at ``lo``), or None
     when the checks of the module docstring fail for every choice of inputs (or hold for several)."""
     op, ftype, arity = LIBDEVICE_OPS[name]
-    rng = [s for s in stmts if isinstance(s, ir.Instruction) and lo <= _line(s) < exit_line]
+    rng = [s for s in stmts if isinstance(s, ir.Instruction) and lo <= line(s) < exit_line]
     last_write = {r: i for i, s in enumerate(rng) for r in flow.writes(s)}
     cands: list[str] = []
-    last = next((s for s in reversed(rng) if _is_float(s)), None)
+    last = next((s for s in reversed(rng) if is_float(s)), None)
     # with .loc, only the call's float work reads inputs, and the call's work does not compute them (a slice
     # must carry the call's .loc alone anyway): the bound below then counts real choices
     call = [flow.loc and last is not None and flow.same_call(s, last) for s in rng]
@@ -250,7 +85,7 @@ def match_body(flow: Flow, stmts: list[ir.Statement], name: str, lo: int, exit_l
             for r in flow.reads(s):
                 first.setdefault(r, i)
     for i, s in enumerate(rng):
-        if not _is_float(s) or (flow.loc and not call[i]):
+        if not is_float(s) or (flow.loc and not call[i]):
             continue
         for r in sorted(flow.reads(s)):
             j = first[r]
@@ -266,7 +101,7 @@ def match_body(flow: Flow, stmts: list[ir.Statement], name: str, lo: int, exit_l
         return None
     chunks, extra = ool
     ids = {id(s) for s in chunks}
-    after = [s for s in stmts if (_line(s) > exit_line or (_line(s) == exit_line and not isinstance(s, ir.Label)))
+    after = [s for s in stmts if (line(s) > exit_line or (line(s) == exit_line and not isinstance(s, ir.Label)))
              and id(s) not in ids]
     found = [m for combo in combinations_with_replacement(cands, arity)  # pow(x, x): both arguments one register
              if (m := _slice(flow, rng, chunks, after, stmts, combo, name, op, ftype, exit_line, consts)) is not None]
@@ -290,9 +125,11 @@ _LOG_REDUCE = -1060439283  # 0xC0D55555: powf/logf's ``add.s32 t, |x|, -10604392
 
 
 def _log_base(flow: Flow, rng: list[ir.Instruction], r: str) -> bool:
-    """``abs.f32 a, r`` in the range, and ``a`` reduced for the logarithm."""
+    """``abs a, r`` in the range, and ``a`` reduced for the logarithm (powf) or passed to a call (pow:
+    ``__internal_accurate_pow(|x|, y)``)."""
     absr = {a for s in rng if s.opcode == "abs" and s.operands[1:] == (ir.Reg(r),) for a in flow.writes(s)}
-    return any(s.opcode == "add" and ir.Imm(_LOG_REDUCE) in s.operands and flow.reads(s) & absr for s in rng)
+    return any(flow.reads(s) & absr and ((s.opcode == "add" and ir.Imm(_LOG_REDUCE) in s.operands)
+                                         or (s.opcode == "st" and "param" in s.mods)) for s in rng)
 
 
 def _out_of_line(stmts: list[ir.Statement], rng: list[ir.Instruction], lo: int,
@@ -311,10 +148,10 @@ def _out_of_line(stmts: list[ir.Statement], rng: list[ir.Instruction], lo: int,
         i = labels.get(t)
         if i is None:
             return None
-        if lo <= _line(stmts[i]) <= exit_line or t in inside:
+        if lo <= line(stmts[i]) <= exit_line or t in inside:
             continue
         i = _block_head(stmts, i)  # a block entered by fall-through: from the head of its chain
-        if i is None or lo <= _line(stmts[i]) <= exit_line:
+        if i is None or lo <= line(stmts[i]) <= exit_line:
             return None
         heads.add(stmts[i].name)  # type: ignore[union-attr]
         j = i
@@ -332,7 +169,7 @@ def _out_of_line(stmts: list[ir.Statement], rng: list[ir.Instruction], lo: int,
             j += 1
             if j == len(stmts):
                 return None
-        extra.append((_line(stmts[i]), _line(stmts[j]) + 1))
+        extra.append((line(stmts[i]), line(stmts[j]) + 1))
     if heads - {t for s in rng + chunks for t in _targets(s)}:
         return None  # a chain head the body never branches to: the block is entered from elsewhere
     if chunks:
@@ -403,7 +240,7 @@ def _unconditional(s: ir.Instruction) -> bool:
 def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], after: list[ir.Statement],
            stmts: list[ir.Statement], inputs: tuple[str, ...], name: str, op: str, ftype: str, exit_line: int,
            consts: set[str]) -> LibRange | None:
-    last_float = next((s for s in reversed(rng) if _is_float(s)), None)
+    last_float = next((s for s in reversed(rng) if is_float(s)), None)
     if last_float is None:
         return None
 
@@ -419,16 +256,21 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
     body = rng[start:] + chunks
     consts = consts | _local_constants(flow, body) | _constants_before(flow, body)
     own = [s for s in body if not foreign(s)]
-    taint = _taint(flow, own, set(inputs) | alias)
+    given = set(inputs) | alias
+    taint = forward_taint(flow, own, set(given))
     members = [s for s in own if flow.reads(s) & taint]
+    # float work on the inputs alone that other code reads too is that code's (LLVM's CSE of pow(s, s) * (s + s):
+    # one add.f64 s, s is the user's s + s and pow's x + y test): sanitized as such, the body may read it
+    common = {r: s for s in members if is_float(s) and s.opcode not in ("setp", "testp")
+              and flow.reads(s) <= given | consts for r in flow.writes(s) if len(flow.writers.get(r, ())) == 1}
     member_ids = {id(s) for s in members}
-    if any(_is_float(s) and id(s) not in member_ids for s in chunks):
+    if any(is_float(s) and id(s) not in member_ids for s in chunks):
         return None  # out-of-line blocks are reached from the body only: all of it is the body's
     if id(last_float) not in member_ids:
         return None  # the body's work ends at its exit (not a value computed before it, e.g. the next input)
     if any(not flow.reads(s) <= taint | consts for s in members):
         return None  # the body reads something that is not its input
-    inner = taint - set(inputs) - alias
+    inner = taint - given - common.keys()
     if any(flow.reads(s) & inner for s in body if foreign(s)):
         return None  # other code reads the body's intermediate values
     in_place = any(r in flow.writes(s) for s in body for r in inputs)
@@ -455,162 +297,31 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
             consumers.append(s)
     # a comparison of the inputs alone is native in Triton's FPSan too: LLVM may share it with the user's code
     # (``tl.where(x < 0, ..)`` and powf's x < 0 test: one ``setp.geu.f32 p, x, 0``)
-    shared = {r for s in members if s.opcode in ("setp", "testp") and flow.reads(s) <= set(inputs) | alias | consts
-              for r in flow.writes(s)}
-    outs = {r for s in consumers for r in flow.reads(s) & taint} - set(inputs) - alias - shared
-    if len(outs) != 1:
-        return None
+    cmps = {r for s in members if s.opcode in ("setp", "testp") and flow.reads(s) <= set(inputs) | alias | consts
+            for r in flow.writes(s)}
+    outs = {r for s in consumers for r in flow.reads(s) & taint} - given - cmps
+    shared = {id(common[r]) for r in outs & common.keys()} | {
+        id(common[r]) for s in body if foreign(s) for r in flow.reads(s) & common.keys()}
+    outs -= common.keys()
+    members = [s for s in members if id(s) not in shared]
+    member_ids -= shared
+    if len(outs) != 1 or any(w.opcode in ("setp", "testp") for r in outs for w in flow.writers.get(r, ())):
+        return None  # one result, a value (not a predicate)
     anchor: ir.Statement | None
     if absorbed:
         last = next(i for i, s in enumerate(stmts) if s is absorbed[-1])
         anchor = next((s for s in stmts[last + 1:] if isinstance(s, (ir.Instruction, ir.Label))), None)
         if not isinstance(anchor, ir.Instruction):
             return None
-        between = [s for s in stmts[:last] if isinstance(s, ir.Instruction) and _line(s) >= _line(body[0])]
+        between = [s for s in stmts[:last] if isinstance(s, ir.Instruction) and line(s) >= line(body[0])]
         if any(flow.writes(s) & set(inputs) for s in between) and not in_place:
             return None
     else:
-        anchor = next((s for s in stmts if _line(s) >= exit_line), None)
-        if anchor is None or (isinstance(anchor, ir.Label) and _line(anchor) != exit_line):
+        anchor = next((s for s in stmts if line(s) >= exit_line), None)
+        if anchor is None or (isinstance(anchor, ir.Label) and line(anchor) != exit_line):
             return None
-    main = [s for s in rng[start:] if _is_float(s) and id(s) in member_ids]
+    main = [s for s in rng[start:] if is_float(s) and id(s) in member_ids]
     one_call = bool(main) and all(flow.same_call(s, main[-1]) for s in main)
-    return LibRange(name, op, _line(body[0]), exit_line, inputs[0], outs.pop(), anchor, tuple(inputs), ftype,
+    return LibRange(name, op, line(body[0]), exit_line, inputs[0], outs.pop(), anchor, tuple(inputs), ftype,
                     save=body[0] if in_place else None, one_call=one_call,
-                    lines=frozenset(_line(s) for s in members if not any(s is c for c in chunks)))
-
-
-def save_input(ctx: RewriteContext, r: LibRange) -> list[str | Unembed]:
-    """The copy of an input the body updates in place, inserted before the body (``r.save``)."""
-    w = R.ring(r.ftype).w
-    r.saved = ctx.fresh(BITS_KIND[w])
-    return [f"mov.b{w} {r.saved}, {r.input};"]  # no comment: the body may start inside a one-line { } block
-
-
-def note_text(r: LibRange) -> str:
-    """The report note of a recognised body."""
-    head = f"inlined libdevice body of __nv_{r.name} runs natively; its result is replaced by "
-    if r.op == "call":
-        return head + f"the call hash of __nv_{r.name} (Triton's FPSan op for a libdevice call)"
-    return head + (f"the ring {r.op} (Triton's FPSan op for math.{r.op}; libdevice.{r.name.rstrip('f')} called "
-                   "directly inlines the same body but is hashed as a call)")
-
-
-def emit_lib_op(ctx: RewriteContext, r: LibRange) -> list[str | Unembed]:
-    """The lines that write ``r.output = φ⁻¹(op(φ(r.inputs…)))`` (the caller has set ``ctx.lines`` empty and
-    the current definition)."""
-    w = R.ring(r.ftype).w
-    ps = [ctx.embed(ir.Reg(x), r.ftype) for x in ((r.saved,) if r.saved else r.inputs or (r.input,))]
-    if r.op in ("sin", "cos"):
-        o = emit_sincos(ctx, ps[0], w, r.op)
-    elif r.op == "exp2":
-        o = emit_exp2(ctx, ps[0], w)
-    elif r.op == "exp":  # exp2(E(x) · φ_f32(1/ln2)), the constant zero-extended for f64 (docs/fpsan.md §2)
-        t = ctx.fresh(BITS_KIND[w])
-        ctx.emit(f"mul.lo.s{w} {t}, {as_reg(ctx, ps[0], w)}, {hexc(0x26A29A75, w)}")
-        o = emit_exp2(ctx, t, w)
-    elif r.op == "call":
-        o = _emit_call(ctx, ps, f"__nv_{r.name}", w)
-    else:
-        o = emit_tagged(ctx, ps[0], r.op, w)
-    ctx.define(ir.Reg(r.output), o, r.ftype, None)
-    lines, ctx.lines = ctx.lines, []
-    what = f"ring {r.op}" if r.op != "call" else "call hash"
-    head: list[str | Unembed] = [f"// fpsan: {what} of {', '.join(r.inputs or (r.input,))} replaces the result of "
-                                 f"the inlined __nv_{r.name}"]
-    return head + lines
-
-
-def _emit_call(ctx: RewriteContext, ps: list[str], symbol: str, w: int) -> str:
-    """``Σ rotl(E(arg_i), i) XOR FNV-1a-64(symbol)`` (low w bits), docs/fpsan.md §2."""
-    kind = BITS_KIND[w]
-    acc = as_reg(ctx, ps[0], w)
-    for i, p in enumerate(ps[1:], start=1):
-        p = as_reg(ctx, p, w)
-        hi, lo_, rot, s = (ctx.fresh(kind) for _ in range(4))
-        ctx.emit(f"shl.b{w} {hi}, {p}, {i}")
-        ctx.emit(f"shr.b{w} {lo_}, {p}, {w - i}")
-        ctx.emit(f"or.b{w} {rot}, {hi}, {lo_}")
-        ctx.emit(f"add.s{w} {s}, {acc}, {rot}")
-        acc = s
-    o = ctx.fresh(kind)
-    ctx.emit(f"xor.b{w} {o}, {acc}, {hexc(R.fnv1a64(symbol) & ((1 << w) - 1), w)}")
-    return o
-
-
-_TANHF_SCALE = ir.FloatImm(0x4038AA3B, 32)  # 2·log2(e): tanhf's exp2(2|x|)
-_TANHF_CUTOFF = ir.FloatImm(0x41102CB4, 32)  # |x| ≥ 9.01: tanh = ±1
-_TANHF_SMALL = ir.FloatImm(0x3F19999A, 32)  # |x| < 0.6: the odd polynomial
-_TANHF_OPS = {"abs", "mul", "ex2", "add", "rcp", "mov", "fma", "setp", "selp", "and", "or"}
-
-
-def match_tanhf(flow: Flow, stmts: list[ir.Statement], consts: set[str]) -> list[LibRange]:
-    """``__nv_tanhf`` inlined branch-free with no exit marker (issue 10 A0): from ``abs.f32 a, x;
-    mul.f32 t, a, 0f4038AA3B`` the body is what computes from x under the call's ``.loc`` (needed: a
-    function without ``.loc`` gets none), reading nothing but x and constants, with no label or branch
-    inside, using the 9.01 cutoff, and with exactly one register read by other code."""
-    if not flow.loc:
-        return []
-    instrs = [s for s in stmts if isinstance(s, ir.Instruction)]
-    pos = {id(s): i for i, s in enumerate(stmts)}
-    writer = {r: s for s in instrs for r in flow.writes(s)}
-    out: list[LibRange] = []
-    for s0 in instrs:
-        if not (s0.opcode == "mul" and "f32" in s0.mods and len(s0.operands) == 3 and s0.operands[2] == _TANHF_SCALE
-                and isinstance(s0.operands[1], ir.Reg)):
-            continue
-        ab = writer.get(s0.operands[1].name)
-        if ab is None or ab.opcode != "abs" or not isinstance(ab.operands[1], ir.Reg):
-            continue
-        x = ab.operands[1].name
-        got = _tanhf_body(flow, stmts, pos[id(ab)], x, consts)
-        if got is not None:
-            out.append(got)
-    return out
-
-
-def _tanhf_body(flow: Flow, stmts: list[ir.Statement], i0: int, x: str, consts: set[str]) -> LibRange | None:
-    start = stmts[i0]
-    assert isinstance(start, ir.Instruction)
-    taint = {x}
-    members: list[ir.Instruction] = []
-    consumers: list[ir.Instruction] = []
-    last = i0
-    small: set[str] = set()  # the predicate |x| ≥ 0.6 of the final select (the body's last instruction)
-    done = False
-    for j in range(i0, len(stmts)):
-        s = stmts[j]
-        if not isinstance(s, ir.Instruction):
-            continue
-        rd = flow.reads(s)
-        # only tanhf's own opcodes, up to its final select: a user's .to(f16) or + 1.0 right after the call
-        # carries the call's .loc too (Triton's location of an expression is where it starts)
-        if (not done and rd & taint and flow.same_call(s, start) and rd <= taint | consts and s.guard is None
-                and s.opcode in _TANHF_OPS):
-            if x in flow.writes(s):
-                return None
-            members.append(s)
-            taint |= flow.writes(s)
-            last = j
-            if s.opcode == "setp" and _TANHF_SMALL in s.operands:
-                small |= flow.writes(s)
-            done = s.opcode == "selp" and bool(rd & small)
-        elif rd & taint:
-            consumers.append(s)
-    if not done:
-        return None
-    if any(isinstance(s, ir.Label) or (isinstance(s, ir.Instruction) and s.opcode in ("bra", "brx"))
-           for s in stmts[i0:last + 1]):
-        return None
-    if not any(_TANHF_CUTOFF in s.operands for s in members):
-        return None
-    outs = {r for s in consumers for r in flow.reads(s) & taint} - {x}
-    if len(outs) != 1:
-        return None
-    if any(x in flow.writes(s) for s in stmts[i0:last + 1] if isinstance(s, ir.Instruction)):
-        return None
-    anchor = next((s for s in stmts[last + 1:] if isinstance(s, (ir.Instruction, ir.Label))), None)
-    if not isinstance(anchor, ir.Instruction):
-        return None
-    return LibRange("tanhf", "call", _line(start), _line(members[-1]) + 1, x, outs.pop(), anchor, (x,), "f32",
-                    one_call=True, lines=frozenset(_line(s) for s in members))
+                    lines=frozenset(line(s) for s in members if not any(s is c for c in chunks)))

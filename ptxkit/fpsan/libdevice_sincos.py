@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from ptxkit import ir
 from ptxkit.fpsan.irview import name_of
-from ptxkit.fpsan.libdevice_match import Flow, LibRange, taint_with_memory
+from ptxkit.fpsan.libdevice_flow import Flow, LibRange, taint_with_memory
 
 _TWO_OVER_PI = ir.FloatImm(0x3F22F983, 32)  # libdevice sinf/cosf start with x·2/π
 

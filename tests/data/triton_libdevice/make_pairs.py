@@ -36,6 +36,8 @@ HAND = {
     "k_sqrt_or_log2_plus_pow_f32": ({"x0": "f32", "x1": "f32"},
                                     "tl.where(x1 < 0.0, tl.sqrt(x0), tl.log2(x0)) + libdevice.pow(x1, x0)",
                                     "f32", 128, False),
+    # pow's x + y test (NaN/inf inputs) and the user's x0 + x1 are one add.f64
+    "k_pow_times_sum_f64": ({"x0": "f64", "x1": "f64"}, "libdevice.pow(x0, x1) * (x0 + x1)", "f64", 64, True),
 }
 
 

@@ -1,0 +1,69 @@
+"""The FPSan op that replaces a recognised libdevice body (docs/fpsan.md §2): the tagged op, the
+closed-form ``exp``/``exp2``, the ring ``sin``/``cos``, or the call hash of ``__nv_NAME``; the copy of an
+input the body updates in place; the report note."""
+
+from __future__ import annotations
+
+from ptxkit import ir
+from ptxkit.fpsan import ring as R
+from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext, Unembed, hexc
+from ptxkit.fpsan.libdevice_flow import LibRange
+from ptxkit.fpsan.ops import as_reg, emit_exp2, emit_sincos, emit_tagged
+
+
+def save_input(ctx: RewriteContext, r: LibRange) -> list[str | Unembed]:
+    """The copy of an input the body updates in place, inserted before the body (``r.save``)."""
+    w = R.ring(r.ftype).w
+    r.saved = ctx.fresh(BITS_KIND[w])
+    return [f"mov.b{w} {r.saved}, {r.input};"]  # no comment: the body may start inside a one-line { } block
+
+
+def note_text(r: LibRange) -> str:
+    """The report note of a recognised body."""
+    head = f"inlined libdevice body of __nv_{r.name} runs natively; its result is replaced by "
+    if r.op == "call":
+        return head + f"the call hash of __nv_{r.name} (Triton's FPSan op for a libdevice call)"
+    return head + (f"the ring {r.op} (Triton's FPSan op for math.{r.op}; libdevice.{r.name.rstrip('f')} called "
+                   "directly inlines the same body but is hashed as a call)")
+
+
+def emit_lib_op(ctx: RewriteContext, r: LibRange) -> list[str | Unembed]:
+    """The lines that write ``r.output = φ⁻¹(op(φ(r.inputs…)))`` (the caller has set ``ctx.lines`` empty and
+    the current definition)."""
+    w = R.ring(r.ftype).w
+    ps = [ctx.embed(ir.Reg(x), r.ftype) for x in ((r.saved,) if r.saved else r.inputs or (r.input,))]
+    if r.op in ("sin", "cos"):
+        o = emit_sincos(ctx, ps[0], w, r.op)
+    elif r.op == "exp2":
+        o = emit_exp2(ctx, ps[0], w)
+    elif r.op == "exp":  # exp2(E(x) · φ_f32(1/ln2)), the constant zero-extended for f64 (docs/fpsan.md §2)
+        t = ctx.fresh(BITS_KIND[w])
+        ctx.emit(f"mul.lo.s{w} {t}, {as_reg(ctx, ps[0], w)}, {hexc(0x26A29A75, w)}")
+        o = emit_exp2(ctx, t, w)
+    elif r.op == "call":
+        o = _emit_call(ctx, ps, f"__nv_{r.name}", w)
+    else:
+        o = emit_tagged(ctx, ps[0], r.op, w)
+    ctx.define(ir.Reg(r.output), o, r.ftype, None)
+    lines, ctx.lines = ctx.lines, []
+    what = f"ring {r.op}" if r.op != "call" else "call hash"
+    head: list[str | Unembed] = [f"// fpsan: {what} of {', '.join(r.inputs or (r.input,))} replaces the result of "
+                                 f"the inlined __nv_{r.name}"]
+    return head + lines
+
+
+def _emit_call(ctx: RewriteContext, ps: list[str], symbol: str, w: int) -> str:
+    """``Σ rotl(E(arg_i), i) XOR FNV-1a-64(symbol)`` (low w bits), docs/fpsan.md §2."""
+    kind = BITS_KIND[w]
+    acc = as_reg(ctx, ps[0], w)
+    for i, p in enumerate(ps[1:], start=1):
+        p = as_reg(ctx, p, w)
+        hi, lo_, rot, s = (ctx.fresh(kind) for _ in range(4))
+        ctx.emit(f"shl.b{w} {hi}, {p}, {i}")
+        ctx.emit(f"shr.b{w} {lo_}, {p}, {w - i}")
+        ctx.emit(f"or.b{w} {rot}, {hi}, {lo_}")
+        ctx.emit(f"add.s{w} {s}, {acc}, {rot}")
+        acc = s
+    o = ctx.fresh(kind)
+    ctx.emit(f"xor.b{w} {o}, {acc}, {hexc(R.fnv1a64(symbol) & ((1 << w) - 1), w)}")
+    return o

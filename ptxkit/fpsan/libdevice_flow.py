@@ -1,0 +1,257 @@
+"""Dataflow of a function for recognising inlined libdevice bodies (issue 10 A/B/C): the registers each
+instruction reads and writes (:class:`Flow`, with calls of pure ``.func`` as dataflow through their
+parameters), the ``.loc`` of each instruction, constants, and the forward taint of a body's inputs.
+:class:`LibRange` is what every matcher returns (``libdevice_match``, ``libdevice_sincos``,
+``libdevice_unmarked``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ptxkit import ir
+from ptxkit.fpsan.irview import NO_DEST, regs, writes
+from ptxkit.ptx.types import FLOAT_TYPES
+
+
+@dataclass
+class LibRange:
+    """An inlined libdevice body recognised as one FPSan op: lines [start_line, end_line) run natively
+    and ``output = φ⁻¹(op(φ(inputs…)))`` is inserted at ``anchor`` (after it when it is the exit label,
+    before it otherwise)."""
+
+    name: str
+    op: str
+    start_line: int
+    end_line: int
+    input: str
+    output: str
+    anchor: ir.Statement
+    inputs: tuple[str, ...] = field(default=())
+    ftype: str = "f32"
+    # the body updates its input in place (``mul.f64 x, x, 2^54``: __nv_log's subnormal scaling): x is
+    # copied into ``saved`` before ``save`` (the body's first instruction) and the op reads the copy
+    save: ir.Instruction | None = None
+    saved: str = ""
+    # out-of-line blocks of the body (LLVM lays __nv_powf's main path out after the ret): [lo, hi) line ranges
+    extra: tuple[tuple[int, int], ...] = ()
+    one_call: bool = False  # every float instruction from the start to the exit carries the same call .loc
+    # the body's own lines in [start_line, end_line) (empty: all of them); other code LLVM scheduled in
+    # between (the next copy's input conversion) is sanitized as usual
+    lines: frozenset[int] = frozenset()
+
+    def covers(self, line: int) -> bool:
+        """``line`` runs natively as part of the body (the lines rewrite.py skips)."""
+        if any(a <= line < b for a, b in self.extra):
+            return True
+        return self.start_line <= line < self.end_line and (not self.lines or line in self.lines)
+
+
+def _raw_reads(s: ir.Instruction) -> set[str]:
+    ops = () if s.opcode in ("bra", "brx") else s.operands if s.opcode in NO_DEST else s.operands[1:]
+    out = {r for o in ops for r in regs(o)}
+    if s.guard is not None:
+        out.add(s.guard.pred)
+    return out
+
+
+def _raw_writes(s: ir.Instruction) -> set[str]:
+    return set() if s.opcode in NO_DEST else set(writes(s))
+
+
+_IMPURE = {"atom", "red", "bar", "barrier", "membar", "fence", "mbarrier", "cp", "multimem", "trap", "exit", "vote",
+           "shfl", "match", "redux", "activemask", "wgmma", "tcgen05", "griddepcontrol", "prefetch", "suld", "sust",
+           "tex", "tld4", "txq", "suq", "istypep", "nanosleep", "pmevent", "brkpt"}
+
+
+def pure_functions(module: ir.Module) -> set[str]:
+    """Functions with a body whose result is a function of their parameters: they write only local and
+    param memory, read only those and constant memory (``ld.global.nc``/``ld.const`` of libdevice's
+    tables), talk to no other thread and call only such functions (libdevice's ``__internal_accurate_pow``,
+    ``__internal_trig_reduction_slowpathd``)."""
+    calls: dict[str, set[str]] = {}
+    for f in module.functions():
+        if f.body is None or f.kind == "entry":
+            continue
+        ok, callees = True, set()
+        for s in f.instructions():
+            space = next((m for m in s.mods if m in ("global", "shared", "local", "param", "const", "generic")), "")
+            if s.opcode in _IMPURE or (s.opcode == "st" and space not in ("local", "param")) or (
+                    s.opcode == "ld" and space not in ("local", "param", "const") and "nc" not in s.mods):
+                ok = False
+                break
+            if s.opcode == "call":
+                callee = _callee(s)
+                if callee is None:
+                    ok = False
+                    break
+                callees.add(callee)
+        if ok:
+            calls[f.name] = callees
+    while True:  # a function calling a function not known pure is not pure
+        drop = {name for name, cs in calls.items() if not cs <= calls.keys()}
+        if not drop:
+            return set(calls)
+        for name in drop:
+            del calls[name]
+
+
+def _callee(s: ir.Instruction) -> str | None:
+    """The called function of ``call [(ret…),] f[, (params…)]`` (None: an indirect call)."""
+    return next((o.name for o in s.operands if isinstance(o, ir.Sym)), None)
+
+
+def _param_lists(s: ir.Instruction) -> tuple[list[str], list[str]]:
+    """(return parameters, arguments) of a ``call``: the lists before and after the callee."""
+    at = next(i for i, o in enumerate(s.operands) if isinstance(o, ir.Sym))
+    lists = [(i, o) for i, o in enumerate(s.operands) if isinstance(o, ir.ParamList)]
+    rets = [r for i, o in lists if i < at for r in regs(o)]
+    args = [r for i, o in lists if i > at for r in regs(o)]
+    return rets, args
+
+
+class Flow:
+    """Registers each instruction of a function reads (guard included) and writes, computed once.
+
+    A call of a function of ``pure`` (:func:`pure_functions`) is dataflow too: ``st.param [p], r`` writes
+    ``p#k`` (k: the call it prepares), the k-th ``call`` reads its arguments' ``p#k`` and writes its
+    return parameters' ``q#k``, and ``ld.param r, [q]`` after it reads ``q#k`` (the callseq block of an
+    inlined body that calls a ``.func``, e.g. ``__nv_pow`` → ``__internal_accurate_pow``)."""
+
+    def __init__(self, fn: ir.Function, pure: set[str] | frozenset[str] = frozenset()):
+        self.rw = {id(s): (_raw_reads(s), _raw_writes(s)) for s in fn.instructions()}
+        if pure:
+            self._calls(fn, pure)
+        self.loc: dict[int, tuple[str, ...]] = {}  # the ``.loc`` (file, line, col) in force at each instruction
+        cur: tuple[str, ...] | None = None
+        for s in fn.statements():
+            if isinstance(s, ir.Directive) and s.name == "loc":
+                cur = tuple(s.args.split()[:3])
+            elif isinstance(s, ir.Instruction) and cur is not None:
+                self.loc[id(s)] = cur
+        self.imm = {s.operands[0].name: s.operands[1].bits for s in fn.instructions()
+                    if s.opcode == "mov" and len(s.operands) == 2 and isinstance(s.operands[0], ir.Reg)
+                    and isinstance(s.operands[1], ir.FloatImm)}
+        # registers written once, by a float -> float ``cvt`` or a float ``neg`` of a register: LLVM may test
+        # the source where the body tests the value (seed 171: ``x.to(f32) < 0`` as ``setp.geu.f64 p, x_f64,
+        # -2^-150``; seed 181: ``-(x.to(f32)) == 1`` as ``setp.eq.f16 p, x, 0xBC00``)
+        writers: dict[str, list[ir.Instruction]] = {}
+        for s in fn.instructions():
+            for r in self.rw[id(s)][1]:
+                writers.setdefault(r, []).append(s)
+        self.writers = writers
+        self.pos = {id(s): i for i, s in enumerate(fn.statements())}
+        labels = {s.name: self.pos[id(s)] for s in fn.statements() if isinstance(s, ir.Label)}
+        # the earliest label a backward branch goes to (a loop head): values may flow back past it
+        back = [labels[o.name] for s in fn.instructions() if s.opcode in ("bra", "brx") for o in s.operands
+                if isinstance(o, (ir.Sym, ir.Reg)) and o.name in labels and labels[o.name] <= self.pos[id(s)]]
+        self.loop_head = min(back, default=None)
+        self.src = {r: w[0].operands[1].name for r, w in writers.items()
+                    if len(w) == 1 and w[0].guard is None and len(w[0].operands) == 2 and isinstance(w[0].operands[1],
+                                                                                                  ir.Reg)
+                    and ((w[0].opcode == "cvt" and sum(m in FLOAT_TYPES for m in w[0].mods) == 2)
+                         or (w[0].opcode == "neg" and any(m in FLOAT_TYPES for m in w[0].mods)))}
+
+    def sources(self, r: str) -> set[str]:
+        """The registers ``r`` is computed from by float conversions and negations alone (``src``)."""
+        out: set[str] = set()
+        while r in self.src and self.src[r] not in out:
+            r = self.src[r]
+            out.add(r)
+        return out
+
+    def _calls(self, fn: ir.Function, pure: set[str] | frozenset[str]) -> None:
+        k, rets = 0, set()
+        for s in fn.instructions():
+            rd, wr = self.rw[id(s)]
+            addr = s.operands[0 if s.opcode == "st" else 1] if len(s.operands) == 2 else None
+            p = addr.base.name if isinstance(addr, ir.Addr) and isinstance(addr.base, ir.Sym) else None
+            if s.opcode == "st" and "param" in s.mods and p is not None:
+                self.rw[id(s)] = (rd, wr | {f"{p}#{k}"})
+            elif s.opcode == "call":
+                if _callee(s) in pure:
+                    out, args = _param_lists(s)
+                    guard = {s.guard.pred} if s.guard is not None else set()
+                    self.rw[id(s)] = ({f"{a}#{k}" for a in args} | guard, {f"{r}#{k}" for r in out})
+                    rets = set(out)
+                else:
+                    rets = set()
+                k += 1
+            elif s.opcode == "ld" and "param" in s.mods and p in rets:
+                self.rw[id(s)] = (rd | {f"{p}#{k - 1}"}, wr)
+
+    def same_call(self, s: ir.Instruction, t: ir.Instruction) -> bool:
+        """``s`` carries the source location of ``t`` (line 0: compiler-made code of the same column):
+        how an instruction LLVM sank past the exit shows it still belongs to the inlined call."""
+        a, b = self.loc.get(id(s)), self.loc.get(id(t))
+        if a is None or b is None or len(a) < 3 or len(b) < 3:
+            return False
+        return a[0] == b[0] and a[2] == b[2] and (a[1] == b[1] or "0" in (a[1], b[1]))
+
+    def float_imms(self, s: ir.Instruction) -> set[int]:
+        """The float constants ``s`` reads, as immediates or through registers that hold one."""
+        out = {o.bits for o in s.operands[1:] if isinstance(o, ir.FloatImm)}
+        return out | {self.imm[o.name] for o in s.operands[1:] if isinstance(o, ir.Reg) and o.name in self.imm}
+
+    def reads(self, s: ir.Instruction) -> set[str]:
+        return self.rw[id(s)][0]
+
+    def writes(self, s: ir.Instruction) -> set[str]:
+        return self.rw[id(s)][1]
+
+
+def is_float(s: ir.Instruction) -> bool:
+    return s.opcode == "xor" or any(m in FLOAT_TYPES for m in s.mods)
+
+
+def constants(fn: ir.Function) -> set[str]:
+    """Registers every definition of which moves an immediate, or a vector of immediates and such
+    registers (libdevice's coefficients, hoisted and shared between copies; ``mov.b64 d, {lo, hi}``)."""
+    defs: dict[str, list[ir.Operand | None]] = {}
+    for s in fn.instructions():
+        for r in _raw_writes(s):
+            plain = s.opcode == "mov" and s.guard is None and len(s.operands) == 2
+            defs.setdefault(r, []).append(s.operands[1] if plain else None)
+
+    def const(o: ir.Operand | None, known: set[str]) -> bool:
+        if isinstance(o, (ir.Imm, ir.FloatImm)):
+            return True
+        if isinstance(o, ir.Reg):
+            return o.name in known
+        return isinstance(o, ir.Vec) and all(const(i, known) for i in o.items)
+
+    known: set[str] = set()
+    while True:
+        more = {r for r, srcs in defs.items() if r not in known and all(const(o, known) for o in srcs)}
+        if not more:
+            return known
+        known |= more
+
+
+def forward_taint(flow: Flow, body: list[ir.Instruction], taint: set[str]) -> set[str]:
+    """Everything ``body`` computes from ``taint``: forward passes to a fixpoint (the body has loops)."""
+    rw = [flow.rw[id(s)] for s in body]
+    while True:
+        n = len(taint)
+        for reads, writes_ in rw:
+            if reads & taint:
+                taint |= writes_
+        if len(taint) == n:
+            return taint
+
+
+def taint_with_memory(flow: Flow, body: list[ir.Instruction], taint: set[str]) -> set[str]:
+    """:func:`forward_taint`, and through the body's local memory: once a ``st.local`` stores a tainted value
+    (or at a tainted address) every ``ld.local`` of the body reads taint (sinf's reduction buffer)."""
+    taint = set(taint)
+    while True:
+        n = len(taint)
+        taint = forward_taint(flow, body, taint)
+        if any(s.opcode == "st" and "local" in s.mods and flow.reads(s) & taint for s in body):
+            taint |= {r for s in body if s.opcode == "ld" and "local" in s.mods for r in flow.writes(s)}
+        if len(taint) == n:
+            return taint
+
+
+def line(s: ir.Statement) -> int:
+    assert s.span is not None
+    return s.span.line
