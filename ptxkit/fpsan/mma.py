@@ -60,6 +60,7 @@ from typing import Any
 
 from ptxkit.fpsan import wgmma
 from ptxkit.fpsan.ctx import RewriteContext
+from ptxkit.fpsan.mma_calls import tile_call
 from ptxkit.fpsan.mma_f64 import F64_FORM, plan_f64, rewrite_mma_f64
 from ptxkit.fpsan.mma_int import generate_int
 from ptxkit.fpsan.mma_limbs import generate_limbs, generate_limbs32, rewrite_wmma, wmma_plan
@@ -154,6 +155,9 @@ def rewrite_mma(instr: Instruction, ctx: RewriteContext) -> bool:
         p = plan(instr)
     except MmaNotModelled:
         return False
+    if getattr(ctx, "mma_mode", "shuffle") == "int8":  # a call of the tile's helper function (mma_calls)
+        tile_call(ctx, p.form, p.shape, p.acc16, p.d_regs, p.a_regs, p.b_regs, p.c_regs)
+        return True
     _generate(p, CtxEmitter(ctx), getattr(ctx, "mma_mode", "shuffle"))
     return True
 

@@ -28,8 +28,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ptxkit.fpsan.mma_int import generate_int
-from ptxkit.fpsan.mma_plan import SHAPES, BlockEmitter, MmaForm, MmaNotModelled, MmaPlan, operand_regs
+from ptxkit.fpsan.mma_calls import call, helper, tile_call
+from ptxkit.fpsan.mma_plan import SHAPES, MmaForm, MmaNotModelled, operand_regs
 from ptxkit.ir import Imm, Instruction, Reg, Sym, Vec
 
 
@@ -175,10 +175,11 @@ def _ldmatrix(em: Any, addr: str, n: int, trans: bool) -> list[str]:
     return regs
 
 
-def _load_a(em: Any, f: WgmmaForm, c: dict[str, str], desc: str) -> list[str]:
+def _load_a(em: Any, trans: bool, desc: str) -> list[str]:
     """The warp's A fragment (4 registers, the m16n8kK A layout): matrices (rows 0-7 | 8-15) × (k-chunk 0 | 1)."""
+    c = _lane_consts(em)
     d = _Desc(em, desc)
-    if f.trans_a:  # matrix mat: mn0 = 16w + 8·m0, k-group m1, k row i
+    if trans:  # matrix mat: mn0 = 16w + 8·m0, k-group m1, k row i
         mn0 = em.reg()
         em.op(f"shl.b32 {mn0}, {c['w']}, 1")
         em.op(f"add.u32 {mn0}, {mn0}, {c['m0']}")
@@ -189,95 +190,60 @@ def _load_a(em: Any, f: WgmmaForm, c: dict[str, str], desc: str) -> list[str]:
     return _ldmatrix(em, d.swizzle(d.kmajor_lane(grp, c["i"], c["m1"])), 4, False)
 
 
-def _load_b(em: Any, f: WgmmaForm, c: dict[str, str], desc: str) -> list[list[str]]:
-    """Each n8 tile's B fragment (2 registers): one ldmatrix.x4 per pair of tiles, matrices
-    (tile 2j: k-chunk 0, 1; tile 2j+1: k-chunk 0, 1), x2 for a last odd tile."""
-    d = _Desc(em, desc)
-    tiles: list[list[str]] = []
-    for j in range(0, f.n // 8, 2):
-        num = 4 if j + 1 < f.n // 8 else 2
-        if f.trans_b:  # mn0 = 8j + 8·m1, k-group m0, k row i
-            mn0 = em.reg()
-            em.op(f"add.u32 {mn0}, {c['m1']}, {j}")
-            em.op(f"shl.b32 {mn0}, {mn0}, 3")
-            addr = d.mnmajor(mn0, c["m0"], c["i"])
-        else:  # row group j + m1, row i, k-chunk m0
-            grp = em.reg()
-            em.op(f"add.u32 {grp}, {c['m1']}, {j}")
-            addr = d.kmajor_lane(grp, c["i"], c["m0"])
-        regs = _ldmatrix(em, d.swizzle(addr), num, f.trans_b)
-        tiles.extend(regs[h:h + 2] for h in range(0, num, 2))
-    return tiles
-
-
-def _expand(em: Any, f: WgmmaForm, a_regs: list[str], a_desc: str, b_desc: str, c_regs: list[str],
-            d_regs: list[str], keep: str) -> None:
-    """The expansion through ``em``: D (``d_regs``) from C (``c_regs``, dropped where the predicate
-    ``keep`` is false), A (registers ``a_regs`` or descriptor ``a_desc``) and B (descriptor)."""
-    et = "f32" if f.atype == "tf32" else f.atype
+def _load_b(em: Any, trans: bool, desc: str, j: str, num: int) -> list[str]:
+    """The B fragments of tiles j and j+1 (``num`` = 4; 2 for a last odd tile j): one ldmatrix, matrices
+    (tile j: k-chunk 0, 1; tile j+1: k-chunk 0, 1); 2 registers per tile."""
     c = _lane_consts(em)
-    a_raw = a_regs if f.a_in_regs else _load_a(em, f, c, a_desc)
-    b_raw = _load_b(em, f, c, b_desc)
-
-    def embed(regs: list[str]) -> list[str]:
-        return [em.embed_word(r, et) if f.atype == "tf32" else em.embed_pair(r, et) for r in regs]
-
-    a_pay = embed(a_raw)
-    per_tile = 2 if f.acc16 else 4
-    form = MmaForm("m16n8k8" if f.atype == "tf32" else "m16n8k16", f.dtype, f.atype, f.atype, f.dtype)
-    for j, b_regs in enumerate(b_raw):
-        cs, ds = c_regs[per_tile * j:per_tile * (j + 1)], d_regs[per_tile * j:per_tile * (j + 1)]
-        pays: list[list[str]] = []
-        for r in cs:
-            halves = [em.embed_half(r, "f16", h) for h in (0, 1)] if f.acc16 else [em.embed_word(r, "f32")]
-            kept = []
-            for v in halves:
-                s = em.reg()
-                em.op(f"selp.b32 {s}, {v}, 0, {keep}")
-                kept.append(s)
-            pays.append(kept)
-        generate_int(MmaPlan(form, f.tile, f.acc16, ds, [], [], cs), em, a_pay, embed(b_regs), pays)
+    d = _Desc(em, desc)
+    if trans:  # mn0 = 8j + 8·m1, k-group m0, k row i
+        mn0 = em.reg()
+        em.op(f"add.u32 {mn0}, {c['m1']}, {j}")
+        em.op(f"shl.b32 {mn0}, {mn0}, 3")
+        addr = d.mnmajor(mn0, c["m0"], c["i"])
+    else:  # row group j + m1, row i, k-chunk m0
+        grp = em.reg()
+        em.op(f"add.u32 {grp}, {c['m1']}, {j}")
+        addr = d.kmajor_lane(grp, c["i"], c["m0"])
+    return _ldmatrix(em, d.swizzle(addr), num, trans)
 
 
-def helper_text(f: WgmmaForm, name: str) -> list[str]:
-    """A ``.func`` computing one wgmma form (non-ABI ``.reg`` parameters: D out; C, descriptors, the
-    scale-d flag and A registers in). Every wgmma of the form in a function calls it: ptxas compiles
-    the expansion once instead of once per call site (its time grows faster than linearly in the
-    size of a function)."""
-    nd = len(f.d_regs)
-    outs = [f"%o{j}" for j in range(nd)]
-    ins = [f"%i{j}" for j in range(nd)]
-    a_regs = [f"%a{i}" for i in range(4)] if f.a_in_regs else []
-    params = [f".reg .b32 {r}" for r in ins] + [".reg .b64 %da", ".reg .b64 %db", ".reg .b32 %keep"]
-    params += [f".reg .b32 {r}" for r in a_regs]
-    em = BlockEmitter("%w")
-    _expand(em, f, a_regs, "%da", "%db", ins, outs, "%kp")
-    return [f".func ({', '.join(f'.reg .b32 {r}' for r in outs)}) {name} ({', '.join(params)})", "{",
-            "\t.reg .pred %kp;", "\tsetp.ne.u32 %kp, %keep, 0;", *("\t" + ln for ln in em.text()), "\tret;", "}"]
+def _movs(em: Any, outs: list[str], regs: list[str]) -> None:
+    for o, r in zip(outs, regs):
+        em.op(f"mov.b32 {o}, {r}")
 
 
 def rewrite_wgmma(instr: Instruction, ctx: Any) -> bool:
-    """Replace ``instr`` by a call of its form's helper function (defined once per form and calling
-    function, see :func:`helper_text`); raises :class:`MmaNotModelled` (before emitting anything) for
-    forms outside the modelled set."""
+    """Replace ``instr`` by calls of helper functions (``ptxkit.fpsan.mma_calls``): A's fragment from
+    its descriptor, B's per pair of n8 tiles, then the integer-limb ring mma of every tile on its four
+    accumulator registers; raises :class:`MmaNotModelled` (before emitting anything) for forms outside
+    the modelled set."""
     f = WgmmaForm(instr)
-    key = ("wgmma", f.n, f.atype, f.dtype, f.a_in_regs, f.trans_a, f.trans_b)
-    if key not in ctx.helpers:
-        name = ctx.fresh_label() + "_wgmma"
-        ctx.helpers[key] = (name, helper_text(f, name))
-    name = ctx.helpers[key][0]
     if isinstance(f.scale_d, str):
         keep = ctx.fresh("b32")
         ctx.emit(f"selp.u32 {keep}, 1, 0, {f.scale_d}")
     else:
         keep = str(int(f.scale_d))
-    reads = [*f.d_regs, *f.a_regs, f.b_desc] + ([] if f.a_in_regs else [f.a_desc])
-    for r in reads:  # the call reads their bits: earlier φ⁻¹ tails must stay
-        ctx.bit_reads.append((r, ctx.last_write.get(r)))
-    args = [*f.d_regs, f.a_desc or "0", f.b_desc, keep, *f.a_regs]
-    ctx.emit(f"call.uni ({', '.join(f.d_regs)}), {name}, ({', '.join(args)})")
-    for r in f.d_regs:
-        ctx.invalidate(r)
+    if f.a_in_regs:
+        a = f.a_regs
+    else:
+        a = [ctx.fresh("b32") for _ in range(4)]
+        name = helper(ctx, ("wgmma_a", f.trans_a), "wgmma_a", 4, ["b64 %da"],
+                      lambda em, o, p: _movs(em, o, _load_a(em, f.trans_a, p[0])))
+        call(ctx, name, a, [f.a_desc], [f.a_desc])
+    tiles = f.n // 8
+    b: list[list[str]] = []
+    for j in range(0, tiles, 2):
+        num = 4 if j + 1 < tiles else 2
+        regs = [ctx.fresh("b32") for _ in range(num)]
+        name = helper(ctx, ("wgmma_b", f.trans_b, num), "wgmma_b", num, ["b64 %db", "b32 %j"],
+                      lambda em, o, p, num=num: _movs(em, o, _load_b(em, f.trans_b, p[0], p[1], num)))
+        call(ctx, name, regs, [f.b_desc, str(j)], [f.b_desc])
+        b.extend(regs[h:h + 2] for h in range(0, num, 2))
+    per_tile = 2 if f.acc16 else 4
+    form = MmaForm("m16n8k8" if f.atype == "tf32" else "m16n8k16", f.dtype, f.atype, f.atype, f.dtype)
+    for j, bj in enumerate(b):
+        d = f.d_regs[per_tile * j:per_tile * (j + 1)]
+        tile_call(ctx, form, f.tile, f.acc16, d, a, bj, d, keep)
     return True
 
 
