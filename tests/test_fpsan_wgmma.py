@@ -15,7 +15,9 @@ import subprocess
 
 import numpy as np
 import pytest
+from conftest import PTX_CORPUS, needs_shared
 
+from ptxkit.bench.tensorcore import prep, ptxas_seconds
 from ptxkit.exec_sim import parse_text, run_kernel
 from ptxkit.exec_sim.args import KernelArg
 from ptxkit.fpsan import ring
@@ -50,7 +52,11 @@ def _desc(mode: int, lbo: int, sbo: int, start: int) -> int:
     return (start >> 4) | (lbo >> 4) << 16 | (sbo >> 4) << 32 | mode << 62
 
 
-def _kernel(atype: str, a_regs: bool, trans_a: int, trans_b: int, scale_d: str) -> str:
+# an extern function forbids non-ABI helper functions: the expansion is inlined (mma_calls.calls_allowed)
+EXTERN = ".extern .func (.param .b32 r) vprintf (.param .b64 f, .param .b64 a);\n"
+
+
+def _kernel(atype: str, a_regs: bool, trans_a: int, trans_b: int, scale_d: str, extern: bool = False) -> str:
     k = 8 if atype == "tf32" else 16
     nd = N // 2
     imms = "1, 1" + ("" if atype == "tf32" else (f", {trans_b}" if a_regs else f", {trans_a}, {trans_b}"))
@@ -62,8 +68,8 @@ def _kernel(atype: str, a_regs: bool, trans_a: int, trans_b: int, scale_d: str) 
     return f""".version 8.0
 .target sm_90a
 .address_size 64
-.visible .entry k(.param .u64 img, .param .u64 cin, .param .u64 areg, .param .u64 out, .param .u64 descs,
-                  .param .u32 keep)
+{EXTERN if extern else ""}.visible .entry k(.param .u64 img, .param .u64 cin, .param .u64 areg, .param .u64 out,
+                  .param .u64 descs, .param .u32 keep)
 {{
 \t.reg .b32 %r<16>;
 \t.reg .b32 %a<4>;
@@ -129,10 +135,13 @@ CASES = [("f16", mode, ta, tb, areg) for mode in (0, 1, 2, 3) for ta in (0, 1) f
          for areg in (False, True) if not (mode == 0 and (ta or tb)) and not (areg and ta)]
 CASES += [("bf16", 2, 1, 0, False), ("bf16", 3, 0, 1, True)]
 CASES += [("tf32", mode, 0, 0, mode % 2 == 1) for mode in (0, 1, 2, 3)]
+CASES = [(*c, False) for c in CASES] + [("f16", 1, 0, 1, False, True), ("bf16", 2, 1, 0, False, True),
+                                          ("f16", 3, 0, 1, True, True), ("tf32", 2, 0, 0, False, True)]
 
 
-@pytest.mark.parametrize("atype,mode,trans_a,trans_b,a_regs", CASES)
-def test_wgmma_expansion_is_the_ring_dot(atype, mode, trans_a, trans_b, a_regs):
+@pytest.mark.parametrize("atype,mode,trans_a,trans_b,a_regs,extern", CASES)
+def test_wgmma_expansion_is_the_ring_dot(atype, mode, trans_a, trans_b, a_regs, extern):
+    """Helper-function calls (the default) and, in a module with an extern function, the inline form."""
     k, eb = (8, 4) if atype == "tf32" else (16, 2)
     rng = np.random.default_rng(mode * 8 + trans_a * 4 + trans_b * 2 + a_regs + len(atype))
     bits = 32 if atype == "tf32" else 16
@@ -164,9 +173,10 @@ def test_wgmma_expansion_is_the_ring_dot(atype, mode, trans_a, trans_b, a_regs):
                 areg[tid, i] = int(A[row, col]) | int(A[row, col + 1]) << 16
     variants = (("%p1", True), ("%p1", False), ("0", False)) if mode == 1 and not trans_a else (("%p1", True),)
     for scale_d, keep in variants:
-        ptx = _kernel(atype, a_regs, trans_a, trans_b, scale_d)
+        ptx = _kernel(atype, a_regs, trans_a, trans_b, scale_d, extern)
         res = sanitize_text(ptx, "wgmma.ptx")
         assert res.report.errors == [] and "\twgmma.mma_async" not in res.text
+        assert ("call.uni" in res.text) != extern
         m = parse_text(res.text, "wgmma_sanitized.ptx")
         fn = m.entries()[0]
         names = [p.name for p in fn.params]
@@ -186,11 +196,12 @@ def test_wgmma_expansion_is_the_ring_dot(atype, mode, trans_a, trans_b, a_regs):
         assert np.array_equal(got, want), (scale_d, keep, int(np.sum(got != want)))
 
 
-@pytest.mark.parametrize("atype,a_regs", [("f16", False), ("bf16", True), ("tf32", True)])
-def test_sanitized_wgmma_kernel_is_accepted_by_ptxas(atype, a_regs, tmp_path):
+@pytest.mark.parametrize("atype,a_regs,extern", [("f16", False, False), ("bf16", True, False), ("tf32", True, False),
+                                                 ("f16", False, True)])
+def test_sanitized_wgmma_kernel_is_accepted_by_ptxas(atype, a_regs, extern, tmp_path):
     if shutil.which("ptxas") is None:
         pytest.skip("ptxas not on PATH")
-    res = sanitize_text(_kernel(atype, a_regs, 0, 1 if atype != "tf32" else 0, "%p1"), "wgmma.ptx")
+    res = sanitize_text(_kernel(atype, a_regs, 0, 1 if atype != "tf32" else 0, "%p1", extern), "wgmma.ptx")
     f = tmp_path / "k.ptx"
     f.write_text(res.text)
     r = subprocess.run(["ptxas", "-arch=sm_90a", str(f), "-o", str(tmp_path / "k.cubin")], capture_output=True,
@@ -203,3 +214,17 @@ def test_unmodelled_wgmma_is_reported(imms, why):
     ptx = _kernel("f16", False, 0, 0, "%p1").replace("%p1, 1, 1, 0, 0;", f"%p1, {imms};")
     res = sanitize_text(ptx, "wgmma.ptx")
     assert len(res.report.errors) == 1 and why in str(res.report.errors[0])
+
+
+@needs_shared
+def test_tensormap_module_gets_inline_mma_that_ptxas_accepts(tmp_path):
+    """Triton's sm_120a TMA matmul (64 mma.sync f16, tensormap.replace): with non-ABI helper functions
+    ptxas failed ("'Indirect Functions or Extern Functions' requires ABI"); the mma are inlined there."""
+    if shutil.which("ptxas") is None:
+        pytest.skip("ptxas not on PATH")
+    src = PTX_CORPUS / "pyptx" / "tests" / "corpus" / "external" / "triton" / "matmul_tma_sm120a.ptx"
+    text, arch = prep(src.read_text())
+    res = sanitize_text(text, src.name)
+    assert res.report.errors == [] and "call.uni" not in res.text and ".s32.u8.u8.s32" in res.text
+    secs, why = ptxas_seconds(res.text, arch)
+    assert secs is not None, why

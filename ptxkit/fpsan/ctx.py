@@ -128,6 +128,7 @@ class RewriteContext:
         # module-level helper functions this function calls (key -> (name, PTX lines)); the driver
         # inserts them before the function (ptxkit.fpsan.wgmma: one .func per wgmma form)
         self.helpers: dict[Any, tuple[str, list[str]]] = {}
+        self.calls_ok = True  # whether such helpers may be used (ptxkit.fpsan.mma_calls.calls_allowed)
         self.labels = 0
 
     # ---------------------------------------------------------------- public helpers

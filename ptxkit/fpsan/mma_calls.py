@@ -15,10 +15,21 @@ bookkeeping right: the call reads the float bits of A, B, C (earlier φ⁻¹ tai
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ptxkit.fpsan.mma_int import generate_int
 from ptxkit.fpsan.mma_plan import BlockEmitter, MmaForm, MmaPlan, Shape
+
+# ptxas compiles a function with several .reg results only with the ABI off, which some features forbid
+# ("'Indirect Functions or Extern Functions' requires ABI": tensormap.replace on sm_120a, extern or
+# indirect calls): modules using them get the inline expansions.
+_NEEDS_ABI = re.compile(r"^\s*(?:@!?%?\w+\s+)?tensormap\.|\.extern\s+\.func|\.callprototype|\.calltargets", re.M)
+
+
+def calls_allowed(source: str) -> bool:
+    """Whether helper functions with ``.reg`` parameters can be used in this module (see above)."""
+    return _NEEDS_ABI.search(source) is None
 
 
 def helper(ctx: Any, key: Any, kind: str, outs: int, params: list[str], body: Any) -> str:

@@ -10,7 +10,7 @@ it also models ``wmma.mma`` (ISA §9.7.14.4), whose fragment layouts the ISA lea
 
 from __future__ import annotations
 
-from ptxkit.fpsan.mma_plan import C_F16, C_F32, BlockEmitter, MmaNotModelled, MmaPlan, operand_regs
+from ptxkit.fpsan.mma_plan import C_F16, C_F32, BlockEmitter, CtxEmitter, MmaNotModelled, MmaPlan, operand_regs
 from ptxkit.ir import Instruction
 
 # 16-bit payload p (sign-extended) = hi·2^8 + lo with lo = p & 0xff ∈ [0, 255] and hi = p >> 8 (arithmetic)
@@ -237,6 +237,9 @@ def rewrite_wmma(instr: Instruction, ctx) -> bool | str:
         al, bl, shape, tf32, (d_regs, a_regs, b_regs, c_regs) = wmma_plan(instr)
     except MmaNotModelled as e:
         return e.reason
+    if not ctx.calls_ok:  # inline (see ptxkit.fpsan.mma_calls.calls_allowed)
+        _wmma_body(CtxEmitter(ctx), al, bl, shape, tf32, d_regs, a_regs, b_regs, c_regs)
+        return True
     key = ("wmma", al, bl, shape, tf32)
     if key not in ctx.helpers:
         name = ctx.fresh_label() + "_wmma"

@@ -19,6 +19,7 @@ from ptxkit.fpsan.folds import Flow, rewrite_fold
 from ptxkit.fpsan.irview import NO_DEST, RegTypes, referenced_labels, regs, writes
 from ptxkit.fpsan.libdevice import LibRange, emit_ring_op, note_text, save_input
 from ptxkit.fpsan.mma import resolve_mode
+from ptxkit.fpsan.mma_calls import calls_allowed
 from ptxkit.fpsan.options import Options
 from ptxkit.fpsan.report import ERROR, NOTE, ReportItem, SanitizeReport, Verdict, native_verdict
 from ptxkit.ptx.types import FLOAT_TYPES
@@ -62,6 +63,7 @@ class _FunctionRewrite:
         ctx = RewriteContext(prefix=names.prefix, label_prefix=names.label_prefix, reg_types=types,
                              homomorphic_casts=opts.homomorphic_casts, report_fn=self.report_item, counter=self.counter)
         ctx.labels = names.labels
+        ctx.calls_ok = calls_allowed(module.source)
         ctx.mma_mode = resolve_mode(opts.mma, sum(1 for i in fn.instructions() if i.opcode == "mma"), module.target)
         self.ctx = ctx
         self.out = Rewritten(ctx)
