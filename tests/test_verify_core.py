@@ -206,6 +206,14 @@ def test_witness_files(tmp_path, capsys):
     assert sched["scheduler"] == "lockstep-min-pc" and sched["block"] == [64, 1, 1]
     assert sorted(w["line"] for w in sched["witness"]) == [14, 20]
     assert json.loads((tmp_path / "v.json").read_text())["verdict"] == "race"
+    # the schedule replays: the same launch, and the witness's two events happen again
+    assert main(["run", "--schedule", str(tmp_path / "w.json")]) == 0
+    out = capsys.readouterr().out
+    assert f"{f}:14:3: replayed witness event" in out and f"{f}:20:3: replayed witness event" in out
+    g = tmp_path / "other.ptx"
+    g.write_text(NEIGHBOUR.replace("BARRIER", "bar.sync 0;"))
+    assert main(["run", str(g), "--schedule", str(tmp_path / "w.json")]) == 2
+    assert "not the witness's" in capsys.readouterr().err
 
 
 @pytest.mark.skipif(shutil.which("z3") is None, reason="z3 not installed")
@@ -340,4 +348,40 @@ def test_partial_warp_at_aligned_barrier_is_not_well_synchronized(tmp_path, caps
 def test_named_barrier_producer_consumer(tmp_path, capsys, sync, verdict):
     rc, d = _verify(tmp_path, capsys, NAMED.replace("bar.arrive 1, 64;", sync).replace(
         "bar.sync 1, 64;", "bar.sync 1, 64;" if sync else ""), "--arg", "out=u32[32]:zeros", "--block", "64")
-    assert d["verdict"] == verdict
+    assert (rc, d["verdict"]) == ({"verified": 0, "race": 1}[verdict], verdict)
+
+
+# Lanes exchange through shared memory inside one warp (lane i reads lane i^1's word). Lanes of a
+# warp are separate threads (independent thread scheduling): only bar.warp.sync, which orders memory
+# among its participating threads (ISA §9.7.13.1), makes the exchange race-free; without it the
+# st.shared (line 14) and the ld.shared race although the simulator runs the warp in lock step.
+WARP_EXCHANGE = HEAD + """.visible .entry k(.param .u64 out)
+{
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<4>;
+  .shared .align 4 .b32 s[32];
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  shl.b32 %r2, %r1, 2;
+  mov.u32 %r3, s;
+  add.u32 %r4, %r3, %r2;
+  st.shared.u32 [%r4], %r1;
+  xor.b32 %r5, %r2, 4;
+  add.u32 %r5, %r3, %r5;
+  SYNC
+  ld.shared.u32 %r6, [%r5];
+  cvt.u64.u32 %rd2, %r2;
+  add.u64 %rd2, %rd1, %rd2;
+  st.global.u32 [%rd2], %r6;
+  ret;
+}
+"""
+
+
+@pytest.mark.parametrize("sync, verdict", [("bar.warp.sync -1;", "verified"), ("", "race")])
+def test_warp_exchange_needs_bar_warp_sync(tmp_path, capsys, sync, verdict):
+    rc, d = _verify(tmp_path, capsys, WARP_EXCHANGE.replace("SYNC", sync), "--arg", "out=u32[32]:zeros",
+                    "--block", "32")
+    assert (rc, d["verdict"]) == ({"verified": 0, "race": 1}[verdict], verdict)
+    if verdict == "race":
+        assert sorted(x["line"] for x in d["witness"]["accesses"]) == [14, 18]

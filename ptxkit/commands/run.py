@@ -20,12 +20,15 @@ from ptxkit.fpsan_ptx import sanitize_text
 from ptxkit.io import atomic_write
 from ptxkit.ir import Function, Module
 from ptxkit.ptx.parser import parse, read_source
+from ptxkit.verify.replay import Replay
+from ptxkit.verify.replay import load as replay_load
 
 HELP = "run a kernel on the ptxkit simulator (or on a GPU with --device gpu)"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("file", metavar="FILE.ptx", help="the PTX file")
+    p.add_argument("file", metavar="FILE.ptx", nargs="?", default=None,
+                   help="the PTX file (default with --schedule: the schedule's)")
     add_kernel_arguments(p, cluster=True)
     p.add_argument("--out", metavar="DIR", default=None,
                    help="write every buffer argument to DIR/NAME.bin after the run")
@@ -35,6 +38,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-steps", type=positive_int, default=DEFAULT_MAX_STEPS, metavar="N",
                    help="stop (exit 3) after N warp-instructions over the whole launch "
                         f"(default {DEFAULT_MAX_STEPS:,})")
+    p.add_argument("--schedule", metavar="WITNESS", default=None,
+                   help="replay a witness schedule of `ptxkit verify --schedule` (its launch replaces "
+                        "--arg/--grid/--block/--kernel/--shared/--seed/--cluster)")
     p.add_argument("--json", action="store_true", help="one JSON object on stdout")
 
 
@@ -55,6 +61,19 @@ def load_module(path: str, kernel: str | None, sanitize: bool, simulate: bool) -
 
 
 def run(args: argparse.Namespace) -> int:
+    replay = None
+    if args.schedule is not None:
+        sched = replay_load(args.schedule)
+        args.file = args.file or sched["file"]
+        args.arg, args.kernel = list(sched["arg"]), sched.get("kernel")
+        args.grid, args.block = ",".join(map(str, sched["grid"])), ",".join(map(str, sched["block"]))
+        args.cluster = ",".join(map(str, sched.get("cluster", [1])))
+        args.shared, args.seed = int(sched.get("shared", 0)), int(sched.get("seed", 0))
+        if args.device != "cpu":
+            raise UsageError("--schedule: a schedule replays on the simulator (--device cpu)")
+        replay = Replay(sched)
+    if args.file is None:
+        raise UsageError("the following arguments are required: FILE.ptx")
     grid = parse_dim(args.grid, "--grid")
     block = parse_dim(args.block, "--block")
     check_launch(grid, block, args.shared)
@@ -68,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
         result = gpu.run_kernel(module, entry.name, kargs, grid, block, args.shared)
     else:
         result = run_kernel(module, entry.name, kargs, grid, block, args.shared, max_steps=args.max_steps,
-                            cluster=cluster)
+                            cluster=cluster, observer=replay.observer if replay else None)
     out_dir = Path(args.out) if args.out else None
     if out_dir is not None:
         try:
@@ -91,6 +110,9 @@ def run(args: argparse.Namespace) -> int:
             "grid": list(grid), "block": list(block), "shared": args.shared, "buffers": buffers,
             "instructions": result.instructions, "lane_instructions": result.lane_instructions,
             "stdout": list(result.stdout)}
+    replayed = replay.lines(args.file) if replay is not None else []
+    if replay is not None:
+        info["witness"] = replayed
     if args.json:
         json.dump(info, sys.stdout, indent=1)
         print()
@@ -103,4 +125,6 @@ def run(args: argparse.Namespace) -> int:
         if result.instructions is not None:
             print(f"executed {result.instructions} warp-instructions "
                   f"({result.lane_instructions} thread-instructions) on {args.device}")
+        for line in replayed:
+            print(line)
     return 0

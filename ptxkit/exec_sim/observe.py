@@ -81,7 +81,7 @@ def report(st: Any, kind: EvKind, info: AccessInfo, space: str, addr: Any, size:
     if len(lanes) == 0:
         return
     gt = st.gtid[lanes]
-    if kind == EvKind.FENCE:
+    if addr is None:  # fences, warp barriers: no memory location
         obs(SimEvent(kind, info.line, info.opcode, gt, "", None, 0, info.sem, info.scope, info.proxy,
                      {"col": info.col, **(detail or {})}))
         return

@@ -96,6 +96,11 @@ class Context:
     def cta_of(self, t: np.ndarray | int) -> np.ndarray | int:
         return t // self.cta_threads
 
+    def warp_of(self, t: np.ndarray) -> np.ndarray:
+        """A global warp number per thread (a warp: 32 consecutive threads of one CTA, §2.2)."""
+        per = (self.cta_threads + 31) // 32
+        return np.asarray((t // self.cta_threads) * per + (t % self.cta_threads) // 32)
+
     def scope_includes(self, scope: str, t: np.ndarray, u: np.ndarray) -> np.ndarray:
         """ISA §8.5: is thread ``u`` in the ``scope`` instance of thread ``t``?"""
         if scope in ("gpu", "sys"):

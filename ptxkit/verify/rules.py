@@ -71,6 +71,9 @@ class BarrierRule:
             self._release(ev, ctx)
 
     def _arrive(self, ev: SimEvent, ctx: Context) -> None:
+        if ev.detail.get("warp"):
+            self._warp_sync(ev, ctx)
+            return
         b = int(ev.detail["barrier"])
         ctas = np.asarray(ctx.cta_of(ev.lanes))
         for c in np.unique(ctas).tolist():
@@ -84,6 +87,17 @@ class BarrierRule:
             ph.arrivals.append((ev.line, int(ev.detail.get("col", 0)), int(ev.detail.get("pc", -1)),
                                 ev.detail.get("count"), bool(ev.detail.get("aligned", True)), lanes))
         ctx.clocks.ep[ev.lanes] += 1
+
+    @staticmethod
+    def _warp_sync(ev: SimEvent, ctx: Context) -> None:
+        """bar.warp.sync orders memory among the participating threads of a warp (§9.7.13.1); the
+        simulator runs it for the converged lanes at once, so each warp's lanes join here."""
+        warps = ctx.warp_of(ev.lanes)
+        for w in np.unique(warps).tolist():
+            lanes = ev.lanes[warps == w]
+            row = ctx.clocks.new_row(ctx.clocks.joined(lanes))
+            ctx.clocks.ep[lanes] += 1
+            ctx.clocks.set_row(lanes, row)
 
     def _release(self, ev: SimEvent, ctx: Context) -> None:
         b, c = int(ev.detail["barrier"]), int(ev.detail["cta"])
@@ -113,7 +127,7 @@ class BarrierRule:
                                     f"every thread, ISA §9.7.13.1)", first[0], first[1],
                                     (int(first[5][0]), int(other[5][0])), other[0], other[1]))
                 return
-            warps = np.concatenate([np.unique(a[5] // 32) for a in arr])
+            warps = np.concatenate([np.unique(ctx.warp_of(a[5])) for a in arr])
             if len(np.unique(warps)) != len(warps) or ph.partial:
                 ctx.finding(Finding("barrier-divergence",
                                     f"barrier {b} of CTA {c}: a warp reaches the .aligned barrier in "

@@ -13,6 +13,8 @@ from __future__ import annotations
 import numpy as np
 
 from ptxkit import ir
+from ptxkit.exec_sim.events import EvKind
+from ptxkit.exec_sim.observe import access_info, report
 from ptxkit.exec_sim.semantics.common import Decoding, LaneOp, Mask, Reader, State, Value, first_mod
 from ptxkit.exec_sim.values import np_type
 
@@ -209,5 +211,11 @@ def b_redux(ins: ir.Instruction, dec: Decoding) -> LaneOp:
 
 
 def b_bar_warp(ins: ir.Instruction, dec: Decoding) -> LaneOp:
-    """bar.warp.sync: a no-op under lock-step execution of the warp."""
-    return lambda st, m: None
+    """bar.warp.sync: a no-op under lock-step execution of the warp; it also orders memory among the
+    participating threads (§9.7.13.1), which an observer is told as a BAR_ARRIVE with ``warp``."""
+    info = access_info(ins, EvKind.BAR_ARRIVE)
+
+    def op(st: State, m: Mask) -> None:
+        if st.observer is not None:
+            report(st, EvKind.BAR_ARRIVE, info, "", None, 0, m, {"warp": True})
+    return op
