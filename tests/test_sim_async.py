@@ -750,3 +750,60 @@ def test_arrive_drop_expect_tx_and_cp_async_arrive():
     phase is done). Every thread sees: phase 0 done (1), phase 1 not yet (0), then done (4), phase 2 done (8)."""
     res = _run(DROP, ["out=u32[32]:zeros"])
     assert (res.buffers["out"] == 1 | 4 | 8).all()
+
+
+MULTICAST = """
+.visible .entry k(.param .align 64 .b8 tm[128], .param .u64 out)
+{
+  .reg .pred %p<6>;
+  .reg .b16 %rs<2>;
+  .reg .b32 %r<20>;
+  .reg .b64 %rd<10>;
+  .shared .align 128 .b8 buf[128];
+  .shared .align 8 .b64 bar;
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, %cluster_ctarank;
+  mov.u32 %r3, bar;
+  mov.u32 %r4, buf;
+  setp.eq.u32 %p1, %r1, 0;
+  @%p1 mbarrier.init.shared::cta.b64 [%r3], 1;
+  fence.mbarrier_init.release.cluster;
+  barrier.cluster.arrive.release.aligned;
+  barrier.cluster.wait.acquire.aligned;
+  @%p1 mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r3], 128;
+  setp.eq.u32 %p2, %r2, 0;
+  and.pred %p3, %p1, %p2;
+  mov.b16 %rs1, 3;
+  mov.u32 %r5, 32;
+  @%p3 MULTICAST_COPY [%r4], [tm, {%r5}], [%r3], %rs1;
+W:
+  mbarrier.try_wait.parity.shared::cta.b64 %p4, [%r3], 0;
+  @!%p4 bra W;
+  shl.b32 %r6, %r1, 2;
+  add.u32 %r7, %r4, %r6;
+  ld.shared.u32 %r8, [%r7];
+  mov.u32 %r9, %ctaid.x;
+  mad.lo.u32 %r10, %r9, 32, %r1;
+  ld.param.u64 %rd1, [out];
+  mul.wide.u32 %rd2, %r10, 4;
+  add.u64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r8;
+  barrier.cluster.arrive.release.aligned;
+  barrier.cluster.wait.acquire.aligned;
+  ret;
+}
+"""
+
+
+MULTICAST = MULTICAST.replace("MULTICAST_COPY", "cp.async.bulk.tensor.1d.shared::cluster.global.tile"
+                              ".mbarrier::complete_tx::bytes.multicast::cluster")
+
+
+def test_tma_multicast_fills_every_cta_of_the_mask():
+    """Rank 0 issues one .multicast::cluster TMA load with ctaMask 0b11 (ISA §9.7.9.25.5.1): the 32-word
+    box at 32 lands in both CTAs' buf and completes the tx of each CTA's own mbarrier; both read it."""
+    m = parse_text(HEAD + MULTICAST, "t.ptx")
+    args = parse_arg_specs(["tm=tmap:u32[128]:zeros:dims=128:box=32", "out=u32[64]:zeros"], m.entries()[0], 0)
+    args[0].data[:] = np.arange(128) * 3
+    res = run_kernel(m, None, args, 2, 32, 0, cluster=(2, 1, 1))
+    assert list(res.buffers["out"]) == [3 * (32 + t) for t in range(32)] * 2

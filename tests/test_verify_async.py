@@ -150,6 +150,10 @@ def test_tma_consumers_are_ordered_after_the_copy_by_the_mbarrier():
     ctx, events = _check(text, SPECS)
     assert not ctx.findings
     assert _copy_writes_ordered_before_reads(ctx, events)
+    agent = int(np.concatenate(ctx.acc.thread).max())
+    line = _line(text, "cp.async.bulk.tensor")
+    col = (HEAD + text).splitlines()[line - 1].index("@") + 1  # the instruction's column (its guard)
+    assert ctx.agents[agent] == (0, line, col, "tensor_load")  # type: ignore[attr-defined]
     acts = [e.detail["action"] for e in events if e.kind == EvKind.MBAR]
     assert acts[:3] == ["init", "arrive", "complete_tx"] and "try_wait" in acts and acts[-1] == "inval"
 
@@ -408,3 +412,26 @@ def test_pipeline_whose_consumers_release_before_reading_races():
                                                            f"  {RELEASE}\n  ld.shared.u32 %r24, [%r23];")
     ctx, _, _ = _pipeline(text)  # (the simulator's schedule even lets the copy overwrite the stage first)
     assert not _war_and_raw_ordered(ctx)
+
+
+def test_multicast_tma_writes_are_keyed_in_each_destination_cta():
+    """The multicast TMA of test_sim_async writes both CTAs' buf: the checker keys each copy's bytes in
+    its destination CTA, and each CTA's reads after its own mbarrier wait are ordered after them."""
+    from test_sim_async import MULTICAST
+
+    m = parse_text(HEAD + MULTICAST, "t.ptx")
+    ctx = Context(32, 2, default_rules() + async_rules(), cluster_ctas=2)
+    args = parse_arg_specs(["tm=tmap:u32[128]:zeros:dims=128:box=32", "out=u32[64]:zeros"], m.entries()[0], 0)
+    run_kernel(m, None, args, 2, 32, 0, observer=ctx.observe, cluster=(2, 1, 1))
+    ctx.finish()
+    assert not ctx.findings
+    a = ctx.acc
+    thread, key, write, ep, sid = (np.concatenate(x) for x in (a.thread, a.key, a.write, a.ep, a.sid))
+    reads = np.flatnonzero((thread < 64) & ~write & (key >= 1 << 62))
+    agents_w = np.flatnonzero((thread >= 64) & write)
+    seen_ctas = set()
+    for j in reads.tolist():
+        w = agents_w[key[agents_w] == key[j]]
+        assert len(w) == 1 and ctx.clocks.ordered(thread[w], ep[w], sid[j:j + 1])[0]
+        seen_ctas.add(int(thread[j]) // 32)
+    assert seen_ctas == {0, 1}

@@ -62,10 +62,17 @@ class _Barrier:
 
 
 class Agents:
-    """Pseudo-threads for asynchronous copies, allocated in chunks of ``ctx.clocks``."""
+    """Pseudo-threads for asynchronous copies, allocated in chunks of ``ctx.clocks``. ``info[agent]`` is
+    (issuing thread, line, col, what) — what a race report prints for an agent's access; the same dict
+    is published as ``ctx.agents`` (a Context attribute the async rules add)."""
 
     def __init__(self) -> None:
         self.free: list[int] = []
+        self.info: dict[int, tuple[int, int, int, str]] = {}
+
+    def describe(self, ctx: Context, agent: int, issuer: int, ev: SimEvent, what: str) -> None:
+        self.info[agent] = (issuer, ev.line, int(ev.detail.get("col", 0)), what)
+        ctx.__dict__.setdefault("agents", self.info)
 
     def new(self, ctx: Context, issuer: int | np.ndarray) -> int:
         if not self.free:
@@ -209,6 +216,7 @@ class AsyncCopyRule:
             assert ev.addr is not None
             for t, a in zip(ev.lanes.tolist(), ev.addr.tolist()):
                 agent = self.agents.new(ctx, t)
+                self.agents.describe(ctx, agent, t, ev, "cp.async")
                 c = _Copy(agent, t, ev.line, col, "shared", np.arange(a, a + ev.size, dtype=np.int64), 1)
                 self.issued.setdefault(t, []).append(c)
                 cta = int(ctx.cta_of(t))
@@ -220,6 +228,7 @@ class AsyncCopyRule:
             for threads, src in d.get("warps", []):
                 threads = np.asarray(threads, np.int64)
                 agent = self.agents.new(ctx, threads)
+                self.agents.describe(ctx, agent, int(threads[0]), ev, "wgmma")
                 src = np.asarray(src, np.int64)
                 ctx.access(ctx.seq, np.full(len(src), agent), self._keys(ctx, "shared", int(threads[0]), src),
                            elem, False, False, "", "async")
@@ -235,14 +244,19 @@ class AsyncCopyRule:
         src_space = str(d.get("src_space", "global"))
         for i, t in enumerate(ev.lanes.tolist()):
             agent = self.agents.new(ctx, t)
+            self.agents.describe(ctx, agent, t, ev, str(op))
             dst = np.asarray(dsts[i], np.int64) if i < len(dsts) else np.zeros(0, np.int64)
             c = _Copy(agent, t, ev.line, col, ev.space, dst, elem)
+            other = d.get("shared_cta")  # a destination (or source) in another CTA of the cluster
+
+            def keys(space: str, addr: np.ndarray, t: int = t, other: Any = other) -> np.ndarray:
+                if space == "shared" and other is not None:
+                    return ctx.keys_for_cta(np.full(len(addr), int(other)), addr.astype(np.uint64))
+                return self._keys(ctx, space, t, addr)
             if i < len(srcs):
                 src = np.asarray(srcs[i], np.int64)
-                ctx.access(ctx.seq, np.full(len(src), agent), self._keys(ctx, src_space, t, src), elem,
-                           False, False, "", "async")
-            ctx.access(ctx.seq, np.full(len(dst), agent), self._keys(ctx, ev.space, t, dst), elem, True,
-                       False, "", "async")
+                ctx.access(ctx.seq, np.full(len(src), agent), keys(src_space, src), elem, False, False, "", "async")
+            ctx.access(ctx.seq, np.full(len(dst), agent), keys(ev.space, dst), elem, True, False, "", "async")
             ctx.clocks.ep[agent] += 1  # the copy's accesses are done before it signals completion
             if d.get("group") == "mbarrier":
                 self.last_copy[t] = c

@@ -20,7 +20,7 @@ import numpy as np
 from ptxkit import ir
 from ptxkit.exec_sim.atomics import apply_atomic
 from ptxkit.exec_sim.events import EvKind
-from ptxkit.exec_sim.memory import UINT, global_ctas
+from ptxkit.exec_sim.memory import CLUSTER_SHIFT, UINT, cluster_address, cluster_slots, global_ctas
 from ptxkit.exec_sim.semantics.common import Decoding, LaneOp, Mask, Reader, State, Unsupported
 from ptxkit.exec_sim.semantics.mbarrier import (
     MbarError,
@@ -31,7 +31,7 @@ from ptxkit.exec_sim.semantics.mbarrier import (
     shared_offset,
     update,
 )
-from ptxkit.exec_sim.semantics.report import emit, global_lanes, observer
+from ptxkit.exec_sim.semantics.report import emit, observer
 from ptxkit.exec_sim.semantics.tensor import swizzle
 from ptxkit.exec_sim.tensormap import SIZE as TMAP_SIZE
 from ptxkit.exec_sim.tensormap import TensorMap, TensorMapError
@@ -257,11 +257,15 @@ def _tensor(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     [tmap, {c0, …}], [mbar] (load) and cp.async.bulk.tensor.Nd.global.shared::cta{.tile}.bulk_group
     [tmap, {c0, …}], [src] (store): the box at coordinates c (dim 0 first, signed) of the tensor map's
     tensor, laid out in shared memory densely and swizzled (tensormap.py); a load fills out-of-bounds
-    elements with zeros, a store skips them. A load's complete-tx counts the whole box."""
+    elements with zeros, a store skips them. A load's complete-tx counts the whole box. With
+    ``.multicast::cluster`` and a ctaMask operand after [mbar], the box lands at the same shared offset
+    in every CTA of the cluster whose rank bit is set, each signalling its own mbarrier at [mbar]'s
+    offset (§9.7.9.25.5.1)."""
     mods, ops = ins.mods, ins.operands
     if any(x in mods for x in ("im2col", "im2col_no_offs", "tile::gather4", "tile::scatter4")) \
-            or any(x.startswith("multicast") or x.startswith("cta_group") for x in mods):
-        raise Unsupported(f"{dec.spelling(ins)} (only the tile mode without multicast is modelled)")
+            or any(x.startswith("cta_group") for x in mods):
+        raise Unsupported(f"{dec.spelling(ins)} (only the tile mode is modelled)")
+    multicast = "multicast::cluster" in mods
     dims = next((int(x[0]) for x in mods if len(x) == 2 and x[1] == "d" and x[0] in "12345"), None)
     spaces = [x.split("::")[0] for x in mods if x.split("::")[0] in ("shared", "global")]
     if dims is None or len(spaces) != 2:
@@ -282,12 +286,18 @@ def _tensor(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     if load and (len(ops) < 3 or not any(x.startswith("mbarrier::complete_tx") for x in mods)):
         raise Unsupported()
     mbar = _mbar_operand(ins, dec, ops[2]) if load else None
+    mask_r = None
+    if multicast:
+        if not load or len(ops) < 4:
+            raise Unsupported(f"{dec.spelling(ins)} without a ctaMask")
+        mask_r = dec.src(ops[3], "u16")
 
     def op(st: State, m: Mask) -> None:
         n = st.n
         ta, sm = _lanes(tm_addr(st), n), _lanes(smem(st), n)
         cs = [np.broadcast_to(np.asarray(c(st)).astype(np.int64), (n,)) for c in coords]
         mb = None if mbar is None else _lanes(mbar[0](st), n)
+        masks = None if mask_r is None else np.broadcast_to(np.asarray(mask_r(st)).astype(np.int64), (n,))
         for lane in (np.arange(n) if m is None else np.flatnonzero(m)).tolist():
             tm = _read_tensormap(st, ins, dec, lane, tm_space, int(ta[lane]))
             if tm.rank != dims:
@@ -296,26 +306,54 @@ def _tensor(ins: ir.Instruction, dec: Decoding) -> LaneOp:
             if s0 % 128:
                 raise dec.error(f"the shared-memory box address 0x{s0:x} is not 128-byte aligned", ins)
             gaddr, ok, off = tm.box_elements(tuple(int(c[lane]) for c in cs))
-            saddr = swizzle(np.int64(s0) + off, tm.swizzle_bytes)
-            if load:
-                _copy(st, lane, "global", gaddr, "shared", saddr, tm.esize, ok, fill=True)
+            saddr = swizzle(np.int64(s0) + off, tm.swizzle_bytes)  # the swizzle only touches bits 4..9
+            targets: list[tuple[np.ndarray, int | None]] = []
+            if masks is None:
+                targets.append((saddr, None if mb is None else int(mb[lane])))
             else:
-                _copy(st, lane, "shared", saddr, "global", gaddr, tm.esize, ok, fill=False)
-            if observer(st) is not None:
-                one = np.zeros(n, bool)
-                one[lane] = True
-                g_ok = gaddr[ok].astype(np.uint64)
-                emit(st, ins, EvKind.ASYNC_ISSUE, one, space="shared" if load else "global",
-                     addr=np.array([s0 if load else int(tm.address)], np.uint64), size=tm.box_bytes,
-                     proxy="async", op="tensor_load" if load else "tensor_store",
-                     group="mbarrier" if load else "bulk", src_space="global" if load else "shared",
-                     elem=tm.esize, dst_bytes=[saddr.astype(np.uint64) if load else g_ok],
-                     src_bytes=[g_ok if load else saddr.astype(np.uint64)],
-                     mbar=None if mb is None or mbar is None else int(shared_offset(mb[one], mbar[1])[0]),
-                     lanes_issuing=global_lanes(st, one))
-            if mb is not None and mbar is not None:
-                _complete_tx(st, ins, dec, lane, int(mb[lane]), mbar[1], tm.box_bytes)
+                size = int(np.prod(getattr(st, "cluster", (1, 1, 1))))
+                ranks = [r for r in range(16) if int(masks[lane]) >> r & 1]
+                if not ranks or max(ranks) >= size:
+                    raise dec.error(f"ctaMask 0x{int(masks[lane]):x} names CTA ranks outside the cluster of "
+                                    f"{size}", ins)
+                low = np.uint64((1 << CLUSTER_SHIFT) - 1)
+                for r in ranks:
+                    rank = np.full(len(saddr), r, np.uint64)
+                    assert mb is not None
+                    targets.append((cluster_address(rank, saddr.astype(np.uint64) & low).astype(np.int64),
+                                    int(cluster_address(np.array([r], np.uint64),
+                                                        np.array([int(mb[lane])], np.uint64) & low)[0])))
+            for dst, mbar_at in targets:
+                if load:
+                    _copy(st, lane, "global", gaddr, "shared", dst, tm.esize, ok, fill=True)
+                else:
+                    _copy(st, lane, "shared", dst, "global", gaddr, tm.esize, ok, fill=False)
+                if observer(st) is not None:
+                    _report_tensor(st, ins, lane, load, tm, gaddr[ok].astype(np.uint64), dst.astype(np.uint64),
+                                   mbar_at, None if mbar is None else mbar[1])
+                if mbar_at is not None and mbar is not None:
+                    _complete_tx(st, ins, dec, lane, mbar_at, mbar[1], tm.box_bytes)
     return op
+
+
+def _report_tensor(st: State, ins: ir.Instruction, lane: int, load: bool, tm: TensorMap, g_ok: np.ndarray,
+                   saddr: np.ndarray, mbar_at: int | None, mbar_space: str | None) -> None:
+    """ASYNC_ISSUE of one tensor copy (per destination CTA of a multicast): shared bytes as offsets of
+    the CTA that holds them (detail ``shared_cta``, launch-wide, when that is another CTA)."""
+    one = np.zeros(st.n, bool)
+    one[lane] = True
+    slots, offs = cluster_slots(st, np.full(len(saddr), lane), saddr)
+    extra: dict[str, Any] = {}
+    if len(slots) and int(slots[0]) != int(st.cta_of_lane[lane]):
+        extra["shared_cta"] = int(global_ctas(st, slots[:1])[0])
+    mb_off = None
+    if mbar_at is not None and mbar_space is not None:
+        mb_off = int(locate(st, mbar_space, np.array([mbar_at], np.uint64), np.array([lane]))[1][0])
+    emit(st, ins, EvKind.ASYNC_ISSUE, one, space="shared" if load else "global",
+         addr=np.array([int(offs[0]) if load and len(offs) else int(tm.address)], np.uint64), size=tm.box_bytes,
+         proxy="async", op="tensor_load" if load else "tensor_store", group="mbarrier" if load else "bulk",
+         src_space="global" if load else "shared", elem=tm.esize, dst_bytes=[offs if load else g_ok],
+         src_bytes=[g_ok if load else offs], mbar=mb_off, **extra)
 
 
 # ---------------------------------------------------------------------- cp.reduce.async.bulk (§9.7.9.25.4.2, .5.3)
