@@ -529,10 +529,11 @@ def _report(st: LaneState, kind: EvKind, op: Op, mm: np.ndarray | None, detail: 
 def _report_release(st: LaneState, b: int, ctas: np.ndarray) -> None:
     """A barrier phase completed in the batch-local CTAs ``ctas`` (global CTA numbers reported)."""
     assert st.observer is not None and st.gtid is not None
-    first = st.gtid[0] // max(st.ntid[0] * st.ntid[1] * st.ntid[2], 1) if st.n else 0
-    for c in ctas.tolist():
+    nthreads = max(st.ntid[0] * st.ntid[1] * st.ntid[2], 1)
+    for c in ctas.tolist():  # the global CTA of batch-local CTA c: that of its first lane
+        g = int(st.gtid[c * st.lanes_per_cta]) // nthreads
         st.observer(SimEvent(EvKind.BAR_RELEASE, 0, "", np.zeros(0, np.int64),
-                             detail={"barrier": b, "cta": int(first + c)}))
+                             detail={"barrier": b, "cta": g}))
 
 
 def _report_uniform_bar(st: LaneState, op: Op, m: np.ndarray | None, pc: int) -> None:

@@ -74,9 +74,9 @@ def verify_launch(launch: Launch, extra_rules: list[Rule] | None = None) -> Outc
     t0 = time.perf_counter()
     nthreads = launch.block[0] * launch.block[1] * launch.block[2]
     ncta = launch.grid[0] * launch.grid[1] * launch.grid[2]
-    # clusters along x (1-D cluster shapes) are contiguous in the linear CTA order scopes use
     ctx = Context(nthreads, ncta, default_rules() + async_rules() + list(extra_rules or []),
-                  launch.cluster[0] * launch.cluster[1] * launch.cluster[2])
+                  launch.cluster[0] * launch.cluster[1] * launch.cluster[2],
+                  cluster_ids(launch.grid, launch.cluster))
     stats: dict[str, Any] = {"threads": nthreads * ncta}
     try:
         result = run_kernel(launch.module, launch.kernel, launch.args, launch.grid, launch.block,
@@ -96,7 +96,7 @@ def verify_launch(launch: Launch, extra_rules: list[Rule] | None = None) -> Outc
                  simulate_s=round(t1 - t0, 3))
     tab = Table.of(ctx.acc)
     try:
-        races = find_races(tab, ctx.clocks, nthreads, nthreads * ctx.cluster_ctas)
+        races = find_races(tab, ctx.clocks, nthreads, ctx.cluster_of_cta)
     except BoundExceeded as e:
         return Outcome("inconclusive", e.diagnostics[0].message, table=tab, ctx=ctx, result=result,
                        stats=_times(stats, t0))
@@ -132,6 +132,14 @@ def _initial_values(launch: Launch, result: RunResult) -> Callable[[int, int], i
                 return int.from_bytes(raw.tobytes(), "little")
         return None
     return init
+
+
+def cluster_ids(grid: tuple[int, int, int], cluster: tuple[int, int, int]) -> np.ndarray:
+    """The cluster of each CTA (linear ctaid, x fastest): clusters tile the grid (ISA §2.2.2)."""
+    c = np.arange(grid[0] * grid[1] * grid[2])
+    x, y, z = c % grid[0], (c // grid[0]) % grid[1], c // (grid[0] * grid[1])
+    nx, ny = grid[0] // cluster[0], grid[1] // cluster[1]
+    return np.asarray(x // cluster[0] + nx * (y // cluster[1] + ny * (z // cluster[2])), np.int64)
 
 
 def _times(stats: dict[str, Any], t0: float) -> dict[str, Any]:

@@ -24,6 +24,13 @@ PROXIES: dict[str, int] = {"generic": 0}  # other proxies get codes as they appe
 SPACE_SHARED = 1 << 62
 
 
+def cluster_of(clusters: np.ndarray, t: np.ndarray | int, cta_threads: int) -> np.ndarray:
+    """The cluster of thread(s) ``t``; agents (pseudo-threads past the launch) are alone in theirs."""
+    c = np.asarray(t) // cta_threads
+    inside = c < len(clusters)
+    return np.where(inside, clusters[np.minimum(c, len(clusters) - 1)], -1 - c)
+
+
 @dataclass
 class Finding:
     """A well-synchronization problem (ISA §9.7.13: barrier, mbarrier, async-group rules)."""
@@ -79,10 +86,14 @@ class Rule(Protocol):
 class Context:
     """Launch geometry, clocks, recorded accesses and findings of one observed execution."""
 
-    def __init__(self, nthreads: int, ncta: int, rules: list[Rule], cluster_ctas: int = 1) -> None:
+    def __init__(self, nthreads: int, ncta: int, rules: list[Rule], cluster_ctas: int = 1,
+                 cluster_of_cta: np.ndarray | None = None) -> None:
         self.cta_threads = nthreads
         self.ncta = ncta
         self.cluster_ctas = max(cluster_ctas, 1)
+        # the cluster of each CTA (linear ids; default: consecutive runs of cluster_ctas CTAs)
+        self.cluster_of_cta = (np.arange(ncta) // self.cluster_ctas if cluster_of_cta is None
+                               else np.asarray(cluster_of_cta, np.int64))
         self.clocks = Clocks(nthreads * ncta)
         self.phase = np.zeros(nthreads * ncta, np.int32)  # barrier phases each thread has passed
         self.rules = rules
@@ -106,8 +117,8 @@ class Context:
         if scope in ("gpu", "sys"):
             return np.ones(np.broadcast(t, u).shape, bool)
         if scope == "cluster":
-            k = self.cta_threads * self.cluster_ctas
-            return np.asarray(t // k == u // k)
+            return np.asarray(cluster_of(self.cluster_of_cta, t, self.cta_threads)
+                              == cluster_of(self.cluster_of_cta, u, self.cta_threads))
         if scope == "cta":
             return np.asarray(t // self.cta_threads == u // self.cta_threads)
         return np.zeros(np.broadcast(t, u).shape, bool)  # not strong

@@ -23,7 +23,7 @@ import numpy as np
 
 from ptxkit.errors import BoundExceeded
 from ptxkit.verify.clocks import Clocks
-from ptxkit.verify.context import Accesses
+from ptxkit.verify.context import Accesses, cluster_of
 
 MAX_PAIRS = 20_000_000
 
@@ -63,7 +63,7 @@ class Race:
     b: int
 
 
-def find_races(tab: Table, clocks: Clocks, cta_threads: int, cluster_threads: int,
+def find_races(tab: Table, clocks: Clocks, cta_threads: int, clusters: np.ndarray,
                limit: int = 1) -> list[Race]:
     """Up to ``limit`` racing pairs (the earliest by the later access first)."""
     n = len(tab.key)
@@ -95,7 +95,7 @@ def find_races(tab: Table, clocks: Clocks, cta_threads: int, cluster_threads: in
     races = _weak_pairs(tab, clocks, cell, row)
     sc = strong_cell[cell_id]
     if sc.any():
-        races += _strong_pairs(tab, clocks, cell[sc], row[sc], cta_threads, cluster_threads)
+        races += _strong_pairs(tab, clocks, cell[sc], row[sc], cta_threads, clusters)
     races.sort(key=lambda r: (int(tab.ev[r.b]), int(tab.pos[r.b]), int(tab.ev[r.a])))
     return races[:limit]
 
@@ -137,7 +137,7 @@ def _unordered(tab: Table, clocks: Clocks, a: np.ndarray, b: np.ndarray) -> list
 
 
 def _strong_pairs(tab: Table, clocks: Clocks, cell: np.ndarray, row: np.ndarray, cta_threads: int,
-                  cluster_threads: int) -> list[Race]:
+                  clusters: np.ndarray) -> list[Race]:
     """Every conflicting pair of a cell with a strong access, minus the morally strong ones."""
     out: list[Race] = []
     start = np.flatnonzero(np.r_[True, cell[1:] != cell[:-1]])
@@ -154,8 +154,8 @@ def _strong_pairs(tab: Table, clocks: Clocks, cell: np.ndarray, row: np.ndarray,
         a, b = a[conflict], b[conflict]
         moral = tab.strong[a] & tab.strong[b] & (tab.key[a] == tab.key[b]) & (tab.size[a] == tab.size[b]) \
             & (tab.proxy[a] == tab.proxy[b]) \
-            & _includes(tab.scope[a], tab.thread[a], tab.thread[b], cta_threads, cluster_threads) \
-            & _includes(tab.scope[b], tab.thread[b], tab.thread[a], cta_threads, cluster_threads)
+            & _includes(tab.scope[a], tab.thread[a], tab.thread[b], cta_threads, clusters) \
+            & _includes(tab.scope[b], tab.thread[b], tab.thread[a], cta_threads, clusters)
         out += _unordered(tab, clocks, a[~moral], b[~moral])
         if out:
             break
@@ -163,7 +163,7 @@ def _strong_pairs(tab: Table, clocks: Clocks, cell: np.ndarray, row: np.ndarray,
 
 
 def _includes(scope: np.ndarray, t: np.ndarray, u: np.ndarray, cta_threads: int,
-              cluster_threads: int) -> np.ndarray:
+              clusters: np.ndarray) -> np.ndarray:
     """ISA §8.5 scope inclusion, vectorised over scope codes (1 cta, 2 cluster, 3 gpu, 4 sys)."""
-    return (scope >= 3) | ((scope == 2) & (t // cluster_threads == u // cluster_threads)) \
-        | ((scope == 1) & (t // cta_threads == u // cta_threads))
+    same_cluster = cluster_of(clusters, t, cta_threads) == cluster_of(clusters, u, cta_threads)
+    return (scope >= 3) | ((scope == 2) & same_cluster) | ((scope == 1) & (t // cta_threads == u // cta_threads))

@@ -83,7 +83,7 @@ def schedule_dependence(module: ir.Module, tab: Table, ctx: Context, init: InitV
             loop = loops[info.line]
             if loop is not None and all(
                     _awaits(module, loop, tab, order[starts[jj]:ends[jj]], int(t), int(k), init, nt,
-                            nt * ctx.cluster_ctas, ctx.events[ev].opcode)
+                            ctx.cluster_of_cta, ctx.events[ev].opcode)
                     for jj, t, k in zip(j[other].tolist(), threads[other].tolist(), keys[other].tolist())):
                 continue
         return (f"line {info.line}: the value of '{info.opcode}' depends on which write of another "
@@ -93,7 +93,7 @@ def schedule_dependence(module: ir.Module, tab: Table, ctx: Context, init: InitV
 
 
 def _awaits(module: ir.Module, loop: awaitloop.AwaitLoop, tab: Table, writes: np.ndarray, t: int, key: int,
-            init: InitValue, cta_threads: int, cluster_threads: int, opcode: str) -> bool:
+            init: InitValue, cta_threads: int, clusters: np.ndarray, opcode: str) -> bool:
     """The await-loop conditions (module docstring) for thread ``t`` spinning on ``key``."""
     if len(writes) != 1:
         return False
@@ -104,8 +104,8 @@ def _awaits(module: ir.Module, loop: awaitloop.AwaitLoop, tab: Table, writes: np
         return False
     code = {"cta": 1, "cluster": 2, "gpu": 3, "sys": 4}[scope]
     tw, tt = np.array([int(tab.thread[wr])]), np.array([t])
-    if not (_includes(tab.scope[wr:wr + 1], tw, tt, cta_threads, cluster_threads)[0]
-            and _includes(np.array([code]), tt, tw, cta_threads, cluster_threads)[0]):
+    if not (_includes(tab.scope[wr:wr + 1], tw, tt, cta_threads, clusters)[0]
+            and _includes(np.array([code]), tt, tw, cta_threads, clusters)[0]):
         return False
     v = init(key, int(tab.size[wr]))
     return v is not None and awaitloop.exits_on(module, loop, v) is False
