@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from ptxkit.exec_sim.events import EvKind, SimEvent
-from ptxkit.verify.context import Context, Finding
+from ptxkit.verify.context import Context, Finding, Rule
 
 _AGENT_CHUNK = 64
 
@@ -312,7 +312,7 @@ class AsyncCopyRule:
         pass
 
 
-def async_rules() -> list:
+def async_rules() -> list[Rule]:
     """The asynchronous machinery's rules (append to ``verify.rules.default_rules()``)."""
     copies = AsyncCopyRule()
     return [copies, MbarrierRule(copies)]

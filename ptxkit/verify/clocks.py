@@ -50,7 +50,7 @@ class Clocks:
 
     def clock_of(self, t: int) -> np.ndarray:
         """Thread ``t``'s full clock (a copy)."""
-        row = self.rows[self.sid[t]].copy()
+        row: np.ndarray = self.rows[self.sid[t]].copy()
         row[t] = self.ep[t]
         return row
 
@@ -97,4 +97,5 @@ class Clocks:
 
     def ordered(self, t_a: np.ndarray, ep_a: np.ndarray, sid_b: np.ndarray) -> np.ndarray:
         """Vectorised: does access ``(t_a, ep_a)`` happen before an access whose clock row is ``sid_b``?"""
-        return self.rows[sid_b, t_a] >= ep_a
+        out: np.ndarray = self.rows[sid_b, t_a] >= ep_a
+        return out

@@ -166,4 +166,6 @@ def _includes(scope: np.ndarray, t: np.ndarray, u: np.ndarray, cta_threads: int,
               clusters: np.ndarray) -> np.ndarray:
     """ISA §8.5 scope inclusion, vectorised over scope codes (1 cta, 2 cluster, 3 gpu, 4 sys)."""
     same_cluster = cluster_of(clusters, t, cta_threads) == cluster_of(clusters, u, cta_threads)
-    return (scope >= 3) | ((scope == 2) & same_cluster) | ((scope == 1) & (t // cta_threads == u // cta_threads))
+    same_cta = t // cta_threads == u // cta_threads
+    out: np.ndarray = (scope >= 3) | ((scope == 2) & same_cluster) | ((scope == 1) & same_cta)
+    return out

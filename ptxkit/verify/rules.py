@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ptxkit.exec_sim.events import EvKind, SimEvent
-from ptxkit.verify.context import Context, Finding
+from ptxkit.verify.context import Context, Finding, Rule
 
 _TRACKED = ("global", "shared")
 
@@ -221,6 +221,6 @@ def _moral(ctx: Context, scope_a: str, t: int, scope_b: str, u: int) -> bool:
     return bool(ctx.scope_includes(scope_a, ta, tb)[0] and ctx.scope_includes(scope_b, tb, ta)[0])
 
 
-def default_rules() -> list:
+def default_rules() -> list[Rule]:
     """The rules every verification runs, in order (the access is recorded before its own sync)."""
     return [AccessRule(), BarrierRule(), SyncRule()]

@@ -17,11 +17,13 @@ import numpy as np
 from ptxkit.errors import UsageError
 from ptxkit.io import atomic_write
 from ptxkit.verify.check import Launch, Outcome
+from ptxkit.verify.clocks import Clocks
+from ptxkit.verify.races import Table
 
 MAX_ACCESSES = 400
 
 
-def _claim(tab, clocks, rows: np.ndarray, cta_threads: int, title: str, status: str) -> str:
+def _claim(tab: Table, clocks: Clocks, rows: np.ndarray, cta_threads: int, title: str, status: str) -> str:
     n = len(rows)
     out = [f"; {title}", f"; expected: {status}", "(set-logic ALL)"]
     for f, sort in (("th", "Int"), ("lo", "Int"), ("hi", "Int"), ("ep", "Int"), ("sid", "Int"),
