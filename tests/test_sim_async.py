@@ -807,3 +807,67 @@ def test_tma_multicast_fills_every_cta_of_the_mask():
     args[0].data[:] = np.arange(128) * 3
     res = run_kernel(m, None, args, 2, 32, 0, cluster=(2, 1, 1))
     assert list(res.buffers["out"]) == [3 * (32 + t) for t in range(32)] * 2
+
+
+ST_ASYNC = """
+.visible .entry k(.param .u64 out)
+{
+  .reg .pred %p<6>;
+  .reg .b32 %r<20>;
+  .reg .b64 %rd<10>;
+  .shared .align 8 .b64 bar;
+  .shared .align 16 .b32 buf[32];
+  .shared .align 4 .b32 counter;
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, %cluster_ctarank;
+  mov.u32 %r3, bar;
+  mov.u32 %r4, buf;
+  mov.u32 %r5, counter;
+  setp.eq.u32 %p1, %r1, 0;
+  setp.eq.u32 %p2, %r2, 0;
+  and.pred %p3, %p1, %p2;
+  @%p3 mbarrier.init.shared::cta.b64 [%r3], 1;
+  @%p3 st.shared.u32 [%r5], 0;
+  fence.mbarrier_init.release.cluster;
+  barrier.cluster.arrive.release.aligned;
+  barrier.cluster.wait.acquire.aligned;
+  @%p3 mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r3], 256;
+  @%p2 bra CONSUME;
+  // rank 1: st.async buf[t] = 1000 + t and red.async counter += t into rank 0, on rank 0's mbarrier
+  shl.b32 %r6, %r1, 2;
+  add.u32 %r7, %r4, %r6;
+  mapa.shared::cluster.u32 %r8, %r7, 0;
+  mapa.shared::cluster.u32 %r9, %r3, 0;
+  mapa.shared::cluster.u32 %r10, %r5, 0;
+  add.u32 %r11, %r1, 1000;
+  st.async.shared::cluster.mbarrier::complete_tx::bytes.u32 [%r8], %r11, [%r9];
+  red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.add.u32 [%r10], %r1, [%r9];
+  bra DONE;
+CONSUME:
+  mbarrier.try_wait.parity.shared::cta.b64 %p4, [%r3], 0;
+  @!%p4 bra CONSUME;
+  shl.b32 %r6, %r1, 2;
+  add.u32 %r7, %r4, %r6;
+  ld.shared.u32 %r12, [%r7];
+  ld.shared.u32 %r13, [%r5];
+  ld.param.u64 %rd1, [out];
+  mul.wide.u32 %rd2, %r1, 8;
+  add.u64 %rd3, %rd1, %rd2;
+  st.global.v2.u32 [%rd3], {%r12, %r13};
+DONE:
+  barrier.cluster.arrive.release.aligned;
+  barrier.cluster.wait.acquire.aligned;
+  ret;
+}
+"""
+
+
+def test_st_async_and_red_async_into_another_cta():
+    """Rank 1's threads st.async into rank 0's buf and red.async.add into its counter (ISA §9.7.9.12,
+    §9.7.13.7), each completing 4 bytes of rank 0's mbarrier (expect_tx 256): rank 0 passes its wait and
+    reads buf[t] = 1000 + t and counter = 0 + 1 + … + 31 = 496."""
+    m = parse_text(HEAD + ST_ASYNC, "t.ptx")
+    res = run_kernel(m, None, parse_arg_specs(["out=u32[64]:zeros"], m.entries()[0], 0), 2, 32, 0,
+                     cluster=(2, 1, 1))
+    out = res.buffers["out"].reshape(32, 2)
+    assert list(out[:, 0]) == [1000 + t for t in range(32)] and (out[:, 1] == 496).all()

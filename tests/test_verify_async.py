@@ -435,3 +435,26 @@ def test_multicast_tma_writes_are_keyed_in_each_destination_cta():
         assert len(w) == 1 and ctx.clocks.ordered(thread[w], ep[w], sid[j:j + 1])[0]
         seen_ctas.add(int(thread[j]) // 32)
     assert seen_ctas == {0, 1}
+
+
+def test_st_async_writes_are_ordered_before_the_waiting_reads():
+    """The st.async/red.async kernel of test_sim_async: the remote writes are keyed in rank 0's window and
+    ordered before rank 0's reads by the mbarrier's complete-tx; no finding."""
+    from test_sim_async import ST_ASYNC
+
+    m = parse_text(HEAD + ST_ASYNC, "t.ptx")
+    ctx = Context(32, 2, default_rules() + async_rules(), cluster_ctas=2)
+    run_kernel(m, None, parse_arg_specs(["out=u32[64]:zeros"], m.entries()[0], 0), 2, 32, 0,
+               observer=ctx.observe, cluster=(2, 1, 1))
+    ctx.finish()
+    assert not ctx.findings
+    a = ctx.acc
+    thread, key, write, ep, sid = (np.concatenate(x) for x in (a.thread, a.key, a.write, a.ep, a.sid))
+    reads = np.flatnonzero((thread < 32) & ~write & (key >= 1 << 62))  # rank 0's reads of buf and counter
+    agents_w = np.flatnonzero((thread >= 64) & write)
+    pairs = 0
+    for j in reads.tolist():
+        w = agents_w[key[agents_w] == key[j]]
+        assert ctx.clocks.ordered(thread[w], ep[w], np.full(len(w), sid[j])).all()
+        pairs += len(w)
+    assert pairs == 32 + 32 * 32  # each buf word once, the counter by all 32 red.async

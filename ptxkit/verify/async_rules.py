@@ -237,7 +237,7 @@ class AsyncCopyRule:
                 for t in threads.tolist():
                     self.wgmma.setdefault(t, []).append(c)
             return
-        if op not in ("bulk", "tensor_load", "tensor_store", "reduce", "tensor_reduce"):
+        if op not in ("bulk", "tensor_load", "tensor_store", "reduce", "tensor_reduce", "st_async", "red_async"):
             return
         elem = int(d.get("elem", 1))
         dsts, srcs = d.get("dst_bytes") or [], d.get("src_bytes") or []

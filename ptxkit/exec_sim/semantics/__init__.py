@@ -40,6 +40,8 @@ _MODELLED = {
 def build(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     """The lane closure of ``ins`` (or one that raises NotImplementedInstruction when executed)."""
     f = _BUILDERS.get(ins.opcode)
+    if ins.opcode in ("st", "red") and "async" in ins.mods:
+        f = async_copy.b_st_red_async
     if f is None:
         return dec.unsupported()
     bad = [x for x in ins.mods if x in _REFUSED_MODS and ins.opcode not in _MODELLED.get(x, ())]

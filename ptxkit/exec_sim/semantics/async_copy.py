@@ -452,3 +452,53 @@ def _reduce_tensor(ins: ir.Instruction, dec: Decoding, opn: str) -> LaneOp:
                      size=tm.box_bytes, proxy="async", op="tensor_reduce", group="bulk", src_space="shared",
                      elem=tm.esize, dst_bytes=[gaddr[ok].astype(np.uint64)], src_bytes=[saddr[ok].astype(np.uint64)])
     return op
+
+
+# ---------------------------------------------------------------------- st.async / red.async (§9.7.9.12, §9.7.13.7)
+def b_st_red_async(ins: ir.Instruction, dec: Decoding) -> LaneOp:
+    """st.async{.weak}.shared::cluster.mbarrier::complete_tx::bytes{.v2,.v4}.type [a], b, [mbar] and
+    red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.op.type [a], b, [mbar]: a store
+    (a reduction, as red would) into the shared memory of a CTA of the cluster, then the complete-tx of
+    its bytes on the mbarrier at [mbar] (in the same CTA as [a])."""
+    mods, ops = ins.mods, ins.operands
+    red = ins.opcode == "red"
+    if len(ops) != 3 or not any(x.startswith("mbarrier::complete_tx") for x in mods):
+        raise Unsupported()
+    typ = next((x for x in mods if x in _RED_TYPES), None)
+    opn = next((x for x in mods if x in _RED_OPS), None) if red else None
+    if typ is None or (red and opn is None):
+        raise Unsupported()
+    esize = _RED_TYPES[typ]
+    vec = next((int(x[1:]) for x in mods if x in ("v2", "v4")), 1)
+    addr, _ = dec.addr(ops[0])
+    vals = [dec.src(x, f"b{8 * esize}") for x in (ops[1].items if isinstance(ops[1], ir.Vec) else (ops[1],))]
+    if len(vals) != vec:
+        raise Unsupported(f"{dec.spelling(ins)} with {len(vals)} values")
+    mbar = _mbar_operand(ins, dec, ops[2])
+
+    def op(st: State, m: Mask) -> None:
+        n = st.n
+        a, mb = _lanes(addr(st), n), _lanes(mbar[0](st), n)
+        vs = [np.broadcast_to(np.asarray(v(st)).astype(UINT[esize]), (n,)) for v in vals]
+        for lane in (np.arange(n) if m is None else np.flatnonzero(m)).tolist():
+            dst = int(a[lane]) + np.arange(vec, dtype=np.int64) * esize
+            ctx = _one(st, vec, lane)
+            new = np.array([int(v[lane]) for v in vs], UINT[esize])
+            if red:
+                assert opn is not None
+                cur = st.mem.load("shared", dst.astype(np.uint64), esize, None, ctx)
+                new = np.array([apply_atomic(opn, typ, esize, int(c), int(x), None)
+                                for c, x in zip(cur.tolist(), new.tolist())], UINT[esize])
+            st.mem.store("shared", dst.astype(np.uint64), esize, new, None, ctx)
+            if observer(st) is not None:
+                one = np.zeros(n, bool)
+                one[lane] = True
+                slots, offs = cluster_slots(st, np.full(vec, lane), dst.astype(np.uint64))
+                extra: dict[str, Any] = {}
+                if int(slots[0]) != int(st.cta_of_lane[lane]):
+                    extra["shared_cta"] = int(global_ctas(st, slots[:1])[0])
+                emit(st, ins, EvKind.ASYNC_ISSUE, one, space="shared", addr=offs[:1], size=vec * esize,
+                     proxy="async", op="red_async" if red else "st_async", group="mbarrier", elem=esize,
+                     dst_bytes=[offs], **extra)
+            _complete_tx(st, ins, dec, lane, int(mb[lane]), mbar[1], vec * esize)
+    return op
