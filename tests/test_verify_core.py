@@ -385,3 +385,19 @@ def test_warp_exchange_needs_bar_warp_sync(tmp_path, capsys, sync, verdict):
     assert (rc, d["verdict"]) == ({"verified": 0, "race": 1}[verdict], verdict)
     if verdict == "race":
         assert sorted(x["line"] for x in d["witness"]["accesses"]) == [14, 18]
+
+
+# A release sequence through the releasing thread's own RMW (ISA §8.9.2 observation is closed
+# through RMWs): CTA 0 writes data, st.release flag = 1, then atom.add flag += 1 (relaxed). CTA 1's
+# acquire that reads 2 observes the release through the RMW, so it synchronizes with it and data is
+# ordered: no race. (The flag has two writers' values, so the loop's exit could differ by schedule:
+# inconclusive, not verified.) Before, an RMW reading its own thread's write dropped the chain: race.
+SEQUENCE = FLAG.replace("SCOPE", "gpu").replace(
+    "  st.release.gpu.global.u32 [%rd2], 1;\n",
+    "  st.release.gpu.global.u32 [%rd2], 1;\n  atom.relaxed.gpu.global.add.u32 %r4, [%rd2], 1;\n").replace(
+    "setp.ne.u32 %p2, %r2, 1;", "setp.ne.u32 %p2, %r2, 2;")
+
+
+def test_release_sequence_through_own_rmw(tmp_path, capsys):
+    rc, d = _verify(tmp_path, capsys, SEQUENCE, *FLAG_ARGS)
+    assert (rc, d["verdict"]) == (3, "inconclusive"), d["reason"]

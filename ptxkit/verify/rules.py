@@ -185,7 +185,9 @@ class SyncRule:
             got = 0
             if k != EvKind.ST:  # the read: observe the write it reads from
                 w = self.last.get(key)
-                if w is not None and w.row > 0 and w.thread != t and w.proxy == ev.proxy and \
+                # (a write of the thread itself is observed too: a release sequence may pass through
+                # the thread's own RMWs; acquiring its own clock changes nothing)
+                if w is not None and w.row > 0 and w.proxy == ev.proxy and \
                         w.size == ev.size and _moral(ctx, w.scope, w.thread, ev.scope, t):
                     got = w.row
                     if ev.sem in ("acquire", "acq_rel", "sc"):
