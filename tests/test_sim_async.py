@@ -871,3 +871,53 @@ def test_st_async_and_red_async_into_another_cta():
                      cluster=(2, 1, 1))
     out = res.buffers["out"].reshape(32, 2)
     assert list(out[:, 0]) == [1000 + t for t in range(32)] and (out[:, 1] == 496).all()
+
+
+GETCTARANK = """
+.visible .entry k(.param .u64 out)
+{
+  .reg .pred %p<6>;
+  .reg .b32 %r<20>;
+  .reg .b64 %rd<10>;
+  .shared .align 4 .b32 buf[4];
+  mov.u32 %r1, %cluster_ctarank;
+  xor.b32 %r2, %r1, 1;
+  mov.u32 %r3, buf;
+  mapa.shared::cluster.u32 %r4, %r3, %r2;
+  getctarank.shared::cluster.u32 %r5, %r4;
+  getctarank.shared::cluster.u32 %r6, %r3;
+  cvta.shared.u64 %rd1, buf;
+  mapa.u64 %rd2, %rd1, %r2;
+  isspacep.shared::cta %p1, %rd1;
+  isspacep.shared::cta %p2, %rd2;
+  isspacep.shared::cluster %p3, %rd2;
+  isspacep.global %p4, %rd2;
+  ld.param.u64 %rd3, [out];
+  isspacep.global %p5, %rd3;
+  selp.u32 %r7, 1, 0, %p1;
+  selp.u32 %r8, 2, 0, %p2;
+  selp.u32 %r9, 4, 0, %p3;
+  selp.u32 %r10, 8, 0, %p4;
+  selp.u32 %r11, 16, 0, %p5;
+  or.b32 %r7, %r7, %r8;
+  or.b32 %r7, %r7, %r9;
+  or.b32 %r7, %r7, %r10;
+  or.b32 %r7, %r7, %r11;
+  mov.u32 %r12, %ctaid.x;
+  mul.wide.u32 %rd4, %r12, 12;
+  add.u64 %rd5, %rd3, %rd4;
+  st.global.u32 [%rd5], %r5;
+  st.global.u32 [%rd5+4], %r6;
+  st.global.u32 [%rd5+8], %r7;
+  ret;
+}
+"""
+
+
+def test_getctarank_and_isspacep_on_cluster_addresses():
+    """getctarank (ISA §9.7.9.24) of mapa's address for the other rank is that rank, of the own shared
+    address the own rank; isspacep (§9.7.9.20): the own generic shared address is .shared::cta, the other
+    CTA's one (generic mapa) is .shared::cluster but neither .shared::cta nor .global; a buffer is .global."""
+    m = parse_text(HEAD + GETCTARANK, "t.ptx")
+    res = run_kernel(m, None, parse_arg_specs(["out=u32[6]:zeros"], m.entries()[0], 0), 2, 1, 0, cluster=(2, 1, 1))
+    assert list(res.buffers["out"]) == [1, 0, 1 | 4 | 16, 0, 1, 1 | 4 | 16]

@@ -381,7 +381,8 @@ class ThreadRunner:
                     return
             elif op in HINTS:
                 pass  # performance hints: no effect on values or on the memory model
-            elif op in WARP_OPS or op in ("call", "brx", "cp", "discard", "mbarrier", "tensormap", "mapa"):
+            elif op in WARP_OPS or op in ("call", "brx", "cp", "discard", "mbarrier", "tensormap", "mapa",
+                                          "getctarank"):
                 self._err(ins, f"explore: '{'.'.join((op, *mods))}' is not supported (threads run alone "
                                "under an oracle; this instruction needs other lanes, memory copies or calls)")
             else:

@@ -14,6 +14,7 @@ from ptxkit.exec_sim.memory import (
     PARAM_WINDOW,
     SHARED_WINDOW,
     UINT,
+    WINDOW_SIZE,
     cluster_address,
 )
 from ptxkit.exec_sim.observe import access_info, report
@@ -116,6 +117,49 @@ def b_mapa(ins: ir.Instruction, dec: Decoding) -> LaneOp:
         off = addr - np.uint64(SHARED_WINDOW) if generic else addr
         out = cluster_address(rank, off & np.uint64((1 << CLUSTER_SHIFT) - 1))
         w(st, (out + np.uint64(SHARED_WINDOW) if generic else out).astype(ut), m)
+    return op
+
+
+def b_getctarank(ins: ir.Instruction, dec: Decoding) -> LaneOp:
+    """getctarank{.shared::cluster}.{u32,u64} d, a (ISA §9.7.9.24): the cluster rank of the CTA whose
+    shared memory holds ``a`` (a ``.shared::cluster`` or, without the state space, a generic address)."""
+    typ = one_type(ins, dec)
+    d, a = operands(ins, 2)
+    generic = not any(x.startswith("shared") for x in ins.mods)
+    ra, w = dec.src(a, typ), dec.dst(d, "u32")
+
+    def op(st: State, m: Mask) -> None:
+        addr = np.broadcast_to(np.asarray(ra(st)).astype(np.uint64), (st.n,))
+        off = addr - np.uint64(SHARED_WINDOW) if generic else addr
+        remote = off >> np.uint64(CLUSTER_SHIFT)
+        w(st, np.where(remote > 0, remote - np.uint64(1), st.sreg("%cluster_ctarank")).astype(np.uint32), m)
+    return op
+
+
+_ISSPACE = {"shared": SHARED_WINDOW, "local": LOCAL_WINDOW, "const": CONST_WINDOW, "param": PARAM_WINDOW}
+
+
+def b_isspacep(ins: ir.Instruction, dec: Decoding) -> LaneOp:
+    """isspacep.{global,shared{::cta,::cluster},local,const,param{::entry}} p, a (ISA §9.7.9.20): does the
+    generic address ``a`` fall in that state space's window (memory.py: global addresses are the rest)?
+    ``.shared{::cta}`` excludes the other CTAs' windows of the cluster."""
+    space = next((x for x in ins.mods if x.split("::")[0] in ("global", *_ISSPACE)), None)
+    if space is None:
+        raise Unsupported()
+    d, a = operands(ins, 2)
+    ra, w = dec.src(a, "u64"), dec.dst(d, "pred")
+    base = space.split("::")[0]
+
+    def op(st: State, m: Mask) -> None:
+        addr = np.broadcast_to(np.asarray(ra(st)).astype(np.uint64), (st.n,))
+        inwin = {b: (addr >= np.uint64(w0)) & (addr < np.uint64(w0 + WINDOW_SIZE)) for b, w0 in _ISSPACE.items()}
+        if base == "global":
+            r = ~np.logical_or.reduce(list(inwin.values())) & (addr != 0)
+        else:
+            r = inwin[base]
+            if space in ("shared", "shared::cta"):  # .shared is .shared::cta (ISA §5.1.5)
+                r = r & ((addr - np.uint64(SHARED_WINDOW)) >> np.uint64(CLUSTER_SHIFT) == 0)
+        w(st, r, m)
     return op
 
 
