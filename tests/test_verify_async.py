@@ -458,3 +458,19 @@ def test_st_async_writes_are_ordered_before_the_waiting_reads():
         assert ctx.clocks.ordered(thread[w], ep[w], np.full(len(w), sid[j])).all()
         pairs += len(w)
     assert pairs == 32 + 32 * 32  # each buf word once, the counter by all 32 red.async
+
+
+def test_cp_async_wait_group_n_leaves_the_newest_groups_pending():
+    """Two commit groups, then cp.async.wait_group 1 (ISA §9.7.9.25.3.2: all but the most recent group
+    are complete): reading the first group's destination is fine, the second one's is a finding."""
+    text = CP_ASYNC.replace("  cp.async.commit_group;\n  WAIT\n", """  cp.async.commit_group;
+  cp.async.cg.shared.global [%r4+512], [%rd4], 16;
+  cp.async.commit_group;
+  cp.async.wait_group 1;
+""").replace("buf[512]", "buf[1024]")
+    ctx, _ = _check(text, ["src=u32[128]:zeros", "out=u32[128]:zeros"])
+    assert not ctx.findings
+    text2 = text.replace("ld.shared.u32 %r7, [%r4+4];", "ld.shared.u32 %r7, [%r4+516];")
+    ctx, _ = _check(text2, ["src=u32[128]:zeros", "out=u32[128]:zeros"])
+    found = [f for f in ctx.findings if f.rule == "cp-async-wait"]
+    assert found and found[0].other_line == _line(text2, "[%r4+512]")
