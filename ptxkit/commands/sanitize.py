@@ -32,7 +32,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "self-add=mul2|add (add.fT x, x: x*2.0 or x+x), sign-xor=neg|bits (a sign-bit xor "
                         "no instruction types: -x or integer), neg-cast=after|before (the sign xor of a float "
                         "cvt: -(x.to(T)) or (-x).to(T)), half=native|f32|f64 (16-bit add/sub/mul/setp: half "
-                        "arithmetic or f32/f64 arithmetic on widened halves LLVM narrowed); repeatable")
+                        "arithmetic or f32/f64 arithmetic on widened halves LLVM narrowed), half-int=f32|f64 "
+                        "(cvt.rzi.sN.f16: h.to(f32).to(int) or h.to(f64).to(int)); repeatable")
     p.add_argument("--mma", choices=["int8", "shuffle", "limbs", "auto"], default="int8",
                    help="float mma.sync expansion: int8 (default: integer mma on 8-bit payload limbs, as "
                         "Triton's FPSan dot; sm_80+, else auto), shuffle (integer instructions, fragments "

@@ -2,7 +2,8 @@
 the payload, narrowing is Triton 3.9's fold (or truncation with ``--homomorphic-casts``), f16 ↔ bf16
 keep the payload, same-type integer rounding is floor/ceil (tagged) or rint/trunc (libdevice calls),
 8-bit float pairs (e4m3x2/e5m2x2) go through the low-byte φ. int ↔ float ``cvt`` are left native, as
-Triton leaves them (the report lists them, ``ptxkit.fpsan.report``)."""
+Triton leaves them (the report lists them, ``ptxkit.fpsan.report``), except f16/bf16 → int, LLVM's fold
+of a conversion through f32 (or f64): the ring widening is reproduced (:func:`_half_to_int`)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from ptxkit.fpsan import ring as R
 from ptxkit.fpsan.ctx import BITS_KIND, LANE_TYPE, RewriteContext, guard_text, hexc
 from ptxkit.fpsan.irview import name_of
 from ptxkit.fpsan.ops import ALL_FLOATS, as_reg, emit_libcall, emit_tagged, post_modifiers
+from ptxkit.fpsan.report import ERROR, NOTE
 from ptxkit.ptx.types import is_float, is_type
 
 
@@ -25,6 +27,8 @@ def rewrite_cvt(instr: ir.Instruction, ctx: RewriteContext) -> bool | str:
     dt, st = types
     if not (is_float(dt) or is_float(st)):
         return False
+    if st in ("f16", "bf16") and not is_float(dt) and len(instr.operands) == 2:
+        return _half_to_int(instr, ctx, dt, st)
     if not (is_float(dt) and is_float(st)):
         return False  # int <-> float: native, like Triton
     ops = instr.operands
@@ -120,6 +124,31 @@ def _rewrite_cvt_fp8(instr: ir.Instruction, ctx: RewriteContext, dt: str, st: st
         ctx.emit(f"or.b16 {name_of(ops[0])}, {hi}, {lanes[0]}")
         return True
     return f"cvt.{dt}.{st}: this 8-bit float conversion is not modelled"
+
+
+def _half_to_int(instr: ir.Instruction, ctx: RewriteContext, dt: str, st: str) -> bool:
+    """``cvt.rzi.sN.f16 d, h`` (and bf16, any integer type): LLVM's fold of Triton's ``h.to(f32).to(int)``
+    (issue 10 E). Triton's FPSan widens the payload (sign-extension) and converts φ⁻¹ of it natively
+    (``fptosi``), which the half's bits determine: sext, φ⁻¹ into f32, then the same ``cvt`` from f32.
+    ``h.to(f64).to(int)`` folds to the same PTX but widens to f64, which gives another integer for about
+    half the payloads: the source form is a fold (``--fold half-int=f32|f64``); unstated, f32 is assumed
+    and the conversion is reported as an error."""
+    form = ctx.folds.get("half-int")
+    via = form or "f32"
+    wide = _cast_payload(ctx, ctx.embed(instr.operands[1], st), st, via)
+    bits = ctx.unembed_to_fresh(wide, via)
+    mods = [via if m == st else m for m in instr.mods if not (via == "f64" and m == "ftz")]
+    dst = name_of(instr.operands[0])
+    ctx.invalidate(dst)
+    ctx.emit(f"{guard_text(instr.guard)}cvt.{'.'.join(mods)} {dst}, {bits}")
+    if form is None:
+        ctx.report(instr, f"{st} → {dt} conversion: LLVM folds {st}→f32→int and {st}→f64→int into this one cvt "
+                   "(Triton's FPSan widens the payload to the intermediate type, so the two differ); sanitized as "
+                   "through f32: --fold half-int=f32|f64 states which the source meant", ERROR, False)
+    else:
+        ctx.report(instr, f"{st} → {dt} conversion through {via} (stated: --fold half-int={via}): the sign-extended "
+                   "payload, φ⁻¹, then the conversion, as Triton's FPSan computes it", NOTE, False)
+    return True
 
 
 def _cast_payload(ctx: RewriteContext, p: str, st: str, dt: str) -> str:

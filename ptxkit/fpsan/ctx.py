@@ -130,6 +130,7 @@ class RewriteContext:
         self.helpers: dict[Any, tuple[str, list[str]]] = {}
         self.calls_ok = True  # whether such helpers may be used (ptxkit.fpsan.mma_calls.calls_allowed)
         self.labels = 0
+        self.folds: dict[str, str] = {}  # the stated source forms of LLVM's folds (--fold NAME=FORM)
 
     # ---------------------------------------------------------------- public helpers
     def fresh(self, kind: str) -> str:
@@ -147,8 +148,9 @@ class RewriteContext:
             text += ";"
         self.lines.append(text)
 
-    def report(self, instr: ir.Instruction, reason: str) -> None:
-        self._report_fn(instr, reason)
+    def report(self, instr: ir.Instruction, reason: str, *how: object) -> None:
+        """A report item for ``instr`` (``how``: severity, native — the report's defaults: error, native)."""
+        self._report_fn(instr, reason, *how)
 
     def reg_type(self, name: str) -> str | None:
         return self.reg_types.get(name)

@@ -13,6 +13,7 @@ FOLD_FORMS: dict[str, tuple[str, ...]] = {
     "sign-xor": ("neg", "bits"),
     "neg-cast": ("after", "before"),
     "half": ("native", "f32", "f64"),
+    "half-int": ("f32", "f64"),  # cvt.rzi.sN.f16: h.to(f32).to(int) or h.to(f64).to(int) (ptxkit.fpsan.casts)
 }
 
 

@@ -64,6 +64,7 @@ class _FunctionRewrite:
                              homomorphic_casts=opts.homomorphic_casts, report_fn=self.report_item, counter=self.counter)
         ctx.labels = names.labels
         ctx.calls_ok = calls_allowed(module.source)
+        ctx.folds = dict(opts.folds)
         ctx.mma_mode = resolve_mode(opts.mma, sum(1 for i in fn.instructions() if i.opcode == "mma"), module.target)
         self.ctx = ctx
         self.out = Rewritten(ctx)
