@@ -159,6 +159,14 @@ def test_sign_xor_without_evidence_is_negation_reported_as_undecided():
     assert out == [0] and _items(rep) == [("xor.b32", "note")]
 
 
+def test_packed_sign_xor_is_lanewise_ring_negation():
+    """LLVM's ``-x`` on f16x2 bits is ``xor.b32 d, a, 0x80008000`` (seed 62): each lane negated in the
+    ring, a ±0 lane kept (−0 | 2.0 → −0 | −2.0; the xor would give +0 | −2.0)."""
+    text = _kernel("xor.b32 %d, %a, -2147450880;", nin=1)
+    out, rep = _run(text, [[0x80004000], [0], [0x3C00BC00]])
+    assert out == [0x8000C000, 0, 0xBC003C00] and _items(rep) == [("xor.b32", "error")]
+
+
 def test_sign_xor_typed_by_loads_and_declarations():
     """nvcc types its loads and registers: ``ld.global.u32`` → xor → ``st.global.u32`` is integer code
     (thrust's radix-sort key flip: left as written, nothing listed), a register declared ``.f32`` is a

@@ -359,33 +359,58 @@ NATIVE = {"ld", "ldu", "st", "mov", "selp", "slct", "setp", "set", "abs", "copys
 
 # ------------------------------------------------------------------------------ sign-bit xor
 
-def sign_xor_width(instr: ir.Instruction) -> int:
-    """Width of ``xor.bN d, a, signmask`` (either operand order), else 0."""
+def sign_xor_lanes(instr: ir.Instruction) -> tuple[int, int] | None:
+    """(register width, lane width) of ``xor.bN d, a, mask`` (either operand order) where the mask is the
+    sign bit of every lane: scalar (0x80000000) or packed halves/f32 pairs (0x80008000,
+    0x8000000080000000: LLVM's ``-x`` on f16x2/bf16x2/f32x2 bits), else None."""
     if instr.opcode != "xor" or len(instr.mods) != 1 or instr.mods[0] not in ("b16", "b32", "b64"):
-        return 0
+        return None
     w = int(instr.mods[0][1:])
     ops = instr.operands
     if len(ops) != 3 or not isinstance(ops[0], ir.Reg):
-        return 0
+        return None
     imms = [o for o in ops[1:] if isinstance(o, ir.Imm)]
     regs = [o for o in ops[1:] if isinstance(o, ir.Reg)]
-    if len(imms) == 1 and len(regs) == 1 and imms[0].value % (1 << w) == 1 << (w - 1):
-        return w
-    return 0
+    if len(imms) != 1 or len(regs) != 1:
+        return None
+    mask = imms[0].value % (1 << w)
+    for lane in (w, w // 2):
+        if lane >= 16 and mask == sum(1 << (k + lane - 1) for k in range(0, w, lane)):
+            return w, lane
+    return None
+
+
+def sign_xor_width(instr: ir.Instruction) -> int:
+    """Width of ``xor.bN d, a, signmask`` (scalar or packed lanes, :func:`sign_xor_lanes`), else 0."""
+    lanes = sign_xor_lanes(instr)
+    return lanes[0] if lanes else 0
 
 
 def rewrite_sign_xor(instr: ir.Instruction, ctx: RewriteContext) -> bool:
-    """Ring negation of whatever float type: a ^ sign, except ±0 which stay (type-independent)."""
-    w = sign_xor_width(instr)
+    """Ring negation of whatever float type: a ^ sign, except ±0 which stay (type-independent: φ(−x) =
+    −φ(x) for x ≠ ±0, and 0 − φ(±0) = φ(±0)). Packed: lane by lane, without predicates — a lane's
+    magnitude m ≤ 2^(l−1)−1 plus 2^(l−1)−1 reaches the lane's sign bit exactly when m ≠ 0."""
+    lanes = sign_xor_lanes(instr)
+    assert lanes is not None
+    w, lane = lanes
     k = BITS_KIND[w]
     a = next(o for o in instr.operands[1:] if isinstance(o, ir.Reg)).name
     d = name_of(instr.operands[0])
+    ctx.reads.append((a, None))
+    ctx.bit_reads.append((a, ctx.last_write.get(a)))
+    if lane != w:
+        mag = sum(((1 << (lane - 1)) - 1) << j for j in range(0, w, lane))
+        m, s, t = ctx.fresh(k), ctx.fresh(k), ctx.fresh(k)
+        ctx.emit(f"and.b{w} {m}, {a}, {hex(mag)}")
+        ctx.emit(f"add.s{w} {s}, {m}, {hex(mag)}")
+        ctx.emit(f"and.b{w} {t}, {s}, {hex(mag ^ ((1 << w) - 1))}")
+        ctx.invalidate(d)
+        ctx.emit(f"{guard_text(instr.guard)}xor.b{w} {d}, {a}, {t}")
+        return True
     t, x, p = ctx.fresh(k), ctx.fresh(k), ctx.fresh("pred")
     ctx.emit(f"and.b{w} {t}, {a}, {hex((1 << (w - 1)) - 1)}")
     ctx.emit(f"setp.eq.b{w} {p}, {t}, 0")
     ctx.emit(f"xor.b{w} {x}, {a}, {hex(1 << (w - 1))}")
-    ctx.reads.append((a, None))
-    ctx.bit_reads.append((a, ctx.last_write.get(a)))
     ctx.invalidate(d)
     ctx.emit(f"{guard_text(instr.guard)}selp.b{w} {d}, {a}, {x}, {p}")
     return True
