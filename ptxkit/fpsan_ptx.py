@@ -126,8 +126,8 @@ def _sanitize_function(module: ir.Module, fn: ir.Function, report: SanitizeRepor
     """The passes over one function, in order (module docstring)."""
     done = rewrite_function(module, fn, report, names, opts, bodies, reg_types(fn, module))
     write_edits(module, fn, done, names.prefix)
-    for _, lines in done.ctx.helpers.values():  # helper .func definitions precede their caller
-        helper: list[ir.Statement | ir.TopLevel | str] = [*lines]
+    for h in done.ctx.helpers.values():  # helper .func definitions (name, lines, …) precede their caller
+        helper: list[ir.Statement | ir.TopLevel | str] = [*h[1]]
         module.insert_before(fn, helper)
     libdevice.report_unrecognised(module, fn, report, {b.end_line for b in bodies})
     libdevice.report_unmarked(fn, report, bodies)

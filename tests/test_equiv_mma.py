@@ -342,7 +342,7 @@ def _ctx_kernel(mods: str, n_a: int, n_b: int, n_c: int, mode: str = "shuffle") 
     body += [y for x in ctx.lines for y in ([x] if isinstance(x, str) else x.lines)]  # φ⁻¹ tails kept
     body += [".reg .b64 %p;", "ld.param.u64 %p, [k_param_0];"]
     body += [f"st.global.b32 [%p+{4 * i}], %c{i};" for i in range(n_c)]
-    helpers = "".join(ln + "\n" for _, lines in ctx.helpers.values() for ln in lines)  # the int8 tile's .func
+    helpers = "".join(ln + "\n" for h in ctx.helpers.values() for ln in h[1])  # the int8 tile's .func
     return (".version 8.0\n.target sm_80\n.address_size 64\n" + helpers
             + ".visible .entry k(.param .u64 k_param_0)\n{\n" + "\n".join("\t" + b for b in body) + "\n\tret;\n}\n")
 

@@ -127,7 +127,7 @@ class RewriteContext:
         self.mma_mode = "shuffle"  # the mma expansion for this function (ptxkit.fpsan.mma.auto_mode)
         # module-level helper functions this function calls (key -> (name, PTX lines)); the driver
         # inserts them before the function (ptxkit.fpsan.wgmma: one .func per wgmma form)
-        self.helpers: dict[Any, tuple[str, list[str]]] = {}
+        self.helpers: dict[Any, tuple[Any, ...]] = {}  # key -> (name, lines, parameter types)
         self.calls_ok = True  # whether such helpers may be used (ptxkit.fpsan.mma_calls.calls_allowed)
         self.labels = 0
         self.folds: dict[str, str] = {}  # the stated source forms of LLVM's folds (--fold NAME=FORM)

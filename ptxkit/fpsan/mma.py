@@ -155,7 +155,7 @@ def rewrite_mma(instr: Instruction, ctx: RewriteContext) -> bool:
         p = plan(instr)
     except MmaNotModelled:
         return False
-    if getattr(ctx, "mma_mode", "shuffle") == "int8" and getattr(ctx, "calls_ok", False):  # a helper call
+    if getattr(ctx, "mma_mode", "shuffle") == "int8":  # a call of the tile's helper function (mma_calls)
         tile_call(ctx, p.form, p.shape, p.acc16, p.d_regs, p.a_regs, p.b_regs, p.c_regs)
         return True
     _generate(p, CtxEmitter(ctx), getattr(ctx, "mma_mode", "shuffle"))

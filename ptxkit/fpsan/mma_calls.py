@@ -34,22 +34,54 @@ def calls_allowed(source: str) -> bool:
 
 def helper(ctx: Any, key: Any, kind: str, outs: int, params: list[str], body: Any) -> str:
     """The name of the helper ``key`` (defined on first use: ``body(em, outs, params)`` emits through a
-    BlockEmitter; ``params`` are ``.reg`` parameter declarations "type name")."""
+    BlockEmitter; ``params`` are parameter declarations "type name"). Where the module allows it
+    (``ctx.calls_ok``) the parameters are ``.reg`` (non-ABI); else ABI ``.param`` scalars in and one
+    byte array out, copied to and from registers at both ends."""
+    abi = not ctx.calls_ok
+    key = (key, abi)
     if key not in ctx.helpers:
         name = ctx.fresh_label() + "_" + kind
         em = BlockEmitter("%w")
         o = [f"%o{j}" for j in range(outs)]
-        body(em, o, [p.split()[-1] for p in params])
-        head = f".func ({', '.join(f'.reg .b32 {r}' for r in o)}) {name} ({', '.join('.reg .' + p for p in params)})"
-        ctx.helpers[key] = (name, [head, "{", *("\t" + ln for ln in em.text()), "\tret;", "}"])
+        regs = [p.split()[-1] for p in params]
+        body(em, o, regs)
+        inner = ["\t" + ln for ln in em.text()]
+        if abi:
+            decl = [f"\t.reg .{p.split()[0]} {r};" for p, r in zip(params, regs)] + [f"\t.reg .b32 %o<{outs}>;"]
+            loads = [f"\tld.param.{p.split()[0]} {r}, [fps_p{j}];" for j, (p, r) in enumerate(zip(params, regs))]
+            stores = [f"\tst.param.b32 [fps_ret+{4 * j}], {r};" for j, r in enumerate(o)]
+            head = (f".func (.param .align 4 .b8 fps_ret[{4 * outs}]) {name} ("
+                    + ", ".join(f".param .{p.split()[0]} fps_p{j}" for j, p in enumerate(params)) + ")")
+            inner = decl + loads + inner + stores
+        else:
+            ins = ", ".join(".reg ." + p for p in params)
+            head = f".func ({', '.join(f'.reg .b32 {r}' for r in o)}) {name} ({ins})"
+        ctx.helpers[key] = (name, [head, "{", *inner, "\tret;", "}"], [p.split()[0] for p in params])
     return str(ctx.helpers[key][0])
 
 
 def call(ctx: Any, name: str, outs: list[str], args: list[str], reads: list[str]) -> None:
-    """``call.uni (outs), name, (args)`` with the sanitizer's bookkeeping (see the module docstring)."""
+    """``call.uni (outs), name, (args)`` with the sanitizer's bookkeeping (see the module docstring);
+    for an ABI helper through ``.param`` variables in a block of their own."""
     for r in reads:
         ctx.bit_reads.append((r, ctx.last_write.get(r)))
-    ctx.emit(f"call.uni ({', '.join(outs)}), {name}, ({', '.join(args)})")
+    if ctx.calls_ok:
+        ctx.emit(f"call.uni ({', '.join(outs)}), {name}, ({', '.join(args)})")
+    else:
+        types = next(h[2] for h in ctx.helpers.values() if h[0] == name)
+        ctx.lines.append("{")
+        for j, (t, a) in enumerate(zip(types, args)):
+            ctx.emit(f".param .{t} fps_a{j}")
+            if not a.startswith("%"):  # an immediate: st.param takes a register
+                r = ctx.fresh(t)
+                ctx.emit(f"mov.{t} {r}, {a}")
+                a = r
+            ctx.emit(f"st.param.{t} [fps_a{j}], {a}")
+        ctx.emit(f".param .align 4 .b8 fps_rv[{4 * len(outs)}]")
+        ctx.emit(f"call.uni (fps_rv), {name}, ({', '.join(f'fps_a{j}' for j in range(len(args)))})")
+        for j, r in enumerate(outs):
+            ctx.emit(f"ld.param.b32 {r}, [fps_rv+{4 * j}]")
+        ctx.lines.append("}")
     for r in outs:
         ctx.invalidate(r)
 

@@ -10,7 +10,8 @@ it also models ``wmma.mma`` (ISA §9.7.14.4), whose fragment layouts the ISA lea
 
 from __future__ import annotations
 
-from ptxkit.fpsan.mma_plan import C_F16, C_F32, BlockEmitter, CtxEmitter, MmaNotModelled, MmaPlan, operand_regs
+from ptxkit.fpsan.mma_calls import call, helper
+from ptxkit.fpsan.mma_plan import C_F16, C_F32, MmaNotModelled, MmaPlan, operand_regs
 from ptxkit.ir import Instruction
 
 # 16-bit payload p (sign-extended) = hi·2^8 + lo with lo = p & 0xff ∈ [0, 255] and hi = p >> 8 (arithmetic)
@@ -237,22 +238,12 @@ def rewrite_wmma(instr: Instruction, ctx) -> bool | str:
         al, bl, shape, tf32, (d_regs, a_regs, b_regs, c_regs) = wmma_plan(instr)
     except MmaNotModelled as e:
         return e.reason
-    if not ctx.calls_ok:  # inline (see ptxkit.fpsan.mma_calls.calls_allowed)
-        _wmma_body(CtxEmitter(ctx), al, bl, shape, tf32, d_regs, a_regs, b_regs, c_regs)
-        return True
-    key = ("wmma", al, bl, shape, tf32)
-    if key not in ctx.helpers:
-        name = ctx.fresh_label() + "_wmma"
-        em = BlockEmitter("%w")
-        outs, ins = [f"%o{j}" for j in range(8)], [f"%i{j}" for j in range(8)]
-        fa, fb = [f"%a{j}" for j in range(len(a_regs))], [f"%b{j}" for j in range(len(b_regs))]
-        _wmma_body(em, al, bl, shape, tf32, outs, fa, fb, ins)
-        params = ", ".join(f".reg .b32 {r}" for r in ins + fa + fb)
-        ctx.helpers[key] = (name, [f".func ({', '.join(f'.reg .b32 {r}' for r in outs)}) {name} ({params})", "{",
-                                   *("\t" + ln for ln in em.text()), "\tret;", "}"])
-    for r in [*a_regs, *b_regs, *c_regs]:  # the call reads their bits: earlier φ⁻¹ tails must stay
-        ctx.bit_reads.append((r, ctx.last_write.get(r)))
-    ctx.emit(f"call.uni ({', '.join(d_regs)}), {ctx.helpers[key][0]}, ({', '.join(c_regs + a_regs + b_regs)})")
-    for r in d_regs:
-        ctx.invalidate(r)
+    params = [f"b32 %i{j}" for j in range(8)] + [f"b32 %a{j}" for j in range(len(a_regs))]
+    params += [f"b32 %b{j}" for j in range(len(b_regs))]
+
+    def body(em, o: list[str], p: list[str]) -> None:
+        _wmma_body(em, al, bl, shape, tf32, o, p[8:8 + len(a_regs)], p[8 + len(a_regs):], p[:8])
+
+    name = helper(ctx, ("wmma", al, bl, shape, tf32), "wmma", 8, params, body)
+    call(ctx, name, d_regs, c_regs + a_regs + b_regs, [*a_regs, *b_regs, *c_regs])
     return True

@@ -29,8 +29,7 @@ from __future__ import annotations
 from typing import Any
 
 from ptxkit.fpsan.mma_calls import call, helper, tile_call
-from ptxkit.fpsan.mma_int import generate_int
-from ptxkit.fpsan.mma_plan import SHAPES, CtxEmitter, MmaForm, MmaNotModelled, MmaPlan, operand_regs
+from ptxkit.fpsan.mma_plan import SHAPES, MmaForm, MmaNotModelled, operand_regs
 from ptxkit.ir import Imm, Instruction, Reg, Sym, Vec
 
 
@@ -213,52 +212,12 @@ def _movs(em: Any, outs: list[str], regs: list[str]) -> None:
         em.op(f"mov.b32 {o}, {r}")
 
 
-def _inline(em: Any, f: WgmmaForm) -> None:
-    """The expansion inlined through ``em`` (a CtxEmitter): the same code as the helpers'."""
-    et = "f32" if f.atype == "tf32" else f.atype
-
-    def embed(regs: list[str]) -> list[str]:
-        return [em.embed_word(r, et) if f.atype == "tf32" else em.embed_pair(r, et) for r in regs]
-
-    a_pay = embed(f.a_regs if f.a_in_regs else _load_a(em, f.trans_a, f.a_desc))
-    tiles = f.n // 8
-    b: list[list[str]] = []
-    for j in range(0, tiles, 2):
-        regs = _load_b(em, f.trans_b, f.b_desc, str(j), 4 if j + 1 < tiles else 2)
-        b.extend(regs[h:h + 2] for h in range(0, len(regs), 2))
-    per_tile = 2 if f.acc16 else 4
-    form = MmaForm("m16n8k8" if f.atype == "tf32" else "m16n8k16", f.dtype, f.atype, f.atype, f.dtype)
-    zero = None
-    if f.scale_d is False:
-        zero = em.reg()
-        em.op(f"mov.b32 {zero}, 0")
-    for j, bj in enumerate(b):
-        d = f.d_regs[per_tile * j:per_tile * (j + 1)]
-        pays: list[list[str]] = []
-        for r in d:
-            halves = [em.embed_half(r, "f16", h) for h in (0, 1)] if f.acc16 else [em.embed_word(r, "f32")]
-            if zero is not None:
-                halves = [zero] * len(halves)
-            elif isinstance(f.scale_d, str):
-                kept = []
-                for v in halves:
-                    s = em.reg()
-                    em.op(f"selp.b32 {s}, {v}, 0, {f.scale_d}")
-                    kept.append(s)
-                halves = kept
-            pays.append(halves)
-        generate_int(MmaPlan(form, f.tile, f.acc16, d, [], [], d), em, a_pay, embed(bj), pays)
-
-
 def rewrite_wgmma(instr: Instruction, ctx: Any) -> bool:
     """Replace ``instr`` by calls of helper functions (``ptxkit.fpsan.mma_calls``): A's fragment from
     its descriptor, B's per pair of n8 tiles, then the integer-limb ring mma of every tile on its four
     accumulator registers; raises :class:`MmaNotModelled` (before emitting anything) for forms outside
     the modelled set."""
     f = WgmmaForm(instr)
-    if not ctx.calls_ok:  # inline (see ptxkit.fpsan.mma_calls.calls_allowed)
-        _inline(CtxEmitter(ctx), f)
-        return True
     if isinstance(f.scale_d, str):
         keep = ctx.fresh("b32")
         ctx.emit(f"selp.u32 {keep}, 1, 0, {f.scale_d}")
