@@ -12,6 +12,7 @@ its byte count on it at once, after writing the data.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from types import SimpleNamespace
 from typing import Any
 
@@ -28,7 +29,6 @@ from ptxkit.exec_sim.semantics.mbarrier import (
     locate,
     phase_index,
     rmw,
-    shared_offset,
     update,
 )
 from ptxkit.exec_sim.semantics.report import emit, observer
@@ -203,20 +203,32 @@ def _bulk(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     """cp.async.bulk.shared::{cta,cluster}.global.mbarrier::complete_tx::bytes [dst], [src], size, [mbar]
     and cp.async.bulk.global.shared::cta.bulk_group [dst], [src], size: ``size`` bytes (a multiple of 16,
     16-byte aligned addresses)."""
-    mods, ops = ins.mods, ins.operands
+    mods = ins.mods
     if any(x.startswith("multicast") for x in mods) or "cp_mask" in mods:
         raise Unsupported(f"{dec.spelling(ins)} (multicast / cp_mask)")
+    if mods[mods.index("bulk") + 1].startswith("shared") and not any(x.startswith("mbarrier::") for x in mods):
+        raise Unsupported()
+
+    def move(st: State, lane: int, src_space: str, src: np.ndarray, dst_space: str, dst: np.ndarray) -> None:
+        _copy(st, lane, src_space, src, dst_space, dst, 8)
+    return _bulk_op(ins, dec, "bulk", 8, move)
+
+
+def _bulk_op(ins: ir.Instruction, dec: Decoding, what: str, elem: int,
+             move: Callable[[State, int, str, np.ndarray, str, np.ndarray], None]) -> LaneOp:
+    """The lanes of a non-tensor bulk operation ``[dst], [src], size{, [mbar]}``: each moves its ``size``
+    bytes (a multiple of 16, 16-byte aligned addresses) in ``elem``-byte elements with ``move``, is
+    reported, and performs its complete-tx when it names an mbarrier."""
+    mods, ops = ins.mods, ins.operands
     spaces = [x.split("::")[0] for x in mods if x.split("::")[0] in ("shared", "global")]
     if len(spaces) != 2 or len(ops) < 3:
         raise Unsupported()
     dst_space, src_space = spaces
-    to_shared = dst_space == "shared"
-    if to_shared and not any(x.startswith("mbarrier::complete_tx") for x in mods):
-        raise Unsupported()
     dst, _ = dec.addr(ops[0])
     src, _ = dec.addr(ops[1])
     size_r = dec.src(ops[2], "u32")
-    mbar = _mbar_operand(ins, dec, ops[3]) if to_shared else None
+    mbar = _mbar_operand(ins, dec, ops[3]) if any(x.startswith("mbarrier::") for x in mods) else None
+    spelling = ".".join((ins.opcode, *mods[:mods.index("bulk") + 1]))
 
     def op(st: State, m: Mask) -> None:
         n = st.n
@@ -226,20 +238,38 @@ def _bulk(ins: ir.Instruction, dec: Decoding) -> LaneOp:
         for lane in (np.arange(n) if m is None else np.flatnonzero(m)).tolist():
             k = int(sz[lane])
             if k % 16 or int(d[lane]) % 16 or int(s_[lane]) % 16:
-                raise dec.error(f"cp.async.bulk of {k} bytes from 0x{int(s_[lane]):x} to 0x{int(d[lane]):x}: "
+                raise dec.error(f"{spelling} of {k} bytes from 0x{int(s_[lane]):x} to 0x{int(d[lane]):x}: "
                                 "size and addresses must be multiples of 16", ins)
-            offs = np.arange(0, k, 8, dtype=np.uint64)
-            _copy(st, lane, src_space, s_[lane] + offs, dst_space, d[lane] + offs, 8)
+            offs = np.arange(0, k, elem, dtype=np.uint64)
+            move(st, lane, src_space, s_[lane] + offs, dst_space, d[lane] + offs)
+            mbar_at = None if mb is None else int(mb[lane])
             if observer(st) is not None:
-                one = np.zeros(n, bool)
-                one[lane] = True
-                emit(st, ins, EvKind.ASYNC_ISSUE, one, space=dst_space, addr=d[one].copy(), size=k, proxy="async",
-                     op="bulk", group="mbarrier" if mb is not None else "bulk", src_space=src_space,
-                     src=s_[one].copy(), dst_bytes=[d[lane] + np.arange(k, dtype=np.uint64)],
-                     mbar=None if mb is None or mbar is None else int(shared_offset(mb[one], mbar[1])[0]))
-            if mb is not None and mbar is not None:
-                _complete_tx(st, ins, dec, lane, int(mb[lane]), mbar[1], k)
+                _report_copy(st, ins, lane, what, dst_space, d[lane] + offs, src_space, s_[lane] + offs, elem,
+                             k, mbar_at, None if mbar is None else mbar[1])
+            if mbar_at is not None and mbar is not None:
+                _complete_tx(st, ins, dec, lane, mbar_at, mbar[1], k)
     return op
+
+
+def _report_copy(st: State, ins: ir.Instruction, lane: int, what: str, dst_space: str, dst: np.ndarray,
+                 src_space: str, src: np.ndarray, elem: int, nbytes: int, mbar_at: int | None,
+                 mbar_space: str | None) -> None:
+    """ASYNC_ISSUE of one thread's asynchronous copy: element addresses of both sides (shared ones as
+    offsets of the CTA that holds them — detail ``shared_cta``, launch-wide, when that is another CTA of
+    the cluster), the completion (``group`` "mbarrier" with the barrier's offset, or "bulk")."""
+    one = np.zeros(st.n, bool)
+    one[lane] = True
+    extra: dict[str, Any] = {}
+    if dst_space == "shared":
+        slots, dst = cluster_slots(st, np.full(len(dst), lane), dst.astype(np.uint64))
+        if len(slots) and int(slots[0]) != int(st.cta_of_lane[lane]):
+            extra["shared_cta"] = int(global_ctas(st, slots[:1])[0])
+    mb_off = None
+    if mbar_at is not None and mbar_space is not None:
+        mb_off = int(locate(st, mbar_space, np.array([mbar_at], np.uint64), np.array([lane]))[1][0])
+    emit(st, ins, EvKind.ASYNC_ISSUE, one, space=dst_space, addr=dst[:1].astype(np.uint64), size=nbytes,
+         proxy="async", op=what, group="mbarrier" if mb_off is not None else "bulk", src_space=src_space,
+         elem=elem, dst_bytes=[dst.astype(np.uint64)], src_bytes=[src.astype(np.uint64)], mbar=mb_off, **extra)
 
 
 # ---------------------------------------------------------------------- cp.async.bulk.tensor (§9.7.9.25.5)
@@ -329,31 +359,17 @@ def _tensor(ins: ir.Instruction, dec: Decoding) -> LaneOp:
                 else:
                     _copy(st, lane, "shared", dst, "global", gaddr, tm.esize, ok, fill=False)
                 if observer(st) is not None:
-                    _report_tensor(st, ins, lane, load, tm, gaddr[ok].astype(np.uint64), dst.astype(np.uint64),
-                                   mbar_at, None if mbar is None else mbar[1])
+                    g_ok = gaddr[ok].astype(np.uint64)
+                    what = "tensor_load" if load else "tensor_store"
+                    if load:
+                        _report_copy(st, ins, lane, what, "shared", dst, "global", g_ok, tm.esize, tm.box_bytes,
+                                     mbar_at, None if mbar is None else mbar[1])
+                    else:
+                        _report_copy(st, ins, lane, what, "global", g_ok, "shared", dst, tm.esize, tm.box_bytes,
+                                     None, None)
                 if mbar_at is not None and mbar is not None:
                     _complete_tx(st, ins, dec, lane, mbar_at, mbar[1], tm.box_bytes)
     return op
-
-
-def _report_tensor(st: State, ins: ir.Instruction, lane: int, load: bool, tm: TensorMap, g_ok: np.ndarray,
-                   saddr: np.ndarray, mbar_at: int | None, mbar_space: str | None) -> None:
-    """ASYNC_ISSUE of one tensor copy (per destination CTA of a multicast): shared bytes as offsets of
-    the CTA that holds them (detail ``shared_cta``, launch-wide, when that is another CTA)."""
-    one = np.zeros(st.n, bool)
-    one[lane] = True
-    slots, offs = cluster_slots(st, np.full(len(saddr), lane), saddr)
-    extra: dict[str, Any] = {}
-    if len(slots) and int(slots[0]) != int(st.cta_of_lane[lane]):
-        extra["shared_cta"] = int(global_ctas(st, slots[:1])[0])
-    mb_off = None
-    if mbar_at is not None and mbar_space is not None:
-        mb_off = int(locate(st, mbar_space, np.array([mbar_at], np.uint64), np.array([lane]))[1][0])
-    emit(st, ins, EvKind.ASYNC_ISSUE, one, space="shared" if load else "global",
-         addr=np.array([int(offs[0]) if load and len(offs) else int(tm.address)], np.uint64), size=tm.box_bytes,
-         proxy="async", op="tensor_load" if load else "tensor_store", group="mbarrier" if load else "bulk",
-         src_space="global" if load else "shared", elem=tm.esize, dst_bytes=[offs if load else g_ok],
-         src_bytes=[g_ok if load else offs], mbar=mb_off, **extra)
 
 
 # ---------------------------------------------------------------------- cp.reduce.async.bulk (§9.7.9.25.4.2, .5.3)
@@ -380,43 +396,20 @@ def _reduce(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     cp.reduce.async.bulk.tensor.Nd.global.shared::cta.op{.tile}.bulk_group [tmap, {c…}], [src]: each
     destination element combined with the source element by ``op`` (as ``red`` would, §9.7.13.6), out-of-
     bounds box elements skipped."""
-    mods, ops = ins.mods, ins.operands
+    mods = ins.mods
     opn = next((x for x in mods if x in _RED_OPS), None)
     if opn is None or any(x.startswith("multicast") for x in mods):
         raise Unsupported()
     if "tensor" in mods:
         return _reduce_tensor(ins, dec, opn)
     typ = next((x for x in mods if x in _RED_TYPES), None)
-    spaces = [x.split("::")[0] for x in mods if x.split("::")[0] in ("shared", "global")]
-    if typ is None or len(spaces) != 2 or len(ops) < 3:
+    if typ is None:
         raise Unsupported()
     esize = _RED_TYPES[typ]
-    dst_space, src_space = spaces
-    dst, _ = dec.addr(ops[0])
-    src, _ = dec.addr(ops[1])
-    size_r = dec.src(ops[2], "u32")
-    mbar = _mbar_operand(ins, dec, ops[3]) if any(x.startswith("mbarrier::") for x in mods) else None
 
-    def op(st: State, m: Mask) -> None:
-        n = st.n
-        d, s_ = _lanes(dst(st), n), _lanes(src(st), n)
-        sz = np.broadcast_to(np.asarray(size_r(st)).astype(np.int64), (n,))
-        mb = None if mbar is None else _lanes(mbar[0](st), n)
-        for lane in (np.arange(n) if m is None else np.flatnonzero(m)).tolist():
-            k = int(sz[lane])
-            if k % 16 or int(d[lane]) % 16 or int(s_[lane]) % 16:
-                raise dec.error(f"cp.reduce.async.bulk of {k} bytes: size and addresses must be multiples of 16", ins)
-            offs = np.arange(0, k, esize, dtype=np.uint64)
-            _combine(st, lane, src_space, s_[lane] + offs, dst_space, d[lane] + offs, opn, typ, esize)
-            if observer(st) is not None:
-                one = np.zeros(n, bool)
-                one[lane] = True
-                emit(st, ins, EvKind.ASYNC_ISSUE, one, space=dst_space, addr=d[one].copy(), size=k, proxy="async",
-                     op="reduce", group="mbarrier" if mb is not None else "bulk", src_space=src_space, elem=esize,
-                     dst_bytes=[d[lane] + offs], src_bytes=[s_[lane] + offs])
-            if mb is not None and mbar is not None:
-                _complete_tx(st, ins, dec, lane, int(mb[lane]), mbar[1], k)
-    return op
+    def move(st: State, lane: int, src_space: str, src: np.ndarray, dst_space: str, dst: np.ndarray) -> None:
+        _combine(st, lane, src_space, src, dst_space, dst, opn, typ, esize)
+    return _bulk_op(ins, dec, "reduce", esize, move)
 
 
 _TMAP_TYPES = {0: "u8", 1: "u16", 2: "u32", 3: "s32", 4: "u64", 5: "s64", 6: "f16", 7: "f32", 8: "f64", 9: "bf16"}
@@ -446,11 +439,8 @@ def _reduce_tensor(ins: ir.Instruction, dec: Decoding, opn: str) -> LaneOp:
             saddr = swizzle(np.int64(int(sm[lane])) + off, tm.swizzle_bytes)
             _combine(st, lane, "shared", saddr[ok], "global", gaddr[ok], opn, typ, tm.esize)
             if observer(st) is not None:
-                one = np.zeros(n, bool)
-                one[lane] = True
-                emit(st, ins, EvKind.ASYNC_ISSUE, one, space="global", addr=np.array([tm.address], np.uint64),
-                     size=tm.box_bytes, proxy="async", op="tensor_reduce", group="bulk", src_space="shared",
-                     elem=tm.esize, dst_bytes=[gaddr[ok].astype(np.uint64)], src_bytes=[saddr[ok].astype(np.uint64)])
+                _report_copy(st, ins, lane, "tensor_reduce", "global", gaddr[ok], "shared", saddr[ok], tm.esize,
+                             tm.box_bytes, None, None)
     return op
 
 
@@ -491,14 +481,7 @@ def b_st_red_async(ins: ir.Instruction, dec: Decoding) -> LaneOp:
                                 for c, x in zip(cur.tolist(), new.tolist())], UINT[esize])
             st.mem.store("shared", dst.astype(np.uint64), esize, new, None, ctx)
             if observer(st) is not None:
-                one = np.zeros(n, bool)
-                one[lane] = True
-                slots, offs = cluster_slots(st, np.full(vec, lane), dst.astype(np.uint64))
-                extra: dict[str, Any] = {}
-                if int(slots[0]) != int(st.cta_of_lane[lane]):
-                    extra["shared_cta"] = int(global_ctas(st, slots[:1])[0])
-                emit(st, ins, EvKind.ASYNC_ISSUE, one, space="shared", addr=offs[:1], size=vec * esize,
-                     proxy="async", op="red_async" if red else "st_async", group="mbarrier", elem=esize,
-                     dst_bytes=[offs], **extra)
+                _report_copy(st, ins, lane, "red_async" if red else "st_async", "shared", dst, "register",
+                             np.zeros(0, np.uint64), esize, vec * esize, int(mb[lane]), mbar[1])
             _complete_tx(st, ins, dec, lane, int(mb[lane]), mbar[1], vec * esize)
     return op
