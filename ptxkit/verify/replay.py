@@ -55,8 +55,11 @@ class Replay:
         out = []
         for i, w in sorted(self.want.items()):
             ev = self.seen.get(i)
-            if ev is None or ev.line != int(w["line"]) or ev.opcode != w["instruction"] \
-                    or int(w["thread"]) not in set(ev.lanes.tolist()):
+            # the event that recorded the access (for an asynchronous copy: not its issue) and, for a
+            # thread's own access, the thread among its lanes
+            line, opcode = int(w.get("event_line", w["line"])), w.get("event_instruction", w["instruction"])
+            if ev is None or ev.line != line or ev.opcode != opcode \
+                    or ("agent" not in w and int(w["thread"]) not in set(ev.lanes.tolist())):
                 raise UsageError(f"--schedule: event {i} of the replay is not the witness's "
                                  f"'{w['instruction']}' at line {w['line']} (another kernel or launch?)")
             out.append(f"{file}:{w['line']}:{w['col']}: replayed witness event {i}: '{w['instruction']}' "

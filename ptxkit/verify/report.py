@@ -39,11 +39,20 @@ def access(outcome: Outcome, row: int, launch: Launch) -> dict[str, Any]:
     assert tab is not None and ctx is not None
     ev = ctx.events[int(tab.ev[row])]
     t = int(tab.thread[row])
+    line, col, opcode = ev.line, ev.col, ev.opcode
+    agent: dict[str, Any] = {}
+    agents: dict[int, tuple[int, int, int, str]] = getattr(ctx, "agents", {})
+    if t in agents:  # an asynchronous copy / wgmma (verify.async_rules): name the issuing instruction
+        issuer, line, col, what = agents[t]
+        agent = {"agent": what, "agent_thread": t}
+        opcode = f"{what} (asynchronous)"
+        t = issuer
     tid, cta = thread_coords(t, launch.block, launch.grid)
-    return {"thread": t, "tid": list(tid), "ctaid": list(cta), "line": ev.line, "col": ev.col,
-            "instruction": ev.opcode, "write": bool(tab.write[row]), "event": int(tab.ev[row]),
+    return {"thread": t, "tid": list(tid), "ctaid": list(cta), "line": line, "col": col,
+            "instruction": opcode, "write": bool(tab.write[row]), "event": int(tab.ev[row]),
             "location": describe_location(int(tab.key[row]), launch, outcome),
-            "at": f"{launch.module.filename}:{ev.line}:{ev.col}"}
+            "at": f"{launch.module.filename}:{line}:{col}", "event_line": ev.line,
+            "event_instruction": ev.opcode, **agent}
 
 
 def to_json(outcome: Outcome, launch: Launch, file: str) -> dict[str, Any]:
@@ -71,7 +80,8 @@ def to_text(d: dict[str, Any]) -> list[str]:
     lines = [f"{d['file']}: {d['verdict']}: {d['reason']}"]
     for x in d.get("race", []):
         what = "write" if x["write"] else "read"
-        lines.append(f"{x['at']}: {what} '{x['instruction']}' of {x['location']['text']} by thread "
+        who = "issued by thread" if "agent" in x else "by thread"
+        lines.append(f"{x['at']}: {what} '{x['instruction']}' of {x['location']['text']} {who} "
                      f"{tuple(x['tid'])} of CTA {tuple(x['ctaid'])}")
     for f in d.get("findings", []):
         extra = f" (and {f['other_at']})" if "other_at" in f else ""
@@ -108,6 +118,7 @@ def schedule_file(d: dict[str, Any], launch_args: dict[str, Any]) -> str:
     """A schedule ``ptxkit run --schedule`` replays: the simulator's deterministic scheduler, the launch,
     and the witness's events (their observation indices in that schedule)."""
     s = {"ptxkit-schedule": 1, "scheduler": SCHEDULER, **launch_args,
-         "witness": [{k: x[k] for k in ("thread", "event", "line", "col", "instruction")}
+         "witness": [{k: x[k] for k in ("thread", "event", "line", "col", "instruction", "event_line",
+                                        "event_instruction", "agent") if k in x}
                      for x in d.get("race", [])]}
     return json.dumps(s, indent=1) + "\n"
