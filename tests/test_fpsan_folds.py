@@ -12,6 +12,7 @@ import pytest
 from ptxkit.errors import PtxkitError
 from ptxkit.fpsan import ring as R
 from ptxkit.fpsan_ptx import sanitize_text
+from tests.conftest import needs_ptxas
 
 HEADER = ".version 8.0\n.target sm_90\n.address_size 64\n"
 UINT = {16: np.uint16, 32: np.uint32, 64: np.uint64}
@@ -334,3 +335,26 @@ def test_stated_source_form_is_bit_exact_with_triton(key, fold):
     ours, theirs = run_ptx(spec, plain, res.text, "s.ptx"), run_ptx(spec, fpsan, fpsan.ptx, "f.ptx")
     assert np.array_equal(ours, theirs), f"{int((ours != theirs).sum())}/{ours.size} differ"
     assert not [i for i in res.report.errors if f"({name}=" in i.reason]
+
+
+PTXAS_CASES = {
+    "self_add_f16x2": ("add.f16x2 %d, %a, %a;", 32, 32, 1, ()),
+    "packed_xor": ("xor.b32 %d, %a, -2147450880;", 32, 32, 1, ()),
+    "neg_cast_before": (J_BODY, 32, 16, 1, (("neg-cast", "before"),)),
+    "cumsum_select": ("setp.ne.b32 %p1, %c, 0;\n\tselp.f32 %t, 0f80000000, %b, %p1;\n\tadd.f32 %d, %t, %a;", 32, 32, 3,
+                      ()),
+    "half_f64": ("mul.f16 %d, %a, %b;", 16, 16, 2, (("half", "f64"),)),
+    "half_setp": ("setp.lt.f16 %p1, %a, %b;\n\tselp.b16 %d, %a, %b, %p1;", 16, 16, 2, (("half", "f32"),)),
+}
+
+
+@needs_ptxas
+@pytest.mark.parametrize("name", sorted(PTXAS_CASES))
+def test_fold_rewrites_are_accepted_by_ptxas(name, tmp_path):
+    import subprocess
+
+    body, w, ow, nin, folds = PTXAS_CASES[name]
+    src = tmp_path / "k.ptx"
+    src.write_text(sanitize_text(_kernel(body, w=w, out_w=ow, nin=nin), "k.ptx", folds=folds).text)
+    r = subprocess.run(["ptxas", "-arch=sm_90", str(src), "-o", str(tmp_path / "k.o")], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr

@@ -188,10 +188,10 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
     ops = instr.operands
     if op == "add" and len(ops) == 3 and isinstance(ops[1], ir.Reg) and ops[1] == ops[2]:
         return _self_add(instr, ctx, opts, ft)
+    if op == "mul" and len(ops) == 3 and ft in ("f16", "bf16", "f32", "f64") and _neg_zero(ops[2], ft):
+        return _mul_neg_zero(instr, ctx, ft)  # ring 0 whatever the width (before H: narrow(0) = 0)
     if op in ("add", "sub", "mul", "setp") and LANE_TYPE.get(ft, ft) in ("f16", "bf16"):
         return _half(instr, ctx, opts, ft)
-    if op == "mul" and len(ops) == 3 and ft in ("f16", "bf16", "f32", "f64") and _neg_zero(ops[2], ft):
-        return _mul_neg_zero(instr, ctx, ft)
     if op == "selp" and len(ops) == 4 and ft in ("f32", "f64"):
         return _select_fold(instr, ctx, flow, ft)
     return None
