@@ -247,7 +247,8 @@ EXACT: list[int | str] = [4, 6, 15, 19, 72, 104, 114, 175, "k_rsqrt_f32", "k_exp
                           122, 136, 171, 192,  # erff/powf: the first body of a function; powf testing x's f64 source
                           "k_pow_f64", 47, 76, 145, 167,  # __nv_pow calling __internal_accurate_pow
                           # f16/bf16 -> int folded into one cvt (E): the f32 path, exact but reported
-                          "k_cast_f16subgti32subgtf32", 0, 1, 29, 148, 194]
+                          "k_cast_f16subgti32subgtf32", 0, 1, 29, 148, 194,
+                          "k_dot16x16x16_f32_tf32x3_w1", 105, 150]  # tf32x3: cvt.rna.tf32 is the asm's call hash (I)
 # Known-open classes (issue 10's letters; /work/coord/issue10_findings.md): kernel -> (cause, reported
 # today, i.e. the sanitize report has an error so --strict fails).
 OPEN: dict[int | str, tuple[str, bool]] = {

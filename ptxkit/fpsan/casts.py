@@ -3,7 +3,8 @@ the payload, narrowing is Triton 3.9's fold (or truncation with ``--homomorphic-
 keep the payload, same-type integer rounding is floor/ceil (tagged) or rint/trunc (libdevice calls),
 8-bit float pairs (e4m3x2/e5m2x2) go through the low-byte φ. int ↔ float ``cvt`` are left native, as
 Triton leaves them (the report lists them, ``ptxkit.fpsan.report``), except f16/bf16 → int, LLVM's fold
-of a conversion through f32 (or f64): the ring widening is reproduced (:func:`_half_to_int`)."""
+of a conversion through f32 (or f64): the ring widening is reproduced (:func:`_half_to_int`); and
+``cvt.rna.tf32.f32``, Triton's inline asm splitting tf32x3 dot operands, is its call hash."""
 
 from __future__ import annotations
 
@@ -34,6 +35,14 @@ def rewrite_cvt(instr: ir.Instruction, ctx: RewriteContext) -> bool | str:
     ops = instr.operands
     if dt in FP8_PAIRS or st in FP8_PAIRS:
         return _rewrite_cvt_fp8(instr, ctx, dt, st)
+    if dt == "tf32" and st == "f32" and "rna" in instr.mods and len(ops) == 2 and isinstance(ops[0], (ir.Reg, ir.Sym)):
+        # tf32x3 dots (issue 10 I): Triton splits each operand into big = cvt.rna.tf32(x) (an inline asm)
+        # and small = x - big; its FPSan hashes the inline asm like any pure call (docs/fpsan.md §2:
+        # E(x) XOR FNV-1a-64 of the asm string), and the three dots, the subtraction are ring ops
+        o = ctx.fresh("b32")
+        ctx.emit(f"xor.b32 {o}, {as_reg(ctx, ctx.embed(ops[1], 'f32'), 32)}, {hexc(_TF32_ASM_HASH, 32)}")
+        ctx.define(ops[0], o, "f32", instr.guard)
+        return True
     if dt not in ALL_FLOATS or st not in ALL_FLOATS:
         return f"cvt.{dt}.{st}: no FPSan embedding for this format"
     if dt in LANE_TYPE and st == "f32" and len(ops) == 3:
@@ -124,6 +133,10 @@ def _rewrite_cvt_fp8(instr: ir.Instruction, ctx: RewriteContext, dt: str, st: st
         ctx.emit(f"or.b16 {name_of(ops[0])}, {hi}, {lanes[0]}")
         return True
     return f"cvt.{dt}.{st}: this 8-bit float conversion is not modelled"
+
+
+# the low 32 bits of FNV-1a-64 of Triton's inline asm for a tf32x3 operand split (0x1f768597, read off its FPSan PTX)
+_TF32_ASM_HASH = R.fnv1a64("cvt.rna.tf32.f32 $0, $1;") & 0xFFFFFFFF
 
 
 def _half_to_int(instr: ir.Instruction, ctx: RewriteContext, dt: str, st: str) -> bool:
