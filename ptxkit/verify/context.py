@@ -136,6 +136,14 @@ class Context:
         a = addr.astype(np.int64) & ((1 << 40) - 1)
         return SPACE_SHARED | (ctas.astype(np.int64) << 40) | a
 
+    def event_keys(self, ev: SimEvent) -> np.ndarray:
+        """The location keys of a memory event's lanes (a ``.shared::cluster`` access names the owning
+        CTA per lane in ``detail['cta']``)."""
+        assert ev.addr is not None
+        if ev.space == "shared" and "cta" in ev.detail:
+            return self.keys_for_cta(np.asarray(ev.detail["cta"]), ev.addr)
+        return self.keys(ev.space, ev.lanes, ev.addr)
+
     # ---------------------------------------------------------------- rules' services
     def finding(self, f: Finding) -> None:
         self.findings.append(f)

@@ -36,9 +36,7 @@ class AccessRule:
     def on_event(self, ev: SimEvent, ctx: Context) -> None:
         if ev.kind not in (EvKind.LD, EvKind.ST, EvKind.RMW) or ev.space not in _TRACKED or ev.addr is None:
             return
-        keys = ctx.keys(ev.space, ev.lanes, ev.addr)
-        if "cta" in ev.detail and ev.space == "shared":
-            keys = ctx.keys_for_cta(np.asarray(ev.detail["cta"]), ev.addr)
+        keys = ctx.event_keys(ev)
         strong = ev.kind == EvKind.RMW or _strong(ev.sem)
         ctx.access(ctx.seq, ev.lanes, keys, ev.size, ev.kind != EvKind.LD, strong, ev.scope, ev.proxy)
         if (ev.kind == EvKind.LD and strong) or (ev.kind == EvKind.RMW and ev.detail.get("ret", True)):
@@ -174,7 +172,7 @@ class SyncRule:
         if k not in (EvKind.LD, EvKind.ST, EvKind.RMW) or ev.space not in _TRACKED or ev.addr is None:
             return
         strong = k == EvKind.RMW or _strong(ev.sem)
-        keys = ctx.keys(ev.space, ev.lanes, ev.addr)
+        keys = ctx.event_keys(ev)
         if not strong:
             if k == EvKind.ST and self.last:
                 for key in keys.tolist():
