@@ -401,3 +401,22 @@ SEQUENCE = FLAG.replace("SCOPE", "gpu").replace(
 def test_release_sequence_through_own_rmw(tmp_path, capsys):
     rc, d = _verify(tmp_path, capsys, SEQUENCE, *FLAG_ARGS)
     assert (rc, d["verdict"]) == (3, "inconclusive"), d["reason"]
+
+
+# %clock (ISA §10.23) counts cycles: its value, stored here, differs between schedules; nothing
+# argues the output schedule-independent, so the verdict is not `verified`.
+CLOCK = HEAD + """.visible .entry k(.param .u64 out)
+{
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<2>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %clock;
+  st.global.u32 [%rd1], %r1;
+  ret;
+}
+"""
+
+
+def test_timer_value_makes_it_inconclusive(tmp_path, capsys):
+    rc, d = _verify(tmp_path, capsys, CLOCK, "--arg", "out=u32[1]:zeros")
+    assert (rc, d["verdict"]) == (3, "inconclusive") and "timer" in d["reason"]

@@ -46,8 +46,28 @@ def _by_line(module: ir.Module) -> dict[int, ir.Instruction]:
     return out
 
 
+_TIMERS = ("%clock", "%clock64", "%globaltimer", "%globaltimer_lo", "%globaltimer_hi")
+
+
+def _timer_read(module: ir.Module, used: set[str]) -> str:
+    """A read of a timer register (ISA §10: %clock, %globaltimer …) whose value is used: its value
+    depends on the schedule."""
+    for f in module.functions():
+        for ins in f.instructions():
+            srcs = [r for i in isa.uses(ins) for r in isa.registers(ins.operands[i])]
+            if any(r in _TIMERS for r in srcs):
+                dsts = [r for i in isa.defs(ins) for r in isa.registers(ins.operands[i])]
+                if any(r in used for r in dsts):
+                    line = ins.span.line if ins.span else 0
+                    return f"line {line}: '{ins.opcode}' reads a timer whose value depends on the schedule"
+    return ""
+
+
 def schedule_dependence(module: ir.Module, tab: Table, ctx: Context, init: InitValue) -> str:
     """Why the observed execution may not stand for every schedule ('' when it does)."""
+    timer = _timer_read(module, _read_registers(module))
+    if timer:
+        return timer
     if not ctx.strong_reads:
         return ""
     w = np.flatnonzero(tab.write)
