@@ -921,3 +921,20 @@ def test_getctarank_and_isspacep_on_cluster_addresses():
     m = parse_text(HEAD + GETCTARANK, "t.ptx")
     res = run_kernel(m, None, parse_arg_specs(["out=u32[6]:zeros"], m.entries()[0], 0), 2, 1, 0, cluster=(2, 1, 1))
     assert list(res.buffers["out"]) == [1, 0, 1 | 4 | 16, 0, 1, 1 | 4 | 16]
+
+
+@pytest.mark.parametrize("instr", [
+    "mbarrier.init.b64 [%r1];",
+    "mbarrier.try_wait.parity.b64 %p1, [%r1];",
+    "cp.async.mbarrier.arrive.b64;",
+    "cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes [%r1], [%rd1], 16;",
+    "cp.async.bulk.tensor.2d.shared::cta.global.mbarrier::complete_tx::bytes [%r1];",
+    "tensormap.replace.tile.rank.shared::cta.b1024.b32 [%rd1];",
+])
+def test_malformed_async_instructions_are_located_refusals(instr):
+    """Operands missing from the async instructions: a located 'does not implement' error when reached
+    (exit 2), not an internal error (these indexed past the operand list)."""
+    text = (".visible .entry k(.param .u64 out)\n{\n  .reg .pred %p<2>;\n  .reg .b32 %r<4>;\n  .reg .b64 %rd<4>;\n"
+            f"  mov.u32 %r1, 0;\n  mov.u64 %rd1, 0;\n  {instr}\n  ret;\n}}\n")
+    with pytest.raises(PtxkitError, match=r"t\.ptx:11:3: error: the simulator does not implement"):
+        _run(text, ["out=null"])

@@ -172,6 +172,8 @@ def _cp_async_arrive(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     """cp.async.mbarrier.arrive{.noinc}.shared{::cta}.b64 [mbar] (§9.7.9.25.3.4): an arrive-on the
     mbarrier once the thread's earlier cp.async copies are complete — at once here. Without .noinc the
     pending count is raised by one first, so the arrive-on leaves it unchanged."""
+    if len(ins.operands) != 1:
+        raise Unsupported(f"{dec.spelling(ins)} with {len(ins.operands)} operands")
     addr, space = _mbar_operand(ins, dec, ins.operands[0])
     noinc = "noinc" in ins.mods
 
@@ -206,7 +208,8 @@ def _bulk(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     mods = ins.mods
     if any(x.startswith("multicast") for x in mods) or "cp_mask" in mods:
         raise Unsupported(f"{dec.spelling(ins)} (multicast / cp_mask)")
-    if mods[mods.index("bulk") + 1].startswith("shared") and not any(x.startswith("mbarrier::") for x in mods):
+    spaces = [x.split("::")[0] for x in mods if x.split("::")[0] in ("shared", "global")]
+    if spaces[:1] == ["shared"] and not any(x.startswith("mbarrier::") for x in mods):
         raise Unsupported()
 
     def move(st: State, lane: int, src_space: str, src: np.ndarray, dst_space: str, dst: np.ndarray) -> None:
@@ -227,7 +230,10 @@ def _bulk_op(ins: ir.Instruction, dec: Decoding, what: str, elem: int,
     dst, _ = dec.addr(ops[0])
     src, _ = dec.addr(ops[1])
     size_r = dec.src(ops[2], "u32")
-    mbar = _mbar_operand(ins, dec, ops[3]) if any(x.startswith("mbarrier::") for x in mods) else None
+    with_mbar = any(x.startswith("mbarrier::") for x in mods)
+    if len(ops) < (4 if with_mbar else 3):
+        raise Unsupported(f"{dec.spelling(ins)} with {len(ops)} operands")
+    mbar = _mbar_operand(ins, dec, ops[3]) if with_mbar else None
     spelling = ".".join((ins.opcode, *mods[:mods.index("bulk") + 1]))
 
     def op(st: State, m: Mask) -> None:
@@ -301,6 +307,8 @@ def _tensor(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     if dims is None or len(spaces) != 2:
         raise Unsupported()
     load = spaces[0] == "shared"
+    if len(ops) < 2:
+        raise Unsupported(f"{dec.spelling(ins)} with {len(ops)} operands")
     tm_op = ops[1] if load else ops[0]
     if not isinstance(tm_op, ir.AddrList) or len(tm_op.items) != 2 or not isinstance(tm_op.items[1], ir.Vec):
         raise Unsupported(f"{dec.spelling(ins)} without a [tensorMap, {{coordinates}}] operand")
@@ -418,7 +426,7 @@ _TMAP_TYPES = {0: "u8", 1: "u16", 2: "u32", 3: "s32", 4: "u64", 5: "s64", 6: "f1
 def _reduce_tensor(ins: ir.Instruction, dec: Decoding, opn: str) -> LaneOp:
     mods, ops = ins.mods, ins.operands
     dims = next((int(x[0]) for x in mods if len(x) == 2 and x[1] == "d" and x[0] in "12345"), None)
-    tm_op = ops[0]
+    tm_op = ops[0] if len(ops) == 2 else None
     if dims is None or "im2col" in mods or not isinstance(tm_op, ir.AddrList) or len(tm_op.items) != 2 \
             or not isinstance(tm_op.items[1], ir.Vec) or not isinstance(tm_op.items[0], (ir.Reg, ir.Sym)):
         raise Unsupported()

@@ -156,6 +156,10 @@ def b_mbarrier(ins: ir.Instruction, dec: Decoding) -> LaneOp:
         raise Unsupported()
     action = mods[0]
     ops = ins.operands
+    counts = {"init": (2,), "inval": (1,), "expect_tx": (2,), "complete_tx": (2,), "arrive": (2, 3),
+              "arrive_drop": (2, 3), "test_wait": (3,), "try_wait": (3, 4), "pending_count": (2,)}
+    if len(ops) not in counts.get(action, (len(ops),)):
+        raise Unsupported(f"{dec.spelling(ins)} with {len(ops)} operands")
 
     def fail(st: State, lane: int, addr: np.ndarray, e: MbarError) -> PtxkitError:
         return dec.error(f"{action}: the {'shared' if space != 'generic' else 'generic'} address "

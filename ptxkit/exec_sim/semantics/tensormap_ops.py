@@ -46,6 +46,8 @@ def _replace(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     field = next((x for x in mods if x in _FIELDS or x == "swizzle_atomicity"), None)
     if field is None or "tile" not in mods or field == "swizzle_atomicity":
         raise Unsupported(f"{dec.spelling(ins)}" if field is None else f"{dec.spelling(ins)} (.{field})")
+    if len(ops) not in (2, 3):
+        raise Unsupported(f"{dec.spelling(ins)} with {len(ops)} operands")
     addr, sym_space = dec.addr(ops[0])
     space = space_of(ins, sym_space)
     with_ord = field in ("global_dim", "global_stride", "box_dim", "element_stride")
