@@ -976,3 +976,24 @@ def test_tensor_map_box_elements_match_numpy_indexing():
         assert [int((a - 0x1000) // 2) if k else -1 for a, k in zip(addr, ok)] == want_val
         assert list(off) == [2 * i for i in range(len(ok))]
     check()
+
+
+def test_elect_sync_elects_within_the_membermask():
+    """elect.sync _|p, 0xF0 (ISA §9.7.13.12): the lowest active lane of the membermask, lane 4, is elected."""
+    text = """
+.visible .entry k(.param .u64 out)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<4>;
+  mov.u32 %r1, %tid.x;
+  elect.sync _|%p1, 0xF0;
+  selp.u32 %r2, 1, 0, %p1;
+  ld.param.u64 %rd1, [out];
+  mul.wide.u32 %rd2, %r1, 4;
+  add.u64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r2;
+  ret;
+}
+"""
+    assert list(_run(text, ["out=u32[32]:zeros"]).buffers["out"]) == [int(t == 4) for t in range(32)]

@@ -133,19 +133,22 @@ def b_activemask(ins: ir.Instruction, dec: Decoding) -> LaneOp:
 
 
 def b_elect(ins: ir.Instruction, dec: Decoding) -> LaneOp:
-    """elect.sync d|p, membermask: the lowest active member lane is elected."""
+    """elect.sync d|p, membermask (ISA §9.7.13.12): the lowest active lane of the membermask is elected."""
     ops = ins.operands
     d = ops[0]
     dd, pp = (d.a, d.b) if isinstance(d, ir.Pipe) else (d, None)
-    w = dec.dst(dd, "b32")
+    w = dec.dst(dd, "b32") if not isinstance(dd, ir.Sink) else None
     wp = dec.dst(pp, "pred") if pp is not None and not isinstance(pp, ir.Sink) else None
+    mm = dec.src(ops[1], "u32") if len(ops) > 1 else None
 
     def op(st: State, m: Mask) -> None:
         n = st.n
-        act = (active_lanes(m, n) & ~st.exited).reshape(-1, 32)
+        member = in_membermask(mm(st), n) if mm is not None else np.ones(n, bool)
+        act = (active_lanes(m, n) & ~st.exited & member).reshape(-1, 32)
         first = np.argmax(act, axis=1)
         leader = np.repeat(first, 32)
-        w(st, leader.astype(np.uint32), m)
+        if w is not None:
+            w(st, leader.astype(np.uint32), m)
         if wp is not None:
             wp(st, lanes_of(n) == leader, m)
     return op
