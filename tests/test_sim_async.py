@@ -997,3 +997,22 @@ def test_elect_sync_elects_within_the_membermask():
 }
 """
     assert list(_run(text, ["out=u32[32]:zeros"]).buffers["out"]) == [int(t == 4) for t in range(32)]
+
+
+def test_bulk_copy_between_the_shared_memories_of_a_cluster():
+    """cp.async.bulk.shared::cluster.shared::cta (ISA §9.7.9.25.4.1): rank 1 copies its 128-byte buf into
+    rank 0's buf, completing rank 0's mbarrier (expect_tx 128); rank 0 reads 2000 + t."""
+    text = ST_ASYNC.replace("""  st.async.shared::cluster.mbarrier::complete_tx::bytes.u32 [%r8], %r11, [%r9];
+  red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.add.u32 [%r10], %r1, [%r9];
+""", """  add.u32 %r11, %r1, 2000;
+  st.shared.u32 [%r7], %r11;
+  fence.proxy.async.shared::cta;
+  bar.sync 0;
+  setp.eq.u32 %p5, %r1, 0;
+  mapa.shared::cluster.u32 %r12, %r4, 0;
+  @%p5 cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [%r12], [%r4], 128, [%r9];
+""").replace("expect_tx.shared::cta.b64 _, [%r3], 256", "expect_tx.shared::cta.b64 _, [%r3], 128")
+    m = parse_text(HEAD + text, "t.ptx")
+    res = run_kernel(m, None, parse_arg_specs(["out=u32[64]:zeros"], m.entries()[0], 0), 2, 32, 0,
+                     cluster=(2, 1, 1))
+    assert list(res.buffers["out"].reshape(32, 2)[:, 0]) == [2000 + t for t in range(32)]
