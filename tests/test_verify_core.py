@@ -420,3 +420,58 @@ CLOCK = HEAD + """.visible .entry k(.param .u64 out)
 def test_timer_value_makes_it_inconclusive(tmp_path, capsys):
     rc, d = _verify(tmp_path, capsys, CLOCK, "--arg", "out=u32[1]:zeros")
     assert (rc, d["verdict"]) == (3, "inconclusive") and "timer" in d["reason"]
+
+
+# A flag in shared memory between two warps of one CTA. Thread 0 clears the flag (the loop's history:
+# ordered before every later access by bar.sync), then thread 32's warp spins on an acquire load of the
+# flag while thread 0 writes data and releases the flag (.cta: both in the CTA, morally strong, §8.7).
+# The spin loop has no side effect, the flag has one concurrent writer, and the observed run shows a
+# failed iteration reading the cleared flag (the consumer's code comes first, so it spins first): in
+# every schedule the loop spins on 0 and exits on the release's 1, so the acquire orders data: verified.
+# With the producer's code first the loop never fails in the observed run and the cleared value (a
+# shared-memory store) is not recorded, so nothing shows the loop would wait: inconclusive.
+SHARED_FLAG = HEAD + """.visible .entry k(.param .u64 out)
+{
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<4>;
+  .reg .pred %p<4>;
+  .shared .align 4 .b32 flag;
+  .shared .align 4 .b32 data;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  setp.ne.u32 %p1, %r1, 0;
+  @%p1 bra CLEARED;
+  st.shared.u32 [flag], 0;
+CLEARED:
+  bar.sync 0;
+  setp.eq.u32 %p2, %r1, 0;
+  setp.eq.u32 %p3, %r1, 32;
+  @%p2 bra FIRST;
+  @%p3 bra SECOND;
+  bra DONE;
+FIRST:
+  BLOCK_A
+  bra DONE;
+SECOND:
+  BLOCK_B
+DONE:
+  ret;
+}
+"""
+CONSUMER = """SPIN:
+  ld.acquire.cta.shared.u32 %r2, [flag];
+  setp.ne.u32 %p1, %r2, 1;
+  @%p1 bra SPIN;
+  ld.shared.u32 %r3, [data];
+  st.global.u32 [%rd1], %r3;"""
+PRODUCER = """st.shared.u32 [data], 42;
+  st.release.cta.shared.u32 [flag], 1;"""
+
+
+@pytest.mark.parametrize("consumer_first, verdict", [(True, "verified"), (False, "inconclusive")])
+def test_shared_flag_between_warps(tmp_path, capsys, consumer_first, verdict):
+    # thread 0 takes FIRST, thread 32 SECOND: the consumer is thread 0 when it comes first
+    a, b = (CONSUMER, PRODUCER) if consumer_first else (PRODUCER, CONSUMER)
+    text = SHARED_FLAG.replace("BLOCK_A", a).replace("BLOCK_B", b)
+    rc, d = _verify(tmp_path, capsys, text, "--arg", "out=u32[1]:zeros", "--block", "64")
+    assert (rc, d["verdict"]) == ({"verified": 0, "inconclusive": 3}[verdict], verdict), d["reason"]

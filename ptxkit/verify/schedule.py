@@ -22,6 +22,7 @@ from ptxkit.verify import awaitloop
 from ptxkit.verify.context import Context
 from ptxkit.verify.races import Table, _includes
 
+_NONE = np.zeros(0, np.int64)
 InitValue = Callable[[int, int], int | None]  # (location key, size) → initial value, None if unknown
 
 
@@ -84,7 +85,13 @@ def schedule_dependence(module: ir.Module, tab: Table, ctx: Context, init: InitV
     used = _read_registers(module)
     lines = _by_line(module)
     loops: dict[int, awaitloop.AwaitLoop | None] = {}
-    nt = ctx.cta_threads
+    # each thread's strong reads per location, in observation order
+    sr = np.flatnonzero(tab.strong & ~tab.write)
+    sr = sr[np.lexsort((tab.pos[sr], tab.ev[sr]))]
+    grouped: dict[tuple[int, int], list[int]] = {}
+    for r, t_, k_ in zip(sr.tolist(), tab.thread[sr].tolist(), tab.key[sr].tolist()):
+        grouped.setdefault((t_, k_), []).append(r)
+    reads_of = {tk: np.array(rs, np.int64) for tk, rs in grouped.items()}
     for ev, threads, keys in ctx.strong_reads:
         info = ctx.events[ev]
         ins = lines.get(info.line)
@@ -102,8 +109,8 @@ def schedule_dependence(module: ir.Module, tab: Table, ctx: Context, init: InitV
                 loops[info.line] = awaitloop.find(module, ins)
             loop = loops[info.line]
             if loop is not None and all(
-                    _awaits(module, loop, tab, order[starts[jj]:ends[jj]], int(t), int(k), init, nt,
-                            ctx.cluster_of_cta, ctx.events[ev].opcode)
+                    _awaits(module, loop, tab, ctx, order[starts[jj]:ends[jj]], reads_of.get((t, k), _NONE),
+                            t, k, init)
                     for jj, t, k in zip(j[other].tolist(), threads[other].tolist(), keys[other].tolist())):
                 continue
         return (f"line {info.line}: the value of '{info.opcode}' depends on which write of another "
@@ -112,20 +119,48 @@ def schedule_dependence(module: ir.Module, tab: Table, ctx: Context, init: InitV
     return ""
 
 
-def _awaits(module: ir.Module, loop: awaitloop.AwaitLoop, tab: Table, writes: np.ndarray, t: int, key: int,
-            init: InitValue, cta_threads: int, clusters: np.ndarray, opcode: str) -> bool:
-    """The await-loop conditions (module docstring) for thread ``t`` spinning on ``key``."""
-    if len(writes) != 1:
+def _awaits(module: ir.Module, loop: awaitloop.AwaitLoop, tab: Table, ctx: Context, writes: np.ndarray,
+            reads: np.ndarray, t: int, key: int, init: InitValue) -> bool:
+    """The await-loop conditions (module docstring) for thread ``t`` spinning on ``key``: ``reads`` are
+    t's strong reads of ``key`` (rows, observation order), ``writes`` every write of ``key``.
+
+    The writes that happen before the loop's first read are its history (in every schedule the loop
+    first sees the latest of them, or the initial value); exactly one other write W, by another thread,
+    morally strong with the loop's read, may be concurrent, observed after the history. The loop must
+    not exit on the history's value: known when a failed iteration read it (every read but the last
+    observed before W), or computed from the initial value of a global location when there is no
+    history."""
+    if len(reads) == 0:
         return False
-    wr = int(writes[0])
+    line = ctx.events[int(tab.ev[reads[-1]])].line
+    reads = reads[[ctx.events[int(tab.ev[r])].line == line for r in reads.tolist()]]
+    r0 = int(reads[0])
+    own = tab.thread[writes] == t  # the thread's own writes: program order
+    hist = np.where(own, tab.ev[writes] < tab.ev[r0],
+                    ctx.clocks.rows[tab.sid[r0], tab.thread[writes]] >= tab.ep[writes])
+    concurrent = writes[~hist]
+    if len(concurrent) != 1:
+        return False
+    wr = int(concurrent[0])
+    w_at = (int(tab.ev[wr]), int(tab.pos[wr]))
+    if any((int(tab.ev[h]), int(tab.pos[h])) > w_at for h in writes[hist].tolist()):
+        return False
+    after = [r for r in reads.tolist() if int(tab.ev[r]) > w_at[0]]
+    if len(after) != 1 or after[0] != int(reads[-1]):
+        return False  # another loop instance, or the last read is not the one that saw W
     sem = next((m for m in loop.load.mods if m in ("relaxed", "acquire", "volatile")), None)
     scope = next((m for m in loop.load.mods if m in ("cta", "cluster", "gpu", "sys")), "sys")
-    if sem is None or not tab.strong[wr] or int(tab.thread[wr]) == t:
+    if sem is None or not tab.strong[wr] or int(tab.thread[wr]) == t or int(tab.size[wr]) != int(tab.size[r0]):
         return False
     code = {"cta": 1, "cluster": 2, "gpu": 3, "sys": 4}[scope]
     tw, tt = np.array([int(tab.thread[wr])]), np.array([t])
-    if not (_includes(tab.scope[wr:wr + 1], tw, tt, cta_threads, clusters)[0]
-            and _includes(np.array([code]), tt, tw, cta_threads, clusters)[0]):
+    nt, clusters = ctx.cta_threads, ctx.cluster_of_cta
+    if not (_includes(tab.scope[wr:wr + 1], tw, tt, nt, clusters)[0]
+            and _includes(np.array([code]), tt, tw, nt, clusters)[0]):
         return False
+    if len(reads) > 1:
+        return True  # a failed iteration read the history's value and went on
+    if hist.any():
+        return False  # the history's value is not recorded
     v = init(key, int(tab.size[wr]))
     return v is not None and awaitloop.exits_on(module, loop, v) is False
