@@ -474,3 +474,29 @@ def test_cp_async_wait_group_n_leaves_the_newest_groups_pending():
     ctx, _ = _check(text2, ["src=u32[128]:zeros", "out=u32[128]:zeros"])
     found = [f for f in ctx.findings if f.rule == "cp-async-wait"]
     assert found and found[0].other_line == _line(text2, "[%r4+512]")
+
+
+def test_bulk_wait_group_read_completes_the_source_reads_only():
+    """cp.async.bulk.wait_group.read 0 (ISA §9.7.9.25.4.3): the bulk copies' reads of their shared source
+    are complete — the source may be overwritten — but not their global writes: a read of the destination
+    after it is not ordered after the copy; after cp.async.bulk.wait_group 0 it is."""
+    from test_sim_async import BULK
+
+    def run(wait: str) -> tuple[Context, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        text = BULK.replace("  @%p1 cp.async.bulk.wait_group 0;\n", f"  @%p1 {wait};\n"
+                            "  @%p1 st.shared.u32 [%r3], %r1;\n  @%p1 ld.global.u32 %r9, [%rd2];\n")
+        ctx, _ = _check(text, ["src=u32[64]:zeros", "dst=u32[64]:zeros"])
+        a = ctx.acc
+        return (ctx, *(np.concatenate(x) for x in (a.thread, a.key, a.write, a.ep, a.sid)))
+
+    for wait, dest_ordered in (("cp.async.bulk.wait_group.read 0", False), ("cp.async.bulk.wait_group 0", True)):
+        ctx, thread, key, write, ep, sid = run(wait)
+        agents = thread >= 32
+        last = len(thread) - 1  # thread 0's final ld.global of dst[0]
+        st_src = int(np.flatnonzero(~agents & write)[-1])  # thread 0's st.shared of buf[0] after the wait
+        src_reads = np.flatnonzero(agents & ~write & (key == key[st_src]))
+        dst_writes = np.flatnonzero(agents & write & (key == key[last]))
+        assert len(src_reads) and len(dst_writes)
+        assert ctx.clocks.ordered(thread[src_reads], ep[src_reads], np.full(len(src_reads), sid[st_src])).all()
+        assert bool(ctx.clocks.ordered(thread[dst_writes], ep[dst_writes],
+                                       np.full(len(dst_writes), sid[last])).all()) == dest_ordered

@@ -48,6 +48,7 @@ class _Copy:
     dst_space: str
     dst: np.ndarray  # destination byte addresses (each covers ``elem`` bytes)
     elem: int
+    reader: int = -1  # a bulk-group copy's agent for its source reads (wait_group.read completes them only)
 
 
 @dataclass
@@ -255,7 +256,12 @@ class AsyncCopyRule:
                 return self._keys(ctx, space, t, addr)
             if i < len(srcs):
                 src = np.asarray(srcs[i], np.int64)
-                ctx.access(ctx.seq, np.full(len(src), agent), keys(src_space, src), elem, False, False, "", "async")
+                if d.get("group") != "mbarrier":  # the reads complete at wait_group.read, the writes later
+                    c.reader = self.agents.new(ctx, t)
+                    self.agents.describe(ctx, c.reader, t, ev, str(op))
+                rd = agent if c.reader < 0 else c.reader
+                ctx.access(ctx.seq, np.full(len(src), rd), keys(src_space, src), elem, False, False, "", "async")
+                ctx.clocks.ep[rd] += 1
             ctx.access(ctx.seq, np.full(len(dst), agent), keys(ev.space, dst), elem, True, False, "", "async")
             ctx.clocks.ep[agent] += 1  # the copy's accesses are done before it signals completion
             if d.get("group") == "mbarrier":
@@ -282,8 +288,11 @@ class AsyncCopyRule:
             if group == "cp.async" and n == 0 and "wait_all" in ev.opcode:
                 gs.append(self.issued.pop(t, []))  # wait_all commits, then waits for everything
             done, keep = (gs[:len(gs) - n], gs[len(gs) - n:]) if n else (gs, [])
-            self.groups[(t, group)] = keep
-            agents = [c.agent for g in done for c in g]
+            if ev.detail.get("read"):  # .read: the groups' source reads are complete, their writes not yet
+                agents = [c.reader if c.reader >= 0 else c.agent for g in done for c in g]
+            else:
+                self.groups[(t, group)] = keep
+                agents = [a for g in done for c in g for a in (c.agent, c.reader) if a >= 0]
             if agents:
                 row = ctx.clocks.new_row(ctx.clocks.joined(np.array(agents)))
                 ctx.clocks.acquire(np.array([t]), row)
