@@ -3,14 +3,15 @@
 ptxas time grows faster than linearly with a function's size, and an inlined ring mma is a few hundred
 instructions (φ of every operand element, the limb products, φ⁻¹ of every result): Triton's sm_80
 attention kernel (128 mma.sync) took minutes of ptxas. As calls, the expansion is compiled once per
-form and each site costs one ``call`` (non-ABI ``.reg`` parameters, PTX ISA §9.7.13.?: several return
-values need ``.reg`` parameters). The helper bodies come from the inline generators through a
+form and each site costs one ``call`` (PTX ISA §9.7.13 ``call``). ptxas accepts several results only
+as ``.reg`` parameters, and those only with the ABI off; modules that need the ABI get ``.param``
+helpers instead. The helper bodies come from the inline generators through a
 :class:`ptxkit.fpsan.mma_plan.BlockEmitter` (their own φ code on block-scoped registers).
 
 :func:`tile_call` emits one ``mma.m16n8kK`` tile in the integer-limb expansion (``mma_int``): the
-``int8`` mode of ``mma.sync`` and every n8 tile of a ``wgmma``. The caller keeps the sanitizer's
-bookkeeping right: the call reads the float bits of A, B, C (earlier φ⁻¹ tails stay) and writes D
-(its payload shadows are dropped).
+``int8`` mode of ``mma.sync`` (``ptxkit.fpsan.wgmma`` builds its own helpers with :func:`helper`).
+:func:`call` keeps the sanitizer's bookkeeping right: the call reads the float bits of A, B, C
+(earlier φ⁻¹ tails stay) and writes D (its payload shadows are dropped).
 """
 
 from __future__ import annotations
@@ -87,32 +88,17 @@ def call(ctx: Any, name: str, outs: list[str], args: list[str], reads: list[str]
 
 
 def tile_call(ctx: Any, form: MmaForm, shape: Shape, acc16: bool, d: list[str], a: list[str], b: list[str],
-              c: list[str], keep: str | None = None) -> None:
-    """D = ring mma of one tile through the helper of its form; ``keep`` (a b32 register or immediate,
-    nonzero = keep C) zeroes the C payloads where it is 0 (a wgmma's scale-d)."""
-    key = ("tile", form, acc16, len(a), len(b), keep is not None)
+              c: list[str]) -> None:
+    """D = ring mma of one ``mma.sync`` tile through the helper of its form."""
+    key = ("tile", form, acc16, len(a), len(b))
     params = [f"b32 %i{j}" for j in range(len(c))] + [f"b32 %a{j}" for j in range(len(a))]
-    params += [f"b32 %b{j}" for j in range(len(b))] + (["b32 %keep"] if keep is not None else [])
+    params += [f"b32 %b{j}" for j in range(len(b))]
     et = "f32" if form.atype == "tf32" else form.atype
 
     def body(em: Any, o: list[str], p: list[str]) -> None:
-        ins, fa, fb = p[:len(c)], p[len(c):len(c) + len(a)], p[len(c) + len(a):len(c) + len(a) + len(b)]
+        ins, fa, fb = p[:len(c)], p[len(c):len(c) + len(a)], p[len(c) + len(a):]
         embed = (lambda r: em.embed_word(r, et)) if shape.halves == 1 else (lambda r: em.embed_pair(r, et))
-        pays = None
-        if keep is not None:
-            kp = em.pred()
-            em.op(f"setp.ne.u32 {kp}, %keep, 0")
-            pays = []
-            for r in ins:
-                halves = [em.embed_half(r, "f16", h) for h in (0, 1)] if acc16 else [em.embed_word(r, "f32")]
-                kept = []
-                for v in halves:
-                    s = em.reg()
-                    em.op(f"selp.b32 {s}, {v}, 0, {kp}")
-                    kept.append(s)
-                pays.append(kept)
-        generate_int(MmaPlan(form, shape, acc16, o, [], [], ins), em, [embed(r) for r in fa], [embed(r) for r in fb],
-                     pays)
+        generate_int(MmaPlan(form, shape, acc16, o, [], [], ins), em, [embed(r) for r in fa], [embed(r) for r in fb])
 
     name = helper(ctx, key, "mma", len(d), params, body)
-    call(ctx, name, d, [*c, *a, *b] + ([keep] if keep is not None else []), [*c, *a, *b])
+    call(ctx, name, d, [*c, *a, *b], [*c, *a, *b])

@@ -28,8 +28,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ptxkit.fpsan.mma_calls import call, helper, tile_call
-from ptxkit.fpsan.mma_plan import SHAPES, MmaForm, MmaNotModelled, operand_regs
+from ptxkit.fpsan.mma_calls import call, helper
+from ptxkit.fpsan.mma_int import generate_int
+from ptxkit.fpsan.mma_plan import SHAPES, MmaForm, MmaNotModelled, MmaPlan, operand_regs
 from ptxkit.ir import Imm, Instruction, Reg, Sym, Vec
 
 
@@ -214,8 +215,8 @@ def _movs(em: Any, outs: list[str], regs: list[str]) -> None:
 
 def rewrite_wgmma(instr: Instruction, ctx: Any) -> bool:
     """Replace ``instr`` by calls of helper functions (``ptxkit.fpsan.mma_calls``): A's fragment from
-    its descriptor, B's per pair of n8 tiles, then the integer-limb ring mma of every tile on its four
-    accumulator registers; raises :class:`MmaNotModelled` (before emitting anything) for forms outside
+    its descriptor, then per pair of n8 tiles B's ldmatrix and the integer-limb ring mma of both tiles
+    on their accumulator registers; raises :class:`MmaNotModelled` (before emitting anything) for forms outside
     the modelled set."""
     f = WgmmaForm(instr)
     if isinstance(f.scale_d, str):
@@ -231,19 +232,38 @@ def rewrite_wgmma(instr: Instruction, ctx: Any) -> bool:
                       lambda em, o, p: _movs(em, o, _load_a(em, f.trans_a, p[0])))
         call(ctx, name, a, [f.a_desc], [f.a_desc])
     tiles = f.n // 8
-    b: list[list[str]] = []
-    for j in range(0, tiles, 2):
-        num = 4 if j + 1 < tiles else 2
-        regs = [ctx.fresh("b32") for _ in range(num)]
-        name = helper(ctx, ("wgmma_b", f.trans_b, num), "wgmma_b", num, ["b64 %db", "b32 %j"],
-                      lambda em, o, p, num=num: _movs(em, o, _load_b(em, f.trans_b, p[0], p[1], num)))
-        call(ctx, name, regs, [f.b_desc, str(j)], [f.b_desc])
-        b.extend(regs[h:h + 2] for h in range(0, num, 2))
     per_tile = 2 if f.acc16 else 4
     form = MmaForm("m16n8k8" if f.atype == "tf32" else "m16n8k16", f.dtype, f.atype, f.atype, f.dtype)
-    for j, bj in enumerate(b):
-        d = f.d_regs[per_tile * j:per_tile * (j + 1)]
-        tile_call(ctx, form, f.tile, f.acc16, d, a, bj, d, keep)
+    et = "f32" if f.atype == "tf32" else f.atype
+    for j in range(0, tiles, 2):  # one call per pair of n8 tiles: B's ldmatrix and both tiles' ring mma
+        num = 4 if j + 1 < tiles else 2
+        d = f.d_regs[per_tile * j:per_tile * (j + num // 2)]
+        params = [f"b32 %i{q}" for q in range(len(d))] + [f"b32 %a{q}" for q in range(4)]
+        params += ["b64 %db", "b32 %j", "b32 %keep"]
+
+        def body(em: Any, o: list[str], p: list[str], num: int = num, nd: int = len(d)) -> None:
+            ins, fa = p[:nd], p[nd:nd + 4]
+            embed = (lambda r: em.embed_word(r, et)) if f.atype == "tf32" else (lambda r: em.embed_pair(r, et))
+            b = _load_b(em, f.trans_b, "%db", "%j", num)
+            a_pay = [embed(r) for r in fa]
+            kp = em.pred()
+            em.op(f"setp.ne.u32 {kp}, %keep, 0")
+            for t in range(num // 2):
+                cs, ds = ins[per_tile * t:per_tile * (t + 1)], o[per_tile * t:per_tile * (t + 1)]
+                pays = []
+                for r in cs:
+                    halves = [em.embed_half(r, "f16", h) for h in (0, 1)] if f.acc16 else [em.embed_word(r, "f32")]
+                    kept = []
+                    for v in halves:
+                        k = em.reg()
+                        em.op(f"selp.b32 {k}, {v}, 0, {kp}")
+                        kept.append(k)
+                    pays.append(kept)
+                generate_int(MmaPlan(form, f.tile, f.acc16, ds, [], [], cs), em, a_pay,
+                             [embed(r) for r in b[2 * t:2 * t + 2]], pays)
+
+        name = helper(ctx, ("wgmma_tiles", form, f.acc16, f.trans_b, num), "wgmma", len(d), params, body)
+        call(ctx, name, d, [*d, *a, f.b_desc, str(j), keep], [*d, *a, f.b_desc])
     return True
 
 
