@@ -248,7 +248,8 @@ EXACT: list[int | str] = [4, 6, 15, 19, 72, 104, 114, 175, "k_rsqrt_f32", "k_exp
                           "k_pow_f64", 47, 76, 145, 167,  # __nv_pow calling __internal_accurate_pow
                           # f16/bf16 -> int folded into one cvt (E): the f32 path, exact but reported
                           "k_cast_f16subgti32subgtf32", 0, 1, 29, 148, 194,
-                          "k_dot16x16x16_f32_tf32x3_w1", 105, 150]  # tf32x3: cvt.rna.tf32 is the asm's call hash (I)
+                          "k_dot16x16x16_f32_tf32x3_w1", 105, 150,  # tf32x3: cvt.rna.tf32 is the asm's call hash (I)
+                          "k_erf_f64", "k_sin_f64", "k_cos_f64", 16, 37, 91]  # f64 erf/sin/cos, no exit marker (C, A0)
 # Known-open classes (issue 10's letters; /work/coord/issue10_findings.md): kernel -> (cause, reported
 # today, i.e. the sanitize report has an error so --strict fails).
 OPEN: dict[int | str, tuple[str, bool]] = {
@@ -263,8 +264,6 @@ OPEN: dict[int | str, tuple[str, bool]] = {
     "k_idiom_H_cmp_f16_via_f32": ("H: f32 comparison of widened halves narrowed to setp.lt.f16", True),
     "k_idiom_J_neg_then_narrow": ("J: (-x).to(f16): the negation is moved after the narrowing cast, the same PTX as "
                                   "-(x.to(f16)) (seed 3): sanitized as the latter, reported (--fold neg-cast)", True),
-    "k_erf_f64": ("A/C: __nv_erf inlined without a marker: not recognised (reported by its constants)", True),
-    16: ("C: inlined __nv_sin (f64) has no exit marker: not recognised (reported by its constants)", True),
 }
 
 

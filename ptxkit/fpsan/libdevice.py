@@ -20,7 +20,7 @@ from ptxkit.fpsan.libdevice_emit import emit_lib_op, note_text, save_input
 from ptxkit.fpsan.libdevice_flow import Flow, LibRange, constants, pure_functions
 from ptxkit.fpsan.libdevice_match import LIBDEVICE_OPS, match_body
 from ptxkit.fpsan.libdevice_sincos import match_sincos
-from ptxkit.fpsan.libdevice_unmarked import match_tanhf
+from ptxkit.fpsan.libdevice_unmarked import match_tanhf, match_unmarked_f64
 from ptxkit.fpsan.report import ReportItem, SanitizeReport
 from ptxkit.ptx.types import FLOAT_TYPES
 
@@ -48,12 +48,15 @@ def recognise(module: ir.Module, fn: ir.Function) -> list[LibRange]:
         return []
     text = module.source[fn.span.start:fn.span.end]
     tanh = "0f4038AA3B" in text and "0f41102CB4" in text
-    if "__nv_" not in text and not tanh:
+    f64_trig_or_erf = "0d3FE45F306DC9C883" in text or "0d3D47088FDB46FA5F" in text
+    if "__nv_" not in text and not tanh and not f64_trig_or_erf:
         return []
     stmts = [s for s in fn.statements() if s.span is not None]
     consts = constants(fn)
     flow = Flow(fn, pure_functions(module) if any(s.opcode == "call" for s in fn.instructions()) else frozenset())
     out: list[LibRange] = match_tanhf(flow, stmts, consts) if tanh else []
+    if f64_trig_or_erf:
+        out += match_unmarked_f64(flow, stmts, consts)
     prev = fn.span.line
     trig: list[tuple[str, str, int, int]] = []
     for m in _NV_EXIT.finditer(text):
@@ -134,7 +137,7 @@ def report_unmarked(fn: ir.Function, report: SanitizeReport, bodies: list[LibRan
         imms = {o for o in s.operands if isinstance(o, ir.FloatImm)}
         seen |= imms
         for name, keys in _UNMARKED.items():
-            if keys[0] in imms and not any(_line(s) in b.lines for b in bodies):
+            if keys[0] in imms and not any(b.start_line <= _line(s) < b.end_line for b in bodies):
                 hits.setdefault(name, []).append(s)
     for name, at in hits.items():
         if not all(k in seen for k in _UNMARKED[name]):

@@ -119,6 +119,7 @@ class Flow:
 
     def __init__(self, fn: ir.Function, pure: set[str] | frozenset[str] = frozenset()):
         self.rw = {id(s): (_raw_reads(s), _raw_writes(s)) for s in fn.instructions()}
+        self.top = {id(s) for s in fn.body or []}  # statements not nested in a { } block
         if pure:
             self._calls(fn, pure)
         self.loc: dict[int, tuple[str, ...]] = {}  # the ``.loc`` (file, line, col) in force at each instruction
@@ -255,3 +256,20 @@ def taint_with_memory(flow: Flow, body: list[ir.Instruction], taint: set[str]) -
 def line(s: ir.Statement) -> int:
     assert s.span is not None
     return s.span.line
+
+
+def constants_before(flow: Flow, body: list[ir.Instruction]) -> set[str]:
+    """Registers the body reads that hold an immediate there: every write before the body's first
+    instruction, and in the body, moves one (``%r328``: 1.0 for the user's 1/3, then the result of the next
+    copy). Only in a function without backward branches before the body: no later write flows back."""
+    p0 = flow.pos[id(body[0])]
+    if flow.loop_head is not None and flow.loop_head <= p0:
+        return set()
+    ids = {id(s) for s in body}
+    out: set[str] = set()
+    for r in {r for s in body for r in flow.reads(s)}:
+        ws = [w for w in flow.writers.get(r, []) if flow.pos[id(w)] < p0 or id(w) in ids]
+        if ws and all(w.opcode == "mov" and w.guard is None and len(w.operands) == 2
+                      and isinstance(w.operands[1], (ir.Imm, ir.FloatImm)) for w in ws):
+            out.add(r)
+    return out

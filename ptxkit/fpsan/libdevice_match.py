@@ -32,7 +32,7 @@ from __future__ import annotations
 from itertools import combinations_with_replacement, permutations
 
 from ptxkit import ir
-from ptxkit.fpsan.libdevice_flow import Flow, LibRange, forward_taint, is_float, line
+from ptxkit.fpsan.libdevice_flow import Flow, LibRange, constants_before, forward_taint, is_float, line
 
 
 def _ops() -> dict[str, tuple[str, str, int]]:
@@ -210,23 +210,6 @@ def _local_constants(flow: Flow, body: list[ir.Instruction]) -> set[str]:
     return {r for r, ok in defs.items() if ok}
 
 
-def _constants_before(flow: Flow, body: list[ir.Instruction]) -> set[str]:
-    """Registers the body reads that hold an immediate there: every write before the body's first
-    instruction, and in the body, moves one (``%r328``: 1.0 for the user's 1/3, then the result of the next
-    copy). Only in a function without backward branches before the body: no later write flows back."""
-    p0 = flow.pos[id(body[0])]
-    if flow.loop_head is not None and flow.loop_head <= p0:
-        return set()
-    ids = {id(s) for s in body}
-    out: set[str] = set()
-    for r in {r for s in body for r in flow.reads(s)}:
-        ws = [w for w in flow.writers.get(r, []) if flow.pos[id(w)] < p0 or id(w) in ids]
-        if ws and all(w.opcode == "mov" and w.guard is None and len(w.operands) == 2
-                      and isinstance(w.operands[1], (ir.Imm, ir.FloatImm)) for w in ws):
-            out.add(r)
-    return out
-
-
 def _targets(s: ir.Statement) -> list[str]:
     if not isinstance(s, ir.Instruction) or s.opcode not in ("bra", "brx"):
         return []
@@ -254,7 +237,7 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
     if start is None:
         return None
     body = rng[start:] + chunks
-    consts = consts | _local_constants(flow, body) | _constants_before(flow, body)
+    consts = consts | _local_constants(flow, body) | constants_before(flow, body)
     own = [s for s in body if not foreign(s)]
     given = set(inputs) | alias
     taint = forward_taint(flow, own, set(given))

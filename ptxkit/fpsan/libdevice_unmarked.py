@@ -1,10 +1,12 @@
 """libdevice bodies LLVM inlines without an exit marker (issue 10 A0/C), recognised by their shape:
-``__nv_tanhf`` (branch-free, f32)."""
+``__nv_tanhf`` (branch-free, f32), ``__nv_sin``/``__nv_cos``/``__nv_erf`` (f64: only nested ``.i`` markers)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ptxkit import ir
-from ptxkit.fpsan.libdevice_flow import Flow, LibRange, line
+from ptxkit.fpsan.libdevice_flow import Flow, LibRange, constants_before, line
 
 _TANHF_SCALE = ir.FloatImm(0x4038AA3B, 32)  # 2·log2(e): tanhf's exp2(2|x|)
 _TANHF_CUTOFF = ir.FloatImm(0x41102CB4, 32)  # |x| ≥ 9.01: tanh = ±1
@@ -82,3 +84,121 @@ def _tanhf_body(flow: Flow, stmts: list[ir.Statement], i0: int, x: str, consts: 
         return None
     return LibRange("tanhf", "call", line(start), line(members[-1]) + 1, x, outs.pop(), anchor, (x,), "f32",
                     one_call=True, lines=frozenset(line(s) for s in members))
+
+
+# ------------------------------------------------------------------------------ f64 sin, cos, erf
+
+_TWO_OVER_PI_64 = 0x3FE45F306DC9C883  # __nv_sin/__nv_cos: x·2/π (quadrant)
+_ERF_LEAD = {0x3D47088FDB46FA5F, 0xBCF0679AFBA6F279}  # __nv_erf: the polynomial's leading coefficients on |x|
+_MINUS_ONE_64 = 0xBFF0000000000000
+_SIGN32 = ir.Imm(-2147483648)
+
+
+def match_unmarked_f64(flow: Flow, stmts: list[ir.Statement], consts: set[str]) -> list[LibRange]:
+    """``__nv_sin``/``__nv_cos``/``__nv_erf`` (f64) inlined with only nested ``.i`` markers (issue 10 C/A0).
+    Each is found by its key instruction — ``mul.f64 t, x, 2/π`` (sin, cos) or ``abs.f64 a, x`` feeding the
+    erf polynomial — and is the code computing from x under the key's ``.loc`` (with ``.loc`` only), from
+    x's first such read up to its last instruction: the quadrant select ``selp.f64 r, s, s·(−1) + 0, p``
+    (sin; cos when the quadrant is incremented) or the copysign pack ``mov.b64 r, {lo, hi | sign(x)}``
+    (erf). Accepted under :func:`_unmarked`'s checks, else left to the report."""
+    if not flow.loc:
+        return []
+    out: list[LibRange] = []
+    for s in stmts:
+        if not isinstance(s, ir.Instruction) or "f64" not in s.mods or len(s.operands) < 2:
+            continue
+        x = s.operands[1]
+        if not isinstance(x, ir.Reg):
+            continue
+        if s.opcode == "mul" and _TWO_OVER_PI_64 in flow.float_imms(s):
+            got = _unmarked(flow, stmts, s, x.name, consts, _trig_end)
+        elif s.opcode == "abs" and any(t.opcode == "fma" and flow.reads(t) & flow.writes(s)
+                                       and flow.float_imms(t) & _ERF_LEAD for t in stmts
+                                       if isinstance(t, ir.Instruction)):
+            got = _unmarked(flow, stmts, s, x.name, consts, _erf_end)
+        else:
+            continue
+        if got is not None:
+            out.append(got)
+    return out
+
+
+def _trig_end(flow: Flow, s: ir.Instruction, members: list[ir.Instruction]) -> str | None:
+    """sin/cos when ``s`` is ``selp.f64 r, a, n, p`` with ``n = fma(a, −1.0, 0.0)`` of the body."""
+    if s.opcode != "selp" or "f64" not in s.mods or len(s.operands) != 4:
+        return None
+    a, n = (o.name if isinstance(o, ir.Reg) else "" for o in s.operands[1:3])
+    neg = [t for t in members if n in flow.writes(t) and t.opcode == "fma" and a in flow.reads(t)
+           and _MINUS_ONE_64 in flow.float_imms(t)]
+    if not neg:
+        return None
+    return "cos" if any(t.opcode == "add" and ir.Imm(1) in t.operands and "s32" in t.mods for t in members) else "sin"
+
+
+def _erf_end(flow: Flow, s: ir.Instruction, members: list[ir.Instruction]) -> str | None:
+    """erf when ``s`` packs ``{lo, hi}`` with ``hi = r | (hi(x) & 0x80000000)`` (the sign of x)."""
+    if s.opcode != "mov" or len(s.operands) != 2 or not isinstance(s.operands[1], ir.Vec):
+        return None
+    signed = {r for t in members if t.opcode == "and" and _SIGN32 in t.operands for r in flow.writes(t)}
+    return "erf" if any(t.opcode == "or" and flow.reads(t) & signed and flow.writes(t) & flow.reads(s)
+                        for t in members) else None
+
+
+def _unmarked(flow: Flow, stmts: list[ir.Statement], key: ir.Instruction, x: str, consts: set[str],
+              is_end: Callable[[Flow, ir.Instruction, list[ir.Instruction]], str | None]) -> LibRange | None:
+    """The body around ``key``: from the first read of x under the key's ``.loc`` after x's last write, the
+    instructions reading what it computes (through pure calls' parameters: ``Flow``) under that ``.loc``,
+    up to the one ``is_end`` names. Checks: x is not written in it, it reads nothing but x, x's sources
+    and constants, and exactly its end's result is read by other code."""
+    instrs = [s for s in stmts if isinstance(s, ir.Instruction)]
+    k = next(i for i, s in enumerate(instrs) if s is key)
+    defs = [i for i in range(k) if x in flow.writes(instrs[i])]
+    lo = defs[-1] + 1 if defs else 0
+    first = next((i for i in range(lo, k + 1) if x in flow.reads(instrs[i]) and flow.same_call(instrs[i], key)),
+                 None)
+    if first is None:
+        return None
+    alias = flow.sources(x)
+    taint = {x} | alias
+    members: list[ir.Instruction] = []
+    op = None
+    for s in instrs[first:]:
+        if not (flow.reads(s) & taint and flow.same_call(s, key)):
+            continue
+        if x in flow.writes(s):
+            return None
+        members.append(s)
+        taint |= flow.writes(s)
+        op = is_end(flow, s, members)
+        if op is not None:
+            break
+    if op is None:
+        return None
+    end = members[-1]
+    tables = {r for r, ws in flow.writers.items() if all(  # libdevice's coefficient tables (their address)
+        w.opcode == "mov" and isinstance(w.operands[-1], ir.Sym) and w.operands[-1].name.startswith("__cudart_")
+        for w in ws)}
+    allowed = taint | consts | tables | constants_before(flow, members)
+    if any(not flow.reads(s) <= allowed for s in members):
+        return None
+    ids = {id(s) for s in members}
+    # other code reading what the body computes; before the body only where a loop may bring values back
+    # (LLVM's hoisted 0 of the quadrant is also the masked loads' default: seed 16)
+    since = 0 if flow.loop_head is not None and flow.loop_head <= flow.pos[id(members[0])] else first
+    outs = {r for s in instrs[since:] if id(s) not in ids for r in flow.reads(s) & taint} - {x} - alias
+    if outs != flow.writes(end):
+        return None
+    # the op goes before the next instruction outside a { } block (a one-line block cannot take lines);
+    # nothing before it may read the result or be a label
+    last = next(i for i, s in enumerate(stmts) if s is end)
+    anchor: ir.Instruction | None = None
+    for t in stmts[last + 1:]:
+        if isinstance(t, ir.Label):
+            break
+        if isinstance(t, ir.Instruction) and (id(t) in flow.top or flow.reads(t) & outs):
+            anchor = t if id(t) in flow.top else None
+            break
+    if anchor is None:
+        return None
+    return LibRange(op, op, line(members[0]), line(end) + 1, x, outs.pop(), anchor, (x,), "f64", one_call=True,
+                    lines=frozenset(line(s) for s in members))
