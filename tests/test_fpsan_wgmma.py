@@ -210,9 +210,11 @@ def test_sanitized_wgmma_kernel_is_accepted_by_ptxas(atype, a_regs, extern, tmp_
     assert r.returncode == 0, r.stderr[:2000]
 
 
-@pytest.mark.parametrize("imms,why", [("-1, 1, 0, 0", "imm-scale"), ("1, 1", "operands")])
-def test_unmodelled_wgmma_is_reported(imms, why):
+@pytest.mark.parametrize("imms,why,acc", [("-1, 1, 0, 0", "imm-scale", "f32"), ("1, 1", "operands", "f32"),
+                                          ("1, 1, 0, 0", "accumulators", "f16")])
+def test_unmodelled_wgmma_is_reported(imms, why, acc):
     ptx = _kernel("f16", False, 0, 0, "%p1").replace("%p1, 1, 1, 0, 0;", f"%p1, {imms};")
+    ptx = ptx.replace("k16.f32.f16.f16", f"k16.{acc}.f16.f16")
     res = sanitize_text(ptx, "wgmma.ptx")
     assert len(res.report.errors) == 1 and why in str(res.report.errors[0])
 

@@ -21,7 +21,7 @@ The fence/commit_group/wait_group instructions stay: with every ``mma_async`` do
 order nothing, and the operands are read where the ISA requires them valid (the program may not write
 the shared-memory tiles or the accumulators until the wait). scale-d false (immediate 0 or a false
 predicate) zeroes the C payloads. Not modelled (reported): imm-scale −1, fp8/integer inputs, .f16
-accumulators with tf32, guarded wgmma.
+accumulators, guarded wgmma.
 """
 
 from __future__ import annotations
@@ -46,8 +46,8 @@ class WgmmaForm:
         shape, self.dtype, self.atype, btype = mods[3:]
         if self.atype != btype or self.atype not in ("f16", "bf16", "tf32"):
             raise MmaNotModelled(f"wgmma with .{self.atype}/.{btype} inputs is not modelled")
-        if self.dtype not in ("f32", "f16") or (self.dtype == "f16" and self.atype != "f16"):
-            raise MmaNotModelled(f"wgmma with .{self.dtype} accumulators and .{self.atype} inputs is not modelled")
+        if self.dtype != "f32":  # .f16 accumulators: not modelled (nor run by the simulator to check them)
+            raise MmaNotModelled(f"wgmma with .{self.dtype} accumulators is not modelled")
         self.k = 8 if self.atype == "tf32" else 16
         if not (shape.startswith("m64n") and shape.endswith(f"k{self.k}")):
             raise MmaNotModelled(f"wgmma shape .{shape} is not modelled")
@@ -66,8 +66,7 @@ class WgmmaForm:
             raise MmaNotModelled("wgmma with imm-scale-a/b = -1 is not modelled")
         self.trans_a = bool(imm[2]) if n_imm == 4 else False
         self.trans_b = bool(imm[-1]) if n_imm >= 3 else False
-        self.acc16 = self.dtype == "f16"
-        self.d_regs = operand_regs(ops[0], self.n // (4 if self.acc16 else 2), "wgmma D")
+        self.d_regs = operand_regs(ops[0], self.n // 2, "wgmma D")
         self.a_regs = operand_regs(ops[1], 4, "wgmma A") if self.a_in_regs else []
         for what, o in (("A", ops[1]), ("B", ops[2])):
             if not (what == "A" and self.a_in_regs) and not isinstance(o, (Reg, Sym)):
@@ -232,7 +231,7 @@ def rewrite_wgmma(instr: Instruction, ctx: Any) -> bool:
                       lambda em, o, p: _movs(em, o, _load_a(em, f.trans_a, p[0])))
         call(ctx, name, a, [f.a_desc], [f.a_desc])
     tiles = f.n // 8
-    per_tile = 2 if f.acc16 else 4
+    per_tile = 4
     form = MmaForm("m16n8k8" if f.atype == "tf32" else "m16n8k16", f.dtype, f.atype, f.atype, f.dtype)
     et = "f32" if f.atype == "tf32" else f.atype
     for j in range(0, tiles, 2):  # one call per pair of n8 tiles: B's ldmatrix and both tiles' ring mma
@@ -252,17 +251,13 @@ def rewrite_wgmma(instr: Instruction, ctx: Any) -> bool:
                 cs, ds = ins[per_tile * t:per_tile * (t + 1)], o[per_tile * t:per_tile * (t + 1)]
                 pays = []
                 for r in cs:
-                    halves = [em.embed_half(r, "f16", h) for h in (0, 1)] if f.acc16 else [em.embed_word(r, "f32")]
-                    kept = []
-                    for v in halves:
-                        k = em.reg()
-                        em.op(f"selp.b32 {k}, {v}, 0, {kp}")
-                        kept.append(k)
-                    pays.append(kept)
-                generate_int(MmaPlan(form, f.tile, f.acc16, ds, [], [], cs), em, a_pay,
+                    k = em.reg()
+                    em.op(f"selp.b32 {k}, {em.embed_word(r, 'f32')}, 0, {kp}")
+                    pays.append([k])
+                generate_int(MmaPlan(form, f.tile, False, ds, [], [], cs), em, a_pay,
                              [embed(r) for r in b[2 * t:2 * t + 2]], pays)
 
-        name = helper(ctx, ("wgmma_tiles", form, f.acc16, f.trans_b, num), "wgmma", len(d), params, body)
+        name = helper(ctx, ("wgmma_tiles", form, f.trans_b, num), "wgmma", len(d), params, body)
         call(ctx, name, d, [*d, *a, f.b_desc, str(j), keep], [*d, *a, f.b_desc])
     return True
 
