@@ -475,3 +475,41 @@ def test_shared_flag_between_warps(tmp_path, capsys, consumer_first, verdict):
     text = SHARED_FLAG.replace("BLOCK_A", a).replace("BLOCK_B", b)
     rc, d = _verify(tmp_path, capsys, text, "--arg", "out=u32[1]:zeros", "--block", "64")
     assert (rc, d["verdict"]) == ({"verified": 0, "inconclusive": 3}[verdict], verdict), d["reason"]
+
+
+# Every lane of a warp stores a value to the warp's slot s[warp] in one st.shared (Triton's reductions
+# store a warp's partial from all 32 lanes), then bar.sync, then each thread reads s[0] and s[1].
+# The 32 stores are unordered weak writes — a race by the ISA's definition (§8) — but when they store
+# one value every order leaves that value and the reads after the barrier see it: not reported.
+# When the lanes store different values (their tid), the order decides the value read: a race.
+SAME_VALUE = HEAD + """.visible .entry k(.param .u64 out)
+{
+  .reg .b32 %r<10>;
+  .reg .b64 %rd<4>;
+  .shared .align 4 .b32 s[2];
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  shr.u32 %r2, %r1, 5;
+  shl.b32 %r3, %r2, 2;
+  mov.u32 %r4, s;
+  add.u32 %r5, %r4, %r3;
+  st.shared.u32 [%r5], VALUE;
+  bar.sync 0;
+  ld.shared.u32 %r6, [s];
+  ld.shared.u32 %r7, [s+4];
+  add.u32 %r8, %r6, %r7;
+  cvt.u64.u32 %rd2, %r3;
+  add.u64 %rd2, %rd1, %rd2;
+  st.global.u32 [%rd2], %r8;
+  ret;
+}
+"""
+
+
+@pytest.mark.parametrize("value, verdict", [("%r2", "verified"), ("%r1", "race")])
+def test_same_value_stores_of_one_instruction(tmp_path, capsys, value, verdict):
+    rc, d = _verify(tmp_path, capsys, SAME_VALUE.replace("VALUE", value), "--arg", "out=u32[2]:zeros",
+                    "--block", "64")
+    assert (rc, d["verdict"]) == ({"verified": 0, "race": 1}[verdict], verdict), d["reason"]
+    if verdict == "race":
+        assert [x["line"] for x in d["witness"]["accesses"]] == [15, 15]  # the st.shared, two lanes

@@ -70,6 +70,7 @@ class Accesses:
     scope: list[np.ndarray] = field(default_factory=list)
     proxy: list[np.ndarray] = field(default_factory=list)
     phase: list[np.ndarray] = field(default_factory=list)  # the thread's CTA-barrier phase
+    value: list[np.ndarray] = field(default_factory=list)  # the value a write stores (0 when unknown)
     count: int = 0
 
 
@@ -149,7 +150,7 @@ class Context:
         self.findings.append(f)
 
     def access(self, ev_index: int, threads: np.ndarray, keys: np.ndarray, size: int, write: bool,
-               strong: bool, scope: str, proxy: str) -> None:
+               strong: bool, scope: str, proxy: str, value: np.ndarray | None = None) -> None:
         """Record an access of ``size`` bytes at ``keys`` by each of ``threads`` (at their current clocks)."""
         a = self.acc
         k = len(threads)
@@ -167,6 +168,9 @@ class Context:
         a.scope.append(np.full(k, SCOPES.get(scope, 0), np.int8))
         a.proxy.append(np.full(k, PROXIES.setdefault(proxy, len(PROXIES)), np.int8))
         a.phase.append(self.phase[np.minimum(threads, len(self.phase) - 1)].copy())
+        # a write of unknown value gets a value no other write has (-1 - its row): never "the same"
+        a.value.append(value.astype(np.int64) if value is not None
+                       else -1 - (a.count + np.arange(k, dtype=np.int64)))
         a.count += k
 
     # ---------------------------------------------------------------- the observer

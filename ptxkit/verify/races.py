@@ -44,6 +44,7 @@ class Table:
     scope: np.ndarray
     proxy: np.ndarray
     phase: np.ndarray
+    value: np.ndarray
 
     @staticmethod
     def of(acc: Accesses) -> Table:
@@ -52,7 +53,8 @@ class Table:
         return Table(cat(acc.thread, np.int32), cat(acc.sid, np.int32), cat(acc.ep, np.int32),
                      cat(acc.ev, np.int32), cat(acc.pos, np.int32), cat(acc.key, np.int64),
                      cat(acc.size, np.int8), cat(acc.write, np.bool_), cat(acc.strong, np.bool_),
-                     cat(acc.scope, np.int8), cat(acc.proxy, np.int8), cat(acc.phase, np.int32))
+                     cat(acc.scope, np.int8), cat(acc.proxy, np.int8), cat(acc.phase, np.int32),
+                     cat(acc.value, np.int64))
 
 
 @dataclass
@@ -101,6 +103,12 @@ def find_races(tab: Table, clocks: Clocks, cta_threads: int, clusters: np.ndarra
 
 
 def _weak_pairs(tab: Table, clocks: Clocks, cell: np.ndarray, row: np.ndarray) -> list[Race]:
+    """The O(n) pairs of the module docstring, with one refinement: the weak writes of one instruction
+    (one event) to a cell that all store the same value form a *group* — e.g. every lane of a warp
+    storing the warp's partial sum to one shared word, as Triton's reductions do. The ISA calls the
+    unordered writes of a group a race, but every order of them leaves the same value, so they are
+    not reported; the group counts as one write whose every member must be ordered with the access
+    before or after it (so a read that misses one lane's write is still a race)."""
     weak = ~tab.strong[row]
     cell, row = cell[weak], row[weak]
     m = len(row)
@@ -111,18 +119,48 @@ def _weak_pairs(tab: Table, clocks: Clocks, cell: np.ndarray, row: np.ndarray) -
     first = np.repeat(start, np.diff(np.r_[start, m]))
     last = np.repeat(np.r_[start[1:], m], np.diff(np.r_[start, m]))
     w = tab.write[row]
+    ev = tab.ev[row]
+    # groups: runs of writes with the same (cell, event); a run whose values differ is split up
+    brk = np.r_[True, (cell[1:] != cell[:-1]) | (ev[1:] != ev[:-1]) | ~w[1:] | ~w[:-1]]
+    gid = np.cumsum(brk) - 1
+    val = tab.value[row]
+    gmin = np.minimum.reduceat(val, np.flatnonzero(brk))
+    gmax = np.maximum.reduceat(val, np.flatnonzero(brk))
+    same = (gmin == gmax)[gid]
+    gstart = np.where(same, np.flatnonzero(brk)[gid], idx)
+    gend = np.where(same, np.r_[np.flatnonzero(brk)[1:], m][gid], idx + 1)
     prev_incl = np.maximum.accumulate(np.where(w, idx, -1))
     prev = np.r_[-1, prev_incl[:-1]]
     prev = np.where(prev >= first, prev, -1)
     nxt_incl = np.minimum.accumulate(np.where(w, idx, m)[::-1])[::-1]
     nxt = np.r_[nxt_incl[1:], m]
     nxt = np.where(nxt < last, nxt, -1)
-    a1, b1 = prev[prev >= 0], idx[prev >= 0]
+    # (every member of the previous write's group, i); a member of a group takes the group's previous
+    # write (its own group is not a race)
+    prev = np.where(w & same, prev[gstart], prev)
+    has = prev >= 0
+    b1 = idx[has]
+    lo1, hi1 = gstart[prev[has]], gend[prev[has]]
+    a1 = _ranges(lo1, hi1)
+    b1 = np.repeat(b1, hi1 - lo1)
+    # (i, every member of the next write's group) for reads i
     rd = (~w) & (nxt >= 0)
-    a2, b2 = idx[rd], nxt[rd]
+    lo2, hi2 = gstart[nxt[rd]], gend[nxt[rd]]
+    b2 = _ranges(lo2, hi2)
+    a2 = np.repeat(idx[rd], hi2 - lo2)
     a = row[np.r_[a1, a2]]
     b = row[np.r_[b1, b2]]
     return _unordered(tab, clocks, a, b)
+
+
+def _ranges(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """The concatenation of range(lo[i], hi[i])."""
+    n = hi - lo
+    if len(n) == 0 or n.sum() == 0:
+        return np.zeros(0, np.int64)
+    off = np.arange(int(n.sum())) - np.repeat(np.cumsum(n) - n, n)
+    out: np.ndarray = np.repeat(lo, n) + off
+    return out
 
 
 def _unordered(tab: Table, clocks: Clocks, a: np.ndarray, b: np.ndarray) -> list[Race]:

@@ -38,7 +38,9 @@ class AccessRule:
             return
         keys = ctx.event_keys(ev)
         strong = ev.kind == EvKind.RMW or _strong(ev.sem)
-        ctx.access(ctx.seq, ev.lanes, keys, ev.size, ev.kind != EvKind.LD, strong, ev.scope, ev.proxy)
+        value = ev.detail.get("value") if ev.kind == EvKind.ST else None
+        ctx.access(ctx.seq, ev.lanes, keys, ev.size, ev.kind != EvKind.LD, strong, ev.scope, ev.proxy,
+                   value if isinstance(value, np.ndarray) else None)
         if (ev.kind == EvKind.LD and strong) or (ev.kind == EvKind.RMW and ev.detail.get("ret", True)):
             ctx.strong_reads.append((ctx.seq, ev.lanes, keys))
 

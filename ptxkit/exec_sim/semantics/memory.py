@@ -214,7 +214,8 @@ def b_st(ins: ir.Instruction, dec: Decoding) -> LaneOp:
             a = base + np.uint64(i * size) if i else base
             st.mem.store(space, a, size, v.view(ut) if v.dtype != ut else v, m, st)
             if st.observer is not None:
-                report(st, EvKind.ST, info, space, a, size, m)
+                vals = np.broadcast_to(v.view(ut) if v.dtype != ut else v, (st.n,)).astype(np.uint64)
+                report(st, EvKind.ST, info, space, a, size, m, {"value": vals})
     return op
 
 
