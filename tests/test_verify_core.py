@@ -252,6 +252,12 @@ def test_bad_input_is_a_located_error(tmp_path, capsys):
     assert f"{f}:6:3: error:" in err and "Traceback" not in err
     assert main(["verify", str(tmp_path / "missing.ptx")]) == 2
     assert "ptxkit verify: error:" in capsys.readouterr().err
+    # a missing reference is bad input even when the kernel itself races (checked before the run)
+    g = tmp_path / "racy.ptx"
+    g.write_text(NEIGHBOUR.replace("BARRIER", ""))
+    assert main(["verify", str(g), "--arg", "out=u32[64]:zeros", "--block", "64",
+                 "--against", str(tmp_path / "missing.ptx")]) == 2
+    assert "missing.ptx" in capsys.readouterr().err
 
 
 # The consumer's spin loop comes first in the program text (lower pc) — nvcc's layout of flag code.

@@ -51,14 +51,15 @@ def run(args: argparse.Namespace) -> int:
     kargs = parse_arg_specs(args.arg, entry, args.seed)
     cluster = parse_dim(args.cluster, "--cluster")
     launch = Launch(module, entry.name, kargs, grid, block, args.shared, args.max_steps, cluster)
+    # the reference is read and sanitized up front: a bad reference is bad input whatever the verdict
+    ref = sanitized(read_source(args.against), args.against) if args.against is not None else None
+    ref_entry = select_entry(ref, None).name if ref is not None else None
     outcome = verify_launch(launch)
-    if args.against is not None and outcome.verdict in ("verified", "inconclusive"):
-        ref = sanitized(read_source(args.against), args.against)
+    if ref is not None and outcome.verdict in ("verified", "inconclusive"):
         mine = sanitized(read_source(args.file), args.file)
         try:
             diff = compare(Launch(mine, entry.name, kargs, grid, block, args.shared, args.max_steps),
-                           Launch(ref, select_entry(ref, None).name, kargs, grid, block, args.shared,
-                                  args.max_steps))
+                           Launch(ref, ref_entry, kargs, grid, block, args.shared, args.max_steps))
         except BoundExceeded as e:
             diff, outcome.verdict, outcome.reason = None, "inconclusive", e.diagnostics[0].message
         if diff is not None:
