@@ -13,7 +13,8 @@ from typing import Any
 
 from ptxkit.errors import UsageError
 from ptxkit.exec_sim.events import Observer, SimEvent
-from ptxkit.verify.report import SCHEDULER
+
+SCHEDULER = "lockstep-min-pc"  # exec_sim.machine: warps in lock step, lowest pc first, CTAs side by side
 
 
 def load(path: str) -> dict[str, Any]:

@@ -10,8 +10,7 @@ import networkx as nx
 from ptxkit.exec_sim.memory import GLOBAL_BASE
 from ptxkit.verify.check import Launch, Outcome, thread_coords
 from ptxkit.verify.context import SPACE_SHARED
-
-SCHEDULER = "lockstep-min-pc"  # exec_sim.machine: warps in lock step, lowest pc first, CTAs side by side
+from ptxkit.verify.replay import SCHEDULER
 
 
 def describe_location(key: int, launch: Launch, outcome: Outcome) -> dict[str, Any]:
