@@ -70,7 +70,7 @@ class Accesses:
     scope: list[np.ndarray] = field(default_factory=list)
     proxy: list[np.ndarray] = field(default_factory=list)
     phase: list[np.ndarray] = field(default_factory=list)  # the thread's CTA-barrier phase
-    value: list[np.ndarray] = field(default_factory=list)  # the value a write stores (0 when unknown)
+    value: list[np.ndarray] = field(default_factory=list)  # a write's value / a strong load's result
     count: int = 0
 
 

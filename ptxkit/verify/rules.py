@@ -38,7 +38,8 @@ class AccessRule:
             return
         keys = ctx.event_keys(ev)
         strong = ev.kind == EvKind.RMW or _strong(ev.sem)
-        value = ev.detail.get("value") if ev.kind == EvKind.ST else None
+        # the stored value of a write; the value a strong load read (reported for strong loads only)
+        value = ev.detail.get("value") if ev.kind in (EvKind.ST, EvKind.LD) else None
         ctx.access(ctx.seq, ev.lanes, keys, ev.size, ev.kind != EvKind.LD, strong, ev.scope, ev.proxy,
                    value if isinstance(value, np.ndarray) else None)
         if (ev.kind == EvKind.LD and strong) or (ev.kind == EvKind.RMW and ev.detail.get("ret", True)):

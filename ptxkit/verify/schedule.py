@@ -127,9 +127,9 @@ def _awaits(module: ir.Module, loop: awaitloop.AwaitLoop, tab: Table, ctx: Conte
     The writes that happen before the loop's first read are its history (in every schedule the loop
     first sees the latest of them, or the initial value); exactly one other write W, by another thread,
     morally strong with the loop's read, may be concurrent, observed after the history. The loop must
-    not exit on the history's value: known when a failed iteration read it (every read but the last
-    observed before W), or computed from the initial value of a global location when there is no
-    history."""
+    not exit on the history's value: the value the first read saw in the run (every read but the last
+    was observed before W), or the initial value of a global location when the loop did not fail in
+    the run and there is no history; the loop body decides on it (``awaitloop.exits_on``)."""
     if len(reads) == 0:
         return False
     line = ctx.events[int(tab.ev[reads[-1]])].line
@@ -159,7 +159,11 @@ def _awaits(module: ir.Module, loop: awaitloop.AwaitLoop, tab: Table, ctx: Conte
             and _includes(np.array([code]), tt, tw, nt, clusters)[0]):
         return False
     if len(reads) > 1:
-        return True  # a failed iteration read the history's value and went on
+        # the first read saw the history's value (the run shows every read before W); does the loop go
+        # on with it? (asked of the loop body, not inferred from the run: the reads before W could
+        # belong to an earlier run of the loop that exited)
+        v = int(tab.value[r0]) & ((1 << 64) - 1)
+        return awaitloop.exits_on(module, loop, v) is False
     if hist.any():
         return False  # the history's value is not recorded
     v = init(key, int(tab.size[wr]))
