@@ -162,8 +162,8 @@ def _awaits(module: ir.Module, loop: awaitloop.AwaitLoop, tab: Table, ctx: Conte
         # the first read saw the history's value (the run shows every read before W); does the loop go
         # on with it? (asked of the loop body, not inferred from the run: the reads before W could
         # belong to an earlier run of the loop that exited)
-        v = int(tab.value[r0]) & ((1 << 64) - 1)
-        return awaitloop.exits_on(module, loop, v) is False
+        seen = int(tab.value[r0]) & ((1 << 64) - 1)
+        return awaitloop.exits_on(module, loop, seen) is False
     if hist.any():
         return False  # the history's value is not recorded
     v = init(key, int(tab.size[wr]))
