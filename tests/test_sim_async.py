@@ -1016,3 +1016,37 @@ def test_bulk_copy_between_the_shared_memories_of_a_cluster():
     res = run_kernel(m, None, parse_arg_specs(["out=u32[64]:zeros"], m.entries()[0], 0), 2, 32, 0,
                      cluster=(2, 1, 1))
     assert list(res.buffers["out"].reshape(32, 2)[:, 0]) == [2000 + t for t in range(32)]
+
+
+def test_cp_async_reads_only_src_size_bytes():
+    """cp.async.ca 16 bytes with src-size 6 from a 6-byte buffer copies those 6 bytes and zero-fills 10
+    (a partial 4-byte chunk included); with src-size 0 from past the buffer's end it reads nothing and
+    zero-fills all 16 (ISA §9.7.9.25.3.1) — neither is an out-of-bounds access."""
+    text = """
+.visible .entry k(.param .u64 src, .param .u64 out)
+{
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<8>;
+  .shared .align 16 .b8 buf[32];
+  ld.param.u64 %rd1, [src];
+  ld.param.u64 %rd2, [out];
+  mov.u32 %r1, buf;
+  mov.u32 %r2, 6;
+  mov.u32 %r3, 0;
+  st.shared.v4.u32 [%r1+16], {%r2, %r2, %r2, %r2};
+  cp.async.ca.shared.global [%r1], [%rd1], 16, %r2;
+  add.u64 %rd3, %rd1, 64;
+  cp.async.ca.shared.global [%r1+16], [%rd3], 16, %r3;
+  cp.async.wait_all;
+  ld.shared.v4.u32 {%r4, %r5, %r6, %r7}, [%r1];
+  st.global.v4.u32 [%rd2], {%r4, %r5, %r6, %r7};
+  ld.shared.v4.u32 {%r4, %r5, %r6, %r7}, [%r1+16];
+  st.global.v4.u32 [%rd2+16], {%r4, %r5, %r6, %r7};
+  ret;
+}
+"""
+    m = parse_text(HEAD + text, "t.ptx")
+    args = parse_arg_specs(["src=u8[6]:zeros", "out=u8[32]:zeros"], m.entries()[0], 0)
+    args[0].data[:] = [11, 12, 13, 14, 15, 16]
+    res = run_kernel(m, None, args, 1, 1, 0)
+    assert list(res.buffers["out"]) == [11, 12, 13, 14, 15, 16] + [0] * 26

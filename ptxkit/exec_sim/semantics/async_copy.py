@@ -140,8 +140,9 @@ def _mbar_operand(ins: ir.Instruction, dec: Decoding, op: ir.Operand) -> tuple[R
 
 # ---------------------------------------------------------------------- cp.async (§9.7.9.25.3)
 def _cp_async(ins: ir.Instruction, dec: Decoding) -> LaneOp:
-    """cp.async.{ca,cg}.shared{::cta}.global [dst], [src], cp-size{, src-size}{, policy}: bytes past
-    src-size are zero-filled."""
+    """cp.async.{ca,cg}.shared{::cta}.global [dst], [src], cp-size{, src-size}{, policy}: only the first
+    src-size bytes are read (§9.7.9.25.3.1: a masked-off copy with src-size 0 reads nothing, so its source
+    address may lie outside any allocation), the rest of the cp-size bytes are zero-filled."""
     mods, ops = ins.mods, ins.operands
     if len(ops) < 3 or not isinstance(ops[2], ir.Imm):
         raise Unsupported("cp.async without a constant cp-size")
@@ -156,10 +157,20 @@ def _cp_async(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     def op(st: State, m: Mask) -> None:
         d, s_ = _lanes(dst(st), st.n), _lanes(src(st), st.n)
         limit = None if src_size is None else np.broadcast_to(np.asarray(src_size(st)).astype(np.int64), (st.n,))
+        act = np.ones(st.n, bool) if m is None else m
         for k in range(0, size, chunk):
-            v = st.mem.load("global", s_ + np.uint64(k), chunk, m, st)
-            if limit is not None:
-                v = np.where(limit >= k + chunk, v, v.dtype.type(0))  # partial chunks do not occur for aligned sizes
+            if limit is None:
+                v = st.mem.load("global", s_ + np.uint64(k), chunk, m, st)
+            else:  # whole chunks below src-size, then the bytes of a chunk it cuts; nothing past it
+                full = act & (limit >= k + chunk)
+                v = st.mem.load("global", s_ + np.uint64(k), chunk, full, st) if full.any() \
+                    else np.zeros(st.n, UINT[chunk])
+                v = np.where(full, v, v.dtype.type(0))
+                for b in range(chunk):
+                    part = act & (limit > k + b) & (limit < k + chunk)
+                    if part.any():
+                        byte = st.mem.load("global", s_ + np.uint64(k + b), 1, part, st).astype(v.dtype)
+                        v = np.where(part, v | (byte << v.dtype.type(8 * b)), v)
             st.mem.store("shared", d + np.uint64(k), chunk, v, m, st)
         if observer(st) is not None:
             sel = np.ones(st.n, bool) if m is None else m
