@@ -335,30 +335,32 @@ TRITON_MM = ROOT / "corpora" / "verify" / "triton_matmul_tma_sm90.ptx"
 
 @pytest.mark.skipif(not TRITON_MM.is_file(), reason="corpora/verify/triton_matmul_tma_sm90.ptx not committed yet")
 def test_triton_tma_wgmma_matmul_equals_numpy(tmp_path):
-    """Triton 3.9's sm_90 matmul (1 CTA of 128 threads, a 64 x 64 tile, K = 128): the A and B tiles come
-    in through TMA (128-byte swizzle) and mbarriers, wgmma reads them through matrix descriptors. Small
-    integers keep every f32 sum exact, so the result is numpy's A @ B bit for bit."""
+    """Triton 3.9's sm_90 matmul of corpora/verify (1 CTA of 128 threads, a 64 x 64 tile, K = 128): the A
+    and B tiles come in through TMA (swizzled boxes) and mbarriers, wgmma reads them through matrix
+    descriptors. The launch is the file's own "// launch:" line, with the two random tensors replaced by
+    small integers, which keep every f32 sum exact: the result is numpy's A @ B bit for bit."""
+    import re
+    import shlex
+
     from ptxkit.exec_sim import load_module
 
-    m = load_module(TRITON_MM)
-    fn = m.entries()[0]
+    text = TRITON_MM.read_text()
+    launch = shlex.split(re.search(r"^// launch: ptxkit verify \S+ (.*)$", text, re.M).group(1))
+    opts = dict(zip(launch[::2], launch[1::2]))
+    specs = [v for k, v in zip(launch[::2], launch[1::2]) if k == "--arg"]
     rng = np.random.default_rng(0)
     a = rng.integers(-3, 4, (64, 128)).astype(np.float16)
     b = rng.integers(-3, 4, (128, 64)).astype(np.float16)
     np.save(tmp_path / "a.npy", a.reshape(-1))
     np.save(tmp_path / "b.npy", b.reshape(-1))
-    # Triton's parameters: per descriptor the CUtensorMap, its shape (2 x u32) and strides (2 x u64)
-    # (read by nothing here: the TMA copies take everything from the map), then c_ptr and two scratch
-    # pointers
-    p = [q.name for q in fn.params]
-    assert [q.dims for q in fn.params[:1] + fn.params[5:6]] == [(128,), (128,)] and len(p) == 13
-    specs = [f"{p[0]}=tmap:f16[8192]:{tmp_path / 'a.npy'}:dims=128,64:box=64,64:swizzle=128B",
-             f"{p[1]}=u32:64", f"{p[2]}=u32:128", f"{p[3]}=u64:128", f"{p[4]}=u64:1",
-             f"{p[5]}=tmap:f16[8192]:{tmp_path / 'b.npy'}:dims=64,128:box=64,64:swizzle=128B",
-             f"{p[6]}=u32:128", f"{p[7]}=u32:64", f"{p[8]}=u64:64", f"{p[9]}=u64:1",
-             f"{p[10]}=f32[4096]:zeros", f"{p[11]}=null", f"{p[12]}=null"]
-    out = p[10]
-    res = run_kernel(m, None, parse_arg_specs(specs, fn, 0), 1, 128, 49176)
+    tm = [i for i, x in enumerate(specs) if "=tmap:" in x]
+    assert len(tm) == 2 and "dims=128,64" in specs[tm[0]] and "dims=64,128" in specs[tm[1]]
+    specs[tm[0]] = specs[tm[0]].replace(":rand:", f":{tmp_path / 'a.npy'}:")
+    specs[tm[1]] = specs[tm[1]].replace(":rand:", f":{tmp_path / 'b.npy'}:")
+    out = next(x.split("=")[0] for x in specs if "=f32[4096]:zeros" in x)
+    m = load_module(TRITON_MM)
+    fn = m.entries()[0]
+    res = run_kernel(m, None, parse_arg_specs(specs, fn, 0), 1, int(opts["--block"]), int(opts["--shared"]))
     got = res.buffers[out].reshape(64, 64)
     assert np.array_equal(got, (a.astype(np.float64) @ b.astype(np.float64)).astype(np.float32))
 
