@@ -57,9 +57,10 @@ EXTERN = ".extern .func (.param .b32 r) vprintf (.param .b64 f, .param .b64 a);\
 
 
 def _kernel(atype: str, a_regs: bool, trans_a: int, trans_b: int, scale_d: str, extern: bool = False) -> str:
-    k = 8 if atype == "tf32" else 16
+    fp8 = atype.startswith("e")
+    k = 8 if atype == "tf32" else 32 if fp8 else 16
     nd = N // 2
-    imms = "1, 1" + ("" if atype == "tf32" else (f", {trans_b}" if a_regs else f", {trans_a}, {trans_b}"))
+    imms = "1, 1" + ("" if atype == "tf32" or fp8 else (f", {trans_b}" if a_regs else f", {trans_a}, {trans_b}"))
     a_op = "{%a0, %a1, %a2, %a3}" if a_regs else "%rd4"
     d = ", ".join(f"%d{j}" for j in range(nd))
     loads = "".join(f"\tld.global.f32 %d{j}, [%rd7+{4 * j}];\n" for j in range(nd))
@@ -122,7 +123,7 @@ $copy:
 
 def _ring_dot(A: np.ndarray, B: np.ndarray, C: np.ndarray, atype: str, keep: bool) -> np.ndarray:
     """A [64, k], B [N, k] (B^T), C [64, N] bit patterns → unembedded f32 bits of the ring dot."""
-    et, w = ("f32", 32) if atype == "tf32" else (atype, 16)
+    et, w = ("f32", 32) if atype == "tf32" else (atype, 8) if atype.startswith("e") else (atype, 16)
     ea = ring.sext(ring.embed(A, et), w, 32).astype(np.uint64)
     eb = ring.sext(ring.embed(B, et), w, 32).astype(np.uint64)
     acc = ring.embed(C, "f32").astype(np.uint64) if keep else np.zeros(C.shape, np.uint64)
@@ -135,6 +136,7 @@ CASES = [("f16", mode, ta, tb, areg) for mode in (0, 1, 2, 3) for ta in (0, 1) f
          for areg in (False, True) if not (mode == 0 and (ta or tb)) and not (areg and ta)]
 CASES += [("bf16", 2, 1, 0, False), ("bf16", 3, 0, 1, True)]
 CASES += [("tf32", mode, 0, 0, mode % 2 == 1) for mode in (0, 1, 2, 3)]
+CASES += [("e5m2", mode, 0, 0, False) for mode in (0, 1, 2, 3)] + [("e4m3", 1, 0, 0, False)]
 CASES = [(*c, False) for c in CASES] + [("f16", 1, 0, 1, False, True), ("bf16", 2, 1, 0, False, True),
                                           ("f16", 3, 0, 1, True, True), ("tf32", 2, 0, 0, False, True)]
 
@@ -143,9 +145,9 @@ CASES = [(*c, False) for c in CASES] + [("f16", 1, 0, 1, False, True), ("bf16", 
 def test_wgmma_expansion_is_the_ring_dot(atype, mode, trans_a, trans_b, a_regs, extern):
     """Helper-function calls with .reg parameters (the default) and, in a module with an extern function,
     with ABI .param arguments."""
-    k, eb = (8, 4) if atype == "tf32" else (16, 2)
+    k, eb = (8, 4) if atype == "tf32" else (32, 1) if atype.startswith("e") else (16, 2)
     rng = np.random.default_rng(mode * 8 + trans_a * 4 + trans_b * 2 + a_regs + len(atype))
-    bits = 32 if atype == "tf32" else 16
+    bits = 8 * eb
     A = rng.integers(0, 1 << bits, size=(64, k), dtype=np.uint64)
     B = rng.integers(0, 1 << bits, size=(N, k), dtype=np.uint64)
     C = rng.integers(0, 1 << 32, size=(64, N), dtype=np.uint64)

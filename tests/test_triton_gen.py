@@ -9,6 +9,7 @@ kernels stay bit-exact, and every mismatch is reported (fails ``--strict``). Kno
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import os
@@ -286,6 +287,23 @@ def test_random_kernel_mismatch_is_reported(key):
     o = _outcome(key)
     assert o.status != "compile_error", _why(o)
     assert o.status == "exact" or o.strict_fails, _why(o)
+
+
+@needs_triton
+@pytest.mark.parametrize("fp8,sig", [("e5m2", "*fp8e5"), ("e4m3", "*fp8e4nv")])
+def test_fp8_wgmma_dot_is_bit_exact(fp8, sig):
+    """A 64x64x64 fp8 tl.dot for sm_90 (plain: wgmma.mma_async.m64n64k32.f32.e5m2.e5m2 / .e4m3; Triton's
+    FPSan: integer mma.m16n8k32.s8.s8 on the embedded bytes) sanitizes to Triton's FPSan bits (issue 10)."""
+    s = single_dot("f16", (64, 64, 64), 4, "")
+    name = f"k_dot64x64x64_{fp8}_w4"
+    rng = np.random.default_rng(7)
+    spec = dataclasses.replace(s, name=name, source=s.source.replace(s.name, name),
+                               signature={k: (sig if v == "*fp16" else v) for k, v in s.signature.items()},
+                               fixed_inputs={"a_ptr": rng.integers(0, 256, 64 * 64, dtype=np.uint8),
+                                             "b_ptr": rng.integers(0, 256, 64 * 64, dtype=np.uint8)})
+    assert f"{fp8}.{fp8}" in compile_ptx(spec, "").ptx  # the plain build really is an fp8 wgmma
+    o = check(spec)
+    assert o.status == "exact" and not o.strict_fails, _why(o)
 
 
 @needs_triton

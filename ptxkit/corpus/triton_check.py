@@ -43,7 +43,7 @@ from ptxkit.fpsan_ptx import sanitize_text
 TRITON_VERSION = "3.9.0"
 ARCH = 90
 STATUSES = ("exact", "mismatch", "ref_sim_error", "cand_sim_error", "sanitize_error", "compile_error")
-_TYPE = {np.uint16: "u16", np.uint32: "u32", np.uint64: "u64"}
+_TYPE = {np.uint8: "u8", np.uint16: "u16", np.uint32: "u32", np.uint64: "u64"}
 
 
 def cache_dir() -> Path:

@@ -43,12 +43,15 @@ class WgmmaForm:
             raise MmaNotModelled("a guarded wgmma is not modelled")
         if mods[:3] != ["mma_async", "sync", "aligned"] or len(mods) != 7:
             raise MmaNotModelled("only wgmma.mma_async.sync.aligned.SHAPE.D.A.B is modelled")
-        shape, self.dtype, self.atype, btype = mods[3:]
-        if self.atype != btype or self.atype not in ("f16", "bf16", "tf32"):
-            raise MmaNotModelled(f"wgmma with .{self.atype}/.{btype} inputs is not modelled")
+        shape, self.dtype, self.atype, self.btype = mods[3:]
+        fp8 = ("e4m3", "e5m2")
+        if not ((self.atype == self.btype and self.atype in ("f16", "bf16", "tf32"))
+                or (self.atype in fp8 and self.btype in fp8)):
+            raise MmaNotModelled(f"wgmma with .{self.atype}/.{self.btype} inputs is not modelled")
+        self.fp8 = self.atype in fp8
         if self.dtype != "f32":  # .f16 accumulators: not modelled (nor run by the simulator to check them)
             raise MmaNotModelled(f"wgmma with .{self.dtype} accumulators is not modelled")
-        self.k = 8 if self.atype == "tf32" else 16
+        self.k = 8 if self.atype == "tf32" else 32 if self.fp8 else 16
         if not (shape.startswith("m64n") and shape.endswith(f"k{self.k}")):
             raise MmaNotModelled(f"wgmma shape .{shape} is not modelled")
         self.n = int(shape[4:-len(f"k{self.k}")])
@@ -56,7 +59,7 @@ class WgmmaForm:
             raise MmaNotModelled(f"wgmma shape .{shape} is not modelled")
         ops = instr.operands
         self.a_in_regs = isinstance(ops[1], Vec) if len(ops) > 1 else False
-        n_imm = 2 + (0 if self.atype == "tf32" else 1 if self.a_in_regs else 2)
+        n_imm = 2 + (0 if self.atype == "tf32" or self.fp8 else 1 if self.a_in_regs else 2)
         if len(ops) != 4 + n_imm:
             raise MmaNotModelled("wgmma operands not as in ISA §9.7.15.5.2")
         imm = [o.value if isinstance(o, Imm) else None for o in ops[4:]]
@@ -80,7 +83,7 @@ class WgmmaForm:
             self.scale_d = sd.name
         else:
             raise MmaNotModelled("wgmma scale-d must be a predicate or an immediate")
-        self.tile = SHAPES[("m16n8k8", "tf32") if self.atype == "tf32" else ("m16n8k16", "16")]
+        self.tile = SHAPES[("m16n8k8", "tf32") if self.atype == "tf32" else ("m16n8k16", "16")]  # fp8: unused
 
 
 def _name(o: object) -> str:
@@ -212,6 +215,43 @@ def _movs(em: Any, outs: list[str], regs: list[str]) -> None:
         em.op(f"mov.b32 {o}, {r}")
 
 
+def _embed_bytes(em: Any, reg: str, ftype: str) -> str:
+    """φ of the four 8-bit floats of ``reg``, packed back in their bytes."""
+    out = em.reg()
+    for i in range(4):
+        t = em.reg()
+        em.op(f"bfe.u32 {t}, {reg}, {8 * i}, 8")
+        pay = em.embed(t, ftype)  # the payload in the low 8 bits, the rest zero
+        if i == 0:
+            em.op(f"mov.b32 {out}, {pay}")
+        else:
+            em.op(f"bfi.b32 {out}, {pay}, {out}, {8 * i}, 8")
+    return str(out)
+
+
+def _fp8_tiles(em: Any, f: WgmmaForm, ins: list[str], outs: list[str], a: list[str], b: list[str], num: int) -> None:
+    """8-bit inputs (k = 32): the fragments of the warp's m16n8k32 tiles are those of the integer
+    ``mma.m16n8k32`` (ldmatrix of 16-byte K-major rows: lane (g, t) gets bytes 4t..4t+3 of a row), so
+    the ring products Σ sext(φA)·sext(φB) are one ``mma…s32.s8.s8.s32`` on the embedded bytes — what
+    Triton's own FPSan dot emits for fp8 — plus E(C) where scale-d keeps it."""
+    a_pay = [_embed_bytes(em, r, f.atype) for r in a]
+    kp = em.pred()
+    em.op(f"setp.ne.u32 {kp}, %keep, 0")
+    for t in range(num // 2):
+        b_pay = [_embed_bytes(em, r, f.btype) for r in b[2 * t:2 * t + 2]]
+        prod = [em.reg() for _ in range(4)]
+        em.op(f"mov.b32 {prod[0]}, 0")
+        em.op(f"mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {{{', '.join(prod)}}}, {{{', '.join(a_pay)}}}, "
+              f"{{{', '.join(b_pay)}}}, {{{prod[0]}, {prod[0]}, {prod[0]}, {prod[0]}}}")
+        results = []
+        for i in range(4):
+            c, s = em.reg(), em.reg()
+            em.op(f"selp.b32 {c}, {em.embed_word(ins[4 * t + i], 'f32')}, 0, {kp}")
+            em.op(f"add.u32 {s}, {prod[i]}, {c}")
+            results.append([s])
+        em.finish(outs[4 * t:4 * t + 4], results, "f32")
+
+
 def rewrite_wgmma(instr: Instruction, ctx: Any) -> bool:
     """Replace ``instr`` by calls of helper functions (``ptxkit.fpsan.mma_calls``): A's fragment from
     its descriptor, then per pair of n8 tiles B's ldmatrix and the integer-limb ring mma of both tiles
@@ -244,6 +284,9 @@ def rewrite_wgmma(instr: Instruction, ctx: Any) -> bool:
             ins, fa = p[:nd], p[nd:nd + 4]
             embed = (lambda r: em.embed_word(r, et)) if f.atype == "tf32" else (lambda r: em.embed_pair(r, et))
             b = _load_b(em, f.trans_b, "%db", "%j", num)
+            if f.fp8:
+                _fp8_tiles(em, f, ins, o, fa, b, num)
+                return
             a_pay = [embed(r) for r in fa]
             kp = em.pred()
             em.op(f"setp.ne.u32 {kp}, %keep, 0")
@@ -257,7 +300,7 @@ def rewrite_wgmma(instr: Instruction, ctx: Any) -> bool:
                 generate_int(MmaPlan(form, f.tile, False, ds, [], [], cs), em, a_pay,
                              [embed(r) for r in b[2 * t:2 * t + 2]], pays)
 
-        name = helper(ctx, ("wgmma_tiles", form, f.trans_b, num), "wgmma", len(d), params, body)
+        name = helper(ctx, ("wgmma_tiles", form, f.btype, f.trans_b, num), "wgmma", len(d), params, body)
         call(ctx, name, d, [*d, *a, f.b_desc, str(j), keep], [*d, *a, f.b_desc])
     return True
 
