@@ -15,12 +15,16 @@ registers has the m16n8kK A layout of the warp's rows). So the expansion
    MN, the eight k of a group W apart, the next eight SBO further, the next W/2 MN elements LBO further;
    the swizzle XORs address bits 4.. with bits 7.. (the same layouts as the simulator's
    ``ptxkit.exec_sim.semantics.tensor``),
-3. runs every n8 tile through the integer-limb expansion of ``mma_int`` (integer tensor cores, exact).
+3. runs every n8 tile through the integer-limb expansion of ``mma_int`` (integer tensor cores, exact);
+   fp8 inputs need no limbs: one ``mma.m16n8k32.s8.s8`` on the embedded bytes (:func:`_fp8_tiles`).
+
+A, then each pair of n8 tiles (B's ldmatrix and both tiles' ring mma), is a call of a helper function
+(``ptxkit.fpsan.mma_calls``): compiled once per form however many wgmma call it.
 
 The fence/commit_group/wait_group instructions stay: with every ``mma_async`` done at its issue they
 order nothing, and the operands are read where the ISA requires them valid (the program may not write
 the shared-memory tiles or the accumulators until the wait). scale-d false (immediate 0 or a false
-predicate) zeroes the C payloads. Not modelled (reported): imm-scale −1, fp8/integer inputs, .f16
+predicate) zeroes the C payloads. Not modelled (reported): imm-scale −1, integer/b1 inputs, .f16
 accumulators, guarded wgmma.
 """
 
