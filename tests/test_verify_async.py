@@ -500,3 +500,42 @@ def test_bulk_wait_group_read_completes_the_source_reads_only():
         assert ctx.clocks.ordered(thread[src_reads], ep[src_reads], np.full(len(src_reads), sid[st_src])).all()
         assert bool(ctx.clocks.ordered(thread[dst_writes], ep[dst_writes],
                                        np.full(len(dst_writes), sid[last])).all()) == dest_ordered
+
+
+LDMATRIX = """
+.visible .entry k(.param .u64 out)
+{
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<8>;
+  .shared .align 16 .b8 buf[128];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, buf;
+  and.b32 %r3, %r1, 7;
+  shl.b32 %r4, %r3, 4;
+  add.u32 %r5, %r2, %r4;
+  ld.param.u64 %rd1, [out];
+  mul.wide.u32 %rd2, %r1, 16;
+  add.u64 %rd3, %rd1, %rd2;
+  cvt.u64.u32 %rd4, %r1;
+  cp.async.ca.shared.global [%r5], [%rd3], 16;
+  cp.async.commit_group;
+  WAIT
+  ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%r6}, [%r5];
+  st.global.u32 [%rd3], %r6;
+  ret;
+}
+"""
+
+
+def test_ldmatrix_reads_are_reported_and_checked_against_cp_async():
+    """ldmatrix.x1 (ISA §9.7.14.5.15): lanes 0..7 each read a 16-byte row — reported as four 4-byte LD
+    events over those lanes; reading rows a cp.async has not completed (no wait_group) is a finding, with
+    cp.async.wait_all + bar.sync none."""
+    specs = ["out=u32[128]:zeros"]
+    ctx, events = _check(LDMATRIX.replace("WAIT", "cp.async.wait_all;\n  bar.sync 0;"), specs)
+    assert not ctx.findings
+    lds = [e for e in events if e.kind == EvKind.LD and e.opcode.startswith("ldmatrix")]
+    assert len(lds) == 4 and all(list(e.lanes) == list(range(8)) for e in lds)
+    assert [list(e.addr) for e in lds] == [[16 * t + 4 * k for t in range(8)] for k in range(4)]
+    ctx, _ = _check(LDMATRIX.replace("WAIT", ""), specs)
+    assert any(f.rule == "cp-async-wait" and f.line == _line(LDMATRIX, "ldmatrix") for f in ctx.findings)

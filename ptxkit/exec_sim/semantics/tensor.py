@@ -16,6 +16,7 @@ import numpy as np
 from ptxkit import ir
 from ptxkit.exec_sim import floats as F
 from ptxkit.exec_sim.events import EvKind
+from ptxkit.exec_sim.observe import access_info, report
 from ptxkit.exec_sim.semantics.common import Decoding, LaneOp, Mask, Reader, State, Unsupported, items
 from ptxkit.exec_sim.semantics.report import emit, observer
 from ptxkit.exec_sim.semantics.warp import active_lanes, lanes_of
@@ -50,6 +51,7 @@ def b_ldmatrix(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     addr, sym_space = dec.addr(ins.operands[1])
     space = _matrix_space(ins, sym_space)
     ws = [dec.dst(x, "b32") for x in dsts]
+    info = access_info(ins, EvKind.LD)
 
     def op(st: State, m: Mask) -> None:
         n = st.n
@@ -58,6 +60,8 @@ def b_ldmatrix(ins: ir.Instruction, dec: Decoding) -> LaneOp:
         rows = np.zeros((n, 4), np.uint32)
         for k in range(4):
             rows[:, k] = st.mem.load(space, base + np.uint64(4 * k), 4, provider, st)
+            if observer(st) is not None:  # each providing lane reads its 16-byte row
+                report(st, EvKind.LD, info, space, base + np.uint64(4 * k), 4, provider)
         halves = rows.view(np.uint16).reshape(-1, 32, 8)  # [warp, providing lane, column]
         for i, w in enumerate(ws):
             mat = halves[:, 8 * i:8 * i + 8, :]  # [warp, row, column]
@@ -77,6 +81,7 @@ def b_stmatrix(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     addr, sym_space = dec.addr(ins.operands[0])
     space = _matrix_space(ins, sym_space)
     rs = [dec.src(x, "b32") for x in srcs]
+    info = access_info(ins, EvKind.ST)
     r, c = np.arange(8)[:, None], np.arange(8)[None, :]
     # memory row r, column c of a matrix is the fragment element (lane, half) below of its register
     lane_rc, half_rc = (4 * c + r // 2, r % 2) if trans else (4 * r + c // 2, c % 2)
@@ -94,6 +99,8 @@ def b_stmatrix(ins: ir.Instruction, dec: Decoding) -> LaneOp:
         words = rows.reshape(n, 8).view(np.uint32)  # [lane, the 4 words of its row]
         for k in range(4):
             st.mem.store(space, base + np.uint64(4 * k), 4, words[:, k].copy(), provider, st)
+            if observer(st) is not None:
+                report(st, EvKind.ST, info, space, base + np.uint64(4 * k), 4, provider)
     return op
 
 
