@@ -6,24 +6,25 @@ ptxkit: the verdicts from the ISA, the witness lines from the compiled PTX.
 Also checked here: ptxas accepts every file, each header states the manifest's verdict, the witness lines
 are instructions, and the correct kernels the simulator supports compute what numpy computes.
 
-While `ptxkit verify` (or the async machinery a kernel needs) is not on main, a kernel whose verdict is not
-reached yet is xfail(strict=True) with the reason: it turns red the moment it passes, so the list below
-must shrink as verify lands (run this file and move the kernels out of PENDING).
+A kernel whose expected verdict or witness `ptxkit verify` does not reach yet is xfail(strict=True) with
+the reason (PENDING): it turns red the moment it passes, so the list must shrink as verify improves.
+A report may give one of the verdicts the header argues (`verdict` or one of `accept`); its witness must
+then name one line of each group of that verdict's witness.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+
+from ptxkit.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "corpora" / "verify"
@@ -31,42 +32,32 @@ MANIFEST: dict[str, dict[str, Any]] = json.loads((CORPUS / "manifest.json").read
 VERDICTS = {"verified", "race", "not-well-synchronized", "different", "inconclusive"}
 
 # kernel -> why its expected verdict is not reached on main yet (strict xfail: passing turns it red)
-NO_VERIFY = "ptxkit verify is not on main yet"
-PENDING: dict[str, str] = dict.fromkeys(MANIFEST, NO_VERIFY)
-
-# kernels whose verify run takes more than a few seconds (the Done-line performance kernels and their variants)
-SLOW = {"gemm_tiled", "gemm_tiled_nosync1", "gemm_tiled_nosync2", "triton_matmul_sm80", "triton_matmul_sm80_nowait",
-        "triton_matmul_tma_sm90", "triton_matmul_tma_sm90_reuse", "triton_matmul_tma_sm90_noexpect"}
-
-# kernels `ptxkit run` cannot execute yet, with the reason (the async machinery lands with issue 11)
-SPIN = ("the simulator runs the CTAs of a launch in lock-step batches without forward progress between "
-        "them: CTA 1's spin on the flag never lets CTA 0 store it (step limit)")
-MBAR = "the simulator does not implement mbarrier.* yet (issue 11, async)"
-RUN_PENDING: dict[str, str] = {
-    "flag_gpu": SPIN, "flag_fence_relaxed": SPIN, "mbarrier_pc": MBAR, "bulk_copy": MBAR,
-    "triton_matmul_tma_sm90": "`--arg NAME=tmap:…` tensor maps are not on main yet (issue 11, async)",
-    "triton_matmul_sm80": ("the pipeliner's cp.async past the last K tile has src-size 0 (ISA 9.7.9.25: nothing is "
-                           "read) but the simulator checks its source address and stops (out of bounds)"),
+SRC_SIZE_0 = ("the simulator stops at the pipeliner's cp.async past the last K tile: its src-size is 0 (ISA "
+              "9.7.9.25: nothing is read, the destination is zero-filled) but the source address is bounds-checked")
+PENDING: dict[str, str] = {
+    "lastblock_fence": ("verify says inconclusive: which CTA is last depends on the atomicAdd ticket (a "
+                        "schedule-dependent branch) and verify does not decide the other schedules"),
+    "triton_matmul_sm80": SRC_SIZE_0,
+    "triton_matmul_sm80_nowait": SRC_SIZE_0,
+    "triton_matmul_tma_sm90_noexpect": ("verify's mbarrier-tx witness names the K loop's (correct) "
+                                        "arrive.expect_tx and copy, not the edited arrive nor the prologue "
+                                        "copies it failed to announce"),
+    "triton_reduce_sm80_nobar": ("verify reports the benign same-value st.shared pair (one line with itself), not "
+                                 "the st.shared / ld.shared pair the deleted bar.sync leaves unordered"),
 }
 
+# kernels `ptxkit run` cannot execute yet, with the reason
+RUN_PENDING: dict[str, str] = {"triton_matmul_sm80": SRC_SIZE_0}
 
-def _param(name: str, pending: dict[str, str], slow: bool = True) -> Any:
-    marks: list[Any] = []
-    if name in pending:
-        marks.append(pytest.mark.xfail(strict=True, reason=pending[name]))
-    if slow and name in SLOW:
-        marks.append(pytest.mark.slow)
+
+def _param(name: str, pending: dict[str, str]) -> Any:
+    """Every kernel runs in the default tier (verify and run take ≤ 1.5 s each in-process)."""
+    marks = [pytest.mark.xfail(strict=True, reason=pending[name])] if name in pending else []
     return pytest.param(name, marks=marks, id=name)
 
 
 def _ptx(name: str) -> str:
     return (CORPUS / MANIFEST[name]["file"]).read_text()
-
-
-def _ptxkit(*argv: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    return subprocess.run([sys.executable, "-m", "ptxkit", *argv], capture_output=True, text=True, env=env,
-                          timeout=timeout, cwd=CORPUS)
 
 
 def test_manifest_shape() -> None:
@@ -79,10 +70,10 @@ def test_manifest_shape() -> None:
         assert (CORPUS / e["file"]).is_file(), name
         src = e["source"].split(":")[0]
         assert (CORPUS / src).is_file(), name
-        # a bug has a witness (two groups for a race), a correct kernel none
-        assert (e["verdict"] == "verified") == (e["witness"] == []), name
-        if e["verdict"] == "race":
-            assert len(e["witness"]) == 2, name
+        # one witness per acceptable verdict: two groups for a race, none for verified, 1-2 for a misuse
+        assert set(e["witness"]) == {e["verdict"], *e["accept"]}, name
+        for verdict, groups in e["witness"].items():
+            assert len(groups) == {"verified": 0, "race": 2}.get(verdict, len(groups) or -1), (name, verdict)
     assert sum(e["verdict"] == "verified" for e in MANIFEST.values()) >= 12
     assert sum(e["verdict"] != "verified" for e in MANIFEST.values()) >= 12
 
@@ -99,7 +90,7 @@ def test_header_states_verdict_and_witness_lines_are_instructions(name: str) -> 
     text = "\n".join(header)
     assert re.search(r"EXPECTED: " + re.escape(e["verdict"]), text), "the header argues another verdict"
     assert "ISA" in text and "launch: ptxkit verify" in text and ("nvcc -arch" in text or "triton.compile" in text)
-    for group in e["witness"]:
+    for group in (g for groups in e["witness"].values() for g in groups):
         assert group
         for n in group:
             ln = lines[n - 1].strip()
@@ -131,16 +122,17 @@ def _witness_lines(obj: Any) -> set[int]:
 
 
 @pytest.mark.parametrize("name", [_param(n, PENDING) for n in sorted(MANIFEST)])
-def test_verify_verdict_and_witness(name: str) -> None:
+def test_verify_verdict_and_witness(name: str, capsys: pytest.CaptureFixture[str]) -> None:
     e = MANIFEST[name]
-    r = _ptxkit("verify", e["file"], *e["args"], "--json")
-    assert r.stdout.strip(), r.stderr[-2000:]
-    out = json.loads(r.stdout)
+    rc = main(["verify", str(CORPUS / e["file"]), *e["args"], "--json"])
+    cap = capsys.readouterr()
+    assert cap.out.strip(), cap.err[-2000:]
+    out = json.loads(cap.out)
     want = {e["verdict"], *e["accept"]}
-    assert out["verdict"] in want, f"verdict {out['verdict']}, expected {sorted(want)}: {r.stdout[-1500:]}"
-    assert r.returncode == (0 if out["verdict"] == "verified" else 1)
+    assert out["verdict"] in want, f"verdict {out['verdict']}, expected {sorted(want)}: {cap.out[-1500:]}"
+    assert rc == (0 if out["verdict"] == "verified" else 1)
     lines = _witness_lines(out.get("witness"))
-    for group in e["witness"]:
+    for group in e["witness"][out["verdict"]]:
         assert lines & set(group), f"witness lines {sorted(lines)} name none of {group}"
 
 
@@ -228,9 +220,10 @@ def test_every_correct_kernel_has_a_numpy_check() -> None:
     assert set(CHECKS) == {n for n, e in MANIFEST.items() if e["verdict"] == "verified"}
 
 
-@pytest.mark.parametrize("name", [_param(n, RUN_PENDING, slow=False) for n in sorted(CHECKS)])
-def test_correct_kernel_runs_like_numpy(name: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize("name", [_param(n, RUN_PENDING) for n in sorted(CHECKS)])
+def test_correct_kernel_runs_like_numpy(name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     e = MANIFEST[name]
-    r = _ptxkit("run", e["file"], *e["args"], "--out", str(tmp_path), "--max-steps", "20000")  # each needs < 3,000
-    assert r.returncode == 0, r.stderr[-2000:]
+    # each needs < 3,000 warp-instructions: a spin that never ends stops at once
+    rc = main(["run", str(CORPUS / e["file"]), *e["args"], "--out", str(tmp_path), "--max-steps", "20000"])
+    assert rc == 0, capsys.readouterr().err[-2000:]
     CHECKS[name](tmp_path)

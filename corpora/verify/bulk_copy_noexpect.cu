@@ -6,8 +6,9 @@
 // later decrements the tx-count of the next phase (a transaction-count mismatch: the phase the bytes are
 // accounted to is not the one the consumers wait for). The consumers' try_wait.parity 0 then succeeds
 // without the async-proxy writes being ordered before their ld.shared of buf: a race between
-// cp.async.bulk's writes and those loads (§8). Witness: the cp.async.bulk and an ld.shared.f32 of buf
-// (the misuse: the mbarrier.arrive without expect_tx).
+// cp.async.bulk's writes and those loads (§8).
+// Witness: not-well-synchronized — the mbarrier.arrive without expect_tx and the cp.async.bulk whose
+// complete_tx it did not announce; race — the cp.async.bulk and an ld.shared.f32 of buf.
 #include "mbar_common.cuh"
 extern "C" __global__ void bulk_copy_noexpect(const float* in, float* out) {
     __shared__ alignas(128) float buf[64];

@@ -7,7 +7,7 @@
 // thread's ld.shared buf[b][63-t]: the read may see the old contents. The misuse is the ld.shared of the
 // copied data with no cp.async.wait_* between the cp.async and it; seen as memory events it is a race
 // between the cp.async's shared write and that ld.shared (§8).
-// Witness: the cp.async.ca.shared.global and the ld.shared.f32 of buf.
+// Witness (either verdict): the ld.shared.f32 of buf and the cp.async.ca.shared.global that wrote it.
 __device__ __forceinline__ void cp_async4(float* smem, const float* gmem) {
     unsigned s = (unsigned)__cvta_generic_to_shared(smem);
     asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" :: "r"(s), "l"(gmem) : "memory");
