@@ -120,21 +120,22 @@ def test_body_with_out_of_line_blocks_is_recognised():
 
 def test_body_without_exit_marker_is_reported():
     """Issue 10 A0/C: LLVM inlines f64 erf/sin/cos with no ``%__nv_NAME.exit`` marker; bodies that are not
-    recognised were sanitized op by op silently. Seed 147 (``tl.sin`` f64 on 8 elements a thread, then a
-    max): one of the eight interleaved bodies is not matched: reported by its constants."""
-    ours, theirs, errors = _compare("seed147")
+    recognised were sanitized op by op silently. Seed 187 (``tl.sin`` f64 among other work): one body reads
+    a value computed outside it (not matched): reported by its constants."""
+    ours, theirs, errors = _compare("seed187")
     assert (ours != theirs).any()
     assert "libdevice:__nv_sin/cos" in {e.opcode for e in errors}
 
 
-@pytest.mark.parametrize("name", ["k_sin_f64", "k_cos_f64", "k_erf_f64", "seed91", "seed16"])
+@pytest.mark.parametrize("name", ["k_sin_f64", "k_cos_f64", "k_erf_f64", "seed91", "seed16", "seed147"])
 def test_f64_body_without_exit_marker_is_tritons_op(name):
     """__nv_sin/__nv_cos (f64: x·2/π key, ends at the quadrant select r = p ? s : s·(−1) + 0, calls
     ``__internal_trig_reduction_slowpathd`` for large |x|) and __nv_erf (|x| into its polynomial, ends at the
     copysign pack) are recognised by shape under the call's .loc: the ring sin/cos and the Erf tag. The op
     goes before the next instruction outside a one-line ``{ }`` block (a comment inside one swallowed the
     rest of the line). Seed 91: erf's result read right after its end by the user's minimum. Seed 16: the
-    quadrant register's 0 is LLVM's hoisted constant, also the masked loads' default read before the body."""
+    quadrant register's 0 is LLVM's hoisted constant, also the masked loads' default read before the body.
+    Seed 147: 8 interleaved copies, a debug label (no branch target) right after a body's end."""
     _assert_bit_exact(name)
 
 

@@ -146,6 +146,8 @@ class Flow:
         back = [labels[o.name] for s in fn.instructions() if s.opcode in ("bra", "brx") for o in s.operands
                 if isinstance(o, (ir.Sym, ir.Reg)) and o.name in labels and labels[o.name] <= self.pos[id(s)]]
         self.loop_head = min(back, default=None)
+        self.targets = {o.name for s in fn.instructions() if s.opcode in ("bra", "brx") for o in s.operands
+                        if isinstance(o, (ir.Sym, ir.Reg)) and o.name in labels}  # labels a branch goes to
         self.src = {r: w[0].operands[1].name for r, w in writers.items()
                     if len(w) == 1 and w[0].guard is None and len(w[0].operands) == 2 and isinstance(w[0].operands[1],
                                                                                                   ir.Reg)

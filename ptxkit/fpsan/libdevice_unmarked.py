@@ -189,12 +189,12 @@ def _unmarked(flow: Flow, stmts: list[ir.Statement], key: ir.Instruction, x: str
     if outs != flow.writes(end):
         return None
     # the op goes before the next instruction outside a { } block (a one-line block cannot take lines);
-    # nothing before it may read the result or be a label
+    # nothing before it may read the result or be a branch target
     last = next(i for i, s in enumerate(stmts) if s is end)
     anchor: ir.Instruction | None = None
     for t in stmts[last + 1:]:
-        if isinstance(t, ir.Label):
-            break
+        if isinstance(t, ir.Label) and t.name in flow.targets:
+            break  # a join: other paths would run the op too (a debug label is no join)
         if isinstance(t, ir.Instruction) and (id(t) in flow.top or flow.reads(t) & outs):
             anchor = t if id(t) in flow.top else None
             break
