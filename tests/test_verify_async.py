@@ -539,3 +539,27 @@ def test_ldmatrix_reads_are_reported_and_checked_against_cp_async():
     assert [list(e.addr) for e in lds] == [[16 * t + 4 * k for t in range(8)] for k in range(4)]
     ctx, _ = _check(LDMATRIX.replace("WAIT", ""), specs)
     assert any(f.rule == "cp-async-wait" and f.line == _line(LDMATRIX, "ldmatrix") for f in ctx.findings)
+
+
+def test_wmma_load_and_store_report_each_tile_element_once():
+    """wmma.load.c / wmma.store.d of a 16 x 16 f32 tile (ISA §9.7.14.4): the warp together reads (writes)
+    each of its 256 elements once — reported as LD (ST) events covering every element address."""
+    text = """
+.visible .entry k(.param .u64 c, .param .u64 d)
+{
+  .reg .f32 %f<8>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [c];
+  ld.param.u64 %rd2, [d];
+  wmma.load.c.sync.aligned.row.m16n16k16.global.f32 {%f0, %f1, %f2, %f3, %f4, %f5, %f6, %f7}, [%rd1], 16;
+  wmma.store.d.sync.aligned.row.m16n16k16.global.f32 [%rd2], {%f0, %f1, %f2, %f3, %f4, %f5, %f6, %f7}, 16;
+  ret;
+}
+"""
+    ctx, events = _check(text, ["c=f32[256]:rand", "d=f32[256]:zeros"])
+    assert not ctx.findings
+    for kind in (EvKind.LD, EvKind.ST):
+        evs = [e for e in events if e.kind == kind and e.opcode.startswith("wmma")]
+        addrs = np.concatenate([e.addr for e in evs]).astype(np.int64)
+        assert len(addrs) == 256 and len(set((addrs - addrs.min()).tolist())) == 256
+        assert (addrs - addrs.min()).max() == 4 * 255

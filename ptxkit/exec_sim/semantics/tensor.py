@@ -291,6 +291,7 @@ def b_wmma(ins: ir.Instruction, dec: Decoding) -> LaneOp:
         space = next((x.split("::")[0] for x in mods if x.split("::")[0] in ("global", "shared")),
                      sym_space or "generic")
         stride = dec.src(ops[2], "u32") if len(ops) > 2 else (lambda st: np.uint32(16))
+        info = access_info(ins, EvKind.LD if kind == "load" else EvKind.ST)
         if kind == "load":
             ws = [dec.dst(x, "b32") for x in frag]
         else:
@@ -319,6 +320,8 @@ def b_wmma(ins: ir.Instruction, dec: Decoding) -> LaneOp:
                     addr_s = np.zeros(n, np.uint64)
                     addr_s[lane_idx.reshape(nw, 256)[:, sel].reshape(-1)] = a_el.reshape(nw, 256)[:, sel].reshape(-1)
                     v = st.mem.load(space, addr_s, size, act, st)
+                    if observer(st) is not None:
+                        report(st, EvKind.LD, info, space, addr_s, size, act)
                     vals[:, sel] = v.reshape(nw, 32).astype(np.uint32)
                 slots = vals.reshape(nw, 32, 8)  # [warp, lane, slot]
                 if size == 2:
@@ -337,6 +340,8 @@ def b_wmma(ins: ir.Instruction, dec: Decoding) -> LaneOp:
                     addr_s[lane_idx.reshape(nw, 256)[:, sel].reshape(-1)] = a_el.reshape(nw, 256)[:, sel].reshape(-1)
                     v = regs[s].reshape(-1) if size == 4 else (regs[s // 2] >> np.uint32(16 * (s % 2))).reshape(-1)
                     st.mem.store(space, addr_s, size, v.astype(np.uint32 if size == 4 else np.uint16), act, st)
+                    if observer(st) is not None:
+                        report(st, EvKind.ST, info, space, addr_s, size, act)
         return op
     if kind == "mma":
         types = [x for x in mods if x in ("f16", "f32")]
