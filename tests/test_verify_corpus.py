@@ -35,9 +35,6 @@ VERDICTS = {"verified", "race", "not-well-synchronized", "different", "inconclus
 PENDING: dict[str, str] = {
     "lastblock_fence": ("verify says inconclusive: which CTA is last depends on the atomicAdd ticket (a "
                         "schedule-dependent branch) and verify does not decide the other schedules"),
-    "triton_matmul_sm80_nowait": ("verify says verified (a missed bug): ldmatrix/stmatrix report no memory event "
-                                  "to verify's observer (exec_sim/semantics/tensor.py), so the read of the "
-                                  "unwaited stage is invisible"),
     "triton_matmul_tma_sm90_noexpect": ("verify's mbarrier-tx witness names the K loop's (correct) "
                                         "arrive.expect_tx and copy, not the edited arrive nor the prologue "
                                         "copies it failed to announce"),
