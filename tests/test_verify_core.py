@@ -519,3 +519,50 @@ def test_same_value_stores_of_one_instruction(tmp_path, capsys, value, verdict):
     assert (rc, d["verdict"]) == ({"verified": 0, "race": 1}[verdict], verdict), d["reason"]
     if verdict == "race":
         assert [x["line"] for x in d["witness"]["accesses"]] == [15, 15]  # the st.shared, two lanes
+
+
+# Warp 0 writes an 8x8 b16 matrix to shared memory (a word per lane); warp 1 reads it with ldmatrix
+# (lanes 0-7 give the row addresses, ISA §9.7.14.5.15). ldmatrix's row reads are accesses like
+# ld.shared's: without a barrier they race with warp 0's stores; bar.sync 0 orders them.
+LDMATRIX = """.version 7.8
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u64 out)
+{
+  .reg .b32 %r<10>;
+  .reg .b64 %rd<4>;
+  .reg .pred %p<2>;
+  .shared .align 16 .b8 m[128];
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  and.b32 %r2, %r1, 31;
+  mov.u32 %r3, m;
+  setp.ge.u32 %p1, %r1, 32;
+  @%p1 bra READER;
+  shl.b32 %r4, %r2, 2;
+  add.u32 %r4, %r3, %r4;
+  st.shared.u32 [%r4], %r1;
+READER:
+  BARRIER
+  @!%p1 bra DONE;
+  and.b32 %r5, %r2, 7;
+  shl.b32 %r5, %r5, 4;
+  add.u32 %r5, %r3, %r5;
+  ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%r6}, [%r5];
+  shl.b32 %r7, %r2, 2;
+  cvt.u64.u32 %rd2, %r7;
+  add.u64 %rd2, %rd1, %rd2;
+  st.global.u32 [%rd2], %r6;
+DONE:
+  ret;
+}
+"""
+
+
+@pytest.mark.parametrize("barrier, verdict", [("bar.sync 0;", "verified"), ("", "race")])
+def test_ldmatrix_reads_are_accesses(tmp_path, capsys, barrier, verdict):
+    rc, d = _verify(tmp_path, capsys, LDMATRIX.replace("BARRIER", barrier), "--arg", "out=u32[32]:zeros",
+                    "--block", "64")
+    assert (rc, d["verdict"]) == ({"verified": 0, "race": 1}[verdict], verdict), d["reason"]
+    if verdict == "race":
+        assert sorted(x["line"] for x in d["witness"]["accesses"]) == [18, 25]

@@ -60,7 +60,7 @@ def b_ldmatrix(ins: ir.Instruction, dec: Decoding) -> LaneOp:
         rows = np.zeros((n, 4), np.uint32)
         for k in range(4):
             rows[:, k] = st.mem.load(space, base + np.uint64(4 * k), 4, provider, st)
-            if observer(st) is not None:  # each providing lane reads its 16-byte row
+            if observer(st) is not None:  # each row read on behalf of the lane that gives its address
                 report(st, EvKind.LD, info, space, base + np.uint64(4 * k), 4, provider)
         halves = rows.view(np.uint16).reshape(-1, 32, 8)  # [warp, providing lane, column]
         for i, w in enumerate(ws):
@@ -99,8 +99,9 @@ def b_stmatrix(ins: ir.Instruction, dec: Decoding) -> LaneOp:
         words = rows.reshape(n, 8).view(np.uint32)  # [lane, the 4 words of its row]
         for k in range(4):
             st.mem.store(space, base + np.uint64(4 * k), 4, words[:, k].copy(), provider, st)
-            if observer(st) is not None:
-                report(st, EvKind.ST, info, space, base + np.uint64(4 * k), 4, provider)
+            if observer(st) is not None:  # each row written on behalf of the lane that gives its address
+                report(st, EvKind.ST, info, space, base + np.uint64(4 * k), 4, provider,
+                       {"value": words[:, k].astype(np.uint64)})
     return op
 
 
@@ -296,6 +297,7 @@ def b_wmma(ins: ir.Instruction, dec: Decoding) -> LaneOp:
             ws = [dec.dst(x, "b32") for x in frag]
         else:
             rs = [dec.src(x, "b32") for x in frag]
+
 
         def offsets(st: State) -> np.ndarray:
             sv = np.broadcast_to(np.asarray(stride(st)).astype(np.int64), (st.n,)).reshape(-1, 32)[:, 0]
