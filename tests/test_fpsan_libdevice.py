@@ -155,7 +155,8 @@ def test_log2_f64_tail_after_the_exit_is_part_of_the_body():
 
 @pytest.mark.skipif(shutil.which("ptxas") is None, reason="ptxas not installed")
 @pytest.mark.parametrize("name", ["k_log_f64", "k_log2_f64", "k_log_f32", "k_exp2_f64", "k_pow_f32", "k_tanh_f32",
-                                  "k_pow_f64", "k_sin_f64", "k_erf_f64", "k_idiom_A_sin2_plus_cos2_f32", "seed16"])
+                                  "k_pow_f64", "k_sin_f64", "k_erf_f64", "k_idiom_A_sin2_plus_cos2_f32", "seed16",
+                                  "seed35"])
 def test_ptxas_accepts_the_replaced_bodies(name, tmp_path):
     """The ring op at the exit, the input copy inside a one-line ``{ .reg .b32 tmp; … }`` block: ptxas
     (sm_90a, the pairs' target; .version relabelled for the local ptxas) accepts the output."""
@@ -211,11 +212,13 @@ def test_conversion_before_the_body_is_not_taken_into_it():
     assert (ours == theirs).all() or "libdevice:__nv_powf" in {e.opcode for e in errors}
 
 
-@pytest.mark.parametrize("name", ["k_tanh_f32", "seed42", "k_tanh_plus_one_f32"])
+@pytest.mark.parametrize("name", ["k_tanh_f32", "seed42", "k_tanh_plus_one_f32", "seed35"])
 def test_tanhf_without_marker_is_the_call_hash(name):
     """Issue 10 A0: __nv_tanhf is inlined branch-free with no exit marker; recognised from its
     ``abs``/``mul 0f4038AA3B`` start up to its final select (|x| < 0.6), under the call's .loc. The user's
-    ``.to(f16)`` (seed 42) and ``+ 1.0`` right after carry the same .loc and are not taken into it."""
+    ``.to(f16)`` (seed 42) and ``+ 1.0`` right after carry the same .loc and are not taken into it. Seed 35
+    (16 copies a thread, then a max): LLVM hoists a copy's x·x above its start (into the previous copy), and
+    a debug label follows the last copy (1 of 16 was matched)."""
     _assert_bit_exact(name)
 
 

@@ -44,6 +44,16 @@ def _tanhf_body(flow: Flow, stmts: list[ir.Statement], i0: int, x: str, consts: 
     assert isinstance(start, ir.Instruction)
     taint = {x}
     members: list[ir.Instruction] = []
+    # work on x alone LLVM hoisted above the body's start (seed 35: x·x of the odd polynomial, scheduled
+    # into the previous copy): the body's too, when x is not written between it and the start
+    for j in range(i0):
+        w = stmts[j]
+        if (isinstance(w, ir.Instruction) and w.opcode in _TANHF_OPS and x in flow.reads(w) and w.guard is None
+                and flow.reads(w) <= {x} | consts and flow.same_call(w, start)
+                and all(len(flow.writers.get(r, ())) == 1 for r in flow.writes(w))
+                and not any(isinstance(t, ir.Instruction) and x in flow.writes(t) for t in stmts[j:i0])):
+            members.append(w)
+            taint |= flow.writes(w)
     consumers: list[ir.Instruction] = []
     last = i0
     small: set[str] = set()  # the predicate |x| ≥ 0.6 of the final select (the body's last instruction)
@@ -79,7 +89,8 @@ def _tanhf_body(flow: Flow, stmts: list[ir.Statement], i0: int, x: str, consts: 
         return None
     if any(x in flow.writes(s) for s in stmts[i0:last + 1] if isinstance(s, ir.Instruction)):
         return None
-    anchor = next((s for s in stmts[last + 1:] if isinstance(s, (ir.Instruction, ir.Label))), None)
+    anchor = next((s for s in stmts[last + 1:] if isinstance(s, ir.Instruction)
+                   or (isinstance(s, ir.Label) and s.name in flow.targets)), None)  # a debug label is no join
     if not isinstance(anchor, ir.Instruction):
         return None
     return LibRange("tanhf", "call", line(start), line(members[-1]) + 1, x, outs.pop(), anchor, (x,), "f32",
