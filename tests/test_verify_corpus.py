@@ -37,9 +37,6 @@ PENDING: dict[str, str] = {
                            "(async proxy) with no fence.proxy.async between them is not reported"),
     "lastblock_fence": ("verify says inconclusive: which CTA is last depends on the atomicAdd ticket (a "
                         "schedule-dependent branch) and verify does not decide the other schedules"),
-    "triton_matmul_tma_sm90_noexpect": ("verify's mbarrier-tx witness names the K loop's (correct) "
-                                        "arrive.expect_tx and copy, not the edited arrive nor the prologue "
-                                        "copies it failed to announce"),
 }
 
 # kernels `ptxkit run` cannot execute yet, with the reason

@@ -58,8 +58,11 @@ class _Barrier:
 
     row: dict[int, int] = field(default_factory=dict)
     tx: int = 0
-    tx_line: tuple[int, int] = (0, 0)  # the complete_tx that unbalanced it
-    done_line: tuple[int, int] = (0, 0)  # the arrive that completed the phase before it
+    done_line: tuple[int, int] = (0, 0)  # the arrival that completed the latest phase
+    # the first complete_tx that took the tx-count below zero, and the arrival that had completed the
+    # phase before it: when the barrier ends unbalanced, that is where the bytes went unannounced (later
+    # phases look balanced: each expect_tx then pays for the previous phase's copies)
+    first_neg: tuple[int, int, int, int] | None = None
 
 
 class Agents:
@@ -129,14 +132,12 @@ class MbarrierRule:
                 tx = int(_at(ev.detail.get("tx"), i, 0))
                 if act == "complete_tx":
                     bar.tx -= tx
-                    if bar.tx < 0 and bar.tx_line == (0, 0):
-                        bar.tx_line = (ev.line, col)
+                    if bar.tx < 0 and bar.first_neg is None:
+                        bar.first_neg = (ev.line, col, *bar.done_line)
                 elif act in ("arrive", "expect_tx"):
                     bar.tx += tx
                 if bool(_at(ev.detail.get("completed"), i, False)):
                     bar.done_line = (ev.line, col)
-                    if bar.tx == 0:
-                        bar.tx_line = (0, 0)
             elif act in ("test_wait", "try_wait", "cluster_wait"):
                 if phase < 0:
                     # the parity of the phase before the first: the wait returns at once (ISA
@@ -153,13 +154,13 @@ class MbarrierRule:
                 self.bars.pop(key, None)
 
     def _check_tx(self, ctx: Context, key: tuple[int, int], bar: _Barrier) -> None:
-        if bar.tx < 0 and bar.tx_line != (0, 0):
+        if bar.tx < 0 and bar.first_neg is not None:
             ctx.finding(Finding("mbarrier-tx",
                                 f"the mbarrier at shared 0x{key[1]:x} (CTA {key[0]}) received "
                                 f"{-bar.tx} more transaction bytes than any expect_tx announced: the copy "
                                 "signalled a phase that had completed without waiting for it (expect_tx "
-                                "missing or too small, ISA §9.7.13.15.2)", bar.tx_line[0], bar.tx_line[1],
-                                (), bar.done_line[0], bar.done_line[1]))
+                                "missing or too small, ISA §9.7.13.15.2)", bar.first_neg[0], bar.first_neg[1],
+                                (), bar.first_neg[2], bar.first_neg[3]))
         elif bar.tx > 0:
             ctx.finding(Finding("mbarrier-tx",
                                 f"the mbarrier at shared 0x{key[1]:x} (CTA {key[0]}) still expects {bar.tx} "
