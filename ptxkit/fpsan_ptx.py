@@ -60,17 +60,20 @@ class SanitizeResult:
 
 def sanitize_text(text: str, filename: str = "<input>", *, strict: bool = False, homomorphic_casts: bool = False,
                   atomics: str = "native", sign_xor_as_neg: bool = False, mma: str = "int8",
-                  folds: tuple[tuple[str, str], ...] = ()) -> SanitizeResult:
+                  folds: tuple[tuple[str, str], ...] = (), source_hints: bool = True,
+                  source_root: str | None = None) -> SanitizeResult:
     """Parse, sanitize and print (options: :func:`sanitize_module`). Untouched text stays byte-identical."""
     module = parse(text, filename)
     report = sanitize_module(module, strict=strict, homomorphic_casts=homomorphic_casts, atomics=atomics,
-                             sign_xor_as_neg=sign_xor_as_neg, mma=mma, folds=folds)
+                             sign_xor_as_neg=sign_xor_as_neg, mma=mma, folds=folds, source_hints=source_hints,
+                             source_root=source_root)
     return SanitizeResult(emit(module) if module.edits else text, report)
 
 
 def sanitize_module(module: ir.Module, *, homomorphic_casts: bool = False, atomics: str = "native",
                     strict: bool = False, sign_xor_as_neg: bool = False, mma: str = "int8",
-                    folds: tuple[tuple[str, str], ...] = ()) -> SanitizeReport:
+                    folds: tuple[tuple[str, str], ...] = (), source_hints: bool = True,
+                    source_root: str | None = None) -> SanitizeReport:
     """Rewrite ``module`` in place (through its edit list). Returns the report; with ``strict``, a
     report with errors raises :class:`PtxkitError` listing each (notes never do).
 
@@ -89,7 +92,7 @@ def sanitize_module(module: ir.Module, *, homomorphic_casts: bool = False, atomi
     accumulation order) or ``auto`` (int8 from sm_80; below, limbs in functions with 16 or more mma,
     where ptxas time on the shuffles grows: 52 s vs 3 s on triton_attn_fwd_sm80). wgmma always takes
     the integer limbs, wmma.mma the float limbs (its fragment layouts are unspecified)."""
-    opts = Options(homomorphic_casts, atomics, sign_xor_as_neg, mma, tuple(folds))
+    opts = Options(homomorphic_casts, atomics, sign_xor_as_neg, mma, tuple(folds), source_hints, source_root)
     opts.check(module.filename)
     report = SanitizeReport(module.filename, atomics=atomics, homomorphic_casts=homomorphic_casts)
     report.already_sanitized = MARKER in module.source

@@ -251,21 +251,16 @@ EXACT: list[int | str] = [4, 6, 15, 19, 72, 104, 114, 175, "k_rsqrt_f32", "k_exp
                           "k_cast_f16subgti32subgtf32", 0, 1, 29, 148, 194,
                           "k_dot16x16x16_f32_tf32x3_w1", 105, 150,  # tf32x3: cvt.rna.tf32 is the asm's call hash (I)
                           "k_erf_f64", "k_sin_f64", "k_cos_f64", 16, 37, 91, 147,  # f64 erf/sin/cos: no exit marker
-                          35]  # tanhf: x*x hoisted above a copy, a debug label after the last
+                          35,  # tanhf: x*x hoisted above a copy, a debug label after the last
+                          # folds whose PTX two sources share, decided by the Python source at the .loc
+                          # (ptxkit.fpsan.source_hints): x+x (K), (-x).to(f16) (J), widened halves (H)
+                          46, "k_idiom_J_neg_then_narrow", "k_idiom_H_mul_f16_via_f64", "k_idiom_H_mul_f16_via_f32",
+                          "k_idiom_H_cmp_f16_via_f32", "k_idiom_H_add_bf16_via_f32", 39]
 # Known-open classes (issue 10's letters; /work/coord/issue10_findings.md): kernel -> (cause, reported
 # today, i.e. the sanitize report has an error so --strict fails).
 OPEN: dict[int | str, tuple[str, bool]] = {
-    46: ("K: the source is d16 + d16 (x+x), the same PTX as d16*2.0 (add.f16 x, x): sanitized as x*2.0 and "
-         "reported (--fold self-add=add makes it exact)", True),
     "k_idiom_E_bf16_via_f64_to_i8": ("E: bf16->f64->i8 folded to cvt.rzi.s16.bf16: the f64 step is invisible "
                                      "in the PTX (seed 57; reported)", True),
-    # H: the same PTX as half arithmetic (only .loc and the schedule differ): sanitized as half ops and reported;
-    # --fold half=f32 / half=f64 makes these exact (tests/test_fpsan_folds.py)
-    "k_idiom_H_mul_f16_via_f64": ("H: f64 multiply of widened halves narrowed by LLVM to mul.f16 (seed 39)", True),
-    "k_idiom_H_mul_f16_via_f32": ("H: f32 multiply of widened halves narrowed to mul.f16", True),
-    "k_idiom_H_cmp_f16_via_f32": ("H: f32 comparison of widened halves narrowed to setp.lt.f16", True),
-    "k_idiom_J_neg_then_narrow": ("J: (-x).to(f16): the negation is moved after the narrowing cast, the same PTX as "
-                                  "-(x.to(f16)) (seed 3): sanitized as the latter, reported (--fold neg-cast)", True),
 }
 
 

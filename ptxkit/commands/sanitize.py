@@ -34,6 +34,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "cvt: -(x.to(T)) or (-x).to(T)), half=native|f32|f64 (16-bit add/sub/mul/setp: half "
                         "arithmetic or f32/f64 arithmetic on widened halves LLVM narrowed), half-int=f32|f64 "
                         "(cvt.rzi.sN.f16: h.to(f32).to(int) or h.to(f64).to(int)); repeatable")
+    p.add_argument("--source-hints", choices=["on", "off"], default="on",
+                   help="decide the folds --fold leaves open from the Python source the PTX's .file/.loc debug "
+                        "lines name, when it exists and agrees with the instruction (default on)")
+    p.add_argument("--source-root", metavar="DIR", default=None,
+                   help="look the .file sources up under DIR (the longest suffix of their path found there)")
     p.add_argument("--mma", choices=["int8", "shuffle", "limbs", "auto"], default="int8",
                    help="float mma.sync expansion: int8 (default: integer mma on 8-bit payload limbs, as "
                         "Triton's FPSan dot; sm_80+, else auto), shuffle (integer instructions, fragments "
@@ -67,7 +72,8 @@ def run(args: argparse.Namespace) -> int:
     text = read_source(args.input)
     result = sanitize_text(text, args.input, homomorphic_casts=args.homomorphic_casts,
                            atomics=args.atomics, strict=args.strict,
-                           sign_xor_as_neg=args.sign_xor_as_neg, mma=args.mma, folds=tuple(args.fold))
+                           sign_xor_as_neg=args.sign_xor_as_neg, mma=args.mma, folds=tuple(args.fold),
+                           source_hints=args.source_hints == "on", source_root=args.source_root)
     to_stdout = args.output in (None, "-")
     if not to_stdout:
         atomic_write(args.output, result.text)

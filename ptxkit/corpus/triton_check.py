@@ -198,7 +198,7 @@ def _check(spec: KernelSpec, out: Outcome) -> None:
         out.status, out.detail = "compile_error", plain.error or fpsan.error
         return
     try:  # first, so that the report is known even when the simulator cannot run the reference
-        res = sanitize_text(plain.ptx, f"{spec.name}.plain.ptx")
+        res = sanitize_text(plain.ptx, f"{spec.name}.plain.ptx", source_root=str(cache_dir() / "src"))
     except Exception as e:  # a PtxkitError on Triton's own PTX or a crash: both are sanitizer defects
         out.status, out.detail = "sanitize_error", "".join(traceback.format_exception_only(type(e), e)).strip()
         return

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import dataclasses
 import struct
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from ptxkit import ir
@@ -55,6 +55,7 @@ from ptxkit.fpsan.ops import (
 )
 from ptxkit.fpsan.options import FOLD_FORMS, Options
 from ptxkit.fpsan.report import ERROR, NOTE, Verdict
+from ptxkit.fpsan.source_hints import Decision, SourceHints
 from ptxkit.ptx.types import FLOAT_TYPES, SIGNED_TYPES, UNSIGNED_TYPES, is_float, is_type
 
 _MOVES = ("mov", "selp", "shfl")  # bit moves that carry a value unchanged (integer or untyped forms)
@@ -80,10 +81,11 @@ class Flow:
     uses: dict[str, list[ir.Instruction]] = field(default_factory=dict)
     labels: list[int] = field(default_factory=list)
     types: dict[str, str] = field(default_factory=dict)  # declared register types (.reg .f32 %f<9>)
+    hints: SourceHints = field(default_factory=SourceHints)  # the Python source at each .loc (source_hints)
 
     @classmethod
-    def of(cls, fn: ir.Function, types: dict[str, str] | None = None) -> Flow:
-        f = cls(types=types or {})
+    def of(cls, fn: ir.Function, types: dict[str, str] | None = None, hints: SourceHints | None = None) -> Flow:
+        f = cls(types=types or {}, hints=hints or SourceHints())
         for s in fn.statements():
             if isinstance(s, ir.Label):
                 f.labels.append(len(f.order))
@@ -187,19 +189,23 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
         return None
     ops = instr.operands
     if op == "add" and len(ops) == 3 and isinstance(ops[1], ir.Reg) and ops[1] == ops[2]:
-        return _self_add(instr, ctx, opts, ft)
+        return _self_add(instr, ctx, opts, ft, _decide(opts, "self-add", flow.hints.self_add, instr))
     if op == "mul" and len(ops) == 3 and ft in ("f16", "bf16", "f32", "f64") and _neg_zero(ops[2], ft):
         return _mul_neg_zero(instr, ctx, ft)  # ring 0 whatever the width (before H: narrow(0) = 0)
     if op in ("add", "sub", "mul", "setp") and LANE_TYPE.get(ft, ft) in ("f16", "bf16"):
-        return _half(instr, ctx, opts, ft)
+        return _half(instr, ctx, opts, ft, _decide(opts, "half", flow.hints.half, instr))
     if op == "selp" and len(ops) == 4 and ft in ("f32", "f64"):
         return _select_fold(instr, ctx, flow, ft)
     return None
 
 
-def _state(opts: Options, name: str, reason: str, form: str) -> Verdict:
-    """The report entry of an ambiguous fold sanitized as ``form``: a note when the user stated it."""
+def _state(opts: Options, name: str, reason: str, form: str, decided: Decision | None = None) -> Verdict:
+    """The report entry of an ambiguous fold sanitized as ``form``: a note when the user stated it or
+    the source decided it (``decided``, :mod:`ptxkit.fpsan.source_hints`)."""
     given = opts.fold(name)
+    if given is None and decided is not None:
+        return Verdict(f"{reason}; sanitized as {name}={decided.form}, decided by the source at {decided.where}",
+                       NOTE, native=False)
     if given is None:
         return Verdict(f"{reason}; sanitized as the default source form ({name}={form}): --fold {name}="
                        f"{'|'.join(FOLD_FORMS[name])} states which the source meant", ERROR, native=False)
@@ -209,8 +215,16 @@ def _state(opts: Options, name: str, reason: str, form: str) -> Verdict:
 _SELF_ADD = "add x, x: LLVM folds x*2.0 into x+x, so the source was x*2.0 (ring φ(x)·φ(2)) or x+x (ring 2φ(x))"
 
 
-def _self_add(instr: ir.Instruction, ctx: RewriteContext, opts: Options, ft: str) -> FoldResult:
-    form = opts.fold("self-add") or "mul2"
+def _decide(opts: Options, name: str, hint: Callable[[ir.Instruction], Decision | None],
+            instr: ir.Instruction) -> Decision | None:
+    """The source's decision of fold ``name`` at ``instr``, unless the user stated the form (it wins) or
+    turned the source hints off."""
+    return hint(instr) if opts.source_hints and opts.fold(name) is None else None
+
+
+def _self_add(instr: ir.Instruction, ctx: RewriteContext, opts: Options, ft: str,
+              decided: Decision | None) -> FoldResult:
+    form = opts.fold("self-add") or (decided.form if decided else "mul2")
     info = OpInfo(LANE_TYPE.get(ft, ft), ft if ft in LANE_TYPE else None)
     if form == "add":
         compute, nsrc = TABLE["add"]
@@ -224,7 +238,7 @@ def _self_add(instr: ir.Instruction, ctx: RewriteContext, opts: Options, ft: str
         nsrc = 2
     if not elementwise(instr, ctx, info, compute, nsrc):
         return FoldResult(False, Verdict("add: operand form not modelled"))
-    return FoldResult(True, _state(opts, "self-add", _SELF_ADD, form))
+    return FoldResult(True, _state(opts, "self-add", _SELF_ADD, form, decided))
 
 
 _HALF = ("16-bit float op: half arithmetic or, with the same PTX, f32/f64 arithmetic on widened halves that "
@@ -232,9 +246,9 @@ _HALF = ("16-bit float op: half arithmetic or, with the same PTX, f32/f64 arithm
          "two widened halves), which Triton's FPSan computes at the wide width")
 
 
-def _half(instr: ir.Instruction, ctx: RewriteContext, opts: Options, ft: str) -> FoldResult:
-    form = opts.fold("half") or "native"
-    verdict = _state(opts, "half", _HALF, form)
+def _half(instr: ir.Instruction, ctx: RewriteContext, opts: Options, ft: str, decided: Decision | None) -> FoldResult:
+    form = opts.fold("half") or (decided.form if decided else "native")
+    verdict = _state(opts, "half", _HALF, form, decided)
     if form == "native":
         if instr.opcode == "setp":
             return FoldResult(False, Verdict(verdict.reason, verdict.severity))  # a comparison: left native
@@ -298,11 +312,13 @@ def _sign_xor(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow: F
         return FoldResult(True, _state(opts, "sign-xor", _XOR_UNKNOWN, "neg"))
     cvt = flow.only_def(src)
     if cvt is not None and cvt.opcode == "cvt" and _float_cast(cvt) is not None:
-        form = opts.fold("neg-cast") or "after"
+        types = _float_cast(cvt)
+        decided = _decide(opts, "neg-cast", lambda c: flow.hints.neg_cast(c, types[0]) if types else None, cvt)
+        form = opts.fold("neg-cast") or (decided.form if decided else "after")
         if form == "before" and _neg_before_cast(instr, cvt, ctx, flow):
-            return FoldResult(True, _state(opts, "neg-cast", _XOR_CAST, form))
+            return FoldResult(True, _state(opts, "neg-cast", _XOR_CAST, form, decided))
         rewrite_sign_xor(instr, ctx)
-        return FoldResult(True, _state(opts, "neg-cast", _XOR_CAST, "after") if form == "after" else
+        return FoldResult(True, _state(opts, "neg-cast", _XOR_CAST, "after", decided) if form == "after" else
                           Verdict(f"{_XOR_CAST}; the cvt's source may change before the xor, so sanitized as "
                                   "the negation after the cast", ERROR, native=False))
     rewrite_sign_xor(instr, ctx)

@@ -24,13 +24,18 @@ class Options:
     ``sign_xor_as_neg``: ``xor.bN d, a, signmask`` the dataflow cannot type is a float negation (the
     same as ``folds`` ``sign-xor=neg``).
     ``mma``: the float ``mma.sync`` expansion, ``shuffle``, ``limbs``, ``int8`` or ``auto`` (``ptxkit.fpsan.mma``).
-    ``folds``: (NAME, FORM) pairs of ``--fold`` (:data:`FOLD_FORMS`)."""
+    ``folds``: (NAME, FORM) pairs of ``--fold`` (:data:`FOLD_FORMS`).
+    ``source_hints``: decide the folds ``--fold`` leaves open from the Python source the ``.file``/``.loc``
+    debug lines name (``ptxkit.fpsan.source_hints``); ``source_root``: look that source up under this
+    directory (the longest suffix of the ``.file`` path that exists there) instead of at its path."""
 
     homomorphic_casts: bool = False
     atomics: str = "native"
     sign_xor_as_neg: bool = False
     mma: str = "int8"
     folds: tuple[tuple[str, str], ...] = ()
+    source_hints: bool = True
+    source_root: str | None = None
 
     def check(self, filename: str) -> None:
         if self.mma not in ("auto", "shuffle", "limbs", "int8"):

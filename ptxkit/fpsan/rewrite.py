@@ -22,6 +22,7 @@ from ptxkit.fpsan.mma import resolve_mode
 from ptxkit.fpsan.mma_calls import calls_allowed
 from ptxkit.fpsan.options import Options
 from ptxkit.fpsan.report import ERROR, NOTE, ReportItem, SanitizeReport, Verdict, native_verdict
+from ptxkit.fpsan.source_hints import SourceHints
 from ptxkit.ptx.types import FLOAT_TYPES
 
 Lines = list[str | Unembed]
@@ -74,7 +75,8 @@ class _FunctionRewrite:
                            if not r.lines or ln in r.lines or a != r.start_line}
         self.anchors = {id(r.anchor): r for r in bodies}
         self.saves = {id(r.save): r for r in bodies if r.save is not None}
-        self.flow = Flow.of(fn, types)  # the dataflow the fold recognisers read (ptxkit.fpsan.folds)
+        hints = SourceHints.of(module, fn, opts.source_root) if opts.source_hints else None
+        self.flow = Flow.of(fn, types, hints)  # the dataflow the fold recognisers read (ptxkit.fpsan.folds)
 
     def run(self) -> Rewritten:
         self.walk(self.fn.body or [])

@@ -1,0 +1,266 @@
+"""Source hints for LLVM's ambiguous folds (issue 10 K J H; docs/fpsan.md §3 "Folds", docs/cli.md
+``--source-hints``): Triton's PTX keeps ``.loc FILE LINE COL`` debug lines and ``.file N "kernel.py"``
+naming the Python source. When that file exists and parses, the expression at the ``.loc`` of a folded
+instruction often says which source form produced it:
+
+* K ``add.fT d, x, x``: Triton's column is the ``BinOp``'s (1-based); ``x * 2.0`` gives ``mul2``, an
+  ``Add`` of two identical operands ``add``.
+* J a sign xor of a float ``cvt``: the xor carries the store's ``.loc`` (LLVM sank the ``fneg``), the
+  cvt the ``.to(T)`` call's: ``(-x).to(T)`` gives ``before``, ``-(x.to(T))`` ``after``.
+* H a 16-bit ``add/sub/mul``: a narrowed one carries the ``.to(f16)`` cast's ``.loc`` (the
+  ``fptrunc``), its receiver (through one-assignment names) the f32/f64 ``BinOp`` on ``.to(tl.float32)``
+  operands; a genuine half op its own ``BinOp`` on 16-bit values. ``setp`` the ``Compare``'s.
+
+Safety against a stale source (edited after compiling): the node found must agree with the instruction
+(the operator, the operands' shape, the cast's type); anything else, a missing file, or one that does
+not parse leaves the fold undecided (the default form, reported). Only ``.py`` files are read.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ptxkit import ir
+
+_FILE = re.compile(r'^(\d+)\s+"([^"]*)"')
+_DTYPE_WIDTH = {"float16": 16, "bfloat16": 16, "float32": 32, "float64": 64}
+_PTX_DTYPE = {"f16": "float16", "bf16": "bfloat16", "f32": "float32", "f64": "float64"}
+_BINOP = {"add": ast.Add, "sub": ast.Sub, "mul": ast.Mult}
+OWN = 0  # an operand that is a value of its own type (a load, a parameter), not a widening
+CONST = -1  # a Python number: it takes the other operand's type (no promotion)
+_DEPTH = 8
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The source form a fold takes and where the source said so (``kernel.py:12:9: `x0 * 2.0```)."""
+
+    form: str
+    where: str
+
+
+@dataclass
+class SourceFile:
+    """One parsed Python source: its nodes by (line, col_offset) and each node's parent."""
+
+    name: str
+    text: str
+    tree: ast.Module
+    at: dict[tuple[int, int], list[ast.expr]] = field(default_factory=dict)
+    parent: dict[int, ast.AST] = field(default_factory=dict)
+
+    @classmethod
+    def read(cls, path: Path) -> SourceFile | None:
+        try:
+            text = path.read_text(encoding="utf-8")
+            tree = ast.parse(text, filename=str(path))
+        except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
+            return None  # missing, unreadable or not Python: the folds stay undecided
+        f = cls(path.name, text, tree)
+        for node in ast.walk(tree):
+            for child in ast.iter_child_nodes(node):
+                f.parent[id(child)] = node
+            if isinstance(node, ast.expr):
+                f.at.setdefault((node.lineno, node.col_offset), []).append(node)
+        return f
+
+    def where(self, node: ast.expr) -> str:
+        seg = " ".join((ast.get_source_segment(self.text, node) or ast.unparse(node)).split())
+        return f"{self.name}:{node.lineno}:{node.col_offset + 1}: `{seg[:60]}`"
+
+    def function_of(self, node: ast.AST) -> ast.FunctionDef | None:
+        p = self.parent.get(id(node))
+        while p is not None and not isinstance(p, ast.FunctionDef):
+            p = self.parent.get(id(p))
+        return p
+
+
+@dataclass
+class SourceHints:
+    """The sources a module's ``.file`` lines name, and the ``.loc`` in force at each instruction of one
+    function (``loc``: id → (file index, line, 1-based column))."""
+
+    files: dict[str, SourceFile | None] = field(default_factory=dict)
+    loc: dict[int, tuple[str, int, int]] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, module: ir.Module, fn: ir.Function, root: str | None) -> SourceHints:
+        h = cls()
+        for item in module.items:
+            if isinstance(item, ir.Directive) and item.name == "file":
+                m = _FILE.match(item.args)
+                if m and m.group(2).endswith(".py"):
+                    h.files[m.group(1)] = _find(m.group(2), root)
+        if not any(h.files.values()):
+            return h
+        cur: tuple[str, int, int] | None = None
+        for s in fn.statements():
+            if isinstance(s, ir.Directive) and s.name == "loc":
+                parts = s.args.split()
+                cur = (parts[0], int(parts[1]), int(parts[2])) if len(parts) >= 3 and all(
+                    p.isdigit() for p in parts[:3]) else None
+            elif isinstance(s, ir.Instruction) and cur is not None:
+                h.loc[id(s)] = cur
+        return h
+
+    def nodes(self, instr: ir.Instruction) -> tuple[SourceFile, list[ast.expr]] | None:
+        loc = self.loc.get(id(instr))
+        f = self.files.get(loc[0]) if loc else None
+        if loc is None or f is None:
+            return None
+        return f, f.at.get((loc[1], loc[2] - 1), [])
+
+    # -- the folds
+
+    def self_add(self, instr: ir.Instruction) -> Decision | None:
+        """K: ``add x, x`` from ``x * 2.0`` (``mul2``) or ``x + x`` (``add``)."""
+        found = self.nodes(instr)
+        if found is None:
+            return None
+        f, nodes = found
+        forms: dict[str, ast.expr] = {}
+        for n in nodes:
+            if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Add) and ast.dump(n.left) == ast.dump(n.right):
+                forms.setdefault("add", n)
+            elif isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mult) and (_is_two(n.left) or _is_two(n.right)):
+                forms.setdefault("mul2", n)
+        return _one(f, forms)
+
+    def neg_cast(self, cvt: ir.Instruction, dest: str) -> Decision | None:
+        """J: the cvt under a sign xor is ``(-x).to(T)`` (``before``) or the operand of ``-(x.to(T))``
+        (``after``)."""
+        found = self.nodes(cvt)
+        if found is None:
+            return None
+        f, nodes = found
+        forms: dict[str, ast.expr] = {}
+        for n in nodes:
+            if _cast_to(n) != _PTX_DTYPE.get(dest):
+                continue
+            assert isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+            recv = _resolve(f, n.func.value, _DEPTH)
+            parent = f.parent.get(id(n))
+            if isinstance(recv, ast.UnaryOp) and isinstance(recv.op, ast.USub):
+                forms.setdefault("before", n)
+            elif isinstance(parent, ast.UnaryOp) and isinstance(parent.op, ast.USub) and recv is not None:
+                forms.setdefault("after", parent)
+        return _one(f, forms)
+
+    def half(self, instr: ir.Instruction) -> Decision | None:
+        """H: a 16-bit add/sub/mul/setp is half arithmetic (``native``) or f32/f64 arithmetic on
+        widened halves (``f32``/``f64``)."""
+        found = self.nodes(instr)
+        if found is None:
+            return None
+        f, nodes = found
+        forms: dict[str, ast.expr] = {}
+        for n in nodes:
+            if instr.opcode == "setp":
+                if isinstance(n, ast.Compare) and len(n.comparators) == 1:
+                    form = _form(_width(f, n.left, _DEPTH), _width(f, n.comparators[0], _DEPTH))
+                    if form:
+                        forms.setdefault(form, n)
+                continue
+            want = _BINOP.get(instr.opcode)
+            if isinstance(n, ast.BinOp) and want is not None and isinstance(n.op, want):
+                form = _form(_width(f, n.left, _DEPTH), _width(f, n.right, _DEPTH))
+                form = form if form == "native" else None  # a widened op has the narrowing cast's .loc
+            elif _cast_to(n) in ("float16", "bfloat16"):  # the fptrunc LLVM narrowed the op into
+                assert isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+                e = _resolve(f, n.func.value, _DEPTH)
+                if not (isinstance(e, ast.BinOp) and want is not None and isinstance(e.op, want)):
+                    continue
+                form = _form(_width(f, e.left, _DEPTH), _width(f, e.right, _DEPTH))
+                form = form if form != "native" else None  # a cast of a half op is not where LLVM puts it
+            else:
+                continue
+            if form:
+                forms.setdefault(form, n)
+        return _one(f, forms)
+
+
+def _find(path: str, root: str | None) -> SourceFile | None:
+    """The source ``path`` names: under ``root`` (its longest existing suffix) when given, else itself."""
+    p = Path(path)
+    if root is not None:
+        parts = p.parts[1:] if p.is_absolute() else p.parts
+        for k in range(len(parts)):
+            cand = Path(root, *parts[k:])
+            if cand.is_file():
+                return SourceFile.read(cand)
+        return None
+    return SourceFile.read(p) if p.is_file() else None
+
+
+def _one(f: SourceFile, forms: dict[str, ast.expr]) -> Decision | None:
+    """The form when the nodes at the location agree on exactly one."""
+    if len(forms) != 1:
+        return None
+    form, node = next(iter(forms.items()))
+    return Decision(form, f.where(node))
+
+
+def _is_two(n: ast.expr) -> bool:
+    return isinstance(n, ast.Constant) and type(n.value) in (int, float) and n.value == 2
+
+
+def _cast_to(n: ast.AST) -> str | None:
+    """``T`` of ``E.to(tl.T)`` (a float dtype), else None."""
+    if not (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "to"):
+        return None
+    args = list(n.args[:1]) + [k.value for k in n.keywords if k.arg == "dtype"]
+    if len(args) != 1 or not isinstance(args[0], ast.Attribute) or args[0].attr not in _DTYPE_WIDTH:
+        return None
+    return args[0].attr
+
+
+def _resolve(f: SourceFile, e: ast.expr, depth: int) -> ast.expr | None:
+    """``e``, or the value of the name ``e`` when the function assigns it exactly once (None: unknown)."""
+    while isinstance(e, ast.Name) and depth > 0:
+        fn = f.function_of(e)
+        if fn is None:
+            return None
+        if any(a.arg == e.id for a in fn.args.args + fn.args.kwonlyargs):
+            return e
+        values = [s.value for s in ast.walk(fn) if isinstance(s, ast.Assign) and len(s.targets) == 1
+                  and isinstance(s.targets[0], ast.Name) and s.targets[0].id == e.id]
+        stores = [n for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id == e.id and isinstance(n.ctx, ast.Store)]
+        if len(values) != 1 or len(stores) != 1:
+            return None
+        e, depth = values[0], depth - 1
+    return e if not isinstance(e, ast.Name) or depth > 0 else None
+
+
+def _width(f: SourceFile, e: ast.expr, depth: int) -> int | None:
+    """The float width of ``e`` when it is a widening (16/32/64), ``OWN``, ``CONST``, or None (unknown)."""
+    r = _resolve(f, e, depth)
+    if r is None or depth <= 0:
+        return None
+    if isinstance(r, ast.Name):
+        return OWN  # a parameter
+    if isinstance(r, ast.Constant):
+        return CONST if type(r.value) in (int, float) else None
+    cast = _cast_to(r)
+    if cast is not None:
+        return _DTYPE_WIDTH[cast]
+    if isinstance(r, ast.Call) and isinstance(r.func, ast.Attribute) and r.func.attr == "load":
+        return OWN
+    if isinstance(r, ast.UnaryOp) and isinstance(r.op, ast.USub):
+        return _width(f, r.operand, depth - 1)
+    if isinstance(r, ast.BinOp) and isinstance(r.op, (ast.Add, ast.Sub, ast.Mult)):
+        a, b = _width(f, r.left, depth - 1), _width(f, r.right, depth - 1)
+        return None if a is None or b is None else max(a, b)
+    return None
+
+
+def _form(a: int | None, b: int | None) -> str | None:
+    """The H form of an op on operands of widths ``a``, ``b``: an explicit 32/64-bit widening makes it
+    ``f32``/``f64``; 16-bit, own-type (a 16-bit op's own operand is 16-bit: LLVM narrows only widenings)
+    and constant operands ``native``."""
+    if a is None or b is None:
+        return None
+    w = max(a, b)
+    return f"f{w}" if w in (32, 64) else "native"

@@ -1,0 +1,193 @@
+"""Source hints (``ptxkit.fpsan.source_hints``; docs/fpsan.md §3 "Folds", docs/cli.md ``--source-hints``):
+the folds K J H whose PTX two sources share are decided by the Python source the ``.file``/``.loc``
+debug lines name — hand-written kernels in Triton 3.9's shape (the columns Triton emits: a BinOp's or
+Compare's first column, a ``.to()`` call's receiver start, 1-based) with a small kernel.py in tmp_path,
+against the bits of docs/fpsan.md's vectors or the ring module; a stale, missing or unparsable source,
+``--source-hints off`` and an explicit ``--fold`` keep today's behaviour."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ptxkit.cli import main
+from ptxkit.fpsan import ring as R
+from tests.test_fpsan_folds import HALF, MUL_2_HALF, ONE, SIGN, TWO, _items, _kernel, _run
+
+SRC = """import triton
+import triton.language as tl
+
+
+@triton.jit
+def k(x0_ptr, x1_ptr, out_ptr):
+    x0 = tl.load(x0_ptr)
+    x1 = tl.load(x1_ptr)
+    r = EXPR
+    tl.store(out_ptr, r.to(tl.float16))
+"""
+EXPR_LINE, STORE_LINE = 9, 10
+
+
+def _with_source(tmp_path: Path, expr: str, body: str, anchor: str, nin: int = 1, w: int = 32,
+                 out_w: int | None = None, file: str | None = None) -> str:
+    """A kernel whose ``body`` lines ``.loc`` at ``anchor`` in ``r = EXPR`` (``{loc}``) or at the store's
+    ``r.to(...)`` (``{store}``), and the kernel.py it names."""
+    src = SRC.replace("EXPR", expr)
+    (tmp_path / "kernel.py").write_text(src)
+    lines = src.splitlines()
+    col = lines[EXPR_LINE - 1].index(anchor) + 1 if anchor else 1
+    store = lines[STORE_LINE - 1].index("r.to(") + 1
+    text = _kernel(body.format(loc=f".loc 1 {EXPR_LINE} {col}", store=f".loc 1 {STORE_LINE} {store}"),
+                   w=w, out_w=out_w, nin=nin)
+    return text + f'\t.file\t1 "{file or tmp_path / "kernel.py"}"\n'
+
+
+# ------------------------------------------------------------------------------ K: add x, x
+
+K_BODY = "{loc}\n\tadd.f32 %d, %a, %a;"
+
+
+def test_self_add_of_x_times_two_decided_by_the_source(tmp_path):
+    text = _with_source(tmp_path, "x0 * 2.0", K_BODY, "x0 * 2.0")
+    out, rep = _run(text, [[HALF], [ONE]])
+    assert out == [MUL_2_HALF, TWO]  # φ(x)·φ(2): the docs/fpsan.md vector mul(2.0, 0.5); φ(1)·φ(2) = φ(2)
+    assert _items(rep) == [("add.f32", "note")]
+    assert "self-add=mul2, decided by the source at kernel.py:9:9: `x0 * 2.0`" in rep.items[0].reason
+
+
+def test_self_add_of_x_plus_x_decided_by_the_source(tmp_path):
+    text = _with_source(tmp_path, "(x0 + x0)", K_BODY, "x0 + x0")
+    out, rep = _run(text, [[HALF], [ONE]])
+    want = R.float_binop("add", np.array([HALF, ONE], np.uint64), np.array([HALF, ONE], np.uint64), "f32")
+    assert out == [int(v) for v in want] and out[1] != TWO  # ring 2φ(x), not φ(2.0)
+    assert _items(rep) == [("add.f32", "note")] and "self-add=add, decided by the source" in rep.items[0].reason
+
+
+@pytest.mark.parametrize("expr,anchor", [("x0 * 3.0", "x0"), ("x0 + x1", "x0"), ("x0 * 2.0", "2.0"),
+                                         ("tl.sqrt(x0)", "tl")])
+def test_self_add_with_a_stale_source_stays_undecided(tmp_path, expr, anchor):
+    """The node at the ``.loc`` does not agree with ``add x, x`` (an edited file, a column on the
+    constant, another expression): the default x*2.0 and an error, as without a source."""
+    out, rep = _run(_with_source(tmp_path, expr, K_BODY, anchor), [[HALF]])
+    assert out == [MUL_2_HALF] and _items(rep) == [("add.f32", "error")]
+
+
+def test_missing_or_unparsable_source_keeps_the_error(tmp_path):
+    text = _with_source(tmp_path, "(x0 + x0)", K_BODY, "x0 + x0", file=str(tmp_path / "gone" / "kernel.py"))
+    assert _items(_run(text, [[HALF]])[1]) == [("add.f32", "error")]
+    text = _with_source(tmp_path, "(x0 + x0)", K_BODY, "x0 + x0")
+    (tmp_path / "kernel.py").write_text("def k(:\n")
+    out, rep = _run(text, [[HALF]])
+    assert out == [MUL_2_HALF] and _items(rep) == [("add.f32", "error")]
+
+
+def test_a_cu_source_is_not_read(tmp_path):
+    (tmp_path / "k.cu").write_text("x0 + x0\n")
+    text = _kernel(".loc 1 1 1\n\tadd.f32 %d, %a, %a;", nin=1) + f'\t.file\t1 "{tmp_path / "k.cu"}"\n'
+    assert _items(_run(text, [[HALF]])[1]) == [("add.f32", "error")]
+
+
+def test_stated_fold_wins_and_hints_can_be_turned_off(tmp_path):
+    text = _with_source(tmp_path, "(x0 + x0)", K_BODY, "x0 + x0")
+    out, rep = _run(text, [[HALF]], folds=(("self-add", "mul2"),))
+    assert out == [MUL_2_HALF] and _items(rep) == [("add.f32", "note")] and "stated" in rep.items[0].reason
+    out, rep = _run(text, [[HALF]], source_hints=False)
+    assert out == [MUL_2_HALF] and _items(rep) == [("add.f32", "error")]
+
+
+def test_source_root_finds_a_moved_source(tmp_path):
+    """``.file`` names a path that no longer exists; under ``source_root`` its longest existing suffix."""
+    text = _with_source(tmp_path / "", "(x0 + x0)", K_BODY, "x0 + x0", file="/build/host/abc123/kernel.py")
+    (tmp_path / "abc123").mkdir()
+    (tmp_path / "kernel.py").rename(tmp_path / "abc123" / "kernel.py")
+    (tmp_path / "kernel.py").write_text(SRC.replace("EXPR", "x0 * 2.0"))  # a shorter suffix: not taken
+    assert _items(_run(text, [[HALF]])[1]) == [("add.f32", "error")]
+    out, rep = _run(text, [[HALF]], source_root=str(tmp_path))
+    assert out[0] != MUL_2_HALF and _items(rep) == [("add.f32", "note")]
+
+
+def test_cli_source_hints_options(tmp_path, capsys):
+    text = _with_source(tmp_path, "(x0 + x0)", K_BODY, "x0 + x0")
+    (tmp_path / "k.ptx").write_text(text)
+    assert main(["sanitize", str(tmp_path / "k.ptx"), "--strict", "-o", str(tmp_path / "o.ptx")]) == 0
+    off = ["sanitize", str(tmp_path / "k.ptx"), "--strict", "--source-hints", "off", "-o", str(tmp_path / "o.ptx")]
+    assert main(off) == 2 and "error: not Triton-exact: add.f32" in capsys.readouterr().err
+    moved = ["sanitize", str(tmp_path / "k.ptx"), "--strict", "--source-root", str(tmp_path / "nowhere"), "-o",
+             str(tmp_path / "o.ptx")]
+    assert main(moved) == 2 and "self-add=mul2|add" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------------------ J: the sign xor of a cvt
+
+J_BODY = "{loc}\n\tcvt.rn.f16.f32 %h1, %a;\n\t{store}\n\txor.b16 %d, %h1, -32768;"  # the xor: the store's .loc
+XS = [0x40490FDB, 0xC0A00000, 0x3DCCCCCD]  # π, −5, 0.1: narrowing folds with nonzero discarded bits
+AFTER = [int(R.float_cast(np.array([x], np.uint64), "f32", "f16")[0]) ^ 0x8000 for x in XS]
+BEFORE = [int(R.float_cast(np.array([x ^ SIGN], np.uint64), "f32", "f16")[0]) for x in XS]
+
+
+@pytest.mark.parametrize("expr,anchor,want,form", [("(-x0).to(tl.float16)", "(-x0)", BEFORE, "before"),
+                                                   ("(-x0.to(tl.float16))", "x0.to", AFTER, "after")])
+def test_neg_cast_decided_by_the_source(tmp_path, expr, anchor, want, form):
+    """The cvt's ``.loc`` is its ``.to()`` call: a negated receiver is ``(-x).to(T)`` (the ring cast of
+    −φ(x)), a call under a unary minus ``-(x.to(T))`` (the ring negation of the cast)."""
+    assert AFTER != BEFORE
+    out, rep = _run(_with_source(tmp_path, expr, J_BODY, anchor, out_w=16), [[x] for x in XS], out_w=16)
+    assert out == want and [s for o, s in _items(rep) if o == "xor.b16"] == ["note"]
+    assert f"neg-cast={form}, decided by the source" in rep.items[0].reason
+
+
+@pytest.mark.parametrize("expr,anchor", [("(-x0).to(tl.bfloat16)", "(-x0)"), ("x0.to(tl.float16)", "x0"),
+                                         ("(-x0).to(tl.float16)", "-x0")])
+def test_neg_cast_with_a_stale_source_stays_undecided(tmp_path, expr, anchor):
+    """Another cast type, no negation at the call, the column of the operand: the default (after), an error."""
+    out, rep = _run(_with_source(tmp_path, expr, J_BODY, anchor, out_w=16), [[x] for x in XS], out_w=16)
+    assert out == AFTER and [s for o, s in _items(rep) if o == "xor.b16"] == ["error"]
+
+
+# ------------------------------------------------------------------------------ H: 16-bit ops
+
+A16, B16 = [0x4248, 0xC500, 0x2E66], [0x4500, 0x3C00, 0xB800]  # π, −5, 0.1 (f16) by 5, 1, −0.5
+HALF_MUL = [int(v) for v in R.float_binop("mul", np.array(A16, np.uint64), np.array(B16, np.uint64), "f16")]
+_WIDE = R.float_binop("mul", R.float_cast(np.array(A16, np.uint64), "f16", "f32"),
+                      R.float_cast(np.array(B16, np.uint64), "f16", "f32"), "f32")
+NARROWED = [int(v) for v in R.float_cast(_WIDE, "f32", "f16")]
+
+
+def test_narrowed_half_mul_decided_by_the_source(tmp_path):
+    """LLVM's mul.f16 carries the ``r.to(tl.float16)`` cast's ``.loc``; ``r`` is the f32 product of
+    widened halves: Triton's f32 ring product narrowed (half=f32)."""
+    assert HALF_MUL != NARROWED
+    text = _with_source(tmp_path, "x0.to(tl.float32) * x1.to(tl.float32)", "{store}\n\tmul.f16 %d, %a, %b;", "",
+                        nin=2, w=16)
+    out, rep = _run(text, [list(r) for r in zip(A16, B16)], w=16)
+    assert out == NARROWED and _items(rep) == [("mul.f16", "note")]
+    assert "half=f32, decided by the source at kernel.py:10:23: `r.to(tl.float16)`" in rep.items[0].reason
+
+
+def test_genuine_half_mul_decided_by_the_source(tmp_path):
+    text = _with_source(tmp_path, "x0 * x1", "{loc}\n\tmul.f16 %d, %a, %b;", "x0 * x1", nin=2, w=16)
+    out, rep = _run(text, [list(r) for r in zip(A16, B16)], w=16)
+    assert out == HALF_MUL and _items(rep) == [("mul.f16", "note")] and "half=native" in rep.items[0].reason
+
+
+@pytest.mark.parametrize("expr,anchor,at", [("x0.to(tl.float32) + x1.to(tl.float32)", "", "store"),  # not a mul
+                                            ("x0.to(tl.float32) * x1", "x0", "loc"),  # its own .loc: not narrowed
+                                            ("x0.to(tl.float32) * libdevice.fn(x1)", "", "store"),  # unknown
+                                            ("x0 * x1", "", "store")])  # a cast of a half product: no widening
+def test_half_mul_with_a_stale_or_unclear_source_stays_undecided(tmp_path, expr, anchor, at):
+    text = _with_source(tmp_path, expr, f"{{{at}}}\n\tmul.f16 %d, %a, %b;", anchor, nin=2, w=16)
+    out, rep = _run(text, [list(r) for r in zip(A16, B16)], w=16)
+    assert out == HALF_MUL and _items(rep) == [("mul.f16", "error")]
+
+
+def test_half_comparison_decided_by_the_source(tmp_path):
+    """``setp.lt.f16`` at a Compare of widened halves compares Triton's f32 values (tests/test_fpsan_folds)."""
+    body = "{loc}\n\tsetp.lt.f16 %p1, %a, %b;\n\tselp.b16 %d, %a, %b, %p1;"
+    a, b = [0x4248, 0x2E66, 0x3C00, 0xC500], [0x2E66, 0x3C00, 0x4000, 0x3C00]
+    wa, wb = (R.float_cast(np.array(v, np.uint64), "f16", "f32").astype(np.uint32).view(np.float32) for v in (a, b))
+    expr = "tl.where(x0.to(tl.float32) < x1.to(tl.float32), x0, x1)"
+    out, rep = _run(_with_source(tmp_path, expr, body, "x0.to", nin=2, w=16), [list(r) for r in zip(a, b)], w=16)
+    assert out == [x if lt else y for x, y, lt in zip(a, b, wa < wb)]
+    assert ("setp.lt.f16", "note") in _items(rep)
