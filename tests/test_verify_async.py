@@ -563,3 +563,28 @@ def test_wmma_load_and_store_report_each_tile_element_once():
         addrs = np.concatenate([e.addr for e in evs]).astype(np.int64)
         assert len(addrs) == 256 and len(set((addrs - addrs.min()).tolist())) == 256
         assert (addrs - addrs.min()).max() == 4 * 255
+
+
+def test_generic_writes_read_by_a_bulk_copy_need_an_async_proxy_fence():
+    """The BULK kernel of test_sim_async: 32 threads st.shared, then thread 0's cp.async.bulk store reads
+    those bytes through the async proxy (ISA §8.6). With fence.proxy.async by every writer before the
+    bar.sync, or by the issuing thread after it, the bulk copy's reads are ordered after the writes;
+    without any proxy fence they are not (a race, though bar.sync orders the threads)."""
+    from test_sim_async import BULK
+
+    def ordered(text: str) -> bool:
+        ctx, _ = _check(text, ["src=u32[64]:zeros", "dst=u32[64]:zeros"])
+        a = ctx.acc
+        thread, key, write, ep, sid = (np.concatenate(x) for x in (a.thread, a.key, a.write, a.ep, a.sid))
+        st = np.flatnonzero((thread < 32) & write & (key >= 1 << 62))
+        rd = np.flatnonzero((thread >= 32) & ~write & (key >= 1 << 62))
+        pairs = [(i, j) for j in rd.tolist() for i in st[(key[st] >= key[j]) & (key[st] < key[j] + 8)].tolist()]
+        assert len(pairs) == 64  # 32 8-byte element reads of the copy, each over two 4-byte stores
+        return all(ctx.clocks.rows[sid[j], thread[i]] >= ep[i] for i, j in pairs)
+
+    fence = "  fence.proxy.async.shared::cta;\n"
+    assert ordered(BULK)
+    assert not ordered(BULK.replace(fence, ""))
+    late = BULK.replace(fence, "").replace("  @%p1 cp.async.bulk.global", "  @%p1 fence.proxy.async;\n"
+                                                                      "  @%p1 cp.async.bulk.global")
+    assert ordered(late)

@@ -33,8 +33,6 @@ VERDICTS = {"verified", "race", "not-well-synchronized", "different", "inconclus
 
 # kernel -> why its expected verdict is not reached on main yet (strict xfail: passing turns it red)
 PENDING: dict[str, str] = {
-    "bulk_store_nofence": ("verify says verified (a missed bug): a generic st.shared read by a later bulk copy "
-                           "(async proxy) with no fence.proxy.async between them is not reported"),
     "lastblock_fence": ("verify says inconclusive: which CTA is last depends on the atomicAdd ticket (a "
                         "schedule-dependent branch) and verify does not decide the other schedules"),
 }

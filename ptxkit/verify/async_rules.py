@@ -78,13 +78,18 @@ class Agents:
         self.info[agent] = (issuer, ev.line, int(ev.detail.get("col", 0)), what)
         ctx.__dict__.setdefault("agents", self.info)
 
-    def new(self, ctx: Context, issuer: int | np.ndarray) -> int:
+    def new(self, ctx: Context, issuer: int | np.ndarray, unfenced: dict[int, int] | None = None) -> int:
         if not self.free:
             first = ctx.clocks.add_agents(_AGENT_CHUNK)
             self.free = list(range(first + _AGENT_CHUNK - 1, first - 1, -1))
         a = self.free.pop()
-        # the copy starts with everything its issuer(s) have seen (program order up to the issue)
-        row = ctx.clocks.new_row(ctx.clocks.joined(np.atleast_1d(np.asarray(issuer, np.int64))))
+        # the copy starts with everything its issuer(s) have seen (program order up to the issue) — but
+        # not a generic write of the bytes it touches that no fence.proxy.async separates from it
+        # (``unfenced``: writer → epoch of its write): that pair stays unordered, a race
+        vec = ctx.clocks.joined(np.atleast_1d(np.asarray(issuer, np.int64)))
+        for u, ep_w in (unfenced or {}).items():
+            vec[u] = min(int(vec[u]), ep_w - 1)
+        row = ctx.clocks.new_row(vec)
         ctx.clocks.set_row(np.array([a]), row)
         return a
 
@@ -181,6 +186,54 @@ def _at(v: object, i: int, default: Any) -> Any:
     return v
 
 
+class ProxyFences:
+    """Generic-proxy writes of shared memory and the ``fence.proxy.async`` after them (ISA §8.6: an
+    access of the async proxy is ordered after a generic write of the same bytes only through a proxy
+    fence on the causality path between them). A write counts as fenced for an async operation when
+    its writer executed an async-proxy fence after it, or the issuing thread did after acquiring it."""
+
+    def __init__(self) -> None:
+        self.writes: dict[int, tuple[int, int, int]] = {}  # shared byte key → (thread, epoch, event seq)
+        self.fence_seq: dict[int, int] = {}  # thread → event seq of its last async-proxy fence
+        self.fence_clock: dict[int, tuple[int, int]] = {}  # thread → (clock row, epoch) at that fence
+
+    def on_write(self, ev: SimEvent, ctx: Context) -> None:
+        assert ev.addr is not None
+        keys = ctx.keys("shared", ev.lanes, ev.addr)
+        if "cta" in ev.detail:
+            keys = ctx.keys_for_cta(np.asarray(ev.detail["cta"]), ev.addr)
+        ep = ctx.clocks.ep
+        for t, k in zip(ev.lanes.tolist(), keys.tolist()):
+            w = (t, int(ep[t]), ctx.seq)
+            for b in range(max(ev.size, 1)):
+                self.writes[k + b] = w
+
+    def on_fence(self, ev: SimEvent, ctx: Context) -> None:
+        for t in ev.lanes.tolist():
+            self.fence_seq[t] = ctx.seq
+            self.fence_clock[t] = (int(ctx.clocks.sid[t]), int(ctx.clocks.ep[t]))
+
+    def unfenced(self, ctx: Context, issuers: list[int], keys: np.ndarray, elem: int) -> dict[int, int]:
+        """Writers (→ the epoch of their earliest such write) of the bytes at ``keys`` (elements of
+        ``elem`` bytes) whose write no async-proxy fence separates from an operation of ``issuers``."""
+        if not self.writes or not len(keys):
+            return {}
+        out: dict[int, int] = {}
+        rows = ctx.clocks.rows
+        for key in np.unique((keys[:, None] + np.arange(elem)[None, :]).ravel()).tolist():
+            w = self.writes.get(key)
+            if w is None:
+                continue
+            u, ep_w, seq_w = w
+            if self.fence_seq.get(u, -1) > seq_w:
+                continue
+            if any(t in self.fence_clock and self.fence_seq[t] > seq_w
+                   and rows[self.fence_clock[t][0], u] >= ep_w for t in issuers):
+                continue
+            out[u] = min(out.get(u, ep_w), ep_w)
+        return out
+
+
 class AsyncCopyRule:
     """Asynchronous copies as agents; cp.async groups; bulk async-groups (see the module docstring)."""
 
@@ -195,6 +248,7 @@ class AsyncCopyRule:
         self.last_copy: dict[int, _Copy] = {}  # the copy whose complete_tx comes next (mbarrier rule)
         self.dst: dict[tuple[int, int], _Copy] = {}  # (CTA, shared byte) → the last cp.async writing it
         self.reported: set[int] = set()  # agents already named in a finding
+        self.proxy = ProxyFences()
 
     def on_event(self, ev: SimEvent, ctx: Context) -> None:
         k = ev.kind
@@ -207,7 +261,11 @@ class AsyncCopyRule:
                 self.groups.setdefault((t, group), []).append(src.pop(t, []))
         elif k == EvKind.ASYNC_WAIT:
             self._wait(ev, ctx)
-        elif k in (EvKind.LD, EvKind.ST, EvKind.RMW) and ev.addr is not None and self.dst:
+        elif k == EvKind.FENCE and ev.proxy.startswith("async"):
+            self.proxy.on_fence(ev, ctx)
+        if k in (EvKind.ST, EvKind.RMW) and ev.space == "shared" and ev.addr is not None and ev.proxy == "generic":
+            self.proxy.on_write(ev, ctx)
+        if k in (EvKind.LD, EvKind.ST, EvKind.RMW) and ev.addr is not None and self.dst:
             self._check_use(ev, ctx)
 
     def _issue(self, ev: SimEvent, ctx: Context) -> None:
@@ -229,11 +287,11 @@ class AsyncCopyRule:
             elem = int(d.get("elem", 2))
             for threads, src in d.get("warps", []):
                 threads = np.asarray(threads, np.int64)
-                agent = self.agents.new(ctx, threads)
-                self.agents.describe(ctx, agent, int(threads[0]), ev, "wgmma")
                 src = np.asarray(src, np.int64)
-                ctx.access(ctx.seq, np.full(len(src), agent), self._keys(ctx, "shared", int(threads[0]), src),
-                           elem, False, False, "", "async")
+                skeys = self._keys(ctx, "shared", int(threads[0]), src)
+                agent = self.agents.new(ctx, threads, self.proxy.unfenced(ctx, threads.tolist(), skeys, elem))
+                self.agents.describe(ctx, agent, int(threads[0]), ev, "wgmma")
+                ctx.access(ctx.seq, np.full(len(src), agent), skeys, elem, False, False, "", "async")
                 ctx.clocks.ep[agent] += 1
                 c = _Copy(agent, int(threads[0]), ev.line, col, "shared", np.zeros(0, np.int64), elem)
                 for t in threads.tolist():
@@ -245,25 +303,29 @@ class AsyncCopyRule:
         dsts, srcs = d.get("dst_bytes") or [], d.get("src_bytes") or []
         src_space = str(d.get("src_space", "global"))
         for i, t in enumerate(ev.lanes.tolist()):
-            agent = self.agents.new(ctx, t)
-            self.agents.describe(ctx, agent, t, ev, str(op))
             dst = np.asarray(dsts[i], np.int64) if i < len(dsts) else np.zeros(0, np.int64)
-            c = _Copy(agent, t, ev.line, col, ev.space, dst, elem)
+            src = np.asarray(srcs[i], np.int64) if i < len(srcs) else np.zeros(0, np.int64)
             other = d.get("shared_cta")  # a destination (or source) in another CTA of the cluster
 
             def keys(space: str, addr: np.ndarray, t: int = t, other: Any = other) -> np.ndarray:
                 if space == "shared" and other is not None:
                     return ctx.keys_for_cta(np.full(len(addr), int(other)), addr.astype(np.uint64))
                 return self._keys(ctx, space, t, addr)
-            if i < len(srcs):
-                src = np.asarray(srcs[i], np.int64)
+            skeys, dkeys = keys(src_space, src), keys(ev.space, dst)
+            shared_keys = np.concatenate([k for sp, k in ((src_space, skeys), (ev.space, dkeys)) if sp == "shared"]
+                                         or [np.zeros(0, np.int64)])
+            unfenced = self.proxy.unfenced(ctx, [t], shared_keys, elem)
+            agent = self.agents.new(ctx, t, unfenced)
+            self.agents.describe(ctx, agent, t, ev, str(op))
+            c = _Copy(agent, t, ev.line, col, ev.space, dst, elem)
+            if len(src):
                 if d.get("group") != "mbarrier":  # the reads complete at wait_group.read, the writes later
-                    c.reader = self.agents.new(ctx, t)
+                    c.reader = self.agents.new(ctx, t, unfenced)
                     self.agents.describe(ctx, c.reader, t, ev, str(op))
                 rd = agent if c.reader < 0 else c.reader
-                ctx.access(ctx.seq, np.full(len(src), rd), keys(src_space, src), elem, False, False, "", "async")
+                ctx.access(ctx.seq, np.full(len(src), rd), skeys, elem, False, False, "", "async")
                 ctx.clocks.ep[rd] += 1
-            ctx.access(ctx.seq, np.full(len(dst), agent), keys(ev.space, dst), elem, True, False, "", "async")
+            ctx.access(ctx.seq, np.full(len(dst), agent), dkeys, elem, True, False, "", "async")
             ctx.clocks.ep[agent] += 1  # the copy's accesses are done before it signals completion
             if d.get("group") == "mbarrier":
                 self.last_copy[t] = c
