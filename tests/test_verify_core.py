@@ -566,3 +566,44 @@ def test_ldmatrix_reads_are_accesses(tmp_path, capsys, barrier, verdict):
     assert (rc, d["verdict"]) == ({"verified": 0, "race": 1}[verdict], verdict), d["reason"]
     if verdict == "race":
         assert sorted(x["line"] for x in d["witness"]["accesses"]) == [18, 25]
+
+
+# Every thread writes its word of buf with st.shared (generic proxy); after bar.sync thread 0 stores buf
+# to global memory with cp.async.bulk (the async proxy reads buf). A generic write is ordered before an
+# async-proxy access only through fence.proxy.async by the writer (ISA §8.6; proxy-preserved base
+# causality, §8.9.5): with the fence, verified; without it the bulk copy's read races with the st.shared.
+BULK_STORE = """.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 out)
+{
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<4>;
+  .reg .pred %p<2>;
+  .shared .align 128 .b8 buf[128];
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  shl.b32 %r2, %r1, 2;
+  mov.u32 %r3, buf;
+  add.u32 %r2, %r3, %r2;
+  st.shared.u32 [%r2], %r1;
+  FENCE
+  bar.sync 0;
+  setp.ne.u32 %p1, %r1, 0;
+  @%p1 bra DONE;
+  cp.async.bulk.global.shared::cta.bulk_group [%rd1], [buf], 128;
+  cp.async.bulk.commit_group;
+  cp.async.bulk.wait_group 0;
+DONE:
+  ret;
+}
+"""
+
+
+@pytest.mark.parametrize("fence, verdict", [("fence.proxy.async.shared::cta;", "verified"), ("", "race")])
+def test_generic_write_then_async_proxy_read_needs_a_proxy_fence(tmp_path, capsys, fence, verdict):
+    rc, d = _verify(tmp_path, capsys, BULK_STORE.replace("FENCE", fence), "--arg", "out=u32[32]:zeros",
+                    "--block", "32")
+    assert (rc, d["verdict"]) == ({"verified": 0, "race": 1}[verdict], verdict), d["reason"]
+    if verdict == "race":
+        assert sorted(x["line"] for x in d["witness"]["accesses"]) == [15, 20]

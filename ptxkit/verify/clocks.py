@@ -28,6 +28,8 @@ class Clocks:
         self.nrows = 1  # row 0: the empty clock
         self.sid = np.zeros(nthreads, np.int64)
         self.ep = np.ones(nthreads, np.int32)
+        # per thread, the epochs of its fence.proxy.async (ISA §8.6: generic → async proxy ordering)
+        self.proxy_fences: dict[int, list[int]] = {}
 
     def add_agents(self, k: int) -> int:
         """Add ``k`` agents (pseudo-threads, e.g. an asynchronous copy engine); return the first index."""
@@ -94,6 +96,28 @@ class Clocks:
     def set_row(self, threads: np.ndarray, row: int) -> None:
         """The threads' clocks become ``row`` (a barrier's join, which covers each of them)."""
         self.sid[threads] = row
+
+    def proxy_fence(self, threads: np.ndarray) -> None:
+        """The threads execute a proxy fence: note the epoch (what came before it) and start a new one."""
+        for t in threads.tolist():
+            self.proxy_fences.setdefault(t, []).append(int(self.ep[t]))
+        self.ep[threads] += 1
+
+    def fenced(self, t_a: np.ndarray, ep_a: np.ndarray, sid_b: np.ndarray) -> np.ndarray:
+        """Vectorised: is there a proxy fence of thread ``t_a`` after access ``(t_a, ep_a)`` that
+        happens before the access whose clock row is ``sid_b``?"""
+        out = np.zeros(len(t_a), bool)
+        cover = self.rows[sid_b, t_a]
+        for t in np.unique(t_a).tolist():
+            f = np.asarray(self.proxy_fences.get(t, []), np.int64)
+            if len(f) == 0:
+                continue
+            sel = t_a == t
+            k = np.searchsorted(f, ep_a[sel])  # the first fence at or after the access's epoch
+            ok = k < len(f)
+            first = f[np.minimum(k, len(f) - 1)]
+            out[sel] = ok & (first <= cover[sel])
+        return out
 
     def ordered(self, t_a: np.ndarray, ep_a: np.ndarray, sid_b: np.ndarray) -> np.ndarray:
         """Vectorised: does access ``(t_a, ep_a)`` happen before an access whose clock row is ``sid_b``?"""

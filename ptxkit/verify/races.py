@@ -170,6 +170,14 @@ def _unordered(tab: Table, clocks: Clocks, a: np.ndarray, b: np.ndarray) -> list
     if len(a) == 0:
         return []
     ordered = clocks.ordered(tab.thread[a], tab.ep[a], tab.sid[b])
+    # a generic-proxy write before an async-proxy access (a TMA store or wgmma reading what a thread
+    # wrote) is ordered only through a fence.proxy.async of the writer in between (ISA §8.6, the
+    # proxy-preserved base causality order of §8.9.5); the async proxy's writes reach generic readers
+    # through their completion mechanism (mbarrier, wait_group), which the clocks already carry
+    cross = ordered & tab.write[a] & (tab.proxy[a] == 0) & (tab.proxy[b] != 0)
+    if cross.any():
+        i = np.flatnonzero(cross)
+        ordered[i] = clocks.fenced(tab.thread[a[i]], tab.ep[a[i]], tab.sid[b[i]])
     bad = np.flatnonzero(~ordered)
     return [Race(int(a[i]), int(b[i])) for i in bad[:64]]
 

@@ -171,6 +171,8 @@ class SyncRule:
         if k == EvKind.FENCE:
             if ev.proxy == "generic" and ev.sem in ("acq_rel", "sc", "acquire", "release"):
                 self._fence(ev, ctx)
+            elif ev.proxy.startswith("async"):
+                ctx.clocks.proxy_fence(ev.lanes)
             return
         if k not in (EvKind.LD, EvKind.ST, EvKind.RMW) or ev.space not in _TRACKED or ev.addr is None:
             return
