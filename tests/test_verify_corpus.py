@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from ptxkit.bench.verify import sentryward_input
 from ptxkit.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -223,3 +224,30 @@ def test_correct_kernel_runs_like_numpy(name: str, tmp_path: Path, capsys: pytes
     rc = main(["run", str(CORPUS / e["file"]), *e["args"], "--out", str(tmp_path), "--max-steps", "20000"])
     assert rc == 0, capsys.readouterr().err[-2000:]
     CHECKS[name](tmp_path)
+
+
+# --- the bench's translation of a launch into SentryWard's input (hand-computed expectations) -----------
+
+def test_sentryward_input_scalars_nulls_and_launch() -> None:
+    e = MANIFEST["gemm_tiled"]
+    cfg = sentryward_input(_ptx("gemm_tiled"), e["args"])
+    assert cfg["entry"] == "gemm_tiled" and cfg["schema"] == "spverify.kernel-input/v1"
+    assert cfg["launch"] == {"grid_dim": [1, 1, 1], "block_dim": [16, 16, 1]}
+    # buffers stay symbolic; the two scalars N = 16, K = 64 with the declared .u32 type
+    assert cfg["arguments"] == [{"parameter": "gemm_tiled_param_3", "type": "u32", "value": 16},
+                                {"parameter": "gemm_tiled_param_4", "type": "u32", "value": 64}]
+    cfg = sentryward_input(_ptx("triton_reduce_sm80"), MANIFEST["triton_reduce_sm80"]["args"])
+    assert cfg["launch"]["dynamic_shared_bytes"] == 16
+    assert cfg["arguments"] == [{"parameter": f"reduce_sum_param_{i}", "type": "pointer", "value": None}
+                                for i in (2, 3)]
+
+
+def test_sentryward_input_tensor_maps() -> None:
+    cfg = sentryward_input(_ptx("triton_matmul_tma_sm90"), MANIFEST["triton_matmul_tma_sm90"]["args"])
+    a, b = cfg["tma_descriptors"]
+    # A: f16 64x128 row-major, box 32 (K) x 64 (M), 64B swizzle; B: 128x64, box 64 (N) x 32 (K), 128B
+    assert a == {"parameter": "matmul_tma_param_0", "object": "tensor_0", "interleave": "none", "swizzle": "64B",
+                 "element_type": "f16", "global_shape": [128, 64], "box_shape": [32, 64], "element_strides": [1, 1],
+                 "coordinate_strides_bytes": [2, 256]}
+    assert (b["parameter"], b["global_shape"], b["box_shape"], b["swizzle"], b["coordinate_strides_bytes"]) == \
+        ("matmul_tma_param_5", [64, 128], [64, 32], "128B", [2, 128])

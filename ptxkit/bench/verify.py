@@ -129,8 +129,9 @@ def sentryward_available() -> bool:
     return importlib.util.find_spec("sentryward") is not None
 
 
-def run_sentryward(entry: dict[str, Any], timeout: float = TIMEOUT_S) -> tuple[str, str, float]:
-    """(verdict in ptxkit's words or '', SentryWard's own result, seconds) on one manifest entry."""
+def run_sentryward(entry: dict[str, Any], timeout: float = TIMEOUT_S) -> tuple[str, str, float, list[str]]:
+    """(verdict in ptxkit's words or '', SentryWard's own result, seconds, the first race's two locations
+    as FILE:LINE — the .ptx line, or the source line of its .loc when the PTX has line info)."""
     import sentryward  # optional dependency (ptxkit[bench])
 
     ptx = CORPUS / entry["file"]
@@ -141,29 +142,34 @@ def run_sentryward(entry: dict[str, Any], timeout: float = TIMEOUT_S) -> tuple[s
         res = sentryward.verify(str(ptx), input=str(cfg), timeout_seconds=timeout)
         dt = time.perf_counter() - t
     raw = str(res.get("result"))
-    return SENTRYWARD_VERDICT.get(raw, ""), raw, dt
+    races = res.get("races") or []
+    where = [f"{Path(str(r[s]['location']['file'])).name}:{r[s]['location']['line']}"
+             for r in races[:1] for s in ("first", "second") if isinstance(r.get(s, {}).get("location"), dict)]
+    return SENTRYWARD_VERDICT.get(raw, ""), raw, dt, where
+
+
+def compare_one(name: str, e: dict[str, Any], repeats: int = 1) -> dict[str, Any]:
+    """Expected verdict, ptxkit's and SentryWard's verdicts and times for one manifest kernel (ptxkit's
+    time: the minimum over ``repeats`` runs when it takes under 5 s)."""
+    want = {e["verdict"], *e["accept"]}
+    verdict, t = run_ptxkit(e)
+    for _ in range(repeats - 1 if t < 5 else 0):
+        t = min(t, run_ptxkit(e)[1])
+    rec: dict[str, Any] = {"kernel": name, "kind": e["kind"], "expected": e["verdict"], "ptxkit": verdict,
+                           "ptxkit_s": round(t, 3), "ptxkit_ok": verdict in want}
+    if sentryward_available():
+        sv, raw, st, where = run_sentryward(e)
+        rec |= {"sentryward": sv or raw, "sentryward_result": raw, "sentryward_s": round(st, 3),
+                "sentryward_ok": sv in want if sv else None, "sentryward_witness": where}
+        ptx_lines = {int(w.rsplit(":", 1)[1]) for w in where if w.startswith(e["file"] + ":")}
+        if sv == "race" and len(ptx_lines) == len(set(where)) > 0:  # both sides located in the .ptx
+            rec["sentryward_witness_ok"] = all(ptx_lines & set(g) for g in e["witness"].get("race", []))
+    return rec
 
 
 def compare(repeats: int = 1, names: list[str] | None = None) -> list[dict[str, Any]]:
-    """One record per manifest kernel: expected verdict, ptxkit's and SentryWard's verdicts and times
-    (the minimum over ``repeats`` runs for kernels that take under 5 s)."""
-    have_sw = sentryward_available()
-    out: list[dict[str, Any]] = []
-    for name, e in manifest().items():
-        if names and name not in names:
-            continue
-        want = {e["verdict"], *e["accept"]}
-        verdict, t = run_ptxkit(e)
-        for _ in range(repeats - 1 if t < 5 else 0):
-            t = min(t, run_ptxkit(e)[1])
-        rec: dict[str, Any] = {"kernel": name, "kind": e["kind"], "expected": e["verdict"], "ptxkit": verdict,
-                               "ptxkit_s": round(t, 3), "ptxkit_ok": verdict in want}
-        if have_sw:
-            sv, raw, st = run_sentryward(e)
-            rec |= {"sentryward": sv or raw, "sentryward_result": raw, "sentryward_s": round(st, 3),
-                    "sentryward_ok": sv in want if sv else None}
-        out.append(rec)
-    return out
+    """One record per manifest kernel (all, or those in ``names``)."""
+    return [compare_one(n, e, repeats) for n, e in manifest().items() if not names or n in names]
 
 
 def run(repeats: int) -> list[Row]:
@@ -178,6 +184,8 @@ def run(repeats: int) -> list[Row]:
             value += f" | SentryWard {r['sentryward']} {r['sentryward_s']:.2f} s"
             sw = {True: "SentryWard as expected", False: "SentryWard differs from expected",
                   None: "SentryWard: no verdict"}[r["sentryward_ok"]]
+            if r.get("sentryward_witness_ok") is False:
+                sw += f" but its race names {', '.join(r['sentryward_witness'])}, not the expected lines"
             note = f"{note}; {sw}"
         rows.append({"figure": f"verify {r['kernel']} ({r['kind']})", "value": value, "goal": r["expected"],
                      "note": note, "ours": r["ptxkit_s"], "reference": r.get("sentryward_s"), **r})
@@ -188,5 +196,6 @@ def run(repeats: int) -> list[Row]:
 
 
 if __name__ == "__main__":  # python -m ptxkit.bench.verify [KERNEL…]: the comparison as JSON lines
-    for rec in compare(1, sys.argv[1:]):
-        print(json.dumps(rec))
+    for n, e in manifest().items():
+        if len(sys.argv) == 1 or n in sys.argv[1:]:
+            print(json.dumps(compare_one(n, e)), flush=True)
