@@ -114,9 +114,10 @@ def test_cli_source_hints_options(tmp_path, capsys):
     assert main(["sanitize", str(tmp_path / "k.ptx"), "--strict", "-o", str(tmp_path / "o.ptx")]) == 0
     off = ["sanitize", str(tmp_path / "k.ptx"), "--strict", "--source-hints", "off", "-o", str(tmp_path / "o.ptx")]
     assert main(off) == 2 and "error: not Triton-exact: add.f32" in capsys.readouterr().err
-    moved = ["sanitize", str(tmp_path / "k.ptx"), "--strict", "--source-root", str(tmp_path / "nowhere"), "-o",
-             str(tmp_path / "o.ptx")]
+    (tmp_path / "m.ptx").write_text(text.replace(str(tmp_path / "kernel.py"), "/gone/kernel.py"))
+    moved = ["sanitize", str(tmp_path / "m.ptx"), "--strict", "-o", str(tmp_path / "o.ptx")]
     assert main(moved) == 2 and "self-add=mul2|add" in capsys.readouterr().err
+    assert main([*moved, "--source-root", str(tmp_path)]) == 0
 
 
 # ------------------------------------------------------------------------------ J: the sign xor of a cvt
@@ -191,3 +192,30 @@ def test_half_comparison_decided_by_the_source(tmp_path):
     out, rep = _run(_with_source(tmp_path, expr, body, "x0.to", nin=2, w=16), [list(r) for r in zip(a, b)], w=16)
     assert out == [x if lt else y for x, y, lt in zip(a, b, wa < wb)]
     assert ("setp.lt.f16", "note") in _items(rep)
+
+
+def test_inlined_loc_and_a_library_source_outside_the_root(tmp_path):
+    """``.loc 2 L C, function_name …, inlined_at 1 …`` (Triton's reductions: ``_sum_combine``'s
+    ``return a + b`` in triton/language/standard.py, which is not under ``--source-root``): its own file,
+    line and column; the BinOp of two parameters is half arithmetic."""
+    lib = tmp_path / "lib" / "standard.py"
+    lib.parent.mkdir()
+    lib.write_text("def _sum_combine(a, b):\n    return a + b\n")
+    body = ".loc 2 2 12, function_name $L__info_string0, inlined_at 1 9 5\n\tadd.f16 %d, %a, %b;"
+    text = _kernel(body, w=16, nin=2) + f'\t.file\t1 "/gone/kernel.py"\n\t.file\t2 "{lib}"\n'
+    out, rep = _run(text, [list(r) for r in zip(A16, B16)], w=16, source_root=str(tmp_path / "root"))
+    want = [int(v) for v in R.float_binop("add", np.array(A16, np.uint64), np.array(B16, np.uint64), "f16")]
+    assert out == want and _items(rep) == [("add.f16", "note")]
+    assert "half=native, decided by the source at standard.py:2:12: `a + b`" in rep.items[0].reason
+
+
+@pytest.mark.parametrize("expr,form", [("tl.fma(x0, x1, x0) * tl.abs(x1)", "native"),
+                                       ("tl.where(x0 < x1, x0.to(tl.float32), x1) * x1", None),
+                                       ("tl.sqrt(x0) * x1", None)])
+def test_half_operand_types_through_elementwise_calls(tmp_path, expr, form):
+    """tl.fma/abs/where keep their operands' type (a 16-bit op on them is half arithmetic; a widened
+    operand at the op's own .loc contradicts the PTX); other calls are unknown: undecided."""
+    text = _with_source(tmp_path, expr, "{loc}\n\tmul.f16 %d, %a, %b;", expr.split("(")[0] if "(" in expr else "",
+                        nin=2, w=16)
+    out, rep = _run(text, [list(r) for r in zip(A16, B16)], w=16)
+    assert out == HALF_MUL and _items(rep) == [("mul.f16", "note" if form else "error")]

@@ -26,6 +26,7 @@ from pathlib import Path
 from ptxkit import ir
 
 _FILE = re.compile(r'^(\d+)\s+"([^"]*)"')
+_LOC = re.compile(r"^(\d+)\s+(\d+)\s+(\d+)\b")
 _DTYPE_WIDTH = {"float16": 16, "bfloat16": 16, "float32": 32, "float64": 64}
 _PTX_DTYPE = {"f16": "float16", "bf16": "bfloat16", "f32": "float32", "f64": "float64"}
 _BINOP = {"add": ast.Add, "sub": ast.Sub, "mul": ast.Mult}
@@ -99,9 +100,8 @@ class SourceHints:
         cur: tuple[str, int, int] | None = None
         for s in fn.statements():
             if isinstance(s, ir.Directive) and s.name == "loc":
-                parts = s.args.split()
-                cur = (parts[0], int(parts[1]), int(parts[2])) if len(parts) >= 3 and all(
-                    p.isdigit() for p in parts[:3]) else None
+                m = _LOC.match(s.args)  # ``1 12 5`` or ``1 12 5, function_name …, inlined_at 1 13 10``
+                cur = (m.group(1), int(m.group(2)), int(m.group(3))) if m else None
             elif isinstance(s, ir.Instruction) and cur is not None:
                 h.loc[id(s)] = cur
         return h
@@ -183,7 +183,8 @@ class SourceHints:
 
 
 def _find(path: str, root: str | None) -> SourceFile | None:
-    """The source ``path`` names: under ``root`` (its longest existing suffix) when given, else itself."""
+    """The source ``path`` names: under ``root`` (its longest existing suffix) when given, else itself
+    (Triton's own library, ``triton/language/standard.py``, is where it was installed)."""
     p = Path(path)
     if root is not None:
         parts = p.parts[1:] if p.is_absolute() else p.parts
@@ -191,7 +192,6 @@ def _find(path: str, root: str | None) -> SourceFile | None:
             cand = Path(root, *parts[k:])
             if cand.is_file():
                 return SourceFile.read(cand)
-        return None
     return SourceFile.read(p) if p.is_file() else None
 
 
@@ -248,12 +248,28 @@ def _width(f: SourceFile, e: ast.expr, depth: int) -> int | None:
         return _DTYPE_WIDTH[cast]
     if isinstance(r, ast.Call) and isinstance(r.func, ast.Attribute) and r.func.attr == "load":
         return OWN
+    args = _same_type_args(r)
+    if args:  # tl.fma/minimum/maximum/abs/where: the type of their (promoted) float operands
+        widths = [_width(f, a, depth - 1) for a in args]
+        return None if None in widths else max(w for w in widths if w is not None)
     if isinstance(r, ast.UnaryOp) and isinstance(r.op, ast.USub):
         return _width(f, r.operand, depth - 1)
     if isinstance(r, ast.BinOp) and isinstance(r.op, (ast.Add, ast.Sub, ast.Mult)):
         a, b = _width(f, r.left, depth - 1), _width(f, r.right, depth - 1)
         return None if a is None or b is None else max(a, b)
     return None
+
+
+def _same_type_args(r: ast.expr) -> list[ast.expr]:
+    """The float operands of ``tl.fma``/``minimum``/``maximum``/``abs``/``where`` (whose result has their
+    promoted type), else []."""
+    if not (isinstance(r, ast.Call) and isinstance(r.func, ast.Attribute) and isinstance(r.func.value, ast.Name)
+            and r.func.value.id == "tl"):
+        return []
+    n = {"fma": 3, "minimum": 2, "maximum": 2, "abs": 1}.get(r.func.attr)
+    if n is not None and len(r.args) == n:
+        return list(r.args)
+    return list(r.args[1:]) if r.func.attr == "where" and len(r.args) == 3 else []
 
 
 def _form(a: int | None, b: int | None) -> str | None:
