@@ -11,6 +11,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ptxkit.verify import races
 from ptxkit.verify.context import Context
 from ptxkit.verify.races import Table, find_races
 
@@ -58,6 +59,21 @@ def _brute(tab: Table, ctx: Context) -> bool:
 @settings(max_examples=400, deadline=None)
 @given(st.lists(step, min_size=1, max_size=40))
 def test_reduction_agrees_with_all_pairs(steps):
+    _check(steps)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(step, min_size=1, max_size=40))
+def test_reduction_in_small_chunks_agrees_with_all_pairs(steps):
+    old = races.CHUNK
+    races.CHUNK = 2  # cells analysed a few rows at a time (and cells larger than a chunk alone)
+    try:
+        _check(steps)
+    finally:
+        races.CHUNK = old
+
+
+def _check(steps: list) -> None:
     ctx = Context(NT, NCTA, [])
     for s in steps:
         if s[0] == "acc":

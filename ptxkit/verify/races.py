@@ -26,6 +26,7 @@ from ptxkit.verify.clocks import Clocks
 from ptxkit.verify.context import Accesses, cluster_of
 
 MAX_PAIRS = 20_000_000
+CHUNK = 1 << 20  # rows of the weak-pair analysis at a time
 
 
 @dataclass
@@ -68,13 +69,18 @@ class Race:
 def find_races(tab: Table, clocks: Clocks, cta_threads: int, clusters: np.ndarray,
                limit: int = 1) -> list[Race]:
     """Up to ``limit`` racing pairs (the earliest by the later access first)."""
-    n = len(tab.key)
-    if n == 0:
+    if len(tab.key) == 0:
         return []
-    g = int(tab.size.min())
+    # only accesses in an 8-byte block somebody writes can conflict (accesses are at most 8 bytes and
+    # aligned to their size): read-only data (a GEMM's inputs) leaves here, before the sort
+    block = tab.key >> 3
+    cand = np.flatnonzero(np.isin(block, np.unique(block[tab.write])))
+    if len(cand) == 0:
+        return []
+    g = int(tab.size[cand].min())
     shift = g.bit_length() - 1
-    rep = (tab.size.astype(np.int64) // g)
-    row = np.repeat(np.arange(n), rep)
+    rep = (tab.size[cand].astype(np.int64) // g)
+    row = np.repeat(cand, rep)
     off = np.arange(len(row)) - np.repeat(np.cumsum(rep) - rep, rep)
     cell = (tab.key[row] + off * g) >> shift
     # keep the cells with a write and two threads
@@ -94,7 +100,19 @@ def find_races(tab: Table, clocks: Clocks, cta_threads: int, clusters: np.ndarra
     cell, row, cell_id = cell[keep], row[keep], cell_id[keep]
     strong_cell = np.zeros(len(starts), bool)
     np.logical_or.at(strong_cell, cell_id, tab.strong[row])
-    races = _weak_pairs(tab, clocks, cell, row)
+    # the weak pairs chunk by chunk of whole cells (cells are independent): bounded temporaries
+    races: list[Race] = []
+    bounds = np.flatnonzero(np.r_[True, cell[1:] != cell[:-1]])
+    at = 0
+    while at < len(cell):
+        k = int(np.searchsorted(bounds, at + CHUNK, side="right")) - 1
+        if bounds[k] > at:
+            stop = int(bounds[k])  # whole cells up to about CHUNK rows
+        else:  # one cell of more than CHUNK rows: alone
+            nxt = int(np.searchsorted(bounds, at, side="right"))
+            stop = int(bounds[nxt]) if nxt < len(bounds) else len(cell)
+        races += _weak_pairs(tab, clocks, cell[at:stop], row[at:stop])
+        at = stop
     sc = strong_cell[cell_id]
     if sc.any():
         races += _strong_pairs(tab, clocks, cell[sc], row[sc], cta_threads, clusters)
