@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ptxkit.fpsan.mma_plan import MmaForm, MmaNotModelled, operand_regs
+from ptxkit.fpsan.mma_plan import MmaForm, MmaNotModelled, operand_regs, source_lanes
 from ptxkit.ir import Instruction, Reg
 
 F64_FORM = MmaForm("m8n8k4", "f64", "f64", "f64", "f64")
@@ -40,22 +40,8 @@ def _shfl64(ctx: Any, pay: str, src: str) -> str:
 def _sources(ctx: Any) -> tuple[list[str], list[list[str]]]:
     """Source lanes: A row g from lanes 4g + k; B column 2t + e from lanes 4(2t + e) + k (memoised)."""
     if "f64_lanes" not in ctx.memo:
-        lane, g, t = ctx.fresh("b32"), ctx.fresh("b32"), ctx.fresh("b32")
-        ctx.emit(f"mov.u32 {lane}, %laneid")
-        ctx.emit(f"and.b32 {g}, {lane}, 0x1c")
-        ctx.emit(f"and.b32 {t}, {lane}, 3")
-        ctx.emit(f"shl.b32 {t}, {t}, 3")
-        a_src, b_src = [], []
-        for k in range(4):
-            a_src.append(ctx.fresh("b32"))
-            ctx.emit(f"add.u32 {a_src[-1]}, {g}, {k}")
-        for e in range(2):
-            row = []
-            for k in range(4):
-                row.append(ctx.fresh("b32"))
-                ctx.emit(f"add.u32 {row[-1]}, {t}, {4 * e + k}")
-            b_src.append(row)
-        ctx.memo["f64_lanes"] = (a_src, b_src)
+        a_src, b_src = source_lanes(lambda: ctx.fresh("b32"), ctx.emit)
+        ctx.memo["f64_lanes"] = (a_src, [b_src[:4], b_src[4:]])  # B column 2t + e: lanes 8t + 4e + k
     a_src, b_src = ctx.memo["f64_lanes"]
     return list(a_src), [list(r) for r in b_src]
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ptxkit.fpsan.mma_plan import C_F16, C_F32, MmaPlan
+from ptxkit.fpsan.mma_plan import MmaPlan, accumulate
 
 
 def _zero(em: Any) -> str:
@@ -128,20 +128,8 @@ def generate_int(p: MmaPlan, em: Any, a_pay: list[str], b_pay: list[str],
     """D = Σ_k sext(E(A))·sext(E(B)) + E(C) through the integer tensor cores; ``c_pays`` overrides
     the C payloads (per C register, per half), e.g. a wgmma's zeroed accumulator."""
     sums = (products16 if p.shape.halves == 2 else products32)(p, em, a_pay, b_pay)
-    acc16 = p.acc16
-    positions = C_F16 if acc16 else [[q] for q in C_F32]
-    results: list[list[str]] = []
-    for ci, c in enumerate(p.c_regs):
-        halves = []
-        for h, (r, e) in enumerate(positions[ci]):
-            i = 2 * r + e  # the s32 D register of element (row g + 8r, column 2t + e)
-            if c_pays is not None:
-                c_pay = c_pays[ci][h]
-            else:
-                c_pay = em.embed_half(c, "f16", h) if acc16 else em.embed_word(c, "f32")
-            acc = combine(em, [s[i] for s in sums], 8, c_pay)
-            if acc16:
-                em.op(f"and.b32 {acc}, {acc}, 0xffff")  # mod 2^16
-            halves.append(acc)
-        results.append(halves)
-    em.finish(p.d_regs, results, "f16" if acc16 else "f32")
+
+    def element(r: int, e: int, c_pay: str) -> str:  # s[2r + e]: the s32 D register of that element
+        return combine(em, [s[2 * r + e] for s in sums], 8, c_pay)
+
+    accumulate(p, em, element, c_pays)

@@ -11,7 +11,7 @@ it also models ``wmma.mma`` (ISA §9.7.14.4), whose fragment layouts the ISA lea
 from __future__ import annotations
 
 from ptxkit.fpsan.mma_calls import call, helper
-from ptxkit.fpsan.mma_plan import C_F16, C_F32, MmaNotModelled, MmaPlan, operand_regs
+from ptxkit.fpsan.mma_plan import MmaNotModelled, MmaPlan, accumulate, operand_regs
 from ptxkit.ir import Instruction
 
 # 16-bit payload p (sign-extended) = hi·2^8 + lo with lo = p & 0xff ∈ [0, 255] and hi = p >> 8 (arithmetic)
@@ -65,7 +65,6 @@ def _limb_matmuls(em, op: str, a_l: list, b_l: list, n_acc: int) -> tuple[list[s
 
 def generate_limbs(p: MmaPlan, em, a_pay: list[str], b_pay: list[str]) -> None:
     """16-bit inputs: the ring products through four f16 ``mma`` on 8-bit limbs (see above)."""
-    acc16 = p.acc16
     a_l = [_limbs(em, x) for x in a_pay]
     b_l = [_limbs(em, x) for x in b_pay]
     ll, mid, hh = _limb_matmuls(em, f"mma.sync.aligned.{p.form.shape}.row.col.f32.f16.f16.f32", a_l, b_l, 4)
@@ -75,23 +74,15 @@ def generate_limbs(p: MmaPlan, em, a_pay: list[str], b_pay: list[str]) -> None:
         em.op(f"cvt.rni.s32.f32 {o}, {f}")  # an exact integer: the conversion is exact
         return o
 
-    acc_type = "f16" if acc16 else "f32"
-    positions = C_F16 if acc16 else [[q] for q in C_F32]
-    results: list[list[str]] = []
-    for ci, c in enumerate(p.c_regs):
-        halves = []
-        for h, (r, e) in enumerate(positions[ci]):
-            i = 2 * r + e  # the f32 D register of element (row g + 8r, column 2t + e)
-            c_pay = em.embed_half(c, "f16", h) if acc16 else em.embed_word(c, "f32")
-            x, y, acc = em.reg(), em.reg(), em.reg()
-            em.op(f"mad.lo.u32 {x}, {as_int(mid[i])}, 256, {as_int(ll[i])}")
-            em.op(f"mad.lo.u32 {y}, {as_int(hh[i])}, 65536, {x}")
-            em.op(f"add.u32 {acc}, {y}, {c_pay}")
-            if acc16:
-                em.op(f"and.b32 {acc}, {acc}, 0xffff")  # mod 2^16
-            halves.append(acc)
-        results.append(halves)
-    em.finish(p.d_regs, results, acc_type)
+    def element(r: int, e: int, c_pay: str) -> str:
+        i = 2 * r + e  # the f32 D register of element (row g + 8r, column 2t + e)
+        x, y, acc = em.reg(), em.reg(), em.reg()
+        em.op(f"mad.lo.u32 {x}, {as_int(mid[i])}, 256, {as_int(ll[i])}")
+        em.op(f"mad.lo.u32 {y}, {as_int(hh[i])}, 65536, {x}")
+        em.op(f"add.u32 {acc}, {y}, {c_pay}")
+        return acc
+
+    accumulate(p, em, element)
 
 
 def _limbs32(em, pay: str) -> list[str]:

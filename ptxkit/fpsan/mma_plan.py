@@ -70,6 +70,47 @@ C_F32 = [(0, 0), (0, 1), (1, 0), (1, 1)]  # c0..c3, one f32 each
 C_F16 = [[(0, 0), (0, 1)], [(1, 0), (1, 1)]]  # two f16x2 registers
 
 
+def source_lanes(reg: Callable[[], str], op: Callable[[str], None]) -> tuple[list[str], list[str]]:
+    """The lanes a lane (g, t) gathers from (§9.7.14.5.8 fragment layouts): A row g from the four lanes
+    4g + j of its group, B columns 2t, 2t+1 from the lanes 8t + j (j < 8), as fresh ``reg()``s."""
+    lane, g, t = reg(), reg(), reg()
+    op(f"mov.u32 {lane}, %laneid")
+    op(f"and.b32 {g}, {lane}, 0x1c")
+    op(f"and.b32 {t}, {lane}, 3")
+    op(f"shl.b32 {t}, {t}, 3")
+    a_src, b_src = [], []
+    for j in range(4):
+        a_src.append(reg())
+        op(f"add.u32 {a_src[-1]}, {g}, {j}")
+    for j in range(8):
+        b_src.append(reg())
+        op(f"add.u32 {b_src[-1]}, {t}, {j}")
+    return a_src, b_src
+
+
+def accumulate(p: MmaPlan, em: Any, element: Callable[[int, int, str], str],
+               c_pays: list[list[str]] | None = None) -> None:
+    """D from its elements: ``element(r, e, c_pay)`` is the payload register of the element at row
+    g + 8r, column 2t + e with E(C) ``c_pay`` (the C payloads, per C register and half, or ``c_pays``);
+    f16 accumulators are taken mod 2^16; the results go to ``em.finish`` grouped like the C/D registers."""
+    acc16 = p.acc16
+    positions = C_F16 if acc16 else [[q] for q in C_F32]
+    results: list[list[str]] = []
+    for ci, c in enumerate(p.c_regs):
+        halves = []
+        for h, (r, e) in enumerate(positions[ci]):
+            if c_pays is not None:
+                c_pay = c_pays[ci][h]
+            else:
+                c_pay = em.embed_half(c, "f16", h) if acc16 else em.embed_word(c, "f32")
+            acc = element(r, e, c_pay)
+            if acc16:
+                em.op(f"and.b32 {acc}, {acc}, 0xffff")  # mod 2^16
+            halves.append(acc)
+        results.append(halves)
+    em.finish(p.d_regs, results, "f16" if acc16 else "f32")
+
+
 class MmaNotModelled(Exception):
     """This mma form is outside the modelled set; ``reason`` goes to the sanitizer's report."""
 

@@ -10,31 +10,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from ptxkit.fpsan.mma_plan import C_F16, C_F32, MmaPlan
+from ptxkit.fpsan.mma_plan import MmaPlan, accumulate, source_lanes
 
 
 def generate_shuffle(p: MmaPlan, em: Any, a_pay: list[str], b_pay: list[str]) -> None:
     """Emit D = Σ_k sext(E(A))·sext(E(B)) + E(C) through ``em`` from the lanes' A/B payload words."""
-    shape, acc16 = p.shape, p.acc16
-    c_regs, d_regs = p.c_regs, p.d_regs
+    shape = p.shape
 
     # tf32 (32-bit payloads): gather across the warp with shuffles.
     # Source lanes, once per straight-line run (memo): A rows g/g+8 are held by the four lanes 4g+j
     # of this lane's group; B columns 2t/2t+1 by the lanes with groupID 2t+e, i.e. lanes 8t+4e+j.
     if "lanes" not in em.memo:
-        lane, g, t = em.reg(), em.reg(), em.reg()
-        em.op(f"mov.u32 {lane}, %laneid")
-        em.op(f"and.b32 {g}, {lane}, 0x1c")
-        em.op(f"and.b32 {t}, {lane}, 3")
-        em.op(f"shl.b32 {t}, {t}, 3")
-        a_src, b_src = [], []
-        for j in range(4):
-            a_src.append(em.reg())
-            em.op(f"add.u32 {a_src[-1]}, {g}, {j}")
-        for j in range(8):
-            b_src.append(em.reg())
-            em.op(f"add.u32 {b_src[-1]}, {t}, {j}")
-        em.memo["lanes"] = (a_src, b_src)
+        em.memo["lanes"] = source_lanes(em.reg, em.op)
     a_src, b_src = em.memo["lanes"]
 
     def split(got: str) -> list[str]:
@@ -76,19 +63,11 @@ def generate_shuffle(p: MmaPlan, em: Any, a_pay: list[str], b_pay: list[str]) ->
     b_col = gather(b_pay, b_src, b_elem)
     mad = "mad.lo.u32" if shape.halves == 1 else "mad.wide.s16"
 
-    # Accumulate on top of E(C), per D element; outputs grouped like the C/D registers.
-    acc_type = "f16" if acc16 else "f32"
-    positions = C_F16 if acc16 else [[p] for p in C_F32]
-    results: list[list[str]] = []
-    for ci, c in enumerate(c_regs):
-        halves = []
-        for h, (r, e) in enumerate(positions[ci]):
-            c_pay = em.embed_half(c, "f16", h) if acc16 else em.embed_word(c, "f32")
-            acc = em.reg()  # a fresh register: C's payload may be a cached shadow read again later
-            for k in range(shape.k):
-                em.op(f"{mad} {acc}, {a_row[r][k]}, {b_col[e][k]}, {c_pay if k == 0 else acc}")
-            if acc16:
-                em.op(f"and.b32 {acc}, {acc}, 0xffff")  # mod 2^16
-            halves.append(acc)
-        results.append(halves)
-    em.finish(d_regs, results, acc_type)
+    # Accumulate on top of E(C), per D element.
+    def element(r: int, e: int, c_pay: str) -> str:
+        acc = em.reg()  # a fresh register: C's payload may be a cached shadow read again later
+        for k in range(shape.k):
+            em.op(f"{mad} {acc}, {a_row[r][k]}, {b_col[e][k]}, {c_pay if k == 0 else acc}")
+        return acc
+
+    accumulate(p, em, element)
