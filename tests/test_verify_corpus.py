@@ -180,6 +180,11 @@ def _check_bulk_store(d: Path) -> None:  # out = 2 * in, through the bulk copy
     np.testing.assert_array_equal(_bin(d, "1", np.float32), 2.0 * _bin(d, "0", np.float32))
 
 
+def _check_cluster(d: Path) -> None:  # out[r*32 + t] = in[r*32 + t] + in[(r^1)*32 + 31 - t]
+    x = _bin(d, "0", np.float32).reshape(2, 32)
+    np.testing.assert_array_equal(_bin(d, "1", np.float32).reshape(2, 32), x + x[::-1, ::-1])
+
+
 def _check_softmax(d: Path) -> None:
     x = _bin(d, "0", np.float32).astype(np.float64)
     e = np.exp(x - x.max())
@@ -208,7 +213,7 @@ CHECKS = {
     "flag_gpu": _check_flag, "flag_fence_relaxed": _check_flag, "atomic_reduce": _check_atomic,
     "ws_named_barriers": _check_rounds, "mbarrier_pc": _check_rounds, "cpasync_double": _check_cpasync,
     "bulk_copy": _check_bulk, "bulk_store": _check_bulk_store, "triton_softmax_sm80": _check_softmax,
-    "triton_atomic_sm90": _check_atomic_s32,
+    "triton_atomic_sm90": _check_atomic_s32, "cluster_dsmem": _check_cluster,
     "triton_matmul_sm80": _check_mm80, "triton_matmul_tma_sm90": _check_mmtma,
 }
 

@@ -112,6 +112,11 @@ KERNELS: list[Kernel] = [
     Kernel("bulk_store", "verified", a("0=f32[64]:rand", "1=f32[64]:zeros", "--block 64"), arch="sm_90"),
     Kernel("bulk_store_nofence", "race", a("0=f32[64]:rand", "1=f32[64]:zeros", "--block 64"),
            [ST_SH, r"^\s*cp\.async\.bulk\.global\.shared"], arch="sm_90"),
+    Kernel("cluster_dsmem", "verified", a("0=f32[64]:rand", "1=f32[64]:zeros", "--grid 2", "--block 32", "--cluster 2"),
+           arch="sm_90"),
+    Kernel("cluster_dsmem_nobarrier", "race",
+           a("0=f32[64]:rand", "1=f32[64]:zeros", "--grid 2", "--block 32", "--cluster 2"),
+           [ST_SH, r"^\s*ld\.shared::cluster"], arch="sm_90"),
     Kernel("bulk_copy_nowait", "race", a("0=f32[64]:rand", "1=f32[32]:zeros", "--block 32"),
            [r"^\s*cp\.async\.bulk\.shared", LD_SH], arch="sm_90"),
 ]

@@ -90,6 +90,8 @@ def sentryward_input(ptx: str, args: list[str]) -> dict[str, Any]:
             launch["grid_dim"] = _dims(value)
         elif flag == "--block":
             launch["block_dim"] = _dims(value)
+        elif flag == "--cluster":
+            launch["cluster_dim"] = _dims(value)
         elif flag == "--shared":
             launch["dynamic_shared_bytes"] = int(value)
         elif flag == "--arg":
