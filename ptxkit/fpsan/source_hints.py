@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -79,6 +80,10 @@ class SourceFile:
         return p
 
 
+# a fold's reading of one source node: (its form, the node to cite) or None
+Classify = Callable[[SourceFile, ast.expr], tuple[str, ast.expr] | None]
+
+
 @dataclass
 class SourceHints:
     """The sources a module's ``.file`` lines name, and the ``.loc`` in force at each instruction of one
@@ -113,58 +118,59 @@ class SourceHints:
             return None
         return f, f.at.get((loc[1], loc[2] - 1), [])
 
+    def decide(self, instr: ir.Instruction, classify: Classify) -> Decision | None:
+        """The one form the source nodes at ``instr``'s location agree on (``classify``: a node → its
+        form and the node to cite, or None); None without a source, or with no or several forms."""
+        found = self.nodes(instr)
+        if found is None:
+            return None
+        f, nodes = found
+        forms: dict[str, ast.expr] = {}
+        for n in nodes:
+            got = classify(f, n)
+            if got is not None:
+                forms.setdefault(*got)
+        return _one(f, forms)
+
     # -- the folds
 
     def self_add(self, instr: ir.Instruction) -> Decision | None:
         """K: ``add x, x`` from ``x * 2.0`` (``mul2``) or ``x + x`` (``add``)."""
-        found = self.nodes(instr)
-        if found is None:
-            return None
-        f, nodes = found
-        forms: dict[str, ast.expr] = {}
-        for n in nodes:
+        def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
             if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Add) and ast.dump(n.left) == ast.dump(n.right):
-                forms.setdefault("add", n)
-            elif isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mult) and (_is_two(n.left) or _is_two(n.right)):
-                forms.setdefault("mul2", n)
-        return _one(f, forms)
+                return "add", n
+            if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mult) and (_is_two(n.left) or _is_two(n.right)):
+                return "mul2", n
+            return None
+        return self.decide(instr, classify)
 
     def neg_cast(self, cvt: ir.Instruction, dest: str) -> Decision | None:
         """J: the cvt under a sign xor is ``(-x).to(T)`` (``before``) or the operand of ``-(x.to(T))``
         (``after``)."""
-        found = self.nodes(cvt)
-        if found is None:
-            return None
-        f, nodes = found
-        forms: dict[str, ast.expr] = {}
-        for n in nodes:
+        def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
             if _cast_to(n) != _PTX_DTYPE.get(dest):
-                continue
+                return None
             assert isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
             recv = _resolve(f, n.func.value, _DEPTH)
             parent = f.parent.get(id(n))
             if isinstance(recv, ast.UnaryOp) and isinstance(recv.op, ast.USub):
-                forms.setdefault("before", n)
-            elif isinstance(parent, ast.UnaryOp) and isinstance(parent.op, ast.USub) and recv is not None:
-                forms.setdefault("after", parent)
-        return _one(f, forms)
+                return "before", n
+            if isinstance(parent, ast.UnaryOp) and isinstance(parent.op, ast.USub) and recv is not None:
+                return "after", parent
+            return None
+        return self.decide(cvt, classify)
 
     def half(self, instr: ir.Instruction) -> Decision | None:
         """H: a 16-bit add/sub/mul/setp is half arithmetic (``native``) or f32/f64 arithmetic on
         widened halves (``f32``/``f64``)."""
-        found = self.nodes(instr)
-        if found is None:
-            return None
-        f, nodes = found
-        forms: dict[str, ast.expr] = {}
-        for n in nodes:
+        want = _BINOP.get(instr.opcode)
+
+        def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
             if instr.opcode == "setp":
                 if isinstance(n, ast.Compare) and len(n.comparators) == 1:
                     form = _form(_width(f, n.left, _DEPTH), _width(f, n.comparators[0], _DEPTH))
-                    if form:
-                        forms.setdefault(form, n)
-                continue
-            want = _BINOP.get(instr.opcode)
+                    return (form, n) if form else None
+                return None
             if isinstance(n, ast.BinOp) and want is not None and isinstance(n.op, want):
                 form = _form(_width(f, n.left, _DEPTH), _width(f, n.right, _DEPTH))
                 form = form if form == "native" else None  # a widened op has the narrowing cast's .loc
@@ -172,14 +178,13 @@ class SourceHints:
                 assert isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
                 e = _resolve(f, n.func.value, _DEPTH)
                 if not (isinstance(e, ast.BinOp) and want is not None and isinstance(e.op, want)):
-                    continue
+                    return None
                 form = _form(_width(f, e.left, _DEPTH), _width(f, e.right, _DEPTH))
                 form = form if form != "native" else None  # a cast of a half op is not where LLVM puts it
             else:
-                continue
-            if form:
-                forms.setdefault(form, n)
-        return _one(f, forms)
+                return None
+            return (form, n) if form else None
+        return self.decide(instr, classify)
 
 
 def _find(path: str, root: str | None) -> SourceFile | None:
