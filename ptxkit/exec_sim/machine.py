@@ -266,8 +266,7 @@ def run_batch(prog: Program, st: LaneState, counters: Counters, max_steps: int) 
                     lane = int(np.argmax(waiting))
                     raise _located(prog, code[int(lane_pc[lane]) - 1], _deadlock_msg(st, lane, bar_id, code, lane_pc),
                                    Deadlock)
-                p = int(lane_pc[runnable].min())
-                act = runnable & (lane_pc == p)
+                p, act = _next_group(code, st, runnable, lane_pc)
                 if steps - fair_at >= FAIR_EVERY:
                     fair_at = steps
                     turn = _starved(runnable, lane_pc, last_run, steps)
@@ -328,6 +327,43 @@ def run_batch(prog: Program, st: LaneState, counters: Counters, max_steps: int) 
 # reconvergence within a warp is unchanged; only the interleaving of independent warps moves.
 FAIR_EVERY = 64
 STARVE_STEPS = 256
+
+
+def _next_group(code: list[Op], st: LaneState, runnable: np.ndarray, lane_pc: np.ndarray) -> tuple[int, np.ndarray]:
+    """The lowest pc among runnable lanes and the lanes there — passing over ``.sync`` warp collectives
+    (shfl/vote/match/redux/elect.sync, bar.warp.sync) that not all of their membermask has reached yet:
+    on sm_70+ the executing thread waits until every non-exited thread in membermask executes the same
+    instruction (ISA §9.7.9.6, §9.7.13.1, §9.7.13.7-10), so the lanes there wait while the rest of the
+    warp catches up — a branch may rejoin at a block laid out *before* the divergent arm (e.g. a cold
+    path placed after ``ret``), and min-pc alone would shuffle with the late lanes' stale registers.
+    If every runnable lane waits so (the membermask names a thread that never comes: undefined
+    behaviour), the lowest group runs with the lanes it has, as before."""
+    cand = runnable
+    first: tuple[int, np.ndarray] | None = None
+    while True:
+        p = int(lane_pc[cand].min())
+        act = cand & (lane_pc == p)
+        if first is None:
+            first = (p, act)
+        mm = getattr(code[p].fn, "membermask", None)
+        if mm is None:
+            return p, act
+        ready = act & _converged(st, act, mm)
+        if ready.any():
+            return p, ready
+        cand = cand & ~act
+        if not cand.any():
+            return first
+
+
+def _converged(st: LaneState, at: np.ndarray, mm: Callable[[LaneState], object]) -> np.ndarray:
+    """Per lane: whether every non-exited lane its membermask names (in its warp) is among ``at``."""
+    n = st.n
+    w = np.uint64(1) << (np.arange(n, dtype=np.uint64) % np.uint64(32))
+    present = np.repeat((at.reshape(-1, 32) * w.reshape(-1, 32)).sum(axis=1, dtype=np.uint64), 32)
+    live = np.repeat(((~st.exited).reshape(-1, 32) * w.reshape(-1, 32)).sum(axis=1, dtype=np.uint64), 32)
+    member = np.broadcast_to(np.asarray(mm(st)).astype(np.uint64) & np.uint64(0xFFFFFFFF), (n,))
+    return (member & live & ~present) == 0
 
 
 def _starved(runnable: np.ndarray, lane_pc: np.ndarray, last_run: np.ndarray,

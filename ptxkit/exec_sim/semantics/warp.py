@@ -19,6 +19,16 @@ from ptxkit.exec_sim.semantics.common import Decoding, LaneOp, Mask, Reader, Sta
 from ptxkit.exec_sim.values import np_type
 
 
+def _syncs(op: LaneOp, mm: Reader | None) -> LaneOp:
+    """Tag a ``.sync`` collective's closure with its membermask reader: the scheduler runs it only when
+    every non-exited thread the membermask names has reached it (ISA §9.7.9.6 shfl.sync, §9.7.13.7-10
+    vote/match/redux.sync, §9.7.13.1 bar.warp.sync: the executing thread waits until all non-exited
+    threads in membermask have executed the same instruction)."""
+    if mm is not None:
+        setattr(op, "membermask", mm)  # noqa: B010 (read by machine._converged)
+    return op
+
+
 def lanes_of(n: int) -> np.ndarray:
     return np.arange(n, dtype=np.int64) % 32
 
@@ -52,6 +62,7 @@ def b_shfl(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     c = dec.src(ops[3], "u32")
     w = dec.dst(dd, "b32")
     wp = dec.dst(pp, "pred") if pp is not None else None
+    mm = dec.src(ops[4], "u32") if len(ops) > 4 else None
 
     def op(st: State, m: Mask) -> None:
         n = st.n
@@ -80,7 +91,7 @@ def b_shfl(ins: ir.Instruction, dec: Decoding) -> LaneOp:
         w(st, val, m)
         if wp is not None:
             wp(st, ok, m)
-    return op
+    return _syncs(op, mm)
 
 
 def _warp_reduce_bits(flags: np.ndarray, n: int) -> np.ndarray:
@@ -120,7 +131,7 @@ def b_vote(ins: ir.Instruction, dec: Decoding) -> LaneOp:
         else:
             r = (yes == tot) | (yes == 0)
         w(st, np.repeat(r, 32), m)
-    return op
+    return _syncs(op, mm)
 
 
 def b_activemask(ins: ir.Instruction, dec: Decoding) -> LaneOp:
@@ -151,7 +162,7 @@ def b_elect(ins: ir.Instruction, dec: Decoding) -> LaneOp:
             w(st, leader.astype(np.uint32), m)
         if wp is not None:
             wp(st, lanes_of(n) == leader, m)
-    return op
+    return _syncs(op, mm)
 
 
 def b_match(ins: ir.Instruction, dec: Decoding) -> LaneOp:
@@ -181,7 +192,7 @@ def b_match(ins: ir.Instruction, dec: Decoding) -> LaneOp:
         w(st, np.where(ok, allmask[:, None], 0).astype(np.uint32).reshape(-1), m)
         if wp is not None:
             wp(st, ok.reshape(-1), m)
-    return op
+    return _syncs(op, mm)
 
 
 def b_redux(ins: ir.Instruction, dec: Decoding) -> LaneOp:
@@ -210,7 +221,7 @@ def b_redux(ins: ir.Instruction, dec: Decoding) -> LaneOp:
             u = v.view(np.uint32) if v.dtype != np.uint32 else v
             r = bitop.reduce(np.where(mem, u, np.uint32(ident)), axis=1).astype(np.uint32).view(dt)
         w(st, np.repeat(r, 32), m)
-    return op
+    return _syncs(op, mm)
 
 
 def b_bar_warp(ins: ir.Instruction, dec: Decoding) -> LaneOp:
@@ -221,4 +232,4 @@ def b_bar_warp(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     def op(st: State, m: Mask) -> None:
         if st.observer is not None:
             report(st, EvKind.BAR_ARRIVE, info, "", None, 0, m, {"warp": True})
-    return op
+    return _syncs(op, dec.src(ins.operands[0], "u32") if ins.operands else None)
