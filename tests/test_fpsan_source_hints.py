@@ -219,3 +219,14 @@ def test_half_operand_types_through_elementwise_calls(tmp_path, expr, form):
                         nin=2, w=16)
     out, rep = _run(text, [list(r) for r in zip(A16, B16)], w=16)
     assert out == HALF_MUL and _items(rep) == [("mul.f16", "note" if form else "error")]
+
+
+def test_subtracting_a_negation_is_an_add(tmp_path):
+    """``x0 - (-x0)`` is LLVM's ``add x, x`` too (the fneg folded into the operator): Triton's ring
+    φ(x) − (−φ(x)) = 2φ(x), the ``add`` form; ``p - (-a)`` at a 16-bit add is half arithmetic."""
+    out, rep = _run(_with_source(tmp_path, "x0 - (-x0)", K_BODY, "x0 -"), [[ONE]])
+    assert out != [TWO] and _items(rep) == [("add.f32", "note")] and "self-add=add" in rep.items[0].reason
+    text = _with_source(tmp_path, "x0 - (-x1)", "{loc}\n\tadd.f16 %d, %a, %b;", "x0 -", nin=2, w=16)
+    out, rep = _run(text, [list(r) for r in zip(A16, B16)], w=16)
+    assert out == [int(v) for v in R.float_binop("add", np.array(A16, np.uint64), np.array(B16, np.uint64), "f16")]
+    assert _items(rep) == [("add.f16", "note")] and "half=native" in rep.items[0].reason

@@ -137,8 +137,9 @@ class SourceHints:
     def self_add(self, instr: ir.Instruction) -> Decision | None:
         """K: ``add x, x`` from ``x * 2.0`` (``mul2``) or ``x + x`` (``add``)."""
         def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
-            if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Add) and ast.dump(n.left) == ast.dump(n.right):
-                return "add", n
+            op, left, right = _as_op(n) if isinstance(n, ast.BinOp) else (None, n, n)
+            if op is ast.Add and ast.dump(left) == ast.dump(right):
+                return "add", n  # x + x, or x - (-x)
             if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mult) and (_is_two(n.left) or _is_two(n.right)):
                 return "mul2", n
             return None
@@ -171,13 +172,13 @@ class SourceHints:
                     form = _form(_width(f, n.left, _DEPTH), _width(f, n.comparators[0], _DEPTH))
                     return (form, n) if form else None
                 return None
-            if isinstance(n, ast.BinOp) and want is not None and isinstance(n.op, want):
+            if isinstance(n, ast.BinOp) and want is not None and _as_op(n)[0] is want:
                 form = _form(_width(f, n.left, _DEPTH), _width(f, n.right, _DEPTH))
                 form = form if form == "native" else None  # a widened op has the narrowing cast's .loc
             elif _cast_to(n) in ("float16", "bfloat16"):  # the fptrunc LLVM narrowed the op into
                 assert isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
                 e = _resolve(f, n.func.value, _DEPTH)
-                if not (isinstance(e, ast.BinOp) and want is not None and isinstance(e.op, want)):
+                if not (isinstance(e, ast.BinOp) and want is not None and _as_op(e)[0] is want):
                     return None
                 form = _form(_width(f, e.left, _DEPTH), _width(f, e.right, _DEPTH))
                 form = form if form != "native" else None  # a cast of a half op is not where LLVM puts it
@@ -185,6 +186,15 @@ class SourceHints:
                 return None
             return (form, n) if form else None
         return self.decide(instr, classify)
+
+
+def _as_op(n: ast.BinOp) -> tuple[type[ast.operator], ast.expr, ast.expr]:
+    """(operator, left, right) as LLVM emits it: ``a - (-b)`` is ``a + b`` and ``a + (-b)`` is ``a - b``
+    (InstCombine folds the fneg into the operator; Triton's ring −(−φ(b)) = φ(b) agrees)."""
+    r = n.right
+    if isinstance(r, ast.UnaryOp) and isinstance(r.op, ast.USub) and isinstance(n.op, (ast.Add, ast.Sub)):
+        return (ast.Sub if isinstance(n.op, ast.Add) else ast.Add), n.left, r.operand
+    return type(n.op), n.left, n.right
 
 
 def _find(path: str, root: str | None) -> SourceFile | None:
