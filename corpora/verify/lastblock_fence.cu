@@ -5,10 +5,10 @@
 // __threadfence() again and lane 0 sums every partial.
 // EXPECTED: verified.
 // ISA argument (§8): writer side, st partial → fence.sc.gpu → atom count is a release pattern; reader
-// side, atom count → fence.sc.gpu → ld partial is an acquire pattern. The reader's atom reads (through
-// the chain of relaxed.gpu atom RMWs on count, a release sequence of morally-strong .gpu operations —
-// both threads are in the same GPU) the value written by each writer's atom, so every writer's fence
-// synchronizes with the reader's fence and st partial[i] precedes ld partial[i] in causality order:
+// side, atom count → fence.sc.gpu → ld partial is an acquire pattern. Every writer's atom precedes the
+// reader's atom in observation order (§8: directly, or through the chain of atom RMWs on count — all
+// relaxed.gpu, morally strong with each other since .gpu contains every thread), so every writer's
+// fence synchronizes with the reader's fence and st partial[i] precedes ld partial[i] in causality order:
 // no data race. The partials are summed in index order by one thread: deterministic.
 extern "C" __global__ void lastblock_fence(const float* in, float* partial, unsigned* count, float* out) {
     unsigned t = threadIdx.x;
