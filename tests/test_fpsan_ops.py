@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from ptxkit.fpsan import ring as R
+from ptxkit.fpsan.cast_calls import MIN_SITES
 from ptxkit.fpsan_ptx import sanitize_text
 from tests.conftest import needs_ptxas
 
@@ -150,6 +151,11 @@ CASES = {
                        lambda a, b, c: (R.float_cast(a, F32, "e4m3") << np.uint64(8)) | R.float_cast(b, F32, "e4m3")),
     "cvt_e5m2x2_f32": ((F32, F16), ("b32", "b16"), ("b32", "b16"), "cvt.rn.satfinite.e5m2x2.f32 %d, %a, %b;",
                        lambda a, b, c: (R.float_cast(a, F32, "e5m2") << np.uint64(8)) | R.float_cast(b, F32, "e5m2")),
+    # two f32 narrowed into the halves of a b32 (a → high half)
+    "cvt_f16x2_f32": (F32, "b32", "b32", "cvt.rn.f16x2.f32 %d, %a, %b;",
+                      lambda a, b, c: (R.float_cast(a, F32, F16) << np.uint64(16)) | R.float_cast(b, F32, F16)),
+    "cvt_bf16x2_f32": (F32, "b32", "b32", "cvt.rn.bf16x2.f32 %d, %a, %b;",
+                       lambda a, b, c: (R.float_cast(a, F32, BF16) << np.uint64(16)) | R.float_cast(b, F32, BF16)),
     "cvt_bf16_f16": ((F16, BF16), ("b16", "b16"), ("b16", "b16"), "cvt.rn.bf16.f16 %d, %a;",
                      lambda a, b, c: R.float_cast(a, F16, BF16)),
 }
@@ -263,6 +269,30 @@ def test_op_against_ring(name, tmp_path):
     assert np.array_equal(out.astype(np.uint64), np.asarray(want, dtype=np.uint64)), name
 
 
+PACKED_CASTS = ["cvt_f16x2_f32", "cvt_bf16x2_f32", "cvt_f16x2_e5m2x2", "cvt_f16x2_e4m3x2", "cvt_e4m3x2_f32",
+                "cvt_e5m2x2_f32"]
+
+
+@pytest.mark.parametrize("abi", [False, True])
+@pytest.mark.parametrize("name", PACKED_CASTS)
+def test_packed_cast_helper_against_ring(name, abi, tmp_path):
+    """A packed cast used MIN_SITES times in a function goes through one helper .func (ABI .param
+    parameters where the module needs the ABI: an extern function here) and still computes the ring's
+    conversion of every lane."""
+    st, dt, rs, rd, ls, lds, body, fn = _case(name)
+    text = HEADER + (".extern .func fps_unused();\n" if abi else "") + _kernel(
+        name, st, dt, rs, rd, ls, lds, "\n\t".join([body] * MIN_SITES))
+    res = sanitize_text(text, f"{name}.ptx")
+    assert res.report.errors == []
+    assert res.text.count("call.uni") == MIN_SITES and res.text.count(".func") == 1 + abi
+    assert (".param .b" in res.text.split("_cvt")[1].split(")")[0]) == abi
+    ws, wd = WIDTH[st], WIDTH[dt]
+    inp = _inputs(ws, hash(name) % 1000, False)
+    out = _run(res.text, f"k_{name}", inp, UINT[wd], N, tmp_path)
+    v = inp.reshape(N, 3).astype(np.uint64)
+    assert np.array_equal(out.astype(np.uint64), np.asarray(fn(v[:, 0], v[:, 1], v[:, 2]), dtype=np.uint64)), name
+
+
 @needs_ptxas
 def test_ptxas_accepts_every_op_kernel(tmp_path):
     """All the single-op kernels in one file, sanitized (one ptxas run)."""
@@ -272,6 +302,20 @@ def test_ptxas_accepts_every_op_kernel(tmp_path):
     r0 = subprocess.run(["ptxas", "-arch=sm_90", str(orig), "-o", "/dev/null"], capture_output=True, text=True)
     assert r0.returncode == 0, r0.stderr  # the hand-made kernels are valid PTX to start with
     res = sanitize_text(text, "ops.ptx")
+    out = tmp_path / "san.ptx"
+    out.write_text(res.text)
+    r = subprocess.run(["ptxas", "-arch=sm_90", str(out), "-o", "/dev/null"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[:2000]
+
+
+@needs_ptxas
+@pytest.mark.parametrize("abi", [False, True])
+def test_ptxas_accepts_packed_cast_helpers(abi, tmp_path):
+    """The packed-cast helpers and their call sites, .reg and ABI .param forms (one ptxas run each)."""
+    text = HEADER + (".extern .func fps_unused();\n" if abi else "") + "".join(
+        _kernel(n, *_case(n)[:6], "\n\t".join([_case(n)[6]] * MIN_SITES)) for n in PACKED_CASTS)
+    res = sanitize_text(text, "casts.ptx")
+    assert res.text.count("call.uni") == MIN_SITES * len(PACKED_CASTS)
     out = tmp_path / "san.ptx"
     out.write_text(res.text)
     r = subprocess.run(["ptxas", "-arch=sm_90", str(out), "-o", "/dev/null"], capture_output=True, text=True)

@@ -9,8 +9,16 @@ of a conversion through f32 (or f64): the ring widening is reproduced (:func:`_h
 from __future__ import annotations
 
 from ptxkit import ir
-from ptxkit.fpsan import phi
 from ptxkit.fpsan import ring as R
+from ptxkit.fpsan.cast_calls import (
+    MIN_SITES,
+    call_narrow_fp8_pair,
+    call_pack_halves,
+    call_widen_fp8_pair,
+    narrow,
+    narrow_fp8_pair,
+    widen_fp8_pair,
+)
 from ptxkit.fpsan.ctx import BITS_KIND, LANE_TYPE, RewriteContext, guard_text, hexc
 from ptxkit.fpsan.irview import name_of
 from ptxkit.fpsan.ops import ALL_FLOATS, as_reg, emit_libcall, emit_tagged, post_modifiers
@@ -48,12 +56,16 @@ def rewrite_cvt(instr: ir.Instruction, ctx: RewriteContext) -> bool | str:
     if dt in LANE_TYPE and st == "f32" and len(ops) == 3:
         # cvt.rn.f16x2.f32 d, a, b: a → upper half, b → lower half (ISA §9.7.9.21)
         lt = LANE_TYPE[dt]
-        lanes = []
-        for src in (ops[2], ops[1]):
-            p = _cast_payload(ctx, ctx.embed(src, "f32"), "f32", lt)
-            lanes.append(ctx.unembed_to_fresh(post_modifiers(ctx, p, 16, instr), lt))
+        pays = [as_reg(ctx, ctx.embed(src, "f32"), 32) for src in (ops[2], ops[1])]
         ctx.invalidate(name_of(ops[0]))
-        ctx.emit(f"{guard_text(instr.guard)}mov.b32 {name_of(ops[0])}, {{{lanes[0]}, {lanes[1]}}}")
+        if "sat" in instr.mods or "relu" in instr.mods or not _helper_pays(ctx, instr):
+            lanes = []
+            for p in pays:
+                p = post_modifiers(ctx, _cast_payload(ctx, p, "f32", lt), 16, instr)
+                lanes.append(ctx.unembed_to_fresh(p, lt))
+            ctx.emit(f"{guard_text(instr.guard)}mov.b32 {name_of(ops[0])}, {{{lanes[0]}, {lanes[1]}}}")
+        else:
+            ctx.emit(f"{guard_text(instr.guard)}mov.b32 {name_of(ops[0])}, {call_pack_halves(ctx, pays[0], pays[1], lt)}")
         return True
     if dt in LANE_TYPE or st in LANE_TYPE or len(ops) != 2 or not isinstance(ops[0], (ir.Reg, ir.Sym)):
         return f"packed cvt.{dt}.{st} not modelled"
@@ -95,42 +107,21 @@ def _rewrite_cvt_fp8(instr: ir.Instruction, ctx: RewriteContext, dt: str, st: st
         ft = FP8_PAIRS[st]
         src = ctx.int_view(name_of(ops[1]), 16)
         ctx.bit_reads.append((name_of(ops[1]), ctx.last_write.get(name_of(ops[1]))))
-        lanes = []
-        for lane in (0, 1):
-            byte = ctx.fresh("b16")
-            ctx.emit(f"{'and.b16' if lane == 0 else 'shr.u16'} {byte}, {src}, {'0xFF' if lane == 0 else 8}")
-            pay = phi.embed_low(ctx, byte, R.ring(ft), 16)
-            t, w = ctx.fresh("b16"), ctx.fresh("b16")
-            ctx.emit(f"shl.b16 {t}, {pay}, 8")
-            ctx.emit(f"shr.s16 {w}, {t}, 8")  # sign-extend the 8-bit payload to 16 bits
-            lanes.append(ctx.unembed_to_fresh(w, "f16"))
         ctx.invalidate(name_of(ops[0]))
-        ctx.emit(f"mov.b32 {name_of(ops[0])}, {{{lanes[0]}, {lanes[1]}}}")
+        if _helper_pays(ctx, instr):
+            ctx.emit(f"mov.b32 {name_of(ops[0])}, {call_widen_fp8_pair(ctx, src, ft)}")
+        else:
+            lo, hi = widen_fp8_pair(ctx, src, ft)
+            ctx.emit(f"mov.b32 {name_of(ops[0])}, {{{lo}, {hi}}}")
         return True
     if dt in FP8_PAIRS and st == "f32" and len(ops) == 3:
         ft = FP8_PAIRS[dt]
-        lanes = []
-        for src in (ops[2], ops[1]):  # type: ignore[assignment]  # b → low byte, a → high byte
-            p = as_reg(ctx, ctx.embed(src, "f32"), 32)
-            if ctx.homomorphic_casts:
-                x = p
-            else:  # fpsan.md §2 narrowing, S = 32, D = 8 (the code of _cast_payload with 8-bit lanes)
-                t, se, disc, mm, f, g, f2, x = (ctx.fresh("b32") for _ in range(8))
-                ctx.emit(f"shl.b32 {t}, {p}, 24")
-                ctx.emit(f"shr.s32 {se}, {t}, 24")  # sext_32(trunc_8(v))
-                ctx.emit(f"xor.b32 {disc}, {p}, {se}")
-                ctx.emit(f"mul.lo.s32 {mm}, {disc}, {hexc(R.narrow_mult(32, 8), 32)}")
-                ctx.emit(f"shr.u32 {f}, {mm}, 24")
-                ctx.emit(f"shr.u32 {g}, {mm}, 28")
-                ctx.emit(f"xor.b32 {f2}, {f}, {g}")
-                ctx.emit(f"xor.b32 {x}, {f2}, {p}")  # t ^ f in the low byte
-            b16 = ctx.fresh("b16")
-            ctx.emit(f"cvt.u16.u32 {b16}, {x}")
-            lanes.append(phi.unembed_low(ctx, b16, R.ring(ft), 16))
-        hi = ctx.fresh("b16")
-        ctx.emit(f"shl.b16 {hi}, {lanes[1]}, 8")
+        lo, hi = (as_reg(ctx, ctx.embed(src, "f32"), 32) for src in (ops[2], ops[1]))  # b → low byte, a → high
         ctx.invalidate(name_of(ops[0]))
-        ctx.emit(f"or.b16 {name_of(ops[0])}, {hi}, {lanes[0]}")
+        if _helper_pays(ctx, instr):
+            ctx.emit(f"cvt.u16.u32 {name_of(ops[0])}, {call_narrow_fp8_pair(ctx, lo, hi, ft)}")
+        else:
+            ctx.emit(f"mov.b16 {name_of(ops[0])}, {narrow_fp8_pair(ctx, lo, hi, ft, ctx.homomorphic_casts)}")
         return True
     return f"cvt.{dt}.{st}: this 8-bit float conversion is not modelled"
 
@@ -173,19 +164,10 @@ def _cast_payload(ctx: RewriteContext, p: str, st: str, dt: str) -> str:
         o = ctx.fresh(BITS_KIND[d])
         ctx.emit(f"cvt.s{d}.s{s} {o}, {p}")
         return o
-    kd, ks = BITS_KIND[d], BITS_KIND[s]
-    if ctx.homomorphic_casts:
-        o = ctx.fresh(kd)
-        ctx.emit(f"cvt.u{d}.u{s} {o}, {p}")
-        return o
-    se, disc, mm, f, g, f2, x = (ctx.fresh(ks) for _ in range(7))
-    o = ctx.fresh(kd)
-    ctx.emit(f"cvt.s{s}.s{d} {se}, {p}")                       # sext_S(trunc_D(v))
-    ctx.emit(f"xor.b{s} {disc}, {p}, {se}")
-    ctx.emit(f"mul.lo.s{s} {mm}, {disc}, {hexc(R.narrow_mult(s, d), s)}")
-    ctx.emit(f"shr.u{s} {f}, {mm}, {s - d}")
-    ctx.emit(f"shr.u{s} {g}, {mm}, {s - d // 2}")              # (f >> D/2) within the top D bits
-    ctx.emit(f"xor.b{s} {f2}, {f}, {g}")
-    ctx.emit(f"xor.b{s} {x}, {f2}, {p}")                       # t ^ f in the low D bits
-    ctx.emit(f"cvt.u{d}.u{s} {o}, {x}")
-    return o
+    return narrow(ctx, p, s, d, ctx.homomorphic_casts)
+
+
+def _helper_pays(ctx: RewriteContext, instr: ir.Instruction) -> bool:
+    """Whether this packed cast goes through a helper .func: its form (the modifiers) occurs at least
+    MIN_SITES times in the function (ptxkit.fpsan.cast_calls), unguarded."""
+    return instr.guard is None and ctx.cvt_sites.get(".".join(instr.mods), 0) >= MIN_SITES

@@ -10,6 +10,7 @@ a write of the register (``RewriteContext.clear``/``invalidate``).
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 
 from ptxkit import ir
@@ -65,6 +66,7 @@ class _FunctionRewrite:
                              homomorphic_casts=opts.homomorphic_casts, report_fn=self.report_item, counter=self.counter)
         ctx.labels = names.labels
         ctx.calls_ok = calls_allowed(module.source)
+        ctx.cvt_sites = dict(Counter(".".join(i.mods) for i in fn.instructions() if i.opcode == "cvt"))
         ctx.folds = dict(opts.folds)
         ctx.mma_mode = resolve_mode(opts.mma, sum(1 for i in fn.instructions() if i.opcode == "mma"), module.target)
         self.ctx = ctx
