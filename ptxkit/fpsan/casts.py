@@ -65,7 +65,7 @@ def rewrite_cvt(instr: ir.Instruction, ctx: RewriteContext) -> bool | str:
                 lanes.append(ctx.unembed_to_fresh(p, lt))
             ctx.emit(f"{guard_text(instr.guard)}mov.b32 {name_of(ops[0])}, {{{lanes[0]}, {lanes[1]}}}")
         else:
-            ctx.emit(f"{guard_text(instr.guard)}mov.b32 {name_of(ops[0])}, {call_pack_halves(ctx, pays[0], pays[1], lt)}")
+            ctx.emit(f"mov.b32 {name_of(ops[0])}, {call_pack_halves(ctx, pays[0], pays[1], lt)}")  # unguarded
         return True
     if dt in LANE_TYPE or st in LANE_TYPE or len(ops) != 2 or not isinstance(ops[0], (ir.Reg, ir.Sym)):
         return f"packed cvt.{dt}.{st} not modelled"
