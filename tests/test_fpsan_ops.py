@@ -293,6 +293,19 @@ def test_packed_cast_helper_against_ring(name, abi, tmp_path):
     assert np.array_equal(out.astype(np.uint64), np.asarray(fn(v[:, 0], v[:, 1], v[:, 2]), dtype=np.uint64)), name
 
 
+def test_division_by_one_divisor_shares_its_inverse(tmp_path):
+    """Triton divides a row by one sum: the Newton inverse of a divisor's payload is emitted once per
+    straight-line run, and both quotients are still the ring's."""
+    body = "div.full.f32 %t, %a, %b;\n\tdiv.full.f32 %d, %c, %b;\n\tadd.f32 %d, %d, %t;"
+    res = sanitize_text(HEADER + _kernel("div2", F32, F32, "f32", "f32", "f32", "f32", body), "div2.ptx")
+    assert res.report.errors == [] and res.text.count("sub.s32") == 1  # Newton's e = 1 - a·a, once
+    inp = _inputs(32, 7, False)
+    out = _run(res.text, "k_div2", inp, np.uint32, N, tmp_path)
+    a, b, c = (inp.reshape(N, 3)[:, j].astype(np.uint64) for j in range(3))
+    want = R.float_binop("add", R.float_binop("div", c, b, F32), R.float_binop("div", a, b, F32), F32)
+    assert np.array_equal(out.astype(np.uint64), np.asarray(want, dtype=np.uint64))
+
+
 @needs_ptxas
 def test_ptxas_accepts_every_op_kernel(tmp_path):
     """All the single-op kernels in one file, sanitized (one ptxas run)."""

@@ -89,7 +89,16 @@ def _neg(ctx, ps, w, instr):
 
 def emit_inverse(ctx: RewriteContext, u: str, w: int) -> str:
     """inv(u): Newton on a = u|1 in the form x ← x + x·e, e ← e² (x₀ = a is 3 bits exact, so 3/4/5
-    steps give 24/48/96 ≥ w bits), then bit 0 replaced by u's (fpsan.md §2, div/rcp)."""
+    steps give 24/48/96 ≥ w bits), then bit 0 replaced by u's (fpsan.md §2, div/rcp). Memoised per
+    payload in the straight-line run (``ctx.memo``): Triton divides whole rows by one sum."""
+    key = ("inverse", u, w)
+    if key in ctx.memo:
+        return str(ctx.memo[key])
+    ctx.memo[key] = o = _inverse(ctx, u, w)
+    return o
+
+
+def _inverse(ctx: RewriteContext, u: str, w: int) -> str:
     k = BITS_KIND[w]
     u = as_reg(ctx, u, w)
     a, t, e, x = ctx.fresh(k), ctx.fresh(k), ctx.fresh(k), ctx.fresh(k)
