@@ -33,7 +33,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "no instruction types: -x or integer), neg-cast=after|before (the sign xor of a float "
                         "cvt: -(x.to(T)) or (-x).to(T)), half=native|f32|f64 (16-bit add/sub/mul/setp: half "
                         "arithmetic or f32/f64 arithmetic on widened halves LLVM narrowed), half-int=f32|f64 "
-                        "(cvt.rzi.sN.f16: h.to(f32).to(int) or h.to(f64).to(int)); repeatable")
+                        "(cvt.rzi.sN.f16: h.to(f32).to(int) or h.to(f64).to(int)), int-half=native|f32 "
+                        "(cvt.rn.bf16.s64: i.to(bf16) or through f32); repeatable")
     p.add_argument("--source-hints", choices=["on", "off"], default="on",
                    help="decide the folds --fold leaves open from the Python source the PTX's .file/.loc debug "
                         "lines name, when it exists and agrees with the instruction (default on)")

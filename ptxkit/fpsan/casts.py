@@ -22,11 +22,11 @@ from ptxkit.fpsan.cast_calls import (
 from ptxkit.fpsan.ctx import BITS_KIND, LANE_TYPE, RewriteContext, guard_text, hexc
 from ptxkit.fpsan.irview import name_of
 from ptxkit.fpsan.ops import ALL_FLOATS, as_reg, emit_libcall, emit_tagged, post_modifiers
-from ptxkit.fpsan.report import ERROR, NOTE
+from ptxkit.fpsan.report import ERROR, NOTE, Verdict
 from ptxkit.ptx.types import is_float, is_type
 
 
-def rewrite_cvt(instr: ir.Instruction, ctx: RewriteContext) -> bool | str:
+def rewrite_cvt(instr: ir.Instruction, ctx: RewriteContext) -> bool | str | Verdict:
     """Float ↔ float ``cvt`` (ISA §9.7.9.21): sign-extend up, Triton 3.9's fold down, f16↔bf16 keep
     the payload; ``cvt.rmi/.rpi.fX.fX`` are floor/ceil (tagged), ``.rni/.rzi`` rint/trunc (libcalls).
     Returns True, False (not a float↔float cvt: leave it) or a reason string (float, not modelled)."""
@@ -38,6 +38,8 @@ def rewrite_cvt(instr: ir.Instruction, ctx: RewriteContext) -> bool | str:
         return False
     if st in ("f16", "bf16") and not is_float(dt) and len(instr.operands) == 2:
         return _half_to_int(instr, ctx, dt, st)
+    if dt in ("f16", "bf16") and not is_float(st) and len(instr.operands) == 2:
+        return _int_to_half(instr, ctx, dt, st)
     if not (is_float(dt) and is_float(st)):
         return False  # int <-> float: native, like Triton
     ops = instr.operands
@@ -152,6 +154,33 @@ def _half_to_int(instr: ir.Instruction, ctx: RewriteContext, dt: str, st: str) -
     else:
         ctx.report(instr, f"{st} → {dt} conversion through {via} (stated: --fold half-int={via}): the sign-extended "
                    "payload, φ⁻¹, then the conversion, as Triton's FPSan computes it", NOTE, False)
+    return True
+
+
+def _int_to_half(instr: ir.Instruction, ctx: RewriteContext, dt: str, st: str) -> bool | Verdict:
+    """``cvt.rn.{f16,bf16}.sN/uN d, i``: Triton's ``i.to(f16)`` (one ``sitofp``, left native by its FPSan) —
+    or LLVM's fold of ``fptrunc(sitofp i → f32)`` when the integer is known to be exact in f32 (seed 51:
+    ``(-(h.to(i64).to(f32) * -1.0)).to(bf16)``: the arithmetic cancels only after Triton's FPSan, whose
+    code converts to f32 natively and narrows the payload in the ring). The two differ; an adjacent
+    ``.to(f32).to(bf16)`` is folded before the FPSan pass (checked on Triton 3.9), so it is native too.
+    ``--fold int-half=native|f32``; unstated, native is assumed and the conversion is reported."""
+    form = ctx.folds.get("int-half")
+    if form != "f32":
+        if form is None:
+            return Verdict(f"{st} → {dt} conversion left native (Triton's i.to({dt})); LLVM also folds a conversion "
+                           f"through f32 whose float arithmetic cancelled into this one cvt, which Triton's FPSan "
+                           f"narrows in the ring, so the two differ: --fold int-half=native|f32 states which the "
+                           f"source meant", ERROR)
+        return Verdict(f"{st} → {dt} conversion left native (stated: --fold int-half=native), as Triton's FPSan "
+                       "leaves sitofp/uitofp", NOTE)
+    src = instr.operands[1]
+    f = ctx.fresh("b32")
+    ctx.emit(f"cvt.rn.f32.{st} {f}, {src.name if isinstance(src, (ir.Reg, ir.Sym)) else src}")
+    p = _cast_payload(ctx, ctx.embed_value(f, "f32"), "f32", dt)
+    p = post_modifiers(ctx, p, R.ring(dt).w, instr)
+    ctx.define(instr.operands[0], p, dt, instr.guard)
+    ctx.report(instr, f"{st} → {dt} conversion through f32 (stated: --fold int-half=f32): converted to f32 natively, "
+               "then Triton's ring narrowing of its payload", NOTE, False)
     return True
 
 
