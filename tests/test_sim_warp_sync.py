@@ -76,3 +76,33 @@ COLD:
     want = 16 + sum(100 + t for t in range(1, 32, 2))
     assert _run(body, 32 * warps) == [want] * (32 * warps)
 
+
+
+def test_starved_warp_turn_waits_for_the_shuffle_too():
+    # warp 0 spins 400 times at the lowest pcs, so warp 1 only runs on the scheduler's fairness turns
+    # (FAIR_EVERY/STARVE_STEPS); such a turn must not run warp 1's shuffle before its odd lanes have
+    # left the cold arm: bfly 1 pairs even lane 2k (r2 = 1) with odd lane 2k+1 (r2 = 100 + 2k+1)
+    body = PRO + """
+  shr.u32 %r10, %r1, 5;
+  setp.ne.u32 %p2, %r10, 0;
+  @%p2 bra W1;
+  mov.u32 %r11, 0;
+SPIN:
+  add.u32 %r11, %r11, 1;
+  setp.lt.u32 %p3, %r11, 400;
+  @%p3 bra SPIN;
+  st.global.u32 [%rd3], %r11;
+  ret;
+W1:
+  @%p1 bra COLD;
+JOIN:
+  shfl.sync.bfly.b32 %r4, %r2, 1, 31, -1;
+  add.s32 %r5, %r2, %r4;
+  st.global.u32 [%rd3], %r5;
+  ret;
+COLD:
+  and.b32 %r9, %r1, 31;
+  add.s32 %r2, %r9, 100;
+  bra.uni JOIN;
+"""
+    assert _run(body, 64) == [400] * 32 + [1 + 100 + (t | 1) for t in range(32)]

@@ -269,7 +269,7 @@ def run_batch(prog: Program, st: LaneState, counters: Counters, max_steps: int) 
                 p, act = _next_group(code, st, runnable, lane_pc)
                 if steps - fair_at >= FAIR_EVERY:
                     fair_at = steps
-                    turn = _starved(runnable, lane_pc, last_run, steps)
+                    turn = _starved(code, st, runnable, lane_pc, last_run, steps)
                     if turn is not None:
                         p, act = turn
                 op = code[p]
@@ -366,15 +366,13 @@ def _converged(st: LaneState, at: np.ndarray, mm: Callable[[LaneState], object])
     return (member & live & ~present) == 0
 
 
-def _starved(runnable: np.ndarray, lane_pc: np.ndarray, last_run: np.ndarray,
+def _starved(code: list[Op], st: LaneState, runnable: np.ndarray, lane_pc: np.ndarray, last_run: np.ndarray,
              steps: int) -> tuple[int, np.ndarray] | None:
     rw = runnable.reshape(-1, 32).any(axis=1)
     old = rw & (steps - last_run > STARVE_STEPS)
     if not old.any():
         return None
-    sel = runnable & np.repeat(old, 32)
-    q = int(lane_pc[sel].min())
-    return q, sel & (lane_pc == q)
+    return _next_group(code, st, runnable & np.repeat(old, 32), lane_pc)  # lowest pc, .sync collectives converged
 
 
 def _control(prog: Program, op: Op, p: int, act: np.ndarray, st: LaneState, lane_pc: np.ndarray, waiting: np.ndarray,
