@@ -106,3 +106,25 @@ COLD:
   bra.uni JOIN;
 """
     assert _run(body, 64) == [400] * 32 + [1 + 100 + (t | 1) for t in range(32)]
+
+
+def test_mma_sync_aligned_at_a_join_runs_with_the_whole_warp():
+    # mma.sync.aligned.m8n8k16.row.col.s32.s8.s8.s32 (ISA §9.7.14.5 integer m8n8k16 fragments: lane 4g+q holds
+    # A[g][4q..4q+3] and B[4q..4q+3][g], and D[g][2q], D[g][2q+1]). Odd lanes set their A bytes to 2 in a
+    # cold arm after ret, even lanes keep 1; B is all ones, so each D[g][j] sums row g of A:
+    # lanes 4g..4g+3 give 4·(1 + 2 + 1 + 2) = 24. The .aligned op runs only with the converged warp.
+    body = PRO + """
+  mov.b32 %r12, 0x01010101;
+  mov.b32 %r13, 0x01010101;
+  mov.b32 %r14, 0;
+  @%p1 bra COLD;
+JOIN:
+  mma.sync.aligned.m8n8k16.row.col.s32.s8.s8.s32 {%r15, %r16}, {%r12}, {%r13}, {%r14, %r14};
+  add.s32 %r17, %r15, %r16;
+  st.global.u32 [%rd3], %r17;
+  ret;
+COLD:
+  mov.b32 %r12, 0x02020202;
+  bra.uni JOIN;
+"""
+    assert _run(body) == [48] * 32

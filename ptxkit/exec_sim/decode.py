@@ -483,7 +483,24 @@ def _compile(dec: Decoder, ins: ir.Instruction) -> Op:
     if (opc == "mbarrier" and "try_wait" in ins.mods) or (opc == "barrier" and "cluster" in ins.mods
                                                           and "wait" in ins.mods):
         return Op(WAIT, fn, ins, fname, guard)  # potentially blocking: the scheduler suspends the thread
+    if "sync" in ins.mods and "aligned" in ins.mods and getattr(fn, "membermask", None) is None:
+        fn = _whole_warp(fn)
     return Op(NORMAL, fn, ins, fname, guard)
+
+
+def _whole_warp(fn: LaneOp) -> LaneOp:
+    """``.sync.aligned`` warp-wide ops (mma, ldmatrix, stmatrix, movmatrix, wmma, wgmma …; ISA §9.7.14,
+    §9.7.15): every thread of the warp executes the same instruction, converged — the scheduler runs it
+    when the whole (non-exited) warp is there, as a ``.sync`` collective with a full membermask
+    (``machine._next_group``)."""
+    def op(st: State, m: Mask) -> None:
+        fn(st, m)
+    setattr(op, "membermask", _FULL_MASK)  # noqa: B010
+    return op
+
+
+def _FULL_MASK(st: State) -> np.uint32:
+    return np.uint32(0xFFFFFFFF)
 
 
 def _barrier(dec: Decoder, ins: ir.Instruction, fname: str, guard: Guard) -> Op:
