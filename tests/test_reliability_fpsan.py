@@ -136,3 +136,31 @@ def test_deeply_nested_blocks_are_sanitized():
     res = sanitize_text(src, "nest.ptx", strict=True)
     assert res.report.rewritten == 1 and res.report.items == []
     assert res.text.count("{") == src.count("{") and "add.s32" in res.text
+
+
+def _self_add_with_source(path: str) -> str:
+    """``add.f32 x, x`` (the K fold, decided from the Python source) whose ``.loc`` names ``path``."""
+    lines = [".visible .entry k(.param .u64 p)", "{", "\t.reg .f32 %f<4>;", "\t.reg .b64 %rd<2>;",
+             "\tld.param.u64 %rd1, [p];", "\tld.global.f32 %f1, [%rd1];", "\t.loc\t1 3 12",
+             "\tadd.f32 %f2, %f1, %f1;", "\tst.global.f32 [%rd1], %f2;", "\tret;", "}",
+             f'\t.file\t1 "{path}"']
+    return HEAD + "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("kind", ["long-name", "fifo", "directory"])
+def test_hostile_source_named_by_file_is_not_read(tmp_path, kind):
+    """The `.file` of a `.loc` names a path the sanitizer may read (--source-hints): a name too long
+    for the file system raised OSError (exit 70), a FIFO named `k.py` blocked for ever. Neither is a
+    source: the fold stays undecided (its default and an error), the output is written."""
+    import os
+    if kind == "long-name":
+        path = str(tmp_path / ("x" * 5000 + ".py"))
+    elif kind == "fifo":
+        path = str(tmp_path / "k.py")
+        os.mkfifo(path)
+    else:
+        path = str(tmp_path / "d.py")
+        os.mkdir(path)
+    res = sanitize_text(_self_add_with_source(path), filename="k.ptx")
+    assert not re.search(r"^\s*add\.f32", res.text, re.M)  # rewritten into ring arithmetic
+    assert [i.opcode for i in res.report.errors] == ["add.f32"]

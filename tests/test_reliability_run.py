@@ -229,6 +229,14 @@ def test_float_edge_values_accepted():
     assert args[2].value == 0xFF800000 and args[3].value == 0x7BFF
 
 
+@pytest.mark.parametrize("source", ["1," * 3000 + "1", "a\x00b.bin"])
+def test_buffer_source_that_is_no_path_is_a_usage_error(source):
+    """A long inline SOURCE (a name too long for the file system) raised OSError from Path.is_file()
+    (exit 70) and a NUL byte ValueError: both are 'no such file', exit 2."""
+    with pytest.raises(UsageError, match="no such file"):
+        _npy_arg(source)
+
+
 def _npy_arg(path, typ="f32", n=4):
     fn = parse(FN_TEXT, "k.ptx").entries()[0]
     return parse_arg_specs(_specs(f"p={typ}[{n}]:{path}"), fn, 0)[0]

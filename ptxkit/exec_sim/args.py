@@ -104,7 +104,11 @@ def _load_file(path: str, typ: str, n: int, where: str) -> np.ndarray:
     """A ``.npy`` must hold exactly ``n`` elements of TYPE's little-endian dtype (anything else is
     refused with the expected and the found dtype/shape); a raw file at least ``n`` elements' bytes."""
     p = Path(path)
-    if not p.is_file():
+    try:
+        is_file = p.is_file()
+    except (OSError, ValueError):  # a name too long for the file system, or a NUL byte: not a file either
+        is_file = False
+    if not is_file:
         raise UsageError(f"{where}: no such file '{path}' (SOURCE must be zeros, rand or a .bin/.npy file)")
     dt = np.dtype(BUFFER_TYPES[typ]).newbyteorder("<")
     if p.suffix == ".npy":

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import ast
 import re
+import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -205,9 +206,22 @@ def _find(path: str, root: str | None) -> SourceFile | None:
         parts = p.parts[1:] if p.is_absolute() else p.parts
         for k in range(len(parts)):
             cand = Path(root, *parts[k:])
-            if cand.is_file():
+            if _readable_source(cand):
                 return SourceFile.read(cand)
-    return SourceFile.read(p) if p.is_file() else None
+    return SourceFile.read(p) if _readable_source(p) else None
+
+
+MAX_SOURCE_BYTES = 16 << 20
+
+
+def _readable_source(p: Path) -> bool:
+    """A regular file of sane size: the PTX names the path, so a hostile ``.file`` (a device, a FIFO,
+    a name too long for the file system) must not block, flood memory or raise."""
+    try:
+        st = p.stat()
+    except (OSError, ValueError):
+        return False
+    return stat.S_ISREG(st.st_mode) and st.st_size <= MAX_SOURCE_BYTES
 
 
 def _one(f: SourceFile, forms: dict[str, ast.expr]) -> Decision | None:
