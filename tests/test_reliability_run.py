@@ -229,7 +229,7 @@ def test_float_edge_values_accepted():
     assert args[2].value == 0xFF800000 and args[3].value == 0x7BFF
 
 
-@pytest.mark.parametrize("source", ["1," * 3000 + "1", "a\x00b.bin"])
+@pytest.mark.parametrize("source", ["1," * 3000 + "1", "a\x00b.bin"], ids=["long", "nul"])
 def test_buffer_source_that_is_no_path_is_a_usage_error(source):
     """A long inline SOURCE (a name too long for the file system) raised OSError from Path.is_file()
     (exit 70) and a NUL byte ValueError: both are 'no such file', exit 2."""
