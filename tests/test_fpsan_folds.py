@@ -217,6 +217,16 @@ def test_mul_by_negative_zero_is_zero_times_negation():
     assert out == [0, 0, 0, 0] and _items(rep) == [("mul.f32", "note")]
 
 
+def test_fma_by_negative_zero_is_the_addend():
+    """``c - 0.0*x`` contracted into ``fma.rn.f32 d, x, -0.0, c`` (the G fold inside an fma, issue 10 seed
+    108): Triton's φ(c) − φ(0)·φ(x) = φ(c), so d = c bit for bit (the literal ring fma φ(x)·2^31 + φ(c)
+    gave c with the sign bit flipped for odd payloads, e.g. x = 1: φ(1) = 1)."""
+    body = "fma.rn.f32 %d, %a, 0f80000000, %b;"
+    rows = [[ONE, TWO], [TWO, ONE], [ONE, 0x7FC00000], [0x3F800001, 0x40490FDB]]
+    out, rep = _run(_kernel(body), rows)
+    assert out == [b for _, b in rows] and _items(rep) == [("fma.rn.f32", "note")]
+
+
 def test_cumsum_select_of_negative_zero_is_the_ring_identity():
     """cumsum's ``p ? x : x + y`` folded into ``x + (p ? -0.0 : y)`` (issue 10 L): p → x itself,
     else the ring x + y (x = 1, y = 2: the vector add(1.0, 2.0))."""

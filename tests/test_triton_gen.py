@@ -257,6 +257,7 @@ EXACT: list[int | str] = [4, 6, 15, 19, 72, 104, 114, 175, "k_rsqrt_f32", "k_exp
                           46, "k_idiom_J_neg_then_narrow", "k_idiom_H_mul_f16_via_f64", "k_idiom_H_mul_f16_via_f32",
                           "k_idiom_H_cmp_f16_via_f32", "k_idiom_H_add_bf16_via_f32", 39,
                           2, 60, 126, 144, 180, 183, 195,  # mismatches before the source decided K/J/H
+                          108,  # cos - 0.0*pow contracted into fma(pow, -0.0, cos): the G fold inside an fma
                           181]  # tl.max of powf: the shuffle tree at the join of arms laid out after ret
 # Known-open classes (issue 10's letters; /work/coord/issue10_findings.md): kernel -> (cause, reported
 # today, i.e. the sanitize report has an error so --strict fails).

@@ -190,7 +190,7 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
     ops = instr.operands
     if op == "add" and len(ops) == 3 and isinstance(ops[1], ir.Reg) and ops[1] == ops[2]:
         return _self_add(instr, ctx, opts, ft, _decide(opts, "self-add", flow.hints.self_add, instr))
-    if op == "mul" and len(ops) == 3 and ft in ("f16", "bf16", "f32", "f64") and _neg_zero(ops[2], ft):
+    if (op, len(ops)) in (("mul", 3), ("fma", 4), ("mad", 4)) and (_neg_zero(ops[1], ft) or _neg_zero(ops[2], ft)):
         return _mul_neg_zero(instr, ctx, ft)  # ring 0 whatever the width (before H: narrow(0) = 0)
     if op in ("add", "sub", "mul", "setp") and LANE_TYPE.get(ft, ft) in ("f16", "bf16"):
         return _half(instr, ctx, opts, ft, _decide(opts, "half", flow.hints.half, instr))
@@ -348,15 +348,20 @@ def _neg_before_cast(instr: ir.Instruction, cvt: ir.Instruction, ctx: RewriteCon
     return True
 
 
-_MUL_NEG_ZERO = ("mul by -0.0: LLVM folds 0.0*(-x) and -(0.0*x) into x*(-0.0); sanitized as Triton's ring "
-                 "φ(0)·(−φ(x)) = 0 (a source multiplying by a literal -0.0 would give φ(x)·φ(-0.0))")
+_MUL_NEG_ZERO = ("mul by -0.0 (also as an fma multiplicand): LLVM folds 0.0*(-x) and -(0.0*x) into x*(-0.0); "
+                 "sanitized as Triton's ring φ(0)·(−φ(x)) = 0 (a source multiplying by a literal -0.0 would give "
+                 "φ(x)·φ(-0.0))")
 
 
 def _mul_neg_zero(instr: ir.Instruction, ctx: RewriteContext, ft: str) -> FoldResult:
-    pos = dataclasses.replace(instr, operands=(instr.operands[0], instr.operands[1], _zero(ft)))
-    compute, nsrc = TABLE["mul"]
-    if not elementwise(pos, ctx, OpInfo(ft, None), compute, nsrc):
-        return FoldResult(False, Verdict("mul: operand form not modelled"))
+    """``mul d, x, -0.0`` and ``fma d, x, -0.0, c`` (``c - 0.0*x`` contracted: the G fold inside an fma,
+    issue 10 seed 108): the -0.0 multiplicand is the folded negation of a 0.0, so the ring product is 0
+    and the fma gives φ(c), Triton's ``φ(c) − φ(0)·φ(x)``."""
+    ops = list(instr.operands)
+    ops[1:3] = [_zero(ft) if _neg_zero(o, ft) else o for o in ops[1:3]]
+    compute, nsrc = TABLE[instr.opcode]
+    if not elementwise(dataclasses.replace(instr, operands=tuple(ops)), ctx, OpInfo(ft, None), compute, nsrc):
+        return FoldResult(False, Verdict(f"{instr.opcode}: operand form not modelled"))
     return FoldResult(True, Verdict(_MUL_NEG_ZERO, NOTE, native=False))
 
 
