@@ -1,7 +1,7 @@
-"""`ptxkit verify K.ptx --arg … [--grid] [--block] [--against R.ptx] [--json [FILE]] [--dot FILE]
-[--schedule FILE] [--smt DIR]` (docs/cli.md): race freedom, well-synchronization and equivalence of a
-kernel launch under the PTX memory model. Exit 0 verified, 1 race / not-well-synchronized /
-different, 3 inconclusive, 2 bad input."""
+"""`ptxkit verify K.ptx --arg … [--grid] [--block] [--against R.ptx | --reference MODULE:FUNCTION]
+[--json [FILE]] [--dot FILE] [--schedule FILE] [--smt DIR]` (docs/cli.md): race freedom,
+well-synchronization and equivalence of a kernel launch under the PTX memory model. Exit 0 verified,
+1 race / not-well-synchronized / different, 3 inconclusive, 2 bad input."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from ptxkit.io import atomic_write
 from ptxkit.ptx.parser import parse, read_source
 from ptxkit.verify.check import Launch, verify_launch
 from ptxkit.verify.equivalence import compare, sanitized
+from ptxkit.verify.reference import compare_reference, load_reference
 from ptxkit.verify.report import schedule_file, to_dot, to_json, to_text, witness_graph
 from ptxkit.verify.smt import write_smt
 
@@ -28,8 +29,13 @@ EXIT = {"verified": 0, "race": 1, "not-well-synchronized": 1, "different": 1, "i
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", metavar="K.ptx", help="the PTX file")
     add_kernel_arguments(p, cluster=True)
-    p.add_argument("--against", metavar="R.ptx", default=None,
-                   help="a reference kernel: both run FPSan-sanitized on the same inputs, outputs compared bit for bit")
+    ref = p.add_mutually_exclusive_group()
+    ref.add_argument("--against", metavar="R.ptx", default=None,
+                     help="a reference kernel: both run FPSan-sanitized on the same inputs, outputs compared "
+                          "bit for bit")
+    ref.add_argument("--reference", metavar="MODULE:FUNCTION", default=None,
+                     help="a Python/numpy reference FUNCTION(fp, **inputs) -> {buffer: array}, compared bit for "
+                          "bit with the FPSan-sanitized kernel (fp: the FPSan ring operations)")
     p.add_argument("--max-steps", type=positive_int, default=DEFAULT_MAX_STEPS, metavar="N",
                    help=f"bound on warp-instructions of the launch (default {DEFAULT_MAX_STEPS:,}); "
                         "past it: inconclusive")
@@ -54,18 +60,21 @@ def run(args: argparse.Namespace) -> int:
     # the reference is read and sanitized up front: a bad reference is bad input whatever the verdict
     ref = sanitized(read_source(args.against), args.against) if args.against is not None else None
     ref_entry = select_entry(ref, None).name if ref is not None else None
+    ref_fn = load_reference(args.reference) if args.reference is not None else None
     outcome = verify_launch(launch)
-    if ref is not None and outcome.verdict in ("verified", "inconclusive"):
-        mine = sanitized(read_source(args.file), args.file)
+    if (ref is not None or ref_fn is not None) and outcome.verdict in ("verified", "inconclusive"):
+        mine = Launch(sanitized(read_source(args.file), args.file), entry.name, kargs, grid, block, args.shared,
+                      args.max_steps)
         try:
-            diff = compare(Launch(mine, entry.name, kargs, grid, block, args.shared, args.max_steps),
-                           Launch(ref, ref_entry, kargs, grid, block, args.shared, args.max_steps))
+            diff = (compare(mine, Launch(ref, ref_entry, kargs, grid, block, args.shared, args.max_steps))
+                    if ref is not None else compare_reference(mine, ref_fn, args.reference) if ref_fn else None)
         except BoundExceeded as e:
             diff, outcome.verdict, outcome.reason = None, "inconclusive", e.diagnostics[0].message
         if diff is not None:
             outcome.verdict = "different"
             outcome.reason = (f"{diff['buffer']}[{diff['index']}] differs after FPSan: {diff['kernel']} "
-                              f"(K) vs {diff['reference']} ({args.against}); {diff['count']} elements differ")
+                              f"(K) vs {diff['reference']} ({args.against or args.reference}); "
+                              f"{diff['count']} elements differ")
             outcome.stats["difference"] = diff
     d = to_json(outcome, launch, args.file)
     if args.dot and "race" in d:
