@@ -209,3 +209,25 @@ def test_unimportable_module_and_exclusive_options(tmp_path, capsys):
     assert "SyntaxError" in capsys.readouterr().err
     assert main(["verify", k, *XY, "--reference", "x:f", "--against", k]) == 2
     assert "not allowed with" in capsys.readouterr().err
+
+
+def test_matmul_is_fpsans_dot_with_widened_payloads():
+    # fpsan.md §2: dot/mma D = Σ_k sext(E(A))·sext(E(B)) + E(C) in the accumulator's ring, and the
+    # widening cast f16 → f32 is the payload's sign extension: so an f16×f16+f32 matmul equals the f32
+    # fma chain over the widened operands, in any order of k.
+    rng = np.random.default_rng(3)
+    a = rng.uniform(-4, 4, (4, 8)).astype(np.float16)
+    b = rng.uniform(-4, 4, (8, 3)).astype(np.float16)
+    c = rng.uniform(-4, 4, (4, 3)).astype(np.float32)
+    fp = FPRing()
+    d = fp.matmul(a, b, c)
+    assert d.dtype == np.float32 and d.shape == (4, 3)
+    acc = c
+    for k in reversed(range(8)):
+        acc = fp.fma(fp.cast(a[:, k:k + 1], "f32"), fp.cast(b[k:k + 1, :], "f32"), acc)
+    assert np.array_equal(d.view(np.uint32), acc.view(np.uint32))
+    # bf16 (uint16 bits): φ(1.0) is the ring's 1 (fpsan.md §1), so 1.0 · x = x bit for bit
+    bf = fp.typed("bf16")
+    x = np.array([0x4040, 0xC0A0, 0x3E80], np.uint16)  # 3.0, -5.0, 0.25
+    assert np.array_equal(bf.mul(np.full(3, 0x3F80, np.uint16), x), x)
+    assert np.array_equal(bf.mul(1.0, x), x)
