@@ -33,10 +33,7 @@ MANIFEST: dict[str, dict[str, Any]] = json.loads((CORPUS / "manifest.json").read
 VERDICTS = {"verified", "race", "not-well-synchronized", "different", "inconclusive"}
 
 # kernel -> why its expected verdict is not reached on main yet (strict xfail: passing turns it red)
-PENDING: dict[str, str] = {
-    "lastblock_fence": ("verify says inconclusive: which CTA is last depends on the atomicAdd ticket (a "
-                        "schedule-dependent branch) and verify does not decide the other schedules"),
-}
+PENDING: dict[str, str] = {}
 
 # kernels `ptxkit run` cannot execute yet, with the reason
 RUN_PENDING: dict[str, str] = {}

@@ -1,7 +1,7 @@
 """`ptxkit verify K.ptx --arg … [--grid] [--block] [--against R.ptx | --reference MODULE:FUNCTION]
-[--json [FILE]] [--dot FILE] [--schedule FILE] [--smt DIR]` (docs/cli.md): race freedom,
-well-synchronization and equivalence of a kernel launch under the PTX memory model. Exit 0 verified,
-1 race / not-well-synchronized / different, 3 inconclusive, 2 bad input."""
+[--json [FILE]] [--dot FILE] [--schedule FILE] [--smt DIR] [--max-schedules N] [--jobs N] [--ray ADDRESS]`
+(docs/cli.md): race freedom, well-synchronization and equivalence of a kernel launch under the PTX memory
+model. Exit 0 verified, 1 race / not-well-synchronized / different, 3 inconclusive, 2 bad input."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from ptxkit.verify.check import Launch, verify_launch
 from ptxkit.verify.equivalence import compare, sanitized
 from ptxkit.verify.reference import compare_reference, load_reference
 from ptxkit.verify.report import schedule_file, to_dot, to_json, to_text, witness_graph
+from ptxkit.verify.schedules import DEFAULT_MAX_SCHEDULES, explore
 from ptxkit.verify.smt import write_smt
 
 HELP = "check a kernel launch for data races, barrier misuse and equivalence (PTX memory model)"
@@ -39,6 +40,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-steps", type=positive_int, default=DEFAULT_MAX_STEPS, metavar="N",
                    help=f"bound on warp-instructions of the launch (default {DEFAULT_MAX_STEPS:,}); "
                         "past it: inconclusive")
+    p.add_argument("--max-schedules", type=positive_int, default=DEFAULT_MAX_SCHEDULES, metavar="N",
+                   help="bound on the orders of atomic RMWs explored when their results steer the kernel "
+                        f"(default {DEFAULT_MAX_SCHEDULES}); past it: inconclusive")
+    p.add_argument("--jobs", type=positive_int, default=1, metavar="N",
+                   help="run the explored schedules in N processes (multiprocessing)")
+    p.add_argument("--ray", metavar="ADDRESS", default=None,
+                   help="run the explored schedules on a Ray cluster (ray.init(address=ADDRESS); needs ray)")
     p.add_argument("--json", nargs="?", const="-", default=None, metavar="FILE",
                    help="the verdict as one JSON object (on stdout, or in FILE)")
     p.add_argument("--dot", metavar="FILE", default=None, help="the witness graph of a race (DOT)")
@@ -61,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
     ref = sanitized(read_source(args.against), args.against) if args.against is not None else None
     ref_entry = select_entry(ref, None).name if ref is not None else None
     ref_fn = load_reference(args.reference) if args.reference is not None else None
-    outcome = verify_launch(launch)
+    outcome = explore(launch, verify_launch(launch), args.max_schedules, args.jobs, args.ray)
     if (ref is not None or ref_fn is not None) and outcome.verdict in ("verified", "inconclusive"):
         mine = Launch(sanitized(read_source(args.file), args.file), entry.name, kargs, grid, block, args.shared,
                       args.max_steps)

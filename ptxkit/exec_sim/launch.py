@@ -3,6 +3,7 @@ kernel parameters, §2.2 grids of CTAs)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -73,19 +74,27 @@ def run_kernel(module: ir.Module, kernel: str | None, args: list[KernelArg],
                block: int | tuple[int, ...] | list[int] = (1, 1, 1), shared_bytes: int = 0, *,
                max_steps: int = DEFAULT_MAX_STEPS, memory: FlatMemory | None = None,
                observer: Observer | None = None,
-               cluster: int | tuple[int, ...] | list[int] = (1, 1, 1)) -> RunResult:
+               cluster: int | tuple[int, ...] | list[int] = (1, 1, 1),
+               cta_order: Sequence[int] | None = None) -> RunResult:
     """Run ``kernel`` of ``module`` on the simulator; see :class:`RunResult`. ``max_steps`` bounds the
     warp-instructions of the whole launch (BoundExceeded past it); launch shapes beyond the hardware
     limits (``ptxkit.exec_sim.limits``) and memory beyond the budget (``ptxkit.io``) are UsageErrors.
     ``observer`` receives every memory-model event of the run (``exec_sim.events``; lanes are global
     thread indices: linear ctaid · threads per CTA + linear tid). ``cluster`` is the thread-block cluster
     shape (ISA §2.2.2; it must tile the grid): the CTAs of a cluster run in one batch, rank after rank,
-    so they see each other's shared memory (``mapa``, ``.shared::cluster``)."""
+    so they see each other's shared memory (``mapa``, ``.shared::cluster``). ``cta_order`` (no clusters
+    only) is a schedule knob: the linear ids of the CTAs in the order they take batch slots (default
+    0, 1, …) — lanes of a batch apply atomics in slot order and batches run one after another, so it
+    decides e.g. which CTA's ``atom`` comes first (``verify.schedules``)."""
     entry = select_entry(module, kernel)
     prog = program_for(module, entry)
     grid, block, cdim = _dim3(grid), _dim3(block), _dim3(cluster)
     check_launch(grid, block, shared_bytes)
     check_cluster(grid, cdim)
+    ncta_all = grid[0] * grid[1] * grid[2]
+    perm = np.arange(ncta_all) if cta_order is None else np.asarray(cta_order, np.int64)
+    if cta_order is not None and (cdim != (1, 1, 1) or sorted(perm.tolist()) != list(range(ncta_all))):
+        raise UsageError("cta_order: expected a permutation of the CTAs of a launch without clusters")
     if max_steps < 1:
         raise UsageError(f"--max-steps {max_steps}: expected a positive number of warp-instructions")
     nthreads = block[0] * block[1] * block[2]
@@ -155,7 +164,7 @@ def run_kernel(module: ir.Module, kernel: str | None, args: list[KernelArg],
         cta_local = np.repeat(np.arange(k), per_cta)
         # batch slot g holds rank g % csize of cluster g // csize (ISA §2.2.2: %cluster_ctarank is the
         # linear %cluster_ctaid); without clusters slot g is CTA g in linear order
-        slot = cta_local + first
+        slot = perm[cta_local + first] if cta_order is not None else cta_local + first
         cl, rank = slot // csize, slot % csize
         cx = ((cl % ncl[0]) * cdim[0] + rank % cdim[0]).astype(np.uint32)
         cy = (((cl // ncl[0]) % ncl[1]) * cdim[1] + (rank // cdim[0]) % cdim[1]).astype(np.uint32)

@@ -11,8 +11,8 @@ consistent executions are all race-free has only sequentially consistent executi
    with the same values *unless* some thread reads a value another thread wrote through a strong
    (synchronising) read whose result the program uses (weak reads in a race-free execution read the
    unique happens-before-latest write, which the same happens-before gives in every schedule).
-   ``verify.schedule`` finds those reads; when there are any the verdict is ``inconclusive`` (the
-   other schedules were not explored), never ``verified``.
+   ``verify.schedule`` finds those reads; when there are any the verdict here is ``inconclusive``
+   (``verify.schedules`` then explores the other orders of atomic RMWs where it can), never ``verified``.
 3. Barrier misuse (divergence, count mismatch), deadlock and the async rules give
    ``not-well-synchronized``; a cut bound (steps, bookkeeping, pairs) gives ``inconclusive``.
 """
@@ -36,7 +36,7 @@ from ptxkit.verify.async_rules import async_rules
 from ptxkit.verify.context import SPACE_SHARED, Context, Finding, Rule
 from ptxkit.verify.races import Race, Table, find_races
 from ptxkit.verify.rules import default_rules
-from ptxkit.verify.schedule import schedule_dependence
+from ptxkit.verify.schedule import dependent_reads, timer_read
 
 VERDICTS = ("verified", "race", "not-well-synchronized", "different", "inconclusive")
 
@@ -53,6 +53,7 @@ class Launch:
     shared_bytes: int = 0
     max_steps: int = DEFAULT_MAX_STEPS
     cluster: tuple[int, int, int] = (1, 1, 1)
+    cta_order: tuple[int, ...] | None = None  # schedule knob (exec_sim.launch.run_kernel)
 
 
 @dataclass
@@ -67,6 +68,7 @@ class Outcome:
     findings: list[Finding] = field(default_factory=list)
     result: RunResult | None = None
     stats: dict[str, Any] = field(default_factory=dict)
+    dependent: list[int] = field(default_factory=list)  # events of schedule-dependent strong reads
 
 
 def verify_launch(launch: Launch, extra_rules: list[Rule] | None = None) -> Outcome:
@@ -81,7 +83,7 @@ def verify_launch(launch: Launch, extra_rules: list[Rule] | None = None) -> Outc
     try:
         result = run_kernel(launch.module, launch.kernel, launch.args, launch.grid, launch.block,
                             launch.shared_bytes, max_steps=launch.max_steps, observer=ctx.observe,
-                            cluster=launch.cluster)
+                            cluster=launch.cluster, cta_order=launch.cta_order)
     except Deadlock as e:
         d = e.diagnostics[0]
         ctx.finish()
@@ -107,7 +109,11 @@ def verify_launch(launch: Launch, extra_rules: list[Rule] | None = None) -> Outc
         out.verdict, out.race = "race", races[0]
         out.reason = "two conflicting accesses are not ordered by happens-before and not morally strong"
     else:
-        why = schedule_dependence(launch.module, tab, ctx, _initial_values(launch, result))
+        init = _initial_values(launch, result)
+        why = timer_read(launch.module)
+        dep = [] if why else dependent_reads(launch.module, tab, ctx, init)
+        if dep:
+            why, out.dependent = dep[0][1], [e for e, _ in dep]
         if why:
             out.verdict, out.reason = "inconclusive", why
         else:

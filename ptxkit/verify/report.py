@@ -72,6 +72,9 @@ def to_json(outcome: Outcome, launch: Launch, file: str) -> dict[str, Any]:
                                      *([{"line": f.other_line, "col": f.other_col}] if f.other_line else [])]}
     if "different" in d["verdict"] and "difference" in outcome.stats:
         d["difference"] = outcome.stats["difference"]
+        if "schedules" in d["difference"]:  # two RMW orders (verify.schedules) with different outputs
+            d["witness"] = {"schedules": d["difference"]["schedules"],
+                            "cta_orders": d["difference"]["cta_orders"]}
     return d
 
 

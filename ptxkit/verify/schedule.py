@@ -64,18 +64,32 @@ def _timer_read(module: ir.Module, used: set[str]) -> str:
     return ""
 
 
+def timer_read(module: ir.Module) -> str:
+    """A used read of a timer register ('' when none): its value depends on the schedule."""
+    return _timer_read(module, _read_registers(module))
+
+
 def schedule_dependence(module: ir.Module, tab: Table, ctx: Context, init: InitValue) -> str:
     """Why the observed execution may not stand for every schedule ('' when it does)."""
     timer = _timer_read(module, _read_registers(module))
     if timer:
         return timer
+    dep = dependent_reads(module, tab, ctx, init)
+    return dep[0][1] if dep else ""
+
+
+def dependent_reads(module: ir.Module, tab: Table, ctx: Context, init: InitValue) -> list[tuple[int, str]]:
+    """The events (observation index, why) of the strong reads whose value may differ in another
+    schedule: their result is used, another thread writes their location, and they are not a
+    recognised await loop. (Timer reads are :func:`schedule_dependence`'s concern.)"""
+    out: list[tuple[int, str]] = []
     if not ctx.strong_reads:
-        return ""
+        return out
     w = np.flatnonzero(tab.write)
     order = w[np.argsort(tab.key[w], kind="stable")]
     wkey = tab.key[order]
     if len(wkey) == 0:
-        return ""
+        return out
     starts = np.flatnonzero(np.r_[True, wkey[1:] != wkey[:-1]])
     ends = np.r_[starts[1:], len(wkey)]
     ukey = wkey[starts]
@@ -113,10 +127,10 @@ def schedule_dependence(module: ir.Module, tab: Table, ctx: Context, init: InitV
                             t, k, init)
                     for jj, t, k in zip(j[other].tolist(), threads[other].tolist(), keys[other].tolist())):
                 continue
-        return (f"line {info.line}: the value of '{info.opcode}' depends on which write of another "
-                "thread it observes (a synchronising read whose result is used, e.g. a spin loop or "
-                "a flag): other schedules were not explored")
-    return ""
+        out.append((ev, f"line {info.line}: the value of '{info.opcode}' depends on which write of "
+                        "another thread it observes (a synchronising read whose result is used, e.g. a "
+                        "spin loop or a flag): other schedules were not explored"))
+    return out
 
 
 def _awaits(module: ir.Module, loop: awaitloop.AwaitLoop, tab: Table, ctx: Context, writes: np.ndarray,
