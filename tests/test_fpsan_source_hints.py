@@ -15,6 +15,7 @@ import pytest
 from ptxkit.cli import main
 from ptxkit.fpsan import ring as R
 from tests.test_fpsan_folds import HALF, MUL_2_HALF, ONE, SIGN, TWO, _items, _kernel, _run
+from tests.test_fpsan_half_to_int import HALVES, triton
 
 SRC = """import triton
 import triton.language as tl
@@ -230,3 +231,51 @@ def test_subtracting_a_negation_is_an_add(tmp_path):
     out, rep = _run(text, [list(r) for r in zip(A16, B16)], w=16)
     assert out == [int(v) for v in R.float_binop("add", np.array(A16, np.uint64), np.array(B16, np.uint64), "f16")]
     assert _items(rep) == [("add.f16", "note")] and "half=native" in rep.items[0].reason
+
+
+# ------------------------------------------------------------------------------ E: half → int, int → half
+
+E_BODY = "{loc}\n\tcvt.rzi.s16.f16 %d, %a;"
+
+
+@pytest.mark.parametrize("expr,via", [("x0.to(tl.float64).to(tl.int8)", "f64"),  # seed 57's shape
+                                      ("x0.to(tl.float32).to(tl.int16)", "f32"),
+                                      ("x0.to(tl.int16)", "f32")])  # Triton converts a half through f32
+def test_half_to_int_decided_by_the_source(tmp_path, expr, via):
+    out, rep = _run(_with_source(tmp_path, expr, E_BODY, "x0", w=16), [[h] for h in HALVES], w=16)
+    assert out == [triton(h, "f16", via, 16) for h in HALVES]
+    assert _items(rep) == [("cvt.rzi.s16.f16", "note")]
+    assert f"through {via} (decided by the source at kernel.py:9:9: `x0." in rep.items[0].reason
+
+
+@pytest.mark.parametrize("expr", ["x0.to(tl.float64).to(tl.int64)",  # another width: LLVM folded more (seed 159)
+                                  "x0.to(tl.float64)", "x0.to(tl.int32).to(tl.float64).to(tl.int16)"])
+def test_half_to_int_with_a_stale_or_refolded_source_stays_undecided(tmp_path, expr):
+    out, rep = _run(_with_source(tmp_path, expr, E_BODY, "x0", w=16), [[h] for h in HALVES], w=16)
+    assert out == [triton(h, "f16", "f32", 16) for h in HALVES] and _items(rep) == [("cvt.rzi.s16.f16", "error")]
+
+
+def test_half_to_int_stated_fold_wins_over_the_source(tmp_path):
+    text = _with_source(tmp_path, "x0.to(tl.float64).to(tl.int8)", E_BODY, "x0", w=16)
+    out, rep = _run(text, [[h] for h in HALVES], w=16, folds=(("half-int", "f32"),))
+    assert out == [triton(h, "f16", "f32", 16) for h in HALVES]
+    assert "stated: --fold half-int=f32" in rep.items[0].reason
+
+
+INTS = [0, 1, 0xFFFF, 7, 0xFF85, 2049]  # s16 bits: 0, 1, -1, 7, -123, 2049 (rounds to 2048 in f16)
+
+
+@pytest.mark.parametrize("expr,anchor,at", [("x0.to(tl.int16)", "", "store"),  # r.to(f16) of an integer
+                                            ("x0.to(tl.int16).to(tl.float32)", "x0", "loc")])  # seed 57's .loc
+def test_int_to_half_decided_native_by_the_source(tmp_path, expr, anchor, at):
+    text = _with_source(tmp_path, expr, "{" + at + "}\n\tcvt.rn.f16.s16 %d, %a;", anchor, w=16)
+    out, rep = _run(text, [[i] for i in INTS], w=16)
+    assert out == [int(np.float16(np.int16(np.uint16(i))).view(np.uint16)) for i in INTS]  # native sitofp
+    assert _items(rep) == [("cvt.rn.f16.s16", "note")] and "decided by the source at kernel.py:" in rep.items[0].reason
+
+
+@pytest.mark.parametrize("expr,anchor,at", [("-(x0.to(tl.int64).to(tl.float32) * -1.0)", "", "store"),  # seed 51
+                                            ("x0.to(tl.int16).to(tl.float32) + 1.0", "x0", "loc")])
+def test_int_to_half_through_float_arithmetic_stays_undecided(tmp_path, expr, anchor, at):
+    text = _with_source(tmp_path, expr, "{" + at + "}\n\tcvt.rn.f16.s16 %d, %a;", anchor, w=16)
+    assert _items(_run(text, [[i] for i in INTS], w=16)[1]) == [("cvt.rn.f16.s16", "error")]

@@ -258,13 +258,12 @@ EXACT: list[int | str] = [4, 6, 15, 19, 72, 104, 114, 175, "k_rsqrt_f32", "k_exp
                           "k_idiom_H_cmp_f16_via_f32", "k_idiom_H_add_bf16_via_f32", 39,
                           2, 60, 126, 144, 180, 183, 195,  # mismatches before the source decided K/J/H
                           108,  # cos - 0.0*pow contracted into fma(pow, -0.0, cos): the G fold inside an fma
-                          181]  # tl.max of powf: the shuffle tree at the join of arms laid out after ret
+                          181,  # tl.max of powf: the shuffle tree at the join of arms laid out after ret
+                          # f16/bf16 -> int through f64 (E), decided by the source's .to() chain
+                          57, "k_idiom_E_bf16_via_f64_to_i8"]
 # Known-open classes (issue 10's letters; /work/coord/issue10_findings.md): kernel -> (cause, reported
 # today, i.e. the sanitize report has an error so --strict fails).
-OPEN: dict[int | str, tuple[str, bool]] = {
-    "k_idiom_E_bf16_via_f64_to_i8": ("E: bf16->f64->i8 folded to cvt.rzi.s16.bf16: the f64 step is invisible "
-                                     "in the PTX (seed 57; reported)", True),
-}
+OPEN: dict[int | str, tuple[str, bool]] = {}
 
 
 def _xfail(keys, reason_if=lambda k: True) -> list:

@@ -140,14 +140,18 @@ def _half_to_int(instr: ir.Instruction, ctx: RewriteContext, dt: str, st: str) -
     half the payloads: the source form is a fold (``--fold half-int=f32|f64``); unstated, f32 is assumed
     and the conversion is reported as an error."""
     form = ctx.folds.get("half-int")
-    via = form or "f32"
+    decided = ctx.hints.half_int(instr, dt) if form is None else None
+    via = form or (decided.form if decided else "f32")
     wide = _cast_payload(ctx, ctx.embed(instr.operands[1], st), st, via)
     bits = ctx.unembed_to_fresh(wide, via)
     mods = [via if m == st else m for m in instr.mods if not (via == "f64" and m == "ftz")]
     dst = name_of(instr.operands[0])
     ctx.invalidate(dst)
     ctx.emit(f"{guard_text(instr.guard)}cvt.{'.'.join(mods)} {dst}, {bits}")
-    if form is None:
+    if decided is not None:
+        ctx.report(instr, f"{st} → {dt} conversion through {via} (decided by the source at {decided.where}): the "
+                   "sign-extended payload, φ⁻¹, then the conversion, as Triton's FPSan computes it", NOTE, False)
+    elif form is None:
         ctx.report(instr, f"{st} → {dt} conversion: LLVM folds {st}→f32→int and {st}→f64→int into this one cvt "
                    "(Triton's FPSan widens the payload to the intermediate type, so the two differ); sanitized as "
                    "through f32: --fold half-int=f32|f64 states which the source meant", ERROR, False)
@@ -165,6 +169,10 @@ def _int_to_half(instr: ir.Instruction, ctx: RewriteContext, dt: str, st: str) -
     ``.to(f32).to(bf16)`` is folded before the FPSan pass (checked on Triton 3.9), so it is native too.
     ``--fold int-half=native|f32``; unstated, native is assumed and the conversion is reported."""
     form = ctx.folds.get("int-half")
+    decided = ctx.hints.int_half(instr, dt) if form is None else None
+    if decided is not None:
+        return Verdict(f"{st} → {dt} conversion left native (decided by the source at {decided.where}: "
+                       f"i.to({dt})), as Triton's FPSan leaves sitofp/uitofp", NOTE)
     if form != "f32":
         if form is None:
             return Verdict(f"{st} → {dt} conversion left native (Triton's i.to({dt})); LLVM also folds a conversion "

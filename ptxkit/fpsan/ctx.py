@@ -36,6 +36,7 @@ from ptxkit import ir
 from ptxkit.fpsan import phi
 from ptxkit.fpsan import ring as R
 from ptxkit.fpsan.phi import BITS_KIND, hexc
+from ptxkit.fpsan.source_hints import SourceHints
 
 __all__ = ["BITS_KIND", "FLOAT_REG_TYPES", "KIND_BITS", "LANE_TYPE", "NATIVE_COPY", "RewriteContext", "Shadow",
            "Unembed", "guard_text", "hexc", "operand_text"]
@@ -132,6 +133,7 @@ class RewriteContext:
         self.cvt_sites: dict[str, int] = {}  # cvt modifiers → count in the function (ptxkit.fpsan.cast_calls)
         self.labels = 0
         self.folds: dict[str, str] = {}  # the stated source forms of LLVM's folds (--fold NAME=FORM)
+        self.hints = SourceHints()  # the Python source at each .loc, where --source-hints reads it
 
     # ---------------------------------------------------------------- public helpers
     def fresh(self, kind: str) -> str:

@@ -79,6 +79,7 @@ class _FunctionRewrite:
         self.saves = {id(r.save): r for r in bodies if r.save is not None}
         hints = SourceHints.of(module, fn, opts.source_root) if opts.source_hints else None
         self.flow = Flow.of(fn, types, hints)  # the dataflow the fold recognisers read (ptxkit.fpsan.folds)
+        ctx.hints = self.flow.hints  # the cast folds (half-int, int-half) read it too (ptxkit.fpsan.casts)
 
     def run(self) -> Rewritten:
         self.walk(self.fn.body or [])

@@ -10,6 +10,12 @@ instruction often says which source form produced it:
 * H a 16-bit ``add/sub/mul``: a narrowed one carries the ``.to(f16)`` cast's ``.loc`` (the
   ``fptrunc``), its receiver (through one-assignment names) the f32/f64 ``BinOp`` on ``.to(tl.float32)``
   operands; a genuine half op its own ``BinOp`` on 16-bit values. ``setp`` the ``Compare``'s.
+* E ``cvt.rzi.sN.f16`` carries the integer ``.to(tl.intN)`` call's ``.loc``: its receiver ``h.to(tl.float64)``
+  of a half gives ``f64``, ``h.to(tl.float32)`` or a half itself (Triton converts a half to an integer
+  through f32) ``f32``.
+* ``cvt.rn.f16.sN`` carries the ``.to(tl.float16)`` call's: an integer receiver (``i.to(tl.int16)``, or
+  ``i.to(tl.float32)`` of one, which Triton folds before its FPSan) gives ``native``; float arithmetic
+  between them (seed 51) stays undecided.
 
 Safety against a stale source (edited after compiling): the node found must agree with the instruction
 (the operator, the operands' shape, the cast's type); anything else, a missing file, or one that does
@@ -30,6 +36,7 @@ from ptxkit import ir
 _FILE = re.compile(r'^(\d+)\s+"([^"]*)"')
 _LOC = re.compile(r"^(\d+)\s+(\d+)\s+(\d+)\b")
 _DTYPE_WIDTH = {"float16": 16, "bfloat16": 16, "float32": 32, "float64": 64}
+_INT_DTYPES = frozenset(f"{s}int{w}" for s in ("", "u") for w in (8, 16, 32, 64))
 _PTX_DTYPE = {"f16": "float16", "bf16": "bfloat16", "f32": "float32", "f64": "float64"}
 _BINOP = {"add": ast.Add, "sub": ast.Sub, "mul": ast.Mult}
 OWN = 0  # an operand that is a value of its own type (a load, a parameter), not a widening
@@ -189,6 +196,47 @@ class SourceHints:
         return self.decide(instr, classify)
 
 
+    def half_int(self, cvt: ir.Instruction, dest: str) -> Decision | None:
+        """E: ``cvt.rzi.sN.f16 d, h`` is ``h.to(f32).to(int)`` (``f32``; also ``h.to(int)``) or
+        ``h.to(f64).to(int)`` (``f64``). The cast's integer width must be the cvt's (8 bits: 16, NVPTX has
+        no 8-bit registers): another width means LLVM also folded the integer conversions after it (seed
+        159: ``h.to(int64).to(f32).to(int16)`` becomes ``cvt.rzi.s32.f16`` and a truncation, where Triton's
+        FPSan saturates at each conversion of a payload), which stays undecided."""
+        def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
+            t = _to_dtype(n)
+            if t not in _INT_DTYPES or max(16, int(t.lstrip("uint"))) != max(16, int(dest[1:])):
+                return None
+            assert isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+            recv = _resolve(f, n.func.value, _DEPTH)
+            if recv is None:
+                return None
+            via = _cast_to(recv)
+            if via in ("float32", "float64"):
+                assert isinstance(recv, ast.Call) and isinstance(recv.func, ast.Attribute)
+                inner = _width(f, recv.func.value, _DEPTH)
+                return (f"f{_DTYPE_WIDTH[via]}", n) if inner in (16, OWN) else None
+            return ("f32", n) if _width(f, recv, _DEPTH) in (16, OWN) else None
+        return self.decide(cvt, classify)
+
+    def int_half(self, cvt: ir.Instruction, dest: str) -> Decision | None:
+        """``cvt.rn.f16.sN d, i`` is ``i.to(f16)`` (``native``) — decided only where the half cast's
+        receiver is an integer cast, or an f32 cast of one (Triton folds that pair before its FPSan; the
+        cvt may carry either cast's ``.loc``); float arithmetic between them stays undecided."""
+        want = _PTX_DTYPE.get(dest)
+
+        def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
+            if _cast_to(n) == "float32" and _narrowed_to(f, n, want):
+                recv = _resolve(f, _receiver(n), _DEPTH)  # the cvt carries the sitofp's .loc (seed 57)
+            elif _cast_to(n) == want:
+                recv = _resolve(f, _receiver(n), _DEPTH)
+                if isinstance(recv, ast.expr) and _cast_to(recv) == "float32":
+                    recv = _resolve(f, _receiver(recv), _DEPTH)
+            else:
+                return None
+            return ("native", n) if _to_dtype(recv) in _INT_DTYPES else None
+        return self.decide(cvt, classify)
+
+
 def _as_op(n: ast.BinOp) -> tuple[type[ast.operator], ast.expr, ast.expr]:
     """(operator, left, right) as LLVM emits it: ``a - (-b)`` is ``a + b`` and ``a + (-b)`` is ``a - b``
     (InstCombine folds the fneg into the operator; Triton's ring −(−φ(b)) = φ(b) agrees)."""
@@ -236,14 +284,32 @@ def _is_two(n: ast.expr) -> bool:
     return isinstance(n, ast.Constant) and type(n.value) in (int, float) and n.value == 2
 
 
-def _cast_to(n: ast.AST) -> str | None:
-    """``T`` of ``E.to(tl.T)`` (a float dtype), else None."""
+def _receiver(n: ast.expr) -> ast.expr:
+    """``E`` of the method call ``E.f(…)``."""
+    assert isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+    return n.func.value
+
+
+def _narrowed_to(f: SourceFile, n: ast.expr, want: str | None) -> bool:
+    """Whether the function narrows exactly the value of ``n`` to ``want`` (``n.to(want)``, or
+    ``r.to(want)`` of a name ``r`` assigned ``n`` once), with no arithmetic between them."""
+    fn = f.function_of(n)
+    return fn is not None and any(isinstance(c, ast.expr) and _cast_to(c) == want
+                                  and _resolve(f, _receiver(c), _DEPTH) is n for c in ast.walk(fn))
+
+
+def _to_dtype(n: ast.AST | None) -> str | None:
+    """``T`` of ``E.to(tl.T)`` (any dtype attribute), else None."""
     if not (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "to"):
         return None
     args = list(n.args[:1]) + [k.value for k in n.keywords if k.arg == "dtype"]
-    if len(args) != 1 or not isinstance(args[0], ast.Attribute) or args[0].attr not in _DTYPE_WIDTH:
-        return None
-    return args[0].attr
+    return args[0].attr if len(args) == 1 and isinstance(args[0], ast.Attribute) else None
+
+
+def _cast_to(n: ast.AST | None) -> str | None:
+    """``T`` of ``E.to(tl.T)`` (a float dtype), else None."""
+    t = _to_dtype(n)
+    return t if t in _DTYPE_WIDTH else None
 
 
 def _resolve(f: SourceFile, e: ast.expr, depth: int) -> ast.expr | None:
