@@ -141,10 +141,8 @@ CASES = [(*c, False) for c in CASES] + [("f16", 1, 0, 1, False, True), ("bf16", 
                                           ("f16", 3, 0, 1, True, True), ("tf32", 2, 0, 0, False, True)]
 
 
-@pytest.mark.parametrize("atype,mode,trans_a,trans_b,a_regs,extern", CASES)
-def test_wgmma_expansion_is_the_ring_dot(atype, mode, trans_a, trans_b, a_regs, extern):
-    """Helper-function calls with .reg parameters (the default) and, in a module with an extern function,
-    with ABI .param arguments."""
+def _inputs(atype, mode, trans_a, trans_b, a_regs):
+    """Random A, B, C, the shared-memory image, descriptors and per-thread C/A registers of one case."""
     k, eb = (8, 4) if atype == "tf32" else (32, 1) if atype.startswith("e") else (16, 2)
     rng = np.random.default_rng(mode * 8 + trans_a * 4 + trans_b * 2 + a_regs + len(atype))
     bits = 8 * eb
@@ -174,28 +172,40 @@ def test_wgmma_expansion_is_the_ring_dot(atype, mode, trans_a, trans_b, a_regs, 
             else:  # register i: (row, 2t + 8(i>>1)) and the next k in the high half
                 col = 2 * t + 8 * (i >> 1)
                 areg[tid, i] = int(A[row, col]) | int(A[row, col + 1]) << 16
+    return A, B, C, img, descs, cin, areg
+
+
+def _run(ptx, img, cin, areg, descs, keep):
+    """Sanitize ``ptx``, run it on the simulator; the output as (64, N) by D element, and the text."""
+    res = sanitize_text(ptx, "wgmma.ptx")
+    assert res.report.errors == [] and "\twgmma.mma_async" not in res.text
+    m = parse_text(res.text, "wgmma_sanitized.ptx")
+    names = [p.name for p in m.entries()[0].params]
+    data = [img.view(np.uint32), cin.reshape(-1), areg.reshape(-1), np.zeros(THREADS * N // 2, np.uint32), descs]
+    args = [KernelArg(n, i, n, "buffer", "u32" if i < 4 else "u64", data=d.copy())
+            for i, (n, d) in enumerate(zip(names, data))]
+    args.append(KernelArg(names[5], 5, names[5], "scalar", "u32", value=int(keep)))
+    out = run_kernel(m, None, args, 1, THREADS, SMEM).buffers[names[3]].view(np.uint32).reshape(THREADS, -1)
+    got = np.zeros((64, N), np.uint32)
+    for tid in range(THREADS):
+        w, g, t = tid // 32, (tid % 32) >> 2, tid & 3
+        for r in range(N // 2):
+            j, i = divmod(r, 4)
+            got[16 * w + g + 8 * (i >> 1), 8 * j + 2 * t + (i & 1)] = out[tid, r]
+    return got, res.text
+
+
+@pytest.mark.parametrize("atype,mode,trans_a,trans_b,a_regs,extern", CASES)
+def test_wgmma_expansion_is_the_ring_dot(atype, mode, trans_a, trans_b, a_regs, extern):
+    """Helper-function calls with .reg parameters (the default) and, in a module with an extern function,
+    with ABI .param arguments."""
+    A, B, C, img, descs, cin, areg = _inputs(atype, mode, trans_a, trans_b, a_regs)
     variants = (("%p1", True), ("%p1", False), ("0", False)) if mode == 1 and not trans_a else (("%p1", True),)
     for scale_d, keep in variants:
         ptx = _kernel(atype, a_regs, trans_a, trans_b, scale_d, extern)
-        res = sanitize_text(ptx, "wgmma.ptx")
-        assert res.report.errors == [] and "\twgmma.mma_async" not in res.text
-        assert "call.uni" in res.text and ("fps_rv" in res.text) == extern  # ABI helpers with an extern
-        m = parse_text(res.text, "wgmma_sanitized.ptx")
-        fn = m.entries()[0]
-        names = [p.name for p in fn.params]
-        data = [img.view(np.uint32), cin.reshape(-1), areg.reshape(-1), np.zeros(THREADS * N // 2, np.uint32),
-                descs]
-        args = [KernelArg(n, i, n, "buffer", "u32" if i < 4 else "u64", data=d.copy())
-                for i, (n, d) in enumerate(zip(names, data))]
-        args.append(KernelArg(names[5], 5, names[5], "scalar", "u32", value=int(keep)))
-        out = run_kernel(m, None, args, 1, THREADS, SMEM).buffers[names[3]].view(np.uint32).reshape(THREADS, -1)
+        got, text = _run(ptx, img, cin, areg, descs, keep)
+        assert "call.uni" in text and ("fps_rv" in text) == extern  # ABI helpers with an extern
         want = _ring_dot(A, B, C, atype, keep)
-        got = np.zeros((64, N), np.uint32)
-        for tid in range(THREADS):
-            w, g, t = tid // 32, (tid % 32) >> 2, tid & 3
-            for r in range(N // 2):
-                j, i = divmod(r, 4)
-                got[16 * w + g + 8 * (i >> 1), 8 * j + 2 * t + (i & 1)] = out[tid, r]
         assert np.array_equal(got, want), (scale_d, keep, int(np.sum(got != want)))
 
 
@@ -210,6 +220,24 @@ def test_sanitized_wgmma_kernel_is_accepted_by_ptxas(atype, a_regs, extern, tmp_
     r = subprocess.run(["ptxas", "-arch=sm_90a", str(f), "-o", str(tmp_path / "k.cubin")], capture_output=True,
                        text=True)
     assert r.returncode == 0, r.stderr[:2000]
+
+
+@pytest.mark.parametrize("extern", [False, True])
+def test_ring_reads_of_wgmma_results_use_the_returned_payloads(extern):
+    """The wgmma helpers also return D's payloads, registered as shadows: a ring add reading D after the
+    wait needs no φ, and its values equal those of the same kernel where a join point (a jump target)
+    drops the shadows and D is re-embedded from its float bits (regression: every read re-embedded)."""
+    _, _, _, img, descs, cin, areg = _inputs("f16", 1, 0, 1, False)
+    adds = "".join(f"\tadd.f32 %d{j}, %d{j}, %d{(j + 1) % (N // 2)};\n" for j in range(N // 2 - 1))
+    store = "\tld.param.u64 %rd9, [out];"
+    base = _kernel("f16", False, 0, 1, "%p1", extern)
+    shadowed = base.replace(store, adds + store)
+    rejoined = base.replace(store, "\tbra.uni $join;\n$join:\n" + adds + store)
+    got, text = _run(shadowed, img, cin, areg, descs, True)
+    want, text2 = _run(rejoined, img, cin, areg, descs, True)
+    plain, _ = _run(base, img, cin, areg, descs, True)
+    assert np.array_equal(got, want) and not np.array_equal(got, plain)
+    assert len(text.splitlines()) + 5 * (N // 2 - 1) < len(text2.splitlines())  # φ: ~8 lines a read
 
 
 @pytest.mark.parametrize("imms,why,acc", [("-1, 1, 0, 0", "imm-scale", "f32"), ("1, 1", "operands", "f32"),

@@ -166,6 +166,9 @@ class BlockEmitter:
         self.np = 0
         self.lines: list[str] = []
         self.memo: dict[Any, Any] = {}
+        # result register -> register that also receives its f32 payload (wgmma helpers return the
+        # accumulator payloads, so the caller's ring reads of D need no φ: ptxkit.fpsan.wgmma)
+        self.payload_out: dict[str, str] = {}
 
     def reg(self) -> str:
         self.n += 1
@@ -226,7 +229,7 @@ class BlockEmitter:
         return out
 
     def finish(self, d_regs: list[str], results: list[list[str]], acc_type: str) -> None:
-        outs = []
+        outs, pays = [], []
         for halves in results:
             vals = [self.unembed(v, acc_type) for v in halves]
             if len(vals) == 2:
@@ -235,8 +238,13 @@ class BlockEmitter:
                 self.op(f"or.b32 {out}, {out}, {vals[0]}")
                 vals = [out]
             outs.append(vals[0])
+            if acc_type == "f32" and len(halves) == 1:
+                pays.append(halves[0])
         for d, v in zip(d_regs, outs):  # last: D may alias C
             self.op(f"mov.b32 {d}, {v}")
+        for d, v in zip(d_regs, pays):
+            if d in self.payload_out:
+                self.op(f"mov.b32 {self.payload_out[d]}, {v}")
 
 
 class CtxEmitter:

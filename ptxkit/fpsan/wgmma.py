@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ptxkit.fpsan.ctx import NATIVE_COPY, Shadow
 from ptxkit.fpsan.mma_calls import call, helper
 from ptxkit.fpsan.mma_int import generate_int
 from ptxkit.fpsan.mma_plan import SHAPES, MmaForm, MmaNotModelled, MmaPlan, operand_regs
@@ -286,6 +287,8 @@ def rewrite_wgmma(instr: Instruction, ctx: Any) -> bool:
 
         def body(em: Any, o: list[str], p: list[str], num: int = num, nd: int = len(d)) -> None:
             ins, fa = p[:nd], p[nd:nd + 4]
+            em.payload_out = dict(zip(o[:nd], o[nd:]))  # D's float bits, then their payloads
+            o = o[:nd]
             embed = (lambda r: em.embed_word(r, et)) if f.atype == "tf32" else (lambda r: em.embed_pair(r, et))
             b = _load_b(em, f.trans_b, "%db", "%j", num)
             if f.fp8:
@@ -304,8 +307,12 @@ def rewrite_wgmma(instr: Instruction, ctx: Any) -> bool:
                 generate_int(MmaPlan(form, f.tile, False, ds, [], [], cs), em, a_pay,
                              [embed(r) for r in b[2 * t:2 * t + 2]], pays)
 
-        name = helper(ctx, ("wgmma_tiles", form, f.btype, f.trans_b, num), "wgmma", len(d), params, body)
-        call(ctx, name, d, [*d, *a, f.b_desc, str(j), keep], [*d, *a, f.b_desc])
+        name = helper(ctx, ("wgmma_tiles", form, f.btype, f.trans_b, num), "wgmma", 2 * len(d), params, body)
+        pays = [ctx.fresh("b32") for _ in d]
+        call(ctx, name, [*d, *pays], [*d, *a, f.b_desc, str(j), keep], [*d, *a, f.b_desc])
+        for r, pay in zip(d, pays):  # φ(D) = the returned payload: later ring reads of D need no φ
+            ctx.cache[(r, "f32", 0)] = Shadow(pay, NATIVE_COPY)
+            ctx.last_write[r] = NATIVE_COPY
     return True
 
 
