@@ -151,3 +151,55 @@ def test_cta_order_knob_decides_the_order_of_the_rmws():
     assert _ticket_run((2, 0, 1)) == [2, 0, 1]
     with pytest.raises(UsageError):
         _ticket_run((0, 0, 1))
+
+
+# The last block on 2 CTAs where only CTA 0 fences before its ticket. In the simulator's own order
+# (CTA 0's RMW first) CTA 1 is last: it reads part[0], released by CTA 0's fence.sc.gpu -> atom and
+# acquired by its atom -> fence (ISA §8.8), and its own part[1] (program order): no race, so the
+# observed run alone looks fine. When CTA 1's RMW comes first, CTA 0 is last and reads part[1], which
+# CTA 1 stored (line 15) with no fence before its relaxed atom: nothing orders the store before CTA 0's
+# load (line 27) — a race that only the other RMW order shows.
+HALF_FENCED = HEAD + """.visible .entry k(.param .u64 part, .param .u64 count, .param .u64 out)
+{
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<8>;
+  .reg .pred %p<3>;
+  ld.param.u64 %rd1, [part];
+  ld.param.u64 %rd2, [count];
+  ld.param.u64 %rd3, [out];
+  mov.u32 %r1, %ctaid.x;
+  mul.wide.u32 %rd4, %r1, 4;
+  add.u64 %rd4, %rd1, %rd4;
+  st.global.u32 [%rd4], %r1;
+  setp.ne.u32 %p2, %r1, 0;
+  @%p2 bra TICKET;
+  fence.sc.gpu;
+TICKET:
+  atom.global.add.u32 %r3, [%rd2], 1;
+  mov.u32 %r4, %nctaid.x;
+  sub.u32 %r4, %r4, 1;
+  setp.ne.u32 %p1, %r3, %r4;
+  @%p1 bra DONE;
+  fence.sc.gpu;
+  ld.global.u32 %r5, [%rd1];
+  ld.global.u32 %r6, [%rd1+4];
+  add.u32 %r5, %r5, %r6;
+  st.global.u32 [%rd3], %r5;
+DONE:
+  ret;
+}
+"""
+
+
+def test_race_only_in_another_rmw_order_is_found_and_replays(tmp_path, capsys):
+    sched = tmp_path / "w.json"
+    launch = ["--arg", "part=u32[2]:zeros", "--arg", "count=u32[1]:zeros", "--arg", "out=u32[1]:zeros",
+              "--grid", "2", "--block", "1"]
+    rc, d = _verify(tmp_path, capsys, HALF_FENCED, *launch, "--schedule", str(sched))
+    assert (rc, d["verdict"]) == (1, "race"), d["reason"]
+    assert d["stats"]["cta_order"] == [1, 0]
+    assert sorted((x["line"], tuple(x["ctaid"])) for x in d["race"]) == [(15, (1, 0, 0)), (27, (0, 0, 0))]
+    assert json.loads(sched.read_text())["cta_order"] == [1, 0]
+    rc = main(["run", "--schedule", str(sched)])
+    out = capsys.readouterr().out
+    assert rc == 0 and out.count("replayed witness event") == 2

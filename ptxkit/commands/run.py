@@ -62,6 +62,7 @@ def load_module(path: str, kernel: str | None, sanitize: bool, simulate: bool) -
 
 def run(args: argparse.Namespace) -> int:
     replay = None
+    cta_order: list[int] | None = None
     if args.schedule is not None:
         sched = replay_load(args.schedule)
         args.file = args.file or sched["file"]
@@ -72,6 +73,10 @@ def run(args: argparse.Namespace) -> int:
         if args.device != "cpu":
             raise UsageError("--schedule: a schedule replays on the simulator (--device cpu)")
         replay = Replay(sched)
+        cta_order = sched.get("cta_order")  # the CTA order of an explored RMW order (verify.schedules)
+        if cta_order is not None and not (isinstance(cta_order, list)
+                                          and all(type(c) is int for c in cta_order)):
+            raise UsageError(f"--schedule: 'cta_order' of '{args.schedule}' is not a list of CTA numbers")
     if args.file is None:
         raise UsageError("the following arguments are required: FILE.ptx")
     grid = parse_dim(args.grid, "--grid")
@@ -87,7 +92,8 @@ def run(args: argparse.Namespace) -> int:
         result = gpu.run_kernel(module, entry.name, kargs, grid, block, args.shared)
     else:
         result = run_kernel(module, entry.name, kargs, grid, block, args.shared, max_steps=args.max_steps,
-                            cluster=cluster, observer=replay.observer if replay else None)
+                            cluster=cluster, observer=replay.observer if replay else None,
+                            cta_order=cta_order)
     out_dir = Path(args.out) if args.out else None
     if out_dir is not None:
         try:

@@ -91,6 +91,8 @@ def run(args: argparse.Namespace) -> int:
         launch_args = {"file": args.file, "kernel": entry.name, "arg": list(args.arg), "grid": list(grid),
                        "block": list(block), "cluster": list(cluster), "shared": args.shared,
                        "seed": args.seed}
+        if "cta_order" in outcome.stats:  # a race found under an explored RMW order (verify.schedules)
+            launch_args["cta_order"] = outcome.stats["cta_order"]
         atomic_write(args.schedule, schedule_file(d, launch_args).encode())
     if args.smt:
         d["smt"] = [str(p) for p in write_smt(outcome, launch, args.smt)]
