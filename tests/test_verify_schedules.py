@@ -6,6 +6,10 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -203,3 +207,15 @@ def test_race_only_in_another_rmw_order_is_found_and_replays(tmp_path, capsys):
     rc = main(["run", "--schedule", str(sched)])
     out = capsys.readouterr().out
     assert rc == 0 and out.count("replayed witness event") == 2
+
+
+def test_jobs_workers_stop_quietly_under_the_cli(tmp_path):
+    # the pool's workers are forked from the CLI, whose SIGTERM handler they must not keep: the pool's
+    # shutdown would print a traceback per worker
+    f = tmp_path / "k.ptx"
+    f.write_text(LASTBLOCK.replace("FENCE", "fence.sc.gpu;"))
+    p = subprocess.run([sys.executable, "-m", "ptxkit", "verify", str(f), *LASTBLOCK_ARGS, "--jobs", "2"],
+                       capture_output=True, text=True, timeout=120,
+                       env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])})
+    assert p.returncode == 0 and ": verified:" in p.stdout
+    assert p.stderr == ""

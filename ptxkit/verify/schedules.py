@@ -35,6 +35,8 @@ from __future__ import annotations
 import itertools
 import math
 import multiprocessing
+import signal
+import time
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -49,11 +51,12 @@ DEFAULT_MAX_SCHEDULES = 720  # 6! : the RMW orders of six CTAs
 
 @dataclass(frozen=True)
 class Plan:
-    """What is explored: the orders of the RMWs on ``key`` by one thread of each of ``ctas``."""
+    """What is explored: the orders of the RMWs on ``key`` by ``threads``, one in each of ``ctas``."""
 
     key: int
     ctas: tuple[int, ...]
     line: int
+    threads: tuple[int, ...] = ()
 
 
 @dataclass
@@ -97,7 +100,7 @@ def plan_of(launch: Launch, out: Outcome) -> Plan | str:
     if len(np.unique(threads)) != len(threads) or len(np.unique(ctas)) != len(ctas):
         return out.reason + " (several RMWs per thread or per CTA on the location: not explored)"
     line = ctx.events[out.dependent[0]].line
-    return Plan(key, tuple(sorted(int(c) for c in ctas)), line)
+    return Plan(key, tuple(sorted(int(c) for c in ctas)), line, tuple(sorted(int(t) for t in threads)))
 
 
 def observed_order(out: Outcome, key: int) -> tuple[int, ...]:
@@ -134,6 +137,10 @@ _LAUNCH: list[tuple[Launch, Plan]] = []  # a pool worker's job context (set by t
 
 
 def _init(launch: Launch, plan: Plan) -> None:
+    """Pool initializer. Ctrl-C and SIGTERM are the parent's to report (one line, ``ptxkit.cli``): a
+    worker just stops when the pool is terminated (it would inherit the CLI's SIGTERM handler)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     _LAUNCH[:] = [(launch, plan)]
 
 
@@ -154,8 +161,16 @@ def _run_all(launch: Launch, plan: Plan, orders: list[tuple[int, ...]], jobs: in
         runs: list[Run] = ray.get([task.remote(launch, plan, o) for o in orders])
         return runs
     if jobs > 1 and len(orders) > 1:
-        with multiprocessing.get_context("fork").Pool(min(jobs, len(orders)), _init, (launch, plan)) as pool:
-            return pool.map(_job, orders)
+        pool = multiprocessing.get_context("fork").Pool(min(jobs, len(orders)), _init, (launch, plan))
+        try:
+            out = pool.map(_job, orders)
+            pool.close()
+        except BaseException:
+            pool.terminate()  # Ctrl-C: the workers ignore SIGINT; the parent reports it once
+            raise
+        finally:
+            pool.join()
+        return out
     return [run_order(launch, plan, o) for o in orders]
 
 
@@ -178,7 +193,9 @@ def explore(launch: Launch, out: Outcome, max_schedules: int = DEFAULT_MAX_SCHED
         return out
     ncta = launch.grid[0] * launch.grid[1] * launch.grid[2]
     orders = [forced(plan, p, ncta) for p in itertools.permutations(plan.ctas)]
+    t0 = time.perf_counter()
     runs = _run_all(launch, plan, orders, jobs, ray_address)
+    stats["explore_s"] = round(time.perf_counter() - t0, 3)  # the runs of every order, all workers
     for r in runs:
         if r.verdict != "verified":
             bad = verify_launch(replace(launch, cta_order=r.order))  # the full witness, in this process
