@@ -279,3 +279,43 @@ def test_int_to_half_decided_native_by_the_source(tmp_path, expr, anchor, at):
 def test_int_to_half_through_float_arithmetic_stays_undecided(tmp_path, expr, anchor, at):
     text = _with_source(tmp_path, expr, "{" + at + "}\n\tcvt.rn.f16.s16 %d, %a;", anchor, w=16)
     assert _items(_run(text, [[i] for i in INTS], w=16)[1]) == [("cvt.rn.f16.s16", "error")]
+
+
+# ------------------------------------------------------------------------------ K on a widened operand
+
+def _two_times_widened(xs: list[int], t: str, wt: str) -> list[int]:
+    """Triton's ``(2.0 * x.to(wt)).to(t)``: sext payload, the ring product by φ(2.0) at ``wt``, narrowed."""
+    two = np.array([0x40000000 if wt == "f32" else 0x4000000000000000], np.uint64)  # the constant 2.0 at wt
+    wide = R.float_binop("mul", R.float_cast(np.array(xs, np.uint64), t, wt), np.repeat(two, len(xs)), wt)
+    return [int(v) for v in R.float_cast(wide, wt, t)]
+
+
+def test_self_add_of_a_widened_half_times_two_decided_by_the_source(tmp_path):
+    """``add.f16 x, x`` under ``r.to(tl.float16)``'s ``.loc`` with ``r = 2.0 * x0.to(tl.float32)``: LLVM
+    shrank the f32 multiply; Triton multiplies the widened payload in the f32 ring and narrows it."""
+    want = _two_times_widened(A16, "f16", "f32")
+    assert want != [int(v) for v in R.float_binop("mul", np.array(A16, np.uint64), np.full(3, 0x4000, np.uint64),
+                                                  "f16")]
+    text = _with_source(tmp_path, "2.0 * x0.to(tl.float32)", "{store}\n\tadd.f16 %d, %a, %a;", "", w=16)
+    out, rep = _run(text, [[a] for a in A16], w=16)
+    assert out == want and _items(rep) == [("add.f16", "note")]
+    assert "self-add=mul2-f32, decided by the source at kernel.py:10:23: `r.to(tl.float16)`" in rep.items[0].reason
+
+
+@pytest.mark.parametrize("expr,form", [("(2.0 * x0.to(tl.float64)).to(tl.float32)", "mul2-f64"),  # seed 98
+                                       ("(x0.to(tl.float64) + x0.to(tl.float64)).to(tl.float32)", "add-f64"),
+                                       ("(3.0 * x0.to(tl.float64)).to(tl.float32)", None),
+                                       ("(2.0 * x0).to(tl.float32)", None),  # no widening: not this .loc
+                                       ("(2.0 * x0.to(tl.float64)).to(tl.float16)", None)])  # another type
+def test_self_add_of_a_widened_f32_decided_by_the_source(tmp_path, expr, form):
+    text = _with_source(tmp_path, expr, K_BODY, "(")
+    out, rep = _run(text, [[x] for x in XS])
+    if form == "add-f64":
+        wide = R.float_cast(np.array(XS, np.uint64), "f32", "f64")
+        want = [int(v) for v in R.float_cast(R.float_binop("add", wide, wide, "f64"), "f64", "f32")]
+    else:
+        want = _two_times_widened(XS, "f32", "f64") if form else [int(v) for v in R.float_binop(
+            "mul", np.array(XS, np.uint64), np.full(3, 0x40000000, np.uint64), "f32")]
+    assert out == want and _items(rep) == [("add.f32", "note" if form else "error")]
+    if form:
+        assert f"self-add={form}, decided by the source at kernel.py:9:9:" in rep.items[0].reason

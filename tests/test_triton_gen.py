@@ -260,7 +260,8 @@ EXACT: list[int | str] = [4, 6, 15, 19, 72, 104, 114, 175, "k_rsqrt_f32", "k_exp
                           108,  # cos - 0.0*pow contracted into fma(pow, -0.0, cos): the G fold inside an fma
                           181,  # tl.max of powf: the shuffle tree at the join of arms laid out after ret
                           # f16/bf16 -> int through f64 (E), decided by the source's .to() chain
-                          57, "k_idiom_E_bf16_via_f64_to_i8"]
+                          57, "k_idiom_E_bf16_via_f64_to_i8",
+                          98]  # (2.0*x.to(f64)).to(f32) as add.f32 x, x: K on the widened operand (mul2-f64)
 # Known-open classes (issue 10's letters; /work/coord/issue10_findings.md): kernel -> (cause, reported
 # today, i.e. the sanitize report has an error so --strict fails).
 OPEN: dict[int | str, tuple[str, bool]] = {}

@@ -189,7 +189,8 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
         return None
     ops = instr.operands
     if op == "add" and len(ops) == 3 and isinstance(ops[1], ir.Reg) and ops[1] == ops[2]:
-        return _self_add(instr, ctx, opts, ft, _decide(opts, "self-add", flow.hints.self_add, instr))
+        lane = LANE_TYPE.get(ft, ft)
+        return _self_add(instr, ctx, opts, ft, _decide(opts, "self-add", lambda i: flow.hints.self_add(i, lane), instr))
     if (op, len(ops)) in (("mul", 3), ("fma", 4), ("mad", 4)) and (_neg_zero(ops[1], ft) or _neg_zero(ops[2], ft)):
         return _mul_neg_zero(instr, ctx, ft)  # ring 0 whatever the width (before H: narrow(0) = 0)
     if op in ("add", "sub", "mul", "setp") and LANE_TYPE.get(ft, ft) in ("f16", "bf16"):
@@ -226,7 +227,20 @@ def _self_add(instr: ir.Instruction, ctx: RewriteContext, opts: Options, ft: str
               decided: Decision | None) -> FoldResult:
     form = opts.fold("self-add") or (decided.form if decided else "mul2")
     info = OpInfo(LANE_TYPE.get(ft, ft), ft if ft in LANE_TYPE else None)
-    if form == "add":
+    if "-" in form:  # (2.0 * x.to(f64)).to(f32): the op on the sign-extended payload, then Triton's narrowing
+        base, wt = form.split("-")
+        ww = R.ring(wt).w
+
+        def compute(c: RewriteContext, ps: list[str], w: int, _i: ir.Instruction) -> str:
+            x, o = c.fresh(BITS_KIND[ww]), c.fresh(BITS_KIND[ww])
+            c.emit(f"cvt.s{ww}.s{w} {x}, {as_reg(c, ps[0], w)}")
+            if base == "add":
+                c.emit(f"add.s{ww} {o}, {x}, {x}")
+            else:
+                c.emit(f"mul.lo.s{ww} {o}, {x}, {hexc(R.embed_int(_float_bits(2.0, wt), wt), ww)}")
+            return cast_payload(c, o, wt, info.ftype)
+        nsrc = 2
+    elif form == "add":
         compute, nsrc = TABLE["add"]
     else:
         two = R.embed_int(_float_bits(2.0, info.ftype), info.ftype)

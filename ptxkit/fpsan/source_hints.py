@@ -142,9 +142,13 @@ class SourceHints:
 
     # -- the folds
 
-    def self_add(self, instr: ir.Instruction) -> Decision | None:
-        """K: ``add x, x`` from ``x * 2.0`` (``mul2``) or ``x + x`` (``add``)."""
+    def self_add(self, instr: ir.Instruction, lane: str) -> Decision | None:
+        """K: ``add x, x`` from ``x * 2.0`` (``mul2``) or ``x + x`` (``add``); under a narrowing cast's
+        ``.loc`` (seed 98: ``(2.0 * x.to(tl.float64)).to(tl.float32)``, LLVM shrinks the f64 op) the same
+        on the widened operand, ``mul2-f64``/``add-f64`` (``-f32`` for halves)."""
         def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
+            if _cast_to(n) is not None:
+                return _widened_self_add(f, n, lane)
             op, left, right = _as_op(n) if isinstance(n, ast.BinOp) else (None, n, n)
             if op is ast.Add and ast.dump(left) == ast.dump(right):
                 return "add", n  # x + x, or x - (-x)
@@ -235,6 +239,25 @@ class SourceHints:
                 return None
             return ("native", n) if _to_dtype(recv) in _INT_DTYPES else None
         return self.decide(cvt, classify)
+
+
+def _widened_self_add(f: SourceFile, n: ast.expr, lane: str) -> tuple[str, ast.expr] | None:
+    """The K form of ``n = E.to(lane)`` when ``E`` is ``2.0 * y`` or ``y + y`` of a ``y`` widened to
+    f32/f64 beyond ``lane`` (the ``fptrunc`` LLVM folded the wide op into)."""
+    if _cast_to(n) != _PTX_DTYPE.get(lane):
+        return None
+    e = _resolve(f, _receiver(n), _DEPTH)
+    if not isinstance(e, ast.BinOp):
+        return None
+    op, left, right = _as_op(e)
+    if op is ast.Mult and (_is_two(left) or _is_two(right)):
+        base, y = "mul2", right if _is_two(left) else left
+    elif op is ast.Add and ast.dump(left) == ast.dump(right):
+        base, y = "add", left
+    else:
+        return None
+    w = _width(f, y, _DEPTH)
+    return (f"{base}-f{w}", n) if w in (32, 64) and w > _DTYPE_WIDTH[_PTX_DTYPE[lane]] else None
 
 
 def _as_op(n: ast.BinOp) -> tuple[type[ast.operator], ast.expr, ast.expr]:
