@@ -219,3 +219,51 @@ def test_jobs_workers_stop_quietly_under_the_cli(tmp_path):
                        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])})
     assert p.returncode == 0 and ": verified:" in p.stdout
     assert p.stderr == ""
+
+
+# Why every order of the RMWs is run, not one per "last CTA": here the CTAs that are not last also
+# read part[0] after their ticket (atom -> fence.sc.gpu -> ld: an acquire pattern, ISA §8.8). A CTA
+# whose RMW follows CTA 0's synchronizes with CTA 0's release (st part[0] -> fence -> atom, lines 15-17)
+# and reads part[0] race-free; a CTA whose RMW precedes CTA 0's is not ordered after st part[0]: a race.
+# The simulator's own order (0, 1, 2) and (1, 0, 2) have the same last CTA (2), but only the second
+# races (CTA 1's ld part[0], line 29): the happens-before depends on the whole RMW order.
+EARLY_READER = HEAD + """.visible .entry k(.param .u64 part, .param .u64 count, .param .u64 out)
+{
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<8>;
+  .reg .pred %p<3>;
+  ld.param.u64 %rd1, [part];
+  ld.param.u64 %rd2, [count];
+  ld.param.u64 %rd3, [out];
+  mov.u32 %r1, %ctaid.x;
+  mul.wide.u32 %rd4, %r1, 4;
+  add.u64 %rd4, %rd1, %rd4;
+  st.global.u32 [%rd4], %r1;
+  fence.sc.gpu;
+  atom.global.add.u32 %r3, [%rd2], 1;
+  fence.sc.gpu;
+  mov.u32 %r4, %nctaid.x;
+  sub.u32 %r4, %r4, 1;
+  setp.ne.u32 %p1, %r3, %r4;
+  @%p1 bra NOTLAST;
+  ld.global.u32 %r5, [%rd1+8];
+  st.global.u32 [%rd3], %r5;
+  bra DONE;
+NOTLAST:
+  setp.eq.u32 %p2, %r1, 0;
+  @%p2 bra DONE;
+  ld.global.u32 %r6, [%rd1];
+  st.global.u32 [%rd3+4], %r6;
+DONE:
+  ret;
+}
+"""
+
+
+def test_a_race_under_another_order_with_the_same_last_cta_is_found(tmp_path, capsys):
+    rc, d = _verify(tmp_path, capsys, EARLY_READER, "--arg", "part=u32[3]:zeros", "--arg", "count=u32[1]:zeros",
+                    "--arg", "out=u32[2]:zeros", "--grid", "3", "--block", "1")
+    assert (rc, d["verdict"]) == (1, "race"), d["reason"]
+    order = d["stats"]["cta_order"]
+    assert order[2] == 2 and order.index(1) < order.index(0)  # last CTA 2, CTA 1 before CTA 0
+    assert sorted((x["line"], tuple(x["ctaid"])) for x in d["race"]) == [(15, (0, 0, 0)), (29, (1, 0, 0))]
