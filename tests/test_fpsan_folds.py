@@ -227,6 +227,32 @@ def test_fma_by_negative_zero_is_the_addend():
     assert out == [b for _, b in rows] and _items(rep) == [("fma.rn.f32", "note")]
 
 
+SELF_CMP_X = [0x7FF8000000000000, 0xBFFC359ACF9922C8, 0x400D0DDB6224D8A6, 0x3FF0000000000000]
+
+
+def _bf16_is_nan(x: int) -> bool:
+    """NaN-ness of the float bits of Triton's ring cast f64 → bf16 (ring helpers, fpsan.md §1)."""
+    b = int(R.float_cast(np.array([x], np.uint64), "f64", "bf16")[0])
+    return (b & 0x7FFF) > 0x7F80
+
+
+@pytest.mark.parametrize("cmp,nan", [("num", False), ("nan", True)])
+def test_self_compare_of_a_narrowed_cast_tests_the_ring_cast(cmp, nan):
+    """``x.to(bf16) <= x.to(bf16)`` on an f64 x: LLVM drops the fptrunc (it keeps NaN-ness) and emits
+    ``setp.num.f64 p, x, x`` (issue 10 seed 154). Triton's FPSan compares the bits of the ring cast,
+    whose NaN-ness is not x's: a NaN x casts to 0x9D8A (a number), 1.75…/3.6… to NaN patterns. Stated
+    (or decided by the source) as bf16 it gives those; undecided it stays native and is an error."""
+    body = f"setp.{cmp}.f64 %p1, %a, %a;\n\tselp.b64 %d, 1, 0, %p1;"
+    text = _kernel(body, w=64, nin=1)
+    want = [int(_bf16_is_nan(x) == nan) for x in SELF_CMP_X]
+    native = [int((x & (1 << 63) - 1 > 0x7FF << 52) == nan) for x in SELF_CMP_X]
+    assert want != native
+    out, rep = _run(text, [[x] for x in SELF_CMP_X], w=64, folds=(("self-compare", "bf16"),))
+    assert out == want and _items(rep) == [("setp." + cmp + ".f64", "note")]
+    out, rep = _run(text, [[x] for x in SELF_CMP_X], w=64)
+    assert out == native and _items(rep) == [("setp." + cmp + ".f64", "error")]
+
+
 def test_cumsum_select_of_negative_zero_is_the_ring_identity():
     """cumsum's ``p ? x : x + y`` folded into ``x + (p ? -0.0 : y)`` (issue 10 L): p → x itself,
     else the ring x + y (x = 1, y = 2: the vector add(1.0, 2.0))."""

@@ -258,6 +258,7 @@ EXACT: list[int | str] = [4, 6, 15, 19, 72, 104, 114, 175, "k_rsqrt_f32", "k_exp
                           "k_idiom_H_cmp_f16_via_f32", "k_idiom_H_add_bf16_via_f32", 39,
                           2, 60, 126, 144, 180, 183, 195,  # mismatches before the source decided K/J/H
                           108,  # cos - 0.0*pow contracted into fma(pow, -0.0, cos): the G fold inside an fma
+                          154,  # x.to(bf16) <= x.to(bf16) on f64 x as setp.num.f64 x, x: the ring cast's NaN-ness
                           181,  # tl.max of powf: the shuffle tree at the join of arms laid out after ret
                           # f16/bf16 -> int through f64 (E), decided by the source's .to() chain
                           57, "k_idiom_E_bf16_via_f64_to_i8",

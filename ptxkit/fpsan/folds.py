@@ -193,6 +193,10 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
         return _self_add(instr, ctx, opts, ft, _decide(opts, "self-add", lambda i: flow.hints.self_add(i, lane), instr))
     if (op, len(ops)) in (("mul", 3), ("fma", 4), ("mad", 4)) and (_neg_zero(ops[1], ft) or _neg_zero(ops[2], ft)):
         return _mul_neg_zero(instr, ctx, ft)  # ring 0 whatever the width (before H: narrow(0) = 0)
+    if (op == "setp" and len(ops) == 3 and ft in ("f32", "f64") and isinstance(ops[0], ir.Reg)
+            and isinstance(ops[1], ir.Reg) and ops[1] == ops[2] and {"num", "nan"} & set(instr.mods)):
+        return _self_compare(instr, ctx, opts, ft, _decide(opts, "self-compare",
+                                                            lambda i: flow.hints.self_compare(i, ft), instr))
     if op in ("add", "sub", "mul", "setp") and LANE_TYPE.get(ft, ft) in ("f16", "bf16"):
         return _half(instr, ctx, opts, ft, _decide(opts, "half", flow.hints.half, instr))
     if op == "selp" and len(ops) == 4 and ft in ("f32", "f64"):
@@ -377,6 +381,33 @@ def _mul_neg_zero(instr: ir.Instruction, ctx: RewriteContext, ft: str) -> FoldRe
     if not elementwise(dataclasses.replace(instr, operands=tuple(ops)), ctx, OpInfo(ft, None), compute, nsrc):
         return FoldResult(False, Verdict(f"{instr.opcode}: operand form not modelled"))
     return FoldResult(True, Verdict(_MUL_NEG_ZERO, NOTE, native=False))
+
+
+_SELF_COMPARE = ("setp.num/nan x, x: LLVM folds c(x) <= c(x) (==, !=, ...) of a narrowing cast c into an ordered "
+                 "test of x itself (fptrunc keeps NaN-ness, Triton's ring cast does not), so the source compared "
+                 "x (native) or a narrowing cast of it")
+_NAN_ABOVE = {"f16": 0x7C00, "bf16": 0x7F80, "f32": 0x7F800000}
+
+
+def _self_compare(instr: ir.Instruction, ctx: RewriteContext, opts: Options, ft: str,
+                  decided: Decision | None) -> FoldResult | None:
+    """``setp.num/nan.fT p, x, x``: native (x's own NaN-ness, what Triton compares for ``x == x``), or,
+    for ``x.to(T) <= x.to(T)``, the NaN-ness of the float bits of Triton's ring cast of φ(x) to T
+    (issue 10 seed 154): ``(b & ~sign) > inf`` on b = φ⁻¹(the cast's payload), the bits Triton compares."""
+    form = opts.fold("self-compare") or (decided.form if decided else "native")
+    verdict = _state(opts, "self-compare", _SELF_COMPARE, "native", decided)
+    if form == "native":
+        if verdict.severity == NOTE:
+            return None  # the ordinary comparison (its own note)
+        return FoldResult(False, dataclasses.replace(verdict, native=True))
+    d, x = instr.operands[0], instr.operands[1]
+    w = R.ring(form).w
+    c = ctx.unembed_to_fresh(as_reg(ctx, cast_payload(ctx, ctx.embed(x, ft), ft, form), w), form)
+    m = ctx.fresh(BITS_KIND[w])
+    ctx.emit(f"and.b{w} {m}, {c}, {hexc((1 << (w - 1)) - 1, w)}")
+    cmp = "gt" if "nan" in instr.mods else "le"
+    ctx.emit(f"{guard_text(instr.guard)}setp.{cmp}.u{w} {ctx.text(d)}, {m}, {hexc(_NAN_ABOVE[form], w)}")
+    return FoldResult(True, verdict)
 
 
 _CUMSUM = ("select of -0.0 read only by adds: LLVM folds p ? x : x + y into x + (p ? -0.0 : y) (IEEE's additive "

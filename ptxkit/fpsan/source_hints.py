@@ -240,6 +240,34 @@ class SourceHints:
             return ("native", n) if _to_dtype(recv) in _INT_DTYPES else None
         return self.decide(cvt, classify)
 
+    def self_compare(self, instr: ir.Instruction, ft: str) -> Decision | None:
+        """``setp.num/nan.fT p, x, x`` (LLVM's ``c(x) <= c(x)`` → ``ord(x, x)``, which drops the narrowing
+        cast ``c``: fptrunc keeps NaN-ness, the ring cast does not): the ``Compare``'s operands, both the
+        same ``.to(T)`` to a narrower ``T``, give ``T``; both of width ``ft`` (a load, a parameter, a cast
+        to ``ft``) ``native``."""
+        w = _DTYPE_WIDTH[_PTX_DTYPE[ft]]
+
+        def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
+            if not (isinstance(n, ast.Compare) and len(n.comparators) == 1):
+                return None
+            sides = [_resolve(f, e, _DEPTH) for e in (n.left, n.comparators[0])]
+            casts = {_cast_to(e) if e is not None else None for e in sides}
+            if len(casts) == 1 and None not in casts:
+                t = casts.pop()
+                assert t is not None
+                if _DTYPE_WIDTH[t] < w:
+                    return {"float16": "f16", "bfloat16": "bf16", "float32": "f32"}[t], n
+            widths = {_width(f, e, _DEPTH) for e in (n.left, n.comparators[0])}
+            return ("native", n) if widths <= {OWN, w} and widths else None
+        found = self.nodes(instr)
+        if found is not None and not any(isinstance(n, ast.Compare) for n in found[1]):
+            # no comparison starts there in the source (tl.dot's tf32x3 NaN guards, a libdevice call): it is
+            # Triton's lowering testing its own values, which no cast narrowed
+            f, ns = found
+            _, line, col = self.loc[id(instr)]
+            return Decision("native", f.where(ns[0]) if ns else f"{f.name}:{line}:{col}: no comparison there")
+        return self.decide(instr, classify)
+
 
 def _widened_self_add(f: SourceFile, n: ast.expr, lane: str) -> tuple[str, ast.expr] | None:
     """The K form of ``n = E.to(lane)`` when ``E`` is ``2.0 * y`` or ``y + y`` of a ``y`` widened to
