@@ -319,3 +319,21 @@ def test_self_add_of_a_widened_f32_decided_by_the_source(tmp_path, expr, form):
     assert out == want and _items(rep) == [("add.f32", "note" if form else "error")]
     if form:
         assert f"self-add={form}, decided by the source at kernel.py:9:9:" in rep.items[0].reason
+
+
+@pytest.mark.parametrize("expr,anchor,form", [
+    ("tl.abs(x0) * (x0.to(tl.float32) + x0.to(tl.float32))", "tl.abs", "add"),  # seed 118's shape
+    ("tl.abs(x0) * (x0 + x0)", "tl.abs", None),  # the operand's type is not explicit
+    ("(x0.to(tl.float32) * 2.0) * (x0.to(tl.float32) + x0.to(tl.float32))", "(x0", None),  # two forms inside
+    ("tl.abs(x0) * (x0.to(tl.float64) + x0.to(tl.float64))", "tl.abs", None)])  # another type
+def test_self_add_at_an_enclosing_expressions_column(tmp_path, expr, anchor, form):
+    """LLVM gives the add an enclosing expression's ``.loc``: decided when exactly one form occurs inside it
+    on operands explicitly of the add's type."""
+    out, rep = _run(_with_source(tmp_path, expr, K_BODY, anchor), [[HALF], [ONE]])
+    add = [int(v) for v in R.float_binop("add", np.array([HALF, ONE], np.uint64), np.array([HALF, ONE], np.uint64),
+                                         "f32")]
+    assert out == (add if form else [MUL_2_HALF, TWO])
+    assert _items(rep) == [("add.f32", "note" if form else "error")]
+    if form:
+        assert "self-add=add, decided by the source at kernel.py:9:23: `x0.to(tl.float32) + x0.to(tl.float32)`" \
+            in rep.items[0].reason

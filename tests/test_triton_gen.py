@@ -262,7 +262,8 @@ EXACT: list[int | str] = [4, 6, 15, 19, 72, 104, 114, 175, "k_rsqrt_f32", "k_exp
                           181,  # tl.max of powf: the shuffle tree at the join of arms laid out after ret
                           # f16/bf16 -> int through f64 (E), decided by the source's .to() chain
                           57, "k_idiom_E_bf16_via_f64_to_i8",
-                          98]  # (2.0*x.to(f64)).to(f32) as add.f32 x, x: K on the widened operand (mul2-f64)
+                          98,  # (2.0*x.to(f64)).to(f32) as add.f32 x, x: K on the widened operand (mul2-f64)
+                          118]  # pow(..) * (s64 + s64): the add x, x carries the product's column
 # Known-open classes (issue 10's letters; /work/coord/issue10_findings.md): kernel -> (cause, reported
 # today, i.e. the sanitize report has an error so --strict fails).
 OPEN: dict[int | str, tuple[str, bool]] = {}

@@ -140,12 +140,29 @@ class SourceHints:
                 forms.setdefault(*got)
         return _one(f, forms)
 
+    def decide_within(self, instr: ir.Instruction, classify: Classify) -> Decision | None:
+        """Like :meth:`decide`, over every sub-expression of the nodes at ``instr``'s location (names not
+        followed): LLVM gives an instruction it merged or hoisted an enclosing expression's location."""
+        found = self.nodes(instr)
+        if found is None:
+            return None
+        f, nodes = found
+        forms: dict[str, ast.expr] = {}
+        for n in nodes:
+            for sub in ast.walk(n):
+                got = classify(f, sub) if isinstance(sub, ast.expr) else None
+                if got is not None:
+                    forms.setdefault(*got)
+        return _one(f, forms)
+
     # -- the folds
 
     def self_add(self, instr: ir.Instruction, lane: str) -> Decision | None:
         """K: ``add x, x`` from ``x * 2.0`` (``mul2``) or ``x + x`` (``add``); under a narrowing cast's
         ``.loc`` (seed 98: ``(2.0 * x.to(tl.float64)).to(tl.float32)``, LLVM shrinks the f64 op) the same
-        on the widened operand, ``mul2-f64``/``add-f64`` (``-f32`` for halves)."""
+        on the widened operand, ``mul2-f64``/``add-f64`` (``-f32`` for halves). Nothing at the location:
+        the one form among its sub-expressions whose operand is a ``.to()`` of the add's type (seed 118:
+        ``pow(…) * (s.to(f64) + s.to(f64))``, the add carrying the product's column)."""
         def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
             if _cast_to(n) is not None:
                 return _widened_self_add(f, n, lane)
@@ -155,7 +172,16 @@ class SourceHints:
             if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mult) and (_is_two(n.left) or _is_two(n.right)):
                 return "mul2", n
             return None
-        return self.decide(instr, classify)
+
+        def typed(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
+            """``classify`` where the operand is explicitly of the add's type (``y.to(tl.float64)``)."""
+            if not isinstance(n, ast.BinOp):
+                return None
+            got = classify(f, n)
+            y = n.left if got is None or got[0] == "add" or _is_two(n.right) else n.right
+            ok = _width(f, y, _DEPTH) == _DTYPE_WIDTH.get(_PTX_DTYPE.get(lane, ""))
+            return got if ok else None
+        return self.decide(instr, classify) or self.decide_within(instr, typed)
 
     def neg_cast(self, cvt: ir.Instruction, dest: str) -> Decision | None:
         """J: the cvt under a sign xor is ``(-x).to(T)`` (``before``) or the operand of ``-(x.to(T))``
