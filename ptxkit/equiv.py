@@ -13,7 +13,10 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
+from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +27,7 @@ from ptxkit.errors import BoundExceeded, Diagnostic, UsageError
 from ptxkit.exec_sim.args import check_launch, parse_arg_specs
 from ptxkit.exec_sim.decode import decode
 from ptxkit.exec_sim.launch import DEFAULT_MAX_STEPS, run_kernel
-from ptxkit.fpsan_ptx import ReportItem, sanitize_text
+from ptxkit.fpsan_ptx import ReportItem, at_user_lines, sanitize_text
 from ptxkit.ir import Function, Module
 from ptxkit.ptx.parser import parse, read_source
 
@@ -251,14 +254,16 @@ def check(text_a: str, file_a: str, text_b: str, file_b: str, specs: list[str], 
             kname = kernel_a  # one --kernel naming an entry both files have
         fn = pick_entry(module, kname, flag)
         report: list[dict] = []
+        located: Callable[[], AbstractContextManager[None]] = nullcontext
         if opts.sanitize:
             if opts.device == "cpu":  # the simulator's refusals at the user's line, not the sanitized text's
                 decode(module, fn)
             stext, report = _sanitize(text, fname, opts)
             module = _parse(stext, fname)
             fn = pick_entry(module, fn.name, flag)
-        sides.append((module, fn, Side(fname, fn.name, opts.sanitize, report)))
-    (mod_a, fn_a, side_a), (mod_b, fn_b, side_b) = sides
+            located = partial(at_user_lines, text, stext, fname)
+        sides.append((module, fn, Side(fname, fn.name, opts.sanitize, report), located))
+    (mod_a, fn_a, side_a, located_a), (mod_b, fn_b, side_b, located_b) = sides
     specs_b = specs_for_b(specs, fn_a, fn_b)
     name_b = dict(zip(names, spec_names(specs_b)))  # A's --arg NAME → the NAME B's run reports it under
 
@@ -267,8 +272,10 @@ def check(text_a: str, file_a: str, text_b: str, file_b: str, specs: list[str], 
     budget = _Budget(opts.max_steps)
     for t in range(opts.trials):
         seed = opts.seed + t
-        out_a = _run(mod_a, fn_a, specs, seed, opts, budget)
-        out_b = _run(mod_b, fn_b, specs_b, seed, opts, budget)
+        with located_a():  # a run-time error of a sanitized kernel at the user's line
+            out_a = _run(mod_a, fn_a, specs, seed, opts, budget)
+        with located_b():
+            out_b = _run(mod_b, fn_b, specs_b, seed, opts, budget)
         buffers = [n for n in names if n in out_a]
         if not buffers:
             raise UsageError("no buffer arguments: nothing to compare (give outputs as TYPE[N]:zeros)")

@@ -40,14 +40,15 @@ from ptxkit.fpsan import libdevice
 from ptxkit.fpsan.edits import declare_registers, write_edits
 from ptxkit.fpsan.irview import reg_types, unique_prefix
 from ptxkit.fpsan.options import Options
+from ptxkit.fpsan.origin import at_user_lines
 from ptxkit.fpsan.report import ReportItem, SanitizeReport
 from ptxkit.fpsan.rewrite import FreshNames, rewrite_function
 from ptxkit.ptx.emit import emit
 from ptxkit.ptx.parser import parse
 from ptxkit.ptx.types import FLOAT_TYPES
 
-__all__ = ["MARKER", "Options", "ReportItem", "SanitizeReport", "SanitizeResult", "sanitize_module",
-           "sanitize_text"]
+__all__ = ["MARKER", "Options", "ReportItem", "SanitizeReport", "SanitizeResult", "at_user_lines",
+           "sanitize_module", "sanitize_text"]
 
 MARKER = "// ptxkit sanitize: FPSan (Triton 3.9 ring semantics) applied"
 

@@ -507,3 +507,33 @@ def test_equiv_endless_loop_is_a_bound_exit_3(ptx, capsys):
     loop = ptx(LOOP)
     rc = main(["equiv", loop, loop, "--arg", "p=u32[4]:zeros", "--max-steps", "500", "--no-sanitize"])
     assert rc == 3, capsys.readouterr().err
+
+
+FAULT_AFTER_FLOAT = HEAD + """.visible .entry k(.param .u64 p)
+{
+\t.reg .f32 %f<4>;
+\t.reg .b64 %rd<3>;
+\tld.param.u64 %rd1, [p];
+\tld.global.f32 %f1, [%rd1];
+\tadd.f32 %f2, %f1, 0f3F800000;
+\tmul.f32 %f3, %f2, %f1;
+\tadd.s64 %rd2, %rd1, 2;
+\tst.global.f32 [%rd2], %f3;
+\tret;
+}
+"""
+
+
+@pytest.mark.parametrize("verb", ["run", "equiv"])
+def test_run_time_error_of_a_sanitized_kernel_is_at_the_users_line(tmp_path, capsys, verb):
+    """The misaligned store is line 13 of the user's file; the sanitized kernel faults at a later line
+    of the sanitized text (the float ops expand), and that line was reported with the user's file name
+    (fuzz ptx:714: `cp.async` at 77 reported at 369)."""
+    f = tmp_path / "k.ptx"
+    f.write_text(FAULT_AFTER_FLOAT)
+    line = FAULT_AFTER_FLOAT.split("\n").index("\tst.global.f32 [%rd2], %f3;") + 1
+    argv = ["run", str(f), "--sanitize"] if verb == "run" else ["equiv", str(f), str(f)]
+    rc, err = _run(capsys, *argv, "--arg", "p=f32[4]:zeros")
+    assert rc == 2, err
+    assert err.startswith(f"{f}:{line}:2: error: ") and "misaligned" in err, err
+    assert err.split("\n")[1].strip() == "st.global.f32 [%rd2], %f3;", err

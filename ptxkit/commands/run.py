@@ -8,6 +8,7 @@ import argparse
 import hashlib
 import json
 import sys
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 
 from ptxkit import gpu
@@ -16,7 +17,7 @@ from ptxkit.errors import UsageError
 from ptxkit.exec_sim.args import check_launch, parse_arg_specs
 from ptxkit.exec_sim.decode import decode
 from ptxkit.exec_sim.launch import DEFAULT_MAX_STEPS, RunResult, run_kernel, select_entry
-from ptxkit.fpsan_ptx import sanitize_text
+from ptxkit.fpsan_ptx import at_user_lines, sanitize_text
 from ptxkit.io import atomic_write
 from ptxkit.ir import Function, Module
 from ptxkit.ptx.parser import parse, read_source
@@ -44,20 +45,22 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="one JSON object on stdout")
 
 
-def load_module(path: str, kernel: str | None, sanitize: bool, simulate: bool) -> tuple[Module, Function]:
+def load_module(path: str, kernel: str | None, sanitize: bool,
+                simulate: bool) -> tuple[Module, Function, AbstractContextManager[None]]:
     """The module to run (sanitized with ``ptxkit.fpsan_ptx`` if asked) and its entry. With
     ``sanitize`` and the simulator, the user's kernel is decoded first, so what the simulator refuses
     (an unknown symbol, an unsupported instruction) is reported at the user's line, not at a line of
-    the sanitized text."""
+    the sanitized text. The third value wraps the run: what it finds is located at the user's line."""
     text = read_source(path)
     module = parse(text, path)
     entry = select_entry(module, kernel)
     if not sanitize:
-        return module, entry
+        return module, entry, nullcontext()
     if simulate:
         decode(module, entry)
-    module = parse(sanitize_text(text, path).text, path)
-    return module, select_entry(module, entry.name)
+    stext = sanitize_text(text, path).text
+    module = parse(stext, path)
+    return module, select_entry(module, entry.name), at_user_lines(text, stext, path)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -82,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
     grid = parse_dim(args.grid, "--grid")
     block = parse_dim(args.block, "--block")
     check_launch(grid, block, args.shared)
-    module, entry = load_module(args.file, args.kernel, args.sanitize, args.device == "cpu")
+    module, entry, located = load_module(args.file, args.kernel, args.sanitize, args.device == "cpu")
     kargs = parse_arg_specs(args.arg, entry, args.seed)
     result: gpu.GpuResult | RunResult
     cluster = parse_dim(args.cluster, "--cluster")
@@ -91,9 +94,10 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError("--cluster: clusters run on the simulator only (--device cpu)")
         result = gpu.run_kernel(module, entry.name, kargs, grid, block, args.shared)
     else:
-        result = run_kernel(module, entry.name, kargs, grid, block, args.shared, max_steps=args.max_steps,
-                            cluster=cluster, observer=replay.observer if replay else None,
-                            cta_order=cta_order)
+        with located:
+            result = run_kernel(module, entry.name, kargs, grid, block, args.shared, max_steps=args.max_steps,
+                                cluster=cluster, observer=replay.observer if replay else None,
+                                cta_order=cta_order)
     out_dir = Path(args.out) if args.out else None
     if out_dir is not None:
         try:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from contextlib import ExitStack
 
 from ptxkit.commands.common import add_kernel_arguments, parse_dim, positive_int
 from ptxkit.errors import BoundExceeded
@@ -67,15 +68,19 @@ def run(args: argparse.Namespace) -> int:
     launch = Launch(module, entry.name, kargs, grid, block, args.shared, args.max_steps, cluster)
     # the reference is read and sanitized up front: a bad reference is bad input whatever the verdict
     ref = sanitized(read_source(args.against), args.against) if args.against is not None else None
-    ref_entry = select_entry(ref, None).name if ref is not None else None
+    ref_entry = select_entry(ref.module, None).name if ref is not None else None
     ref_fn = load_reference(args.reference) if args.reference is not None else None
     outcome = explore(launch, verify_launch(launch), args.max_schedules, args.jobs, args.ray)
     if (ref is not None or ref_fn is not None) and outcome.verdict in ("verified", "inconclusive"):
-        mine = Launch(sanitized(read_source(args.file), args.file), entry.name, kargs, grid, block, args.shared,
-                      args.max_steps)
+        own = sanitized(read_source(args.file), args.file)
+        mine = Launch(own.module, entry.name, kargs, grid, block, args.shared, args.max_steps)
         try:
-            diff = (compare(mine, Launch(ref, ref_entry, kargs, grid, block, args.shared, args.max_steps))
-                    if ref is not None else compare_reference(mine, ref_fn, args.reference) if ref_fn else None)
+            with ExitStack() as located:  # run-time errors of the sanitized kernels at the users' lines
+                located.enter_context(own.located())
+                if ref is not None:
+                    located.enter_context(ref.located())
+                diff = (compare(mine, Launch(ref.module, ref_entry, kargs, grid, block, args.shared, args.max_steps))
+                        if ref is not None else compare_reference(mine, ref_fn, args.reference) if ref_fn else None)
         except BoundExceeded as e:
             diff, outcome.verdict, outcome.reason = None, "inconclusive", e.diagnostics[0].message
         if diff is not None:

@@ -4,18 +4,35 @@ must be equal bit for bit."""
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from ptxkit.exec_sim.launch import run_kernel
-from ptxkit.fpsan_ptx import sanitize_text
+from ptxkit.fpsan_ptx import at_user_lines, sanitize_text
 from ptxkit.ptx.parser import parse
 from ptxkit.verify.check import Launch
 
 
-def sanitized(text: str, filename: str) -> Any:
-    return parse(sanitize_text(text, filename).text, filename)
+@dataclass(frozen=True)
+class Sanitized:
+    """A kernel file sanitized with FPSan: its module, and both texts (run-time errors of the module
+    are mapped back to the user's lines with :func:`located`)."""
+
+    module: Any
+    text: str
+    sanitized_text: str
+    filename: str
+
+    def located(self) -> AbstractContextManager[None]:
+        return at_user_lines(self.text, self.sanitized_text, self.filename)
+
+
+def sanitized(text: str, filename: str) -> Sanitized:
+    stext = sanitize_text(text, filename).text
+    return Sanitized(parse(stext, filename), text, stext, filename)
 
 
 def compare(kernel: Launch, reference: Launch) -> dict[str, Any] | None:
