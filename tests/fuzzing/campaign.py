@@ -79,7 +79,7 @@ def _donors(rng: random.Random, seeds: list[corpus.Seed], k: int = 3) -> list[by
 
 
 def ptx_case(i: int, base: int = 0) -> Case:
-    """PTX mutant number ``i``: through parse, sanitize or (for launchable seeds) run."""
+    """PTX mutant number ``i``: through parse, sanitize or (for launchable seeds) run, equiv or verify."""
     rng = random.Random(f"{base}:ptx:{i}")
     seeds = corpus.ptx_seeds()
     runnable = [t for t in seeds if t.verb == "run"]
@@ -92,6 +92,10 @@ def ptx_case(i: int, base: int = 0) -> Case:
         case.argv = ["equiv", "m.ptx", str(s.path), *s.launch, "--trials", "1", "--max-steps", "1000000"]
         if rng.random() < 0.3:
             case.argv.append("--no-sanitize")
+    elif r < 0.18:
+        case.argv = ["verify", "m.ptx", *s.launch, "--max-steps", "1000000"]
+        if rng.random() < 0.3:
+            case.argv.append("--json")
     elif r < 0.35:
         case.argv = ["run", "m.ptx", *s.launch, "--max-steps", "1000000"]
         if rng.random() < 0.3:

@@ -79,7 +79,16 @@ def ptx_seeds() -> list[Seed]:
     for p in _small(list((BUNDLED / "pairs").glob("*.ptx"))):
         launch = launches.get(p.name)
         seeds.append(Seed(p, "ptx", launch or (), "run" if launch else None))
+    for p in _small(list((BUNDLED / "verify").glob("*.ptx"))):
+        launch = _verify_launch(p)
+        seeds.append(Seed(p, "ptx", launch or (), "run" if launch else None))
     return seeds
+
+
+def _verify_launch(path: Path) -> tuple[str, ...] | None:
+    """The launch arguments of a corpora/verify kernel's ``// launch: ptxkit verify FILE ARGS`` line."""
+    m = re.search(r"^// launch: ptxkit verify \S+ (.*)$", path.read_text(errors="replace"), re.M)
+    return tuple(shlex.split(m[1])) if m else None
 
 
 @cache

@@ -36,7 +36,8 @@ TIMEOUT_SLACK_S = 0.25
 
 VERB_EXITS = {
     "parse": {0, 2}, "sanitize": {0, 2}, "litmus2ptx": {0, 2}, "run": {0, 2, 3},
-    "equiv": {0, 1, 2, 3}, "explore": {0, 1, 2, 3, 4}, "bench": {0, 2},  # explore 4: NoExecution
+    "equiv": {0, 1, 2, 3}, "verify": {0, 1, 2, 3},
+    "explore": {0, 1, 2, 3, 4}, "bench": {0, 2},  # explore 4: NoExecution
 }
 
 LOCATED = re.compile(r"^(?P<file>.+?):(?P<line>-?\d+):(?P<col>-?\d+): (?P<sev>error|warning|note): ")
