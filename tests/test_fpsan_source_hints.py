@@ -337,3 +337,23 @@ def test_self_add_at_an_enclosing_expressions_column(tmp_path, expr, anchor, for
     if form:
         assert "self-add=add, decided by the source at kernel.py:9:23: `x0.to(tl.float32) + x0.to(tl.float32)`" \
             in rep.items[0].reason
+
+
+@pytest.mark.parametrize("expr,form", [("x0.to(tl.float32) * 2.0", "mul2"),  # seed 139's shape
+                                       ("(x0.to(tl.float32) * 2.0) - (x0.to(tl.float32) + x0.to(tl.float32))", None),
+                                       ("x0 * 2.0", None)])  # the operand's type is not explicit
+def test_self_add_at_column_zero_decided_by_its_line(tmp_path, expr, form):
+    """``.loc F L 0``: LLVM merged two locations of one line; the one typed form on the line decides."""
+    out, rep = _run(_with_source(tmp_path, expr, ".loc 1 9 0\n\tadd.f32 %d, %a, %a;", ""), [[HALF], [ONE]])
+    assert out == [MUL_2_HALF, TWO]  # mul2 either way: decided or the default
+    assert _items(rep) == [("add.f32", "note" if form else "error")]
+    if form:
+        assert "self-add=mul2, decided by the source at kernel.py:9:9: `x0.to(tl.float32) * 2.0`" in rep.items[0].reason
+
+
+def test_negated_left_operand_is_a_sub(tmp_path):
+    """``(-x0) + x1`` is LLVM's ``sub x1, x0`` (seed 170): a genuine half op."""
+    text = _with_source(tmp_path, "(-x0) + x1", "{loc}\n\tsub.f16 %d, %b, %a;", "(-x0)", nin=2, w=16)
+    out, rep = _run(text, [list(r) for r in zip(A16, B16)], w=16)
+    assert out == [int(v) for v in R.float_binop("sub", np.array(B16, np.uint64), np.array(A16, np.uint64), "f16")]
+    assert _items(rep) == [("sub.f16", "note")] and "half=native, decided by the source" in rep.items[0].reason

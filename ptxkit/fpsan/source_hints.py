@@ -132,6 +132,8 @@ class SourceHints:
         found = self.nodes(instr)
         if found is None:
             return None
+        if self.loc[id(instr)][2] == 0:
+            return self.decide_within(instr, classify)  # only the line is known (LLVM merged two locations)
         f, nodes = found
         forms: dict[str, ast.expr] = {}
         for n in nodes:
@@ -147,10 +149,14 @@ class SourceHints:
         if found is None:
             return None
         f, nodes = found
+        line, col = self.loc[id(instr)][1:]
+        if col == 0:  # column 0: every expression of the statements starting on the line
+            nodes = [n for st in ast.walk(f.tree) if isinstance(st, ast.stmt) and st.lineno == line
+                     for n in ast.iter_child_nodes(st) if isinstance(n, ast.expr)]
         forms: dict[str, ast.expr] = {}
         for n in nodes:
             for sub in ast.walk(n):
-                got = classify(f, sub) if isinstance(sub, ast.expr) else None
+                got = classify(f, sub) if isinstance(sub, ast.expr) and sub.lineno == line else None
                 if got is not None:
                     forms.setdefault(*got)
         return _one(f, forms)
@@ -181,7 +187,9 @@ class SourceHints:
             y = n.left if got is None or got[0] == "add" or _is_two(n.right) else n.right
             ok = _width(f, y, _DEPTH) == _DTYPE_WIDTH.get(_PTX_DTYPE.get(lane, ""))
             return got if ok else None
-        return self.decide(instr, classify) or self.decide_within(instr, typed)
+        loc = self.loc.get(id(instr))
+        exact = self.decide(instr, classify) if loc is not None and loc[2] != 0 else None
+        return exact or self.decide_within(instr, typed)
 
     def neg_cast(self, cvt: ir.Instruction, dest: str) -> Decision | None:
         """J: the cvt under a sign xor is ``(-x).to(T)`` (``before``) or the operand of ``-(x.to(T))``
@@ -315,11 +323,13 @@ def _widened_self_add(f: SourceFile, n: ast.expr, lane: str) -> tuple[str, ast.e
 
 
 def _as_op(n: ast.BinOp) -> tuple[type[ast.operator], ast.expr, ast.expr]:
-    """(operator, left, right) as LLVM emits it: ``a - (-b)`` is ``a + b`` and ``a + (-b)`` is ``a - b``
+    """(operator, left, right) as LLVM emits it: ``a - (-b)`` is ``a + b``, ``a + (-b)`` and ``(-b) + a`` ``a - b``
     (InstCombine folds the fneg into the operator; Triton's ring −(−φ(b)) = φ(b) agrees)."""
-    r = n.right
+    r, left = n.right, n.left
     if isinstance(r, ast.UnaryOp) and isinstance(r.op, ast.USub) and isinstance(n.op, (ast.Add, ast.Sub)):
         return (ast.Sub if isinstance(n.op, ast.Add) else ast.Add), n.left, r.operand
+    if isinstance(left, ast.UnaryOp) and isinstance(left.op, ast.USub) and isinstance(n.op, ast.Add):
+        return ast.Sub, r, left.operand  # (-a) + b is b - a (seed 170)
     return type(n.op), n.left, n.right
 
 
