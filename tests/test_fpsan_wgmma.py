@@ -20,7 +20,7 @@ from conftest import PTX_CORPUS, needs_shared
 from ptxkit.bench.tensorcore import prep, ptxas_seconds
 from ptxkit.exec_sim import parse_text, run_kernel
 from ptxkit.exec_sim.args import KernelArg
-from ptxkit.fpsan import ring
+from ptxkit.fpsan import ring, wgmma
 from ptxkit.fpsan_ptx import sanitize_text
 
 N = 24  # three n8 tiles: one ldmatrix.x4 and one .x2 for B
@@ -220,6 +220,19 @@ def test_sanitized_wgmma_kernel_is_accepted_by_ptxas(atype, a_regs, extern, tmp_
     r = subprocess.run(["ptxas", "-arch=sm_90a", str(f), "-o", str(tmp_path / "k.cubin")], capture_output=True,
                        text=True)
     assert r.returncode == 0, r.stderr[:2000]
+
+
+@pytest.mark.parametrize("atype,mode,trans_a,trans_b,a_regs,extern",
+                         [("f16", 1, 0, 1, False, False), ("tf32", 1, 0, 0, True, False),
+                          ("e5m2", 2, 0, 0, False, False), ("bf16", 2, 1, 0, False, True)])
+def test_one_call_per_wgmma_is_the_ring_dot(atype, mode, trans_a, trans_b, a_regs, extern, monkeypatch):
+    """Functions with many wgmma get one helper call per wgmma (all its n8 tile pairs, the last one odd):
+    the same ring dot, and its D payloads as shadows."""
+    monkeypatch.setattr(wgmma, "WHOLE_CALL_PAIRS", 1)
+    A, B, C, img, descs, cin, areg = _inputs(atype, mode, trans_a, trans_b, a_regs)
+    got, text = _run(_kernel(atype, a_regs, trans_a, trans_b, "%p1", extern), img, cin, areg, descs, True)
+    assert np.array_equal(got, _ring_dot(A, B, C, atype, True))
+    assert text.count("call.uni") == (0 if a_regs else 1) + 1  # A's fragment, then one call for both pairs
 
 
 @pytest.mark.parametrize("extern", [False, True])

@@ -130,6 +130,7 @@ class RewriteContext:
         # inserts them before the function (ptxkit.fpsan.wgmma: one .func per wgmma form)
         self.helpers: dict[Any, tuple[Any, ...]] = {}  # key -> (name, lines, parameter types)
         self.calls_ok = True  # whether such helpers may be used (ptxkit.fpsan.mma_calls.calls_allowed)
+        self.wgmma_sites = 0  # wgmma.mma_async in the function (ptxkit.fpsan.wgmma: calls per wgmma)
         self.cvt_sites: dict[str, int] = {}  # cvt modifiers → count in the function (ptxkit.fpsan.cast_calls)
         self.labels = 0
         self.folds: dict[str, str] = {}  # the stated source forms of LLVM's folds (--fold NAME=FORM)

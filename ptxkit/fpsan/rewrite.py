@@ -68,6 +68,7 @@ class _FunctionRewrite:
         ctx.calls_ok = calls_allowed(module.source)
         ctx.cvt_sites = dict(Counter(".".join(i.mods) for i in fn.instructions() if i.opcode == "cvt"))
         ctx.folds = dict(opts.folds)
+        ctx.wgmma_sites = sum(1 for i in fn.instructions() if i.opcode == "wgmma" and "mma_async" in i.mods)
         ctx.mma_mode = resolve_mode(opts.mma, sum(1 for i in fn.instructions() if i.opcode == "mma"), module.target)
         self.ctx = ctx
         self.out = Rewritten(ctx)

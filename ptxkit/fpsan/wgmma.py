@@ -38,6 +38,12 @@ from ptxkit.fpsan.mma_int import generate_int
 from ptxkit.fpsan.mma_plan import SHAPES, MmaForm, MmaNotModelled, MmaPlan, operand_regs
 from ptxkit.ir import Imm, Instruction, Reg, Sym, Vec
 
+# ptxas pays per call site (~2 ms each) and, superlinearly, per helper body: one call per pair of n8 tiles,
+# unless the function would have this many such calls — then one call per wgmma (fa_ws_pingpong_sm90a:
+# 64 m64n128 wgmma = 512 pair calls; ptxas 5.2 s → 3.4 s; with ~250 pair calls, fastcu_k12_sm90a's
+# 16 m64n256, one 16-pair body cost more than it saved)
+WHOLE_CALL_PAIRS = 384
+
 
 class WgmmaForm:
     """A modelled ``wgmma.mma_async.sync.aligned.m64nNkK.D.A.B`` with its operands."""
@@ -279,37 +285,47 @@ def rewrite_wgmma(instr: Instruction, ctx: Any) -> bool:
     per_tile = 4
     form = MmaForm("m16n8k8" if f.atype == "tf32" else "m16n8k16", f.dtype, f.atype, f.atype, f.dtype)
     et = "f32" if f.atype == "tf32" else f.atype
-    for j in range(0, tiles, 2):  # one call per pair of n8 tiles: B's ldmatrix and both tiles' ring mma
-        num = 4 if j + 1 < tiles else 2
-        d = f.d_regs[per_tile * j:per_tile * (j + num // 2)]
+    pairs = [(j, 4 if j + 1 < tiles else 2) for j in range(0, tiles, 2)]
+    per_call = len(pairs) if ctx.wgmma_sites * len(pairs) >= WHOLE_CALL_PAIRS else 1
+    for c0 in range(0, len(pairs), per_call):
+        chunk = pairs[c0:c0 + per_call]
+        j0 = chunk[0][0]
+        d = f.d_regs[per_tile * j0:per_tile * (chunk[-1][0] + chunk[-1][1] // 2)]
         params = [f"b32 %i{q}" for q in range(len(d))] + [f"b32 %a{q}" for q in range(4)]
         params += ["b64 %db", "b32 %j", "b32 %keep"]
+        nums = tuple(num for _, num in chunk)
 
-        def body(em: Any, o: list[str], p: list[str], num: int = num, nd: int = len(d)) -> None:
+        def body(em: Any, o: list[str], p: list[str], nums: tuple[int, ...] = nums, nd: int = len(d)) -> None:
             ins, fa = p[:nd], p[nd:nd + 4]
             em.payload_out = dict(zip(o[:nd], o[nd:]))  # D's float bits, then their payloads
             o = o[:nd]
             embed = (lambda r: em.embed_word(r, et)) if f.atype == "tf32" else (lambda r: em.embed_pair(r, et))
-            b = _load_b(em, f.trans_b, "%db", "%j", num)
-            if f.fp8:
-                _fp8_tiles(em, f, ins, o, fa, b, num)
-                return
-            a_pay = [embed(r) for r in fa]
+            a_pay = [] if f.fp8 else [embed(r) for r in fa]
             kp = em.pred()
             em.op(f"setp.ne.u32 {kp}, %keep, 0")
-            for t in range(num // 2):
-                cs, ds = ins[per_tile * t:per_tile * (t + 1)], o[per_tile * t:per_tile * (t + 1)]
-                pays = []
-                for r in cs:
-                    k = em.reg()
-                    em.op(f"selp.b32 {k}, {em.embed_word(r, 'f32')}, 0, {kp}")
-                    pays.append([k])
-                generate_int(MmaPlan(form, f.tile, False, ds, [], [], cs), em, a_pay,
-                             [embed(r) for r in b[2 * t:2 * t + 2]], pays)
+            for q, num in enumerate(nums):  # pair q: tiles j + 2q, j + 2q + 1; its D registers from 8q
+                jq = "%j"
+                if q:
+                    jq = em.reg()
+                    em.op(f"add.u32 {jq}, %j, {2 * q}")
+                b = _load_b(em, f.trans_b, "%db", jq, num)
+                pin, pout = ins[8 * q:8 * q + 2 * num], o[8 * q:8 * q + 2 * num]
+                if f.fp8:
+                    _fp8_tiles(em, f, pin, pout, fa, b, num)
+                    continue
+                for t in range(num // 2):
+                    cs, ds = pin[per_tile * t:per_tile * (t + 1)], pout[per_tile * t:per_tile * (t + 1)]
+                    pays = []
+                    for r in cs:
+                        k = em.reg()
+                        em.op(f"selp.b32 {k}, {em.embed_word(r, 'f32')}, 0, {kp}")
+                        pays.append([k])
+                    generate_int(MmaPlan(form, f.tile, False, ds, [], [], cs), em, a_pay,
+                                 [embed(r) for r in b[2 * t:2 * t + 2]], pays)
 
-        name = helper(ctx, ("wgmma_tiles", form, f.btype, f.trans_b, num), "wgmma", 2 * len(d), params, body)
+        name = helper(ctx, ("wgmma_tiles", form, f.btype, f.trans_b, nums), "wgmma", 2 * len(d), params, body)
         pays = [ctx.fresh("b32") for _ in d]
-        call(ctx, name, [*d, *pays], [*d, *a, f.b_desc, str(j), keep], [*d, *a, f.b_desc])
+        call(ctx, name, [*d, *pays], [*d, *a, f.b_desc, str(j0), keep], [*d, *a, f.b_desc])
         for r, pay in zip(d, pays):  # φ(D) = the returned payload: later ring reads of D need no φ
             ctx.cache[(r, "f32", 0)] = Shadow(pay, NATIVE_COPY)
             ctx.last_write[r] = NATIVE_COPY
