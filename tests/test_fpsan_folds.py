@@ -394,3 +394,18 @@ def test_fold_rewrites_are_accepted_by_ptxas(name, tmp_path):
     src.write_text(sanitize_text(_kernel(body, w=w, out_w=ow, nin=nin), "k.ptx", folds=folds).text)
     r = subprocess.run(["ptxas", "-arch=sm_90", str(src), "-o", str(tmp_path / "k.o")], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
+
+
+def test_tritons_int8_to_bf16_bit_trick_is_left_native():
+    """Triton 3.9 lowers int8 → bf16 (after its FPSan pass) as ``(w & 0x437F437F) - (w & 0x43804380)`` in
+    bf16x2 on bytes placed under a 0x43 exponent (triton_gen seed 119): exact, the signed bytes as bf16;
+    left native like the conversions Triton's FPSan leaves, not a 16-bit ring sub (H)."""
+    body = "and.b32 %t, %a, 0x437F437F;\n\tand.b32 %u, %a, 0x43804380;\n\tsub.bf16x2 %d, %t, %u;"
+    pairs = [(0, 1), (0x7F, 0x80), (0xFF, 0x85), (0x2A, 0xD6)]
+    words = [0x43004300 | hi << 16 | lo for lo, hi in pairs]
+
+    def bf16(v: int) -> int:  # the signed byte as bf16 (exact: |v| < 2^8)
+        return int(np.float32(np.int8(np.uint8(v))).view(np.uint32)) >> 16
+    out, rep = _run(_kernel(body, nin=1), [[w] for w in words])
+    assert out == [bf16(hi) << 16 | bf16(lo) for lo, hi in pairs]
+    assert _items(rep) == [("sub.bf16x2", "note")]

@@ -197,11 +197,31 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
             and isinstance(ops[1], ir.Reg) and ops[1] == ops[2] and {"num", "nan"} & set(instr.mods)):
         return _self_compare(instr, ctx, opts, ft, _decide(opts, "self-compare",
                                                             lambda i: flow.hints.self_compare(i, ft), instr))
+    if op == "sub" and ft == "bf16x2" and _int8_to_bf16(instr, flow):
+        return FoldResult(False, Verdict(_INT8_BF16, NOTE))
     if op in ("add", "sub", "mul", "setp") and LANE_TYPE.get(ft, ft) in ("f16", "bf16"):
         return _half(instr, ctx, opts, ft, _decide(opts, "half", flow.hints.half, instr))
     if op == "selp" and len(ops) == 4 and ft in ("f32", "f64"):
         return _select_fold(instr, ctx, flow, ft)
     return None
+
+
+# Triton 3.9's int8 -> bf16 conversion (its lowering, after the FPSan pass): the bytes under a 0x43 exponent,
+# (b & 0x437F437F) - (b & 0x43804380) in bf16x2 is the signed byte exactly (2^7 + v - 2^7 - 128·sign)
+_INT8_BF16_MASKS = (0x437F437F, 0x43804380)
+_INT8_BF16 = ("sub.bf16x2 of bytes masked with 0x437F437F / 0x43804380: Triton's int8 → bf16 conversion (its "
+              "lowering's bit trick, exact), left native as Triton's FPSan leaves sitofp")
+
+
+def _int8_to_bf16(instr: ir.Instruction, flow: Flow) -> bool:
+    """``sub.bf16x2 d, a, b`` with ``a = and.b32 x, 0x437F437F`` and ``b = and.b32 x, 0x43804380``."""
+    masks = []
+    for o in instr.operands[1:3]:
+        d = flow.only_def(o.name) if isinstance(o, ir.Reg) else None
+        if d is None or d.opcode != "and" or len(d.operands) != 3 or not isinstance(d.operands[2], ir.Imm):
+            return False
+        masks.append((d.operands[1], d.operands[2].value & 0xFFFFFFFF))
+    return (masks[0][1], masks[1][1]) == _INT8_BF16_MASKS and masks[0][0] == masks[1][0]
 
 
 def _state(opts: Options, name: str, reason: str, form: str, decided: Decision | None = None) -> Verdict:
