@@ -248,11 +248,23 @@ def test_half_to_int_decided_by_the_source(tmp_path, expr, via):
     assert f"through {via} (decided by the source at kernel.py:9:9: `x0." in rep.items[0].reason
 
 
-@pytest.mark.parametrize("expr", ["x0.to(tl.float64).to(tl.int64)",  # another width: LLVM folded more (seed 159)
-                                  "x0.to(tl.float64)", "x0.to(tl.int32).to(tl.float64).to(tl.int16)"])
+@pytest.mark.parametrize("expr", ["x0.to(tl.float64).to(tl.uint32)",  # another width, unsigned: not modelled
+                                  "x0.to(tl.float64)", "x0.to(tl.float64).to(tl.float32)"])
 def test_half_to_int_with_a_stale_or_refolded_source_stays_undecided(tmp_path, expr):
     out, rep = _run(_with_source(tmp_path, expr, E_BODY, "x0", w=16), [[h] for h in HALVES], w=16)
     assert out == [triton(h, "f16", "f32", 16) for h in HALVES] and _items(rep) == [("cvt.rzi.s16.f16", "error")]
+
+
+@pytest.mark.parametrize("expr,via", [("x0.to(tl.float64).to(tl.int64)", "f64"),
+                                      ("x0.to(tl.int64).to(tl.float32).to(tl.int16)", "f32")])  # seed 159's shape
+def test_half_to_a_wider_int_narrowed_by_llvm_converts_at_the_source_width(tmp_path, expr, via):
+    """LLVM narrows ``h.to(int64)`` to ``cvt.rzi.s16.f16`` when only the low bits are used (exact for a
+    half's range); Triton's FPSan converts the widened payload at 64 bits (saturating), then truncates."""
+    want = [triton(h, "f16", via, 64) & 0xFFFF for h in HALVES]
+    assert want != [triton(h, "f16", via, 16) for h in HALVES]
+    out, rep = _run(_with_source(tmp_path, expr, E_BODY, "x0", w=16), [[h] for h in HALVES], w=16)
+    assert out == want and _items(rep) == [("cvt.rzi.s16.f16", "note")]
+    assert f"through {via} at s64" in rep.items[0].reason
 
 
 def test_half_to_int_stated_fold_wins_over_the_source(tmp_path):

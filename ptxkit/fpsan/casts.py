@@ -141,16 +141,21 @@ def _half_to_int(instr: ir.Instruction, ctx: RewriteContext, dt: str, st: str) -
     and the conversion is reported as an error."""
     form = ctx.folds.get("half-int")
     decided = ctx.hints.half_int(instr, dt) if form is None else None
-    via = form or (decided.form if decided else "f32")
+    via, _, chain = (form or (decided.form if decided else "f32")).partition(";")
     wide = _cast_payload(ctx, ctx.embed(instr.operands[1], st), st, via)
     bits = ctx.unembed_to_fresh(wide, via)
     mods = [via if m == st else m for m in instr.mods if not (via == "f64" and m == "ftz")]
     dst = name_of(instr.operands[0])
     ctx.invalidate(dst)
+    if chain:  # the source's wider integer (LLVM narrowed the cvt): convert at its width, then truncate
+        t = ctx.fresh(BITS_KIND[int(chain[1:])])
+        ctx.emit(f"{guard_text(instr.guard)}cvt.{'.'.join(m if m != dt else chain for m in mods)} {t}, {bits}")
+        mods, bits = [dt, chain], t
     ctx.emit(f"{guard_text(instr.guard)}cvt.{'.'.join(mods)} {dst}, {bits}")
     if decided is not None:
-        ctx.report(instr, f"{st} → {dt} conversion through {via} (decided by the source at {decided.where}): the "
-                   "sign-extended payload, φ⁻¹, then the conversion, as Triton's FPSan computes it", NOTE, False)
+        at = f" at {chain} (the source's integer; LLVM narrowed the cvt), truncated" if chain else ""
+        ctx.report(instr, f"{st} → {dt} conversion through {via}{at} (decided by the source at {decided.where}): "
+                   "the sign-extended payload, φ⁻¹, then the conversion, as Triton's FPSan computes it", NOTE, False)
     elif form is None:
         ctx.report(instr, f"{st} → {dt} conversion: LLVM folds {st}→f32→int and {st}→f64→int into this one cvt "
                    "(Triton's FPSan widens the payload to the intermediate type, so the two differ); sanitized as "

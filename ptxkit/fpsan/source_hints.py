@@ -236,24 +236,23 @@ class SourceHints:
 
     def half_int(self, cvt: ir.Instruction, dest: str) -> Decision | None:
         """E: ``cvt.rzi.sN.f16 d, h`` is ``h.to(f32).to(int)`` (``f32``; also ``h.to(int)``) or
-        ``h.to(f64).to(int)`` (``f64``). The cast's integer width must be the cvt's (8 bits: 16, NVPTX has
-        no 8-bit registers): another width means LLVM also folded the integer conversions after it (seed
-        159: ``h.to(int64).to(f32).to(int16)`` becomes ``cvt.rzi.s32.f16`` and a truncation, where Triton's
-        FPSan saturates at each conversion of a payload), which stays undecided."""
+        ``h.to(f64).to(int)`` (``f64``). The cast's integer width is the cvt's (8 bits: 16, NVPTX has no
+        8-bit registers), or wider when LLVM narrowed the cvt (:func:`_refolded`); else undecided."""
         def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
             t = _to_dtype(n)
-            if t not in _INT_DTYPES or max(16, int(t.lstrip("uint"))) != max(16, int(dest[1:])):
+            if t not in _INT_DTYPES:
                 return None
-            assert isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
-            recv = _resolve(f, n.func.value, _DEPTH)
+            recv = _resolve(f, _receiver(n), _DEPTH)
             if recv is None:
                 return None
             via = _cast_to(recv)
             if via in ("float32", "float64"):
-                assert isinstance(recv, ast.Call) and isinstance(recv.func, ast.Attribute)
-                inner = _width(f, recv.func.value, _DEPTH)
-                return (f"f{_DTYPE_WIDTH[via]}", n) if inner in (16, OWN) else None
-            return ("f32", n) if _width(f, recv, _DEPTH) in (16, OWN) else None
+                form = f"f{_DTYPE_WIDTH[via]}" if _width(f, _receiver(recv), _DEPTH) in (16, OWN) else None
+            else:
+                form = "f32" if _width(f, recv, _DEPTH) in (16, OWN) else None
+            if form is None or max(16, _int_width(t)) == max(16, int(dest[1:])):
+                return (form, n) if form else None
+            return _refolded(n, form, int(dest[1:]))
         return self.decide(cvt, classify)
 
     def int_half(self, cvt: ir.Instruction, dest: str) -> Decision | None:
@@ -369,6 +368,21 @@ def _one(f: SourceFile, forms: dict[str, ast.expr]) -> Decision | None:
 
 def _is_two(n: ast.expr) -> bool:
     return isinstance(n, ast.Constant) and type(n.value) in (int, float) and n.value == 2
+
+
+def _int_width(t: str) -> int:
+    return int(t.lstrip("uint"))
+
+
+def _refolded(n: ast.expr, via: str, dest_w: int) -> tuple[str, ast.expr] | None:
+    """``h.to(intA)`` whose cvt LLVM narrowed to ``s{dest_w}`` because only its low bits are used (seed
+    159: ``.to(tl.int64).to(tl.float32).to(tl.int16)``, where the int → float → int round trip folds to a
+    truncation): exact for the half's own range, but Triton's FPSan converts the widened payload, which
+    can exceed it, at A bits (saturating) and then truncates. Form ``VIA;sA`` (signed 32/64-bit A)."""
+    a = _to_dtype(n)
+    if a not in ("int32", "int64") or _int_width(a) <= dest_w:
+        return None
+    return f"{via};s{_int_width(a)}", n
 
 
 def _receiver(n: ast.expr) -> ast.expr:
