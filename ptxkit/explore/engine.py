@@ -30,8 +30,6 @@ executions per outcome (``candidates_by_outcome``: list of :class:`Candidate`, c
 from __future__ import annotations
 
 import itertools
-import multiprocessing as mp
-import signal
 import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Hashable, Iterable, Iterator
@@ -52,6 +50,7 @@ from ptxkit.explore.result import Candidate, ExploreResult, Outcome, to_events
 from ptxkit.explore.schedule import Schedules, barrier_schedules
 from ptxkit.explore.trace import Dep, Ev, OracleKey, RunStats, Trace, Value, fmt_instruction
 from ptxkit.ir import Instruction, Reg
+from ptxkit.workers import fork_map
 
 MAX_VALUES = 64
 MAX_TRACES = 5000
@@ -314,16 +313,7 @@ class Explorer:
         progress, self.progress = self.progress, None
         _JOB = (self, per_thread, jobs)
         try:
-            ctx = mp.get_context("fork")
-            pool = ctx.Pool(jobs, initializer=_quiet_worker)
-            try:
-                parts = pool.map(_worker, range(jobs))
-                pool.close()
-            except BaseException:
-                pool.terminate()  # Ctrl-C: the workers ignore SIGINT; the parent reports it once
-                raise
-            finally:
-                pool.join()
+            parts = fork_map(_worker, range(jobs), jobs)
         finally:
             _JOB = None
             self.progress = progress
@@ -542,13 +532,6 @@ class Explorer:
 
 
 _JOB: tuple[Explorer, list[list[Trace]], int] | None = None  # (explorer, traces, jobs) for forked workers
-
-
-def _quiet_worker() -> None:
-    """Pool initializer: Ctrl-C and SIGTERM are the parent's to report (one line, ``ptxkit.cli``);
-    a worker just stops when the pool is terminated."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def _worker(k: int) -> tuple[ExploreResult, str, str, list[str]]:

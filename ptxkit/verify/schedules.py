@@ -34,8 +34,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import multiprocessing
-import signal
 import time
 from dataclasses import dataclass, replace
 from typing import Any
@@ -45,6 +43,7 @@ import numpy as np
 from ptxkit.errors import UsageError
 from ptxkit.verify.check import Launch, Outcome, verify_launch
 from ptxkit.verify.context import SPACE_SHARED
+from ptxkit.workers import fork_map
 
 DEFAULT_MAX_SCHEDULES = 720  # 6! : the RMW orders of six CTAs
 
@@ -136,14 +135,6 @@ def run_order(launch: Launch, plan: Plan, order: tuple[int, ...]) -> Run:
 _LAUNCH: list[tuple[Launch, Plan]] = []  # a pool worker's job context (set by the initializer)
 
 
-def _init(launch: Launch, plan: Plan) -> None:
-    """Pool initializer. Ctrl-C and SIGTERM are the parent's to report (one line, ``ptxkit.cli``): a
-    worker just stops when the pool is terminated (it would inherit the CLI's SIGTERM handler)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    _LAUNCH[:] = [(launch, plan)]
-
-
 def _job(order: tuple[int, ...]) -> Run:
     launch, plan = _LAUNCH[0]
     return run_order(launch, plan, order)
@@ -161,16 +152,11 @@ def _run_all(launch: Launch, plan: Plan, orders: list[tuple[int, ...]], jobs: in
         runs: list[Run] = ray.get([task.remote(launch, plan, o) for o in orders])
         return runs
     if jobs > 1 and len(orders) > 1:
-        pool = multiprocessing.get_context("fork").Pool(min(jobs, len(orders)), _init, (launch, plan))
+        _LAUNCH[:] = [(launch, plan)]  # the forked workers see it (ptxkit.workers)
         try:
-            out = pool.map(_job, orders)
-            pool.close()
-        except BaseException:
-            pool.terminate()  # Ctrl-C: the workers ignore SIGINT; the parent reports it once
-            raise
+            return fork_map(_job, orders, min(jobs, len(orders)))
         finally:
-            pool.join()
-        return out
+            _LAUNCH.clear()
     return [run_order(launch, plan, o) for o in orders]
 
 
