@@ -537,3 +537,19 @@ def test_run_time_error_of_a_sanitized_kernel_is_at_the_users_line(tmp_path, cap
     assert rc == 2, err
     assert err.startswith(f"{f}:{line}:2: error: ") and "misaligned" in err, err
     assert err.split("\n")[1].strip() == "st.global.f32 [%rd2], %f3;", err
+
+
+def test_a_huge_grid_cut_by_the_step_bound_allocates_nothing_per_cta():
+    """`run --grid 100000000 --max-steps N` took 850 MB (an identity CTA permutation, np.arange over
+    the grid, built for every launch since run_kernel(cta_order=)); now only the batches are built."""
+    import tracemalloc
+    fn = parse(TRIVIAL, "k.ptx")
+    args = parse_arg_specs(["p=u32[4]:zeros", "n=u32:1"], fn.entries()[0], 0)
+    tracemalloc.start()
+    try:
+        with pytest.raises(BoundExceeded):
+            run_kernel(fn, "k", args, (10_000_000, 1, 1), (32, 1, 1), 0, max_steps=1000)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 40 << 20, f"{peak >> 20} MB for a launch cut after 1000 warp-instructions"

@@ -92,8 +92,9 @@ def run_kernel(module: ir.Module, kernel: str | None, args: list[KernelArg],
     check_launch(grid, block, shared_bytes)
     check_cluster(grid, cdim)
     ncta_all = grid[0] * grid[1] * grid[2]
-    perm = np.arange(ncta_all) if cta_order is None else np.asarray(cta_order, np.int64)
-    if cta_order is not None and (cdim != (1, 1, 1) or sorted(perm.tolist()) != list(range(ncta_all))):
+    # no permutation array unless one is asked for: a launch of 10^8 CTAs must not allocate 800 MB
+    perm = None if cta_order is None else np.asarray(cta_order, np.int64)
+    if perm is not None and (cdim != (1, 1, 1) or sorted(perm.tolist()) != list(range(ncta_all))):
         raise UsageError("cta_order: expected a permutation of the CTAs of a launch without clusters")
     if max_steps < 1:
         raise UsageError(f"--max-steps {max_steps}: expected a positive number of warp-instructions")
@@ -164,7 +165,7 @@ def run_kernel(module: ir.Module, kernel: str | None, args: list[KernelArg],
         cta_local = np.repeat(np.arange(k), per_cta)
         # batch slot g holds rank g % csize of cluster g // csize (ISA §2.2.2: %cluster_ctarank is the
         # linear %cluster_ctaid); without clusters slot g is CTA g in linear order
-        slot = perm[cta_local + first] if cta_order is not None else cta_local + first
+        slot = perm[cta_local + first] if perm is not None else cta_local + first
         cl, rank = slot // csize, slot % csize
         cx = ((cl % ncl[0]) * cdim[0] + rank % cdim[0]).astype(np.uint32)
         cy = (((cl // ncl[0]) % ncl[1]) * cdim[1] + (rank // cdim[0]) % cdim[1]).astype(np.uint32)
