@@ -286,7 +286,22 @@ def test_int_to_half_decided_native_by_the_source(tmp_path, expr, anchor, at):
     assert _items(rep) == [("cvt.rn.f16.s16", "note")] and "decided by the source at kernel.py:" in rep.items[0].reason
 
 
-@pytest.mark.parametrize("expr,anchor,at", [("-(x0.to(tl.int64).to(tl.float32) * -1.0)", "", "store"),  # seed 51
+def test_int_to_half_through_cancelled_float_arithmetic_is_the_ring_arithmetic(tmp_path):
+    """Seed 51: ``r = -(i.to(tl.float32) * -1.0)`` stored as ``r.to(f16)``; LLVM cancels the arithmetic into
+    one ``cvt.rn.f16.s16``, Triton's FPSan computes −(φ(f32(i))·φ(−1.0)) in the ring and narrows it."""
+    text = _with_source(tmp_path, "-(x0.to(tl.int64).to(tl.float32) * -1.0)", "{store}\n\tcvt.rn.f16.s16 %d, %a;",
+                        "", w=16)
+    out, rep = _run(text, [[i] for i in INTS], w=16)
+    f = np.array([int(np.float32(np.int16(np.uint16(i))).view(np.uint32)) for i in INTS], np.uint64)
+    prod = R.float_binop("mul", f, np.full(len(INTS), 0xBF800000, np.uint64), "f32")
+    neg = R.float_binop("sub", np.zeros(len(INTS), np.uint64), prod, "f32")
+    want = [int(v) for v in R.float_cast(neg, "f32", "f16")]
+    assert want != [int(np.float16(np.int16(np.uint16(i))).view(np.uint16)) for i in INTS]
+    assert out == want and _items(rep) == [("cvt.rn.f16.s16", "note")]
+    assert "ring arithmetic and narrowing" in rep.items[0].reason
+
+
+@pytest.mark.parametrize("expr,anchor,at", [("tl.abs(x0.to(tl.int64).to(tl.float32))", "", "store"),
                                             ("x0.to(tl.int16).to(tl.float32) + 1.0", "x0", "loc")])
 def test_int_to_half_through_float_arithmetic_stays_undecided(tmp_path, expr, anchor, at):
     text = _with_source(tmp_path, expr, "{" + at + "}\n\tcvt.rn.f16.s16 %d, %a;", anchor, w=16)

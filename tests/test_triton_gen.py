@@ -265,7 +265,8 @@ EXACT: list[int | str] = [4, 6, 15, 19, 72, 104, 114, 175, "k_rsqrt_f32", "k_exp
                           98,  # (2.0*x.to(f64)).to(f32) as add.f32 x, x: K on the widened operand (mul2-f64)
                           118,  # pow(..) * (s64 + s64): the add x, x carries the product's column
                           119,  # int8 -> bf16 lowered as a sub.bf16x2 bit trick: native, not a half op
-                          159]  # h.to(int64) narrowed by LLVM to cvt.rzi.s32.f16: converted at s64, truncated
+                          159,  # h.to(int64) narrowed by LLVM to cvt.rzi.s32.f16: converted at s64, truncated
+                          51]  # -(i.to(f32) * -1.0) cancelled into cvt.rn.bf16.s64: the ring arithmetic, narrowed
 # Known-open classes (issue 10's letters; /work/coord/issue10_findings.md): kernel -> (cause, reported
 # today, i.e. the sanitize report has an error so --strict fails).
 OPEN: dict[int | str, tuple[str, bool]] = {}

@@ -175,9 +175,11 @@ def _int_to_half(instr: ir.Instruction, ctx: RewriteContext, dt: str, st: str) -
     ``--fold int-half=native|f32``; unstated, native is assumed and the conversion is reported."""
     form = ctx.folds.get("int-half")
     decided = ctx.hints.int_half(instr, dt) if form is None else None
-    if decided is not None:
+    if decided is not None and decided.form == "native":
         return Verdict(f"{st} → {dt} conversion left native (decided by the source at {decided.where}: "
                        f"i.to({dt})), as Triton's FPSan leaves sitofp/uitofp", NOTE)
+    if decided is not None:
+        form = "f32"
     if form != "f32":
         if form is None:
             return Verdict(f"{st} → {dt} conversion left native (Triton's i.to({dt})); LLVM also folds a conversion "
@@ -189,11 +191,21 @@ def _int_to_half(instr: ir.Instruction, ctx: RewriteContext, dt: str, st: str) -
     src = instr.operands[1]
     f = ctx.fresh("b32")
     ctx.emit(f"cvt.rn.f32.{st} {f}, {src.name if isinstance(src, (ir.Reg, ir.Sym)) else src}")
-    p = _cast_payload(ctx, ctx.embed_value(f, "f32"), "f32", dt)
+    q = ctx.embed_value(f, "f32")
+    ops = decided.form.partition(";")[2].split(",") if decided is not None else []
+    for op in ops:  # the f32 arithmetic LLVM cancelled, in the ring (source_hints._ring_chain)
+        name, _, c = op.partition(":")
+        o, a = ctx.fresh("b32"), as_reg(ctx, q, 32)
+        k = hexc(R.embed_int(int(c, 16), "f32"), 32) if c else ""
+        ctx.emit({"neg": f"sub.s32 {o}, 0, {a}", "add": f"add.s32 {o}, {a}, {k}", "sub": f"sub.s32 {o}, {a}, {k}",
+                  "rsub": f"sub.s32 {o}, {k}, {a}", "mul": f"mul.lo.s32 {o}, {a}, {k}"}[name])
+        q = o
+    p = _cast_payload(ctx, q, "f32", dt)
     p = post_modifiers(ctx, p, R.ring(dt).w, instr)
     ctx.define(instr.operands[0], p, dt, instr.guard)
-    ctx.report(instr, f"{st} → {dt} conversion through f32 (stated: --fold int-half=f32): converted to f32 natively, "
-               "then Triton's ring narrowing of its payload", NOTE, False)
+    how = f"decided by the source at {decided.where}" if decided is not None else "stated: --fold int-half=f32"
+    ctx.report(instr, f"{st} → {dt} conversion through f32 ({how}): converted to f32 natively, then Triton's ring "
+               f"{'arithmetic and ' if ops else ''}narrowing of its payload", NOTE, False)
     return True
 
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 import ast
 import re
 import stat
+import struct
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -268,6 +269,9 @@ class SourceHints:
                 recv = _resolve(f, _receiver(n), _DEPTH)
                 if isinstance(recv, ast.expr) and _cast_to(recv) == "float32":
                     recv = _resolve(f, _receiver(recv), _DEPTH)
+                elif recv is not None and _to_dtype(recv) not in _INT_DTYPES:
+                    ops = _ring_chain(f, recv)
+                    return (f"f32;{','.join(ops)}", n) if ops else None
             else:
                 return None
             return ("native", n) if _to_dtype(recv) in _INT_DTYPES else None
@@ -368,6 +372,46 @@ def _one(f: SourceFile, forms: dict[str, ast.expr]) -> Decision | None:
 
 def _is_two(n: ast.expr) -> bool:
     return isinstance(n, ast.Constant) and type(n.value) in (int, float) and n.value == 2
+
+
+def _ring_chain(f: SourceFile, e: ast.expr) -> list[str] | None:
+    """The f32 ops between ``i.to(tl.float32)`` of an integer cast and ``e`` when each is a negation or
+    a ``+ - *`` with a number (seed 51: ``-(i.to(f32) * -1.0)``, which LLVM cancels into one int → bf16
+    cvt; Triton's FPSan computes them in the ring): innermost first, ``neg`` / ``OP:BITS`` (OP ``add``,
+    ``sub``, ``rsub`` for ``c - x``, ``mul``; BITS the f32 constant)."""
+    ops: list[str] = []
+    cur: ast.expr | None = e
+    for _ in range(_DEPTH):
+        cur = _resolve(f, cur, _DEPTH) if cur is not None else None
+        if cur is None:
+            return None
+        if _cast_to(cur) == "float32":
+            inner = _resolve(f, _receiver(cur), _DEPTH)
+            return ops[::-1] if ops and _to_dtype(inner) in _INT_DTYPES else None
+        if isinstance(cur, ast.UnaryOp) and isinstance(cur.op, ast.USub):
+            ops.append("neg")
+            cur = cur.operand
+            continue
+        if not (isinstance(cur, ast.BinOp) and isinstance(cur.op, (ast.Add, ast.Sub, ast.Mult))):
+            return None
+        name = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul"}[type(cur.op)]
+        if _number(cur.right) is not None:
+            c, cur = _number(cur.right), cur.left
+        elif _number(cur.left) is not None:
+            c, cur, name = _number(cur.left), cur.right, "rsub" if name == "sub" else name
+        else:
+            return None
+        ops.append(f"{name}:{struct.unpack('<I', struct.pack('<f', c))[0]:#x}")
+    return None
+
+
+def _number(n: ast.expr) -> float | None:
+    """The value of a Python number literal (``-1.0`` too), else None."""
+    if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub):
+        neg = _number(n.operand)
+        return None if neg is None else -neg
+    c = n.value if isinstance(n, ast.Constant) else None
+    return float(c) if isinstance(c, (int, float)) and not isinstance(c, bool) else None
 
 
 def _int_width(t: str) -> int:
