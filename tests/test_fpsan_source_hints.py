@@ -267,6 +267,16 @@ def test_half_to_a_wider_int_narrowed_by_llvm_converts_at_the_source_width(tmp_p
     assert f"through {via} at s64" in rep.items[0].reason
 
 
+def test_half_to_int_of_a_reassigned_name(tmp_path):
+    """Seed 194: ``a = … a.to(tl.float32).to(tl.int64) …`` — the half's name is assigned twice, so its
+    type is unknown; the cvt's own f16 operand says it is a half: through f32."""
+    text = _with_source(tmp_path, "x0.to(tl.float32).to(tl.int16)", E_BODY, "x0", w=16)
+    src = tmp_path / "kernel.py"
+    src.write_text(src.read_text().replace("x1 = tl.load(x1_ptr)", "x0 = tl.load(x1_ptr)"))
+    out, rep = _run(text, [[h] for h in HALVES], w=16)
+    assert out == [triton(h, "f16", "f32", 16) for h in HALVES] and _items(rep) == [("cvt.rzi.s16.f16", "note")]
+
+
 def test_half_to_int_stated_fold_wins_over_the_source(tmp_path):
     text = _with_source(tmp_path, "x0.to(tl.float64).to(tl.int8)", E_BODY, "x0", w=16)
     out, rep = _run(text, [[h] for h in HALVES], w=16, folds=(("half-int", "f32"),))

@@ -247,8 +247,11 @@ class SourceHints:
             if recv is None:
                 return None
             via = _cast_to(recv)
-            if via in ("float32", "float64"):
-                form = f"f{_DTYPE_WIDTH[via]}" if _width(f, _receiver(recv), _DEPTH) in (16, OWN) else None
+            if via in ("float32", "float64"):  # its receiver is the cvt's half; a reassigned name (unknown) will do
+                inner = _receiver(recv)
+                w = _width(f, inner, _DEPTH)
+                half = w in (16, OWN) or (w is None and isinstance(inner, ast.Name))
+                form = f"f{_DTYPE_WIDTH[via]}" if half else None
             else:
                 form = "f32" if _width(f, recv, _DEPTH) in (16, OWN) else None
             if form is None or max(16, _int_width(t)) == max(16, int(dest[1:])):
