@@ -394,3 +394,13 @@ def test_negated_left_operand_is_a_sub(tmp_path):
     out, rep = _run(text, [list(r) for r in zip(A16, B16)], w=16)
     assert out == [int(v) for v in R.float_binop("sub", np.array(B16, np.uint64), np.array(A16, np.uint64), "f16")]
     assert _items(rep) == [("sub.f16", "note")] and "half=native, decided by the source" in rep.items[0].reason
+
+
+def test_subtracting_a_number_is_an_add_of_its_negation(tmp_path):
+    """``x0 - 0.5`` is LLVM's ``add.f16 x, -0.5`` (seeds 5, 133, 2): a genuine half op; φ is odd, so the
+    ring add of φ(−0.5) is Triton's ring sub of φ(0.5)."""
+    text = _with_source(tmp_path, "x0 - 0.5", "mov.b16 %t, 0xB800;\n\t{loc}\n\tadd.f16 %d, %a, %t;", "x0", w=16)
+    out, rep = _run(text, [[a] for a in A16], w=16)
+    assert out == [int(v) for v in R.float_binop("sub", np.array(A16, np.uint64), np.full(3, 0x3800, np.uint64),
+                                                 "f16")]
+    assert _items(rep) == [("add.f16", "note")] and "half=native, decided by the source" in rep.items[0].reason

@@ -329,13 +329,16 @@ def _widened_self_add(f: SourceFile, n: ast.expr, lane: str) -> tuple[str, ast.e
 
 
 def _as_op(n: ast.BinOp) -> tuple[type[ast.operator], ast.expr, ast.expr]:
-    """(operator, left, right) as LLVM emits it: ``a - (-b)`` is ``a + b``, ``a + (-b)`` and ``(-b) + a`` ``a - b``
+    """(operator, left, right) as LLVM emits it: ``a - (-b)`` and ``a - c`` (a number) are ``a + b``/``a + -c``,
+    ``a + (-b)`` and ``(-b) + a`` ``a - b``
     (InstCombine folds the fneg into the operator; Triton's ring −(−φ(b)) = φ(b) agrees)."""
     r, left = n.right, n.left
     if isinstance(r, ast.UnaryOp) and isinstance(r.op, ast.USub) and isinstance(n.op, (ast.Add, ast.Sub)):
         return (ast.Sub if isinstance(n.op, ast.Add) else ast.Add), n.left, r.operand
     if isinstance(left, ast.UnaryOp) and isinstance(left.op, ast.USub) and isinstance(n.op, ast.Add):
         return ast.Sub, r, left.operand  # (-a) + b is b - a (seed 170)
+    if isinstance(n.op, ast.Sub) and _number(r) is not None:
+        return ast.Add, left, r  # a - c is fadd a, -c (InstCombine; the ring agrees: φ(-c) = -φ(c))
     return type(n.op), n.left, n.right
 
 
