@@ -313,7 +313,6 @@ def test_fp8_wgmma_dot_is_bit_exact(fp8, sig):
 @needs_triton
 @pytest.mark.skipif(not os.environ.get("PTXKIT_TRITON_GEN_N"), reason="set PTXKIT_TRITON_GEN_N=200 for the sweep")
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason="issue 10: >= 98 % bit-exact and no unreported mismatch not reached yet")
 def test_sweep_reaches_the_issue_10_goal():
     n = int(os.environ["PTXKIT_TRITON_GEN_N"])
     s = summarize([check(generate(seed)) for seed in range(n)])

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from rich.console import Console
 from rich.table import Table
 
-from ptxkit.bench import consistency, equiv, explore, parse, sanitize, sim, tensorcore, verify
+from ptxkit.bench import consistency, equiv, explore, parse, sanitize, sim, tensorcore, triton, verify
 from ptxkit.bench.common import Row
 
 HELP = "run the benchmarks and print side-by-side ratios"
@@ -20,6 +20,7 @@ HELP = "run the benchmarks and print side-by-side ratios"
 BENCHES: dict[str, Callable[[int], list[Row]]] = {
     "parse": parse.run, "sanitize": sanitize.run, "sim": sim.run, "equiv": equiv.run,
     "explore": explore.run, "consistency": consistency.run, "tensorcore": tensorcore.run, "verify": verify.run,
+    "triton": triton.run,
 }
 AREAS = list(BENCHES)
 
