@@ -14,7 +14,7 @@ import pytest
 
 from ptxkit.cli import main
 from ptxkit.fpsan import ring as R
-from tests.test_fpsan_folds import HALF, MUL_2_HALF, ONE, SIGN, TWO, _items, _kernel, _run
+from tests.test_fpsan_folds import HALF, MUL_2_HALF, ONE, SELF_ADD_HALF, SELF_ADD_ONE, SIGN, TWO, _items, _kernel, _run
 from tests.test_fpsan_half_to_int import HALVES, triton
 
 SRC = """import triton
@@ -70,9 +70,10 @@ def test_self_add_of_x_plus_x_decided_by_the_source(tmp_path):
                                          ("tl.sqrt(x0)", "tl")])
 def test_self_add_with_a_stale_source_stays_undecided(tmp_path, expr, anchor):
     """The node at the ``.loc`` does not agree with ``add x, x`` (an edited file, a column on the
-    constant, another expression): the default x*2.0 and an error, as without a source."""
+    constant, another expression): the default (the PTX as written, x + x) and an error, as without a
+    source."""
     out, rep = _run(_with_source(tmp_path, expr, K_BODY, anchor), [[HALF]])
-    assert out == [MUL_2_HALF] and _items(rep) == [("add.f32", "error")]
+    assert out == [SELF_ADD_HALF] and _items(rep) == [("add.f32", "error")]
 
 
 def test_missing_or_unparsable_source_keeps_the_error(tmp_path):
@@ -81,7 +82,7 @@ def test_missing_or_unparsable_source_keeps_the_error(tmp_path):
     text = _with_source(tmp_path, "(x0 + x0)", K_BODY, "x0 + x0")
     (tmp_path / "kernel.py").write_text("def k(:\n")
     out, rep = _run(text, [[HALF]])
-    assert out == [MUL_2_HALF] and _items(rep) == [("add.f32", "error")]
+    assert out == [SELF_ADD_HALF] and _items(rep) == [("add.f32", "error")]
 
 
 def test_a_cu_source_is_not_read(tmp_path):
@@ -95,7 +96,7 @@ def test_stated_fold_wins_and_hints_can_be_turned_off(tmp_path):
     out, rep = _run(text, [[HALF]], folds=(("self-add", "mul2"),))
     assert out == [MUL_2_HALF] and _items(rep) == [("add.f32", "note")] and "stated" in rep.items[0].reason
     out, rep = _run(text, [[HALF]], source_hints=False)
-    assert out == [MUL_2_HALF] and _items(rep) == [("add.f32", "error")]
+    assert out == [SELF_ADD_HALF] and _items(rep) == [("add.f32", "error")]
 
 
 def test_source_root_finds_a_moved_source(tmp_path):
@@ -117,7 +118,7 @@ def test_cli_source_hints_options(tmp_path, capsys):
     assert main(off) == 2 and "error: not Triton-exact: add.f32" in capsys.readouterr().err
     (tmp_path / "m.ptx").write_text(text.replace(str(tmp_path / "kernel.py"), "/gone/kernel.py"))
     moved = ["sanitize", str(tmp_path / "m.ptx"), "--strict", "-o", str(tmp_path / "o.ptx")]
-    assert main(moved) == 2 and "self-add=mul2|add" in capsys.readouterr().err
+    assert main(moved) == 2 and "self-add=add|mul2" in capsys.readouterr().err
     assert main([*moved, "--source-root", str(tmp_path)]) == 0
 
 
@@ -352,7 +353,7 @@ def test_self_add_of_a_widened_f32_decided_by_the_source(tmp_path, expr, form):
         want = [int(v) for v in R.float_cast(R.float_binop("add", wide, wide, "f64"), "f64", "f32")]
     else:
         want = _two_times_widened(XS, "f32", "f64") if form else [int(v) for v in R.float_binop(
-            "mul", np.array(XS, np.uint64), np.full(3, 0x40000000, np.uint64), "f32")]
+            "add", np.array(XS, np.uint64), np.array(XS, np.uint64), "f32")]  # undecided: the PTX as written
     assert out == want and _items(rep) == [("add.f32", "note" if form else "error")]
     if form:
         assert f"self-add={form}, decided by the source at kernel.py:9:9:" in rep.items[0].reason
@@ -369,7 +370,7 @@ def test_self_add_at_an_enclosing_expressions_column(tmp_path, expr, anchor, for
     out, rep = _run(_with_source(tmp_path, expr, K_BODY, anchor), [[HALF], [ONE]])
     add = [int(v) for v in R.float_binop("add", np.array([HALF, ONE], np.uint64), np.array([HALF, ONE], np.uint64),
                                          "f32")]
-    assert out == (add if form else [MUL_2_HALF, TWO])
+    assert out == add  # decided x + x, or undecided: the PTX as written
     assert _items(rep) == [("add.f32", "note" if form else "error")]
     if form:
         assert "self-add=add, decided by the source at kernel.py:9:23: `x0.to(tl.float32) + x0.to(tl.float32)`" \
@@ -382,7 +383,7 @@ def test_self_add_at_an_enclosing_expressions_column(tmp_path, expr, anchor, for
 def test_self_add_at_column_zero_decided_by_its_line(tmp_path, expr, form):
     """``.loc F L 0``: LLVM merged two locations of one line; the one typed form on the line decides."""
     out, rep = _run(_with_source(tmp_path, expr, ".loc 1 9 0\n\tadd.f32 %d, %a, %a;", ""), [[HALF], [ONE]])
-    assert out == [MUL_2_HALF, TWO]  # mul2 either way: decided or the default
+    assert out == ([MUL_2_HALF, TWO] if form else [SELF_ADD_HALF, SELF_ADD_ONE])  # undecided: as written
     assert _items(rep) == [("add.f32", "note" if form else "error")]
     if form:
         assert "self-add=mul2, decided by the source at kernel.py:9:9: `x0.to(tl.float32) * 2.0`" in rep.items[0].reason

@@ -5,7 +5,7 @@ form is sanitized and the instruction is reported as an **error** (``--strict`` 
 states the source form with ``--fold NAME=FORM`` (:data:`FOLD_FORMS`), which makes it a note.
 
 * K ``add.fT d, x, x`` — ``x*2.0`` (LLVM canonicalises ``fmul x, 2.0`` into ``fadd x, x``) or a source
-  ``x + x``: ring φ(x)·φ(2) against 2φ(x). Default ``self-add=mul2``.
+  ``x + x``: ring φ(x)·φ(2) against 2φ(x). Default ``self-add=add`` (the PTX as written).
 * F ``xor.bN d, x, signmask`` — LLVM's ``-x`` on bits (ring negation ``0 − φ(x)``, which differs from
   the xor only at ±0) or integer code. Decided by the dataflow (:class:`Flow`): a float or integer type
   on any instruction that defines or reads the value (through bit moves) decides; without one it is
@@ -249,7 +249,9 @@ def _decide(opts: Options, name: str, hint: Callable[[ir.Instruction], Decision 
 
 def _self_add(instr: ir.Instruction, ctx: RewriteContext, opts: Options, ft: str,
               decided: Decision | None) -> FoldResult:
-    form = opts.fold("self-add") or (decided.form if decided else "mul2")
+    # undecided: the PTX as written (2φ(x)), so sanitize stays a ring homomorphism of the text, as equiv's
+    # algebraic twins need; still an error, since Triton's x*2.0 gives φ(x)·φ(2)
+    form = opts.fold("self-add") or (decided.form if decided else "add")
     info = OpInfo(LANE_TYPE.get(ft, ft), ft if ft in LANE_TYPE else None)
     if "-" in form:  # (2.0 * x.to(f64)).to(f32): the op on the sign-extended payload, then Triton's narrowing
         base, wt = form.split("-")

@@ -9,7 +9,7 @@ from ptxkit.errors import PtxkitError
 # --fold NAME=FORM: the source form of an LLVM fold the PTX cannot tell (ptxkit.fpsan.folds; the first
 # form is the default, sanitized but reported as an error unless stated)
 FOLD_FORMS: dict[str, tuple[str, ...]] = {
-    "self-add": ("mul2", "add", "mul2-f32", "add-f32", "mul2-f64", "add-f64"),  # -fW: on x widened, narrowed back
+    "self-add": ("add", "mul2", "mul2-f32", "add-f32", "mul2-f64", "add-f64"),  # -fW: on x widened, narrowed back
     "sign-xor": ("neg", "bits"),
     "neg-cast": ("after", "before"),
     "half": ("native", "f32", "f64"),
