@@ -29,8 +29,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="the same as --fold sign-xor=neg")
     p.add_argument("--fold", action="append", default=[], metavar="NAME=FORM", type=_fold,
                    help="state the source form of an LLVM fold the PTX cannot tell (then a note, not an error): "
-                        "self-add=add|mul2|mul2-f64|add-f64|mul2-f32|add-f32 (add.fT x, x: x+x (default) or x*2.0, -fW on a "
-                        "widened x narrowed back), sign-xor=neg|bits (a sign-bit xor "
+                        "self-add=add|mul2|mul2-f64|add-f64|mul2-f32|add-f32 (add.fT x, x: x+x (default) or x*2.0, "
+                        "-fW on a widened x narrowed back), sign-xor=neg|bits (a sign-bit xor "
                         "no instruction types: -x or integer), neg-cast=after|before (the sign xor of a float "
                         "cvt: -(x.to(T)) or (-x).to(T)), half=native|f32|f64 (16-bit add/sub/mul/setp: half "
                         "arithmetic or f32/f64 arithmetic on widened halves LLVM narrowed), half-int=f32|f64 "
