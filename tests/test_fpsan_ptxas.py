@@ -163,7 +163,8 @@ def _assert_only_float_lines_changed(raw: str, out: str) -> set[int]:
             if code.count(";") > 1 or "{" in code or "}" in code:
                 continue  # several statements on one line: rewritten inline, without the comment
             norm = " ".join(code.split())
-            if ";" not in code and any(norm in o for o in originals):
-                continue  # one line of a statement written over several lines (the comment joins them)
+            if any((norm in o) if ";" not in code else (o.endswith(norm) and o != norm) for o in originals):
+                continue  # one line of a statement written over several lines (the comment joins them;
+                # its last line is the tail of the joined statement)
             assert norm in originals, f"changed a line that is not a float op: {ln!r}"
     return changed
