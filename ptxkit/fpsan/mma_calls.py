@@ -16,6 +16,7 @@ helpers instead. The helper bodies come from the inline generators through a
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
@@ -28,8 +29,13 @@ from ptxkit.fpsan.mma_plan import BlockEmitter, MmaForm, MmaPlan, Shape
 _NEEDS_ABI = re.compile(r"^\s*(?:@!?%?\w+\s+)?tensormap\.|\.extern\s+\.func|\.callprototype|\.calltargets", re.M)
 
 
+@functools.lru_cache(maxsize=4)
 def calls_allowed(source: str) -> bool:
-    """Whether helper functions with ``.reg`` parameters can be used in this module (see above)."""
+    """Whether helper functions with ``.reg`` parameters can be used in this module (see above). Asked
+    once per function of a module: cached, and the line regex runs only when a keyword occurs at all
+    (on the 12 MB CUB file it cost 0.2 s per function, 14 s in all)."""
+    if not any(k in source for k in ("tensormap.", ".extern", ".callprototype", ".calltargets")):
+        return True
     return _NEEDS_ABI.search(source) is None
 
 
