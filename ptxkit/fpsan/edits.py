@@ -10,6 +10,10 @@ from ptxkit.fpsan.ctx import KIND_BITS, Unembed
 from ptxkit.fpsan.irview import alone_on_line, original
 from ptxkit.fpsan.rewrite import Lines, Rewritten
 
+#: The comment line that precedes a rewritten instruction's expansion and names the original
+#: (ptxkit.fpsan.origin maps sanitized lines back to the user's through it).
+ORIGINAL_PREFIX = "// fpsan: "
+
 
 def write_edits(module: ir.Module, fn: ir.Function, done: Rewritten, prefix: str) -> None:
     ctx = done.ctx
@@ -39,7 +43,7 @@ def write_edits(module: ir.Module, fn: ir.Function, done: Rewritten, prefix: str
     # one string per line, indented: ptxkit.ptx.emit prints each item of an edit as one line
     for instr, lines in done.replaced:
         head: list[ir.Statement | ir.TopLevel | str] = (
-            [f"\t// fpsan: {original(module, instr)}"] if alone_on_line(module, instr) else [])
+            [f"\t{ORIGINAL_PREFIX}{original(module, instr)}"] if alone_on_line(module, instr) else [])
         module.replace(instr, head + ["\t" + ln for ln in expand(lines)])
     for anchor, lines, after in done.inserted:
         new: list[ir.Statement | ir.TopLevel | str] = ["\t" + ln for ln in expand(lines)]

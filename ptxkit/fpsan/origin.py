@@ -17,8 +17,9 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from ptxkit.errors import PtxkitError
+from ptxkit.fpsan.edits import ORIGINAL_PREFIX
 
-_MARK = re.compile(r"^\s*// fpsan: (.*\S)\s*$")
+_MARK = re.compile(r"^\s*" + re.escape(ORIGINAL_PREFIX) + r"(.*\S)\s*$")
 # Above this many lines the diff uses difflib's junk heuristic (popular lines are not anchors): an
 # error's location may then be coarser, but mapping it never takes long.
 _EXACT_DIFF_LINES = 50_000
