@@ -11,18 +11,22 @@ The passes, in order, for each function with float work (each in its own module 
    their dataflow): they run natively, the ring op replaces the result. It runs for every function
    first: a ``.func`` called only from recognised bodies (``libdevice.body_callees``: ``__nv_pow``'s
    ``__internal_accurate_pow``) is part of them and left as it is;
-2. ``rewrite.rewrite_function`` — the float-op rewrite: LLVM's folds that hide Triton's op (``x*2.0``
+2. ``resident`` — which registers hold their payload φ(x) instead of float bits (nothing reads or
+   writes their bits: only ring ops, constants, moves, packs and shuffles touch them), predicted from
+   the opcodes and checked against what the rewrite recorded (``touches``); a wrong prediction reruns
+   the rewrite with the registers it allows. Loop-carried and packed values then need no φ⁻¹/φ;
+3. ``rewrite.rewrite_function`` — the float-op rewrite: LLVM's folds that hide Triton's op (``x*2.0``
    as ``x+x``, ``-x`` as a sign-bit xor, …) are recognised first by ``folds``; every other float
    instruction goes through ``dispatch`` to ``ops`` (arithmetic, the tagged and closed-form unary ops,
    ``.sat``/``.relu``, the ``tl.log`` idiom), ``casts`` (``cvt``), ``atomics`` (``atom``/``red``) or ``mma``
    (``mma.sync``/``wmma.mma`` expansions); what it leaves native is reported (``report``). φ and φ⁻¹
    code comes from one emitter, ``phi``, through the rewrite context ``ctx`` (fresh registers, shadow
    payloads kept across a straight-line run);
-3. ``edits.write_edits`` — the φ⁻¹ tails whose every read a shadow serves are dropped, the rewritten
+4. ``edits.write_edits`` — the φ⁻¹ tails whose every read a shadow serves are dropped, the rewritten
    instructions and the ring ops of recognised bodies go into the module's edit list;
-4. ``libdevice.report_unrecognised`` — every other inlined libdevice body is reported as a line range,
+5. ``libdevice.report_unrecognised`` — every other inlined libdevice body is reported as a line range,
    ``libdevice.report_unmarked`` each one inlined without an exit marker (tanhf; f64 erf, sin, cos);
-5. ``edits.declare_registers`` — the fresh registers are declared at the top of the function.
+6. ``edits.declare_registers`` — the fresh registers are declared at the top of the function.
 
 Then the file gets :data:`MARKER` (a file carrying it is left unchanged: sanitizing is idempotent), and
 with ``strict`` the report's errors (not its notes) become a :class:`PtxkitError`. PTX-level decisions
@@ -36,9 +40,10 @@ from dataclasses import dataclass
 
 from ptxkit import ir
 from ptxkit.errors import Diagnostic, PtxkitError
-from ptxkit.fpsan import libdevice
+from ptxkit.fpsan import libdevice, resident
 from ptxkit.fpsan.edits import declare_registers, write_edits
 from ptxkit.fpsan.irview import reg_types, unique_prefix
+from ptxkit.fpsan.libdevice_flow import native_lines
 from ptxkit.fpsan.options import Options
 from ptxkit.fpsan.origin import at_user_lines
 from ptxkit.fpsan.report import ReportItem, SanitizeReport
@@ -128,7 +133,21 @@ def _has_float_work(fn: ir.Function) -> bool:
 def _sanitize_function(module: ir.Module, fn: ir.Function, report: SanitizeReport, names: FreshNames,
                        opts: Options, bodies: list[libdevice.LibRange]) -> None:
     """The passes over one function, in order (module docstring)."""
-    done = rewrite_function(module, fn, report, names, opts, bodies, reg_types(fn, module))
+    types = reg_types(fn, module)
+    visible = resident.live_out(module, fn)
+    chosen = resident.resident_set(resident.predict(fn, native_lines(bodies)), types, visible)
+    mark = (len(report.items), report.rewritten, names.labels)
+    retried = False
+    while True:
+        done = rewrite_function(module, fn, report, names, opts, bodies, types, chosen)
+        allowed = resident.resident_set(done.ctx.touches, types, visible)
+        if all(allowed.get(r) == ft for r, ft in chosen.items()):
+            break
+        # the prediction chose a register the rewrite touched otherwise: again, with what it allows
+        # (the rewrite's touches do not depend on the choice, so the second run's choice holds)
+        del report.items[mark[0]:]
+        report.rewritten, names.labels = mark[1], mark[2]
+        chosen, retried = ({} if retried else allowed), True
     write_edits(module, fn, done, names.prefix)
     for h in done.ctx.helpers.values():  # helper .func definitions (name, lines, …) precede their caller
         helper: list[ir.Statement | ir.TopLevel | str] = [*h[1]]

@@ -232,7 +232,7 @@ def test_one_call_per_wgmma_is_the_ring_dot(atype, mode, trans_a, trans_b, a_reg
     A, B, C, img, descs, cin, areg = _inputs(atype, mode, trans_a, trans_b, a_regs)
     got, text = _run(_kernel(atype, a_regs, trans_a, trans_b, "%p1", extern), img, cin, areg, descs, True)
     assert np.array_equal(got, _ring_dot(A, B, C, atype, True))
-    assert text.count("call.uni") == (0 if a_regs else 1) + 1  # A's fragment, then one call for both pairs
+    assert text.count("call.uni") == 2  # A's payloads (from shared memory or registers), one call for both pairs
 
 
 @pytest.mark.parametrize("extern", [False, True])
@@ -251,6 +251,37 @@ def test_ring_reads_of_wgmma_results_use_the_returned_payloads(extern):
     plain, _ = _run(base, img, cin, areg, descs, True)
     assert np.array_equal(got, want) and not np.array_equal(got, plain)
     assert len(text.splitlines()) + 5 * (N // 2 - 1) < len(text2.splitlines())  # φ: ~8 lines a read
+
+
+@pytest.mark.parametrize("atype,mode,trans_a,trans_b,a_regs,extern,whole",
+                         [("f16", 1, 0, 1, False, False, False), ("tf32", 1, 0, 0, True, False, True),
+                          ("e5m2", 2, 0, 0, False, False, False), ("bf16", 2, 1, 0, False, True, True)])
+def test_resident_accumulators_take_and_return_payloads(atype, mode, trans_a, trans_b, a_regs, extern, whole,
+                                                        monkeypatch):
+    """D written only by ring ops and wgmma and read only by them (ptxkit.fpsan.resident): the helper
+    takes and returns payloads (no φ of C, no φ⁻¹ of D). Two wgmma accumulate in place between ring
+    multiplications by 1.0 (the identity, φ(1) = 1): φC + 2·AB where scale-d keeps C, else AB."""
+    if whole:
+        monkeypatch.setattr(wgmma, "WHOLE_CALL_PAIRS", 1)
+    nd = N // 2
+    A, B, C, img, descs, cin, areg = _inputs(atype, mode, trans_a, trans_b, a_regs)
+    ptx = _kernel(atype, a_regs, trans_a, trans_b, "%p1", extern)
+    loads = "".join(f"\tld.global.f32 %d{j}, [%rd7+{4 * j}];\n" for j in range(nd))
+    into_c = "".join(f"\tld.global.f32 %c{j}, [%rd7+{4 * j}];\n\tmul.f32 %d{j}, %c{j}, 0f3F800000;\n"
+                     for j in range(nd))
+    mma = next(ln for ln in ptx.splitlines() if "wgmma.mma_async" in ln) + "\n"
+    stores = "".join(f"\tst.global.f32 [%rd9+{4 * j}], %d{j};\n" for j in range(nd))
+    outs = "".join(f"\tmul.f32 %e{j}, %d{j}, 0f3F800000;\n\tst.global.f32 [%rd9+{4 * j}], %e{j};\n"
+                   for j in range(nd))
+    ptx = (ptx.replace(loads, into_c).replace(mma, mma + mma).replace(stores, outs)
+           .replace("\t.reg .f32 %d", f"\t.reg .f32 %c<{nd}>;\n\t.reg .f32 %e<{nd}>;\n\t.reg .f32 %d"))
+    for keep in (True, False):
+        got, text = _run(ptx, img, cin, areg, descs, keep)
+        once = _ring_dot(A, B, C, atype, keep)
+        assert np.array_equal(got, _ring_dot(A, B, once, atype, keep)), keep
+    helper_outs = [ln.count(".reg .b32 %o") for ln in text.splitlines() if ln.startswith(".func") and "wgmma" in ln
+                   and "wgmma_a" not in ln]
+    assert helper_outs and all(n <= nd for n in helper_outs)  # payloads only, not bits and payloads
 
 
 @pytest.mark.parametrize("imms,why,acc", [("-1, 1, 0, 0", "imm-scale", "f32"), ("1, 1", "operands", "f32"),

@@ -108,7 +108,7 @@ def _rewrite_cvt_fp8(instr: ir.Instruction, ctx: RewriteContext, dt: str, st: st
     if st in FP8_PAIRS and dt == "f16x2" and len(ops) == 2:
         ft = FP8_PAIRS[st]
         src = ctx.int_view(name_of(ops[1]), 16)
-        ctx.bit_reads.append((name_of(ops[1]), ctx.last_write.get(name_of(ops[1]))))
+        ctx.read_bits(name_of(ops[1]))
         ctx.invalidate(name_of(ops[0]))
         if _helper_pays(ctx, instr):
             ctx.emit(f"mov.b32 {name_of(ops[0])}, {call_widen_fp8_pair(ctx, src, ft)}")

@@ -37,6 +37,7 @@ from ptxkit.fpsan import phi
 from ptxkit.fpsan import ring as R
 from ptxkit.fpsan.phi import BITS_KIND, hexc
 from ptxkit.fpsan.source_hints import SourceHints
+from ptxkit.fpsan.touches import RAW, Touches
 
 __all__ = ["BITS_KIND", "FLOAT_REG_TYPES", "KIND_BITS", "LANE_TYPE", "NATIVE_COPY", "RewriteContext", "Shadow",
            "Unembed", "guard_text", "hexc", "operand_text"]
@@ -102,6 +103,31 @@ class Shadow:
     origin: tuple | None = None  # ('lg2', payload of x) when this value is lg2(x): the log idiom
 
 
+class ByRegister(dict[tuple[Any, ...], Any]):
+    """A dict keyed by tuples whose first item is a register name, indexed by that register: dropping
+    one register's entries costs its own entries, not a scan (straight-line runs of Triton's attention
+    kernels cache thousands of payloads)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.index: dict[str, set[tuple[Any, ...]]] = {}
+
+    def __setitem__(self, key: tuple[Any, ...], value: Any) -> None:
+        super().__setitem__(key, value)
+        self.index.setdefault(key[0], set()).add(key)
+
+    def drop(self, reg: str) -> None:
+        for key in self.index.pop(reg, ()):
+            super().pop(key, None)
+
+    def of(self, reg: str) -> list[tuple[tuple[Any, ...], Any]]:
+        return [(k, self[k]) for k in self.index.get(reg, ())]
+
+    def clear(self) -> None:
+        super().clear()
+        self.index.clear()
+
+
 class RewriteContext:
     """Per-function rewrite state (see the module docstring for the public methods)."""
 
@@ -114,8 +140,8 @@ class RewriteContext:
         self._report_fn = report_fn
         self.counter = counter  # kind -> next index (per function; declared with %prefix<kind><N>)
         self.lines: list[str | Unembed] = []
-        self.cache: dict[tuple[str, str, int], Shadow] = {}
-        self.splits: dict[tuple[str, int], tuple[str, str]] = {}  # packed register -> its lane registers
+        self.cache: ByRegister = ByRegister()  # (reg, ftype, lane) -> Shadow
+        self.splits: ByRegister = ByRegister()  # (packed register, bits) -> its lane registers
         self.current_def: int | None = None
         self.reads: list[tuple[str, int | None]] = []  # (reg, def_id serving it or None)
         # reads that need a register's float bits, with the definition reaching them when known in
@@ -135,6 +161,10 @@ class RewriteContext:
         self.labels = 0
         self.folds: dict[str, str] = {}  # the stated source forms of LLVM's folds (--fold NAME=FORM)
         self.hints = SourceHints()  # the Python source at each .loc, where --source-hints reads it
+        # registers that hold their payload instead of float bits (ptxkit.fpsan.resident): reg -> ftype
+        self.resident: dict[str, str] = {}
+        self.touches = Touches()  # how the rewrite used each register (ptxkit.fpsan.resident)
+        self.pending: list[tuple[str, object]] = []  # this instruction's touches, until the pass files them
 
     # ---------------------------------------------------------------- public helpers
     def fresh(self, kind: str) -> str:
@@ -191,12 +221,18 @@ class RewriteContext:
             return hexc(R.embed_int(_int_as_float_bits(operand.value, ftype), ftype), r.w)
         # registers declared without '%' parse as Sym
         name = operand.name if isinstance(operand, (ir.Reg, ir.Sym)) else str(operand)
+        plain = packed is None and lane == 0
+        self.pending.append((name, ("read", ftype) if plain else RAW))
         key = (name, ftype, lane)
         hit = self.cache.get(key)
         if hit is not None:
             self.reads.append((name, hit.def_id))
             return hit.payload
         self.reads.append((name, None))
+        if plain and self.resident.get(name) == ftype:  # the register holds its payload
+            p = self.int_view(name, r.w)
+            self.cache[key] = Shadow(p, NATIVE_COPY)
+            return p
         self.bit_reads.append((name, self.last_write.get(name)))
         if packed is not None:
             src = self.lane_view(name, ftype, lane, R.ring(ftype).w * 2)
@@ -233,6 +269,12 @@ class RewriteContext:
         is served by the shadow), and the shadow registered for later float reads."""
         name = dest.name if isinstance(dest, (ir.Reg, ir.Sym)) else str(dest)
         self.invalidate(name)
+        self.pending.append((name, ("def", ftype)))
+        if self.resident.get(name) == ftype:  # the register holds its payload: no φ⁻¹
+            self.emit(f"{guard_text(guard)}mov.b{R.ring(ftype).w} {name}, {payload}")
+            if guard is None:
+                self.cache[(name, ftype, 0)] = Shadow(payload, NATIVE_COPY)
+            return
         lines = self.unembed_lines(payload, ftype, name, guard)
         if guard is None and self.current_def is not None:
             self.lines.append(Unembed(name, self.current_def, lines))
@@ -241,15 +283,18 @@ class RewriteContext:
         else:
             self.lines.extend(lines)
 
+    def read_bits(self, reg: str) -> None:
+        """A rewrite reads ``reg``'s float bits directly (not through :meth:`embed`)."""
+        self.bit_reads.append((reg, self.last_write.get(reg)))
+        self.pending.append((reg, RAW))
+
     # ---------------------------------------------------------------- cache maintenance
     def invalidate(self, reg: str) -> None:
         """``reg`` is written: its payloads are stale and its reaching definition unknown (callers that
         know it — define, an unguarded native write — record it in ``last_write`` afterwards)."""
         self.last_write.pop(reg, None)
-        for key in [k for k in self.cache if k[0] == reg]:
-            del self.cache[key]
-        for skey in [k for k in self.splits if k[0] == reg]:
-            del self.splits[skey]
+        self.cache.drop(reg)
+        self.splits.drop(reg)
 
     def shadow(self, operand: object, ftype: str) -> Shadow | None:
         """The cached shadow of a register operand (None for immediates or a miss)."""
@@ -259,9 +304,8 @@ class RewriteContext:
     def copy_shadow(self, dst: str, src: str) -> None:
         """After a native ``mov dst, src``: dst's payload is src's. Reads it serves depend on the mov
         (a native write), not on the bits of any rewritten definition of dst: def_id NATIVE_COPY."""
-        for (reg, ft, lane), sh in list(self.cache.items()):
-            if reg == src:
-                self.cache[(dst, ft, lane)] = Shadow(sh.payload, NATIVE_COPY)
+        for (_, ft, lane), sh in self.cache.of(src):
+            self.cache[(dst, ft, lane)] = Shadow(sh.payload, NATIVE_COPY)
 
     def clear(self) -> None:
         self.cache.clear()

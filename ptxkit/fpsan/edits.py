@@ -8,6 +8,7 @@ from __future__ import annotations
 from ptxkit import ir
 from ptxkit.fpsan.ctx import KIND_BITS, Unembed
 from ptxkit.fpsan.irview import alone_on_line, original
+from ptxkit.fpsan.resident import live_out
 from ptxkit.fpsan.rewrite import Lines, Rewritten
 
 #: The comment line that precedes a rewritten instruction's expansion and names the original
@@ -24,11 +25,10 @@ def write_edits(module: ir.Module, fn: ir.Function, done: Rewritten, prefix: str
     # its tail. Function results and module-level registers (visible elsewhere) always keep.
     unknown = {reg for reg, d in ctx.bit_reads if d is None}
     needed = {(reg, d) for reg, d in ctx.bit_reads if d is not None}
-    live_out = {p.name for p in list(fn.params) + list(fn.ret_params) if p.space == "reg"}
-    live_out |= {i.name for i in module.items if isinstance(i, ir.VarDecl) and i.space == "reg"}
+    visible = live_out(module, fn)
 
     def keep(u: Unembed) -> bool:
-        return u.reg in live_out or u.reg in unknown or (u.reg, u.def_id) in needed
+        return u.reg in visible or u.reg in unknown or (u.reg, u.def_id) in needed
 
     def expand(lines: Lines) -> list[str]:
         out: list[str] = []

@@ -140,7 +140,7 @@ def _roles(instr: ir.Instruction) -> tuple[list[str], list[str]]:
     data = [o for o in ops if not isinstance(o, ir.Addr)]
     if instr.opcode in NO_DEST or not ops:
         return [], [r for o in data for r in regs(o)]
-    return regs(ops[0]), [r for o in ops[1:] if not isinstance(o, ir.Addr) for r in regs(o)]
+    return list(regs(ops[0])), [r for o in ops[1:] if not isinstance(o, ir.Addr) for r in regs(o)]
 
 
 def _carried(instr: ir.Instruction) -> list[str]:
@@ -151,7 +151,7 @@ def _carried(instr: ir.Instruction) -> list[str]:
         return []
     if len(ops) < 2 or not isinstance(ops[0], (ir.Reg, ir.Sym, ir.Pipe)) or isinstance(ops[1], ir.Vec):
         return []  # a vector pack/unpack (mov.b64 d, {a, b}) is not the same value
-    dest = regs(ops[0].a) if isinstance(ops[0], ir.Pipe) else regs(ops[0])
+    dest = list(regs(ops[0].a) if isinstance(ops[0], ir.Pipe) else regs(ops[0]))
     moved = ops[1:3] if instr.opcode in ("selp", "xor") else ops[1:2]
     return dest + [r for o in moved if isinstance(o, (ir.Reg, ir.Sym)) for r in regs(o)]
 

@@ -3,6 +3,7 @@ are jump targets, the source text of a statement, fresh-name prefixes."""
 
 from __future__ import annotations
 
+import functools
 import re
 
 from ptxkit import ir
@@ -12,19 +13,21 @@ from ptxkit.ptx import isa
 NO_DEST = isa.NO_DEST_OPCODES
 
 
-def regs(op: object) -> list[str]:
-    """Register names in an operand (registers declared without '%' parse as Sym)."""
+@functools.lru_cache(maxsize=65536)
+def regs(op: object) -> tuple[str, ...]:
+    """Register names in an operand (registers declared without '%' parse as Sym). Operands are
+    frozen values and the passes ask about each one many times: cached."""
     if isinstance(op, (ir.Reg, ir.Sym)):
-        return [op.name]
+        return (op.name,)
     if isinstance(op, ir.Addr):
-        return [op.base.name] if isinstance(op.base, ir.Reg) else []
+        return (op.base.name,) if isinstance(op.base, ir.Reg) else ()
     if isinstance(op, (ir.Vec, ir.ParamList)):
-        return [r for i in op.items for r in regs(i)]
+        return tuple(r for i in op.items for r in regs(i))
     if isinstance(op, ir.Pipe):
         return regs(op.a) + regs(op.b)
     if isinstance(op, ir.Not):
         return regs(op.operand)
-    return []
+    return ()
 
 
 def writes(instr: ir.Instruction) -> list[str]:
@@ -33,7 +36,7 @@ def writes(instr: ir.Instruction) -> list[str]:
         return []
     if instr.opcode in ("wgmma", "tcgen05"):
         return [r for o in instr.operands for r in regs(o)]
-    return regs(instr.operands[0])
+    return list(regs(instr.operands[0]))
 
 
 def name_of(op: object) -> str:

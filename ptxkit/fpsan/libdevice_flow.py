@@ -46,6 +46,12 @@ class LibRange:
         return self.start_line <= line < self.end_line and (not self.lines or line in self.lines)
 
 
+def native_lines(bodies: list[LibRange]) -> set[int]:
+    """The lines that run natively as parts of recognised bodies (:meth:`LibRange.covers`)."""
+    return {ln for r in bodies for a, b in ((r.start_line, r.end_line), *r.extra) for ln in range(a, b)
+            if r.covers(ln)}
+
+
 def _raw_reads(s: ir.Instruction) -> set[str]:
     ops = () if s.opcode in ("bra", "brx") else s.operands if s.opcode in NO_DEST else s.operands[1:]
     out = {r for o in ops for r in regs(o)}

@@ -71,7 +71,7 @@ def call(ctx: Any, name: str, outs: list[str], args: list[str], reads: list[str]
     """``call.uni (outs), name, (args)`` with the sanitizer's bookkeeping (see the module docstring);
     for an ABI helper through ``.param`` variables in a block of their own."""
     for r in reads:
-        ctx.bit_reads.append((r, ctx.last_write.get(r)))
+        ctx.read_bits(r)
     if ctx.calls_ok:
         ctx.emit(f"call.uni ({', '.join(outs)}), {name}, ({', '.join(args)})")
     else:

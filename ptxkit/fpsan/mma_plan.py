@@ -169,6 +169,9 @@ class BlockEmitter:
         # result register -> register that also receives its f32 payload (wgmma helpers return the
         # accumulator payloads, so the caller's ring reads of D need no φ: ptxkit.fpsan.wgmma)
         self.payload_out: dict[str, str] = {}
+        # the helper's f32 accumulators are payloads in and out (the caller's D registers are ring
+        # resident, ptxkit.fpsan.resident): no φ of C, no φ⁻¹ of D
+        self.payload_only = False
 
     def reg(self) -> str:
         self.n += 1
@@ -229,6 +232,10 @@ class BlockEmitter:
         return out
 
     def finish(self, d_regs: list[str], results: list[list[str]], acc_type: str) -> None:
+        if self.payload_only and acc_type == "f32":
+            for d, (v,) in zip(d_regs, results):
+                self.op(f"mov.b32 {d}, {v}")
+            return
         outs, pays = [], []
         for halves in results:
             vals = [self.unembed(v, acc_type) for v in halves]

@@ -406,7 +406,7 @@ def rewrite_sign_xor(instr: ir.Instruction, ctx: RewriteContext) -> bool:
     a = next(o for o in instr.operands[1:] if isinstance(o, ir.Reg)).name
     d = name_of(instr.operands[0])
     ctx.reads.append((a, None))
-    ctx.bit_reads.append((a, ctx.last_write.get(a)))
+    ctx.read_bits(a)
     if lane != w:
         mag = sum(((1 << (lane - 1)) - 1) << j for j in range(0, w, lane))
         m, s, t = ctx.fresh(k), ctx.fresh(k), ctx.fresh(k)

@@ -19,11 +19,14 @@ from ptxkit.fpsan.dispatch import is_float_arith, rewrite_instruction
 from ptxkit.fpsan.folds import Flow, rewrite_fold
 from ptxkit.fpsan.irview import NO_DEST, RegTypes, referenced_labels, regs, writes
 from ptxkit.fpsan.libdevice import LibRange, emit_ring_op, note_text, save_input
+from ptxkit.fpsan.libdevice_flow import native_lines
 from ptxkit.fpsan.mma import resolve_mode
 from ptxkit.fpsan.mma_calls import calls_allowed
 from ptxkit.fpsan.options import Options
 from ptxkit.fpsan.report import ERROR, NOTE, ReportItem, SanitizeReport, Verdict, native_verdict
+from ptxkit.fpsan.resident import const_move, ring_shape
 from ptxkit.fpsan.source_hints import SourceHints
+from ptxkit.fpsan.touches import record_move
 from ptxkit.ptx.types import FLOAT_TYPES
 
 Lines = list[str | Unembed]
@@ -52,19 +55,22 @@ class Rewritten:
 
 
 def rewrite_function(module: ir.Module, fn: ir.Function, report: SanitizeReport, names: FreshNames,
-                     opts: Options, bodies: list[LibRange], types: RegTypes) -> Rewritten:
-    """Run the pass over ``fn`` (its report items go to ``report``)."""
-    return _FunctionRewrite(module, fn, report, names, opts, bodies, types).run()
+                     opts: Options, bodies: list[LibRange], types: RegTypes,
+                     resident: dict[str, str] | None = None) -> Rewritten:
+    """Run the pass over ``fn`` (its report items go to ``report``); ``resident``: the registers that
+    hold their payload (``ptxkit.fpsan.resident``), each with its float type."""
+    return _FunctionRewrite(module, fn, report, names, opts, bodies, types, resident or {}).run()
 
 
 class _FunctionRewrite:
     def __init__(self, module: ir.Module, fn: ir.Function, report: SanitizeReport, names: FreshNames,
-                 opts: Options, bodies: list[LibRange], types: RegTypes):
+                 opts: Options, bodies: list[LibRange], types: RegTypes, resident: dict[str, str]):
         self.fn, self.report, self.names, self.opts = fn, report, names, opts
         self.counter: dict[str, int] = {}
         ctx = RewriteContext(prefix=names.prefix, label_prefix=names.label_prefix, reg_types=types,
                              homomorphic_casts=opts.homomorphic_casts, report_fn=self.report_item, counter=self.counter)
         ctx.labels = names.labels
+        ctx.resident = resident
         ctx.calls_ok = calls_allowed(module.source)
         ctx.cvt_sites = dict(Counter(".".join(i.mods) for i in fn.instructions() if i.opcode == "cvt"))
         ctx.folds = dict(opts.folds)
@@ -74,8 +80,7 @@ class _FunctionRewrite:
         self.out = Rewritten(ctx)
         self.next_def = 0
         self.jump_targets = referenced_labels(module, fn)
-        self.skip_lines = {ln for r in bodies for a, b in ((r.start_line, r.end_line), *r.extra) for ln in range(a, b)
-                           if not r.lines or ln in r.lines or a != r.start_line}
+        self.skip_lines = native_lines(bodies)
         self.anchors = {id(r.anchor): r for r in bodies}
         self.saves = {id(r.save): r for r in bodies if r.save is not None}
         hints = SourceHints.of(module, fn, opts.source_root) if opts.source_hints else None
@@ -102,6 +107,7 @@ class _FunctionRewrite:
         """The recognised body's result replaced by its ring op (a note: Triton's own FPSan op)."""
         self.new_def()
         lines = emit_ring_op(self.ctx, r)
+        self.file_raw()
         self.report.rewritten += 1
         self.report.items.append(ReportItem(r.start_line, 1, f"libdevice:__nv_{r.name}",
                                             note_text(r),
@@ -132,19 +138,48 @@ class _FunctionRewrite:
             elif isinstance(s, ir.Instruction):
                 if (sv := self.saves.get(id(s))) is not None:
                     self.out.inserted.append((s, save_input(ctx, sv), False))
+                    self.file_raw()
                 if lib is not None:
                     self.out.inserted.append((s, self.ring_op(lib), False))
                 if s.span is not None and s.span.line in self.skip_lines:
-                    self.native(s)  # the inlined body runs natively; its result is replaced at the exit
+                    self.native(s, link=False)  # the inlined body runs natively; its result is replaced at the exit
                 else:
                     self.visit(s)
 
-    def native(self, instr: ir.Instruction) -> None:
+    def file_raw(self) -> None:
+        """The pending touches of code the residency records do not vouch for: raw."""
+        self.ctx.touches.raw(r for r, _ in self.ctx.pending)
+        self.ctx.pending = []
+
+    def file_touches(self, instr: ir.Instruction, vetted: bool) -> None:
+        """File the touches of a rewritten instruction: a ring-shaped one rewritten by ``dispatch``
+        keeps its ring reads and definitions (every other operand register is raw); anything else
+        (folds, mma, atomics, packed ops) is raw throughout."""
+        ctx, t = self.ctx, self.ctx.touches
+        seen: set[str] = set()
+        if vetted and ring_shape(instr) is not None:
+            for r, kind in ctx.pending:
+                t.add(r, kind)
+                seen.add(r)
+        else:
+            t.raw(r for r, _ in ctx.pending)
+        t.raw(r for o in instr.operands for r in regs(o) if r not in seen)
+        if instr.guard is not None:
+            t.raw([instr.guard.pred])
+        ctx.pending = []
+
+    def native(self, instr: ir.Instruction, link: bool = True) -> None:
         """Bookkeeping for an instruction left as it is. Operand registers are reads of their float
         bits, attributed to the definition reaching them when known. The destination is a read too
         unless it is a plain unguarded write (a guarded write keeps the old value; wgmma and video ops
-        with byte selectors read their destination)."""
+        with byte selectors read their destination). A bit move (``link``) links its registers in the
+        residency records instead of touching them raw."""
         ctx = self.ctx
+        self.file_raw()
+        if not (link and record_move(ctx.touches, instr)):
+            ctx.touches.raw(r for o in instr.operands for r in regs(o))
+            if instr.guard is not None:
+                ctx.touches.raw([instr.guard.pred])
         plain = (instr.guard is None and instr.opcode not in NO_DEST and bool(instr.operands)
                  and isinstance(instr.operands[0], (ir.Reg, ir.Sym, ir.Vec))
                  and instr.opcode not in ("wgmma", "tcgen05") and not instr.opcode.startswith("v"))
@@ -160,6 +195,7 @@ class _FunctionRewrite:
     def visit(self, instr: ir.Instruction) -> None:
         ctx, report = self.ctx, self.report
         self.new_def()
+        ctx.pending = []
         n_items = len(report.items)
         fold = rewrite_fold(instr, ctx, self.opts, self.flow)
         if fold is not None:  # one of LLVM's folds (issue 10 K F G J L M): rewritten and reported there
@@ -171,13 +207,15 @@ class _FunctionRewrite:
                 if any(m in ("rm", "rp") for m in instr.mods):
                     self.report_item(instr, _DIRECTED, native=False)
                 if fold.moves:
-                    self.native(instr)
+                    self.native(instr, link=False)
+                self.file_touches(instr, False)
             else:
-                self.native(instr)
+                self.native(instr, link=False)
             ctx.lines = []
             return
         done = rewrite_instruction(instr, ctx, self.opts.atomics)
         if done is True:
+            self.file_touches(instr, True)
             self.out.replaced.append((instr, ctx.lines))
             report.rewritten += 1
             if any(m in ("rm", "rp") for m in instr.mods) and instr.opcode != "cvt":
@@ -197,4 +235,8 @@ class _FunctionRewrite:
             if (instr.opcode == "mov" and instr.guard is None and len(ops) == 2
                     and isinstance(ops[0], ir.Reg) and isinstance(ops[1], ir.Reg)):
                 ctx.copy_shadow(ops[0].name, ops[1].name)
+            elif ops and isinstance(dest := ops[0], ir.Reg) and (ft := ctx.resident.get(dest.name)) is not None:
+                line = const_move(instr, ft, ctx)  # a constant written into a resident register: φ(constant)
+                if line is not None:
+                    self.out.replaced.append((instr, [line]))
         ctx.lines = []

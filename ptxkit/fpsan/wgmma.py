@@ -221,6 +221,15 @@ def _load_b(em: Any, trans: bool, desc: str, j: str, num: int) -> list[str]:
     return _ldmatrix(em, d.swizzle(addr), num, trans)
 
 
+def _embed_a(em: Any, f: WgmmaForm, regs: list[str]) -> list[str]:
+    """φ of A's fragment registers: 8-bit floats byte by byte, tf32 as f32 words, 16-bit halves as pairs."""
+    if f.fp8:
+        return [_embed_bytes(em, r, f.atype) for r in regs]
+    if f.atype == "tf32":
+        return [em.embed_word(r, "f32") for r in regs]
+    return [em.embed_pair(r, f.atype) for r in regs]
+
+
 def _movs(em: Any, outs: list[str], regs: list[str]) -> None:
     for o, r in zip(outs, regs):
         em.op(f"mov.b32 {o}, {r}")
@@ -240,12 +249,13 @@ def _embed_bytes(em: Any, reg: str, ftype: str) -> str:
     return str(out)
 
 
-def _fp8_tiles(em: Any, f: WgmmaForm, ins: list[str], outs: list[str], a: list[str], b: list[str], num: int) -> None:
+def _fp8_tiles(em: Any, f: WgmmaForm, ins: list[str], outs: list[str], a: list[str], b: list[str], num: int,
+               c_pay: Any) -> None:
     """8-bit inputs (k = 32): the fragments of the warp's m16n8k32 tiles are those of the integer
     ``mma.m16n8k32`` (ldmatrix of 16-byte K-major rows: lane (g, t) gets bytes 4t..4t+3 of a row), so
     the ring products Σ sext(φA)·sext(φB) are one ``mma…s32.s8.s8.s32`` on the embedded bytes — what
-    Triton's own FPSan dot emits for fp8 — plus E(C) where scale-d keeps it."""
-    a_pay = [_embed_bytes(em, r, f.atype) for r in a]
+    Triton's own FPSan dot emits for fp8 — plus E(C) where scale-d keeps it (``c_pay``: C's payload)."""
+    a_pay = a  # already embedded (:func:`_embed_a`)
     kp = em.pred()
     em.op(f"setp.ne.u32 {kp}, %keep, 0")
     for t in range(num // 2):
@@ -257,7 +267,7 @@ def _fp8_tiles(em: Any, f: WgmmaForm, ins: list[str], outs: list[str], a: list[s
         results = []
         for i in range(4):
             c, s = em.reg(), em.reg()
-            em.op(f"selp.b32 {c}, {em.embed_word(ins[4 * t + i], 'f32')}, 0, {kp}")
+            em.op(f"selp.b32 {c}, {c_pay(ins[4 * t + i])}, 0, {kp}")
             em.op(f"add.u32 {s}, {prod[i]}, {c}")
             results.append([s])
         em.finish(outs[4 * t:4 * t + 4], results, "f32")
@@ -274,12 +284,15 @@ def rewrite_wgmma(instr: Instruction, ctx: Any) -> bool:
         ctx.emit(f"selp.u32 {keep}, 1, 0, {f.scale_d}")
     else:
         keep = str(int(f.scale_d))
+    # A's payloads, once per wgmma (every n8 tile pair reads the same fragment)
+    a = [ctx.fresh("b32") for _ in range(4)]
     if f.a_in_regs:
-        a = f.a_regs
+        name = helper(ctx, ("wgmma_a_regs", f.atype), "wgmma_a", 4, [f"b32 %a{q}" for q in range(4)],
+                      lambda em, o, p: _movs(em, o, _embed_a(em, f, p)))
+        call(ctx, name, a, f.a_regs, f.a_regs)
     else:
-        a = [ctx.fresh("b32") for _ in range(4)]
-        name = helper(ctx, ("wgmma_a", f.trans_a), "wgmma_a", 4, ["b64 %da"],
-                      lambda em, o, p: _movs(em, o, _load_a(em, f.trans_a, p[0])))
+        name = helper(ctx, ("wgmma_a", f.trans_a, f.atype), "wgmma_a", 4, ["b64 %da"],
+                      lambda em, o, p: _movs(em, o, _embed_a(em, f, _load_a(em, f.trans_a, p[0]))))
         call(ctx, name, a, [f.a_desc], [f.a_desc])
     tiles = f.n // 8
     per_tile = 4
@@ -295,12 +308,18 @@ def rewrite_wgmma(instr: Instruction, ctx: Any) -> bool:
         params += ["b64 %db", "b32 %j", "b32 %keep"]
         nums = tuple(num for _, num in chunk)
 
-        def body(em: Any, o: list[str], p: list[str], nums: tuple[int, ...] = nums, nd: int = len(d)) -> None:
+        # D ring resident in the caller (ptxkit.fpsan.resident): the helper takes and returns payloads
+        resident = all(ctx.resident.get(r) == "f32" for r in d)
+
+        def body(em: Any, o: list[str], p: list[str], nums: tuple[int, ...] = nums, nd: int = len(d),
+                 resident: bool = resident) -> None:
             ins, fa = p[:nd], p[nd:nd + 4]
-            em.payload_out = dict(zip(o[:nd], o[nd:]))  # D's float bits, then their payloads
+            em.payload_only = resident
+            em.payload_out = {} if resident else dict(zip(o[:nd], o[nd:]))  # D's float bits, then payloads
             o = o[:nd]
+            c_pay = (lambda r: r) if resident else (lambda r: em.embed_word(r, "f32"))
             embed = (lambda r: em.embed_word(r, et)) if f.atype == "tf32" else (lambda r: em.embed_pair(r, et))
-            a_pay = [] if f.fp8 else [embed(r) for r in fa]
+            a_pay = fa  # A's payloads (the caller's wgmma_a helper)
             kp = em.pred()
             em.op(f"setp.ne.u32 {kp}, %keep, 0")
             for q, num in enumerate(nums):  # pair q: tiles j + 2q, j + 2q + 1; its D registers from 8q
@@ -311,19 +330,25 @@ def rewrite_wgmma(instr: Instruction, ctx: Any) -> bool:
                 b = _load_b(em, f.trans_b, "%db", jq, num)
                 pin, pout = ins[8 * q:8 * q + 2 * num], o[8 * q:8 * q + 2 * num]
                 if f.fp8:
-                    _fp8_tiles(em, f, pin, pout, fa, b, num)
+                    _fp8_tiles(em, f, pin, pout, fa, b, num, c_pay)
                     continue
                 for t in range(num // 2):
                     cs, ds = pin[per_tile * t:per_tile * (t + 1)], pout[per_tile * t:per_tile * (t + 1)]
                     pays = []
                     for r in cs:
                         k = em.reg()
-                        em.op(f"selp.b32 {k}, {em.embed_word(r, 'f32')}, 0, {kp}")
+                        em.op(f"selp.b32 {k}, {c_pay(r)}, 0, {kp}")
                         pays.append([k])
                     generate_int(MmaPlan(form, f.tile, False, ds, [], [], cs), em, a_pay,
                                  [embed(r) for r in b[2 * t:2 * t + 2]], pays)
 
-        name = helper(ctx, ("wgmma_tiles", form, f.btype, f.trans_b, nums), "wgmma", 2 * len(d), params, body)
+        key = ("wgmma_tiles", form, f.btype, f.trans_b, nums, resident)
+        if resident:
+            name = helper(ctx, key, "wgmma", len(d), params, body)
+            ctx.pending += [(r, ("read", "f32")) for r in d] + [(r, ("def", "f32")) for r in d]
+            call(ctx, name, d, [*d, *a, f.b_desc, str(j0), keep], [*a, f.b_desc])
+            continue
+        name = helper(ctx, key, "wgmma", 2 * len(d), params, body)
         pays = [ctx.fresh("b32") for _ in d]
         call(ctx, name, [*d, *pays], [*d, *a, f.b_desc, str(j0), keep], [*d, *a, f.b_desc])
         for r, pay in zip(d, pays):  # φ(D) = the returned payload: later ring reads of D need no φ
