@@ -4,7 +4,7 @@ the original (goal ≤ 3) and sanitize time ÷ ptxas time on the original (goal 
 ``-arch`` from the file's ``.target`` (sm_75 at least; ``.version`` above the local ptxas' 9.0 is
 relabelled), one at a time; a file the local ptxas rejects unsanitized is a note, not a ratio.
 
-Run alone: ``python -m ptxkit.bench.tensorcore [--mma MODE] [FILE…]`` prints one row per file."""
+Run alone: ``python -m ptxkit.bench.tensorcore [--mma MODE] [--repeats N] [FILE…]`` prints one row per file."""
 
 from __future__ import annotations
 
@@ -69,22 +69,29 @@ def ptxas_seconds(text: str, arch: str, limit: float = PTXAS_LIMIT) -> tuple[flo
         return dt, ""
 
 
-def measure(path: Path, mma: str = "int8") -> Row:
-    """One row: ptxas(orig), sanitize, ptxas(sanitized) and the two ratios."""
+def measure(path: Path, mma: str = "int8", repeats: int = 1) -> Row:
+    """One row: ptxas(orig), sanitize, ptxas(sanitized) and the two ratios; each time the least of
+    ``repeats`` runs, ptxas on the original and on the sanitized file alternating (the machine's load
+    moves both alike)."""
     rel = str(path.relative_to(SHARED)) if path.is_relative_to(SHARED) else str(path)
     text, arch = prep(path.read_text())
-    orig, why = ptxas_seconds(text, arch)
     san = float("inf")
-    for _ in range(2):  # the better of two: the first call of a process also pays one-time set-up
+    for _ in range(max(2, repeats)):  # at least two: the first call of a process also pays one-time set-up
         t = time.process_time()  # CPU time, like ptxas'
         res = sanitize_text(text, path.name, mma=mma)
         san = min(san, time.process_time() - t)
+    orig, why = ptxas_seconds(text, arch)
+    new, why2 = (None, "") if orig is None else ptxas_seconds(res.text, arch)
+    for _ in range(repeats - 1):
+        if orig is None or new is None:
+            break
+        orig = min(orig, ptxas_seconds(text, arch)[0] or orig)
+        new = min(new, ptxas_seconds(res.text, arch)[0] or new)
     row: Row = dict(figure=f"ptxas(sanitized)/ptxas ({rel})", goal="<= 3", file=rel, arch=arch,
                     ptxas_orig=orig, sanitize=round(san, 3), lines=text.count("\n"),
                     lines_sanitized=res.text.count("\n"), reported=len(res.report.errors))
     if orig is None:
         return row | dict(value=None, note=f"original: {why}; sanitize {san:.2f} s")
-    new, why2 = ptxas_seconds(res.text, arch)
     row |= dict(ptxas_sanitized=new, ratio=None if new is None else round(new / orig, 2),
                 sanitize_ratio=round(san / orig, 2))
     row["value"] = row["ratio"]
@@ -96,9 +103,9 @@ def measure(path: Path, mma: str = "int8") -> Row:
 
 
 def run(repeats: int = 1, mma: str = "int8") -> list[Row]:
-    """One row per tensor-core file (single runs: ptxas on the sanitized files is the slow part), then
-    the worst of each ratio."""
-    rows = [measure(p, mma) for p in tensor_core_files()]
+    """One row per tensor-core file (each time the least of ``repeats`` runs), then the worst of each
+    ratio."""
+    rows = [measure(p, mma, repeats) for p in tensor_core_files()]
     ok = [r for r in rows if r.get("ratio") is not None]
     if ok:
         worst = max(ok, key=lambda r: r["ratio"])
@@ -116,10 +123,14 @@ def run(repeats: int = 1, mma: str = "int8") -> list[Row]:
 
 if __name__ == "__main__":
     args = sys.argv[1:]
-    mode = "int8"
-    if args[:1] == ["--mma"]:
-        mode, args = args[1], args[2:]
+    mode, reps = "int8", 1
+    while args[:1] in (["--mma"], ["--repeats"]):
+        if args[0] == "--mma":
+            mode = args[1]
+        else:
+            reps = int(args[1])
+        args = args[2:]
     for p in [Path(a) for a in args] or tensor_core_files():
-        r = measure(p, mode)
+        r = measure(p, mode, reps)
         print(r["file"], r.get("arch"), r.get("ptxas_orig"), r.get("ptxas_sanitized"), r.get("ratio"),
               r.get("sanitize"), r.get("sanitize_ratio"), r.get("note"), flush=True)
