@@ -4,6 +4,7 @@ caught by the reader's re-check, and the committed example obligations are up to
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import re
 from dataclasses import replace
@@ -53,6 +54,14 @@ LEAN_ONLY = {
     "rowOr": "mask |", "rowAll": "the full mask", "rowMem": "mask >> i & 1",
 }
 
+
+
+def event_predicates() -> list[str]:
+    """The classification an Event carries: its ``is_*`` properties and the ``is_*`` fields computed at
+    construction (``ptxkit.consistency.events.Event``)."""
+    props = {n for n, m in inspect.getmembers(events.Event) if n.startswith("is_") and isinstance(m, property)}
+    computed = {f.name for f in dataclasses.fields(events.Event) if f.name.startswith("is_") and not f.init}
+    return sorted(props | computed)
 
 def lean_defs() -> dict[str, int]:
     """Every ``def`` of the library, qualified below ``PtxModel``, with its number of explicit
@@ -115,16 +124,14 @@ def test_every_python_definition_has_a_lean_twin_of_the_same_arity():
             wrong.append(f"{py}: Python {arity} arguments, Lean {defs[lean]}")
     assert not missing, missing
     assert not wrong, wrong
-    # Event predicates (properties in Python, functions of the event in Lean)
-    for name, member in inspect.getmembers(events.Event):
-        if name.startswith("is_") and isinstance(member, property):
-            assert defs.get(f"Event.{name}") == 1, name
+    # Event predicates (fields computed at construction in Python, functions of the event in Lean)
+    for name in event_predicates():
+        assert defs.get(f"Event.{name}") == 1, name
 
 
 def test_every_lean_definition_has_a_python_twin_or_a_reason():
     py = {lean for lean, _ in py_functions().values()}
-    py |= {f"Event.{n}" for n, m in inspect.getmembers(events.Event)
-           if n.startswith("is_") and isinstance(m, property)}
+    py |= {f"Event.{n}" for n in event_predicates()}
     extra = sorted(d for d in lean_defs() if d not in py and d not in LEAN_ONLY
                    and not d.startswith("Mat."))
     assert not extra, f"Lean definitions without a Python counterpart: {extra}"
@@ -666,8 +673,7 @@ def test_lean_event_predicates_agree_with_python():
     import itertools
 
     lean = _lean_event_predicates()
-    props = sorted(n for n, m in inspect.getmembers(events.Event)
-                   if n.startswith("is_") and isinstance(m, property))
+    props = event_predicates()
     assert set(props) <= set(lean), set(props) - set(lean)
     checked = 0
     sems = ("weak", "relaxed", "acquire", "release", "acq_rel", "sc")

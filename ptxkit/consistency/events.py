@@ -111,40 +111,26 @@ class Event:
     gpu: int = 0
     label: str = ""  # the instruction text, for witnesses
     span: Span | None = field(default=None, compare=False)
+    # -- the classification (ISA §8.4 operation types, §8.8 release/acquire patterns), computed once from
+    # the fields above by the vocabulary's predicates (ptxkit.consistency.vocab): the checker asks each
+    # event's class for every pair of events, and an event never changes
+    is_init: bool = field(init=False, compare=False, repr=False)  # an initial write
+    is_mem: bool = field(init=False, compare=False, repr=False)  # a read or a write
+    is_strong: bool = field(init=False, compare=False, repr=False)  # vocab.is_strong
+    is_release: bool = field(init=False, compare=False, repr=False)  # vocab.is_release
+    is_acquire: bool = field(init=False, compare=False, repr=False)  # vocab.is_acquire
+    is_fence_sc: bool = field(init=False, compare=False, repr=False)  # vocab.is_fence_sc
 
     def __post_init__(self) -> None:
         # the vocabulary's members, whatever spelling the caller used (ValueError names a bad one)
         parse_event_fields(self, "event ")
         if self.kind in (Kind.R, Kind.W) and self.vaddr is None:
             object.__setattr__(self, "vaddr", self.location)
-
-    # -- classification (ISA §8.4 operation types)
-    @property
-    def is_init(self) -> bool:
-        return self.thread == INIT
-
-    @property
-    def is_mem(self) -> bool:
-        return self.kind in ("R", "W")
-
-    @property
-    def is_strong(self) -> bool:
-        """Strong operation (§8.4; :func:`ptxkit.consistency.vocab.is_strong`)."""
-        return is_strong(self.kind, self.sem)
-
-    @property
-    def is_release(self) -> bool:
-        """Release semantics (§8.8; :func:`ptxkit.consistency.vocab.is_release`)."""
-        return is_release(self.kind, self.sem, self.fence_kind)
-
-    @property
-    def is_acquire(self) -> bool:
-        """Acquire semantics (§8.8; :func:`ptxkit.consistency.vocab.is_acquire`)."""
-        return is_acquire(self.kind, self.sem, self.fence_kind)
-
-    @property
-    def is_fence_sc(self) -> bool:
-        return is_fence_sc(self.kind, self.sem, self.fence_kind)
+        k, sem, fk = self.kind, self.sem, self.fence_kind
+        for name, value in (("is_init", self.thread == INIT), ("is_mem", k in (Kind.R, Kind.W)),
+                            ("is_strong", is_strong(k, sem)), ("is_release", is_release(k, sem, fk)),
+                            ("is_acquire", is_acquire(k, sem, fk)), ("is_fence_sc", is_fence_sc(k, sem, fk))):
+            object.__setattr__(self, name, value)
 
     @property
     def placement(self) -> Placement:
