@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -263,6 +264,8 @@ def test_resident_accumulators_take_and_return_payloads(atype, mode, trans_a, tr
     multiplications by 1.0 (the identity, φ(1) = 1): φC + 2·AB where scale-d keeps C, else AB."""
     if whole:
         monkeypatch.setattr(wgmma, "WHOLE_CALL_PAIRS", 1)
+    # five n8 tiles: two full pairs run in the helper's loop over a .local copy of D, the fifth after it
+    monkeypatch.setattr(sys.modules[__name__], "N", 40)
     nd = N // 2
     A, B, C, img, descs, cin, areg = _inputs(atype, mode, trans_a, trans_b, a_regs)
     ptx = _kernel(atype, a_regs, trans_a, trans_b, "%p1", extern)
@@ -282,6 +285,10 @@ def test_resident_accumulators_take_and_return_payloads(atype, mode, trans_a, tr
     helper_outs = [ln.count(".reg .b32 %o") for ln in text.splitlines() if ln.startswith(".func") and "wgmma" in ln
                    and "wgmma_a" not in ln]
     assert helper_outs and all(n <= nd for n in helper_outs)  # payloads only, not bits and payloads
+    assert text.count('.pragma "nounroll"') == 1 and "ld.local.v4.b32" in text
+    if shutil.which("ptxas"):
+        ok, why = ptxas_seconds(*prep(text))
+        assert ok is not None, why
 
 
 @pytest.mark.parametrize("imms,why,acc", [("-1, 1, 0, 0", "imm-scale", "f32"), ("1, 1", "operands", "f32"),

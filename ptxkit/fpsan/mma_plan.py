@@ -164,6 +164,8 @@ class BlockEmitter:
         self.n = 0
         self.nh = 0
         self.np = 0
+        self.nd = 0
+        self.decls: list[str] = []  # block-scoped variables (a helper's .local buffer)
         self.lines: list[str] = []
         self.memo: dict[Any, Any] = {}
         # result register -> register that also receives its f32 payload (wgmma helpers return the
@@ -185,6 +187,13 @@ class BlockEmitter:
         self.np += 1
         return f"{self.prefix}p{self.np - 1}"
 
+    def reg64(self) -> str:
+        self.nd += 1
+        return f"{self.prefix}d{self.nd - 1}"
+
+    def label(self, name: str) -> None:
+        self.lines.append(f"{name}:")
+
     def op(self, text: str) -> None:
         self.lines.append("\t" + text + ";")
 
@@ -196,7 +205,9 @@ class BlockEmitter:
             decl.append(f"\t.reg .b16 {self.prefix}h<{self.nh}>;")
         if self.np:
             decl.append(f"\t.reg .pred {self.prefix}p<{self.np}>;")
-        return ["{", *decl, *self.lines, "}"]
+        if self.nd:
+            decl.append(f"\t.reg .b64 {self.prefix}d<{self.nd}>;")
+        return ["{", *decl, *("\t" + d for d in self.decls), *self.lines, "}"]
 
     # -- the ptxkit.fpsan.phi emitter interface, and φ / φ⁻¹ on a 32-bit register holding a w-bit pattern
     def fresh(self, kind: str) -> str:

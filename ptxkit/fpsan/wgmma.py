@@ -18,8 +18,12 @@ registers has the m16n8kK A layout of the warp's rows). So the expansion
 3. runs every n8 tile through the integer-limb expansion of ``mma_int`` (integer tensor cores, exact);
    fp8 inputs need no limbs: one ``mma.m16n8k32.s8.s8`` on the embedded bytes (:func:`_fp8_tiles`).
 
-A, then each pair of n8 tiles (B's ldmatrix and both tiles' ring mma), is a call of a helper function
-(``ptxkit.fpsan.mma_calls``): compiled once per form however many wgmma call it.
+A's payloads (once per wgmma), then each pair of n8 tiles (B's ldmatrix and both tiles' ring mma), is a
+call of a helper function (``ptxkit.fpsan.mma_calls``), one per form however many wgmma call it. ptxas
+inlines such helpers at every call site, so what it compiles grows with the number of pairs: where the
+accumulators are ring resident (``ptxkit.fpsan.resident``: payloads in and out), one call per wgmma
+runs its pairs in a loop over a ``.local`` copy of D (:meth:`_Tiles.looped`) — fa_ws_pingpong_sm90a's 64
+m64n128 wgmma: ptxas(sanitized)/ptxas 2.6 → 2.2, fastcu_k12's m64n256: 2.6 → 1.5.
 
 The fence/commit_group/wait_group instructions stay: with every ``mma_async`` done at its issue they
 order nothing, and the operands are read where the ISA requires them valid (the program may not write
@@ -204,11 +208,12 @@ def _load_a(em: Any, trans: bool, desc: str) -> list[str]:
     return _ldmatrix(em, d.swizzle(d.kmajor_lane(grp, c["i"], c["m1"])), 4, False)
 
 
-def _load_b(em: Any, trans: bool, desc: str, j: str, num: int) -> list[str]:
+def _load_b(em: Any, trans: bool, desc: str | _Desc, j: str, num: int) -> list[str]:
     """The B fragments of tiles j and j+1 (``num`` = 4; 2 for a last odd tile j): one ldmatrix, matrices
-    (tile j: k-chunk 0, 1; tile j+1: k-chunk 0, 1); 2 registers per tile."""
+    (tile j: k-chunk 0, 1; tile j+1: k-chunk 0, 1); 2 registers per tile. ``desc``: the descriptor's
+    register, or its fields already decoded."""
     c = _lane_consts(em)
-    d = _Desc(em, desc)
+    d = desc if isinstance(desc, _Desc) else _Desc(em, desc)
     if trans:  # mn0 = 8j + 8·m1, k-group m0, k row i
         mn0 = em.reg()
         em.op(f"add.u32 {mn0}, {c['m1']}, {j}")
@@ -273,6 +278,72 @@ def _fp8_tiles(em: Any, f: WgmmaForm, ins: list[str], outs: list[str], a: list[s
         em.finish(outs[4 * t:4 * t + 4], results, "f32")
 
 
+class _Tiles:
+    """The ring mma of n8 tile pairs inside a wgmma helper: A's payloads ``a_pay``, scale-d's predicate
+    ``kp``, C as payloads (``resident``) or float bits."""
+
+    def __init__(self, f: WgmmaForm, form: MmaForm, a_pay: list[str], kp: str, resident: bool):
+        self.f, self.form, self.a_pay, self.kp, self.resident = f, form, a_pay, kp, resident
+
+    def c_pay(self, em: Any, r: str) -> str:
+        return r if self.resident else str(em.embed_word(r, "f32"))
+
+    def pair(self, em: Any, desc: str | _Desc, jq: str, num: int, pin: list[str], pout: list[str]) -> None:
+        """Tiles jq and jq + 1 (num = 4; jq alone for num = 2): C in ``pin``, D into ``pout``."""
+        f = self.f
+        b = _load_b(em, f.trans_b, desc, jq, num)
+        if f.fp8:
+            _fp8_tiles(em, f, pin, pout, self.a_pay, b, num, lambda r: self.c_pay(em, r))
+            return
+        et = "f32" if f.atype == "tf32" else f.atype
+        embed = (lambda r: em.embed_word(r, et)) if f.atype == "tf32" else (lambda r: em.embed_pair(r, et))
+        for t in range(num // 2):
+            cs, ds = pin[4 * t:4 * (t + 1)], pout[4 * t:4 * (t + 1)]
+            pays = []
+            for r in cs:
+                k = em.reg()
+                em.op(f"selp.b32 {k}, {self.c_pay(em, r)}, 0, {self.kp}")
+                pays.append([k])
+            generate_int(MmaPlan(self.form, f.tile, False, ds, [], [], cs), em, self.a_pay,
+                         [embed(r) for r in b[2 * t:2 * t + 2]], pays)
+
+    def looped(self, em: Any, ins: list[str], outs: list[str], nums: tuple[int, ...]) -> None:
+        """The full pairs in a loop over a .local copy of the accumulators (ptxas compiles one pair
+        instead of n/16 inlined at every call site; ``.pragma "nounroll"``, ISA §12), a last odd tile
+        after it. The accumulators are payloads (resident)."""
+        full = nums.count(4)
+        em.decls.append(f".local .align 16 .b8 fps_acc[{32 * full}];")
+        for i in range(0, 8 * full, 4):
+            em.op(f"st.local.v4.b32 [fps_acc+{4 * i}], {{{', '.join(ins[i:i + 4])}}}")
+        desc = _Desc(em, "%db")
+        _lane_consts(em)
+        base, off, at = em.reg64(), em.reg64(), em.reg64()
+        q, jq, more = em.reg(), em.reg(), em.pred()
+        em.op(f"mov.u64 {base}, fps_acc")
+        em.op(f"mov.u32 {q}, 0")
+        em.label("$fps_pairs")
+        em.lines.append('\t.pragma "nounroll";')
+        em.op(f"mul.wide.u32 {off}, {q}, 32")
+        em.op(f"add.s64 {at}, {base}, {off}")
+        pin, pout = [em.reg() for _ in range(8)], [em.reg() for _ in range(8)]
+        em.op(f"ld.local.v4.b32 {{{', '.join(pin[:4])}}}, [{at}]")
+        em.op(f"ld.local.v4.b32 {{{', '.join(pin[4:])}}}, [{at}+16]")
+        em.op(f"shl.b32 {jq}, {q}, 1")
+        em.op(f"add.u32 {jq}, {jq}, %j")
+        self.pair(em, desc, jq, 4, pin, pout)
+        em.op(f"st.local.v4.b32 [{at}], {{{', '.join(pout[:4])}}}")
+        em.op(f"st.local.v4.b32 [{at}+16], {{{', '.join(pout[4:])}}}")
+        em.op(f"add.u32 {q}, {q}, 1")
+        em.op(f"setp.lt.u32 {more}, {q}, {full}")
+        em.op(f"@{more} bra $fps_pairs")
+        if len(nums) > full:  # the last, odd tile
+            tail = em.reg()
+            em.op(f"add.u32 {tail}, %j, {2 * full}")
+            self.pair(em, desc, tail, 2, ins[8 * full:8 * full + 4], outs[8 * full:8 * full + 4])
+        for i in range(0, 8 * full, 4):
+            em.op(f"ld.local.v4.b32 {{{', '.join(outs[i:i + 4])}}}, [fps_acc+{4 * i}]")
+
+
 def rewrite_wgmma(instr: Instruction, ctx: Any) -> bool:
     """Replace ``instr`` by calls of helper functions (``ptxkit.fpsan.mma_calls``): A's fragment from
     its descriptor, then per pair of n8 tiles B's ldmatrix and the integer-limb ring mma of both tiles
@@ -295,15 +366,15 @@ def rewrite_wgmma(instr: Instruction, ctx: Any) -> bool:
                       lambda em, o, p: _movs(em, o, _embed_a(em, f, _load_a(em, f.trans_a, p[0]))))
         call(ctx, name, a, [f.a_desc], [f.a_desc])
     tiles = f.n // 8
-    per_tile = 4
     form = MmaForm("m16n8k8" if f.atype == "tf32" else "m16n8k16", f.dtype, f.atype, f.atype, f.dtype)
-    et = "f32" if f.atype == "tf32" else f.atype
     pairs = [(j, 4 if j + 1 < tiles else 2) for j in range(0, tiles, 2)]
     per_call = len(pairs) if ctx.wgmma_sites * len(pairs) >= WHOLE_CALL_PAIRS else 1
+    if all(ctx.resident.get(r) == "f32" for r in f.d_regs):
+        per_call = len(pairs)  # one call, its pairs in a loop (_Tiles.looped)
     for c0 in range(0, len(pairs), per_call):
         chunk = pairs[c0:c0 + per_call]
         j0 = chunk[0][0]
-        d = f.d_regs[per_tile * j0:per_tile * (chunk[-1][0] + chunk[-1][1] // 2)]
+        d = f.d_regs[4 * j0:4 * (chunk[-1][0] + chunk[-1][1] // 2)]
         params = [f"b32 %i{q}" for q in range(len(d))] + [f"b32 %a{q}" for q in range(4)]
         params += ["b64 %db", "b32 %j", "b32 %keep"]
         nums = tuple(num for _, num in chunk)
@@ -317,30 +388,18 @@ def rewrite_wgmma(instr: Instruction, ctx: Any) -> bool:
             em.payload_only = resident
             em.payload_out = {} if resident else dict(zip(o[:nd], o[nd:]))  # D's float bits, then payloads
             o = o[:nd]
-            c_pay = (lambda r: r) if resident else (lambda r: em.embed_word(r, "f32"))
-            embed = (lambda r: em.embed_word(r, et)) if f.atype == "tf32" else (lambda r: em.embed_pair(r, et))
-            a_pay = fa  # A's payloads (the caller's wgmma_a helper)
             kp = em.pred()
             em.op(f"setp.ne.u32 {kp}, %keep, 0")
+            tiles = _Tiles(f, form, fa, kp, resident)
+            if resident and nums.count(4) >= 2:
+                tiles.looped(em, ins, o, nums)
+                return
             for q, num in enumerate(nums):  # pair q: tiles j + 2q, j + 2q + 1; its D registers from 8q
                 jq = "%j"
                 if q:
                     jq = em.reg()
                     em.op(f"add.u32 {jq}, %j, {2 * q}")
-                b = _load_b(em, f.trans_b, "%db", jq, num)
-                pin, pout = ins[8 * q:8 * q + 2 * num], o[8 * q:8 * q + 2 * num]
-                if f.fp8:
-                    _fp8_tiles(em, f, pin, pout, fa, b, num, c_pay)
-                    continue
-                for t in range(num // 2):
-                    cs, ds = pin[per_tile * t:per_tile * (t + 1)], pout[per_tile * t:per_tile * (t + 1)]
-                    pays = []
-                    for r in cs:
-                        k = em.reg()
-                        em.op(f"selp.b32 {k}, {c_pay(r)}, 0, {kp}")
-                        pays.append([k])
-                    generate_int(MmaPlan(form, f.tile, False, ds, [], [], cs), em, a_pay,
-                                 [embed(r) for r in b[2 * t:2 * t + 2]], pays)
+                tiles.pair(em, "%db", jq, num, ins[8 * q:8 * q + 2 * num], o[8 * q:8 * q + 2 * num])
 
         key = ("wgmma_tiles", form, f.btype, f.trans_b, nums, resident)
         if resident:
