@@ -162,9 +162,67 @@ def test_residency_changes_no_output_bit(monkeypatch: pytest.MonkeyPatch, extra:
 
 
 @pytest.mark.skipif(shutil.which("ptxas") is None, reason="ptxas not on PATH")
-def test_ptxas_accepts_resident_code(tmp_path) -> None:
+@pytest.mark.parametrize("which", ["loop", "mma"])
+def test_ptxas_accepts_resident_code(tmp_path, which: str) -> None:
     f = tmp_path / "k.ptx"
-    f.write_text(sanitize_text(LOOP, "k.ptx").text)
+    f.write_text(sanitize_text(LOOP if which == "loop" else MMA, "k.ptx").text)
     r = subprocess.run(["ptxas", "-arch=sm_80", str(f), "-o", str(tmp_path / "k.cubin")],
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
+
+
+# an mma.sync tile accumulating twice in place on registers only ring ops and the mma touch: the
+# tile helper (ptxkit.fpsan.mma_calls, the int8 expansion) takes and returns their payloads
+TILE = ("\tmma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%d0, %d1, %d2, %d3}, {%r1, %r2, %r3, %r4}, "
+        "{%r5, %r6}, {%d0, %d1, %d2, %d3};\n")
+MMA = """.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u64 io)
+{
+\t.reg .b32 %r<12>;
+\t.reg .f32 %c<4>;
+\t.reg .f32 %d<4>;
+\t.reg .f32 %e<4>;
+\t.reg .b64 %rd<4>;
+\tmov.u32 %r0, %tid.x;
+\tld.param.u64 %rd0, [io];
+\tmul.wide.u32 %rd1, %r0, 40;
+\tadd.s64 %rd2, %rd0, %rd1;
+\tld.global.v4.b32 {%r1, %r2, %r3, %r4}, [%rd2];
+\tld.global.v2.b32 {%r5, %r6}, [%rd2+16];
+\tld.global.v4.f32 {%c0, %c1, %c2, %c3}, [%rd2+24];
+\tmul.f32 %d0, %c0, 0f3F800000;
+\tmul.f32 %d1, %c1, 0f3F800000;
+\tmul.f32 %d2, %c2, 0f3F800000;
+\tmul.f32 %d3, %c3, 0f3F800000;
+{TILE}{TILE}\tmul.f32 %e0, %d0, 0f3F800000;
+\tmul.f32 %e1, %d1, 0f3F800000;
+\tmul.f32 %e2, %d2, 0f3F800000;
+\tmul.f32 %e3, %d3, 0f3F800000;
+\tst.global.v4.f32 [%rd2+24], {%e0, %e1, %e2, %e3};
+\tret;
+}
+""".replace("{TILE}", TILE)
+
+
+def test_mma_tile_with_resident_accumulators(monkeypatch: pytest.MonkeyPatch) -> None:
+    chosen = _chosen(MMA)
+    assert all(chosen.get(f"%d{i}") == "f32" for i in range(4)) and "%c0" not in chosen and "%r1" not in chosen
+    rng = np.random.default_rng(3)
+    data = rng.integers(0, 1 << 32, size=32 * 10, dtype=np.uint64).astype(np.uint32)
+
+    def run(ptx: str) -> np.ndarray:
+        m = parse_text(ptx, "k.ptx")
+        name = m.entries()[0].params[0].name
+        arg = KernelArg(name, 0, name, "buffer", "u32", data=data.copy())
+        return run_kernel(m, None, [arg], 1, 32).buffers[name].view(np.uint32)
+
+    on = sanitize_text(MMA, "k.ptx").text
+    monkeypatch.setattr(resident, "resident_set", _off)
+    off = sanitize_text(MMA, "k.ptx").text
+    # resident: the helper returns D's four payloads; otherwise D's float bits (and φ of C inside)
+    assert on.count("call.uni (%d0, %d1, %d2, %d3)") == 2 and on != off
+    got, want = run(on), run(off)
+    assert np.array_equal(got, want)
+    assert not np.array_equal(got.reshape(32, 10)[:, 6:], data.reshape(32, 10)[:, 6:])  # the mma did something

@@ -95,8 +95,10 @@ def call(ctx: Any, name: str, outs: list[str], args: list[str], reads: list[str]
 
 def tile_call(ctx: Any, form: MmaForm, shape: Shape, acc16: bool, d: list[str], a: list[str], b: list[str],
               c: list[str]) -> None:
-    """D = ring mma of one ``mma.sync`` tile through the helper of its form."""
-    key = ("tile", form, acc16, len(a), len(b))
+    """D = ring mma of one ``mma.sync`` tile through the helper of its form. Where C and D are ring
+    resident f32 registers (``ptxkit.fpsan.resident``) the helper takes and returns their payloads."""
+    resident = not acc16 and all(ctx.resident.get(r) == "f32" for r in (*c, *d))
+    key = ("tile", form, acc16, len(a), len(b), resident)
     params = [f"b32 %i{j}" for j in range(len(c))] + [f"b32 %a{j}" for j in range(len(a))]
     params += [f"b32 %b{j}" for j in range(len(b))]
     et = "f32" if form.atype == "tf32" else form.atype
@@ -104,7 +106,12 @@ def tile_call(ctx: Any, form: MmaForm, shape: Shape, acc16: bool, d: list[str], 
     def body(em: Any, o: list[str], p: list[str]) -> None:
         ins, fa, fb = p[:len(c)], p[len(c):len(c) + len(a)], p[len(c) + len(a):]
         embed = (lambda r: em.embed_word(r, et)) if shape.halves == 1 else (lambda r: em.embed_pair(r, et))
-        generate_int(MmaPlan(form, shape, acc16, o, [], [], ins), em, [embed(r) for r in fa], [embed(r) for r in fb])
+        em.payload_only = resident
+        c_pays = [[r] for r in ins] if resident else None
+        generate_int(MmaPlan(form, shape, acc16, o, [], [], ins), em, [embed(r) for r in fa], [embed(r) for r in fb],
+                     c_pays)
 
     name = helper(ctx, key, "mma", len(d), params, body)
-    call(ctx, name, d, [*c, *a, *b], [*c, *a, *b])
+    if resident:
+        ctx.pending += [(r, ("read", "f32")) for r in c] + [(r, ("def", "f32")) for r in d]
+    call(ctx, name, d, [*c, *a, *b], [*a, *b] if resident else [*c, *a, *b])

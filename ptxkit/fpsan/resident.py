@@ -31,7 +31,7 @@ import networkx as nx
 from ptxkit import ir
 from ptxkit.fpsan.ctx import RewriteContext, guard_text, hexc, operand_text
 from ptxkit.fpsan.irview import regs
-from ptxkit.fpsan.mma_plan import MmaNotModelled
+from ptxkit.fpsan.mma_plan import MmaNotModelled, plan
 from ptxkit.fpsan.ops import LANE_TYPE, TABLE, float_type_of
 from ptxkit.fpsan.ring import embed_int, ring
 from ptxkit.fpsan.touches import RAW, SCALAR, Touches, declared_width, move_shape, record_move
@@ -59,6 +59,16 @@ def ring_shape(instr: ir.Instruction) -> tuple[list[tuple[str, str]], list[tuple
         # the accumulators are C and D (ptxkit.fpsan.wgmma takes and returns their payloads)
         others = [r for o in ops[1:] for r in regs(o)]
         return [(r, "f32") for r in f.d_regs], [(r, "f32") for r in f.d_regs], others + guard
+    if instr.opcode == "mma" and instr.mods[:1] == ("sync",):
+        try:
+            p = plan(instr)
+        except MmaNotModelled:
+            return None
+        if p.acc16 or p.form.atype == "f64":
+            return None
+        # f32 C and D (the tile helper of ptxkit.fpsan.mma_calls takes and returns their payloads)
+        return ([(r, "f32") for r in p.c_regs], [(r, "f32") for r in p.d_regs],
+                [*p.a_regs, *p.b_regs, *guard])
     if instr.opcode != "cvt" or not all(isinstance(o, ir.Reg) for o in ops):
         return None
     names = [o.name for o in ops if isinstance(o, ir.Reg)]
