@@ -44,6 +44,7 @@ from ptxkit.fpsan import libdevice, resident
 from ptxkit.fpsan.edits import declare_registers, write_edits
 from ptxkit.fpsan.irview import reg_types, unique_prefix
 from ptxkit.fpsan.libdevice_flow import native_lines
+from ptxkit.fpsan.ops import sign_mask_lanes
 from ptxkit.fpsan.options import Options
 from ptxkit.fpsan.origin import at_user_lines
 from ptxkit.fpsan.report import ReportItem, SanitizeReport
@@ -126,8 +127,10 @@ def sanitize_module(module: ir.Module, *, homomorphic_casts: bool = False, atomi
 
 def _has_float_work(fn: ir.Function) -> bool:
     """Whether anything in ``fn`` can be rewritten or reported (most functions of integer-heavy files
-    have nothing): a float type, or an ``xor`` (a possible folded negation)."""
-    return any(i.opcode == "xor" or any(m in FLOAT_TYPES for m in i.mods) for i in fn.instructions())
+    have nothing): a float type, an ``xor`` (a possible folded negation), or an ``or``/``and`` with a
+    sign-bit mask (a possible folded −|x| or |x|)."""
+    return any(i.opcode == "xor" or any(m in FLOAT_TYPES for m in i.mods) or sign_mask_lanes(i) is not None
+               for i in fn.instructions())
 
 
 def _sanitize_function(module: ir.Module, fn: ir.Function, report: SanitizeReport, names: FreshNames,

@@ -419,3 +419,46 @@ def test_tritons_int8_to_bf16_bit_trick_is_left_native():
     out, rep = _run(_kernel(body, nin=1), [[w] for w in words])
     assert out == [bf16(hi) << 16 | bf16(lo) for lo, hi in pairs]
     assert _items(rep) == [("sub.bf16x2", "note")]
+
+
+# ------------------------------------------------------------------------------ sign-bit masks: −|x|, |x|
+
+def test_sign_or_of_a_float_is_the_ring_negation_of_abs_and_reported():
+    """``or.b32 d, x, 0x80000000`` on a float (LLVM's −|x| of minimum(x, −x), -abs(x)): |x| then the
+    ring negation, whose sign stays clear at 0 (held-out seed 610); an error, since minimum(x, −x)
+    differs at −0."""
+    text = _kernel("mul.f32 %t, %a, %b;\n\tor.b32 %d, %t, -2147483648;")
+    out, rep = _run(text, [[TWO, HALF], [0, HALF], [0x80000000, HALF]])
+    assert out == [MUL_2_HALF | 0x80000000, 0, 0]
+    assert ("or.b32", "error") in _items(rep)
+
+
+def test_sign_or_of_integer_code_is_left_alone():
+    text = _kernel("add.s32 %t, %a, %b;\n\tor.b32 %d, %t, -2147483648;")
+    out, rep = _run(text, [[1, 2], [0, 0]])
+    assert out == [0x80000003, 0x80000000] and not rep.items
+
+
+def test_abs_moved_across_a_float_cvt_is_reported():
+    """``and.b32 t, x, 0x7FFFFFFF`` read by ``cvt.f64.f32`` (LLVM's abs(x.to(f64)) → abs(x).to(f64), seed
+    505) and ``abs.bf16x2`` of ``cvt.rn.bf16x2.f32`` (abs(x).to(bf16) → abs(x.to(bf16)), seed 688): the
+    ring cast does not commute with abs, so each is an error; a plain abs is not."""
+    widen = _kernel("add.f32 %t, %a, %b;\n\tand.b32 %u, %t, 2147483647;\n\tcvt.f64.f32 %d, %u;", out_w=64)
+    _, rep = _run(widen, [[ONE, TWO]], out_w=64)
+    assert ("and.b32", "error") in _items(rep)
+    narrow = _kernel("cvt.rn.bf16x2.f32 %u, %a, %b;\n\tabs.bf16x2 %d, %u;")
+    _, rep = _run(narrow, [[ONE, TWO]])
+    assert ("abs.bf16x2", "error") in _items(rep)
+    plain = _kernel("add.f32 %t, %a, %b;\n\tand.b32 %d, %t, 2147483647;")
+    _, rep = _run(plain, [[ONE, TWO]])
+    assert not rep.errors
+
+
+@pytest.mark.parametrize("body,op", [("cvt.rzi.s16.f32 %h0, %a;\n\tcvt.rn.f32.s16 %d, %h0;", "cvt.rn.f32.s16"),
+                                     ("cvt.rzi.f32.f32 %d, %a;", "cvt.rzi.f32.f32")])
+def test_conversions_llvm_folds_are_reported_without_a_source(body, op):
+    """``cvt.rn.f32.s16`` (i.to(f16|bf16).to(f32) without the half: seeds 529, 618) and ``cvt.rzi.f32.f32``
+    (trunc, or x.to(int).to(f32): seed 626) cannot be told apart from the PTX: errors when no source
+    decides (test_triton_gen checks the decisions the Python source makes)."""
+    _, rep = _run(_kernel(body), [[ONE, TWO]])
+    assert (op, "error") in _items(rep)

@@ -12,6 +12,7 @@ import json
 import re
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -48,8 +49,16 @@ def _compare(name: str) -> tuple[np.ndarray, np.ndarray, list]:
     spec = SPECS[name]
     plain, cp = _build(name, "plain")
     fpsan, cf = _build(name, "fpsan")
-    # these kernels' 16-bit ops are half arithmetic (stated: by default they are reported, issue 10 H)
-    res = sanitize_text(plain, f"{name}.plain.ptx", folds=(("half", "native"),))
+    # the Python source the PTX's .file names, written where --source-root finds it (its directory and
+    # name): the folds only the source decides (abs next to a cast, ptxkit.fpsan.folds) are decided
+    with tempfile.TemporaryDirectory() as root:
+        m = re.search(r'^\s*\.file\s+\d+\s+"([^"]+)"', plain, re.M)
+        if m:
+            src = Path(root) / Path(m.group(1)).parent.name / Path(m.group(1)).name
+            src.parent.mkdir(parents=True)
+            src.write_text(spec.source)
+        # these kernels' 16-bit ops are half arithmetic (stated: by default they are reported, issue 10 H)
+        res = sanitize_text(plain, f"{name}.plain.ptx", folds=(("half", "native"),), source_root=root)
     ours = run_ptx(spec, cp, res.text, f"{name}.sanitized.ptx")
     theirs = run_ptx(spec, cf, fpsan, f"{name}.fpsan.ptx")
     return ours, theirs, res.report.errors

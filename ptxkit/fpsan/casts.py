@@ -40,6 +40,8 @@ def rewrite_cvt(instr: ir.Instruction, ctx: RewriteContext) -> bool | str | Verd
         return _half_to_int(instr, ctx, dt, st)
     if dt in ("f16", "bf16") and not is_float(st) and len(instr.operands) == 2:
         return _int_to_half(instr, ctx, dt, st)
+    if dt in ("f32", "f64") and st in _NARROW_INTS and len(instr.operands) == 2:
+        return _int_to_wide(instr, ctx, dt, st)
     if not (is_float(dt) and is_float(st)):
         return False  # int <-> float: native, like Triton
     ops = instr.operands
@@ -79,6 +81,8 @@ def rewrite_cvt(instr: ir.Instruction, ctx: RewriteContext) -> bool | str | Verd
             p = emit_tagged(ctx, p, "floor" if irnd[0] == "rmi" else "ceil", w)
         elif irnd:  # rint / trunc: libdevice calls (module docstring)
             p = emit_libcall(ctx, p, "rint" if irnd[0] == "rni" else "trunc", st)
+            if irnd[0] == "rzi":
+                _report_trunc(instr, ctx)
         p = post_modifiers(ctx, as_reg(ctx, p, w), w, instr)
         ctx.define(ops[0], p, dt, instr.guard)
         return True
@@ -207,6 +211,52 @@ def _int_to_half(instr: ir.Instruction, ctx: RewriteContext, dt: str, st: str) -
     ctx.report(instr, f"{st} → {dt} conversion through f32 ({how}): converted to f32 natively, then Triton's ring "
                f"{'arithmetic and ' if ops else ''}narrowing of its payload", NOTE, False)
     return True
+
+
+_NARROW_INTS = ("s8", "u8", "s16", "u16")
+_INT_WIDE = ("{st} → {dt} conversion, left native: LLVM folds i.to(f16|bf16).to({dt}) into this one conversion "
+             "(exact when i fits the half's mantissa), where Triton's FPSan widens the half's payload (a ring "
+             "sign extension), so both sources give this PTX")
+_TRUNC = ("cvt.rzi.{t}.{t} sanitized as libdevice's trunc (its call hash): LLVM also folds x.to(intN).to({t}) "
+          "into it, which Triton's FPSan converts natively (and which saturates out of the integer's range)")
+
+
+def _int_to_wide(instr: ir.Instruction, ctx: RewriteContext, dt: str, st: str) -> bool | Verdict:
+    """``cvt.rn.{f32,f64}.{s,u}{8,16}``: native like every int → float conversion (False) where it is
+    ``i.to(T)``; Triton's ``i.to(h).to(T)`` (a half ``h`` LLVM dropped: stated ``--fold int-wide=h`` or
+    decided by the source) as the native conversion to ``h`` and the ring widening of its payload; else
+    left native and reported."""
+    stated = ctx.folds.get("int-wide")
+    decided = None if stated else ctx.hints.int_wide(instr)
+    form = stated or (decided.form if decided is not None else None)
+    if form == "direct":
+        return False
+    if form not in ("f16", "bf16"):
+        return Verdict(f"{_INT_WIDE.format(st=st, dt=dt)}; the source does not say which "
+                       "(--fold int-wide=direct|f16|bf16 states it)", ERROR, native=True)
+    ops = instr.operands
+    h = ctx.fresh("b16")
+    ctx.emit(f"cvt.rn.{form}.{st} {h}, {name_of(ops[1])}")  # the conversion Triton leaves native
+    ctx.read_bits(name_of(ops[1]))
+    p = _cast_payload(ctx, ctx.embed_value(h, form), form, dt)
+    ctx.define(ops[0], p, dt, instr.guard)
+    how = f"decided by the source at {decided.where}" if decided is not None else f"stated: --fold int-wide={form}"
+    ctx.report(instr, f"{st} → {dt} conversion as Triton's i.to({form}).to({dt}) ({how}): the native conversion "
+               f"to {form}, then the ring widening of its payload", NOTE, False)
+    return True
+
+
+def _report_trunc(instr: ir.Instruction, ctx: RewriteContext) -> None:
+    """``cvt.rzi.fT.fT``: a note where the source calls trunc, else an error (see :data:`_TRUNC`)."""
+    t = next(m for m in instr.mods if is_float(m))
+    if ctx.folds.get("trunc") == "call":
+        return
+    decided = ctx.hints.trunc(instr)
+    if decided is not None and decided.form == "call":
+        return
+    how = (f"the source at {decided.where} casts" if decided is not None
+           else "the source does not say which (--fold trunc=call states the call)")
+    ctx.report(instr, f"{_TRUNC.format(t=t)}; {how}", ERROR, False)
 
 
 def _cast_payload(ctx: RewriteContext, p: str, st: str, dt: str) -> str:

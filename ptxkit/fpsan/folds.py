@@ -51,6 +51,7 @@ from ptxkit.fpsan.ops import (
     elementwise,
     float_type_of,
     rewrite_sign_xor,
+    sign_mask_lanes,
     sign_xor_width,
 )
 from ptxkit.fpsan.options import FOLD_FORMS, Options
@@ -184,10 +185,17 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
     op = instr.opcode
     if sign_xor_width(instr):
         return _sign_xor(instr, ctx, opts, flow)
+    if op in ("or", "and") and (lanes := sign_mask_lanes(instr)) is not None:
+        return _sign_mask(instr, ctx, flow, lanes)
     ft = float_type_of(instr)
     if ft is None:
         return None
     ops = instr.operands
+    if op == "abs" and len(ops) == 2 and isinstance(ops[1], ir.Reg):
+        cvt = flow.only_def(ops[1].name)
+        if cvt is not None and cvt.opcode == "cvt" and _float_cast(cvt, packed=True) is not None:
+            return FoldResult(False, _abs_verdict(flow, instr, "inside", _ABS_AFTER_CAST))
+        return None
     if op == "add" and len(ops) == 3 and isinstance(ops[1], ir.Reg) and ops[1] == ops[2]:
         lane = LANE_TYPE.get(ft, ft)
         return _self_add(instr, ctx, opts, ft, _decide(opts, "self-add", lambda i: flow.hints.self_add(i, lane), instr))
@@ -365,11 +373,63 @@ def _sign_xor(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow: F
     return FoldResult(True, Verdict(_XOR_FLOAT, NOTE, native=False))
 
 
-def _float_cast(cvt: ir.Instruction) -> tuple[str, str] | None:
-    """(destination, source) types of a scalar float → float ``cvt`` without integer rounding."""
+_NEG_ABS = ("sign-bit or on a float value: LLVM's −|x|, from -abs(x) (sanitized so: the ring negation of |x|, "
+            "whose sign stays clear at 0) or from minimum(x, -x) and the like, whose ring result differs at ±0")
+_ABS_AFTER_CAST = ("abs of a float conversion's result: LLVM moves abs below the cast (abs(x).to(T) becomes "
+                   "abs(x.to(T))), and Triton's ring cast does not commute with abs; left as written")
+_ABS_CAST = ("sign-bit clear (|x|) of a value a float conversion then reads: LLVM moves abs across the cast "
+             "(abs(x.to(T)) becomes abs(x).to(T)), which Triton's FPSan computes differently at -0 (the ring "
+             "cast of φ(-0)); left as written")
+
+
+def _sign_mask(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, lanes: tuple[int, int]) -> FoldResult | None:
+    """``or.bN d, a, signs`` (−|a|) and ``and.bN d, a, ~signs`` (|a|) on float values (the dataflow's
+    type; integer code is left alone): −|a| becomes |a| then the ring negation (:func:`_neg_abs`) and is
+    reported; |a| stays native like Triton's abs, reported where a float ``cvt`` reads it."""
+    src = next(o for o in instr.operands[1:] if isinstance(o, ir.Reg)).name
+    dst = name_of(instr.operands[0])
+    if flow.value_kind([src, dst]) == "int":
+        return None
+    if instr.opcode == "and":
+        if any(u.opcode == "cvt" and _float_cast(u) is not None for u in flow.uses.get(dst, [])):
+            return FoldResult(False, _abs_verdict(flow, instr, "outside", _ABS_CAST))
+        return None
+    _neg_abs(instr, ctx, src, dst, lanes)
+    return FoldResult(True, Verdict(_NEG_ABS, ERROR, native=False), moves=True)
+
+
+def _abs_verdict(flow: Flow, instr: ir.Instruction, as_written: str, reason: str) -> Verdict:
+    """A note where the source's abs call shows the order the PTX has (``as_written``: the cast
+    ``inside`` or ``outside`` the abs), else an error (the other order, or no source)."""
+    decided = flow.hints.abs_cast(instr)
+    if decided is not None and decided.form == as_written:
+        return Verdict(f"{reason.split('; ')[0]}: the source at {decided.where} has this order", NOTE, native=False)
+    how = f"the source at {decided.where} has the other" if decided is not None else "no source says which"
+    return Verdict(f"{reason}; {how}", ERROR)
+
+
+def _neg_abs(instr: ir.Instruction, ctx: RewriteContext, a: str, d: str, lanes: tuple[int, int]) -> None:
+    """d = the ring negation of |a|, lane by lane: |a| with the sign set exactly where the magnitude is not
+    zero (m + mag carries into a lane's sign bit iff m ≠ 0)."""
+    w, lane = lanes
+    k = BITS_KIND[w]
+    mag = sum(((1 << (lane - 1)) - 1) << j for j in range(0, w, lane))
+    m, s, t = ctx.fresh(k), ctx.fresh(k), ctx.fresh(k)
+    ctx.emit(f"and.b{w} {m}, {a}, {hex(mag)}")
+    ctx.emit(f"add.s{w} {s}, {m}, {hex(mag)}")
+    ctx.emit(f"and.b{w} {t}, {s}, {hex(mag ^ ((1 << w) - 1))}")
+    ctx.invalidate(d)
+    ctx.emit(f"{guard_text(instr.guard)}or.b{w} {d}, {m}, {t}")
+
+
+def _float_cast(cvt: ir.Instruction, packed: bool = False) -> tuple[str, str] | None:
+    """(destination, source) types of a scalar float → float ``cvt`` without integer rounding (``packed``:
+    also ``cvt.rn.{f16,bf16}x2.f32`` of two sources)."""
     types = [m for m in cvt.mods if is_type(m)]
-    if (len(types) != 2 or not all(t in ("f16", "bf16", "f32", "f64") for t in types) or types[0] == types[1]
-            or len(cvt.operands) != 2 or cvt.guard is not None or "sat" in cvt.mods or "relu" in cvt.mods):
+    floats = ("f16", "bf16", "f32", "f64") + (("f16x2", "bf16x2") if packed else ())
+    n = 3 if packed and types[:1] in (["f16x2"], ["bf16x2"]) else 2
+    if (len(types) != 2 or not all(t in floats for t in types) or types[0] == types[1]
+            or len(cvt.operands) != n or cvt.guard is not None or "sat" in cvt.mods or "relu" in cvt.mods):
         return None
     return types[0], types[1]
 

@@ -48,7 +48,7 @@ def recognise(module: ir.Module, fn: ir.Function) -> list[LibRange]:
         return []
     text = module.source[fn.span.start:fn.span.end]
     tanh = "0f4038AA3B" in text and "0f41102CB4" in text
-    f64_trig_or_erf = "0d3FE45F306DC9C883" in text or "0d3D47088FDB46FA5F" in text
+    f64_trig_or_erf = any(k in text for k in ("0d3FE45F306DC9C883", "0dBFE45F306DC9C883", "0d3D47088FDB46FA5F"))
     if "__nv_" not in text and not tanh and not f64_trig_or_erf:
         return []
     stmts = [s for s in fn.statements() if s.span is not None]
@@ -134,13 +134,13 @@ def report_unmarked(fn: ir.Function, report: SanitizeReport, bodies: list[LibRan
     hits: dict[str, list[ir.Instruction]] = {}
     seen: set[ir.FloatImm] = set()
     for s in fn.instructions():
-        imms = {o for o in s.operands if isinstance(o, ir.FloatImm)}
+        imms = {_magnitude(o) for o in s.operands if isinstance(o, ir.FloatImm)}  # LLVM may fold a negation in
         seen |= imms
         for name, keys in _UNMARKED.items():
             if keys[0] in imms and not any(b.start_line <= _line(s) < b.end_line for b in bodies):
                 hits.setdefault(name, []).append(s)
     for name, at in hits.items():
-        if not all(k in seen for k in _UNMARKED[name]):
+        if not all(_magnitude(k) in seen for k in _UNMARKED[name]):
             continue
         for s in at:
             report.items.append(ReportItem(_line(s), s.span.col if s.span else 1, f"libdevice:__nv_{name}",
@@ -153,6 +153,10 @@ def emit_ring_op(ctx: RewriteContext, r: LibRange) -> list[str | Unembed]:
     """The lines that write ``r.output = φ⁻¹(op(φ(r.input)))`` at the body's exit (the caller has set
     ``ctx.lines`` empty and the current definition)."""
     return emit_lib_op(ctx, r)
+
+
+def _magnitude(o: ir.FloatImm) -> ir.FloatImm:
+    return ir.FloatImm(o.bits & ~(1 << (o.width - 1)), o.width)
 
 
 def _line(s: ir.Statement) -> int:

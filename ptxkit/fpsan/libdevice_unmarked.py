@@ -100,6 +100,7 @@ def _tanhf_body(flow: Flow, stmts: list[ir.Statement], i0: int, x: str, consts: 
 # ------------------------------------------------------------------------------ f64 sin, cos, erf
 
 _TWO_OVER_PI_64 = 0x3FE45F306DC9C883  # __nv_sin/__nv_cos: x·2/π (quadrant)
+_SIGN64 = 1 << 63
 _ERF_LEAD = {0x3D47088FDB46FA5F, 0xBCF0679AFBA6F279}  # __nv_erf: the polynomial's leading coefficients on |x|
 _MINUS_ONE_64 = 0xBFF0000000000000
 _SIGN32 = ir.Imm(-2147483648)
@@ -123,6 +124,14 @@ def match_unmarked_f64(flow: Flow, stmts: list[ir.Statement], consts: set[str]) 
             continue
         if s.opcode == "mul" and _TWO_OVER_PI_64 in flow.float_imms(s):
             got = _unmarked(flow, stmts, s, x.name, consts, _trig_end)
+        elif s.opcode == "mul" and _TWO_OVER_PI_64 | _SIGN64 in flow.float_imms(s):
+            # sin(−y)/cos(−y): LLVM folded the input's negation into the constant (y·(−2/π)); the body's
+            # input is the neg's result, and it reads y only there (seed 514)
+            negs = [t for t in stmts if isinstance(t, ir.Instruction) and t.opcode == "neg" and "f64" in t.mods
+                    and t.guard is None and flow.reads(t) == {x.name} and len(flow.writes(t)) == 1]
+            if len(negs) != 1:
+                continue
+            got = _unmarked(flow, stmts, s, next(iter(flow.writes(negs[0]))), consts, _trig_end, also={x.name})
         elif s.opcode == "abs" and any(t.opcode == "fma" and flow.reads(t) & flow.writes(s)
                                        and flow.float_imms(t) & _ERF_LEAD for t in stmts
                                        if isinstance(t, ir.Instruction)):
@@ -156,20 +165,22 @@ def _erf_end(flow: Flow, s: ir.Instruction, members: list[ir.Instruction]) -> st
 
 
 def _unmarked(flow: Flow, stmts: list[ir.Statement], key: ir.Instruction, x: str, consts: set[str],
-              is_end: Callable[[Flow, ir.Instruction, list[ir.Instruction]], str | None]) -> LibRange | None:
+              is_end: Callable[[Flow, ir.Instruction, list[ir.Instruction]], str | None],
+              also: set[str] | None = None) -> LibRange | None:
     """The body around ``key``: from the first read of x under the key's ``.loc`` after x's last write, the
     instructions reading what it computes (through pure calls' parameters: ``Flow``) under that ``.loc``,
     up to the one ``is_end`` names. Checks: x is not written in it, it reads nothing but x, x's sources
-    and constants, and exactly its end's result is read by other code."""
+    (``also``: registers x was computed from that the body reads in its place) and constants, and exactly
+    its end's result is read by other code."""
     instrs = [s for s in stmts if isinstance(s, ir.Instruction)]
     k = next(i for i, s in enumerate(instrs) if s is key)
     defs = [i for i in range(k) if x in flow.writes(instrs[i])]
     lo = defs[-1] + 1 if defs else 0
-    first = next((i for i in range(lo, k + 1) if x in flow.reads(instrs[i]) and flow.same_call(instrs[i], key)),
-                 None)
+    alias = flow.sources(x) | (also or set())
+    first = next((i for i in range(lo, k + 1) if ({x} | (also or set())) & flow.reads(instrs[i])
+                  and flow.same_call(instrs[i], key)), None)
     if first is None:
         return None
-    alias = flow.sources(x)
     taint = {x} | alias
     members: list[ir.Instruction] = []
     op = None

@@ -389,6 +389,26 @@ def sign_xor_lanes(instr: ir.Instruction) -> tuple[int, int] | None:
     return None
 
 
+def sign_mask_lanes(instr: ir.Instruction) -> tuple[int, int] | None:
+    """(register width, lane width) of ``or.bN d, a, signs`` or ``and.bN d, a, ~signs`` (the sign bit of
+    every lane, as :func:`sign_xor_lanes` finds for ``xor``), else None."""
+    if instr.opcode not in ("or", "and") or len(instr.mods) != 1 or instr.mods[0] not in ("b16", "b32", "b64"):
+        return None
+    w = int(instr.mods[0][1:])
+    ops = instr.operands
+    if len(ops) != 3 or not isinstance(ops[0], ir.Reg):
+        return None
+    imms = [o for o in ops[1:] if isinstance(o, ir.Imm)]
+    if len(imms) != 1 or sum(isinstance(o, ir.Reg) for o in ops[1:]) != 1:
+        return None
+    mask = imms[0].value % (1 << w)
+    for lane in (w, w // 2):
+        signs = sum(1 << (k + lane - 1) for k in range(0, w, lane))
+        if lane >= 16 and mask == (signs if instr.opcode == "or" else signs ^ ((1 << w) - 1)):
+            return w, lane
+    return None
+
+
 def sign_xor_width(instr: ir.Instruction) -> int:
     """Width of ``xor.bN d, a, signmask`` (scalar or packed lanes, :func:`sign_xor_lanes`), else 0."""
     lanes = sign_xor_lanes(instr)

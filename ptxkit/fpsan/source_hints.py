@@ -43,6 +43,7 @@ _BINOP = {"add": ast.Add, "sub": ast.Sub, "mul": ast.Mult}
 OWN = 0  # an operand that is a value of its own type (a load, a parameter), not a widening
 CONST = -1  # a Python number: it takes the other operand's type (no promotion)
 _DEPTH = 8
+_HALF = {"float16": "f16", "bfloat16": "bf16"}
 
 
 @dataclass(frozen=True)
@@ -279,6 +280,62 @@ class SourceHints:
                 return None
             return ("native", n) if _to_dtype(recv) in _INT_DTYPES else None
         return self.decide(cvt, classify)
+
+    def int_wide(self, cvt: ir.Instruction) -> Decision | None:
+        """``cvt.rn.{f32,f64}.{s,u}{8,16} d, i`` is ``i.to(T)`` (``direct``) or LLVM's fold of
+        ``i.to(f16|bf16).to(T)`` (``f16``/``bf16``: exact when i fits the half's mantissa, so LLVM drops the half,
+        whose payload Triton's FPSan widens). A half cast of an integer cast at the location, or a half
+        cast as the receiver of the wide cast there, gives its type; a wide cast of an integer cast
+        ``direct``; anything else (a loaded tensor, a library function's parameter: tl.max promotes its
+        bf16 input) stays undecided."""
+
+        def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
+            t = _to_dtype(n)
+            if t in ("float16", "bfloat16"):  # i.to(f16): the half LLVM dropped (not a float's cast)
+                return (_HALF[t], n) if _to_dtype(_resolve(f, _receiver(n), _DEPTH)) in _INT_DTYPES else None
+            if t in ("float32", "float64"):
+                e = _resolve(f, _receiver(n), _DEPTH)
+                while _to_dtype(e) in ("float32", "float64"):  # x.to(int8).to(f32).to(f32)
+                    e = _resolve(f, _receiver(e), _DEPTH) if isinstance(e, ast.Call) else None
+                recv = _to_dtype(e)
+                if recv in ("float16", "bfloat16"):
+                    return _HALF[recv], n
+                return ("direct", n) if recv in _INT_DTYPES else None
+            return None
+        return self.decide(cvt, classify)
+
+    def abs_cast(self, instr: ir.Instruction) -> Decision | None:
+        """An abs next to a float ``cvt`` (LLVM moves fabs across fpext/fptrunc): the ``abs`` call at the
+        location takes a float cast (``abs(x.to(T))``: ``inside``) or something else (``abs(x)``, cast
+        later: ``outside``)."""
+
+        def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
+            if not (isinstance(n, ast.Call) and len(n.args) == 1
+                    and isinstance(n.func, (ast.Attribute, ast.Name))
+                    and (n.func.attr if isinstance(n.func, ast.Attribute) else n.func.id) in ("abs", "fabs")):
+                return None
+            arg = _resolve(f, n.args[0], _DEPTH)
+            while isinstance(arg, ast.UnaryOp) and isinstance(arg.op, (ast.USub, ast.UAdd)):
+                arg = _resolve(f, arg.operand, _DEPTH)  # abs(-x) is abs(x): LLVM drops the negation
+            return ("inside" if _cast_to(arg) else "outside"), n
+        return self.decide(instr, classify)
+
+    def trunc(self, cvt: ir.Instruction) -> Decision | None:
+        """``cvt.rzi.fT.fT`` is a ``trunc`` call (``call``) or LLVM's fold of ``x.to(int).to(float)``
+        (``casts``: fptosi then sitofp, native in Triton's FPSan and saturating out of range)."""
+
+        def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
+            if isinstance(n, ast.Call) and isinstance(n.func, (ast.Attribute, ast.Name)):
+                name = n.func.attr if isinstance(n.func, ast.Attribute) else n.func.id
+                if name == "trunc":
+                    return "call", n
+            t = _to_dtype(n)
+            if t in _INT_DTYPES:
+                return "casts", n
+            if t in _DTYPE_WIDTH and _to_dtype(_resolve(f, _receiver(n), _DEPTH)) in _INT_DTYPES:
+                return "casts", n
+            return None
+        return self.decide_within(cvt, classify)
 
     def self_compare(self, instr: ir.Instruction, ft: str) -> Decision | None:
         """``setp.num/nan.fT p, x, x`` (LLVM's ``c(x) <= c(x)`` → ``ord(x, x)``, which drops the narrowing
