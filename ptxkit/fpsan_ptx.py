@@ -25,7 +25,8 @@ The passes, in order, for each function with float work (each in its own module 
 4. ``edits.write_edits`` — the φ⁻¹ tails whose every read a shadow serves are dropped, the rewritten
    instructions and the ring ops of recognised bodies go into the module's edit list;
 5. ``libdevice.report_unrecognised`` — every other inlined libdevice body is reported as a line range,
-   ``libdevice.report_unmarked`` each one inlined without an exit marker (tanhf; f64 erf, sin, cos);
+   ``libdevice.report_unmarked`` each one inlined without an exit marker (tanhf; f64 erf, sin, cos),
+   ``libdevice.report_sunk_arguments`` a recognised body into which LLVM sank the argument's neg/abs;
 6. ``edits.declare_registers`` — the fresh registers are declared at the top of the function.
 
 Then the file gets :data:`MARKER` (a file carrying it is left unchanged: sanitizing is idempotent), and
@@ -157,4 +158,5 @@ def _sanitize_function(module: ir.Module, fn: ir.Function, report: SanitizeRepor
         module.insert_before(fn, helper)
     libdevice.report_unrecognised(module, fn, report, {b.end_line for b in bodies})
     libdevice.report_unmarked(fn, report, bodies)
+    libdevice.report_sunk_arguments(fn, report, bodies)
     declare_registers(module, fn, done.ctx.counter, names.prefix)

@@ -279,6 +279,8 @@ OPEN: dict[int | str, tuple[str, bool]] = {
     610: ("minimum(x, x * -1.0): LLVM's -|x| (or of the sign bit), the ring -|x| differs at ±0", True),
     626: ("x.to(int8).to(f16): LLVM folds the pair into cvt.rzi.f16.f16 (trunc)", True),
     688: ("abs(d).to(bf16): LLVM moves abs below the narrowing cvt (abs.bf16x2)", True),
+    674: ("pow(x*x, -x): LLVM sinks the argument's neg.f32 into the inlined __nv_powf", True),
+    690: ("pow(y, abs(x+x)): LLVM sinks the argument's abs.f32 into the inlined __nv_powf", True),
 }
 
 

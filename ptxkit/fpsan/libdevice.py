@@ -92,6 +92,27 @@ def body_callees(module: ir.Module, bodies: dict[str, list[LibRange]]) -> set[st
         inside |= more
 
 
+def report_sunk_arguments(fn: ir.Function, report: SanitizeReport, bodies: list[LibRange]) -> None:
+    """A recognised f32 body whose input a non-``.ftz`` ``neg``/``abs`` reads inside it: LLVM sank the
+    caller's ``-y``/``abs(y)`` into the inlined body (held-out seeds 674, 690: ``pow(x, -y)``), so the op's
+    input is not the register it reads, and the replaced result (a hash of the inputs) differs. libdevice's
+    own f32 code is built with flush-to-zero (``abs.ftz``), the caller's is not."""
+    for b in bodies:
+        if b.ftype != "f32":
+            continue
+        inputs = set(b.inputs or (b.input,))
+        for s in fn.instructions():
+            if (s.span is not None and b.covers(s.span.line) and s.opcode in ("neg", "abs") and "f32" in s.mods
+                    and "ftz" not in s.mods and len(s.operands) == 2 and isinstance(s.operands[1], ir.Reg)
+                    and s.operands[1].name in inputs):
+                report.items.append(ReportItem(
+                    s.span.line, s.span.col, f"libdevice:__nv_{b.name}",
+                    f"{s.opcode}.f32 of the input {s.operands[1].name} inside the inlined body of __nv_{b.name}: "
+                    f"LLVM sank the caller's {'negation' if s.opcode == 'neg' else 'abs'} of the argument into "
+                    "the body, so the replaced result is computed from the argument before it", fn.name,
+                    native=False))
+
+
 def report_unrecognised(module: ir.Module, fn: ir.Function, report: SanitizeReport,
                         recognised: set[int]) -> None:
     """Inlined libdevice bodies (``// %__nv_sinf.exit`` markers): their float instructions are
