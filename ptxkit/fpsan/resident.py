@@ -34,7 +34,7 @@ from ptxkit.fpsan.irview import regs
 from ptxkit.fpsan.mma_plan import MmaNotModelled, plan
 from ptxkit.fpsan.ops import LANE_TYPE, TABLE, float_type_of
 from ptxkit.fpsan.ring import embed_int, ring
-from ptxkit.fpsan.touches import RAW, SCALAR, Touches, declared_width, move_shape, record_move
+from ptxkit.fpsan.touches import SCALAR, Touches, declared_width, move_shape, record_move
 from ptxkit.fpsan.wgmma import WgmmaForm
 from ptxkit.ptx.types import FLOAT_TYPES
 
@@ -107,7 +107,7 @@ def resident_set(t: Touches, reg_types: dict[str, str], live_out: Iterable[str])
     """The resident registers the touches allow, each with its float type: whole components (linked by
     moves and packs) with no raw touch, one float type, declared widths that fit it (a pack's register
     twice a lane's), and a definition."""
-    bad = {r for r, k in t.kinds.items() if RAW in k} | set(live_out)
+    bad = t.raws | set(live_out)
     holders = {packed for packed, _ in t.packs}
     g: nx.Graph = nx.Graph()
     g.add_edges_from(t.moves)

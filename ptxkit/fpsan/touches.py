@@ -35,19 +35,23 @@ def declared_width(t: str | None) -> int | None:
 @dataclass
 class Touches:
     """How one function's registers are used: ``kinds[reg]`` holds ``("read", ftype)``, ``("def",
-    ftype)``, ``("const",)`` or :data:`RAW`; ``moves`` links registers whose bits a move copies;
-    ``packs`` maps a packed register to the lane registers a pack or unpack moves."""
+    ftype)`` or ``("const",)`` (an empty set: only moved); ``raws`` the registers touched :data:`RAW`;
+    ``moves`` links registers whose bits a move copies; ``packs`` maps a packed register to the lane
+    registers a pack or unpack moves."""
 
     kinds: dict[str, set[object]] = field(default_factory=dict)
+    raws: set[str] = field(default_factory=set)
     moves: list[tuple[str, str]] = field(default_factory=list)
     packs: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)
 
     def add(self, reg: str, kind: object) -> None:
-        self.kinds.setdefault(reg, set()).add(kind)
+        if kind == RAW:
+            self.raws.add(reg)
+        else:
+            self.kinds.setdefault(reg, set()).add(kind)
 
     def raw(self, names: Iterable[str]) -> None:
-        for r in names:
-            self.add(r, RAW)
+        self.raws.update(names)
 
 
 @dataclass(frozen=True)
