@@ -139,11 +139,14 @@ def _sanitize_function(module: ir.Module, fn: ir.Function, report: SanitizeRepor
     """The passes over one function, in order (module docstring)."""
     types = reg_types(fn, module)
     visible = resident.live_out(module, fn)
-    chosen = resident.resident_set(resident.predict(fn, native_lines(bodies)), types, visible)
+    chosen = (resident.resident_set(resident.predict(fn, native_lines(bodies)), types, visible)
+              if resident.has_ring_ops(fn) else {})
     mark = (len(report.items), report.rewritten, names.labels)
     retried = False
     while True:
         done = rewrite_function(module, fn, report, names, opts, bodies, types, chosen)
+        if not chosen:
+            break  # nothing chosen, nothing to check (and no touches were recorded)
         allowed = resident.resident_set(done.ctx.touches, types, visible)
         if all(allowed.get(r) == ft for r, ft in chosen.items()):
             break

@@ -3,7 +3,6 @@ are jump targets, the source text of a statement, fresh-name prefixes."""
 
 from __future__ import annotations
 
-import functools
 import re
 
 from ptxkit import ir
@@ -13,11 +12,11 @@ from ptxkit.ptx import isa
 NO_DEST = isa.NO_DEST_OPCODES
 
 
-@functools.lru_cache(maxsize=65536)
 def regs(op: object) -> tuple[str, ...]:
-    """Register names in an operand (registers declared without '%' parse as Sym). Operands are
-    frozen values and the passes ask about each one many times: cached."""
-    if isinstance(op, (ir.Reg, ir.Sym)):
+    """Register names in an operand (registers declared without '%' parse as Sym)."""
+    if isinstance(op, ir.Reg):  # the common case first: the passes ask about every operand
+        return (op.name,)
+    if isinstance(op, ir.Sym):
         return (op.name,)
     if isinstance(op, ir.Addr):
         return (op.base.name,) if isinstance(op.base, ir.Reg) else ()

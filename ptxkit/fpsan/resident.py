@@ -80,6 +80,11 @@ def ring_shape(instr: ir.Instruction) -> tuple[list[tuple[str, str]], list[tuple
     return None
 
 
+def has_ring_ops(fn: ir.Function) -> bool:
+    """Whether ``fn`` has an instruction with a float type (else no register can be resident)."""
+    return any(m in FLOAT_TYPES for i in fn.instructions() for m in i.mods)
+
+
 def predict(fn: ir.Function, native: set[int]) -> Touches:
     """The touches the rewrite is expected to record, from opcodes alone (:func:`ring_shape`; moves
     link; the lines ``native`` (recognised libdevice bodies) and everything else are raw)."""

@@ -71,6 +71,9 @@ class _FunctionRewrite:
                              homomorphic_casts=opts.homomorphic_casts, report_fn=self.report_item, counter=self.counter)
         ctx.labels = names.labels
         ctx.resident = resident
+        # the touches are recorded to check a non-empty residency choice (ptxkit.fpsan_ptx); without one
+        # there is nothing to check, and integer-heavy functions skip the bookkeeping
+        self.track = bool(resident)
         ctx.calls_ok = calls_allowed(module.source)
         ctx.cvt_sites = dict(Counter(".".join(i.mods) for i in fn.instructions() if i.opcode == "cvt"))
         ctx.folds = dict(opts.folds)
@@ -148,7 +151,8 @@ class _FunctionRewrite:
 
     def file_raw(self) -> None:
         """The pending touches of code the residency records do not vouch for: raw."""
-        self.ctx.touches.raw(r for r, _ in self.ctx.pending)
+        if self.track:
+            self.ctx.touches.raw(r for r, _ in self.ctx.pending)
         self.ctx.pending = []
 
     def file_touches(self, instr: ir.Instruction, vetted: bool) -> None:
@@ -156,6 +160,9 @@ class _FunctionRewrite:
         keeps its ring reads and definitions (every other operand register is raw); anything else
         (folds, mma, atomics, packed ops) is raw throughout."""
         ctx, t = self.ctx, self.ctx.touches
+        if not self.track:
+            ctx.pending = []
+            return
         seen: set[str] = set()
         if vetted and ring_shape(instr) is not None:
             for r, kind in ctx.pending:
@@ -176,7 +183,7 @@ class _FunctionRewrite:
         residency records instead of touching them raw."""
         ctx = self.ctx
         self.file_raw()
-        if not (link and record_move(ctx.touches, instr)):
+        if self.track and not (link and record_move(ctx.touches, instr)):
             ctx.touches.raw(r for o in instr.operands for r in regs(o))
             if instr.guard is not None:
                 ctx.touches.raw([instr.guard.pred])
