@@ -62,3 +62,12 @@ def test_fast_path_equals_grammar_on_cub_sample():
         got = lark_parser.parse_toplevel(src, s.start, s.end, s.line, s.col, str(path))
         assert got == [node]
         assert _spans(got) == _spans([node])
+
+
+@pytest.mark.parametrize("lit", ["0.0", "-1.5", "1e3", ".25", "-.5e-2", "3.", "1E+10", "-0.0"])
+def test_decimal_float_operands_fast_path_equals_grammar(lit):
+    """Decimal literals (ISA §4.5.1: f64) are on the fast path; it builds what the grammar builds."""
+    src = (".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n\t.reg .f64 %fd<2>;\n"
+           f"\tmov.f64 %fd0, {lit};\n\tadd.f64 %fd1, %fd0, {lit};\n\tret;\n}}\n")
+    fast, ref = parse(src, "k.ptx"), parse_reference(src, "k.ptx")
+    assert fast.items == ref.items and _spans(fast.items) == _spans(ref.items)

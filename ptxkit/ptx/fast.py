@@ -64,6 +64,8 @@ _REG = re.compile(r"%[\w$]+(?:\.[a-zA-Z]\w*)?\Z")
 _IDENT = re.compile(r"(?:[a-zA-Z][\w$]*|[_$][\w$]+)(?:\.[xyzwrgba])?\Z")
 _INT = re.compile(r"(-?)((?:0[xX][0-9a-fA-F]+|0[bB][01]+|[0-9]+)U?)\Z")
 _FHEX = re.compile(r"0[fF][0-9a-fA-F]{8}\Z|0[dD][0-9a-fA-F]{16}\Z")
+# the grammar's FLOAT_DEC (an f64, ISA §4.5.1), optionally negated as its unary minus does
+_FDEC = re.compile(r"(-?)((?:[0-9]+\.[0-9]*(?:[eE][+-]?[0-9]+)?|\.[0-9]+(?:[eE][+-]?[0-9]+)?|[0-9]+[eE][+-]?[0-9]+))\Z")
 _ATOM = r"(%[\w$]+(?:\.[a-zA-Z]\w*)?|[a-zA-Z][\w$]*|[_$][\w$]+)"
 _INTLIT = r"((?:0[xX][0-9a-fA-F]+|0[bB][01]+|[0-9]+)U?)"
 _ADDR = re.compile(r"\[[ \t]*(?:" + _ATOM + r"(?:[ \t]*([+-])[ \t]*(-?)" + _INTLIT + r")?|(-?)" + _INTLIT
@@ -154,6 +156,10 @@ class _Ops:
                 return ir.Imm(-v if m.group(1) else v)
             if _FHEX.match(s):
                 return build.float_hex(s)
+            m = _FDEC.match(s)
+            if m:  # hand-written PTX's 0.0 (compilers write 0f…): no grammar round trip per statement
+                f = build.float_dec(m.group(2))
+                return ir.FloatImm(f.bits ^ (1 << 63), 64) if m.group(1) else f
             if _IDENT.match(s) or s == "_":
                 return self._atom(s)
             if "|" in s:
