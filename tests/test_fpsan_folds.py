@@ -462,3 +462,12 @@ def test_conversions_llvm_folds_are_reported_without_a_source(body, op):
     decides (test_triton_gen checks the decisions the Python source makes)."""
     _, rep = _run(_kernel(body), [[ONE, TWO]])
     assert (op, "error") in _items(rep)
+
+
+def test_negation_of_a_max_is_reported_without_a_source():
+    """``neg.f32`` of ``max.f32`` (LLVM's -max(a, b) for min(-a, -b): held-out seed 883): the ring
+    negation as written, an error since the ring differs at φ(−0) = −2^31 (its own negation)."""
+    text = _kernel("max.f32 %t, %a, %b;\n\tneg.f32 %d, %t;")
+    out, rep = _run(text, [[ONE, TWO]])
+    assert ("neg.f32", "error") in _items(rep)
+    assert out == [int(R.float_unop("neg", np.array([TWO], np.uint64), "f32")[0])]

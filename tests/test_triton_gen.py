@@ -281,6 +281,7 @@ OPEN: dict[int | str, tuple[str, bool]] = {
     688: ("abs(d).to(bf16): LLVM moves abs below the narrowing cvt (abs.bf16x2)", True),
     674: ("pow(x*x, -x): LLVM sinks the argument's neg.f32 into the inlined __nv_powf", True),
     690: ("pow(y, abs(x+x)): LLVM sinks the argument's abs.f32 into the inlined __nv_powf", True),
+    883: ("tl.min(x * -1.0): LLVM computes -max(x), which the ring computes differently at -0", True),
 }
 
 

@@ -191,6 +191,9 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
     if ft is None:
         return None
     ops = instr.operands
+    if (op == "neg" and len(ops) == 2 and isinstance(ops[1], ir.Reg) and ft in ("f32", "f64")
+            and (m := flow.only_def(ops[1].name)) is not None and m.opcode in ("max", "min")):
+        return _neg_extremum(instr, ctx, flow, ft)
     if op == "abs" and len(ops) == 2 and isinstance(ops[1], ir.Reg):
         cvt = flow.only_def(ops[1].name)
         if cvt is not None and cvt.opcode == "cvt" and _float_cast(cvt, packed=True) is not None:
@@ -396,6 +399,25 @@ def _sign_mask(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, lanes: tu
         return None
     _neg_abs(instr, ctx, src, dst, lanes)
     return FoldResult(True, Verdict(_NEG_ABS, ERROR, native=False), moves=True)
+
+
+_NEG_EXTREMUM = ("negation of a max/min: LLVM rewrites min(-a, -b) as -max(a, b) (and max/min swapped), which "
+                 "the ring computes differently where a payload is φ(-0) = −2^(w−1) (its own negation); "
+                 "sanitized as written")
+
+
+def _neg_extremum(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, ft: str) -> FoldResult:
+    """``neg`` of a ``max``/``min`` result (held-out seed 883: ``tl.min(x * -1.0)``): the ring negation
+    as written, a note where the source negates a max/min call there, else an error."""
+    compute, nsrc = TABLE["neg"]
+    if not elementwise(instr, ctx, OpInfo(ft, None), compute, nsrc):
+        return FoldResult(False, Verdict("neg: operand form not modelled"))
+    decided = flow.hints.neg_extremum(instr)
+    if decided is not None and decided.form == "written":
+        return FoldResult(True, Verdict(f"{_NEG_EXTREMUM.split(', which')[0]}: the source at {decided.where} "
+                                        "negates the max/min itself", NOTE, native=False))
+    how = f"the source at {decided.where} negates the operands" if decided else "no source says which"
+    return FoldResult(True, Verdict(f"{_NEG_EXTREMUM}; {how}", ERROR, native=False))
 
 
 def _abs_verdict(flow: Flow, instr: ir.Instruction, as_written: str, reason: str) -> Verdict:

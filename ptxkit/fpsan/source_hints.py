@@ -320,6 +320,26 @@ class SourceHints:
             return ("inside" if _cast_to(arg) else "outside"), n
         return self.decide(instr, classify)
 
+    def neg_extremum(self, instr: ir.Instruction) -> Decision | None:
+        """``neg`` of a max/min: the source negates a ``max``/``min``/``maximum``/``minimum`` call there
+        (``written``), or negates something else there (``moved``: LLVM pulled the negation of the
+        operands out of a min/max, e.g. ``tl.min(x * -1.0)``)."""
+
+        def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
+            if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub):
+                inner: ast.expr | None = n.operand
+            elif isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mult):
+                inner = n.left if _number(n.right) == -1.0 else n.right if _number(n.left) == -1.0 else None
+            else:
+                return None
+            if inner is None:
+                return None
+            e = _resolve(f, inner, _DEPTH)
+            name = (e.func.attr if isinstance(e.func, ast.Attribute) else e.func.id
+                    if isinstance(e.func, ast.Name) else "") if isinstance(e, ast.Call) else ""
+            return ("written" if name in ("max", "min", "maximum", "minimum") else "moved"), n
+        return self.decide(instr, classify)
+
     def trunc(self, cvt: ir.Instruction) -> Decision | None:
         """``cvt.rzi.fT.fT`` is a ``trunc`` call (``call``) or LLVM's fold of ``x.to(int).to(float)``
         (``casts``: fptosi then sitofp, native in Triton's FPSan and saturating out of range)."""
