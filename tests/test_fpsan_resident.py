@@ -26,10 +26,8 @@ THREADS, ITERS = 64, 5
 # acc (%r2) and the running max (%f0, a .f32 register) are carried around the loop; (e, acc) are packed
 # into %rd3 and unpacked in the next iteration; a shuffle moves a payload between lanes; the outputs are
 # ring ops whose results are stored
-LOOP = f""".version 8.0
-.target sm_80
-.address_size 64
-.visible .entry k(.param .u64 xin, .param .u64 out, .param .u32 n)
+HEAD = ".version 8.0\n.target sm_80\n.address_size 64\n"
+LOOP = HEAD + f""".visible .entry k(.param .u64 xin, .param .u64 out, .param .u32 n)
 {{
 \t.reg .b32 %r<20>;
 \t.reg .f32 %f<2>;
@@ -175,15 +173,10 @@ def test_ptxas_accepts_resident_code(tmp_path, which: str) -> None:
 # tile helper (ptxkit.fpsan.mma_calls, the int8 expansion) takes and returns their payloads
 TILE = ("\tmma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%d0, %d1, %d2, %d3}, {%r1, %r2, %r3, %r4}, "
         "{%r5, %r6}, {%d0, %d1, %d2, %d3};\n")
-MMA = """.version 8.0
-.target sm_80
-.address_size 64
-.visible .entry k(.param .u64 io)
+MMA = HEAD + """.visible .entry k(.param .u64 io)
 {
 \t.reg .b32 %r<12>;
-\t.reg .f32 %c<4>;
-\t.reg .f32 %d<4>;
-\t.reg .f32 %e<4>;
+\t.reg .f32 %c<4>, %d<4>, %e<4>;
 \t.reg .b64 %rd<4>;
 \tmov.u32 %r0, %tid.x;
 \tld.param.u64 %rd0, [io];

@@ -50,6 +50,7 @@ from ptxkit.fpsan.ops import (
     as_reg,
     elementwise,
     float_type_of,
+    lane_nonzero_signs,
     rewrite_sign_xor,
     sign_mask_lanes,
     sign_xor_width,
@@ -432,14 +433,9 @@ def _abs_verdict(flow: Flow, instr: ir.Instruction, as_written: str, reason: str
 
 def _neg_abs(instr: ir.Instruction, ctx: RewriteContext, a: str, d: str, lanes: tuple[int, int]) -> None:
     """d = the ring negation of |a|, lane by lane: |a| with the sign set exactly where the magnitude is not
-    zero (m + mag carries into a lane's sign bit iff m ≠ 0)."""
+    zero."""
     w, lane = lanes
-    k = BITS_KIND[w]
-    mag = sum(((1 << (lane - 1)) - 1) << j for j in range(0, w, lane))
-    m, s, t = ctx.fresh(k), ctx.fresh(k), ctx.fresh(k)
-    ctx.emit(f"and.b{w} {m}, {a}, {hex(mag)}")
-    ctx.emit(f"add.s{w} {s}, {m}, {hex(mag)}")
-    ctx.emit(f"and.b{w} {t}, {s}, {hex(mag ^ ((1 << w) - 1))}")
+    m, t = lane_nonzero_signs(ctx, a, w, lane)
     ctx.invalidate(d)
     ctx.emit(f"{guard_text(instr.guard)}or.b{w} {d}, {m}, {t}")
 

@@ -368,31 +368,11 @@ NATIVE = {"ld", "ldu", "st", "mov", "selp", "slct", "setp", "set", "abs", "copys
 
 # ------------------------------------------------------------------------------ sign-bit xor
 
-def sign_xor_lanes(instr: ir.Instruction) -> tuple[int, int] | None:
-    """(register width, lane width) of ``xor.bN d, a, mask`` (either operand order) where the mask is the
-    sign bit of every lane: scalar (0x80000000) or packed halves/f32 pairs (0x80008000,
-    0x8000000080000000: LLVM's ``-x`` on f16x2/bf16x2/f32x2 bits), else None."""
-    if instr.opcode != "xor" or len(instr.mods) != 1 or instr.mods[0] not in ("b16", "b32", "b64"):
-        return None
-    w = int(instr.mods[0][1:])
-    ops = instr.operands
-    if len(ops) != 3 or not isinstance(ops[0], ir.Reg):
-        return None
-    imms = [o for o in ops[1:] if isinstance(o, ir.Imm)]
-    regs = [o for o in ops[1:] if isinstance(o, ir.Reg)]
-    if len(imms) != 1 or len(regs) != 1:
-        return None
-    mask = imms[0].value % (1 << w)
-    for lane in (w, w // 2):
-        if lane >= 16 and mask == sum(1 << (k + lane - 1) for k in range(0, w, lane)):
-            return w, lane
-    return None
-
-
-def sign_mask_lanes(instr: ir.Instruction) -> tuple[int, int] | None:
-    """(register width, lane width) of ``or.bN d, a, signs`` or ``and.bN d, a, ~signs`` (the sign bit of
-    every lane, as :func:`sign_xor_lanes` finds for ``xor``), else None."""
-    if instr.opcode not in ("or", "and") or len(instr.mods) != 1 or instr.mods[0] not in ("b16", "b32", "b64"):
+def _sign_lanes(instr: ir.Instruction) -> tuple[int, int] | None:
+    """(register width, lane width) of ``xor.bN``/``or.bN d, a, signs`` or ``and.bN d, a, ~signs`` (either
+    operand order) where ``signs`` is the sign bit of every lane: scalar (0x80000000) or packed
+    halves/f32 pairs (0x80008000, 0x8000000080000000), else None."""
+    if instr.opcode not in ("xor", "or", "and") or len(instr.mods) != 1 or instr.mods[0] not in ("b16", "b32", "b64"):
         return None
     w = int(instr.mods[0][1:])
     ops = instr.operands
@@ -404,9 +384,31 @@ def sign_mask_lanes(instr: ir.Instruction) -> tuple[int, int] | None:
     mask = imms[0].value % (1 << w)
     for lane in (w, w // 2):
         signs = sum(1 << (k + lane - 1) for k in range(0, w, lane))
-        if lane >= 16 and mask == (signs if instr.opcode == "or" else signs ^ ((1 << w) - 1)):
+        if lane >= 16 and mask == (signs ^ ((1 << w) - 1) if instr.opcode == "and" else signs):
             return w, lane
     return None
+
+
+def sign_xor_lanes(instr: ir.Instruction) -> tuple[int, int] | None:
+    """:func:`_sign_lanes` of a sign-bit ``xor`` (LLVM's ``-x`` on float bits, packed lanes too)."""
+    return _sign_lanes(instr) if instr.opcode == "xor" else None
+
+
+def sign_mask_lanes(instr: ir.Instruction) -> tuple[int, int] | None:
+    """:func:`_sign_lanes` of a sign-bit ``or`` (−|x|) or magnitude ``and`` (|x|)."""
+    return _sign_lanes(instr) if instr.opcode in ("or", "and") else None
+
+
+def lane_nonzero_signs(ctx: RewriteContext, a: str, w: int, lane: int) -> tuple[str, str]:
+    """(|a| lane by lane, the sign bits of the lanes whose magnitude is not zero), without predicates: a
+    lane's magnitude m ≤ 2^(l−1)−1 plus 2^(l−1)−1 reaches the lane's sign bit exactly when m ≠ 0."""
+    k = BITS_KIND[w]
+    mag = sum(((1 << (lane - 1)) - 1) << j for j in range(0, w, lane))
+    m, s, t = ctx.fresh(k), ctx.fresh(k), ctx.fresh(k)
+    ctx.emit(f"and.b{w} {m}, {a}, {hex(mag)}")
+    ctx.emit(f"add.s{w} {s}, {m}, {hex(mag)}")
+    ctx.emit(f"and.b{w} {t}, {s}, {hex(mag ^ ((1 << w) - 1))}")
+    return m, t
 
 
 def sign_xor_width(instr: ir.Instruction) -> int:
@@ -417,8 +419,7 @@ def sign_xor_width(instr: ir.Instruction) -> int:
 
 def rewrite_sign_xor(instr: ir.Instruction, ctx: RewriteContext) -> bool:
     """Ring negation of whatever float type: a ^ sign, except ±0 which stay (type-independent: φ(−x) =
-    −φ(x) for x ≠ ±0, and 0 − φ(±0) = φ(±0)). Packed: lane by lane, without predicates — a lane's
-    magnitude m ≤ 2^(l−1)−1 plus 2^(l−1)−1 reaches the lane's sign bit exactly when m ≠ 0."""
+    −φ(x) for x ≠ ±0, and 0 − φ(±0) = φ(±0)). Packed: lane by lane (:func:`lane_nonzero_signs`)."""
     lanes = sign_xor_lanes(instr)
     assert lanes is not None
     w, lane = lanes
@@ -428,11 +429,7 @@ def rewrite_sign_xor(instr: ir.Instruction, ctx: RewriteContext) -> bool:
     ctx.reads.append((a, None))
     ctx.read_bits(a)
     if lane != w:
-        mag = sum(((1 << (lane - 1)) - 1) << j for j in range(0, w, lane))
-        m, s, t = ctx.fresh(k), ctx.fresh(k), ctx.fresh(k)
-        ctx.emit(f"and.b{w} {m}, {a}, {hex(mag)}")
-        ctx.emit(f"add.s{w} {s}, {m}, {hex(mag)}")
-        ctx.emit(f"and.b{w} {t}, {s}, {hex(mag ^ ((1 << w) - 1))}")
+        _, t = lane_nonzero_signs(ctx, a, w, lane)
         ctx.invalidate(d)
         ctx.emit(f"{guard_text(instr.guard)}xor.b{w} {d}, {a}, {t}")
         return True
