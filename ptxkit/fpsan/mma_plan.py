@@ -155,16 +155,17 @@ def classify(instr: Instruction) -> MmaForm:
 # --------------------------------------------------------------------------- PTX emission
 
 
+# BlockEmitter's register kinds: the name letter after the prefix, and the declared type
+_BLOCK_KINDS = {"r": "b32", "h": "b16", "p": "pred", "d": "b64"}
+
+
 class BlockEmitter:
     """Standalone emission: one ``{ … }`` block with block-scoped registers and its own φ code
     (used by :func:`expand_mma`, i.e. tests and tools that have no sanitizer context)."""
 
     def __init__(self, prefix: str):
         self.prefix = prefix
-        self.n = 0
-        self.nh = 0
-        self.np = 0
-        self.nd = 0
+        self.count = dict.fromkeys(_BLOCK_KINDS, 0)  # registers of each kind so far
         self.decls: list[str] = []  # block-scoped variables (a helper's .local buffer)
         self.lines: list[str] = []
         self.memo: dict[Any, Any] = {}
@@ -175,21 +176,21 @@ class BlockEmitter:
         # resident, ptxkit.fpsan.resident): no φ of C, no φ⁻¹ of D
         self.payload_only = False
 
+    def _next(self, letter: str) -> str:
+        self.count[letter] += 1
+        return f"{self.prefix}{letter}{self.count[letter] - 1}"
+
     def reg(self) -> str:
-        self.n += 1
-        return f"{self.prefix}r{self.n - 1}"
+        return self._next("r")
 
     def reg16(self) -> str:
-        self.nh += 1
-        return f"{self.prefix}h{self.nh - 1}"
+        return self._next("h")
 
     def pred(self) -> str:
-        self.np += 1
-        return f"{self.prefix}p{self.np - 1}"
+        return self._next("p")
 
     def reg64(self) -> str:
-        self.nd += 1
-        return f"{self.prefix}d{self.nd - 1}"
+        return self._next("d")
 
     def label(self, name: str) -> None:
         self.lines.append(f"{name}:")
@@ -198,15 +199,7 @@ class BlockEmitter:
         self.lines.append("\t" + text + ";")
 
     def text(self) -> list[str]:
-        decl = []
-        if self.n:
-            decl.append(f"\t.reg .b32 {self.prefix}r<{self.n}>;")
-        if self.nh:
-            decl.append(f"\t.reg .b16 {self.prefix}h<{self.nh}>;")
-        if self.np:
-            decl.append(f"\t.reg .pred {self.prefix}p<{self.np}>;")
-        if self.nd:
-            decl.append(f"\t.reg .b64 {self.prefix}d<{self.nd}>;")
+        decl = [f"\t.reg .{t} {self.prefix}{k}<{self.count[k]}>;" for k, t in _BLOCK_KINDS.items() if self.count[k]]
         return ["{", *decl, *("\t" + d for d in self.decls), *self.lines, "}"]
 
     # -- the ptxkit.fpsan.phi emitter interface, and φ / φ⁻¹ on a 32-bit register holding a w-bit pattern
