@@ -193,7 +193,8 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
         return None
     ops = instr.operands
     if (op == "neg" and len(ops) == 2 and isinstance(ops[1], ir.Reg) and ft in ("f32", "f64")
-            and (m := flow.only_def(ops[1].name)) is not None and m.opcode in ("max", "min")):
+            and (m := flow.only_def(ops[1].name)) is not None and m.opcode in ("max", "min")
+            and _reaches(flow, name_of(ops[0]), {"max": "min", "min": "max"}[m.opcode])):
         return _neg_extremum(instr, ctx, flow, ft)
     if op == "abs" and len(ops) == 2 and isinstance(ops[1], ir.Reg):
         cvt = flow.only_def(ops[1].name)
@@ -407,9 +408,27 @@ _NEG_EXTREMUM = ("negation of a max/min: LLVM rewrites min(-a, -b) as -max(a, b)
                  "sanitized as written")
 
 
+def _reaches(flow: Flow, reg: str, opcode: str) -> bool:
+    """Whether an ``opcode`` instruction reads ``reg``'s value, directly or through bit moves (a shuffle
+    tree): −max(a, b) feeding a min is LLVM's min(−a, −b); feeding a sub or an fma it is just a negation."""
+    todo, seen = [reg], set()
+    while todo:
+        r = todo.pop()
+        if r in seen:
+            continue
+        seen.add(r)
+        for u in flow.uses.get(r, []):
+            if u.opcode == opcode:
+                return True
+            if u.opcode in _MOVES:
+                todo += regs(u.operands[0])
+    return False
+
+
 def _neg_extremum(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, ft: str) -> FoldResult:
-    """``neg`` of a ``max``/``min`` result (held-out seed 883: ``tl.min(x * -1.0)``): the ring negation
-    as written, a note where the source negates a max/min call there, else an error."""
+    """``neg`` of a ``max``/``min`` result that a ``min``/``max`` reads (held-out seed 883: ``tl.min(x *
+    -1.0)`` as −max(x) into the shuffle tree's min): the ring negation as written, a note where the source
+    negates a max/min call there, else an error."""
     compute, nsrc = TABLE["neg"]
     if not elementwise(instr, ctx, OpInfo(ft, None), compute, nsrc):
         return FoldResult(False, Verdict("neg: operand form not modelled"))
