@@ -61,6 +61,8 @@ from ptxkit.fpsan.source_hints import Decision, SourceHints
 from ptxkit.ptx.types import FLOAT_TYPES, SIGNED_TYPES, UNSIGNED_TYPES, is_float, is_type
 
 _MOVES = ("mov", "selp", "shfl")  # bit moves that carry a value unchanged (integer or untyped forms)
+# untyped bit arithmetic: a value it computes is integer code, not a float's bits
+_BIT_OPS = frozenset({"shl", "shr", "bfe", "bfi", "prmt", "and", "or", "xor", "not", "add", "sub", "mul", "mad"})
 
 
 @dataclass
@@ -393,8 +395,9 @@ def _sign_mask(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, lanes: tu
     reported; |a| stays native like Triton's abs, reported where a float ``cvt`` reads it."""
     src = next(o for o in instr.operands[1:] if isinstance(o, ir.Reg)).name
     dst = name_of(instr.operands[0])
-    if flow.value_kind([src, dst]) == "int":
-        return None
+    if flow.value_kind([src, dst]) == "int" or any(
+            d.opcode in _BIT_OPS and not FLOAT_TYPES & set(d.mods) for d in flow.defs.get(src, [])):
+        return None  # integer code (libdevice's trig reduction sets a mantissa's implicit bit: shl, or)
     if instr.opcode == "and":
         if any(u.opcode == "cvt" and _float_cast(u) is not None for u in flow.uses.get(dst, [])):
             return FoldResult(False, _abs_verdict(flow, instr, "outside", _ABS_CAST))
