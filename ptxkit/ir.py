@@ -36,10 +36,22 @@ class Span:
 # --------------------------------------------------------------------------- operands (ISA §4.6, §6)
 
 @dataclass(frozen=True, slots=True)
-class Reg:
-    """A register or special register, spelled as written: ``%r1``, ``%tid.x``, ``%envreg3``, ``r1``."""
+class _Named:
+    """An operand that is a name (a Reg or a Sym; they differ in kind, not in shape)."""
 
     name: str
+
+
+class Reg(_Named):
+    """A register or special register, spelled as written: ``%r1``, ``%tid.x``, ``%envreg3``, ``r1``."""
+
+    __slots__ = ()
+
+
+class Sym(_Named):
+    """A name used as an operand: variable, label, function, parameter, prototype."""
+
+    __slots__ = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,13 +71,6 @@ class FloatImm:
 
 
 @dataclass(frozen=True, slots=True)
-class Sym:
-    """A name used as an operand: variable, label, function, parameter, prototype."""
-
-    name: str
-
-
-@dataclass(frozen=True, slots=True)
 class Addr:
     """A memory operand ``[base+offset]`` (ISA §6.4.1). ``base`` is a Reg or Sym, or None for ``[imm]``."""
 
@@ -74,10 +79,29 @@ class Addr:
 
 
 @dataclass(frozen=True, slots=True)
-class Vec:
-    """A vector operand ``{a, b, _}`` (ISA §6.4.2)."""
+class _Items:
+    """An operand that is a sequence of operands (Vec, ParamList, AddrList: one shape, three spellings)."""
 
     items: tuple[Operand, ...]
+
+
+class Vec(_Items):
+    """A vector operand ``{a, b, _}`` (ISA §6.4.2)."""
+
+    __slots__ = ()
+
+
+class ParamList(_Items):
+    """A parenthesised list, as in ``call (%r1), f, (%r2, %r3);``."""
+
+    __slots__ = ()
+
+
+class AddrList(_Items):
+    """A bracketed operand list of texture/surface instructions (ISA §9.7.10):
+    ``[%rd1, {%f2, %f3}]`` → ``AddrList((Reg('%rd1'), Vec(...)))``."""
+
+    __slots__ = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,7 +111,8 @@ class Sink:
 
 @dataclass(frozen=True, slots=True)
 class Pipe:
-    """Two predicate destinations ``%p|%q`` (setp, ISA §9.7.7)."""
+    """Two predicate destinations ``%p|%q`` (setp, ISA §9.7.7): ``a`` receives the comparison,
+    ``b`` its complement."""
 
     a: Operand
     b: Operand
@@ -98,21 +123,6 @@ class Not:
     """A negated predicate source ``!%p``."""
 
     operand: Operand
-
-
-@dataclass(frozen=True, slots=True)
-class ParamList:
-    """A parenthesised list, as in ``call (%r1), f, (%r2, %r3);``."""
-
-    items: tuple[Operand, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class AddrList:
-    """A bracketed operand list of texture/surface instructions (ISA §9.7.10):
-    ``[%rd1, {%f2, %f3}]`` → ``AddrList((Reg('%rd1'), Vec(...)))``."""
-
-    items: tuple[Operand, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,7 +140,8 @@ Operand = Reg | Imm | FloatImm | Sym | Addr | Vec | Sink | Pipe | Not | ParamLis
 
 @dataclass(frozen=True, slots=True)
 class Guard:
-    """A guard predicate ``@%p`` / ``@!%p`` (ISA §9.3)."""
+    """A guard predicate (ISA §9.3): ``@%p`` runs the instruction where ``pred`` is true, ``@!%p``
+    (``negated``) where it is false."""
 
     pred: str
     negated: bool = False

@@ -3,6 +3,7 @@ on random executions (hypothesis); and the relation algebra matches its set-theo
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -10,6 +11,8 @@ from ptxkit.consistency.events import ExecutionBuilder
 from ptxkit.consistency.models import MODELS, check
 from ptxkit.consistency.rel import BitRel, PairRel
 from ptxkit.consistency.relations import base_relations, derive, same_scope_rows, scope_includes
+from ptxkit.consistency.vocab import Placement
+from ptxkit.consistency.vocab import scope_includes as vocab_scope_includes
 
 SEMS_W = ["weak", "relaxed", "release", "sc"]
 SEMS_R = ["weak", "relaxed", "acquire", "sc"]
@@ -153,3 +156,25 @@ def test_same_scope_by_grouping_is_the_pairwise_definition(ex):
         want = {b.id for b in ev if scope_includes(a, b) and scope_includes(b, a)}
         got = {j for j in range(len(ev)) if rows[a.id] >> j & 1}
         assert got == want, (a, got, want)
+
+
+def test_scope_includes_follows_the_hierarchy_of_8_5():
+    """§8.5 by hand: .cta reaches the threads of one CTA, .cluster those of one cluster, .gpu one
+    device, .sys every thread; no scope (a weak access) reaches none."""
+    t = Placement(gpu=0, cluster=0, cta=0)
+    same_cta = Placement(gpu=0, cluster=0, cta=0)
+    other_cta = Placement(gpu=0, cluster=0, cta=1)
+    other_cluster = Placement(gpu=0, cluster=1, cta=2)
+    other_gpu = Placement(gpu=1, cluster=0, cta=0)
+    table = {  # scope -> which of (same_cta, other_cta, other_cluster, other_gpu) it includes
+        "cta": (True, False, False, False),
+        "cluster": (True, True, False, False),
+        "gpu": (True, True, True, False),
+        "sys": (True, True, True, True),
+        None: (False, False, False, False),
+    }
+    for scope, want in table.items():
+        got = tuple(vocab_scope_includes(scope, t, o) for o in (same_cta, other_cta, other_cluster, other_gpu))
+        assert got == want, scope
+    with pytest.raises(ValueError):
+        vocab_scope_includes("block", t, t)

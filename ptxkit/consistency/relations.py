@@ -32,27 +32,17 @@ def scope_includes(a: Event, b: Event) -> bool:
     return vocab.scope_includes(a.scope, a.placement, b.placement)
 
 
-# The threads a scope includes are those sharing the issuing thread's key at that level (§8.5), the
-# same grouping as vocab.scope_includes (tests/test_consistency_backends.py checks the two agree).
-_SCOPE_KEY: dict[vocab.Scope, Callable[[vocab.Placement], Hashable]] = {
-    vocab.Scope.cta: lambda p: (p.gpu, p.cta),
-    vocab.Scope.cluster: lambda p: (p.gpu, p.cluster),
-    vocab.Scope.gpu: lambda p: p.gpu,
-    vocab.Scope.sys: lambda p: (),
-}
-
-
 def same_scope_rows(ev: list[Event]) -> list[int]:
     """Row bitsets of ``sr``: i's scope includes j's thread and j's scope includes i's (§8.5, §8.7).
     Built by grouping threads by their key at each scope level — O(n · levels) big-int operations
     instead of n² calls of :func:`scope_includes`, which matters for kernels with thousands of
     initial writes. Event ids are list positions."""
-    everyone: dict[vocab.Scope, dict[Hashable, int]] = {s: {} for s in _SCOPE_KEY}
-    scoped: dict[vocab.Scope, dict[Hashable, int]] = {s: {} for s in _SCOPE_KEY}
+    everyone: dict[vocab.Scope, dict[Hashable, int]] = {s: {} for s in vocab.Scope}
+    scoped: dict[vocab.Scope, dict[Hashable, int]] = {s: {} for s in vocab.Scope}
     for e in ev:
         bit = 1 << e.id
-        for level, key in _SCOPE_KEY.items():
-            k = key(e.placement)
+        for level in vocab.Scope:
+            k = level.group(e.placement)
             everyone[level][k] = everyone[level].get(k, 0) | bit
             if e.scope == level:
                 scoped[level][k] = scoped[level].get(k, 0) | bit
@@ -62,10 +52,10 @@ def same_scope_rows(ev: list[Event]) -> list[int]:
             rows.append(0)
             continue
         level = vocab.Scope(e.scope)
-        mine = everyone[level][_SCOPE_KEY[level](e.placement)]  # the threads e's scope includes
+        mine = everyone[level][level.group(e.placement)]  # the threads e's scope includes
         theirs = 0  # the events whose scope includes e's thread
-        for lv, key in _SCOPE_KEY.items():
-            theirs |= scoped[lv].get(key(e.placement), 0)
+        for lv in vocab.Scope:
+            theirs |= scoped[lv].get(lv.group(e.placement), 0)
         rows.append(mine & theirs)
     return rows
 

@@ -50,7 +50,8 @@ class _Spelled(str, Enum):
 
 
 class Kind(_Spelled):
-    """Event kinds (§8.2 memory operations; fences and barriers of §9.7.13)."""
+    """Event kinds: ``R`` read and ``W`` write (§8.2 memory operations; an atomic is one of each),
+    ``F`` fence and ``B`` barrier operation (§9.7.13)."""
 
     R = "R"
     W = "W"
@@ -76,6 +77,16 @@ class Scope(_Spelled):
     cluster = "cluster"
     gpu = "gpu"
     sys = "sys"
+
+    def group(self, p: Placement) -> Hashable:
+        """The key a thread at ``p`` shares with exactly the threads this scope includes (§8.5)."""
+        if self is Scope.cta:
+            return (p.gpu, p.cta)
+        if self is Scope.cluster:
+            return (p.gpu, p.cluster)
+        if self is Scope.gpu:
+            return p.gpu
+        return ()
 
 
 class Proxy(_Spelled):
@@ -214,15 +225,8 @@ def scope_includes(scope: str | None, a: Placement, b: Placement) -> bool:
     so they never take part in a pair where this matters.)"""
     if scope is None:
         return False
-    if scope == Scope.sys:
-        return True
-    if scope == Scope.gpu:
-        return a.gpu == b.gpu
-    if scope == Scope.cluster:
-        return a.gpu == b.gpu and a.cluster == b.cluster
-    if scope == Scope.cta:
-        return a.gpu == b.gpu and a.cta == b.cta
-    raise ValueError(f"scope {scope!r} not in {SCOPES}")
+    level = Scope.parse(scope, "scope")
+    return level.group(a) == level.group(b)
 
 
 __all__ = ["BARRIER_OPS", "FENCE_KINDS", "KINDS", "PROXIES", "PROXY_BY_TAG", "SCOPES", "SEMS", "BarrierOp",

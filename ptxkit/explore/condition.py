@@ -41,6 +41,10 @@ class Int:
 
     value: int
 
+    @property
+    def text(self) -> str:
+        return str(self.value)
+
 
 @dataclass(frozen=True)
 class Reg:
@@ -48,6 +52,13 @@ class Reg:
 
     thread: int
     name: str
+
+    @property
+    def key(self) -> str:
+        """The outcome column: ``P1:r0``."""
+        return f"P{self.thread}:{self.name}"
+
+    text = key
 
 
 @dataclass(frozen=True)
@@ -57,19 +68,15 @@ class Loc:
     name: str
     index: int | None = None
 
+    @property
+    def key(self) -> str:
+        """The outcome column: ``x``, ``buf[3]``."""
+        return self.name if self.index is None else f"{self.name}[{self.index}]"
+
+    text = key
+
 
 Operand = Int | Reg | Loc
-
-
-def key(o: Reg | Loc) -> str:
-    """The outcome column of an operand: ``P1:r0``, ``x``, ``buf[3]``."""
-    if isinstance(o, Reg):
-        return f"P{o.thread}:{o.name}"
-    return o.name if o.index is None else f"{o.name}[{o.index}]"
-
-
-def operand_text(o: Operand) -> str:
-    return str(o.value) if isinstance(o, Int) else key(o)
 
 
 # ---------------------------------------------------------------------------- formulas
@@ -165,7 +172,7 @@ def evaluate(f: Formula, env: Mapping[str, Value]) -> bool:
     """The truth of ``f`` on the outcome ``env`` (column key → final value). Every operand must have
     a column (:func:`resolve` guarantees it for the explorer's outcomes; KeyError otherwise)."""
     def value(o: Operand) -> Value:
-        return o.value if isinstance(o, Int) else env[key(o)]
+        return o.value if isinstance(o, Int) else env[o.key]
 
     # post-order over an explicit stack: (node, visited?) frames, results on a value stack
     results: list[bool] = []
@@ -200,7 +207,7 @@ def render(f: Formula) -> str:
         elif isinstance(node, Atom):
             parts.append("true" if node.value else "false")
         elif isinstance(node, Cmp):
-            parts.append(f"{operand_text(node.lhs)} {node.op} {operand_text(node.rhs)}")
+            parts.append(f"{node.lhs.text} {node.op} {node.rhs.text}")
         elif isinstance(node, Not):  # ~(a /\ b) or ~(x == 1): one pair of parentheses
             stack.extend((node.arg, "~") if isinstance(node.arg, (And, Or)) else (")", node.arg, "~("))
         else:
@@ -383,7 +390,7 @@ def resolve(f: Formula, names: Names, fail: Callable[[Cmp | None, str], Exceptio
             if names.kernel and not o.name.startswith("%") and f"%{o.name}" in regs:
                 return Reg(o.thread, f"%{o.name}")
             raise fail(c, f"condition names register {o.name!r} of P{o.thread}, which has no such register")
-        k = key(o)
+        k = o.key
         if k in names.locations:
             return o
         if o.index is not None and o.name in names.buffers:
@@ -412,5 +419,5 @@ def failure(filename: str, source: str | None, span: Span | None) -> Callable[[C
 
 __all__ = ["CMP_OPS", "QUANTIFIERS", "TRUE", "And", "Atom", "Cmp", "Formula", "Int", "Loc", "Names", "Not",
            "Operand", "Or", "Reg", "children", "comparisons", "evaluate", "failure", "from_postfix",
-           "from_tuple", "key", "map_formula", "map_operands", "operand_text", "operands", "render",
+           "from_tuple", "map_formula", "map_operands", "operands", "render",
            "resolve", "thread_registers", "to_postfix", "walk"]

@@ -42,7 +42,7 @@ from ptxkit.consistency.models import MODELS, CheckResult, get_model, may_extend
 from ptxkit.consistency.relations import Base, Relations
 from ptxkit.errors import PtxkitError
 from ptxkit.explore.access import resolve
-from ptxkit.explore.condition import Loc, evaluate, key, operands
+from ptxkit.explore.condition import Loc, evaluate, operands
 from ptxkit.explore.condition import Reg as RegOf  # Pn:reg of a condition (ptxkit.ir.Reg: an operand)
 from ptxkit.explore.oracle import ThreadRunner
 from ptxkit.explore.program import ConcurrentProgram, Condition, ThreadProgram
@@ -100,11 +100,11 @@ class Explorer:
         seen: set[str] = set()
         self.ops: list[RegOf | Loc] = []
         for o in ops:
-            if key(o) not in seen:
-                seen.add(key(o))
+            if o.key not in seen:
+                seen.add(o.key)
                 self.ops.append(o)
-        self.keys = [key(o) for o in self.ops]
-        self.final_locs = frozenset(self._root(key(o)) for o in self.ops if isinstance(o, Loc))
+        self.keys = [o.key for o in self.ops]
+        self.final_locs = frozenset(self._root(o.key) for o in self.ops if isinstance(o, Loc))
 
     def _root(self, name: str) -> str:
         return resolve(self.prog.locations, name)[0]
@@ -453,7 +453,7 @@ class Explorer:
         for o in self.ops:
             if isinstance(o, RegOf):  # a register the thread never wrote keeps its initial value (0)
                 tr = combo[tidx[o.thread]]
-                regs_env[key(o)] = tr.regs.get(o.name, self.prog.threads[o.thread].init_regs.get(o.name, 0))
+                regs_env[o.key] = tr.regs.get(o.name, self.prog.threads[o.thread].init_regs.get(o.name, 0))
         for sf in sf_list:
             for sb, inst in sched.schedules:
                 sk = skel.with_(sc_order=set(sf), bar_sync=set(sb))
@@ -516,11 +516,11 @@ class Explorer:
             env = dict(regs_env)
             for o in self.ops:
                 if isinstance(o, Loc):
-                    ws = writes_of.get(self._root(key(o)), [])
+                    ws = writes_of.get(self._root(o.key), [])
                     top = [w for w in ws if not any((w, x) in co for x in ws)]
                     value = events[top[0]].value
                     assert value is not None  # a write's value
-                    env[key(o)] = value
+                    env[o.key] = value
             out = _outcome(env.get(k) for k in self.keys)
             outs.setdefault(out, Candidate(**base, consistent=True, co=pairs(v.relations), outcome=out))
         if outs:
