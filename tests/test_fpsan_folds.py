@@ -390,6 +390,8 @@ PTXAS_CASES = {
     "cumsum_select": ("setp.ne.b32 %p1, %c, 0;\n\tselp.f32 %t, 0f80000000, %b, %p1;\n\tadd.f32 %d, %t, %a;", 32, 32, 3,
                       ()),
     "half_f64": ("mul.f16 %d, %a, %b;", 16, 16, 2, (("half", "f64"),)),
+    "neg_cast_packed": ("cvt.rn.f16x2.f32 %t, %a, %b;\n\tneg.f16x2 %d, %t;", 32, 32, 2, ()),
+    "zero_sign": ("cvt.rn.f32.s32 %t, %a;\n\tcopysign.f32 %d, %t, 0f00000000;", 32, 32, 1, ()),
     "half_setp": ("setp.lt.f16 %p1, %a, %b;\n\tselp.b16 %d, %a, %b, %p1;", 16, 16, 2, (("half", "f32"),)),
 }
 
@@ -477,3 +479,43 @@ def test_negation_of_a_max_feeding_a_min_is_reported_without_a_source():
     plain = _kernel("max.f32 %t, %a, %b;\n\tneg.f32 %u, %t;\n\tadd.f32 %d, %u, %a;")
     _, rep = _run(plain, [[ONE, TWO]])
     assert not rep.errors
+
+
+def test_abs_through_a_narrowed_min_or_after_a_narrowing_cvt_is_reported():
+    """|h| of halves read by a ``min.f16`` whose result is widened (LLVM's min(abs(ext a), abs(ext b)) →
+    ext(min(|a|, |b|)), held-out seed 814), and |cvt(x)| of a narrowing cvt (abs(x * y).to(f16), seed
+    860): the ring cast does not commute with abs, so each is an error."""
+    through_min = _kernel("and.b16 %t, %a, 32767;\n\tand.b16 %u, %b, 32767;\n\tmin.f16 %c, %t, %u;\n\t"
+                          "cvt.f32.f16 %d, %c;", w=16, out_w=32)
+    _, rep = _run(through_min, [[0x3C00, 0xC000]], w=16, out_w=32)
+    assert [s for o, s in _items(rep) if o == "and.b16"] == ["error", "error"]
+    after_cvt = _kernel("cvt.rn.f16.f32 %h1, %a;\n\tand.b16 %d, %h1, 32767;", out_w=16, nin=1)
+    _, rep = _run(after_cvt, [[TWO]], out_w=16)
+    assert ("and.b16", "error") in _items(rep)
+
+
+def test_negation_of_a_cvt_is_the_neg_cast_fold():
+    """``neg.f16`` of ``cvt.rn.f16.f32`` (LLVM's form of ``(x * -1.0).to(f16)``, held-out seed 777) is the J
+    fold with a neg: the negation after the cast by default (an error), the ring cast of −φ(x) when
+    ``neg-cast=before`` is stated (a note) — the same values as the sign-xor form."""
+    text = _kernel("cvt.rn.f16.f32 %h1, %a;\n\tneg.f16 %d, %h1;", out_w=16, nin=1)
+    xs = [0x40490FDB, 0xC0A00000, 0x3DCCCCCD]
+    after = [int(R.float_unop("neg", R.float_cast(np.array([x], np.uint64), "f32", "f16").astype(np.uint64),
+                              "f16")[0]) for x in xs]
+    before = [int(R.float_cast(np.array([x ^ SIGN], np.uint64), "f32", "f16")[0]) for x in xs]
+    out, rep = _run(text, [[x] for x in xs], out_w=16)
+    assert out == after and ("neg.f16", "error") in _items(rep)
+    out, rep = _run(text, [[x] for x in xs], out_w=16, folds=(("neg-cast", "before"),))
+    assert out == before and ("neg.f16", "note") in _items(rep)
+
+
+def test_copysign_of_zero_is_the_ring_product_zero():
+    """``copysign.f32 d, i.to(f32), 0.0`` is LLVM's ``0.0 * x`` for a finite x (held-out seed 751): Triton's
+    φ(0)·φ(x) = 0 gives +0.0 for every x, an error without a source to tell it from a copysign call;
+    ``zero-sign=copysign`` keeps the native sign (−0.0 for negative x)."""
+    text = _kernel("cvt.rn.f32.s32 %t, %a;\n\tcopysign.f32 %d, %t, 0f00000000;", nin=1)
+    rows = [[(-5) & 0xFFFFFFFF], [7], [0]]
+    out, rep = _run(text, rows)
+    assert out == [0, 0, 0] and ("copysign.f32", "error") in _items(rep)
+    out, rep = _run(text, rows, folds=(("zero-sign", "copysign"),))
+    assert out == [SIGN, 0, 0] and not rep.errors

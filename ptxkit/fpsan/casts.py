@@ -79,6 +79,8 @@ def rewrite_cvt(instr: ir.Instruction, ctx: RewriteContext) -> bool | str | Verd
         w = R.ring(st).w
         if irnd and irnd[0] in ("rmi", "rpi"):  # floor / ceil: Triton's tags
             p = emit_tagged(ctx, p, "floor" if irnd[0] == "rmi" else "ceil", w)
+        elif irnd and irnd[0] == "rzi" and _trunc_as_casts(instr, ctx, st):
+            return True
         elif irnd:  # rint / trunc: libdevice calls (module docstring)
             p = emit_libcall(ctx, p, "rint" if irnd[0] == "rni" else "trunc", st)
             if irnd[0] == "rzi":
@@ -243,6 +245,36 @@ def _int_to_wide(instr: ir.Instruction, ctx: RewriteContext, dt: str, st: str) -
     how = f"decided by the source at {decided.where}" if decided is not None else f"stated: --fold int-wide={form}"
     ctx.report(instr, f"{st} → {dt} conversion as Triton's i.to({form}).to({dt}) ({how}): the native conversion "
                f"to {form}, then the ring widening of its payload", NOTE, False)
+    return True
+
+
+def _trunc_as_casts(instr: ir.Instruction, ctx: RewriteContext, t: str) -> bool:
+    """``cvt.rzi.fT.fT`` where the source casts through an integer (``x.to(tl.int16).to(fT)``, held-out
+    seeds 626, 765): Triton's FPSan converts natively, a half through f32 (its ``h.to(int)``), as LLVM
+    lowers the pair: ``cvt.rzi`` to the integer held in at least 16 bits (no wrap to 8: an out-of-range
+    fptosi is poison), then ``cvt.rn`` back to fT. A trunc call, or a source that does not say: False."""
+    if ctx.folds.get("trunc") == "call":
+        return False
+    decided = ctx.hints.trunc(instr)
+    if decided is None or not decided.form.startswith("casts:"):
+        return False
+    dtype = decided.form.split(":")[1]
+    it = f"{'u' if dtype.startswith('u') else 's'}{max(16, int(dtype.lstrip('uint')))}"
+    x = instr.operands[1]
+    if t in ("f16", "bf16"):
+        via = "f32"
+        bits = ctx.unembed_to_fresh(_cast_payload(ctx, ctx.embed(x, t), t, via), via)
+    else:
+        via = t
+        bits = ctx.unembed_to_fresh(as_reg(ctx, ctx.embed(x, t), R.ring(t).w), t)
+    i = ctx.fresh(BITS_KIND[int(it[1:])])
+    g = guard_text(instr.guard)
+    ctx.emit(f"{g}cvt.rzi.{it}.{via} {i}, {bits}")
+    dst = name_of(instr.operands[0])
+    ctx.invalidate(dst)
+    ctx.emit(f"{g}cvt.rn.{t}.{it} {dst}, {i}")
+    ctx.report(instr, f"cvt.rzi.{t}.{t} as Triton's x.to({dtype}).to({t}) (decided by the source at {decided.where}): "
+               f"native conversions through {it}{' from the widened payload' if via != t else ''}", NOTE, False)
     return True
 
 

@@ -196,13 +196,30 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
     ops = instr.operands
     if (op == "neg" and len(ops) == 2 and isinstance(ops[1], ir.Reg) and ft in ("f32", "f64")
             and (m := flow.only_def(ops[1].name)) is not None and m.opcode in ("max", "min")
-            and _reaches(flow, name_of(ops[0]), {"max": "min", "min": "max"}[m.opcode])):
+            and _reaches(flow, name_of(ops[0]), _opcode_is({"max": "min", "min": "max"}[m.opcode]))):
         return _neg_extremum(instr, ctx, flow, ft)
+    if op == "cvt" and (ab := _abs_inside_cast(flow, instr)) is not None:
+        return _cast_of_abs(instr, ab, ctx)
+    if (op == "neg" and len(ops) == 2 and isinstance(ops[1], ir.Reg) and (cvt := flow.only_def(ops[1].name))
+            is not None and cvt.opcode == "cvt" and _float_cast(cvt, packed=True) is not None):
+        return _neg_of_cast(instr, cvt, ctx, opts, flow, ft)
     if op == "abs" and len(ops) == 2 and isinstance(ops[1], ir.Reg):
         cvt = flow.only_def(ops[1].name)
         if cvt is not None and cvt.opcode == "cvt" and _float_cast(cvt, packed=True) is not None:
-            return FoldResult(False, _abs_verdict(flow, instr, "inside", _ABS_AFTER_CAST))
+            return _abs_after_cast(instr, cvt, ctx, flow)
+        if _reaches(flow, name_of(ops[0]), _float_cast_reader, through=("min", "max")):
+            if all(_abs_inside_cast(flow, u) is instr for u in flow.uses.get(name_of(ops[0]), [])):
+                return FoldResult(False, Verdict(f"{_ABS_CAST.split('; ')[0]}: the source has abs(x.to(T)), "
+                                                 "computed so at the conversion", NOTE))
+            return FoldResult(False, _abs_verdict(flow, instr, "outside", _ABS_CAST,
+                                                  _cast_dest(flow, name_of(ops[0]))))
         return None
+    if op == "copysign" and len(ops) == 3 and ft in ("f32", "f64") and _zero_value(flow, ops[2]):
+        return _zero_sign(instr, ctx, opts, ft, _decide(opts, "zero-sign", flow.hints.zero_sign, instr))
+    if (op in ("add", "sub") and ft in ("f32", "f64") and len(ops) == 3
+            and (wide := [i for i in (1, 2) if _widened(flow, ops[i], ft)])
+            and (decided := flow.hints.narrow_negation(instr, R.ring(ft).w)) is not None):
+        return _narrow_negation(instr, ctx, flow, ft, wide, decided)
     if op == "add" and len(ops) == 3 and isinstance(ops[1], ir.Reg) and ops[1] == ops[2]:
         lane = LANE_TYPE.get(ft, ft)
         return _self_add(instr, ctx, opts, ft, _decide(opts, "self-add", lambda i: flow.hints.self_add(i, lane), instr))
@@ -368,7 +385,8 @@ def _sign_xor(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow: F
     cvt = flow.only_def(src)
     if cvt is not None and cvt.opcode == "cvt" and _float_cast(cvt) is not None:
         types = _float_cast(cvt)
-        decided = _decide(opts, "neg-cast", lambda c: flow.hints.neg_cast(c, types[0]) if types else None, cvt)
+        decided = _decide(opts, "neg-cast", lambda c: flow.hints.neg_cast(c, types[0], types[1]) if types else None,
+                          cvt)
         form = opts.fold("neg-cast") or (decided.form if decided else "after")
         if form == "before" and _neg_before_cast(instr, cvt, ctx, flow):
             return FoldResult(True, _state(opts, "neg-cast", _XOR_CAST, form, decided))
@@ -385,8 +403,8 @@ _NEG_ABS = ("sign-bit or on a float value: LLVM's −|x|, from -abs(x) (sanitize
 _ABS_AFTER_CAST = ("abs of a float conversion's result: LLVM moves abs below the cast (abs(x).to(T) becomes "
                    "abs(x.to(T))), and Triton's ring cast does not commute with abs; left as written")
 _ABS_CAST = ("sign-bit clear (|x|) of a value a float conversion then reads: LLVM moves abs across the cast "
-             "(abs(x.to(T)) becomes abs(x).to(T)), which Triton's FPSan computes differently at -0 (the ring "
-             "cast of φ(-0)); left as written")
+             "(abs(x.to(T)) becomes abs(x).to(T), also through a min/max narrowed below the cast), and Triton's "
+             "ring cast does not commute with abs; left as written")
 
 
 def _sign_mask(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, lanes: tuple[int, int]) -> FoldResult | None:
@@ -399,11 +417,44 @@ def _sign_mask(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, lanes: tu
             d.opcode in _BIT_OPS and not FLOAT_TYPES & set(d.mods) for d in flow.defs.get(src, [])):
         return None  # integer code (libdevice's trig reduction sets a mantissa's implicit bit: shl, or)
     if instr.opcode == "and":
-        if any(u.opcode == "cvt" and _float_cast(u) is not None for u in flow.uses.get(dst, [])):
-            return FoldResult(False, _abs_verdict(flow, instr, "outside", _ABS_CAST))
+        if _reaches(flow, dst, _float_cast_reader, through=("min", "max")):
+            if all(_abs_inside_cast(flow, u) is instr for u in flow.uses.get(dst, [])):
+                return FoldResult(False, Verdict(f"{_ABS_CAST.split('; ')[0]}: the source has abs(x.to(T)), "
+                                                 "computed so at the conversion", NOTE))
+            return FoldResult(False, _abs_verdict(flow, instr, "outside", _ABS_CAST,
+                                                  _cast_dest(flow, dst)))
+        cvt = flow.only_def(src)
+        if cvt is not None and _float_cast_reader(cvt):  # seed 860: abs(x * y).to(f16) as |cvt(x * y)|
+            return _abs_after_cast(instr, cvt, ctx, flow)
         return None
     _neg_abs(instr, ctx, src, dst, lanes)
     return FoldResult(True, Verdict(_NEG_ABS, ERROR, native=False), moves=True)
+
+
+_NEG_CAST = ("negation of a float conversion's result: LLVM moves the negation of (-x).to(T) (also x * -1.0) "
+             "below the cvt, so the source was (-x).to(T) (ring cast of −φ(x)) or -(x.to(T)) (ring negation after "
+             "the cast); they differ for narrowing casts, and for widening ones at -0")
+
+
+def _neg_of_cast(instr: ir.Instruction, cvt: ir.Instruction, ctx: RewriteContext, opts: Options, flow: Flow,
+                 ft: str) -> FoldResult:
+    """``neg d, c`` of ``c = cvt.T.S x`` (held-out seed 777: ``(x.to(f64) * -1.0).to(f16)`` as a packed
+    ``cvt.rn.f16x2.f32`` then ``neg.f16x2``): the J fold with a ``neg`` in place of the sign xor."""
+    types = _float_cast(cvt, packed=True)
+    assert types is not None
+    dest = types[0].removesuffix("x2")
+    decided = (_decide(opts, "neg-cast", lambda c: flow.hints.neg_cast(c, dest, types[1]), cvt)
+               or _decide(opts, "neg-cast", lambda n: flow.hints.negation_of_cast(n, dest), instr))
+    form = opts.fold("neg-cast") or (decided.form if decided else "after")
+    if form == "before" and _float_cast(cvt) is not None and _neg_before_cast(instr, cvt, ctx, flow):
+        return FoldResult(True, _state(opts, "neg-cast", _NEG_CAST, form, decided))
+    compute, nsrc = TABLE["neg"]
+    if not elementwise(instr, ctx, OpInfo(LANE_TYPE.get(ft, ft), ft if ft in LANE_TYPE else None), compute, nsrc):
+        return FoldResult(False, Verdict("neg: operand form not modelled"))
+    if form == "after":
+        return FoldResult(True, _state(opts, "neg-cast", _NEG_CAST, form, decided))
+    return FoldResult(True, Verdict(f"{_NEG_CAST}; the cvt's source may change before the neg, so sanitized as the "
+                                    "negation after the cast", ERROR, native=False))
 
 
 _NEG_EXTREMUM = ("negation of a max/min: LLVM rewrites min(-a, -b) as -max(a, b) (and max/min swapped), which "
@@ -411,9 +462,11 @@ _NEG_EXTREMUM = ("negation of a max/min: LLVM rewrites min(-a, -b) as -max(a, b)
                  "sanitized as written")
 
 
-def _reaches(flow: Flow, reg: str, opcode: str) -> bool:
-    """Whether an ``opcode`` instruction reads ``reg``'s value, directly or through bit moves (a shuffle
-    tree): −max(a, b) feeding a min is LLVM's min(−a, −b); feeding a sub or an fma it is just a negation."""
+def _reaches(flow: Flow, reg: str, reader: Callable[[ir.Instruction], bool], through: tuple[str, ...] = ()) -> bool:
+    """Whether an instruction ``reader`` accepts reads ``reg``'s value, directly or through bit moves (a
+    shuffle tree) and the ``through`` opcodes: −max(a, b) feeding a min is LLVM's min(−a, −b), feeding a
+    sub or an fma just a negation; |x| reaching a cast through a min/max was abs(x.to(T)) before LLVM
+    narrowed the min/max (min(ext a, ext b) → ext(min(a, b)))."""
     todo, seen = [reg], set()
     while todo:
         r = todo.pop()
@@ -421,11 +474,19 @@ def _reaches(flow: Flow, reg: str, opcode: str) -> bool:
             continue
         seen.add(r)
         for u in flow.uses.get(r, []):
-            if u.opcode == opcode:
+            if reader(u):
                 return True
-            if u.opcode in _MOVES:
+            if u.opcode in _MOVES or u.opcode in through:
                 todo += regs(u.operands[0])
     return False
+
+
+def _opcode_is(opcode: str) -> Callable[[ir.Instruction], bool]:
+    return lambda u: u.opcode == opcode
+
+
+def _float_cast_reader(u: ir.Instruction) -> bool:
+    return u.opcode == "cvt" and _float_cast(u) is not None
 
 
 def _neg_extremum(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, ft: str) -> FoldResult:
@@ -443,14 +504,103 @@ def _neg_extremum(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, ft: st
     return FoldResult(True, Verdict(f"{_NEG_EXTREMUM}; {how}", ERROR, native=False))
 
 
-def _abs_verdict(flow: Flow, instr: ir.Instruction, as_written: str, reason: str) -> Verdict:
+def _cast_dest(flow: Flow, reg: str) -> str | None:
+    """The one destination type of the float casts that read ``reg`` (through moves and min/max), if one."""
+    dests: set[str] = set()
+    todo, seen = [reg], set()
+    while todo:
+        r = todo.pop()
+        if r in seen:
+            continue
+        seen.add(r)
+        for u in flow.uses.get(r, []):
+            if _float_cast_reader(u):
+                dests.add((_float_cast(u) or ("",))[0])
+            elif u.opcode in _MOVES or u.opcode in ("min", "max"):
+                todo += regs(u.operands[0])
+    return dests.pop() if len(dests) == 1 else None
+
+
+def _abs_verdict(flow: Flow, instr: ir.Instruction, as_written: str, reason: str, dest: str | None = None) -> Verdict:
     """A note where the source's abs call shows the order the PTX has (``as_written``: the cast
-    ``inside`` or ``outside`` the abs), else an error (the other order, or no source)."""
-    decided = flow.hints.abs_cast(instr)
+    ``inside`` or ``outside`` the abs; ``dest``: the cast's type), else an error (the other order, or no
+    source)."""
+    decided = flow.hints.abs_cast(instr, dest)
     if decided is not None and decided.form == as_written:
         return Verdict(f"{reason.split('; ')[0]}: the source at {decided.where} has this order", NOTE, native=False)
     how = f"the source at {decided.where} has the other" if decided is not None else "no source says which"
     return Verdict(f"{reason}; {how}", ERROR)
+
+
+def _abs_inside_cast(flow: Flow, cvt: ir.Instruction) -> ir.Instruction | None:
+    """The scalar |x| (``abs.fS`` or the sign-bit ``and``) a scalar float ``cvt`` reads, when the source's
+    abs call takes the cast (``abs(x.to(T))``, LLVM's ``abs(x).to(T)``: held-out seed 736) and x is
+    unchanged up to the cvt; else None."""
+    types = _float_cast(cvt) if cvt.opcode == "cvt" else None
+    src = cvt.operands[1] if types is not None else None
+    ab = flow.only_def(src.name) if isinstance(src, ir.Reg) else None
+    if (types is None or ab is None or ab.guard is not None or len(ab.operands) < 2
+            or not isinstance(ab.operands[1], ir.Reg)):
+        return None
+    if ab.opcode == "abs":
+        if float_type_of(ab) != types[1]:
+            return None
+    elif not (ab.opcode == "and" and (lanes := sign_mask_lanes(ab)) is not None and lanes[0] == lanes[1]
+              == R.ring(types[1]).w):
+        return None
+    x = ab.operands[1].name
+    if not flow.unchanged_between(x, ab, cvt):
+        return None
+    decided = flow.hints.abs_cast(ab, types[0])
+    return ab if decided is not None and decided.form == "inside" else None
+
+
+def _abs_after_cast(instr: ir.Instruction, cvt: ir.Instruction, ctx: RewriteContext, flow: Flow) -> FoldResult:
+    """|c| of ``c = cvt.T.S x``: as written where the source's abs takes the cast; where it is
+    ``abs(x).to(T)`` (LLVM moved the abs below the cast) and x is unchanged, Triton's ring cast of |x|;
+    else left and reported (:func:`_abs_verdict`)."""
+    types = _float_cast(cvt, packed=True)
+    decided = flow.hints.abs_cast(instr, types[0].removesuffix("x2") if types else None,
+                                  types[1] if types else None)
+    xs = cvt.operands[1:][::-1]  # cvt.rn.bf16x2.f32 d, a, b: b the low lane (ISA §9.7.9.21)
+    lanes = sign_mask_lanes(instr) if instr.opcode == "and" else None
+    fits = types is not None and (float_type_of(instr) == types[0] if instr.opcode == "abs"
+                                  else lanes is not None and lanes[0] == lanes[1] == R.ring(types[0]).w)
+    if (decided is None or decided.form != "outside" or not fits or instr.guard is not None
+            or not all(isinstance(x, ir.Reg) and flow.unchanged_between(x.name, cvt, instr) for x in xs)):
+        return FoldResult(False, _abs_verdict(flow, instr, "inside", _ABS_AFTER_CAST))
+    assert types is not None
+    dt, st = types[0].removesuffix("x2"), types[1]
+    ws = R.ring(st).w
+    pays = []
+    for x in xs:
+        bits = ctx.unembed_to_fresh(as_reg(ctx, ctx.embed(x, st), ws), st)
+        mag = ctx.fresh(BITS_KIND[ws])
+        ctx.emit(f"and.b{ws} {mag}, {bits}, {hexc((1 << (ws - 1)) - 1, ws)}")
+        pays.append(cast_payload(ctx, ctx.embed_value(mag, st), st, dt))
+    if len(pays) == 1:
+        ctx.define(instr.operands[0], pays[0], dt, None)
+    else:
+        lo, hi = (ctx.unembed_to_fresh(p, dt) for p in pays)
+        d = name_of(instr.operands[0])
+        ctx.invalidate(d)
+        ctx.emit(f"mov.b32 {d}, {{{lo}, {hi}}}")
+    return FoldResult(True, Verdict(f"{_ABS_AFTER_CAST.split(', and')[0]}: the source at {decided.where} has "
+                                    f"abs(x).to({dt}), sanitized so (the ring cast of |x|)", NOTE, native=False))
+
+
+def _cast_of_abs(cvt: ir.Instruction, ab: ir.Instruction, ctx: RewriteContext) -> FoldResult:
+    """``cvt.T.S d, |x|`` as Triton's ``abs(x.to(T))``: the ring cast of φ(x), then abs of its float bits."""
+    types = _float_cast(cvt)
+    assert types is not None and isinstance(ab.operands[1], ir.Reg)
+    dt, st = types
+    w = R.ring(dt).w
+    bits = ctx.unembed_to_fresh(cast_payload(ctx, ctx.embed(ab.operands[1], st), st, dt), dt)
+    d = name_of(cvt.operands[0])
+    ctx.invalidate(d)
+    ctx.emit(f"{guard_text(cvt.guard)}and.b{w} {d}, {bits}, {hexc((1 << (w - 1)) - 1, w)}")
+    return FoldResult(True, Verdict(f"cvt.{dt}.{st} of |x|: LLVM's abs(x).to({dt}) for the source's abs(x.to({dt})); "
+                                    "sanitized as the ring cast of x, then abs", NOTE, native=False))
 
 
 def _neg_abs(instr: ir.Instruction, ctx: RewriteContext, a: str, d: str, lanes: tuple[int, int]) -> None:
@@ -503,6 +653,77 @@ def _mul_neg_zero(instr: ir.Instruction, ctx: RewriteContext, ft: str) -> FoldRe
     if not elementwise(dataclasses.replace(instr, operands=tuple(ops)), ctx, OpInfo(ft, None), compute, nsrc):
         return FoldResult(False, Verdict(f"{instr.opcode}: operand form not modelled"))
     return FoldResult(True, Verdict(_MUL_NEG_ZERO, NOTE, native=False))
+
+
+_ZERO_SIGN = ("copysign(x, ±0.0): LLVM rewrites 0.0 * x of a finite x (an int conversion) as copysign(0.0, x), "
+              "so the source was a product (Triton's ring φ(0)·φ(x) = 0: +0.0) or a copysign call (native, the "
+              "sign of x)")
+
+
+def _zero_value(flow: Flow, o: ir.Operand) -> bool:
+    """``o`` is a float ±0.0: an immediate, or a register whose one definition moves one in."""
+    d = flow.only_def(o.name) if isinstance(o, ir.Reg) else None
+    if d is not None and d.opcode == "mov" and len(d.operands) == 2:
+        o = d.operands[1]
+    return isinstance(o, ir.FloatImm) and o.bits & ~(1 << (o.width - 1)) == 0
+
+
+def _zero_sign(instr: ir.Instruction, ctx: RewriteContext, opts: Options, ft: str,
+               decided: Decision | None) -> FoldResult | None:
+    """``copysign.fT d, x, ±0.0`` (PTX: the sign of the first source on the second; held-out seed 751,
+    ``0.0 * i.to(f64)``): the ring product φ(0)·φ(x) = 0, or the native copysign a source call asked for."""
+    form = opts.fold("zero-sign") or (decided.form if decided else "mul")
+    verdict = _state(opts, "zero-sign", _ZERO_SIGN, "mul", decided)
+    if form == "copysign":
+        return None if verdict.severity == NOTE else FoldResult(False, dataclasses.replace(verdict, native=True))
+    product = dataclasses.replace(instr, opcode="mul", mods=(ft,), operands=(instr.operands[0], _zero(ft),
+                                                                             instr.operands[1]))
+    compute, nsrc = TABLE["mul"]
+    if not elementwise(product, ctx, OpInfo(ft, None), compute, nsrc):
+        return FoldResult(False, Verdict("copysign: operand form not modelled"))
+    return FoldResult(True, verdict)
+
+
+_NARROW_NEG = ("a − (−h) as a + h (or a + (−h) as a − h) with h narrower than the op: LLVM folds the negation "
+               "into the wide op; Triton negates in h's ring, then widens, which differs where h is -0")
+
+
+def _widened(flow: Flow, o: ir.Operand, ft: str) -> int:
+    """The width of the narrower float ``o`` was widened from by its one definition (a ``cvt.ft.S``), else 0."""
+    d = flow.only_def(o.name) if isinstance(o, ir.Reg) else None
+    types = _float_cast(d) if d is not None and d.opcode == "cvt" else None
+    if types is None or types[0] != ft:
+        return 0
+    w = R.ring(types[1]).w
+    return w if w < R.ring(ft).w else 0
+
+
+def _narrow_negation(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, ft: str, wide: list[int],
+                     decided: Decision) -> FoldResult | None:
+    """``add d, a, cvt(h)`` where the source says ``a - (-h)`` (held-out seed 701: ``a - (h * -1.0)``, h
+    bf16): Triton's ``φ(a) − sext(−φ_h(h))``. The widened payload q = sext(p) gives sext(−p) as −q, except
+    at p = −2^(n−1) (φ(-0), its own narrow negation), where it is q."""
+    if (instr.opcode == "sub" and wide != [2]) or len(wide) != 1:
+        return None  # the negated operand is not told apart (both widened), or not where the fold puts it
+    i = wide[0]
+    narrow = _widened(flow, instr.operands[i], ft)
+    w = R.ring(ft).w
+    add = instr.opcode == "add"
+
+    def compute(c: RewriteContext, ps: list[str], _w: int, _i: ir.Instruction) -> str:
+        q = as_reg(c, ps[i - 1], w)
+        t, n, o = c.fresh(BITS_KIND[w]), c.fresh(BITS_KIND[w]), c.fresh(BITS_KIND[w])
+        p = c.fresh("pred")
+        c.emit(f"neg.s{w} {t}, {q}")
+        c.emit(f"setp.eq.s{w} {p}, {q}, {hexc((-(1 << (narrow - 1))) % (1 << w), w)}")
+        c.emit(f"selp.b{w} {n}, {q}, {t}, {p}")  # sext(−p)
+        other = as_reg(c, ps[2 - i], w)
+        c.emit(f"{'sub' if add else 'add'}.s{w} {o}, {other}, {n}")  # a − sext(−p), a + sext(−p)
+        return o
+    if not elementwise(instr, ctx, OpInfo(ft, None), compute, 2):
+        return None
+    return FoldResult(True, Verdict(f"{_NARROW_NEG}; sanitized so, decided by the source at {decided.where}", NOTE,
+                                    native=False))
 
 
 _SELF_COMPARE = ("setp.num/nan x, x: LLVM folds c(x) <= c(x) (==, !=, ...) of a narrowing cast c into an ordered "

@@ -93,24 +93,29 @@ def body_callees(module: ir.Module, bodies: dict[str, list[LibRange]]) -> set[st
 
 
 def report_sunk_arguments(fn: ir.Function, report: SanitizeReport, bodies: list[LibRange]) -> None:
-    """A recognised f32 body whose input a non-``.ftz`` ``neg``/``abs`` reads inside it: LLVM sank the
-    caller's ``-y``/``abs(y)`` into the inlined body (held-out seeds 674, 690: ``pow(x, -y)``), so the op's
-    input is not the register it reads, and the replaced result (a hash of the inputs) differs. libdevice's
-    own f32 code is built with flush-to-zero (``abs.ftz``), the caller's is not."""
+    """A recognised body whose input an argument computation reads inside it: LLVM sank the caller's
+    ``-y``/``abs(y)`` (held-out seeds 674, 690: ``pow(x, -y)``) or the widening of a half (seed 802:
+    ``pow(x, abs(h).to(f32))``, the half's abs and cvt after the body's ``y == 0`` exit, which tests the
+    half) into the inlined body, so the op's input is not the register it reads, and the replaced result
+    (a hash of the inputs) differs. libdevice's own f32 code is built with flush-to-zero (``abs.ftz``),
+    the caller's is not; libdevice's code never converts from a half."""
     for b in bodies:
-        if b.ftype != "f32":
-            continue
         inputs = set(b.inputs or (b.input,))
         for s in fn.instructions():
-            if (s.span is not None and b.covers(s.span.line) and s.opcode in ("neg", "abs") and "f32" in s.mods
-                    and "ftz" not in s.mods and len(s.operands) == 2 and isinstance(s.operands[1], ir.Reg)
-                    and s.operands[1].name in inputs):
-                report.items.append(ReportItem(
-                    s.span.line, s.span.col, f"libdevice:__nv_{b.name}",
-                    f"{s.opcode}.f32 of the input {s.operands[1].name} inside the inlined body of __nv_{b.name}: "
-                    f"LLVM sank the caller's {'negation' if s.opcode == 'neg' else 'abs'} of the argument into "
-                    "the body, so the replaced result is computed from the argument before it", fn.name,
-                    native=False))
+            if (s.span is None or not b.covers(s.span.line) or len(s.operands) != 2
+                    or not isinstance(s.operands[1], ir.Reg) or s.operands[1].name not in inputs):
+                continue
+            if s.opcode in ("neg", "abs") and b.ftype == "f32" and "f32" in s.mods and "ftz" not in s.mods:
+                what = "negation" if s.opcode == "neg" else "abs"
+            elif s.opcode in ("neg", "abs", "cvt") and ({"f16", "bf16", "f16x2", "bf16x2"} & set(s.mods)):
+                what = "half-precision operation"
+            else:
+                continue
+            report.items.append(ReportItem(
+                s.span.line, s.span.col, f"libdevice:__nv_{b.name}",
+                f"{'.'.join((s.opcode, *s.mods))} of the input {s.operands[1].name} inside the inlined body of "
+                f"__nv_{b.name}: LLVM sank the caller's {what} of the argument into the body, so the replaced "
+                "result is computed from the argument before it", fn.name, native=False))
 
 
 def report_unrecognised(module: ir.Module, fn: ir.Function, report: SanitizeReport,

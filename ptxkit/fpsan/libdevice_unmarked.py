@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ptxkit import ir
-from ptxkit.fpsan.libdevice_flow import Flow, LibRange, constants_before, line
+from ptxkit.fpsan.libdevice_flow import Flow, LibRange, constants_before, immediates_at, line
 
 _TANHF_SCALE = ir.FloatImm(0x4038AA3B, 32)  # 2·log2(e): tanhf's exp2(2|x|)
 _TANHF_CUTOFF = ir.FloatImm(0x41102CB4, 32)  # |x| ≥ 9.01: tanh = ±1
@@ -49,7 +49,7 @@ def _tanhf_body(flow: Flow, stmts: list[ir.Statement], i0: int, x: str, consts: 
     for j in range(i0):
         w = stmts[j]
         if (isinstance(w, ir.Instruction) and w.opcode in _TANHF_OPS and x in flow.reads(w) and w.guard is None
-                and flow.reads(w) <= {x} | consts and flow.same_call(w, start)
+                and flow.reads(w) <= {x} | consts | immediates_at(flow, w) and flow.same_call(w, start)
                 and all(len(flow.writers.get(r, ())) == 1 for r in flow.writes(w))
                 and not any(isinstance(t, ir.Instruction) and x in flow.writes(t) for t in stmts[j:i0])):
             members.append(w)
@@ -65,8 +65,8 @@ def _tanhf_body(flow: Flow, stmts: list[ir.Statement], i0: int, x: str, consts: 
         rd = flow.reads(s)
         # only tanhf's own opcodes, up to its final select: a user's .to(f16) or + 1.0 right after the call
         # carries the call's .loc too (Triton's location of an expression is where it starts)
-        if (not done and rd & taint and flow.same_call(s, start) and rd <= taint | consts and s.guard is None
-                and s.opcode in _TANHF_OPS):
+        if (not done and rd & taint and flow.same_call(s, start) and rd <= taint | consts | immediates_at(flow, s)
+                and s.guard is None and s.opcode in _TANHF_OPS):
             if x in flow.writes(s):
                 return None
             members.append(s)
@@ -185,7 +185,7 @@ def _unmarked(flow: Flow, stmts: list[ir.Statement], key: ir.Instruction, x: str
     members: list[ir.Instruction] = []
     op = None
     for s in instrs[first:]:
-        if not (flow.reads(s) & taint and flow.same_call(s, key)):
+        if not (flow.reads(s) & taint and flow.same_call(s, key, merged=True)):
             continue
         if x in flow.writes(s):
             return None

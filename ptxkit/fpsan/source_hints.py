@@ -163,6 +163,25 @@ class SourceHints:
                     forms.setdefault(*got)
         return _one(f, forms)
 
+    def decide_enclosing(self, instr: ir.Instruction, classify: Classify) -> Decision | None:
+        """Like :meth:`decide`, over the innermost node that classifies and whose span on the line holds
+        the column: Triton gives ``tl.abs(…)``'s sign-bit ``and`` a column inside the call's name (held-out
+        seeds 736, 814: ``tl.abs`` at column 9, the ``and`` at 10), where no node starts."""
+        found = self.nodes(instr)
+        if found is None:
+            return None
+        f, _ = found
+        line, col = self.loc[id(instr)][1:]
+        best: tuple[int, str, ast.expr] | None = None
+        for n in ast.walk(f.tree):
+            if not (isinstance(n, ast.expr) and n.lineno == line == n.end_lineno and n.end_col_offset is not None
+                    and n.col_offset < col - 1 < n.end_col_offset):
+                continue
+            got = classify(f, n)
+            if got is not None and (best is None or n.end_col_offset - n.col_offset < best[0]):
+                best = (n.end_col_offset - n.col_offset, *got)
+        return Decision(best[1], f.where(best[2])) if best is not None else None
+
     # -- the folds
 
     def self_add(self, instr: ir.Instruction, lane: str) -> Decision | None:
@@ -193,21 +212,37 @@ class SourceHints:
         exact = self.decide(instr, classify) if loc is not None and loc[2] != 0 else None
         return exact or self.decide_within(instr, typed)
 
-    def neg_cast(self, cvt: ir.Instruction, dest: str) -> Decision | None:
-        """J: the cvt under a sign xor is ``(-x).to(T)`` (``before``) or the operand of ``-(x.to(T))``
-        (``after``)."""
+    def neg_cast(self, cvt: ir.Instruction, dest: str, source: str | None = None) -> Decision | None:
+        """J: the cvt under a sign xor or a ``neg`` is ``(-x).to(T)`` (``before``) or the operand of
+        ``-(x.to(T))`` (``after``); ``x * -1.0`` negates too. ``before`` needs x of the cvt's ``source``
+        type: ``(x.to(f64) * -1.0).to(f16)`` of an f32 x (held-out seed 777) went through f64, which LLVM
+        dropped and Triton's ring does not (undecided)."""
         def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
             if _cast_to(n) != _PTX_DTYPE.get(dest):
                 return None
             assert isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
             recv = _resolve(f, n.func.value, _DEPTH)
             parent = f.parent.get(id(n))
-            if isinstance(recv, ast.UnaryOp) and isinstance(recv.op, ast.USub):
+            inner = _negated(recv)
+            if inner is not None:
+                w = _width(f, inner, _DEPTH)
+                if source is not None and w not in (OWN, CONST) and w != _DTYPE_WIDTH.get(_PTX_DTYPE.get(source, "")):
+                    return None
                 return "before", n
-            if isinstance(parent, ast.UnaryOp) and isinstance(parent.op, ast.USub) and recv is not None:
+            if isinstance(parent, ast.expr) and _negated(parent) is n and recv is not None:
                 return "after", parent
             return None
         return self.decide(cvt, classify)
+
+    def negation_of_cast(self, neg: ir.Instruction, dest: str) -> Decision | None:
+        """J at the ``neg``'s own location: a negation there (``-e``, ``e * -1.0``) of a ``.to(T)`` cast
+        (``after``; held-out seed 198: ``-x1.to(tl.float32)``, whose cvt LLVM shared with another
+        ``x1.to(tl.float32)`` of the line and so carries that one's location)."""
+        def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
+            inner = _negated(n)
+            e = _resolve(f, inner, _DEPTH) if inner is not None else None
+            return ("after", n) if _cast_to(e) == _PTX_DTYPE.get(dest) else None
+        return self.decide(neg, classify)
 
     def half(self, instr: ir.Instruction) -> Decision | None:
         """H: a 16-bit add/sub/mul/setp is half arithmetic (``native``) or f32/f64 arithmetic on
@@ -304,10 +339,11 @@ class SourceHints:
             return None
         return self.decide(cvt, classify)
 
-    def abs_cast(self, instr: ir.Instruction) -> Decision | None:
+    def abs_cast(self, instr: ir.Instruction, dest: str | None = None, source: str | None = None) -> Decision | None:
         """An abs next to a float ``cvt`` (LLVM moves fabs across fpext/fptrunc): the ``abs`` call at the
-        location takes a float cast (``abs(x.to(T))``: ``inside``) or something else (``abs(x)``, cast
-        later: ``outside``)."""
+        location takes a float cast (``abs(x.to(T))``: ``inside``; to the cvt's ``dest`` type when given)
+        or something else (``abs(x)``, cast later: ``outside``; with ``source``, only an x of the cvt's
+        source type, held-out seed 538)."""
 
         def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
             if not (isinstance(n, ast.Call) and len(n.args) == 1
@@ -317,7 +353,45 @@ class SourceHints:
             arg = _resolve(f, n.args[0], _DEPTH)
             while isinstance(arg, ast.UnaryOp) and isinstance(arg.op, (ast.USub, ast.UAdd)):
                 arg = _resolve(f, arg.operand, _DEPTH)  # abs(-x) is abs(x): LLVM drops the negation
-            return ("inside" if _cast_to(arg) else "outside"), n
+            cast = _cast_to(arg)
+            if dest is not None:  # abs(h.to(f16)) of an f16 h, widened later (seed 742): not the cast at hand
+                cast = cast if cast == _PTX_DTYPE.get(dest) else None
+            if not cast and source is not None and (arg is None or _width(f, arg, _DEPTH)
+                                                    != _DTYPE_WIDTH.get(_PTX_DTYPE.get(source, ""))):
+                return None  # abs(minimum(h, h)) of h = x.to(f16): LLVM's abs(x.to(f16)), not of the cvt's source
+            return ("inside" if cast else "outside"), n
+        return self.decide(instr, classify) or self.decide_enclosing(instr, classify)
+
+    def zero_sign(self, instr: ir.Instruction) -> Decision | None:
+        """``copysign(x, 0.0)``: the source multiplies by a literal zero there (``mul``: LLVM rewrites
+        ``0.0 * x`` of a finite x, e.g. an int conversion, as ``copysign(0.0, x)``) or calls a copysign
+        (``copysign``)."""
+
+        def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
+            if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mult) and 0.0 in (_number(n.left), _number(n.right)):
+                return "mul", n
+            if isinstance(n, ast.Call) and isinstance(n.func, (ast.Attribute, ast.Name)) and (
+                    n.func.attr if isinstance(n.func, ast.Attribute) else n.func.id) == "copysign":
+                return "copysign", n
+            return None
+        return self.decide(instr, classify)
+
+    def narrow_negation(self, instr: ir.Instruction, width: int) -> Decision | None:
+        """``add``/``sub`` at a ``Sub``/``Add`` of the source whose right operand (either, for an ``Add``)
+        negates something narrower than ``width`` bits (``a - (h * -1.0)``, h a half): LLVM folded the
+        narrow negation into the wide op, Triton negates in the narrow ring and widens (``narrow``)."""
+        want = {"add": ast.Sub, "sub": ast.Add}.get(instr.opcode)
+
+        def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
+            if not (isinstance(n, ast.BinOp) and want is not None and isinstance(n.op, want)):
+                return None
+            sides = [n.right] if want is ast.Sub else [n.left, n.right]
+            for side in sides:
+                inner = _negated(_resolve(f, side, _DEPTH))
+                w = _width(f, inner, _DEPTH) if inner is not None else None
+                if w is not None and 0 < w < width:
+                    return "narrow", n
+            return None
         return self.decide(instr, classify)
 
     def neg_extremum(self, instr: ir.Instruction) -> Decision | None:
@@ -342,7 +416,7 @@ class SourceHints:
 
     def trunc(self, cvt: ir.Instruction) -> Decision | None:
         """``cvt.rzi.fT.fT`` is a ``trunc`` call (``call``) or LLVM's fold of ``x.to(int).to(float)``
-        (``casts``: fptosi then sitofp, native in Triton's FPSan and saturating out of range)."""
+        (``casts:int16`` and so on, the integer dtype: fptosi then sitofp, native in Triton's FPSan)."""
 
         def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
             if isinstance(n, ast.Call) and isinstance(n.func, (ast.Attribute, ast.Name)):
@@ -351,9 +425,10 @@ class SourceHints:
                     return "call", n
             t = _to_dtype(n)
             if t in _INT_DTYPES:
-                return "casts", n
-            if t in _DTYPE_WIDTH and _to_dtype(_resolve(f, _receiver(n), _DEPTH)) in _INT_DTYPES:
-                return "casts", n
+                return f"casts:{t}", n
+            r = _to_dtype(_resolve(f, _receiver(n), _DEPTH)) if t in _DTYPE_WIDTH else None
+            if r in _INT_DTYPES:
+                return f"casts:{r}", n
             return None
         return self.decide_within(cvt, classify)
 
@@ -488,6 +563,15 @@ def _ring_chain(f: SourceFile, e: ast.expr) -> list[str] | None:
     return None
 
 
+def _negated(n: ast.AST | None) -> ast.expr | None:
+    """x of ``-x``, ``x * -1.0`` or ``-1.0 * x``, else None."""
+    if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub):
+        return n.operand
+    if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mult):
+        return n.left if _number(n.right) == -1.0 else n.right if _number(n.left) == -1.0 else None
+    return None
+
+
 def _number(n: ast.expr) -> float | None:
     """The value of a Python number literal (``-1.0`` too), else None."""
     if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub):
@@ -571,6 +655,9 @@ def _width(f: SourceFile, e: ast.expr, depth: int) -> int | None:
         return _DTYPE_WIDTH[cast]
     if isinstance(r, ast.Call) and isinstance(r.func, ast.Attribute) and r.func.attr == "load":
         return OWN
+    if isinstance(r, ast.Call) and isinstance(r.func, ast.Attribute) and r.func.attr == "dot":
+        out = next((k.value for k in r.keywords if k.arg == "out_dtype"), None)  # unstated: f32, f64 for f64
+        return _DTYPE_WIDTH.get(out.attr) if isinstance(out, ast.Attribute) else None
     args = _same_type_args(r)
     if args:  # tl.fma/minimum/maximum/abs/where: the type of their (promoted) float operands
         widths = [_width(f, a, depth - 1) for a in args]
@@ -583,13 +670,18 @@ def _width(f: SourceFile, e: ast.expr, depth: int) -> int | None:
     return None
 
 
+_UNARY_MATH = ("abs", "sqrt", "sqrt_rn", "rsqrt", "exp", "exp2", "log", "log2", "sin", "cos", "erf", "floor", "ceil")
+
+
 def _same_type_args(r: ast.expr) -> list[ast.expr]:
-    """The float operands of ``tl.fma``/``minimum``/``maximum``/``abs``/``where`` (whose result has their
-    promoted type), else []."""
+    """The float operands of ``tl.fma``/``minimum``/``maximum``/``where``, of the unary math functions
+    (``tl.sqrt``, ``tl.exp``, …) and of ``libdevice`` calls (whose result has their promoted type), else []."""
     if not (isinstance(r, ast.Call) and isinstance(r.func, ast.Attribute) and isinstance(r.func.value, ast.Name)
-            and r.func.value.id == "tl"):
+            and r.func.value.id in ("tl", "libdevice")):
         return []
-    n = {"fma": 3, "minimum": 2, "maximum": 2, "abs": 1}.get(r.func.attr)
+    if r.func.value.id == "libdevice":
+        return list(r.args)
+    n = {"fma": 3, "minimum": 2, "maximum": 2, **dict.fromkeys(_UNARY_MATH, 1)}.get(r.func.attr)
     if n is not None and len(r.args) == n:
         return list(r.args)
     return list(r.args[1:]) if r.func.attr == "where" and len(r.args) == 3 else []
