@@ -75,6 +75,9 @@ def match_body(flow: Flow, stmts: list[ir.Statement], name: str, lo: int, exit_l
     last_write = {r: i for i, s in enumerate(rng) for r in flow.writes(s)}
     cands: list[str] = []
     last = next((s for s in reversed(rng) if is_float(s)), None)
+    # the call's location: its last float instruction's, unless that is compiler-made (line 0), which
+    # matches every line of its column (seed 769: log2f's inf fix-up at 0:10 and x's load at 10:10)
+    last = next((s for s in reversed(rng) if is_float(s) and flow.loc.get(id(s), ("", "0"))[1] != "0"), last)
     # with .loc, only the call's float work reads inputs, and the call's work does not compute them (a slice
     # must carry the call's .loc alone anyway): the bound below then counts real choices
     call = [flow.loc and last is not None and flow.same_call(s, last) for s in rng]

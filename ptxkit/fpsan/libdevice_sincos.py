@@ -24,6 +24,8 @@ from ptxkit.fpsan.irview import name_of
 from ptxkit.fpsan.libdevice_flow import Flow, LibRange, taint_with_memory
 
 _TWO_OVER_PI = ir.FloatImm(0x3F22F983, 32)  # libdevice sinf/cosf start with x·2/π
+# cos(−y), sin(−y): LLVM folds the negation into the constant, y·(−2/π); the rest of the body reads −y
+_MINUS_TWO_OVER_PI = ir.FloatImm(0xBF22F983, 32)
 
 __all__ = ["match_sincos"]
 
@@ -36,14 +38,22 @@ def match_sincos(flow: Flow, stmts: list[ir.Statement], exits: list[tuple[str, s
     # x -> [(exit, the range's instructions from its reduction or from its first read of the group)]
     groups: dict[str, list[tuple[tuple[str, str, int, int], list[ir.Instruction]]]] = {}
     taints: dict[str, set[str]] = {}
+    alias: dict[str, set[str]] = {}  # x → y where the reduction reads y and x = −y (held-out seed 805)
     for ex in exits:
         _, _, lo, line = ex
         rng = [s for s in instrs if lo <= _line(s) < line]
         starts = [i for i, s in enumerate(rng) if s.opcode == "mul" and "f32" in s.mods and len(s.operands) == 3
-                  and s.operands[2] == _TWO_OVER_PI and isinstance(s.operands[1], ir.Reg)]
+                  and s.operands[2] in (_TWO_OVER_PI, _MINUS_TWO_OVER_PI) and isinstance(s.operands[1], ir.Reg)]
         if starts:
             body = rng[starts[-1]:]
             x = name_of(body[0].operands[1])
+            if body[0].operands[2] == _MINUS_TWO_OVER_PI:
+                negs = [t for t in instrs if t.opcode == "neg" and "f32" in t.mods and t.guard is None
+                        and flow.reads(t) == {x} and len(flow.writes(t)) == 1]
+                if len(negs) != 1:
+                    continue
+                x, y = next(iter(flow.writes(negs[0]))), x
+                alias.setdefault(x, set()).add(y)
         else:  # a cos (sin) sharing an earlier body's reduction: the group whose values it reads
             owners = {x for x, t in taints.items() for s in rng if flow.reads(s) & (t - {x})}
             if len(owners) != 1:
@@ -51,23 +61,24 @@ def match_sincos(flow: Flow, stmts: list[ir.Statement], exits: list[tuple[str, s
             x = owners.pop()
             body = rng[next(i for i, s in enumerate(rng) if flow.reads(s) & taints[x]):]
         groups.setdefault(x, []).append((ex, body))
-        taints[x] = taint_with_memory(flow, [s for _, b in groups[x] for s in b], {x})
+        taints[x] = taint_with_memory(flow, [s for _, b in groups[x] for s in b], {x} | alias.get(x, set()))
     out: list[LibRange] = []
     for x, members in groups.items():
-        got = _group(flow, stmts, instrs, pos, x, members)
+        got = _group(flow, stmts, instrs, pos, x, members, alias.get(x, set()))
         out += got
     return out
 
 
 def _group(flow: Flow, stmts: list[ir.Statement], instrs: list[ir.Instruction], pos: dict[int, int], x: str,
-           bodies: list[tuple[tuple[str, str, int, int], list[ir.Instruction]]]) -> list[LibRange]:
+           bodies: list[tuple[tuple[str, str, int, int], list[ir.Instruction]]], also: set[str]) -> list[LibRange]:
+    """``also``: registers x was computed from that the reduction reads in its place (y of x = −y)."""
     union = [s for _, b in bodies for s in b]
     first, last = pos[id(union[0])], max(pos[id(s)] for s in union)
-    if any(x in flow.writes(s) for s in instrs[first:last + 1]):
+    if any(({x} | also) & flow.writes(s) for s in instrs[first:last + 1]):
         return []
-    taint = taint_with_memory(flow, union, {x})
+    taint = taint_with_memory(flow, union, {x} | also)
     ids = {id(s) for s in union}
-    outs = {r for s in instrs if id(s) not in ids for r in flow.reads(s) & taint} - {x}
+    outs = {r for s in instrs if id(s) not in ids for r in flow.reads(s) & taint} - {x} - also
     if len(outs) != len(bodies):
         return []
     found: list[LibRange] = []
