@@ -391,6 +391,7 @@ PTXAS_CASES = {
                       ()),
     "half_f64": ("mul.f16 %d, %a, %b;", 16, 16, 2, (("half", "f64"),)),
     "neg_cast_packed": ("cvt.rn.f16x2.f32 %t, %a, %b;\n\tneg.f16x2 %d, %t;", 32, 32, 2, ()),
+    "packed_neg_zero": ("mov.b32 %t, -2147450880;\n\tfma.rn.f16x2 %d, %a, %t, %b;", 32, 32, 2, ()),
     "zero_sign": ("cvt.rn.f32.s32 %t, %a;\n\tcopysign.f32 %d, %t, 0f00000000;", 32, 32, 1, ()),
     "half_setp": ("setp.lt.f16 %p1, %a, %b;\n\tselp.b16 %d, %a, %b, %p1;", 16, 16, 2, (("half", "f32"),)),
 }
@@ -519,3 +520,15 @@ def test_copysign_of_zero_is_the_ring_product_zero():
     assert out == [0, 0, 0] and ("copysign.f32", "error") in _items(rep)
     out, rep = _run(text, rows, folds=(("zero-sign", "copysign"),))
     assert out == [SIGN, 0, 0] and not rep.errors
+
+
+def test_packed_mul_by_negative_zero_is_zero():
+    """``-(0.0 * h)`` on packed halves as ``mul.f16x2 h, {-0.0, -0.0}`` (held-out seed 783): Triton's
+    φ(0)·(−φ(h)) = 0 in each lane, +0.0 bits, whatever h (the literal ring product gave −0.0 lanes)."""
+    text = _kernel("mov.b32 %t, -2147450880;\n\tmul.f16x2 %d, %a, %t;", nin=1)
+    out, rep = _run(text, [[0x3C00BC00], [0x7E00C500], [0x80000001]])
+    assert out == [0, 0, 0] and _items(rep) == [("mul.f16x2", "note")]
+    fma = _kernel("mov.b32 %t, -2147450880;\n\tfma.rn.f16x2 %d, %a, %t, %b;")
+    rows = [[0x3C00BC00, 0x40004400], [0x7E00C500, 0x80008000]]
+    out, rep = _run(fma, rows)
+    assert out == [b for _, b in rows] and _items(rep) == [("fma.rn.f16x2", "note")]

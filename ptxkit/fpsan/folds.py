@@ -225,6 +225,9 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
         return _self_add(instr, ctx, opts, ft, _decide(opts, "self-add", lambda i: flow.hints.self_add(i, lane), instr))
     if (op, len(ops)) in (("mul", 3), ("fma", 4), ("mad", 4)) and (_neg_zero(ops[1], ft) or _neg_zero(ops[2], ft)):
         return _mul_neg_zero(instr, ctx, ft)  # ring 0 whatever the width (before H: narrow(0) = 0)
+    if (op, len(ops)) in (("mul", 3), ("fma", 4)) and ft in LANE_TYPE and any(
+            _packed_neg_zero(flow, o, ft) for o in ops[1:3]):
+        return _mul_neg_zero(instr, ctx, ft, flow)  # seed 783: -(0.0 * h) as mul.f16x2 h, {-0.0, -0.0}
     if (op == "setp" and len(ops) == 3 and ft in ("f32", "f64") and isinstance(ops[0], ir.Reg)
             and isinstance(ops[1], ir.Reg) and ops[1] == ops[2] and {"num", "nan"} & set(instr.mods)):
         return _self_compare(instr, ctx, opts, ft, _decide(opts, "self-compare",
@@ -643,11 +646,27 @@ _MUL_NEG_ZERO = ("mul by -0.0 (also as an fma multiplicand): LLVM folds 0.0*(-x)
                  "φ(x)·φ(-0.0))")
 
 
-def _mul_neg_zero(instr: ir.Instruction, ctx: RewriteContext, ft: str) -> FoldResult:
+def _packed_neg_zero(flow: Flow, o: ir.Operand, ft: str) -> bool:
+    """``o`` is −0.0 in both lanes of a packed ``ft``: an immediate, or a register whose one definition moves
+    one in (``mov.b32 r, -2147450880``: 0x80008000)."""
+    d = flow.only_def(o.name) if isinstance(o, ir.Reg) else None
+    if d is not None and d.opcode == "mov" and len(d.operands) == 2 and d.guard is None:
+        o = d.operands[1]
+    return isinstance(o, ir.Imm) and o.value % (1 << 32) == 0x80008000 and ft in ("f16x2", "bf16x2")
+
+
+def _mul_neg_zero(instr: ir.Instruction, ctx: RewriteContext, ft: str, flow: Flow | None = None) -> FoldResult:
     """``mul d, x, -0.0`` and ``fma d, x, -0.0, c`` (``c - 0.0*x`` contracted: the G fold inside an fma,
     issue 10 seed 108): the -0.0 multiplicand is the folded negation of a 0.0, so the ring product is 0
     and the fma gives φ(c), Triton's ``φ(c) − φ(0)·φ(x)``."""
     ops = list(instr.operands)
+    if flow is not None:  # packed: the product is 0 in both lanes (+0.0), the fma its addend, bit for bit
+        d = name_of(ops[0])
+        if instr.opcode == "fma" and isinstance(ops[3], ir.Reg):
+            ctx.read_bits(ops[3].name)
+        ctx.invalidate(d)
+        ctx.emit(f"{guard_text(instr.guard)}mov.b32 {d}, {ctx.text(ops[3]) if instr.opcode == 'fma' else 0}")
+        return FoldResult(True, Verdict(_MUL_NEG_ZERO, NOTE, native=False))
     ops[1:3] = [_zero(ft) if _neg_zero(o, ft) else o for o in ops[1:3]]
     compute, nsrc = TABLE[instr.opcode]
     if not elementwise(dataclasses.replace(instr, operands=tuple(ops)), ctx, OpInfo(ft, None), compute, nsrc):

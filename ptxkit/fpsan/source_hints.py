@@ -223,10 +223,15 @@ class SourceHints:
             assert isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
             recv = _resolve(f, n.func.value, _DEPTH)
             parent = f.parent.get(id(n))
+            peeled = False
+            while source is not None and recv is not None and _cast_to(recv) == _PTX_DTYPE.get(source):
+                recv, peeled = _resolve(f, _receiver(recv), _DEPTH), True  # (-x).to(f32).to(bf16)
             inner = _negated(recv)
             if inner is not None:
                 w = _width(f, inner, _DEPTH)
-                if source is not None and w not in (OWN, CONST) and w != _DTYPE_WIDTH.get(_PTX_DTYPE.get(source, "")):
+                sw = _DTYPE_WIDTH.get(_PTX_DTYPE.get(source or "", ""))
+                # a loaded x has the cvt's source type, unless a peeled .to() hides its own (seed 840: an f64)
+                if source is not None and (w != sw if peeled else w not in (OWN, CONST) and w != sw):
                     return None
                 return "before", n
             if isinstance(parent, ast.expr) and _negated(parent) is n and recv is not None:
