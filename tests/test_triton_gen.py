@@ -278,7 +278,10 @@ EXACT: list[int | str] = [4, 6, 15, 19, 72, 104, 114, 175, "k_rsqrt_f32", "k_exp
                           751,  # 0.0 * i.to(f64) as copysign(0.0, x): the ring product 0
                           810, 861, 872,  # f64 sin/cos tails scheduled together at column 0 of the line
                           708,  # a pow argument's widening at column 0 stays outside the body
-                          538]  # abs(minimum(h, h)) of h = x.to(f16): not abs of the cvt's f64 source
+                          538,  # abs(minimum(h, h)) of h = x.to(f16): not abs of the cvt's f64 source
+                          802, 770, 764,  # a half argument's abs/cvt sunk into powf: replayed in the ring
+                          862,  # powf of -|h| reading h and |h| (sources of its input)
+                          769, 805, 783]  # log2f's call location; cos(-y) as y*(-2/pi); -(0.0*h) on packed halves
 # Known-open classes (issue 10's letters; /work/coord/issue10_findings.md): kernel -> (cause, reported
 # today, i.e. the sanitize report has an error so --strict fails).
 OPEN: dict[int | str, tuple[str, bool]] = {
@@ -290,7 +293,6 @@ OPEN: dict[int | str, tuple[str, bool]] = {
     690: ("pow(y, abs(x+x)): LLVM sinks the argument's abs.f32 into the inlined __nv_powf", True),
     883: ("tl.min(x * -1.0): LLVM computes -max(x), which the ring computes differently at -0", True),
     777: ("(x.to(f64) * -1.0).to(f16): LLVM drops the f64 and negates after the f16 cvt (neg.f16x2)", True),
-    802: ("pow(y, abs(h).to(f32)): LLVM sinks the half's abs and cvt into the inlined __nv_powf", True),
     814: ("tl.min(abs(h.to(f32))): LLVM takes abs and min in f16, then widens", True),
     860: ("abs(x * log2(x)).to(f16): LLVM moves abs below the cvt; its and carries the store's location", True),
 }

@@ -101,8 +101,9 @@ def report_sunk_arguments(fn: ir.Function, report: SanitizeReport, bodies: list[
     the caller's is not; libdevice's code never converts from a half."""
     for b in bodies:
         inputs = set(b.inputs or (b.input,))
+        replayed = {id(s) for chain in b.sunk.values() for s in chain}  # computed as the caller did (LibRange.sunk)
         for s in fn.instructions():
-            if (s.span is None or not b.covers(s.span.line) or len(s.operands) != 2
+            if (s.span is None or not b.covers(s.span.line) or len(s.operands) != 2 or id(s) in replayed
                     or not isinstance(s.operands[1], ir.Reg) or s.operands[1].name not in inputs):
                 continue
             if s.opcode in ("neg", "abs") and b.ftype == "f32" and "f32" in s.mods and "ftz" not in s.mods:

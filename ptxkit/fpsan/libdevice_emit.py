@@ -6,8 +6,10 @@ from __future__ import annotations
 
 from ptxkit import ir
 from ptxkit.fpsan import ring as R
+from ptxkit.fpsan.casts import _cast_payload as cast_payload
 from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext, Unembed, hexc
 from ptxkit.fpsan.libdevice_flow import LibRange
+from ptxkit.fpsan.libdevice_match import chain_types
 from ptxkit.fpsan.ops import as_reg, emit_exp2, emit_sincos, emit_tagged
 
 
@@ -31,7 +33,7 @@ def emit_lib_op(ctx: RewriteContext, r: LibRange) -> list[str | Unembed]:
     """The lines that write ``r.output = φ⁻¹(op(φ(r.inputs…)))`` (the caller has set ``ctx.lines`` empty and
     the current definition)."""
     w = R.ring(r.ftype).w
-    ps = [ctx.embed(ir.Reg(x), r.ftype) for x in ((r.saved,) if r.saved else r.inputs or (r.input,))]
+    ps = [_argument(ctx, r, x) for x in ((r.saved,) if r.saved else r.inputs or (r.input,))]
     if r.op in ("sin", "cos"):
         o = emit_sincos(ctx, ps[0], w, r.op)
     elif r.op == "exp2":
@@ -50,6 +52,35 @@ def emit_lib_op(ctx: RewriteContext, r: LibRange) -> list[str | Unembed]:
     head: list[str | Unembed] = [f"// fpsan: {what} of {', '.join(r.inputs or (r.input,))} replaces the result of "
                                  f"the inlined __nv_{r.name}"]
     return head + lines
+
+
+def _argument(ctx: RewriteContext, r: LibRange, x: str) -> str:
+    """φ of the argument: of the input register, or, for an input the body converts (``r.sunk``), the
+    caller's conversions replayed as Triton's FPSan computes them (widening: sign extension; neg: ring
+    negation; abs: native on the bits)."""
+    chain = r.sunk.get(x)
+    if not chain:
+        return ctx.embed(ir.Reg(x), r.ftype)
+    first = chain_types(chain[0])
+    assert first is not None
+    p = ctx.embed(ir.Reg(x), first[1])
+    for s in chain:
+        types = chain_types(s)
+        assert types is not None
+        dt, st = types
+        w = R.ring(st).w
+        if s.opcode == "cvt":
+            p = cast_payload(ctx, p, st, dt)
+        elif s.opcode == "neg":
+            n = ctx.fresh(BITS_KIND[w])
+            ctx.emit(f"neg.s{w} {n}, {as_reg(ctx, p, w)}")
+            p = n
+        else:  # abs: Triton leaves it native, on the float bits
+            bits = ctx.unembed_to_fresh(as_reg(ctx, p, w), st)
+            m = ctx.fresh(BITS_KIND[w])
+            ctx.emit(f"and.b{w} {m}, {bits}, {hexc((1 << (w - 1)) - 1, w)}")
+            p = ctx.embed_value(m, st)
+    return p
 
 
 def _emit_call(ctx: RewriteContext, ps: list[str], symbol: str, w: int) -> str:

@@ -33,6 +33,7 @@ from itertools import combinations_with_replacement, permutations
 
 from ptxkit import ir
 from ptxkit.fpsan.libdevice_flow import Flow, LibRange, constants_before, forward_taint, is_float, line
+from ptxkit.ptx.types import FLOAT_TYPES
 
 
 def _ops() -> dict[str, tuple[str, str, int]]:
@@ -114,6 +115,8 @@ def match_body(flow: Flow, stmts: list[ir.Statement], name: str, lo: int, exit_l
         return None
     got = found[0]
     got.extra = extra
+    members = [s for s in rng if line(s) in got.lines] + chunks
+    got.sunk = {x: c for x in got.inputs if (c := _sunk_chain(flow, members, x, ftype))}
     if arity > 1:  # argument order: the base of pow is the one whose |x| feeds the log (libdevice's code),
         # else the order of first use by the call's own work (other work on y may be scheduled before it)
         base = [r for r in got.inputs if _log_base(flow, rng, r)]
@@ -122,6 +125,39 @@ def match_body(flow: Flow, stmts: list[ir.Statement], name: str, lo: int, exit_l
         order = min(permutations(got.inputs), key=lambda p: (p[0] not in base, [first[r] for r in p]))
         got.inputs, got.input = tuple(order), order[0]
     return got
+
+
+def chain_types(s: ir.Instruction) -> tuple[str, str] | None:
+    """(destination, source) float types of a float → float ``cvt`` without integer rounding, or of a float
+    ``neg``/``abs`` (the same type twice); else None."""
+    types = [m for m in s.mods if m in FLOAT_TYPES]
+    if s.guard is not None or len(s.operands) != 2 or not isinstance(s.operands[1], ir.Reg):
+        return None
+    if s.opcode == "cvt" and len(types) == 2 and not {"rni", "rzi", "rmi", "rpi"} & set(s.mods):
+        return types[0], types[1]
+    if s.opcode in ("neg", "abs") and len(types) == 1:
+        return types[0], types[0]
+    return None
+
+
+def _sunk_chain(flow: Flow, members: list[ir.Instruction], x: str, ftype: str) -> tuple[ir.Instruction, ...]:
+    """The body's one chain of conversions, negations and abs from the input ``x`` of another float type to
+    an ``ftype`` value (the argument the caller computed, sunk into the body); () if there is none."""
+    chain: list[ir.Instruction] = []
+    cur = x
+    while True:
+        nxt = [s for s in members if cur in flow.reads(s) and chain_types(s) is not None]
+        if len(nxt) != 1 or len(flow.writes(nxt[0])) != 1:
+            return ()
+        s = nxt[0]
+        types = chain_types(s)
+        assert types is not None
+        if not chain and types[1] == ftype:
+            return ()  # an input of the body's own type: not a conversion the caller made
+        chain.append(s)
+        cur = next(iter(flow.writes(s)))
+        if types[0] == ftype:
+            return tuple(chain)
 
 
 _LOG_REDUCE = -1060439283  # 0xC0D55555: powf/logf's ``add.s32 t, |x|, -1060439283`` (mantissa in [2/3, 4/3))
@@ -231,7 +267,12 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
         return None
 
     def foreign(s: ir.Instruction) -> bool:  # another call's work on the same inputs (seed 144: sqrt(x) in pow's
-        return bool(flow.loc) and id(s) in flow.loc and not flow.same_call(s, last_float)  # range, 13:0 vs 13:187)
+        # range, 13:0 vs 13:187); an argument conversion LLVM sank into the body carries column 0 (seed 770)
+        return (bool(flow.loc) and id(s) in flow.loc and not flow.same_call(s, last_float)
+                and not (chain_types(s) is not None and flow.same_call(s, last_float, merged=True)
+                         and all(id(u) in inside for r in flow.writes(s) for u in flow.readers.get(r, ()))))
+
+    inside = {id(s) for s in rng} | {id(s) for s in chunks}  # a conversion read elsewhere is the caller's (708)
 
     alias = {a for r in inputs for a in flow.sources(r)}  # the body may read an input's source
     if alias & set(inputs):
@@ -307,7 +348,7 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
         if anchor is None or (isinstance(anchor, ir.Label) and line(anchor) != exit_line):
             return None
     main = [s for s in rng[start:] if is_float(s) and id(s) in member_ids]
-    one_call = bool(main) and all(flow.same_call(s, main[-1]) for s in main)
+    one_call = bool(main) and all(flow.same_call(s, main[-1], merged=chain_types(s) is not None) for s in main)
     return LibRange(name, op, line(body[0]), exit_line, inputs[0], outs.pop(), anchor, tuple(inputs), ftype,
                     save=body[0] if in_place else None, one_call=one_call,
                     lines=frozenset(line(s) for s in members if not any(s is c for c in chunks)))
