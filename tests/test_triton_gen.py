@@ -281,7 +281,9 @@ EXACT: list[int | str] = [4, 6, 15, 19, 72, 104, 114, 175, "k_rsqrt_f32", "k_exp
                           538,  # abs(minimum(h, h)) of h = x.to(f16): not abs of the cvt's f64 source
                           802, 770, 764,  # a half argument's abs/cvt sunk into powf: replayed in the ring
                           862,  # powf of -|h| reading h and |h| (sources of its input)
-                          769, 805, 783]  # log2f's call location; cos(-y) as y*(-2/pi); -(0.0*h) on packed halves
+                          769, 805, 783,  # log2f's call location; cos(-y) as y*(-2/pi); -(0.0*h) on packed halves
+                          860, 995, 1099,  # abs(x).to(f16) as |cvt(x)|: decided at the cvt's .to() call
+                          960, 1087]  # (x * 0.5) * 2.0 as fma(x, 0.5, x * 0.5): the contracted K fold
 # Known-open classes (issue 10's letters; /work/coord/issue10_findings.md): kernel -> (cause, reported
 # today, i.e. the sanitize report has an error so --strict fails).
 OPEN: dict[int | str, tuple[str, bool]] = {
@@ -294,7 +296,7 @@ OPEN: dict[int | str, tuple[str, bool]] = {
     883: ("tl.min(x * -1.0): LLVM computes -max(x), which the ring computes differently at -0", True),
     777: ("(x.to(f64) * -1.0).to(f16): LLVM drops the f64 and negates after the f16 cvt (neg.f16x2)", True),
     814: ("tl.min(abs(h.to(f32))): LLVM takes abs and min in f16, then widens", True),
-    860: ("abs(x * log2(x)).to(f16): LLVM moves abs below the cvt; its and carries the store's location", True),
+    1014: ("log(-h.to(f64)): LLVM folds the negation into __nv_log's subnormal scaling, x * -2^54", True),
 }
 
 

