@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import dataclasses
 import struct
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from ptxkit import ir
@@ -470,11 +470,10 @@ _NEG_EXTREMUM = ("negation of a max/min: LLVM rewrites min(-a, -b) as -max(a, b)
                  "sanitized as written")
 
 
-def _reaches(flow: Flow, reg: str, reader: Callable[[ir.Instruction], bool], through: tuple[str, ...] = ()) -> bool:
-    """Whether an instruction ``reader`` accepts reads ``reg``'s value, directly or through bit moves (a
-    shuffle tree) and the ``through`` opcodes: −max(a, b) feeding a min is LLVM's min(−a, −b), feeding a
-    sub or an fma just a negation; |x| reaching a cast through a min/max was abs(x.to(T)) before LLVM
-    narrowed the min/max (min(ext a, ext b) → ext(min(a, b)))."""
+def _uses(flow: Flow, reg: str, stop: Callable[[ir.Instruction], bool],
+          through: tuple[str, ...] = ()) -> Iterator[ir.Instruction]:
+    """The instructions reading ``reg``'s value, directly or through bit moves (a shuffle tree) and the
+    ``through`` opcodes, not past those ``stop`` accepts."""
     todo, seen = [reg], set()
     while todo:
         r = todo.pop()
@@ -482,11 +481,16 @@ def _reaches(flow: Flow, reg: str, reader: Callable[[ir.Instruction], bool], thr
             continue
         seen.add(r)
         for u in flow.uses.get(r, []):
-            if reader(u):
-                return True
-            if u.opcode in _MOVES or u.opcode in through:
+            yield u
+            if not stop(u) and (u.opcode in _MOVES or u.opcode in through):
                 todo += regs(u.operands[0])
-    return False
+
+
+def _reaches(flow: Flow, reg: str, reader: Callable[[ir.Instruction], bool], through: tuple[str, ...] = ()) -> bool:
+    """Whether an instruction ``reader`` accepts reads ``reg``'s value (:func:`_uses`): −max(a, b) feeding a
+    min is LLVM's min(−a, −b), feeding a sub or an fma just a negation; |x| reaching a cast through a
+    min/max was abs(x.to(T)) before LLVM narrowed the min/max (min(ext a, ext b) → ext(min(a, b)))."""
+    return any(reader(u) for u in _uses(flow, reg, reader, through))
 
 
 def _opcode_is(opcode: str) -> Callable[[ir.Instruction], bool]:
@@ -514,18 +518,8 @@ def _neg_extremum(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, ft: st
 
 def _cast_dest(flow: Flow, reg: str) -> str | None:
     """The one destination type of the float casts that read ``reg`` (through moves and min/max), if one."""
-    dests: set[str] = set()
-    todo, seen = [reg], set()
-    while todo:
-        r = todo.pop()
-        if r in seen:
-            continue
-        seen.add(r)
-        for u in flow.uses.get(r, []):
-            if _float_cast_reader(u):
-                dests.add((_float_cast(u) or ("",))[0])
-            elif u.opcode in _MOVES or u.opcode in ("min", "max"):
-                todo += regs(u.operands[0])
+    dests = {t[0] for u in _uses(flow, reg, _float_cast_reader, ("min", "max"))
+             if _float_cast_reader(u) and (t := _float_cast(u)) is not None}
     return dests.pop() if len(dests) == 1 else None
 
 
