@@ -314,7 +314,9 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
             continue
         rd = flow.reads(s)
         sunk = s.opcode in ("mul", "fma") and bool(flow.float_imms(s) & _SUNK_FLOAT.get(op, set()))
-        if (scanning and rd & taint and (s.opcode in _ABSORB or sunk) and s.guard is None and rd <= taint | consts
+        unpack = s.opcode == "mov" and isinstance(s.operands[0], ir.Vec)  # the caller's (a 64-bit shuffle: seed 1077)
+        if (scanning and rd & taint and (s.opcode in _ABSORB or sunk) and not unpack and s.guard is None
+                and rd <= taint | consts
                 and flow.same_call(s, body[0])):
             if flow.writes(s) & set(inputs):
                 return None
