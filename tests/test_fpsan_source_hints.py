@@ -213,10 +213,12 @@ def test_inlined_loc_and_a_library_source_outside_the_root(tmp_path):
 
 @pytest.mark.parametrize("expr,form", [("tl.fma(x0, x1, x0) * tl.abs(x1)", "native"),
                                        ("tl.where(x0 < x1, x0.to(tl.float32), x1) * x1", None),
-                                       ("tl.sqrt(x0) * x1", None)])
+                                       ("tl.sqrt(x0) * x1", "native"),
+                                       ("libdevice.fn(x0) * x1", None)])
 def test_half_operand_types_through_elementwise_calls(tmp_path, expr, form):
-    """tl.fma/abs/where keep their operands' type (a 16-bit op on them is half arithmetic; a widened
-    operand at the op's own .loc contradicts the PTX); other calls are unknown: undecided."""
+    """tl.fma/abs/where and the tl math functions keep their operands' type (a 16-bit op on them is half
+    arithmetic; a widened operand at the op's own .loc contradicts the PTX); other calls (libdevice) are
+    unknown: undecided."""
     text = _with_source(tmp_path, expr, "{loc}\n\tmul.f16 %d, %a, %b;", expr.split("(")[0] if "(" in expr else "",
                         nin=2, w=16)
     out, rep = _run(text, [list(r) for r in zip(A16, B16)], w=16)

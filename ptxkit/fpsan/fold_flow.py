@@ -1,0 +1,212 @@
+"""The dataflow and shared helpers of LLVM's folds (``ptxkit.fpsan.folds``): :class:`Flow` (definitions
+and reads of a function's registers, the value kind of a bit move), the walk over a register's readers,
+the float ``cvt`` shapes, and the report entry of a fold sanitized as a stated, decided or default form."""
+
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+
+from ptxkit import ir
+from ptxkit.fpsan.irview import NO_DEST, regs
+from ptxkit.fpsan.ops import (
+    sign_xor_width,
+)
+from ptxkit.fpsan.options import FOLD_FORMS, Options
+from ptxkit.fpsan.report import ERROR, NOTE, Verdict
+from ptxkit.fpsan.source_ast import Decision
+from ptxkit.fpsan.source_hints import SourceHints
+from ptxkit.ptx.types import FLOAT_TYPES, SIGNED_TYPES, UNSIGNED_TYPES, is_float, is_type
+
+MOVES = ("mov", "selp", "shfl")  # bit moves that carry a value unchanged (integer or untyped forms)
+
+
+# untyped bit arithmetic: a value it computes is integer code, not a float's bits
+BIT_OPS = frozenset({"shl", "shr", "bfe", "bfi", "prmt", "and", "or", "xor", "not", "add", "sub", "mul", "mad"})
+
+
+@dataclass
+class FoldResult:
+    """A recognised fold: ``done`` (the instruction was replaced by ``ctx.lines``) and its report entry."""
+
+    done: bool
+    verdict: Verdict | None = None
+    moves: bool = False  # the replacement is a bit move: its reads and writes are native ones
+
+
+@dataclass
+class Flow:
+    """Flow-insensitive definitions and reads of one function's registers (instruction positions in
+    textual order; ``labels`` the positions of labels, which may start a join)."""
+
+    order: list[ir.Instruction] = field(default_factory=list)
+    pos: dict[int, int] = field(default_factory=dict)
+    defs: dict[str, list[ir.Instruction]] = field(default_factory=dict)
+    uses: dict[str, list[ir.Instruction]] = field(default_factory=dict)
+    labels: list[int] = field(default_factory=list)
+    types: dict[str, str] = field(default_factory=dict)  # declared register types (.reg .f32 %f<9>)
+    hints: SourceHints = field(default_factory=SourceHints)  # the Python source at each .loc (source_hints)
+
+    @classmethod
+    def of(cls, fn: ir.Function, types: dict[str, str] | None = None, hints: SourceHints | None = None) -> Flow:
+        f = cls(types=types or {}, hints=hints or SourceHints())
+        for s in fn.statements():
+            if isinstance(s, ir.Label):
+                f.labels.append(len(f.order))
+            elif isinstance(s, ir.Instruction):
+                f.pos[id(s)] = len(f.order)
+                f.order.append(s)
+                dest, srcs = roles(s)
+                for r in dest:
+                    f.defs.setdefault(r, []).append(s)
+                for r in srcs:
+                    f.uses.setdefault(r, []).append(s)
+        return f
+
+    def only_def(self, reg: str) -> ir.Instruction | None:
+        d = self.defs.get(reg, [])
+        return d[0] if len(d) == 1 else None
+
+    def unchanged_between(self, reg: str, first: ir.Instruction, last: ir.Instruction) -> bool:
+        """``reg`` holds the same value at ``last`` as at ``first``: no write of it and no label between."""
+        a, b = self.pos[id(first)], self.pos[id(last)]
+        if not a < b or any(a < p <= b for p in self.labels):
+            return False
+        return not any(a < self.pos[id(d)] < b for d in self.defs.get(reg, []))
+
+    def value_kind(self, seeds: Iterable[str]) -> str:
+        """``float``, ``int`` or ``unknown``: the types of the instructions that define or read the
+        registers connected to ``seeds`` by bit moves (mov/selp/shfl without a float type, sign xors)."""
+        todo, seen = list(seeds), set()
+        kinds: set[str] = set()
+        while todo:
+            r = todo.pop()
+            if r in seen:
+                continue
+            seen.add(r)
+            k = _type_kind(self.types.get(r))  # nvcc declares float registers .f32/.f64 (Triton: .b32)
+            if k:
+                kinds.add(k)
+            for instr in self.defs.get(r, []) + self.uses.get(r, []):
+                carried = _carried(instr)
+                if carried:
+                    todo += carried
+                    continue
+                k = _kind_of(instr, r in roles(instr)[0])
+                if k:
+                    kinds.add(k)
+        return kinds.pop() if len(kinds) == 1 else "unknown"
+
+
+def roles(instr: ir.Instruction) -> tuple[list[str], list[str]]:
+    """(registers written, registers read as data); address bases and guards are not data."""
+    ops = instr.operands
+    data = [o for o in ops if not isinstance(o, ir.Addr)]
+    if instr.opcode in NO_DEST or not ops:
+        return [], [r for o in data for r in regs(o)]
+    return list(regs(ops[0])), [r for o in ops[1:] if not isinstance(o, ir.Addr) for r in regs(o)]
+
+
+def _carried(instr: ir.Instruction) -> list[str]:
+    """The registers of a bit move that carries a value unchanged and says nothing about its type (a
+    mov/selp/shfl without a float type, a sign-bit xor): destination and moved sources; else []."""
+    ops = instr.operands
+    if not (sign_xor_width(instr) or (instr.opcode in MOVES and not any(m in FLOAT_TYPES for m in instr.mods))):
+        return []
+    if len(ops) < 2 or not isinstance(ops[0], (ir.Reg, ir.Sym, ir.Pipe)) or isinstance(ops[1], ir.Vec):
+        return []  # a vector pack/unpack (mov.b64 d, {a, b}) is not the same value
+    dest = list(regs(ops[0].a) if isinstance(ops[0], ir.Pipe) else regs(ops[0]))
+    moved = ops[1:3] if instr.opcode in ("selp", "xor") else ops[1:2]
+    return dest + [r for o in moved if isinstance(o, (ir.Reg, ir.Sym)) for r in regs(o)]
+
+
+def _kind_of(instr: ir.Instruction, written: bool) -> str | None:
+    """What ``instr`` says about the type of a register it writes (``written``) or reads."""
+    if instr.opcode == "mov" and any(isinstance(o, ir.Vec) for o in instr.operands):
+        return None  # a vector pack/unpack: its parts need not share the vector's type
+    types = [m for m in instr.mods if is_type(m)]
+    if not types:
+        return None
+    t = types[0] if written and instr.opcode in ("cvt", "set") else types[-1]
+    return _type_kind(t)  # typed loads/stores count: LLVM types them as the IR value (Triton's are .bN)
+
+
+def _type_kind(t: str | None) -> str | None:
+    if t is None:
+        return None
+    if is_float(t):
+        return "float"
+    if t in SIGNED_TYPES or t in UNSIGNED_TYPES:
+        return "int"
+    return None
+
+
+def fold_verdict(opts: Options, name: str, reason: str, form: str, decided: Decision | None = None) -> Verdict:
+    """The report entry of an ambiguous fold sanitized as ``form``: a note when the user stated it or
+    the source decided it (``decided``, :mod:`ptxkit.fpsan.source_hints`)."""
+    given = opts.fold(name)
+    if given is None and decided is not None:
+        return Verdict(f"{reason}; sanitized as {name}={decided.form}, decided by the source at {decided.where}",
+                       NOTE, native=False)
+    if given is None:
+        return Verdict(f"{reason}; sanitized as the default source form ({name}={form}): --fold {name}="
+                       f"{'|'.join(FOLD_FORMS[name])} states which the source meant", ERROR, native=False)
+    return Verdict(f"{reason}; sanitized as the stated source form ({name}={given})", NOTE, native=False)
+
+
+def decide_fold(opts: Options, name: str, hint: Callable[[ir.Instruction], Decision | None],
+            instr: ir.Instruction) -> Decision | None:
+    """The source's decision of fold ``name`` at ``instr``, unless the user stated the form (it wins) or
+    turned the source hints off."""
+    return hint(instr) if opts.source_hints and opts.fold(name) is None else None
+
+
+def readers_of(flow: Flow, reg: str, stop: Callable[[ir.Instruction], bool],
+          through: tuple[str, ...] = ()) -> Iterator[ir.Instruction]:
+    """The instructions reading ``reg``'s value, directly or through bit moves (a shuffle tree) and the
+    ``through`` opcodes, not past those ``stop`` accepts."""
+    todo, seen = [reg], set()
+    while todo:
+        r = todo.pop()
+        if r in seen:
+            continue
+        seen.add(r)
+        for u in flow.uses.get(r, []):
+            yield u
+            if not stop(u) and (u.opcode in MOVES or u.opcode in through):
+                todo += regs(u.operands[0])
+
+
+def reaches(flow: Flow, reg: str, reader: Callable[[ir.Instruction], bool], through: tuple[str, ...] = ()) -> bool:
+    """Whether an instruction ``reader`` accepts reads ``reg``'s value (:func:`readers_of`): −max(a, b) feeding a
+    min is LLVM's min(−a, −b), feeding a sub or an fma just a negation; |x| reaching a cast through a
+    min/max was abs(x.to(T)) before LLVM narrowed the min/max (min(ext a, ext b) → ext(min(a, b)))."""
+    return any(reader(u) for u in readers_of(flow, reg, reader, through))
+
+
+def opcode_is(opcode: str) -> Callable[[ir.Instruction], bool]:
+    return lambda u: u.opcode == opcode
+
+
+def float_cast_reader(u: ir.Instruction) -> bool:
+    return u.opcode == "cvt" and float_cast(u) is not None
+
+
+def cast_dest(flow: Flow, reg: str) -> str | None:
+    """The one destination type of the float casts that read ``reg`` (through moves and min/max), if one."""
+    dests = {t[0] for u in readers_of(flow, reg, float_cast_reader, ("min", "max"))
+             if float_cast_reader(u) and (t := float_cast(u)) is not None}
+    return dests.pop() if len(dests) == 1 else None
+
+
+def float_cast(cvt: ir.Instruction, packed: bool = False) -> tuple[str, str] | None:
+    """(destination, source) types of a scalar float → float ``cvt`` without integer rounding (``packed``:
+    also ``cvt.rn.{f16,bf16}x2.f32`` of two sources)."""
+    types = [m for m in cvt.mods if is_type(m)]
+    floats = ("f16", "bf16", "f32", "f64") + (("f16x2", "bf16x2") if packed else ())
+    n = 3 if packed and types[:1] in (["f16x2"], ["bf16x2"]) else 2
+    if (len(types) != 2 or not all(t in floats for t in types) or types[0] == types[1]
+            or len(cvt.operands) != n or cvt.guard is not None or "sat" in cvt.mods or "relu" in cvt.mods):
+        return None
+    return types[0], types[1]

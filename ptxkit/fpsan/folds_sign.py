@@ -1,0 +1,356 @@
+"""LLVM's folds of negation and abs (issue 10 F, J; docs/fpsan.md §3 "Folds"): sign-bit ``xor``/``or``/``and``
+on float values, a negation or abs moved across a float ``cvt`` (``(-x).to(T)``, ``abs(x).to(T)``), a
+negation of a max/min feeding a min/max, and a narrow negation folded into a wide add. Where the Python
+source at the ``.loc`` tells the form (``ptxkit.fpsan.source_hints``) it is computed as Triton's FPSan
+computes it; elsewhere the PTX as written, reported."""
+
+
+from __future__ import annotations
+
+from ptxkit import ir
+from ptxkit.fpsan import ring as R
+from ptxkit.fpsan.casts import _cast_payload as cast_payload
+from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext, guard_text, hexc
+from ptxkit.fpsan.fold_flow import (
+    BIT_OPS,
+    Flow,
+    FoldResult,
+    cast_dest,
+    decide_fold,
+    float_cast,
+    float_cast_reader,
+    fold_verdict,
+    opcode_is,
+    reaches,
+)
+from ptxkit.fpsan.irview import name_of
+from ptxkit.fpsan.ops import (
+    LANE_TYPE,
+    TABLE,
+    OpInfo,
+    as_reg,
+    elementwise,
+    float_type_of,
+    lane_nonzero_signs,
+    rewrite_sign_xor,
+    sign_mask_lanes,
+    sign_xor_width,
+)
+from ptxkit.fpsan.options import Options
+from ptxkit.fpsan.report import ERROR, NOTE, Verdict
+from ptxkit.fpsan.source_ast import Decision
+from ptxkit.ptx.types import FLOAT_TYPES
+
+
+def is_sign_bit_op(instr: ir.Instruction) -> bool:
+    """A sign-bit ``xor`` (−x) or ``or``/``and`` (−|x|, |x|) on bits: :func:`rewrite_sign_fold` decides it."""
+    return bool(sign_xor_width(instr)) or sign_mask_lanes(instr) is not None
+
+
+def rewrite_sign_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow: Flow) -> FoldResult | None:
+    """The negation/abs fold ``instr`` belongs to, rewritten or reported (None: not one of them)."""
+    op = instr.opcode
+    if sign_xor_width(instr):
+        return _sign_xor(instr, ctx, opts, flow)
+    if op in ("or", "and") and (lanes := sign_mask_lanes(instr)) is not None:
+        return _sign_mask(instr, ctx, flow, lanes)
+    ft = float_type_of(instr)
+    if ft is None:
+        return None
+    ops = instr.operands
+    if (op == "neg" and len(ops) == 2 and isinstance(ops[1], ir.Reg) and ft in ("f32", "f64")
+            and (m := flow.only_def(ops[1].name)) is not None and m.opcode in ("max", "min")
+            and reaches(flow, name_of(ops[0]), opcode_is({"max": "min", "min": "max"}[m.opcode]))):
+        return _neg_extremum(instr, ctx, flow, ft)
+    if op == "cvt" and (ab := _abs_inside_cast(flow, instr)) is not None:
+        return _cast_of_abs(instr, ab, ctx)
+    if (op == "neg" and len(ops) == 2 and isinstance(ops[1], ir.Reg) and (cvt := flow.only_def(ops[1].name))
+            is not None and cvt.opcode == "cvt" and float_cast(cvt, packed=True) is not None):
+        return _neg_of_cast(instr, cvt, ctx, opts, flow, ft)
+    if op == "abs" and len(ops) == 2 and isinstance(ops[1], ir.Reg):
+        cvt = flow.only_def(ops[1].name)
+        if cvt is not None and cvt.opcode == "cvt" and float_cast(cvt, packed=True) is not None:
+            return _abs_after_cast(instr, cvt, ctx, flow)
+        if reaches(flow, name_of(ops[0]), float_cast_reader, through=("min", "max")):
+            if all(_abs_inside_cast(flow, u) is instr for u in flow.uses.get(name_of(ops[0]), [])):
+                return FoldResult(False, Verdict(f"{_ABS_CAST.split('; ')[0]}: the source has abs(x.to(T)), "
+                                                 "computed so at the conversion", NOTE))
+            return FoldResult(False, _abs_verdict(flow, instr, "outside", _ABS_CAST,
+                                                  cast_dest(flow, name_of(ops[0]))))
+        return None
+    if (op in ("add", "sub") and ft in ("f32", "f64") and len(ops) == 3
+            and (wide := [i for i in (1, 2) if _widened(flow, ops[i], ft)])
+            and (decided := flow.hints.narrow_negation(instr, R.ring(ft).w)) is not None):
+        return _narrow_negation(instr, ctx, flow, ft, wide, decided)
+    return None
+
+
+_XOR_FLOAT = ("sign-bit xor on a float value (the dataflow shows a float type): LLVM's folded -x, sanitized as "
+              "Triton's ring negation 0 − φ(x)")
+
+
+_XOR_UNKNOWN = ("sign-bit xor on a value no float or integer instruction defines or reads: LLVM's folded -x "
+                "(ring negation 0 − φ(x)) or integer code (a bit flip)")
+
+
+_XOR_CAST = ("sign-bit xor of a float conversion's result: LLVM moves the negation of (-x).to(T) below the cvt, "
+             "so the source was (-x).to(T) (ring cast of −φ(x)) or -(x.to(T)) (ring negation after the cast)")
+
+
+def _sign_xor(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow: Flow) -> FoldResult | None:
+    src = next(o for o in instr.operands[1:] if isinstance(o, ir.Reg)).name
+    kind = flow.value_kind([src, name_of(instr.operands[0])])
+    if kind == "int" or (kind == "unknown" and opts.fold("sign-xor") == "bits"):
+        if kind == "int":
+            return None  # integer code: a bit move
+        return FoldResult(False, Verdict(f"{_XOR_UNKNOWN}; left as a bit move (stated: sign-xor=bits)", NOTE))
+    if kind == "unknown":
+        rewrite_sign_xor(instr, ctx)
+        return FoldResult(True, fold_verdict(opts, "sign-xor", _XOR_UNKNOWN, "neg"))
+    cvt = flow.only_def(src)
+    if cvt is not None and cvt.opcode == "cvt" and float_cast(cvt) is not None:
+        types = float_cast(cvt)
+        decided = decide_fold(opts, "neg-cast", lambda c: flow.hints.neg_cast(c, types[0], types[1]) if types else None,
+                          cvt)
+        form = opts.fold("neg-cast") or (decided.form if decided else "after")
+        if form == "before" and _neg_before_cast(instr, cvt, ctx, flow):
+            return FoldResult(True, fold_verdict(opts, "neg-cast", _XOR_CAST, form, decided))
+        rewrite_sign_xor(instr, ctx)
+        return FoldResult(True, fold_verdict(opts, "neg-cast", _XOR_CAST, "after", decided) if form == "after" else
+                          Verdict(f"{_XOR_CAST}; the cvt's source may change before the xor, so sanitized as "
+                                  "the negation after the cast", ERROR, native=False))
+    rewrite_sign_xor(instr, ctx)
+    return FoldResult(True, Verdict(_XOR_FLOAT, NOTE, native=False))
+
+
+_NEG_ABS = ("sign-bit or on a float value: LLVM's −|x|, from -abs(x) (sanitized so: the ring negation of |x|, "
+            "whose sign stays clear at 0) or from minimum(x, -x) and the like, whose ring result differs at ±0")
+
+
+_ABS_AFTER_CAST = ("abs of a float conversion's result: LLVM moves abs below the cast (abs(x).to(T) becomes "
+                   "abs(x.to(T))), and Triton's ring cast does not commute with abs; left as written")
+
+
+_ABS_CAST = ("sign-bit clear (|x|) of a value a float conversion then reads: LLVM moves abs across the cast "
+             "(abs(x.to(T)) becomes abs(x).to(T), also through a min/max narrowed below the cast), and Triton's "
+             "ring cast does not commute with abs; left as written")
+
+
+def _sign_mask(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, lanes: tuple[int, int]) -> FoldResult | None:
+    """``or.bN d, a, signs`` (−|a|) and ``and.bN d, a, ~signs`` (|a|) on float values (the dataflow's
+    type; integer code is left alone): −|a| becomes |a| then the ring negation (:func:`_neg_abs`) and is
+    reported; |a| stays native like Triton's abs, reported where a float ``cvt`` reads it."""
+    src = next(o for o in instr.operands[1:] if isinstance(o, ir.Reg)).name
+    dst = name_of(instr.operands[0])
+    if flow.value_kind([src, dst]) == "int" or any(
+            d.opcode in BIT_OPS and not FLOAT_TYPES & set(d.mods) for d in flow.defs.get(src, [])):
+        return None  # integer code (libdevice's trig reduction sets a mantissa's implicit bit: shl, or)
+    if instr.opcode == "and":
+        if reaches(flow, dst, float_cast_reader, through=("min", "max")):
+            if all(_abs_inside_cast(flow, u) is instr for u in flow.uses.get(dst, [])):
+                return FoldResult(False, Verdict(f"{_ABS_CAST.split('; ')[0]}: the source has abs(x.to(T)), "
+                                                 "computed so at the conversion", NOTE))
+            return FoldResult(False, _abs_verdict(flow, instr, "outside", _ABS_CAST,
+                                                  cast_dest(flow, dst)))
+        cvt = flow.only_def(src)
+        if cvt is not None and float_cast_reader(cvt):  # seed 860: abs(x * y).to(f16) as |cvt(x * y)|
+            return _abs_after_cast(instr, cvt, ctx, flow)
+        return None
+    _neg_abs(instr, ctx, src, dst, lanes)
+    return FoldResult(True, Verdict(_NEG_ABS, ERROR, native=False), moves=True)
+
+
+_NEG_CAST = ("negation of a float conversion's result: LLVM moves the negation of (-x).to(T) (also x * -1.0) "
+             "below the cvt, so the source was (-x).to(T) (ring cast of −φ(x)) or -(x.to(T)) (ring negation after "
+             "the cast); they differ for narrowing casts, and for widening ones at -0")
+
+
+def _neg_of_cast(instr: ir.Instruction, cvt: ir.Instruction, ctx: RewriteContext, opts: Options, flow: Flow,
+                 ft: str) -> FoldResult:
+    """``neg d, c`` of ``c = cvt.T.S x`` (held-out seed 777: ``(x.to(f64) * -1.0).to(f16)`` as a packed
+    ``cvt.rn.f16x2.f32`` then ``neg.f16x2``): the J fold with a ``neg`` in place of the sign xor."""
+    types = float_cast(cvt, packed=True)
+    assert types is not None
+    dest = types[0].removesuffix("x2")
+    decided = (decide_fold(opts, "neg-cast", lambda c: flow.hints.neg_cast(c, dest, types[1]), cvt)
+               or decide_fold(opts, "neg-cast", lambda n: flow.hints.negation_of_cast(n, dest), instr))
+    form = opts.fold("neg-cast") or (decided.form if decided else "after")
+    if form == "before" and float_cast(cvt) is not None and _neg_before_cast(instr, cvt, ctx, flow):
+        return FoldResult(True, fold_verdict(opts, "neg-cast", _NEG_CAST, form, decided))
+    compute, nsrc = TABLE["neg"]
+    if not elementwise(instr, ctx, OpInfo(LANE_TYPE.get(ft, ft), ft if ft in LANE_TYPE else None), compute, nsrc):
+        return FoldResult(False, Verdict("neg: operand form not modelled"))
+    if form == "after":
+        return FoldResult(True, fold_verdict(opts, "neg-cast", _NEG_CAST, form, decided))
+    return FoldResult(True, Verdict(f"{_NEG_CAST}; the cvt's source may change before the neg, so sanitized as the "
+                                    "negation after the cast", ERROR, native=False))
+
+
+_NEG_EXTREMUM = ("negation of a max/min: LLVM rewrites min(-a, -b) as -max(a, b) (and max/min swapped), which "
+                 "the ring computes differently where a payload is φ(-0) = −2^(w−1) (its own negation); "
+                 "sanitized as written")
+
+
+def _neg_extremum(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, ft: str) -> FoldResult:
+    """``neg`` of a ``max``/``min`` result that a ``min``/``max`` reads (held-out seed 883: ``tl.min(x *
+    -1.0)`` as −max(x) into the shuffle tree's min): the ring negation as written, a note where the source
+    negates a max/min call there, else an error."""
+    compute, nsrc = TABLE["neg"]
+    if not elementwise(instr, ctx, OpInfo(ft, None), compute, nsrc):
+        return FoldResult(False, Verdict("neg: operand form not modelled"))
+    decided = flow.hints.neg_extremum(instr)
+    if decided is not None and decided.form == "written":
+        return FoldResult(True, Verdict(f"{_NEG_EXTREMUM.split(', which')[0]}: the source at {decided.where} "
+                                        "negates the max/min itself", NOTE, native=False))
+    how = f"the source at {decided.where} negates the operands" if decided else "no source says which"
+    return FoldResult(True, Verdict(f"{_NEG_EXTREMUM}; {how}", ERROR, native=False))
+
+
+def _abs_verdict(flow: Flow, instr: ir.Instruction, as_written: str, reason: str, dest: str | None = None,
+                 decided: Decision | None = None) -> Verdict:
+    """A note where the source's abs call shows the order the PTX has (``as_written``: the cast
+    ``inside`` or ``outside`` the abs; ``dest``: the cast's type; ``decided``: already told), else an error
+    (the other order, or no source)."""
+    decided = decided or flow.hints.abs_cast(instr, dest)
+    if decided is not None and decided.form == as_written:
+        return Verdict(f"{reason.split('; ')[0]}: the source at {decided.where} has this order", NOTE, native=False)
+    how = f"the source at {decided.where} has the other" if decided is not None else "no source says which"
+    return Verdict(f"{reason}; {how}", ERROR)
+
+
+def _abs_inside_cast(flow: Flow, cvt: ir.Instruction) -> ir.Instruction | None:
+    """The scalar |x| (``abs.fS`` or the sign-bit ``and``) a scalar float ``cvt`` reads, when the source's
+    abs call takes the cast (``abs(x.to(T))``, LLVM's ``abs(x).to(T)``: held-out seed 736) and x is
+    unchanged up to the cvt; else None."""
+    types = float_cast(cvt) if cvt.opcode == "cvt" else None
+    src = cvt.operands[1] if types is not None else None
+    ab = flow.only_def(src.name) if isinstance(src, ir.Reg) else None
+    if (types is None or ab is None or ab.guard is not None or len(ab.operands) < 2
+            or not isinstance(ab.operands[1], ir.Reg)):
+        return None
+    if ab.opcode == "abs":
+        if float_type_of(ab) != types[1]:
+            return None
+    elif not (ab.opcode == "and" and (lanes := sign_mask_lanes(ab)) is not None and lanes[0] == lanes[1]
+              == R.ring(types[1]).w):
+        return None
+    x = ab.operands[1].name
+    if not flow.unchanged_between(x, ab, cvt):
+        return None
+    decided = flow.hints.abs_cast(ab, types[0]) or flow.hints.abs_at_cast(cvt, types[0], types[1])
+    return ab if decided is not None and decided.form == "inside" else None
+
+
+def _abs_after_cast(instr: ir.Instruction, cvt: ir.Instruction, ctx: RewriteContext, flow: Flow) -> FoldResult:
+    """|c| of ``c = cvt.T.S x``: as written where the source's abs takes the cast; where it is
+    ``abs(x).to(T)`` (LLVM moved the abs below the cast) and x is unchanged, Triton's ring cast of |x|;
+    else left and reported (:func:`_abs_verdict`)."""
+    types = float_cast(cvt, packed=True)
+    decided = flow.hints.abs_cast(instr, types[0].removesuffix("x2") if types else None,
+                                  types[1] if types else None)
+    if decided is None and types is not None:
+        decided = flow.hints.abs_at_cast(cvt, types[0].removesuffix("x2"), types[1])
+    xs = cvt.operands[1:][::-1]  # cvt.rn.bf16x2.f32 d, a, b: b the low lane (ISA §9.7.9.21)
+    lanes = sign_mask_lanes(instr) if instr.opcode == "and" else None
+    fits = types is not None and (float_type_of(instr) == types[0] if instr.opcode == "abs"
+                                  else lanes is not None and lanes[0] == lanes[1] == R.ring(types[0]).w)
+    if (decided is None or decided.form != "outside" or not fits or instr.guard is not None
+            or not all(isinstance(x, ir.Reg) and flow.unchanged_between(x.name, cvt, instr) for x in xs)):
+        return FoldResult(False, _abs_verdict(flow, instr, "inside", _ABS_AFTER_CAST, decided=decided))
+    assert types is not None
+    dt, st = types[0].removesuffix("x2"), types[1]
+    ws = R.ring(st).w
+    pays = []
+    for x in xs:
+        bits = ctx.unembed_to_fresh(as_reg(ctx, ctx.embed(x, st), ws), st)
+        mag = ctx.fresh(BITS_KIND[ws])
+        ctx.emit(f"and.b{ws} {mag}, {bits}, {hexc((1 << (ws - 1)) - 1, ws)}")
+        pays.append(cast_payload(ctx, ctx.embed_value(mag, st), st, dt))
+    if len(pays) == 1:
+        ctx.define(instr.operands[0], pays[0], dt, None)
+    else:
+        lo, hi = (ctx.unembed_to_fresh(p, dt) for p in pays)
+        d = name_of(instr.operands[0])
+        ctx.invalidate(d)
+        ctx.emit(f"mov.b32 {d}, {{{lo}, {hi}}}")
+    return FoldResult(True, Verdict(f"{_ABS_AFTER_CAST.split(', and')[0]}: the source at {decided.where} has "
+                                    f"abs(x).to({dt}), sanitized so (the ring cast of |x|)", NOTE, native=False))
+
+
+def _cast_of_abs(cvt: ir.Instruction, ab: ir.Instruction, ctx: RewriteContext) -> FoldResult:
+    """``cvt.T.S d, |x|`` as Triton's ``abs(x.to(T))``: the ring cast of φ(x), then abs of its float bits."""
+    types = float_cast(cvt)
+    assert types is not None and isinstance(ab.operands[1], ir.Reg)
+    dt, st = types
+    w = R.ring(dt).w
+    bits = ctx.unembed_to_fresh(cast_payload(ctx, ctx.embed(ab.operands[1], st), st, dt), dt)
+    d = name_of(cvt.operands[0])
+    ctx.invalidate(d)
+    ctx.emit(f"{guard_text(cvt.guard)}and.b{w} {d}, {bits}, {hexc((1 << (w - 1)) - 1, w)}")
+    return FoldResult(True, Verdict(f"cvt.{dt}.{st} of |x|: LLVM's abs(x).to({dt}) for the source's abs(x.to({dt})); "
+                                    "sanitized as the ring cast of x, then abs", NOTE, native=False))
+
+
+def _neg_abs(instr: ir.Instruction, ctx: RewriteContext, a: str, d: str, lanes: tuple[int, int]) -> None:
+    """d = the ring negation of |a|, lane by lane: |a| with the sign set exactly where the magnitude is not
+    zero."""
+    w, lane = lanes
+    m, t = lane_nonzero_signs(ctx, a, w, lane)
+    ctx.invalidate(d)
+    ctx.emit(f"{guard_text(instr.guard)}or.b{w} {d}, {m}, {t}")
+
+
+def _neg_before_cast(instr: ir.Instruction, cvt: ir.Instruction, ctx: RewriteContext, flow: Flow) -> bool:
+    """``d = xor(cvt.T.S(x))`` as Triton's FPSan of ``(-x).to(T)``: the ring cast of −φ_S(x)."""
+    types = float_cast(cvt)
+    x = cvt.operands[1]
+    if types is None or not isinstance(x, ir.Reg) or not flow.unchanged_between(x.name, cvt, instr):
+        return False
+    dt, st = types
+    ws = R.ring(st).w
+    n = ctx.fresh(BITS_KIND[ws])
+    ctx.emit(f"neg.s{ws} {n}, {as_reg(ctx, ctx.embed(x, st), ws)}")
+    ctx.define(instr.operands[0], cast_payload(ctx, n, st, dt), dt, instr.guard)
+    return True
+
+
+_NARROW_NEG = ("a − (−h) as a + h (or a + (−h) as a − h) with h narrower than the op: LLVM folds the negation "
+               "into the wide op; Triton negates in h's ring, then widens, which differs where h is -0")
+
+
+def _widened(flow: Flow, o: ir.Operand, ft: str) -> int:
+    """The width of the narrower float ``o`` was widened from by its one definition (a ``cvt.ft.S``), else 0."""
+    d = flow.only_def(o.name) if isinstance(o, ir.Reg) else None
+    types = float_cast(d) if d is not None and d.opcode == "cvt" else None
+    if types is None or types[0] != ft:
+        return 0
+    w = R.ring(types[1]).w
+    return w if w < R.ring(ft).w else 0
+
+
+def _narrow_negation(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, ft: str, wide: list[int],
+                     decided: Decision) -> FoldResult | None:
+    """``add d, a, cvt(h)`` where the source says ``a - (-h)`` (held-out seed 701: ``a - (h * -1.0)``, h
+    bf16): Triton's ``φ(a) − sext(−φ_h(h))``. The widened payload q = sext(p) gives sext(−p) as −q, except
+    at p = −2^(n−1) (φ(-0), its own narrow negation), where it is q."""
+    if (instr.opcode == "sub" and wide != [2]) or len(wide) != 1:
+        return None  # the negated operand is not told apart (both widened), or not where the fold puts it
+    i = wide[0]
+    narrow = _widened(flow, instr.operands[i], ft)
+    w = R.ring(ft).w
+    add = instr.opcode == "add"
+
+    def compute(c: RewriteContext, ps: list[str], _w: int, _i: ir.Instruction) -> str:
+        q = as_reg(c, ps[i - 1], w)
+        t, n, o = c.fresh(BITS_KIND[w]), c.fresh(BITS_KIND[w]), c.fresh(BITS_KIND[w])
+        p = c.fresh("pred")
+        c.emit(f"neg.s{w} {t}, {q}")
+        c.emit(f"setp.eq.s{w} {p}, {q}, {hexc((-(1 << (narrow - 1))) % (1 << w), w)}")
+        c.emit(f"selp.b{w} {n}, {q}, {t}, {p}")  # sext(−p)
+        other = as_reg(c, ps[2 - i], w)
+        c.emit(f"{'sub' if add else 'add'}.s{w} {o}, {other}, {n}")  # a − sext(−p), a + sext(−p)
+        return o
+    if not elementwise(instr, ctx, OpInfo(ft, None), compute, 2):
+        return None
+    return FoldResult(True, Verdict(f"{_NARROW_NEG}; sanitized so, decided by the source at {decided.where}", NOTE,
+                                    native=False))

@@ -1,0 +1,292 @@
+"""The Python side of the source hints (``ptxkit.fpsan.source_hints``): a parsed source file with its
+nodes by position (:class:`SourceFile`), the :class:`Decision` a fold reads there, and what an expression
+says about types: the dtype of a ``.to()`` call, the float width of an operand, negations, numbers,
+names assigned once."""
+
+from __future__ import annotations
+
+import ast
+import stat
+import struct
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+_DTYPE_WIDTH = {"float16": 16, "bfloat16": 16, "float32": 32, "float64": 64}
+_INT_DTYPES = frozenset(f"{s}int{w}" for s in ("", "u") for w in (8, 16, 32, 64))
+_PTX_DTYPE = {"f16": "float16", "bf16": "bfloat16", "f32": "float32", "f64": "float64"}
+_BINOP = {"add": ast.Add, "sub": ast.Sub, "mul": ast.Mult}
+OWN = 0  # an operand that is a value of its own type (a load, a parameter), not a widening
+CONST = -1  # a Python number: it takes the other operand's type (no promotion)
+_DEPTH = 8
+_HALF = {"float16": "f16", "bfloat16": "bf16"}
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The source form a fold takes and where the source said so (``kernel.py:12:9: `x0 * 2.0```)."""
+
+    form: str
+    where: str
+
+
+@dataclass
+class SourceFile:
+    """One parsed Python source: its nodes by (line, col_offset) and each node's parent."""
+
+    name: str
+    text: str
+    tree: ast.Module
+    at: dict[tuple[int, int], list[ast.expr]] = field(default_factory=dict)
+    parent: dict[int, ast.AST] = field(default_factory=dict)
+
+    @classmethod
+    def read(cls, path: Path) -> SourceFile | None:
+        try:
+            text = path.read_text(encoding="utf-8")
+            tree = ast.parse(text, filename=str(path))
+        except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
+            return None  # missing, unreadable or not Python: the folds stay undecided
+        f = cls(path.name, text, tree)
+        for node in ast.walk(tree):
+            for child in ast.iter_child_nodes(node):
+                f.parent[id(child)] = node
+            if isinstance(node, ast.expr):
+                f.at.setdefault((node.lineno, node.col_offset), []).append(node)
+        return f
+
+    def where(self, node: ast.expr) -> str:
+        seg = " ".join((ast.get_source_segment(self.text, node) or ast.unparse(node)).split())
+        return f"{self.name}:{node.lineno}:{node.col_offset + 1}: `{seg[:60]}`"
+
+    def function_of(self, node: ast.AST) -> ast.FunctionDef | None:
+        p = self.parent.get(id(node))
+        while p is not None and not isinstance(p, ast.FunctionDef):
+            p = self.parent.get(id(p))
+        return p
+
+
+# a fold's reading of one source node: (its form, the node to cite) or None
+Classify = Callable[[SourceFile, ast.expr], tuple[str, ast.expr] | None]
+
+
+def _as_op(n: ast.BinOp) -> tuple[type[ast.operator], ast.expr, ast.expr]:
+    """(operator, left, right) as LLVM emits it: ``a - (-b)`` and ``a - c`` (a number) are ``a + b``/``a + -c``,
+    ``a + (-b)`` and ``(-b) + a`` ``a - b``
+    (InstCombine folds the fneg into the operator; Triton's ring −(−φ(b)) = φ(b) agrees)."""
+    r, left = n.right, n.left
+    if isinstance(r, ast.UnaryOp) and isinstance(r.op, ast.USub) and isinstance(n.op, (ast.Add, ast.Sub)):
+        return (ast.Sub if isinstance(n.op, ast.Add) else ast.Add), n.left, r.operand
+    if isinstance(left, ast.UnaryOp) and isinstance(left.op, ast.USub) and isinstance(n.op, ast.Add):
+        return ast.Sub, r, left.operand  # (-a) + b is b - a (seed 170)
+    if isinstance(n.op, ast.Sub) and _number(r) is not None:
+        return ast.Add, left, r  # a - c is fadd a, -c (InstCombine; the ring agrees: φ(-c) = -φ(c))
+    return type(n.op), n.left, n.right
+
+
+def _find(path: str, root: str | None) -> SourceFile | None:
+    """The source ``path`` names: under ``root`` (its longest existing suffix) when given, else itself
+    (Triton's own library, ``triton/language/standard.py``, is where it was installed)."""
+    p = Path(path)
+    if root is not None:
+        parts = p.parts[1:] if p.is_absolute() else p.parts
+        for k in range(len(parts)):
+            cand = Path(root, *parts[k:])
+            if _readable_source(cand):
+                return SourceFile.read(cand)
+    return SourceFile.read(p) if _readable_source(p) else None
+
+
+MAX_SOURCE_BYTES = 16 << 20
+
+
+def _readable_source(p: Path) -> bool:
+    """A regular file of sane size: the PTX names the path, so a hostile ``.file`` (a device, a FIFO,
+    a name too long for the file system) must not block, flood memory or raise."""
+    try:
+        st = p.stat()
+    except (OSError, ValueError):
+        return False
+    return stat.S_ISREG(st.st_mode) and st.st_size <= MAX_SOURCE_BYTES
+
+
+def _one(f: SourceFile, forms: dict[str, ast.expr]) -> Decision | None:
+    """The form when the nodes at the location agree on exactly one."""
+    if len(forms) != 1:
+        return None
+    form, node = next(iter(forms.items()))
+    return Decision(form, f.where(node))
+
+
+def _is_two(n: ast.expr) -> bool:
+    return isinstance(n, ast.Constant) and type(n.value) in (int, float) and n.value == 2
+
+
+def _ring_chain(f: SourceFile, e: ast.expr) -> list[str] | None:
+    """The f32 ops between ``i.to(tl.float32)`` of an integer cast and ``e`` when each is a negation or
+    a ``+ - *`` with a number (seed 51: ``-(i.to(f32) * -1.0)``, which LLVM cancels into one int → bf16
+    cvt; Triton's FPSan computes them in the ring): innermost first, ``neg`` / ``OP:BITS`` (OP ``add``,
+    ``sub``, ``rsub`` for ``c - x``, ``mul``; BITS the f32 constant)."""
+    ops: list[str] = []
+    cur: ast.expr | None = e
+    for _ in range(_DEPTH):
+        cur = _resolve(f, cur, _DEPTH) if cur is not None else None
+        if cur is None:
+            return None
+        if _cast_to(cur) == "float32":
+            inner = _resolve(f, _receiver(cur), _DEPTH)
+            return ops[::-1] if ops and _to_dtype(inner) in _INT_DTYPES else None
+        if isinstance(cur, ast.UnaryOp) and isinstance(cur.op, ast.USub):
+            ops.append("neg")
+            cur = cur.operand
+            continue
+        if not (isinstance(cur, ast.BinOp) and isinstance(cur.op, (ast.Add, ast.Sub, ast.Mult))):
+            return None
+        name = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul"}[type(cur.op)]
+        if _number(cur.right) is not None:
+            c, cur = _number(cur.right), cur.left
+        elif _number(cur.left) is not None:
+            c, cur, name = _number(cur.left), cur.right, "rsub" if name == "sub" else name
+        else:
+            return None
+        ops.append(f"{name}:{struct.unpack('<I', struct.pack('<f', c))[0]:#x}")
+    return None
+
+
+def _negated(n: ast.AST | None) -> ast.expr | None:
+    """x of ``-x``, ``x * -1.0`` or ``-1.0 * x``, else None."""
+    if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub):
+        return n.operand
+    if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mult):
+        return n.left if _number(n.right) == -1.0 else n.right if _number(n.left) == -1.0 else None
+    return None
+
+
+def _abs_call(n: ast.AST | None) -> bool:
+    """``tl.abs(x)`` / ``abs(x)`` / ``fabs(x)`` with one argument."""
+    return (isinstance(n, ast.Call) and len(n.args) == 1 and isinstance(n.func, (ast.Attribute, ast.Name))
+            and (n.func.attr if isinstance(n.func, ast.Attribute) else n.func.id) in ("abs", "fabs"))
+
+
+def _number(n: ast.expr) -> float | None:
+    """The value of a Python number literal (``-1.0`` too), else None."""
+    if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub):
+        neg = _number(n.operand)
+        return None if neg is None else -neg
+    c = n.value if isinstance(n, ast.Constant) else None
+    return float(c) if isinstance(c, (int, float)) and not isinstance(c, bool) else None
+
+
+def _int_width(t: str) -> int:
+    return int(t.lstrip("uint"))
+
+
+def _refolded(n: ast.expr, via: str, dest_w: int) -> tuple[str, ast.expr] | None:
+    """``h.to(intA)`` whose cvt LLVM narrowed to ``s{dest_w}`` because only its low bits are used (seed
+    159: ``.to(tl.int64).to(tl.float32).to(tl.int16)``, where the int → float → int round trip folds to a
+    truncation): exact for the half's own range, but Triton's FPSan converts the widened payload, which
+    can exceed it, at A bits (saturating) and then truncates. Form ``VIA;sA`` (signed 32/64-bit A)."""
+    a = _to_dtype(n)
+    if a not in ("int32", "int64") or _int_width(a) <= dest_w:
+        return None
+    return f"{via};s{_int_width(a)}", n
+
+
+def _receiver(n: ast.expr) -> ast.expr:
+    """``E`` of the method call ``E.f(…)``."""
+    assert isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+    return n.func.value
+
+
+def _narrowed_to(f: SourceFile, n: ast.expr, want: str | None) -> bool:
+    """Whether the function narrows exactly the value of ``n`` to ``want`` (``n.to(want)``, or
+    ``r.to(want)`` of a name ``r`` assigned ``n`` once), with no arithmetic between them."""
+    fn = f.function_of(n)
+    return fn is not None and any(isinstance(c, ast.expr) and _cast_to(c) == want
+                                  and _resolve(f, _receiver(c), _DEPTH) is n for c in ast.walk(fn))
+
+
+def _to_dtype(n: ast.AST | None) -> str | None:
+    """``T`` of ``E.to(tl.T)`` (any dtype attribute), else None."""
+    if not (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "to"):
+        return None
+    args = list(n.args[:1]) + [k.value for k in n.keywords if k.arg == "dtype"]
+    return args[0].attr if len(args) == 1 and isinstance(args[0], ast.Attribute) else None
+
+
+def _cast_to(n: ast.AST | None) -> str | None:
+    """``T`` of ``E.to(tl.T)`` (a float dtype), else None."""
+    t = _to_dtype(n)
+    return t if t in _DTYPE_WIDTH else None
+
+
+def _resolve(f: SourceFile, e: ast.expr, depth: int) -> ast.expr | None:
+    """``e``, or the value of the name ``e`` when the function assigns it exactly once (None: unknown)."""
+    while isinstance(e, ast.Name) and depth > 0:
+        fn = f.function_of(e)
+        if fn is None:
+            return None
+        if any(a.arg == e.id for a in fn.args.args + fn.args.kwonlyargs):
+            return e
+        values = [s.value for s in ast.walk(fn) if isinstance(s, ast.Assign) and len(s.targets) == 1
+                  and isinstance(s.targets[0], ast.Name) and s.targets[0].id == e.id]
+        stores = [n for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id == e.id and isinstance(n.ctx, ast.Store)]
+        if len(values) != 1 or len(stores) != 1:
+            return None
+        e, depth = values[0], depth - 1
+    return e if not isinstance(e, ast.Name) or depth > 0 else None
+
+
+def _width(f: SourceFile, e: ast.expr, depth: int) -> int | None:
+    """The float width of ``e`` when it is a widening (16/32/64), ``OWN``, ``CONST``, or None (unknown)."""
+    r = _resolve(f, e, depth)
+    if r is None or depth <= 0:
+        return None
+    if isinstance(r, ast.Name):
+        return OWN  # a parameter
+    if isinstance(r, ast.Constant):
+        return CONST if type(r.value) in (int, float) else None
+    cast = _cast_to(r)
+    if cast is not None:
+        return _DTYPE_WIDTH[cast]
+    if isinstance(r, ast.Call) and isinstance(r.func, ast.Attribute) and r.func.attr == "load":
+        return OWN
+    if isinstance(r, ast.Call) and isinstance(r.func, ast.Attribute) and r.func.attr == "dot":
+        out = next((k.value for k in r.keywords if k.arg == "out_dtype"), None)  # unstated: f32, f64 for f64
+        return _DTYPE_WIDTH.get(out.attr) if isinstance(out, ast.Attribute) else None
+    args = _same_type_args(r)
+    if args:  # tl.fma/minimum/maximum/abs/where: the type of their (promoted) float operands
+        widths = [_width(f, a, depth - 1) for a in args]
+        return None if None in widths else max(w for w in widths if w is not None)
+    if isinstance(r, ast.UnaryOp) and isinstance(r.op, ast.USub):
+        return _width(f, r.operand, depth - 1)
+    if isinstance(r, ast.BinOp) and isinstance(r.op, (ast.Add, ast.Sub, ast.Mult)):
+        a, b = _width(f, r.left, depth - 1), _width(f, r.right, depth - 1)
+        return None if a is None or b is None else max(a, b)
+    return None
+
+
+_UNARY_MATH = ("abs", "sqrt", "sqrt_rn", "rsqrt", "exp", "exp2", "log", "log2", "sin", "cos", "erf", "floor", "ceil")
+
+
+def _same_type_args(r: ast.expr) -> list[ast.expr]:
+    """The float operands of ``tl.fma``/``minimum``/``maximum``/``where`` and of the unary math functions
+    (``tl.sqrt``, ``tl.exp``, …), whose result has their promoted type, else []. (A ``libdevice`` call's
+    type is left unknown: its functions exist for f32 and f64 only.)"""
+    if not (isinstance(r, ast.Call) and isinstance(r.func, ast.Attribute) and isinstance(r.func.value, ast.Name)
+            and r.func.value.id == "tl"):
+        return []
+    n = {"fma": 3, "minimum": 2, "maximum": 2, **dict.fromkeys(_UNARY_MATH, 1)}.get(r.func.attr)
+    if n is not None and len(r.args) == n:
+        return list(r.args)
+    return list(r.args[1:]) if r.func.attr == "where" and len(r.args) == 3 else []
+
+
+def _form(a: int | None, b: int | None) -> str | None:
+    """The H form of an op on operands of widths ``a``, ``b``: an explicit 32/64-bit widening makes it
+    ``f32``/``f64``; 16-bit, own-type (a 16-bit op's own operand is 16-bit: LLVM narrows only widenings)
+    and constant operands ``native``."""
+    if a is None or b is None:
+        return None
+    w = max(a, b)
+    return f"f{w}" if w in (32, 64) else "native"
