@@ -9,7 +9,7 @@ from ptxkit.fpsan import ring as R
 from ptxkit.fpsan.casts import _cast_payload as cast_payload
 from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext, Unembed, hexc
 from ptxkit.fpsan.libdevice_flow import LibRange
-from ptxkit.fpsan.libdevice_match import chain_types
+from ptxkit.fpsan.libdevice_match import INT_TYPES, chain_types
 from ptxkit.fpsan.ops import as_reg, emit_exp2, emit_sincos, emit_tagged
 
 
@@ -63,11 +63,17 @@ def _argument(ctx: RewriteContext, r: LibRange, x: str) -> str:
         return ctx.embed(ir.Reg(x), r.ftype)
     first = chain_types(chain[0])
     assert first is not None
-    p = ctx.embed(ir.Reg(x), first[1])
+    p = "" if first[1] in INT_TYPES else ctx.embed(ir.Reg(x), first[1])
     for s in chain:
         types = chain_types(s)
         assert types is not None
         dt, st = types
+        if st in INT_TYPES:  # i.to(f32): native, as Triton's FPSan leaves sitofp
+            t = ctx.fresh(BITS_KIND[R.ring(dt).w])
+            ctx.read_bits(x)
+            ctx.emit(f"cvt.{'.'.join(s.mods)} {t}, {x}")
+            p = ctx.embed_value(t, dt)
+            continue
         w = R.ring(st).w
         if s.opcode == "cvt":
             p = cast_payload(ctx, p, st, dt)

@@ -165,7 +165,8 @@ class Flow:
         self.src = {r: w[0].operands[1].name for r, w in writers.items()
                     if len(w) == 1 and w[0].guard is None and len(w[0].operands) == 2 and isinstance(w[0].operands[1],
                                                                                                   ir.Reg)
-                    and ((w[0].opcode == "cvt" and sum(m in FLOAT_TYPES for m in w[0].mods) == 2)
+                    and ((w[0].opcode == "cvt" and sum(m in FLOAT_TYPES for m in w[0].mods) == 2
+                          and not {"rni", "rzi", "rmi", "rpi"} & set(w[0].mods))  # floor(x) is not x (seed 1266)
                          or (w[0].opcode in ("neg", "abs") and any(m in FLOAT_TYPES for m in w[0].mods)))}
 
     def sources(self, r: str) -> set[str]:

@@ -33,7 +33,7 @@ from itertools import combinations_with_replacement, permutations
 
 from ptxkit import ir
 from ptxkit.fpsan.libdevice_flow import Flow, LibRange, constants_before, forward_taint, is_float, line
-from ptxkit.ptx.types import FLOAT_TYPES
+from ptxkit.ptx.types import FLOAT_TYPES, SIGNED_TYPES, UNSIGNED_TYPES
 
 
 def _ops() -> dict[str, tuple[str, str, int]]:
@@ -127,14 +127,20 @@ def match_body(flow: Flow, stmts: list[ir.Statement], name: str, lo: int, exit_l
     return got
 
 
+INT_TYPES = SIGNED_TYPES | UNSIGNED_TYPES
+
+
 def chain_types(s: ir.Instruction) -> tuple[str, str] | None:
-    """(destination, source) float types of a float → float ``cvt`` without integer rounding, or of a float
-    ``neg``/``abs`` (the same type twice); else None."""
+    """(destination, source) types of a float → float ``cvt`` without integer rounding, of an integer → float
+    ``cvt`` (native in Triton's FPSan), or of a float ``neg``/``abs`` (the same type twice); else None."""
     types = [m for m in s.mods if m in FLOAT_TYPES]
     if s.guard is not None or len(s.operands) != 2 or not isinstance(s.operands[1], ir.Reg):
         return None
     if s.opcode == "cvt" and len(types) == 2 and not {"rni", "rzi", "rmi", "rpi"} & set(s.mods):
         return types[0], types[1]
+    ints = [m for m in s.mods if m in INT_TYPES]
+    if s.opcode == "cvt" and len(types) == 1 and len(ints) == 1 and s.mods.index(types[0]) < s.mods.index(ints[0]):
+        return types[0], ints[0]  # i.to(f32) of an integer (seed 1267: pow's exponent, sunk past y == 0)
     if s.opcode in ("neg", "abs") and len(types) == 1:
         return types[0], types[0]
     return None
