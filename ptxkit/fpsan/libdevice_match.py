@@ -323,7 +323,7 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
         unpack = s.opcode == "mov" and isinstance(s.operands[0], ir.Vec)  # the caller's (a 64-bit shuffle: seed 1077)
         if (scanning and rd & taint and (s.opcode in _ABSORB or sunk) and not unpack and s.guard is None
                 and rd <= taint | consts
-                and flow.same_call(s, body[0])):
+                and flow.same_call(s, body[0], merged=True)):  # column 0: sunk past other bodies (seed 1223)
             if flow.writes(s) & set(inputs):
                 return None
             absorbed.append(s)
