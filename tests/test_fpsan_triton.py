@@ -79,7 +79,7 @@ def test_unrecognised_libdevice_body_is_reported_as_a_range():
     report names the inlined function and its line range; --strict refuses it."""
     text = (TF / "sin" / "plain.ptx").read_text().replace("0f3F22F983", "0f3F22F984")
     res = sanitize_text(text, "sin.ptx")
-    [item] = res.report.errors
+    [item] = [e for e in res.report.errors if e.opcode.startswith("libdevice:")]  # (its own folds may add more)
     assert item.opcode == "libdevice:__nv_sinf" and item.end_line > item.line
     with pytest.raises(PtxkitError):
         sanitize_text(text, "sin.ptx", strict=True)
