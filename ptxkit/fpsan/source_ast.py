@@ -260,9 +260,14 @@ def _width(f: SourceFile, e: ast.expr, depth: int) -> int | None:
         return None if None in widths else max(w for w in widths if w is not None)
     if isinstance(r, ast.UnaryOp) and isinstance(r.op, ast.USub):
         return _width(f, r.operand, depth - 1)
-    if isinstance(r, ast.BinOp) and isinstance(r.op, (ast.Add, ast.Sub, ast.Mult)):
+    if isinstance(r, ast.BinOp) and isinstance(r.op, (ast.Add, ast.Sub, ast.Mult, ast.Div)):
         a, b = _width(f, r.left, depth - 1), _width(f, r.right, depth - 1)
-        return None if a is None or b is None else max(a, b)
+        if a is None or b is None:
+            return None
+        w = max(a, b)
+        if isinstance(r.op, ast.Div):  # Triton's true division promotes halves to f32 (seed 1258)
+            return None if w == OWN else max(w, 32) if w > 0 else None
+        return w
     return None
 
 

@@ -190,11 +190,14 @@ class SourceHints:
         type: ``(x.to(f64) * -1.0).to(f16)`` of an f32 x (held-out seed 777) went through f64, which LLVM
         dropped and Triton's ring does not (undecided)."""
         def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
+            parent = f.parent.get(id(n))
+            if (isinstance(n, ast.BinOp) and isinstance(parent, ast.expr) and _negated(parent) is n
+                    and _width(f, n, _DEPTH) == _DTYPE_WIDTH.get(_PTX_DTYPE.get(dest, ""))):
+                return "after", parent  # -(a * b) of halves computed wide: the cvt narrows the op, then the negation
             if _cast_to(n) != _PTX_DTYPE.get(dest):
                 return None
             assert isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
             recv = _resolve(f, n.func.value, _DEPTH)
-            parent = f.parent.get(id(n))
             peeled = False
             while source is not None and recv is not None and _cast_to(recv) == _PTX_DTYPE.get(source):
                 recv, peeled = _resolve(f, _receiver(recv), _DEPTH), True  # (-x).to(f32).to(bf16)
