@@ -323,7 +323,8 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
         unpack = s.opcode == "mov" and isinstance(s.operands[0], ir.Vec)  # the caller's (a 64-bit shuffle: seed 1077)
         if (scanning and rd & taint and (s.opcode in _ABSORB or sunk) and not unpack and s.guard is None
                 and rd <= taint | consts
-                and flow.same_call(s, body[0], merged=True)):  # column 0: sunk past other bodies (seed 1223)
+                and (flow.same_call(s, body[0], merged=True) or sunk)):  # column 0 or another call's location:
+            # sunk past other bodies (seeds 1223, 789); log2's tail is known by its constants
             if flow.writes(s) & set(inputs):
                 return None
             absorbed.append(s)
@@ -334,6 +335,9 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
     # (``tl.where(x < 0, ..)`` and powf's x < 0 test: one ``setp.geu.f32 p, x, 0``)
     cmps = {r for s in members if s.opcode in ("setp", "testp") and flow.reads(s) <= set(inputs) | alias | consts
             for r in flow.writes(s)}
+    if any(s.opcode in ("mul", "fma") and flow.reads(s) & taint and flow.float_imms(s) & _SUNK_FLOAT.get(op, set())
+           for s in consumers):
+        return None  # the body's sunk tail (log2's ·1/ln2) left outside: its result would be the ln (seed 789)
     outs = {r for s in consumers for r in flow.reads(s) & taint} - given - cmps
     shared = {id(common[r]) for r in outs & common.keys()} | {
         id(common[r]) for s in body if foreign(s) for r in flow.reads(s) & common.keys()}
