@@ -84,7 +84,7 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
     if op == "sub" and ft == "bf16x2" and _int8_to_bf16(instr, flow):
         return FoldResult(False, Verdict(_INT8_BF16, NOTE))
     if op in ("add", "sub", "mul", "setp") and LANE_TYPE.get(ft, ft) in ("f16", "bf16"):
-        return _half(instr, ctx, opts, ft, decide_fold(opts, "half", flow.hints.half, instr))
+        return _half(instr, ctx, opts, ft, decide_fold(opts, "half", flow.hints.half, instr), flow)
     if op == "selp" and len(ops) == 4 and ft in ("f32", "f64"):
         return _select_fold(instr, ctx, flow, ft)
     return None
@@ -150,7 +150,8 @@ _HALF = ("16-bit float op: half arithmetic or, with the same PTX, f32/f64 arithm
          "two widened halves), which Triton's FPSan computes at the wide width")
 
 
-def _half(instr: ir.Instruction, ctx: RewriteContext, opts: Options, ft: str, decided: Decision | None) -> FoldResult:
+def _half(instr: ir.Instruction, ctx: RewriteContext, opts: Options, ft: str, decided: Decision | None,
+          flow: Flow) -> FoldResult:
     form = opts.fold("half") or (decided.form if decided else "native")
     verdict = fold_verdict(opts, "half", _HALF, form, decided)
     if form == "native":
@@ -166,9 +167,14 @@ def _half(instr: ir.Instruction, ctx: RewriteContext, opts: Options, ft: str, de
     op = {"add": "add.s{w}", "sub": "sub.s{w}", "mul": "mul.lo.s{w}"}[instr.opcode].format(w=ww)
     lane = LANE_TYPE.get(ft, ft)
 
+    consts = [_half_constant(flow, o, lane) for o in instr.operands[1:3]]
+
     def compute(c: RewriteContext, ps: list[str], w: int, _i: ir.Instruction) -> str:
         wide = []
-        for p in ps:
+        for p, k in zip(ps, consts, strict=True):
+            if k is not None and ft not in LANE_TYPE:  # a Python number takes the wide type: φ_wide(c) (1488)
+                wide.append(hexc(R.embed_int(_float_bits(k, form), form), ww))
+                continue
             x = c.fresh(BITS_KIND[ww])
             c.emit(f"cvt.s{ww}.s16 {x}, {as_reg(c, p, 16)}")
             wide.append(x)
@@ -178,6 +184,21 @@ def _half(instr: ir.Instruction, ctx: RewriteContext, opts: Options, ft: str, de
     if not elementwise(instr, ctx, OpInfo(lane, ft if ft in LANE_TYPE else None), compute, 2):
         return FoldResult(False, Verdict(f"{instr.opcode}: operand form not modelled"))
     return FoldResult(True, verdict)
+
+
+def _half_constant(flow: Flow, o: ir.Operand, lane: str) -> float | None:
+    """The value of a half constant operand (an immediate, or a register whose one definition moves one in)."""
+    d = flow.only_def(o.name) if isinstance(o, ir.Reg) else None
+    if d is not None and d.opcode == "mov" and len(d.operands) == 2 and d.guard is None:
+        o = d.operands[1]
+    if isinstance(o, ir.FloatImm):
+        return struct.unpack("<d", struct.pack("<Q", o.bits))[0] if o.width == 64 else \
+            struct.unpack("<f", struct.pack("<I", o.bits))[0]
+    if isinstance(o, ir.Imm) and 0 <= o.value < 1 << 16:
+        if lane == "bf16":
+            return struct.unpack("<f", struct.pack("<I", o.value << 16))[0]
+        return float(struct.unpack("<e", struct.pack("<H", o.value))[0])
+    return None
 
 
 def _widened_setp(instr: ir.Instruction, ctx: RewriteContext, ft: str, form: str, verdict: Verdict) -> FoldResult:

@@ -41,6 +41,8 @@ from ptxkit.fpsan.report import ERROR, NOTE, Verdict
 from ptxkit.fpsan.source_ast import Decision
 from ptxkit.ptx.types import FLOAT_TYPES
 
+_OTHER_EXTREMUM = {"max": "min", "min": "max"}
+
 
 def is_sign_bit_op(instr: ir.Instruction) -> bool:
     """A sign-bit ``xor`` (−x) or ``or``/``and`` (−|x|, |x|) on bits: :func:`rewrite_sign_fold` decides it."""
@@ -58,9 +60,11 @@ def rewrite_sign_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options,
     if ft is None:
         return None
     ops = instr.operands
-    if (op == "neg" and len(ops) == 2 and isinstance(ops[1], ir.Reg) and ft in ("f32", "f64")
+    if (op == "neg" and len(ops) == 2 and isinstance(ops[1], ir.Reg)
             and (m := flow.only_def(ops[1].name)) is not None and m.opcode in ("max", "min")
-            and reaches(flow, name_of(ops[0]), opcode_is({"max": "min", "min": "max"}[m.opcode]))):
+            and ((ft in ("f32", "f64") and reaches(flow, name_of(ops[0]), opcode_is(_OTHER_EXTREMUM[m.opcode])))
+                 or flow.hints.same_location(instr, m))):
+        # −max feeding a min, or carrying the max's own location (LLVM made it rewriting min(−a, −b): 1354)
         return _neg_extremum(instr, ctx, flow, ft)
     if op == "cvt" and (ab := _abs_inside_cast(flow, instr)) is not None:
         return _cast_of_abs(instr, ab, ctx)

@@ -153,6 +153,19 @@ def _ring_chain(f: SourceFile, e: ast.expr) -> list[str] | None:
     return None
 
 
+def _cancels(ops: list[str]) -> bool:
+    """A ``_ring_chain`` that is the identity in IEEE arithmetic: negations and products by ±1.0 only, an
+    even number of sign changes (LLVM removes exactly these; the ring agrees, φ(−1) = −1)."""
+    flips = 0
+    for op in ops:
+        name, _, c = op.partition(":")
+        if name == "neg" or (name == "mul" and c == f"{0xBF800000:#x}"):
+            flips += 1
+        elif not (name == "mul" and c == f"{0x3F800000:#x}"):
+            return False
+    return flips % 2 == 0
+
+
 def _negated(n: ast.AST | None) -> ast.expr | None:
     """x of ``-x``, ``x * -1.0`` or ``-1.0 * x``, else None."""
     if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub):

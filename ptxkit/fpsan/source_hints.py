@@ -43,6 +43,7 @@ from ptxkit.fpsan.source_ast import (
     SourceFile,
     _abs_call,
     _as_op,
+    _cancels,
     _cast_to,
     _find,
     _form,
@@ -82,8 +83,6 @@ class SourceHints:
                 m = _FILE.match(item.args)
                 if m and m.group(2).endswith(".py"):
                     h.files[m.group(1)] = _find(m.group(2), root)
-        if not any(h.files.values()):
-            return h
         cur: tuple[str, int, int] | None = None
         for s in fn.statements():
             if isinstance(s, ir.Directive) and s.name == "loc":
@@ -99,6 +98,11 @@ class SourceHints:
         if loc is None or f is None:
             return None
         return f, f.at.get((loc[1], loc[2] - 1), [])
+
+    def same_location(self, a: ir.Instruction, b: ir.Instruction) -> bool:
+        """``a`` and ``b`` carry the same ``.loc`` (one source expression)."""
+        la, lb = self.loc.get(id(a)), self.loc.get(id(b))
+        return la is not None and la == lb
 
     def decide(self, instr: ir.Instruction, classify: Classify) -> Decision | None:
         """The one form the source nodes at ``instr``'s location agree on (``classify``: a node → its
@@ -290,7 +294,9 @@ class SourceHints:
                     recv = _resolve(f, _receiver(recv), _DEPTH)
                 elif recv is not None and _to_dtype(recv) not in _INT_DTYPES:
                     ops = _ring_chain(f, recv)
-                    return (f"f32;{','.join(ops)}", n) if ops else None
+                    # only a chain IEEE cancels is gone from the PTX (seed 51: -(i * -1.0)); one that remains
+                    # (seed 1391: i.to(f32) * 2.0, an add.f16 x, x after the cvt) is not the cvt's
+                    return (f"f32;{','.join(ops)}", n) if ops and _cancels(ops) else None
             else:
                 return None
             return ("native", n) if _to_dtype(recv) in _INT_DTYPES else None
