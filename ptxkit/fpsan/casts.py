@@ -38,6 +38,8 @@ def rewrite_cvt(instr: ir.Instruction, ctx: RewriteContext) -> bool | str | Verd
         return False
     if st in ("f16", "bf16") and not is_float(dt) and len(instr.operands) == 2:
         return _half_to_int(instr, ctx, dt, st)
+    if st == "f32" and not is_float(dt) and len(instr.operands) == 2 and (d := ctx.hints.f32_int(instr, dt)):
+        return _via_f64(instr, ctx, dt, d.where)
     if dt in ("f16", "bf16") and not is_float(st) and len(instr.operands) == 2:
         return _int_to_half(instr, ctx, dt, st)
     if dt in ("f32", "f64") and st in _NARROW_INTS and len(instr.operands) == 2:
@@ -138,6 +140,19 @@ def _rewrite_cvt_fp8(instr: ir.Instruction, ctx: RewriteContext, dt: str, st: st
 
 # the low 32 bits of FNV-1a-64 of Triton's inline asm for a tf32x3 operand split (0x1f768597, read off its FPSan PTX)
 _TF32_ASM_HASH = R.fnv1a64("cvt.rna.tf32.f32 $0, $1;") & 0xFFFFFFFF
+
+
+def _via_f64(instr: ir.Instruction, ctx: RewriteContext, dt: str, where: str) -> bool:
+    """``cvt.rzi.sN.f32 d, x`` as Triton's ``x.to(f64).to(intN)``: the payload sign-extended to f64, φ⁻¹,
+    then the conversion from f64 (LLVM dropped the fpext, which the ring does not commute with)."""
+    bits = ctx.unembed_to_fresh(_cast_payload(ctx, ctx.embed(instr.operands[1], "f32"), "f32", "f64"), "f64")
+    mods = ["f64" if m == "f32" else m for m in instr.mods if m != "ftz"]
+    dst = name_of(instr.operands[0])
+    ctx.invalidate(dst)
+    ctx.emit(f"{guard_text(instr.guard)}cvt.{'.'.join(mods)} {dst}, {bits}")
+    ctx.report(instr, f"f32 → {dt} conversion through f64 (decided by the source at {where}): the sign-extended "
+               "payload, φ⁻¹, then the conversion, as Triton's FPSan computes it", NOTE, False)
+    return True
 
 
 def _half_to_int(instr: ir.Instruction, ctx: RewriteContext, dt: str, st: str) -> bool:

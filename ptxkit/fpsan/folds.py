@@ -354,9 +354,16 @@ def _select_fold(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, ft: str
 
 
 def _read_only_by_adds(flow: Flow, reg: str, ft: str) -> bool:
+    """Every reader of ``reg`` adds it: an ``add``, or an ``fma`` whose addend it is alone (the scan's
+    ``e + prefix`` contracted with ``e = a·b``: held-out seed 1306)."""
+    def adds(u: ir.Instruction) -> bool:
+        if u.opcode == "add":
+            return reg in roles(u)[1]
+        return (u.opcode in ("fma", "mad") and len(u.operands) == 4 and isinstance(u.operands[3], ir.Reg)
+                and u.operands[3].name == reg and reg not in {o.name for o in u.operands[1:3] if isinstance(o, ir.Reg)})
     uses = flow.uses.get(reg, [])
-    return bool(uses) and all(u.opcode == "add" and float_type_of(u) == ft and u.guard is None
-                              and reg in roles(u)[1] and not (set(u.mods) & {"sat", "relu"}) for u in uses)
+    return bool(uses) and all(adds(u) and float_type_of(u) == ft and u.guard is None
+                              and not (set(u.mods) & {"sat", "relu"}) for u in uses)
 
 
 def _neg_zero(o: object, ft: str) -> bool:

@@ -279,6 +279,17 @@ class SourceHints:
             return _refolded(n, form, int(dest[1:]))
         return self.decide(cvt, classify)
 
+    def f32_int(self, cvt: ir.Instruction, dest: str) -> Decision | None:
+        """``cvt.rzi.sN.f32 d, x`` of Triton's ``x.to(tl.float64).to(intN)`` (``f64``: LLVM drops the fpext,
+        Triton's ring widens the payload first; held-out seed 1473); anything else undecided."""
+        def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
+            t = _to_dtype(n)
+            recv = _resolve(f, _receiver(n), _DEPTH) if t in _INT_DTYPES else None
+            if recv is None or _cast_to(recv) != "float64" or max(16, _int_width(t or "")) != max(16, int(dest[1:])):
+                return None
+            return ("f64", n) if _width(f, _receiver(recv), _DEPTH) in (32, OWN) else None
+        return self.decide(cvt, classify)
+
     def int_half(self, cvt: ir.Instruction, dest: str) -> Decision | None:
         """``cvt.rn.f16.sN d, i`` is ``i.to(f16)`` (``native``) — decided only where the half cast's
         receiver is an integer cast, or an f32 cast of one (Triton folds that pair before its FPSan; the
