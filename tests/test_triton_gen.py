@@ -283,7 +283,12 @@ EXACT: list[int | str] = [4, 6, 15, 19, 72, 104, 114, 175, "k_rsqrt_f32", "k_exp
                           862,  # powf of -|h| reading h and |h| (sources of its input)
                           769, 805, 783,  # log2f's call location; cos(-y) as y*(-2/pi); -(0.0*h) on packed halves
                           860, 995, 1099,  # abs(x).to(f16) as |cvt(x)|: decided at the cvt's .to() call
-                          960, 1087]  # (x * 0.5) * 2.0 as fma(x, 0.5, x * 0.5): the contracted K fold
+                          960, 1087,  # (x * 0.5) * 2.0 as fma(x, 0.5, x * 0.5): the contracted K fold
+                          515, 1258,  # -(a / b).to(f16): true division is f32, the negation before the cast
+                          789, 1077, 1223,  # log2's tails sunk past other bodies; a 64-bit shuffle of the result
+                          1266, 1267,  # pow(floor(x), x); an int exponent's conversion sunk into powf
+                          1268, 1473,  # i64 through bf16 to f32 in one cvt; f32 -> i64 through a dropped f64
+                          1306, 1488]  # cumsum's -0.0 select as an fma addend; an f64 constant in a bf16 mul
 # Known-open classes (issue 10's letters; /work/coord/issue10_findings.md): kernel -> (cause, reported
 # today, i.e. the sanitize report has an error so --strict fails).
 OPEN: dict[int | str, tuple[str, bool]] = {
@@ -297,6 +302,8 @@ OPEN: dict[int | str, tuple[str, bool]] = {
     777: ("(x.to(f64) * -1.0).to(f16): LLVM drops the f64 and negates after the f16 cvt (neg.f16x2)", True),
     814: ("tl.min(abs(h.to(f32))): LLVM takes abs and min in f16, then widens", True),
     1014: ("log(-h.to(f64)): LLVM folds the negation into __nv_log's subnormal scaling, x * -2^54", True),
+    1354: ("tl.min(-x) of bf16: LLVM computes -max(x), the ring differs at -0", True),
+    1391: ("(i.to(f32) * 2.0).to(f16): LLVM converts i to f16 and doubles in f16", True),
 }
 
 

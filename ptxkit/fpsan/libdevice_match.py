@@ -57,7 +57,7 @@ LIBDEVICE_OPS = _ops()
 _ABSORB = {"selp", "setp", "mov", "and", "or", "not"}
 # float steps of a body that LLVM sinks past the exit, by the constants they use (f64 bits): __nv_log2 is
 # log(x)·(1/ln2 hi + lo), the ``mul.f64 t, r, lo; fma.rn.f64 y, r, hi, t`` after the exit
-_SUNK_FLOAT = {"log2": {0x3C7777D0FFDA0D24, 0x3FF71547652B82FE}}
+_LOG2_LO, _LOG2_HI = 0x3C7777D0FFDA0D24, 0x3FF71547652B82FE  # (exp's x·(1/ln2) shares the hi constant)
 
 
 def _in_place(flow: Flow, rng: list[ir.Instruction], r: str, i: int) -> bool:
@@ -319,7 +319,10 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
         if not isinstance(s, ir.Instruction):
             continue
         rd = flow.reads(s)
-        sunk = s.opcode in ("mul", "fma") and bool(flow.float_imms(s) & _SUNK_FLOAT.get(op, set()))
+        sunk = op == "log2" and ftype == "f64" and s.guard is None and (
+            (s.opcode == "mul" and _LOG2_LO in flow.float_imms(s))
+            or (s.opcode == "fma" and _LOG2_HI in flow.float_imms(s) and len(s.operands) == 4
+                and isinstance(s.operands[3], ir.Reg) and any(s.operands[3].name in flow.writes(a) for a in absorbed)))
         unpack = s.opcode == "mov" and isinstance(s.operands[0], ir.Vec)  # the caller's (a 64-bit shuffle: seed 1077)
         if (scanning and rd & taint and (s.opcode in _ABSORB or sunk) and not unpack and s.guard is None
                 and rd <= taint | consts
@@ -335,8 +338,8 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
     # (``tl.where(x < 0, ..)`` and powf's x < 0 test: one ``setp.geu.f32 p, x, 0``)
     cmps = {r for s in members if s.opcode in ("setp", "testp") and flow.reads(s) <= set(inputs) | alias | consts
             for r in flow.writes(s)}
-    if any(s.opcode in ("mul", "fma") and flow.reads(s) & taint and flow.float_imms(s) & _SUNK_FLOAT.get(op, set())
-           for s in consumers):
+    if op == "log2" and ftype == "f64" and any(s.opcode == "mul" and flow.reads(s) & (taint - given)
+                                               and _LOG2_LO in flow.float_imms(s) for s in consumers):
         return None  # the body's sunk tail (log2's ·1/ln2) left outside: its result would be the ln (seed 789)
     outs = {r for s in consumers for r in flow.reads(s) & taint} - given - cmps
     shared = {id(common[r]) for r in outs & common.keys()} | {
