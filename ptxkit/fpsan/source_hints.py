@@ -302,7 +302,8 @@ class SourceHints:
             recv = _resolve(f, _receiver(n), _DEPTH) if t in _INT_DTYPES else None
             if recv is None or _cast_to(recv) != "float64" or max(16, _int_width(t or "")) != max(16, int(dest[1:])):
                 return None
-            return ("f64", n) if _width(f, _receiver(recv), _DEPTH) in (32, OWN) else None
+            # the cvt reads f32, so the .to(f64)'s receiver is f32 unless the source says otherwise (1560: a dot)
+            return ("f64", n) if _width(f, _receiver(recv), _DEPTH) not in (16, 64) else None
         return self.decide(cvt, classify)
 
     def int_half(self, cvt: ir.Instruction, dest: str) -> Decision | None:
