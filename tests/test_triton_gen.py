@@ -288,7 +288,8 @@ EXACT: list[int | str] = [4, 6, 15, 19, 72, 104, 114, 175, "k_rsqrt_f32", "k_exp
                           789, 1077, 1223,  # log2's tails sunk past other bodies; a 64-bit shuffle of the result
                           1266, 1267,  # pow(floor(x), x); an int exponent's conversion sunk into powf
                           1268, 1473,  # i64 through bf16 to f32 in one cvt; f32 -> i64 through a dropped f64
-                          1306, 1488]  # cumsum's -0.0 select as an fma addend; an f64 constant in a bf16 mul
+                          1306, 1488,  # cumsum's -0.0 select as an fma addend; an f64 constant in a bf16 mul
+                          1516, 1560]  # (x.to(f64) * x.to(f64)).to(f32) as mul.f32; d.to(f64).to(int16) of a dot
 # Known-open classes (issue 10's letters; /work/coord/issue10_findings.md): kernel -> (cause, reported
 # today, i.e. the sanitize report has an error so --strict fails).
 OPEN: dict[int | str, tuple[str, bool]] = {

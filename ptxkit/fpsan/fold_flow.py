@@ -193,11 +193,12 @@ def float_cast_reader(u: ir.Instruction) -> bool:
     return u.opcode == "cvt" and float_cast(u) is not None
 
 
-def cast_dest(flow: Flow, reg: str) -> str | None:
-    """The one destination type of the float casts that read ``reg`` (through moves and min/max), if one."""
-    dests = {t[0] for u in readers_of(flow, reg, float_cast_reader, ("min", "max"))
+def cast_dest(flow: Flow, reg: str) -> tuple[str | None, str | None]:
+    """The one (destination, source) type pair of the float casts that read ``reg`` (through moves and
+    min/max), if one; else (None, None)."""
+    pairs = {t for u in readers_of(flow, reg, float_cast_reader, ("min", "max"))
              if float_cast_reader(u) and (t := float_cast(u)) is not None}
-    return dests.pop() if len(dests) == 1 else None
+    return pairs.pop() if len(pairs) == 1 else (None, None)
 
 
 def float_cast(cvt: ir.Instruction, packed: bool = False) -> tuple[str, str] | None:

@@ -80,7 +80,7 @@ def rewrite_sign_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options,
                 return FoldResult(False, Verdict(f"{_ABS_CAST.split('; ')[0]}: the source has abs(x.to(T)), "
                                                  "computed so at the conversion", NOTE))
             return FoldResult(False, _abs_verdict(flow, instr, "outside", _ABS_CAST,
-                                                  cast_dest(flow, name_of(ops[0]))))
+                                                  *cast_dest(flow, name_of(ops[0]))))
         return None
     if (op in ("add", "sub") and ft in ("f32", "f64") and len(ops) == 3
             and (wide := [i for i in (1, 2) if _widened(flow, ops[i], ft)])
@@ -154,8 +154,7 @@ def _sign_mask(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, lanes: tu
             if all(_abs_inside_cast(flow, u) is instr for u in flow.uses.get(dst, [])):
                 return FoldResult(False, Verdict(f"{_ABS_CAST.split('; ')[0]}: the source has abs(x.to(T)), "
                                                  "computed so at the conversion", NOTE))
-            return FoldResult(False, _abs_verdict(flow, instr, "outside", _ABS_CAST,
-                                                  cast_dest(flow, dst)))
+            return FoldResult(False, _abs_verdict(flow, instr, "outside", _ABS_CAST, *cast_dest(flow, dst)))
         cvt = flow.only_def(src)
         if cvt is not None and float_cast_reader(cvt):  # seed 860: abs(x * y).to(f16) as |cvt(x * y)|
             return _abs_after_cast(instr, cvt, ctx, flow)
@@ -211,11 +210,11 @@ def _neg_extremum(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, ft: st
 
 
 def _abs_verdict(flow: Flow, instr: ir.Instruction, as_written: str, reason: str, dest: str | None = None,
-                 decided: Decision | None = None) -> Verdict:
+                 source: str | None = None, decided: Decision | None = None) -> Verdict:
     """A note where the source's abs call shows the order the PTX has (``as_written``: the cast
     ``inside`` or ``outside`` the abs; ``dest``: the cast's type; ``decided``: already told), else an error
     (the other order, or no source)."""
-    decided = decided or flow.hints.abs_cast(instr, dest)
+    decided = decided or flow.hints.abs_cast(instr, dest, source)
     if decided is not None and decided.form == as_written:
         return Verdict(f"{reason.split('; ')[0]}: the source at {decided.where} has this order", NOTE, native=False)
     how = f"the source at {decided.where} has the other" if decided is not None else "no source says which"

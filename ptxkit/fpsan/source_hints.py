@@ -367,8 +367,10 @@ class SourceHints:
             while isinstance(arg, ast.UnaryOp) and isinstance(arg.op, (ast.USub, ast.UAdd)):
                 arg = _resolve(f, arg.operand, _DEPTH)  # abs(-x) is abs(x): LLVM drops the negation
             cast = _cast_to(arg)
-            if dest is not None:  # abs(h.to(f16)) of an f16 h, widened later (seed 742): not the cast at hand
-                cast = cast if cast == _PTX_DTYPE.get(dest) else None
+            if dest is not None and cast is not None and cast != _PTX_DTYPE.get(dest):
+                if source is not None and cast != _PTX_DTYPE.get(source):
+                    return None  # abs(h.to(f32)).to(f64) as |h| widened once: a cast between the two (1774)
+                cast = None  # abs(h.to(f16)) of an f16 h, widened later (seed 742): not the cast at hand
             if not cast and source is not None and (arg is None or _width(f, arg, _DEPTH)
                                                     != _DTYPE_WIDTH.get(_PTX_DTYPE.get(source, ""))):
                 return None  # abs(minimum(h, h)) of h = x.to(f16): LLVM's abs(x.to(f16)), not of the cvt's source
