@@ -120,6 +120,7 @@ def report_sunk_arguments(fn: ir.Function, report: SanitizeReport, bodies: list[
         # the body reads −x besides its input x (held-out seed 1014: log(−h) of f64, whose subnormal scaling
         # LLVM folded into x·(−2^54)): the argument may be −x, the op reads x
         negs = {d.name: x.name for s in fn.instructions() if s.opcode == "neg" and len(s.operands) == 2
+                and id(s) not in replayed
                 for d, x in [s.operands] if isinstance(d, ir.Reg) and isinstance(x, ir.Reg) and x.name in inputs}
         read = next((s for s in fn.instructions() if s.span is not None and b.covers(s.span.line)
                      and any(isinstance(o, ir.Reg) and o.name in negs for o in _sources(s))), None)

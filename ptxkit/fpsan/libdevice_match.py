@@ -118,7 +118,8 @@ def match_body(flow: Flow, stmts: list[ir.Statement], name: str, lo: int, exit_l
     got = found[0]
     got.extra = extra
     members = [s for s in rng if line(s) in got.lines] + chunks
-    got.sunk = {x: c for x in got.inputs if (c := _sunk_chain(flow, members, x, ftype))}
+    # (an input given twice, pow(d, -d), cannot say which argument a chain belongs to: left reported)
+    got.sunk = {x: c for x in got.inputs if got.inputs.count(x) == 1 and (c := _sunk_chain(flow, members, x, ftype))}
     if arity > 1:  # argument order: the base of pow is the one whose |x| feeds the log (libdevice's code),
         # else the order of first use by the call's own work (other work on y may be scheduled before it)
         base = [r for r in got.inputs if _log_base(flow, rng, r)]
@@ -160,8 +161,11 @@ def _sunk_chain(flow: Flow, members: list[ir.Instruction], x: str, ftype: str) -
         s = nxt[0]
         types = chain_types(s)
         assert types is not None
-        if not chain and types[1] == ftype:
-            return ()  # an input of the body's own type: not a conversion the caller made
+        if not chain and types[1] == ftype and not (ftype == "f32" and s.opcode in ("neg", "abs")
+                                                    and "ftz" not in s.mods):
+            # an input of the body's own type: not a conversion the caller made; but a non-.ftz neg/abs of
+            # an f32 input is the caller's (libdevice's f32 code is built with flush-to-zero): pow(x, -y)
+            return ()
         chain.append(s)
         cur = next(iter(flow.writes(s)))
         if types[0] == ftype:
