@@ -407,3 +407,17 @@ def test_subtracting_a_number_is_an_add_of_its_negation(tmp_path):
     assert out == [int(v) for v in R.float_binop("sub", np.array(A16, np.uint64), np.full(3, 0x3800, np.uint64),
                                                  "f16")]
     assert _items(rep) == [("add.f16", "note")] and "half=native, decided by the source" in rep.items[0].reason
+
+
+@pytest.mark.parametrize("expr,anchor,want", [
+    # minimum(x, -x): Triton's ring min keeps ±0 as they are (−0 is its own ring negation), −|x| elsewhere
+    ("tl.minimum(x0, x0 * -1.0)", "tl.minimum", [0, SIGN, TWO | SIGN]),
+    # -abs(x): the ring negation of |x|, +0 at both zeros
+    ("-tl.abs(x0)", "-tl.abs", [0, 0, TWO | SIGN])])
+def test_sign_or_decided_by_the_source(tmp_path, expr, anchor, want):
+    """LLVM's −|x| (``or.b32 d, x, 0x80000000``, held-out seed 610) from two sources that differ at −0: the
+    source at the or's location — or at the store it sank to — decides; a note then, an error without."""
+    for loc in ("{loc}", "{store}"):
+        text = _with_source(tmp_path, expr, loc + "\n\tor.b32 %d, %a, -2147483648;", anchor)
+        out, rep = _run(text, [[0], [SIGN], [TWO]])
+        assert out == want and _items(rep) == [("or.b32", "note")], (loc, rep.items)

@@ -159,7 +159,23 @@ def _sign_mask(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, lanes: tu
         if cvt is not None and float_cast_reader(cvt):  # seed 860: abs(x * y).to(f16) as |cvt(x * y)|
             return _abs_after_cast(instr, cvt, ctx, flow)
         return None
+    d = flow.only_def(src)
+    # a cast between the source's expression and the or (LLVM sank the or past it) leaves it undecided
+    decided = None if d is not None and float_cast_reader(d) else flow.hints.neg_abs(instr)
+    if decided is not None and decided.form == "min":
+        # minimum(x, -x): the ring min of φ(x) and −φ(x) is −|x| except at ±0, which stay themselves (the
+        # payload is its own negation at −0): x with the sign set where the magnitude is not zero (seed 610)
+        w, lane = lanes
+        _, t = lane_nonzero_signs(ctx, src, w, lane)
+        ctx.invalidate(dst)
+        ctx.emit(f"{guard_text(instr.guard)}or.b{w} {dst}, {src}, {t}")
+        return FoldResult(True, Verdict(f"{_NEG_ABS.split(' (sanitized')[0]}: the source at {decided.where} is a "
+                                        "minimum of x and -x, sanitized as Triton's ring min", NOTE, native=False),
+                          moves=True)
     _neg_abs(instr, ctx, src, dst, lanes)
+    if decided is not None:  # -abs(x)
+        return FoldResult(True, Verdict(f"{_NEG_ABS.split(' or from')[0]}: decided by the source at {decided.where}",
+                                        NOTE, native=False), moves=True)
     return FoldResult(True, Verdict(_NEG_ABS, ERROR, native=False), moves=True)
 
 

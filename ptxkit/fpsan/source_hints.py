@@ -427,6 +427,28 @@ class SourceHints:
             return ("inside", parent) if isinstance(parent, ast.expr) and _abs_call(parent) else None
         return self.decide(cvt, classify)
 
+    def neg_abs(self, instr: ir.Instruction) -> Decision | None:
+        """−|x| as a sign-bit ``or``: a ``minimum``/``min`` of x and its negation there (``min``: Triton's ring
+        min, which keeps ±0 as they are), or a negation of an ``abs`` call (``negabs``)."""
+        def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
+            if (isinstance(n, ast.Call) and isinstance(n.func, (ast.Attribute, ast.Name)) and len(n.args) == 2
+                    and (n.func.attr if isinstance(n.func, ast.Attribute) else n.func.id) in ("minimum", "min")):
+                a, b = n.args
+                for x, y in ((a, b), (b, a)):
+                    inner = _negated(y)
+                    if inner is not None and ast.dump(inner) == ast.dump(x):
+                        return "min", n
+                return None
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "store" \
+                    and len(n.args) >= 2:  # LLVM sank the or to the store (seed 610): the stored value's expression
+                v = _resolve(f, n.args[1], _DEPTH)
+                while v is not None and _to_dtype(v) is not None:
+                    v = _resolve(f, _receiver(v), _DEPTH)
+                return classify(f, v) if v is not None and v is not n else None
+            inner = _negated(n)
+            return ("negabs", n) if inner is not None and _abs_call(_resolve(f, inner, _DEPTH)) else None
+        return self.decide(instr, classify) or self.decide_enclosing(instr, classify)
+
     def neg_extremum(self, instr: ir.Instruction) -> Decision | None:
         """``neg`` of a max/min: the source negates a ``max``/``min``/``maximum``/``minimum`` call there
         (``written``), or negates something else there (``moved``: LLVM pulled the negation of the
