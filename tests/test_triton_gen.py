@@ -307,6 +307,7 @@ OPEN: dict[int | str, tuple[str, bool]] = {
     1014: ("log(-h.to(f64)): LLVM folds the negation into __nv_log's subnormal scaling, x * -2^54", True),
     1354: ("tl.min(-x) of bf16: LLVM computes -max(x), the ring differs at -0", True),
     1391: ("(i.to(f32) * 2.0).to(f16): LLVM converts i to f16 and doubles in f16", True),
+    1632: ("-abs(h.to(f64)).to(f16): LLVM's -|h| on the half, Triton's ring went through f64", True),
 }
 
 

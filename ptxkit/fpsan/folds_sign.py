@@ -161,7 +161,7 @@ def _sign_mask(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, lanes: tu
         return None
     d = flow.only_def(src)
     # a cast between the source's expression and the or (LLVM sank the or past it) leaves it undecided
-    decided = None if d is not None and float_cast_reader(d) else flow.hints.neg_abs(instr)
+    decided = None if d is not None and float_cast_reader(d) else flow.hints.neg_abs(instr, lanes[1])
     if decided is not None and decided.form == "min":
         # minimum(x, -x): the ring min of φ(x) and −φ(x) is −|x| except at ±0, which stay themselves (the
         # payload is its own negation at −0): x with the sign set where the magnitude is not zero (seed 610)

@@ -427,9 +427,14 @@ class SourceHints:
             return ("inside", parent) if isinstance(parent, ast.expr) and _abs_call(parent) else None
         return self.decide(cvt, classify)
 
-    def neg_abs(self, instr: ir.Instruction) -> Decision | None:
-        """−|x| as a sign-bit ``or``: a ``minimum``/``min`` of x and its negation there (``min``: Triton's ring
-        min, which keeps ±0 as they are), or a negation of an ``abs`` call (``negabs``)."""
+    def neg_abs(self, instr: ir.Instruction, width: int) -> Decision | None:
+        """−|x| as a sign-bit ``or`` on ``width``-bit lanes: a ``minimum``/``min`` of x and its negation there
+        (``min``: Triton's ring min, which keeps ±0 as they are), or a negation of an ``abs`` call
+        (``negabs``) — of an x of that width (``-abs(h.to(f64))`` of an f16 h went through f64, whose ring
+        LLVM dropped: seed 1632, undecided)."""
+        def fits(f: SourceFile, x: ast.expr) -> bool:
+            return _width(f, x, _DEPTH) in (OWN, width)
+
         def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
             if (isinstance(n, ast.Call) and isinstance(n.func, (ast.Attribute, ast.Name)) and len(n.args) == 2
                     and (n.func.attr if isinstance(n.func, ast.Attribute) else n.func.id) in ("minimum", "min")):
@@ -437,7 +442,7 @@ class SourceHints:
                 for x, y in ((a, b), (b, a)):
                     inner = _negated(y)
                     if inner is not None and ast.dump(inner) == ast.dump(x):
-                        return "min", n
+                        return ("min", n) if fits(f, x) else None
                 return None
             if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "store" \
                     and len(n.args) >= 2:  # LLVM sank the or to the store (seed 610): the stored value's expression
@@ -446,7 +451,11 @@ class SourceHints:
                     v = _resolve(f, _receiver(v), _DEPTH)
                 return classify(f, v) if v is not None and v is not n else None
             inner = _negated(n)
-            return ("negabs", n) if inner is not None and _abs_call(_resolve(f, inner, _DEPTH)) else None
+            e = _resolve(f, inner, _DEPTH) if inner is not None else None
+            if not _abs_call(e):
+                return None
+            assert isinstance(e, ast.Call)
+            return ("negabs", n) if fits(f, e.args[0]) else None
         return self.decide(instr, classify) or self.decide_enclosing(instr, classify)
 
     def neg_extremum(self, instr: ir.Instruction) -> Decision | None:
