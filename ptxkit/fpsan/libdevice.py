@@ -16,6 +16,7 @@ import re
 from ptxkit import ir
 from ptxkit.fpsan.ctx import RewriteContext, Unembed
 from ptxkit.fpsan.dispatch import is_float_arith
+from ptxkit.fpsan.irview import regs
 from ptxkit.fpsan.libdevice_emit import emit_lib_op, note_text, save_input
 from ptxkit.fpsan.libdevice_flow import Flow, LibRange, constants, pure_functions
 from ptxkit.fpsan.libdevice_match import LIBDEVICE_OPS, match_body
@@ -99,12 +100,14 @@ def report_sunk_arguments(fn: ir.Function, report: SanitizeReport, bodies: list[
     half) into the inlined body, so the op's input is not the register it reads, and the replaced result
     (a hash of the inputs) differs. libdevice's own f32 code is built with flush-to-zero (``abs.ftz``),
     the caller's is not; libdevice's code never converts from a half."""
+    instrs = [s for s in fn.instructions() if s.span is not None]
     for b in bodies:
         inputs = set(b.inputs or (b.input,))
         replayed = {id(s) for chain in b.sunk.values() for s in chain}  # computed as the caller did (LibRange.sunk)
-        for s in fn.instructions():
-            if (s.span is None or not b.covers(s.span.line) or len(s.operands) != 2 or id(s) in replayed
-                    or not isinstance(s.operands[1], ir.Reg) or s.operands[1].name not in inputs):
+        inside = [s for s in instrs if s.span is not None and b.covers(s.span.line) and id(s) not in replayed]
+        for s in inside:
+            if (s.span is None or len(s.operands) != 2 or not isinstance(s.operands[1], ir.Reg)
+                    or s.operands[1].name not in inputs):
                 continue
             if s.opcode in ("neg", "abs") and b.ftype == "f32" and "f32" in s.mods and "ftz" not in s.mods:
                 what = "negation" if s.opcode == "neg" else "abs"
@@ -119,26 +122,16 @@ def report_sunk_arguments(fn: ir.Function, report: SanitizeReport, bodies: list[
                 "result is computed from the argument before it", fn.name, native=False))
         # the body reads −x besides its input x (held-out seed 1014: log(−h) of f64, whose subnormal scaling
         # LLVM folded into x·(−2^54)): the argument may be −x, the op reads x
-        negs = {d.name: x.name for s in fn.instructions() if s.opcode == "neg" and len(s.operands) == 2
-                and id(s) not in replayed
+        negs = {d.name: x.name for s in instrs if s.opcode == "neg" and len(s.operands) == 2 and id(s) not in replayed
                 for d, x in [s.operands] if isinstance(d, ir.Reg) and isinstance(x, ir.Reg) and x.name in inputs}
-        read = next((s for s in fn.instructions() if s.span is not None and b.covers(s.span.line)
-                     and any(isinstance(o, ir.Reg) and o.name in negs for o in _sources(s))), None)
-        if read is not None and read.span is not None:
-            n = next(o.name for o in _sources(read) if isinstance(o, ir.Reg) and o.name in negs)
+        read = next(((s, n) for s in inside for o in s.operands[1:] for n in regs(o) if n in negs), None)
+        if read is not None and (span := read[0].span) is not None:
+            n = read[1]
             report.items.append(ReportItem(
-                read.span.line, read.span.col, f"libdevice:__nv_{b.name}",
+                span.line, span.col, f"libdevice:__nv_{b.name}",
                 f"the inlined body of __nv_{b.name} reads {n} = −{negs[n]} besides its input {negs[n]}: LLVM may "
                 "have folded the argument's negation into the body, so the replaced result may be computed from "
                 "the argument before it", fn.name, native=False))
-
-
-def _sources(s: ir.Instruction) -> list[ir.Operand]:
-    """The operands ``s`` reads (a vector's items too)."""
-    out: list[ir.Operand] = []
-    for o in s.operands[1:]:
-        out += list(o.items) if isinstance(o, ir.Vec) else [o]
-    return out
 
 
 def report_unrecognised(module: ir.Module, fn: ir.Function, report: SanitizeReport,
