@@ -72,16 +72,7 @@ def rewrite_sign_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options,
             is not None and cvt.opcode == "cvt" and float_cast(cvt, packed=True) is not None):
         return _neg_of_cast(instr, cvt, ctx, opts, flow, ft)
     if op == "abs" and len(ops) == 2 and isinstance(ops[1], ir.Reg):
-        cvt = flow.only_def(ops[1].name)
-        if cvt is not None and cvt.opcode == "cvt" and float_cast(cvt, packed=True) is not None:
-            return _abs_after_cast(instr, cvt, ctx, flow)
-        if reaches(flow, name_of(ops[0]), float_cast_reader, through=("min", "max")):
-            if all(_abs_inside_cast(flow, u) is instr for u in flow.uses.get(name_of(ops[0]), [])):
-                return FoldResult(False, Verdict(f"{_ABS_CAST.split('; ')[0]}: the source has abs(x.to(T)), "
-                                                 "computed so at the conversion", NOTE))
-            return FoldResult(False, _abs_verdict(flow, instr, "outside", _ABS_CAST,
-                                                  *cast_dest(flow, name_of(ops[0]))))
-        return None
+        return _abs_next_to_cast(instr, ctx, flow, ops[1].name, name_of(ops[0]), packed=True)
     if (op in ("add", "sub") and ft in ("f32", "f64") and len(ops) == 3
             and (wide := [i for i in (1, 2) if _widened(flow, ops[i], ft)])
             and (decided := flow.hints.narrow_negation(instr, R.ring(ft).w)) is not None):
@@ -127,17 +118,18 @@ def _sign_xor(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow: F
     return FoldResult(True, Verdict(_XOR_FLOAT, NOTE, native=False))
 
 
-_NEG_ABS = ("sign-bit or on a float value: LLVM's −|x|, from -abs(x) (sanitized so: the ring negation of |x|, "
-            "whose sign stays clear at 0) or from minimum(x, -x) and the like, whose ring result differs at ±0")
+_NEG_ABS_HEAD = "sign-bit or on a float value: LLVM's −|x|"
+_NEG_ABS = (f"{_NEG_ABS_HEAD}, from -abs(x) (sanitized so: the ring negation of |x|, whose sign stays clear at 0) "
+            "or from minimum(x, -x) and the like, whose ring result differs at ±0")
 
 
-_ABS_AFTER_CAST = ("abs of a float conversion's result: LLVM moves abs below the cast (abs(x).to(T) becomes "
-                   "abs(x.to(T))), and Triton's ring cast does not commute with abs; left as written")
-
-
-_ABS_CAST = ("sign-bit clear (|x|) of a value a float conversion then reads: LLVM moves abs across the cast "
-             "(abs(x.to(T)) becomes abs(x).to(T), also through a min/max narrowed below the cast), and Triton's "
-             "ring cast does not commute with abs; left as written")
+_ABS_AFTER_CAST_HEAD = ("abs of a float conversion's result: LLVM moves abs below the cast (abs(x).to(T) becomes "
+                        "abs(x.to(T)))")
+_ABS_AFTER_CAST = f"{_ABS_AFTER_CAST_HEAD}, and Triton's ring cast does not commute with abs; left as written"
+_ABS_CAST_HEAD = ("sign-bit clear (|x|) of a value a float conversion then reads: LLVM moves abs across the cast "
+                  "(abs(x.to(T)) becomes abs(x).to(T), also through a min/max narrowed below the cast), and Triton's "
+                  "ring cast does not commute with abs")
+_ABS_CAST = f"{_ABS_CAST_HEAD}; left as written"
 
 
 def _sign_mask(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, lanes: tuple[int, int]) -> FoldResult | None:
@@ -149,16 +141,8 @@ def _sign_mask(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, lanes: tu
     if flow.value_kind([src, dst]) == "int" or any(
             d.opcode in BIT_OPS and not FLOAT_TYPES & set(d.mods) for d in flow.defs.get(src, [])):
         return None  # integer code (libdevice's trig reduction sets a mantissa's implicit bit: shl, or)
-    if instr.opcode == "and":
-        if reaches(flow, dst, float_cast_reader, through=("min", "max")):
-            if all(_abs_inside_cast(flow, u) is instr for u in flow.uses.get(dst, [])):
-                return FoldResult(False, Verdict(f"{_ABS_CAST.split('; ')[0]}: the source has abs(x.to(T)), "
-                                                 "computed so at the conversion", NOTE))
-            return FoldResult(False, _abs_verdict(flow, instr, "outside", _ABS_CAST, *cast_dest(flow, dst)))
-        cvt = flow.only_def(src)
-        if cvt is not None and float_cast_reader(cvt):  # seed 860: abs(x * y).to(f16) as |cvt(x * y)|
-            return _abs_after_cast(instr, cvt, ctx, flow)
-        return None
+    if instr.opcode == "and":  # seed 860: abs(x * y).to(f16) as |cvt(x * y)|
+        return _abs_next_to_cast(instr, ctx, flow, src, dst, packed=False)
     d = flow.only_def(src)
     # a cast between the source's expression and the or (LLVM sank the or past it) leaves it undecided
     decided = None if d is not None and float_cast_reader(d) else flow.hints.neg_abs(instr, lanes[1])
@@ -169,14 +153,30 @@ def _sign_mask(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, lanes: tu
         _, t = lane_nonzero_signs(ctx, src, w, lane)
         ctx.invalidate(dst)
         ctx.emit(f"{guard_text(instr.guard)}or.b{w} {dst}, {src}, {t}")
-        return FoldResult(True, Verdict(f"{_NEG_ABS.split(' (sanitized')[0]}: the source at {decided.where} is a "
+        return FoldResult(True, Verdict(f"{_NEG_ABS_HEAD}: the source at {decided.where} is a "
                                         "minimum of x and -x, sanitized as Triton's ring min", NOTE, native=False),
                           moves=True)
     _neg_abs(instr, ctx, src, dst, lanes)
     if decided is not None:  # -abs(x)
-        return FoldResult(True, Verdict(f"{_NEG_ABS.split(' or from')[0]}: decided by the source at {decided.where}",
-                                        NOTE, native=False), moves=True)
+        return FoldResult(True, Verdict(f"{_NEG_ABS_HEAD}, from -abs(x): the ring negation of |x|, decided by the "
+                                        f"source at {decided.where}", NOTE, native=False), moves=True)
     return FoldResult(True, Verdict(_NEG_ABS, ERROR, native=False), moves=True)
+
+
+def _abs_next_to_cast(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, src: str, dst: str,
+                      packed: bool) -> FoldResult | None:
+    """|x| (``abs`` or the sign-bit ``and``) next to a float ``cvt``: of the cvt's result (computed as the
+    source orders them, :func:`_abs_after_cast`), or read by one, through moves and min/max (at the cvt
+    where the source has ``abs(x.to(T))``, :func:`_cast_of_abs`; else reported); None when neither."""
+    cvt = flow.only_def(src)
+    if cvt is not None and cvt.opcode == "cvt" and float_cast(cvt, packed=packed) is not None:
+        return _abs_after_cast(instr, cvt, ctx, flow)
+    if not reaches(flow, dst, float_cast_reader, through=("min", "max")):
+        return None
+    if all(_abs_inside_cast(flow, u) is instr for u in flow.uses.get(dst, [])):
+        return FoldResult(False, Verdict(f"{_ABS_CAST_HEAD}: the source has abs(x.to(T)), computed so at the "
+                                         "conversion", NOTE))
+    return FoldResult(False, _abs_verdict(flow, instr, "outside", _ABS_CAST, *cast_dest(flow, dst)))
 
 
 _NEG_CAST = ("negation of a float conversion's result: LLVM moves the negation of (-x).to(T) (also x * -1.0) "
@@ -292,7 +292,7 @@ def _abs_after_cast(instr: ir.Instruction, cvt: ir.Instruction, ctx: RewriteCont
         d = name_of(instr.operands[0])
         ctx.invalidate(d)
         ctx.emit(f"mov.b32 {d}, {{{lo}, {hi}}}")
-    return FoldResult(True, Verdict(f"{_ABS_AFTER_CAST.split(', and')[0]}: the source at {decided.where} has "
+    return FoldResult(True, Verdict(f"{_ABS_AFTER_CAST_HEAD}: the source at {decided.where} has "
                                     f"abs(x).to({dt}), sanitized so (the ring cast of |x|)", NOTE, native=False))
 
 
