@@ -534,6 +534,23 @@ def test_packed_mul_by_negative_zero_is_zero():
     assert out == [b for _, b in rows] and _items(rep) == [("fma.rn.f16x2", "note")]
 
 
+@pytest.mark.parametrize("t", ["f16", "bf16"])
+def test_half_mul_by_negative_zero_register_is_zero(t):
+    """``0.0 * (h.to(f32) * -1.0)`` stored as a half: LLVM's ``mul.bf16 h, r`` with ``mov.b16 r, 0x8000``
+    (held-out seeds 1918, 2017: a half's −0.0 reaches the op through a register, PTX has no 16-bit float
+    immediates). Triton's φ(0)·(−φ(h)) = 0 → +0.0 bits; in an fma the addend, bit for bit (the literal
+    ring product by φ(−0.0) = 2^15 gave other bits for every odd payload)."""
+    rows = [[0x3C00], [0xBC00], [0x7E00], [0x0001]]
+    out, rep = _run(_kernel(f"mov.b16 %t, 0x8000;\n\tmul.{t} %d, %a, %t;", w=16, nin=1), rows, w=16)
+    assert out == [0, 0, 0, 0] and _items(rep) == [(f"mul.{t}", "note")]
+    rows = [[0x3C00, 0x4000], [0x0001, 0xC500], [0x7E00, 0x8000]]
+    out, rep = _run(_kernel(f"mov.b16 %t, 0x8000;\n\tfma.rn.{t} %d, %a, %t, %b;", w=16), rows, w=16)
+    assert out == [b for _, b in rows] and _items(rep) == [(f"fma.rn.{t}", "note")]
+    # a register that holds other bits (0x8001) is no −0.0: the H fold's half product, reported as such
+    out, rep = _run(_kernel(f"mov.b16 %t, 0x8001;\n\tmul.{t} %d, %a, %t;", w=16, nin=1), rows[:1], w=16)
+    assert [i.opcode for i in rep.items] == [f"mul.{t}"] and "-0.0" not in rep.items[0].reason
+
+
 def test_product_added_to_itself_in_an_fma_is_the_self_add_fold():
     """``fma d, a, b, p`` with ``p = mul a, b``: LLVM's ``p + p`` (from ``p * 2.0``) contracted (held-out
     seeds 960, 1087). Without a source it is the K fold's default, the ring p + p, reported; stated

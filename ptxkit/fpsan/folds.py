@@ -72,8 +72,9 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
         lane = LANE_TYPE.get(ft, ft)
         return _self_add(instr, ctx, opts, ft,
                          decide_fold(opts, "self-add", lambda i: flow.hints.self_add(i, lane), instr))
-    if (op, len(ops)) in (("mul", 3), ("fma", 4), ("mad", 4)) and (_neg_zero(ops[1], ft) or _neg_zero(ops[2], ft)):
-        return _mul_neg_zero(instr, ctx, ft)  # ring 0 whatever the width (before H: narrow(0) = 0)
+    if (op, len(ops)) in (("mul", 3), ("fma", 4), ("mad", 4)) and (_neg_zero(ops[1], ft, flow)
+                                                                   or _neg_zero(ops[2], ft, flow)):
+        return _mul_neg_zero(instr, ctx, ft, flow=None, neg_zero=flow)  # ring 0 whatever the width (before H)
     if (op, len(ops)) in (("mul", 3), ("fma", 4)) and ft in LANE_TYPE and any(
             _packed_neg_zero(flow, o, ft) for o in ops[1:3]):
         return _mul_neg_zero(instr, ctx, ft, flow)  # seed 783: -(0.0 * h) as mul.f16x2 h, {-0.0, -0.0}
@@ -245,7 +246,8 @@ def _packed_neg_zero(flow: Flow, o: ir.Operand, ft: str) -> bool:
     return isinstance(o, ir.Imm) and o.value % (1 << 32) == 0x80008000 and ft in ("f16x2", "bf16x2")
 
 
-def _mul_neg_zero(instr: ir.Instruction, ctx: RewriteContext, ft: str, flow: Flow | None = None) -> FoldResult:
+def _mul_neg_zero(instr: ir.Instruction, ctx: RewriteContext, ft: str, flow: Flow | None = None,
+                  neg_zero: Flow | None = None) -> FoldResult:
     """``mul d, x, -0.0`` and ``fma d, x, -0.0, c`` (``c - 0.0*x`` contracted: the G fold inside an fma,
     issue 10 seed 108): the -0.0 multiplicand is the folded negation of a 0.0, so the ring product is 0
     and the fma gives φ(c), Triton's ``φ(c) − φ(0)·φ(x)``."""
@@ -257,7 +259,7 @@ def _mul_neg_zero(instr: ir.Instruction, ctx: RewriteContext, ft: str, flow: Flo
         ctx.invalidate(d)
         ctx.emit(f"{guard_text(instr.guard)}mov.b32 {d}, {ctx.text(ops[3]) if instr.opcode == 'fma' else 0}")
         return FoldResult(True, Verdict(_MUL_NEG_ZERO, NOTE, native=False))
-    ops[1:3] = [_zero(ft) if _neg_zero(o, ft) else o for o in ops[1:3]]
+    ops[1:3] = [_zero(ft) if _neg_zero(o, ft, neg_zero) else o for o in ops[1:3]]
     compute, nsrc = TABLE[instr.opcode]
     if not elementwise(dataclasses.replace(instr, operands=tuple(ops)), ctx, OpInfo(ft, None), compute, nsrc):
         return FoldResult(False, Verdict(f"{instr.opcode}: operand form not modelled"))
@@ -376,7 +378,14 @@ def _read_only_by_adds(flow: Flow, reg: str, ft: str) -> bool:
                               and not (set(u.mods) & {"sat", "relu"}) for u in uses)
 
 
-def _neg_zero(o: object, ft: str) -> bool:
+def _neg_zero(o: object, ft: str, flow: Flow | None = None) -> bool:
+    """``o`` is −0.0 of ``ft``: an immediate, or (with ``flow``) a register whose one definition moves one in
+    (``mov.b16 r, 0x8000`` for a half: held-out seed 1918, ``0.0 * (h.to(f32) * -1.0)`` as ``mul.bf16 h, r``)."""
+    d = flow.only_def(o.name) if flow is not None and isinstance(o, ir.Reg) else None
+    if d is not None and d.opcode == "mov" and len(d.operands) == 2 and d.guard is None:
+        o = d.operands[1]
+    if isinstance(o, ir.Imm) and ft in ("f16", "bf16"):
+        return o.value % (1 << 16) == 0x8000
     return isinstance(o, ir.FloatImm) and o.bits == 1 << (o.width - 1) and ft in ("f16", "bf16", "f32", "f64")
 
 
