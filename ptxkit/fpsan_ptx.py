@@ -108,7 +108,8 @@ def sanitize_module(module: ir.Module, *, homomorphic_casts: bool = False, atomi
         return report  # sanitizing a sanitized file changes nothing (docs/cli.md)
     names = FreshNames(unique_prefix(module.source, "%fps"), unique_prefix(module.source, "$fps_L"))
     work = [fn for fn in module.functions() if fn.body is not None]
-    bodies = {fn.name: libdevice.recognise(module, fn) for fn in work if _has_float_work(fn)}
+    bodies = {fn.name: libdevice.recognise(module, fn, source_root, source_hints) for fn in work
+              if _has_float_work(fn)}
     internal = libdevice.body_callees(module, bodies)  # called only from recognised bodies: part of them
     for fn in work:
         report.functions += 1

