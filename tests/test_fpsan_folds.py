@@ -271,6 +271,21 @@ def test_cumsum_select_of_negative_zero_is_the_ring_identity():
     assert out == [HALF, ADD_1_2] and ("selp.f32", "note") in _items(rep) and not rep.errors
 
 
+@pytest.mark.parametrize("t", ["f16", "bf16"])
+def test_half_cumsum_select_of_negative_zero_is_the_ring_identity(t):
+    """The same fold on halves (held-out seeds 1893, 1930): ``selp.b16 t, 0x8000, y, p`` (PTX has no 16-bit
+    float selects) read only by an ``add.f16``/``add.bf16``: p → x itself, else the half ring x + y."""
+    body = f"setp.ne.b16 %p1, %c, 0;\n\tselp.b16 %t, 0x8000, %b, %p1;\n\tadd.{t} %d, %t, %a;"
+    x, y = 0x3C00 if t == "f16" else 0x3F80, 0x4000
+    out, rep = _run(_kernel(body, w=16, nin=3), [[x, y, 1], [x, y, 0]], w=16, folds=(("half", "native"),))
+    ring = int(R.float_binop("add", np.array([y], np.uint64), np.array([x], np.uint64), t)[0])
+    assert out == [x, ring] and ("selp.b16", "note") in _items(rep) and not rep.errors
+    # read by something else too (a store): no identity, the select is left
+    body2 = body + "\n\tst.global.b16 [%rd2], %t;"
+    _, rep = _run(_kernel(body2, w=16, nin=3), [[x, y, 1]], w=16, folds=(("half", "native"),))
+    assert ("selp.b16", "note") not in _items(rep)
+
+
 def test_select_of_negative_zero_read_otherwise_is_left():
     """The same select stored as well: not (only) an additive identity, so it stays as written."""
     body = ("setp.ne.b32 %p1, %c, 0;\n\tselp.f32 %d, 0f80000000, %b, %p1;\n\t"

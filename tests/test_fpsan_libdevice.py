@@ -131,6 +131,30 @@ def test_special_case_select_of_other_code_is_not_taken():
     assert "libdevice:__nv_logf" in {i.opcode for i in errors}
 
 
+@pytest.mark.parametrize("name", [
+    "seed142",   # 2 * log2(x) under tl.min: 16 copies' x == 0 tests packed into a bit mask, tested once after the min
+    "seed1346",  # abs(log2(..)): logf's x == 0 select merged into the user's abs (the abs's location)
+    "seed2018",  # log2(x) under tl.max: the select after the exit, a debug label before the reduction
+    "seed1147",  # log2f of i.to(f32): its subnormal test x < 2^-126 done on the integer, i < 1
+    "seed1625",  # tanh(-y): the body squares y itself ((-y)² = y·y)
+])
+def test_body_whose_special_case_or_input_llvm_rewrote_is_tritons_op(name):
+    """Held-out kernels where LLVM moved a body's special case or rewrote its input: each is Triton's op
+    bit for bit, with no error (they were unmatched bodies, reported)."""
+    _assert_bit_exact(name)
+
+
+def test_select_at_a_location_of_its_own_is_the_users():
+    """The same select at a location of its own (a user's ``tl.where(x == 0, inf, abs(log2(x)))``) is not the
+    body's special case: the body stays unmatched and reported, the select is left to the user's code."""
+    plain = (DATA / "seed1346.plain.ptx").read_text()
+    sel = next(ln for ln in plain.splitlines() if "selp.f32" in ln and "0f7F800000" in ln)
+    mutated = plain.replace(sel, "\t.loc\t1 12 5\n" + sel, 1)
+    errors = sanitize_text(mutated, "m.ptx", source_hints=False).report.errors
+    assert "libdevice:__nv_log2f" in {i.opcode for i in errors}
+    assert "libdevice:__nv_log2f" not in {i.opcode for i in sanitize_text(plain, "p.ptx").report.errors}
+
+
 @pytest.mark.parametrize("name", ["k_pow_of_neg_self_f32", "seed2056"])
 def test_two_argument_body_of_a_value_and_its_negation_is_decided_by_the_source(name):
     """``libdevice.pow(-y, y)`` (held-out seed 2056: y = d.to(f32) of a dot): the body reads -y and y, which is

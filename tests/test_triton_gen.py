@@ -300,7 +300,11 @@ EXACT: list[int | str] = [4, 6, 15, 19, 72, 104, 114, 175, "k_rsqrt_f32", "k_exp
                           1257, 965, 1305, 1766,
                           1244, 694,  # i.to(f32).to(f64) as cvt.rn.f64.s32 (the f32 dropped); i.to(f64).to(f32): native
                           1918, 2017,  # 0.0 * (h * -1.0) on halves: mul/fma by a register holding 0x8000
-                          2056]  # pow(-y, y): inputs -y and y, not pow(-y, -y) (the source's two arguments)
+                          2056,  # pow(-y, y): inputs -y and y, not pow(-y, -y) (the source's two arguments)
+                          142, 1695,  # log2f's x == 0 tests packed into a mask after tl.min; merged into -log2(x)
+                          1553,  # pow(s.to(int16).to(f32), ..): powf's subnormal test on the integer
+                          1846,  # tanh(-y) squaring y
+                          1893]  # a bf16 cumsum's -0.0 select (selp.b16 0x8000)
 # Known-open classes (issue 10's letters; /work/coord/issue10_findings.md): kernel -> (cause, reported
 # today, i.e. the sanitize report has an error so --strict fails).
 OPEN: dict[int | str, tuple[str, bool]] = {

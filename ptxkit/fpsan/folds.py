@@ -57,6 +57,8 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
     if sign is not None or is_sign_bit_op(instr):  # a sign-bit xor/or/and of integer code: not a fold
         return sign
     ft = float_type_of(instr)
+    if ft is None and op == "selp" and instr.mods == ("b16",) and len(instr.operands) == 4:
+        ft = _half_select(instr, flow)  # a half cumsum's -0.0 select (held-out seeds 1893, 1930)
     if ft is None:
         return None
     ops = instr.operands
@@ -89,7 +91,7 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
         return _half(instr, ctx, opts, ft, decided, flow)  # f64 arithmetic on widened f32, narrowed back
     if op in ("add", "sub", "mul", "setp") and LANE_TYPE.get(ft, ft) in ("f16", "bf16"):
         return _half(instr, ctx, opts, ft, decide_fold(opts, "half", flow.hints.half, instr), flow)
-    if op == "selp" and len(ops) == 4 and ft in ("f32", "f64"):
+    if op == "selp" and len(ops) == 4 and ft in ("f16", "bf16", "f32", "f64"):
         return _select_fold(instr, ctx, flow, ft)
     return None
 
@@ -350,9 +352,10 @@ def _select_fold(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, ft: str
     if not isinstance(d, ir.Reg):
         return None
     if (_neg_zero(a, ft) or _neg_zero(b, ft)) and _read_only_by_adds(flow, d.name, ft):
-        zero = _zero(ft)
+        zero = _zero(ft) if ft in ("f32", "f64") else ir.Imm(0)
         a, b = (zero if _neg_zero(a, ft) else a), (zero if _neg_zero(b, ft) else b)
-        ctx.emit(f"{guard_text(instr.guard)}selp.{ft} {d.name}, {ctx.text(a)}, {ctx.text(b)}, {ctx.text(p)}")
+        t = ft if ft in ("f32", "f64") else "b16"
+        ctx.emit(f"{guard_text(instr.guard)}selp.{t} {d.name}, {ctx.text(a)}, {ctx.text(b)}, {ctx.text(p)}")
         return FoldResult(True, Verdict(_CUMSUM, NOTE, native=False), moves=True)
     if isinstance(a, ir.FloatImm) and isinstance(b, ir.Reg) and isinstance(p, ir.Reg) and _is_nan(a, ft):
         m, nan = flow.only_def(b.name), flow.only_def(p.name)
@@ -363,6 +366,17 @@ def _select_fold(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, ft: str
             ctx.emit(f"{guard_text(instr.guard)}mov.b{R.ring(ft).w} {d.name}, {b.name}")
             return FoldResult(True, Verdict(_NAN_SELECT, NOTE, native=False), moves=True)
     return None
+
+
+def _half_select(instr: ir.Instruction, flow: Flow) -> str | None:
+    """The half type of ``selp.b16 d, 0x8000, y, p`` (either arm) whose every reader is an f16 (or every one a
+    bf16) add: LLVM's ``p ? y : x + y`` of a scan folded into ``x + (p ? -0.0 : y)``; else None."""
+    d = instr.operands[0]
+    if not (isinstance(d, ir.Reg) and any(_neg_zero(o, "f16") for o in instr.operands[1:3])):
+        return None
+    types = {float_type_of(u) for u in flow.uses.get(d.name, [])}
+    ft = types.pop() if len(types) == 1 else None
+    return ft if ft in ("f16", "bf16") else None
 
 
 def _read_only_by_adds(flow: Flow, reg: str, ft: str) -> bool:

@@ -170,6 +170,8 @@ class Flow:
                                                                                                   ir.Reg)
                     and ((w[0].opcode == "cvt" and sum(m in FLOAT_TYPES for m in w[0].mods) == 2
                           and not {"rni", "rzi", "rmi", "rpi"} & set(w[0].mods))  # floor(x) is not x (seed 1266)
+                         # an integer's conversion: log2f's x < 2^-126 test on x = i.to(f32) became i < 1 (1147)
+                         or (w[0].opcode == "cvt" and _int_to_float(w[0].mods))
                          or (w[0].opcode in ("neg", "abs") and any(m in FLOAT_TYPES for m in w[0].mods)))}
 
     def sources(self, r: str) -> set[str]:
@@ -224,6 +226,13 @@ class Flow:
 
     def writes(self, s: ir.Instruction) -> set[str]:
         return self.rw[id(s)][1]
+
+
+def _int_to_float(mods: tuple[str, ...]) -> bool:
+    """``cvt.rn.fT.{s,u}N``: an integer converted to a float."""
+    fl = [i for i, m in enumerate(mods) if m in FLOAT_TYPES]
+    it = [i for i, m in enumerate(mods) if m[:1] in ("s", "u") and m[1:].isdigit()]
+    return len(fl) == 1 and len(it) == 1 and fl[0] < it[0] and not {"rni", "rzi", "rmi", "rpi"} & set(mods)
 
 
 def is_float(s: ir.Instruction) -> bool:

@@ -29,6 +29,7 @@ Triton's FPSan as well.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable
 from itertools import combinations_with_replacement, permutations
 
@@ -102,7 +103,13 @@ def match_body(flow: Flow, stmts: list[ir.Statement], name: str, lo: int, exit_l
             if r in made and any(call[j] and r in flow.writes(rng[j]) for j in range(i)):
                 continue
             cands.append(r)
-    if len(cands) > (64 if arity == 1 else 32):
+    bound = 64 if arity == 1 else 32
+    if len(cands) > bound and last is not None:
+        # other work LLVM interleaved under the call's location (seed 1895: a dot's fma chain between log2f
+        # copies): only registers the call's last float instruction depends on can be its inputs
+        cone = _cone(flow, rng, last)
+        cands = [r for r in cands if r in cone]
+    if len(cands) > bound:
         return None  # bound the search (each choice is a slice of the range)
     ool = _out_of_line(stmts, rng, lo, exit_line)
     if ool is None:
@@ -137,6 +144,19 @@ def match_body(flow: Flow, stmts: list[ir.Statement], name: str, lo: int, exit_l
 
 
 INT_TYPES = SIGNED_TYPES | UNSIGNED_TYPES
+
+
+def _cone(flow: Flow, rng: list[ir.Instruction], last: ir.Instruction) -> set[str]:
+    """The registers ``last`` depends on through the instructions of ``rng``."""
+    inside = {id(s) for s in rng}
+    cone, todo = set(flow.reads(last)), list(flow.reads(last))
+    while todo:
+        for w in flow.writers.get(todo.pop(), ()):
+            if id(w) in inside:
+                for x in flow.reads(w) - cone:
+                    cone.add(x)
+                    todo.append(x)
+    return cone
 
 
 def chain_types(s: ir.Instruction) -> tuple[str, str] | None:
@@ -369,7 +389,9 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
     anchor: ir.Statement | None
     if absorbed:
         last = next(i for i, s in enumerate(stmts) if s is absorbed[-1])
-        anchor = next((s for s in stmts[last + 1:] if isinstance(s, (ir.Instruction, ir.Label))), None)
+        # (a debug label no branch targets, ``$L__tmp1`` before a reduction's inlined code, is crossed: seed 2018)
+        anchor = next((s for s in stmts[last + 1:] if isinstance(s, ir.Instruction)
+                       or (isinstance(s, ir.Label) and s.name in flow.targets)), None)
         if not isinstance(anchor, ir.Instruction):
             return None
         between = [s for s in stmts[:last] if isinstance(s, ir.Instruction) and line(s) >= line(body[0])]
@@ -400,35 +422,71 @@ def _callers_chain(flow: Flow, r: str, inputs: tuple[str, ...], foreign: Callabl
 
 
 def _special_cases(flow: Flow, outs: set[str], head: ir.Instruction) -> list[tuple[str, tuple[ir.Instruction, str]]]:
-    """The body's special-case tests LLVM sank past user code (held-out seeds 1257, 965): a predicate among
-    ``outs`` that only ``selp d, c, v, p`` read, each with the call's ``.loc``, an immediate arm ``c`` (the
-    body's special value carried through the user's code: ``pow(x, x)`` is 1 at x == 0, ``log(0) - 0.5`` is
-    -inf) and a register arm ``v`` computed from the body's value result. Triton's single FPSan op has no
-    special case, so such a select keeps ``v``: (predicate, (select, v)) for each."""
-    values = {r for r in outs if not any(w.opcode in ("setp", "testp") for w in flow.writers.get(r, ()))}
+    """The body's special-case tests LLVM sank past user code (held-out seeds 1257, 965, 142): a flag among
+    ``outs`` (a predicate, or a select of immediates on one) whose every use leads, through integer and
+    predicate logic with the call's ``.loc`` (seed 142: the x == 0 tests of 16 log2f copies packed into a
+    bit mask, tested once after ``tl.min``), only to ``selp d, c, v, p`` with the call's ``.loc``, an immediate
+    arm ``c`` (the body's special value carried through the user's code: ``pow(x, x)`` is 1 at x == 0,
+    ``log(0) - 0.5`` is NaN) and a register arm ``v`` computed from the body's value result. Triton's single
+    FPSan op has no special case, so such a select keeps ``v``: (flag, (select, v)) for each select."""
+    flags = {r for r in outs if _is_flag(flow, r)}
+    values = outs - flags
     found: list[tuple[str, tuple[ir.Instruction, str]]] = []
-    for p in outs - values:
-        if not all(w.opcode == "setp" for w in flow.writers.get(p, ())):
+    for f in flags:
+        tainted, todo, sinks = {f}, [f], 0
+        while todo:
+            for s in flow.readers.get(todo.pop(), ()):
+                v = _general_arm(flow, s, tainted, values, head)
+                if v is not None:
+                    found.append((f, (s, v)))
+                    sinks += 1
+                    continue
+                if (s.opcode not in _FLAG_LOGIC or s.guard is not None or any(m in FLOAT_TYPES for m in s.mods)
+                        or not flow.same_call(s, head, merged=True)):
+                    return []  # the flag reaches other code: not only the special case's selects
+                for w in flow.writes(s) - tainted:
+                    tainted.add(w)
+                    todo.append(w)
+        if not sinks:
             return []
-        for s in flow.readers.get(p, ()):
-            ops = s.operands
-            if (s.opcode != "selp" or s.guard is not None or len(ops) != 4 or ops[3] != ir.Reg(p)
-                    or not flow.same_call(s, head, merged=True)):
-                return []
-            arms = [o for o in ops[1:3] if isinstance(o, ir.Reg)]
-            if len(arms) != 1 or not isinstance(ops[1] if arms[0] is ops[2] else ops[2], (ir.Imm, ir.FloatImm)):
-                return []
-            if not _computed_from(flow, arms[0].name, values):
-                return []
-            found.append((p, (s, arms[0].name)))
     return found
 
 
-def _computed_from(flow: Flow, r: str, values: set[str], limit: int = 256) -> bool:
-    """``r`` is computed (through any instructions) from one of ``values``."""
-    seen, todo = {r}, [r]
+_FLAG_LOGIC = frozenset({"selp", "setp", "and", "or", "xor", "not", "shl", "shr", "mov", "cvt"})
+
+
+def _is_flag(flow: Flow, r: str) -> bool:
+    """``r`` holds a test's outcome: written by ``setp``/``testp``, or by a select of two immediates."""
+    ws = flow.writers.get(r, ())
+    return bool(ws) and all(w.opcode in ("setp", "testp") or (w.opcode == "selp" and len(w.operands) == 4 and all(
+        isinstance(o, (ir.Imm, ir.FloatImm)) for o in w.operands[1:3])) for w in ws)
+
+
+def _general_arm(flow: Flow, s: ir.Instruction, tainted: set[str], values: set[str],
+                 head: ir.Instruction) -> str | None:
+    """The register arm ``v`` of ``s = selp d, c, v, p`` (either order) with ``p`` among ``tainted``, the call's
+    ``.loc``, an immediate ``c`` and ``v`` computed from ``values``; else None."""
+    ops = s.operands
+    if (s.opcode != "selp" or s.guard is not None or len(ops) != 4 or not isinstance(ops[3], ir.Reg)
+            or ops[3].name not in tainted):
+        return None
+    arms = [o for o in ops[1:3] if isinstance(o, ir.Reg)]
+    if len(arms) != 1 or arms[0].name in tainted or not any(isinstance(o, (ir.Imm, ir.FloatImm)) for o in ops[1:3]):
+        return None
+    # the call's location, or that of the user's op whose result it selects, into which LLVM merged it (seeds
+    # 1346, 1695: ``abs(log2(x))``, ``-log2(x)``); a user's ``tl.where`` has a location of its own
+    at = flow.loc.get(id(s))
+    if not (flow.same_call(s, head, merged=True)
+            or (at is not None and all(flow.loc.get(id(w)) == at for w in flow.writers.get(arms[0].name, [None])))):
+        return None
+    return arms[0].name if _computed_from(flow, arms[0].name, values) else None
+
+
+def _computed_from(flow: Flow, r: str, values: set[str], limit: int = 4096) -> bool:
+    """``r`` is computed (through any instructions) from one of ``values`` (breadth first: the nearest first)."""
+    seen, todo = {r}, deque([r])
     while todo and len(seen) < limit:
-        cur = todo.pop()
+        cur = todo.popleft()
         if cur in values:
             return True
         for w in flow.writers.get(cur, ()):

