@@ -137,11 +137,27 @@ def test_special_case_select_of_other_code_is_not_taken():
     "seed2018",  # log2(x) under tl.max: the select after the exit, a debug label before the reduction
     "seed1147",  # log2f of i.to(f32): its subnormal test x < 2^-126 done on the integer, i < 1
     "seed1625",  # tanh(-y): the body squares y itself ((-y)² = y·y)
+    # __nv_exp's |x| test and the next __nv_pow's exponent field read one unpacking of y (mov.b64 {lo, hi}, y);
+    # pow's y == 0 / x == 1 tests after the exit compare the halves y and x came from (setp.eq.f16): native
+    # like the body, not reported as half arithmetic
+    "seed1239",
 ])
 def test_body_whose_special_case_or_input_llvm_rewrote_is_tritons_op(name):
     """Held-out kernels where LLVM moved a body's special case or rewrote its input: each is Triton's op
     bit for bit, with no error (they were unmatched bodies, reported)."""
     _assert_bit_exact(name)
+
+
+def test_tests_sunk_past_the_exit_run_natively_unreported():
+    """Seed 1239: __nv_pow's y == 0 and x == 1 tests after the exit (``setp.eq.f16 p, h, 0`` on the halves the
+    f64 arguments came from, then ``selp.f64 r, 1.0, r, p``) still compute the body's result, which the ring
+    op replaces: they run natively like the body, not sanitized (and reported) as half comparisons; the pow's
+    exponent field reads the unpacking of y that the __nv_exp before it made. Only the unrelated
+    ``i.to(f64)`` of an int16 (no source here) stays an error."""
+    res = sanitize_text((DATA / "seed1239.plain.ptx").read_text(), "seed1239.plain.ptx", source_hints=False)
+    assert {i.opcode for i in res.report.errors} == {"cvt.rn.f64.s16"}
+    assert {i.opcode for i in res.report.items if i.opcode.startswith("libdevice")} == {
+        "libdevice:__nv_pow", "libdevice:__nv_exp", "libdevice:__nv_exp2"}
 
 
 def test_select_at_a_location_of_its_own_is_the_users():

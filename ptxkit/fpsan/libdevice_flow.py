@@ -45,10 +45,13 @@ class LibRange:
     # the body's special-case selects LLVM sank past user code (``selp d, 1.0, v, x == 0`` after pow(x, x)'s
     # caller): (select, v) — each is rewritten to ``d = v``, the general case Triton's single op computes
     bypass: tuple[tuple[ir.Instruction, str], ...] = ()
+    # the lines after the exit of the selects and tests LLVM sank past it that still compute the body's result
+    # (absorbed: ``setp.eq.f16 p, h, 0; selp.f64 r, 1.0, r, p`` of pow's y == 0): native like the body
+    absorbed: frozenset[int] = frozenset()
 
     def covers(self, line: int) -> bool:
         """``line`` runs natively as part of the body (the lines rewrite.py skips)."""
-        if any(a <= line < b for a, b in self.extra):
+        if line in self.absorbed or any(a <= line < b for a, b in self.extra):
             return True
         return self.start_line <= line < self.end_line and (not self.lines or line in self.lines)
 
@@ -56,7 +59,7 @@ class LibRange:
 def native_lines(bodies: list[LibRange]) -> set[int]:
     """The lines that run natively as parts of recognised bodies (:meth:`LibRange.covers`)."""
     return {ln for r in bodies for a, b in ((r.start_line, r.end_line), *r.extra) for ln in range(a, b)
-            if r.covers(ln)}
+            if r.covers(ln)} | {ln for r in bodies for ln in r.absorbed}
 
 
 def _raw_reads(s: ir.Instruction) -> set[str]:

@@ -313,6 +313,7 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
     inside = {id(s) for s in rng} | {id(s) for s in chunks}  # a conversion read elsewhere is the caller's (708)
 
     alias = {a for r in inputs for a in flow.sources(r)}  # the body may read an input's source
+    alias |= {w for r in inputs for w in _words(flow, r)}  # and its words unpacked before it (seed 1239)
     if alias & set(inputs) and not all(_callers_chain(flow, r, inputs, foreign) for r in inputs):
         return None  # one input computed from another by the call's work: not two arguments
     start = next((i for i, s in enumerate(rng) if flow.reads(s) & (set(inputs) | alias) and not foreign(s)), None)
@@ -329,7 +330,10 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
     members = [s for s in own if flow.reads(s) & taint]
     # float work on the inputs alone that other code reads too is that code's (LLVM's CSE of pow(s, s) * (s + s):
     # one add.f64 s, s is the user's s + s and pow's x + y test): sanitized as such, the body may read it
-    common = {r: s for s in members if is_float(s) and s.opcode not in ("setp", "testp")
+    # (also an input's unpacking into words, ``mov.b64 {lo, hi}, x``: __nv_exp's |x| test and the next pow's
+    # exponent field of the same y, held-out seed 1239)
+    common = {r: s for s in members if (is_float(s) or (s.opcode == "mov" and isinstance(s.operands[0], ir.Vec)))
+              and s.opcode not in ("setp", "testp")
               and flow.reads(s) <= given | consts for r in flow.writes(s) if len(flow.writers.get(r, ())) == 1}
     member_ids = {id(s) for s in members}
     if any(is_float(s) and id(s) not in member_ids for s in chunks):
@@ -405,7 +409,15 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
     one_call = bool(main) and all(flow.same_call(s, main[-1], merged=chain_types(s) is not None) for s in main)
     return LibRange(name, op, line(body[0]), exit_line, inputs[0], outs.pop(), anchor, tuple(inputs), ftype,
                     save=body[0] if in_place else None, one_call=one_call, bypass=tuple(b for _, b in bypass),
+                    absorbed=frozenset(line(s) for s in absorbed),
                     lines=frozenset(line(s) for s in members if not any(s is c for c in chunks)))
+
+
+def _words(flow: Flow, r: str) -> set[str]:
+    """The registers an unguarded ``mov.b64 {lo, hi}, r`` writes (each written once)."""
+    return {w for s in flow.readers.get(r, ()) if s.opcode == "mov" and s.guard is None and len(s.operands) == 2
+            and isinstance(s.operands[0], ir.Vec) and s.operands[1] == ir.Reg(r)
+            for w in flow.writes(s) if len(flow.writers.get(w, ())) == 1}
 
 
 def _callers_chain(flow: Flow, r: str, inputs: tuple[str, ...], foreign: Callable[[ir.Instruction], bool]) -> bool:
