@@ -459,3 +459,38 @@ def test_int_to_f32_through_f64_is_native(tmp_path):
     out, rep = _run(text, [[x] for x in WIDE_XS])
     assert out == [int(np.float32(int(np.array([x], np.uint32).view(np.float32)[0])).view(np.uint32)) for x in WIDE_XS]
     assert not rep.errors and not [i for i in rep.items if "i.to(f" in i.reason]
+
+
+REDUCE_SRC = """import triton
+import triton.language as tl
+
+
+def _sum_combine(a, b):
+    return a + b
+
+
+def _wide_combine(a, b):
+    return a.to(tl.float32) + b.to(tl.float32)
+
+
+def k(x):
+    return tl.reduce(x, 0, COMBINE)
+"""
+
+
+@pytest.mark.parametrize("combine,decided", [("_sum_combine", True), ("_wide_combine", False)])
+def test_half_op_at_a_reduce_call_is_its_combine_on_the_element_type(tmp_path, combine, decided):
+    """LLVM gives a reduction tree it vectorised (``add.bf16x2``) the ``core.reduce`` call's location in
+    Triton's standard.py (held-out seed 42: ``tl.sum`` of bf16): the combine there, ``return a + b`` of its two
+    parameters, adds the tensor's own elements, so the op is half arithmetic (native). A combine that casts
+    is not read: undecided, reported."""
+    src = REDUCE_SRC.replace("COMBINE", combine)
+    (tmp_path / "standard.py").write_text(src)
+    col = src.splitlines()[13].index("tl.reduce") + 1
+    text = _kernel(f".loc 1 14 {col}\n\tadd.bf16 %d, %a, %b;", w=16, nin=2)
+    text += f'\t.file\t1 "{tmp_path / "standard.py"}"\n'
+    xs = [[0x3F80, 0x4000], [0xC040, 0x3E80]]
+    out, rep = _run(text, xs, w=16)
+    ring = [int(R.float_binop("add", np.array([a], np.uint64), np.array([b], np.uint64), "bf16")[0]) for a, b in xs]
+    assert out == ring  # native half arithmetic either way (the default when undecided)
+    assert _items(rep) == [("add.bf16", "note" if decided else "error")]

@@ -67,6 +67,23 @@ _LOC = re.compile(r"^(\d+)\s+(\d+)\s+(\d+)\b")
 
 
 
+def _combine_op(f: SourceFile, n: ast.expr) -> type[ast.operator] | None:
+    """The operator of the combine function a ``reduce``/``associative_scan`` call ``n`` applies, where that
+    function (defined in the same file: Triton's ``_sum_combine``) is ``return a OP b`` of its two parameters:
+    the op on the reduced tensor's own element type, with no cast in between; else None."""
+    if not (isinstance(n, ast.Call) and isinstance(n.func, (ast.Attribute, ast.Name)) and len(n.args) >= 3
+            and (n.func.attr if isinstance(n.func, ast.Attribute) else n.func.id) in ("reduce", "associative_scan")
+            and isinstance(n.args[2], ast.Name)):
+        return None
+    fn = next((d for d in ast.walk(f.tree) if isinstance(d, ast.FunctionDef) and d.name == n.args[2].id), None)
+    if fn is None or len(fn.args.args) != 2 or len(fn.body) != 1 or not isinstance(fn.body[0], ast.Return):
+        return None
+    e, names = fn.body[0].value, [a.arg for a in fn.args.args]
+    if (isinstance(e, ast.BinOp) and isinstance(e.left, ast.Name) and isinstance(e.right, ast.Name)
+            and sorted((e.left.id, e.right.id)) == sorted(names)):
+        return type(e.op)
+    return None
+
 
 @dataclass
 class SourceHints:
@@ -266,6 +283,8 @@ class SourceHints:
                     form = _form(_width(f, n.left, _DEPTH), _width(f, n.comparators[0], _DEPTH))
                     return (form, n) if form else None
                 return None
+            if _combine_op(f, n) is want is not None:  # LLVM's tree of a reduction's combine at the reduce call
+                return "native", n  # (seed 42: tl.sum of bf16 as add.bf16x2 at standard.py's core.reduce)
             if isinstance(n, ast.BinOp) and want is not None and _as_op(n)[0] is want:
                 form = _form(_width(f, n.left, _DEPTH), _width(f, n.right, _DEPTH))
                 form = form if form == "native" else None  # a widened op has the narrowing cast's .loc
