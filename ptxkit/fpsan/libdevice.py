@@ -114,10 +114,13 @@ def report_sunk_arguments(fn: ir.Function, report: SanitizeReport, bodies: list[
     for b in bodies:
         inputs = set(b.inputs or (b.input,))
         replayed = {id(s) for chain in b.sunk.values() for s in chain}  # computed as the caller did (LibRange.sunk)
+        # a replayed chain's values count as the argument too: a caller's neg of them not in the chain (read
+        # besides another use) means the chain may stop short of the argument
+        argument = inputs | {r for chain in b.sunk.values() for s in chain for r in regs(s.operands[0])}
         inside = [s for s in instrs if s.span is not None and b.covers(s.span.line) and id(s) not in replayed]
         for s in inside:
             if (s.span is None or len(s.operands) != 2 or not isinstance(s.operands[1], ir.Reg)
-                    or s.operands[1].name not in inputs):
+                    or s.operands[1].name not in argument):
                 continue
             if s.opcode in ("neg", "abs") and b.ftype == "f32" and "f32" in s.mods and "ftz" not in s.mods:
                 what = "negation" if s.opcode == "neg" else "abs"

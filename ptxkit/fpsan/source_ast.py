@@ -40,6 +40,8 @@ class SourceFile:
     tree: ast.Module
     at: dict[tuple[int, int], list[ast.expr]] = field(default_factory=dict)
     parent: dict[int, ast.AST] = field(default_factory=dict)
+    # operand (an ast.dump) -> the forms LLVM folds into ``add x, x`` written on it (source_hints, built once)
+    self_adds: dict[str, set[str]] | None = None
 
     @classmethod
     def read(cls, path: Path) -> SourceFile | None:

@@ -67,6 +67,22 @@ _LOC = re.compile(r"^(\d+)\s+(\d+)\s+(\d+)\b")
 
 
 
+def _self_add_forms(f: SourceFile, operand: str) -> set[str]:
+    """The forms LLVM folds into ``add x, x`` that the file writes on the operand ``operand`` (an
+    ``ast.dump``): ``x + x`` (add), ``x * 2`` / ``2 * x`` (mul2)."""
+    if f.self_adds is None:
+        f.self_adds = {}
+        for n in ast.walk(f.tree):
+            if not isinstance(n, ast.BinOp):
+                continue
+            op, left, right = _as_op(n)
+            if op is ast.Add and ast.dump(left) == ast.dump(right):
+                f.self_adds.setdefault(ast.dump(left), set()).add("add")
+            elif isinstance(n.op, ast.Mult) and (_is_two(n.left) or _is_two(n.right)):
+                f.self_adds.setdefault(ast.dump(n.right if _is_two(n.left) else n.left), set()).add("mul2")
+    return f.self_adds.get(operand, set())
+
+
 def _combine_op(f: SourceFile, n: ast.expr) -> type[ast.operator] | None:
     """The operator of the combine function a ``reduce``/``associative_scan`` call ``n`` applies, where that
     function (defined in the same file: Triton's ``_sum_combine``) is ``return a OP b`` of its two parameters:
@@ -200,10 +216,14 @@ class SourceHints:
                 return _widened_self_add(f, n, lane)
             op, left, right = _as_op(n) if isinstance(n, ast.BinOp) else (None, n, n)
             if op is ast.Add and ast.dump(left) == ast.dump(right):
-                return "add", n  # x + x, or x - (-x)
-            if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mult) and (_is_two(n.left) or _is_two(n.right)):
-                return "mul2", n
-            return None
+                form, x = "add", left  # x + x, or x - (-x)
+            elif isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mult) and (_is_two(n.left) or _is_two(n.right)):
+                form, x = "mul2", n.right if _is_two(n.left) else n.left
+            else:
+                return None
+            # the other form on the same operand anywhere in the file: LLVM's CSE may have made both one add
+            # (held-out seed 2363: (s + s) / (s * 2.0) as add t, s, s; div t, t): no one answer
+            return ("both", n) if _self_add_forms(f, ast.dump(x)) == {"add", "mul2"} else (form, n)
 
         def typed(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
             """``classify`` where the operand is explicitly of the add's type (``y.to(tl.float64)``)."""
@@ -215,7 +235,8 @@ class SourceHints:
             return got if ok else None
         loc = self.loc.get(id(instr))
         exact = self.decide(instr, classify) if loc is not None and loc[2] != 0 else None
-        return exact or self.decide_within(instr, typed)
+        got = exact or self.decide_within(instr, typed)
+        return None if got is not None and got.form == "both" else got
 
     def neg_cast(self, cvt: ir.Instruction, dest: str, source: str | None = None) -> Decision | None:
         """J: the cvt under a sign xor or a ``neg`` is ``(-x).to(T)`` (``before``) or the operand of
