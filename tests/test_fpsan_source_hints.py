@@ -7,6 +7,7 @@ against the bits of docs/fpsan.md's vectors or the ring module; a stale, missing
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 import numpy as np
@@ -384,14 +385,17 @@ def test_self_add_at_an_enclosing_expressions_column(tmp_path, expr, anchor, for
 
 @pytest.mark.parametrize("expr,form", [("x0.to(tl.float32) * 2.0", "mul2"),  # seed 139's shape
                                        ("(x0.to(tl.float32) * 2.0) - (x0.to(tl.float32) + x0.to(tl.float32))", None),
-                                       ("x0 * 2.0", None)])  # the operand's type is not explicit
+                                       ("x0 * 2.0", "mul2"),  # a loaded x0 of its own type: the line's one form
+                                       ("(x0 * 2.0) - (x1 + x1)", None)])  # two forms on loaded values
 def test_self_add_at_column_zero_decided_by_its_line(tmp_path, expr, form):
-    """``.loc F L 0``: LLVM merged two locations of one line; the one typed form on the line decides."""
+    """``.loc F L 0``: LLVM merged two locations of one line; the one typed form on the line decides, else
+    the one form on values of their own type (held-out seed 2462: the next element's ``2.0 * x0`` of an f64
+    x0, scheduled after a libdevice body)."""
     out, rep = _run(_with_source(tmp_path, expr, ".loc 1 9 0\n\tadd.f32 %d, %a, %a;", ""), [[HALF], [ONE]])
     assert out == ([MUL_2_HALF, TWO] if form else [SELF_ADD_HALF, SELF_ADD_ONE])  # undecided: as written
     assert _items(rep) == [("add.f32", "note" if form else "error")]
     if form:
-        assert "self-add=mul2, decided by the source at kernel.py:9:9: `x0.to(tl.float32) * 2.0`" in rep.items[0].reason
+        assert f"self-add=mul2, decided by the source at kernel.py:9:9: `{expr}`" in rep.items[0].reason
 
 
 def test_negated_left_operand_is_a_sub(tmp_path):
@@ -497,3 +501,26 @@ def test_half_op_at_a_reduce_call_is_its_combine_on_the_element_type(tmp_path, c
     ring = [int(R.float_binop("add", np.array([a], np.uint64), np.array([b], np.uint64), "bf16")[0]) for a, b in xs]
     assert out == ring  # native half arithmetic either way (the default when undecided)
     assert _items(rep) == [("add.bf16", "note" if decided else "error")]
+
+
+def test_self_add_shared_with_a_libdevice_body_takes_the_lines_form(tmp_path):
+    """``a * 2.0`` that LLVM shared with ``pow(a, a)``'s own x + y test carries the call's location (held-out
+    seed 2348): the line's one form on a loaded value decides it."""
+    text = _with_source(tmp_path, "libdevice.pow(x0, x0) * (x0 * 2.0)", K_BODY, "libdevice")
+    out, rep = _run(text, [[HALF], [ONE]])
+    assert out == [MUL_2_HALF, TWO] and _items(rep) == [("add.f32", "note")]
+
+
+def test_a_reassigned_name_resolves_to_the_assignment_before_its_use(tmp_path):
+    """Straight-line kernels reassign names (``a = tl.load(..)`` then ``a = (a * 2.0).to(..)``, seed 2348): a
+    read takes the last assignment before its statement; in a branch, or before any assignment, unknown."""
+    from ptxkit.fpsan.source_ast import _DEPTH, OWN, SourceFile, _width
+    src = ("def k(p):\n    a = tl.load(p)\n    a = (a * 2.0).to(tl.float64)\n    b = a + a\n"
+           "    if p:\n        c = 1.0\n    else:\n        c = 2.0\n    d = c * 2.0\n")
+    (tmp_path / "s.py").write_text(src)
+    f = SourceFile.read(tmp_path / "s.py")
+    assert f is not None
+    uses = {(n.lineno, n.id): n for n in ast.walk(f.tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    assert _width(f, uses[(3, "a")], _DEPTH) == OWN  # the load before line 3
+    assert _width(f, uses[(4, "a")], _DEPTH) == 64  # line 3's .to(tl.float64)
+    assert _width(f, uses[(9, "c")], _DEPTH) is None  # assigned in branches: unknown

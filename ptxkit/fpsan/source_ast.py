@@ -237,20 +237,39 @@ def _cast_to(n: ast.AST | None) -> str | None:
 
 
 def _resolve(f: SourceFile, e: ast.expr, depth: int) -> ast.expr | None:
-    """``e``, or the value of the name ``e`` when the function assigns it exactly once (None: unknown)."""
+    """``e``, or the value of the name ``e``: its one assignment in the function, or, where every assignment
+    of it is a statement of the function's straight-line body, the last one before the statement that reads
+    it (held-out seed 2348: ``a = tl.load(..)`` then ``a = (a * 2.0 ..).to(f64)``); None: unknown."""
     while isinstance(e, ast.Name) and depth > 0:
         fn = f.function_of(e)
         if fn is None:
             return None
         if any(a.arg == e.id for a in fn.args.args + fn.args.kwonlyargs):
             return e
-        values = [s.value for s in ast.walk(fn) if isinstance(s, ast.Assign) and len(s.targets) == 1
-                  and isinstance(s.targets[0], ast.Name) and s.targets[0].id == e.id]
+        assigns = [s for s in ast.walk(fn) if isinstance(s, ast.Assign) and len(s.targets) == 1
+                   and isinstance(s.targets[0], ast.Name) and s.targets[0].id == e.id]
         stores = [n for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id == e.id and isinstance(n.ctx, ast.Store)]
-        if len(values) != 1 or len(stores) != 1:
+        if len(assigns) != len(stores) or not assigns:
             return None
-        e, depth = values[0], depth - 1
+        if len(assigns) > 1:
+            use = _statement_of(f, e)
+            top = set(map(id, fn.body))
+            if use is None or id(use) not in top or any(id(a) not in top for a in assigns):
+                return None
+            before = [a for a in assigns if a.lineno < use.lineno]
+            if not before:
+                return None
+            assigns = before[-1:]
+        e, depth = assigns[0].value, depth - 1
     return e if not isinstance(e, ast.Name) or depth > 0 else None
+
+
+def _statement_of(f: SourceFile, n: ast.AST) -> ast.stmt | None:
+    """The statement that contains ``n``."""
+    cur: ast.AST | None = n
+    while cur is not None and not isinstance(cur, ast.stmt):
+        cur = f.parent.get(id(cur))
+    return cur
 
 
 def _width(f: SourceFile, e: ast.expr, depth: int) -> int | None:

