@@ -120,8 +120,8 @@ def report_sunk_arguments(fn: ir.Function, report: SanitizeReport, bodies: list[
         inside = [s for s in instrs if s.span is not None and b.covers(s.span.line) and id(s) not in replayed]
         for s in inside:
             if (s.span is None or len(s.operands) != 2 or not isinstance(s.operands[1], ir.Reg)
-                    or s.operands[1].name not in argument):
-                continue
+                    or s.operands[1].name not in argument or set(regs(s.operands[0])) & inputs):
+                continue  # (the neg that computes the other input, pow(d, -d), is the argument itself)
             if s.opcode in ("neg", "abs") and b.ftype == "f32" and "f32" in s.mods and "ftz" not in s.mods:
                 what = "negation" if s.opcode == "neg" else "abs"
             elif s.opcode in ("neg", "abs", "cvt") and ({"f16", "bf16", "f16x2", "bf16x2"} & set(s.mods)):

