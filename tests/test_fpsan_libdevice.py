@@ -161,6 +161,18 @@ def test_tests_sunk_past_the_exit_run_natively_unreported():
         "libdevice:__nv_pow", "libdevice:__nv_exp", "libdevice:__nv_exp2"}
 
 
+def test_tanhf_sharing_its_abs_with_another_body_is_recognised():
+    """Held-out seed 2405: ``tanh(x)`` and ``sin(x)`` of one x share ``abs.ftz.f32 a, x`` (tanhf's scaling and
+    sinf's range test): |x| is a value of the input that the sinf body reads too, not tanhf's result. The
+    tanhf body is Triton's call hash, bit for bit; the shared abs, sanitized as written, stays reported (an
+    abs next to a conversion the source does not show)."""
+    ours, theirs, errors = _compare("seed2405")
+    assert (ours == theirs).all()
+    res = sanitize_text((DATA / "seed2405.plain.ptx").read_text(), "seed2405.plain.ptx", source_hints=False)
+    assert "libdevice:__nv_tanhf" in {i.opcode for i in res.report.items if i.severity == "note"}
+    assert {i.opcode for i in errors} == {"abs.ftz.f32"}
+
+
 def test_select_at_a_location_of_its_own_is_the_users():
     """The same select at a location of its own (a user's ``tl.where(x == 0, inf, abs(log2(x)))``) is not the
     body's special case: the body stays unmatched and reported, the select is left to the user's code."""

@@ -33,16 +33,21 @@ def match_tanhf(flow: Flow, stmts: list[ir.Statement], consts: set[str]) -> list
         if ab is None or ab.opcode != "abs" or not isinstance(ab.operands[1], ir.Reg):
             continue
         x = ab.operands[1].name
-        got = _tanhf_body(flow, stmts, pos[id(ab)], x, consts)
+        # |x| computed by other code at its own location and shared (held-out seed 1261: a cosf body's |x|
+        # of the same x): the body starts at the scaling and reads |x| as a value of its input
+        own_abs = flow.same_call(ab, s0)
+        got = _tanhf_body(flow, stmts, pos[id(ab if own_abs else s0)], x, consts,
+                          set() if own_abs else flow.writes(ab))
         if got is not None:
             out.append(got)
     return out
 
 
-def _tanhf_body(flow: Flow, stmts: list[ir.Statement], i0: int, x: str, consts: set[str]) -> LibRange | None:
+def _tanhf_body(flow: Flow, stmts: list[ir.Statement], i0: int, x: str, consts: set[str],
+                absx: frozenset[str] | set[str] = frozenset()) -> LibRange | None:
     start = stmts[i0]
     assert isinstance(start, ir.Instruction)
-    given = {x} | flow.sources(x)  # held-out seed 1379: tanh(-y) squares y itself, (-y)² = y·y
+    given = {x} | flow.sources(x) | absx  # held-out seed 1379: tanh(-y) squares y itself, (-y)² = y·y
     taint = set(given)
     members: list[ir.Instruction] = []
     # work on x alone LLVM hoisted above the body's start (seed 35: x·x of the odd polynomial, scheduled
@@ -86,8 +91,13 @@ def _tanhf_body(flow: Flow, stmts: list[ir.Statement], i0: int, x: str, consts: 
     if not any(_TANHF_CUTOFF in s.operands for s in members):
         return None
     outs = {r for s in consumers for r in flow.reads(s) & taint} - given
+    # |x| (the body's first instruction) read by other code too (held-out seed 2405: a sinf body's range test on
+    # the same x): a value of the input alone, the other code's as well — sanitized as such, not the result
+    shared = {r for r in outs if x in flow.sources(r)}
+    outs -= shared
     if len(outs) != 1:
         return None
+    members = [s for s in members if not flow.writes(s) & shared]
     if any(x in flow.writes(s) for s in stmts[i0:last + 1] if isinstance(s, ir.Instruction)):
         return None
     anchor = next((s for s in stmts[last + 1:] if isinstance(s, ir.Instruction)
