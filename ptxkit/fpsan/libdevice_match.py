@@ -374,7 +374,10 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
     inner = taint - given - common.keys()
     if any(flow.reads(s) & inner for s in body if foreign(s)):
         return None  # other code reads the body's intermediate values
-    in_place = any(r in flow.writes(s) for s in body for r in inputs if not foreign(s))
+    # (the caller's -x of pow(d, -d) is computed again at the exit; any other write of an input inside the range
+    # may be skipped by a branch: seed 1677's y = h.to(f32) after the body's x == 1 test)
+    in_place = any(r in flow.writes(s) for s in body for r in inputs
+                   if not (s.opcode == "neg" and _callers_neg(s, list(inputs))))
     if in_place and len(inputs) > 1:
         return None
     absorbed: list[ir.Instruction] = []
