@@ -524,3 +524,16 @@ def test_a_reassigned_name_resolves_to_the_assignment_before_its_use(tmp_path):
     assert _width(f, uses[(3, "a")], _DEPTH) == OWN  # the load before line 3
     assert _width(f, uses[(4, "a")], _DEPTH) == 64  # line 3's .to(tl.float64)
     assert _width(f, uses[(9, "c")], _DEPTH) is None  # assigned in branches: unknown
+
+
+def test_abs_of_a_cast_decided_at_the_abs_call_the_cvt_carries(tmp_path):
+    """LLVM's ``abs(x).to(f64)`` for ``tl.abs(x.to(tl.float64))`` with the sign-bit ``and`` hoisted to the load
+    and the cvt at the abs call's column (held-out seed 1403): the order is told there — Triton's ring cast of
+    x, then abs of its f64 bits (as written, the ring cast of |x| differs)."""
+    body = "and.b32 %t, %a, 2147483647;\n\t{loc}\n\tcvt.f64.f32 %d, %t;"
+    xs = [0xC0490FDB, 0x3DCCCCCD, 0xBF800000]
+    out, rep = _run(_with_source(tmp_path, "tl.abs(x0.to(tl.float64))", body, "tl.abs", out_w=64), [[x] for x in xs],
+                    out_w=64)
+    wide = R.float_cast(np.array(xs, np.uint64), "f32", "f64")
+    assert out == [int(v) & ~(1 << 63) for v in wide]
+    assert not rep.errors

