@@ -537,3 +537,15 @@ def test_abs_of_a_cast_decided_at_the_abs_call_the_cvt_carries(tmp_path):
     wide = R.float_cast(np.array(xs, np.uint64), "f32", "f64")
     assert out == [int(v) & ~(1 << 63) for v in wide]
     assert not rep.errors
+
+
+def test_a_libdevice_calls_width_is_its_explicitly_typed_arguments(tmp_path):
+    """``libdevice.tanh(x.to(tl.float32))`` is f32 (held-out seed 1437: abs(fma(tanh(..), ..)).to(bf16) decided
+    by it); of a loaded value (its type unknown: a half would not even compile) it stays unknown."""
+    from ptxkit.fpsan.source_ast import _DEPTH, SourceFile, _width
+    (tmp_path / "s.py").write_text("def k(p):\n    x = tl.load(p)\n    a = libdevice.tanh(x.to(tl.float32))\n"
+                                   "    b = libdevice.pow(x.to(tl.float64), 2.0)\n    c = libdevice.tanh(x)\n")
+    f = SourceFile.read(tmp_path / "s.py")
+    assert f is not None
+    values = {n.targets[0].id: n.value for n in ast.walk(f.tree) if isinstance(n, ast.Assign)}
+    assert [_width(f, values[k], _DEPTH) for k in "abc"] == [32, 64, None]
