@@ -549,3 +549,18 @@ def test_a_libdevice_calls_width_is_its_explicitly_typed_arguments(tmp_path):
     assert f is not None
     values = {n.targets[0].id: n.value for n in ast.walk(f.tree) if isinstance(n, ast.Assign)}
     assert [_width(f, values[k], _DEPTH) for k in "abc"] == [32, 64, None]
+
+
+def test_abs_of_a_widened_value_narrowed_after_is_computed_through_f64(tmp_path):
+    """``tl.abs(x.to(tl.float64))`` stored as f16 of an f32 x: LLVM drops the exact widening and emits
+    ``cvt.rn.f16.f32`` then the sign-bit ``and`` (held-out seed 1180). Triton's ring widens x to f64, takes
+    |·| of those bits, then narrows: computed so, a note (as written, |cvt(x)|, it differs)."""
+    body = "{store}\n\tcvt.rn.f16.f32 %h1, %a;\n\tand.b16 %d, %h1, 32767;"
+    xs = [0xC0490FDB, 0x3DCCCCCD, 0xBF800000, 0x47800000]
+    out, rep = _run(_with_source(tmp_path, "tl.abs(x0.to(tl.float64))", body, "", out_w=16), [[x] for x in xs],
+                    out_w=16)
+    wide = R.float_cast(np.array(xs, np.uint64), "f32", "f64")
+    want = [int(v) for v in R.float_cast(wide & np.uint64((1 << 63) - 1), "f64", "f16")]
+    as_written = [int(v) & 0x7FFF for v in R.float_cast(np.array(xs, np.uint64), "f32", "f16")]
+    assert out == want and out != as_written
+    assert _items(rep) == [("and.b16", "note")]

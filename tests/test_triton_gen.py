@@ -307,7 +307,8 @@ EXACT: list[int | str] = [4, 6, 15, 19, 72, 104, 114, 175, "k_rsqrt_f32", "k_exp
                           1893,  # a bf16 cumsum's -0.0 select (selp.b16 0x8000)
                           771, 2313,  # pow(d, -d): -d a second input, computed again at the exit
                           2128, 2432, 2462, 2348,  # held-out 2100-2499, silent or reported before
-                          1677]  # powf's y = h.to(f32) sunk past x == 1 at line 0 column 0: replayed at the exit
+                          1677,  # powf's y = h.to(f32) sunk past x == 1 at line 0 column 0: replayed at the exit
+                          1403, 1437, 1180]  # abs and casts told at the abs call, through tanh's f32, via a dropped f64
 # Known-open classes (issue 10's letters; /work/coord/issue10_findings.md): kernel -> (cause, reported
 # today, i.e. the sanitize report has an error so --strict fails).
 OPEN: dict[int | str, tuple[str, bool]] = {

@@ -273,18 +273,22 @@ def _abs_after_cast(instr: ir.Instruction, cvt: ir.Instruction, ctx: RewriteCont
     lanes = sign_mask_lanes(instr) if instr.opcode == "and" else None
     fits = types is not None and (float_type_of(instr) == types[0] if instr.opcode == "abs"
                                   else lanes is not None and lanes[0] == lanes[1] == R.ring(types[0]).w)
-    if (decided is None or decided.form != "outside" or not fits or instr.guard is not None
+    if (decided is None or decided.form not in ("outside", "outside-f64") or not fits or instr.guard is not None
             or not all(isinstance(x, ir.Reg) and flow.unchanged_between(x.name, cvt, instr) for x in xs)):
         return FoldResult(False, _abs_verdict(flow, instr, "inside", _ABS_AFTER_CAST, decided=decided))
     assert types is not None
     dt, st = types[0].removesuffix("x2"), types[1]
-    ws = R.ring(st).w
+    via = "f64" if decided.form == "outside-f64" else st  # the f64 LLVM dropped, which Triton's ring keeps
+    wv = R.ring(via).w
     pays = []
     for x in xs:
-        bits = ctx.unembed_to_fresh(as_reg(ctx, ctx.embed(x, st), ws), st)
-        mag = ctx.fresh(BITS_KIND[ws])
-        ctx.emit(f"and.b{ws} {mag}, {bits}, {hexc((1 << (ws - 1)) - 1, ws)}")
-        pays.append(cast_payload(ctx, ctx.embed_value(mag, st), st, dt))
+        p = ctx.embed(x, st)
+        if via != st:
+            p = cast_payload(ctx, p, st, via)
+        bits = ctx.unembed_to_fresh(as_reg(ctx, p, wv), via)
+        mag = ctx.fresh(BITS_KIND[wv])
+        ctx.emit(f"and.b{wv} {mag}, {bits}, {hexc((1 << (wv - 1)) - 1, wv)}")
+        pays.append(cast_payload(ctx, ctx.embed_value(mag, via), via, dt))
     if len(pays) == 1:
         ctx.define(instr.operands[0], pays[0], dt, None)
     else:
@@ -292,8 +296,10 @@ def _abs_after_cast(instr: ir.Instruction, cvt: ir.Instruction, ctx: RewriteCont
         d = name_of(instr.operands[0])
         ctx.invalidate(d)
         ctx.emit(f"mov.b32 {d}, {{{lo}, {hi}}}")
-    return FoldResult(True, Verdict(f"{_ABS_AFTER_CAST_HEAD}: the source at {decided.where} has "
-                                    f"abs(x).to({dt}), sanitized so (the ring cast of |x|)", NOTE, native=False))
+    how = f"abs(x.to(f64)).to({dt}), the ring widening of x, |·|, then the ring cast" if via != st else \
+        f"abs(x).to({dt}), sanitized so (the ring cast of |x|)"
+    return FoldResult(True, Verdict(f"{_ABS_AFTER_CAST_HEAD}: the source at {decided.where} has {how}", NOTE,
+                                    native=False))
 
 
 def _cast_of_abs(cvt: ir.Instruction, ab: ir.Instruction, ctx: RewriteContext) -> FoldResult:
