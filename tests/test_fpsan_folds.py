@@ -263,6 +263,21 @@ def test_self_compare_of_a_narrowed_cast_tests_the_ring_cast(cmp, nan):
     assert out == native and _items(rep) == [("setp." + cmp + ".f64", "error")]
 
 
+def test_self_compare_of_a_bf16_cast_to_f16_tests_the_f16_bits():
+    """``s.to(f16) != s.to(f16)`` of a bf16 s as ``setp.nan.bf16 p, s, s`` (held-out seed 2650): the ring cast
+    between the 16-bit types keeps the payload, which Triton compares as f16 bits; stated f16 it gives that
+    NaN-ness (a bf16 NaN's payload is no f16 NaN, bf16 -5.0's is)."""
+    body = "setp.nan.bf16 %p1, %a, %a;\n\tselp.b16 %d, 1, 0, %p1;"
+    xs = [0x7FC0, 0x3F80, 0xC0A0, 0x4049, 0x0001, 0xFF80]
+    f16 = R.unembed(R.embed(np.array(xs, np.uint64), "bf16"), "f16")
+    want = [int((int(b) & 0x7FFF) > 0x7C00) for b in f16]
+    assert want != [int((x & 0x7FFF) > 0x7F80) for x in xs]  # a bf16 NaN is no f16 NaN, and -5.0 becomes one
+    out, rep = _run(_kernel(body, w=16, nin=1), [[x] for x in xs], w=16, folds=(("self-compare", "f16"),))
+    assert out == want and _items(rep) == [("setp.nan.bf16", "note")]
+    out, rep = _run(_kernel(body, w=16, nin=1), [[x] for x in xs], w=16)
+    assert out == [int((x & 0x7FFF) > 0x7F80) for x in xs] and ("setp.nan.bf16", "error") in _items(rep)
+
+
 def test_cumsum_select_of_negative_zero_is_the_ring_identity():
     """cumsum's ``p ? x : x + y`` folded into ``x + (p ? -0.0 : y)`` (issue 10 L): p → x itself,
     else the ring x + y (x = 1, y = 2: the vector add(1.0, 2.0))."""

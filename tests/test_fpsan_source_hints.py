@@ -564,3 +564,16 @@ def test_abs_of_a_widened_value_narrowed_after_is_computed_through_f64(tmp_path)
     as_written = [int(v) & 0x7FFF for v in R.float_cast(np.array(xs, np.uint64), "f32", "f16")]
     assert out == want and out != as_written
     assert _items(rep) == [("and.b16", "note")]
+
+
+@pytest.mark.parametrize("expr,reported", [("(x0 * 0.0).to(tl.int32).to(tl.float32) - 0.5", True),
+                                           ("-0.5", False), ("x0", False)])
+def test_a_stored_constant_llvm_folded_from_float_arithmetic_is_reported(tmp_path, expr, reported):
+    """``((2.0 * (0.0 * x)).to(int64).to(f64) - 0.5).to(f32)`` is stored as ``mov.b32 r, -0.5`` (held-out seed
+    2690): no float instruction is left, and Triton's FPSan stores the ring value of that arithmetic; the PTX
+    of a literal ``-0.5`` is the same, so the source decides: an error for the arithmetic (the IEEE bits are
+    stored as they are), nothing for a literal or a loaded value."""
+    text = _with_source(tmp_path, expr, f"mov.b16 %d, 0xB800;\n\t.loc 1 {STORE_LINE} 5", "", w=16)  # tl.store
+    out, rep = _run(text, [[0x3C00]], w=16)
+    assert out == [0xB800]
+    assert [(i.opcode, i.severity) for i in rep.items] == ([("st.global.b16", "error")] if reported else [])

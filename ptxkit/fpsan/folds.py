@@ -80,7 +80,7 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
     if (op, len(ops)) in (("mul", 3), ("fma", 4)) and ft in LANE_TYPE and any(
             _packed_neg_zero(flow, o, ft) for o in ops[1:3]):
         return _mul_neg_zero(instr, ctx, ft, flow)  # seed 783: -(0.0 * h) as mul.f16x2 h, {-0.0, -0.0}
-    if (op == "setp" and len(ops) == 3 and ft in ("f32", "f64") and isinstance(ops[0], ir.Reg)
+    if (op == "setp" and len(ops) == 3 and ft in ("f16", "bf16", "f32", "f64") and isinstance(ops[0], ir.Reg)
             and isinstance(ops[1], ir.Reg) and ops[1] == ops[2] and {"num", "nan"} & set(instr.mods)):
         return _self_compare(instr, ctx, opts, ft, decide_fold(opts, "self-compare",
                                                             lambda i: flow.hints.self_compare(i, ft), instr))

@@ -1,0 +1,77 @@
+"""Stores of float arithmetic that LLVM folded into a constant (issue 10; held-out seed 2690).
+
+``((2.0 * (0.0 * x.to(f32))).to(int64).to(f64) - 0.5).to(f32)`` is −0.5 for every x LLVM assumes
+finite, so the plain PTX stores ``mov.b32 r, 0xBF000000`` and no float instruction is left; Triton's
+FPSan computes the same expression in the ring (φ(0) − φ(0.5), narrowed), whose bits LLVM folds too:
+another constant. The PTX of a literal ``tl.store(p, -0.5)``, which Triton's FPSan stores unchanged,
+is the same, so only the source can tell: a store whose value register holds an immediate, where the
+stored expression at the store's ``.loc`` computes with floats, is reported (an error): the folded
+IEEE value is left as it is. Without a source nothing is said (the PTX has no float work to report).
+"""
+
+from __future__ import annotations
+
+import ast
+
+from ptxkit import ir
+from ptxkit.fpsan.irview import regs, writes
+from ptxkit.fpsan.report import ERROR, ReportItem, SanitizeReport
+from ptxkit.fpsan.source_ast import _DEPTH, SourceFile, _cast_to, _resolve
+from ptxkit.fpsan.source_hints import SourceHints
+
+_ARITH = (ast.Add, ast.Sub, ast.Mult, ast.Div)
+
+
+def report_folded_stores(module: ir.Module, fn: ir.Function, report: SanitizeReport, root: str | None) -> None:
+    """Report each ``st`` of an immediate-holding register whose source expression is float arithmetic."""
+    movs: dict[str, list[ir.Instruction]] = {}
+    for s in fn.instructions():
+        for r in writes(s):
+            movs.setdefault(r, []).append(s)
+    stores = [s for s in fn.instructions() if s.opcode == "st" and s.span is not None
+              and any(_immediate(movs.get(r, [])) for o in s.operands[1:] for r in regs(o))]
+    if not stores:
+        return
+    hints = SourceHints.of(module, fn, root)
+    for s in stores:
+        found = hints.nodes(s)
+        if found is None:
+            continue
+        f, nodes = found
+        value = next((n.args[1] for n in nodes if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+                      and n.func.attr == "store" and len(n.args) >= 2), None)
+        if value is None or not _float_arithmetic(f, value):
+            continue
+        assert s.span is not None
+        report.items.append(ReportItem(
+            s.span.line, s.span.col, ".".join((s.opcode, *s.mods)),
+            f"stores a constant LLVM folded from float arithmetic the source computes ({f.where(value)}): "
+            "Triton's FPSan computes that expression in the ring, and the PTX no longer has it; the folded "
+            "IEEE value is stored as it is", fn.name, severity=ERROR, native=True))
+
+
+def _immediate(ws: list[ir.Instruction]) -> bool:
+    """One unguarded ``mov`` of an immediate writes the register."""
+    return (len(ws) == 1 and ws[0].opcode == "mov" and ws[0].guard is None and len(ws[0].operands) == 2
+            and isinstance(ws[0].operands[1], (ir.Imm, ir.FloatImm)))
+
+
+def _float_arithmetic(f: SourceFile, e: ast.expr) -> bool:
+    """``e`` (names followed) has a ``+ - * /`` and is a float: a float literal or a ``.to(tl.floatN)`` in it."""
+    seen: list[ast.expr] = [e]
+    arith = floats = False
+    for _ in range(1024):  # a bound: expressions are small, names resolve to earlier statements
+        if not seen:
+            break
+        n = seen.pop()
+        r = _resolve(f, n, _DEPTH) if isinstance(n, ast.Name) else n
+        if r is None or (r is not n and isinstance(r, ast.Name)):
+            continue
+        if r is not n:
+            seen.append(r)
+            continue
+        arith |= isinstance(n, ast.BinOp) and isinstance(n.op, _ARITH)
+        floats |= (isinstance(n, ast.Constant) and isinstance(n.value, float)) or (
+            (_cast_to(n) or "").startswith(("float", "bfloat")))
+        seen.extend(c for c in ast.iter_child_nodes(n) if isinstance(c, ast.expr))
+    return arith and floats
