@@ -577,3 +577,24 @@ def test_a_stored_constant_llvm_folded_from_float_arithmetic_is_reported(tmp_pat
     out, rep = _run(text, [[0x3C00]], w=16)
     assert out == [0xB800]
     assert [(i.opcode, i.severity) for i in rep.items] == ([("st.global.b16", "error")] if reported else [])
+
+
+@pytest.mark.parametrize("expr,want", [("x0.to(tl.float64) != x0.to(tl.float64)", "f64"),
+                                       ("x0.to(tl.bfloat16) != x0.to(tl.bfloat16)", "bf16"),
+                                       ("x0 != x0", None)])
+def test_self_compare_of_casts_to_any_other_type_is_decided(tmp_path, expr, want):
+    """``setp.nan.f16 p, x, x`` from a comparison of two equal casts of x (held-out seed 2354: to f64, which
+    crashed the decision, KeyError; 2650: to the other 16-bit type): the cast's type decides, its NaN-ness
+    of the ring cast's bits is computed; ``x != x`` is x's own (native, a note)."""
+    body = "{loc}\n\tsetp.nan.f16 %p1, %a, %a;\n\tselp.b16 %d, 1, 0, %p1;"
+    xs = [0x7E00, 0x3C00, 0xC500, 0x7C00]
+    out, rep = _run(_with_source(tmp_path, expr, body, "x0", w=16), [[x] for x in xs], w=16)
+    if want is None:
+        assert out == [int((x & 0x7FFF) > 0x7C00) for x in xs] and not rep.errors
+        return
+    cast = R.float_cast(np.array(xs, np.uint64), "f16", want)  # the bits of Triton's ring cast
+    w = {"f64": 64, "bf16": 16}[want]
+    above = {"f64": 0x7FF0000000000000, "bf16": 0x7F80}[want]
+    assert out == [int((int(c) & ((1 << (w - 1)) - 1)) > above) for c in cast]
+    assert out != [int((x & 0x7FFF) > 0x7C00) for x in xs]  # not x's own NaN-ness
+    assert ("setp.nan.f16", "note") in _items(rep)

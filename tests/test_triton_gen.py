@@ -308,7 +308,8 @@ EXACT: list[int | str] = [4, 6, 15, 19, 72, 104, 114, 175, "k_rsqrt_f32", "k_exp
                           771, 2313,  # pow(d, -d): -d a second input, computed again at the exit
                           2128, 2432, 2462, 2348,  # held-out 2100-2499, silent or reported before
                           1677,  # powf's y = h.to(f32) sunk past x == 1 at line 0 column 0: replayed at the exit
-                          1403, 1437, 1180]  # abs and casts told at the abs call, through tanh's f32, via a dropped f64
+                          1403, 1437, 1180,  # abs and casts told at the abs call, through tanh's f32, via a dropped f64
+                          2650, 2354]  # x.to(T) != x.to(T) of a half, T the other half or f64 (2354 crashed)
 # Known-open classes (issue 10's letters; /work/coord/issue10_findings.md): kernel -> (cause, reported
 # today, i.e. the sanitize report has an error so --strict fails).
 OPEN: dict[int | str, tuple[str, bool]] = {
@@ -323,6 +324,7 @@ OPEN: dict[int | str, tuple[str, bool]] = {
     1391: ("(i.to(f32) * 2.0).to(f16): LLVM converts i to f16 and doubles in f16", True),
     1632: ("-abs(h.to(f64)).to(f16): LLVM's -|h| on the half, Triton's ring went through f64", True),
     2363: ("(s + s) / (s * 2.0): LLVM's CSE makes both one add x, x, which no one ring op matches", True),
+    2690: ("(..(0.0 * x)..- 0.5).to(f32) folded by LLVM into a stored constant: no float work is left", True),
 }
 
 

@@ -300,7 +300,7 @@ def _zero_sign(instr: ir.Instruction, ctx: RewriteContext, opts: Options, ft: st
 _SELF_COMPARE = ("setp.num/nan x, x: LLVM folds c(x) <= c(x) (==, !=, ...) of a narrowing cast c into an ordered "
                  "test of x itself (fptrunc keeps NaN-ness, Triton's ring cast does not), so the source compared "
                  "x (native) or a narrowing cast of it")
-_NAN_ABOVE = {"f16": 0x7C00, "bf16": 0x7F80, "f32": 0x7F800000}
+_NAN_ABOVE = {"f16": 0x7C00, "bf16": 0x7F80, "f32": 0x7F800000, "f64": 0x7FF0000000000000}
 
 
 def _product_of(flow: Flow, instr: ir.Instruction) -> ir.Reg | None:

@@ -15,7 +15,7 @@ FOLD_FORMS: dict[str, tuple[str, ...]] = {
     "half": ("native", "f32", "f64"),
     "half-int": ("f32", "f64"),  # cvt.rzi.sN.f16: h.to(f32).to(int) or h.to(f64).to(int) (ptxkit.fpsan.casts)
     "int-half": ("native", "f32"),  # cvt.rn.bf16.s64: i.to(bf16), or through f32 (ptxkit.fpsan.casts)
-    "self-compare": ("native", "f32", "f16", "bf16"),  # setp.num/nan x, x: x's NaN-ness, or a narrowing cast's
+    "self-compare": ("native", "f64", "f32", "f16", "bf16"),  # setp.num/nan x, x: x's NaN-ness, or a narrowing cast's
     "int-wide": ("direct", "f16", "bf16", "f32"),  # cvt.rn.f32.s16: i.to(f32), or i.to(h).to(f32) (ptxkit.fpsan.casts)
     # cvt.rzi.fT.fT: libdevice.trunc(x) (stated here), or x.to(intN).to(fT) (only the source tells intN)
     "trunc": ("call",),
