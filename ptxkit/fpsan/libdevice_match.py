@@ -353,7 +353,7 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
     own = [s for s in body if not foreign(s)]
     if any(not any(r in flow.reads(s) and (ftype in s.mods or chain_types(s) is not None) for s in own)
            for r in inputs):
-        return None  # an argument is read as the body's type (or converted to it); not a source it tests
+        return None  # an argument is read as the body's type (or converted to it): a source it only tests is not
     given = set(inputs) | alias
     taint = forward_taint(flow, own, set(given))
     members = [s for s in own if flow.reads(s) & taint]
@@ -475,8 +475,9 @@ def _special_cases(flow: Flow, outs: set[str], head: ir.Instruction) -> list[tup
     """The body's special-case tests LLVM sank past user code (held-out seeds 1257, 965, 142): a flag among
     ``outs`` (a predicate, or a select of immediates on one) whose every use leads, through integer and
     predicate logic with the call's ``.loc`` (seed 142: the x == 0 tests of 16 log2f copies packed into a
-    bit mask, tested once after ``tl.min``), only to ``selp d, c, v, p`` with the call's ``.loc``, an immediate
-    arm ``c`` (the body's special value carried through the user's code: ``pow(x, x)`` is 1 at x == 0,
+    bit mask, tested once after ``tl.min``), only to ``selp d, c, v, p`` with the call's ``.loc`` (or that of the
+    user's op it was merged into, :func:`_general_arm`), an immediate arm ``c`` (the body's special value
+    carried through the user's code: ``pow(x, x)`` is 1 at x == 0,
     ``log(0) - 0.5`` is NaN) and a register arm ``v`` computed from the body's value result. Triton's single
     FPSan op has no special case, so such a select keeps ``v``: (flag, (select, v)) for each select."""
     flags = {r for r in outs if _is_flag(flow, r)}
