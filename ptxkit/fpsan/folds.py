@@ -76,7 +76,7 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
                          decide_fold(opts, "self-add", lambda i: flow.hints.self_add(i, lane), instr))
     if (op, len(ops)) in (("mul", 3), ("fma", 4), ("mad", 4)) and (_neg_zero(ops[1], ft, flow)
                                                                    or _neg_zero(ops[2], ft, flow)):
-        return _mul_neg_zero(instr, ctx, ft, flow=None, neg_zero=flow)  # ring 0 whatever the width (before H)
+        return _mul_neg_zero(instr, ctx, ft, flow=None, zeros=flow)  # ring 0 whatever the width (before H)
     if (op, len(ops)) in (("mul", 3), ("fma", 4)) and ft in LANE_TYPE and any(
             _packed_neg_zero(flow, o, ft) for o in ops[1:3]):
         return _mul_neg_zero(instr, ctx, ft, flow)  # seed 783: -(0.0 * h) as mul.f16x2 h, {-0.0, -0.0}
@@ -249,10 +249,11 @@ def _packed_neg_zero(flow: Flow, o: ir.Operand, ft: str) -> bool:
 
 
 def _mul_neg_zero(instr: ir.Instruction, ctx: RewriteContext, ft: str, flow: Flow | None = None,
-                  neg_zero: Flow | None = None) -> FoldResult:
+                  zeros: Flow | None = None) -> FoldResult:
     """``mul d, x, -0.0`` and ``fma d, x, -0.0, c`` (``c - 0.0*x`` contracted: the G fold inside an fma,
     issue 10 seed 108): the -0.0 multiplicand is the folded negation of a 0.0, so the ring product is 0
-    and the fma gives φ(c), Triton's ``φ(c) − φ(0)·φ(x)``."""
+    and the fma gives φ(c), Triton's ``φ(c) − φ(0)·φ(x)``. ``flow``: the packed form; ``zeros``: the dataflow
+    that finds a −0.0 held in a register (a half's ``mov.b16 r, 0x8000``)."""
     ops = list(instr.operands)
     if flow is not None:  # packed: the product is 0 in both lanes (+0.0), the fma its addend, bit for bit
         d = name_of(ops[0])
@@ -261,7 +262,7 @@ def _mul_neg_zero(instr: ir.Instruction, ctx: RewriteContext, ft: str, flow: Flo
         ctx.invalidate(d)
         ctx.emit(f"{guard_text(instr.guard)}mov.b32 {d}, {ctx.text(ops[3]) if instr.opcode == 'fma' else 0}")
         return FoldResult(True, Verdict(_MUL_NEG_ZERO, NOTE, native=False))
-    ops[1:3] = [_zero(ft) if _neg_zero(o, ft, neg_zero) else o for o in ops[1:3]]
+    ops[1:3] = [_zero(ft) if _neg_zero(o, ft, zeros) else o for o in ops[1:3]]
     compute, nsrc = TABLE[instr.opcode]
     if not elementwise(dataclasses.replace(instr, operands=tuple(ops)), ctx, OpInfo(ft, None), compute, nsrc):
         return FoldResult(False, Verdict(f"{instr.opcode}: operand form not modelled"))

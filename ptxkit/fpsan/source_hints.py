@@ -46,117 +46,29 @@ from ptxkit.fpsan.source_ast import (
     _as_op,
     _cancels,
     _cast_to,
+    _classify,
+    _combine_op,
     _find,
     _form,
     _int_width,
     _is_two,
     _narrowed_to,
+    _neg_steps,
     _negated,
+    _no_casts,
     _number,
     _one,
     _receiver,
     _refolded,
     _resolve,
     _ring_chain,
+    _self_add_forms,
     _to_dtype,
     _width,
 )
 
 _FILE = re.compile(r'^(\d+)\s+"([^"]*)"')
 _LOC = re.compile(r"^(\d+)\s+(\d+)\s+(\d+)\b")
-
-
-
-def _no_casts(f: SourceFile, e: ast.expr) -> bool:
-    """``e`` (names followed) is arithmetic on loads, parameters and numbers only: no ``.to()`` and no call
-    that could change its type in between."""
-    todo, seen = [e], 0
-    while todo and seen < 256:
-        n, seen = todo.pop(), seen + 1
-        if isinstance(n, ast.Name):
-            r = _resolve(f, n, _DEPTH)
-            if r is None:
-                return False
-            if r is not n:
-                todo.append(r)
-            continue
-        if isinstance(n, ast.Call):
-            if not (isinstance(n.func, ast.Attribute) and n.func.attr == "load"):
-                return False
-            continue
-        if not isinstance(n, (ast.BinOp, ast.UnaryOp, ast.Constant)):
-            return False
-        todo.extend(c for c in ast.iter_child_nodes(n) if isinstance(c, ast.expr))
-    return not todo
-
-
-def _neg_steps(f: SourceFile, e: ast.expr) -> tuple[str, ...] | None:
-    """``e`` (names followed) as casts and exactly one negation of a loaded value, innermost first (see
-    ``SourceHints.neg_chain``); None for anything else."""
-    steps: list[str] = []
-    cur: ast.expr | None = e
-    for _ in range(4 * _DEPTH):
-        r = _resolve(f, cur, _DEPTH) if cur is not None else None
-        if r is None:
-            return None
-        if isinstance(r, ast.Name) or (isinstance(r, ast.Call) and isinstance(r.func, ast.Attribute)
-                                       and r.func.attr == "load"):
-            break  # the loaded value (or a parameter)
-        if (t := _cast_to(r)) is not None:
-            steps.append({v: k for k, v in _PTX_DTYPE.items()}[t])
-            cur = _receiver(r)
-        elif (x := _negated(r)) is not None:
-            steps.append("neg")
-            cur = x
-        else:
-            return None
-    else:
-        return None
-    steps.reverse()
-    return tuple(steps) if steps.count("neg") == 1 and steps[-1] != "neg" else None
-
-
-def _classify(classify: Classify, f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
-    """``classify(f, n)``; a source shape a rule did not foresee (a lookup that fails, a name it cannot
-    type) decides nothing rather than stopping the sanitizer: the fold stays undecided, and reported."""
-    try:
-        return classify(f, n)
-    except (KeyError, IndexError, AttributeError, TypeError, ValueError, RecursionError):
-        return None
-
-
-def _self_add_forms(f: SourceFile, operand: str) -> set[str]:
-    """The forms LLVM folds into ``add x, x`` that the file writes on the operand ``operand`` (an
-    ``ast.dump``): ``x + x`` (add), ``x * 2`` / ``2 * x`` (mul2)."""
-    if f.self_adds is None:
-        f.self_adds = {}
-        for n in ast.walk(f.tree):
-            if not isinstance(n, ast.BinOp):
-                continue
-            op, left, right = _as_op(n)
-            if op is ast.Add and ast.dump(left) == ast.dump(right):
-                f.self_adds.setdefault(ast.dump(left), set()).add("add")
-            elif isinstance(n.op, ast.Mult) and (_is_two(n.left) or _is_two(n.right)):
-                f.self_adds.setdefault(ast.dump(n.right if _is_two(n.left) else n.left), set()).add("mul2")
-    return f.self_adds.get(operand, set())
-
-
-def _combine_op(f: SourceFile, n: ast.expr) -> type[ast.operator] | None:
-    """The operator of the combine function a ``reduce``/``associative_scan`` call ``n`` applies, where that
-    function (defined in the same file: Triton's ``_sum_combine``) is ``return a OP b`` of its two parameters:
-    the op on the reduced tensor's own element type, with no cast in between; else None."""
-    if not (isinstance(n, ast.Call) and isinstance(n.func, (ast.Attribute, ast.Name)) and len(n.args) >= 3
-            and (n.func.attr if isinstance(n.func, ast.Attribute) else n.func.id) in ("reduce", "associative_scan")
-            and isinstance(n.args[2], ast.Name)):
-        return None
-    fn = next((d for d in ast.walk(f.tree) if isinstance(d, ast.FunctionDef) and d.name == n.args[2].id), None)
-    if fn is None or len(fn.args.args) != 2 or len(fn.body) != 1 or not isinstance(fn.body[0], ast.Return):
-        return None
-    e, names = fn.body[0].value, [a.arg for a in fn.args.args]
-    if (isinstance(e, ast.BinOp) and isinstance(e.left, ast.Name) and isinstance(e.right, ast.Name)
-            and sorted((e.left.id, e.right.id)) == sorted(names)):
-        return type(e.op)
-    return None
 
 
 @dataclass
@@ -225,7 +137,8 @@ class SourceHints:
 
     def decide_within(self, instr: ir.Instruction, classify: Classify, whole_line: bool = False) -> Decision | None:
         """Like :meth:`decide`, over every sub-expression of the nodes at ``instr``'s location (names not
-        followed): LLVM gives an instruction it merged or hoisted an enclosing expression's location."""
+        followed): LLVM gives an instruction it merged or hoisted an enclosing expression's location. At
+        column 0, or with ``whole_line``, every expression of the statements that start on the line."""
         found = self.nodes(instr)
         if found is None:
             return None
@@ -475,9 +388,8 @@ class SourceHints:
         ``i.to(f16|bf16).to(T)`` (``f16``/``bf16``: exact when i fits the half's mantissa, so LLVM drops the half,
         whose payload Triton's FPSan widens) or of ``i.to(f32).to(f64)`` (``f32``: exact when i fits f32). A half
         cast of an integer cast at the location, or a half cast as the receiver of the wide cast there, gives
-        its type; a wide cast of an integer cast
-        ``direct``; anything else (a loaded tensor, a library function's parameter: tl.max promotes its
-        bf16 input) stays undecided."""
+        its type; a wide cast of an integer cast ``direct``; anything else (a loaded tensor, a library
+        function's parameter: tl.max promotes its bf16 input) stays undecided."""
 
         dest = _PTX_DTYPE.get(next((m for m in cvt.mods if m in ("f32", "f64")), ""))
 
