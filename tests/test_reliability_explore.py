@@ -278,16 +278,30 @@ def test_jobs_agree_with_one_process():
         (one.verdict, one.candidates, one.consistent, one.outcomes)
 
 
+def _ignores_sigint(pid: int) -> bool:
+    """Whether process ``pid`` ignores SIGINT (its ``SigIgn`` mask in /proc)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    ign = next((ln.split()[1] for ln in status.splitlines() if ln.startswith("SigIgn:")), "0")
+    return bool(int(ign, 16) & (1 << (signal.SIGINT - 1)))
+
+
 def test_ctrl_c_with_workers_prints_one_line(tmp_path):
     f = tmp_path / "heavy.litmus"
     f.write_text(_heavy())
     env = dict(os.environ, PYTHONPATH=str(ROOT))
+    # a terminal's Ctrl-C reaches a process whose SIGINT is not ignored; a suite started in the background of
+    # a non-interactive shell (`make test &`) passes SIG_IGN down to every child: restore the default here
     p = subprocess.Popen([sys.executable, "-m", "ptxkit", "explore", str(f), "--jobs", "2", "--timeout", "120"],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=tmp_path,
-                         start_new_session=True)
+                         start_new_session=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     children = Path(f"/proc/{p.pid}/task/{p.pid}/children")
-    for _ in range(600):  # until both workers run (a terminal's Ctrl-C reaches the whole group)
-        if children.exists() and len(children.read_text().split()) >= 2:
+    for _ in range(600):  # until both workers run and ignore SIGINT (a terminal's Ctrl-C reaches the whole
+        # group; a worker forked but not yet past its initializer would die of it, which is not the case here)
+        kids = children.read_text().split() if children.exists() else []
+        if len(kids) >= 2 and all(_ignores_sigint(int(k)) for k in kids):
             break
         time.sleep(0.1)
     time.sleep(0.5)
