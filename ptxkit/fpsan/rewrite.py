@@ -87,6 +87,7 @@ class _FunctionRewrite:
         self.anchors = {id(r.anchor): r for r in bodies}
         self.saves = {id(r.save): r for r in bodies if r.save is not None}
         self.bypass = {id(sel): (r, v) for r in bodies for sel, v in r.bypass}
+        self.absorbed = {ln: r for r in bodies for ln in r.absorbed}
         hints = SourceHints.of(module, fn, opts.source_root) if opts.source_hints else None
         self.flow = Flow.of(fn, types, hints)  # the dataflow the fold recognisers read (ptxkit.fpsan.folds)
         ctx.hints = self.flow.hints  # the cast folds (half-int, int-half) read it too (ptxkit.fpsan.casts)
@@ -147,6 +148,10 @@ class _FunctionRewrite:
                     self.out.inserted.append((s, self.ring_op(lib), False))
                 if s.span is not None and s.span.line in self.skip_lines:
                     self.native(s, link=False)  # the inlined body runs natively; its result is replaced at the exit
+                    if (lib_of := self.absorbed.get(s.span.line)) is not None:
+                        self.report_item(s, f"runs natively with the inlined body of __nv_{lib_of.name} (line "
+                                            f"{lib_of.start_line}): a test or select LLVM sank past its exit, "
+                                            "whose result the ring op replaces", NOTE)
                 elif id(s) in self.bypass:
                     self.general_case(s, *self.bypass[id(s)])
                 else:
