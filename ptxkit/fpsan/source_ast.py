@@ -31,6 +31,9 @@ class Decision:
     where: str
 
 
+_PARSED: dict[tuple[str, int, int], SourceFile | None] = {}
+
+
 @dataclass
 class SourceFile:
     """One parsed Python source: its nodes by (line, col_offset) and each node's parent."""
@@ -45,6 +48,21 @@ class SourceFile:
 
     @classmethod
     def read(cls, path: Path) -> SourceFile | None:
+        """The parsed file, once per content: every function's hints (libdevice recognition, the rewrite, the
+        folded-store check) read the same kernel.py and Triton's standard.py."""
+        try:
+            st = path.stat()
+        except OSError:
+            return None
+        key = (str(path.resolve()), st.st_mtime_ns, st.st_size)
+        if key not in _PARSED:
+            if len(_PARSED) > 64:
+                _PARSED.clear()
+            _PARSED[key] = cls._parse(path)
+        return _PARSED[key]
+
+    @classmethod
+    def _parse(cls, path: Path) -> SourceFile | None:
         try:
             text = path.read_text(encoding="utf-8")
             tree = ast.parse(text, filename=str(path))
