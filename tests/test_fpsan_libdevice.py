@@ -145,6 +145,22 @@ def test_special_case_select_of_other_code_is_not_taken():
     # pow(x0, x1.to(f32)) of a half x1: its conversion sunk past the x == 1 branch at line 0 column 0 is
     # computed again at the exit (read as an input, it was stale where the branch skipped it: silent)
     "seed1677",
+    # exp(x.to(f64)) of a bf16 x: the x < 0 test is setp.lt.bf16 on the half, which reaches x's cvt through a
+    # packing of two halves and its unpacking (mov.b32 r, {h, g}; mov.b32 {h2, g2}, r)
+    "seed2963",
+    # exp2(s.to(f64)) of a cumsum s: the cumsum's next fma.rn.f16 sits in the body's range at line 0 of the
+    # call's column, reading s's half: other code, not the body's start
+    "seed3005",
+    # pow(x - y, x * y) beside (x * y) * 0.5: the user's product by 0.5 is the y * 0.5 of powf's odd test
+    "seed3009",
+    # tanh(x) and log(x) of one x: four logf copies, with their branches, between tanhf's |x| and its tail
+    "seed3065",
+    # pow(tanh(x1), x0) under sin: a tanhf's final select sunk past a powf body (its out-of-line blocks)
+    "seed718",
+    # cos(x) and tanh(x) of one x share cosf's |x|, read by both bodies alone: native, no abs-of-cast report
+    "seed1261",
+    # cos(x) and pow(x, x): powf multiplies by x and takes the log of the |x| cosf computed — x, not |x|
+    "seed1773",
 ])
 def test_body_whose_special_case_or_input_llvm_rewrote_is_tritons_op(name):
     """Held-out kernels where LLVM moved a body's special case or rewrote its input: each is Triton's op

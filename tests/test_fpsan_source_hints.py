@@ -189,6 +189,22 @@ def test_genuine_half_mul_decided_by_the_source(tmp_path):
     assert out == HALF_MUL and _items(rep) == [("mul.f16", "note")] and "half=native" in rep.items[0].reason
 
 
+@pytest.mark.parametrize("expr,form", [
+    # held-out seed 2990: both arms one product after CSE, the select gone
+    ("tl.where(x0 > x1, x0.to(tl.float32) * x1.to(tl.float32), x1.to(tl.float32) * x0.to(tl.float32))", "f32"),
+    ("tl.where(x0 > x1, x0.to(tl.float32) * x1.to(tl.float32), x1)", "f32"),  # fptrunc sunk into one arm
+    ("tl.where(x0 > x1, x0.to(tl.float32) * x1.to(tl.float32), x1.to(tl.float64) * x0.to(tl.float64))", None)])
+def test_narrowed_half_mul_through_a_select_decided_by_its_arms(tmp_path, expr, form):
+    """LLVM sinks the narrowing of ``tl.where(c, a, b)`` into its arms: a ``mul.f16`` at the cast of the
+    where is the arms' product of widened halves (both arms' products must agree on the width)."""
+    text = _with_source(tmp_path, expr, "{store}\n\tmul.f16 %d, %a, %b;", "", nin=2, w=16)
+    out, rep = _run(text, [list(r) for r in zip(A16, B16)], w=16)
+    if form is None:
+        assert out == HALF_MUL and _items(rep) == [("mul.f16", "error")]
+    else:
+        assert out == NARROWED and _items(rep) == [("mul.f16", "note")] and f"half={form}" in rep.items[0].reason
+
+
 @pytest.mark.parametrize("expr,anchor,at", [("x0.to(tl.float32) + x1.to(tl.float32)", "", "store"),  # not a mul
                                             ("x0.to(tl.float32) * x1", "x0", "loc"),  # its own .loc: not narrowed
                                             ("x0.to(tl.float32) * libdevice.fn(x1)", "", "store"),  # unknown
@@ -478,6 +494,32 @@ def test_int_to_f32_through_f64_is_native(tmp_path):
     assert not rep.errors and not [i for i in rep.items if "i.to(f" in i.reason]
 
 
+def _through_f16(x: int) -> int:
+    """Triton's ``x.to(int32).to(f16)`` promoted to f32: the native conversion to f16, then the ring widening
+    of its payload (a sign extension)."""
+    h = np.float16(int(np.array([x], np.uint32).view(np.float32)[0]))
+    p = int(R.embed(np.array([h.view(np.uint16)], np.uint64), "f16")[0])
+    return int(R.unembed(np.array([(p - (1 << 16) if p >> 15 else p) % (1 << 64)], np.uint64), "f32")[0])
+
+
+@pytest.mark.parametrize("expr,anchor,form", [
+    # the promotion of the half in an f32 add carries the add's location (held-out seed 594)
+    ("x0 * x0 + x0.to(tl.int32).to(tl.float16)", "x0 * x0 +", "decided"),
+    # another location on a line that casts an integer to a half: reported, computed natively
+    ("(x0 * x0).to(tl.int32).to(tl.float32) + x0.to(tl.int32).to(tl.float16)", "(x0 * x0)", "reported"),
+    ("x0 * x0 + x0.to(tl.int32).to(tl.float32)", "x0 * x0 +", "native")])  # no half: native, no report
+def test_int_to_f32_through_a_dropped_half_at_a_promotion(tmp_path, expr, anchor, form):
+    """``cvt.rn.f32.s32`` of an integer LLVM knows fits a half: Triton's ``i.to(f16)`` promoted to f32 by an
+    add with an f32 widens the half's payload in the ring."""
+    body = "{loc}\n\tcvt.rzi.s32.f32 %r1, %a;\n\tcvt.rn.f32.s32 %d, %r1;"
+    xs = [0x3F800000, 0xC0490FDB, 0x42C80000, 0x00000000]  # 1, -π, 100, 0
+    out, rep = _run(_with_source(tmp_path, expr, body, anchor), [[x] for x in xs])
+    native = [int(np.float32(int(np.array([x], np.uint32).view(np.float32)[0])).view(np.uint32)) for x in xs]
+    assert out == ([_through_f16(x) for x in xs] if form == "decided" else native)
+    assert [i.severity for i in rep.items if "i.to(f16)" in i.reason or i.severity == "error"] == {
+        "decided": ["note"], "reported": ["error"], "native": []}[form]
+
+
 REDUCE_SRC = """import triton
 import triton.language as tl
 
@@ -591,6 +633,9 @@ def test_a_stored_constant_llvm_folded_from_float_arithmetic_is_reported(tmp_pat
 
 @pytest.mark.parametrize("expr,want", [("x0.to(tl.float64) != x0.to(tl.float64)", "f64"),
                                        ("x0.to(tl.bfloat16) != x0.to(tl.bfloat16)", "bf16"),
+                                       # held-out seed 3028: where/maximum of one value twice are that value
+                                       ("tl.where(x0 > 0, x0.to(tl.float64), x0.to(tl.float64))"
+                                        " != tl.maximum(x0.to(tl.float64), x0.to(tl.float64))", "f64"),
                                        ("x0 != x0", None)])
 def test_self_compare_of_casts_to_any_other_type_is_decided(tmp_path, expr, want):
     """``setp.nan.f16 p, x, x`` from a comparison of two equal casts of x (held-out seed 2354: to f64, which
@@ -598,7 +643,8 @@ def test_self_compare_of_casts_to_any_other_type_is_decided(tmp_path, expr, want
     of the ring cast's bits is computed; ``x != x`` is x's own (native, a note)."""
     body = "{loc}\n\tsetp.nan.f16 %p1, %a, %a;\n\tselp.b16 %d, 1, 0, %p1;"
     xs = [0x7E00, 0x3C00, 0xC500, 0x7C00]
-    out, rep = _run(_with_source(tmp_path, expr, body, "x0", w=16), [[x] for x in xs], w=16)
+    anchor = "tl.where" if expr.startswith("tl.where") else "x0"  # the outer Compare's column
+    out, rep = _run(_with_source(tmp_path, expr, body, anchor, w=16), [[x] for x in xs], w=16)
     if want is None:
         assert out == [int((x & 0x7FFF) > 0x7C00) for x in xs] and not rep.errors
         return

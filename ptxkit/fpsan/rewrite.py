@@ -90,6 +90,7 @@ class _FunctionRewrite:
         self.absorbed = {ln: r for r in bodies for ln in r.absorbed}
         hints = SourceHints.of(module, fn, opts.source_root) if opts.source_hints else None
         self.flow = Flow.of(fn, types, hints)  # the dataflow the fold recognisers read (ptxkit.fpsan.folds)
+        self.flow.native = self.skip_lines
         ctx.hints = self.flow.hints  # the cast folds (half-int, int-half) read it too (ptxkit.fpsan.casts)
 
     def run(self) -> Rewritten:

