@@ -20,7 +20,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import ptxkit.fpsan.libdevice as LIBDEVICE
 from ptxkit.corpus.triton_check import Compiled, run_ptx
+from ptxkit.exec_sim.frontend import parse_text
+from ptxkit.fpsan.libdevice import recognise
+from ptxkit.fpsan.libdevice_flow import Flow
 from ptxkit.fpsan_ptx import sanitize_text
 
 DATA = Path(__file__).parent / "data" / "triton_libdevice"
@@ -161,6 +165,8 @@ def test_special_case_select_of_other_code_is_not_taken():
     "seed1261",
     # cos(x) and pow(x, x): powf multiplies by x and takes the log of the |x| cosf computed — x, not |x|
     "seed1773",
+    # max(x * x, tanh(x)): the user's x * x is tanhf's x² (the fourth copy's at a merged location, 11:0)
+    "seed2094",
 ])
 def test_body_whose_special_case_or_input_llvm_rewrote_is_tritons_op(name):
     """Held-out kernels where LLVM moved a body's special case or rewrote its input: each is Triton's op
@@ -402,3 +408,23 @@ def test_pow_sharing_a_comparison_with_user_code():
     before the body's first read of x1: the base of pow is the input whose |x| feeds the log reduction
     (the first read was x0's: silently swapped arguments while this was being written)."""
     _assert_bit_exact("k_sqrt_or_log2_plus_pow_f32")
+
+
+def test_body_whose_intermediate_value_other_code_reads_is_dropped():
+    """A recognised body runs natively: a value of it that other code reads (not its result) would be the
+    native one where Triton's FPSan computes a ring one (held-out seed 2094: the user's x * x at a merged
+    location, taken into a tanhf body, read by the user's max: silent). The last check of ``recognise``
+    drops such a body (then reported as unrecognised), whatever its matcher accepted: here cosf's body,
+    matched on the plain PTX, against the same PTX with a user store of its x·2/π after the exit."""
+    plain = (DATA / "k_cos_f32.plain.ptx").read_text()
+    exit_label = "$L__BB0_12:                             // %__nv_cosf.exit\n"
+    assert exit_label in plain and "mul.f32 \t%r29, %r21, 0f3F22F983;" in plain
+    leaked = plain.replace(exit_label, exit_label + "\tst.global.b32 [%rd5], %r29;\n", 1)  # lines before: same
+    original = parse_text(plain, "k.ptx")
+    bodies = [b for b in recognise(original, original.entries()[0]) if b.name == "cosf"]
+    assert [b.start_line for b in bodies] == [67, 188]  # two copies; the first one's x·2/π is %r29
+    bodies = bodies[:1]  # (the added line shifts the second copy's)
+    for text, kept in ((plain, 1), (leaked, 0)):
+        fn = parse_text(text, "k.ptx").entries()[0]
+        stmts = [s for s in fn.statements() if s.span is not None]
+        assert len(LIBDEVICE._without_leaks(Flow(fn, frozenset()), stmts, bodies)) == kept

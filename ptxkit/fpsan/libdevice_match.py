@@ -472,8 +472,8 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
 def _abs_of(flow: Flow, r: str) -> str | None:
     """x when ``r`` is written once, by ``abs.fT r, x``."""
     w = flow.writers.get(r, [])
-    ok = len(w) == 1 and w[0].opcode == "abs" and is_float(w[0]) and isinstance(w[0].operands[1], ir.Reg)
-    return w[0].operands[1].name if ok else None
+    x = w[0].operands[1] if len(w) == 1 and w[0].opcode == "abs" and is_float(w[0]) else None
+    return x.name if isinstance(x, ir.Reg) else None
 
 
 def _signs_of(flow: Flow, values: set[str]) -> set[str]:

