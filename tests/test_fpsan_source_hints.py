@@ -591,6 +591,20 @@ def test_abs_of_a_cast_decided_at_the_abs_call_the_cvt_carries(tmp_path):
     assert not rep.errors
 
 
+def test_packed_abs_of_halves_widened_after_is_the_abs_of_the_ring_cast(tmp_path):
+    """``tl.abs(x.to(tl.float32))`` of bf16 values as ``abs.bf16x2`` of a packing, unpacked and widened lane by
+    lane (held-out seed 540): each lane is Triton's ring cast of x, then abs of its f32 bits; a note."""
+    body = ("{loc}\n\tmov.b32 %r1, {{%a, %b}};\n\tabs.bf16x2 %r2, %r1;\n\tmov.b32 {{%h1, %h2}}, %r2;"
+            "\n\tcvt.f32.bf16 %d, %h1;\n\tcvt.f32.bf16 %r4, %h2;")
+    xs = [0xC049, 0x3DCD, 0xBF80, 0x8000]  # bf16: -π, 0.1, -1, -0
+    text = _with_source(tmp_path, "tl.abs(x0.to(tl.float32))", body, "tl.abs", nin=2, w=16, out_w=32)
+    out, rep = _run(text, [[x, 0x3F80] for x in xs], w=16, out_w=32)
+    wide = R.float_cast(np.array(xs, np.uint64), "bf16", "f32")
+    assert out == [int(v) & 0x7FFFFFFF for v in wide]
+    assert out != [int(v) for v in R.float_cast(np.array([x & 0x7FFF for x in xs], np.uint64), "bf16", "f32")]
+    assert not rep.errors and ("abs.bf16x2", "note") in _items(rep)
+
+
 def test_a_libdevice_calls_width_is_its_explicitly_typed_arguments(tmp_path):
     """``libdevice.tanh(x.to(tl.float32))`` is f32 (held-out seed 1437: abs(fma(tanh(..), ..)).to(bf16) decided
     by it); of a loaded value (its type unknown: a half would not even compile) it stays unknown."""

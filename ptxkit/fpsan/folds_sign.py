@@ -67,7 +67,7 @@ def rewrite_sign_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options,
         # −max feeding a min, or carrying the max's own location (LLVM made it rewriting min(−a, −b): 1354)
         return _neg_extremum(instr, ctx, flow, ft)
     if op == "cvt" and (ab := _abs_inside_cast(flow, instr)) is not None:
-        return _cast_of_abs(instr, ab, ctx)
+        return _cast_of_abs(instr, *ab, ctx)
     if (op == "neg" and len(ops) == 2 and isinstance(ops[1], ir.Reg) and (cvt := flow.only_def(ops[1].name))
             is not None and cvt.opcode == "cvt" and float_cast(cvt, packed=True) is not None):
         return _neg_of_cast(instr, cvt, ctx, opts, flow, ft)
@@ -179,7 +179,7 @@ def _abs_next_to_cast(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, sr
         return _abs_after_cast(instr, cvt, ctx, flow)
     if not reaches(flow, dst, float_cast_reader, through=("min", "max")):
         return None
-    if all(_abs_inside_cast(flow, u) is instr for u in flow.uses.get(dst, [])):
+    if all((got := _abs_inside_cast(flow, u)) is not None and got[0] is instr for u in _lane_readers(flow, dst)):
         return FoldResult(False, Verdict(f"{_ABS_CAST_HEAD}: the source has abs(x.to(T)), computed so at the "
                                          "conversion", NOTE))
     return FoldResult(False, _abs_verdict(flow, instr, "outside", _ABS_CAST, *cast_dest(flow, dst)))
@@ -243,27 +243,61 @@ def _abs_verdict(flow: Flow, instr: ir.Instruction, as_written: str, reason: str
     return Verdict(f"{reason}; {how}", ERROR)
 
 
-def _abs_inside_cast(flow: Flow, cvt: ir.Instruction) -> ir.Instruction | None:
-    """The scalar |x| (``abs.fS`` or the sign-bit ``and``) a scalar float ``cvt`` reads, when the source's
-    abs call takes the cast (``abs(x.to(T))``, LLVM's ``abs(x).to(T)``: held-out seed 736) and x is
-    unchanged up to the cvt; else None."""
+def _abs_inside_cast(flow: Flow, cvt: ir.Instruction) -> tuple[ir.Instruction, str] | None:
+    """The |x| (``abs.fS`` or the sign-bit ``and``; or a lane of ``abs.fSx2``, unpacked: held-out seed 540)
+    a scalar float ``cvt`` reads, and x, when the source's abs call takes the cast (``abs(x.to(T))``, LLVM's
+    ``abs(x).to(T)``: held-out seed 736) and x is unchanged up to the cvt; else None."""
     types = float_cast(cvt) if cvt.opcode == "cvt" else None
     src = cvt.operands[1] if types is not None else None
     ab = flow.only_def(src.name) if isinstance(src, ir.Reg) else None
+    lane = _packed_lane(flow, ab, src.name) if ab is not None and isinstance(src, ir.Reg) else None
+    if lane is not None:
+        ab, x = lane
     if (types is None or ab is None or ab.guard is not None or len(ab.operands) < 2
             or not isinstance(ab.operands[1], ir.Reg)):
         return None
     if ab.opcode == "abs":
-        if float_type_of(ab) != types[1]:
+        if (float_type_of(ab) or "").removesuffix("x2" if lane else "") != types[1]:
             return None
-    elif not (ab.opcode == "and" and (lanes := sign_mask_lanes(ab)) is not None and lanes[0] == lanes[1]
-              == R.ring(types[1]).w):
+    elif lane is not None or not (ab.opcode == "and" and (lanes := sign_mask_lanes(ab)) is not None
+                                  and lanes[0] == lanes[1] == R.ring(types[1]).w):
         return None
-    x = ab.operands[1].name
+    if lane is None:
+        x = ab.operands[1].name
     if not flow.unchanged_between(x, ab, cvt):
         return None
     decided = flow.hints.abs_cast(ab, types[0]) or flow.hints.abs_at_cast(cvt, types[0], types[1])
-    return ab if decided is not None and decided.form == "inside" else None
+    return (ab, x) if decided is not None and decided.form == "inside" else None
+
+
+def _packed_lane(flow: Flow, unpack: ir.Instruction, r: str) -> tuple[ir.Instruction, str] | None:
+    """(``abs.fTx2 p, q``, x) where ``r`` is a lane of ``mov.b32 {..}, p`` and x the same lane of the packing
+    ``mov.b32 q, {..}`` of the operand, unpacked as it was packed."""
+    ops = unpack.operands
+    if not (unpack.opcode == "mov" and unpack.guard is None and len(ops) == 2 and isinstance(ops[0], ir.Vec)
+            and isinstance(ops[1], ir.Reg)):
+        return None
+    ab = flow.only_def(ops[1].name)
+    if ab is None or ab.opcode != "abs" or not isinstance(ab.operands[1], ir.Reg) or ab.guard is not None:
+        return None
+    pack = flow.only_def(ab.operands[1].name)
+    if pack is None or pack.opcode != "mov" or not isinstance(pack.operands[1], ir.Vec):
+        return None
+    outs, ins = ops[0].items, pack.operands[1].items
+    i = next((k for k, o in enumerate(outs) if isinstance(o, ir.Reg) and o.name == r), None)
+    x = ins[i] if i is not None and len(outs) == len(ins) else None
+    return (ab, x.name) if isinstance(x, ir.Reg) else None
+
+
+def _lane_readers(flow: Flow, dst: str) -> list[ir.Instruction]:
+    """The readers of ``dst``, and of the lanes of its unpackings instead of the unpacking itself."""
+    out: list[ir.Instruction] = []
+    for u in flow.uses.get(dst, []):
+        if u.opcode == "mov" and isinstance(u.operands[0], ir.Vec):
+            out += [v for o in u.operands[0].items if isinstance(o, ir.Reg) for v in flow.uses.get(o.name, [])]
+        else:
+            out.append(u)
+    return out
 
 
 def _abs_after_cast(instr: ir.Instruction, cvt: ir.Instruction, ctx: RewriteContext, flow: Flow) -> FoldResult:
@@ -308,13 +342,13 @@ def _abs_after_cast(instr: ir.Instruction, cvt: ir.Instruction, ctx: RewriteCont
                                     native=False))
 
 
-def _cast_of_abs(cvt: ir.Instruction, ab: ir.Instruction, ctx: RewriteContext) -> FoldResult:
+def _cast_of_abs(cvt: ir.Instruction, ab: ir.Instruction, x: str, ctx: RewriteContext) -> FoldResult:
     """``cvt.T.S d, |x|`` as Triton's ``abs(x.to(T))``: the ring cast of φ(x), then abs of its float bits."""
     types = float_cast(cvt)
-    assert types is not None and isinstance(ab.operands[1], ir.Reg)
+    assert types is not None
     dt, st = types
     w = R.ring(dt).w
-    bits = ctx.unembed_to_fresh(cast_payload(ctx, ctx.embed(ab.operands[1], st), st, dt), dt)
+    bits = ctx.unembed_to_fresh(cast_payload(ctx, ctx.embed(ir.Reg(x), st), st, dt), dt)
     d = name_of(cvt.operands[0])
     ctx.invalidate(d)
     ctx.emit(f"{guard_text(cvt.guard)}and.b{w} {d}, {bits}, {hexc((1 << (w - 1)) - 1, w)}")
