@@ -111,17 +111,15 @@ def _without_leaks(flow: Flow, stmts: list[ir.Statement], bodies: list[LibRange]
     return keep
 
 
-_FLAG_OPS = ("selp", "and", "or", "not", "xor", "mov")
-
-
 def _input_tests(flow: Flow, covered: list[ir.Instruction], given: set[str]) -> set[str]:
-    """The registers ``covered`` computes from comparisons of ``given`` alone, through integer logic
-    (held-out seed 142: x == 0 tests packed into a bit mask with ``selp.b16``/``or.b16``)."""
-    out: set[str] = set()
+    """The registers ``covered`` computes from the bits of ``given`` alone by integer and predicate logic and
+    float comparisons — the same bits in Triton's FPSan, so the same values (held-out seed 142: x == 0 tests
+    packed into a bit mask with ``selp.b16``/``or.b16``; 602: log2's unpacking of x's high word, which the next
+    pow body tests for inf/NaN)."""
+    out = set(given)
     for s in covered:
         rd = flow.reads(s) - immediates_at(flow, s)
-        if (s.opcode in ("setp", "testp") and rd <= given) or (
-                s.opcode in _FLAG_OPS and not FLOAT_TYPES & set(s.mods) and rd and rd <= out):
+        if rd <= out and (s.opcode in ("setp", "testp") or not FLOAT_TYPES & set(s.mods)):
             out |= flow.writes(s)
     return out
 
