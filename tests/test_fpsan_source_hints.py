@@ -505,6 +505,8 @@ def _through_f16(x: int) -> int:
 @pytest.mark.parametrize("expr,anchor,form", [
     # the promotion of the half in an f32 add carries the add's location (held-out seed 594)
     ("x0 * x0 + x0.to(tl.int32).to(tl.float16)", "x0 * x0 +", "decided"),
+    # or the elementwise call's (held-out seed 3220: tl.maximum of a half of an integer and a value)
+    ("tl.maximum(x0.to(tl.int32).to(tl.float16), x0 * x0)", "tl.maximum", "decided"),
     # another location on a line that casts an integer to a half: reported, computed natively
     ("(x0 * x0).to(tl.int32).to(tl.float32) + x0.to(tl.int32).to(tl.float16)", "(x0 * x0)", "reported"),
     ("x0 * x0 + x0.to(tl.int32).to(tl.float32)", "x0 * x0 +", "native")])  # no half: native, no report

@@ -64,6 +64,7 @@ from ptxkit.fpsan.source_ast import (
     _refolded,
     _resolve,
     _ring_chain,
+    _same_type_args,
     _self_add_forms,
     _to_dtype,
     _width,
@@ -396,9 +397,11 @@ class SourceHints:
         dest = _PTX_DTYPE.get(next((m for m in cvt.mods if m in ("f32", "f64")), ""))
 
         def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
-            if isinstance(n, ast.BinOp):  # x + i.to(f16) of a wider x: the promotion of the half carries the
-                # BinOp's location (held-out seed 594: fma(..) + x.to(f16).to(int64).to(f16), stored as f32)
-                forms = {got[0] for side in (n.left, n.right)
+            if isinstance(n, ast.BinOp) or _same_type_args(n):  # x + i.to(f16) of a wider x: the promotion of
+                # the half carries the BinOp's location (held-out seed 594: fma(..) + x.to(f16).to(int64).to(f16),
+                # stored as f32), or the elementwise call's (3220: tl.maximum(i.to(bf16), y) computed in f32)
+                sides = (n.left, n.right) if isinstance(n, ast.BinOp) else _same_type_args(n)
+                forms = {got[0] for side in sides
                          if (e := _resolve(f, side, _DEPTH)) is not None and (got := classify(f, e)) is not None
                          and got[0] in ("f16", "bf16")}
                 return (forms.pop(), n) if len(forms) == 1 else None
