@@ -593,6 +593,29 @@ def test_abs_of_a_cast_decided_at_the_abs_call_the_cvt_carries(tmp_path):
     assert not rep.errors
 
 
+def test_a_half_sub_at_an_add_of_a_negation_is_half_arithmetic(tmp_path):
+    """LLVM's ``x - y`` for ``x + (-y)`` (held-out seed 3282: a sum of -x reduced as shfl(-x) - x): the same in the
+    ring, so an Add at the location decides the width of a ``sub.f16`` as it would an ``add.f16``'s."""
+    expr = "x0 + tl.where(x1 > 0, -x1, -x1)"  # (a negation the source hints do not see through)
+    text = _with_source(tmp_path, expr, "{loc}\n\tsub.f16 %d, %a, %b;", "x0 +", nin=2, w=16)
+    out, rep = _run(text, [list(r) for r in zip(A16, B16)], w=16)
+    assert out == [int(v) for v in R.float_binop("sub", np.array(A16, np.uint64), np.array(B16, np.uint64), "f16")]
+    assert _items(rep) == [("sub.f16", "note")] and "half=native" in rep.items[0].reason
+
+
+def test_half_to_int_through_f64_widened_to_f32_by_llvm(tmp_path):
+    """``h.to(tl.float64).to(tl.int32)`` of a half as ``cvt.f32.f16`` and ``cvt.rzi.s32.f32`` (held-out seed
+    3282: LLVM widens to f32, exact, and drops the f64): Triton's ring widening to f64, then the conversion."""
+    body = "cvt.f32.f16 %t, %a;\n\t{loc}\n\tcvt.rzi.s32.f32 %d, %t;"
+    hs = [0x1313, 0x1F1F, 0x2222, 0x3939]  # halves whose ring widenings to f32 and to f64 convert differently
+    expr = "x0.to(tl.float16).to(tl.float64).to(tl.int32)"  # (the receiver's width known: a half)
+    out, rep = _run(_with_source(tmp_path, expr, body, "x0", w=16, out_w=32),
+                    [[h] for h in hs], w=16, out_w=32)
+    wide = R.float_cast(np.array(hs, np.uint64), "f16", "f64").astype(np.uint64).view(np.float64)
+    assert out == [int(np.clip(np.trunc(v), -2**31, 2**31 - 1)) & 0xFFFFFFFF if v == v else 0 for v in wide]
+    assert ("cvt.rzi.s32.f32", "note") in _items(rep) and not rep.errors
+
+
 def test_packed_abs_of_halves_widened_after_is_the_abs_of_the_ring_cast(tmp_path):
     """``tl.abs(x.to(tl.float32))`` of bf16 values as ``abs.bf16x2`` of a packing, unpacked and widened lane by
     lane (held-out seed 540): each lane is Triton's ring cast of x, then abs of its f32 bits; a note."""

