@@ -619,6 +619,18 @@ def test_half_to_int_through_f64_widened_to_f32_by_llvm(tmp_path):
     assert ("cvt.rzi.s32.f32", "note") in _items(rep) and not rep.errors
 
 
+def test_half_abs_read_by_a_widening_half_op_is_reported(tmp_path):
+    """``tl.abs(x.to(f32)) + y.to(f32)`` narrowed to ``add.f16`` of LLVM's ``|x|`` (held-out seed 3424, silent
+    at first contact): the add is f32 arithmetic on widened halves in the source, whose ring widening of x does
+    not commute with abs — reported; a genuine half add of |x| is not."""
+    body = "and.b16 %t, %a, 32767;\n\t{store}\n\tadd.f16 %d, %t, %b;"
+    for expr, reported in (("tl.abs(x0.to(tl.float32)) + x1.to(tl.float32)", True), ("tl.abs(x0) + x1", False)):
+        text = _with_source(tmp_path, expr, body if reported else body.replace("{store}", "{loc}"), "tl.abs",
+                            nin=2, w=16)
+        _, rep = _run(text, [list(r) for r in zip(A16, B16)], w=16)
+        assert (("and.b16", "error") in _items(rep)) == reported, (expr, rep.items)
+
+
 def test_packed_abs_of_halves_widened_after_is_the_abs_of_the_ring_cast(tmp_path):
     """``tl.abs(x.to(tl.float32))`` of bf16 values as ``abs.bf16x2`` of a packing, unpacked and widened lane by
     lane (held-out seed 540): each lane is Triton's ring cast of x, then abs of its f32 bits; a note."""

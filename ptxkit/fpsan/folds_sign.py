@@ -178,6 +178,11 @@ def _abs_next_to_cast(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, sr
     if cvt is not None and cvt.opcode == "cvt" and float_cast(cvt, packed=packed) is not None:
         return _abs_after_cast(instr, cvt, ctx, flow)
     if not reaches(flow, dst, float_cast_reader, through=("min", "max")):
+        if any(_widening_half_op(flow, u) for u in flow.uses.get(dst, [])):
+            # a 16-bit op the source makes f32/f64 arithmetic on widened halves widens |x| in the ring (held-out
+            # seed 3424: |x.to(f32)| + y narrowed to add.bf16 of LLVM's |x|, hoisted to the load: silent)
+            return FoldResult(False, Verdict(f"{_ABS_CAST_HEAD}: a 16-bit op that is wider arithmetic in the "
+                                             "source widens it; left as written", ERROR))
         return None
     if all((got := _abs_inside_cast(flow, u)) is not None and got[0] is instr for u in _lane_readers(flow, dst)):
         return FoldResult(False, Verdict(f"{_ABS_CAST_HEAD}: the source has abs(x.to(T)), computed so at the "
@@ -241,6 +246,15 @@ def _abs_verdict(flow: Flow, instr: ir.Instruction, as_written: str, reason: str
         return Verdict(f"{reason.split('; ')[0]}: the source at {decided.where} has this order", NOTE, native=False)
     how = f"the source at {decided.where} has the other" if decided is not None else "no source says which"
     return Verdict(f"{reason}; {how}", ERROR)
+
+
+def _widening_half_op(flow: Flow, u: ir.Instruction) -> bool:
+    """``u`` is a 16-bit add/sub/mul/setp the source shows as f32/f64 arithmetic on widened halves (H)."""
+    ft = float_type_of(u)
+    if ft not in ("f16", "bf16") or u.opcode not in ("add", "sub", "mul", "setp"):
+        return False
+    decided = flow.hints.half(u)
+    return decided is not None and decided.form != "native"
 
 
 def _abs_inside_cast(flow: Flow, cvt: ir.Instruction) -> tuple[ir.Instruction, str] | None:
