@@ -86,7 +86,8 @@ def recognise(module: ir.Module, fn: ir.Function, source_root: str | None = None
 
 def _without_leaks(flow: Flow, stmts: list[ir.Statement], bodies: list[LibRange]) -> list[LibRange]:
     """The bodies none of whose native lines writes a value that code outside every body reads, other than
-    its result and comparisons of its inputs alone (native in Triton's FPSan too): such a value would be the
+    its result and what its inputs' bits give by integer logic and comparisons (:func:`_input_tests`, the same
+    in Triton's FPSan): such a value would be the
     native one where Triton's FPSan computes a ring one — a silent difference (held-out seed 2094: the user's
     x * x at a merged location taken into a tanhf body). A dropped body is reported as unrecognised.
     Registers also written outside the bodies (reused names) are not followed; bypass selects read the body's
