@@ -494,6 +494,23 @@ def test_int_to_f32_through_f64_is_native(tmp_path):
     assert not rep.errors and not [i for i in rep.items if "i.to(f" in i.reason]
 
 
+@pytest.mark.parametrize("w,ints", [(32, ("int32", "int16")), (64, ("int32", "int64"))])
+def test_trunc_of_casts_through_an_integer_stays_a_trunc_at_f32_and_f64(tmp_path, w, ints):
+    """``cvt.rzi.f32.f32`` (``.f64.f64``) where the source casts through an integer (held-out seed 3651:
+    ``y <= x.to(f32).to(int32).to(f32)``): both conversions are native on φ⁻¹'s bits in Triton's FPSan, of the
+    same types as in the plain PTX, and LLVM folds them into the same trunc there — out of the integer's range
+    (3e9, 2^70, NaN) a trunc, not the saturating round trip a half's conversion through f32 takes."""
+    t = f"f{w}"
+    vals = np.array([3.0e9, -2.5, 2.0 ** 70, np.nan, -0.75], np.float32 if w == 32 else np.float64)
+    xs = [int(v) for v in vals.view(np.uint32 if w == 32 else np.uint64)]
+    for it in ints:
+        body = f"{{loc}}\n\tcvt.rzi.{t}.{t} %d, %a;"
+        text = _with_source(tmp_path, f"x0.to(tl.{it}).to(tl.float{w})", body, "x0", w=w)
+        out, rep = _run(text, [[x] for x in xs], w=w, out_w=w)
+        assert out == [int(v) for v in np.trunc(vals).view(np.uint32 if w == 32 else np.uint64)], it
+        assert _items(rep) == [(f"cvt.rzi.{t}.{t}", "note")] and "native, as LLVM folds" in rep.items[0].reason
+
+
 def _through_f16(x: int) -> int:
     """Triton's ``x.to(int32).to(f16)`` promoted to f32: the native conversion to f16, then the ring widening
     of its payload (a sign extension)."""

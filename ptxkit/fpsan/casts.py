@@ -277,7 +277,8 @@ def _trunc_as_casts(instr: ir.Instruction, ctx: RewriteContext, t: str) -> bool:
     """``cvt.rzi.fT.fT`` where the source casts through an integer (``x.to(tl.int16).to(fT)``, held-out
     seeds 626, 765): Triton's FPSan converts natively, a half through f32 (its ``h.to(int)``), as LLVM
     lowers the pair: ``cvt.rzi`` to the integer held in at least 16 bits (no wrap to 8: an out-of-range
-    fptosi is poison), then ``cvt.rn`` back to fT. A trunc call, or a source that does not say: False."""
+    fptosi is poison), then ``cvt.rn`` back to fT; f32/f64: the trunc itself, on the unembedded bits. A trunc
+    call, or a source that does not say: False."""
     if ctx.folds.get("trunc") == "call":
         return False
     decided = ctx.hints.trunc(instr)
@@ -286,6 +287,19 @@ def _trunc_as_casts(instr: ir.Instruction, ctx: RewriteContext, t: str) -> bool:
     dtype = decided.form.split(":")[1]
     it = f"{'u' if dtype.startswith('u') else 's'}{max(16, int(dtype.lstrip('uint')))}"
     x = instr.operands[1]
+    g = guard_text(instr.guard)
+    dst = name_of(instr.operands[0])
+    if t in ("f32", "f64"):
+        # both conversions are native on the unembedded bits in Triton's FPSan, of the same types as here: LLVM
+        # folds them into the same trunc there (held-out seed 3651: out of the integer's range it is not the
+        # saturating round trip)
+        bits = ctx.unembed_to_fresh(as_reg(ctx, ctx.embed(x, t), R.ring(t).w), t)
+        ctx.invalidate(dst)
+        ctx.emit(f"{g}{'.'.join(('cvt', *instr.mods))} {dst}, {bits}")  # (its .ftz, if any, as written)
+        ctx.report(instr, f"cvt.rzi.{t}.{t} as Triton's x.to({dtype}).to({t}) (decided by the source at "
+                   f"{decided.where}): native, as LLVM folds the two native conversions in Triton's FPSan too",
+                   NOTE, False)
+        return True
     if t in ("f16", "bf16"):
         via = "f32"
         bits = ctx.unembed_to_fresh(_cast_payload(ctx, ctx.embed(x, t), t, via), via)
@@ -293,9 +307,7 @@ def _trunc_as_casts(instr: ir.Instruction, ctx: RewriteContext, t: str) -> bool:
         via = t
         bits = ctx.unembed_to_fresh(as_reg(ctx, ctx.embed(x, t), R.ring(t).w), t)
     i = ctx.fresh(BITS_KIND[int(it[1:])])
-    g = guard_text(instr.guard)
     ctx.emit(f"{g}cvt.rzi.{it}.{via} {i}, {bits}")
-    dst = name_of(instr.operands[0])
     ctx.invalidate(dst)
     ctx.emit(f"{g}cvt.rn.{t}.{it} {dst}, {i}")
     ctx.report(instr, f"cvt.rzi.{t}.{t} as Triton's x.to({dtype}).to({t}) (decided by the source at {decided.where}): "
