@@ -176,6 +176,19 @@ def test_body_whose_special_case_or_input_llvm_rewrote_is_tritons_op(name):
     _assert_bit_exact(name)
 
 
+def test_two_bodies_of_one_input_sharing_their_common_steps_are_both_recognised():
+    """Held-out seed 3169: ``tl.where(c, tl.log(x), tl.log2(x))`` — LLVM's CSE makes the log2f body read the
+    logf body's subnormal scaling of x, its exponent bias, its inf/NaN fix-up and its ``x == 0`` test. Both
+    run natively, each result is its ring op, bit for bit with Triton's FPSan. A shared value that other code
+    reads as well (a mutation: the user's add of logf's scaled x) leaves both bodies reported, never silent."""
+    _assert_bit_exact("seed3169")
+    plain = (DATA / "seed3169.plain.ptx").read_text()
+    sel = "selp.f32 \t%r78, %r8, %r77, %p5;"
+    assert plain.count(sel) == 1
+    res = sanitize_text(plain.replace(sel, sel + "\n\tadd.f32 \t%r78, %r78, %r6;"), "m.ptx", source_hints=False)
+    assert {"libdevice:__nv_logf", "libdevice:__nv_log2f"} <= {i.opcode for i in res.report.errors}
+
+
 def test_tests_sunk_past_the_exit_run_natively_unreported():
     """Seed 1239: __nv_pow's y == 0 and x == 1 tests after the exit (``setp.eq.f16 p, h, 0`` on the halves the
     f64 arguments came from, then ``selp.f64 r, 1.0, r, p``) still compute the body's result, which the ring

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable
+from dataclasses import dataclass
 from itertools import combinations_with_replacement, permutations
 
 from ptxkit import ir
@@ -71,10 +72,15 @@ def _in_place(flow: Flow, rng: list[ir.Instruction], r: str, i: int) -> bool:
 
 
 def match_body(flow: Flow, stmts: list[ir.Statement], name: str, lo: int, exit_line: int,
-               consts: set[str], same_arguments: Callable[[ir.Instruction], bool | None] | None = None
-               ) -> LibRange | None:
+               consts: set[str], same_arguments: Callable[[ir.Instruction], bool | None] | None = None,
+               shared: Shared | None = None, later: frozenset[int] = frozenset()) -> LibRange | None:
     """The body of ``__nv_NAME`` ending at ``exit_line`` (after the previous marker at ``lo``), or None
-    when the checks of the module docstring fail for every choice of inputs (or hold for several)."""
+    when the checks of the module docstring fail for every choice of inputs (or hold for several).
+
+    ``shared``: values an earlier body of the same inputs computed, which this one may read (LLVM's CSE of
+    two bodies on one x: log2f reads logf's subnormal scaling of x, held-out seed 3169); ``later``: the
+    instructions of the next body, whose reads of this body's values are not uses of a result (the caller
+    checks that the next body is recognised with this one's values ``shared``)."""
     op, ftype, arity = LIBDEVICE_OPS[name]
     rng = [s for s in stmts if isinstance(s, ir.Instruction) and lo <= line(s) < exit_line]
     last_write = {r: i for i, s in enumerate(rng) for r in flow.writes(s)}
@@ -93,12 +99,16 @@ def match_body(flow: Flow, stmts: list[ir.Statement], name: str, lo: int, exit_l
         if call[i] or not flow.loc:
             for r in flow.reads(s):
                 first.setdefault(r, i)
+    if shared is not None:  # the earlier body's inputs are this one's (it reads their values)
+        cands += [r for r in shared.inputs if r not in cands]
     for i, s in enumerate(rng):
         if not is_float(s) or (flow.loc and not call[i]):
             continue
         for r in sorted(flow.reads(s)):
             j = first[r]
-            if r in consts or r in cands or (last_write.get(r, -1) >= j and not _in_place(flow, rng, r, j)):
+            if r in consts or r in cands or (shared is not None and r in shared.values):
+                continue  # (a value of the earlier body: its inputs are the candidates)
+            if last_write.get(r, -1) >= j and not _in_place(flow, rng, r, j):
                 continue  # an input is defined before its first read in the body (or updated in place)
             if r in made and any(call[j] and r in flow.writes(rng[j]) for j in range(i)):
                 continue
@@ -123,8 +133,10 @@ def match_body(flow: Flow, stmts: list[ir.Statement], name: str, lo: int, exit_l
     ids = {id(s) for s in chunks}
     after = [s for s in stmts if (line(s) > exit_line or (line(s) == exit_line and not isinstance(s, ir.Label)))
              and id(s) not in ids]
-    found = [m for combo in combinations_with_replacement(cands, arity)  # pow(x, x): both arguments one register
-             if (m := _slice(flow, rng, chunks, after, stmts, combo, name, op, ftype, exit_line, consts)) is not None]
+    combos = [c for c in combinations_with_replacement(cands, arity)  # pow(x, x): both arguments one register
+              if shared is None or set(c) == set(shared.inputs)]  # (the inputs of the body whose values it reads)
+    found = [m for combo in combos if (m := _slice(flow, rng, chunks, after, stmts, combo, name, op, ftype,
+                                                   exit_line, consts, shared, later)) is not None]
     if flow.loc:  # an upstream value passes too when the work before the body is a pure function of it
         found = [m for m in found if m.one_call]  # (a cvt): the body's float work carries the call's .loc alone
     if len(found) > 1:  # x and |x| both pass when the body reads both: the argument is x, when the body computes
@@ -150,7 +162,7 @@ def match_body(flow: Flow, stmts: list[ir.Statement], name: str, lo: int, exit_l
         w = flow.writers.get(x, [])
         if x not in got.sunk and len(w) == 1 and w[0].opcode == "neg" and _callers_neg(w[0], list(got.inputs)):
             got.sunk[x] = (w[0],)
-    for x in set(got.inputs) - got.sunk.keys():
+    for x in set(got.inputs) - got.sunk.keys() if shared is None else ():  # (else the earlier body's check)
         if any(x in flow.reads(s) and ftype in s.mods and (chain_types(s) or ("", ftype))[1] == ftype
                for s in members):
             continue  # read as the body's type (|x| too): the argument itself
@@ -164,13 +176,22 @@ def match_body(flow: Flow, stmts: list[ir.Statement], name: str, lo: int, exit_l
         # else the order of first use by the call's own work (other work on y may be scheduled before it)
         base = [r for r in got.inputs if _log_base(flow, rng, r)]
         uses = [i for i, s in enumerate(rng) if call[i] or not flow.loc]
-        first = {r: next(i for i in uses if r in flow.reads(rng[i])) for r in got.inputs}
+        first = {r: next((i for i in uses if r in flow.reads(rng[i])), len(rng)) for r in got.inputs}
         order = min(permutations(got.inputs), key=lambda p: (p[0] not in base, [first[r] for r in p]))
         got.inputs, got.input = tuple(order), order[0]
     return got
 
 
 INT_TYPES = SIGNED_TYPES | UNSIGNED_TYPES
+
+
+@dataclass(frozen=True)
+class Shared:
+    """The values an earlier recognised body computed from ``inputs`` (its native lines), which a later body of
+    the same inputs reads where LLVM's CSE merged the two bodies' common steps."""
+
+    inputs: tuple[str, ...]
+    values: frozenset[str]
 
 
 def _cone(flow: Flow, rng: list[ir.Instruction], last: ir.Instruction) -> set[str]:
@@ -333,7 +354,7 @@ def _unconditional(s: ir.Instruction) -> bool:
 
 def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], after: list[ir.Statement],
            stmts: list[ir.Statement], inputs: tuple[str, ...], name: str, op: str, ftype: str, exit_line: int,
-           consts: set[str]) -> LibRange | None:
+           consts: set[str], earlier: Shared | None = None, later: frozenset[int] = frozenset()) -> LibRange | None:
     last_float = next((s for s in reversed(rng) if is_float(s)), None)
     if last_float is None:
         return None
@@ -355,6 +376,8 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
 
     alias = {a for r in inputs for a in flow.sources(r)}  # the body may read an input's source
     alias |= {w for r in inputs for w in _words(flow, r)}  # and its words unpacked before it (seed 1239)
+    if earlier is not None:
+        alias |= earlier.values  # what an earlier body computed from the same inputs
     given = set(inputs) | alias
     written = {r for t in rng + chunks for r in flow.writes(t)}
     if alias & set(inputs) and not all(_callers_chain(flow, r, inputs, foreign) for r in inputs):
@@ -374,8 +397,8 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
     body = rng[start:] + chunks
     consts = consts | _local_constants(flow, body) | constants_before(flow, body)
     own = [s for s in body if not foreign(s)]
-    if any(not any(r in flow.reads(s) and (ftype in s.mods or chain_types(s) is not None)
-                   and s.opcode not in ("setp", "testp") for s in own) for r in inputs):
+    if earlier is None and any(not any(r in flow.reads(s) and (ftype in s.mods or chain_types(s) is not None)
+                                      and s.opcode not in ("setp", "testp") for s in own) for r in inputs):
         return None  # an argument is computed with as the body's type (or converted to it): a source it only tests
         # is not (nor is the |x| of pow(x, x) that another body computed, which the log reads as an integer: 3218)
     # the caller's float work on the inputs alone that LLVM shares with the body is the caller's, and the body may
@@ -431,7 +454,7 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
                 return None
             absorbed.append(s)
             taint |= flow.writes(s)
-        else:
+        elif id(s) not in later:  # (the next body's reads of this one's values: the caller checks them)
             consumers.append(s)
     # a comparison of the inputs alone is native in Triton's FPSan too: LLVM may share it with the user's code
     # (``tl.where(x < 0, ..)`` and powf's x < 0 test: one ``setp.geu.f32 p, x, 0``)
