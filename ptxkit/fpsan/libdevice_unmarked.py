@@ -273,15 +273,16 @@ def _unmarked(flow: Flow, stmts: list[ir.Statement], key: ir.Instruction, x: str
     outs = {r for s in instrs[since:] if id(s) not in ids for r in flow.reads(s) & taint} - {x} - alias
     if outs != flow.writes(end):
         return None
-    # the op goes before the next instruction outside a { } block (a one-line block cannot take lines);
-    # nothing before it may read the result or be a branch target
+    # the op goes before the next instruction outside a { } block (a one-line block cannot take lines), or
+    # before the block that first reads the result (held-out seed 3573: erf's result unpacked by
+    # ``{ .reg .b32 tmp; mov.b64 {lo, tmp}, r; }``); nothing before it may read the result or be a branch target
     last = next(i for i, s in enumerate(stmts) if s is end)
-    anchor: ir.Instruction | None = None
+    anchor: ir.Instruction | ir.Block | None = None
     for t in stmts[last + 1:]:
         if isinstance(t, ir.Label) and t.name in flow.targets:
             break  # a join: other paths would run the op too (a debug label is no join)
         if isinstance(t, ir.Instruction) and (id(t) in flow.top or flow.reads(t) & outs):
-            anchor = t if id(t) in flow.top else None
+            anchor = t if id(t) in flow.top else flow.block_of.get(id(t))
             break
     if anchor is None:
         return None

@@ -134,6 +134,8 @@ class _FunctionRewrite:
                 continue
             lib = self.anchors.get(id(s))
             if isinstance(s, ir.Block):
+                if lib is not None:  # before a block that reads the result (a body without exit marker)
+                    self.out.inserted.append((s, self.ring_op(lib), False))
                 ctx.clear()
                 stack.append(iter(s.body))
             elif isinstance(s, ir.Label):
