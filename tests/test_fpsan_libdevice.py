@@ -195,6 +195,28 @@ def test_two_bodies_of_one_input_sharing_their_common_steps_are_both_recognised(
     assert {"libdevice:__nv_logf", "libdevice:__nv_log2f"} <= {i.opcode for i in res.report.errors}
 
 
+def test_ring_op_anchored_in_a_one_line_block_goes_before_the_block(tmp_path):
+    """Held-out seed 3753: the instruction a ring op goes before (after the selects LLVM sank past the exit) can
+    sit in a one-line ``{ .reg .b32 tmp; … }`` block; lines inserted in the middle of that line cut its closing
+    brace (the output did not parse). A mutation of seed 965 puts logf's anchor, the user's ``add.f32``, in such
+    a block: the op goes before the block, bit for bit with Triton's FPSan, and ptxas accepts the output."""
+    add = "add.f32 \t%r41, %r45, 0fBF000000;"
+
+    def wrap(t: str) -> str:
+        assert t.count(add) == 1
+        return t.replace(add, "{ .reg .b32 tmp; " + add + " }")
+    ours, theirs, errors = _compare("seed965", wrap)
+    assert (ours == theirs).all() and not errors
+    text = sanitize_text(wrap((DATA / "seed965.plain.ptx").read_text()), "m.ptx").text
+    parse_text(text)
+    if shutil.which("ptxas") is not None:
+        src = tmp_path / "s.ptx"
+        src.write_text(re.sub(r"\.version \d+\.\d+", ".version 9.0", text))
+        r = subprocess.run(["ptxas", "-arch=sm_90a", str(src), "-o", str(tmp_path / "s.cubin")],
+                           capture_output=True, text=True, timeout=300)
+        assert r.returncode == 0, r.stderr
+
+
 def test_tests_sunk_past_the_exit_run_natively_unreported():
     """Seed 1239: __nv_pow's y == 0 and x == 1 tests after the exit (``setp.eq.f16 p, h, 0`` on the halves the
     f64 arguments came from, then ``selp.f64 r, 1.0, r, p``) still compute the body's result, which the ring
