@@ -702,6 +702,18 @@ def test_a_stored_constant_llvm_folded_from_float_arithmetic_is_reported(tmp_pat
     assert [(i.opcode, i.severity) for i in rep.items] == ([("st.global.b16", "error")] if reported else [])
 
 
+@pytest.mark.parametrize("expr", ["-x0 != -x0", "(-x0.to(tl.float32)).to(tl.float16) != (-x0)",
+                                  "tl.abs(x0) != tl.abs(x0)"])
+def test_self_compare_of_a_negation_or_abs_is_reported(tmp_path, expr):
+    """Held-out seed 3710: LLVM folds ``-x != -x`` (also through casts, and of ``abs``) into ``setp.nan x, x``;
+    Triton compares the bits of the ring's −φ(x), whose NaN-ness is not x's: an error, never x's own test
+    silently."""
+    body = "{loc}\n\tsetp.nan.f16 %p1, %a, %a;\n\tselp.b16 %d, 1, 0, %p1;"
+    anchor = "tl.abs" if expr.startswith("tl.abs") else "-x0" if expr.startswith("-") else "(-x0"
+    _, rep = _run(_with_source(tmp_path, expr, body, anchor, w=16), [[0x7E00], [0x3C00]], w=16)
+    assert ("setp.nan.f16", "error") in _items(rep)
+
+
 @pytest.mark.parametrize("expr,want", [("x0.to(tl.float64) != x0.to(tl.float64)", "f64"),
                                        ("x0.to(tl.bfloat16) != x0.to(tl.bfloat16)", "bf16"),
                                        # held-out seed 3028: where/maximum of one value twice are that value
