@@ -635,8 +635,8 @@ def _sign_op_under_casts(f: SourceFile, e: ast.expr | None) -> bool:
             return False
         if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.USub):
             return True
-        if isinstance(e, ast.Call) and (isinstance(e.func, ast.Attribute) and e.func.attr in ("abs", "fabs")
-                                        or isinstance(e.func, ast.Name) and e.func.id == "abs"):
+        if isinstance(e, ast.Call) and ((isinstance(e.func, ast.Attribute) and e.func.attr in ("abs", "fabs"))
+                                        or (isinstance(e.func, ast.Name) and e.func.id == "abs")):
             return True
         if _cast_to(e) is None:
             return False
