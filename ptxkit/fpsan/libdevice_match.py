@@ -110,8 +110,9 @@ def match_body(flow: Flow, stmts: list[ir.Statement], name: str, lo: int, exit_l
                 continue  # (a value of the earlier body: its inputs are the candidates)
             if last_write.get(r, -1) >= j and not _in_place(flow, rng, r, j):
                 continue  # an input is defined before its first read in the body (or updated in place)
-            if r in made and any(call[j] and r in flow.writes(rng[j]) for j in range(i)):
-                continue
+            if r in made and any(call[j] and rng[j].opcode not in _DATA_MOVES and r in flow.writes(rng[j])
+                                 for j in range(i)):
+                continue  # (computed by the call's work; a load under its location is the layout's: seed 3530)
             cands.append(r)
     if arity == 2 and ftype == "f32" and same_arguments is not None:
         # pow(d, -d): the caller's non-.ftz negation of an input, computed inside the body's range (at a merged
