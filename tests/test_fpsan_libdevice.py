@@ -175,6 +175,11 @@ def test_special_case_select_of_other_code_is_not_taken():
     # -sin(erf(h.to(f64))): erf's result (no exit marker) is first read inside a one-line { } block that unpacks
     # it: the ring op goes before the block
     "seed3573",
+    # sin(x.to(f64)) * pow(y, x.to(f64)): the unmarked sin body and the pow body share x's words, its isinf test
+    # and |x| (CSE): values of x, read by the two bodies alone
+    "seed3817",
+    # where(sin(x) == log2(x), .., erf(x)) of f64: three bodies of one x, sharing |x| and x's tests
+    "seed3121",
 ])
 def test_body_whose_special_case_or_input_llvm_rewrote_is_tritons_op(name):
     """Held-out kernels where LLVM moved a body's special case or rewrote its input: each is Triton's op
@@ -215,6 +220,17 @@ def test_ring_op_anchored_in_a_one_line_block_goes_before_the_block(tmp_path):
         r = subprocess.run(["ptxas", "-arch=sm_90a", str(src), "-o", str(tmp_path / "s.cubin")],
                            capture_output=True, text=True, timeout=300)
         assert r.returncode == 0, r.stderr
+
+
+def test_value_two_bodies_share_read_by_user_code_leaves_them_reported():
+    """Seed 3817's sin and pow bodies share |x| (``abs.f64 %rd57``) as a value of x; a mutation where the user's
+    product also reads it (a native |x| where Triton's FPSan has none) drops the sin body: reported, never a
+    silent ring op next to a native value."""
+    plain = (DATA / "seed3817.plain.ptx").read_text()
+    mul = "mul.f64 \t%rd55, %rd3, %rd54;"
+    assert plain.count(mul) == 1 and "abs.f64 \t%rd57, %rd2;" in plain
+    res = sanitize_text(plain.replace(mul, mul + "\n\tadd.f64 \t%rd55, %rd55, %rd57;"), "m.ptx", source_hints=False)
+    assert "libdevice:__nv_sin/cos" in {i.opcode for i in res.report.errors}
 
 
 def test_tests_sunk_past_the_exit_run_natively_unreported():

