@@ -240,6 +240,12 @@ def _unmarked(flow: Flow, stmts: list[ir.Statement], key: ir.Instruction, x: str
     defs = [i for i in range(k) if x in flow.writes(instrs[i])]
     lo = defs[-1] + 1 if defs else 0
     alias = flow.sources(x) | (also or set())
+    # x's |x|, -x and words that other code computed (LLVM's CSE with another body of x: held-out seed 3602, the
+    # |x| of an exp2 body read by sin's range test) are values of x the body may read
+    alias |= {r for u in flow.readers.get(x, ()) if u.guard is None and not flow.same_call(u, key)
+              and ((u.opcode in ("abs", "neg") and is_float(u) and len(u.operands) == 2)
+                   or (u.opcode == "mov" and isinstance(u.operands[0], ir.Vec)))
+              for r in flow.writes(u) if len(flow.writers.get(r, ())) == 1}
     first = next((i for i in range(lo, k + 1) if ({x} | (also or set())) & flow.reads(instrs[i])
                   and flow.same_call(instrs[i], key)), None)
     if first is None:
