@@ -19,7 +19,7 @@ from ptxkit.fpsan.ctx import RewriteContext, Unembed
 from ptxkit.fpsan.dispatch import is_float_arith
 from ptxkit.fpsan.irview import regs
 from ptxkit.fpsan.libdevice_emit import emit_lib_op, note_text, save_input
-from ptxkit.fpsan.libdevice_flow import Flow, LibRange, constants, immediates_at, native_lines, pure_functions
+from ptxkit.fpsan.libdevice_flow import Flow, LibRange, constants, immediates_at, line, native_lines, pure_functions
 from ptxkit.fpsan.libdevice_match import LIBDEVICE_OPS, Shared, match_body
 from ptxkit.fpsan.libdevice_sincos import match_sincos
 from ptxkit.fpsan.libdevice_unmarked import match_tanhf, match_unmarked_f64
@@ -89,42 +89,57 @@ def recognise(module: ir.Module, fn: ir.Function, source_root: str | None = None
 def _with_shared(flow: Flow, stmts: list[ir.Statement], consts: set[str],
                  marked: list[tuple[str, int, int, LibRange | None]],
                  same_arguments: Callable[[ir.Instruction], bool | None] | None) -> list[LibRange]:
-    """The bodies ``marked`` (name, range start, exit, the body matched alone), where two consecutive bodies
-    neither of which is recognised alone are recognised together when the second reads what the first computed
-    from the same inputs (LLVM's CSE: ``tl.log(x)`` and ``tl.log2(x)`` share the subnormal scaling of x and the
-    inf/NaN fix-up, held-out seed 3169). Triton's FPSan computes two ops of one input, and each body's result is
-    replaced by its op; the shared steps run natively in the first body, read by the second's native code only
-    (checked: every instruction of the second's range that reads them is one of its own)."""
+    """The bodies ``marked`` (name, range start, exit, the body matched alone), where two bodies neither of which
+    is recognised alone are recognised together when the later reads what the earlier computed from the same
+    inputs (LLVM's CSE: ``tl.log(x)`` and ``tl.log2(x)`` share the subnormal scaling of x and the inf/NaN fix-up,
+    held-out seed 3169; f64 log reuses all of log2's log, 1400). Triton's FPSan computes two ops of one input, and
+    each body's result is replaced by its op; the shared steps run natively in the earlier body, read by the
+    later one's native code only (checked: every instruction of the later range that reads them is its own)."""
     got = [m[3] for m in marked]
-    for i in range(len(marked) - 1):
-        (na, lo_a, ex_a, a), (nb, lo_b, ex_b, b) = marked[i], marked[i + 1]
-        if a is not None or b is not None or got[i] is not None:
+    instrs = [s for s in stmts if isinstance(s, ir.Instruction) and s.span is not None]
+    ranges = [[s for s in instrs if lo <= line(s) < ex] for _, lo, ex, _ in marked]
+    written = [{r for s in rng for r in flow.writes(s)} for rng in ranges]
+    for j in range(len(marked)):
+        if got[j] is not None:
             continue
-        rng_b = [s for s in stmts
-                 if isinstance(s, ir.Instruction) and s.span is not None and lo_b <= s.span.line < ex_b]
-        # the second body's range, and what carries its call's location after its exit (the special-case select
-        # it shares the first's test for: log2f's x == 0 is logf's, seed 3169)
-        tail = next((s for s in reversed(rng_b) if is_float_arith(s) and flow.loc.get(id(s), ("", "0"))[1] != "0"),
-                    None)
-        later = frozenset(id(s) for s in stmts if isinstance(s, ir.Instruction) and s.span is not None and (
-            lo_b <= s.span.line < ex_b or (tail is not None and s.span.line > ex_b and flow.same_call(s, tail))))
-        a = match_body(flow, stmts, na, lo_a, ex_a, consts, same_arguments, later=later)
-        if a is None or a.sunk:  # (an argument the first converts inside its range: not one value of both)
-            continue
-        own = [s for s in stmts if isinstance(s, ir.Instruction) and s.span is not None
-               and a.covers(s.span.line)]
-        # (not the result before the special-case selects LLVM sank past the exit: a log2f of logf's result
-        # reads a value of x, but not x's log2)
-        result = {o.name for s in own if s.span is not None and s.span.line in a.absorbed and s.opcode == "selp"
-                  for o in s.operands[1:3] if isinstance(o, ir.Reg)}
-        values = frozenset(r for s in own for r in flow.writes(s)) - {a.output, *a.inputs} - result
-        b = match_body(flow, stmts, nb, lo_b, ex_b, consts, same_arguments, shared=Shared(a.inputs, values))
-        if b is None or any(flow.reads(s) & values and not b.covers(s.span.line) and not a.covers(s.span.line)
-                            for s in stmts
-                            if isinstance(s, ir.Instruction) and id(s) in later and s.span is not None):
-            continue
-        got[i], got[i + 1] = a, b
+        read = {r for s in ranges[j] for r in flow.reads(s)}
+        # the nearest earlier bodies whose values it reads (two at most: the search stays linear), of another
+        # function (two copies of one function on one input would be one body: CSE)
+        near = [i for i in range(j - 1, -1, -1) if got[i] is None and marked[i][0] != marked[j][0]
+                and (read & written[i]) - consts][:2]
+        for i in near:
+            pair = _pair(flow, stmts, consts, marked[i], marked[j], ranges[j], same_arguments)
+            if pair is not None:
+                got[i], got[j] = pair
+                break
     return [r for r in got if r is not None]
+
+
+def _pair(flow: Flow, stmts: list[ir.Statement], consts: set[str], first: tuple[str, int, int, LibRange | None],
+          second: tuple[str, int, int, LibRange | None], rng_b: list[ir.Instruction],
+          same_arguments: Callable[[ir.Instruction], bool | None] | None) -> tuple[LibRange, LibRange] | None:
+    """The two bodies recognised together (:func:`_with_shared`), or None."""
+    (na, lo_a, ex_a, _), (nb, lo_b, ex_b, _) = first, second
+    # the second body's range, and what carries its call's location after its exit (the special-case select
+    # it shares the first's test for: log2f's x == 0 is logf's, seed 3169)
+    tail = next((s for s in reversed(rng_b) if is_float_arith(s) and flow.loc.get(id(s), ("", "0"))[1] != "0"),
+                None)
+    later = frozenset(id(s) for s in stmts if isinstance(s, ir.Instruction) and s.span is not None and (
+        lo_b <= s.span.line < ex_b or (tail is not None and s.span.line > ex_b and flow.same_call(s, tail))))
+    a = match_body(flow, stmts, na, lo_a, ex_a, consts, same_arguments, later=later)
+    if a is None or a.sunk:  # (an argument the first converts inside its range: not one value of both)
+        return None
+    own = [s for s in stmts if isinstance(s, ir.Instruction) and s.span is not None and a.covers(s.span.line)]
+    # (not the result before the special-case selects LLVM sank past the exit: a log2f of logf's result
+    # reads a value of x, but not x's log2)
+    result = {o.name for s in own if s.span is not None and s.span.line in a.absorbed and s.opcode == "selp"
+              for o in s.operands[1:3] if isinstance(o, ir.Reg)}
+    values = frozenset(r for s in own for r in flow.writes(s)) - {a.output, *a.inputs} - result
+    b = match_body(flow, stmts, nb, lo_b, ex_b, consts, same_arguments, shared=Shared(a.inputs, values))
+    if b is None or any(flow.reads(s) & values and not b.covers(s.span.line) and not a.covers(s.span.line)
+                        for s in stmts if isinstance(s, ir.Instruction) and id(s) in later and s.span is not None):
+        return None
+    return a, b
 
 
 def _without_leaks(flow: Flow, stmts: list[ir.Statement], bodies: list[LibRange]) -> list[LibRange]:
