@@ -494,6 +494,18 @@ def test_int_to_f32_through_f64_is_native(tmp_path):
     assert not rep.errors and not [i for i in rep.items if "i.to(f" in i.reason]
 
 
+@pytest.mark.parametrize("expr,reported", [("tl.abs(x0.to(tl.float32))", True), ("tl.abs(x0)", False)])
+def test_abs_of_a_widened_half_narrowed_back_is_reported(tmp_path, expr, reported):
+    """Held-out seed 3944: ``tl.abs(h.to(f32)).to(f16)`` as ``and.b16 d, h, 0x7FFF`` at the store — LLVM drops
+    both conversions; Triton's ring widens φ(h), clears the sign of the wide bits and narrows back, which is not
+    the half's own abs (and whether h is f16 or bf16 the PTX does not say): an error, never silent. The abs of
+    the half itself (``tl.abs(x0)``) is Triton's native abs: no report."""
+    text = _with_source(tmp_path, expr, f".loc 1 {STORE_LINE} 5\n\tand.b16 %d, %a, 32767;", "", w=16)
+    out, rep = _run(text, [[0xBC00]], w=16)
+    assert out == [0x3C00]  # computed as written either way
+    assert (("and.b16", "error") in _items(rep)) == reported and (not rep.errors) != reported
+
+
 @pytest.mark.parametrize("w,ints", [(32, ("int32", "int16")), (64, ("int32", "int64"))])
 def test_trunc_of_casts_through_an_integer_stays_a_trunc_at_f32_and_f64(tmp_path, w, ints):
     """``cvt.rzi.f32.f32`` (``.f64.f64``) where the source casts through an integer (held-out seed 3651:

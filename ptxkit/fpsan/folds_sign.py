@@ -183,6 +183,14 @@ def _abs_next_to_cast(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, sr
             # seed 3424: |x.to(f32)| + y narrowed to add.bf16 of LLVM's |x|, hoisted to the load: silent)
             return FoldResult(False, Verdict(f"{_ABS_CAST_HEAD}: a 16-bit op that is wider arithmetic in the "
                                              "source widens it; left as written", ERROR))
+        w = {"abs": R.ring(float_type_of(instr) or "f32").w}.get(instr.opcode, 0) or _and_width(instr)
+        if w == 16 and (decided := flow.hints.abs_widened(instr, w)) is not None:
+            # abs(h.to(f32)) narrowed back: LLVM drops both casts and clears the half's sign (held-out seed 3944:
+            # silent); Triton's ring widens φ(h), clears the sign of the wide bits, narrows the payload back
+            return FoldResult(False, Verdict(
+                f"|x| of a 16-bit value where the source at {decided.where} takes abs of its widening to "
+                f"{decided.form}, narrowed back: LLVM dropped both conversions, and Triton's ring widening, abs of "
+                "the wide bits and ring narrowing is not the half's own abs; left as written", ERROR))
         return None
     if all((got := _abs_inside_cast(flow, u)) is not None and got[0] is instr for u in _lane_readers(flow, dst)):
         return FoldResult(False, Verdict(f"{_ABS_CAST_HEAD}: the source has abs(x.to(T)), computed so at the "
@@ -489,3 +497,8 @@ def _narrow_negation(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, ft:
         return None
     return FoldResult(True, Verdict(f"{_NARROW_NEG}; sanitized so, decided by the source at {decided.where}", NOTE,
                                     native=False))
+
+
+def _and_width(instr: ir.Instruction) -> int:
+    """N of ``and.bN`` (0 for anything else)."""
+    return next((int(m[1:]) for m in instr.mods if m in ("b16", "b32", "b64")), 0) if instr.opcode == "and" else 0

