@@ -474,7 +474,7 @@ class SourceHints:
             if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "store" \
                     and len(n.args) >= 2:
                 n = n.args[1]  # LLVM sank the abs to the store (held-out seed 3944): the value it stores
-            if (c := _cast_to(n)) is not None and _DTYPE_WIDTH[c] == width:  # narrowed back
+            if n is not None and (c := _cast_to(n)) is not None and _DTYPE_WIDTH[c] == width:  # narrowed back
                 n = _resolve(f, _receiver(n), _DEPTH)
             if not (isinstance(n, ast.Call) and len(n.args) == 1
                     and isinstance(n.func, (ast.Attribute, ast.Name))
