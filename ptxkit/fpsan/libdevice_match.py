@@ -392,6 +392,15 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
         return any(id(u) not in inside or foreign(u) for u in flow.readers.get(r, ()))
     given |= {r for r in _signs_of(flow, set(inputs)) if others(r)
               and (flow.pos[id(w := flow.writers[r][0])] < p0 or (id(w) in inside and foreign(w)))}
+    # the factors of an input x = a * b the caller computed, where LLVM contracted the body's first step on x into
+    # fma(a, b, c) (held-out seed 3924: exp2(x * x) of f64, whose x - round(x) became fma(h, h, -round(x)))
+    for r in inputs:
+        ws = flow.writers.get(r, [])
+        if len(ws) == 1 and ws[0].opcode == "mul" and ws[0].guard is None and is_float(ws[0]) \
+                and len(ws[0].operands) == 3:
+            factors = ws[0].operands[1:3]
+            if any(t.opcode == "fma" and t.operands[1:3] == factors for t in rng):
+                given |= {o.name for o in factors if isinstance(o, ir.Reg)}
     # tests of the inputs' bits other code made (before the range, or in it at its own location: integer and
     # predicate logic, comparisons; the same bits in Triton's FPSan), which LLVM's CSE shares with the body
     # (held-out seed 3817: sin(x)'s isinf test of x, pow(y, x)'s too)
