@@ -183,7 +183,7 @@ def _abs_next_to_cast(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, sr
             # seed 3424: |x.to(f32)| + y narrowed to add.bf16 of LLVM's |x|, hoisted to the load: silent)
             return FoldResult(False, Verdict(f"{_ABS_CAST_HEAD}: a 16-bit op that is wider arithmetic in the "
                                              "source widens it; left as written", ERROR))
-        w = {"abs": R.ring(float_type_of(instr) or "f32").w}.get(instr.opcode, 0) or _and_width(instr)
+        w = 16 if instr.opcode == "abs" and float_type_of(instr) in ("f16", "bf16") else _and_width(instr)
         if w == 16 and (decided := flow.hints.abs_widened(instr, w)) is not None:
             # abs(h.to(f32)) narrowed back: LLVM drops both casts and clears the half's sign (held-out seed 3944:
             # silent); Triton's ring widens φ(h), clears the sign of the wide bits, narrows the payload back
