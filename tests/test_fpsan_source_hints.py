@@ -345,7 +345,11 @@ def test_int_to_half_through_cancelled_float_arithmetic_is_the_ring_arithmetic(t
 
 
 @pytest.mark.parametrize("expr,anchor,at", [("tl.abs(x0.to(tl.int64).to(tl.float32))", "", "store"),
-                                            ("x0.to(tl.int16).to(tl.float32) + 1.0", "x0", "loc")])
+                                            ("x0.to(tl.int16).to(tl.float32) + 1.0", "x0", "loc"),
+                                            # held-out seed 4160: the half of an integer, then through int32 and
+                                            # back (dropped by LLVM as exact; Triton widens the half in the ring)
+                                            ("x0.to(tl.int8).to(tl.float16).to(tl.int32).to(tl.float16)", "x0",
+                                             "loc")])
 def test_int_to_half_through_float_arithmetic_stays_undecided(tmp_path, expr, anchor, at):
     text = _with_source(tmp_path, expr, "{" + at + "}\n\tcvt.rn.f16.s16 %d, %a;", anchor, w=16)
     assert _items(_run(text, [[i] for i in INTS], w=16)[1]) == [("cvt.rn.f16.s16", "error")]

@@ -198,6 +198,10 @@ def _int_to_half(instr: ir.Instruction, ctx: RewriteContext, dt: str, st: str) -
     ``--fold int-half=native|f32``; unstated, native is assumed and the conversion is reported."""
     form = ctx.folds.get("int-half")
     decided = ctx.hints.int_half(instr, dt) if form is None else None
+    if decided is not None and decided.form == "round-trip":
+        return Verdict(f"{st} → {dt} conversion left native; the source at {decided.where} then converts the half "
+                       "to an integer and back, which LLVM dropped as exact, where Triton's FPSan converts a half "
+                       "to an integer through its ring widening to f32: the value differs", ERROR)
     if decided is not None and decided.form == "native":
         return Verdict(f"{st} → {dt} conversion left native (decided by the source at {decided.where}: "
                        f"i.to({dt})), as Triton's FPSan leaves sitofp/uitofp", NOTE)
