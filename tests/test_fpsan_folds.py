@@ -596,6 +596,17 @@ def test_product_added_to_itself_in_an_fma_is_the_self_add_fold():
     assert out == [doubled] and ("fma.rn.f32", "note") in _items(rep)
 
 
+def test_doubled_self_add_in_an_fma_is_the_self_add_fold():
+    """``fma d, x, 2.0, p`` with ``p = add x, x``: LLVM's ``2.0 * (x * 2.0)`` (held-out seed 4209: silent, the
+    fma was ring arithmetic on the K fold's p). Stated ``self-add=mul2``, both are Triton's products:
+    φ(2)·(φ(x)·φ(2))."""
+    text = _kernel("add.f32 %t, %a, %a;\n\tfma.rn.f32 %d, %a, 0f40000000, %t;", nin=1)
+    p = R.float_binop("mul", np.array([HALF], np.uint64), np.array([TWO], np.uint64), "f32")
+    want = int(R.float_binop("mul", p, np.array([TWO], np.uint64), "f32")[0])
+    out, rep = _run(text, [[HALF]], folds=(("self-add", "mul2"),))
+    assert out == [want] and _items(rep) == [("add.f32", "note"), ("fma.rn.f32", "note")]
+
+
 def test_packed_half_abs_read_by_a_store_does_not_stop_the_run():
     """Held-out seeds 4283, 4289: ``abs.bf16x2`` whose lanes no conversion reads (stored as they are) crashed the
     sanitizer (KeyError: no ring for the packed type) in the check for an abs of a widened half. It is Triton's

