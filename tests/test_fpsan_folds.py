@@ -321,12 +321,21 @@ def test_f64_maximum_nan_expansion_is_the_ring_max():
 	setp.eq.f64 %p3, %a, %b;
 	selp.f64 %d, %e1, %e3, %p3;"""
     nan, one, two, neg0 = 0x7FF8000000000000, 0x3FF0000000000000, 0x4000000000000000, 1 << 63
-    rows = [[nan, one], [one, nan], [two, one], [0, neg0], [neg0, 0]]
+    rows = [[nan, one], [one, nan], [two, one], [0, neg0], [neg0, 0], [nan | (1 << 63), one]]  # (−NaN: ring max 1)
     out, rep = _run(_kernel(body, w=64), rows, w=64)
     a, b = (np.array([r[k] for r in rows], np.uint64) for k in (0, 1))
     assert out == [int(v) for v in R.float_binop("max", a, b, "f64")]
-    assert out[3:] == [0, 0]  # +0 vs −0: payloads 0 and 2^63 (the most negative): ring max +0.0
+    assert out[3:5] == [0, 0]  # +0 vs −0: payloads 0 and 2^63 (the most negative): ring max +0.0
+    assert out[5] == one  # a NaN whose payload is below φ(1.0): the ring max is 1.0, not the canonical NaN
     assert ("selp.f64", "note") in _items(rep) and not rep.errors
+    # held-out seed 4236: LLVM scheduled another body (its branches, a join label) between the max and its NaN
+    # select; the max's one definition still reaches the select: the same ring max (it was the canonical NaN)
+    split = body.replace("\tselp.f64 %e3,", "\tsetp.eq.b32 %p0, %i, 99;\n\t@%p0 bra $L_j;\n\tadd.f64 %e4, %a, %a;\n"
+                         "$L_j:\n\tselp.f64 %e3,")
+    assert split != body
+    out, rep = _run(_kernel(split, w=64).replace(".reg .b32 %r<8>, %i;", ".reg .b32 %r<8>, %i;\n\t.reg .b64 %e4;"),
+                    rows, w=64)
+    assert out == [int(v) for v in R.float_binop("max", a, b, "f64")]
 
 
 def test_sqrt_rn_f64_takes_tritons_sqrt_tag():

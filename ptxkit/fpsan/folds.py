@@ -370,10 +370,14 @@ def _select_fold(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, ft: str
         return FoldResult(True, Verdict(_CUMSUM, NOTE, native=False), moves=True)
     if isinstance(a, ir.FloatImm) and isinstance(b, ir.Reg) and isinstance(p, ir.Reg) and _is_nan(a, ft):
         m, nan = flow.only_def(b.name), flow.only_def(p.name)
-        if (m is not None and nan is not None and m.opcode in ("max", "min") and "NaN" not in m.mods
+        if (m is not None and nan is not None and m.opcode in ("max", "min") and "NaN" not in m.mods and m.guard is None
                 and nan.opcode == "setp" and "nan" in nan.mods and float_type_of(m) == ft == float_type_of(nan)
                 and {str(o) for o in m.operands[1:]} == {str(o) for o in nan.operands[1:3]}
-                and flow.unchanged_between(b.name, m, instr)):
+                # the max's one definition reaches the select (a label between is a join of the body LLVM
+                # scheduled in between, held-out seed 4236: a pow body of another element), and the test reads
+                # the max's operands, unchanged between the two
+                and all(flow.unchanged_between(o.name, *sorted((m, nan), key=lambda t: flow.pos[id(t)]))
+                        for o in m.operands[1:] if isinstance(o, ir.Reg))):
             ctx.emit(f"{guard_text(instr.guard)}mov.b{R.ring(ft).w} {d.name}, {b.name}")
             return FoldResult(True, Verdict(_NAN_SELECT, NOTE, native=False), moves=True)
     return None
