@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import networkx as nx
+
 from ptxkit import ir
 from ptxkit.fpsan.irview import NO_DEST, regs, writes
 from ptxkit.ptx.types import FLOAT_TYPES
@@ -164,10 +166,16 @@ class Flow:
                 self.readers.setdefault(r, []).append(s)
         self.pos = {id(s): i for i, s in enumerate(fn.statements())}
         labels = {s.name: self.pos[id(s)] for s in fn.statements() if isinstance(s, ir.Label)}
-        # the earliest label a backward branch goes to (a loop head): values may flow back past it
-        back = [labels[o.name] for s in fn.instructions() if s.opcode in ("bra", "brx") for o in s.operands
-                if isinstance(o, (ir.Sym, ir.Reg)) and o.name in labels and labels[o.name] <= self.pos[id(s)]]
-        self.loop_head = min(back, default=None)
+        # the earliest label a backward branch goes to that is on a cycle (a loop head): values may flow back past
+        # it; a branch back from an out-of-line block the body jumps to after the label is no loop (held-out
+        # seed 4267: powf's blocks after the ret, which hid tanhf's 1.0 register)
+        back = [(labels[o.name], self.pos[id(s)]) for s in fn.instructions() if s.opcode in ("bra", "brx")
+                for o in s.operands if isinstance(o, (ir.Sym, ir.Reg)) and o.name in labels
+                and labels[o.name] <= self.pos[id(s)]]
+        if back and not any(s.opcode == "brx" for s in fn.instructions()):
+            g = cfg(list(fn.statements()))
+            back = [(p, q) for p, q in back if nx.has_path(g, p, q)]
+        self.loop_head = min((p for p, _ in back), default=None)
         self.targets = {o.name for s in fn.instructions() if s.opcode in ("bra", "brx") for o in s.operands
                         if isinstance(o, (ir.Sym, ir.Reg)) and o.name in labels}  # labels a branch goes to
         self.src = {r: w[0].operands[1].name for r, w in writers.items()
@@ -357,3 +365,17 @@ def immediates_at(flow: Flow, s: ir.Instruction) -> set[str]:
             out.add(r)
     return out
 
+
+def cfg(stmts: list[ir.Statement]) -> nx.DiGraph:
+    """Control flow between statement positions (fall-through, branches to labels; ret/exit end a path)."""
+    pos = {s.name: i for i, s in enumerate(stmts) if isinstance(s, ir.Label)}
+    g = nx.DiGraph()
+    g.add_nodes_from(range(len(stmts)))
+    for j, s in enumerate(stmts):
+        ends = isinstance(s, ir.Instruction) and (s.opcode in ("ret", "exit")
+                                                  or (s.opcode == "bra" and s.guard is None))
+        if not ends and j + 1 < len(stmts):
+            g.add_edge(j, j + 1)
+        if isinstance(s, ir.Instruction) and s.opcode == "bra":
+            g.add_edges_from((j, pos[o.name]) for o in s.operands if isinstance(o, (ir.Sym, ir.Reg)) and o.name in pos)
+    return g

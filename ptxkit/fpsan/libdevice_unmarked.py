@@ -8,7 +8,7 @@ from collections.abc import Callable
 import networkx as nx
 
 from ptxkit import ir
-from ptxkit.fpsan.libdevice_flow import Flow, LibRange, constants_before, immediates_at, is_float, line
+from ptxkit.fpsan.libdevice_flow import Flow, LibRange, cfg, constants_before, immediates_at, is_float, line
 
 _TANHF_SCALE = ir.FloatImm(0x4038AA3B, 32)  # 2·log2(e): tanhf's exp2(2|x|)
 _TANHF_CUTOFF = ir.FloatImm(0x41102CB4, 32)  # |x| ≥ 9.01: tanh = ±1
@@ -126,31 +126,16 @@ def _runs_whole(stmts: list[ir.Statement], i0: int, last: int, members: set[int]
         return True
     if any(isinstance(s, ir.Instruction) and s.opcode == "brx" for s in stmts):
         return False  # (an indirect branch's targets are a table's: not followed)
-    cfg = _cfg(stmts)
+    g0 = cfg(stmts)
     for j, s in enumerate(within, i0):
         if id(s) in members and i0 < j < last:
-            g = nx.restricted_view(cfg, [j], [])
+            g = nx.restricted_view(g0, [j], [])
             if nx.has_path(g, i0, last):
                 return False
-    return nx.has_path(cfg, i0, last)
+    return nx.has_path(g0, i0, last)
 
 
 _JUMPS = ("bra", "brx", "ret", "exit")
-
-
-def _cfg(stmts: list[ir.Statement]) -> nx.DiGraph:
-    """Control flow between statement positions (fall-through, branches to labels; ret/exit end a path)."""
-    pos = {s.name: i for i, s in enumerate(stmts) if isinstance(s, ir.Label)}
-    g = nx.DiGraph()
-    g.add_nodes_from(range(len(stmts)))
-    for j, s in enumerate(stmts):
-        ends = isinstance(s, ir.Instruction) and (s.opcode in ("ret", "exit")
-                                                  or (s.opcode == "bra" and s.guard is None))
-        if not ends and j + 1 < len(stmts):
-            g.add_edge(j, j + 1)
-        if isinstance(s, ir.Instruction) and s.opcode == "bra":
-            g.add_edges_from((j, pos[o.name]) for o in s.operands if isinstance(o, (ir.Sym, ir.Reg)) and o.name in pos)
-    return g
 
 
 # ------------------------------------------------------------------------------ f64 sin, cos, erf
