@@ -639,14 +639,17 @@ def test_a_half_sub_at_an_add_stays_undecided(tmp_path, expr):
     assert _items(rep) == [("sub.f16", "error")]
 
 
-def test_half_to_int_through_f64_widened_to_f32_by_llvm(tmp_path):
+@pytest.mark.parametrize("expr", [
+    "x0.to(tl.float16).to(tl.float64).to(tl.int32)",  # (the receiver's width known: a half)
+    # held-out seed 4383 (silent at first contact): through a choice of one value
+    "tl.where(x0 > 0, x0.to(tl.float16).to(tl.float64), x0.to(tl.float16).to(tl.float64)).to(tl.int32)"])
+def test_half_to_int_through_f64_widened_to_f32_by_llvm(tmp_path, expr):
     """``h.to(tl.float64).to(tl.int32)`` of a half as ``cvt.f32.f16`` and ``cvt.rzi.s32.f32`` (held-out seed
     3282: LLVM widens to f32, exact, and drops the f64): Triton's ring widening to f64, then the conversion."""
     body = "cvt.f32.f16 %t, %a;\n\t{loc}\n\tcvt.rzi.s32.f32 %d, %t;"
     hs = [0x1313, 0x1F1F, 0x2222, 0x3939]  # halves whose ring widenings to f32 and to f64 convert differently
-    expr = "x0.to(tl.float16).to(tl.float64).to(tl.int32)"  # (the receiver's width known: a half)
-    out, rep = _run(_with_source(tmp_path, expr, body, "x0", w=16, out_w=32),
-                    [[h] for h in hs], w=16, out_w=32)
+    out, rep = _run(_with_source(tmp_path, expr, body, "tl.where" if expr.startswith("tl.where") else "x0", w=16,
+                                 out_w=32), [[h] for h in hs], w=16, out_w=32)
     wide = R.float_cast(np.array(hs, np.uint64), "f16", "f64").astype(np.uint64).view(np.float64)
     assert out == [int(np.clip(np.trunc(v), -2**31, 2**31 - 1)) & 0xFFFFFFFF if v == v else 0 for v in wide]
     assert ("cvt.rzi.s32.f32", "note") in _items(rep) and not rep.errors

