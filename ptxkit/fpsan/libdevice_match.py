@@ -258,9 +258,11 @@ _LOG_REDUCE = -1060439283  # 0xC0D55555: powf/logf's ``add.s32 t, |x|, -10604392
 
 
 def _log_base(flow: Flow, rng: list[ir.Instruction], r: str) -> bool:
-    """``abs a, r`` in the range, and ``a`` reduced for the logarithm (powf) or passed to a call (pow:
-    ``__internal_accurate_pow(|x|, y)``)."""
-    absr = {a for s in rng if s.opcode == "abs" and s.operands[1:] == (ir.Reg(r),) for a in flow.writes(s)}
+    """``abs a, r`` (in the range, or shared with other code before it: held-out seed 3351, tanh's |x| of pow's
+    base, which took the exponent for the base), and ``a`` reduced for the logarithm (powf) or passed to a call
+    (pow: ``__internal_accurate_pow(|x|, y)``)."""
+    absr = {a for s in flow.readers.get(r, ()) if s.opcode == "abs" and s.guard is None
+            and s.operands[1:] == (ir.Reg(r),) for a in flow.writes(s)}
     return any(flow.reads(s) & absr and ((s.opcode == "add" and ir.Imm(_LOG_REDUCE) in s.operands)
                                          or (s.opcode == "st" and "param" in s.mods)) for s in rng)
 
