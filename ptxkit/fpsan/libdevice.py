@@ -92,10 +92,12 @@ def _with_shared(flow: Flow, stmts: list[ir.Statement], consts: set[str],
     """The bodies ``marked`` (name, range start, exit, the body matched alone), where two bodies neither of which
     is recognised alone are recognised together when the later reads what the earlier computed from the same
     inputs (LLVM's CSE: ``tl.log(x)`` and ``tl.log2(x)`` share the subnormal scaling of x and the inf/NaN fix-up,
-    held-out seed 3169; f64 log reuses all of log2's log, 1400). Triton's FPSan computes two ops of one input, and
+    held-out seed 3169). Triton's FPSan computes two ops of one input, and
     each body's result is replaced by its op; the shared steps run natively in the earlier body, read by the
     later one's native code only (checked: every instruction of the later range that reads them is its own)."""
     got = [m[3] for m in marked]
+    if all(g is not None for g in got):
+        return [g for g in got if g is not None]
     instrs = [s for s in stmts if isinstance(s, ir.Instruction) and s.span is not None]
     ranges = [[s for s in instrs if lo <= line(s) < ex] for _, lo, ex, _ in marked]
     written = [{r for s in rng for r in flow.writes(s)} for rng in ranges]

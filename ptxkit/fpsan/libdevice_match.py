@@ -79,8 +79,8 @@ def match_body(flow: Flow, stmts: list[ir.Statement], name: str, lo: int, exit_l
 
     ``shared``: values an earlier body of the same inputs computed, which this one may read (LLVM's CSE of
     two bodies on one x: log2f reads logf's subnormal scaling of x, held-out seed 3169); ``later``: the
-    instructions of the next body, whose reads of this body's values are not uses of a result (the caller
-    checks that the next body is recognised with this one's values ``shared``)."""
+    instructions of a later body, whose reads of this body's values are not uses of a result (the caller
+    checks that the later body is recognised with this one's values ``shared``)."""
     op, ftype, arity = LIBDEVICE_OPS[name]
     rng = [s for s in stmts if isinstance(s, ir.Instruction) and lo <= line(s) < exit_line]
     last_write = {r: i for i, s in enumerate(rng) for r in flow.writes(s)}
