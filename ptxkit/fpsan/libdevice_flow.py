@@ -165,6 +165,8 @@ class Flow:
             for r in self.rw[id(s)][0]:
                 self.readers.setdefault(r, []).append(s)
         self.pos = {id(s): i for i, s in enumerate(fn.statements())}
+        self.order = list(fn.instructions())
+        self._logic: list[ir.Instruction] | None = None
         labels = {s.name: self.pos[id(s)] for s in fn.statements() if isinstance(s, ir.Label)}
         # the earliest label a backward branch goes to that is on a cycle (a loop head): values may flow back past
         # it; a branch back from an out-of-line block the body jumps to after the label is no loop (held-out
@@ -240,6 +242,15 @@ class Flow:
                 k += 1
             elif s.opcode == "ld" and "param" in s.mods and p in rets:
                 self.rw[id(s)] = (rd | {f"{p}#{k - 1}"}, wr)
+
+    def logic(self) -> list[ir.Instruction]:
+        """The unguarded integer/predicate logic and comparisons that read registers and write one register written
+        nowhere else, in textual order (what a body's tests of its inputs can be; computed once per function)."""
+        if self._logic is None:
+            self._logic = [s for s in self.order if s.guard is None and self.reads(s) and len(self.writes(s)) == 1
+                           and (s.opcode in ("setp", "testp") or not FLOAT_TYPES & set(s.mods))
+                           and all(len(self.writers.get(r, ())) == 1 for r in self.writes(s))]
+        return self._logic
 
     def same_call(self, s: ir.Instruction, t: ir.Instruction, merged: bool = False) -> bool:
         """``s`` carries the source location of ``t`` (line 0: compiler-made code of the same column):

@@ -406,12 +406,9 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
     # tests of the inputs' bits other code made (before the range, or in it at its own location: integer and
     # predicate logic, comparisons; the same bits in Triton's FPSan), which LLVM's CSE shares with the body
     # (held-out seed 3817: sin(x)'s isinf test of x, pow(y, x)'s too)
-    for t in stmts:
-        if isinstance(t, ir.Instruction) and t.guard is None and flow.reads(t) \
-                and (flow.pos[id(t)] < p0 or (id(t) in inside and foreign(t))) \
-                and flow.reads(t) <= given | consts | set(flow.imm) and len(flow.writes(t)) == 1 \
-                and (t.opcode in ("setp", "testp") or not FLOAT_TYPES & set(t.mods)) \
-                and all(len(flow.writers.get(r, ())) == 1 for r in flow.writes(t)):
+    for t in flow.logic():
+        if (flow.pos[id(t)] < p0 or (id(t) in inside and foreign(t))) \
+                and flow.reads(t) <= given | consts | set(flow.imm):
             given |= flow.writes(t)
     start = next((i for i, s in enumerate(rng) if flow.reads(s) & given and not foreign(s)), None)
     if start is None:

@@ -11,6 +11,7 @@ import struct
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeGuard
 
 _DTYPE_WIDTH = {"float16": 16, "bfloat16": 16, "float32": 32, "float64": 64}
 _INT_DTYPES = frozenset(f"{s}int{w}" for s in ("", "u") for w in (8, 16, 32, 64))
@@ -196,7 +197,7 @@ def _negated(n: ast.AST | None) -> ast.expr | None:
     return None
 
 
-def _abs_call(n: ast.AST | None) -> bool:
+def _abs_call(n: ast.AST | None) -> TypeGuard[ast.Call]:
     """``tl.abs(x)`` / ``abs(x)`` / ``fabs(x)`` with one argument."""
     return (isinstance(n, ast.Call) and len(n.args) == 1 and isinstance(n.func, (ast.Attribute, ast.Name))
             and (n.func.attr if isinstance(n.func, ast.Attribute) else n.func.id) in ("abs", "fabs"))

@@ -457,9 +457,7 @@ class SourceHints:
         source type, held-out seed 538)."""
 
         def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
-            if not (isinstance(n, ast.Call) and len(n.args) == 1
-                    and isinstance(n.func, (ast.Attribute, ast.Name))
-                    and (n.func.attr if isinstance(n.func, ast.Attribute) else n.func.id) in ("abs", "fabs")):
+            if not _abs_call(n):
                 return None
             arg = _resolve(f, n.args[0], _DEPTH)
             while isinstance(arg, ast.UnaryOp) and isinstance(arg.op, (ast.USub, ast.UAdd)):
@@ -486,9 +484,7 @@ class SourceHints:
                 n = n.args[1]  # LLVM sank the abs to the store (held-out seed 3944): the value it stores
             if n is not None and (c := _cast_to(n)) is not None and _DTYPE_WIDTH[c] == width:  # narrowed back
                 n = _resolve(f, _receiver(n), _DEPTH)
-            if not (isinstance(n, ast.Call) and len(n.args) == 1
-                    and isinstance(n.func, (ast.Attribute, ast.Name))
-                    and (n.func.attr if isinstance(n.func, ast.Attribute) else n.func.id) in ("abs", "fabs")):
+            if not _abs_call(n):
                 return None
             arg = _resolve(f, n.args[0], _DEPTH)
             cast = _cast_to(arg)
@@ -668,8 +664,7 @@ def _sign_op_under_casts(f: SourceFile, e: ast.expr | None) -> bool:
             return False
         if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.USub):
             return True
-        if isinstance(e, ast.Call) and ((isinstance(e.func, ast.Attribute) and e.func.attr in ("abs", "fabs"))
-                                        or (isinstance(e.func, ast.Name) and e.func.id == "abs")):
+        if _abs_call(e):
             return True
         if _cast_to(e) is None:
             return False
