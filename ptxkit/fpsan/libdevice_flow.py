@@ -138,8 +138,6 @@ class Flow:
     def __init__(self, fn: ir.Function, pure: set[str] | frozenset[str] = frozenset()):
         self.rw = {id(s): (_raw_reads(s), _raw_writes(s)) for s in fn.instructions()}
         self.top = {id(s) for s in fn.body or []}  # statements not nested in a { } block
-        # an instruction nested in a { } block -> the block at the function's top level that holds it
-        self.block_of = {id(t): b for b in fn.body or [] if isinstance(b, ir.Block) for t in ir.iter_statements(b.body)}
         if pure:
             self._calls(fn, pure)
         self.loc: dict[int, tuple[str, ...]] = {}  # the ``.loc`` (file, line, col) in force at each instruction

@@ -179,11 +179,9 @@ def match_unmarked_f64(flow: Flow, stmts: list[ir.Statement], consts: set[str]) 
             if flow.same_call(s, lead):
                 got = _unmarked(flow, stmts, s, x.name, consts, _erf_end)
             else:
-                # |x| and x's words computed by other code at its own location (held-out seed 1633: a pow body's
-                # of the same x): the body starts at its polynomial and reads them as values of its input
-                words = {w for u in flow.readers.get(x.name, ()) if u.opcode == "mov" and u.guard is None
-                         and isinstance(u.operands[0], ir.Vec) for w in flow.writes(u)}
-                got = _unmarked(flow, stmts, lead, x.name, consts, _erf_end, also=flow.writes(s) | words)
+                # |x| computed by other code at its own location (held-out seed 1633: a pow body's of the same x):
+                # the body starts at its polynomial's first read of that |x| (_unmarked reads x's words as values)
+                got = _unmarked(flow, stmts, lead, x.name, consts, _erf_end, also=flow.writes(s))
         else:
             continue
         if got is not None:
@@ -283,16 +281,16 @@ def _unmarked(flow: Flow, stmts: list[ir.Statement], key: ir.Instruction, x: str
     outs -= plain - flow.writes(end)
     if outs != flow.writes(end):
         return None
-    # the op goes before the next instruction outside a { } block (a one-line block cannot take lines), or
-    # before the block that first reads the result (held-out seed 3573: erf's result unpacked by
-    # ``{ .reg .b32 tmp; mov.b64 {lo, tmp}, r; }``); nothing before it may read the result or be a branch target
+    # the op goes before the next instruction outside a { } block, or before the first that reads the result (held-out
+    # seed 3573: erf's result unpacked by ``{ .reg .b32 tmp; mov.b64 {lo, tmp}, r; }``, whose line cannot take lines:
+    # rewrite.py puts the op before that block); nothing before it may read the result or be a branch target
     last = next(i for i, s in enumerate(stmts) if s is end)
-    anchor: ir.Instruction | ir.Block | None = None
+    anchor: ir.Instruction | None = None
     for t in stmts[last + 1:]:
         if isinstance(t, ir.Label) and t.name in flow.targets:
             break  # a join: other paths would run the op too (a debug label is no join)
         if isinstance(t, ir.Instruction) and (id(t) in flow.top or flow.reads(t) & outs):
-            anchor = t if id(t) in flow.top else flow.block_of.get(id(t))
+            anchor = t  # (rewrite.py moves an anchor on a one-line block's line before the block)
             break
     if anchor is None:
         return None
