@@ -155,6 +155,28 @@ def test_neg_cast_decided_by_the_source(tmp_path, expr, anchor, want, form):
     assert f"neg-cast={form}, decided by the source" in rep.items[0].reason
 
 
+SUB_BODY = ("{loc}\n\tcvt.rn.f16.f32 %h1, %a;\n\tcvt.rn.f16.f32 %h2, %b;\n\tneg.f16 %h3, %h1;\n"
+            "\tfma.rn.f16 %d, OPERANDS;")
+
+
+@pytest.mark.parametrize("operands,severity", [("%h3, %h1, %h2", "note"),   # a - b*c as fma(-b, c, a)
+                                               ("%h1, %h1, %h3", "error")])  # the negation an addend: not a - b*c
+def test_negation_of_a_cast_llvm_made_from_a_sub_of_a_product_is_decided(tmp_path, operands, severity):
+    """``a - b * c`` of halves, which LLVM contracts into fma(−b, c, a) with a ``neg`` of b's cvt (held-out
+    seed 4703): the ring's a − b·c is a + (−b)·c, the negation after the cast; the source has no negation
+    of its own to read."""
+    expr = "x1.to(tl.float16) - x0.to(tl.float16) * x0.to(tl.float16)"
+    text = _with_source(tmp_path, expr, SUB_BODY.replace("OPERANDS", operands), "x1.to", nin=2, out_w=16)
+    rows = [[x, ONE] for x in XS]
+    out, rep = _run(text, rows, out_w=16)
+    stated, _ = _run(text, rows, out_w=16, folds=(("neg-cast", "after"),))
+    assert out == stated
+    assert [s for o, s in _items(rep) if o == "neg.f16"] == [severity]
+    if severity == "note":
+        assert "neg-cast=after, decided by the source at kernel.py:9:9: `x1.to(tl.float16) - x0" in next(
+            i.reason for i in rep.items if i.opcode == "neg.f16")
+
+
 @pytest.mark.parametrize("expr,anchor", [("(-x0).to(tl.bfloat16)", "(-x0)"), ("x0.to(tl.float16)", "x0"),
                                          ("(-x0).to(tl.float16)", "-x0")])
 def test_neg_cast_with_a_stale_source_stays_undecided(tmp_path, expr, anchor):
@@ -460,6 +482,28 @@ def test_sign_or_decided_by_the_source(tmp_path, expr, anchor, want):
         assert out == want and _items(rep) == [("or.b32", "note")], (loc, rep.items)
 
 
+def _ring_max_of_negation(x: int) -> int:
+    """Triton's ``maximum(x, -x)`` on f32 bits: the signed max of the payloads φ(x) and −φ(x), unembedded."""
+    p = int(R.embed(np.array([x], np.uint64), "f32")[0])
+    ps = p - (1 << 32) if p >> 31 else p
+    q = max(ps, -ps if ps != -(1 << 31) else ps) % (1 << 32)
+    return int(R.unembed(np.array([q], np.uint64), "f32")[0])
+
+
+@pytest.mark.parametrize("expr,ring", [("tl.maximum(tl.where(x0 > x0, x0, x0), -x0)", True),  # held-out seed 4957
+                                       ("tl.maximum(x0 * -1.0, x0)", True),
+                                       ("tl.abs(x0)", False)])  # Triton's abs: native, +0 at both zeros
+def test_sign_and_decided_by_the_source(tmp_path, expr, ring):
+    """LLVM's |x| (``and.b32 d, x, 0x7FFFFFFF``) from ``maximum(x, -x)``, which Triton computes as the ring
+    max: −0 (the payload −2^31, its own negation) stays −0; an ``abs`` call stays native."""
+    xs = [0, SIGN, TWO, TWO | SIGN, 0xFFC00000, 0xFF800000, 0x00000001 | SIGN]  # ±0, ±2, −NaN, −inf, −denormal
+    text = _with_source(tmp_path, expr, "{loc}\n\tand.b32 %d, %a, 2147483647;", "tl.")
+    out, rep = _run(text, [[x] for x in xs])
+    assert out == ([_ring_max_of_negation(x) for x in xs] if ring else [x & 0x7FFFFFFF for x in xs])
+    assert out[1] == (SIGN if ring else 0)
+    assert [(i.opcode, i.severity) for i in rep.items] == ([("and.b32", "note")] if ring else [])
+
+
 # ------------------------------------------------------------------------------ i.to(f32).to(f64)
 
 WIDE_BODY = "{loc}\n\tcvt.rzi.s32.f32 %r1, %a;\n\tcvt.rn.f64.s32 %d, %r1;"
@@ -553,6 +597,39 @@ def test_int_to_f32_through_a_dropped_half_at_a_promotion(tmp_path, expr, anchor
     assert out == ([_through_f16(x) for x in xs] if form == "decided" else native)
     assert [i.severity for i in rep.items if "i.to(f16)" in i.reason or i.severity == "error"] == {
         "decided": ["note"], "reported": ["error"], "native": []}[form]
+
+
+LIB_SRC = """import triton.language as tl
+
+
+def widen_then_max(input):
+    input = input.to(tl.float32)
+    return input
+"""
+
+
+@pytest.mark.parametrize("expr,decided", [("tl.max(x0.to(tl.int32).to(tl.float16), axis=0)", True),
+                                          ("tl.max(x0.to(tl.int32).to(tl.float32), axis=0)", False)])
+def test_int_to_f32_in_an_inlined_library_function_is_decided_at_its_call(tmp_path, expr, decided):
+    """``tl.max`` widens a half input to f32 in Triton's standard.py (``input.to(core.float32)``), whose
+    parameter says nothing: the cvt's ``inlined_at`` location, the user's call, names the half of an integer
+    that LLVM dropped (held-out seed 4703: silent before)."""
+    (tmp_path / "lib.py").write_text(LIB_SRC)
+    col = LIB_SRC.splitlines()[4].index("input.to") + 1
+    call = SRC.replace("EXPR", expr).splitlines()[EXPR_LINE - 1].index("tl.max") + 1
+    body = ("{loc}\n\tcvt.rzi.s32.f32 %r1, %a;\n"
+            f"\t.loc 2 5 {col}, function_name $L__info_string0, inlined_at 1 {EXPR_LINE} {call}\n"
+            "\tcvt.rn.f32.s32 %d, %r1;")
+    text = _with_source(tmp_path, expr, body, "tl.max") + f'\t.file\t2 "{tmp_path / "lib.py"}"\n'
+    xs = [0x3F800000, 0xC0490FDB, 0x42C80000, 0x00000000]  # 1, -π, 100, 0
+    out, rep = _run(text, [[x] for x in xs])
+    native = [int(np.float32(int(np.array([x], np.uint32).view(np.float32)[0])).view(np.uint32)) for x in xs]
+    assert out == ([_through_f16(x) for x in xs] if decided else native)
+    notes = [i for i in rep.items if "i.to(f16)" in i.reason]
+    assert [i.severity for i in notes] == (["note"] if decided else [])
+    assert not rep.errors
+    if decided:
+        assert f"decided by the source at kernel.py:{EXPR_LINE}:{call}" in notes[0].reason
 
 
 REDUCE_SRC = """import triton

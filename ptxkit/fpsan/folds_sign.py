@@ -72,7 +72,9 @@ def rewrite_sign_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options,
             is not None and cvt.opcode == "cvt" and float_cast(cvt, packed=True) is not None):
         return _neg_of_cast(instr, cvt, ctx, opts, flow, ft)
     if op == "abs" and len(ops) == 2 and isinstance(ops[1], ir.Reg):
-        return _abs_next_to_cast(instr, ctx, flow, ops[1].name, name_of(ops[0]), packed=True)
+        w = R.ring(LANE_TYPE.get(ft, ft)).w
+        return _abs(instr, ctx, flow, ops[1].name, name_of(ops[0]), (w * (2 if ft in LANE_TYPE else 1), w),
+                    packed=True)
     if (op in ("add", "sub") and ft in ("f32", "f64") and len(ops) == 3
             and (wide := [i for i in (1, 2) if _widened(flow, ops[i], ft)])
             and (decided := flow.hints.narrow_negation(instr, R.ring(ft).w)) is not None):
@@ -125,6 +127,8 @@ _NEG_ABS = (f"{_NEG_ABS_HEAD}, from -abs(x) (sanitized so: the ring negation of 
             "or from minimum(x, -x) and the like, whose ring result differs at ±0")
 
 
+_ABS_OR_MAX = ("sign-bit and on a float value: LLVM's |x|, from abs(x) (native, as Triton's FPSan leaves it) or "
+               "from maximum(x, -x), Triton's ring max, which keeps -0 (its payload is its own negation)")
 _ABS_AFTER_CAST_HEAD = ("abs of a float conversion's result: LLVM moves abs below the cast (abs(x).to(T) becomes "
                         "abs(x.to(T)))")
 _ABS_AFTER_CAST = f"{_ABS_AFTER_CAST_HEAD}, and Triton's ring cast does not commute with abs; left as written"
@@ -143,8 +147,8 @@ def _sign_mask(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, lanes: tu
     if flow.value_kind([src, dst]) == "int" or any(
             d.opcode in BIT_OPS and not FLOAT_TYPES & set(d.mods) for d in flow.defs.get(src, [])):
         return None  # integer code (libdevice's trig reduction sets a mantissa's implicit bit: shl, or)
-    if instr.opcode == "and":  # seed 860: abs(x * y).to(f16) as |cvt(x * y)|
-        return _abs_next_to_cast(instr, ctx, flow, src, dst, packed=False)
+    if instr.opcode == "and":
+        return _abs(instr, ctx, flow, src, dst, lanes, packed=False)  # seed 860: abs(x * y).to(f16)
     d = flow.only_def(src)
     # a cast between the source's expression and the or (LLVM sank the or past it) leaves it undecided
     decided = None if d is not None and float_cast_reader(d) else flow.hints.neg_abs(instr, lanes[1])
@@ -163,6 +167,36 @@ def _sign_mask(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, lanes: tu
         return FoldResult(True, Verdict(f"{_NEG_ABS_HEAD}, from -abs(x): the ring negation of |x|, decided by the "
                                         f"source at {decided.where}", NOTE, native=False), moves=True)
     return FoldResult(True, Verdict(_NEG_ABS, ERROR, native=False), moves=True)
+
+
+def _abs(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, src: str, dst: str, lanes: tuple[int, int],
+         packed: bool) -> FoldResult | None:
+    """|x| (``abs``, or the sign-bit ``and`` on ``lanes``: (register width, lane width)): Triton's ring max where
+    the source takes the max or min of x and -x (:func:`_ring_max_of_negation`), else native like Triton's abs
+    (:func:`_abs_next_to_cast`), reported where the source has such a max that no location ties to it."""
+    if (decided := flow.hints.abs_of_max(instr, lanes[1], flow.uses.get(dst, []))) is not None:
+        _ring_max_of_negation(instr, ctx, src, dst, lanes)
+        return FoldResult(True, Verdict(f"{instr.opcode}: LLVM's |x|, and the source at {decided.where} takes the "
+                                        "max or min of x and -x (a min's negation folded into the reader): sanitized "
+                                        "as Triton's ring max", NOTE, native=False), moves=True)
+    done = _abs_next_to_cast(instr, ctx, flow, src, dst, packed=packed)
+    if done is None and (where := flow.hints.max_of_negation_in_source(instr)) is not None:
+        return FoldResult(False, Verdict(f"{_ABS_OR_MAX}; the source has one at {where}, and no location ties "
+                                         "this one to it or to an abs; left native", ERROR))
+    return done
+
+
+def _ring_max_of_negation(instr: ir.Instruction, ctx: RewriteContext, src: str, dst: str,
+                          lanes: tuple[int, int]) -> None:
+    """``maximum(x, -x)`` as Triton's ring max of φ(x) and −φ(x): |x| except at ±0, which stay themselves
+    (φ(−0) = −2^(w−1) is its own negation; held-out seed 4957: silent before): x with the sign cleared
+    where the magnitude is not zero, lane by lane."""
+    w, lane = lanes
+    _, t = lane_nonzero_signs(ctx, src, w, lane)
+    u = ctx.fresh(BITS_KIND[w])
+    ctx.invalidate(dst)
+    ctx.emit(f"and.b{w} {u}, {src}, {t}")
+    ctx.emit(f"{guard_text(instr.guard)}xor.b{w} {dst}, {src}, {u}")
 
 
 def _abs_next_to_cast(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, src: str, dst: str,
@@ -211,7 +245,9 @@ def _neg_of_cast(instr: ir.Instruction, cvt: ir.Instruction, ctx: RewriteContext
     assert types is not None
     dest = types[0].removesuffix("x2")
     decided = (decide_fold(opts, "neg-cast", lambda c: flow.hints.neg_cast(c, dest, types[1]), cvt)
-               or decide_fold(opts, "neg-cast", lambda n: flow.hints.negation_of_cast(n, dest), instr))
+               or decide_fold(opts, "neg-cast", lambda n: flow.hints.negation_of_cast(n, dest), instr)
+               or (decide_fold(opts, "neg-cast", lambda n: flow.hints.sub_of_product(n, dest), instr)
+                   if _only_multiplicands(flow, instr) else None))
     form = opts.fold("neg-cast") or (decided.form if decided else "after")
     if form == "before" and float_cast(cvt) is not None and _neg_before_cast(instr, cvt, ctx, flow):
         return FoldResult(True, fold_verdict(opts, "neg-cast", _NEG_CAST, form, decided))
@@ -222,6 +258,15 @@ def _neg_of_cast(instr: ir.Instruction, cvt: ir.Instruction, ctx: RewriteContext
         return FoldResult(True, fold_verdict(opts, "neg-cast", _NEG_CAST, form, decided))
     return FoldResult(True, Verdict(f"{_NEG_CAST}; the cvt's source may change before the neg, so sanitized as the "
                                     "negation after the cast", ERROR, native=False))
+
+
+def _only_multiplicands(flow: Flow, neg: ir.Instruction) -> bool:
+    """Whether every reader of ``neg``'s result is an fma that multiplies by it (not its addend)."""
+    dst = name_of(neg.operands[0])
+    readers = flow.uses.get(dst, [])
+    return bool(readers) and all(
+        u.opcode in ("fma", "mad") and dst in {name_of(o) for o in u.operands[1:3]}
+        and dst not in {name_of(o) for o in (u.operands[0], *u.operands[3:])} for u in readers)
 
 
 _NEG_EXTREMUM = ("negation of a max/min: LLVM rewrites min(-a, -b) as -max(a, b) (and max/min swapped), which "

@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from ptxkit import ir
@@ -72,15 +74,70 @@ from ptxkit.fpsan.source_ast import (
 
 _FILE = re.compile(r'^(\d+)\s+"([^"]*)"')
 _LOC = re.compile(r"^(\d+)\s+(\d+)\s+(\d+)\b")
+_INLINED_AT = re.compile(r"\binlined_at\s+(\d+)\s+(\d+)\s+(\d+)\b")
+
+
+def _call_name(n: ast.expr) -> str | None:
+    """``f`` of a two-argument call ``tl.f(a, b)`` / ``f(a, b)``, else None."""
+    if isinstance(n, ast.Call) and isinstance(n.func, (ast.Attribute, ast.Name)) and len(n.args) == 2:
+        return n.func.attr if isinstance(n.func, ast.Attribute) else n.func.id
+    return None
+
+
+def _of_negation(f: SourceFile, n: ast.Call) -> ast.expr | None:
+    """x of a two-argument call of x and its negation, in either order (choices between one value such as
+    ``where(c, a, a)`` resolved on both sides), else None."""
+    a, b = n.args
+    for x, y in ((a, b), (b, a)):
+        inner = _negated(y)
+        if inner is None:
+            continue
+        if ast.dump(inner) == ast.dump(x):
+            return x
+        rx, ri = _one_value(f, x), _one_value(f, inner)
+        if rx is not None and (rx is ri or (ri is not None and ast.dump(rx) == ast.dump(ri))):
+            return x
+    return None
+
+
+_EXTREMA = ("maximum", "max", "minimum", "min")
+
+
+def _operands(n: ast.expr) -> list[ast.expr]:
+    """The values an expression computes with: a BinOp's or Compare's sides, a unary op's operand, a
+    stored value, an elementwise call's float arguments, a ``.to()``'s receiver."""
+    if isinstance(n, ast.BinOp):
+        return [n.left, n.right]
+    if isinstance(n, ast.UnaryOp):
+        return [n.operand]
+    if isinstance(n, ast.Compare):
+        return [n.left, *n.comparators]
+    if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "store" and len(n.args) >= 2:
+        return [n.args[1]]
+    if _to_dtype(n) is not None:
+        return [_receiver(n)]
+    return _same_type_args(n)
+
+
+def _strip_casts(f: SourceFile, e: ast.expr) -> ast.expr | None:
+    """``e`` resolved, through ``.to()`` casts and choices between one value."""
+    v = _one_value(f, e)
+    for _ in range(_DEPTH):
+        if v is None or _to_dtype(v) is None:
+            break
+        v = _one_value(f, _receiver(v))
+    return v
 
 
 @dataclass
 class SourceHints:
     """The sources a module's ``.file`` lines name, and the ``.loc`` in force at each instruction of one
-    function (``loc``: id → (file index, line, 1-based column))."""
+    function (``loc``: id → (file index, line, 1-based column); ``call_site``: the same for an instruction
+    of an inlined function, the ``inlined_at`` location of its call)."""
 
     files: dict[str, SourceFile | None] = field(default_factory=dict)
     loc: dict[int, tuple[str, int, int]] = field(default_factory=dict)
+    call_site: dict[int, tuple[str, int, int]] = field(default_factory=dict)
 
     @classmethod
     def of(cls, module: ir.Module, fn: ir.Function, root: str | None) -> SourceHints:
@@ -91,13 +148,34 @@ class SourceHints:
                 if m and m.group(2).endswith(".py"):
                     h.files[m.group(1)] = _find(m.group(2), root)
         cur: tuple[str, int, int] | None = None
+        call: tuple[str, int, int] | None = None
         for s in fn.statements():
             if isinstance(s, ir.Directive) and s.name == "loc":
                 m = _LOC.match(s.args)  # ``1 12 5`` or ``1 12 5, function_name …, inlined_at 1 13 10``
                 cur = (m.group(1), int(m.group(2)), int(m.group(3))) if m else None
+                m = _INLINED_AT.search(s.args) if m else None
+                call = (m.group(1), int(m.group(2)), int(m.group(3))) if m else None
             elif isinstance(s, ir.Instruction) and cur is not None:
                 h.loc[id(s)] = cur
+                if call is not None:
+                    h.call_site[id(s)] = call
         return h
+
+    @contextmanager
+    def at_call_site(self, instr: ir.Instruction) -> Iterator[bool]:
+        """Within, ``instr``'s location is the call that an inlined function it belongs to came from (True), or
+        stays its own (False: not inlined). Triton's library functions carry their own file's locations
+        (held-out seed 4703: ``tl.max`` of a half widens it to f32 at standard.py:212, where the parameter
+        ``input`` says nothing; the call ``tl.max(e, axis=1)`` names ``e``)."""
+        call, own = self.call_site.get(id(instr)), self.loc.get(id(instr))
+        if call is None or own is None:
+            yield False
+            return
+        self.loc[id(instr)] = call
+        try:
+            yield True
+        finally:
+            self.loc[id(instr)] = own
 
     def nodes(self, instr: ir.Instruction) -> tuple[SourceFile, list[ast.expr]] | None:
         loc = self.loc.get(id(instr))
@@ -283,6 +361,19 @@ class SourceHints:
             return ("after", n) if _cast_to(e) == _PTX_DTYPE.get(dest) else None
         return self.decide(neg, classify)
 
+    def sub_of_product(self, neg: ir.Instruction, dest: str) -> Decision | None:
+        """J for a negation the source does not write: ``a - b * c`` in ``dest`` at the ``neg``'s location, which
+        LLVM contracts into fma(−b, c, a) with the negation below b's cast (held-out seed 4703); the ring's
+        a − b·c is a + (−b)·c, the negation after the cast (``after``). The caller checks that only fma
+        multiplicands read the negation."""
+        def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
+            if not (isinstance(n, ast.BinOp) and isinstance(n.op, ast.Sub)
+                    and _width(f, n, _DEPTH) == _DTYPE_WIDTH.get(_PTX_DTYPE.get(dest, ""))):
+                return None
+            r = _resolve(f, n.right, _DEPTH)
+            return ("after", n) if isinstance(r, ast.BinOp) and isinstance(r.op, ast.Mult) else None
+        return self.decide(neg, classify)
+
     def narrowed_f32(self, instr: ir.Instruction) -> Decision | None:
         """An f32 add/sub/mul carrying a ``.to(tl.float32)`` cast's location whose receiver is that op on
         operands widened to f64 (``(x.to(f64) * y.to(f64)).to(f32)``: LLVM shrinks it, the product of two
@@ -408,8 +499,9 @@ class SourceHints:
         ``i.to(f16|bf16).to(T)`` (``f16``/``bf16``: exact when i fits the half's mantissa, so LLVM drops the half,
         whose payload Triton's FPSan widens) or of ``i.to(f32).to(f64)`` (``f32``: exact when i fits f32). A half
         cast of an integer cast at the location, or a half cast as the receiver of the wide cast there, gives
-        its type; a wide cast of an integer cast ``direct``; anything else (a loaded tensor, a library
-        function's parameter: tl.max promotes its bf16 input) stays undecided."""
+        its type; a wide cast of an integer cast ``direct``; anything else (a loaded tensor) stays undecided.
+        In an inlined library function (``tl.max`` widens its half input at standard.py:212), where its
+        parameter says nothing, the call's location decides: ``tl.max(i.to(bf16))`` is ``bf16``."""
 
         dest = _PTX_DTYPE.get(next((m for m in cvt.mods if m in ("f32", "f64")), ""))
 
@@ -437,7 +529,11 @@ class SourceHints:
                     return _HALF[recv], n
                 return (_WIDE.get(via, "direct"), n) if recv in _INT_DTYPES else None
             return None
-        return self.decide(cvt, classify)
+        got = self.decide(cvt, classify)
+        if got is None:
+            with self.at_call_site(cvt) as inlined:
+                got = self.decide(cvt, classify) if inlined else None
+        return got
 
     def half_of_int_on_line(self, cvt: ir.Instruction) -> str | None:
         """Where the statement on ``cvt``'s line casts an integer to a half (``i.to(tl.float16)``), which LLVM
@@ -448,6 +544,9 @@ class SourceHints:
             ok = t in ("float16", "bfloat16") and _to_dtype(_resolve(f, _receiver(n), _DEPTH)) in _INT_DTYPES
             return ("half", n) if ok else None
         got = self.decide_within(cvt, classify, whole_line=True)
+        if got is None:
+            with self.at_call_site(cvt) as inlined:
+                got = self.decide_within(cvt, classify, whole_line=True) if inlined else None
         return got.where if got is not None else None
 
     def abs_cast(self, instr: ir.Instruction, dest: str | None = None, source: str | None = None) -> Decision | None:
@@ -561,14 +660,9 @@ class SourceHints:
             return _width(f, x, _DEPTH) in (OWN, width)
 
         def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
-            if (isinstance(n, ast.Call) and isinstance(n.func, (ast.Attribute, ast.Name)) and len(n.args) == 2
-                    and (n.func.attr if isinstance(n.func, ast.Attribute) else n.func.id) in ("minimum", "min")):
-                a, b = n.args
-                for x, y in ((a, b), (b, a)):
-                    inner = _negated(y)
-                    if inner is not None and ast.dump(inner) == ast.dump(x):
-                        return ("min", n) if fits(f, x) else None
-                return None
+            if _call_name(n) in ("minimum", "min"):
+                x = _of_negation(f, n)
+                return ("min", n) if x is not None and fits(f, x) else None
             if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "store" \
                     and len(n.args) >= 2:  # LLVM sank the or to the store (seed 610): the stored value's expression
                 v = _resolve(f, n.args[1], _DEPTH)
@@ -582,6 +676,48 @@ class SourceHints:
             assert isinstance(e, ast.Call)
             return ("negabs", n) if fits(f, e.args[0]) else None
         return self.decide(instr, classify) or self.decide_enclosing(instr, classify)
+
+    def abs_of_max(self, instr: ir.Instruction, width: int,
+                   readers: Sequence[ir.Instruction] = ()) -> Decision | None:
+        """|x| as a sign-bit ``and`` on ``width``-bit lanes: a ``maximum``/``max`` of x and its negation there
+        (``max``: Triton's ring max, which keeps ±0 as they are; held-out seed 4957:
+        ``maximum(where(c, a, a), -a)``, an ``and`` on a dot operand no float instruction reads). LLVM often
+        hoists the ``and`` to the load, whose location says nothing: then the expressions at its ``readers``'
+        locations decide, where each operand that clears a sign is such a maximum (``maximum(x, -x) * 3.0``;
+        not ``abs(y) + maximum(x, -x)``, whose ``and``s the PTX does not tell apart)."""
+        def is_max(f: SourceFile, n: ast.expr | None) -> bool:
+            # minimum(x, -x) too: LLVM's |x| of it has its negation folded into the reader (1.0 + min(x, -x)
+            # as 1.0 - |x|), and the ring's −max(p, −p) is min(p, −p), at p = φ(−0) = −2^(w−1) as well
+            x = _of_negation(f, n) if n is not None and _call_name(n) in _EXTREMA else None
+            return x is not None and _width(f, x, _DEPTH) in (OWN, width)
+
+        def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
+            return ("max", n) if is_max(f, n) else None
+
+        def classify_reader(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
+            ops = [_strip_casts(f, o) for o in _operands(n)]
+            clears = [o for o in ops if o is not None and (is_max(f, o) or _abs_call(o))]
+            return ("max", n) if clears and all(is_max(f, o) for o in clears) else None
+
+        got = self.decide(instr, classify) or self.decide_enclosing(instr, classify)
+        if got is not None or not readers:
+            return got
+        decisions = [self.decide(u, classify_reader) for u in readers]
+        return decisions[0] if all(d is not None for d in decisions) else None
+
+    def max_of_negation_in_source(self, instr: ir.Instruction) -> str | None:
+        """Where the source of ``instr``'s function has a max or min of a value and its negation
+        anywhere (a safety net for :meth:`abs_of_max`: a sign-bit ``and`` no location ties to it may be it)."""
+        found = self.nodes(instr)
+        if found is None:
+            return None
+        f = found[0]
+        fn = next((n for n in found[1] if f.function_of(n) is not None), None)
+        scope = f.function_of(fn) if fn is not None else f.tree
+        for n in ast.walk(scope):
+            if isinstance(n, ast.Call) and _call_name(n) in _EXTREMA and _of_negation(f, n) is not None:
+                return f.where(n)
+        return None
 
     def neg_extremum(self, instr: ir.Instruction) -> Decision | None:
         """``neg`` of a max/min: the source negates a ``max``/``min``/``maximum``/``minimum`` call there
