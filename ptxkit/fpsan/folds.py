@@ -25,6 +25,10 @@ states the source form with ``--fold NAME=FORM`` (:data:`FOLD_FORMS`), which mak
   the narrowing fold of the 32/64-bit one). Default ``half=native``; ``f32``/``f64`` sanitize the
   widened form (sign-extended payloads, the op at that width, Triton's narrowing fold; for
   ``setp`` a comparison of the widened floats φ⁻¹(sext φ(x))).
+* T ``cvt.rn.f32.sN d, i`` of ``i = cvt.rzi.sN.{f16,bf16} h`` read only by ``setp`` — ``h.to(intN).to(f32)``
+  compared: Triton's FPSan widens h to f32 in the ring, and LLVM then folds fptosi/sitofp of that f32 into
+  ``cvt.rzi.f32.f32`` (a comparison ignores the sign of zero, an out-of-range fptosi is poison), which
+  the plain build cannot (its source is the half); so ``d`` is the trunc of the widened bits (note).
 * M ``selp.fT d, NaN, m, p`` with ``m = max/min.fT a, b`` and ``p = setp.nan.fT a, b`` — LLVM's expansion of
   ``llvm.maximum/minimum`` (``propagate_nan=ALL``) where no ``.NaN`` instruction exists (f64): Triton's
   ring max/min decides NaN inputs too, so ``d`` takes ``m`` (note).
@@ -50,6 +54,48 @@ from ptxkit.fpsan.source_ast import Decision
 
 # ------------------------------------------------------------------------------ the folds
 
+_INT_TYPES = ("s8", "u8", "s16", "u16", "s32", "u32", "s64", "u64")
+
+
+def _compared_half_int(instr: ir.Instruction, flow: Flow) -> ir.Instruction | None:
+    """The ``cvt.rzi.{s,u}N.{f16,bf16}`` whose integer ``cvt.rn.f32.{s,u}N`` converts back, where only
+    comparisons read the result and the half is unchanged in between (fold T); else None."""
+    types = [m for m in instr.mods if m in _INT_TYPES or m in LANE_TYPE.values() or m in ("f32", "f64")]
+    ops = instr.operands
+    if types[:1] != ["f32"] or len(types) != 2 or types[1] not in _INT_TYPES or len(ops) != 2 \
+            or not isinstance(ops[1], ir.Reg) or not isinstance(ops[0], ir.Reg):
+        return None
+    cvt = flow.only_def(ops[1].name)
+    if cvt is None or cvt.opcode != "cvt" or "rzi" not in cvt.mods or len(cvt.operands) != 2 \
+            or not isinstance(cvt.operands[1], ir.Reg) or not ({"f16", "bf16"} & set(cvt.mods)):
+        return None
+    readers = flow.uses.get(ops[0].name, [])
+    if not readers or any(u.opcode != "setp" for u in readers):
+        return None
+    return cvt if flow.unchanged_between(cvt.operands[1].name, cvt, instr) else None
+
+
+def _trunc_of_widened_half(instr: ir.Instruction, cvt: ir.Instruction, ctx: RewriteContext) -> FoldResult | None:
+    """Fold T: ``d`` = trunc of φ⁻¹ of the half's payload sign-extended to f32 (held-out seed 5041: silent
+    before); not where the source converts the half through f64 (no trunc to fold: the types differ) or
+    says the integer was converted to a half (the int-wide fold's own case)."""
+    st = "bf16" if "bf16" in cvt.mods else "f16"
+    it = next(m for m in cvt.mods if m in _INT_TYPES)
+    half_int = ctx.folds.get("half-int") or (d.form if (d := ctx.hints.half_int(cvt, it)) is not None else "f32")
+    wide = ctx.hints.int_wide(instr)
+    if not half_int.startswith("f32") or (wide is not None and wide.form != "direct"):
+        return None
+    bits = ctx.unembed_to_fresh(cast_payload(ctx, ctx.embed(cvt.operands[1], st), st, "f32"), "f32")
+    dst = name_of(instr.operands[0])
+    ctx.invalidate(dst)
+    ctx.emit(f"{guard_text(instr.guard)}cvt.rzi.f32.f32 {dst}, {bits}")
+    return FoldResult(True, Verdict(f"{instr.opcode}.{'.'.join(instr.mods)} of {st} → {it} read only by comparisons: "
+                                    f"Triton's FPSan widens the {st} to f32 in the ring, and LLVM folds the f32 → int "
+                                    "→ f32 pair that follows into a trunc (a comparison ignores the sign of zero); "
+                                    "sanitized as that trunc", NOTE, native=False))
+
+
+
 def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow: Flow) -> FoldResult | None:
     """The fold ``instr`` belongs to, rewritten (None: not a fold; the ordinary dispatch applies)."""
     op = instr.opcode
@@ -62,6 +108,8 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
     if ft is None:
         return None
     ops = instr.operands
+    if op == "cvt" and (cvt := _compared_half_int(instr, flow)) is not None:
+        return _trunc_of_widened_half(instr, cvt, ctx)
     if op == "copysign" and len(ops) == 3 and ft in ("f32", "f64") and _zero_value(flow, ops[2]):
         return _zero_sign(instr, ctx, opts, ft, decide_fold(opts, "zero-sign", flow.hints.zero_sign, instr))
     if op in ("fma", "mad") and len(ops) == 4 and (c := _product_of(flow, instr)) is not None:
