@@ -554,21 +554,41 @@ def test_abs_of_a_widened_half_narrowed_back_is_reported(tmp_path, expr, reporte
     assert (("and.b16", "error") in _items(rep)) == reported and (not rep.errors) != reported
 
 
+_THRESHOLD = {"int16": 4.0e4, "int32": 2.4e9, "int64": 1.0e19}  # between the type's maximum and the trunc of 3e9 / 2^70
+
+
 @pytest.mark.parametrize("w,ints", [(32, ("int32", "int16")), (64, ("int32", "int64"))])
-def test_trunc_of_casts_through_an_integer_stays_a_trunc_at_f32_and_f64(tmp_path, w, ints):
-    """``cvt.rzi.f32.f32`` (``.f64.f64``) where the source casts through an integer (held-out seed 3651:
-    ``y <= x.to(f32).to(int32).to(f32)``): both conversions are native on φ⁻¹'s bits in Triton's FPSan, of the
-    same types as in the plain PTX, and LLVM folds them into the same trunc there — out of the integer's range
-    (3e9, 2^70, NaN) a trunc, not the saturating round trip a half's conversion through f32 takes."""
+@pytest.mark.parametrize("compared", [True, False])
+def test_trunc_of_casts_through_an_integer_at_f32_and_f64(tmp_path, w, ints, compared):
+    """``cvt.rzi.f32.f32`` (``.f64.f64``) where the source casts through an integer: both conversions are native on
+    φ⁻¹'s bits in Triton's FPSan, of the same types as in the plain PTX. Read only by a comparison (held-out seed
+    3651: ``y <= x.to(f32).to(int32).to(f32)``), LLVM folds them into the same trunc there — out of the integer's
+    range (3e9, 2^70, NaN) a trunc; read by other code (5106: ``x.to(int16).to(f32) - 0.5``, which LLVM folds in the
+    plain build only, x + 0.5 being blind to the sign of zero), the ring code reads it in Triton's: the saturating
+    round trip (NaN → 0)."""
     t = f"f{w}"
-    vals = np.array([3.0e9, -2.5, 2.0 ** 70, np.nan, -0.75], np.float32 if w == 32 else np.float64)
+    ft = np.float32 if w == 32 else np.float64
+    vals = np.array([3.0e9, -2.5, 2.0 ** 70, np.nan, -0.75], ft)
     xs = [int(v) for v in vals.view(np.uint32 if w == 32 else np.uint64)]
+    one = int(ft(1.0).view(np.uint32 if w == 32 else np.uint64))
     for it in ints:
-        body = f"{{loc}}\n\tcvt.rzi.{t}.{t} %d, %a;"
+        thr = ft(_THRESHOLD[it])
+        k = f"{thr.view(np.uint32 if w == 32 else np.uint64):0{w // 4}X}"
+        body = (f"{{loc}}\n\tcvt.rzi.{t}.{t} %t, %a;\n\t"
+                + (f"setp.ge.{t} %p1, %t, 0{'f' if w == 32 else 'd'}{k};\n\tselp.b{w} %d, {one}, 0, %p1;" if compared
+                   else f"mov.b{w} %d, %t;"))
         text = _with_source(tmp_path, f"x0.to(tl.{it}).to(tl.float{w})", body, "x0", w=w)
         out, rep = _run(text, [[x] for x in xs], w=w, out_w=w)
-        assert out == [int(v) for v in np.trunc(vals).view(np.uint32 if w == 32 else np.uint64)], it
-        assert _items(rep) == [(f"cvt.rzi.{t}.{t}", "note")] and "native, as LLVM folds" in rep.items[0].reason
+        if compared:
+            assert out == [one if np.trunc(v) >= thr else 0 for v in vals], it
+        else:
+            n = int(it[3:])
+            sat = [0.0 if np.isnan(v) else float(int(min(max(np.trunc(v), -2.0 ** (n - 1)), 2.0 ** (n - 1) - 1)))
+                   for v in vals]  # an integer: -0.75 gives +0
+            assert out == [int(v) for v in np.array(sat, ft).view(np.uint32 if w == 32 else np.uint64)], it
+        assert [i for i in _items(rep) if i[0].startswith("cvt")] == [(f"cvt.rzi.{t}.{t}", "note")] and not rep.errors
+        assert ("native, as LLVM folds" if compared else f"native conversions through s{max(16, int(it[3:]))}") \
+            in rep.items[0].reason
 
 
 def _through_f16(x: int) -> int:

