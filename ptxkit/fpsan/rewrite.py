@@ -137,11 +137,10 @@ class _FunctionRewrite:
                 continue
             lib = self.anchors.get(id(s))
             if isinstance(s, ir.Block):
-                if (sv := self.saves.get(id(s))) is not None:
-                    self.out.inserted.append((s, save_input(ctx, sv), False))
-                    self.file_raw()
                 if lib is not None:  # before a one-line block that reads the result
                     self.out.inserted.append((s, self.ring_op(lib), False))
+                if (sv := self.saves.get(id(s))) is not None:  # after the ring op of a body whose result it
+                    self.save(s, sv)  # copies (held-out seed 5340: log(pow(x, y)), both f64: silent before)
                 ctx.clear()
                 stack.append(iter(s.body))
             elif isinstance(s, ir.Label):
@@ -150,11 +149,10 @@ class _FunctionRewrite:
                 if lib is not None:
                     self.out.inserted.append((s, self.ring_op(lib), True))
             elif isinstance(s, ir.Instruction):
-                if (sv := self.saves.get(id(s))) is not None:
-                    self.out.inserted.append((s, save_input(ctx, sv), False))
-                    self.file_raw()
                 if lib is not None:
                     self.out.inserted.append((s, self.ring_op(lib), False))
+                if (sv := self.saves.get(id(s))) is not None:
+                    self.save(s, sv)
                 if s.span is not None and s.span.line in self.skip_lines:
                     self.native(s, link=False)  # the inlined body runs natively; its result is replaced at the exit
                     if (lib_of := self.absorbed.get(s.span.line)) is not None:
@@ -165,6 +163,14 @@ class _FunctionRewrite:
                     self.general_case(s, *self.bypass[id(s)])
                 else:
                     self.visit(s)
+
+    def save(self, at: ir.Statement, r: LibRange) -> None:
+        """The copy of an input a body updates in place, before ``at``; it reads the input's float bits (the
+        result of another body's ring op, inserted just before, among them)."""
+        self.new_def()
+        self.ctx.read_bits(r.input)
+        self.out.inserted.append((at, save_input(self.ctx, r), False))
+        self.file_raw()
 
     def general_case(self, sel: ir.Instruction, r: LibRange, v: str) -> None:
         """A special-case select of a recognised body sunk past user code (``LibRange.bypass``) becomes a
