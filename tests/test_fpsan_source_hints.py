@@ -504,6 +504,31 @@ def test_sign_and_decided_by_the_source(tmp_path, expr, ring):
     assert [(i.opcode, i.severity) for i in rep.items] == ([("and.b32", "note")] if ring else [])
 
 
+def _sext16(p: int) -> int:
+    return (p - (1 << 16) if p >> 15 else p) % (1 << 32)
+
+
+@pytest.mark.parametrize("expr,narrow", [("(x0 * -1.0).to(tl.float32) + x1.to(tl.float32)", True),  # seed 5462
+                                         ("x1.to(tl.float32) - x0.to(tl.float32)", False)])
+def test_widened_negation_folded_into_a_sub_is_negated_in_the_half(tmp_path, expr, narrow):
+    """``(h * -1.0).to(f32) + y`` of a loaded half h, which LLVM turns into ``y - h.to(f32)``: Triton negates in
+    h's 16-bit ring and widens, which differs from the f32 ring's subtraction at h = -0 (φ = -2^15, its own
+    16-bit negation); a source subtraction stays as written."""
+    body = "{loc}\n\tcvt.f32.f16 %r1, %a;\n\tcvt.f32.f16 %r2, %b;\n\tsub.f32 %r3, %r2, %r1;\n\tmov.b32 %d, %r3;"
+    text = _with_source(tmp_path, expr, body, "(x0" if narrow else "x1.to", nin=2, w=16, out_w=32)
+    hs, y = [0x8000, 0x3C00, 0xC000, 0x0000], 0x4000
+    out, rep = _run(text, [[h, y] for h in hs], w=16, out_w=32)
+    e16 = lambda v: int(R.embed(np.array([v], np.uint64), "f16")[0])  # noqa: E731
+    u32 = lambda p: int(R.unembed(np.array([p % (1 << 32)], np.uint64), "f32")[0])  # noqa: E731
+    if narrow:
+        want = [u32(_sext16(e16(y)) + _sext16((-e16(h)) % (1 << 16))) for h in hs]
+    else:
+        want = [u32(_sext16(e16(y)) - _sext16(e16(h))) for h in hs]
+    assert out == want
+    assert (want[0] == u32(_sext16(e16(y)) - _sext16(e16(0x8000)))) == (not narrow)  # they differ at -0 only
+    assert not rep.errors
+
+
 # ------------------------------------------------------------------------------ i.to(f32).to(f64)
 
 WIDE_BODY = "{loc}\n\tcvt.rzi.s32.f32 %r1, %a;\n\tcvt.rn.f64.s32 %d, %r1;"

