@@ -51,6 +51,18 @@ def _with_source(tmp_path: Path, expr: str, body: str, anchor: str, nin: int = 1
 K_BODY = "{loc}\n\tadd.f32 %d, %a, %a;"
 
 
+def test_inner_of_two_self_adds_at_one_location_is_undecided(tmp_path):
+    """``((h.to(f32) * 2.0).to(f64).to(bf16) * 2.0)`` of a bf16 h (held-out seed 5719): LLVM narrows both
+    products to ``add.bf16 x, x`` at the expression's location, whose node is the outer product; the inner one
+    went through f32 and f64 in Triton's ring, which the location does not tell: reported, not the outer's form."""
+    expr = "((x0.to(tl.float32) * 2.0).to(tl.float64).to(tl.bfloat16) * 2.0)"
+    text = _with_source(tmp_path, expr, "{loc}\n\tadd.bf16 %h1, %a, %a;\n\tadd.bf16 %d, %h1, %h1;", "(x0", w=16)
+    _, rep = _run(text, [[0x3F80]], w=16)
+    assert [(i.line, i.severity) for i in rep.items if i.opcode == "add.bf16"] == [(rep.items[0].line, "error"),
+                                                                                  (rep.items[0].line + 1, "note")]
+    assert "self-add=mul2, decided by the source" in rep.items[1].reason
+
+
 def test_self_add_of_x_times_two_decided_by_the_source(tmp_path):
     text = _with_source(tmp_path, "x0 * 2.0", K_BODY, "x0 * 2.0")
     out, rep = _run(text, [[HALF], [ONE]])
