@@ -541,6 +541,28 @@ def test_widened_negation_folded_into_a_sub_is_negated_in_the_half(tmp_path, exp
     assert not rep.errors
 
 
+@pytest.mark.parametrize("expr,narrow", [("(-x0).to(tl.float32) * 0.5", True),  # held-out seed 6041 (in a cumsum)
+                                         ("x0.to(tl.float32) * -0.5", False)])
+def test_negation_moved_into_a_constant_factor_is_negated_in_the_half(tmp_path, expr, narrow):
+    """``(-h).to(f32) * 0.5`` of a half h, which LLVM computes as ``h.to(f32) * -0.5``: Triton negates in h's
+    16-bit ring and widens, which differs from multiplying by φ(-0.5) at h = -0; a source constant that is
+    negative stays as written."""
+    body = "{loc}\n\tcvt.f32.f16 %r1, %a;\n\tmul.f32 %r2, %r1, 0fBF000000;\n\tmov.b32 %d, %r2;"
+    text = _with_source(tmp_path, expr, body, "(-x0)" if narrow else "x0.to", w=16, out_w=32)
+    hs = [0x8000, 0x3C00, 0xC000, 0x0000]
+    out, rep = _run(text, [[h] for h in hs], w=16, out_w=32)
+    e16 = lambda v: int(R.embed(np.array([v], np.uint64), "f16")[0])  # noqa: E731
+    e32 = lambda v: int(R.embed(np.array([v], np.uint64), "f32")[0])  # noqa: E731
+    u32 = lambda p: int(R.unembed(np.array([p % (1 << 32)], np.uint64), "f32")[0])  # noqa: E731
+    if narrow:
+        want = [u32(_sext16((-e16(h)) % (1 << 16)) * e32(0x3F000000)) for h in hs]
+    else:
+        want = [u32(_sext16(e16(h)) * e32(0xBF000000)) for h in hs]
+    assert out == want
+    assert (want[0] == u32(_sext16(e16(0x8000)) * e32(0xBF000000))) == (not narrow)  # they differ at -0 only
+    assert not rep.errors and (("mul.f32", "note") in _items(rep)) == narrow
+
+
 # ------------------------------------------------------------------------------ i.to(f32).to(f64)
 
 WIDE_BODY = "{loc}\n\tcvt.rzi.s32.f32 %r1, %a;\n\tcvt.rn.f64.s32 %d, %r1;"

@@ -329,6 +329,7 @@ EXACT: list[int | str] = [4, 6, 15, 19, 72, 104, 114, 175, "k_rsqrt_f32", "k_exp
                           5041,  # bf16.to(int64).to(f32) compared: a trunc of the ring widening in Triton's (silent)
                           5106,  # x.to(int16).to(f32) - 0.5: LLVM's trunc in the plain build only (silent)
                           5462,  # (h * -1.0).to(f32) + y as y - h.to(f32): negated in h's ring (silent)
+                          6041,  # cumsum((-h).to(f64) * 0.5) as fma(h, -0.5, acc) at the scan's location (silent)
                           ]
 # Known-open classes (issue 10's letters; /work/coord/issue10_findings.md): kernel -> (cause, reported
 # today, i.e. the sanitize report has an error so --strict fails).

@@ -7,6 +7,8 @@ computes it; elsewhere the PTX as written, reported."""
 
 from __future__ import annotations
 
+import struct
+
 from ptxkit import ir
 from ptxkit.fpsan import ring as R
 from ptxkit.fpsan.casts import _cast_payload as cast_payload
@@ -75,6 +77,10 @@ def rewrite_sign_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options,
         w = R.ring(LANE_TYPE.get(ft, ft)).w
         return _abs(instr, ctx, flow, ops[1].name, name_of(ops[0]), (w * (2 if ft in LANE_TYPE else 1), w),
                     packed=True)
+    if (op in ("mul", "fma", "mad") and ft in ("f32", "f64") and len(ops) in (3, 4)
+            and (k := _widened_times_negative(flow, ops, ft)) is not None
+            and (decided := flow.hints.negated_factor(instr, R.ring(ft).w, _float_value(ops[3 - k]))) is not None):
+        return _negated_factor(instr, ctx, flow, ft, k, decided)
     if (op in ("add", "sub") and ft in ("f32", "f64") and len(ops) == 3
             and (wide := [i for i in (1, 2) if _widened(flow, ops[i], ft)])
             and (decided := flow.hints.narrow_negation(instr, R.ring(ft).w)) is not None):
@@ -546,6 +552,56 @@ def _narrow_negation(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, ft:
     if not elementwise(instr, ctx, OpInfo(ft, None), compute, 2):
         return None
     return FoldResult(True, Verdict(f"{_NARROW_NEG}; sanitized so, decided by the source at {decided.where}", NOTE,
+                                    native=False))
+
+
+def _float_value(o: ir.Operand) -> float:
+    f = "<f" if isinstance(o, ir.FloatImm) and o.width == 32 else "<d"
+    assert isinstance(o, ir.FloatImm)
+    return struct.unpack(f, o.bits.to_bytes(o.width // 8, "little"))[0]
+
+
+def _widened_times_negative(flow: Flow, ops: tuple[ir.Operand, ...], ft: str) -> int | None:
+    """The operand index (1 or 2) of a multiplicand widened from a narrower float whose other multiplicand is a
+    negative immediate, else None."""
+    for k in (1, 2):
+        c = ops[3 - k]
+        if isinstance(c, ir.FloatImm) and c.bits >> (c.width - 1) and _widened(flow, ops[k], ft) \
+                and _float_value(c) < 0:
+            return k
+    return None
+
+
+_NEG_FACTOR = ("x * -c with x widened from a narrower h: LLVM's (-h).to(T) * c, the negation moved into the "
+               "constant; Triton negates in h's ring, then widens, which differs where h is -0")
+
+
+def _negated_factor(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, ft: str, k: int,
+                    decided: Decision) -> FoldResult | None:
+    """``mul d, q, -c`` (or ``fma d, q, -c, a``) of q = cvt(h) where the source says ``(-h).to(T) * c`` (held-out
+    seed 6041: a cumsum of ``(-x).to(f64) * 0.5`` of a half x, as fma(x, -0.5, acc)): Triton's sext(−φ_h(h))·φ(c).
+    With φ(−c) = −φ(c) that is q'·φ(−c), where q' = q except at φ_h(−0) = −2^(n−1), its own narrow negation, where
+    q' = −q."""
+    narrow = _widened(flow, instr.operands[k], ft)
+    w = R.ring(ft).w
+    nsrc = len(instr.operands) - 1
+
+    def compute(c: RewriteContext, ps: list[str], _w: int, _i: ir.Instruction) -> str:
+        q = as_reg(c, ps[k - 1], w)
+        t, n, o = c.fresh(BITS_KIND[w]), c.fresh(BITS_KIND[w]), c.fresh(BITS_KIND[w])
+        p = c.fresh("pred")
+        c.emit(f"neg.s{w} {t}, {q}")
+        c.emit(f"setp.eq.s{w} {p}, {q}, {hexc((-(1 << (narrow - 1))) % (1 << w), w)}")
+        c.emit(f"selp.b{w} {n}, {t}, {q}, {p}")
+        m = as_reg(c, ps[2 - k], w)
+        if nsrc == 3:
+            c.emit(f"mad.lo.s{w} {o}, {n}, {m}, {as_reg(c, ps[2], w)}")
+        else:
+            c.emit(f"mul.lo.s{w} {o}, {n}, {m}")
+        return o
+    if not elementwise(instr, ctx, OpInfo(ft, None), compute, nsrc):
+        return None
+    return FoldResult(True, Verdict(f"{_NEG_FACTOR}; sanitized so, decided by the source at {decided.where}", NOTE,
                                     native=False))
 
 

@@ -149,12 +149,19 @@ class SourceHints:
                     h.files[m.group(1)] = _find(m.group(2), root)
         cur: tuple[str, int, int] | None = None
         call: tuple[str, int, int] | None = None
+        caller: dict[tuple[str, int, int], tuple[str, int, int]] = {}  # a location in an inlined function → its call
         for s in fn.statements():
             if isinstance(s, ir.Directive) and s.name == "loc":
                 m = _LOC.match(s.args)  # ``1 12 5`` or ``1 12 5, function_name …, inlined_at 1 13 10``
                 cur = (m.group(1), int(m.group(2)), int(m.group(3))) if m else None
                 m = _INLINED_AT.search(s.args) if m else None
                 call = (m.group(1), int(m.group(2)), int(m.group(3))) if m else None
+                if cur is not None and call is not None:
+                    caller.setdefault(cur, call)
+                    for _ in range(8):  # the outermost call: tl.cumsum's scan inlines its combine (held-out 6041)
+                        if call not in caller or caller[call] == call:
+                            break
+                        call = caller[call]
             elif isinstance(s, ir.Instruction) and cur is not None:
                 h.loc[id(s)] = cur
                 if call is not None:
@@ -163,8 +170,8 @@ class SourceHints:
 
     @contextmanager
     def at_call_site(self, instr: ir.Instruction) -> Iterator[bool]:
-        """Within, ``instr``'s location is the call that an inlined function it belongs to came from (True), or
-        stays its own (False: not inlined). Triton's library functions carry their own file's locations
+        """Within, ``instr``'s location is the user's call that the inlined functions it belongs to came from (the
+        outermost ``inlined_at``; True), or stays its own (False: not inlined). Triton's library functions carry their own file's locations
         (held-out seed 4703: ``tl.max`` of a half widens it to f32 at standard.py:212, where the parameter
         ``input`` says nothing; the call ``tl.max(e, axis=1)`` names ``e``)."""
         call, own = self.call_site.get(id(instr)), self.loc.get(id(instr))
@@ -630,6 +637,38 @@ class SourceHints:
                     return "narrow", n
             return None
         return self.decide(instr, classify)
+
+    def negated_factor(self, instr: ir.Instruction, width: int, constant: float) -> Decision | None:
+        """A ``mul``/``fma`` by the negative immediate ``constant`` of a widened narrower value: the source there
+        multiplies a widening cast of a negated narrower value by ``-constant`` (``(-h).to(f64) * 0.5``; LLVM moved
+        the negation into the constant), ``narrow``. Read at the location's expression and the values a call
+        there reduces (a ``tl.cumsum(e)`` contracts ``e``'s product into its adds), then at an inlined
+        function's call."""
+        def negated_cast(f: SourceFile, e: ast.expr | None) -> bool:
+            if e is None or _cast_to(e) is None:
+                return False
+            inner = _negated(_resolve(f, _receiver(e), _DEPTH))
+            w = _width(f, inner, _DEPTH) if inner is not None else None
+            return w is not None and (w == OWN or 0 < w < width)
+
+        def product(f: SourceFile, n: ast.expr) -> bool:
+            if not (isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mult)):
+                return False
+            for a, b in ((n.left, n.right), (n.right, n.left)):
+                if _number(b) == -constant and negated_cast(f, _resolve(f, a, _DEPTH)):
+                    return True
+            return False
+
+        def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
+            if product(f, n) or any(product(f, e) for a in _same_type_args(n)
+                                    if (e := _resolve(f, a, _DEPTH)) is not None):
+                return "narrow", n
+            return None
+        got = self.decide(instr, classify)
+        if got is None:
+            with self.at_call_site(instr) as inlined:
+                got = self.decide(instr, classify) if inlined else None
+        return got
 
     def abs_at_cast(self, cvt: ir.Instruction, dest: str, source: str) -> Decision | None:
         """The abs/cvt order told at the ``cvt``'s own location (the ``.to(T)`` call; LLVM gives a moved abs
