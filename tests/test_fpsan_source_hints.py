@@ -167,6 +167,36 @@ def test_neg_cast_decided_by_the_source(tmp_path, expr, anchor, want, form):
     assert f"neg-cast={form}, decided by the source" in rep.items[0].reason
 
 
+SELECT_XOR_BODY = ("{loc}\n\tcvt.rn.f16.f32 %h1, %a;\n\tcvt.rn.f16.f32 %h2, %b;\n\tsetp.lt.f32 %p1, %a, %b;\n\t"
+                   "selp.b16 %h3, %h1, %h2, %p1;\n\t{store}\n\txor.b16 %d, %h3, -32768;")
+
+
+_ARMS = "tl.where(x0 < x1, x0.to(tl.float32), x1.to(tl.float32))"
+
+
+@pytest.mark.parametrize("expr,reported", [(f"-{_ARMS}", True),  # held-out seed 6284
+                                           (f"-({_ARMS}.to(tl.float16))", False)])
+def test_negation_moved_past_a_narrowing_through_a_select_is_reported(tmp_path, expr, reported):
+    """``(-where(c, a, b)).to(f16)`` of f32 a, b, which LLVM computes as the sign xor of a select of the narrowed
+    arms: Triton narrows the f32 ring's negation, which the 16-bit ring's negation of the narrowed value is not
+    (both sanitized as the xor's ring negation): an error, where the source negates after the cast a note."""
+    text = _with_source(tmp_path, expr, SELECT_XOR_BODY, "tl.where", nin=2, out_w=16)
+    _, rep = _run(text, [[TWO, ONE]], out_w=16)
+    assert [s for o, s in _items(rep) if o == "xor.b16"] == ["error" if reported else "note"]
+
+
+@pytest.mark.parametrize("expr,reported", [("(-x0.to(tl.float32)).to(tl.float16) * (-x1.to(tl.float16))", True),
+                                           ("(x0.to(tl.float32)).to(tl.float16) * x1.to(tl.float16)", False)])
+def test_narrowed_negation_llvm_cancelled_is_reported(tmp_path, expr, reported):
+    """``(-x).to(f16) * (-y)`` with x wider, which LLVM computes as ``x.to(f16) * y`` (held-out seed 6034): Triton
+    narrows the wide ring's −φ(x), which is not the narrow ring's negation of the narrowed x, so the cancelled pair
+    is not the ring's: the cvt is reported."""
+    body = "{loc}\n\tcvt.rn.f16.f32 %h1, %a;\n\tcvt.rn.f16.f32 %h2, %b;\n\tmul.f16 %d, %h1, %h2;"
+    text = _with_source(tmp_path, expr, body, "(-x0" if reported else "(x0", nin=2, out_w=16)
+    _, rep = _run(text, [[TWO, ONE]], out_w=16)
+    assert (("cvt.rn.f16.f32", "error") in _items(rep)) == reported
+
+
 SUB_BODY = ("{loc}\n\tcvt.rn.f16.f32 %h1, %a;\n\tcvt.rn.f16.f32 %h2, %b;\n\tneg.f16 %h3, %h1;\n"
             "\tfma.rn.f16 %d, OPERANDS;")
 

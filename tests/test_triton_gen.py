@@ -345,6 +345,9 @@ OPEN: dict[int | str, tuple[str, bool]] = {
     1632: ("-abs(h.to(f64)).to(f16): LLVM's -|h| on the half, Triton's ring went through f64", True),
     2363: ("(s + s) / (s * 2.0): LLVM's CSE makes both one add x, x, which no one ring op matches", True),
     2690: ("(..(0.0 * x)..- 0.5).to(f32) folded by LLVM into a stored constant: no float work is left", True),
+    6034: ("fma((-x.to(f32)).to(f16), -(..), ..): LLVM cancels both negations; Triton narrows the f32 ring's negation",
+           True),
+    6284: ("(-where(c, a, b)).to(f16) of f32 arms: LLVM's sign xor of the select of the narrowed arms", True),
     5719: ("(h.to(f32) * 2.0).to(f64).to(bf16) * 2.0 as two add.bf16 at one location: the inner one's ring path "
            "through f32 and f64 is not recognised", True),
 }

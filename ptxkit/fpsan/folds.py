@@ -45,12 +45,12 @@ from ptxkit.fpsan.casts import _cast_payload as cast_payload
 from ptxkit.fpsan.casts import through_int, trunc_casts
 from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext, guard_text, hexc
 from ptxkit.fpsan.dispatch import rewrite_instruction
-from ptxkit.fpsan.fold_flow import Flow, FoldResult, decide_fold, fold_verdict, roles
+from ptxkit.fpsan.fold_flow import Flow, FoldResult, decide_fold, float_cast, fold_verdict, roles
 from ptxkit.fpsan.folds_sign import is_sign_bit_op, rewrite_sign_fold
 from ptxkit.fpsan.irview import name_of
-from ptxkit.fpsan.ops import ALL_FLOATS, LANE_TYPE, TABLE, OpInfo, as_reg, elementwise, float_type_of
+from ptxkit.fpsan.ops import ALL_FLOATS, LANE_TYPE, TABLE, OpInfo, as_reg, elementwise, float_type_of, sign_xor_width
 from ptxkit.fpsan.options import Options
-from ptxkit.fpsan.report import NOTE, Verdict
+from ptxkit.fpsan.report import ERROR, NOTE, Verdict
 from ptxkit.fpsan.source_ast import Decision
 
 # ------------------------------------------------------------------------------ the folds
@@ -74,6 +74,25 @@ def _compared_half_int(instr: ir.Instruction, flow: Flow) -> ir.Instruction | No
     if not readers or any(u.opcode != "setp" for u in readers):
         return None
     return cvt if flow.unchanged_between(cvt.operands[1].name, cvt, instr) else None
+
+
+def _negation_moved_off(instr: ir.Instruction, flow: Flow) -> Decision | None:
+    """A narrowing float ``cvt`` whose source value is ``(-x).to(T)`` of a wider x (held-out seed 6034: ``fma((-h32)
+    .to(f16), -(..), ..)``, both negations cancelled), while no sign op defines its operand or reads its result
+    (the J fold's own cases): where the source says so, else None."""
+    types = float_cast(instr)
+    ops = instr.operands
+    if types is None or R.ring(types[0]).w >= R.ring(types[1]).w or not isinstance(ops[1], ir.Reg) \
+            or not isinstance(ops[0], ir.Reg):
+        return None
+    d = flow.only_def(ops[1].name)
+    if d is None or _sign_op(d) or any(_sign_op(u) for u in flow.uses.get(ops[0].name, [])):
+        return None
+    return flow.hints.negation_narrowed(instr, R.ring(types[0]).w)
+
+
+def _sign_op(i: ir.Instruction) -> bool:
+    return i.opcode == "neg" or (i.opcode == "xor" and bool(sign_xor_width(i)))
 
 
 def _trunc_of_widened_half(instr: ir.Instruction, cvt: ir.Instruction, ctx: RewriteContext) -> FoldResult | None:
@@ -111,6 +130,11 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
     ops = instr.operands
     if op == "cvt" and (cvt := _compared_half_int(instr, flow)) is not None:
         return _trunc_of_widened_half(instr, cvt, ctx)
+    if op == "cvt" and (moved := _negation_moved_off(instr, flow)) is not None:
+        ctx.report(instr, f"narrowing conversion where the source at {moved.where} narrows a negation of a wider "
+                   "value, but no negation reaches or leaves the cvt: LLVM cancelled it against another or moved it "
+                   "elsewhere, and Triton's ring narrowing of −φ(x) is not the narrow ring's negation of the "
+                   "narrowed x; sanitized as written", ERROR, False)
     if (op == "cvt" and "rzi" in instr.mods and [m for m in instr.mods if m in ALL_FLOATS] == [ft, ft]
             and ft in ("f32", "f64") and len(ops) == 2
             and isinstance(ops[0], ir.Reg) and not all(u.opcode == "setp" for u in flow.uses.get(ops[0].name, []))

@@ -125,6 +125,11 @@ def _sign_xor(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow: F
                           Verdict(f"{_XOR_CAST}; the cvt's source may change before the xor, so sanitized as "
                                   "the negation after the cast", ERROR, native=False))
     rewrite_sign_xor(instr, ctx)
+    if (decided := flow.hints.negation_narrowed(instr, sign_xor_width(instr))) is not None:
+        return FoldResult(True, Verdict(f"{_XOR_FLOAT}; but the source at {decided.where} negates a wider value "
+                                        "before narrowing it, which Triton's ring narrowing does not commute with "
+                                        "(LLVM moved the negation past the cast, here through a select)", ERROR,
+                                        native=False))
     return FoldResult(True, Verdict(_XOR_FLOAT, NOTE, native=False))
 
 

