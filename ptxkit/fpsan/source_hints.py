@@ -84,9 +84,11 @@ def _call_name(n: ast.expr) -> str | None:
     return None
 
 
-def _of_negation(f: SourceFile, n: ast.Call) -> ast.expr | None:
+def _of_negation(f: SourceFile, n: ast.expr) -> ast.expr | None:
     """x of a two-argument call of x and its negation, in either order (choices between one value such as
     ``where(c, a, a)`` resolved on both sides), else None."""
+    if not (isinstance(n, ast.Call) and len(n.args) == 2):
+        return None
     a, b = n.args
     for x, y in ((a, b), (b, a)):
         inner = _negated(y)
@@ -170,10 +172,10 @@ class SourceHints:
 
     @contextmanager
     def at_call_site(self, instr: ir.Instruction) -> Iterator[bool]:
-        """Within, ``instr``'s location is the user's call that the inlined functions it belongs to came from (the
-        outermost ``inlined_at``; True), or stays its own (False: not inlined). Triton's library functions carry their own file's locations
-        (held-out seed 4703: ``tl.max`` of a half widens it to f32 at standard.py:212, where the parameter
-        ``input`` says nothing; the call ``tl.max(e, axis=1)`` names ``e``)."""
+        """Within, ``instr``'s location is the user's call that the inlined functions it belongs to came from
+        (the outermost ``inlined_at``; True), or stays its own (False: not inlined). Triton's library functions
+        carry their own file's locations (held-out seed 4703: ``tl.max`` of a half widens it to f32 at
+        standard.py:212, where the parameter ``input`` says nothing; the call ``tl.max(e, axis=1)`` names ``e``)."""
         call, own = self.call_site.get(id(instr)), self.loc.get(id(instr))
         if call is None or own is None:
             yield False
@@ -628,9 +630,9 @@ class SourceHints:
             sides = [n.right] if want is ast.Sub else [n.left, n.right]
             for side in sides:
                 e = _resolve(f, side, _DEPTH)
-                cast = _cast_to(e) is not None
-                if cast:  # (h * -1.0).to(f32) of a loaded half h (held-out seed 5462): negated in h's own type
-                    e = _resolve(f, _receiver(e), _DEPTH)
+                cast = e is not None and _cast_to(e) is not None
+                if cast and e is not None:  # (h * -1.0).to(f32) of a loaded half h (held-out seed 5462): negated
+                    e = _resolve(f, _receiver(e), _DEPTH)  # in h's own type
                 inner = _negated(e)
                 w = _width(f, inner, _DEPTH) if inner is not None else None
                 if w is not None and (0 < w < width or (cast and w == OWN)):
@@ -778,8 +780,7 @@ class SourceHints:
         if found is None:
             return None
         f = found[0]
-        fn = next((n for n in found[1] if f.function_of(n) is not None), None)
-        scope = f.function_of(fn) if fn is not None else f.tree
+        scope: ast.AST = next((fn for n in found[1] if (fn := f.function_of(n)) is not None), f.tree)
         for n in ast.walk(scope):
             if isinstance(n, ast.Call) and _call_name(n) in _EXTREMA and _of_negation(f, n) is not None:
                 return f.where(n)
