@@ -551,13 +551,14 @@ def _sext16(p: int) -> int:
 
 
 @pytest.mark.parametrize("expr,narrow", [("(x0 * -1.0).to(tl.float32) + x1.to(tl.float32)", True),  # seed 5462
+                                         ("x1.to(tl.float32) + (x0 * -1.0)", True),  # 6550: promoted by the add
                                          ("x1.to(tl.float32) - x0.to(tl.float32)", False)])
 def test_widened_negation_folded_into_a_sub_is_negated_in_the_half(tmp_path, expr, narrow):
     """``(h * -1.0).to(f32) + y`` of a loaded half h, which LLVM turns into ``y - h.to(f32)``: Triton negates in
     h's 16-bit ring and widens, which differs from the f32 ring's subtraction at h = -0 (φ = -2^15, its own
     16-bit negation); a source subtraction stays as written."""
     body = "{loc}\n\tcvt.f32.f16 %r1, %a;\n\tcvt.f32.f16 %r2, %b;\n\tsub.f32 %r3, %r2, %r1;\n\tmov.b32 %d, %r3;"
-    text = _with_source(tmp_path, expr, body, "(x0" if narrow else "x1.to", nin=2, w=16, out_w=32)
+    text = _with_source(tmp_path, expr, body, expr[:5], nin=2, w=16, out_w=32)
     hs, y = [0x8000, 0x3C00, 0xC000, 0x0000], 0x4000
     out, rep = _run(text, [[h, y] for h in hs], w=16, out_w=32)
     e16 = lambda v: int(R.embed(np.array([v], np.uint64), "f16")[0])  # noqa: E731

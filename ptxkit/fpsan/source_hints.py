@@ -618,9 +618,9 @@ class SourceHints:
 
     def narrow_negation(self, instr: ir.Instruction, width: int) -> Decision | None:
         """``add``/``sub`` at a ``Sub``/``Add`` of the source whose right operand (either, for an ``Add``)
-        negates something narrower than ``width`` bits (``a - (h * -1.0)``, h a half), or is a widening cast of a
-        negation of a loaded value (``(h * -1.0).to(f32) + a``; the caller checks that the PTX widens a narrower
-        operand): LLVM folded the narrow negation into the wide op, Triton negates in the narrow ring and widens
+        negates something narrower than ``width`` bits (``a - (h * -1.0)``, h a half) or a loaded value, or is a
+        widening cast of such a negation (``(h * -1.0).to(f32) + a``; the caller checks that the PTX widens a
+        narrower operand): LLVM folded the narrow negation into the wide op, Triton negates in the narrow ring and widens
         (``narrow``)."""
         want = {"add": ast.Sub, "sub": ast.Add}.get(instr.opcode)
 
@@ -635,7 +635,7 @@ class SourceHints:
                     e = _resolve(f, _receiver(e), _DEPTH)  # in h's own type
                 inner = _negated(e)
                 w = _width(f, inner, _DEPTH) if inner is not None else None
-                if w is not None and (0 < w < width or (cast and w == OWN)):
+                if w is not None and (0 < w < width or w == OWN):  # a loaded value the PTX widens (seed 6550)
                     return "narrow", n
             return None
         return self.decide(instr, classify)
