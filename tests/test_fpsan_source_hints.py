@@ -681,6 +681,27 @@ def test_trunc_of_casts_through_an_integer_at_f32_and_f64(tmp_path, w, ints, com
             in rep.items[0].reason
 
 
+@pytest.mark.parametrize("w", [16, 32])
+def test_trunc_of_casts_through_an_f64_widening_converts_from_f64(tmp_path, w):
+    """``x.to(f64).to(int32).to(fT)`` of a narrower x (held-out seed 6651: a bf16 x, as ``cvt.rzi.bf16.bf16``): LLVM
+    drops the exact f64, Triton's ring widens φ(x) to 64 bits and converts φ⁻¹ of that (saturating) — another
+    integer than from the f32 widening."""
+    t = {16: "bf16", 32: "f32"}[w]
+    xs = [0x4020, 0xC049, 0x3F00] if w == 16 else [0x40200000, 0xC0490FDB, 0x3F000000]  # 2.5, -π, 0.5
+    body = f"{{loc}}\n\tcvt.rzi.{t}.{t} %d, %a;"
+    text = _with_source(tmp_path, f"x0.to(tl.float64).to(tl.int32).to(tl.{'bfloat16' if w == 16 else 'float32'})",
+                        body, "x0", w=w, out_w=w)
+    out, rep = _run(text, [[x] for x in xs], w=w, out_w=w)
+    wide = R.float_cast(np.array(xs, np.uint64), t, "f64").view(np.float64)
+    ints = [0 if np.isnan(v) else int(min(max(np.trunc(v), -2.0 ** 31), 2.0 ** 31 - 1)) for v in wide]
+    # each integer is saturated or below 2^24, so its f32 is exact and one round to nearest even gives its bf16
+    assert all(abs(v) < 1 << 24 or v in (2 ** 31 - 1, -2 ** 31) for v in ints)
+    f32 = [int(b) for b in np.array(ints, np.float32).view(np.uint32)]
+    want = [(b + 0x7FFF + ((b >> 16) & 1)) >> 16 for b in f32] if w == 16 else f32
+    assert out == want
+    assert "native conversions through s32 from the widened payload" in rep.items[0].reason and not rep.errors
+
+
 def _through_f16(x: int) -> int:
     """Triton's ``x.to(int32).to(f16)`` promoted to f32: the native conversion to f16, then the ring widening
     of its payload (a sign extension)."""

