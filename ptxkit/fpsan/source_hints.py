@@ -620,8 +620,8 @@ class SourceHints:
         """``add``/``sub`` at a ``Sub``/``Add`` of the source whose right operand (either, for an ``Add``)
         negates something narrower than ``width`` bits (``a - (h * -1.0)``, h a half) or a loaded value, or is a
         widening cast of such a negation (``(h * -1.0).to(f32) + a``; the caller checks that the PTX widens a
-        narrower operand): LLVM folded the narrow negation into the wide op, Triton negates in the narrow ring and widens
-        (``narrow``)."""
+        narrower operand): LLVM folded the narrow negation into the wide op, Triton negates in the narrow ring and
+        widens (``narrow``)."""
         want = {"add": ast.Sub, "sub": ast.Add}.get(instr.opcode)
 
         def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
