@@ -281,8 +281,8 @@ def _int_to_wide(instr: ir.Instruction, ctx: RewriteContext, dt: str, st: str,
 def _trunc_as_casts(instr: ir.Instruction, ctx: RewriteContext, t: str) -> bool:
     """``cvt.rzi.fT.fT`` where the source casts through an integer (``x.to(tl.int16).to(fT)``, held-out
     seeds 626, 765): Triton's FPSan converts natively, a half through f32 (its ``h.to(int)``), as LLVM
-    lowers the pair (:func:`through_int`); f32/f64 read only by comparisons (the fold rewrites the rest,
-    ``folds._casts_kept``): the trunc itself on the unembedded bits, as LLVM folds the pair in Triton's FPSan
+    lowers the pair (:func:`through_int`); f32/f64 read only by comparisons (``folds.rewrite_fold`` takes the
+    rest): the trunc itself on the unembedded bits, as LLVM folds the pair in Triton's FPSan
     too. A trunc call, or a source that does not say: False."""
     decided = trunc_casts(instr, ctx)
     if decided is None:

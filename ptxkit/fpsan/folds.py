@@ -115,7 +115,6 @@ def _trunc_of_widened_half(instr: ir.Instruction, cvt: ir.Instruction, ctx: Rewr
                                     "sanitized as that trunc", NOTE, native=False))
 
 
-
 def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow: Flow) -> FoldResult | None:
     """The fold ``instr`` belongs to, rewritten (None: not a fold; the ordinary dispatch applies)."""
     op = instr.opcode

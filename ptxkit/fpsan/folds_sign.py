@@ -561,9 +561,8 @@ def _narrow_negation(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, ft:
 
 
 def _float_value(o: ir.Operand) -> float:
-    f = "<f" if isinstance(o, ir.FloatImm) and o.width == 32 else "<d"
     assert isinstance(o, ir.FloatImm)
-    return struct.unpack(f, o.bits.to_bytes(o.width // 8, "little"))[0]
+    return float(struct.unpack("<f" if o.width == 32 else "<d", o.bits.to_bytes(o.width // 8, "little"))[0])
 
 
 def _widened_times_negative(flow: Flow, ops: tuple[ir.Operand, ...], ft: str) -> int | None:
