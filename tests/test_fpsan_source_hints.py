@@ -167,6 +167,20 @@ def test_neg_cast_decided_by_the_source(tmp_path, expr, anchor, want, form):
     assert f"neg-cast={form}, decided by the source" in rep.items[0].reason
 
 
+def test_negation_of_a_cast_read_by_an_fma_with_an_immediate_sanitizes(tmp_path):
+    """The fma reading the negation may multiply by an immediate (held-out seed 6928: ``tanh(x.to(f64)) * 2.0 -
+    x.to(f64)`` as fma(t, 2.0, -x)): the reader check takes registers only (it raised TypeError)."""
+    body = ("{loc}\n\tcvt.f64.f32 %e1, %a;\n\tneg.f64 %e2, %e1;\n\tfma.rn.f64 %e3, %e2, 0d4000000000000000, %e1;\n\t"
+            "cvt.rn.f32.f64 %d, %e3;")
+    text = _with_source(tmp_path, "x0.to(tl.float64) - x0.to(tl.float64) * 2.0", body, "x0")
+    out, _ = _run(text, [[TWO]])
+    p = int(R.float_cast(np.array([TWO], np.uint64), "f32", "f64")[0])
+    e = int(R.embed(np.array([p], np.uint64), "f64")[0])
+    two = int(R.embed(np.array([0x4000000000000000], np.uint64), "f64")[0])
+    want = int(R.unembed(np.array([(e - e * two) % (1 << 64)], np.uint64), "f64")[0])
+    assert out == [int(R.float_cast(np.array([want], np.uint64), "f64", "f32")[0])]
+
+
 SELECT_XOR_BODY = ("{loc}\n\tcvt.rn.f16.f32 %h1, %a;\n\tcvt.rn.f16.f32 %h2, %b;\n\tsetp.lt.f32 %p1, %a, %b;\n\t"
                    "selp.b16 %h3, %h1, %h2, %p1;\n\t{store}\n\txor.b16 %d, %h3, -32768;")
 

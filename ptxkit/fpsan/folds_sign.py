@@ -275,9 +275,11 @@ def _only_multiplicands(flow: Flow, neg: ir.Instruction) -> bool:
     """Whether every reader of ``neg``'s result is an fma that multiplies by it (not its addend)."""
     dst = name_of(neg.operands[0])
     readers = flow.uses.get(dst, [])
-    return bool(readers) and all(
-        u.opcode in ("fma", "mad") and dst in {name_of(o) for o in u.operands[1:3]}
-        and dst not in {name_of(o) for o in (u.operands[0], *u.operands[3:])} for u in readers)
+
+    def names(ops: tuple[ir.Operand, ...]) -> set[str]:
+        return {o.name for o in ops if isinstance(o, ir.Reg)}  # (an fma's other operands may be immediates)
+    return bool(readers) and all(u.opcode in ("fma", "mad") and dst in names(u.operands[1:3])
+                                 and dst not in names((u.operands[0], *u.operands[3:])) for u in readers)
 
 
 _NEG_EXTREMUM = ("negation of a max/min: LLVM rewrites min(-a, -b) as -max(a, b) (and max/min swapped), which "
