@@ -167,6 +167,23 @@ def test_neg_cast_decided_by_the_source(tmp_path, expr, anchor, want, form):
     assert f"neg-cast={form}, decided by the source" in rep.items[0].reason
 
 
+@pytest.mark.parametrize("expr,narrow", [("(-x0) * (x1.to(tl.float32) * x1) + 1.0", True),  # held-out seed 7005
+                                         ("x0 * (-(x1.to(tl.float32) * x1)) + 1.0", False)])
+def test_negation_moved_onto_the_other_factor_is_negated_in_the_half(tmp_path, expr, narrow):
+    """``(-h) * y + 1.0`` of a half h and an f32 y, which LLVM computes as fma(-y, h.to(f32), 1.0): Triton negates
+    in h's 16-bit ring and widens, which differs at h = -0; a source negation of y stays as written."""
+    body = ("{loc}\n\tcvt.f32.f16 %r1, %a;\n\tcvt.f32.f16 %r2, %b;\n\tmul.f32 %r5, %r2, %r2;\n\t"
+            "neg.f32 %r3, %r5;\n\tfma.rn.f32 %r4, %r3, %r1, 0f3F800000;\n\tmov.b32 %d, %r4;")
+    text = _with_source(tmp_path, expr, body, expr[:4], nin=2, w=16, out_w=32)
+    hs, y = [0x8000, 0x3C00, 0xC000], 0x4000
+    out, rep = _run(text, [[h, y] for h in hs], w=16, out_w=32)
+    e16 = lambda v: int(R.embed(np.array([v], np.uint64), "f16")[0])  # noqa: E731
+    u32 = lambda p: int(R.unembed(np.array([p % (1 << 32)], np.uint64), "f32")[0])  # noqa: E731
+    h_of = (lambda h: _sext16((-e16(h)) % (1 << 16))) if narrow else (lambda h: -_sext16(e16(h)))
+    want = [u32(h_of(h) * _sext16(e16(y)) ** 2 + 1) for h in hs]  # φ(1.0) = 1
+    assert out == want and not rep.errors
+
+
 def test_negation_of_a_cast_read_by_an_fma_with_an_immediate_sanitizes(tmp_path):
     """The fma reading the negation may multiply by an immediate (held-out seed 6928: ``tanh(x.to(f64)) * 2.0 -
     x.to(f64)`` as fma(t, 2.0, -x)): the reader check takes registers only (it raised TypeError)."""

@@ -79,7 +79,7 @@ def rewrite_sign_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options,
                     packed=True)
     if (op in ("mul", "fma", "mad") and ft in ("f32", "f64") and len(ops) in (3, 4)
             and (k := _widened_times_negative(flow, ops, ft)) is not None
-            and (decided := flow.hints.negated_factor(instr, R.ring(ft).w, _float_value(ops[3 - k]))) is not None):
+            and (decided := _negated_factor_source(instr, flow, ft, ops[3 - k])) is not None):
         return _negated_factor(instr, ctx, flow, ft, k, decided)
     if (op in ("add", "sub") and ft in ("f32", "f64") and len(ops) == 3
             and (wide := [i for i in (1, 2) if _widened(flow, ops[i], ft)])
@@ -569,17 +569,32 @@ def _float_value(o: ir.Operand) -> float:
 
 def _widened_times_negative(flow: Flow, ops: tuple[ir.Operand, ...], ft: str) -> int | None:
     """The operand index (1 or 2) of a multiplicand widened from a narrower float whose other multiplicand is a
-    negative immediate, else None."""
+    negative immediate or a negation, else None."""
     for k in (1, 2):
         c = ops[3 - k]
-        if isinstance(c, ir.FloatImm) and c.bits >> (c.width - 1) and _widened(flow, ops[k], ft) \
-                and _float_value(c) < 0:
+        if not _widened(flow, ops[k], ft):
+            continue
+        if isinstance(c, ir.FloatImm) and c.bits >> (c.width - 1) and _float_value(c) < 0:
+            return k
+        if isinstance(c, ir.Reg) and (n := flow.only_def(c.name)) is not None and n.opcode == "neg":
             return k
     return None
 
 
-_NEG_FACTOR = ("x * -c with x widened from a narrower h: LLVM's (-h).to(T) * c, the negation moved into the "
-               "constant; Triton negates in h's ring, then widens, which differs where h is -0")
+def _negated_factor_source(instr: ir.Instruction, flow: Flow, ft: str, other: ir.Operand) -> Decision | None:
+    """The source's ``(-h).to(T) * c`` (or ``(-h) * y``, h narrower) at the product's location, or at the location
+    of the negation LLVM moved onto the other factor."""
+    w = R.ring(ft).w
+    if isinstance(other, ir.FloatImm):
+        return flow.hints.negated_factor(instr, w, -_float_value(other))
+    neg = flow.only_def(other.name) if isinstance(other, ir.Reg) else None
+    return flow.hints.negated_factor(instr, w, None) or (
+        flow.hints.negated_factor(neg, w, None) if neg is not None else None)
+
+
+_NEG_FACTOR = ("x * -c (or x * -y) with x widened from a narrower h: LLVM's (-h).to(T) * c (or (-h) * y), the "
+               "negation moved onto the other factor; Triton negates in h's ring, then widens, which differs where h "
+               "is -0")
 
 
 def _negated_factor(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, ft: str, k: int,
@@ -587,7 +602,7 @@ def _negated_factor(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, ft: 
     """``mul d, q, -c`` (or ``fma d, q, -c, a``) of q = cvt(h) where the source says ``(-h).to(T) * c`` (held-out
     seed 6041: a cumsum of ``(-x).to(f64) * 0.5`` of a half x, as fma(x, -0.5, acc)): Triton's sext(−φ_h(h))·φ(c).
     With φ(−c) = −φ(c) that is q'·φ(−c), where q' = q except at φ_h(−0) = −2^(n−1), its own narrow negation, where
-    q' = −q."""
+    q' = −q. The same where LLVM negated the other factor instead (7005: ``(-h) * y + 1.0`` as fma(-y, h, 1.0))."""
     narrow = _widened(flow, instr.operands[k], ft)
     w = R.ring(ft).w
     nsrc = len(instr.operands) - 1

@@ -661,30 +661,34 @@ class SourceHints:
             return ("before", n) if w is not None and w > width else None
         return self.decide(instr, classify)
 
-    def negated_factor(self, instr: ir.Instruction, width: int, constant: float) -> Decision | None:
-        """A ``mul``/``fma`` by the negative immediate ``constant`` of a widened narrower value: the source there
-        multiplies a widening cast of a negated narrower value by ``-constant`` (``(-h).to(f64) * 0.5``; LLVM moved
-        the negation into the constant), ``narrow``. Read at the location's expression and the values a call
-        there reduces (a ``tl.cumsum(e)`` contracts ``e``'s product into its adds), then at an inlined
-        function's call."""
-        def negated_cast(f: SourceFile, e: ast.expr | None) -> bool:
-            if e is None or _cast_to(e) is None:
-                return False
-            inner = _negated(_resolve(f, _receiver(e), _DEPTH))
+    def negated_factor(self, instr: ir.Instruction, width: int, constant: float | None) -> Decision | None:
+        """A ``mul``/``fma`` of a widened narrower value by a negative immediate (``-constant``) or a negation
+        (``constant`` None): the source there multiplies a negation of a narrower value (or a widening cast of
+        one) by ``constant`` or by anything (``(-h).to(f64) * 0.5``, ``(-h) * y``; LLVM moved the negation into the
+        other factor), ``narrow``. Read at the location's expression, its operands and the values a call there
+        reduces (a ``tl.cumsum(e)`` contracts ``e``'s product into its adds), then at an inlined function's
+        call."""
+        def negated_narrow(f: SourceFile, e: ast.expr | None) -> bool:
+            if e is not None and _cast_to(e) is not None:
+                e = _resolve(f, _receiver(e), _DEPTH)
+            inner = _negated(e)
             w = _width(f, inner, _DEPTH) if inner is not None else None
+            if w == OWN and constant is None:  # the widened factor is a load: -(x / x) * h is not (-h) * y
+                loaded = _resolve(f, inner, _DEPTH) if inner is not None else None
+                return isinstance(loaded, ast.Call) and isinstance(loaded.func, ast.Attribute) \
+                    and loaded.func.attr == "load"
             return w is not None and (w == OWN or 0 < w < width)
 
-        def product(f: SourceFile, n: ast.expr) -> bool:
+        def product(f: SourceFile, n: ast.expr | None) -> bool:
             if not (isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mult)):
                 return False
             for a, b in ((n.left, n.right), (n.right, n.left)):
-                if _number(b) == -constant and negated_cast(f, _resolve(f, a, _DEPTH)):
+                if (constant is None or _number(b) == constant) and negated_narrow(f, _resolve(f, a, _DEPTH)):
                     return True
             return False
 
         def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
-            if product(f, n) or any(product(f, e) for a in _same_type_args(n)
-                                    if (e := _resolve(f, a, _DEPTH)) is not None):
+            if product(f, n) or any(product(f, _resolve(f, a, _DEPTH)) for a in _operands(n)):
                 return "narrow", n
             return None
         got = self.decide(instr, classify)
