@@ -733,6 +733,23 @@ def test_trunc_of_casts_through_an_f64_widening_converts_from_f64(tmp_path, w):
     assert "native conversions through s32 from the widened payload" in rep.items[0].reason and not rep.errors
 
 
+@pytest.mark.parametrize("expr,via_f64", [("x0.to(tl.float64).to(tl.int64)", True),  # held-out seed 1473
+                                           ("x0.to(tl.int64).to(tl.float64).to(tl.int64)", False)])  # 7104
+def test_f32_to_int_through_an_f64_cast_of_the_float_only(tmp_path, expr, via_f64):
+    """``cvt.rzi.s64.f32 i, x`` is ``x.to(f64).to(int64)`` (the ring widens φ(x) to 64 bits first) only where the
+    f64 is a cast of the float: of an integer (``x.to(int64).to(f64).to(int64)``, which Triton folds) the cvt is
+    the first conversion, from f32."""
+    body = "{loc}\n\tcvt.rzi.s64.f32 %rd7, %a;\n\tcvt.u32.u64 %d, %rd7;"
+    text = _with_source(tmp_path, expr + ".to(tl.float32)", body, "x0")
+    xs = [0x40200000, 0xC0490FDB]
+    out, rep = _run(text, [[x] for x in xs])
+    src = R.float_cast(np.array(xs, np.uint64), "f32", "f64").view(np.float64) if via_f64 else \
+        np.array(xs, np.uint32).view(np.float32).astype(np.float64)
+    ints = [0 if np.isnan(v) else int(min(max(np.trunc(v), -2.0 ** 63), 2.0 ** 63 - 1)) for v in src]
+    assert out == [i % (1 << 32) for i in ints]
+    assert any("through f64" in i.reason for i in rep.items) == via_f64
+
+
 def _through_f16(x: int) -> int:
     """Triton's ``x.to(int32).to(f16)`` promoted to f32: the native conversion to f16, then the ring widening
     of its payload (a sign extension)."""

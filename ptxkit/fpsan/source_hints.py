@@ -468,6 +468,10 @@ class SourceHints:
             # the cvt reads f32, so the .to(f64)'s receiver is f32 unless the source says otherwise (1560: a dot),
             # or a half that LLVM widened to f32 (held-out seed 3282: a half sum, shuffled as f32): the ring widening
             # of its f32 payload to f64 is the half's
+            inner = _resolve(f, _receiver(recv), _DEPTH)
+            if _to_dtype(inner) in _INT_DTYPES:
+                return None  # i.to(f64).to(int64) of an integer (held-out seed 7104: x.to(int64).to(f64).to(int64)),
+                # which Triton folds: the cvt is the first .to(int64), from f32
             return ("f64", n) if _width(f, _receiver(recv), _DEPTH) != 64 else None
         return self.decide(cvt, classify)
 
