@@ -184,6 +184,21 @@ def test_negation_moved_onto_the_other_factor_is_negated_in_the_half(tmp_path, e
     assert out == want and not rep.errors
 
 
+@pytest.mark.parametrize("source", [True, False])
+def test_sign_bit_and_of_an_int_conversion_is_zero_times_x(tmp_path, source):
+    """``0.0 * i.to(f32)`` (held-out seed 7517): LLVM's copysign(0.0, x) as ``and.b32 d, x, 0x80000000`` at an inner
+    cast's column; the enclosing product decides Triton's ring φ(0)·φ(x) = 0 (+0.0). Without a source: native,
+    an error."""
+    body = "{loc}\n\tcvt.rzi.s32.f32 %r1, %a;\n\tcvt.rn.f32.s32 %r2, %r1;\n\tand.b32 %d, %r2, -2147483648;"
+    text = _with_source(tmp_path, "0.0 * x0.to(tl.int32).to(tl.float32)", body, "x0.to")
+    if not source:
+        text = text.replace(".file", "// .file")
+    xs = [0xC0490FDB, 0x40490FDB]  # -π, π
+    out, rep = _run(text, [[x] for x in xs])
+    assert out == ([0, 0] if source else [SIGN, 0])
+    assert [s for o, s in _items(rep) if o == "and.b32"] == (["note"] if source else ["error"])
+
+
 def test_negation_of_a_cast_read_by_an_fma_with_an_immediate_sanitizes(tmp_path):
     """The fma reading the negation may multiply by an immediate (held-out seed 6928: ``tanh(x.to(f64)) * 2.0 -
     x.to(f64)`` as fma(t, 2.0, -x)): the reader check takes registers only (it raised TypeError)."""

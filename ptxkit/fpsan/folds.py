@@ -121,6 +121,13 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
     sign = rewrite_sign_fold(instr, ctx, opts, flow)
     if sign is not None or is_sign_bit_op(instr):  # a sign-bit xor/or/and of integer code: not a fold
         return sign
+    if op == "and" and (zft := _sign_only(instr, flow)) is not None:
+        # copysign(0.0, x) as an and with the sign bit (held-out seed 7517: 0.0 * i.to(f64), silent before)
+        decided = decide_fold(opts, "zero-sign", flow.hints.zero_sign, instr)
+        if decided is None and opts.fold("zero-sign") is None:
+            return FoldResult(False, Verdict(f"sign-bit and on a float value: {_ZERO_SIGN}; the source does not say "
+                                             "which: left native (--fold zero-sign=mul|copysign states it)", ERROR))
+        return _zero_sign(instr, ctx, opts, zft, decided)
     ft = float_type_of(instr)
     if ft is None and op == "selp" and instr.mods == ("b16",) and len(instr.operands) == 4:
         ft = _half_select(instr, flow)  # a half cumsum's -0.0 select (held-out seeds 1893, 1930)
@@ -368,6 +375,20 @@ def _zero_value(flow: Flow, o: ir.Operand) -> bool:
     return isinstance(o, ir.FloatImm) and o.bits & ~(1 << (o.width - 1)) == 0
 
 
+def _sign_only(instr: ir.Instruction, flow: Flow) -> str | None:
+    """f32/f64 of ``and.b32/b64 d, x, signbit`` (x's sign alone: LLVM's copysign(0.0, x)) on a value the dataflow
+    types as float, else None."""
+    ops = instr.operands
+    w = next((int(m[1:]) for m in instr.mods if m in ("b32", "b64")), 0)
+    if not w or len(ops) != 3 or not isinstance(ops[0], ir.Reg):
+        return None
+    regs = [o for o in ops[1:] if isinstance(o, ir.Reg)]
+    imms = [o for o in ops[1:] if isinstance(o, ir.Imm)]
+    if len(regs) != 1 or len(imms) != 1 or imms[0].value % (1 << w) != 1 << (w - 1):
+        return None
+    return f"f{w}" if flow.value_kind([regs[0].name, ops[0].name]) == "float" else None
+
+
 def _zero_sign(instr: ir.Instruction, ctx: RewriteContext, opts: Options, ft: str,
                decided: Decision | None) -> FoldResult | None:
     """``copysign.fT d, x, ±0.0`` (PTX: the sign of the first source on the second; held-out seed 751,
@@ -376,8 +397,8 @@ def _zero_sign(instr: ir.Instruction, ctx: RewriteContext, opts: Options, ft: st
     verdict = fold_verdict(opts, "zero-sign", _ZERO_SIGN, "mul", decided)
     if form == "copysign":
         return None if verdict.severity == NOTE else FoldResult(False, dataclasses.replace(verdict, native=True))
-    product = dataclasses.replace(instr, opcode="mul", mods=(ft,), operands=(instr.operands[0], _zero(ft),
-                                                                             instr.operands[1]))
+    x = next(o for o in instr.operands[1:] if isinstance(o, ir.Reg)) if instr.opcode == "and" else instr.operands[1]
+    product = dataclasses.replace(instr, opcode="mul", mods=(ft,), operands=(instr.operands[0], _zero(ft), x))
     compute, nsrc = TABLE["mul"]
     if not elementwise(product, ctx, OpInfo(ft, None), compute, nsrc):
         return FoldResult(False, Verdict("copysign: operand form not modelled"))
