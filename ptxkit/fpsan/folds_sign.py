@@ -529,6 +529,17 @@ def _widened(flow: Flow, o: ir.Operand, ft: str) -> int:
     return w if w < R.ring(ft).w else 0
 
 
+def _sext_of_narrow_negation(c: RewriteContext, q: str, w: int, narrow: int, negated: bool = False) -> str:
+    """sext(−p) from q = sext(p) of an n-bit payload p: −q, except q at p = −2^(n−1) (φ(−0), its own narrow
+    negation); ``negated``: its negation, q except −q there."""
+    t, n = c.fresh(BITS_KIND[w]), c.fresh(BITS_KIND[w])
+    p = c.fresh("pred")
+    c.emit(f"neg.s{w} {t}, {q}")
+    c.emit(f"setp.eq.s{w} {p}, {q}, {hexc((-(1 << (narrow - 1))) % (1 << w), w)}")
+    c.emit(f"selp.b{w} {n}, {t if negated else q}, {q if negated else t}, {p}")
+    return n
+
+
 def _narrow_negation(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, ft: str, wide: list[int],
                      decided: Decision) -> FoldResult | None:
     """``add d, a, cvt(h)`` where the source says ``a - (-h)`` (held-out seed 701: ``a - (h * -1.0)``, h
@@ -547,12 +558,8 @@ def _narrow_negation(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, ft:
     add = instr.opcode == "add"
 
     def compute(c: RewriteContext, ps: list[str], _w: int, _i: ir.Instruction) -> str:
-        q = as_reg(c, ps[i - 1], w)
-        t, n, o = c.fresh(BITS_KIND[w]), c.fresh(BITS_KIND[w]), c.fresh(BITS_KIND[w])
-        p = c.fresh("pred")
-        c.emit(f"neg.s{w} {t}, {q}")
-        c.emit(f"setp.eq.s{w} {p}, {q}, {hexc((-(1 << (narrow - 1))) % (1 << w), w)}")
-        c.emit(f"selp.b{w} {n}, {q}, {t}, {p}")  # sext(−p)
+        n = _sext_of_narrow_negation(c, as_reg(c, ps[i - 1], w), w, narrow)
+        o = c.fresh(BITS_KIND[w])
         other = as_reg(c, ps[2 - i], w)
         c.emit(f"{'sub' if add else 'add'}.s{w} {o}, {other}, {n}")  # a − sext(−p), a + sext(−p)
         return o
@@ -608,12 +615,8 @@ def _negated_factor(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, ft: 
     nsrc = len(instr.operands) - 1
 
     def compute(c: RewriteContext, ps: list[str], _w: int, _i: ir.Instruction) -> str:
-        q = as_reg(c, ps[k - 1], w)
-        t, n, o = c.fresh(BITS_KIND[w]), c.fresh(BITS_KIND[w]), c.fresh(BITS_KIND[w])
-        p = c.fresh("pred")
-        c.emit(f"neg.s{w} {t}, {q}")
-        c.emit(f"setp.eq.s{w} {p}, {q}, {hexc((-(1 << (narrow - 1))) % (1 << w), w)}")
-        c.emit(f"selp.b{w} {n}, {t}, {q}, {p}")
+        n = _sext_of_narrow_negation(c, as_reg(c, ps[k - 1], w), w, narrow, negated=True)
+        o = c.fresh(BITS_KIND[w])
         m = as_reg(c, ps[2 - k], w)
         if nsrc == 3:
             c.emit(f"mad.lo.s{w} {o}, {n}, {m}, {as_reg(c, ps[2], w)}")

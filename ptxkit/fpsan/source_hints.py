@@ -225,6 +225,14 @@ class SourceHints:
                 forms.setdefault(*got)
         return _one(f, forms)
 
+    def decide_here_or_at_call(self, instr: ir.Instruction, classify: Classify) -> Decision | None:
+        """:meth:`decide` at ``instr``'s location, else at the user's call of the inlined function it is in."""
+        got = self.decide(instr, classify)
+        if got is None:
+            with self.at_call_site(instr) as inlined:
+                got = self.decide(instr, classify) if inlined else None
+        return got
+
     def decide_within(self, instr: ir.Instruction, classify: Classify, whole_line: bool = False) -> Decision | None:
         """Like :meth:`decide`, over every sub-expression of the nodes at ``instr``'s location (names not
         followed): LLVM gives an instruction it merged or hoisted an enclosing expression's location. At
@@ -542,11 +550,7 @@ class SourceHints:
                     return _HALF[recv], n
                 return (_WIDE.get(via, "direct"), n) if recv in _INT_DTYPES else None
             return None
-        got = self.decide(cvt, classify)
-        if got is None:
-            with self.at_call_site(cvt) as inlined:
-                got = self.decide(cvt, classify) if inlined else None
-        return got
+        return self.decide_here_or_at_call(cvt, classify)
 
     def half_of_int_on_line(self, cvt: ir.Instruction) -> str | None:
         """Where the statement on ``cvt``'s line casts an integer to a half (``i.to(tl.float16)``), which LLVM
@@ -696,11 +700,7 @@ class SourceHints:
             if product(f, n) or any(product(f, _resolve(f, a, _DEPTH)) for a in _operands(n)):
                 return "narrow", n
             return None
-        got = self.decide(instr, classify)
-        if got is None:
-            with self.at_call_site(instr) as inlined:
-                got = self.decide(instr, classify) if inlined else None
-        return got
+        return self.decide_here_or_at_call(instr, classify)
 
     def abs_at_cast(self, cvt: ir.Instruction, dest: str, source: str) -> Decision | None:
         """The abs/cvt order told at the ``cvt``'s own location (the ``.to(T)`` call; LLVM gives a moved abs
