@@ -25,10 +25,6 @@ not parse leaves the fold undecided (the default form, reported). Only ``.py`` f
 from __future__ import annotations
 
 import ast
-import re
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
-from dataclasses import dataclass, field
 
 from ptxkit import ir
 from ptxkit.fpsan.source_ast import (
@@ -39,9 +35,7 @@ from ptxkit.fpsan.source_ast import (
     _INT_DTYPES,
     _PTX_DTYPE,
     _WIDE,
-    CONST,
     OWN,
-    Classify,
     Decision,
     SourceFile,
     _abs_call,
@@ -51,16 +45,10 @@ from ptxkit.fpsan.source_ast import (
     _cast_to,
     _classify,
     _combine_op,
-    _find,
     _form,
     _int_width,
     _is_two,
     _narrowed_to,
-    _neg_steps,
-    _negated,
-    _no_casts,
-    _number,
-    _one,
     _one_value,
     _receiver,
     _refolded,
@@ -71,208 +59,13 @@ from ptxkit.fpsan.source_ast import (
     _to_dtype,
     _width,
 )
-
-_FILE = re.compile(r'^(\d+)\s+"([^"]*)"')
-_LOC = re.compile(r"^(\d+)\s+(\d+)\s+(\d+)\b")
-_INLINED_AT = re.compile(r"\binlined_at\s+(\d+)\s+(\d+)\s+(\d+)\b")
+from ptxkit.fpsan.source_hints_sign import SignHints
 
 
-def _call_name(n: ast.expr) -> str | None:
-    """``f`` of a two-argument call ``tl.f(a, b)`` / ``f(a, b)``, else None."""
-    if isinstance(n, ast.Call) and isinstance(n.func, (ast.Attribute, ast.Name)) and len(n.args) == 2:
-        return n.func.attr if isinstance(n.func, ast.Attribute) else n.func.id
-    return None
-
-
-def _of_negation(f: SourceFile, n: ast.expr) -> ast.expr | None:
-    """x of a two-argument call of x and its negation, in either order (choices between one value such as
-    ``where(c, a, a)`` resolved on both sides), else None."""
-    if not (isinstance(n, ast.Call) and len(n.args) == 2):
-        return None
-    a, b = n.args
-    for x, y in ((a, b), (b, a)):
-        inner = _negated(y)
-        if inner is None:
-            continue
-        if ast.dump(inner) == ast.dump(x):
-            return x
-        rx, ri = _one_value(f, x), _one_value(f, inner)
-        if rx is not None and (rx is ri or (ri is not None and ast.dump(rx) == ast.dump(ri))):
-            return x
-    return None
-
-
-_EXTREMA = ("maximum", "max", "minimum", "min")
-
-
-def _operands(n: ast.expr) -> list[ast.expr]:
-    """The values an expression computes with: a BinOp's or Compare's sides, a unary op's operand, a
-    stored value, an elementwise call's float arguments, a ``.to()``'s receiver."""
-    if isinstance(n, ast.BinOp):
-        return [n.left, n.right]
-    if isinstance(n, ast.UnaryOp):
-        return [n.operand]
-    if isinstance(n, ast.Compare):
-        return [n.left, *n.comparators]
-    if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "store" and len(n.args) >= 2:
-        return [n.args[1]]
-    if _to_dtype(n) is not None:
-        return [_receiver(n)]
-    return _same_type_args(n)
-
-
-def _strip_casts(f: SourceFile, e: ast.expr) -> ast.expr | None:
-    """``e`` resolved, through ``.to()`` casts and choices between one value."""
-    v = _one_value(f, e)
-    for _ in range(_DEPTH):
-        if v is None or _to_dtype(v) is None:
-            break
-        v = _one_value(f, _receiver(v))
-    return v
-
-
-@dataclass
-class SourceHints:
-    """The sources a module's ``.file`` lines name, and the ``.loc`` in force at each instruction of one
-    function (``loc``: id → (file index, line, 1-based column); ``call_site``: the same for an instruction
-    of an inlined function, the ``inlined_at`` location of its call)."""
-
-    files: dict[str, SourceFile | None] = field(default_factory=dict)
-    loc: dict[int, tuple[str, int, int]] = field(default_factory=dict)
-    call_site: dict[int, tuple[str, int, int]] = field(default_factory=dict)
-
-    @classmethod
-    def of(cls, module: ir.Module, fn: ir.Function, root: str | None) -> SourceHints:
-        h = cls()
-        for item in module.items:
-            if isinstance(item, ir.Directive) and item.name == "file":
-                m = _FILE.match(item.args)
-                if m and m.group(2).endswith(".py"):
-                    h.files[m.group(1)] = _find(m.group(2), root)
-        cur: tuple[str, int, int] | None = None
-        call: tuple[str, int, int] | None = None
-        caller: dict[tuple[str, int, int], tuple[str, int, int]] = {}  # a location in an inlined function → its call
-        for s in fn.statements():
-            if isinstance(s, ir.Directive) and s.name == "loc":
-                m = _LOC.match(s.args)  # ``1 12 5`` or ``1 12 5, function_name …, inlined_at 1 13 10``
-                cur = (m.group(1), int(m.group(2)), int(m.group(3))) if m else None
-                m = _INLINED_AT.search(s.args) if m else None
-                call = (m.group(1), int(m.group(2)), int(m.group(3))) if m else None
-                if cur is not None and call is not None:
-                    caller.setdefault(cur, call)
-                    for _ in range(8):  # the outermost call: tl.cumsum's scan inlines its combine (held-out 6041)
-                        if call not in caller or caller[call] == call:
-                            break
-                        call = caller[call]
-            elif isinstance(s, ir.Instruction) and cur is not None:
-                h.loc[id(s)] = cur
-                if call is not None:
-                    h.call_site[id(s)] = call
-        return h
-
-    @contextmanager
-    def at_call_site(self, instr: ir.Instruction) -> Iterator[bool]:
-        """Within, ``instr``'s location is the user's call that the inlined functions it belongs to came from
-        (the outermost ``inlined_at``; True), or stays its own (False: not inlined). Triton's library functions
-        carry their own file's locations (held-out seed 4703: ``tl.max`` of a half widens it to f32 at
-        standard.py:212, where the parameter ``input`` says nothing; the call ``tl.max(e, axis=1)`` names ``e``)."""
-        call, own = self.call_site.get(id(instr)), self.loc.get(id(instr))
-        if call is None or own is None:
-            yield False
-            return
-        self.loc[id(instr)] = call
-        try:
-            yield True
-        finally:
-            self.loc[id(instr)] = own
-
-    def nodes(self, instr: ir.Instruction) -> tuple[SourceFile, list[ast.expr]] | None:
-        loc = self.loc.get(id(instr))
-        f = self.files.get(loc[0]) if loc else None
-        if loc is None or f is None:
-            return None
-        return f, f.at.get((loc[1], loc[2] - 1), [])
-
-    def same_location(self, a: ir.Instruction, b: ir.Instruction) -> bool:
-        """``a`` and ``b`` carry the same ``.loc`` (one source expression)."""
-        la, lb = self.loc.get(id(a)), self.loc.get(id(b))
-        return la is not None and la == lb
-
-    def same_arguments(self, instr: ir.Instruction) -> bool | None:
-        """Whether the two-argument call at ``instr``'s location passes one expression twice (``pow(x, x)``)
-        or two (``pow(-y, y)``, held-out seed 2056): what a libdevice body whose inputs the PTX leaves open
-        (one register and its negation) was called with; None without a source or with no such call."""
-        found = self.nodes(instr)
-        if found is None:
-            return None
-        kinds = {ast.dump(n.args[0]) == ast.dump(n.args[1]) for n in found[1]
-                 if isinstance(n, ast.Call) and len(n.args) == 2 and not n.keywords}
-        return kinds.pop() if len(kinds) == 1 else None
-
-    def decide(self, instr: ir.Instruction, classify: Classify) -> Decision | None:
-        """The one form the source nodes at ``instr``'s location agree on (``classify``: a node → its
-        form and the node to cite, or None); None without a source, or with no or several forms."""
-        found = self.nodes(instr)
-        if found is None:
-            return None
-        if self.loc[id(instr)][2] == 0:
-            return self.decide_within(instr, classify)  # only the line is known (LLVM merged two locations)
-        f, nodes = found
-        forms: dict[str, ast.expr] = {}
-        for n in nodes:
-            got = _classify(classify, f, n)
-            if got is not None:
-                forms.setdefault(*got)
-        return _one(f, forms)
-
-    def decide_here_or_at_call(self, instr: ir.Instruction, classify: Classify) -> Decision | None:
-        """:meth:`decide` at ``instr``'s location, else at the user's call of the inlined function it is in."""
-        got = self.decide(instr, classify)
-        if got is None:
-            with self.at_call_site(instr) as inlined:
-                got = self.decide(instr, classify) if inlined else None
-        return got
-
-    def decide_within(self, instr: ir.Instruction, classify: Classify, whole_line: bool = False) -> Decision | None:
-        """Like :meth:`decide`, over every sub-expression of the nodes at ``instr``'s location (names not
-        followed): LLVM gives an instruction it merged or hoisted an enclosing expression's location. At
-        column 0, or with ``whole_line``, every expression of the statements that start on the line."""
-        found = self.nodes(instr)
-        if found is None:
-            return None
-        f, nodes = found
-        line, col = self.loc[id(instr)][1:]
-        if col == 0 or whole_line:  # column 0: every expression of the statements starting on the line
-            nodes = [n for st in ast.walk(f.tree) if isinstance(st, ast.stmt) and st.lineno == line
-                     for n in ast.iter_child_nodes(st) if isinstance(n, ast.expr)]
-        forms: dict[str, ast.expr] = {}
-        for n in nodes:
-            for sub in ast.walk(n):
-                got = _classify(classify, f, sub) if isinstance(sub, ast.expr) and sub.lineno == line else None
-                if got is not None:
-                    forms.setdefault(*got)
-        return _one(f, forms)
-
-    def decide_enclosing(self, instr: ir.Instruction, classify: Classify) -> Decision | None:
-        """Like :meth:`decide`, over the innermost node that classifies and whose span on the line holds
-        the column: Triton gives ``tl.abs(…)``'s sign-bit ``and`` a column inside the call's name (held-out
-        seeds 736, 814: ``tl.abs`` at column 9, the ``and`` at 10), where no node starts."""
-        found = self.nodes(instr)
-        if found is None:
-            return None
-        f, _ = found
-        line, col = self.loc[id(instr)][1:]
-        best: tuple[int, str, ast.expr] | None = None
-        for n in ast.walk(f.tree):
-            if not (isinstance(n, ast.expr) and n.lineno == line == n.end_lineno and n.end_col_offset is not None
-                    and n.col_offset < col - 1 < n.end_col_offset):
-                continue
-            got = _classify(classify, f, n)
-            if got is not None and (best is None or n.end_col_offset - n.col_offset < best[0]):
-                best = (n.end_col_offset - n.col_offset, *got)
-        return Decision(best[1], f.where(best[2])) if best is not None else None
-
-    # -- the folds
+class SourceHints(SignHints):
+    """The source's decisions of LLVM's ambiguous folds for one function (the module docstring); the negation and
+    sign ones are :class:`~ptxkit.fpsan.source_hints_sign.SignHints`', the locations
+    :class:`~ptxkit.fpsan.source_locations.HintsBase`'."""
 
     def self_add(self, instr: ir.Instruction, lane: str) -> Decision | None:
         """K: ``add x, x`` from ``x * 2.0`` (``mul2``) or ``x + x`` (``add``); under a narrowing cast's
@@ -320,76 +113,6 @@ class SourceHints:
         return found is not None and any(
             isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name)
             and n.func.value.id == "libdevice" for n in found[1])
-
-    def neg_cast(self, cvt: ir.Instruction, dest: str, source: str | None = None) -> Decision | None:
-        """J: the cvt under a sign xor or a ``neg`` is ``(-x).to(T)`` (``before``) or the operand of
-        ``-(x.to(T))`` (``after``); ``x * -1.0`` negates too. ``before`` needs x of the cvt's ``source``
-        type: ``(x.to(f64) * -1.0).to(f16)`` of an f32 x (held-out seed 777) went through f64, which LLVM
-        dropped and Triton's ring does not (undecided)."""
-        def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
-            parent = f.parent.get(id(n))
-            if (isinstance(n, ast.BinOp) and isinstance(parent, ast.expr) and _negated(parent) is n
-                    and _width(f, n, _DEPTH) == _DTYPE_WIDTH.get(_PTX_DTYPE.get(dest, ""))):
-                return "after", parent  # -(a * b) of halves computed wide: the cvt narrows the op, then the negation
-            if _cast_to(n) != _PTX_DTYPE.get(dest):
-                return None
-            assert isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
-            recv = _resolve(f, n.func.value, _DEPTH)
-            peeled = False
-            while source is not None and recv is not None and _cast_to(recv) == _PTX_DTYPE.get(source):
-                recv, peeled = _resolve(f, _receiver(recv), _DEPTH), True  # (-x).to(f32).to(bf16)
-            inner = _negated(recv)
-            if inner is not None:
-                w = _width(f, inner, _DEPTH)
-                if w is None and not peeled and _no_casts(f, inner):
-                    w = OWN  # (x1 / x1) * -1.0: arithmetic on loaded values, no type in between (seed 1821)
-                sw = _DTYPE_WIDTH.get(_PTX_DTYPE.get(source or "", ""))
-                # a loaded x has the cvt's source type, unless a peeled .to() hides its own (seed 840: an f64)
-                if source is not None and (w != sw if peeled else w not in (OWN, CONST) and w != sw):
-                    return None
-                return "before", n
-            if isinstance(parent, ast.expr) and _negated(parent) is n and recv is not None:
-                return "after", parent
-            return None
-        return self.decide(cvt, classify)
-
-    def neg_chain(self, instr: ir.Instruction, dest: str) -> tuple[tuple[str, ...], str] | None:
-        """The value at ``instr``'s location (a store's value, or a ``.to()`` call) as the steps Triton takes
-        from one loaded value: float casts (``f16``/``bf16``/``f32``/``f64``) and one negation (``neg``),
-        innermost first, ending in a cast to ``dest`` — e.g. ``(-x.to(tl.float64)).to(tl.bfloat16)`` is
-        ``("f64", "neg", "bf16")`` (held-out seeds 1361, 2720, 840: LLVM dropped the wider type the ring goes
-        through). The steps and where, or None (no such value, or not all values there agree)."""
-        found = self.nodes(instr)
-        if found is None:
-            return None
-        f, nodes = found
-        values = [n.args[1] for n in nodes if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
-                  and n.func.attr == "store" and len(n.args) >= 2] + [n for n in nodes if _cast_to(n)]
-        chains = {(c, f.where(v)) for v in values if (c := _neg_steps(f, v)) is not None and c[-1] == dest}
-        return chains.pop() if len({c for c, _ in chains}) == 1 else None
-
-    def negation_of_cast(self, neg: ir.Instruction, dest: str) -> Decision | None:
-        """J at the ``neg``'s own location: a negation there (``-e``, ``e * -1.0``) of a ``.to(T)`` cast
-        (``after``; held-out seed 198: ``-x1.to(tl.float32)``, whose cvt LLVM shared with another
-        ``x1.to(tl.float32)`` of the line and so carries that one's location)."""
-        def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
-            inner = _negated(n)
-            e = _resolve(f, inner, _DEPTH) if inner is not None else None
-            return ("after", n) if _cast_to(e) == _PTX_DTYPE.get(dest) else None
-        return self.decide(neg, classify)
-
-    def sub_of_product(self, neg: ir.Instruction, dest: str) -> Decision | None:
-        """J for a negation the source does not write: ``a - b * c`` in ``dest`` at the ``neg``'s location, which
-        LLVM contracts into fma(−b, c, a) with the negation below b's cast (held-out seed 4703); the ring's
-        a − b·c is a + (−b)·c, the negation after the cast (``after``). The caller checks that only fma
-        multiplicands read the negation."""
-        def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
-            if not (isinstance(n, ast.BinOp) and isinstance(n.op, ast.Sub)
-                    and _width(f, n, _DEPTH) == _DTYPE_WIDTH.get(_PTX_DTYPE.get(dest, ""))):
-                return None
-            r = _resolve(f, n.right, _DEPTH)
-            return ("after", n) if isinstance(r, ast.BinOp) and isinstance(r.op, ast.Mult) else None
-        return self.decide(neg, classify)
 
     def narrowed_f32(self, instr: ir.Instruction) -> Decision | None:
         """An f32 add/sub/mul carrying a ``.to(tl.float32)`` cast's location whose receiver is that op on
@@ -610,98 +333,6 @@ class SourceHints:
             return ({"float32": "f32", "float64": "f64"}[cast], n) if inner in (width, OWN) else None
         return self.decide(instr, classify)
 
-    def zero_sign(self, instr: ir.Instruction) -> Decision | None:
-        """``copysign(x, 0.0)``: the source multiplies by a literal zero there (``mul``: LLVM rewrites
-        ``0.0 * x`` of a finite x, e.g. an int conversion, as ``copysign(0.0, x)``) or calls a copysign
-        (``copysign``)."""
-
-        def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
-            if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mult) and 0.0 in (_number(n.left), _number(n.right)):
-                return "mul", n
-            if isinstance(n, ast.Call) and isinstance(n.func, (ast.Attribute, ast.Name)) and (
-                    n.func.attr if isinstance(n.func, ast.Attribute) else n.func.id) == "copysign":
-                return "copysign", n
-            return None
-        # (an and with the sign bit may carry an inner cast's column: held-out seed 7517, 0.0 * (..).to(int8)...)
-        return self.decide(instr, classify) or self.decide_enclosing(instr, classify)
-
-    def narrow_negation(self, instr: ir.Instruction, width: int) -> Decision | None:
-        """``add``/``sub`` at a ``Sub``/``Add`` of the source whose right operand (either, for an ``Add``)
-        negates something narrower than ``width`` bits (``a - (h * -1.0)``, h a half) or a loaded value, or is a
-        widening cast of such a negation (``(h * -1.0).to(f32) + a``; the caller checks that the PTX widens a
-        narrower operand): LLVM folded the narrow negation into the wide op, Triton negates in the narrow ring and
-        widens (``narrow``)."""
-        want = {"add": ast.Sub, "sub": ast.Add}.get(instr.opcode)
-
-        def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
-            if not (isinstance(n, ast.BinOp) and want is not None and isinstance(n.op, want)):
-                return None
-            sides = [n.right] if want is ast.Sub else [n.left, n.right]
-            for side in sides:
-                e = _resolve(f, side, _DEPTH)
-                cast = e is not None and _cast_to(e) is not None
-                if cast and e is not None:  # (h * -1.0).to(f32) of a loaded half h (held-out seed 5462): negated
-                    e = _resolve(f, _receiver(e), _DEPTH)  # in h's own type
-                inner = _negated(e)
-                w = _width(f, inner, _DEPTH) if inner is not None else None
-                if w is not None and (0 < w < width or w == OWN):  # a loaded value the PTX widens (seed 6550)
-                    return "narrow", n
-            return None
-        return self.decide(instr, classify)
-
-    def negation_narrowed(self, instr: ir.Instruction, width: int) -> Decision | None:
-        """The value at ``instr``'s location (a store's value, or a ``.to()`` call) narrows to ``width`` bits a
-        negation computed wider (``(-where(c, a, b)).to(f16)`` of f32 arms; held-out seed 6284): Triton narrows
-        the wide ring's −φ(x), which is not the narrow ring's negation of the narrowed x (``before``)."""
-        def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
-            if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "store" \
-                    and len(n.args) >= 2:
-                v = _resolve(f, n.args[1], _DEPTH)
-            else:
-                v = n
-            if v is None or _cast_to(v) is None or _DTYPE_WIDTH.get(_cast_to(v) or "") != width:
-                return None
-            for _ in range(_DEPTH):
-                if v is None or _cast_to(v) is None:
-                    break
-                v = _resolve(f, _receiver(v), _DEPTH)
-            inner = _negated(v)
-            w = _width(f, inner, _DEPTH) if inner is not None else None
-            return ("before", n) if w is not None and w > width else None
-        return self.decide(instr, classify)
-
-    def negated_factor(self, instr: ir.Instruction, width: int, constant: float | None) -> Decision | None:
-        """A ``mul``/``fma`` of a widened narrower value by a negative immediate (``-constant``) or a negation
-        (``constant`` None): the source there multiplies a negation of a narrower value (or a widening cast of
-        one) by ``constant`` or by anything (``(-h).to(f64) * 0.5``, ``(-h) * y``; LLVM moved the negation into the
-        other factor), ``narrow``. Read at the location's expression, its operands and the values a call there
-        reduces (a ``tl.cumsum(e)`` contracts ``e``'s product into its adds), then at an inlined function's
-        call."""
-        def negated_narrow(f: SourceFile, e: ast.expr | None) -> bool:
-            if e is not None and _cast_to(e) is not None:
-                e = _resolve(f, _receiver(e), _DEPTH)
-            inner = _negated(e)
-            w = _width(f, inner, _DEPTH) if inner is not None else None
-            if w == OWN and constant is None:  # the widened factor is a load: -(x / x) * h is not (-h) * y
-                loaded = _resolve(f, inner, _DEPTH) if inner is not None else None
-                return isinstance(loaded, ast.Call) and isinstance(loaded.func, ast.Attribute) \
-                    and loaded.func.attr == "load"
-            return w is not None and (w == OWN or 0 < w < width)
-
-        def product(f: SourceFile, n: ast.expr | None) -> bool:
-            if not (isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mult)):
-                return False
-            for a, b in ((n.left, n.right), (n.right, n.left)):
-                if (constant is None or _number(b) == constant) and negated_narrow(f, _resolve(f, a, _DEPTH)):
-                    return True
-            return False
-
-        def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
-            if product(f, n) or any(product(f, _resolve(f, a, _DEPTH)) for a in _operands(n)):
-                return "narrow", n
-            return None
-        return self.decide_here_or_at_call(instr, classify)
-
     def abs_at_cast(self, cvt: ir.Instruction, dest: str, source: str) -> Decision | None:
         """The abs/cvt order told at the ``cvt``'s own location (the ``.to(T)`` call; LLVM gives a moved abs
         the store's, held-out seeds 995, 1032): the call's receiver is an abs of an x of the cvt's ``source``
@@ -727,93 +358,6 @@ class SourceHints:
             parent = f.parent.get(id(n))
             return ("inside", parent) if isinstance(parent, ast.expr) and _abs_call(parent) else None
         return self.decide(cvt, classify)
-
-    def neg_abs(self, instr: ir.Instruction, width: int) -> Decision | None:
-        """−|x| as a sign-bit ``or`` on ``width``-bit lanes: a ``minimum``/``min`` of x and its negation there
-        (``min``: Triton's ring min, which keeps ±0 as they are), or a negation of an ``abs`` call
-        (``negabs``) — of an x of that width (``-abs(h.to(f64))`` of an f16 h went through f64, whose ring
-        LLVM dropped: seed 1632, undecided)."""
-        def fits(f: SourceFile, x: ast.expr) -> bool:
-            return _width(f, x, _DEPTH) in (OWN, width)
-
-        def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
-            if _call_name(n) in ("minimum", "min"):
-                x = _of_negation(f, n)
-                return ("min", n) if x is not None and fits(f, x) else None
-            if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "store" \
-                    and len(n.args) >= 2:  # LLVM sank the or to the store (seed 610): the stored value's expression
-                v = _resolve(f, n.args[1], _DEPTH)
-                while v is not None and _to_dtype(v) is not None:
-                    v = _resolve(f, _receiver(v), _DEPTH)
-                return classify(f, v) if v is not None and v is not n else None
-            inner = _negated(n)
-            e = _resolve(f, inner, _DEPTH) if inner is not None else None
-            if not _abs_call(e):
-                return None
-            assert isinstance(e, ast.Call)
-            return ("negabs", n) if fits(f, e.args[0]) else None
-        return self.decide(instr, classify) or self.decide_enclosing(instr, classify)
-
-    def abs_of_max(self, instr: ir.Instruction, width: int,
-                   readers: Sequence[ir.Instruction] = ()) -> Decision | None:
-        """|x| as a sign-bit ``and`` on ``width``-bit lanes: a ``maximum``/``max`` of x and its negation there
-        (``max``: Triton's ring max, which keeps ±0 as they are; held-out seed 4957:
-        ``maximum(where(c, a, a), -a)``, an ``and`` on a dot operand no float instruction reads). LLVM often
-        hoists the ``and`` to the load, whose location says nothing: then the expressions at its ``readers``'
-        locations decide, where each operand that clears a sign is such a maximum (``maximum(x, -x) * 3.0``;
-        not ``abs(y) + maximum(x, -x)``, whose ``and``s the PTX does not tell apart)."""
-        def is_max(f: SourceFile, n: ast.expr | None) -> bool:
-            # minimum(x, -x) too: LLVM's |x| of it has its negation folded into the reader (1.0 + min(x, -x)
-            # as 1.0 - |x|), and the ring's −max(p, −p) is min(p, −p), at p = φ(−0) = −2^(w−1) as well
-            x = _of_negation(f, n) if n is not None and _call_name(n) in _EXTREMA else None
-            return x is not None and _width(f, x, _DEPTH) in (OWN, width)
-
-        def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
-            return ("max", n) if is_max(f, n) else None
-
-        def classify_reader(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
-            ops = [_strip_casts(f, o) for o in _operands(n)]
-            clears = [o for o in ops if o is not None and (is_max(f, o) or _abs_call(o))]
-            return ("max", n) if clears and all(is_max(f, o) for o in clears) else None
-
-        got = self.decide(instr, classify) or self.decide_enclosing(instr, classify)
-        if got is not None or not readers:
-            return got
-        decisions = [self.decide(u, classify_reader) for u in readers]
-        return decisions[0] if all(d is not None for d in decisions) else None
-
-    def max_of_negation_in_source(self, instr: ir.Instruction) -> str | None:
-        """Where the source of ``instr``'s function has a max or min of a value and its negation
-        anywhere (a safety net for :meth:`abs_of_max`: a sign-bit ``and`` no location ties to it may be it)."""
-        found = self.nodes(instr)
-        if found is None:
-            return None
-        f = found[0]
-        scope: ast.AST = next((fn for n in found[1] if (fn := f.function_of(n)) is not None), f.tree)
-        for n in ast.walk(scope):
-            if isinstance(n, ast.Call) and _call_name(n) in _EXTREMA and _of_negation(f, n) is not None:
-                return f.where(n)
-        return None
-
-    def neg_extremum(self, instr: ir.Instruction) -> Decision | None:
-        """``neg`` of a max/min: the source negates a ``max``/``min``/``maximum``/``minimum`` call there
-        (``written``), or negates something else there (``moved``: LLVM pulled the negation of the
-        operands out of a min/max, e.g. ``tl.min(x * -1.0)``)."""
-
-        def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
-            if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub):
-                inner: ast.expr | None = n.operand
-            elif isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mult):
-                inner = n.left if _number(n.right) == -1.0 else n.right if _number(n.left) == -1.0 else None
-            else:
-                return None
-            if inner is None:
-                return None
-            e = _resolve(f, inner, _DEPTH)
-            name = (e.func.attr if isinstance(e.func, ast.Attribute) else e.func.id
-                    if isinstance(e.func, ast.Name) else "") if isinstance(e, ast.Call) else ""
-            return ("written" if name in ("max", "min", "maximum", "minimum") else "moved"), n
-        return self.decide(instr, classify)
 
     def trunc(self, cvt: ir.Instruction) -> Decision | None:
         """``cvt.rzi.fT.fT`` is a ``trunc`` call (``call``) or LLVM's fold of ``x.to(int).to(float)``

