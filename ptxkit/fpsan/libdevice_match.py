@@ -475,6 +475,7 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
             taint |= flow.writes(s)
         elif id(s) not in later:  # (the next body's reads of this one's values: the caller checks them)
             consumers.append(s)
+    _caller_tests(flow, absorbed, consumers, taint, set(inputs) | alias | consts)
     # a comparison of the inputs alone is native in Triton's FPSan too: LLVM may share it with the user's code
     # (``tl.where(x < 0, ..)`` and powf's x < 0 test: one ``setp.geu.f32 p, x, 0``)
     cmps = {r for s in members if s.opcode in ("setp", "testp") and flow.reads(s) <= set(inputs) | alias | consts
@@ -528,6 +529,26 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
                     save=body[0] if in_place else None, one_call=one_call, bypass=tuple(b for _, b in bypass),
                     absorbed=frozenset(line(s) for s in absorbed),
                     lines=frozenset(line(s) for s in members if not any(s is c for c in chunks)))
+
+
+def _caller_tests(flow: Flow, absorbed: list[ir.Instruction], consumers: list[ir.Instruction], taint: set[str],
+                  plain: set[str]) -> None:
+    """Give back to the caller the comparisons of a body's value absorbed with its sunk tail that no other
+    absorbed instruction reads: the caller's test of the result, which LLVM left under the call's location
+    (held-out seed 4744: ``pow(x / x, x) == x`` as ``setp.eq.f64 p, r, x`` after pow's sunk ``y == 0`` select).
+    A body's tail ends in a value; its own tests (of the inputs alone, of its values before the exit — seed
+    965's x == 0 of the scaled x, feeding a special case after the user's code —, or feeding its selects) stay."""
+    while True:
+        read = {r for s in absorbed for r in flow.reads(s)}
+        tail = {r for s in absorbed if s.opcode not in ("setp", "testp") for r in flow.writes(s)}
+        drop = [s for s in absorbed if s.opcode in ("setp", "testp") and not flow.reads(s) <= plain
+                and flow.reads(s) & tail and not flow.writes(s) & read]
+        if not drop:
+            return
+        for s in drop:
+            absorbed.remove(s)
+            taint -= flow.writes(s)
+            consumers.append(s)
 
 
 def _abs_of(flow: Flow, r: str) -> str | None:
