@@ -29,13 +29,13 @@ Triton's FPSan as well.
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import combinations_with_replacement, permutations
 
 from ptxkit import ir
 from ptxkit.fpsan.libdevice_flow import Flow, LibRange, constants_before, forward_taint, is_float, line
+from ptxkit.fpsan.libdevice_tail import caller_tests, is_flag, on_every_path, special_cases, tests_read_beside
 from ptxkit.ptx.types import FLOAT_TYPES, SIGNED_TYPES, UNSIGNED_TYPES
 
 
@@ -73,14 +73,17 @@ def _in_place(flow: Flow, rng: list[ir.Instruction], r: str, i: int) -> bool:
 
 def match_body(flow: Flow, stmts: list[ir.Statement], name: str, lo: int, exit_line: int,
                consts: set[str], same_arguments: Callable[[ir.Instruction], bool | None] | None = None,
-               shared: Shared | None = None, later: frozenset[int] = frozenset()) -> LibRange | None:
+               shared: Shared | None = None, later: frozenset[int] = frozenset(),
+               beside: frozenset[int] = frozenset(), within: frozenset[int] = frozenset()) -> LibRange | None:
     """The body of ``__nv_NAME`` ending at ``exit_line`` (after the previous marker at ``lo``), or None
     when the checks of the module docstring fail for every choice of inputs (or hold for several).
 
     ``shared``: values an earlier body of the same inputs computed, which this one may read (LLVM's CSE of
     two bodies on one x: log2f reads logf's subnormal scaling of x, held-out seed 3169); ``later``: the
     instructions of a later body, whose reads of this body's values are not uses of a result (the caller
-    checks that the later body is recognised with this one's values ``shared``)."""
+    checks that the later body is recognised with this one's values ``shared``); ``beside``: the instructions of
+    the function's recognised bodies, whose reads of this one's tests of its inputs are not uses of a result;
+    ``within``: the instructions in their ranges, which are not this body's tail sunk past its exit."""
     op, ftype, arity = LIBDEVICE_OPS[name]
     rng = [s for s in stmts if isinstance(s, ir.Instruction) and lo <= line(s) < exit_line]
     last_write = {r: i for i, s in enumerate(rng) for r in flow.writes(s)}
@@ -137,7 +140,7 @@ def match_body(flow: Flow, stmts: list[ir.Statement], name: str, lo: int, exit_l
     combos = [c for c in combinations_with_replacement(cands, arity)  # pow(x, x): both arguments one register
               if shared is None or set(c) == set(shared.inputs)]  # (the inputs of the body whose values it reads)
     found = [m for combo in combos if (m := _slice(flow, rng, chunks, after, stmts, combo, name, op, ftype,
-                                                   exit_line, consts, shared, later)) is not None]
+                                                   exit_line, consts, shared, later, beside, within)) is not None]
     if flow.loc:  # an upstream value passes too when the work before the body is a pure function of it
         found = [m for m in found if m.one_call]  # (a cvt): the body's float work carries the call's .loc alone
     if len(found) > 1:  # x and |x| both pass when the body reads both: the argument is x, when the body computes
@@ -357,7 +360,8 @@ def _unconditional(s: ir.Instruction) -> bool:
 
 def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], after: list[ir.Statement],
            stmts: list[ir.Statement], inputs: tuple[str, ...], name: str, op: str, ftype: str, exit_line: int,
-           consts: set[str], earlier: Shared | None = None, later: frozenset[int] = frozenset()) -> LibRange | None:
+           consts: set[str], earlier: Shared | None = None, later: frozenset[int] = frozenset(),
+           beside: frozenset[int] = frozenset(), within: frozenset[int] = frozenset()) -> LibRange | None:
     last_float = next((s for s in reversed(rng) if is_float(s)), None)
     if last_float is None:
         return None
@@ -466,7 +470,7 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
                 and isinstance(s.operands[3], ir.Reg) and any(s.operands[3].name in flow.writes(a) for a in absorbed)))
         unpack = s.opcode == "mov" and isinstance(s.operands[0], ir.Vec)  # the caller's (a 64-bit shuffle: seed 1077)
         if (scanning and rd & taint and (s.opcode in _ABSORB or sunk) and not unpack and s.guard is None
-                and rd <= taint | consts
+                and rd <= taint | consts and id(s) not in within  # (a recognised body's test of the input)
                 and (flow.same_call(s, body[0], merged=True) or sunk)):  # column 0 or another call's location:
             # sunk past other bodies (seeds 1223, 789); log2's tail is known by its constants
             if flow.writes(s) & set(inputs):
@@ -475,7 +479,7 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
             taint |= flow.writes(s)
         elif id(s) not in later:  # (the next body's reads of this one's values: the caller checks them)
             consumers.append(s)
-    _caller_tests(flow, absorbed, consumers, taint, set(inputs) | alias | consts)
+    caller_tests(flow, absorbed, consumers, taint, set(inputs) | alias | consts)
     # a comparison of the inputs alone is native in Triton's FPSan too: LLVM may share it with the user's code
     # (``tl.where(x < 0, ..)`` and powf's x < 0 test: one ``setp.geu.f32 p, x, 0``)
     cmps = {r for s in members if s.opcode in ("setp", "testp") and flow.reads(s) <= set(inputs) | alias | consts
@@ -503,11 +507,18 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
     outs -= common.keys()
     members = [s for s in members if id(s) not in shared]
     member_ids -= shared
-    bypass = _special_cases(flow, outs, body[0])
+    bypass = special_cases(flow, outs, body[0])
+    bypassed = {id(sel) for _, (sel, _) in bypass}
     outs -= {p for p, _ in bypass}
-    outs -= {r for r in bits - set(inputs) - alias if not _is_flag(flow, r)}  # (a test's flag may be a bypass's)
+    outs -= {r for r in bits - set(inputs) - alias if not is_flag(flow, r)}  # (a test's flag may be a bypass's)
+    if beside:
+        outs -= tests_read_beside(flow, stmts, outs, members, absorbed, logic, cmps,
+                                  set(inputs) | alias | bits | consts, inside, beside)
     if len(outs) != 1 or any(w.opcode in ("setp", "testp") for r in outs for w in flow.writers.get(r, ())):
         return None  # one result, a value (not a predicate)
+    if within and any(u.opcode == "selp" and id(u) not in bypassed and flow.same_call(u, body[0], merged=True)
+                      for r in outs for u in flow.readers.get(r, ())):
+        return None  # a special-case select of the call left outside (a test in another body's range, seed 5710)
     anchor: ir.Statement | None
     if absorbed:
         last = next(i for i, s in enumerate(stmts) if s is absorbed[-1])
@@ -519,6 +530,8 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
         between = [s for s in stmts[:last] if isinstance(s, ir.Instruction) and line(s) >= line(body[0])]
         if any(flow.writes(s) & set(inputs) for s in between) and not in_place:
             return None
+        if id(anchor) in within or not on_every_path(flow, stmts, exit_line, anchor, outs):
+            return None  # the last absorbed step sits in one arm of another body's branch (seed 8085)
     else:
         anchor = next((s for s in stmts if line(s) >= exit_line), None)
         if anchor is None or (isinstance(anchor, ir.Label) and line(anchor) != exit_line):
@@ -529,26 +542,6 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
                     save=body[0] if in_place else None, one_call=one_call, bypass=tuple(b for _, b in bypass),
                     absorbed=frozenset(line(s) for s in absorbed),
                     lines=frozenset(line(s) for s in members if not any(s is c for c in chunks)))
-
-
-def _caller_tests(flow: Flow, absorbed: list[ir.Instruction], consumers: list[ir.Instruction], taint: set[str],
-                  plain: set[str]) -> None:
-    """Give back to the caller the comparisons of a body's value absorbed with its sunk tail that no other
-    absorbed instruction reads: the caller's test of the result, which LLVM left under the call's location
-    (held-out seed 4744: ``pow(x / x, x) == x`` as ``setp.eq.f64 p, r, x`` after pow's sunk ``y == 0`` select).
-    A body's tail ends in a value; its own tests (of the inputs alone, of its values before the exit — seed
-    965's x == 0 of the scaled x, feeding a special case after the user's code —, or feeding its selects) stay."""
-    while True:
-        read = {r for s in absorbed for r in flow.reads(s)}
-        tail = {r for s in absorbed if s.opcode not in ("setp", "testp") for r in flow.writes(s)}
-        drop = [s for s in absorbed if s.opcode in ("setp", "testp") and not flow.reads(s) <= plain
-                and flow.reads(s) & tail and not flow.writes(s) & read]
-        if not drop:
-            return
-        for s in drop:
-            absorbed.remove(s)
-            taint -= flow.writes(s)
-            consumers.append(s)
 
 
 def _abs_of(flow: Flow, r: str) -> str | None:
@@ -588,79 +581,3 @@ def _callers_chain(flow: Flow, r: str, inputs: tuple[str, ...], foreign: Callabl
                        for p in path)
         path.append(cur)
     return True
-
-
-def _special_cases(flow: Flow, outs: set[str], head: ir.Instruction) -> list[tuple[str, tuple[ir.Instruction, str]]]:
-    """The body's special-case tests LLVM sank past user code (held-out seeds 1257, 965, 142): a flag among
-    ``outs`` (a predicate, or a select of immediates on one) whose every use leads, through integer and
-    predicate logic with the call's ``.loc`` (seed 142: the x == 0 tests of 16 log2f copies packed into a
-    bit mask, tested once after ``tl.min``), only to ``selp d, c, v, p`` with the call's ``.loc`` (or that of the
-    user's op it was merged into, :func:`_general_arm`), an immediate arm ``c`` (the body's special value
-    carried through the user's code: ``pow(x, x)`` is 1 at x == 0,
-    ``log(0) - 0.5`` is NaN) and a register arm ``v`` computed from the body's value result. Triton's single
-    FPSan op has no special case, so such a select keeps ``v``: (flag, (select, v)) for each select."""
-    flags = {r for r in outs if _is_flag(flow, r)}
-    values = outs - flags
-    found: list[tuple[str, tuple[ir.Instruction, str]]] = []
-    for f in flags:
-        tainted, todo, sinks = {f}, [f], 0
-        while todo:
-            for s in flow.readers.get(todo.pop(), ()):
-                v = _general_arm(flow, s, tainted, values, head)
-                if v is not None:
-                    found.append((f, (s, v)))
-                    sinks += 1
-                    continue
-                if (s.opcode not in _FLAG_LOGIC or s.guard is not None or any(m in FLOAT_TYPES for m in s.mods)
-                        or not flow.same_call(s, head, merged=True)):
-                    return []  # the flag reaches other code: not only the special case's selects
-                for w in flow.writes(s) - tainted:
-                    tainted.add(w)
-                    todo.append(w)
-        if not sinks:
-            return []
-    return found
-
-
-_FLAG_LOGIC = frozenset({"selp", "setp", "and", "or", "xor", "not", "shl", "shr", "mov", "cvt"})
-
-
-def _is_flag(flow: Flow, r: str) -> bool:
-    """``r`` holds a test's outcome: written by ``setp``/``testp``, or by a select of two immediates."""
-    ws = flow.writers.get(r, ())
-    return bool(ws) and all(w.opcode in ("setp", "testp") or (w.opcode == "selp" and len(w.operands) == 4 and all(
-        isinstance(o, (ir.Imm, ir.FloatImm)) for o in w.operands[1:3])) for w in ws)
-
-
-def _general_arm(flow: Flow, s: ir.Instruction, tainted: set[str], values: set[str],
-                 head: ir.Instruction) -> str | None:
-    """The register arm ``v`` of ``s = selp d, c, v, p`` (either order) with ``p`` among ``tainted``, the call's
-    ``.loc``, an immediate ``c`` and ``v`` computed from ``values``; else None."""
-    ops = s.operands
-    if (s.opcode != "selp" or s.guard is not None or len(ops) != 4 or not isinstance(ops[3], ir.Reg)
-            or ops[3].name not in tainted):
-        return None
-    arms = [o for o in ops[1:3] if isinstance(o, ir.Reg)]
-    if len(arms) != 1 or arms[0].name in tainted or not any(isinstance(o, (ir.Imm, ir.FloatImm)) for o in ops[1:3]):
-        return None
-    # the call's location, or that of the user's op whose result it selects, into which LLVM merged it (seeds
-    # 1346, 1695: ``abs(log2(x))``, ``-log2(x)``); a user's ``tl.where`` has a location of its own
-    at = flow.loc.get(id(s))
-    if not (flow.same_call(s, head, merged=True)
-            or (at is not None and all(flow.loc.get(id(w)) == at for w in flow.writers.get(arms[0].name, [None])))):
-        return None
-    return arms[0].name if _computed_from(flow, arms[0].name, values) else None
-
-
-def _computed_from(flow: Flow, r: str, values: set[str], limit: int = 4096) -> bool:
-    """``r`` is computed (through any instructions) from one of ``values`` (breadth first: the nearest first)."""
-    seen, todo = {r}, deque([r])
-    while todo and len(seen) < limit:
-        cur = todo.popleft()
-        if cur in values:
-            return True
-        for w in flow.writers.get(cur, ()):
-            for x in flow.reads(w) - seen:
-                seen.add(x)
-                todo.append(x)
-    return False

@@ -1,0 +1,154 @@
+"""The tail of an inlined libdevice body after its exit marker (``libdevice_match``): the special-case selects
+LLVM sank past user code, the caller's tests of the result left under the call's location, the flags other
+recognised bodies share, and where the ring op may go so that it runs on every path to the result's readers."""
+
+from __future__ import annotations
+
+from collections import deque
+
+import networkx as nx
+
+from ptxkit import ir
+from ptxkit.fpsan.libdevice_flow import Flow, cfg, line
+from ptxkit.ptx.types import FLOAT_TYPES
+
+
+def tests_read_beside(flow: Flow, stmts: list[ir.Statement], outs: set[str], members: list[ir.Instruction],
+                      absorbed: list[ir.Instruction], logic: set[int], cmps: set[str], plain: set[str],
+                      inside: set[int], beside: frozenset[int]) -> set[str]:
+    """The values of ``outs`` that are tests of the inputs alone (integer logic on their bits, comparisons, also
+    sunk past the exit) whose other writers are the recognised bodies ``beside`` (registers LLVM reused there:
+    seed 8287's hi word of x, which __nv_log rewrites in place with the scaled x's). A flag must be read by nothing
+    but this body and those bodies (else it may select a special case in user code); the input's bits are the
+    same in Triton's FPSan wherever they are read (like ``bits`` in ``_slice``) where no writer beside reaches."""
+    ours = inside | {id(s) for s in absorbed}
+    tests = {id(s) for s in members if id(s) in logic or flow.writes(s) & cmps}
+    tests |= {id(s) for s in absorbed if s.opcode in ("setp", "testp") and flow.reads(s) <= plain}
+    g: nx.DiGraph | None = None
+    pos = {id(s): i for i, s in enumerate(stmts)}
+
+    def sees_only_ours(u: ir.Instruction, r: str) -> bool:  # no path from a writer beside to the reader
+        nonlocal g
+        theirs = [w for w in flow.writers.get(r, ()) if id(w) in beside]
+        if not theirs:
+            return True
+        g = cfg(stmts) if g is None else g
+        return not any(nx.has_path(g, pos[id(w)], pos[id(u)]) for w in theirs)
+
+    return {r for r in outs
+            if all(id(w) in tests or id(w) in beside for w in flow.writers.get(r, ()))
+            and any(id(w) in tests for w in flow.writers.get(r, ()))
+            and all(id(u) in ours or id(u) in beside or (not is_flag(flow, r) and sees_only_ours(u, r))
+                    for u in flow.readers.get(r, ()))}
+
+
+def on_every_path(flow: Flow, stmts: list[ir.Statement], exit_line: int, anchor: ir.Instruction,
+                   outs: set[str]) -> bool:
+    """The ring op at ``anchor`` runs on every path from the body's exit to a reader of its result (``outs``): the
+    steps LLVM sank past the exit may lie in one arm of a later body's branch, which the other arm skips."""
+    a = next(i for i, s in enumerate(stmts) if s is anchor)
+    e = next(i for i, s in enumerate(stmts) if line(s) >= exit_line)
+    if not any(isinstance(s, ir.Label) or (isinstance(s, ir.Instruction) and s.opcode in ("bra", "brx"))
+               for s in stmts[e + 1:a]):
+        return True
+    if any(isinstance(s, ir.Instruction) and s.opcode == "brx" for s in stmts):
+        return False  # (an indirect branch's targets are a table's: not followed)
+    pos = {id(s): i for i, s in enumerate(stmts)}
+    g = nx.restricted_view(cfg(stmts), [a], [])
+    return not any(nx.has_path(g, e, pos[id(u)]) for r in outs for u in flow.readers.get(r, ()) if pos[id(u)] != a)
+
+
+def caller_tests(flow: Flow, absorbed: list[ir.Instruction], consumers: list[ir.Instruction], taint: set[str],
+                  plain: set[str]) -> None:
+    """Give back to the caller the comparisons of a body's value absorbed with its sunk tail that no other
+    absorbed instruction reads: the caller's test of the result, which LLVM left under the call's location
+    (held-out seed 4744: ``pow(x / x, x) == x`` as ``setp.eq.f64 p, r, x`` after pow's sunk ``y == 0`` select).
+    A body's tail ends in a value; its own tests (of the inputs alone, of its values before the exit — seed
+    965's x == 0 of the scaled x, feeding a special case after the user's code —, or feeding its selects) stay."""
+    while True:
+        read = {r for s in absorbed for r in flow.reads(s)}
+        tail = {r for s in absorbed if s.opcode not in ("setp", "testp") for r in flow.writes(s)}
+        drop = [s for s in absorbed if s.opcode in ("setp", "testp") and not flow.reads(s) <= plain
+                and flow.reads(s) & tail and not flow.writes(s) & read]
+        if not drop:
+            return
+        for s in drop:
+            absorbed.remove(s)
+            taint -= flow.writes(s)
+            consumers.append(s)
+
+
+def special_cases(flow: Flow, outs: set[str], head: ir.Instruction) -> list[tuple[str, tuple[ir.Instruction, str]]]:
+    """The body's special-case tests LLVM sank past user code (held-out seeds 1257, 965, 142): a flag among
+    ``outs`` (a predicate, or a select of immediates on one) whose every use leads, through integer and
+    predicate logic with the call's ``.loc`` (seed 142: the x == 0 tests of 16 log2f copies packed into a
+    bit mask, tested once after ``tl.min``), only to ``selp d, c, v, p`` with the call's ``.loc`` (or that of the
+    user's op it was merged into, :func:`_general_arm`), an immediate arm ``c`` (the body's special value
+    carried through the user's code: ``pow(x, x)`` is 1 at x == 0,
+    ``log(0) - 0.5`` is NaN) and a register arm ``v`` computed from the body's value result. Triton's single
+    FPSan op has no special case, so such a select keeps ``v``: (flag, (select, v)) for each select."""
+    flags = {r for r in outs if is_flag(flow, r)}
+    values = outs - flags
+    found: list[tuple[str, tuple[ir.Instruction, str]]] = []
+    for f in flags:
+        tainted, todo, sinks = {f}, [f], 0
+        while todo:
+            for s in flow.readers.get(todo.pop(), ()):
+                v = _general_arm(flow, s, tainted, values, head)
+                if v is not None:
+                    found.append((f, (s, v)))
+                    sinks += 1
+                    continue
+                if (s.opcode not in _FLAG_LOGIC or s.guard is not None or any(m in FLOAT_TYPES for m in s.mods)
+                        or not flow.same_call(s, head, merged=True)):
+                    return []  # the flag reaches other code: not only the special case's selects
+                for w in flow.writes(s) - tainted:
+                    tainted.add(w)
+                    todo.append(w)
+        if not sinks:
+            return []
+    return found
+
+
+_FLAG_LOGIC = frozenset({"selp", "setp", "and", "or", "xor", "not", "shl", "shr", "mov", "cvt"})
+
+
+def is_flag(flow: Flow, r: str) -> bool:
+    """``r`` holds a test's outcome: written by ``setp``/``testp``, or by a select of two immediates."""
+    ws = flow.writers.get(r, ())
+    return bool(ws) and all(w.opcode in ("setp", "testp") or (w.opcode == "selp" and len(w.operands) == 4 and all(
+        isinstance(o, (ir.Imm, ir.FloatImm)) for o in w.operands[1:3])) for w in ws)
+
+
+def _general_arm(flow: Flow, s: ir.Instruction, tainted: set[str], values: set[str],
+                 head: ir.Instruction) -> str | None:
+    """The register arm ``v`` of ``s = selp d, c, v, p`` (either order) with ``p`` among ``tainted``, the call's
+    ``.loc``, an immediate ``c`` and ``v`` computed from ``values``; else None."""
+    ops = s.operands
+    if (s.opcode != "selp" or s.guard is not None or len(ops) != 4 or not isinstance(ops[3], ir.Reg)
+            or ops[3].name not in tainted):
+        return None
+    arms = [o for o in ops[1:3] if isinstance(o, ir.Reg)]
+    if len(arms) != 1 or arms[0].name in tainted or not any(isinstance(o, (ir.Imm, ir.FloatImm)) for o in ops[1:3]):
+        return None
+    # the call's location, or that of the user's op whose result it selects, into which LLVM merged it (seeds
+    # 1346, 1695: ``abs(log2(x))``, ``-log2(x)``); a user's ``tl.where`` has a location of its own
+    at = flow.loc.get(id(s))
+    if not (flow.same_call(s, head, merged=True)
+            or (at is not None and all(flow.loc.get(id(w)) == at for w in flow.writers.get(arms[0].name, [None])))):
+        return None
+    return arms[0].name if _computed_from(flow, arms[0].name, values) else None
+
+
+def _computed_from(flow: Flow, r: str, values: set[str], limit: int = 4096) -> bool:
+    """``r`` is computed (through any instructions) from one of ``values`` (breadth first: the nearest first)."""
+    seen, todo = {r}, deque([r])
+    while todo and len(seen) < limit:
+        cur = todo.popleft()
+        if cur in values:
+            return True
+        for w in flow.writers.get(cur, ()):
+            for x in flow.reads(w) - seen:
+                seen.add(x)
+                todo.append(x)
+    return False
