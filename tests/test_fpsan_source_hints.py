@@ -391,6 +391,16 @@ def test_half_to_int_decided_by_the_source(tmp_path, expr, via):
     assert f"through {via} (decided by the source at kernel.py:9:9: `x0." in rep.items[0].reason
 
 
+def test_half_to_int_through_a_choice_of_one_value(tmp_path):
+    """Held-out seed 8343: ``tl.minimum(h.to(f64), h.to(f64), propagate_nan=ALL).to(int32)`` — LLVM folds the min of
+    one value and the widening into ``cvt.rzi.s32.bf16``; Triton's ring min of one value is that value, converted
+    through f64."""
+    expr = "tl.minimum(x0.to(tl.float64), x0.to(tl.float64), propagate_nan=tl.PropagateNan.ALL).to(tl.int16)"
+    out, rep = _run(_with_source(tmp_path, expr, E_BODY, "tl.minimum", w=16), [[h] for h in HALVES], w=16)
+    assert out == [triton(h, "f16", "f64", 16) for h in HALVES]
+    assert _items(rep) == [("cvt.rzi.s16.f16", "note")] and "through f64" in rep.items[0].reason
+
+
 @pytest.mark.parametrize("expr", ["x0.to(tl.float64).to(tl.uint32)",  # another width, unsigned: not modelled
                                   "x0.to(tl.float64)", "x0.to(tl.float64).to(tl.float32)"])
 def test_half_to_int_with_a_stale_or_refolded_source_stays_undecided(tmp_path, expr):
@@ -488,6 +498,10 @@ def test_self_add_of_a_widened_half_times_two_decided_by_the_source(tmp_path):
 
 @pytest.mark.parametrize("expr,form", [("(2.0 * x0.to(tl.float64)).to(tl.float32)", "mul2-f64"),  # seed 98
                                        ("(x0.to(tl.float64) + x0.to(tl.float64)).to(tl.float32)", "add-f64"),
+                                       # held-out seed 8449's shape: two negations and a min of one value
+                                       ("(-(-(x0.to(tl.float64) + tl.minimum(x0.to(tl.float64), "
+                                        "x0.to(tl.float64))))).to(tl.float32)", "add-f64"),
+                                       ("(-(x0.to(tl.float64) + x0.to(tl.float64))).to(tl.float32)", None),
                                        ("(3.0 * x0.to(tl.float64)).to(tl.float32)", None),
                                        ("(2.0 * x0).to(tl.float32)", None),  # no widening: not this .loc
                                        ("(2.0 * x0.to(tl.float64)).to(tl.float16)", None)])  # another type

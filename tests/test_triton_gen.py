@@ -336,6 +336,8 @@ EXACT: list[int | str] = [4, 6, 15, 19, 72, 104, 114, 175, "k_rsqrt_f32", "k_exp
                           7005,  # (-h) * (y / y) + 1.0 as fma(-(y / y), h, 1.0): negated in h's ring (silent)
                           7104,  # x.to(int64).to(f64).to(int64): the f64 is of the integer, not of x (silent)
                           7517,  # 0.0 * (..).to(int8).to(f64) as an and with the sign bit: the ring's +0.0 (silent)
+                          8343,  # tl.minimum(h.to(f64), h.to(f64), propagate_nan=ALL).to(int32): through f64
+                          8449,  # -(-(x.to(f32) + minimum(x.to(f32), x.to(f32)))).to(bf16) as add.bf16 x, x: add-f32
                           ]
 # Known-open classes (issue 10's letters; /work/coord/issue10_findings.md): kernel -> (cause, reported
 # today, i.e. the sanitize report has an error so --strict fails).
