@@ -1043,6 +1043,39 @@ def test_self_compare_of_casts_to_any_other_type_is_decided(tmp_path, expr, want
     assert ("setp.nan.f16", "note") in _items(rep)
 
 
+@pytest.mark.parametrize("expr,want", [("tl.where(x0 < 1.0, x0, x0.to(tl.float64) != x0.to(tl.float64))", "f64"),
+                                       ("x0 < 1.0", None)])  # no self-comparison on the line: undecided
+def test_self_compare_at_column_0_is_decided_by_the_lines_self_comparison(tmp_path, expr, want):
+    """Held-out seed 8641 (silent, behind reported half ops): ``x1.to(f32) == x1.to(f32)`` of an f64 x1 as
+    ``setp.num.f64 x1, x1`` at column 0 of its line (LLVM's merged location after a sin body) was taken for Triton's
+    own test of its values (native): the line's one self-comparison decides; none, undecided."""
+    body = ".loc 1 9 0\n\tsetp.nan.f16 %p1, %a, %a;\n\tselp.b16 %d, 1, 0, %p1;"
+    xs = [0x7E00, 0x3C00, 0xC500, 0x7C00]
+    out, rep = _run(_with_source(tmp_path, expr, body, "", w=16), [[x] for x in xs], w=16)
+    if want is None:
+        assert ("setp.nan.f16", "error") in _items(rep)
+        return
+    cast = R.float_cast(np.array(xs, np.uint64), "f16", "f64")
+    assert out == [int((int(c) & ((1 << 63) - 1)) > 0x7FF0000000000000) for c in cast]
+    assert ("setp.nan.f16", "note") in _items(rep)
+
+
+@pytest.mark.parametrize("cmp,want", [("lt", "native"), ("geu", "native"), ("le", "f32"), ("gtu", "f32")])
+def test_half_setp_at_column_0_is_decided_by_the_line_comparison_it_can_be(tmp_path, cmp, want):
+    """Held-out seed 8641: ``x2 < x0`` (halves) and ``x2.to(f64) <= x0.to(f64)`` on one line, as ``setp.lt.bf16`` and
+    ``setp.le.bf16`` at column 0: each predicate can come from one of them only (as written, swapped, or inverted:
+    ``geu`` is ``not (a < b)``), which decides it; a line that also calls tl.maximum stays undecided."""
+    expr = "tl.where(x0 < x1, x0, x1).to(tl.float32) + tl.where(x0.to(tl.float32) <= x1.to(tl.float32), 1.0, 2.0)"
+    body = f".loc 1 9 0\n\tsetp.{cmp}.f16 %p1, %a, %b;\n\tselp.b16 %d, 1, 0, %p1;"
+    got = _items(_run(_with_source(tmp_path, expr, body, "", nin=2, w=16), [list(r) for r in zip(A16, B16)],
+                      w=16)[1])
+    assert got == [(f"setp.{cmp}.f16", "note")]
+    _, rep = _run(_with_source(tmp_path, expr, body, "", nin=2, w=16), [list(r) for r in zip(A16, B16)], w=16)
+    assert f"half={want}" in rep.items[0].reason
+    text = _with_source(tmp_path, expr + " + tl.maximum(x0, x1)", body, "", nin=2, w=16)
+    assert _items(_run(text, [list(r) for r in zip(A16, B16)], w=16)[1]) == [(f"setp.{cmp}.f16", "error")]
+
+
 def test_negation_through_a_type_llvm_dropped_is_computed_through_it(tmp_path):
     """``(-x.to(tl.float64)).to(f16)`` of an f16 x is one sign-bit xor of x (held-out seeds 1361, 2720: LLVM drops
     the exact widening); ``((-x).to(tl.float32)).to(f16)`` of an f64 x an xor after two cvts (840). Triton's
