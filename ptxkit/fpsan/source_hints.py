@@ -442,8 +442,9 @@ class SourceHints(SignHints):
             widths = {_width(f, e, _DEPTH) for e in (n.left, n.comparators[0])}
             return ("native", n) if widths <= {OWN, w} and widths else None
         loc = self.loc.get(id(instr))
-        if loc is not None and loc[1] != 0 and loc[2] == 0:  # a merged location (held-out seed 8641: x1.to(f32) == x1.to(f32) of an
-            # f64 x1 at 15:0 after a sin body, taken for Triton's own test, silent): the line's self-comparisons
+        # a merged location (held-out seed 8641: x1.to(f32) == x1.to(f32) of an f64 x1 at 15:0 after a sin body,
+        # taken for Triton's own test, silent): the line's self-comparisons
+        if loc is not None and loc[1] != 0 and loc[2] == 0:
             def on_line(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
                 same = (isinstance(n, ast.Compare) and len(n.comparators) == 1
                         and _same_value(f, n.left, n.comparators[0]))
