@@ -206,6 +206,9 @@ def test_special_case_select_of_other_code_is_not_taken():
     # x <= pow(x, x) beside log(x) of f64: the log body reads the hi word of x that pow's body unpacked, and rewrites
     # that register in place with its scaled x's; the word read before the rewrite is x's bits (recognised beside)
     "seed8287",
+    # pow(-x / (x * x), -x): both x and the caller's -x pass as the exponent; the body computes with -x only (its
+    # y * 0.5 is x * -0.5, LLVM's fold of the negation): pow(a, -x)
+    "seed8705",
 ])
 def test_body_whose_special_case_or_input_llvm_rewrote_is_tritons_op(name):
     """Held-out kernels where LLVM moved a body's special case or rewrote its input: each is Triton's op

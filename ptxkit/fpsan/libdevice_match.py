@@ -150,6 +150,15 @@ def match_body(flow: Flow, stmts: list[ir.Statement], name: str, lo: int, exit_l
                   for r in flow.reads(s)}
         found = [m for m in found if not any(o.inputs != m.inputs and all(
             a == b or (a in valued and _abs_of(flow, b) == a) for a, b in zip(o.inputs, m.inputs)) for o in found)]
+    if len(found) > 1:  # x and the caller's -x (before the range) both pass where the call's own work computes with
+        # -x and never with x: the argument is -x (held-out seed 8705: pow(-x / (x * x), -x); a product of x by a
+        # constant is no such use, LLVM folds the negation into it: powf's y * 0.5 as x * -0.5)
+        own = {r for s in rng + chunks if (not flow.loc or (last is not None and flow.same_call(s, last)))
+               and is_float(s) and s.opcode not in ("setp", "testp", "abs", "neg")
+               and not (s.opcode == "mul" and flow.float_imms(s)) for r in flow.reads(s)}
+        found = [m for m in found if not any(o.inputs != m.inputs and all(
+            a == b or (a in own and b not in own and _neg_of(flow, a) == b) for a, b in zip(o.inputs, m.inputs))
+            for o in found)]
     if len(found) > 1 and arity == 2 and same_arguments is not None and last is not None:
         # pow(x, x) of x = -y, or pow(-y, y): the body reads y either way; the source's call says which
         same = same_arguments(last)
@@ -548,6 +557,13 @@ def _abs_of(flow: Flow, r: str) -> str | None:
     """x when ``r`` is written once, by ``abs.fT r, x``."""
     w = flow.writers.get(r, [])
     x = w[0].operands[1] if len(w) == 1 and w[0].opcode == "abs" and is_float(w[0]) else None
+    return x.name if isinstance(x, ir.Reg) else None
+
+
+def _neg_of(flow: Flow, r: str) -> str | None:
+    """x when ``r`` is written once, by ``neg.fT r, x``."""
+    w = flow.writers.get(r, [])
+    x = w[0].operands[1] if len(w) == 1 and w[0].opcode == "neg" and is_float(w[0]) else None
     return x.name if isinstance(x, ir.Reg) else None
 
 
