@@ -457,6 +457,8 @@ PTXAS_CASES = {
                       ()),
     "half_f64": ("mul.f16 %d, %a, %b;", 16, 16, 2, (("half", "f64"),)),
     "neg_cast_packed": ("cvt.rn.f16x2.f32 %t, %a, %b;\n\tneg.f16x2 %d, %t;", 32, 32, 2, ()),
+    "neg_cast_packed_before": ("cvt.rn.bf16x2.f32 %t, %a, %b;\n\tneg.bf16x2 %d, %t;", 32, 32, 2,
+                               (("neg-cast", "before"),)),
     "packed_neg_zero": ("mov.b32 %t, -2147450880;\n\tfma.rn.f16x2 %d, %a, %t, %b;", 32, 32, 2, ()),
     "zero_sign": ("cvt.rn.f32.s32 %t, %a;\n\tcopysign.f32 %d, %t, 0f00000000;", 32, 32, 1, ()),
     "half_setp": ("setp.lt.f16 %p1, %a, %b;\n\tselp.b16 %d, %a, %b, %p1;", 16, 16, 2, (("half", "f32"),)),
@@ -574,6 +576,28 @@ def test_negation_of_a_cvt_is_the_neg_cast_fold():
     assert out == after and ("neg.f16", "error") in _items(rep)
     out, rep = _run(text, [[x] for x in xs], out_w=16, folds=(("neg-cast", "before"),))
     assert out == before and ("neg.f16", "note") in _items(rep)
+
+
+def test_negation_of_a_packed_cvt_before_the_cast_is_each_lanes_ring_cast_of_the_negation():
+    """``neg.bf16x2`` of ``cvt.rn.bf16x2.f32 c, a, b`` with ``neg-cast=before`` (held-out seed 8875: the source's
+    ``(-(a / a)).to(bf16)`` before a dot decided it, but the packed form was sanitized as the negation after the
+    cast): the ring cast of −φ(a) in the high lane, of −φ(b) in the low one."""
+    text = _kernel("cvt.rn.bf16x2.f32 %t, %a, %b;\n\tneg.bf16x2 %d, %t;", nin=2)
+    rows = [[0x40490FDB, 0xC0A00000], [0x3DCCCCCD, 0x00000000], [0x80000000, 0x7F7FFFFF]]
+
+    def cast(x: int) -> int:
+        return int(R.float_cast(np.array([x], np.uint64), "f32", "bf16")[0])
+
+    def neg(x: int) -> int:  # the ring negation (+0 stays +0: φ(+0) = 0)
+        return int(R.float_unop("neg", np.array([x], np.uint64), "f32")[0])
+    before = [cast(neg(a)) << 16 | cast(neg(b)) for a, b in rows]
+    after = [int(R.float_unop("neg", np.array([cast(a)], np.uint64), "bf16")[0]) << 16
+             | int(R.float_unop("neg", np.array([cast(b)], np.uint64), "bf16")[0]) for a, b in rows]
+    assert before != after
+    out, rep = _run(text, rows, folds=(("neg-cast", "before"),))
+    assert out == before and ("neg.bf16x2", "note") in _items(rep)
+    out, rep = _run(text, rows)
+    assert out == after and ("neg.bf16x2", "error") in _items(rep)
 
 
 def test_copysign_of_zero_is_the_ring_product_zero():

@@ -339,6 +339,7 @@ EXACT: list[int | str] = [4, 6, 15, 19, 72, 104, 114, 175, "k_rsqrt_f32", "k_exp
                           8343,  # tl.minimum(h.to(f64), h.to(f64), propagate_nan=ALL).to(int32): through f64
                           8449,  # -(-(x.to(f32) + minimum(x.to(f32), x.to(f32)))).to(bf16) as add.bf16 x, x: add-f32
                           8641,  # setp at column 0 after a sin body: the line's comparisons decide (one was silent)
+                          8875,  # (-(a / a)).to(bf16) as neg.bf16x2 of a packed cvt: the ring cast of each lane's -x
                           ]
 # Known-open classes (issue 10's letters; /work/coord/issue10_findings.md): kernel -> (cause, reported
 # today, i.e. the sanitize report has an error so --strict fails).

@@ -260,7 +260,8 @@ def _neg_of_cast(instr: ir.Instruction, cvt: ir.Instruction, ctx: RewriteContext
                or (decide_fold(opts, "neg-cast", lambda n: flow.hints.sub_of_product(n, dest), instr)
                    if _only_multiplicands(flow, instr) else None))
     form = opts.fold("neg-cast") or (decided.form if decided else "after")
-    if form == "before" and float_cast(cvt) is not None and _neg_before_cast(instr, cvt, ctx, flow):
+    if form == "before" and (_neg_before_cast(instr, cvt, ctx, flow) if float_cast(cvt) is not None
+                             else _neg_before_packed_cast(instr, cvt, ctx, flow)):
         return FoldResult(True, fold_verdict(opts, "neg-cast", _NEG_CAST, form, decided))
     compute, nsrc = TABLE["neg"]
     if not elementwise(instr, ctx, OpInfo(LANE_TYPE.get(ft, ft), ft if ft in LANE_TYPE else None), compute, nsrc):
@@ -512,6 +513,26 @@ def _neg_before_cast(instr: ir.Instruction, cvt: ir.Instruction, ctx: RewriteCon
     n = ctx.fresh(BITS_KIND[ws])
     ctx.emit(f"neg.s{ws} {n}, {as_reg(ctx, ctx.embed(x, st), ws)}")
     ctx.define(instr.operands[0], cast_payload(ctx, n, st, dt), dt, instr.guard)
+    return True
+
+
+def _neg_before_packed_cast(instr: ir.Instruction, cvt: ir.Instruction, ctx: RewriteContext, flow: Flow) -> bool:
+    """``d = neg.{f16,bf16}x2(cvt.rn.{f16,bf16}x2.f32(a, b))`` as Triton's FPSan of ``(-x).to(T)`` on both lanes
+    (held-out seed 8875: ``(-(a / a)).to(bf16)`` before a dot): the ring cast of −φ(a) to the high lane, of −φ(b) to
+    the low one (ISA §9.7.9.21: a → upper half)."""
+    types = float_cast(cvt, packed=True)
+    srcs = cvt.operands[1:]
+    if types is None or types[1] != "f32" or not all(
+            isinstance(x, ir.Reg) and flow.unchanged_between(x.name, cvt, instr) for x in srcs):
+        return False
+    lt = types[0].removesuffix("x2")
+    lanes = []
+    for x in (srcs[1], srcs[0]):  # b → low lane, a → high
+        n = ctx.fresh(BITS_KIND[32])
+        ctx.emit(f"neg.s32 {n}, {as_reg(ctx, ctx.embed(x, 'f32'), 32)}")
+        lanes.append(ctx.unembed_to_fresh(cast_payload(ctx, n, "f32", lt), lt))
+    ctx.invalidate(name_of(instr.operands[0]))
+    ctx.emit(f"{guard_text(instr.guard)}mov.b32 {name_of(instr.operands[0])}, {{{lanes[0]}, {lanes[1]}}}")
     return True
 
 
