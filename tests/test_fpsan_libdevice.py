@@ -209,6 +209,9 @@ def test_special_case_select_of_other_code_is_not_taken():
     # pow(-x / (x * x), -x): both x and the caller's -x pass as the exponent; the body computes with -x only (its
     # y * 0.5 is x * -0.5, LLVM's fold of the negation): pow(a, -x)
     "seed8705",
+    # exp(pow(x.to(f64), x.to(f64))) on four elements: the fourth pow's x == 1 select sunk past two exp bodies carries
+    # line 0 and the exp call's column; its predicate and arm are the pow's own sunk steps
+    "seed7733",
 ])
 def test_body_whose_special_case_or_input_llvm_rewrote_is_tritons_op(name):
     """Held-out kernels where LLVM moved a body's special case or rewrote its input: each is Triton's op

@@ -480,8 +480,9 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
         unpack = s.opcode == "mov" and isinstance(s.operands[0], ir.Vec)  # the caller's (a 64-bit shuffle: seed 1077)
         if (scanning and rd & taint and (s.opcode in _ABSORB or sunk) and not unpack and s.guard is None
                 and rd <= taint | consts and id(s) not in within  # (a recognised body's test of the input)
-                and (flow.same_call(s, body[0], merged=True) or sunk)):  # column 0 or another call's location:
-            # sunk past other bodies (seeds 1223, 789); log2's tail is known by its constants
+                and (flow.same_call(s, body[0], merged=True) or sunk or _tail_select(flow, s, absorbed))):
+            # column 0 or another call's location: sunk past other bodies (seeds 1223, 789); log2's tail is known
+            # by its constants
             if flow.writes(s) & set(inputs):
                 return None
             absorbed.append(s)
@@ -558,6 +559,18 @@ def _abs_of(flow: Flow, r: str) -> str | None:
     w = flow.writers.get(r, [])
     x = w[0].operands[1] if len(w) == 1 and w[0].opcode == "abs" and is_float(w[0]) else None
     return x.name if isinstance(x, ir.Reg) else None
+
+
+def _tail_select(flow: Flow, s: ir.Instruction, absorbed: list[ir.Instruction]) -> bool:
+    """``s`` is a compiler-made (line 0) ``selp`` of the body's sunk tail: its predicate and its register arm both
+    come from steps already absorbed (held-out seed 7733: pow's ``x == 1`` select sunk past two exp bodies, with the
+    exp call's column at line 0); a user's select has a location of its own."""
+    at = flow.loc.get(id(s))
+    if s.opcode != "selp" or at is None or at[1] != "0" or len(s.operands) != 4:
+        return False
+    done = {r for a in absorbed for r in flow.writes(a)}
+    regs = [o.name for o in s.operands[1:] if isinstance(o, ir.Reg)]
+    return len(regs) == 2 and set(regs) <= done
 
 
 def _neg_of(flow: Flow, r: str) -> str | None:
