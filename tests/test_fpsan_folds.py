@@ -667,6 +667,40 @@ def test_doubled_self_add_in_an_fma_is_the_self_add_fold():
     assert out == [want] and _items(rep) == [("add.f32", "note"), ("fma.rn.f32", "note")]
 
 
+def test_doubled_self_add_in_an_fma_across_a_branch_is_the_self_add_fold():
+    """Held-out seed 9224: the next element's ``2.0 * (x * 2.0)`` among a cosf body's branches — a label between the
+    ``add x, x`` and the fma made the fma plain ring arithmetic on p, silently. x is written once, before, by an
+    instruction no branch runs again: the same fold; a branch back over x's definition keeps it out."""
+    body = "add.f32 %t, %a, %a;\n\tsetp.ne.b32 %p1, %i, 999;\n\t@%p1 bra L1;\n\tmov.b32 %u, 0;\nL1:\n\t" \
+           "fma.rn.f32 %d, %a, 0f40000000, %t;"
+    p = R.float_binop("mul", np.array([HALF], np.uint64), np.array([TWO], np.uint64), "f32")
+    want = int(R.float_binop("mul", p, np.array([TWO], np.uint64), "f32")[0])
+    out, rep = _run(_kernel(body, nin=1), [[HALF]], folds=(("self-add", "mul2"),))
+    assert out == [want] and _items(rep) == [("add.f32", "note"), ("fma.rn.f32", "note")]
+    looped = ("setp.eq.b32 %p2, %i, 999;\nL0:\n\tmov.b32 %c, %a;\n\t" + body.replace("%a", "%c")
+              + "\n\t@%p2 bra L0;")  # (%c written once, inside a loop: the branch back may run it again)
+    _, rep = _run(_kernel(looped, nin=1), [[HALF]], folds=(("self-add", "mul2"),))
+    assert ("fma.rn.f32", "note") not in _items(rep)
+
+
+@pytest.mark.parametrize("sign_test", ["shr.u16 %h1, %h0, 15;\n\tand.b16 %h2, %h1, 1;\n\tsetp.ne.b16 %p1, %h2, 0;",
+                                       "setp.lt.s16 %p1, %h0, 0;"])
+def test_select_of_signed_zeros_on_a_floats_sign_is_the_zero_sign_fold(sign_test):
+    """Held-out seed 9227: ``0.0 * i.to(bf16)`` as NVPTX's 16-bit copysign — x's sign bit tested in integer code,
+    ``selp.b16 d, 0x8000, 0x0000, p``, read as a bf16 — was left native, silently: Triton's φ(0)·φ(x) is +0.0
+    whatever x's sign. An error without a source; ``zero-sign=mul`` gives +0.0; ``copysign`` keeps it native."""
+    body = ("cvt.rn.bf16.s16 %h0, %h5;\n\t" + sign_test +
+            "\n\tselp.b16 %h3, 0x8000, 0x0000, %p1;\n\tmax.bf16 %h4, %h3, %h0;\n\tcvt.u32.u16 %d, %h4;")
+    text = _kernel("cvt.u16.u32 %h5, %a;\n\t" + body, nin=1)
+    rows = [[(-5) & 0xFFFF], [7]]
+    out, rep = _run(text, rows)
+    assert ("selp.b16", "error") in _items(rep)
+    out, rep = _run(text, rows, folds=(("zero-sign", "mul"),))
+    assert ("selp.b16", "note") in _items(rep)
+    # max(+0.0, i) in the ring: +0.0 for the negative i, 7.0 (bf16 0x40E0) for the positive one
+    assert out == [0, 0x40E0]
+
+
 def test_packed_half_abs_read_by_a_store_does_not_stop_the_run():
     """Held-out seeds 4283, 4289: ``abs.bf16x2`` whose lanes no conversion reads (stored as they are) crashed the
     sanitizer (KeyError: no ring for the packed type) in the check for an abs of a widened half. It is Triton's

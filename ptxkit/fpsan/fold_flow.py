@@ -45,6 +45,7 @@ class Flow:
     defs: dict[str, list[ir.Instruction]] = field(default_factory=dict)
     uses: dict[str, list[ir.Instruction]] = field(default_factory=dict)
     labels: list[int] = field(default_factory=list)
+    label_pos: dict[str, int] = field(default_factory=dict)
     types: dict[str, str] = field(default_factory=dict)  # declared register types (.reg .f32 %f<9>)
     hints: SourceHints = field(default_factory=SourceHints)  # the Python source at each .loc (source_hints)
     native: set[int] = field(default_factory=set)  # the lines recognised libdevice bodies run natively
@@ -60,6 +61,7 @@ class Flow:
         for s in fn.statements():
             if isinstance(s, ir.Label):
                 f.labels.append(len(f.order))
+                f.label_pos[s.name] = len(f.order)
             elif isinstance(s, ir.Instruction):
                 f.pos[id(s)] = len(f.order)
                 f.order.append(s)
@@ -80,6 +82,19 @@ class Flow:
         if not a < b or any(a < p <= b for p in self.labels):
             return False
         return not any(a < self.pos[id(d)] < b for d in self.defs.get(reg, []))
+
+    def same_value(self, reg: str, first: ir.Instruction, last: ir.Instruction) -> bool:
+        """:meth:`unchanged_between`, or, across labels, ``reg`` written once, before ``first``, by an instruction no
+        branch runs again (no branch at or after it goes back to a label at or before it)."""
+        if self.unchanged_between(reg, first, last):
+            return True
+        d = self.only_def(reg)
+        if d is None or not self.pos[id(d)] < self.pos[id(first)] < self.pos[id(last)]:
+            return False
+        at = self.pos[id(d)]
+        return not any(s.opcode in ("bra", "brx") and i >= at and any(
+            isinstance(o, (ir.Sym, ir.Reg)) and self.label_pos.get(o.name, at + 1) <= at for o in s.operands)
+            for i, s in enumerate(self.order))
 
     def value_kind(self, seeds: Iterable[str]) -> str:
         """``float``, ``int`` or ``unknown``: the types of the instructions that define or read the

