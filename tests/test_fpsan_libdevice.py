@@ -212,6 +212,9 @@ def test_special_case_select_of_other_code_is_not_taken():
     # exp(pow(x.to(f64), x.to(f64))) on four elements: the fourth pow's x == 1 select sunk past two exp bodies carries
     # line 0 and the exp call's column; its predicate and arm are the pow's own sunk steps
     "seed7733",
+    # fma(a.to(bf16).to(f64), exp2(a), a + a) of f64: LLVM copies the user's a + a into the arm of exp2's branch whose
+    # NaN case returns x + x, under exp2's location; the copy is the user's ring add, the body reads it
+    "seed9188",
 ])
 def test_body_whose_special_case_or_input_llvm_rewrote_is_tritons_op(name):
     """Held-out kernels where LLVM moved a body's special case or rewrote its input: each is Triton's op

@@ -375,8 +375,12 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
     if last_float is None:
         return None
 
+    copies: set[int] = set()  # the body's copies of the caller's work (below)
+
     def foreign(s: ir.Instruction) -> bool:  # another call's work on the same inputs (seed 144: sqrt(x) in pow's
         # range, 13:0 vs 13:187); an argument conversion LLVM sank into the body carries column 0 (seed 770)
+        if id(s) in copies:
+            return True
         if s.opcode == "neg" and flow.writes(s) & set(inputs) and _callers_neg(s, list(inputs)):
             return True  # the caller's -x of input x is the other input (pow(d, -d))
         if (flow.loc.get(id(s), ("", ""))[1] == "0" and is_float(s)
@@ -436,8 +440,17 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
     # the caller's float work on the inputs alone that LLVM shares with the body is the caller's, and the body may
     # read it (held-out seed 3009: the user's (x*y)*0.5 is powf's y*0.5 of its odd-integer test, y = x*y); read
     # by the body alone it is an input's computation (seed 1346: log2f(-x) reads x and the caller's -x)
-    given |= {r for t in rng if foreign(t) and is_float(t) and flow.reads(t) <= given | consts
-              for r in flow.writes(t) if len(flow.writers.get(r, ())) == 1 and others(r)}
+    # (also where LLVM copied that work into an arm of the body's branch, under the call's location, and the body
+    # reads the copy: f64 exp2's NaN arm x + x is the user's a + a, held-out seed 9188 — the copy is the caller's)
+    shared = {r for t in rng if foreign(t) and is_float(t) and flow.reads(t) <= given | consts
+              for r in flow.writes(t) if others(r)}
+    for r in shared:
+        ws = flow.writers.get(r, [])
+        if len({(w.opcode, w.mods, w.operands) for w in ws}) == 1 and all(w.guard is None for w in ws):
+            copies |= {id(w) for w in ws if not foreign(w)}
+            given.add(r)
+    if copies:
+        own = [s for s in body if not foreign(s)]
     taint = forward_taint(flow, own, set(given))
     members = [s for s in own if flow.reads(s) & taint]
     # float work on the inputs alone that other code reads too is that code's (LLVM's CSE of pow(s, s) * (s + s):

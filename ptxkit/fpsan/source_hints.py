@@ -112,7 +112,8 @@ class SourceHints(SignHints):
         found = self.nodes(instr)
         return found is not None and any(
             isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name)
-            and n.func.value.id == "libdevice" for n in found[1])
+            and (n.func.value.id == "libdevice" or (n.func.value.id == "tl" and n.func.attr in _INLINED_MATH))
+            for n in found[1])
 
     def narrowed_f32(self, instr: ir.Instruction) -> Decision | None:
         """An f32 add/sub/mul carrying a ``.to(tl.float32)`` cast's location whose receiver is that op on
@@ -474,6 +475,12 @@ def _sign_op_under_casts(f: SourceFile, e: ast.expr | None) -> bool:
             return False
         e = _resolve(f, _receiver(e), _DEPTH)
     return False
+
+
+# tl.* math whose lowering inlines a libdevice body (f64, or erf/tanh of any type): LLVM may share the body's steps
+# with the user's code on the same line, under the call's location (held-out seed 9188: f64 exp2's NaN arm x + x is the
+# user's a + a)
+_INLINED_MATH = frozenset({"exp", "exp2", "log", "log2", "sin", "cos", "erf", "tanh", "sqrt", "rsqrt"})
 
 
 # the Python comparisons a float setp predicate can come from: as written or swapped, or inverted (Triton's
