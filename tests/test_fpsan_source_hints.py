@@ -1060,6 +1060,25 @@ def test_self_compare_at_column_0_is_decided_by_the_lines_self_comparison(tmp_pa
     assert ("setp.nan.f16", "note") in _items(rep)
 
 
+@pytest.mark.parametrize("imm,want", [("0fBF800000", "f32"),  # floor(x0) - 1.0: the f32 op
+                                      ("0f3F800000", "f64"),  # (x0.to(f64) + 1.0).to(f32): narrowed by LLVM
+                                      ("0f40000000", "both")])  # neither constant: the location does not say
+def test_f32_op_at_column_0_of_a_line_with_a_narrowed_f64_op(tmp_path, imm, want):
+    """Held-out seed 9335 (silent at first contact): ``floor(h.to(f32)) - 0.5`` at column 0 of the line of
+    ``(h.to(f64) + 1.0).to(f32)`` was taken for the narrowed f64 add. At column 0 both are candidates: the op's
+    constant tells them apart (a - c is add a, -c); where it does not, the f32 op is sanitized and reported."""
+    expr = "(x0.to(tl.float64) + 1.0).to(tl.float32) * (tl.floor(x0) - 1.0)"
+    out, rep = _run(_with_source(tmp_path, expr, f".loc 1 9 0\n\tadd.f32 %d, %a, {imm};", ""), [[x] for x in XS])
+    plain = [int(v) for v in R.float_binop("add", np.array(XS, np.uint64),
+                                           np.full(len(XS), int(imm[2:], 16), np.uint64), "f32")]
+    if want == "f32":
+        assert out == plain and not rep.items
+    elif want == "f64":
+        assert _items(rep) == [("add.f32", "note")] and "f64 arithmetic" in rep.items[0].reason
+    else:
+        assert out == plain and _items(rep) == [("add.f32", "error")]
+
+
 @pytest.mark.parametrize("cmp,want", [("lt", "native"), ("geu", "native"), ("le", "f32"), ("gtu", "f32")])
 def test_half_setp_at_column_0_is_decided_by_the_line_comparison_it_can_be(tmp_path, cmp, want):
     """Held-out seed 8641: ``x2 < x0`` (halves) and ``x2.to(f64) <= x0.to(f64)`` on one line, as ``setp.lt.bf16`` and

@@ -25,6 +25,7 @@ not parse leaves the fold undecided (the default form, reported). Only ``.py`` f
 from __future__ import annotations
 
 import ast
+import struct
 
 from ptxkit import ir
 from ptxkit.fpsan.source_ast import (
@@ -49,6 +50,7 @@ from ptxkit.fpsan.source_ast import (
     _int_width,
     _is_two,
     _narrowed_to,
+    _number,
     _one_value,
     _receiver,
     _refolded,
@@ -120,15 +122,39 @@ class SourceHints(SignHints):
         operands widened to f64 (``(x.to(f64) * y.to(f64)).to(f32)``: LLVM shrinks it, the product of two
         f32 being exact in f64; held-out seeds 1516, 1610): ``f64``. Anything else undecided (an f32 op)."""
         want = _BINOP.get(instr.opcode)
+        imm = next((o for o in instr.operands[1:] if isinstance(o, ir.FloatImm)), None)
+        value = struct.unpack("<f", imm.bits.to_bytes(4, "little"))[0] if imm is not None and imm.width == 32 else None
 
-        def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
-            if _cast_to(n) != "float32" or want is None:
+        def same_constant(e: ast.BinOp) -> bool:  # the op's number as the PTX immediate (a - c is add a, -c)
+            c = _number(e.right)
+            c = -c if c is not None and isinstance(e.op, ast.Sub) and want is ast.Add else c
+            c = _number(e.left) if c is None else c
+            return (c is None) if imm is None else (c is not None and struct.pack("<f", c) == struct.pack("<f", value))
+
+        def classify(f: SourceFile, n: ast.expr, narrowed_only: bool = False,
+                     by_constant: bool = False) -> tuple[str, ast.expr] | None:
+            if want is None:
                 return None
+            if _cast_to(n) != "float32":  # the op itself, on f32 values (held-out seed 9335: floor(h.to(f32)) - 0.5
+                # on the line of (h.to(f64) + 1.0).to(f32), both at column 0)
+                if narrowed_only or not (isinstance(n, ast.BinOp) and _as_op(n)[0] is want
+                                         and (not by_constant or same_constant(n))):
+                    return None
+                return ("native", n) if _form(_width(f, n.left, _DEPTH), _width(f, n.right, _DEPTH)) in (
+                    "f32", "native") else None
             e = _resolve(f, _receiver(n), _DEPTH)
-            if not (isinstance(e, ast.BinOp) and _as_op(e)[0] is want):
+            if not (isinstance(e, ast.BinOp) and _as_op(e)[0] is want and (not by_constant or same_constant(e))):
                 return None
             return ("f64", n) if _form(_width(f, e.left, _DEPTH), _width(f, e.right, _DEPTH)) == "f64" else None
-        return self.decide(instr, classify)
+        got = self.decide(instr, classify)
+        loc = self.loc.get(id(instr))
+        if got is None and loc is not None and loc[2] == 0:  # several forms on the line: the op's constant, else
+            # say so (an f32 op taken for the narrowed one is silent)
+            wide = self.decide(instr, lambda f, n: classify(f, n, narrowed_only=True))
+            if wide is None:
+                return None
+            return self.decide(instr, lambda f, n: classify(f, n, by_constant=True)) or Decision("both", wide.where)
+        return got
 
     def half(self, instr: ir.Instruction) -> Decision | None:
         """H: a 16-bit add/sub/mul/setp is half arithmetic (``native``) or f32/f64 arithmetic on
