@@ -35,7 +35,14 @@ from itertools import combinations_with_replacement, permutations
 
 from ptxkit import ir
 from ptxkit.fpsan.libdevice_flow import Flow, LibRange, constants_before, forward_taint, is_float, line
-from ptxkit.fpsan.libdevice_tail import caller_tests, is_flag, on_every_path, special_cases, tests_read_beside
+from ptxkit.fpsan.libdevice_tail import (
+    caller_tests,
+    is_flag,
+    on_every_path,
+    special_cases,
+    sunk_selects,
+    tests_read_beside,
+)
 from ptxkit.ptx.types import FLOAT_TYPES, SIGNED_TYPES, UNSIGNED_TYPES
 
 
@@ -442,9 +449,9 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
     # by the body alone it is an input's computation (seed 1346: log2f(-x) reads x and the caller's -x)
     # (also where LLVM copied that work into an arm of the body's branch, under the call's location, and the body
     # reads the copy: f64 exp2's NaN arm x + x is the user's a + a, held-out seed 9188 — the copy is the caller's)
-    shared = {r for t in rng if foreign(t) and is_float(t) and flow.reads(t) <= given | consts
-              for r in flow.writes(t) if others(r)}
-    for r in shared:
+    callers = {r for t in rng if foreign(t) and is_float(t) and flow.reads(t) <= given | consts
+               for r in flow.writes(t) if others(r)}
+    for r in callers:
         ws = flow.writers.get(r, [])
         if len({(w.opcode, w.mods, w.operands) for w in ws}) == 1 and all(w.guard is None for w in ws):
             copies |= {id(w) for w in ws if not foreign(w)}
@@ -542,6 +549,10 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
     if within and any(u.opcode == "selp" and id(u) not in bypassed and flow.same_call(u, body[0], merged=True)
                       for r in outs for u in flow.readers.get(r, ())):
         return None  # a special-case select of the call left outside (a test in another body's range, seed 5710)
+    if not within:
+        for sel, v in sunk_selects(flow, next(iter(outs)), body[0], bypassed):
+            bypass.append(("", (sel, v)))
+            bypassed.add(id(sel))
     anchor: ir.Statement | None
     if absorbed:
         last = next(i for i, s in enumerate(stmts) if s is absorbed[-1])

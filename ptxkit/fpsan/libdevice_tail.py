@@ -110,6 +110,24 @@ def special_cases(flow: Flow, outs: set[str], head: ir.Instruction) -> list[tupl
     return found
 
 
+def sunk_selects(flow: Flow, out: str, head: ir.Instruction,
+                 bypassed: set[int]) -> list[tuple[ir.Instruction, str]]:
+    """The selects ``selp d, c, out, p`` (either order) of the body's result against an immediate ``c`` at the
+    call's location, not yet bypassed, whose flag is no test of the body's (held-out seed 9580: pow(x1 + x1,
+    h.to(f64))'s y == 0 select on the half's bits, packed with the next element's, left native — 1.0 where
+    Triton's single op has no special case, silent): (select, out) for each — it keeps the general arm."""
+    found = []
+    for u in flow.readers.get(out, ()):
+        ops = u.operands
+        if (u.opcode != "selp" or u.guard is not None or len(ops) != 4 or id(u) in bypassed
+                or not flow.same_call(u, head, merged=True)):
+            continue
+        arms = [o for o in ops[1:3] if isinstance(o, ir.Reg)]
+        if len(arms) == 1 and arms[0].name == out and any(isinstance(o, (ir.Imm, ir.FloatImm)) for o in ops[1:3]):
+            found.append((u, out))
+    return found
+
+
 _FLAG_LOGIC = frozenset({"selp", "setp", "and", "or", "xor", "not", "shl", "shr", "mov", "cvt"})
 
 
