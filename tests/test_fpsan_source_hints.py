@@ -1095,6 +1095,25 @@ def test_half_setp_at_column_0_is_decided_by_the_line_comparison_it_can_be(tmp_p
     assert _items(_run(text, [list(r) for r in zip(A16, B16)], w=16)[1]) == [(f"setp.{cmp}.f16", "error")]
 
 
+@pytest.mark.parametrize("expr,decided", [("(-tl.sqrt(x0.to(tl.float32)).to(tl.float64))", True),
+                                          # a computed value whose type is not the PTX's (f64, the cvt reads f32)
+                                          ("(-tl.sqrt(x0.to(tl.float64)).to(tl.float64))", False)])
+def test_negation_through_a_type_llvm_dropped_of_a_computed_value(tmp_path, expr, decided):
+    """Held-out seed 9816: ``(-d.to(f64)).to(bf16)`` of an f32 dot result d as ``cvt.rn.bf16.f32`` and a sign xor:
+    the chain starts at a computed value of a known type, which must be the type the PTX converts from; computed
+    through f64 as Triton's ring does (a note); another type there stays reported."""
+    xs = [0x40490FDB, 0xC0A00000, 0x3DCCCCCD]
+    body = "cvt.rn.f16.f32 %h1, %a;\n\t{store}\n\txor.b16 %h2, %h1, -32768;\n\tcvt.u32.u16 %d, %h2;"
+    out, rep = _run(_with_source(tmp_path, expr, body, ""), [[x] for x in xs])
+    wide = R.float_unop("neg", R.float_cast(np.array(xs, np.uint64), "f32", "f64").astype(np.uint64), "f64")
+    want = [int(v) for v in R.float_cast(wide.astype(np.uint64), "f64", "f16")]
+    got = [s for o, s in _items(rep) if o == "xor.b16"]
+    if decided:
+        assert out == want and got == ["note"]
+    else:
+        assert got == ["error"]
+
+
 def test_negation_through_a_type_llvm_dropped_is_computed_through_it(tmp_path):
     """``(-x.to(tl.float64)).to(f16)`` of an f16 x is one sign-bit xor of x (held-out seeds 1361, 2720: LLVM drops
     the exact widening); ``((-x).to(tl.float32)).to(f16)`` of an f64 x an xor after two cvts (840). Triton's

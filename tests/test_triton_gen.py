@@ -343,6 +343,7 @@ EXACT: list[int | str] = [4, 6, 15, 19, 72, 104, 114, 175, "k_rsqrt_f32", "k_exp
                           9224,  # 2.0 * (x * 2.0) contracted across a cos body's branches (silent at first contact)
                           9188,  # f64 exp2's NaN arm x + x is the user's a + a, copied into the arm (reported before)
                           9227,  # 0.0 * i.to(bf16) as a select of signed zeros on i's sign (silent at first contact)
+                          9816,  # (-d.to(f64)).to(bf16) of an f32 dot result: through f64 as the source says
                           9335,  # floor(h.to(f32)) - 0.5 beside (h.to(f64) + 1.0).to(f32) at column 0 (was silent)
                           ]
 # Known-open classes (issue 10's letters; /work/coord/issue10_findings.md): kernel -> (cause, reported

@@ -472,6 +472,10 @@ def _neg_through(instr: ir.Instruction, src: str, ctx: RewriteContext, flow: Flo
     if chain is None or instr.guard is not None or R.ring(dt).w != w:
         return None
     steps, where = chain
+    if steps[0].startswith("="):  # a computed value of a known type: the PTX must convert from that type
+        if steps[0][1:] != st:
+            return None
+        steps = steps[1:]
     if cvts < 2 and not set(steps) - {"neg", st, dt}:
         return None  # no type between: the neg-cast fold's own cases
     if _kept_types(st, steps) != (ptx or [st]):

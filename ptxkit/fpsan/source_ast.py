@@ -417,8 +417,9 @@ def _no_casts(f: SourceFile, e: ast.expr) -> bool:
 
 
 def _neg_steps(f: SourceFile, e: ast.expr) -> tuple[str, ...] | None:
-    """``e`` (names followed) as casts and exactly one negation of a loaded value, innermost first (see
-    ``SourceHints.neg_chain``); None for anything else."""
+    """``e`` (names followed) as casts and exactly one negation of a loaded value, or of a value of a known f32/f64
+    type (then that type, marked ``=f32``, is the first step), innermost first (see ``SourceHints.neg_chain``);
+    None for anything else."""
     steps: list[str] = []
     cur: ast.expr | None = e
     for _ in range(4 * _DEPTH):
@@ -434,6 +435,9 @@ def _neg_steps(f: SourceFile, e: ast.expr) -> tuple[str, ...] | None:
         elif (x := _negated(r)) is not None:
             steps.append("neg")
             cur = x
+        elif steps and (w := _width(f, r, _DEPTH)) in (32, 64):
+            steps.append(f"=f{w}")  # another value of a known float type (held-out seed 9816: an f32 dot's
+            break  # result), its type first, marked "=": the caller checks that the PTX converts from it
         else:
             return None
     else:
