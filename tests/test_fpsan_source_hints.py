@@ -1114,6 +1114,31 @@ def test_negation_through_a_type_llvm_dropped_of_a_computed_value(tmp_path, expr
         assert got == ["error"]
 
 
+def test_negation_through_a_dropped_type_hoisted_to_the_load_is_read_at_its_conversion(tmp_path):
+    """Held-out seed 10377 (silent at first contact, at −0 only): ``(-x.to(f64)).to(f16)``'s sign xor hoisted to the
+    load, whose location says nothing; the store's ``r.to(...)`` conversion reads it and names the chain: through
+    f64, as Triton's ring (the half's own ring negation keeps φ(−0) = −2^15, the f64 one does not)."""
+    hs = [0x4248, 0xC500, 0x8000]
+    body = ".loc 1 7 10\n\txor.b16 %h1, %a, -32768;\n\t{store}\n\tcvt.f32.f16 %d, %h1;"
+    out, rep = _run(_with_source(tmp_path, "(-x0.to(tl.float64)).to(tl.float16)", body, "", w=16, out_w=32),
+                    [[h] for h in hs], w=16, out_w=32)
+    wide = R.float_unop("neg", R.float_cast(np.array(hs, np.uint64), "f16", "f64").astype(np.uint64), "f64")
+    half = R.float_cast(wide.astype(np.uint64), "f64", "f16").astype(np.uint64)
+    assert out == [int(v) for v in R.float_cast(half, "f16", "f32")]
+    assert [sv for o, sv in _items(rep) if o == "xor.b16"] == ["note"]
+
+
+@pytest.mark.parametrize("expr,severity", [("tl.cumsum(-x0.to(tl.float64), 0)", "error"),
+                                           ("tl.cumsum(-x0, 0)", "note")])
+def test_half_sign_xor_in_a_function_that_negates_wider_is_reported(tmp_path, expr, severity):
+    """Held-out seed 10449 (silent at first contact, at −0 only): ``e = -x1.to(f64)``, ``tl.cumsum(e)`` stored as bf16 —
+    the first row's sign xor of the bf16 x1 at the store names no negation; the function negates an f64 value, which
+    Triton's ring narrows differently at −0: reported. A function with only narrow negations keeps the note."""
+    body = "{store}\n\txor.b16 %h1, %a, -32768;\n\tcvt.f32.f16 %d, %h1;"  # (read as a float: the dataflow's type)
+    _, rep = _run(_with_source(tmp_path, expr, body, "", w=16, out_w=32), [[0x8000]], w=16, out_w=32)
+    assert [sv for o, sv in _items(rep) if o == "xor.b16"] == [severity]
+
+
 def test_negation_through_a_type_llvm_dropped_is_computed_through_it(tmp_path):
     """``(-x.to(tl.float64)).to(f16)`` of an f16 x is one sign-bit xor of x (held-out seeds 1361, 2720: LLVM drops
     the exact widening); ``((-x).to(tl.float32)).to(f16)`` of an f64 x an xor after two cvts (840). Triton's

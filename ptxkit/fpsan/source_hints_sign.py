@@ -137,6 +137,18 @@ class SignHints(HintsBase):
         chains = {(c, f.where(v)) for v in values if (c := _neg_steps(f, v)) is not None and c[-1] == dest}
         return chains.pop() if len({c for c, _ in chains}) == 1 else None
 
+    def neg_chain_of_operand(self, reader: ir.Instruction, dest: str) -> tuple[tuple[str, ...], str] | None:
+        """:meth:`neg_chain` of the value a ``.to()`` cast at ``reader``'s location converts — the operand
+        ``reader`` reads (held-out seeds 10377, 10449: LLVM hoisted the sign xor of ``(-x.to(f64)).to(bf16)`` to
+        x's load, whose location says nothing; the store's ``r.to(f32)`` converts it)."""
+        found = self.nodes(reader)
+        if found is None:
+            return None
+        f, nodes = found
+        values = [r for n in nodes if _cast_to(n) and (r := _resolve(f, _receiver(n), _DEPTH)) is not None]
+        chains = {(c, f.where(v)) for v in values if (c := _neg_steps(f, v)) is not None and c[-1] == dest}
+        return chains.pop() if len({c for c, _ in chains}) == 1 else None
+
     def negation_of_cast(self, neg: ir.Instruction, dest: str) -> Decision | None:
         """J at the ``neg``'s own location: a negation there (``-e``, ``e * -1.0``) of a ``.to(T)`` cast
         (``after``; held-out seed 198: ``-x1.to(tl.float32)``, whose cvt LLVM shared with another
@@ -219,6 +231,24 @@ class SignHints(HintsBase):
             w = _width(f, inner, _DEPTH) if inner is not None else None
             return ("before", n) if w is not None and w > width else None
         return self.decide(instr, classify)
+
+    def wide_negation_in_function(self, instr: ir.Instruction, width: int) -> str | None:
+        """Where the kernel function at ``instr``'s location negates a value wider than ``width`` bits, if it does
+        (held-out seed 10449: ``e = -x1.to(f64)``, then ``tl.cumsum(e)``'s first row stored as bf16 — LLVM's sign
+        xor of the bf16 x1 at the store; the ring negation of the half differs from Triton's f64 one at −0)."""
+        found = self.nodes(instr)
+        if found is None:
+            return None
+        f, _ = found
+        line = self.loc[id(instr)][1]
+        fns = [n for n in ast.walk(f.tree) if isinstance(n, ast.FunctionDef)
+               and n.lineno <= line <= (n.end_lineno or n.lineno)]
+        for n in ast.walk(fns[-1]) if fns else ():
+            inner = _negated(n) if isinstance(n, ast.expr) else None
+            w = _width(f, inner, _DEPTH) if inner is not None else None
+            if isinstance(n, ast.expr) and w is not None and w > width:
+                return f.where(n)
+        return None
 
     def negated_factor(self, instr: ir.Instruction, width: int, constant: float | None) -> Decision | None:
         """A ``mul``/``fma`` of a widened narrower value by a negative immediate (``-constant``) or a negation
