@@ -1060,6 +1060,18 @@ def test_self_compare_at_column_0_is_decided_by_the_lines_self_comparison(tmp_pa
     assert ("setp.nan.f16", "note") in _items(rep)
 
 
+def test_narrowed_f64_op_in_a_select_arm_is_decided_by_the_arm(tmp_path):
+    """Held-out seed 10698 (silent at first contact): ``where(c, y.to(f64), y.to(f64) - 0.5).to(f32)`` — LLVM sinks the
+    fptrunc into the select's arms and narrows the f64 sub to ``add.f32 y, -0.5`` under the cast's location: Triton's
+    f64 ring sub of the widened payload, narrowed."""
+    expr = "tl.where(x0 > 0, x0.to(tl.float64), x0.to(tl.float64) - 0.5).to(tl.float32)"
+    out, rep = _run(_with_source(tmp_path, expr, "{loc}\n\tadd.f32 %d, %a, 0fBF000000;", "tl.where"), [[x] for x in XS])
+    wide = R.float_cast(np.array(XS, np.uint64), "f32", "f64").astype(np.uint64)
+    half = np.full(len(XS), 0xBFE0000000000000, np.uint64)
+    want = [int(v) for v in R.float_cast(R.float_binop("add", wide, half, "f64").astype(np.uint64), "f64", "f32")]
+    assert out == want and _items(rep) == [("add.f32", "note")]
+
+
 @pytest.mark.parametrize("imm,want", [("0fBF800000", "f32"),  # floor(x0) - 1.0: the f32 op
                                       ("0f3F800000", "f64"),  # (x0.to(f64) + 1.0).to(f32): narrowed by LLVM
                                       ("0f40000000", "both")])  # neither constant: the location does not say

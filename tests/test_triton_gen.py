@@ -345,6 +345,7 @@ EXACT: list[int | str] = [4, 6, 15, 19, 72, 104, 114, 175, "k_rsqrt_f32", "k_exp
                           9227,  # 0.0 * i.to(bf16) as a select of signed zeros on i's sign (silent at first contact)
                           9816,  # (-d.to(f64)).to(bf16) of an f32 dot result: through f64 as the source says
                           10377,  # (-x.to(f64)).to(bf16) whose sign xor LLVM hoisted to the load (silent at -0)
+                          10698,  # where(c, y.to(f64), y.to(f64) - 0.5).to(f32): the narrowed arm (was silent)
                           9335,  # floor(h.to(f32)) - 0.5 beside (h.to(f64) + 1.0).to(f32) at column 0 (was silent)
                           ]
 # Known-open classes (issue 10's letters; /work/coord/issue10_findings.md): kernel -> (cause, reported

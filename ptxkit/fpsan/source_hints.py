@@ -142,10 +142,12 @@ class SourceHints(SignHints):
                     return None
                 return ("native", n) if _form(_width(f, n.left, _DEPTH), _width(f, n.right, _DEPTH)) in (
                     "f32", "native") else None
-            e = _resolve(f, _receiver(n), _DEPTH)
-            if not (isinstance(e, ast.BinOp) and _as_op(e)[0] is want and (not by_constant or same_constant(e))):
-                return None
-            return ("f64", n) if _form(_width(f, e.left, _DEPTH), _width(f, e.right, _DEPTH)) == "f64" else None
+            # (through a select's arms, into which LLVM sinks the fptrunc: held-out seed 10698,
+            # where(c, y.to(f64), y.to(f64) - 0.5).to(f32) as add.f32 y, -0.5 — silent at first contact)
+            ops = [e for e in _arms(f, _resolve(f, _receiver(n), _DEPTH))
+                   if isinstance(e, ast.BinOp) and _as_op(e)[0] is want and (not by_constant or same_constant(e))]
+            forms = {_form(_width(f, e.left, _DEPTH), _width(f, e.right, _DEPTH)) for e in ops}
+            return ("f64", n) if forms == {"f64"} else None
         got = self.decide(instr, classify)
         loc = self.loc.get(id(instr))
         if got is None and loc is not None and loc[2] == 0:  # several forms on the line: the op's constant, else
