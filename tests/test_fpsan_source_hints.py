@@ -1060,6 +1060,18 @@ def test_self_compare_at_column_0_is_decided_by_the_lines_self_comparison(tmp_pa
     assert ("setp.nan.f16", "note") in _items(rep)
 
 
+@pytest.mark.parametrize("expr,anchor,reported", [("x0 / x1", "x0 / x1", True),
+                                                  ("x0.to(tl.float32) / x1.to(tl.float32)", "x0.to", False)])
+def test_half_op_llvm_computes_in_f32_for_a_comparison_is_reported(tmp_path, expr, anchor, reported):
+    """Held-out seed 10869 (silent at first contact): ``x.to(bf16) / y.to(bf16) <= x.to(bf16)`` as ``div.full.f32`` of
+    the widened halves compared without narrowing back (LLVM drops the fptrunc/fpext pair before a comparison):
+    Triton divides in the 16-bit ring, which is not modelled — reported; an f32 division in the source is not."""
+    body = ("cvt.f32.f16 %r1, %a;\n\tcvt.f32.f16 %r2, %b;\n\t{loc}\n\tdiv.full.f32 %r3, %r1, %r2;\n\t"
+            "setp.le.f32 %p1, %r3, %r1;\n\tselp.b16 %d, 1, 0, %p1;")
+    _, rep = _run(_with_source(tmp_path, expr, body, anchor, nin=2, w=16), [list(r) for r in zip(A16, B16)], w=16)
+    assert (("div.full.f32", "error") in _items(rep)) == reported
+
+
 def test_narrowed_f64_op_in_a_select_arm_is_decided_by_the_arm(tmp_path):
     """Held-out seed 10698 (silent at first contact): ``where(c, y.to(f64), y.to(f64) - 0.5).to(f32)`` — LLVM sinks the
     fptrunc into the select's arms and narrows the f64 sub to ``add.f32 y, -0.5`` under the cast's location: Triton's

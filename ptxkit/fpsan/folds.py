@@ -203,6 +203,15 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
                                             "one this is the location does not say; sanitized as the f32 op",
                                             ERROR, native=False))
         return _half(instr, ctx, opts, ft, decided, flow)  # f64 arithmetic on widened f32, narrowed back
+    if (op in ("add", "sub", "mul", "div") and ft == "f32" and len(ops) == 3 and _widened_halves(instr, flow)
+            and (decided := flow.hints.half_op_widened(instr)) is not None and decided.form == "native"):
+        compute, nsrc = TABLE[op]
+        if not elementwise(instr, ctx, OpInfo(ft, None), compute, nsrc):
+            return None
+        return FoldResult(True, Verdict(f"f32 {op} of two widened halves read only by comparisons, where the source "
+                                        f"at {decided.where} is half arithmetic: LLVM computes it in f32 and drops the "
+                                        "narrowing before the comparison; Triton's FPSan computes the 16-bit ring op "
+                                        "(not modelled here): sanitized as the f32 op", ERROR, native=False))
     if op in ("add", "sub", "mul", "setp") and LANE_TYPE.get(ft, ft) in ("f16", "bf16"):
         return _half(instr, ctx, opts, ft, decide_fold(opts, "half", flow.hints.half, instr), flow)
     if op == "selp" and len(ops) == 4 and ft in ("f16", "bf16", "f32", "f64"):
@@ -408,6 +417,16 @@ def _sign_only(instr: ir.Instruction, flow: Flow) -> str | None:
     if len(regs) != 1 or len(imms) != 1 or imms[0].value % (1 << w) != 1 << (w - 1):
         return None
     return f"f{w}" if flow.value_kind([regs[0].name, ops[0].name]) == "float" else None
+
+
+def _widened_halves(instr: ir.Instruction, flow: Flow) -> bool:
+    """Both register operands are ``cvt.f32.{f16,bf16}`` results and every reader of the result is a ``setp``."""
+    regs = [o for o in instr.operands[1:] if isinstance(o, ir.Reg)]
+    defs = [flow.only_def(r.name) for r in regs]
+    readers = flow.uses.get(name_of(instr.operands[0]), [])
+    return (len(regs) == 2 and bool(readers) and all(u.opcode == "setp" for u in readers)
+            and all(d is not None and d.opcode == "cvt" and float_cast(d) in (("f32", "f16"), ("f32", "bf16"))
+                    for d in defs))
 
 
 def _signed_zero_select(instr: ir.Instruction, flow: Flow) -> tuple[str, ir.Reg] | None:

