@@ -234,6 +234,14 @@ def test_pow_copies_whose_sunk_selects_interleave_with_later_copies_stay_reporte
     assert (ours == theirs).all() or "libdevice:__nv_pow" in {e.opcode for e in errors}
 
 
+def test_unmarked_bodies_inside_a_recognised_bodys_range_are_reported():
+    """Held-out seed 10725 (silent at first contact): eight interleaved f64 sin bodies (no exit marker), two of them
+    recognised, whose line ranges span the other six's constants. Those six are sanitized op by op — reported at
+    their constants, since only the lines a recognised body runs natively are its own."""
+    ours, theirs, errors = _compare("seed10725")
+    assert (ours == theirs).all() or "libdevice:__nv_sin/cos" in {e.opcode for e in errors}
+
+
 def test_two_bodies_of_one_input_sharing_their_common_steps_are_both_recognised():
     """Held-out seed 3169: ``tl.where(c, tl.log(x), tl.log2(x))`` — LLVM's CSE makes the log2f body read the
     logf body's subnormal scaling of x, its exponent bias, its inf/NaN fix-up and its ``x == 0`` test. Both

@@ -367,8 +367,9 @@ OPEN: dict[int | str, tuple[str, bool]] = {
     6284: ("(-where(c, a, b)).to(f16) of f32 arms: LLVM's sign xor of the select of the narrowed arms", True),
     5719: ("(h.to(f32) * 2.0).to(f64).to(bf16) * 2.0 as two add.bf16 at one location: the inner one's ring path "
            "through f32 and f64 is not recognised", True),
-    10725: ("fma(ceil(..), where(c, -abs(h.to(f64)), ..), pow(sin(x), abs(x)) * -1.0) of f64: SILENT (379/512 differ, "
-            "nothing reported) at first contact, the last range of stop 21; not yet analysed", False),
+    10725: ("pow(sin(x), abs(x)) of f64 on eight elements: two of eight interleaved sin bodies recognised, the other "
+            "six sanitized op by op (reported since: they were inside the two's line ranges, silent at first contact)",
+            True),
     10869: ("x.to(bf16) / erf(..).to(bf16) <= x.to(bf16): LLVM divides the widened halves in f32 for the comparison; "
             "Triton's 16-bit ring division is not modelled (silent at first contact)", True),
     10449: ("tl.cumsum(-x.to(f64)) stored as bf16: the first row's sign xor of the bf16 x names no negation; Triton's "
