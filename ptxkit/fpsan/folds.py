@@ -195,23 +195,17 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
             and (decided := flow.hints.narrowed_f32(instr)) is not None and decided.form != "native"):
         if decided.form == "both":  # an f32 op at column 0 of a line that also has f64 arithmetic on widened f32
             # narrowed back (held-out seed 9335, silent: the f32 op was taken for the narrowed one)
-            compute, nsrc = TABLE[op]
-            if not elementwise(instr, ctx, OpInfo(ft, None), compute, nsrc):
-                return None
-            return FoldResult(True, Verdict(f"f32 {op} at column 0 of a line whose source has both an f32 {op} and "
-                                            f"f64 arithmetic on widened f32 narrowed back ({decided.where}): which "
-                                            "one this is the location does not say; sanitized as the f32 op",
-                                            ERROR, native=False))
+            return _as_written_reported(
+                instr, ctx, ft, f"f32 {op} at column 0 of a line whose source has both an f32 {op} and f64 arithmetic "
+                f"on widened f32 narrowed back ({decided.where}): which one this is the location does not say; "
+                "sanitized as the f32 op")
         return _half(instr, ctx, opts, ft, decided, flow)  # f64 arithmetic on widened f32, narrowed back
     if (op in ("add", "sub", "mul", "div") and ft == "f32" and len(ops) == 3 and _widened_halves(instr, flow)
             and (decided := flow.hints.half_op_widened(instr)) is not None and decided.form == "native"):
-        compute, nsrc = TABLE[op]
-        if not elementwise(instr, ctx, OpInfo(ft, None), compute, nsrc):
-            return None
-        return FoldResult(True, Verdict(f"f32 {op} of two widened halves read only by comparisons, where the source "
-                                        f"at {decided.where} is half arithmetic: LLVM computes it in f32 and drops the "
-                                        "narrowing before the comparison; Triton's FPSan computes the 16-bit ring op "
-                                        "(not modelled here): sanitized as the f32 op", ERROR, native=False))
+        return _as_written_reported(
+            instr, ctx, ft, f"f32 {op} of two widened halves read only by comparisons, where the source at "
+            f"{decided.where} is half arithmetic: LLVM computes it in f32 and drops the narrowing before the "
+            "comparison; Triton's FPSan computes the 16-bit ring op (not modelled here): sanitized as the f32 op")
     if op in ("add", "sub", "mul", "setp") and LANE_TYPE.get(ft, ft) in ("f16", "bf16"):
         return _half(instr, ctx, opts, ft, decide_fold(opts, "half", flow.hints.half, instr), flow)
     if op == "selp" and len(ops) == 4 and ft in ("f16", "bf16", "f32", "f64"):
@@ -419,6 +413,14 @@ def _sign_only(instr: ir.Instruction, flow: Flow) -> str | None:
     return f"f{w}" if flow.value_kind([regs[0].name, ops[0].name]) == "float" else None
 
 
+def _as_written_reported(instr: ir.Instruction, ctx: RewriteContext, ft: str, reason: str) -> FoldResult | None:
+    """``instr`` as the ring op it is written as, with an error: the source says it may be another."""
+    compute, nsrc = TABLE[instr.opcode]
+    if not elementwise(instr, ctx, OpInfo(ft, None), compute, nsrc):
+        return None
+    return FoldResult(True, Verdict(reason, ERROR, native=False))
+
+
 def _widened_halves(instr: ir.Instruction, flow: Flow) -> bool:
     """Both register operands are ``cvt.f32.{f16,bf16}`` results and every reader of the result is a ``setp``."""
     regs = [o for o in instr.operands[1:] if isinstance(o, ir.Reg)]
@@ -459,7 +461,7 @@ def _signed_zero_select(instr: ir.Instruction, flow: Flow) -> tuple[str, ir.Reg]
     else:
         return None
     readers = flow.uses.get(ops[0].name, [])
-    floats = [d for d in flow.defs.get(x.name, [])] if x is not None else []
+    floats = list(flow.defs.get(x.name, [])) if x is not None else []
     if x is None or not readers or not all(float_type_of(u) for u in readers) or not (
             flow.value_kind([x.name]) == "float"
             or (floats and all(d.opcode == "cvt" and d.mods and _cvt_dest_float(d) for d in floats))):
@@ -476,7 +478,7 @@ def _cvt_dest_float(d: ir.Instruction) -> bool:
 def _bf16_value(flow: Flow, reg: str) -> bool:
     """The float instructions that define or read ``reg`` are bf16 ones."""
     types = {float_type_of(i) for i in flow.defs.get(reg, []) + flow.uses.get(reg, [])} - {None}
-    return types == {"bf16"} or (bool(types) and all(t == "bf16" for t in types))
+    return types == {"bf16"}
 
 
 def _zero_sign(instr: ir.Instruction, ctx: RewriteContext, opts: Options, ft: str,

@@ -133,6 +133,9 @@ def _beside_recognised(flow: Flow, stmts: list[ir.Statement], consts: set[str],
                            and s.span.line in native)
         more: list[LibRange | None] = []
         for j, ((name, lo, ex, _), g) in enumerate(zip(marked, got)):
+            if g is not None:
+                more.append(None)
+                continue
             # the other bodies' ranges (a recognised one's from its start, an unmatched one's whole range): no
             # step of this body's sunk tail, nor its ring op, goes inside one (seed 5710: eight pow copies whose
             # sunk selects LLVM interleaved with the later copies' branches)
@@ -140,8 +143,7 @@ def _beside_recognised(flow: Flow, stmts: list[ir.Statement], consts: set[str],
                       for i, o in enumerate(got) if i != j]
             within = frozenset(id(s) for s in stmts if isinstance(s, ir.Instruction) and s.span is not None
                                and any(a < s.span.line < b for a, b in ranges))  # (before its first line: not in)
-            more.append(None if g is not None else match_body(flow, stmts, name, lo, ex, consts, same_arguments,
-                                                              beside=beside, within=within))
+            more.append(match_body(flow, stmts, name, lo, ex, consts, same_arguments, beside=beside, within=within))
         if all(m is None for m in more):
             break
         got = [g if g is not None else m for g, m in zip(got, more)]
