@@ -218,6 +218,12 @@ def test_special_case_select_of_other_code_is_not_taken():
     # max over rows of pow(x1 + x1, h.to(f64)): each copy's y == 0 select, on the half's bits packed with the next
     # element's, sits at the call's location past the exit: the body's special case, it keeps the general arm (silent)
     "seed9580",
+    # cos(x.to(f64)) beside x.to(f64) + 1.0: LLVM schedules the add, at the merged location kernel.py:12:0, between the
+    # cos body's reduction and its polynomial; the add is the caller's (its result is not the body's)
+    "seed10951",
+    # x1 > cos(x2.to(f64)) on eight elements interleaved with sinf bodies: the cos tails carry line 0 and the sinf's
+    # column (kernel.py:0:95); they read only the body's values
+    "seed11068",
 ])
 def test_body_whose_special_case_or_input_llvm_rewrote_is_tritons_op(name):
     """Held-out kernels where LLVM moved a body's special case or rewrote its input: each is Triton's op

@@ -347,6 +347,9 @@ EXACT: list[int | str] = [4, 6, 15, 19, 72, 104, 114, 175, "k_rsqrt_f32", "k_exp
                           10377,  # (-x.to(f64)).to(bf16) whose sign xor LLVM hoisted to the load (silent at -0)
                           10698,  # where(c, y.to(f64), y.to(f64) - 0.5).to(f32): the narrowed arm (was silent)
                           9335,  # floor(h.to(f32)) - 0.5 beside (h.to(f64) + 1.0).to(f32) at column 0 (was silent)
+                          10725,  # eight interleaved f64 sin bodies (six were silent at first contact, then reported)
+                          10951,  # x.to(f64) + 1.0 at a merged .loc inside an f64 cos body (was reported)
+                          11068,  # eight f64 cos tails at line 0 with a sinf's column (was reported)
                           ]
 # Known-open classes (issue 10's letters; /work/coord/issue10_findings.md): kernel -> (cause, reported
 # today, i.e. the sanitize report has an error so --strict fails).
@@ -367,9 +370,6 @@ OPEN: dict[int | str, tuple[str, bool]] = {
     6284: ("(-where(c, a, b)).to(f16) of f32 arms: LLVM's sign xor of the select of the narrowed arms", True),
     5719: ("(h.to(f32) * 2.0).to(f64).to(bf16) * 2.0 as two add.bf16 at one location: the inner one's ring path "
            "through f32 and f64 is not recognised", True),
-    10725: ("pow(sin(x), abs(x)) of f64 on eight elements: two of eight interleaved sin bodies recognised, the other "
-            "six sanitized op by op (reported since: they were inside the two's line ranges, silent at first contact)",
-            True),
     10869: ("x.to(bf16) / erf(..).to(bf16) <= x.to(bf16): LLVM divides the widened halves in f32 for the comparison; "
             "Triton's 16-bit ring division is not modelled (silent at first contact)", True),
     10449: ("tl.cumsum(-x.to(f64)) stored as bf16: the first row's sign xor of the bf16 x names no negation; Triton's "
