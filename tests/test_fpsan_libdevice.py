@@ -224,6 +224,13 @@ def test_special_case_select_of_other_code_is_not_taken():
     # x1 > cos(x2.to(f64)) on eight elements interleaved with sinf bodies: the cos tails carry line 0 and the sinf's
     # column (kernel.py:0:95); they read only the body's values
     "seed11068",
+    # pow(x2f, x1f)'s y == 0 test on x1's f16 source, sunk past the exit, is the outer pow(x1f, ..)'s x == 0 test: a
+    # comparison of the inputs alone that the other body reads, not this body's result
+    "seed11184",
+    # the user's exp(x) >= 1.5 after the exit at a merged location is the caller's test of the result
+    "k_exp_ge_const_f64",
+    # exp(x.to(f64)) tests the f32 x, while a later log2 body of the same x.to(f64) scales it in place
+    "k_exp_and_log2_of_one_f64",
 ])
 def test_body_whose_special_case_or_input_llvm_rewrote_is_tritons_op(name):
     """Held-out kernels where LLVM moved a body's special case or rewrote its input: each is Triton's op

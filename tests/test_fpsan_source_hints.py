@@ -167,6 +167,24 @@ def test_neg_cast_decided_by_the_source(tmp_path, expr, anchor, want, form):
     assert f"neg-cast={form}, decided by the source" in rep.items[0].reason
 
 
+def test_neg_cast_of_an_fma_of_unknown_operand_types_is_before(tmp_path):
+    """``(-tl.fma(w, x0 / x0, x1)).to(f16)`` (held-out seed 11293): ``x0 / x0`` of a loaded value has no known
+    type in the source, but the cvt converts an ``fma.f32``, which LLVM never narrows from f64: the negation
+    was of the f32 fma, before the cast (ring cast of −φ(fma)); a ``mul`` in the PTX in its place says nothing."""
+    expr = "(-tl.fma(tl.where(x0 > x1, x0.to(tl.float16).to(tl.float32), x0), x0 / x0, x1)).to(tl.float16)"
+    body = "{loc}\n\tfma.rn.f32 %t, %a, %b, %a;\n\tcvt.rn.f16.f32 %h1, %t;\n\t{store}\n\txor.b16 %d, %h1, -32768;"
+    rows = [[x, ONE] for x in XS]
+    out, rep = _run(_with_source(tmp_path, expr, body, "(-tl", out_w=16, nin=2), rows, out_w=16)
+    a = np.array(XS, np.uint64)
+    fma = R.unembed(R.fma(R.embed(a, "f32"), R.embed(np.full(3, ONE, np.uint64), "f32"), R.embed(a, "f32"), 64), "f32")
+    want = [int(v) for v in R.float_cast(R.float_unop("neg", fma, "f32"), "f32", "f16")]
+    assert out == want and [s for o, s in _items(rep) if o == "xor.b16"] == ["note"]
+    assert "neg-cast=before, decided by the source" in next(i.reason for i in rep.items if i.opcode == "xor.b16")
+    mul = body.replace("fma.rn.f32 %t, %a, %b, %a", "mul.f32 %t, %a, %b")
+    _, rep = _run(_with_source(tmp_path, expr, mul, "(-tl", out_w=16, nin=2), rows, out_w=16)
+    assert [s for o, s in _items(rep) if o == "xor.b16"] == ["error"]
+
+
 @pytest.mark.parametrize("expr,narrow", [("(-x0) * (x1.to(tl.float32) * x1) + 1.0", True),  # held-out seed 7005
                                          ("x0 * (-(x1.to(tl.float32) * x1)) + 1.0", False)])
 def test_negation_moved_onto_the_other_factor_is_negated_in_the_half(tmp_path, expr, narrow):

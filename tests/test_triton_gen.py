@@ -350,6 +350,8 @@ EXACT: list[int | str] = [4, 6, 15, 19, 72, 104, 114, 175, "k_rsqrt_f32", "k_exp
                           10725,  # eight interleaved f64 sin bodies (six were silent at first contact, then reported)
                           10951,  # x.to(f64) + 1.0 at a merged .loc inside an f64 cos body (was reported)
                           11068,  # eight f64 cos tails at line 0 with a sinf's column (was reported)
+                          11184,  # pow's sunk y == 0 test shared with an outer pow's x == 0 test (was reported)
+                          11293,  # (-tl.fma(w, x / x, p)).to(f16): an f32 fma, negated before the cast (was reported)
                           ]
 # Known-open classes (issue 10's letters; /work/coord/issue10_findings.md): kernel -> (cause, reported
 # today, i.e. the sanitize report has an error so --strict fails).
@@ -372,6 +374,9 @@ OPEN: dict[int | str, tuple[str, bool]] = {
            "through f32 and f64 is not recognised", True),
     10869: ("x.to(bf16) / erf(..).to(bf16) <= x.to(bf16): LLVM divides the widened halves in f32 for the comparison; "
             "Triton's 16-bit ring division is not modelled (silent at first contact)", True),
+    11450: ("pow(x0, where(f(x).to(f64) >= log2(x.to(f64)).to(int64).to(f64), ..)): the plain build keeps the native "
+            "int round trip, Triton's FPSan build folds it into cvt.rzi.f64.f64 (trunc, which keeps NaN and values "
+            "outside int64); the PTX does not say which build folds (silent at first contact, not reported yet)", False),
     10449: ("tl.cumsum(-x.to(f64)) stored as bf16: the first row's sign xor of the bf16 x names no negation; Triton's "
             "f64 ring negation differs from the half's at -0 (silent at first contact)", True),
 }

@@ -178,14 +178,7 @@ class Flow:
         self.loop_head = min((p for p, _ in back), default=None)
         self.targets = {o.name for s in fn.instructions() if s.opcode in ("bra", "brx") for o in s.operands
                         if isinstance(o, (ir.Sym, ir.Reg)) and o.name in labels}  # labels a branch goes to
-        self.src = {r: w[0].operands[1].name for r, w in writers.items()
-                    if len(w) == 1 and w[0].guard is None and len(w[0].operands) == 2 and isinstance(w[0].operands[1],
-                                                                                                  ir.Reg)
-                    and ((w[0].opcode == "cvt" and sum(m in FLOAT_TYPES for m in w[0].mods) == 2
-                          and not {"rni", "rzi", "rmi", "rpi"} & set(w[0].mods))  # floor(x) is not x (seed 1266)
-                         # an integer's conversion: log2f's x < 2^-126 test on x = i.to(f32) became i < 1 (1147)
-                         or (w[0].opcode == "cvt" and _int_to_float(w[0].mods))
-                         or (w[0].opcode in ("neg", "abs") and any(m in FLOAT_TYPES for m in w[0].mods)))}
+        self.src = {r: a for r, w in writers.items() if len(w) == 1 and (a := _source_of(w[0])) is not None}
         # x + 0.0 (Triton's zero-initialised dot accumulator added to the mma result): the ring's x as well (φ(0) is
         # the ring's 0), and LLVM tests x itself for x + 0.0 < 0 (held-out seed 2739: powf's base test on the mma
         # register)
@@ -220,6 +213,17 @@ class Flow:
             r = self.src[r]
             out.add(r)
         return out
+
+    def sources_within(self, r: str, lo: int, hi: int) -> set[str]:
+        """:meth:`sources` of ``r`` as it is between positions ``lo`` and ``hi``, where ``r`` has other writes only
+        after ``hi`` (held-out seed 11450: ``exp(x.to(f64))`` tests the f32 x, and a later log2 body of the same
+        value scales it in place), in a function without backward branches; else :meth:`sources`."""
+        ws = self.writers.get(r, [])
+        before = [w for w in ws if self.pos[id(w)] < lo]
+        if (len(ws) < 2 or len(before) != 1 or self.loop_head is not None
+                or any(lo <= self.pos[id(w)] <= hi for w in ws) or (a := _source_of(before[0])) is None):
+            return self.sources(r)
+        return {a} | self.sources(a)
 
     def _calls(self, fn: ir.Function, pure: set[str] | frozenset[str]) -> None:
         k, rets = 0, set()
@@ -275,6 +279,19 @@ class Flow:
 
     def writes(self, s: ir.Instruction) -> set[str]:
         return self.rw[id(s)][1]
+
+
+def _source_of(w: ir.Instruction) -> str | None:
+    """x of ``w`` = a float conversion (not a rounding to an integer value: floor(x) is not x, seed 1266), an
+    integer's conversion (log2f's x < 2^-126 test on x = i.to(f32) became i < 1, seed 1147), neg or abs of x."""
+    if w.guard is not None or len(w.operands) != 2 or not isinstance(w.operands[1], ir.Reg):
+        return None
+    if ((w.opcode == "cvt" and sum(m in FLOAT_TYPES for m in w.mods) == 2
+         and not {"rni", "rzi", "rmi", "rpi"} & set(w.mods))
+            or (w.opcode == "cvt" and _int_to_float(w.mods))
+            or (w.opcode in ("neg", "abs") and any(m in FLOAT_TYPES for m in w.mods))):
+        return w.operands[1].name
+    return None
 
 
 def _int_to_float(mods: tuple[str, ...]) -> bool:

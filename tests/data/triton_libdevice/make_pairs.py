@@ -40,6 +40,15 @@ HAND = {
     "k_pow_times_sum_f64": ({"x0": "f64", "x1": "f64"}, "libdevice.pow(x0, x1) * (x0 + x1)", "f64", 64, True),
     # pow(-y, y): the body reads y and -y, the PTX of pow(x, x) with x = -y as well; the source says which
     "k_pow_of_neg_self_f32": ({"x0": "f32"}, "libdevice.pow(-x0, x0)", "f32", 64, True),
+    # the user's exp(x) >= 1.5 right after the exit carries a merged location (kernel.py:12:0): the caller's test of
+    # the result, not a step of the body (held-out seed 11450)
+    "k_exp_ge_const_f64": ({"x0": "f32", "x1": "f32"},
+                           "libdevice.pow(x0, tl.where(tl.exp(x0.to(tl.float64)) >= 1.5, x1, x1 - x0))", "f32", 128,
+                           True),
+    # exp(x.to(f64)) tests x < 0 on the f32 x; a later log2 body of the same x.to(f64) scales it in place (two writes)
+    "k_exp_and_log2_of_one_f64": ({"x0": "f32", "x1": "f32"},
+                                  "tl.where(tl.exp(x0.to(tl.float64)) >= tl.log2(x0.to(tl.float64)).to(tl.int64)"
+                                  ".to(tl.float64), x1, x1 - x0)", "f32", 128, True),
 }
 
 
