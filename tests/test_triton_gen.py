@@ -376,7 +376,8 @@ OPEN: dict[int | str, tuple[str, bool]] = {
             "Triton's 16-bit ring division is not modelled (silent at first contact)", True),
     11450: ("pow(x0, where(f(x).to(f64) >= log2(x.to(f64)).to(int64).to(f64), ..)): the plain build keeps the native "
             "int round trip, Triton's FPSan build folds it into cvt.rzi.f64.f64 (trunc, which keeps NaN and values "
-            "outside int64); the PTX does not say which build folds (silent at first contact, not reported yet)", False),
+            "outside int64); the PTX does not say which build folds (silent at first contact, not reported yet)",
+            False),
     10449: ("tl.cumsum(-x.to(f64)) stored as bf16: the first row's sign xor of the bf16 x names no negation; Triton's "
             "f64 ring negation differs from the half's at -0 (silent at first contact)", True),
 }

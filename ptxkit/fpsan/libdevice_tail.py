@@ -59,7 +59,7 @@ def on_every_path(flow: Flow, stmts: list[ir.Statement], exit_line: int, anchor:
 
 
 def caller_tests(flow: Flow, absorbed: list[ir.Instruction], consumers: list[ir.Instruction], taint: set[str],
-                  plain: set[str], ends: set[str] = frozenset()) -> None:
+                  plain: set[str], ends: set[str] | frozenset[str] = frozenset()) -> None:
     """Give back to the caller the comparisons of a body's value absorbed with its sunk tail that no other
     absorbed instruction reads: the caller's test of the result, which LLVM left under the call's location
     (held-out seed 4744: ``pow(x / x, x) == x`` as ``setp.eq.f64 p, r, x`` after pow's sunk ``y == 0`` select).
