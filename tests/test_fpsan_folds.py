@@ -612,6 +612,21 @@ def test_copysign_of_zero_is_the_ring_product_zero():
     assert out == [SIGN, 0, 0] and not rep.errors
 
 
+def test_sign_of_an_f64_high_word_stored_as_f32_is_the_zero_sign_fold():
+    """Held-out seed 11581: ``(0.0 * i.to(f64)).to(f32)`` as ``and.b32 d, hi(x), 0x80000000`` of the f64 x's high
+    word, stored as the f32 result, was left as integer code, silently (−0.0 for negative i): Triton's ring
+    φ(0)·φ(x) is 0, +0.0 once narrowed. An error without a source; ``zero-sign=mul`` gives +0.0 for every i;
+    ``copysign`` keeps the native sign."""
+    text = _kernel("cvt.rn.f64.s32 %e1, %a;\n\tmov.b64 {_, %r1}, %e1;\n\tand.b32 %d, %r1, -2147483648;", nin=1)
+    rows = [[(-5) & 0xFFFFFFFF], [7], [0]]
+    out, rep = _run(text, rows)
+    assert out == [SIGN, 0, 0] and ("and.b32", "error") in _items(rep)
+    out, rep = _run(text, rows, folds=(("zero-sign", "mul"),))
+    assert out == [0, 0, 0] and ("and.b32", "note") in _items(rep)
+    out, rep = _run(text, rows, folds=(("zero-sign", "copysign"),))
+    assert out == [SIGN, 0, 0] and not rep.errors
+
+
 def test_packed_mul_by_negative_zero_is_zero():
     """``-(0.0 * h)`` on packed halves as ``mul.f16x2 h, {-0.0, -0.0}`` (held-out seed 783): Triton's
     φ(0)·(−φ(h)) = 0 in each lane, +0.0 bits, whatever h (the literal ring product gave −0.0 lanes)."""

@@ -352,6 +352,8 @@ EXACT: list[int | str] = [4, 6, 15, 19, 72, 104, 114, 175, "k_rsqrt_f32", "k_exp
                           11068,  # eight f64 cos tails at line 0 with a sinf's column (was reported)
                           11184,  # pow's sunk y == 0 test shared with an outer pow's x == 0 test (was reported)
                           11293,  # (-tl.fma(w, x / x, p)).to(f16): an f32 fma, negated before the cast (was reported)
+                          11554,  # log's in-place scaling of x in an arm of its branch is its first read (was reported)
+                          11581,  # (0.0 * i.to(f64)).to(f32) as the sign of the f64's high word (silent at first contact)
                           ]
 # Known-open classes (issue 10's letters; /work/coord/issue10_findings.md): kernel -> (cause, reported
 # today, i.e. the sanitize report has an error so --strict fails).

@@ -33,8 +33,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import combinations_with_replacement, permutations
 
+import networkx as nx
+
 from ptxkit import ir
-from ptxkit.fpsan.libdevice_flow import Flow, LibRange, constants_before, forward_taint, is_float, line
+from ptxkit.fpsan.libdevice_flow import Flow, LibRange, cfg, constants_before, forward_taint, is_float, line
 from ptxkit.fpsan.libdevice_tail import (
     caller_tests,
     is_flag,
@@ -73,9 +75,11 @@ _LOG2_LO, _LOG2_HI = 0x3C7777D0FFDA0D24, 0x3FF71547652B82FE  # (exp's x·(1/ln2)
 
 def _in_place(flow: Flow, rng: list[ir.Instruction], r: str, i: int) -> bool:
     """``r`` is read at ``i`` before any write of it from ``i`` on, and every such write reads it too
-    (an update in place of the body's input, not a new value)."""
+    (an update in place of the body's input, not a new value). The read at ``i`` may be such an update itself
+    (held-out seed 11554: log's subnormal scaling ``mul.f64 x, x, 2^54`` is its first read of x, whose words
+    tanh's body unpacked)."""
     later = [s for s in rng[i:] if r in flow.writes(s)]
-    return all(r in flow.reads(s) for s in later) and r not in flow.writes(rng[i])
+    return all(r in flow.reads(s) for s in later)
 
 
 def match_body(flow: Flow, stmts: list[ir.Statement], name: str, lo: int, exit_line: int,
@@ -486,6 +490,11 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
                    if not (s.opcode == "neg" and _callers_neg(s, list(inputs))))
     if in_place and len(inputs) > 1:
         return None
+    # the copy of an input updated in place goes where every path to the exit passes: body[0], or before it where
+    # that is an arm of the body's own branch (held-out seed 11554: log's subnormal scaling is its first read of x)
+    save = _save_point(flow, stmts, rng, body[0], set(inputs), exit_line) if in_place else None
+    if in_place and save is None:
+        return None
     absorbed: list[ir.Instruction] = []
     consumers: list[ir.Instruction] = []
     scanning = True
@@ -585,9 +594,30 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
     main = [s for s in rng[start:] if is_float(s) and id(s) in member_ids]
     one_call = bool(main) and all(flow.same_call(s, main[-1], merged=chain_types(s) is not None) for s in main)
     return LibRange(name, op, line(body[0]), exit_line, inputs[0], outs.pop(), anchor, tuple(inputs), ftype,
-                    save=body[0] if in_place else None, one_call=one_call, bypass=tuple(b for _, b in bypass),
+                    save=save, one_call=one_call, bypass=tuple(b for _, b in bypass),
                     absorbed=frozenset(line(s) for s in absorbed),
                     lines=frozenset(line(s) for s in members if not any(s is c for c in chunks)))
+
+
+def _save_point(flow: Flow, stmts: list[ir.Statement], rng: list[ir.Instruction], first: ir.Instruction,
+                inputs: set[str], exit_line: int) -> ir.Instruction | None:
+    """The last instruction of the range at or before ``first`` that every path from the range's start to its exit
+    runs, with no write of an input between it and ``first``; None: none (or an indirect branch)."""
+    if not any(isinstance(s, ir.Label) and s.name in flow.targets for s in stmts) \
+            or any(isinstance(s, ir.Instruction) and s.opcode == "brx" for s in stmts):
+        return first
+    pos = {id(s): i for i, s in enumerate(stmts)}
+    end = next((i for i, s in enumerate(stmts) if line(s) >= exit_line), None)
+    if end is None:
+        return None
+    g, start = cfg(stmts), pos[id(rng[0])]
+    k = next(i for i, t in enumerate(rng) if t is first)
+    for t in reversed(rng[:k + 1]):
+        if t is not first and flow.writes(t) & inputs:
+            return None
+        if t is rng[0] or not nx.has_path(nx.restricted_view(g, [pos[id(t)]], []), start, end):
+            return t
+    return None
 
 
 def _abs_of(flow: Flow, r: str) -> str | None:
