@@ -550,6 +550,16 @@ def test_negation_of_a_max_feeding_a_min_is_reported_without_a_source():
     assert not rep.errors
 
 
+def test_sign_xor_of_a_max_is_reported_as_its_negation():
+    """``tl.min(-x)`` as the reduction tree's ``max.f32`` and one sign xor of its result, stored (held-out seed
+    11777: silent before, sanitized as a plain negation): the ring negation of the max, an error as for
+    ``neg.f32`` of a max (the ring differs where a payload is φ(−0))."""
+    text = _kernel("max.f32 %t, %a, %b;\n\txor.b32 %d, %t, -2147483648;")
+    out, rep = _run(text, [[ONE, TWO]])
+    assert ("xor.b32", "error") in _items(rep) and "negation of a max/min" in rep.errors[0].reason
+    assert out == [int(R.float_unop("neg", np.array([TWO], np.uint64), "f32")[0])]
+
+
 def test_abs_through_a_narrowed_min_or_after_a_narrowing_cvt_is_reported():
     """|h| of halves read by a ``min.f16`` whose result is widened (LLVM's min(abs(ext a), abs(ext b)) →
     ext(min(|a|, |b|)), held-out seed 814), and |cvt(x)| of a narrowing cvt (abs(x * y).to(f16), seed

@@ -167,6 +167,18 @@ def test_neg_cast_decided_by_the_source(tmp_path, expr, anchor, want, form):
     assert f"neg-cast={form}, decided by the source" in rep.items[0].reason
 
 
+@pytest.mark.parametrize("expr,anchor,error", [("x0.to(tl.float32) < (-x0.to(tl.float32))", "x0.to", True),
+                                                ("x0 < -0.0", "x0 <", False)])
+def test_comparison_with_a_constant_the_source_does_not_have_is_reported(tmp_path, expr, anchor, error):
+    """Held-out seed 11701: ``x.to(f32) < -x.to(f32)`` of an f64 x is ``setp.lt.f64 p, x, -2^-150`` in the PTX,
+    LLVM's algebra on the native cast, which Triton's ring cast and negation do not follow: left native with an
+    error (it was silent). A source that compares with a number there is the comparison as written."""
+    body = "{loc}\n\tsetp.lt.f64 %p1, %a, 0dB690000000000000;\n\tselp.b64 %d, 1, 0, %p1;"
+    out, rep = _run(_with_source(tmp_path, expr, body, anchor, w=64, nin=1), [[0xBFF0000000000000]], w=64)
+    assert out == [1]
+    assert [s for o, s in _items(rep) if o == "setp.lt.f64"] == (["error"] if error else ["note"])
+
+
 def test_neg_cast_of_an_fma_of_unknown_operand_types_is_before(tmp_path):
     """``(-tl.fma(w, x0 / x0, x1)).to(f16)`` (held-out seed 11293): ``x0 / x0`` of a loaded value has no known
     type in the source, but the cvt converts an ``fma.f32``, which LLVM never narrows from f64: the negation

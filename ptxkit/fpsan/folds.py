@@ -122,13 +122,13 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
     sign = rewrite_sign_fold(instr, ctx, opts, flow)
     if sign is not None or is_sign_bit_op(instr):  # a sign-bit xor/or/and of integer code: not a fold
         return sign
-    if op == "and" and (wide := _high_word_sign(instr, flow)) is not None:
+    if op == "and" and _high_word_sign(instr, flow) is not None:
         # (0.0 * x).to(f32) of an f64 x as the sign of x's high word (held-out seed 11581: 0.0 * i.to(f64), silent)
         decided = decide_fold(opts, "zero-sign", flow.hints.zero_sign, instr)
         if decided is None and opts.fold("zero-sign") is None:
-            return FoldResult(False, Verdict(f"sign-bit and on an f64 value's high word stored as f32: {_ZERO_SIGN}; the "
-                                             "source does not say which: left native (--fold zero-sign=mul|copysign "
-                                             "states it)", ERROR))
+            return FoldResult(False, Verdict(f"sign-bit and on an f64 value's high word stored as f32: {_ZERO_SIGN}; "
+                                             "the source does not say which: left native (--fold "
+                                             "zero-sign=mul|copysign states it)", ERROR))
         return _zero_sign_narrowed(instr, ctx, opts, decided)
     if op == "and" and (zft := _sign_only(instr, flow)) is not None:
         # copysign(0.0, x) as an and with the sign bit (held-out seed 7517: 0.0 * i.to(f64), silent before)
@@ -197,6 +197,12 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
             and isinstance(ops[1], ir.Reg) and ops[1] == ops[2] and {"num", "nan"} & set(instr.mods)):
         return _self_compare(instr, ctx, opts, ft, decide_fold(opts, "self-compare",
                                                             lambda i: flow.hints.self_compare(i, ft), instr))
+    if (op == "setp" and len(ops) == 3 and ft in ("f16", "bf16", "f32", "f64") and isinstance(ops[1], ir.Reg)
+            and isinstance(ops[2], ir.FloatImm) and (folded := flow.hints.folded_compare(instr)) is not None):
+        return FoldResult(False, Verdict(f"comparison of a value with a constant where the source at {folded.where} "
+                                         "compares two expressions: LLVM folded it algebraically (x.to(f32) < "
+                                         "-x.to(f32) as x < -2^-150), which Triton's ring casts and negations do not "
+                                         "follow; left native", ERROR))
     if op == "sub" and ft == "bf16x2" and _int8_to_bf16(instr, flow):
         return FoldResult(False, Verdict(_INT8_BF16, NOTE))
     if (op in ("add", "sub", "mul") and ft == "f32" and len(ops) == 3 and not opts.fold("half")

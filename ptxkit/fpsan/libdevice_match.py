@@ -556,8 +556,11 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
     outs -= {p for p, _ in bypass}
     # and one sunk past the exit that is no special case's (held-out seed 11184: pow(x, y)'s y == 0 test on y's f16
     # source is an outer pow's x == 0 test of the same value)
+    # (only where the other code is a body's: its branch or a recognised body's instruction; a select of the user's
+    # code is a special case's, held-out seed 11820: pow(x, x) is 1 at x == 0, selected after abs and a cast)
     sunk_cmps = {r for s in absorbed if s.opcode in ("setp", "testp")
-                 and flow.reads(s) <= set(inputs) | alias | consts for r in flow.writes(s)} & outs
+                 and flow.reads(s) <= set(inputs) | alias | consts for r in flow.writes(s)
+                 if all(u.opcode == "bra" or id(u) in beside for u in flow.readers.get(r, ()))} & outs
     outs -= sunk_cmps
     outs -= {r for r in bits - set(inputs) - alias if not is_flag(flow, r)}  # (a test's flag may be a bypass's)
     if beside:

@@ -458,6 +458,22 @@ class SourceHints(SignHints):
             return None
         return self.decide_within(cvt, classify)
 
+    def folded_compare(self, instr: ir.Instruction) -> Decision | None:
+        """``setp.fT p, x, c`` of one value and a constant where the source's ``Compare`` there has no number on
+        either side: LLVM folded it algebraically (held-out seed 11701: ``x.to(f32) < -x.to(f32)`` of an f64 x as
+        ``x < -2^-150``), which Triton's ring cast and negation do not follow."""
+        if self.loc.get(id(instr), (0, 0, 0))[2] == 0:
+            return None  # (a merged location names no one comparison)
+
+        def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
+            if not (isinstance(n, ast.Compare) and len(n.comparators) == 1):
+                return None
+            sides = [_one_value(f, e) for e in (n.left, n.comparators[0])]
+            if any(e is None or _number(e) is not None or isinstance(e, ast.Constant) for e in sides):
+                return None
+            return "folded", n
+        return self.decide(instr, classify)
+
     def self_compare(self, instr: ir.Instruction, ft: str) -> Decision | None:
         """``setp.num/nan.fT p, x, x`` (LLVM's ``c(x) <= c(x)`` → ``ord(x, x)``, which drops the narrowing
         cast ``c``: fptrunc keeps NaN-ness, the ring cast does not): the ``Compare``'s operands, both the
