@@ -122,14 +122,17 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
     sign = rewrite_sign_fold(instr, ctx, opts, flow)
     if sign is not None or is_sign_bit_op(instr):  # a sign-bit xor/or/and of integer code: not a fold
         return sign
-    if op == "and" and _high_word_sign(instr, flow) is not None:
+    if op == "and" and _high_word_sign(instr, flow):
         # (0.0 * x).to(f32) of an f64 x as the sign of x's high word (held-out seed 11581: 0.0 * i.to(f64), silent)
         decided = decide_fold(opts, "zero-sign", flow.hints.zero_sign, instr)
         if decided is None and opts.fold("zero-sign") is None:
             return FoldResult(False, Verdict(f"sign-bit and on an f64 value's high word stored as f32: {_ZERO_SIGN}; "
                                              "the source does not say which: left native (--fold "
                                              "zero-sign=mul|copysign states it)", ERROR))
-        return _zero_sign_narrowed(instr, ctx, opts, decided)
+        # the ring product is 0 whatever x is, narrowed the f32 ring's 0: the f32 product 0.0 * 0.0
+        zeros = dataclasses.replace(instr, opcode="copysign", mods=("f32",),
+                                    operands=(instr.operands[0], _zero("f32"), _zero("f32")))
+        return _zero_sign(zeros, ctx, opts, "f32", decided)
     if op == "and" and (zft := _sign_only(instr, flow)) is not None:
         # copysign(0.0, x) as an and with the sign bit (held-out seed 7517: 0.0 * i.to(f64), silent before)
         decided = decide_fold(opts, "zero-sign", flow.hints.zero_sign, instr)
@@ -427,43 +430,25 @@ def _sign_only(instr: ir.Instruction, flow: Flow) -> str | None:
     return f"f{w}" if flow.value_kind([regs[0].name, ops[0].name]) == "float" else None
 
 
-def _high_word_sign(instr: ir.Instruction, flow: Flow) -> ir.Reg | None:
-    """x of ``and.b32 d, hi, signbit`` where ``hi`` is the high word of an f64 x (``mov.b64 {_, hi}, x``, x written
-    by float instructions) and d is read as f32 or stored: LLVM's ``fptrunc(copysign(0.0, x))``, the f32 ±0.0 of
-    x's sign; else None."""
+def _high_word_sign(instr: ir.Instruction, flow: Flow) -> bool:
+    """``instr`` is ``and.b32 d, hi, signbit`` where ``hi`` is the high word of an f64 x (``mov.b64 {_, hi}, x``, x
+    written by float instructions) and d is read as f32 or stored: LLVM's ``fptrunc(copysign(0.0, x))``, the f32
+    ±0.0 of x's sign."""
     ops = instr.operands
     if instr.mods != ("b32",) or len(ops) != 3 or not isinstance(ops[0], ir.Reg) or not isinstance(ops[1], ir.Reg) \
             or not (isinstance(ops[2], ir.Imm) and ops[2].value % (1 << 32) == 1 << 31):
-        return None
+        return False
     u = flow.only_def(ops[1].name)
     if u is None or u.opcode != "mov" or not isinstance(u.operands[0], ir.Vec) or len(u.operands[0].items) != 2 \
             or u.operands[0].items[1] != ops[1] or not isinstance(u.operands[1], ir.Reg):
-        return None
+        return False
     x = u.operands[1]
     defs = flow.defs.get(x.name, [])
     if not defs or not all(float_type_of(d) == "f64" or (d.opcode == "cvt" and d.mods and _cvt_dest_float(d)
                                                          and "f64" in d.mods) for d in defs):
-        return None
+        return False
     readers = flow.uses.get(ops[0].name, [])
-    if not readers or not all(r.opcode == "st" or float_type_of(r) == "f32" for r in readers):
-        return None
-    return x
-
-
-def _zero_sign_narrowed(instr: ir.Instruction, ctx: RewriteContext, opts: Options,
-                        decided: Decision | None) -> FoldResult | None:
-    """:func:`_zero_sign` of ``(0.0 * x).to(f32)`` for an f64 x: the ring product is 0 whatever x is, and its
-    narrowing the f32 ring's 0 — computed as ``0.0 * 0.0`` in f32 (or native, where the source calls copysign)."""
-    form = opts.fold("zero-sign") or (decided.form if decided else "mul")
-    verdict = fold_verdict(opts, "zero-sign", _ZERO_SIGN, "mul", decided)
-    if form == "copysign":
-        return None if verdict.severity == NOTE else FoldResult(False, dataclasses.replace(verdict, native=True))
-    product = dataclasses.replace(instr, opcode="mul", mods=("f32",),
-                                  operands=(instr.operands[0], _zero("f32"), _zero("f32")))
-    compute, nsrc = TABLE["mul"]
-    if not elementwise(product, ctx, OpInfo("f32", None), compute, nsrc):
-        return FoldResult(False, Verdict("copysign: operand form not modelled"))
-    return FoldResult(True, verdict)
+    return bool(readers) and all(r.opcode == "st" or float_type_of(r) == "f32" for r in readers)
 
 
 def _as_written_reported(instr: ir.Instruction, ctx: RewriteContext, ft: str, reason: str) -> FoldResult | None:
