@@ -554,10 +554,9 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
     bypass = special_cases(flow, outs, body[0])
     bypassed = {id(sel) for _, (sel, _) in bypass}
     outs -= {p for p, _ in bypass}
-    # and one sunk past the exit that is no special case's (held-out seed 11184: pow(x, y)'s y == 0 test on y's f16
-    # source is an outer pow's x == 0 test of the same value)
-    # (only where the other code is a body's: its branch or a recognised body's instruction; a select of the user's
-    # code is a special case's, held-out seed 11820: pow(x, x) is 1 at x == 0, selected after abs and a cast)
+    # and one sunk past the exit that only a body's code reads, a branch or a recognised body's instruction (held-out
+    # seed 11184: pow(x, y)'s y == 0 test on y's f16 source is an outer pow's x == 0 test of the same value); a select
+    # in the user's code is a special case's (seed 11820: pow(x, x) is 1 at x == 0, selected after abs and a cast)
     sunk_cmps = {r for s in absorbed if s.opcode in ("setp", "testp")
                  and flow.reads(s) <= set(inputs) | alias | consts for r in flow.writes(s)
                  if all(u.opcode == "bra" or id(u) in beside for u in flow.readers.get(r, ()))} & outs
@@ -605,7 +604,8 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
 def _save_point(flow: Flow, stmts: list[ir.Statement], rng: list[ir.Instruction], first: ir.Instruction,
                 inputs: set[str], exit_line: int) -> ir.Instruction | None:
     """The last instruction of the range at or before ``first`` that every path from the range's start to its exit
-    runs, with no write of an input between it and ``first``; None: none (or an indirect branch)."""
+    runs, with no write of an input between it and ``first``; None: none. ``first`` itself in a function without
+    branch targets, or with an indirect branch (whose targets are a table's: not followed)."""
     if not any(isinstance(s, ir.Label) and s.name in flow.targets for s in stmts) \
             or any(isinstance(s, ir.Instruction) and s.opcode == "brx" for s in stmts):
         return first
