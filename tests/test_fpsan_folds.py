@@ -732,3 +732,17 @@ def test_packed_half_abs_read_by_a_store_does_not_stop_the_run():
     native abs, lane by lane: computed as written, nothing reported."""
     out, rep = _run(_kernel("abs.bf16x2 %d, %a;", nin=1), [[0xBF80C000]])
     assert out == [0x3F804000] and not rep.errors
+
+
+def test_int_round_trip_split_by_the_kernels_own_branch_stays_two_conversions():
+    """Fold R's bound: ``x.to(int64).to(f32)`` read only by a comparison past a label that is no libdevice body's
+    (the kernel's own control flow, which Triton's FPSan build keeps too) stays the native pair (x = 1e30
+    saturates: not the trunc); the fold applies only where a recognised body splits the plain build (held-out seed
+    11450, tests/test_fpsan_libdevice.py)."""
+    body = ("cvt.rzi.s64.f32 %rd7, %a;\n\tcvt.rn.f32.s64 %c, %rd7;\n\tsetp.eq.f32 %p1, %b, %b;\n\t@%p1 bra L1;\n"
+            "L1:\n\tsetp.gt.f32 %p2, %c, %b;\n\tselp.b32 %d, %a, %b, %p2;")
+    big = 0x7149F2CA  # 1e30
+    out, rep = _run(_kernel(body), [[big, 0x60AD78EC]])  # b = 1e20: above the pair's 9.2e18, below the trunc's 1e30
+    reasons = [i.reason for i in rep.items if i.opcode == "cvt.rn.f32.s64"]
+    assert reasons and all("left native" in r for r in reasons) and not any("trunc" in i.reason for i in rep.items)
+    assert out == [0x60AD78EC]

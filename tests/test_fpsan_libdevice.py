@@ -234,11 +234,26 @@ def test_special_case_select_of_other_code_is_not_taken():
     # log(x) of f64 whose first read of x is its subnormal scaling mul x, x, 2^54 in an arm of its own branch (tanh's
     # body unpacked x's words): the copy of x goes before the branch
     "seed11554",
+    # pow(d, d) and erf(d) of sixteen dot results a thread: erf reads the |d| pow's body computed (LLVM's CSE), and its
+    # |d|-or-d² phi shares that register (a second write, in erf's arm); both bodies were left unrecognised
+    "seed12199",
 ])
 def test_body_whose_special_case_or_input_llvm_rewrote_is_tritons_op(name):
     """Held-out kernels where LLVM moved a body's special case or rewrote its input: each is Triton's op
     bit for bit, with no error (they were unmatched bodies, reported)."""
     _assert_bit_exact(name)
+
+
+def test_int_round_trip_compared_across_a_body_is_the_trunc_of_tritons_build():
+    """Held-out seed 11450: log2(x.to(f64)).to(int64).to(f64) read only by comparisons whose selects follow pow
+    bodies. The plain build keeps cvt.rzi.s64.f64 / cvt.rn.f64.s64 (the bodies split the block LLVM's DAG combine
+    sees); Triton's FPSan build, where each body is one ring op, folds the pair into cvt.rzi.f64.f64 (silent before)."""
+    plain = (DATA / "seed11450.plain.ptx").read_text()
+    assert "cvt.rn.f64.s64" in plain and "cvt.rzi.f64.f64" not in plain
+    assert "cvt.rzi.f64.f64" in (DATA / "seed11450.fpsan.ptx").read_text()
+    _assert_bit_exact("seed11450")
+    res = sanitize_text(plain, "seed11450.plain.ptx")
+    assert sum("folds the pair into a trunc" in i.reason and i.severity == "note" for i in res.report.items) == 4
 
 
 def test_pow_copies_whose_sunk_selects_interleave_with_later_copies_stay_reported():

@@ -49,6 +49,7 @@ class Flow:
     types: dict[str, str] = field(default_factory=dict)  # declared register types (.reg .f32 %f<9>)
     hints: SourceHints = field(default_factory=SourceHints)  # the Python source at each .loc (source_hints)
     native: set[int] = field(default_factory=set)  # the lines recognised libdevice bodies run natively
+    loops: set[int] = field(default_factory=set)  # those of bodies whose FPSan op is a loop (ring sin/cos)
 
     def read_natively(self, reg: str) -> bool:
         """Every reader of ``reg`` is a line of a body that runs natively (its value reaches no ring op)."""

@@ -29,6 +29,8 @@ states the source form with ``--fold NAME=FORM`` (:data:`FOLD_FORMS`), which mak
   compared: Triton's FPSan widens h to f32 in the ring, and LLVM then folds fptosi/sitofp of that f32 into
   ``cvt.rzi.f32.f32`` (a comparison ignores the sign of zero, an out-of-range fptosi is poison), which
   the plain build cannot (its source is the half); so ``d`` is the trunc of the widened bits (note).
+* R ``cvt.rn.fT.sN d, i`` of ``i = cvt.rzi.sN.fT x`` read only by ``setp``, split by libdevice bodies only:
+  Triton's FPSan build folds the pair into ``cvt.rzi.fT.fT`` (``ptxkit.fpsan.fold_round_trip``; note).
 * M ``selp.fT d, NaN, m, p`` with ``m = max/min.fT a, b`` and ``p = setp.nan.fT a, b`` — LLVM's expansion of
   ``llvm.maximum/minimum`` (``propagate_nan=ALL``) where no ``.NaN`` instruction exists (f64): Triton's
   ring max/min decides NaN inputs too, so ``d`` takes ``m`` (note).
@@ -46,6 +48,7 @@ from ptxkit.fpsan.casts import through_int, trunc_casts
 from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext, guard_text, hexc
 from ptxkit.fpsan.dispatch import rewrite_instruction
 from ptxkit.fpsan.fold_flow import Flow, FoldResult, decide_fold, float_cast, fold_verdict, roles
+from ptxkit.fpsan.fold_round_trip import compared_round_trip, trunc_of_round_trip
 from ptxkit.fpsan.folds_sign import is_sign_bit_op, rewrite_sign_fold
 from ptxkit.fpsan.irview import name_of
 from ptxkit.fpsan.ops import ALL_FLOATS, LANE_TYPE, TABLE, OpInfo, as_reg, elementwise, float_type_of, sign_xor_width
@@ -159,6 +162,8 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
     ops = instr.operands
     if op == "cvt" and (cvt := _compared_half_int(instr, flow)) is not None:
         return _trunc_of_widened_half(instr, cvt, ctx)
+    if op == "cvt" and (cvt := compared_round_trip(instr, flow)) is not None:
+        return trunc_of_round_trip(instr, cvt, ctx)
     if op == "cvt" and (moved := _negation_moved_off(instr, flow)) is not None:
         ctx.report(instr, f"narrowing conversion where the source at {moved.where} narrows a negation of a wider "
                    "value, but no negation reaches or leaves the cvt: LLVM cancelled it against another or moved it "

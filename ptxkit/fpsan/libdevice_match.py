@@ -423,7 +423,7 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
 
     def others(r: str) -> bool:  # read by code that is not this body's
         return any(id(u) not in inside or foreign(u) for u in flow.readers.get(r, ()))
-    given |= {r for r in _signs_of(flow, set(inputs)) if others(r)
+    given |= {r for r in _signs_of(flow, set(inputs), inside) if others(r)
               and (flow.pos[id(w := flow.writers[r][0])] < p0 or (id(w) in inside and foreign(w)))}
     # the factors of an input x = a * b the caller computed, where LLVM contracted the body's first step on x into
     # fma(a, b, c) (held-out seed 3924: exp2(x * x) of f64, whose x - round(x) became fma(h, h, -round(x)))
@@ -471,9 +471,12 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
     # one add.f64 s, s is the user's s + s and pow's x + y test): sanitized as such, the body may read it
     # (also an input's unpacking into words, ``mov.b64 {lo, hi}, x``: __nv_exp's |x| test and the next pow's
     # exponent field of the same y, held-out seed 1239)
+    # (the register may be a later body's phi too: erf's |x|-or-x² of the |x| pow(x, x) computed, held-out seed 12199)
     common = {r: s for s in members if (is_float(s) or (s.opcode == "mov" and isinstance(s.operands[0], ir.Vec)))
               and s.opcode not in ("setp", "testp")
-              and flow.reads(s) <= given | consts for r in flow.writes(s) if len(flow.writers.get(r, ())) == 1}
+              and flow.reads(s) <= given | consts for r in flow.writes(s)
+              if all(w is s or (id(w) not in inside and flow.pos[id(w)] > flow.pos[id(last_float)])
+                     for w in flow.writers.get(r, ()))}
     member_ids = {id(s) for s in members}
     if any(is_float(s) and id(s) not in member_ids for s in chunks):
         return None  # out-of-line blocks are reached from the body only: all of it is the body's
@@ -649,10 +652,12 @@ def _neg_of(flow: Flow, r: str) -> str | None:
     return x.name if isinstance(x, ir.Reg) else None
 
 
-def _signs_of(flow: Flow, values: set[str]) -> set[str]:
-    """Registers written once, unguarded, by a float ``abs``/``neg`` of one of ``values``."""
+def _signs_of(flow: Flow, values: set[str], inside: set[int] | frozenset[int] = frozenset()) -> set[str]:
+    """Registers written, unguarded, by a float ``abs``/``neg`` of one of ``values``: once, or first and then only by
+    instructions in ``inside`` (a body's phi LLVM coalesced with it: erf's |x|-or-x², held-out seed 12199)."""
     return {r for v in values for t in flow.readers.get(v, ()) if t.opcode in ("abs", "neg") and is_float(t)
-            and t.guard is None for r in flow.writes(t) if len(flow.writers.get(r, ())) == 1}
+            and t.guard is None for r in flow.writes(t)
+            if (ws := flow.writers.get(r, [])) and ws[0] is t and all(id(w) in inside for w in ws[1:])}
 
 
 def _callers_neg(s: ir.Instruction, cands: list[str]) -> bool:

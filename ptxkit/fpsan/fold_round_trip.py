@@ -1,0 +1,99 @@
+"""Fold R: ``x.to(intN).to(fT)`` read only by comparisons, split by a libdevice body (issue 10; held-out
+seeds 11450, 6976, silent before).
+
+LLVM's DAG combine rewrites ``sitofp(fptosi x)`` (``uitofp(fptoui x)``) of one float type into ``ftrunc x``
+when every user of the result ignores the sign of zero — an ``fcmp`` — and the pair and its users sit in
+the one basic block the combine sees (CodeGenPrepare first sinks each ``fcmp`` into the block of the select
+that reads it). In the plain build an inlined libdevice body between them splits that block, so
+``cvt.rzi.sN.fT`` / ``cvt.rn.fT.sN`` stay; in Triton's FPSan build the body is one straight-line ring op,
+the block is whole and the pair becomes ``cvt.rzi.fT.fT`` of the float bits φ⁻¹ wrote — which differs from
+the pair wherever those bits are out of the integer's range, i.e. almost everywhere. Only the ring sin/cos
+(a square-and-multiply loop) or the kernel's own control flow still split the FPSan build.
+"""
+
+from __future__ import annotations
+
+import networkx as nx
+
+from ptxkit import ir
+from ptxkit.fpsan.ctx import RewriteContext, guard_text
+from ptxkit.fpsan.fold_flow import Flow, FoldResult
+from ptxkit.fpsan.irview import name_of
+from ptxkit.fpsan.report import NOTE, Verdict
+
+_INTS = ("s8", "u8", "s16", "u16", "s32", "u32", "s64", "u64")
+_FLOATS = ("f16", "bf16", "f32", "f64")
+
+
+def _types(instr: ir.Instruction) -> list[str]:
+    return [m for m in instr.mods if m in _INTS or m in _FLOATS]
+
+
+def _same_value(flow: Flow, reg: str, first: ir.Instruction, last: ir.Instruction) -> bool:
+    """``reg`` holds at ``last`` the value it had at ``first``: :meth:`Flow.same_value`, or its one definition
+    precedes ``first`` and no path from ``first`` runs it again (the out-of-line blocks LLVM lays after the
+    ``ret`` branch back into the function, which :meth:`Flow.same_value` takes for a loop)."""
+    if flow.same_value(reg, first, last):
+        return True
+    d = flow.only_def(reg)
+    if d is None or any(s.opcode == "brx" for s in flow.order) or not flow.pos[id(d)] < flow.pos[id(first)]:
+        return False
+    g = nx.DiGraph()
+    g.add_nodes_from(range(len(flow.order)))
+    for i, s in enumerate(flow.order):
+        if not (s.opcode in ("ret", "exit") or (s.opcode == "bra" and s.guard is None)) and i + 1 < len(flow.order):
+            g.add_edge(i, i + 1)
+        if s.opcode == "bra":
+            g.add_edges_from((i, flow.label_pos[o.name]) for o in s.operands
+                             if isinstance(o, (ir.Sym, ir.Reg)) and o.name in flow.label_pos)
+    return not nx.has_path(g, flow.pos[id(first)], flow.pos[id(d)])
+
+
+def compared_round_trip(instr: ir.Instruction, flow: Flow) -> ir.Instruction | None:
+    """The ``cvt.rzi`` (fptosi) where ``instr`` is the ``cvt.rn.fT.{s,u}N`` of such a pair that Triton's FPSan
+    build folds into a trunc; else None."""
+    ops, types = instr.operands, _types(instr)
+    if (instr.opcode != "cvt" or len(ops) != 2 or len(types) != 2 or types[0] not in _FLOATS
+            or types[1] not in _INTS or not isinstance(ops[0], ir.Reg) or not isinstance(ops[1], ir.Reg)):
+        return None
+    rzi = flow.only_def(ops[1].name)
+    if (rzi is None or rzi.opcode != "cvt" or "rzi" not in rzi.mods or _types(rzi) != [types[1], types[0]]
+            or len(rzi.operands) != 2 or not isinstance(rzi.operands[1], ir.Reg)
+            or not _same_value(flow, rzi.operands[1].name, rzi, instr)):
+        return None
+    readers = flow.uses.get(ops[0].name, [])
+    if not readers or any(u.opcode != "setp" for u in readers):
+        return None
+    a = flow.pos[id(rzi)]
+    b = max(flow.pos[id(u)] for u in readers)
+    if not a < flow.pos[id(instr)] <= b:
+        return None
+    labels = [p for p in flow.labels if a < p <= b]
+
+    def body_line(p: int) -> bool:
+        s = flow.order[p] if 0 <= p < len(flow.order) else None
+        return s is not None and s.span is not None and s.span.line in flow.native
+
+    # a label of a body (inside it or at its exit) splits only the plain build; any other splits both, and with
+    # no label at all the plain build would have folded too: something else kept the pair
+    if not labels or not all(body_line(p - 1) or body_line(p) for p in labels):
+        return None
+    span = flow.order[a:b + 1]
+    if any(s.opcode in ("sin", "cos") or (s.span is not None and s.span.line in flow.loops) for s in span):
+        return None  # the ring sin/cos loop splits the FPSan build as well
+    return rzi
+
+
+def trunc_of_round_trip(instr: ir.Instruction, rzi: ir.Instruction, ctx: RewriteContext) -> FoldResult:
+    """Fold R: ``d`` = ``cvt.rzi.fT.fT`` of x's float bits, as Triton's FPSan build computes it."""
+    ft = _types(instr)[0]
+    x, dst = name_of(rzi.operands[1]), name_of(instr.operands[0])
+    ctx.read_bits(x)
+    ctx.invalidate(dst)
+    ctx.emit(f"{guard_text(instr.guard)}cvt.rzi.{ft}.{ft} {dst}, {x}")
+    return FoldResult(True, Verdict(
+        f"x.to(int).to({ft}) read only by comparisons, kept as two conversions because an inlined libdevice "
+        "body splits the plain build's basic block: in Triton's FPSan build the body is one ring op, and LLVM "
+        "folds the pair into a trunc (a comparison ignores the sign of zero, an out-of-range conversion is "
+        "poison); sanitized as that trunc",
+        NOTE, native=False))
