@@ -354,6 +354,8 @@ EXACT: list[int | str] = [4, 6, 15, 19, 72, 104, 114, 175, "k_rsqrt_f32", "k_exp
                           11293,  # (-tl.fma(w, x / x, p)).to(f16): an f32 fma, negated before the cast (was reported)
                           11554,  # log's in-place scaling of x in an arm of its branch is its first read (was reported)
                           11581,  # (0.0 * i.to(f64)).to(f32) as the sign of the f64's high word (silent at first)
+                          11450,  # a compared int round trip split by bodies: Triton's build folds it (silent at first)
+                          12199,  # pow's |x| that erf's phi register shares (both bodies were unrecognised)
                           ]
 # Known-open classes (issue 10's letters; /work/coord/issue10_findings.md): kernel -> (cause, reported
 # today, i.e. the sanitize report has an error so --strict fails).
@@ -382,10 +384,6 @@ OPEN: dict[int | str, tuple[str, bool]] = {
             "the narrowing cast, which no special-case rule follows (was silent for an hour of this session)", True),
     11701: ("x.to(f32) < -x.to(f32) of an f64 x as setp.lt.f64 x, -2^-150: LLVM's algebra on the native cast "
             "(silent at first contact, reported since)", True),
-    11450: ("pow(x0, where(f(x).to(f64) >= log2(x.to(f64)).to(int64).to(f64), ..)): the plain build keeps the native "
-            "int round trip, Triton's FPSan build folds it into cvt.rzi.f64.f64 (trunc, which keeps NaN and values "
-            "outside int64); the PTX does not say which build folds (silent at first contact, not reported yet)",
-            False),
     10449: ("tl.cumsum(-x.to(f64)) stored as bf16: the first row's sign xor of the bf16 x names no negation; Triton's "
             "f64 ring negation differs from the half's at -0 (silent at first contact)", True),
 }

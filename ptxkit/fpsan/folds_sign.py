@@ -227,8 +227,9 @@ def _abs_next_to_cast(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, sr
     source orders them, :func:`_abs_after_cast`), or read by one, through moves and min/max (at the cvt
     where the source has ``abs(x.to(T))``, :func:`_cast_of_abs`; else reported); None when neither."""
     cvt = flow.only_def(src)
-    if flow.read_natively(dst):  # libdevice's own |x| of bodies that share it (held-out seed 1261: cosf and
-        # tanhf of one x): the bodies run natively and their results are the ring ops, so no ring value reads it
+    if flow.read_by_bodies(dst):  # libdevice's own |x| of bodies that share it (held-out seed 1261: cosf and
+        # tanhf of one x; 12411: tanhf's |x| that sinf's range tests): the bodies run natively and their results are
+        # the ring ops, so no ring value reads it
         return FoldResult(False, Verdict("|x| read only by inlined libdevice bodies, which run natively (their "
                                          "results are the ring ops): left native", NOTE))
     if cvt is not None and cvt.opcode == "cvt" and float_cast(cvt, packed=packed) is not None:

