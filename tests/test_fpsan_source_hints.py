@@ -63,6 +63,18 @@ def test_inner_of_two_self_adds_at_one_location_is_undecided(tmp_path):
     assert "self-add=mul2, decided by the source" in rep.items[1].reason
 
 
+def test_inner_self_add_at_column_zero_of_the_outer_ones_line_is_undecided(tmp_path):
+    """``2.0 * (x + -(x * -1.0))`` (held-out seed 12693, silent before): LLVM cancels the negations, x + x at the
+    merged location 9:0, then doubles it at the expression's 9:C; the inner add is no x * 2.0 of the source (Triton's
+    ring computes x − x·φ(−1)), so the outer expression must not decide it: reported; the outer one is the product."""
+    expr = "2.0 * (x0 + (-(x0 * -1.0)))"
+    body = f".loc 1 {EXPR_LINE} 0\n\tadd.f32 %r1, %a, %a;\n{{loc}}\n\tadd.f32 %d, %r1, %r1;"
+    text = _with_source(tmp_path, expr, body, "2.0")
+    _, rep = _run(text, [[ONE]])
+    assert [i.severity for i in rep.items if i.opcode == "add.f32"] == ["error", "note"]
+    assert "self-add=mul2, decided by the source" in rep.items[1].reason
+
+
 def test_self_add_of_x_times_two_decided_by_the_source(tmp_path):
     text = _with_source(tmp_path, "x0 * 2.0", K_BODY, "x0 * 2.0")
     out, rep = _run(text, [[HALF], [ONE]])
@@ -868,6 +880,23 @@ def test_int_to_f32_in_an_inlined_library_function_is_decided_at_its_call(tmp_pa
     assert not rep.errors
     if decided:
         assert f"decided by the source at kernel.py:{EXPR_LINE}:{call}" in notes[0].reason
+
+
+@pytest.mark.parametrize("expr,wider", [("tl.max(tl.abs(-x0.to(tl.float64)), axis=0)", True),
+                                       ("tl.max(tl.abs(-x0.to(tl.float32)), axis=0)", False)])
+def test_max_of_a_reduction_the_source_computes_wider_is_reported(tmp_path, expr, wider):
+    """``tl.max(abs(-x.to(f64)))`` stored as f32 (held-out seed 12552, silent before): LLVM drops the widening and
+    reduces with ``max.f32`` (max commutes with the exact fpext); Triton's FPSan widens, negates and reduces in the
+    f64 ring. The reduction's ``inlined_at`` call names the f64 operand: an error; an f32 operand is the op itself."""
+    (tmp_path / "lib.py").write_text(LIB_SRC)
+    call = SRC.replace("EXPR", expr).splitlines()[EXPR_LINE - 1].index("tl.max") + 1
+    body = (f"\t.loc 2 5 5, function_name $L__info_string0, inlined_at 1 {EXPR_LINE} {call}\n"
+            "\tmax.f32 %d, %a, %b;")
+    text = _with_source(tmp_path, expr, body, "tl.max", nin=2) + f'\t.file\t2 "{tmp_path / "lib.py"}"\n'
+    _, rep = _run(text, [[0x3F800000, 0x40000000]])
+    assert [(i.opcode, i.severity) for i in rep.errors] == ([("max.f32", "error")] if wider else [])
+    if wider:
+        assert f"kernel.py:{EXPR_LINE}:{call}: `tl.max(" in rep.errors[0].reason
 
 
 REDUCE_SRC = """import triton

@@ -356,6 +356,8 @@ EXACT: list[int | str] = [4, 6, 15, 19, 72, 104, 114, 175, "k_rsqrt_f32", "k_exp
                           11581,  # (0.0 * i.to(f64)).to(f32) as the sign of the f64's high word (silent at first)
                           11450,  # a compared int round trip split by bodies: Triton's build folds it (silent at first)
                           12199,  # pow's |x| that erf's phi register shares (both bodies were unrecognised)
+                          10345, 7208,  # pow(x, -i.to(f32)): the body tests the int i (was reported)
+                          12411, 12474,  # the user's sqrt(x), sqrt(abs(x)) inside a sinf range (was reported)
                           ]
 # Known-open classes (issue 10's letters; /work/coord/issue10_findings.md): kernel -> (cause, reported
 # today, i.e. the sanitize report has an error so --strict fails).

@@ -191,7 +191,7 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
         # * 2.0 as two add.bf16): the location's expression is the outer one's; the inner one's the source does not
         # tell at its width (silent before): undecided
         inner = any(u.opcode == "add" and len(u.operands) == 3 and u.operands[1] == u.operands[2] == ops[0]
-                    and flow.hints.same_location(instr, u) for u in flow.uses.get(ops[0].name, [])) \
+                    and flow.hints.within_location(instr, u) for u in flow.uses.get(ops[0].name, [])) \
             if isinstance(ops[0], ir.Reg) else False
         return _self_add(instr, ctx, opts, ft, None if inner else
                          decide_fold(opts, "self-add", lambda i: flow.hints.self_add(i, lane), instr))
@@ -228,6 +228,11 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
             instr, ctx, ft, f"f32 {op} of two widened halves read only by comparisons, where the source at "
             f"{decided.where} is half arithmetic: LLVM computes it in f32 and drops the narrowing before the "
             "comparison; Triton's FPSan computes the 16-bit ring op (not modelled here): sanitized as the f32 op")
+    if op in ("max", "min") and ft in ("f16", "bf16", "f32") and (wider := flow.hints.reduced_wider(instr, ft)):
+        return _as_written_reported(instr, ctx, ft, f"{op}.{ft} of a reduction whose operand the source at "
+                                    f"{wider.where} computes at a wider type: LLVM reduces the narrow values (max and "
+                                    "min commute with the exact widening), Triton's FPSan widens in the ring and "
+                                    f"reduces there (not modelled); sanitized as the {ft} op")
     if op in ("add", "sub", "mul", "setp") and LANE_TYPE.get(ft, ft) in ("f16", "bf16"):
         return _half(instr, ctx, opts, ft, decide_fold(opts, "half", flow.hints.half, instr), flow)
     if op == "selp" and len(ops) == 4 and ft in ("f16", "bf16", "f32", "f64"):

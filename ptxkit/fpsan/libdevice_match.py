@@ -529,7 +529,9 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
         elif id(s) not in later:  # (the next body's reads of this one's values: the caller checks them)
             consumers.append(s)
     # (the body's values no member reads are its result at the exit: held-out seed 11450, exp(x) >= 1.5 at column 0)
-    ends = {r for s in members for r in flow.writes(s)} - {r for s in members for r in flow.reads(s)}
+    # (by its last write: pow's result register is rewritten in place by its sign and NaN selects, held-out seed 12443)
+    last_w = {r: flow.pos[id(s)] for s in members for r in flow.writes(s)}
+    ends = {r for r, p in last_w.items() if not any(r in flow.reads(s) and flow.pos[id(s)] > p for s in members)}
     caller_tests(flow, absorbed, consumers, taint, set(inputs) | alias | consts, ends)
     # a comparison of the inputs alone is native in Triton's FPSan too: LLVM may share it with the user's code
     # (``tl.where(x < 0, ..)`` and powf's x < 0 test: one ``setp.geu.f32 p, x, 0``)

