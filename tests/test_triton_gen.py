@@ -358,6 +358,8 @@ EXACT: list[int | str] = [4, 6, 15, 19, 72, 104, 114, 175, "k_rsqrt_f32", "k_exp
                           12199,  # pow's |x| that erf's phi register shares (both bodies were unrecognised)
                           10345, 7208,  # pow(x, -i.to(f32)): the body tests the int i (was reported)
                           12411, 12474,  # the user's sqrt(x), sqrt(abs(x)) inside a sinf range (was reported)
+                          12443,  # the user's compare after pow's exit reads its in-place rewritten result
+                          12655,  # sin(x) + log2(x) of an f64 x: log2's in-place scaling (silent at first contact)
                           ]
 # Known-open classes (issue 10's letters; /work/coord/issue10_findings.md): kernel -> (cause, reported
 # today, i.e. the sanitize report has an error so --strict fails).
@@ -386,6 +388,10 @@ OPEN: dict[int | str, tuple[str, bool]] = {
             "the narrowing cast, which no special-case rule follows (was silent for an hour of this session)", True),
     11701: ("x.to(f32) < -x.to(f32) of an f64 x as setp.lt.f64 x, -2^-150: LLVM's algebra on the native cast "
             "(silent at first contact, reported since)", True),
+    12552: ("tl.max(abs(-x.to(f64))) stored as f32: LLVM drops the widening and reduces with max.f32; Triton's ring "
+            "widens, negates and reduces in f64 (silent at first contact, reported since)", True),
+    12693: ("2.0 * (x + -(x * -1.0)): LLVM cancels the negations into x + x at 11:0, whose ring value (x - x·φ(-1)) no "
+            "self-add form gives (silent at first contact, reported since)", True),
     10449: ("tl.cumsum(-x.to(f64)) stored as bf16: the first row's sign xor of the bf16 x names no negation; Triton's "
             "f64 ring negation differs from the half's at -0 (silent at first contact)", True),
 }

@@ -83,7 +83,22 @@ def recognise(module: ir.Module, fn: ir.Function, source_root: str | None = None
             marked.append((name, lo, line, match_body(flow, stmts, name, lo, line, consts,
                                                       same_arguments if source_hints else None)))
     out += _with_shared(flow, stmts, consts, marked, same_arguments if source_hints else None)
-    return _without_leaks(flow, stmts, out + match_sincos(flow, stmts, trig))
+    return _reading_saved_copies(_without_leaks(flow, stmts, out + match_sincos(flow, stmts, trig)))
+
+
+def _reading_saved_copies(bodies: list[LibRange]) -> list[LibRange]:
+    """A body whose input another body updates in place (f64 log's scaling ``x *= 2^54``, which also runs
+    for a negative x: it tests the signed high word) reads that body's copy when its ring op comes after the
+    copy (held-out seed 12655: ``sin(x) + log2(x)`` of one f64 x, the sin's result replaced after log2's scaling,
+    silent for every negative x). The earliest copy holds the value before any such update."""
+    def at(s: ir.Statement | None) -> int:
+        return s.span.line if s is not None and s.span is not None else -1
+    savers = sorted((b for b in bodies if at(b.save) >= 0), key=lambda b: at(b.save))
+    for b in bodies:
+        if b.save is None and not b.sunk and at(b.anchor) >= 0:
+            b.copy_of = next((a for a in savers if a.input in (b.inputs or (b.input,)) and at(a.save) < at(b.anchor)),
+                             None)
+    return bodies
 
 
 def _with_shared(flow: Flow, stmts: list[ir.Statement], consts: set[str],

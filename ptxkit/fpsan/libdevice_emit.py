@@ -33,7 +33,10 @@ def emit_lib_op(ctx: RewriteContext, r: LibRange) -> list[str | Unembed]:
     """The lines that write ``r.output = φ⁻¹(op(φ(r.inputs…)))`` (the caller has set ``ctx.lines`` empty and
     the current definition)."""
     w = R.ring(r.ftype).w
-    ps = [_argument(ctx, r, x) for x in ((r.saved,) if r.saved else r.inputs or (r.input,))]
+    args = (r.saved,) if r.saved else r.inputs or (r.input,)
+    if not r.saved and r.copy_of is not None and r.copy_of.saved:  # (empty: the copy is not made yet)
+        args = tuple(r.copy_of.saved if x == r.copy_of.input else x for x in args)
+    ps = [_argument(ctx, r, x) for x in args]
     if r.op in ("sin", "cos"):
         o = emit_sincos(ctx, ps[0], w, r.op)
     elif r.op == "exp2":

@@ -50,6 +50,8 @@ class LibRange:
     # the lines after the exit of the selects and tests LLVM sank past it that still compute the body's result
     # (absorbed: ``setp.eq.f16 p, h, 0; selp.f64 r, 1.0, r, p`` of pow's y == 0): native like the body
     absorbed: frozenset[int] = frozenset()
+    # another body that updates this one's input in place and copies it first: the op reads that copy (seed 12655)
+    copy_of: LibRange | None = None
 
     def covers(self, line: int) -> bool:
         """``line`` runs natively as part of the body (the lines rewrite.py skips)."""
