@@ -189,8 +189,10 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
         lane = LANE_TYPE.get(ft, ft)
         # the inner one of two self-adds at one location (held-out seed 5719: ((h.to(f32) * 2.0).to(f64).to(bf16)
         # * 2.0 as two add.bf16): the location's expression is the outer one's; the inner one's the source does not
-        # tell at its width (silent before): undecided
+        # tell at its width (silent before): undecided; also at column 0 of the outer's line (12693), but not where the
+        # outer is a recognised body's own x + x (12700: pow(a + a, a)'s NaN arm)
         inner = any(u.opcode == "add" and len(u.operands) == 3 and u.operands[1] == u.operands[2] == ops[0]
+                    and u.span is not None and u.span.line not in flow.native
                     and flow.hints.within_location(instr, u) for u in flow.uses.get(ops[0].name, [])) \
             if isinstance(ops[0], ir.Reg) else False
         return _self_add(instr, ctx, opts, ft, None if inner else
