@@ -256,6 +256,9 @@ def test_special_case_select_of_other_code_is_not_taken():
     # pow(a + a, a) of f16 dot inputs: the next element's user a + a at the merged location 13:0 is read by pow's own
     # x + x (its NaN arm, at the call's 13:10): a body's step, not an outer self-add that would leave it undecided
     "seed12700",
+    # sin(rsqrt((x1 * x0) / sin(x0))) of f32: the user's x1 * x0 sits at the merged location inside the inner sinf's
+    # range; it reads x0 and another value, no intermediate of the body: the caller's
+    "seed10549",
 ])
 def test_body_whose_special_case_or_input_llvm_rewrote_is_tritons_op(name):
     """Held-out kernels where LLVM moved a body's special case or rewrote its input: each is Triton's op

