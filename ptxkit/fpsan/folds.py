@@ -154,6 +154,11 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
         as_and = dataclasses.replace(instr, opcode="and", mods=(f"b{w}",),
                                      operands=(instr.operands[0], x, ir.Imm(1 << (w - 1))))
         return _zero_sign(as_and, ctx, opts, zft, decided)
+    if op == "cvt" and len([m for m in instr.mods if m in _INT_TYPES]) == 2 and (
+            folded := flow.hints.int_through_float(instr)) is not None:
+        return FoldResult(False, Verdict(f"integer conversion where the source at {folded.where} converts an integer "
+                                         "to a float type and back: LLVM folds the exact round trip, Triton's FPSan "
+                                         "widens the float in the ring before converting back; left native", ERROR))
     ft = float_type_of(instr)
     if ft is None and op == "selp" and instr.mods == ("b16",) and len(instr.operands) == 4:
         ft = _half_select(instr, flow)  # a half cumsum's -0.0 select (held-out seeds 1893, 1930)

@@ -474,6 +474,19 @@ class SourceHints(SignHints):
             return "folded", n
         return self.decide(instr, classify)
 
+    def int_through_float(self, instr: ir.Instruction) -> Decision | None:
+        """An integer ``cvt`` (or none: a move) where the source at its location converts an integer to a float type
+        and back (``x.to(tl.int64).to(tl.bfloat16).to(tl.int32)``, held-out seed 13142): LLVM folds the exact round
+        trip into an integer conversion, where Triton's FPSan widens the float in the ring before converting back."""
+        def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
+            if not isinstance(n, ast.Call) or not str(_to_dtype(n)).startswith(("int", "uint")):
+                return None
+            inner = n.func.value if isinstance(n.func, ast.Attribute) else None
+            if _cast_to(inner) is None or not isinstance(inner, ast.Call) or not isinstance(inner.func, ast.Attribute):
+                return None
+            return ("folded", n) if str(_to_dtype(inner.func.value)).startswith(("int", "uint")) else None
+        return self.decide_within(instr, classify)
+
     def reduced_wider(self, instr: ir.Instruction, ft: str) -> Decision | None:
         """A ``max``/``min`` of ``ft`` at a ``tl.max``/``tl.min`` whose operand the source computes at a wider type
         (held-out seed 12552: ``tl.max(abs(-x.to(f64)))`` stored as f32): LLVM reduces the narrow values, max and
