@@ -394,6 +394,8 @@ OPEN: dict[int | str, tuple[str, bool]] = {
             "(silent at first contact, reported since)", True),
     12552: ("tl.max(abs(-x.to(f64))) stored as f32: LLVM drops the widening and reduces with max.f32; Triton's ring "
             "widens, negates and reduces in f64 (silent at first contact, reported since)", True),
+    13142: ("x.to(bf16).to(int64).to(bf16).to(int32): LLVM folds the exact int -> bf16 -> int round trip into "
+            "cvt.u32.u64; Triton widens the bf16 in the ring first (silent at first contact, reported since)", True),
     10449: ("tl.cumsum(-x.to(f64)) stored as bf16: the first row's sign xor of the bf16 x names no negation; Triton's "
             "f64 ring negation differs from the half's at -0 (silent at first contact)", True),
 }
