@@ -52,14 +52,10 @@ class Flow:
     loops: set[int] = field(default_factory=set)  # those of bodies whose FPSan op is a loop (ring sin/cos)
     ranges: set[int] = field(default_factory=set)  # every line in a recognised body's range
 
-    def read_natively(self, reg: str) -> bool:
-        """Every reader of ``reg`` is a line of a body that runs natively (its value reaches no ring op)."""
-        uses = self.uses.get(reg, [])
-        return bool(uses) and all(u.span is not None and u.span.line in self.native for u in uses)
-
     def read_by_bodies(self, reg: str) -> bool:
-        """:meth:`read_natively`, or by a comparison inside a body's range (a test of a value it shares with another
-        body, e.g. sinf's |x| < 105615 of the |x| tanhf computed: native, as every comparison)."""
+        """Every reader of ``reg`` is a line of a body that runs natively, or a comparison inside a body's range (a
+        test of a value it shares with another body, e.g. sinf's |x| < 105615 of the |x| tanhf computed: native, as
+        every comparison): no ring value reads it."""
         uses = self.uses.get(reg, [])
         return bool(uses) and all(u.span is not None and (u.span.line in self.native or (
             u.opcode == "setp" and u.span.line in self.ranges)) for u in uses)

@@ -1,5 +1,5 @@
 """Fold R: ``x.to(intN).to(fT)`` read only by comparisons, split by a libdevice body (issue 10; held-out
-seeds 11450, 6976, silent before).
+seed 11450, silent before).
 
 LLVM's DAG combine rewrites ``sitofp(fptosi x)`` (``uitofp(fptoui x)``) of one float type into ``ftrunc x``
 when every user of the result ignores the sign of zero — an ``fcmp`` — and the pair and its users sit in
@@ -20,8 +20,9 @@ from ptxkit.fpsan.ctx import RewriteContext, guard_text
 from ptxkit.fpsan.fold_flow import Flow, FoldResult
 from ptxkit.fpsan.irview import name_of
 from ptxkit.fpsan.report import NOTE, Verdict
+from ptxkit.ptx.types import SIGNED_TYPES, UNSIGNED_TYPES
 
-_INTS = ("s8", "u8", "s16", "u16", "s32", "u32", "s64", "u64")
+_INTS = SIGNED_TYPES | UNSIGNED_TYPES
 _FLOATS = ("f16", "bf16", "f32", "f64")
 
 
