@@ -7,9 +7,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import cached_property
+
+import networkx as nx
 
 from ptxkit import ir
 from ptxkit.fpsan.irview import NO_DEST, regs
+from ptxkit.fpsan.libdevice_flow import cfg
 from ptxkit.fpsan.ops import (
     sign_xor_width,
 )
@@ -51,6 +55,16 @@ class Flow:
     native: set[int] = field(default_factory=set)  # the lines recognised libdevice bodies run natively
     loops: set[int] = field(default_factory=set)  # those of bodies whose FPSan op is a loop (ring sin/cos)
     ranges: set[int] = field(default_factory=set)  # every line in a recognised body's range
+    stmts: list[ir.Statement] = field(default_factory=list)  # the function's labels and instructions, in order
+
+    @cached_property
+    def graph(self) -> nx.DiGraph:
+        """Control flow between positions in :attr:`stmts` (``libdevice_flow.cfg``), built once."""
+        return cfg(self.stmts)
+
+    @cached_property
+    def stmt_pos(self) -> dict[int, int]:
+        return {id(s): i for i, s in enumerate(self.stmts)}
 
     def read_by_bodies(self, reg: str) -> bool:
         """Every reader of ``reg`` is a line of a body that runs natively, or a comparison inside a body's range (a
@@ -64,6 +78,7 @@ class Flow:
     def of(cls, fn: ir.Function, types: dict[str, str] | None = None, hints: SourceHints | None = None) -> Flow:
         f = cls(types=types or {}, hints=hints or SourceHints())
         for s in fn.statements():
+            f.stmts.append(s)
             if isinstance(s, ir.Label):
                 f.labels.append(len(f.order))
                 f.label_pos[s.name] = len(f.order)

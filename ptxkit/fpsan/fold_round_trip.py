@@ -39,15 +39,7 @@ def _same_value(flow: Flow, reg: str, first: ir.Instruction, last: ir.Instructio
     d = flow.only_def(reg)
     if d is None or any(s.opcode == "brx" for s in flow.order) or not flow.pos[id(d)] < flow.pos[id(first)]:
         return False
-    g = nx.DiGraph()
-    g.add_nodes_from(range(len(flow.order)))
-    for i, s in enumerate(flow.order):
-        if not (s.opcode in ("ret", "exit") or (s.opcode == "bra" and s.guard is None)) and i + 1 < len(flow.order):
-            g.add_edge(i, i + 1)
-        if s.opcode == "bra":
-            g.add_edges_from((i, flow.label_pos[o.name]) for o in s.operands
-                             if isinstance(o, (ir.Sym, ir.Reg)) and o.name in flow.label_pos)
-    return not nx.has_path(g, flow.pos[id(first)], flow.pos[id(d)])
+    return not nx.has_path(flow.graph, flow.stmt_pos[id(first)], flow.stmt_pos[id(d)])
 
 
 def compared_round_trip(instr: ir.Instruction, flow: Flow) -> ir.Instruction | None:
