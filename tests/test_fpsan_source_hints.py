@@ -357,6 +357,20 @@ def test_narrowed_half_mul_through_a_select_decided_by_its_arms(tmp_path, expr, 
         assert out == NARROWED and _items(rep) == [("mul.f16", "note")] and f"half={form}" in rep.items[0].reason
 
 
+def test_narrowed_negated_product_with_a_constant_decided_by_the_source(tmp_path):
+    """``(-(x0.to(tl.float32) * 2.0)).to(tl.float16)`` (held-out seed 14052): InstCombine negates the constant and
+    narrows the product, ``mul.f16 x, -2.0`` at the cast's location; Triton's f32 ring product by φ(2.0), negated,
+    narrowed (φ(−c) = −φ(c), so the product by φ(−2.0) is the same)."""
+    wide = R.float_binop("mul", R.float_cast(np.array(A16, np.uint64), "f16", "f32"),
+                         np.array([0x40000000] * len(A16), np.uint64), "f32")
+    want = [int(v) for v in R.float_cast(R.float_unop("neg", wide, "f32"), "f32", "f16")]
+    text = _with_source(tmp_path, "(-(x0.to(tl.float32) * 2.0))", "{store}\n\tmov.b16 %t, 0xC000;\n\tmul.f16 %d, %a, %t;",
+                        "", nin=1, w=16)
+    out, rep = _run(text, [[a] for a in A16], w=16)
+    assert out == want and [s for o, s in _items(rep) if o == "mul.f16"] == ["note"]
+    assert "half=f32" in next(i.reason for i in rep.items if i.opcode == "mul.f16")
+
+
 @pytest.mark.parametrize("expr,anchor,at", [("x0.to(tl.float32) + x1.to(tl.float32)", "", "store"),  # not a mul
                                             ("x0.to(tl.float32) * x1", "x0", "loc"),  # its own .loc: not narrowed
                                             ("x0.to(tl.float32) * libdevice.fn(x1)", "", "store"),  # unknown

@@ -56,6 +56,8 @@ class Flow:
     loops: set[int] = field(default_factory=set)  # those of bodies whose FPSan op is a loop (ring sin/cos)
     ranges: set[int] = field(default_factory=set)  # every line in a recognised body's range
     stmts: list[ir.Statement] = field(default_factory=list)  # the function's labels and instructions, in order
+    # readers to rewrite with other mods and operands (id → (mods, operands): ptxkit.fpsan.fold_self_add's split)
+    rewired: dict[int, tuple[tuple[str, ...], tuple[ir.Operand, ...]]] = field(default_factory=dict)
 
     @cached_property
     def graph(self) -> nx.DiGraph:

@@ -49,6 +49,8 @@ from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext, guard_text, hexc
 from ptxkit.fpsan.dispatch import rewrite_instruction
 from ptxkit.fpsan.fold_flow import Flow, FoldResult, decide_fold, float_cast, fold_verdict, roles
 from ptxkit.fpsan.fold_round_trip import compared_round_trip, trunc_of_round_trip
+from ptxkit.fpsan.fold_self_add import float_bits as _float_bits
+from ptxkit.fpsan.fold_self_add import plan, self_add
 from ptxkit.fpsan.folds_sign import is_sign_bit_op, rewrite_sign_fold
 from ptxkit.fpsan.irview import name_of
 from ptxkit.fpsan.ops import ALL_FLOATS, LANE_TYPE, TABLE, OpInfo, as_reg, elementwise, float_type_of, sign_xor_width
@@ -188,8 +190,8 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
         # x·2.0 of a product p = a·b, as p + p contracted into fma(a, b, p) (held-out seeds 960, 1087)
         lane = LANE_TYPE.get(ft, ft)
         added = dataclasses.replace(instr, opcode="add", mods=(ft,), operands=(ops[0], c, c))
-        return _self_add(added, ctx, opts, ft,
-                         decide_fold(opts, "self-add", lambda i: flow.hints.self_add(i, lane), instr))
+        return self_add(added, ctx, opts, ft,
+                        decide_fold(opts, "self-add", lambda i: flow.hints.self_add(i, lane), instr))
     if op == "add" and len(ops) == 3 and isinstance(ops[1], ir.Reg) and ops[1] == ops[2]:
         lane = LANE_TYPE.get(ft, ft)
         # the inner one of two self-adds at one location (held-out seed 5719: ((h.to(f32) * 2.0).to(f64).to(bf16)
@@ -200,8 +202,9 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
                     and u.span is not None and u.span.line not in flow.native
                     and flow.hints.within_location(instr, u) for u in flow.uses.get(ops[0].name, [])) \
             if isinstance(ops[0], ir.Reg) else False
-        return _self_add(instr, ctx, opts, ft, None if inner else
-                         decide_fold(opts, "self-add", lambda i: flow.hints.self_add(i, lane), instr))
+        decided = None if inner else decide_fold(opts, "self-add", lambda i: flow.hints.self_add(i, lane), instr)
+        both = None if inner or decided or not opts.source_hints or opts.fold("self-add") else plan(instr, flow, lane)
+        return self_add(instr, ctx, opts, ft, decided, both, flow)
     if (op, len(ops)) in (("mul", 3), ("fma", 4), ("mad", 4)) and (_neg_zero(ops[1], ft, flow)
                                                                    or _neg_zero(ops[2], ft, flow)):
         return _mul_neg_zero(instr, ctx, ft, flow=None, zeros=flow)  # ring 0 whatever the width (before H)
@@ -263,43 +266,6 @@ def _int8_to_bf16(instr: ir.Instruction, flow: Flow) -> bool:
             return False
         masks.append((d.operands[1], d.operands[2].value & 0xFFFFFFFF))
     return (masks[0][1], masks[1][1]) == _INT8_BF16_MASKS and masks[0][0] == masks[1][0]
-
-
-_SELF_ADD = "add x, x: LLVM folds x*2.0 into x+x, so the source was x*2.0 (ring φ(x)·φ(2)) or x+x (ring 2φ(x))"
-
-
-def _self_add(instr: ir.Instruction, ctx: RewriteContext, opts: Options, ft: str,
-              decided: Decision | None) -> FoldResult:
-    # undecided: the PTX as written (2φ(x)), so sanitize stays a ring homomorphism of the text, as equiv's
-    # algebraic twins need; still an error, since Triton's x*2.0 gives φ(x)·φ(2)
-    form = opts.fold("self-add") or (decided.form if decided else "add")
-    info = OpInfo(LANE_TYPE.get(ft, ft), ft if ft in LANE_TYPE else None)
-    if "-" in form:  # (2.0 * x.to(f64)).to(f32): the op on the sign-extended payload, then Triton's narrowing
-        base, wt = form.split("-")
-        ww = R.ring(wt).w
-
-        def compute(c: RewriteContext, ps: list[str], w: int, _i: ir.Instruction) -> str:
-            x, o = c.fresh(BITS_KIND[ww]), c.fresh(BITS_KIND[ww])
-            c.emit(f"cvt.s{ww}.s{w} {x}, {as_reg(c, ps[0], w)}")
-            if base == "add":
-                c.emit(f"add.s{ww} {o}, {x}, {x}")
-            else:
-                c.emit(f"mul.lo.s{ww} {o}, {x}, {hexc(R.embed_int(_float_bits(2.0, wt), wt), ww)}")
-            return cast_payload(c, o, wt, info.ftype)
-        nsrc = 2
-    elif form == "add":
-        compute, nsrc = TABLE["add"]
-    else:
-        two = R.embed_int(_float_bits(2.0, info.ftype), info.ftype)
-
-        def compute(c: RewriteContext, ps: list[str], w: int, _i: ir.Instruction) -> str:
-            o = c.fresh(BITS_KIND[w])
-            c.emit(f"mul.lo.s{w} {o}, {as_reg(c, ps[0], w)}, {hexc(two, w)}")
-            return o
-        nsrc = 2
-    if not elementwise(instr, ctx, info, compute, nsrc):
-        return FoldResult(False, Verdict("add: operand form not modelled"))
-    return FoldResult(True, fold_verdict(opts, "self-add", _SELF_ADD, form, decided))
 
 
 _HALF = ("16-bit float op: half arithmetic or, with the same PTX, f32/f64 arithmetic on widened halves that "
@@ -682,15 +648,3 @@ def _is_nan(o: ir.FloatImm, ft: str) -> bool:
     exp = (0x7FF << 52) if o.width == 64 else (0xFF << 23)
     frac = (1 << 52) - 1 if o.width == 64 else (1 << 23) - 1
     return (o.bits & exp) == exp and (o.bits & frac) != 0 and R.ring(ft).w in (32, 64)
-
-
-def _float_bits(v: float, ftype: str) -> int:
-    """Bits of ``v`` in ``ftype`` (only exact values such as 2.0 are asked for)."""
-    if ftype == "f64":
-        return struct.unpack("<Q", struct.pack("<d", v))[0]
-    b32 = struct.unpack("<I", struct.pack("<f", v))[0]
-    if ftype == "f32":
-        return b32
-    if ftype == "bf16":
-        return b32 >> 16
-    return struct.unpack("<H", struct.pack("<e", v))[0]

@@ -27,6 +27,7 @@ from ptxkit.fpsan.report import ERROR, NOTE, ReportItem, SanitizeReport, Verdict
 from ptxkit.fpsan.resident import const_move, ring_shape
 from ptxkit.fpsan.source_hints import SourceHints
 from ptxkit.fpsan.touches import record_move
+from ptxkit.ptx.emit import format_instruction
 from ptxkit.ptx.types import FLOAT_TYPES
 
 Lines = list[str | Unembed]
@@ -236,6 +237,20 @@ class _FunctionRewrite:
                 ctx.last_write[r] = NATIVE_COPY
 
     def visit(self, instr: ir.Instruction) -> None:
+        rewired = self.flow.rewired.pop(id(instr), None)
+        if rewired is None:
+            return self.rewrite(instr)
+        # a reader of a self-add's second form (ptxkit.fpsan.fold_self_add): rewritten, or written out, as it reads
+        saved, n = (instr.mods, instr.operands), len(self.out.replaced)
+        instr.mods, instr.operands = rewired
+        try:
+            self.rewrite(instr)
+            if not any(i is instr for i, _ in self.out.replaced[n:]):
+                self.out.replaced.append((instr, [format_instruction(instr)]))
+        finally:
+            instr.mods, instr.operands = saved
+
+    def rewrite(self, instr: ir.Instruction) -> None:
         ctx, report = self.ctx, self.report
         self.new_def()
         ctx.pending = []

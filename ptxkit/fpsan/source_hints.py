@@ -42,6 +42,7 @@ from ptxkit.fpsan.source_ast import (
     _abs_call,
     _arms,
     _as_op,
+    _bare,
     _cancels,
     _cast_to,
     _classify,
@@ -87,7 +88,7 @@ class SourceHints(SignHints):
                 return None
             # the other form on the same operand anywhere in the file: LLVM's CSE may have made both one add
             # (held-out seed 2363: (s + s) / (s * 2.0) as add t, s, s; div t, t): no one answer
-            return ("both", n) if _self_add_forms(f, ast.dump(x)) == {"add", "mul2"} else (form, n)
+            return ("both", n) if _self_add_forms(f, ast.dump(_bare(x)), loose=True) == {"add", "mul2"} else (form, n)
 
         loc = self.loc.get(id(instr))
 

@@ -1,0 +1,269 @@
+"""Fold K, ``add.fT t, x, x`` (issue 10; docs/fpsan.md §3 "Folds"): LLVM canonicalises ``x * 2.0`` into
+``x + x``, so one instruction stands for ring φ(x)·φ(2) or 2φ(x). Where the source writes both forms on
+one operand, LLVM's CSE makes them one instruction (held-out seeds 12159: ``where(x + x < floor(x), .., 2.0 * x)``,
+13187, 13296: ``fma(t, 2.0 * x, x + x)``), and the location of the add names only one of them. The readers
+still say which: each carries the location of the expression that reads the form, whose operands name it
+(ISA-level: the ``.loc`` in force at each reader, §11.6 of the PTX ISA "Debugging directives").
+
+:func:`plan` maps every reader of ``t`` to a form (per operand) from the source; one form for all gives the
+add that form, two forms split it: ``t`` keeps one, a fresh register gets the other, and the readers of the
+other read that register (:attr:`Plan.readers`, applied by :mod:`ptxkit.fpsan.rewrite`). A reader the source
+does not place (a merged location, a body's native line when the forms differ) leaves the fold undecided.
+"""
+
+from __future__ import annotations
+
+import ast
+import struct
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from ptxkit import ir
+from ptxkit.fpsan import ring as R
+from ptxkit.fpsan.casts import _cast_payload as cast_payload
+from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext, hexc
+from ptxkit.fpsan.fold_flow import Flow, FoldResult, fold_verdict
+from ptxkit.fpsan.ops import LANE_TYPE, TABLE, OpInfo, as_reg, elementwise
+from ptxkit.fpsan.options import Options
+from ptxkit.fpsan.report import NOTE, Verdict
+from ptxkit.fpsan.source_ast import (
+    _DEPTH,
+    _DTYPE_WIDTH,
+    _PTX_DTYPE,
+    OWN,
+    Decision,
+    SourceFile,
+    _as_op,
+    _is_two,
+    _resolve,
+    _self_add_forms,
+    _width,
+)
+from ptxkit.fpsan.source_hints import SourceHints
+
+SELF_ADD = "add x, x: LLVM folds x*2.0 into x+x, so the source was x*2.0 (ring φ(x)·φ(2)) or x+x (ring 2φ(x))"
+_CMP = {ast.Eq: "eq", ast.NotEq: "neu", ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge"}
+# ``A op B`` of one value: LLVM folds fcmp oeq/ole/oge t, t into ord (setp.num), une into uno (setp.nan)
+_SELF_CMP = {"eq": "num", "le": "num", "ge": "num", "neu": "nan"}
+
+
+@dataclass
+class Plan:
+    """The forms of one self-add: ``form`` for ``t``; with ``other``, a second register holding that form,
+    which the operands in ``readers`` (id of a reader → its mods and operands, ``Reg("")`` for that register) read
+    instead."""
+
+    form: str
+    where: str
+    other: str | None = None
+    readers: dict[int, tuple[tuple[str, ...], tuple[ir.Operand, ...]]] = field(default_factory=dict)
+
+
+def _form_of(f: SourceFile, e: ast.expr, x: str) -> str | None:
+    """``add`` for ``x + x``, ``mul2`` for ``2 * x`` / ``x * 2`` of the operand ``x`` (an ``ast.dump``), through
+    one-assignment names."""
+    r = _resolve(f, e, _DEPTH)
+    if not isinstance(r, ast.BinOp):
+        return None
+    op, left, right = _as_op(r)
+    if op is ast.Add and ast.dump(left) == ast.dump(right) == x:
+        return "add"
+    if isinstance(r.op, ast.Mult) and (_is_two(r.left) or _is_two(r.right)):
+        return "mul2" if ast.dump(r.right if _is_two(r.left) else r.left) == x else None
+    return None
+
+
+def _operands(n: ast.expr) -> list[ast.expr]:
+    """The sub-expressions an expression's own instruction reads: a call's arguments (and its receiver, ``E`` of
+    ``E.to(T)``), an operator's operands."""
+    if isinstance(n, ast.Call):
+        own = [n.func.value] if isinstance(n.func, ast.Attribute) and not isinstance(n.func.value, ast.Name) else []
+        return own + list(n.args) + [k.value for k in n.keywords]
+    if isinstance(n, ast.BinOp):
+        return [n.left, n.right]
+    if isinstance(n, ast.Compare):
+        return [n.left, *n.comparators]
+    if isinstance(n, ast.UnaryOp):
+        return [n.operand]
+    return []
+
+
+def both_operand(hints: SourceHints, instr: ir.Instruction, lane: str) -> str | None:
+    """The operand (an ``ast.dump``) of the self-add at ``instr``'s location when the file writes both forms
+    on it and it is of the add's type; None otherwise."""
+    found = hints.nodes(instr)
+    loc = hints.loc.get(id(instr))
+    if found is None or loc is None or loc[2] == 0:
+        return None
+    f, nodes = found
+    xs: dict[str, ast.expr] = {}
+    for n in nodes:
+        if not isinstance(n, ast.BinOp):
+            continue
+        op, left, right = _as_op(n)
+        x = left if op is ast.Add and ast.dump(left) == ast.dump(right) else (
+            n.right if _is_two(n.left) else n.left) if isinstance(n.op, ast.Mult) and (
+            _is_two(n.left) or _is_two(n.right)) else None
+        if x is not None and _self_add_forms(f, ast.dump(x)) == {"add", "mul2"}:
+            xs[ast.dump(x)] = x
+    if len(xs) != 1:
+        return None
+    (dump, x), = xs.items()
+    try:
+        w = _width(f, x, _DEPTH)
+    except (KeyError, IndexError, AttributeError, TypeError, ValueError, RecursionError):
+        return None
+    return dump if w in (OWN, _DTYPE_WIDTH.get(_PTX_DTYPE.get(lane, ""))) else None
+
+
+def _reader_forms(hints: SourceHints, flow: Flow, u: ir.Instruction, t: str, x: str) -> list[str] | None:
+    """The forms the reader ``u`` of ``t`` takes, in the order of its operands that are ``t``: the forms among the
+    operands of the source expression at its location (the user's call for a body's native line), placed by
+    position where there are both (a comparison of the two, an fma, a commutative op); None where the source
+    does not say."""
+    at = [i for i, o in enumerate(u.operands) if i > 0 and o == ir.Reg(t)]
+    with hints.at_call_site(u) as inlined:
+        if u.span is not None and u.span.line in flow.native and not inlined:
+            return None
+        found, loc = hints.nodes(u), hints.loc.get(id(u))
+        if found is None or loc is None or loc[2] == 0 or not at:
+            return None
+        f, nodes = found
+        got: set[tuple[str, ...]] = set()
+        for n in nodes:
+            forms = [_form_of(f, e, x) for e in _operands(n)]
+            kinds = {m for m in forms if m is not None}
+            if len(kinds) == 1:
+                got.add(tuple(kinds) * len(at))
+            elif len(kinds) == 2 and (placed := _placed(u, at, n, forms)) is not None:
+                got.add(placed)
+    return list(got.pop()) if len(got) == 1 else None
+
+
+def _placed(u: ir.Instruction, at: list[int], n: ast.expr, forms: list[str | None]) -> tuple[str, ...] | None:
+    """Both forms among the operands of ``n``: a comparison ``A op B`` of the two (LLVM's ``setp.num/nan t, t``),
+    ``fma(a, b, c)`` (the product's operands commute, the addend does not), a sum or product of the two."""
+    if isinstance(n, ast.Compare) and len(n.ops) == 1 and u.opcode == "setp" and at == [1, 2]:
+        cmp = _CMP.get(type(n.ops[0]))
+        a, b = forms[0], forms[1]
+        return (a, b) if a is not None and b is not None and cmp is not None and _SELF_CMP.get(cmp) in u.mods else None
+    if (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "fma" and len(n.args) == 3
+            and u.opcode in ("fma", "mad") and len(forms) == 3):
+        product = {m for m in forms[:2] if m is not None}
+        if len(at) == 2 and at[1] == 3 and forms[2] is not None and len(product) == 1 and forms[2] not in product:
+            return (product.pop(), forms[2])
+        return ("add", "mul2") if at == [1, 2] and forms[2] is None else None
+    if (isinstance(n, ast.BinOp) and isinstance(n.op, (ast.Add, ast.Mult)) and u.opcode == ("add" if isinstance(
+            n.op, ast.Add) else "mul") and at == [1, 2]):
+        return ("add", "mul2")
+    return None
+
+
+def plan(instr: ir.Instruction, flow: Flow, lane: str) -> Plan | None:
+    """The forms of ``add.fT t, x, x`` from its readers (the module docstring), where the file writes both
+    forms on its operand; None where a reader is not placed."""
+    t = instr.operands[0]
+    if (instr.guard is not None or not isinstance(t, ir.Reg) or lane not in instr.mods
+            or len(flow.defs.get(t.name, [])) != 1 or (x := both_operand(flow.hints, instr, lane)) is None):
+        return None
+    readers = flow.uses.get(t.name, [])
+    if not readers or any(flow.pos[id(u)] <= flow.pos[id(instr)] for u in readers):
+        return None
+    placed: list[tuple[ir.Instruction, list[str]]] = []
+    for u in readers:
+        forms = _reader_forms(flow.hints, flow, u, t.name, x)
+        if forms is None:
+            return None
+        placed.append((u, forms))
+    kinds = {m for _, forms in placed for m in forms}
+    where = flow.hints.nodes(instr)
+    site = where[0].where(where[1][0]) if where is not None and where[1] else "its readers' locations"
+    if len(kinds) == 1:
+        return Plan(kinds.pop(), site)
+    if any(u.span is not None and u.span.line in flow.native for u, _ in placed):
+        return None  # a body's native line reads t's float bits: it cannot read two
+    p = Plan("add", site, other="mul2")
+    for u, forms in placed:
+        if "mul2" not in forms:
+            continue
+        it = iter(forms)
+        ops = tuple(ir.Reg("") if i > 0 and o == t and next(it) == "mul2" else o for i, o in enumerate(u.operands))
+        mods = u.mods
+        if u.opcode == "setp" and ("num" in u.mods or "nan" in u.mods):
+            n = _compare_at(flow.hints, u)
+            if n is None:
+                return None
+            mods = tuple(_CMP[type(n.ops[0])] if m in ("num", "nan") else m for m in u.mods)
+        p.readers[id(u)] = (mods, ops)
+    return p
+
+
+def _compare_at(hints: SourceHints, u: ir.Instruction) -> ast.Compare | None:
+    found = hints.nodes(u)
+    cmps = [n for n in found[1] if isinstance(n, ast.Compare)] if found is not None else []
+    return cmps[0] if len(cmps) == 1 else None
+
+
+def _compute(form: str, info: OpInfo) -> tuple[Callable[..., str], int]:
+    """The ring code of ``form`` on φ(x): ``add`` 2φ(x), ``mul2`` φ(x)·φ(2); ``OP-fW`` the op on the payload
+    sign-extended to the wide type W, then Triton's narrowing ((2.0 * x.to(f64)).to(f32), seed 98)."""
+    if "-" in form:
+        base, wt = form.split("-")
+        ww = R.ring(wt).w
+
+        def widened(c: RewriteContext, ps: list[str], w: int, _i: ir.Instruction) -> str:
+            x, o = c.fresh(BITS_KIND[ww]), c.fresh(BITS_KIND[ww])
+            c.emit(f"cvt.s{ww}.s{w} {x}, {as_reg(c, ps[0], w)}")
+            if base == "add":
+                c.emit(f"add.s{ww} {o}, {x}, {x}")
+            else:
+                c.emit(f"mul.lo.s{ww} {o}, {x}, {hexc(R.embed_int(float_bits(2.0, wt), wt), ww)}")
+            return cast_payload(c, o, wt, info.ftype)
+        return widened, 2
+    if form == "add":
+        return TABLE["add"]
+    two = R.embed_int(float_bits(2.0, info.ftype), info.ftype)
+
+    def mul2(c: RewriteContext, ps: list[str], w: int, _i: ir.Instruction) -> str:
+        o = c.fresh(BITS_KIND[w])
+        c.emit(f"mul.lo.s{w} {o}, {as_reg(c, ps[0], w)}, {hexc(two, w)}")
+        return o
+    return mul2, 2
+
+
+def float_bits(v: float, ftype: str) -> int:
+    """Bits of ``v`` in ``ftype`` (only exact values such as 2.0 are asked for)."""
+    if ftype == "f64":
+        return struct.unpack("<Q", struct.pack("<d", v))[0]
+    b32 = struct.unpack("<I", struct.pack("<f", v))[0]
+    if ftype == "f32":
+        return b32
+    if ftype == "bf16":
+        return b32 >> 16
+    return struct.unpack("<H", struct.pack("<e", v))[0]
+
+
+def self_add(instr: ir.Instruction, ctx: RewriteContext, opts: Options, ft: str, decided: Decision | None,
+             split: Plan | None = None, flow: Flow | None = None) -> FoldResult:
+    """K: ``add.fT t, x, x`` as the decided form (undecided: the PTX as written, 2φ(x), so sanitize stays a ring
+    homomorphism of the text, as equiv's algebraic twins need; still an error, since Triton's x*2.0 gives
+    φ(x)·φ(2)); with a split :class:`Plan`, also the other form into a fresh register its readers read."""
+    if split is not None and split.other is None:
+        decided = Decision(split.form, f"{split.where} (both forms in the file; its readers' locations)")
+    form = opts.fold("self-add") or (decided.form if decided else "add")
+    info = OpInfo(LANE_TYPE.get(ft, ft), ft if ft in LANE_TYPE else None)
+    compute, nsrc = _compute(form, info)
+    if not elementwise(instr, ctx, info, compute, nsrc):
+        return FoldResult(False, Verdict("add: operand form not modelled"))
+    if split is None or split.other is None or flow is None or opts.fold("self-add") is not None:
+        return FoldResult(True, fold_verdict(opts, "self-add", SELF_ADD, form, decided))
+    w = R.ring(info.ftype).w
+    other = ctx.fresh(BITS_KIND[w])
+    compute2, _ = _compute(split.other, info)
+    ctx.define(other, compute2(ctx, [ctx.embed(instr.operands[1], info.ftype)], w, instr), info.ftype, None)
+    for key, (mods, ops) in split.readers.items():
+        flow.rewired[key] = (mods, tuple(ir.Reg(other) if o == ir.Reg("") else o for o in ops))
+    return FoldResult(True, Verdict(f"{SELF_ADD}; the source at {split.where} writes both on one operand, which "
+                                    f"LLVM made one add: sanitized as both, each reader taking the form its own "
+                                    f"location's expression reads ({len(split.readers)} read {split.other})",
+                                    NOTE, native=False))

@@ -1,0 +1,123 @@
+"""Fold K with both forms on one operand (``ptxkit.fpsan.fold_self_add``; issue 10, held-out seeds 12159, 13187,
+13296, silent-free but reported before): LLVM's CSE makes ``x + x`` and ``2.0 * x`` one ``add x, x``; each reader
+takes the form its own location's expression reads. Hand-written kernels in Triton 3.9's shape against the ring
+module's arithmetic (docs/fpsan.md §2), and a reader the source does not place keeps the error."""
+
+from __future__ import annotations
+
+import struct
+
+import numpy as np
+import pytest
+
+from ptxkit.fpsan import ring as R
+from tests.test_fpsan_folds import HALF, ONE, _items, _run
+from tests.test_fpsan_libdevice import _assert_bit_exact, _compare
+from tests.test_fpsan_source_hints import EXPR_LINE, SRC, _with_source
+
+A, B = 0x3FC00000, 0x40400000  # 1.5, 3.0
+
+
+def _phi(bits: int) -> np.ndarray:
+    return R.embed(np.array([bits], np.uint64), "f32")
+
+
+def _bits(payload: np.ndarray) -> int:
+    return int(R.unembed(payload, "f32")[0])
+
+
+def _f(bits: int) -> float:
+    return struct.unpack("<f", bits.to_bytes(4, "little"))[0]
+
+
+def _col(expr: str, anchor: str) -> int:
+    return SRC.replace("EXPR", expr).splitlines()[EXPR_LINE - 1].index(anchor) + 1
+
+
+ADD = lambda x: R.add(_phi(x), _phi(x), 32)  # noqa: E731  2φ(x)
+MUL2 = lambda x: R.mul(_phi(x), _phi(0x40000000), 32)  # noqa: E731  φ(x)·φ(2)
+
+
+def test_fma_of_both_forms_takes_each_at_its_operand(tmp_path):
+    """``tl.fma(x1, 2.0 * x0, x0 + x0)`` as ``add t, x0, x0; fma d, x1, t, t`` (seed 13296's shape)."""
+    expr = "tl.fma(x1, 2.0 * x0, x0 + x0)"
+    body = f"{{loc}}\n\tadd.f32 %t, %a, %a;\n\t.loc 1 {EXPR_LINE} {_col(expr, 'tl.fma')}\n\tfma.rn.f32 %d, %b, %t, %t;"
+    out, rep = _run(_with_source(tmp_path, expr, body, "2.0 *", nin=2), [[A, B], [HALF, ONE]])
+    for got, (x0, x1) in zip(out, [(A, B), (HALF, ONE)], strict=True):
+        want = _bits(R.fma(_phi(x1), MUL2(x0), ADD(x0), 32))
+        assert got == want
+        assert got not in (_bits(R.fma(_phi(x1), ADD(x0), ADD(x0), 32)), _bits(R.fma(_phi(x1), MUL2(x0), MUL2(x0), 32)))
+    assert all(s == "note" for _, s in _items(rep))
+    assert "sanitized as both" in rep.items[0].reason
+
+
+def test_comparison_and_select_of_both_forms(tmp_path):
+    """``tl.where((x0 + x0) < x1, x0 * 2.0, x1)`` (seed 12159's shape): the comparison reads 2φ(x0) (compared as
+    its float bits, as Triton leaves comparisons native), the select's arm φ(x0)·φ(2)."""
+    expr = "tl.where((x0 + x0) < x1, x0 * 2.0, x1)"
+    body = (f"{{loc}}\n\tadd.f32 %t, %a, %a;\n\t.loc 1 {EXPR_LINE} {_col(expr, '(x0 + x0) <')}\n"
+            f"\tsetp.lt.f32 %p1, %t, %b;\n\t.loc 1 {EXPR_LINE} {_col(expr, 'tl.where')}\n\tselp.f32 %d, %t, %b, %p1;")
+    a, m = _f(_bits(ADD(A))), _f(_bits(MUL2(A)))
+    x1 = struct.unpack("<I", struct.pack("<f", (a + m) / 2 if np.isfinite(a + m) else 0.0))[0]
+    rows = [[A, x1], [A, 0xFF800000], [A, 0x7F800000]]  # between the two forms' floats, -inf, +inf
+    out, rep = _run(_with_source(tmp_path, expr, body, "x0 + x0", nin=2), rows)
+    for got, (x0, y) in zip(out, rows, strict=True):
+        assert got == (_bits(MUL2(x0)) if _f(_bits(ADD(x0))) < _f(y) else y)
+    assert all(s == "note" for _, s in _items(rep)) and "sanitized as both" in rep.items[0].reason
+
+
+def test_self_comparison_of_the_two_forms_compares_them(tmp_path):
+    """``tl.where((2.0 * x0) == (x0 + x0), x1, x0)``: LLVM compares the one add with itself (``setp.num t, t``),
+    Triton the two forms' floats: equal only where φ(x)·φ(2) and 2φ(x) meet."""
+    expr = "tl.where((2.0 * x0) == (x0 + x0), x1, x0)"
+    body = (f"{{loc}}\n\tadd.f32 %t, %a, %a;\n\t.loc 1 {EXPR_LINE} {_col(expr, '(2.0 * x0) ==')}\n"
+            f"\tsetp.num.f32 %p1, %t, %t;\n\t.loc 1 {EXPR_LINE} {_col(expr, 'tl.where')}\n\tselp.f32 %d, %b, %a, %p1;")
+    rows = [[A, B], [HALF, B], [0, B]]  # φ(0) = 0: both forms 0, equal
+    out, rep = _run(_with_source(tmp_path, expr, body, "2.0 *", nin=2), rows)
+    assert out == [A, HALF, B]
+    assert all(s == "note" for _, s in _items(rep))
+
+
+def test_reader_the_source_does_not_place_keeps_the_error(tmp_path):
+    """The fma at a merged location (column 0): which operand reads which form is unknown: the default, reported."""
+    expr = "tl.fma(x1, 2.0 * x0, x0 + x0)"
+    body = f"{{loc}}\n\tadd.f32 %t, %a, %a;\n\t.loc 1 {EXPR_LINE} 0\n\tfma.rn.f32 %d, %b, %t, %t;"
+    out, rep = _run(_with_source(tmp_path, expr, body, "2.0 *", nin=2), [[A, B]])
+    assert out == [_bits(R.fma(_phi(B), ADD(A), ADD(A), 32))]
+    assert ("add.f32", "error") in _items(rep)
+
+
+def test_readers_of_one_form_decide_the_add(tmp_path):
+    """Both forms in the file, but the add's readers read only ``x0 * 2.0`` (the other form sits in a branch LLVM
+    dropped): the add is that product, a note."""
+    expr = "tl.where(x1 < 0.0, x0 * 2.0, x1) + 0.0 * (x0 + x0)"
+    body = f"{{loc}}\n\tadd.f32 %t, %a, %a;\n\t.loc 1 {EXPR_LINE} {_col(expr, 'tl.where')}\n\tselp.f32 %d, %t, %b, %p1;"
+    body = "setp.lt.f32 %p1, %b, 0f00000000;\n\t" + body
+    out, rep = _run(_with_source(tmp_path, expr, body, "x0 * 2.0", nin=2), [[A, 0xBF800000]])
+    assert out == [_bits(MUL2(A))]
+    assert [s for o, s in _items(rep) if o == "add.f32"] == ["note"]
+
+
+def test_forms_on_one_value_through_a_cast_round_trip_stay_reported(tmp_path):
+    """``tl.fma(x1, 2.0 * x0.to(tl.float64).to(tl.float32), x0 + x0)`` (held-out seed 14183, silent before): LLVM
+    drops the round trip and makes both one add, while Triton's ring widens and narrows the payload; the add's
+    location (the product) must not decide it: the default, an error."""
+    expr = "tl.fma(x1, 2.0 * x0.to(tl.float64).to(tl.float32), x0 + x0)"
+    body = f"{{loc}}\n\tadd.f32 %t, %a, %a;\n\t.loc 1 {EXPR_LINE} {_col(expr, 'tl.fma')}\n\tfma.rn.f32 %d, %b, %t, %t;"
+    out, rep = _run(_with_source(tmp_path, expr, body, "2.0 *", nin=2), [[A, B]])
+    assert out == [_bits(R.fma(_phi(B), ADD(A), ADD(A), 32))]
+    assert ("add.f32", "error") in _items(rep)
+
+
+@pytest.mark.parametrize("name", ["seed12159", "seed13296", "seed13187"])
+def test_held_out_kernels_with_both_forms_are_tritons_bits(name):
+    """Triton 3.9 pairs (tests/data/triton_libdevice): ``where(x + x < floor(x), x / x, 2.0 * x)`` (12159, f64
+    through bf16), ``fma(tanh(x), 2.0 * x, x + x)`` (13296), ``where(-x > 2.0 * x, fma(..), x + x)`` of f64 (13187):
+    bit for bit with Triton's FPSan build, nothing reported (each was a reported mismatch)."""
+    _assert_bit_exact(name)
+
+
+def test_held_out_forms_through_a_cast_round_trip_are_reported():
+    """Seed 14183's pair: the mismatch (silent at first contact) is reported at the add."""
+    ours, theirs, errors = _compare("seed14183")
+    assert not (ours == theirs).all() and "add.f16" in {e.opcode for e in errors}
