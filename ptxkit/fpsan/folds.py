@@ -48,6 +48,7 @@ from ptxkit.fpsan.casts import through_int, trunc_casts
 from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext, guard_text, hexc
 from ptxkit.fpsan.dispatch import rewrite_instruction
 from ptxkit.fpsan.fold_flow import Flow, FoldResult, decide_fold, float_cast, fold_verdict, roles
+from ptxkit.fpsan.fold_poison import poison_conversion
 from ptxkit.fpsan.fold_round_trip import compared_round_trip, trunc_of_round_trip
 from ptxkit.fpsan.fold_self_add import float_bits as _float_bits
 from ptxkit.fpsan.fold_self_add import plan, self_add
@@ -127,6 +128,8 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
     sign = rewrite_sign_fold(instr, ctx, opts, flow)
     if sign is not None or is_sign_bit_op(instr):  # a sign-bit xor/or/and of integer code: not a fold
         return sign
+    if op == "cvt" and (poison := poison_conversion(instr, flow)) is not None:
+        return FoldResult(False, poison)
     if op == "and" and _high_word_sign(instr, flow):
         # (0.0 * x).to(f32) of an f64 x as the sign of x's high word (held-out seed 11581: 0.0 * i.to(f64), silent)
         decided = decide_fold(opts, "zero-sign", flow.hints.zero_sign, instr)

@@ -1,0 +1,99 @@
+"""Float → integer conversions of a value Triton's FPSan build computes from constants alone (issue 10; held-out
+seed 14009, silent at first contact: ``tl.rsqrt(x0 - x0).to(tl.int32)``).
+
+In the ring ``x − x`` is 0 whatever x is, so in Triton's instrumented LLVM IR the whole chain is integer arithmetic
+on constants, which LLVM folds at compile time — down to ``fptosi`` of the float φ⁻¹ gives. Where that float is NaN
+or out of the integer's range, ``fptosi`` is poison (LLVM LangRef) and Triton's kernel stores an undefined register;
+the plain build converts at run time, where PTX ``cvt.rzi`` saturates (ISA §9.7.9.21). No sanitized kernel can give
+Triton's bits there: such a conversion is reported (an error). In range, the fold and the run-time conversion agree.
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+from collections.abc import Callable
+
+import numpy as np
+
+from ptxkit import ir
+from ptxkit.fpsan import ring as R
+from ptxkit.fpsan.fold_flow import Flow
+from ptxkit.fpsan.report import ERROR, Verdict
+from ptxkit.ptx.types import SIGNED_TYPES, UNSIGNED_TYPES
+
+_FLOATS = ("f16", "bf16", "f32", "f64")
+_DEPTH = 16
+_ROUND: dict[str, Callable[[float], int]] = {"rzi": math.trunc, "rni": round, "rmi": math.floor, "rpi": math.ceil}
+
+
+def _float_type(instr: ir.Instruction) -> str | None:
+    ts = [m for m in instr.mods if m in _FLOATS or m in ("f16x2", "bf16x2", "f32x2")]
+    return ts[0] if len(ts) == 1 and ts[0] in _FLOATS else None
+
+
+def _payload(flow: Flow, o: ir.Operand, ft: str, depth: int) -> int | None:
+    """φ of ``o`` when Triton's FPSan build knows it at compile time (an immediate, or ring arithmetic on such:
+    ``x − x`` is 0), else None."""
+    w = R.ring(ft).w
+    if isinstance(o, ir.FloatImm):
+        bits = o.bits if (o.width == 64) == (ft == "f64") and ft in ("f32", "f64") else None
+        return None if bits is None else R.embed_int(bits, ft)
+    if not isinstance(o, ir.Reg) or depth <= 0:
+        return None
+    d = flow.only_def(o.name)
+    if (d is None or d.guard is not None or _float_type(d) != ft or len(d.operands) < 2
+            or (d.span is not None and d.span.line in flow.native) or d.operands[0] != o):
+        return None
+    ops = d.operands[1:]
+    if d.opcode == "sub" and len(ops) == 2 and ops[0] == ops[1] and isinstance(ops[0], ir.Reg):
+        return 0
+    if d.opcode == "mov" and len(ops) == 1:
+        return _payload(flow, ops[0], ft, depth - 1)
+    xs = [_payload(flow, a, ft, depth - 1) for a in ops]
+    if d.opcode == "mul" and len(ops) == 2 and 0 in xs:
+        return 0  # φ(x)·0
+    if None in xs:
+        return None
+    a = [np.array([x], dtype=np.uint64) for x in xs if x is not None]
+    fn = {("add", 2): lambda: R.add(a[0], a[1], w), ("sub", 2): lambda: R.sub(a[0], a[1], w),
+          ("mul", 2): lambda: R.mul(a[0], a[1], w), ("neg", 1): lambda: R.neg(a[0], w),
+          ("fma", 3): lambda: R.fma(a[0], a[1], a[2], w),
+          ("rsqrt", 1): lambda: R.tagged(a[0], "rsqrt", w), ("lg2", 1): lambda: R.tagged(a[0], "log2", w),
+          ("sqrt", 1): lambda: R.tagged(a[0], "sqrt" if "approx" in d.mods or w == 64 else "precise_sqrt", w),
+          ("ex2", 1): lambda: R.exp2(a[0], w)}.get((d.opcode, len(ops)))
+    return None if fn is None else int(fn()[0])
+
+
+def _value(bits: int, ft: str) -> float:
+    if ft == "f64":
+        return struct.unpack("<d", bits.to_bytes(8, "little"))[0]
+    if ft == "f32":
+        return struct.unpack("<f", bits.to_bytes(4, "little"))[0]
+    if ft == "bf16":
+        return struct.unpack("<f", (bits << 16).to_bytes(4, "little"))[0]
+    return struct.unpack("<e", bits.to_bytes(2, "little"))[0]
+
+
+def poison_conversion(instr: ir.Instruction, flow: Flow) -> Verdict | None:
+    """The report of ``cvt.RND.{s,u}N.fT d, a`` where ``a`` is such a constant whose float the conversion cannot
+    hold (NaN, infinite, out of range after rounding); None otherwise."""
+    ops = instr.operands
+    ints = [m for m in instr.mods if m in SIGNED_TYPES or m in UNSIGNED_TYPES]
+    floats = [m for m in instr.mods if m in _FLOATS]
+    rnd = [m for m in instr.mods if m in _ROUND]
+    if instr.opcode != "cvt" or len(ops) != 2 or len(ints) != 1 or len(floats) != 1 or len(rnd) != 1:
+        return None
+    ft, it = floats[0], ints[0]
+    p = _payload(flow, ops[1], ft, _DEPTH)
+    if p is None:
+        return None
+    v = _value(R.unembed_int(p, ft), ft)
+    n = int(it[1:])
+    lo, hi = (-(1 << (n - 1)), (1 << (n - 1)) - 1) if it in SIGNED_TYPES else (0, (1 << n) - 1)
+    if math.isfinite(v) and lo <= _ROUND[rnd[0]](v) <= hi:
+        return None
+    return Verdict(f"{ft} → {it} conversion of a value Triton's FPSan build computes from constants alone (ring "
+                   f"x − x is 0): LLVM folds it at compile time, and the float φ⁻¹ gives ({v!r}) is out of the "
+                   f"{it}'s range, so Triton's conversion is poison and its kernel writes an undefined value; left "
+                   "native (PTX saturates)", ERROR)

@@ -1,0 +1,42 @@
+"""Float → int conversions of values Triton's FPSan build computes from constants alone
+(``ptxkit.fpsan.fold_poison``; issue 10, held-out seed 14009, silent at first contact): LLVM folds the ring chain,
+and an out-of-range ``fptosi`` is poison there. Reported where φ⁻¹'s float does not fit, quiet where it does."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ptxkit.fpsan import ring as R
+from tests.test_fpsan_folds import ONE, _items, _kernel, _run
+from tests.test_fpsan_libdevice import DATA, _compare
+
+
+def test_conversion_of_rsqrt_of_x_minus_x_is_reported():
+    """``tl.rsqrt(x0 - x0).to(tl.int32)``: ring rsqrt(0) is a tag whose float is ~2.7e17, beyond int32. Triton's
+    FPSan PTX of the kernel (seed 14009) stores an undefined register; the plain build's saturating cvt runs."""
+    tag = float(R.unembed(R.tagged(np.array([0], np.uint64), "rsqrt", 32), "f32").view(np.float32)[0])
+    assert not -2**31 <= tag < 2**31
+    body = "sub.f32 %t, %a, %a;\n\trsqrt.approx.ftz.f32 %u, %t;\n\tcvt.rzi.s32.f32 %d, %u;"
+    _, rep = _run(_kernel(body, nin=1), [[ONE]])
+    assert ("cvt.rzi.s32.f32", "error") in _items(rep)
+    assert "poison" in next(i.reason for i in rep.items if i.opcode == "cvt.rzi.s32.f32")
+
+
+def test_conversion_of_a_constant_in_range_is_not_reported():
+    """``(x0 - x0).to(tl.int32)``: φ⁻¹(0) is +0.0, which the fold and the run-time conversion both make 0."""
+    out, rep = _run(_kernel("sub.f32 %t, %a, %a;\n\tcvt.rzi.s32.f32 %d, %t;", nin=1), [[ONE]])
+    assert out == [0] and ("cvt.rzi.s32.f32", "error") not in _items(rep)
+
+
+def test_conversion_of_a_loaded_value_is_not_reported():
+    _, rep = _run(_kernel("rsqrt.approx.ftz.f32 %u, %a;\n\tcvt.rzi.s32.f32 %d, %u;", nin=1), [[ONE]])
+    assert ("cvt.rzi.s32.f32", "error") not in _items(rep)
+
+
+def test_held_out_pair_the_fpsan_build_folds_to_poison_is_reported():
+    """Seed 14009's Triton 3.9 pair: Triton's FPSan PTX has no conversion left (its store reads a register nothing
+    writes); ours differs, and says so at each of the four conversions (silent at first contact)."""
+    assert "cvt.rzi" not in (DATA / "seed14009.fpsan.ptx").read_text()
+    ours, theirs, errors = _compare("seed14009")
+    assert not (ours == theirs).all()
+    assert sum(e.opcode == "cvt.rzi.s32.f32" and "poison" in e.reason for e in errors) == 4
