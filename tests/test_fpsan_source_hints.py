@@ -285,6 +285,16 @@ def test_narrowed_negation_llvm_cancelled_is_reported(tmp_path, expr, reported):
     assert (("cvt.rn.f16.f32", "error") in _items(rep)) == reported
 
 
+def test_narrowed_double_negation_of_a_masked_load_is_reported(tmp_path):
+    """``(-(x0.to(tl.float64) * -1.0)).to(tl.float16)`` of a masked load (held-out seed 14443, silent before): LLVM
+    cancels both negations and narrows x0 itself; x0's register is written twice (the load's ``mov`` of its other
+    value and the guarded load), which must not hide the source's negation: reported."""
+    body = ("setp.ne.s32 %p1, %i, 99;\n\t@%p1 ld.global.b32 %a, [%rd4];\n\t{store}\n\tcvt.rn.f16.f32 %d, %a;")
+    text = _with_source(tmp_path, "(-(x0.to(tl.float64) * -1.0))", body, "", nin=1, out_w=16)
+    _, rep = _run(text, [[TWO]], out_w=16)
+    assert ("cvt.rn.f16.f32", "error") in _items(rep)
+
+
 SUB_BODY = ("{loc}\n\tcvt.rn.f16.f32 %h1, %a;\n\tcvt.rn.f16.f32 %h2, %b;\n\tneg.f16 %h3, %h1;\n"
             "\tfma.rn.f16 %d, OPERANDS;")
 
