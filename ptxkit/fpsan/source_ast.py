@@ -479,7 +479,8 @@ def _self_add_forms(f: SourceFile, operand: str, loose: bool = False) -> set[str
                 continue
             f.self_adds.setdefault(ast.dump(x), set()).add(form)
             f.self_adds_bare.setdefault(ast.dump(_bare(x)), set()).add(form)
-    return (f.self_adds_bare if loose else f.self_adds).get(operand, set())
+    forms = f.self_adds_bare if loose else f.self_adds
+    return forms.get(operand, set()) if forms is not None else set()
 
 
 def _bare(x: ast.expr) -> ast.expr:

@@ -387,15 +387,17 @@ class SourceHints(SignHints):
 
     def abs_widened(self, instr: ir.Instruction, width: int) -> Decision | None:
         """An abs of a ``width``-bit value: the ``abs`` call at the location takes a widening of a ``width``-bit
-        x (``abs(h.to(tl.float32))``): form ``f32``/``f64``, the type Triton's ring widens to before the abs."""
+        x (``abs(h.to(tl.float32))``): form ``f32``/``f64``, the type Triton's ring widens to before the abs, with
+        ``:f16``/``:bf16`` where the location's expression narrows the abs back to that half."""
 
         def classify(f: SourceFile, at: ast.expr) -> tuple[str, ast.expr] | None:
             n: ast.expr | None = at
             if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "store" \
                     and len(n.args) >= 2:
                 n = n.args[1]  # LLVM sank the abs to the store (held-out seed 3944): the value it stores
+            half = ""
             if n is not None and (c := _cast_to(n)) is not None and _DTYPE_WIDTH[c] == width:  # narrowed back
-                n = _resolve(f, _receiver(n), _DEPTH)
+                n, half = _resolve(f, _receiver(n), _DEPTH), ":" + _HALF.get(c, "")
             if not _abs_call(n):
                 return None
             arg = _resolve(f, n.args[0], _DEPTH)
@@ -403,7 +405,7 @@ class SourceHints(SignHints):
             if arg is None or cast is None or _DTYPE_WIDTH[cast] <= width:
                 return None
             inner = _width(f, _receiver(arg), _DEPTH)
-            return ({"float32": "f32", "float64": "f64"}[cast], n) if inner in (width, OWN) else None
+            return ({"float32": "f32", "float64": "f64"}[cast] + half, n) if inner in (width, OWN) else None
         return self.decide(instr, classify)
 
     def abs_at_cast(self, cvt: ir.Instruction, dest: str, source: str) -> Decision | None:

@@ -1,0 +1,129 @@
+"""LLVM's folds of a negation across a widening (issue 10 F/J; docs/fpsan.md §3 "Folds"): ``a − (−h)`` as ``a + h``
+with h narrower than the op, and ``(-h).to(T) * c`` as ``x * -c``: Triton's ring negates the narrow value before
+widening it, which the wide ring's negation of the widened value is not (they differ at −0). Split from
+:mod:`ptxkit.fpsan.folds_sign`, which dispatches to them."""
+
+from __future__ import annotations
+
+import struct
+
+from ptxkit import ir
+from ptxkit.fpsan import ring as R
+from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext, hexc
+from ptxkit.fpsan.fold_flow import Flow, FoldResult, float_cast
+from ptxkit.fpsan.ops import OpInfo, as_reg, elementwise
+from ptxkit.fpsan.report import NOTE, Verdict
+from ptxkit.fpsan.source_ast import Decision
+
+_NARROW_NEG = ("a − (−h) as a + h (or a + (−h) as a − h) with h narrower than the op: LLVM folds the negation "
+               "into the wide op; Triton negates in h's ring, then widens, which differs where h is -0")
+
+
+def _widened(flow: Flow, o: ir.Operand, ft: str) -> int:
+    """The width of the narrower float ``o`` was widened from by its one definition (a ``cvt.ft.S``), else 0."""
+    d = flow.only_def(o.name) if isinstance(o, ir.Reg) else None
+    types = float_cast(d) if d is not None and d.opcode == "cvt" else None
+    if types is None or types[0] != ft:
+        return 0
+    w = R.ring(types[1]).w
+    return w if w < R.ring(ft).w else 0
+
+
+def _sext_of_narrow_negation(c: RewriteContext, q: str, w: int, narrow: int, negated: bool = False) -> str:
+    """sext(−p) from q = sext(p) of an n-bit payload p: −q, except q at p = −2^(n−1) (φ(−0), its own narrow
+    negation); ``negated``: its negation, q except −q there."""
+    t, n = c.fresh(BITS_KIND[w]), c.fresh(BITS_KIND[w])
+    p = c.fresh("pred")
+    c.emit(f"neg.s{w} {t}, {q}")
+    c.emit(f"setp.eq.s{w} {p}, {q}, {hexc((-(1 << (narrow - 1))) % (1 << w), w)}")
+    c.emit(f"selp.b{w} {n}, {t if negated else q}, {q if negated else t}, {p}")
+    return n
+
+
+def _narrow_negation(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, ft: str, wide: list[int],
+                     decided: Decision) -> FoldResult | None:
+    """``add d, a, cvt(h)`` where the source says ``a - (-h)`` (held-out seed 701: ``a - (h * -1.0)``, h
+    bf16): Triton's ``φ(a) − sext(−φ_h(h))``. The widened payload q = sext(p) gives sext(−p) as −q, except
+    at p = −2^(n−1) (φ(-0), its own narrow negation), where it is q."""
+    if instr.opcode == "sub":
+        if 2 not in wide:
+            return None  # the fold puts the negated operand second
+        i = 2
+    elif len(wide) != 1:
+        return None  # a + h of two widened halves: which one the source negated is not told apart
+    else:
+        i = wide[0]
+    narrow = _widened(flow, instr.operands[i], ft)
+    w = R.ring(ft).w
+    add = instr.opcode == "add"
+
+    def compute(c: RewriteContext, ps: list[str], _w: int, _i: ir.Instruction) -> str:
+        n = _sext_of_narrow_negation(c, as_reg(c, ps[i - 1], w), w, narrow)
+        o = c.fresh(BITS_KIND[w])
+        other = as_reg(c, ps[2 - i], w)
+        c.emit(f"{'sub' if add else 'add'}.s{w} {o}, {other}, {n}")  # a − sext(−p), a + sext(−p)
+        return o
+    if not elementwise(instr, ctx, OpInfo(ft, None), compute, 2):
+        return None
+    return FoldResult(True, Verdict(f"{_NARROW_NEG}; sanitized so, decided by the source at {decided.where}", NOTE,
+                                    native=False))
+
+
+def _float_value(o: ir.Operand) -> float:
+    assert isinstance(o, ir.FloatImm)
+    return float(struct.unpack("<f" if o.width == 32 else "<d", o.bits.to_bytes(o.width // 8, "little"))[0])
+
+
+def _widened_times_negative(flow: Flow, ops: tuple[ir.Operand, ...], ft: str) -> int | None:
+    """The operand index (1 or 2) of a multiplicand widened from a narrower float whose other multiplicand is a
+    negative immediate or a negation, else None."""
+    for k in (1, 2):
+        c = ops[3 - k]
+        if not _widened(flow, ops[k], ft):
+            continue
+        if isinstance(c, ir.FloatImm) and c.bits >> (c.width - 1) and _float_value(c) < 0:
+            return k
+        if isinstance(c, ir.Reg) and (n := flow.only_def(c.name)) is not None and n.opcode == "neg":
+            return k
+    return None
+
+
+def _negated_factor_source(instr: ir.Instruction, flow: Flow, ft: str, other: ir.Operand) -> Decision | None:
+    """The source's ``(-h).to(T) * c`` (or ``(-h) * y``, h narrower) at the product's location, or at the location
+    of the negation LLVM moved onto the other factor."""
+    w = R.ring(ft).w
+    if isinstance(other, ir.FloatImm):
+        return flow.hints.negated_factor(instr, w, -_float_value(other))
+    neg = flow.only_def(other.name) if isinstance(other, ir.Reg) else None
+    return flow.hints.negated_factor(instr, w, None) or (
+        flow.hints.negated_factor(neg, w, None) if neg is not None else None)
+
+
+_NEG_FACTOR = ("x * -c (or x * -y) with x widened from a narrower h: LLVM's (-h).to(T) * c (or (-h) * y), the "
+               "negation moved onto the other factor; Triton negates in h's ring, then widens, which differs where h "
+               "is -0")
+
+
+def _negated_factor(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, ft: str, k: int,
+                    decided: Decision) -> FoldResult | None:
+    """``mul d, q, -c`` (or ``fma d, q, -c, a``) of q = cvt(h) where the source says ``(-h).to(T) * c`` (held-out
+    seed 6041: a cumsum of ``(-x).to(f64) * 0.5`` of a half x, as fma(x, -0.5, acc)): Triton's sext(−φ_h(h))·φ(c).
+    With φ(−c) = −φ(c) that is q'·φ(−c), where q' = q except at φ_h(−0) = −2^(n−1), its own narrow negation, where
+    q' = −q. The same where LLVM negated the other factor instead (7005: ``(-h) * y + 1.0`` as fma(-y, h, 1.0))."""
+    narrow = _widened(flow, instr.operands[k], ft)
+    w = R.ring(ft).w
+    nsrc = len(instr.operands) - 1
+
+    def compute(c: RewriteContext, ps: list[str], _w: int, _i: ir.Instruction) -> str:
+        n = _sext_of_narrow_negation(c, as_reg(c, ps[k - 1], w), w, narrow, negated=True)
+        o = c.fresh(BITS_KIND[w])
+        m = as_reg(c, ps[2 - k], w)
+        if nsrc == 3:
+            c.emit(f"mad.lo.s{w} {o}, {n}, {m}, {as_reg(c, ps[2], w)}")
+        else:
+            c.emit(f"mul.lo.s{w} {o}, {n}, {m}")
+        return o
+    if not elementwise(instr, ctx, OpInfo(ft, None), compute, nsrc):
+        return None
+    return FoldResult(True, Verdict(f"{_NEG_FACTOR}; sanitized so, decided by the source at {decided.where}", NOTE,
+                                    native=False))
