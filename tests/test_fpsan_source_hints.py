@@ -773,9 +773,13 @@ def test_abs_of_a_widened_half_narrowed_back_is_tritons_ring_abs(tmp_path, wide)
     text = _with_source(tmp_path, expr, f".loc 1 {STORE_LINE} 5\n\tand.b16 %d, %a, 32767;", "", w=16)
     out, rep = _run(text, [[int(x)] for x in xs], w=16)
     assert out == want and [s for o, s in _items(rep) if o == "and.b16"] == ["note"]
-    body = f".loc 1 {STORE_LINE} 5\n\tand.b16 %t, %a, 32767;\n\tadd.f16 %d, %t, %a;"
-    _, rep = _run(_with_source(tmp_path, expr, body, "", w=16), [[0xBC00]], w=16)
-    assert ("and.b16", "error") in _items(rep)
+    # at the abs call's own location (not narrowed there) of an abs.f16: modelled where only stores read it
+    out, rep = _run(_with_source(tmp_path, expr, "{loc}\n\tabs.f16 %d, %a;", "tl.abs", w=16), [[int(x)] for x in xs],
+                    w=16)
+    assert out == want and [s for o, s in _items(rep) if o == "abs.f16"] == ["note"]
+    body = "{loc}\n\tabs.f16 %t, %a;\n\tadd.f16 %d, %t, %a;"
+    _, rep = _run(_with_source(tmp_path, expr, body, "tl.abs", w=16), [[0xBC00]], w=16)
+    assert ("abs.f16", "error") in _items(rep)
 
 
 def test_abs_of_a_half_itself_is_native(tmp_path):

@@ -241,20 +241,25 @@ def _abs_next_to_cast(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, sr
                                          "results are the ring ops): left native", NOTE))
     if cvt is not None and cvt.opcode == "cvt" and float_cast(cvt, packed=packed) is not None:
         return _abs_after_cast(instr, cvt, ctx, flow)
+    w = 16 if instr.opcode == "abs" and float_type_of(instr) in ("f16", "bf16") else _and_width(instr)
+    # abs(h.to(f32)) narrowed back: LLVM drops both casts and clears the half's sign (held-out seed 3944: silent);
+    # Triton's ring widens φ(h), clears the sign of the wide bits, narrows the payload back
+    widened = flow.hints.abs_widened(instr, w) if w == 16 else None
+    wide, _, half = widened.form.partition(":") if widened is not None else ("", "", "")
+    head = (f"|x| of a 16-bit value where the source at {widened.where} takes abs of its widening to {wide}, narrowed "
+            "back: LLVM dropped both conversions") if widened is not None else ""
+    if half:  # the location's expression narrows it to that half: what every reader reads (held-out seed 12601)
+        _abs_of_widened(instr, ctx, src, dst, half, wide)
+        return FoldResult(True, Verdict(f"{head}; sanitized as Triton's ring widening, abs of the wide bits and ring "
+                                        "narrowing", NOTE, native=False))
     if not reaches(flow, dst, float_cast_reader, through=("min", "max")):
         if any(_widening_half_op(flow, u) for u in flow.uses.get(dst, [])):
             # a 16-bit op the source makes f32/f64 arithmetic on widened halves widens |x| in the ring (held-out
             # seed 3424: |x.to(f32)| + y narrowed to add.bf16 of LLVM's |x|, hoisted to the load: silent)
             return FoldResult(False, Verdict(f"{_ABS_CAST_HEAD}: a 16-bit op that is wider arithmetic in the "
                                              "source widens it; left as written", ERROR))
-        w = 16 if instr.opcode == "abs" and float_type_of(instr) in ("f16", "bf16") else _and_width(instr)
-        if w == 16 and (decided := flow.hints.abs_widened(instr, w)) is not None:
-            # abs(h.to(f32)) narrowed back: LLVM drops both casts and clears the half's sign (held-out seed 3944:
-            # silent); Triton's ring widens φ(h), clears the sign of the wide bits, narrows the payload back
-            wide, _, half = decided.form.partition(":")
-            half = half or (float_type_of(instr) or "") if instr.opcode == "abs" else half
-            head = (f"|x| of a 16-bit value where the source at {decided.where} takes abs of its widening to {wide}, "
-                    "narrowed back: LLVM dropped both conversions")
+        if widened is not None:
+            half = (float_type_of(instr) or "") if instr.opcode == "abs" else ""
             if half in ("f16", "bf16") and all(u.opcode == "st" or u.opcode in MOVES
                                                for u in readers_of(flow, dst, lambda u: False)):
                 _abs_of_widened(instr, ctx, src, dst, half, wide)
