@@ -782,6 +782,17 @@ def test_abs_of_a_widened_half_narrowed_back_is_tritons_ring_abs(tmp_path, wide)
     assert ("abs.f16", "error") in _items(rep)
 
 
+@pytest.mark.parametrize("expr,reported", [("tl.abs(tl.where(x0 < x1, x0 / x1.to(tl.float32), x1))", True),
+                                           ("tl.abs(tl.where(x0 < x1, x0 * x1, x1))", False)])
+def test_abs_of_a_wider_select_narrowed_to_a_half_is_reported(tmp_path, expr, reported):
+    """Held-out seed 14541 (silent at first contact): ``tl.abs(where(c, x / y.to(f32), y)).to(f16)`` — LLVM narrows
+    the f32 arm, selects halves and clears the half's sign at the store; Triton takes abs of the f32 value's bits
+    and narrows in the ring, which does not commute with abs: an error. The abs of a half select: native."""
+    text = _with_source(tmp_path, expr, f".loc 1 {STORE_LINE} 5\n\tand.b16 %d, %a, 32767;", "", nin=2, w=16)
+    _, rep = _run(text, [[0xBC00, 0x3C00]], w=16)
+    assert (("and.b16", "error") in _items(rep)) == reported
+
+
 def test_abs_of_a_half_itself_is_native(tmp_path):
     """``tl.abs(x0)`` of the half itself is Triton's native abs: no report."""
     text = _with_source(tmp_path, "tl.abs(x0)", f".loc 1 {STORE_LINE} 5\n\tand.b16 %d, %a, 32767;", "", w=16)

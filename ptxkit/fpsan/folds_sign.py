@@ -267,6 +267,11 @@ def _abs_next_to_cast(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, sr
                                                 "and ring narrowing (only stores read it)", NOTE, native=False))
             return FoldResult(False, Verdict(f"{head}, and Triton's ring widening, abs of the wide bits and ring "
                                              "narrowing is not the half's own abs; left as written", ERROR))
+        if w in (16, 32) and (wider := flow.hints.abs_wider(instr, w)) is not None:
+            return FoldResult(False, Verdict(f"|x| of a {w}-bit value where the source at {wider.where} takes abs of a "
+                                             "wider value: LLVM narrowed its operands before the abs (through a "
+                                             "select), and Triton's ring narrowing does not commute with abs; left "
+                                             "as written", ERROR))
         return None
     if all((got := _abs_inside_cast(flow, u)) is not None and got[0] is instr for u in _lane_readers(flow, dst)):
         return FoldResult(False, Verdict(f"{_ABS_CAST_HEAD}: the source has abs(x.to(T)), computed so at the "

@@ -222,6 +222,24 @@ class SignHints(HintsBase):
             return None
         return self.decide(instr, classify)
 
+    def abs_wider(self, instr: ir.Instruction, width: int) -> Decision | None:
+        """The ``abs`` call at ``instr``'s location (a store's value, through its narrowing ``.to()`` and names) whose
+        argument is wider than ``width`` bits (``tl.abs(tl.where(c, a / b.to(f32), h)).to(f16)``: held-out seed
+        14541, LLVM narrows the arms and takes the half's abs, while Triton's ring narrowing does not commute with
+        abs): form ``wider``."""
+        def classify(f: SourceFile, at: ast.expr) -> tuple[str, ast.expr] | None:
+            n: ast.expr | None = at
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "store" \
+                    and len(n.args) >= 2:
+                n = _resolve(f, n.args[1], _DEPTH)
+            while n is not None and _cast_to(n) is not None:
+                n = _resolve(f, _receiver(n), _DEPTH)
+            if not _abs_call(n):
+                return None
+            w = _width(f, n.args[0], _DEPTH)
+            return ("wider", n) if w is not None and w > width else None
+        return self.decide(instr, classify)
+
     def negation_narrowed(self, instr: ir.Instruction, width: int) -> Decision | None:
         """The value at ``instr``'s location (a store's value, or a ``.to()`` call) narrows to ``width`` bits a
         negation computed wider (``(-where(c, a, b)).to(f16)`` of f32 arms; held-out seed 6284): Triton narrows
