@@ -504,6 +504,16 @@ def test_sign_or_of_a_float_is_the_ring_negation_of_abs_and_reported():
     assert ("or.b32", "error") in _items(rep)
 
 
+def test_sign_or_of_llvms_abs_is_the_ring_negation_of_abs_and_reported():
+    """``or.b32 d, t, 0x80000000`` of ``t = and.b32 x, 0x7FFFFFFF`` (LLVM's |x|, then −|x|: held-out seed 14869,
+    ``-cumsum(abs(h))``'s first row): the and is a float sign op, not integer code; the or is the ring negation
+    of |x| (sign clear at 0) and an error (silent and native before)."""
+    text = _kernel("mul.f32 %t, %a, %b;\n\tand.b32 %u, %t, 2147483647;\n\tor.b32 %d, %u, -2147483648;")
+    out, rep = _run(text, [[TWO, HALF], [0x80000000, HALF]])
+    assert out == [MUL_2_HALF | 0x80000000, 0]
+    assert ("or.b32", "error") in _items(rep)
+
+
 def test_sign_or_of_integer_code_is_left_alone():
     text = _kernel("add.s32 %t, %a, %b;\n\tor.b32 %d, %t, -2147483648;")
     out, rep = _run(text, [[1, 2], [0, 0]])
