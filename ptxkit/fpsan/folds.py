@@ -48,11 +48,12 @@ from ptxkit.fpsan.casts import through_int, trunc_casts
 from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext, guard_text, hexc
 from ptxkit.fpsan.dispatch import rewrite_instruction
 from ptxkit.fpsan.fold_flow import Flow, FoldResult, decide_fold, float_cast, fold_verdict, roles
+from ptxkit.fpsan.fold_neg_extremum import max_of_negations, negated_tree
 from ptxkit.fpsan.fold_poison import poison_conversion
 from ptxkit.fpsan.fold_round_trip import compared_round_trip, trunc_of_round_trip
 from ptxkit.fpsan.fold_self_add import float_bits as _float_bits
 from ptxkit.fpsan.fold_self_add import plan, self_add
-from ptxkit.fpsan.folds_sign import is_sign_bit_op, rewrite_sign_fold
+from ptxkit.fpsan.folds_sign import is_sign_bit_op, rewrite_sign_fold, tree_root
 from ptxkit.fpsan.irview import name_of
 from ptxkit.fpsan.ops import ALL_FLOATS, LANE_TYPE, TABLE, OpInfo, as_reg, elementwise, float_type_of, sign_xor_width
 from ptxkit.fpsan.options import Options
@@ -128,6 +129,8 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
     sign = rewrite_sign_fold(instr, ctx, opts, flow)
     if sign is not None or is_sign_bit_op(instr):  # a sign-bit xor/or/and of integer code: not a fold
         return sign
+    if op in ("max", "min") and negated_tree(instr, flow, tree_root(flow)):
+        return max_of_negations(instr, ctx)
     if op == "cvt" and (poison := poison_conversion(instr, flow)) is not None:
         return FoldResult(False, poison)
     if op == "and" and _high_word_sign(instr, flow):

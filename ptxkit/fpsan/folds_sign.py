@@ -7,6 +7,8 @@ computes it; elsewhere the PTX as written, reported."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ptxkit import ir
 from ptxkit.fpsan import ring as R
 from ptxkit.fpsan.casts import _cast_payload as cast_payload
@@ -25,6 +27,7 @@ from ptxkit.fpsan.fold_flow import (
     reaches,
     readers_of,
 )
+from ptxkit.fpsan.fold_neg_extremum import negated_tree
 from ptxkit.fpsan.folds_narrow_neg import (
     _narrow_negation,
     _negated_factor,
@@ -69,12 +72,9 @@ def rewrite_sign_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options,
     if ft is None:
         return None
     ops = instr.operands
-    if (op == "neg" and len(ops) == 2 and isinstance(ops[1], ir.Reg)
-            and (m := flow.only_def(ops[1].name)) is not None and m.opcode in ("max", "min")
-            and ((ft in ("f32", "f64") and reaches(flow, name_of(ops[0]), opcode_is(_OTHER_EXTREMUM[m.opcode])))
-                 or flow.hints.same_location(instr, m))):
+    if neg_extremum_site(instr, flow):
         # −max feeding a min, or carrying the max's own location (LLVM made it rewriting min(−a, −b): 1354)
-        return _neg_extremum(instr, ctx, flow, ft)
+        return _neg_extremum(instr, ctx, flow, ft or "")
     if op == "cvt" and (ab := _abs_inside_cast(flow, instr)) is not None:
         return _cast_of_abs(instr, *ab, ctx)
     if (op == "neg" and len(ops) == 2 and isinstance(ops[1], ir.Reg) and (cvt := flow.only_def(ops[1].name))
@@ -346,6 +346,25 @@ _NEG_EXTREMUM = ("negation of a max/min: LLVM rewrites min(-a, -b) as -max(a, b)
                  "sanitized as written")
 
 
+def neg_extremum_site(instr: ir.Instruction, flow: Flow) -> bool:
+    """``neg`` of a max/min that a min/max reads, or at the max's own location: LLVM's −max(a, b) of min(−a, −b)."""
+    ops, ft = instr.operands, float_type_of(instr)
+    return (instr.opcode == "neg" and len(ops) == 2 and isinstance(ops[1], ir.Reg)
+            and (m := flow.only_def(ops[1].name)) is not None and m.opcode in ("max", "min")
+            and ((ft in ("f32", "f64") and reaches(flow, name_of(ops[0]), opcode_is(_OTHER_EXTREMUM[m.opcode])))
+                 or flow.hints.same_location(instr, m)))
+
+
+def tree_root(flow: Flow) -> Callable[[ir.Instruction], bool]:
+    """The roots :func:`ptxkit.fpsan.fold_neg_extremum.negated_tree` looks for: such a ``neg`` where the user's
+    reduction takes the other extremum of negations (the source hint ``reduced_negation``)."""
+    def root(u: ir.Instruction) -> bool:
+        m = flow.only_def(u.operands[1].name) if len(u.operands) == 2 and isinstance(u.operands[1], ir.Reg) else None
+        return (m is not None and neg_extremum_site(u, flow)
+                and flow.hints.reduced_negation(u, _OTHER_EXTREMUM[m.opcode]) is not None)
+    return root
+
+
 def _neg_extremum(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, ft: str) -> FoldResult:
     """``neg`` of a ``max``/``min`` result that a ``min``/``max`` reads (held-out seed 883: ``tl.min(x *
     -1.0)`` as −max(x) into the shuffle tree's min): the ring negation as written, a note where the source
@@ -353,6 +372,12 @@ def _neg_extremum(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, ft: st
     compute, nsrc = TABLE["neg"]
     if not elementwise(instr, ctx, OpInfo(ft, None), compute, nsrc):
         return FoldResult(False, Verdict("neg: operand form not modelled"))
+    m = flow.only_def(name_of(instr.operands[1]))
+    if m is not None and tree_root(flow)(instr) and negated_tree(m, flow, tree_root(flow)):
+        return FoldResult(True, Verdict(f"{_NEG_EXTREMUM.split(', which')[0]}: the user's reduction takes the "
+                                        f"{_OTHER_EXTREMUM[m.opcode]} of negations; its tree computes "
+                                        f"−{_OTHER_EXTREMUM[m.opcode]}(−a, −b) at each node, so this negation is "
+                                        "Triton's", NOTE, native=False))
     decided = flow.hints.neg_extremum(instr)
     if decided is not None and decided.form == "written":
         return FoldResult(True, Verdict(f"{_NEG_EXTREMUM.split(', which')[0]}: the source at {decided.where} "

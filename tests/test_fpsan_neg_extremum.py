@@ -1,0 +1,56 @@
+"""LLVM's ``min(−a, −b)`` → ``−max(a, b)`` under a reduction (``ptxkit.fpsan.fold_neg_extremum``; issue 10, held-out
+seeds 14282, 14470, 13518, reported before): where the user's ``tl.min`` reduces negations, each max of the tree is
+computed as −min(−a, −b), so the negation at the root is Triton's ring min of the negations, −0 included
+(φ(−0) = −2^31 is its own negation). Hand-written kernels in Triton 3.9's shape against the ring module."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ptxkit.fpsan import ring as R
+from tests.test_fpsan_folds import ONE, TWO, _items, _run
+from tests.test_fpsan_libdevice import _assert_bit_exact
+from tests.test_fpsan_source_hints import EXPR_LINE, SRC, _with_source
+
+NEG0 = 0x80000000
+
+
+def _body(expr: str) -> str:
+    col = SRC.replace("EXPR", expr).splitlines()[EXPR_LINE - 1].index("tl.") + 1
+    at = f".loc 2 254 12, function_name $L__info_string0, inlined_at 1 {EXPR_LINE} {col}"
+    return f"{at}\n\tmax.f32 %t, %a, %b;\n\tmax.f32 %u, %t, %a;\n\tneg.f32 %d, %u;"
+
+
+def _ring_min_of_negations(a: int, b: int) -> int:
+    pa, pb = (R.embed(np.array([x], np.uint64), "f32") for x in (a, b))
+    na, nb = R.neg(pa, 32), R.neg(pb, 32)
+    return int(R.unembed(R.smin(R.smin(na, nb, 32), na, 32), "f32")[0])
+
+
+@pytest.mark.parametrize("a,b", [(NEG0, ONE), (ONE, NEG0), (TWO, ONE)])
+def test_min_of_negations_reduced_as_a_negated_max_tree_is_tritons(tmp_path, a, b):
+    expr = "tl.min(-x0, axis=0)"
+    text = _with_source(tmp_path, expr, _body(expr), "", nin=2) + '\t.file\t2 "standard.py"\n'
+    out, rep = _run(text, [[a, b]])
+    assert out == [_ring_min_of_negations(a, b)]
+    assert [s for o, s in _items(rep) if o == "neg.f32"] == ["note"]
+    if NEG0 in (a, b):
+        assert out == [NEG0]  # the ring's −max(a, b) would be −1.0 here
+
+
+@pytest.mark.parametrize("expr", ["tl.min(-tl.maximum(x0, x1), axis=0)", "tl.min(x0, axis=0)"])
+def test_tree_stays_as_written_where_the_source_does_not_negate_only_the_operands(tmp_path, expr):
+    """A max the source takes itself inside the negation (``-maximum(x0, x1)``: Triton's −max(a, b) differs from
+    min(−a, −b) at −0), or no negation: the tree as written, the negation reported."""
+    text = _with_source(tmp_path, expr, _body(expr), "", nin=2) + '\t.file\t2 "standard.py"\n'
+    out, rep = _run(text, [[NEG0, ONE]])
+    assert out == [0xBF800000] and ("neg.f32", "error") in _items(rep)
+
+
+@pytest.mark.parametrize("name", ["seed14282", "seed14470"])
+def test_held_out_reductions_of_negations_are_tritons_bits(name):
+    """Triton 3.9 pairs: ``tl.min(-maximum(x, x))`` of f32 whose result pow reads (its body tests the max tree's
+    value natively, 14282), ``tl.min(-x.to(bf16))`` through a shuffle step (14470): bit for bit with Triton's FPSan
+    build, nothing reported."""
+    _assert_bit_exact(name)
