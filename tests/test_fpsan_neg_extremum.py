@@ -54,3 +54,12 @@ def test_held_out_reductions_of_negations_are_tritons_bits(name):
     value natively, 14282), ``tl.min(-x.to(bf16))`` through a shuffle step (14470): bit for bit with Triton's FPSan
     build, nothing reported."""
     _assert_bit_exact(name)
+
+
+def test_max_read_by_a_vector_move_is_walked_without_a_crash():
+    """A max whose result a ``mov.b64 {_, hi}, m`` splits (the held-out range 15100–15299 crashed on six kernels
+    in the tree walk): sanitized, the max as the ring max (no negation reaches it)."""
+    from tests.test_fpsan_folds import _kernel
+    body = "max.f64 %t, %a, %b;\n\tmov.b64 {_, %r1}, %t;\n\tmov.b64 %d, {%r1, %r1};"
+    out, rep = _run(_kernel(body, w=64), [[0x3FF0000000000000, 0x4000000000000000]], w=64)
+    assert not rep.errors and len(out) == 1

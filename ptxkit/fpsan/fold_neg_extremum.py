@@ -15,7 +15,7 @@ from ptxkit import ir
 from ptxkit.fpsan import ring as R
 from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext
 from ptxkit.fpsan.fold_flow import MOVES, Flow, FoldResult
-from ptxkit.fpsan.irview import name_of
+from ptxkit.fpsan.irview import regs
 from ptxkit.fpsan.ops import LANE_TYPE, TABLE, OpInfo, as_reg, elementwise, float_type_of
 from ptxkit.fpsan.report import NOTE, Verdict
 
@@ -28,7 +28,7 @@ def negated_tree(instr: ir.Instruction, flow: Flow, is_root: Callable[[ir.Instru
     ``is_root`` accepts (a ``neg`` of a node, the fold site whose source negates the operands), and nothing else."""
     if instr.opcode not in OTHER or any(m in ("xorsign", "abs") for m in instr.mods) or instr.guard is not None:
         return False
-    todo, seen, roots = [name_of(instr.operands[0])], set[str](), 0
+    todo, seen, roots = list(regs(instr.operands[0])), set[str](), 0
     while todo and len(seen) < _DEPTH:
         r = todo.pop()
         if r in seen:
@@ -38,7 +38,7 @@ def negated_tree(instr: ir.Instruction, flow: Flow, is_root: Callable[[ir.Instru
             if u.opcode == "neg" and is_root(u):
                 roots += 1
             elif (u.opcode == instr.opcode and u.mods == instr.mods) or u.opcode in MOVES:
-                todo.append(name_of(u.operands[0]))
+                todo += regs(u.operands[0])  # (a mov's destination may be a vector: {_, hi})
             elif not (u.span is not None and (u.span.line in flow.native or (
                     u.opcode == "setp" and u.span.line in flow.ranges))):
                 return False  # (a recognised body's own test of the value runs natively: held-out seed 14282)
