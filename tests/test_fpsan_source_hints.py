@@ -793,6 +793,20 @@ def test_abs_of_a_wider_select_narrowed_to_a_half_is_reported(tmp_path, expr, re
     assert (("and.b16", "error") in _items(rep)) == reported
 
 
+def test_abs_of_a_widened_f32_narrowed_back_is_tritons_ring_abs(tmp_path):
+    """Held-out seed 15164: ``tl.abs(x.to(tl.float64))`` stored ``.to(tl.float32)`` as ``and.b32 d, x, 0x7FFFFFFF``:
+    Triton's ring widening to f64, abs of the f64 bits, ring narrowing back (differs at −0)."""
+    xs = np.array([0xBF800000, 0x80000000, 0x3E000001], np.uint64)
+    want = [int(v) for v in R.float_cast(R.float_cast(xs, "f32", "f64") & np.uint64((1 << 63) - 1), "f64", "f32")]
+    assert want != [int(x) & 0x7FFFFFFF for x in xs]
+    body = f".loc 1 {STORE_LINE} 5\n\tand.b32 %d, %a, 2147483647;"
+    text = _with_source(tmp_path, "tl.abs(x0.to(tl.float64))", body, "")
+    src = tmp_path / "kernel.py"
+    src.write_text(src.read_text().replace("r.to(tl.float16)", "r.to(tl.float32)"))  # narrowed back to f32
+    out, rep = _run(text, [[int(x)] for x in xs])
+    assert out == want and [s for o, s in _items(rep) if o == "and.b32"] == ["note"]
+
+
 def test_abs_of_a_half_itself_is_native(tmp_path):
     """``tl.abs(x0)`` of the half itself is Triton's native abs: no report."""
     text = _with_source(tmp_path, "tl.abs(x0)", f".loc 1 {STORE_LINE} 5\n\tand.b16 %d, %a, 32767;", "", w=16)

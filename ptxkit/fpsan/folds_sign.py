@@ -244,12 +244,14 @@ def _abs_next_to_cast(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, sr
                                          "results are the ring ops): left native", NOTE))
     if cvt is not None and cvt.opcode == "cvt" and float_cast(cvt, packed=packed) is not None:
         return _abs_after_cast(instr, cvt, ctx, flow)
-    w = 16 if instr.opcode == "abs" and float_type_of(instr) in ("f16", "bf16") else _and_width(instr)
+    aft = float_type_of(instr) if instr.opcode == "abs" else None
+    w = R.ring(aft).w if aft in ("f16", "bf16", "f32") else _and_width(instr)
     # abs(h.to(f32)) narrowed back: LLVM drops both casts and clears the half's sign (held-out seed 3944: silent);
-    # Triton's ring widens φ(h), clears the sign of the wide bits, narrows the payload back
-    widened = flow.hints.abs_widened(instr, w) if w == 16 else None
+    # Triton's ring widens φ(h), clears the sign of the wide bits, narrows the payload back (f32 through f64 too:
+    # held-out seed 15164)
+    widened = flow.hints.abs_widened(instr, w) if w in (16, 32) else None
     wide, _, half = widened.form.partition(":") if widened is not None else ("", "", "")
-    head = (f"|x| of a 16-bit value where the source at {widened.where} takes abs of its widening to {wide}, narrowed "
+    head = (f"|x| of a {w}-bit value where the source at {widened.where} takes abs of its widening to {wide}, narrowed "
             "back: LLVM dropped both conversions") if widened is not None else ""
     if half:  # the location's expression narrows it to that half: what every reader reads (held-out seed 12601)
         _abs_of_widened(instr, ctx, src, dst, half, wide)
@@ -262,8 +264,8 @@ def _abs_next_to_cast(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, sr
             return FoldResult(False, Verdict(f"{_ABS_CAST_HEAD}: a 16-bit op that is wider arithmetic in the "
                                              "source widens it; left as written", ERROR))
         if widened is not None:
-            half = (float_type_of(instr) or "") if instr.opcode == "abs" else ""
-            if half in ("f16", "bf16") and all(u.opcode == "st" or u.opcode in MOVES
+            half = aft or ""
+            if half in ("f16", "bf16", "f32") and all(u.opcode == "st" or u.opcode in MOVES
                                                for u in readers_of(flow, dst, lambda u: False)):
                 _abs_of_widened(instr, ctx, src, dst, half, wide)
                 return FoldResult(True, Verdict(f"{head}; sanitized as Triton's ring widening, abs of the wide bits "

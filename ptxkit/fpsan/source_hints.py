@@ -397,7 +397,7 @@ class SourceHints(SignHints):
                 n = n.args[1]  # LLVM sank the abs to the store (held-out seed 3944): the value it stores
             half = ""
             if n is not None and (c := _cast_to(n)) is not None and _DTYPE_WIDTH[c] == width:  # narrowed back
-                n, half = _resolve(f, _receiver(n), _DEPTH), ":" + _HALF.get(c, "")
+                n, half = _resolve(f, _receiver(n), _DEPTH), ":" + {**_HALF, "float32": "f32"}.get(c, "")
             if not _abs_call(n):
                 return None
             arg = _resolve(f, n.args[0], _DEPTH)
