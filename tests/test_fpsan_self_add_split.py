@@ -121,3 +121,13 @@ def test_held_out_forms_through_a_cast_round_trip_are_reported():
     """Seed 14183's pair: the mismatch (silent at first contact) is reported at the add."""
     ours, theirs, errors = _compare("seed14183")
     assert not (ours == theirs).all() and "add.f16" in {e.opcode for e in errors}
+
+
+def test_forms_on_one_value_through_a_choice_of_itself_are_split(tmp_path):
+    """``tl.fma(x1, 2.0 * tl.minimum(x0, x0), x0 + x0)`` (held-out seed 15343, silent at first contact): the ring's
+    minimum of x0 with itself is x0, as natively, so both forms are on one operand; each reader takes its own."""
+    expr = "tl.fma(x1, 2.0 * tl.minimum(x0, x0), x0 + x0)"
+    body = f"{{loc}}\n\tadd.f32 %t, %a, %a;\n\t.loc 1 {EXPR_LINE} {_col(expr, 'tl.fma')}\n\tfma.rn.f32 %d, %b, %t, %t;"
+    out, rep = _run(_with_source(tmp_path, expr, body, "2.0 *", nin=2), [[A, B]])
+    assert out == [_bits(R.fma(_phi(B), MUL2(A), ADD(A), 32))]
+    assert all(s == "note" for _, s in _items(rep))

@@ -36,6 +36,7 @@ from ptxkit.fpsan.source_ast import (
     _as_op,
     _is_two,
     _resolve,
+    _same,
     _self_add_forms,
     _width,
 )
@@ -66,10 +67,10 @@ def _form_of(f: SourceFile, e: ast.expr, x: str) -> str | None:
     if not isinstance(r, ast.BinOp):
         return None
     op, left, right = _as_op(r)
-    if op is ast.Add and ast.dump(left) == ast.dump(right) == x:
+    if op is ast.Add and ast.dump(left) == ast.dump(right) and ast.dump(_same(left)) == x:
         return "add"
     if isinstance(r.op, ast.Mult) and (_is_two(r.left) or _is_two(r.right)):
-        return "mul2" if ast.dump(r.right if _is_two(r.left) else r.left) == x else None
+        return "mul2" if ast.dump(_same(r.right if _is_two(r.left) else r.left)) == x else None
     return None
 
 
@@ -104,8 +105,8 @@ def both_operand(hints: SourceHints, instr: ir.Instruction, lane: str) -> str | 
         x = left if op is ast.Add and ast.dump(left) == ast.dump(right) else (
             n.right if _is_two(n.left) else n.left) if isinstance(n.op, ast.Mult) and (
             _is_two(n.left) or _is_two(n.right)) else None
-        if x is not None and _self_add_forms(f, ast.dump(x)) == {"add", "mul2"}:
-            xs[ast.dump(x)] = x
+        if x is not None and _self_add_forms(f, ast.dump(_same(x))) == {"add", "mul2"}:
+            xs[ast.dump(_same(x))] = x
     if len(xs) != 1:
         return None
     (dump, x), = xs.items()
