@@ -807,6 +807,27 @@ def test_abs_of_a_widened_f32_narrowed_back_is_tritons_ring_abs(tmp_path):
     assert out == want and [s for o, s in _items(rep) if o == "and.b32"] == ["note"]
 
 
+@pytest.mark.parametrize("expr,chain", [("tl.abs(x0.to(tl.float32))", ("f32",)),  # held-out seed 15309
+                                        ("tl.abs(x0.to(tl.float64)).to(tl.float16)", ("f64", "f16"))])  # 12601
+def test_abs_of_a_widened_half_cast_again_is_tritons_chain(tmp_path, expr, chain):
+    """``abs(h.to(W))`` (narrowed back to the half or not) then ``.to(tl.float64)`` at the store, as LLVM's ``and.b16``
+    of h and ``cvt.f64.f16``: Triton's ring widening to W, abs of W's bits, the ring casts after it (differs from the
+    half's abs widened at −0)."""
+    xs = np.array([0xBC00, 0x8000, 0x3555], np.uint64)
+    wide = R.float_cast(xs, "f16", chain[0]) & np.uint64((1 << (R.ring(chain[0]).w - 1)) - 1)
+    v, t = wide, chain[0]
+    for nxt in (*chain[1:], "f64"):
+        v, t = R.float_cast(v, t, nxt), nxt
+    want = [int(b) for b in v]
+    assert want != [int(b) for b in R.float_cast(xs & np.uint64(0x7FFF), "f16", "f64")]
+    body = f".loc 1 {EXPR_LINE} 5\n\tand.b16 %t, %a, 32767;\n\t{{store}}\n\tcvt.f64.f16 %d, %t;"
+    text = _with_source(tmp_path, expr, body, "", w=16, out_w=64)
+    src = tmp_path / "kernel.py"
+    src.write_text(src.read_text().replace("r.to(tl.float16)", "r.to(tl.float64)"))  # widened at the store
+    out, rep = _run(text, [[int(x)] for x in xs], w=16, out_w=64)
+    assert out == want and [s for o, s in _items(rep) if o == "cvt.f64.f16"] == ["note"]
+
+
 def test_abs_of_a_half_itself_is_native(tmp_path):
     """``tl.abs(x0)`` of the half itself is Triton's native abs: no report."""
     text = _with_source(tmp_path, "tl.abs(x0)", f".loc 1 {STORE_LINE} 5\n\tand.b16 %d, %a, 32767;", "", w=16)

@@ -409,7 +409,7 @@ def _widening_half_op(flow: Flow, u: ir.Instruction) -> bool:
     return decided is not None and decided.form != "native"
 
 
-def _abs_inside_cast(flow: Flow, cvt: ir.Instruction) -> tuple[ir.Instruction, str] | None:
+def _abs_inside_cast(flow: Flow, cvt: ir.Instruction) -> tuple[ir.Instruction, str, str | None] | None:
     """The |x| (``abs.fS`` or the sign-bit ``and``; or a lane of ``abs.fSx2``, unpacked: held-out seed 540)
     a scalar float ``cvt`` reads, and x, when the source's abs call takes the cast (``abs(x.to(T))``, LLVM's
     ``abs(x).to(T)``: held-out seed 736) and x is unchanged up to the cvt; else None."""
@@ -432,8 +432,11 @@ def _abs_inside_cast(flow: Flow, cvt: ir.Instruction) -> tuple[ir.Instruction, s
         x = ab.operands[1].name
     if not flow.unchanged_between(x, ab, cvt):
         return None
-    decided = flow.hints.abs_cast(ab, types[0]) or flow.hints.abs_at_cast(cvt, types[0], types[1])
-    return (ab, x) if decided is not None and decided.form == "inside" else None
+    at_cast = flow.hints.abs_at_cast(cvt, types[0], types[1])
+    if at_cast is not None and at_cast.form.startswith("via-"):
+        return ab, x, at_cast.form[4:]
+    decided = flow.hints.abs_cast(ab, types[0]) or at_cast
+    return (ab, x, None) if decided is not None and decided.form == "inside" else None
 
 
 def _packed_lane(flow: Flow, unpack: ir.Instruction, r: str) -> tuple[ir.Instruction, str] | None:
@@ -508,11 +511,25 @@ def _abs_after_cast(instr: ir.Instruction, cvt: ir.Instruction, ctx: RewriteCont
                                     native=False))
 
 
-def _cast_of_abs(cvt: ir.Instruction, ab: ir.Instruction, x: str, ctx: RewriteContext) -> FoldResult:
-    """``cvt.T.S d, |x|`` as Triton's ``abs(x.to(T))``: the ring cast of φ(x), then abs of its float bits."""
+def _cast_of_abs(cvt: ir.Instruction, ab: ir.Instruction, x: str, via: str | None,
+                 ctx: RewriteContext) -> FoldResult:
+    """``cvt.T.S d, |x|`` as Triton's ``abs(x.to(T))``: the ring cast of φ(x), then abs of its float bits; ``via``
+    W: ``abs(x.to(W)).to(T)``, the abs at W, then the ring cast to T."""
     types = float_cast(cvt)
     assert types is not None
     dt, st = types
+    if via is not None:  # W, or W-S: abs(x.to(W)).to(S) first (S the cvt's source type)
+        wt, _, back = via.partition("-")
+        ww = R.ring(wt).w
+        bits = ctx.unembed_to_fresh(cast_payload(ctx, ctx.embed(ir.Reg(x), st), st, wt), wt)
+        m = ctx.fresh(BITS_KIND[ww])
+        ctx.emit(f"and.b{ww} {m}, {bits}, {hexc((1 << (ww - 1)) - 1, ww)}")
+        p = cast_payload(ctx, ctx.embed(m, wt), wt, back or dt)
+        ctx.define(cvt.operands[0], cast_payload(ctx, p, back, dt) if back else p, dt, cvt.guard)
+        chain = f"abs(x.to({wt}))" + (f".to({back})" if back else "") + f".to({dt})"
+        return FoldResult(True, Verdict(f"cvt.{dt}.{st} of |x|: LLVM's abs(x).to({dt}) for the source's {chain}; "
+                                        "sanitized as that chain of ring casts, the abs on the wide bits", NOTE,
+                                        native=False))
     w = R.ring(dt).w
     bits = ctx.unembed_to_fresh(cast_payload(ctx, ctx.embed(ir.Reg(x), st), st, dt), dt)
     d = name_of(cvt.operands[0])

