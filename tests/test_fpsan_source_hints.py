@@ -345,6 +345,21 @@ def test_narrowed_half_mul_decided_by_the_source(tmp_path):
     assert "half=f32, decided by the source at kernel.py:10:23: `r.to(tl.float16)`" in rep.items[0].reason
 
 
+def test_narrowed_packed_half_mul_by_a_constant_takes_the_wide_constant(tmp_path):
+    """``(x.to(tl.float32) * 0.5).to(tl.float16)`` on two elements, LLVM's ``mul.f16x2 d, x, 0x38003800`` (held-out seed
+    15653, silent before: each lane's 0.5 was widened as a payload): Triton's f32 ring product by φ_f32(0.5), narrowed,
+    lane by lane."""
+    lo, hi = np.array(A16[:2], np.uint64), np.array(B16[:2], np.uint64)
+    half = np.array([0x3F000000] * 2, np.uint64)
+    want = [R.float_cast(R.float_binop("mul", R.float_cast(v, "f16", "f32"), half, "f32"), "f32", "f16")
+            for v in (lo, hi)]
+    body = "{store}\n\tmov.b32 %t, 0x38003800;\n\tmul.f16x2 %d, %a, %t;"
+    text = _with_source(tmp_path, "x0.to(tl.float32) * 0.5", body, "", nin=1)
+    out, rep = _run(text, [[int(a) | int(b) << 16] for a, b in zip(lo, hi, strict=True)])
+    assert out == [int(a) | int(b) << 16 for a, b in zip(*want, strict=True)]
+    assert [s for o, s in _items(rep) if o == "mul.f16x2"] == ["note"]
+
+
 def test_genuine_half_mul_decided_by_the_source(tmp_path):
     text = _with_source(tmp_path, "x0 * x1", "{loc}\n\tmul.f16 %d, %a, %b;", "x0 * x1", nin=2, w=16)
     out, rep = _run(text, [list(r) for r in zip(A16, B16)], w=16)

@@ -302,12 +302,15 @@ def _half(instr: ir.Instruction, ctx: RewriteContext, opts: Options, ft: str, de
     op = {"add": "add.s{w}", "sub": "sub.s{w}", "mul": "mul.lo.s{w}"}[instr.opcode].format(w=ww)
     lane = LANE_TYPE.get(ft, ft)
 
-    consts = [_half_constant(flow, o, lane) for o in instr.operands[1:3]]
+    packed = ft in LANE_TYPE
+    consts = [_lane_constants(flow, o, lane) if packed else (_half_constant(flow, o, lane),) * 2
+              for o in instr.operands[1:3]]
+    lanes = iter((0, 1))  # elementwise computes lane 0, then lane 1
 
     def compute(c: RewriteContext, ps: list[str], w: int, _i: ir.Instruction) -> str:
-        wide = []
-        for p, k in zip(ps, consts, strict=True):
-            if k is not None and ft not in LANE_TYPE:  # a Python number takes the wide type: φ_wide(c) (1488)
+        wide, at = [], next(lanes, 0)
+        for p, k in zip(ps, (ks[at] for ks in consts), strict=True):
+            if k is not None:  # a Python number takes the wide type: φ_wide(c) (1488; packed: 15653)
                 wide.append(hexc(R.embed_int(_float_bits(k, form), form), ww))
                 continue
             x = c.fresh(BITS_KIND[ww])
@@ -320,6 +323,19 @@ def _half(instr: ir.Instruction, ctx: RewriteContext, opts: Options, ft: str, de
     if not elementwise(instr, ctx, OpInfo(lane, ft if ft in LANE_TYPE else None), compute, 2):
         return FoldResult(False, Verdict(f"{instr.opcode}: operand form not modelled"))
     return FoldResult(True, verdict)
+
+
+def _lane_constants(flow: Flow, o: ir.Operand, lane: str) -> tuple[float | None, float | None]:
+    """The values of a packed half constant operand, low lane first (a 32-bit immediate, or a register whose one
+    definition moves one in; held-out seed 15653: ``(x.to(f64) * 0.5).to(f16)`` as ``mul.f16x2`` by 0x38003800,
+    whose lanes were widened as payloads, silent before)."""
+    d = flow.only_def(o.name) if isinstance(o, ir.Reg) else None
+    if d is not None and d.opcode == "mov" and len(d.operands) == 2 and d.guard is None:
+        o = d.operands[1]
+    if not isinstance(o, ir.Imm):
+        return None, None
+    v = o.value & 0xFFFFFFFF
+    return _half_constant(flow, ir.Imm(v & 0xFFFF), lane), _half_constant(flow, ir.Imm(v >> 16), lane)
 
 
 def _half_constant(flow: Flow, o: ir.Operand, lane: str) -> float | None:
