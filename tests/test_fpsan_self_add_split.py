@@ -5,14 +5,18 @@ module's arithmetic (docs/fpsan.md §2), and a reader the source does not place 
 
 from __future__ import annotations
 
+import re
+import shutil
 import struct
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from ptxkit.fpsan import ring as R
+from ptxkit.fpsan_ptx import sanitize_text
 from tests.test_fpsan_folds import HALF, ONE, _items, _run
-from tests.test_fpsan_libdevice import _assert_bit_exact, _compare
+from tests.test_fpsan_libdevice import DATA, SPECS, _assert_bit_exact, _assert_ptxas_accepts, _compare
 from tests.test_fpsan_source_hints import EXPR_LINE, SRC, _with_source
 
 A, B = 0x3FC00000, 0x40400000  # 1.5, 3.0
@@ -131,3 +135,18 @@ def test_forms_on_one_value_through_a_choice_of_itself_are_split(tmp_path):
     out, rep = _run(_with_source(tmp_path, expr, body, "2.0 *", nin=2), [[A, B]])
     assert out == [_bits(R.fma(_phi(B), MUL2(A), ADD(A), 32))]
     assert all(s == "note" for _, s in _items(rep))
+
+
+@pytest.mark.skipif(shutil.which("ptxas") is None, reason="ptxas not installed")
+def test_split_output_is_accepted_by_ptxas(tmp_path):
+    """Seed 12159's sanitized PTX, whose readers of the second form were written out again (a native select reading
+    the fresh register), assembles."""
+    plain = (DATA / "seed12159.plain.ptx").read_text()
+    m = re.search(r'^\s*\.file\s+\d+\s+"([^"]+)"', plain, re.M)
+    assert m is not None
+    src = tmp_path / "root" / Path(m.group(1)).parent.name / Path(m.group(1)).name
+    src.parent.mkdir(parents=True)
+    src.write_text(SPECS["seed12159"].source)
+    res = sanitize_text(plain, "seed12159.plain.ptx", source_root=str(tmp_path / "root"))
+    assert any("sanitized as both" in i.reason for i in res.report.items)
+    _assert_ptxas_accepts(res.text, tmp_path)

@@ -2,8 +2,8 @@
 ``x + x``, so one instruction stands for ring φ(x)·φ(2) or 2φ(x). Where the source writes both forms on
 one operand, LLVM's CSE makes them one instruction (held-out seeds 12159: ``where(x + x < floor(x), .., 2.0 * x)``,
 13187, 13296: ``fma(t, 2.0 * x, x + x)``), and the location of the add names only one of them. The readers
-still say which: each carries the location of the expression that reads the form, whose operands name it
-(ISA-level: the ``.loc`` in force at each reader, §11.6 of the PTX ISA "Debugging directives").
+still say which: each carries the location of the expression that reads the form (the ``.loc`` debugging
+directive in force at it, PTX ISA "Debugging Directives"), whose operands name it.
 
 :func:`plan` maps every reader of ``t`` to a form (per operand) from the source; one form for all gives the
 add that form, two forms split it: ``t`` keeps one, a fresh register gets the other, and the readers of the
