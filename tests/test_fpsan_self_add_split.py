@@ -113,11 +113,13 @@ def test_forms_on_one_value_through_a_cast_round_trip_stay_reported(tmp_path):
     assert ("add.f32", "error") in _items(rep)
 
 
-@pytest.mark.parametrize("name", ["seed12159", "seed13296", "seed13187"])
+@pytest.mark.parametrize("name", ["seed12159", "seed13296", "seed13187", "seed15755"])
 def test_held_out_kernels_with_both_forms_are_tritons_bits(name):
     """Triton 3.9 pairs (tests/data/triton_libdevice): ``where(x + x < floor(x), x / x, 2.0 * x)`` (12159, f64
-    through bf16), ``fma(tanh(x), 2.0 * x, x + x)`` (13296), ``where(-x > 2.0 * x, fma(..), x + x)`` of f64 (13187):
-    bit for bit with Triton's FPSan build, nothing reported (each was a reported mismatch)."""
+    through bf16), ``fma(tanh(x), 2.0 * x, x + x)`` (13296), ``where(-x > 2.0 * x, fma(..), x + x)`` of f64 (13187),
+    ``fma(.., 2.0 * where(c, x, x), cos(x + x))`` of f64 (15755: the add keeps the form the cos body's native lines and
+    ring op read, the fma the other): bit for bit with Triton's FPSan build, nothing reported (each was a reported
+    mismatch)."""
     _assert_bit_exact(name)
 
 

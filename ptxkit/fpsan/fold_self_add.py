@@ -123,9 +123,7 @@ def _reader_forms(hints: SourceHints, flow: Flow, u: ir.Instruction, t: str, x: 
     position where there are both (a comparison of the two, an fma, a commutative op); None where the source
     does not say."""
     at = [i for i, o in enumerate(u.operands) if i > 0 and o == ir.Reg(t)]
-    with hints.at_call_site(u) as inlined:
-        if u.span is not None and u.span.line in flow.native and not inlined:
-            return None
+    with hints.at_call_site(u):  # (a body's lines carry the user's call: inlined_at, or their own .loc)
         found, loc = hints.nodes(u), hints.loc.get(id(u))
         if found is None or loc is None or loc[2] == 0 or not at:
             return None
@@ -181,14 +179,19 @@ def plan(instr: ir.Instruction, flow: Flow, lane: str) -> Plan | None:
     site = where[0].where(where[1][0]) if where is not None and where[1] else "its readers' locations"
     if len(kinds) == 1:
         return Plan(kinds.pop(), site)
-    if any(u.span is not None and u.span.line in flow.native for u, _ in placed):
-        return None  # a body's native line reads t's float bits: it cannot read two
-    p = Plan("add", site, other="mul2")
+    # a body's native lines read t's float bits, and its ring op t's payload: t keeps the one form they all read
+    # (held-out seed 15755: fma(-(x + 1.0), 2.0 * x, cos(x + x)) of f64)
+    native = {m for u, forms in placed if u.span is not None and u.span.line in flow.native for m in forms}
+    if len(native) > 1:
+        return None
+    keep = native.pop() if native else "add"
+    other = "mul2" if keep == "add" else "add"
+    p = Plan(keep, site, other=other)
     for u, forms in placed:
-        if "mul2" not in forms:
+        if other not in forms:
             continue
         it = iter(forms)
-        ops = tuple(ir.Reg("") if i > 0 and o == t and next(it) == "mul2" else o for i, o in enumerate(u.operands))
+        ops = tuple(ir.Reg("") if i > 0 and o == t and next(it) == other else o for i, o in enumerate(u.operands))
         mods = u.mods
         if u.opcode == "setp" and ("num" in u.mods or "nan" in u.mods):
             n = _compare_at(flow.hints, u)
@@ -249,7 +252,7 @@ def self_add(instr: ir.Instruction, ctx: RewriteContext, opts: Options, ft: str,
     """K: ``add.fT t, x, x`` as the decided form (undecided: the PTX as written, 2φ(x), so sanitize stays a ring
     homomorphism of the text, as equiv's algebraic twins need; still an error, since Triton's x*2.0 gives
     φ(x)·φ(2)); with a split :class:`Plan`, also the other form into a fresh register its readers read."""
-    if split is not None and split.other is None:
+    if split is not None:  # t's form (the readers' one, or the one a body's lines read)
         decided = Decision(split.form, f"{split.where} (both forms in the file; its readers' locations)")
     form = opts.fold("self-add") or (decided.form if decided else "add")
     info = OpInfo(LANE_TYPE.get(ft, ft), ft if ft in LANE_TYPE else None)
