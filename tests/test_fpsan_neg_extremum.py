@@ -63,3 +63,15 @@ def test_max_read_by_a_vector_move_is_walked_without_a_crash():
     body = "max.f64 %t, %a, %b;\n\tmov.b64 {_, %r1}, %t;\n\tmov.b64 %d, {%r1, %r1};"
     out, rep = _run(_kernel(body, w=64), [[0x3FF0000000000000, 0x4000000000000000]], w=64)
     assert not rep.errors and len(out) == 1
+
+
+def test_sign_xor_after_the_tree_at_the_stores_location(tmp_path):
+    """``tl.min(-x)`` whose negation LLVM leaves as one sign xor after the tree, carrying the store's location
+    (held-out seed 11777, reported before): the tree's own location (the reduction's call) decides it."""
+    from tests.test_fpsan_source_hints import STORE_LINE
+    expr = "tl.min(-x0, axis=0)"
+    body = _body(expr).replace("\tneg.f32 %d, %u;", f"\t.loc 1 {STORE_LINE} 5\n\txor.b32 %d, %u, -2147483648;")
+    text = _with_source(tmp_path, expr, body, "", nin=2) + '\t.file\t2 "standard.py"\n'
+    out, rep = _run(text, [[NEG0, ONE], [TWO, ONE]])
+    assert out == [NEG0, _ring_min_of_negations(TWO, ONE)]
+    assert [s for o, s in _items(rep) if o == "xor.b32"] == ["note"]

@@ -365,14 +365,14 @@ EXACT: list[int | str] = [4, 6, 15, 19, 72, 104, 114, 175, "k_rsqrt_f32", "k_exp
                           ]
 # Known-open classes (issue 10's letters; /work/coord/issue10_findings.md): kernel -> (cause, reported
 # today, i.e. the sanitize report has an error so --strict fails).
+# Exact since stop 24, no longer compiled here (Triton-free pairs of their classes in tests/test_fpsan_neg_extremum.py
+# and tests/test_fpsan_libdevice.py): 883, 1354, 11777 (tl.min of negations as LLVM's negated max tree) and 1014
+# (log(-h.to(f64)) with the negation folded into the body).
 OPEN: dict[int | str, tuple[str, bool]] = {
     # held-out seeds (600-699, 500-539 of the generator), found after seeds 0-199 were exact: the PTX of
     # two sources is the same, so these mismatch and are reported (fail --strict), never silent
-    883: ("tl.min(x * -1.0): LLVM computes -max(x), which the ring computes differently at -0", True),
     777: ("(x.to(f64) * -1.0).to(f16): LLVM drops the f64 and negates after the f16 cvt (neg.f16x2)", True),
     814: ("tl.min(abs(h.to(f32))): LLVM takes abs and min in f16, then widens", True),
-    1014: ("log(-h.to(f64)): LLVM folds the negation into __nv_log's subnormal scaling, x * -2^54", True),
-    1354: ("tl.min(-x) of bf16: LLVM computes -max(x), the ring differs at -0", True),
     1391: ("(i.to(f32) * 2.0).to(f16): LLVM converts i to f16 and doubles in f16", True),
     1632: ("-abs(h.to(f64)).to(f16): LLVM's -|h| on the half, Triton's ring went through f64", True),
     2363: ("(s + s) / (s * 2.0): LLVM's CSE makes both one add x, x, which no one ring op matches", True),
@@ -384,8 +384,6 @@ OPEN: dict[int | str, tuple[str, bool]] = {
            "through f32 and f64 is not recognised", True),
     10869: ("x.to(bf16) / erf(..).to(bf16) <= x.to(bf16): LLVM divides the widened halves in f32 for the comparison; "
             "Triton's 16-bit ring division is not modelled (silent at first contact)", True),
-    11777: ("tl.min(-x) as -max(x) with the negation a sign xor after the tree: the ring differs at φ(-0) (silent at "
-            "first contact, reported since)", True),
     11820: ("abs(pow(x, x).to(f32)) of a bf16 x: pow's special cases (1 at x == 0, x == 1) selected after the abs and "
             "the narrowing cast, which no special-case rule follows (was silent for an hour of this session)", True),
     11701: ("x.to(f32) < -x.to(f32) of an f64 x as setp.lt.f64 x, -2^-150: LLVM's algebra on the native cast "

@@ -124,7 +124,7 @@ def _sign_xor(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow: F
     if mft in ("f32", "f64") and sign_xor_width(instr) == int(mft[1:]):
         # −max(x) of tl.min(-x) with the negation as a sign xor after the reduction tree (held-out seed 11777)
         as_neg = ir.Instruction("neg", (mft,), (instr.operands[0], ir.Reg(src)), instr.guard, instr.span)
-        return _neg_extremum(as_neg, ctx, flow, mft)
+        return _neg_extremum(as_neg, ctx, flow, mft, instr)
     if cvt is not None and cvt.opcode == "cvt" and float_cast(cvt) is not None:
         types = float_cast(cvt)
         decided = decide_fold(opts, "neg-cast", lambda c: flow.hints.neg_cast(c, types[0], types[1], _fused(cvt, flow))
@@ -361,13 +361,23 @@ def tree_root(flow: Flow) -> Callable[[ir.Instruction], bool]:
     """The roots :func:`ptxkit.fpsan.fold_neg_extremum.negated_tree` looks for: such a ``neg`` where the user's
     reduction takes the other extremum of negations (the source hint ``reduced_negation``)."""
     def root(u: ir.Instruction) -> bool:
-        m = flow.only_def(u.operands[1].name) if len(u.operands) == 2 and isinstance(u.operands[1], ir.Reg) else None
-        return (m is not None and neg_extremum_site(u, flow)
-                and flow.hints.reduced_negation(u, _OTHER_EXTREMUM[m.opcode]) is not None)
+        if u.opcode == "xor":  # the negation as a sign xor after the tree (held-out seed 11777)
+            src = next((o.name for o in u.operands[1:] if isinstance(o, ir.Reg)), None)
+            m = flow.only_def(src) if src is not None else None
+            mft = float_type_of(m) if m is not None and m.opcode in ("max", "min") else None
+            site = mft in ("f32", "f64") and sign_xor_width(u) == int((mft or "f0")[1:])
+        else:
+            m = flow.only_def(name_of(u.operands[1])) if len(u.operands) == 2 and isinstance(u.operands[1], ir.Reg) \
+                else None
+            site = m is not None and neg_extremum_site(u, flow)
+        # the tree's root max carries the reduction's call (inlined_at); the xor may carry the store's location
+        return (m is not None and site and m.opcode in _OTHER_EXTREMUM
+                and any(flow.hints.reduced_negation(i, _OTHER_EXTREMUM[m.opcode]) is not None for i in (m, u)))
     return root
 
 
-def _neg_extremum(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, ft: str) -> FoldResult:
+def _neg_extremum(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, ft: str,
+                  original: ir.Instruction | None = None) -> FoldResult:
     """``neg`` of a ``max``/``min`` result that a ``min``/``max`` reads (held-out seed 883: ``tl.min(x *
     -1.0)`` as −max(x) into the shuffle tree's min): the ring negation as written, a note where the source
     negates a max/min call there, else an error."""
@@ -375,7 +385,7 @@ def _neg_extremum(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, ft: st
     if not elementwise(instr, ctx, OpInfo(ft, None), compute, nsrc):
         return FoldResult(False, Verdict("neg: operand form not modelled"))
     m = flow.only_def(name_of(instr.operands[1]))
-    if m is not None and tree_root(flow)(instr) and negated_tree(m, flow, tree_root(flow)):
+    if m is not None and tree_root(flow)(original or instr) and negated_tree(m, flow, tree_root(flow)):
         return FoldResult(True, Verdict(f"{_NEG_EXTREMUM.split(', which')[0]}: the user's reduction takes the "
                                         f"{_OTHER_EXTREMUM[m.opcode]} of negations; its tree computes "
                                         f"−{_OTHER_EXTREMUM[m.opcode]}(−a, −b) at each node, so this negation is "
