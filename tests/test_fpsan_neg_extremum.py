@@ -75,3 +75,18 @@ def test_sign_xor_after_the_tree_at_the_stores_location(tmp_path):
     out, rep = _run(text, [[NEG0, ONE], [TWO, ONE]])
     assert out == [NEG0, _ring_min_of_negations(TWO, ONE)]
     assert [s for o, s in _items(rep) if o == "xor.b32"] == ["note"]
+
+
+@pytest.mark.parametrize("expr,converted", [("tl.minimum(-x0, x1 * -1.0)", True),
+                                            ("tl.minimum(-x0, x1)", False)])
+def test_elementwise_minimum_of_negations(tmp_path, expr, converted):
+    """``tl.minimum(-a, -b)`` as LLVM's ``neg(max(a, b))`` at the call's location (held-out seed 14532): the max is
+    computed as −min(−a, −b), the negation is Triton's ring min of the negations; with one operand not negated the
+    PTX cannot be this call, and nothing changes (the negation reported)."""
+    body = "{loc}\n\tmax.f32 %t, %a, %b;\n\tneg.f32 %d, %t;"
+    text = _with_source(tmp_path, expr, body, "tl.minimum", nin=2)
+    out, rep = _run(text, [[NEG0, ONE]])
+    if converted:
+        assert out == [NEG0] and [s for o, s in _items(rep) if o == "neg.f32"] == ["note"]
+    else:
+        assert out == [0xBF800000] and ("neg.f32", "error") in _items(rep)

