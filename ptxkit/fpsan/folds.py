@@ -47,6 +47,7 @@ from ptxkit.fpsan.casts import _cast_payload as cast_payload
 from ptxkit.fpsan.casts import through_int, trunc_casts
 from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext, guard_text, hexc
 from ptxkit.fpsan.dispatch import rewrite_instruction
+from ptxkit.fpsan.fold_contracted import contracted_narrowed_product
 from ptxkit.fpsan.fold_flow import Flow, FoldResult, decide_fold, float_cast, fold_verdict, roles
 from ptxkit.fpsan.fold_neg_extremum import max_of_negations, negated_tree
 from ptxkit.fpsan.fold_poison import poison_conversion
@@ -131,6 +132,8 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
         return sign
     if op in ("max", "min") and negated_tree(instr, flow, tree_root(flow)):
         return max_of_negations(instr, ctx)
+    if op in ("fma", "mad") and (narrowed := contracted_narrowed_product(instr, ctx, flow)) is not None:
+        return narrowed
     if op == "cvt" and (poison := poison_conversion(instr, flow)) is not None:
         return FoldResult(False, poison)
     if op == "and" and _high_word_sign(instr, flow):

@@ -1,0 +1,56 @@
+"""A product LLVM contracted into a cumsum's ``fma.f32`` whose source computes it at f64 and narrows it back
+(``ptxkit.fpsan.fold_contracted``; issue 10 H, held-out seed 16210, silent at first contact): Triton's f64 ring
+product, narrowed, then the f32 ring add — against the ring module's casts and ops (docs/fpsan.md §2)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ptxkit.fpsan import ring as R
+from tests.test_fpsan_folds import HALF, ONE, _items, _run
+from tests.test_fpsan_libdevice import _assert_bit_exact
+from tests.test_fpsan_source_hints import EXPR_LINE, SRC, _with_source
+
+A, B = 0x3FC00001, 0x40400000  # 1.5000001 (not exact in the narrowing's low bits), 3.0
+TWO64 = 0x4000000000000000
+
+
+def _u(*xs: int) -> np.ndarray:
+    return np.array(xs, np.uint64)
+
+
+def _body(expr: str, line0: bool = False) -> str:
+    col = SRC.replace("EXPR", expr).splitlines()[EXPR_LINE - 1].index("tl.cumsum") + 1
+    at = ".loc 1 0 30" if line0 else f".loc 2 287 12, function_name $L__info_string0, inlined_at 1 {EXPR_LINE} {col}"
+    return f"{at}\n\tfma.rn.f32 %d, %a, 0f40000000, %b;"
+
+
+def _narrowed(a: int, b: int) -> int:
+    p = R.float_cast(R.float_binop("mul", R.float_cast(_u(a), "f32", "f64"), _u(TWO64), "f64"), "f64", "f32")
+    return int(R.float_binop("add", p, _u(b), "f32")[0])
+
+
+@pytest.mark.parametrize("line0", [False, True])
+def test_cumsum_of_a_narrowed_f64_product_is_tritons(tmp_path, line0):
+    expr = "tl.cumsum((x0.to(tl.float64) * 2.0).to(tl.float32), axis=0)"
+    text = _with_source(tmp_path, expr, _body(expr, line0), "", nin=2) + '\t.file\t2 "standard.py"\n'
+    rows = [[A, B], [HALF, ONE]]
+    out, rep = _run(text, rows)
+    assert out == [_narrowed(a, b) for a, b in rows]
+    assert out[0] != int(R.fma(*(R.embed(_u(v), "f32") for v in (A, 0x40000000, B)), 32)[0])  # not the f32 fma
+    assert [s for o, s in _items(rep) if o == "fma.rn.f32"] == ["note"]
+
+
+def test_cumsum_of_an_f32_product_stays_the_f32_fma(tmp_path):
+    expr = "tl.cumsum(x0 * 2.0, axis=0)"
+    text = _with_source(tmp_path, expr, _body(expr), "", nin=2) + '\t.file\t2 "standard.py"\n'
+    out, rep = _run(text, [[A, B]])
+    want = R.unembed(R.fma(*(R.embed(_u(v), "f32") for v in (A, 0x40000000, B)), 32), "f32")
+    assert out == [int(want[0])] and not [o for o, _ in _items(rep) if o == "fma.rn.f32"]
+
+
+def test_held_out_cumsum_of_a_narrowed_product_is_tritons_bits():
+    """Seed 16210's Triton 3.9 pair: ``cumsum((x.to(f16).to(f64) * 2.0).to(f32))`` whose later rows LLVM contracts into
+    fmas at line 0, then cos and a half division: bit for bit, nothing reported (silent at first contact)."""
+    _assert_bit_exact("seed16210")
