@@ -843,6 +843,17 @@ def test_abs_of_a_widened_half_cast_again_is_tritons_chain(tmp_path, expr, chain
     assert out == want and [s for o, s in _items(rep) if o == "cvt.f64.f16"] == ["note"]
 
 
+def test_abs_of_a_widening_hoisted_to_the_load_is_reported_at_its_reader(tmp_path):
+    """``(tl.abs(x.to(tl.float64)) * 2.0).to(tl.float32)`` (held-out seed 16587, silent at first contact): LLVM's
+    ``and.b32`` of the f32 x hoisted to the load's location, read by the narrowed self-add; Triton's abs is on the
+    f64 bits (differs at −0): the reader's expression names it, an error."""
+    expr = "(tl.abs(x0.to(tl.float64)) * 2.0).to(tl.float32)"
+    col = SRC.replace("EXPR", expr).splitlines()[EXPR_LINE - 1].index("(tl.abs") + 1
+    body = f".loc 1 6 0\n\tand.b32 %t, %a, 2147483647;\n\t.loc 1 {EXPR_LINE} {col}\n\tadd.f32 %d, %t, %t;"
+    _, rep = _run(_with_source(tmp_path, expr, body, ""), [[0x80000000]])
+    assert ("and.b32", "error") in _items(rep)
+
+
 def test_abs_of_a_half_itself_is_native(tmp_path):
     """``tl.abs(x0)`` of the half itself is Triton's native abs: no report."""
     text = _with_source(tmp_path, "tl.abs(x0)", f".loc 1 {STORE_LINE} 5\n\tand.b16 %d, %a, 32767;", "", w=16)

@@ -272,6 +272,13 @@ def _abs_next_to_cast(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, sr
                                                 "and ring narrowing (only stores read it)", NOTE, native=False))
             return FoldResult(False, Verdict(f"{head}, and Triton's ring widening, abs of the wide bits and ring "
                                              "narrowing is not the half's own abs; left as written", ERROR))
+        hoisted = next((d for u in flow.uses.get(dst, []) if widened is None and w in (16, 32)
+                        and (d := flow.hints.abs_widened_operand(u, w)) is not None), None)
+        if hoisted is not None:
+            return FoldResult(False, Verdict(f"|x| of a {w}-bit value that code reads where the source at "
+                                             f"{hoisted.where} takes abs of its widening: Triton's abs is on the wide "
+                                             "float's bits, which differs from the narrow one's at −0; left as "
+                                             "written", ERROR))
         if w in (16, 32) and (wider := flow.hints.abs_wider(instr, w)) is not None:
             return FoldResult(False, Verdict(f"|x| of a {w}-bit value where the source at {wider.where} takes abs of a "
                                              "wider value: LLVM narrowed its operands before the abs (through a "

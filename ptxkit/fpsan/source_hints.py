@@ -398,6 +398,12 @@ class SourceHints(SignHints):
             half = ""
             if n is not None and (c := _cast_to(n)) is not None and _DTYPE_WIDTH[c] == width:  # narrowed back
                 n, half = _resolve(f, _receiver(n), _DEPTH), ":" + {**_HALF, "float32": "f32"}.get(c, "")
+            if n is not None and half and not _abs_call(n):
+                # the narrowing of arithmetic on such an abs ((abs(x.to(f64)) * 2.0).to(f32), held-out seed 16587,
+                # silent: LLVM's |x| of the f32 read by the narrowed product): the abs is not narrowed there
+                got = [g for a in ast.walk(n) if isinstance(a, ast.expr) and _abs_call(a)
+                       and (g := classify(f, a)) is not None]
+                return got[0] if len(got) == 1 else None
             if not _abs_call(n):
                 return None
             arg = _resolve(f, n.args[0], _DEPTH)
@@ -407,6 +413,20 @@ class SourceHints(SignHints):
             inner = _width(f, _receiver(arg), _DEPTH)
             return ({"float32": "f32", "float64": "f64"}[cast] + half, n) if inner in (width, OWN) else None
         return self.decide(instr, classify)
+
+    def abs_widened_operand(self, reader: ir.Instruction, width: int) -> Decision | None:
+        """An operand of the expression at ``reader``'s location is ``abs(x.to(W))`` of a ``width``-bit x, W wider: the
+        |x| LLVM hoisted to the load (no location of its own) that the reader reads (held-out seed 16587, silent:
+        ``(abs(x.to(f64)) * 2.0).to(f32)`` as ``and.b32`` at the load and the self-add)."""
+        def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
+            for a in ast.walk(n):  # (the expression there, e.g. the narrowing of a product of the abs)
+                arg = _resolve(f, a.args[0], _DEPTH) if isinstance(a, ast.expr) and _abs_call(a) else None
+                cast = _cast_to(arg)
+                if (isinstance(a, ast.expr) and arg is not None and cast is not None and _DTYPE_WIDTH[cast] > width
+                        and _width(f, _receiver(arg), _DEPTH) in (width, OWN)):
+                    return "wider", a
+            return None
+        return self.decide(reader, classify)
 
     def abs_at_cast(self, cvt: ir.Instruction, dest: str, source: str) -> Decision | None:
         """The abs/cvt order told at the ``cvt``'s own location (the ``.to(T)`` call; LLVM gives a moved abs
