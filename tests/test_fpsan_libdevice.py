@@ -291,6 +291,14 @@ def test_pow_copies_whose_sunk_selects_interleave_with_later_copies_stay_reporte
     assert (ours == theirs).all() or "libdevice:__nv_pow" in {e.opcode for e in errors}
 
 
+def test_pow_whose_two_arguments_llvm_made_one_register_is_reported():
+    """Held-out seed 16769 (silent at first contact): ``pow(abs(x), x)`` of f64 — the user's |x| is read only inside
+    the body, whose inputs are then both x; the source passes two different arguments, so the body is left
+    unrecognised and reported rather than hashed as pow(x, x)."""
+    ours, theirs, errors = _compare("seed16769")
+    assert not (ours == theirs).all() and "libdevice:__nv_pow" in {e.opcode for e in errors}
+
+
 def test_unmarked_bodies_inside_a_recognised_bodys_range_are_reported():
     """Held-out seed 10725 (silent at first contact): eight interleaved f64 sin bodies (no exit marker), two of them
     recognised, whose line ranges span the other six's constants. Those six are sanitized op by op — reported at

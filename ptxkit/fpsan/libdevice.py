@@ -88,7 +88,19 @@ def recognise(module: ir.Module, fn: ir.Function, source_root: str | None = None
         if not hints:
             hints.append(SourceHints.of(module, fn, source_root))
         _negated_arguments(fn, out, hints[0].negated_argument)
+        out = [b for b in out if not _merged_inputs(fn, b, hints[0].same_arguments)]
     return _reading_saved_copies(out)
+
+
+def _merged_inputs(fn: ir.Function, b: LibRange, same: Callable[[ir.Instruction], bool | None]) -> bool:
+    """A two-input body both of whose inputs are one register, with nothing replayed to tell them apart, where the
+    user's call passes two different arguments (held-out seed 16769, silent at first contact: ``pow(abs(x), x)`` of
+    f64, the user's |x| read only inside the body, hashed as pow(x, x)). Such a body is left unrecognised (reported)."""
+    ins = b.inputs or (b.input,)
+    if len(ins) != 2 or ins[0] != ins[1] or b.sunk:
+        return False
+    said = {same(s) for s in fn.instructions() if s.span is not None and b.covers(s.span.line)} - {None}
+    return said == {False}
 
 
 def _negated_arguments(fn: ir.Function, bodies: list[LibRange], negated: Callable[[ir.Instruction], bool]) -> None:
