@@ -337,6 +337,21 @@ def test_half_to_int_to_f32_compared_is_the_trunc_of_the_ring_widening(half, it,
         assert out == [int(np.float32(i).view(np.uint32)) for i in ints]
 
 
+def test_half_to_int_to_f64_compared_through_f64_is_the_f64_trunc():
+    """``h.to(f64).to(int8).to(f64) < y`` (held-out seed 16720, silent at first contact): Triton's FPSan widens h to
+    f64 in the ring and LLVM folds the f64 → int → f64 pair into ``cvt.rzi.f64.f64``; the plain build keeps
+    ``cvt.rzi.s16.bf16`` / ``cvt.rn.f64.s16``. Stated through f64, the trunc of the f64 widening."""
+    body = ("cvt.rn.bf16.f32 %h1, %a;\n\tcvt.rzi.s16.bf16 %h2, %h1;\n\tcvt.rn.f64.s16 %e1, %h2;\n\t"
+            "cvt.f64.f32 %e2, %b;\n\tsetp.lt.f64 %p1, %e1, %e2;\n\tselp.b32 %d, 1065353216, 0, %p1;")
+    xs = [0xC0490FDB, 0x3F000000, 0xBF800000]
+    ys = [int(v) for v in np.array([-1e30, -1e10, 0.5], np.float32).view(np.uint32)]
+    out, rep = _run(_kernel(body), [[x, y] for x, y in zip(xs, ys)], folds=(("half-int", "f64"),))
+    h = R.float_cast(np.array(xs, np.uint64), "f32", "bf16")
+    wide = R.float_cast(h, "bf16", "f64").view(np.float64)  # φ⁻¹ of the sign-extended payload
+    want = [0x3F800000 if np.trunc(w) < y else 0 for w, y in zip(wide, np.array(ys, np.uint32).view(np.float32))]
+    assert out == want and ("cvt.rn.f64.s16", "note") in _items(rep) and not rep.errors
+
+
 def test_f64_maximum_nan_expansion_is_the_ring_max():
     """LLVM's llvm.maximum.f64 (Triton's maximum(propagate_nan=ALL), k_maximum_nan_f64): with a NaN
     input Triton's ring max of the payloads decides, not the canonical NaN of the expansion."""

@@ -72,7 +72,7 @@ def _compared_half_int(instr: ir.Instruction, flow: Flow) -> ir.Instruction | No
     comparisons read the result and the half is unchanged in between (fold T); else None."""
     types = [m for m in instr.mods if m in _INT_TYPES or m in LANE_TYPE.values() or m in ("f32", "f64")]
     ops = instr.operands
-    if types[:1] != ["f32"] or len(types) != 2 or types[1] not in _INT_TYPES or len(ops) != 2 \
+    if types[:1] not in (["f32"], ["f64"]) or len(types) != 2 or types[1] not in _INT_TYPES or len(ops) != 2 \
             or not isinstance(ops[1], ir.Reg) or not isinstance(ops[0], ir.Reg):
         return None
     cvt = flow.only_def(ops[1].name)
@@ -112,16 +112,17 @@ def _trunc_of_widened_half(instr: ir.Instruction, cvt: ir.Instruction, ctx: Rewr
     it = next(m for m in cvt.mods if m in _INT_TYPES)
     half_int = ctx.folds.get("half-int") or (d.form if (d := ctx.hints.half_int(cvt, it)) is not None else "f32")
     wide = ctx.hints.int_wide(instr)
-    if not half_int.startswith("f32") or (wide is not None and wide.form != "direct"):
+    wt = "f64" if "f64" in instr.mods else "f32"  # (f64: h.to(f64).to(int8).to(f64), held-out seed 16720, silent)
+    if not half_int.startswith(wt) or (wide is not None and wide.form != "direct"):
         return None
-    bits = ctx.unembed_to_fresh(cast_payload(ctx, ctx.embed(cvt.operands[1], st), st, "f32"), "f32")
+    bits = ctx.unembed_to_fresh(cast_payload(ctx, ctx.embed(cvt.operands[1], st), st, wt), wt)
     dst = name_of(instr.operands[0])
     ctx.invalidate(dst)
-    ctx.emit(f"{guard_text(instr.guard)}cvt.rzi.f32.f32 {dst}, {bits}")
+    ctx.emit(f"{guard_text(instr.guard)}cvt.rzi.{wt}.{wt} {dst}, {bits}")
     return FoldResult(True, Verdict(f"{instr.opcode}.{'.'.join(instr.mods)} of {st} → {it} read only by comparisons: "
-                                    f"Triton's FPSan widens the {st} to f32 in the ring, and LLVM folds the f32 → int "
-                                    "→ f32 pair that follows into a trunc (a comparison ignores the sign of zero); "
-                                    "sanitized as that trunc", NOTE, native=False))
+                                    f"Triton's FPSan widens the {st} to {wt} in the ring, and LLVM folds the {wt} → "
+                                    f"int → {wt} pair that follows into a trunc (a comparison ignores the sign of "
+                                    "zero); sanitized as that trunc", NOTE, native=False))
 
 
 def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow: Flow) -> FoldResult | None:
