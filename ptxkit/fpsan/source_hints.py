@@ -148,6 +148,8 @@ class SourceHints(SignHints):
             ops = [e for e in _arms(f, _resolve(f, _receiver(n), _DEPTH))
                    if isinstance(e, ast.BinOp) and _as_op(e)[0] is want and (not by_constant or same_constant(e))]
             forms = {_form(_width(f, e.left, _DEPTH), _width(f, e.right, _DEPTH)) for e in ops}
+            if forms == {"f64"} and any(_int_to_f64(f, a) for e in ops for a in (e.left, e.right)):
+                return "int", n  # i.to(f64) * c: Triton's operand is the native int → f64 conversion (seed 17257)
             return ("f64", n) if forms == {"f64"} else None
         got = self.decide(instr, classify)
         loc = self.loc.get(id(instr))
@@ -662,3 +664,9 @@ def _abs_via(f: SourceFile, n: ast.expr, sw: int | None, dest: str) -> str | Non
     if arg is None or cast not in _WIDE or _DTYPE_WIDTH[cast] <= sw or cast == dest:
         return None
     return _WIDE[cast] if _width(f, _receiver(arg), _DEPTH) in (OWN, sw) else None
+
+
+def _int_to_f64(f: SourceFile, e: ast.expr) -> bool:
+    """``i.to(tl.float64)`` of an integer-typed ``i`` (a ``.to(tl.intN)`` cast), through names."""
+    r = _resolve(f, e, _DEPTH)
+    return r is not None and _cast_to(r) == "float64" and _to_dtype(_resolve(f, _receiver(r), _DEPTH)) in _INT_DTYPES
