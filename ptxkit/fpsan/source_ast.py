@@ -361,15 +361,20 @@ def _one_value(f: SourceFile, e: ast.expr | None) -> ast.expr | None:
     are ``a``; held-out seed 3028), names followed; None: unknown."""
     e = _resolve(f, e, _DEPTH) if e is not None else None
     for _ in range(_DEPTH):
-        if not (isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and isinstance(e.func.value, ast.Name)
-                and e.func.value.id == "tl"):
+        if e is None or (a := _chosen(e)) is None:
             return e
-        pair = (e.args[1:] if e.func.attr == "where" and len(e.args) == 3
-                else e.args if e.func.attr in ("maximum", "minimum") and len(e.args) == 2 else [])
-        if len(pair) != 2 or ast.dump(pair[0]) != ast.dump(pair[1]):
-            return e
-        e = _resolve(f, pair[0], _DEPTH)
+        e = _resolve(f, a, _DEPTH)
     return e
+
+
+def _chosen(e: ast.expr) -> ast.expr | None:
+    """``a`` of a choice between one value (``tl.where(c, a, a)``, ``tl.maximum(a, a)``, ``tl.minimum(a, a)``)."""
+    if not (isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and isinstance(e.func.value, ast.Name)
+            and e.func.value.id == "tl"):
+        return None
+    pair = (e.args[1:] if e.func.attr == "where" and len(e.args) == 3
+            else e.args if e.func.attr in ("maximum", "minimum") and len(e.args) == 2 else [])
+    return pair[0] if len(pair) == 2 and ast.dump(pair[0]) == ast.dump(pair[1]) else None
 
 
 def _arms(f: SourceFile, e: ast.expr | None) -> list[ast.expr]:
@@ -491,17 +496,12 @@ def _bare(x: ast.expr) -> ast.expr:
 
 
 def _same(x: ast.expr) -> ast.expr:
-    """``a`` of ``tl.where(c, a, a)``, ``tl.maximum(a, a)``, ``tl.minimum(a, a)`` (repeatedly): the value itself, in
-    the ring as natively (held-out seed 15343: ``x + x`` beside ``2.0 * tl.minimum(x, x)``, one add after LLVM)."""
+    """``x`` with its choices between one value taken (:func:`_chosen`, repeatedly, names not followed): the value
+    itself, in the ring as natively (held-out seed 15343: ``x + x`` beside ``2.0 * tl.minimum(x, x)``, one add)."""
     for _ in range(_DEPTH):
-        if not (isinstance(x, ast.Call) and isinstance(x.func, ast.Attribute) and isinstance(x.func.value, ast.Name)
-                and x.func.value.id == "tl"):
+        if (a := _chosen(x)) is None:
             return x
-        pair = (x.args[1:] if x.func.attr == "where" and len(x.args) == 3
-                else x.args if x.func.attr in ("maximum", "minimum") and len(x.args) == 2 else [])
-        if len(pair) != 2 or ast.dump(pair[0]) != ast.dump(pair[1]):
-            return x
-        x = pair[0]
+        x = a
     return x
 
 
