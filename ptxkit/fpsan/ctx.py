@@ -39,8 +39,20 @@ from ptxkit.fpsan.phi import BITS_KIND, hexc
 from ptxkit.fpsan.source_hints import SourceHints
 from ptxkit.fpsan.touches import RAW, Touches
 
-__all__ = ["BITS_KIND", "FLOAT_REG_TYPES", "KIND_BITS", "LANE_TYPE", "NATIVE_COPY", "RewriteContext", "Shadow",
-           "Unembed", "guard_text", "hexc", "operand_text"]
+__all__ = [
+    "BITS_KIND",
+    "FLOAT_REG_TYPES",
+    "KIND_BITS",
+    "LANE_TYPE",
+    "NATIVE_COPY",
+    "RewriteContext",
+    "Shadow",
+    "Unembed",
+    "float_to_bits",
+    "guard_text",
+    "hexc",
+    "operand_text",
+]
 
 KIND_BITS = {"pred": 1, "b16": 16, "b32": 32, "b64": 64}
 LANE_TYPE = {"f16x2": "f16", "bf16x2": "bf16", "f32x2": "f32"}
@@ -320,14 +332,15 @@ def _convert_float_bits(bits: int, width: int, ftype: str) -> int:
         val = np.array([bits], dtype=np.uint32).view(np.float32)[0]
     else:
         val = np.array([bits], dtype=np.uint64).view(np.float64)[0]
-    return _float_to_bits(val, ftype)
+    return float_to_bits(val, ftype)
 
 
 def _int_as_float_bits(v: int, ftype: str) -> int:
-    return _float_to_bits(float(v), ftype)
+    return float_to_bits(float(v), ftype)
 
 
-def _float_to_bits(val: Any, ftype: str) -> int:
+def float_to_bits(val: Any, ftype: str) -> int:
+    """The bits of the value ``val`` in ``ftype`` (rounded to nearest even)."""
     with np.errstate(over="ignore"):
         if ftype == "f32":
             return int(np.array([val], dtype=np.float32).view(np.uint32)[0])

@@ -10,15 +10,14 @@ from (the ``inlined_at`` location): its operand is ``E.to(tl.float32)`` of a pro
 from __future__ import annotations
 
 import ast
-import struct
 
 from ptxkit import ir
 from ptxkit.fpsan import ring as R
 from ptxkit.fpsan.casts import _cast_payload as cast_payload
-from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext, guard_text, hexc
+from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext, _convert_float_bits, guard_text, hexc
 from ptxkit.fpsan.fold_flow import Flow, FoldResult
 from ptxkit.fpsan.report import NOTE, Verdict
-from ptxkit.fpsan.source_ast import _DEPTH, CONST, SourceFile, _as_op, _cast_to, _number, _receiver, _resolve, _width
+from ptxkit.fpsan.source_ast import _DEPTH, CONST, SourceFile, _as_op, _cast_to, _receiver, _resolve, _width
 from ptxkit.fpsan.source_hints import SourceHints
 
 _SCANS = ("cumsum", "sum")
@@ -60,11 +59,8 @@ def contracted_narrowed_product(instr: ir.Instruction, ctx: RewriteContext, flow
         return None
     wide = []
     for o in ops[1:3]:
-        if isinstance(o, ir.FloatImm):  # a Python number takes the wide type: φ_f64(c), c exact in f64
-            v = struct.unpack("<f", struct.pack("<I", o.bits))[0] if o.width == 32 else None
-            if v is None or _number(ast.Constant(v)) is None:
-                return None
-            wide.append(hexc(R.embed_int(struct.unpack("<Q", struct.pack("<d", v))[0], "f64"), 64))
+        if isinstance(o, ir.FloatImm):  # a Python number takes the wide type: φ_f64(c), the f32 c exact in f64
+            wide.append(hexc(R.embed_int(_convert_float_bits(o.bits, o.width, "f64"), "f64"), 64))
         else:
             x = ctx.fresh(BITS_KIND[64])
             ctx.emit(f"cvt.s64.s32 {x}, {ctx.embed(o, 'f32')}")

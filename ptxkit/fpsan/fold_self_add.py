@@ -14,14 +14,13 @@ does not place (a merged location, a body's native line when the forms differ) l
 from __future__ import annotations
 
 import ast
-import struct
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ptxkit import ir
 from ptxkit.fpsan import ring as R
 from ptxkit.fpsan.casts import _cast_payload as cast_payload
-from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext, hexc
+from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext, float_to_bits, hexc
 from ptxkit.fpsan.fold_flow import Flow, FoldResult, fold_verdict
 from ptxkit.fpsan.ops import LANE_TYPE, TABLE, OpInfo, as_reg, elementwise
 from ptxkit.fpsan.options import Options
@@ -221,30 +220,18 @@ def _compute(form: str, info: OpInfo) -> tuple[Callable[..., str], int]:
             if base == "add":
                 c.emit(f"add.s{ww} {o}, {x}, {x}")
             else:
-                c.emit(f"mul.lo.s{ww} {o}, {x}, {hexc(R.embed_int(float_bits(2.0, wt), wt), ww)}")
+                c.emit(f"mul.lo.s{ww} {o}, {x}, {hexc(R.embed_int(float_to_bits(2.0, wt), wt), ww)}")
             return cast_payload(c, o, wt, info.ftype)
         return widened, 2
     if form == "add":
         return TABLE["add"]
-    two = R.embed_int(float_bits(2.0, info.ftype), info.ftype)
+    two = R.embed_int(float_to_bits(2.0, info.ftype), info.ftype)
 
     def mul2(c: RewriteContext, ps: list[str], w: int, _i: ir.Instruction) -> str:
         o = c.fresh(BITS_KIND[w])
         c.emit(f"mul.lo.s{w} {o}, {as_reg(c, ps[0], w)}, {hexc(two, w)}")
         return o
     return mul2, 2
-
-
-def float_bits(v: float, ftype: str) -> int:
-    """Bits of ``v`` in ``ftype`` (only exact values such as 2.0 are asked for)."""
-    if ftype == "f64":
-        return struct.unpack("<Q", struct.pack("<d", v))[0]
-    b32 = struct.unpack("<I", struct.pack("<f", v))[0]
-    if ftype == "f32":
-        return b32
-    if ftype == "bf16":
-        return b32 >> 16
-    return struct.unpack("<H", struct.pack("<e", v))[0]
 
 
 def self_add(instr: ir.Instruction, ctx: RewriteContext, opts: Options, ft: str, decided: Decision | None,

@@ -45,14 +45,13 @@ from ptxkit import ir
 from ptxkit.fpsan import ring as R
 from ptxkit.fpsan.casts import _cast_payload as cast_payload
 from ptxkit.fpsan.casts import through_int, trunc_casts
-from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext, guard_text, hexc
+from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext, float_to_bits, guard_text, hexc
 from ptxkit.fpsan.dispatch import rewrite_instruction
 from ptxkit.fpsan.fold_contracted import contracted_narrowed_product
 from ptxkit.fpsan.fold_flow import Flow, FoldResult, decide_fold, float_cast, fold_verdict, roles
 from ptxkit.fpsan.fold_neg_extremum import max_of_negations, negated_tree
 from ptxkit.fpsan.fold_poison import poison_conversion
 from ptxkit.fpsan.fold_round_trip import compared_round_trip, trunc_of_round_trip
-from ptxkit.fpsan.fold_self_add import float_bits as _float_bits
 from ptxkit.fpsan.fold_self_add import plan, self_add
 from ptxkit.fpsan.folds_sign import is_sign_bit_op, rewrite_sign_fold, tree_root
 from ptxkit.fpsan.irview import name_of
@@ -320,7 +319,7 @@ def _half(instr: ir.Instruction, ctx: RewriteContext, opts: Options, ft: str, de
         wide, at = [], next(lanes, 0)
         for p, k in zip(ps, (ks[at] for ks in consts), strict=True):
             if k is not None:  # a Python number takes the wide type: φ_wide(c) (1488; packed: 15653)
-                wide.append(hexc(R.embed_int(_float_bits(k, form), form), ww))
+                wide.append(hexc(R.embed_int(float_to_bits(k, form), form), ww))
                 continue
             x = c.fresh(BITS_KIND[ww])
             lw = R.ring(lane).w

@@ -87,28 +87,30 @@ def recognise(module: ir.Module, fn: ir.Function, source_root: str | None = None
     if source_hints and out:
         if not hints:
             hints.append(SourceHints.of(module, fn, source_root))
-        _negated_arguments(fn, out, hints[0].negated_argument)
-        out = [b for b in out if not _merged_inputs(fn, b, hints[0].same_arguments)]
+        located = [s for s in fn.instructions() if s.span is not None]
+        _negated_arguments(located, out, hints[0].negated_argument)
+        out = [b for b in out if not _merged_inputs(located, b, hints[0].same_arguments)]
     return _reading_saved_copies(out)
 
 
-def _merged_inputs(fn: ir.Function, b: LibRange, same: Callable[[ir.Instruction], bool | None]) -> bool:
+def _merged_inputs(instrs: list[ir.Instruction], b: LibRange, same: Callable[[ir.Instruction], bool | None]) -> bool:
     """A two-input body both of whose inputs are one register, with nothing replayed to tell them apart, where the
     user's call passes two different arguments (held-out seed 16769, silent at first contact: ``pow(abs(x), x)`` of
     f64, the user's |x| read only inside the body, hashed as pow(x, x)). Such a body is left unrecognised (reported)."""
     ins = b.inputs or (b.input,)
     if len(ins) != 2 or ins[0] != ins[1] or b.sunk:
         return False
-    said = {same(s) for s in fn.instructions() if s.span is not None and b.covers(s.span.line)} - {None}
+    said = {same(s) for s in instrs if s.span is not None and b.covers(s.span.line)} - {None}
     return said == {False}
 
 
-def _negated_arguments(fn: ir.Function, bodies: list[LibRange], negated: Callable[[ir.Instruction], bool]) -> None:
+def _negated_arguments(instrs: list[ir.Instruction], bodies: list[LibRange],
+                       negated: Callable[[ir.Instruction], bool]) -> None:
     """A one-input body that reads ``d = neg x`` of its input x where the user's call takes a negation: LLVM folded
     the argument's negation into the body (f64 log/log2 read x's scaling as ``x · −2^54`` and −x's words; held-out
     seeds 14670, 15412, 13629, reported before). The argument is −x: the neg is replayed in the ring before the op
-    (:attr:`LibRange.sunk`), as Triton's FPSan negates, then takes the log."""
-    instrs = [s for s in fn.instructions() if s.span is not None]
+    (:attr:`LibRange.sunk`), as Triton's FPSan negates, then takes the log. ``instrs``: the function's instructions
+    that have a location."""
     for b in bodies:
         if len(b.inputs or (b.input,)) != 1 or b.sunk or b.save is not None or b.op == "call":
             continue
