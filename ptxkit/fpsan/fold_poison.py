@@ -19,17 +19,13 @@ import numpy as np
 from ptxkit import ir
 from ptxkit.fpsan import ring as R
 from ptxkit.fpsan.fold_flow import Flow
+from ptxkit.fpsan.ops import float_type_of
 from ptxkit.fpsan.report import ERROR, Verdict
 from ptxkit.ptx.types import SIGNED_TYPES, UNSIGNED_TYPES
 
 _FLOATS = ("f16", "bf16", "f32", "f64")
 _DEPTH = 16
 _ROUND: dict[str, Callable[[float], int]] = {"rzi": math.trunc, "rni": round, "rmi": math.floor, "rpi": math.ceil}
-
-
-def _float_type(instr: ir.Instruction) -> str | None:
-    ts = [m for m in instr.mods if m in _FLOATS or m in ("f16x2", "bf16x2", "f32x2")]
-    return ts[0] if len(ts) == 1 and ts[0] in _FLOATS else None
 
 
 def _payload(flow: Flow, o: ir.Operand, ft: str, depth: int) -> int | None:
@@ -42,7 +38,7 @@ def _payload(flow: Flow, o: ir.Operand, ft: str, depth: int) -> int | None:
     if not isinstance(o, ir.Reg) or depth <= 0:
         return None
     d = flow.only_def(o.name)
-    if (d is None or d.guard is not None or _float_type(d) != ft or len(d.operands) < 2
+    if (d is None or d.guard is not None or float_type_of(d) != ft or len(d.operands) < 2
             or (d.span is not None and d.span.line in flow.native) or d.operands[0] != o):
         return None
     ops = d.operands[1:]
