@@ -263,6 +263,10 @@ def test_special_case_select_of_other_code_is_not_taken():
     # scaling as x * -2^54, −x's words read beside x): the argument the source negates is replayed as the ring's −φ(x)
     "seed14670",
     "seed15330",
+    # pow(log2(x2), abs(h.to(f32))) of a half h, two copies: LLVM's |h| (abs.f16) then its cvt sunk into each body, at
+    # kernel.py:13:0 and at line 0; the source's abs takes the cast, so Triton's ring widens h, then takes |·| on the
+    # f32 bits (silent at h = −0 before: the |h| widened)
+    "seed17682",
 ])
 def test_body_whose_special_case_or_input_llvm_rewrote_is_tritons_op(name):
     """Held-out kernels where LLVM moved a body's special case or rewrote its input: each is Triton's op
@@ -297,6 +301,17 @@ def test_pow_whose_two_arguments_llvm_made_one_register_is_reported():
     unrecognised and reported rather than hashed as pow(x, x)."""
     ours, theirs, errors = _compare("seed16769")
     assert not (ours == theirs).all() and "libdevice:__nv_pow" in {e.opcode for e in errors}
+
+
+def test_sunk_abs_and_cast_of_an_argument_without_a_source_are_reported():
+    """Held-out seed 17682: the half's abs.f16 and cvt.f32.f16 inside powf's body are ``abs(h.to(f32))`` in the source
+    (LLVM moved the abs above the cast), or ``abs(h).to(f32)`` in another kernel (held-out seed 802): without the
+    source the order is undecided, replayed as written and reported; with it, bit-exact (the parametrized test)."""
+    plain = (DATA / "seed17682.plain.ptx").read_text()
+    res = sanitize_text(plain, "seed17682.plain.ptx", folds=(("half", "native"),), source_hints=False)
+    said = [e for e in res.report.errors
+            if e.opcode == "libdevice:__nv_powf" and "abs.f16 then cvt.f32.f16" in e.reason]
+    assert len(said) == 2
 
 
 def test_unmarked_bodies_inside_a_recognised_bodys_range_are_reported():

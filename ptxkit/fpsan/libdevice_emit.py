@@ -60,7 +60,7 @@ def emit_lib_op(ctx: RewriteContext, r: LibRange) -> list[str | Unembed]:
 def _argument(ctx: RewriteContext, r: LibRange, x: str) -> str:
     """φ of the argument: of the input register, or, for an input the body converts (``r.sunk``), the
     caller's conversions replayed as Triton's FPSan computes them (widening: sign extension; neg: ring
-    negation; abs: native on the bits)."""
+    negation; abs: native on the bits, in the source's order around a cast, ``r.abs_order``)."""
     chain = r.sunk.get(x)
     if not chain:
         return ctx.embed(ir.Reg(x), r.ftype)
@@ -68,6 +68,7 @@ def _argument(ctx: RewriteContext, r: LibRange, x: str) -> str:
     assert first is not None and isinstance(chain[0].operands[1], ir.Reg)
     x = chain[0].operands[1].name  # the chain's source: the input itself, or for pow(d, -d)'s -d, d
     p = "" if first[1] in INT_TYPES else ctx.embed(ir.Reg(x), first[1])
+    moved: str | None = None  # the abs the source computes after (or within) the next cast: inside, via-W
     for s in chain:
         types = chain_types(s)
         assert types is not None
@@ -78,19 +79,35 @@ def _argument(ctx: RewriteContext, r: LibRange, x: str) -> str:
             ctx.emit(f"cvt.{'.'.join(s.mods)} {t}, {x}")
             p = ctx.embed_value(t, dt)
             continue
-        w = R.ring(st).w
+        if s.opcode == "abs" and r.abs_order.get(id(s), "") not in ("", "outside"):
+            moved = r.abs_order[id(s)]
+            continue
         if s.opcode == "cvt":
-            p = cast_payload(ctx, p, st, dt)
+            if moved is not None and moved.startswith("via-"):
+                wt = moved[4:]
+                p = _abs_bits(ctx, cast_payload(ctx, p, st, wt), wt)
+                p = cast_payload(ctx, p, wt, dt)
+            else:
+                p = cast_payload(ctx, p, st, dt)
+                p = _abs_bits(ctx, p, dt) if moved is not None else p
+            moved = None
         elif s.opcode == "neg":
+            w = R.ring(st).w
             n = ctx.fresh(BITS_KIND[w])
             ctx.emit(f"neg.s{w} {n}, {as_reg(ctx, p, w)}")
             p = n
         else:  # abs: Triton leaves it native, on the float bits
-            bits = ctx.unembed_to_fresh(as_reg(ctx, p, w), st)
-            m = ctx.fresh(BITS_KIND[w])
-            ctx.emit(f"and.b{w} {m}, {bits}, {hexc((1 << (w - 1)) - 1, w)}")
-            p = ctx.embed_value(m, st)
+            p = _abs_bits(ctx, p, st)
     return p
+
+
+def _abs_bits(ctx: RewriteContext, p: str, t: str) -> str:
+    """φ(|φ⁻¹(p)|) of a ``t`` payload: Triton's FPSan leaves abs native, on the float bits."""
+    w = R.ring(t).w
+    bits = ctx.unembed_to_fresh(as_reg(ctx, p, w), t)
+    m = ctx.fresh(BITS_KIND[w])
+    ctx.emit(f"and.b{w} {m}, {bits}, {hexc((1 << (w - 1)) - 1, w)}")
+    return ctx.embed_value(m, t)
 
 
 def _emit_call(ctx: RewriteContext, ps: list[str], symbol: str, w: int) -> str:

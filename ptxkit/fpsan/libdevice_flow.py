@@ -44,6 +44,10 @@ class LibRange:
     # body's ``y == 0`` exit, which tests h itself): input → the body's instructions that compute the
     # argument from it, replayed in the ring at the exit (held-out seeds 770, 802)
     sunk: dict[str, tuple[ir.Instruction, ...]] = field(default_factory=dict)
+    # a sunk chain's abs that a float cvt reads: the order the source computes them in, told by the source
+    # (``abs(x.to(T))``, which LLVM moved above the cast: ``inside``; ``abs(x).to(T)``: ``outside``; ``via-W``:
+    # the abs at W; ``""``: undecided, replayed as written and reported). Keyed by the abs's id.
+    abs_order: dict[int, str] = field(default_factory=dict)
     # the body's special-case selects LLVM sank past user code (``selp d, 1.0, v, x == 0`` after pow(x, x)'s
     # caller): (select, v) — each is rewritten to ``d = v``, the general case Triton's single op computes
     bypass: tuple[tuple[ir.Instruction, str], ...] = ()

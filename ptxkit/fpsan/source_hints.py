@@ -37,6 +37,7 @@ from ptxkit.fpsan.source_ast import (
     _PTX_DTYPE,
     _WIDE,
     OWN,
+    Classify,
     Decision,
     SourceFile,
     _abs_call,
@@ -369,23 +370,14 @@ class SourceHints(SignHints):
         location takes a float cast (``abs(x.to(T))``: ``inside``; to the cvt's ``dest`` type when given)
         or something else (``abs(x)``, cast later: ``outside``; with ``source``, only an x of the cvt's
         source type, held-out seed 538)."""
-
-        def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
-            if not _abs_call(n):
-                return None
-            arg = _resolve(f, n.args[0], _DEPTH)
-            while isinstance(arg, ast.UnaryOp) and isinstance(arg.op, (ast.USub, ast.UAdd)):
-                arg = _resolve(f, arg.operand, _DEPTH)  # abs(-x) is abs(x): LLVM drops the negation
-            cast = _cast_to(arg)
-            if dest is not None and cast is not None and cast != _PTX_DTYPE.get(dest):
-                if source is not None and cast != _PTX_DTYPE.get(source):
-                    return None  # abs(h.to(f32)).to(f64) as |h| widened once: a cast between the two (1774)
-                cast = None  # abs(h.to(f16)) of an f16 h, widened later (seed 742): not the cast at hand
-            if not cast and source is not None and (arg is None or _width(f, arg, _DEPTH)
-                                                    != _DTYPE_WIDTH.get(_PTX_DTYPE.get(source, ""))):
-                return None  # abs(minimum(h, h)) of h = x.to(f16): LLVM's abs(x.to(f16)), not of the cvt's source
-            return ("inside" if cast else "outside"), n
+        classify = _abs_cast_classify(dest, source)
         return self.decide(instr, classify) or self.decide_enclosing(instr, classify)
+
+    def abs_cast_within(self, call: ir.Instruction, dest: str, source: str) -> Decision | None:
+        """:meth:`abs_cast` among the sub-expressions of the user's call at ``call``'s location: an argument's
+        abs and cvt LLVM sank into an inlined libdevice body at no location of their own (line 0, held-out
+        seed 17682)."""
+        return self.decide_within(call, _abs_cast_classify(dest, source))
 
     def abs_widened(self, instr: ir.Instruction, width: int) -> Decision | None:
         """An abs of a ``width``-bit value: the ``abs`` call at the location takes a widening of a ``width``-bit
@@ -652,6 +644,26 @@ def _widened_self_add(f: SourceFile, n: ast.expr, lane: str) -> tuple[str, ast.e
         return None
     w = _width(f, y, _DEPTH)
     return (f"{base}-f{w}", n) if w in (32, 64) and w > _DTYPE_WIDTH[_PTX_DTYPE[lane]] else None
+
+
+def _abs_cast_classify(dest: str | None, source: str | None) -> Classify:
+    """:meth:`SourceHints.abs_cast`'s reading of an expression."""
+    def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
+        if not _abs_call(n):
+            return None
+        arg = _resolve(f, n.args[0], _DEPTH)
+        while isinstance(arg, ast.UnaryOp) and isinstance(arg.op, (ast.USub, ast.UAdd)):
+            arg = _resolve(f, arg.operand, _DEPTH)  # abs(-x) is abs(x): LLVM drops the negation
+        cast = _cast_to(arg)
+        if dest is not None and cast is not None and cast != _PTX_DTYPE.get(dest):
+            if source is not None and cast != _PTX_DTYPE.get(source):
+                return None  # abs(h.to(f32)).to(f64) as |h| widened once: a cast between the two (1774)
+            cast = None  # abs(h.to(f16)) of an f16 h, widened later (seed 742): not the cast at hand
+        if not cast and source is not None and (arg is None or _width(f, arg, _DEPTH)
+                                                != _DTYPE_WIDTH.get(_PTX_DTYPE.get(source, ""))):
+            return None  # abs(minimum(h, h)) of h = x.to(f16): LLVM's abs(x.to(f16)), not of the cvt's source
+        return ("inside" if cast else "outside"), n
+    return classify
 
 
 def _abs_via(f: SourceFile, n: ast.expr, sw: int | None, dest: str) -> str | None:
