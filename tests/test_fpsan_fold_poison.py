@@ -22,6 +22,17 @@ def test_conversion_of_rsqrt_of_x_minus_x_is_reported():
     assert "poison" in next(i.reason for i in rep.items if i.opcode == "cvt.rzi.s32.f32")
 
 
+def test_conversion_of_floor_of_zero_times_x_is_reported():
+    """``tl.floor(0.0 * x).to(tl.int16)`` (held-out seed 19112, silent at first contact): ring 0·φ(x) is 0, its floor
+    the floor tag, whose float is beyond int16: Triton's FPSan build folds the chain to poison."""
+    tag = float(R.unembed(R.tagged(np.array([0], np.uint64), "floor", 32), "f32").view(np.float32)[0])
+    assert not -2**15 <= tag < 2**15
+    body = ("mul.f32 %t, %a, 0f00000000;\n\tcvt.rmi.ftz.f32.f32 %u, %t;\n\tcvt.rzi.s16.f32 %h1, %u;\n\t"
+            "cvt.s32.s16 %d, %h1;")
+    _, rep = _run(_kernel(body, nin=1), [[ONE]])
+    assert ("cvt.rzi.s16.f32", "error") in _items(rep)
+
+
 def test_conversion_of_a_constant_in_range_is_not_reported():
     """``(x0 - x0).to(tl.int32)``: φ⁻¹(0) is +0.0, which the fold and the run-time conversion both make 0."""
     out, rep = _run(_kernel("sub.f32 %t, %a, %a;\n\tcvt.rzi.s32.f32 %d, %t;", nin=1), [[ONE]])

