@@ -462,6 +462,31 @@ def test_narrowing_of_an_f64_the_source_widened_from_f32(tmp_path, expr, form):
     assert [i.severity for i in said] == (["error"] if form == "wider" else [])
 
 
+@pytest.mark.parametrize("expr,folded", [
+    ("tl.where(x0.to(tl.float64).to(tl.int32).to(tl.float64) < x1.to(tl.float64), 1.0, 0.0)", True),
+    ("tl.where(x0.to(tl.int32).to(tl.float64) < x1.to(tl.float64), 1.0, 0.0)", False)])
+def test_f32_to_int_to_f64_compared_through_f64_is_the_f64_trunc(tmp_path, expr, folded):
+    """``x.to(f64).to(int32).to(f64)`` of an f32 x read only by a comparison (held-out seed 19853, silent at first
+    contact): LLVM converts from the f32 (``cvt.rzi.s32.f32``, then ``cvt.rn.f64.s32``: no same-type pair to fold);
+    Triton's FPSan widens x to f64 in the ring and LLVM folds the f64 → int → f64 pair into the trunc of it. Without
+    the f64 in the source, the f32's own conversion (native: saturating)."""
+    body = ("{loc}\n\tcvt.rzi.s32.f32 %r1, %a;\n\tcvt.rn.f64.s32 %e1, %r1;\n\tcvt.f64.f32 %e2, %b;\n\t"
+            "setp.lt.f64 %p1, %e1, %e2;\n\tselp.b32 %d, 1065353216, 0, %p1;")
+    # 2.0, 0.1, the largest f32 widen in the ring to 4.5e253, 3.9e250, 4430.2; y (0.1, 3.0, the largest) to 3.9e250,
+    # 7.9e238, 4430.2: the trunc of the first two is above y, their saturated int32 below
+    xs = [0x40000000, 0x3DCCCCCD, 0x7F7FFFFF]
+    ys = [0x3DCCCCCD, 0x40400000, 0x7F7FFFFF]
+    out, rep = _run(_with_source(tmp_path, expr, body, "x0.to", nin=2), [[x, y] for x, y in zip(xs, ys)])
+    wx, wy = (R.float_cast(np.array(v, np.uint64), "f32", "f64").view(np.float64) for v in (xs, ys))
+    trunc = [0x3F800000 if np.trunc(a) < b else 0 for a, b in zip(wx, wy)]
+    f32 = np.array(xs, np.uint32).view(np.float32)
+    native = [0x3F800000 if float(max(min(np.trunc(a), 2**31 - 1), -2**31)) < b else 0 for a, b in zip(f32, wy)]
+    saturated = [0x3F800000 if float(max(min(np.trunc(a), 2**31 - 1), -2**31)) < b else 0 for a, b in zip(wx, wy)]
+    assert trunc != native and trunc != saturated  # the vectors tell them apart
+    assert out == (trunc if folded else native)
+    assert any("into a trunc" in i.reason for i in rep.items) == folded
+
+
 def test_inlined_loc_and_a_library_source_outside_the_root(tmp_path):
     """``.loc 2 L C, function_name …, inlined_at 1 …`` (Triton's reductions: ``_sum_combine``'s
     ``return a + b`` in triton/language/standard.py, which is not under ``--source-root``): its own file,

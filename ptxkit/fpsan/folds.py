@@ -28,7 +28,8 @@ states the source form with ``--fold NAME=FORM`` (:data:`FOLD_FORMS`), which mak
 * T ``cvt.rn.f32.sN d, i`` of ``i = cvt.rzi.sN.{f16,bf16} h`` read only by ``setp`` — ``h.to(intN).to(f32)``
   compared: Triton's FPSan widens h to f32 in the ring, and LLVM then folds fptosi/sitofp of that f32 into
   ``cvt.rzi.f32.f32`` (a comparison ignores the sign of zero, an out-of-range fptosi is poison), which
-  the plain build cannot (its source is the half); so ``d`` is the trunc of the widened bits (note).
+  the plain build cannot (its source is the half); so ``d`` is the trunc of the widened bits (note). Likewise
+  through f64 (``cvt.rn.f64.sN``), of an f32 too where the source converts ``x.to(f64).to(intN)``.
 * R ``cvt.rn.fT.sN d, i`` of ``i = cvt.rzi.sN.fT x`` read only by ``setp``, split by libdevice bodies only:
   Triton's FPSan build folds the pair into ``cvt.rzi.fT.fT`` (``ptxkit.fpsan.fold_round_trip``; note).
 * M ``selp.fT d, NaN, m, p`` with ``m = max/min.fT a, b`` and ``p = setp.nan.fT a, b`` — LLVM's expansion of
@@ -66,9 +67,10 @@ from ptxkit.ptx.types import is_type
 _INT_TYPES = ("s8", "u8", "s16", "u16", "s32", "u32", "s64", "u64")
 
 
-def _compared_half_int(instr: ir.Instruction, flow: Flow) -> ir.Instruction | None:
-    """The ``cvt.rzi.{s,u}N.{f16,bf16}`` whose integer ``cvt.rn.f32.{s,u}N`` converts back, where only
-    comparisons read the result and the half is unchanged in between (fold T); else None."""
+def _compared_narrow_int(instr: ir.Instruction, flow: Flow) -> ir.Instruction | None:
+    """The ``cvt.rzi.{s,u}N.{f16,bf16}`` whose integer ``cvt.rn.f32.{s,u}N`` converts back (or ``.f64``; of an f32
+    too, back to f64), where only comparisons read the result and the float is unchanged in between (fold T);
+    else None."""
     types = [m for m in instr.mods if m in _INT_TYPES or m in LANE_TYPE.values() or m in ("f32", "f64")]
     ops = instr.operands
     if types[:1] not in (["f32"], ["f64"]) or len(types) != 2 or types[1] not in _INT_TYPES or len(ops) != 2 \
@@ -76,7 +78,8 @@ def _compared_half_int(instr: ir.Instruction, flow: Flow) -> ir.Instruction | No
         return None
     cvt = flow.only_def(ops[1].name)
     if cvt is None or cvt.opcode != "cvt" or "rzi" not in cvt.mods or len(cvt.operands) != 2 \
-            or not isinstance(cvt.operands[1], ir.Reg) or not ({"f16", "bf16"} & set(cvt.mods)):
+            or not isinstance(cvt.operands[1], ir.Reg) or not ({"f16", "bf16"} & set(cvt.mods)
+                                                               or ("f32" in cvt.mods and types[0] == "f64")):
         return None
     readers = flow.uses.get(ops[0].name, [])
     if not readers or any(u.opcode != "setp" for u in readers):
@@ -107,9 +110,13 @@ def _trunc_of_widened_half(instr: ir.Instruction, cvt: ir.Instruction, ctx: Rewr
     """Fold T: ``d`` = trunc of φ⁻¹ of the half's payload sign-extended to f32 (held-out seed 5041: silent
     before); not where the source converts the half through f64 (no trunc to fold: the types differ) or
     says the integer was converted to a half (the int-wide fold's own case)."""
-    st = "bf16" if "bf16" in cvt.mods else "f16"
+    st = "bf16" if "bf16" in cvt.mods else "f16" if "f16" in cvt.mods else "f32"
     it = next(m for m in cvt.mods if m in _INT_TYPES)
-    half_int = ctx.folds.get("half-int") or (d.form if (d := ctx.hints.half_int(cvt, it)) is not None else "f32")
+    if st == "f32":  # x.to(f64).to(int32).to(f64) of an f32 x (held-out seed 19853, silent at first contact): the
+        # source says through f64, else the plain f32 → int → f64 (no same-type pair to fold in either build)
+        half_int = "f64" if ctx.hints.f32_int(cvt, it) is not None else ""
+    else:
+        half_int = ctx.folds.get("half-int") or (d.form if (d := ctx.hints.half_int(cvt, it)) is not None else "f32")
     wide = ctx.hints.int_wide(instr)
     wt = "f64" if "f64" in instr.mods else "f32"  # (f64: h.to(f64).to(int8).to(f64), held-out seed 16720, silent)
     if not half_int.startswith(wt) or (wide is not None and wide.form != "direct"):
@@ -176,7 +183,7 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
     if ft is None:
         return None
     ops = instr.operands
-    if op == "cvt" and (cvt := _compared_half_int(instr, flow)) is not None:
+    if op == "cvt" and (cvt := _compared_narrow_int(instr, flow)) is not None:
         return _trunc_of_widened_half(instr, cvt, ctx)
     if op == "cvt" and (cvt := compared_round_trip(instr, flow)) is not None:
         return trunc_of_round_trip(instr, cvt, ctx)
