@@ -46,7 +46,7 @@ class SourceFile:
     parent: dict[int, ast.AST] = field(default_factory=dict)
     # operand (an ast.dump) -> the forms LLVM folds into ``add x, x`` written on it (source_hints, built once)
     self_adds: dict[str, set[str]] | None = None
-    self_adds_bare: dict[str, set[str]] | None = None
+    self_adds_bare: dict[str, set[tuple[str, str | None]]] | None = None  # (form, the operand's outer cast)
 
     @classmethod
     def read(cls, path: Path) -> SourceFile | None:
@@ -468,11 +468,13 @@ def _classify(classify: Classify, f: SourceFile, n: ast.expr) -> tuple[str, ast.
         return None
 
 
-def _self_add_forms(f: SourceFile, operand: str, loose: bool = False) -> set[str]:
+def _self_add_forms(f: SourceFile, operand: str, loose: bool = False, dtype: str | None = None) -> set[str]:
     """The forms LLVM folds into ``add x, x`` that the file writes on the operand ``operand`` (an
     ``ast.dump``): ``x + x`` (add), ``x * 2`` / ``2 * x`` (mul2). ``loose``: ``operand`` is a :func:`_bare` dump
     and so are the operands compared (held-out seed 14183, silent: ``2.0 * x1.to(f64).to(f16)`` beside ``x1 + x1``
-    of an f16 x1, one add after LLVM drops the round trip, which Triton's ring widening and narrowing keep)."""
+    of an f16 x1, one add after LLVM drops the round trip, which Triton's ring widening and narrowing keep); with
+    ``dtype``, only operands cast last to it or not cast (``x0.to(f64) + x0.to(f64)`` is no f32 add: held-out seed
+    19764)."""
     if f.self_adds is None:
         f.self_adds, f.self_adds_bare = {}, {}
         for n in ast.walk(f.tree):
@@ -486,9 +488,11 @@ def _self_add_forms(f: SourceFile, operand: str, loose: bool = False) -> set[str
             else:
                 continue
             f.self_adds.setdefault(ast.dump(_same(x)), set()).add(form)
-            f.self_adds_bare.setdefault(ast.dump(_bare(x)), set()).add(form)
-    forms = f.self_adds_bare if loose else f.self_adds
-    return forms.get(operand, set()) if forms is not None else set()
+            f.self_adds_bare.setdefault(ast.dump(_bare(x)), set()).add((form, _cast_to(_same(x))))
+    if loose:
+        return {form for form, cast in (f.self_adds_bare or {}).get(operand, set())
+                if dtype is None or cast is None or cast == dtype}
+    return f.self_adds.get(operand, set())
 
 
 def _bare(x: ast.expr) -> ast.expr:

@@ -90,7 +90,8 @@ class SourceHints(SignHints, CastHints):
                 return None
             # the other form on the same operand anywhere in the file: LLVM's CSE may have made both one add
             # (held-out seed 2363: (s + s) / (s * 2.0) as add t, s, s; div t, t): no one answer
-            return ("both", n) if _self_add_forms(f, ast.dump(_bare(x)), loose=True) == {"add", "mul2"} else (form, n)
+            both = _self_add_forms(f, ast.dump(_bare(x)), loose=True, dtype=_PTX_DTYPE.get(lane)) == {"add", "mul2"}
+            return ("both", n) if both else (form, n)
 
         loc = self.loc.get(id(instr))
 
