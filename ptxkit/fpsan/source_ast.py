@@ -46,7 +46,8 @@ class SourceFile:
     parent: dict[int, ast.AST] = field(default_factory=dict)
     # operand (an ast.dump) -> the forms LLVM folds into ``add x, x`` written on it (source_hints, built once)
     self_adds: dict[str, set[str]] | None = None
-    self_adds_bare: dict[str, set[tuple[str, str | None]]] | None = None  # (form, the operand's outer cast)
+    # (form, the operand's outer cast, the cast narrowing the op's result: LLVM may shrink it to that type)
+    self_adds_bare: dict[str, set[tuple[str, str | None, str | None]]] | None = None
 
     @classmethod
     def read(cls, path: Path) -> SourceFile | None:
@@ -473,8 +474,8 @@ def _self_add_forms(f: SourceFile, operand: str, loose: bool = False, dtype: str
     ``ast.dump``): ``x + x`` (add), ``x * 2`` / ``2 * x`` (mul2). ``loose``: ``operand`` is a :func:`_bare` dump
     and so are the operands compared (held-out seed 14183, silent: ``2.0 * x1.to(f64).to(f16)`` beside ``x1 + x1``
     of an f16 x1, one add after LLVM drops the round trip, which Triton's ring widening and narrowing keep); with
-    ``dtype``, only operands cast last to it or not cast (``x0.to(f64) + x0.to(f64)`` is no f32 add: held-out seed
-    19764)."""
+    ``dtype``, only operands cast last to it or not cast, or ops narrowed to it (``x0.to(f64) + x0.to(f64)`` is no
+    f32 add, held-out seed 19764; ``(x0.to(f64) + x0.to(f64)).to(f32)`` may be one, shrunk by LLVM)."""
     if f.self_adds is None:
         f.self_adds, f.self_adds_bare = {}, {}
         for n in ast.walk(f.tree):
@@ -488,10 +489,12 @@ def _self_add_forms(f: SourceFile, operand: str, loose: bool = False, dtype: str
             else:
                 continue
             f.self_adds.setdefault(ast.dump(_same(x)), set()).add(form)
-            f.self_adds_bare.setdefault(ast.dump(_bare(x)), set()).add((form, _cast_to(_same(x))))
+            at = f.parent.get(id(n))
+            narrowed = _cast_to(f.parent.get(id(at))) if isinstance(at, ast.Attribute) and at.attr == "to" else None
+            f.self_adds_bare.setdefault(ast.dump(_bare(x)), set()).add((form, _cast_to(_same(x)), narrowed))
     if loose:
-        return {form for form, cast in (f.self_adds_bare or {}).get(operand, set())
-                if dtype is None or cast is None or cast == dtype}
+        return {form for form, cast, narrowed in (f.self_adds_bare or {}).get(operand, set())
+                if dtype is None or cast is None or dtype in (cast, narrowed)}
     return f.self_adds.get(operand, set())
 
 
