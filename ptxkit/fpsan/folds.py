@@ -106,10 +106,11 @@ def _sign_op(i: ir.Instruction) -> bool:
     return i.opcode == "neg" or (i.opcode == "xor" and bool(sign_xor_width(i)))
 
 
-def _trunc_of_widened_half(instr: ir.Instruction, cvt: ir.Instruction, ctx: RewriteContext) -> FoldResult | None:
+def _trunc_of_widened(instr: ir.Instruction, cvt: ir.Instruction, ctx: RewriteContext) -> FoldResult | None:
     """Fold T: ``d`` = trunc of φ⁻¹ of the half's payload sign-extended to f32 (held-out seed 5041: silent
-    before); not where the source converts the half through f64 (no trunc to fold: the types differ) or
-    says the integer was converted to a half (the int-wide fold's own case)."""
+    before), or to f64 (of an f32 too, where the source converts through f64); not where the source converts
+    through another type than ``d``'s (no trunc to fold: the types differ) or says the integer was converted to a
+    half (the int-wide fold's own case)."""
     st = "bf16" if "bf16" in cvt.mods else "f16" if "f16" in cvt.mods else "f32"
     it = next(m for m in cvt.mods if m in _INT_TYPES)
     if st == "f32":  # x.to(f64).to(int32).to(f64) of an f32 x (held-out seed 19853, silent at first contact): the
@@ -184,7 +185,7 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
         return None
     ops = instr.operands
     if op == "cvt" and (cvt := _compared_narrow_int(instr, flow)) is not None:
-        return _trunc_of_widened_half(instr, cvt, ctx)
+        return _trunc_of_widened(instr, cvt, ctx)
     if op == "cvt" and (cvt := compared_round_trip(instr, flow)) is not None:
         return trunc_of_round_trip(instr, cvt, ctx)
     if op == "cvt" and (moved := _negation_moved_off(instr, flow)) is not None:

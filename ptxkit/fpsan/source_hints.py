@@ -166,7 +166,7 @@ class SourceHints(SignHints, CastHints):
 
     def half(self, instr: ir.Instruction) -> Decision | None:
         """H: a 16-bit add/sub/mul/setp is half arithmetic (``native``) or f32/f64 arithmetic on
-        widened halves (``f32``/``f64``)."""
+        widened halves (``f32``/``f64``); of an f32 setp, ``f64`` is a comparison of f32s widened to f64."""
         want = _BINOP.get(instr.opcode)
 
         def fits(op: type[ast.operator] | None) -> bool:  # (not Add for a sub: LLVM's x - y of x + (-y) is the
