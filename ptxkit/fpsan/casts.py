@@ -94,9 +94,7 @@ def rewrite_cvt(instr: ir.Instruction, ctx: RewriteContext) -> bool | str | Verd
         ctx.define(ops[0], p, dt, instr.guard)
         return True
     p = ctx.embed(ops[1], st)
-    if st == "f32" and dt in ("f16", "bf16") and (wide := ctx.hints.narrowed_from_wider(instr, dt, st)) is not None \
-            and wide.form == "wider":
-        # (x.to(f64).to(T) itself Triton folds before its FPSan pass, as LLVM does: held-out seed 3218)
+    if st == "f32" and dt in ("f16", "bf16") and (wide := ctx.hints.narrowed_from_wider(instr, dt, st)) is not None:
         p = _cast_payload(ctx, p, st, "f64")  # Triton narrows the 64-bit ring value (LLVM dropped the fpext)
         st = "f64"
         ctx.report(instr, f"cvt.{dt}.f32 where the source at {wide.where} narrows an f64: LLVM dropped the exact "

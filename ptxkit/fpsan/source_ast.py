@@ -356,6 +356,14 @@ def _same_type_args(r: ast.expr) -> list[ast.expr]:
     return list(r.args[1:]) if r.func.attr == "where" and len(r.args) == 3 else []
 
 
+def _scan_of(n: ast.expr) -> ast.expr | None:
+    """The operand of ``tl.cumsum(e, ...)`` / ``tl.cumprod``, whose first element is ``e``'s own."""
+    if (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name)
+            and n.func.value.id == "tl" and n.func.attr in ("cumsum", "cumprod") and n.args):
+        return n.args[0]
+    return None
+
+
 _REDUCTIONS = ("sum", "cumsum", "max", "min", "cumprod", "prod")
 
 

