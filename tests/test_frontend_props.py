@@ -1,11 +1,13 @@
 """Property tests of the front end (Hypothesis): (a) generated statements round-trip through the
-canonical printer and the parser; (b) 10,000 random mutations of corpus files only ever raise
-PtxkitError, always with a line and a column."""
+canonical printer and the parser; (b) random mutations of corpus files only ever raise PtxkitError,
+always with a line and a column: 2,000 in the default tier, 10,000 in the slow tier (likewise the fast
+path against the grammar on damaged input: 1,000 and 3,000)."""
 
 from __future__ import annotations
 
 import re
 
+import pytest
 from conftest import shared_files
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -151,10 +153,7 @@ def mutated(draw):
     return "".join(toks)
 
 
-@settings(max_examples=10_000, derandomize=True, deadline=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-@given(mutated())
-def test_mutations_raise_only_ptxkit_errors_with_positions(text):
+def _mutant_raises_only_located_errors(text: str) -> None:
     try:
         m = parse(text, "m.ptx")
     except PtxkitError as e:
@@ -168,10 +167,7 @@ def test_mutations_raise_only_ptxkit_errors_with_positions(text):
         assert emit(m) == text
 
 
-@settings(max_examples=3000, derandomize=True, deadline=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-@given(mutated())
-def test_mutations_fast_path_and_grammar_agree(text):
+def _fast_path_agrees_with_grammar(text: str) -> None:
     """On damaged input too, the fast path accepts exactly what the grammar accepts, with the same IR."""
     try:
         fast = parse(text)
@@ -184,3 +180,19 @@ def test_mutations_fast_path_and_grammar_agree(text):
     assert (fast is None) == (ref is None)
     if fast is not None:
         assert fast.items == ref.items
+
+
+def _mutation_property(check, examples: int):
+    return settings(max_examples=examples, derandomize=True, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])(
+        given(mutated())(check))
+
+
+# the default tier keeps the README's `make test` under ten minutes on two cores; the slow tier runs the
+# full counts
+test_mutations_raise_only_ptxkit_errors_with_positions = _mutation_property(_mutant_raises_only_located_errors, 2000)
+test_mutations_raise_only_ptxkit_errors_with_positions_10k = pytest.mark.slow(
+    _mutation_property(_mutant_raises_only_located_errors, 10_000))
+test_mutations_fast_path_and_grammar_agree = _mutation_property(_fast_path_agrees_with_grammar, 1000)
+test_mutations_fast_path_and_grammar_agree_3k = pytest.mark.slow(
+    _mutation_property(_fast_path_agrees_with_grammar, 3000))
