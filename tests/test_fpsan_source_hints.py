@@ -705,7 +705,12 @@ def test_self_add_at_an_enclosing_expressions_column(tmp_path, expr, anchor, for
                                        ("(x0 * 2.0) - (x1 + x1)", None),  # two forms on loaded values
                                        # a dot's result has its accumulator's type (held-out seed 17752)
                                        ("tl.dot(x0, x1, x0) * 2.0", "mul2"),
-                                       ("tl.dot(x0, x1) * 2.0", None)])  # f32, or f64 for f64 inputs: unknown
+                                       ("tl.dot(x0, x1) * 2.0", None),  # f32, or f64 for f64 inputs: unknown
+                                       # a libdevice call promotes a half to f32: an f32 add is of its own type
+                                       # (held-out seed 21892, reported before)
+                                       ("(libdevice.tanh(x1) - x0) * 2.0", "mul2"),
+                                       ("(libdevice.tanh(x1.to(tl.float16)) - x0) * 2.0", None),
+                                       ("(libdevice.tanh(x1) - x0) * 2.0 + (x1 + x1)", None)])
 def test_self_add_at_column_zero_decided_by_its_line(tmp_path, expr, form):
     """``.loc F L 0``: LLVM merged two locations of one line; the one typed form on the line decides, else
     the one form on values of their own type (held-out seed 2462: the next element's ``2.0 * x0`` of an f64
@@ -1294,6 +1299,20 @@ def test_abs_of_a_widened_value_narrowed_after_is_computed_through_f64(tmp_path)
                     out_w=16)
     wide = R.float_cast(np.array(xs, np.uint64), "f32", "f64")
     want = [int(v) for v in R.float_cast(wide & np.uint64((1 << 63) - 1), "f64", "f16")]
+    as_written = [int(v) & 0x7FFF for v in R.float_cast(np.array(xs, np.uint64), "f32", "f16")]
+    assert out == want and out != as_written
+    assert _items(rep) == [("and.b16", "note")]
+
+
+def test_abs_widened_then_narrowed_is_the_ring_cast_of_the_abs(tmp_path):
+    """``tl.abs(x).to(tl.float64)`` stored as f16 of an f32 x (held-out seed 21785, reported before): LLVM narrows
+    x once and moves the sign-bit ``and`` to the store; Triton's pipeline folds the exact widening the narrowing
+    reads, so its ring casts |x| from f32: computed so, a note (as written, |cvt(x)|, it differs)."""
+    body = "{store}\n\tcvt.rn.f16.f32 %h1, %a;\n\tand.b16 %d, %h1, 32767;"
+    xs = [0xC0490FDB, 0x3DCCCCCD, 0xBF800000, 0x47800000]
+    out, rep = _run(_with_source(tmp_path, "tl.abs(x0).to(tl.float64)", body, "", out_w=16), [[x] for x in xs],
+                    out_w=16)
+    want = [int(v) for v in R.float_cast(np.array(xs, np.uint64) & np.uint64(0x7FFFFFFF), "f32", "f16")]
     as_written = [int(v) & 0x7FFF for v in R.float_cast(np.array(xs, np.uint64), "f32", "f16")]
     assert out == want and out != as_written
     assert _items(rep) == [("and.b16", "note")]

@@ -54,6 +54,7 @@ from ptxkit.fpsan.source_ast import (
     _narrowed_to,
     _number,
     _one_value,
+    _own_or_promoted,
     _receiver,
     _refolded,
     _resolve,
@@ -103,7 +104,8 @@ class SourceHints(SignHints, CastHints):
             got = _classify(classify, f, n)
             y = n.left if got is None or got[0] == "add" or _is_two(n.right) else n.right
             w = _width(f, y, _DEPTH)
-            return got if w == _DTYPE_WIDTH.get(_PTX_DTYPE.get(lane, "")) or (own and w == OWN) else None
+            own_typed = w == OWN or (w is None and lane in ("f32", "f64") and _own_or_promoted(f, y, _DEPTH))
+            return got if w == _DTYPE_WIDTH.get(_PTX_DTYPE.get(lane, "")) or (own and own_typed) else None
         exact = self.decide(instr, classify) if loc is not None and loc[2] != 0 else None
         # then a loaded value's own type (held-out seeds 2462: the next element's 2.0 * x0 of an f64 x0 at 12:0;
         # 2348: a * 2.0 that LLVM shared with pow(a, a)'s x + y test, at the call's location)
@@ -432,42 +434,6 @@ class SourceHints(SignHints, CastHints):
             return None
         return self.decide_here_or_at_call(reader, classify)
 
-    def abs_at_cast(self, cvt: ir.Instruction, dest: str, source: str) -> Decision | None:
-        """The abs/cvt order told at the ``cvt``'s own location (the ``.to(T)`` call; LLVM gives a moved abs
-        the store's, held-out seeds 995, 1032): the call's receiver is an abs of an x of the cvt's ``source``
-        type (``abs(x).to(T)``: ``outside``), or the call is an abs's argument (``abs(x.to(T))``: ``inside``)."""
-        def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
-            if _abs_call(n):  # the cvt at the abs call's own location (held-out seed 1403: tl.abs(x0.to(f64)))
-                assert isinstance(n, ast.Call)
-                arg = _resolve(f, n.args[0], _DEPTH)
-                return ("inside", n) if arg is not None and _cast_to(arg) == _PTX_DTYPE.get(dest) else None
-            if _cast_to(n) != _PTX_DTYPE.get(dest):
-                return None
-            recv = _resolve(f, _receiver(n), _DEPTH)
-            sw = _DTYPE_WIDTH.get(_PTX_DTYPE.get(source, ""))
-            back = _cast_to(recv)  # abs(h.to(W)).to(S).to(T), narrowed back to the half's S first (held-out 12601)
-            if back is not None and recv is not None and _DTYPE_WIDTH[back] == sw and back in _HALF:
-                inner = _resolve(f, _receiver(recv), _DEPTH)
-                wide = _abs_via(f, inner, sw, back) if inner is not None else None
-                return (f"via-{wide}-{_HALF[back]}", n) if wide else None
-            if _abs_call(recv):
-                assert isinstance(recv, ast.Call)
-                arg = _resolve(f, recv.args[0], _DEPTH)
-                w = _width(f, arg, _DEPTH) if arg is not None else None
-                # a loaded x is the cvt's source itself (LLVM converts the loaded type): seed 1099's abs(x1)
-                if w in (OWN, sw):
-                    return "outside", n
-                # abs(x.to(f64)).to(f16) of an f32 x: LLVM drops the exact widening (held-out seed 1180)
-                if w == 64 and sw == 32:
-                    return "outside-f64", n
-                # abs(h.to(W)).to(T) of a half h (W neither the cvt's source nor its dest): LLVM drops the widening,
-                # Triton's ring computes the abs at W (held-out seeds 15309, 13496): form via-W
-                via = _abs_via(f, recv, sw, _PTX_DTYPE.get(dest, ""))
-                return (f"via-{via}", n) if via else None
-            parent = f.parent.get(id(n))
-            return ("inside", parent) if isinstance(parent, ast.expr) and _abs_call(parent) else None
-        return self.decide(cvt, classify)
-
     def trunc(self, cvt: ir.Instruction) -> Decision | None:
         """``cvt.rzi.fT.fT`` is a ``trunc`` call (``call``) or LLVM's fold of ``x.to(int).to(float)``
         (``casts:int16`` and so on, the integer dtype: fptosi then sitofp, native in Triton's FPSan; ``casts:int32:f64``
@@ -674,18 +640,6 @@ def _abs_cast_classify(dest: str | None, source: str | None) -> Classify:
             return None  # abs(minimum(h, h)) of h = x.to(f16): LLVM's abs(x.to(f16)), not of the cvt's source
         return ("inside" if cast else "outside"), n
     return classify
-
-
-def _abs_via(f: SourceFile, n: ast.expr, sw: int | None, dest: str) -> str | None:
-    """W (``f32``/``f64``) of ``abs(h.to(W))`` whose h is ``sw`` bits wide (or loaded), W wider than h and not the
-    ``dest`` dtype the value is cast to next; else None."""
-    if not _abs_call(n) or sw is None:
-        return None
-    arg = _resolve(f, n.args[0], _DEPTH)
-    cast = _cast_to(arg) if arg is not None else None
-    if arg is None or cast not in _WIDE or _DTYPE_WIDTH[cast] <= sw or cast == dest:
-        return None
-    return _WIDE[cast] if _width(f, _receiver(arg), _DEPTH) in (OWN, sw) else None
 
 
 def _int_to_f64(f: SourceFile, e: ast.expr) -> bool:
