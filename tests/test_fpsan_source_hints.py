@@ -284,6 +284,28 @@ def test_negation_moved_past_a_narrowing_through_a_select_is_reported(tmp_path, 
     assert [s for o, s in _items(rep) if o == "xor.b16"] == ["error" if reported else "note"]
 
 
+@pytest.mark.parametrize("arms,noted", [("x0.to(tl.float32), x1.to(tl.float32)", True),
+                                        ("x0.to(tl.float32) * 3.0, x1.to(tl.float32)", False)])  # seed 6284's kind
+def test_negated_select_of_widened_halves_narrowed_back_is_the_wide_ring_negation(tmp_path, arms, noted):
+    """``(-where(c, x0.to(f32), x1.to(f32))).to(f16)`` of halves (held-out seed 21794, f32 arms widened to f64,
+    reported before): LLVM selects the halves and flips the sign bit; Triton negates the widening in the f32 ring
+    and narrows it, which is the half ring's negation except at −0 (its wide negation is no sign extension):
+    computed so, a note. Where an arm is wide arithmetic (which LLVM's select of halves does not compute), an
+    error as before."""
+    body = "{loc}\n\tsetp.lt.f16 %p1, %a, %b;\n\tselp.b16 %h3, %a, %b, %p1;\n\t{store}\n\txor.b16 %d, %h3, -32768;"
+    text = _with_source(tmp_path, f"-tl.where(x0 < x1, {arms})", body, "tl.where", nin=2, w=16, out_w=16)
+    rows = [[0x8000, 0x3C00], [0xC000, 0x3C00], [0x3C00, 0x0000]]
+    out, rep = _run(text, rows, w=16, out_w=16)
+    chosen = np.array([0x8000, 0xC000, 0x0000], np.uint64)  # x0 < x1 picks −0, −2, then x1 = +0
+    wide = R.embed(R.float_cast(chosen, "f16", "f32"), "f32")
+    want = [int(v) for v in R.float_cast(R.unembed((-wide.astype(np.int64)) % (1 << 32), "f32"), "f32", "f16")]
+    assert [i for i in _items(rep) if i[0] == "xor.b16"] == [("xor.b16", "note" if noted else "error")]
+    if noted:
+        assert out == want and out[0] != 0x8000  # the half ring's negation keeps −0
+    else:
+        assert out[0] == 0x8000
+
+
 @pytest.mark.parametrize("expr,reported", [("(-x0.to(tl.float32)).to(tl.float16) * (-x1.to(tl.float16))", True),
                                            ("(x0.to(tl.float32)).to(tl.float16) * x1.to(tl.float16)", False)])
 def test_narrowed_negation_llvm_cancelled_is_reported(tmp_path, expr, reported):
@@ -1209,14 +1231,15 @@ def test_a_reassigned_name_resolves_to_the_assignment_before_its_use(tmp_path):
     assert _width(f, uses[(9, "c")], _DEPTH) is None  # assigned in branches: unknown
 
 
-def test_abs_of_a_cast_decided_at_the_abs_call_the_cvt_carries(tmp_path):
+@pytest.mark.parametrize("expr", ["tl.abs(x0.to(tl.float64))", "tl.abs((-x0.to(tl.float64)))"])  # 22064: negated
+def test_abs_of_a_cast_decided_at_the_abs_call_the_cvt_carries(tmp_path, expr):
     """LLVM's ``abs(x).to(f64)`` for ``tl.abs(x.to(tl.float64))`` with the sign-bit ``and`` hoisted to the load
     and the cvt at the abs call's column (held-out seed 1403): the order is told there — Triton's ring cast of
-    x, then abs of its f64 bits (as written, the ring cast of |x| differs)."""
+    x, then abs of its f64 bits (as written, the ring cast of |x| differs). Of ``-x.to(f64)`` the same (held-out
+    seed 22064, reported before): |·| of the ring's negation is |·| of the value, ±0 included."""
     body = "and.b32 %t, %a, 2147483647;\n\t{loc}\n\tcvt.f64.f32 %d, %t;"
     xs = [0xC0490FDB, 0x3DCCCCCD, 0xBF800000]
-    out, rep = _run(_with_source(tmp_path, "tl.abs(x0.to(tl.float64))", body, "tl.abs", out_w=64), [[x] for x in xs],
-                    out_w=64)
+    out, rep = _run(_with_source(tmp_path, expr, body, "tl.abs", out_w=64), [[x] for x in xs], out_w=64)
     wide = R.float_cast(np.array(xs, np.uint64), "f32", "f64")
     assert out == [int(v) & ~(1 << 63) for v in wide]
     assert not rep.errors
@@ -1477,15 +1500,23 @@ def test_negation_through_a_dropped_type_hoisted_to_the_load_is_read_at_its_conv
     assert [sv for o, sv in _items(rep) if o == "xor.b16"] == ["note"]
 
 
-@pytest.mark.parametrize("expr,severity", [("tl.cumsum(-x0.to(tl.float64), 0)", "error"),
-                                           ("tl.cumsum(-x0, 0)", "note")])
+@pytest.mark.parametrize("expr,severity", [("tl.cumsum(-x0.to(tl.float64) * x1.to(tl.float64), 0)", "error"),
+                                           ("tl.cumsum(-x0, 0)", "note"),
+                                           ("tl.cumsum(-x0.to(tl.float64), 0)", "note")])
 def test_half_sign_xor_in_a_function_that_negates_wider_is_reported(tmp_path, expr, severity):
     """Held-out seed 10449 (silent at first contact, at −0 only): ``e = -x1.to(f64)``, ``tl.cumsum(e)`` stored as bf16 —
-    the first row's sign xor of the bf16 x1 at the store names no negation; the function negates an f64 value, which
-    Triton's ring narrows differently at −0: reported. A function with only narrow negations keeps the note."""
+    the first row's sign xor of the bf16 x1 at the store: a negation the function computes wider, which Triton's
+    ring narrows differently at −0, is reported where the stored value names none. A function with only narrow
+    negations keeps the note; the scan's own operand ``-x.to(f64)`` is the first row's value: computed as Triton's
+    f64 negation narrowed (a note; reported before)."""
     body = "{store}\n\txor.b16 %h1, %a, -32768;\n\tcvt.f32.f16 %d, %h1;"  # (read as a float: the dataflow's type)
-    _, rep = _run(_with_source(tmp_path, expr, body, "", w=16, out_w=32), [[0x8000]], w=16, out_w=32)
+    out, rep = _run(_with_source(tmp_path, expr, body, "", w=16, out_w=32, nin=2), [[0x8000, 0x3C00]], w=16,
+                    out_w=32)
     assert [sv for o, sv in _items(rep) if o == "xor.b16"] == [severity]
+    if expr == "tl.cumsum(-x0.to(tl.float64), 0)":
+        wide = R.float_unop("neg", R.float_cast(np.array([0x8000], np.uint64), "f16", "f64").astype(np.uint64), "f64")
+        half = R.float_cast(wide.astype(np.uint64), "f64", "f16").astype(np.uint64)
+        assert out == [int(v) for v in R.float_cast(half, "f16", "f32")] != [0x80000000]
 
 
 def test_negation_through_a_type_llvm_dropped_is_computed_through_it(tmp_path):

