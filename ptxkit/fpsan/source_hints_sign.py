@@ -265,7 +265,7 @@ class SignHints(HintsBase):
                 v = _resolve(f, _receiver(v), _DEPTH)
             inner = _negated(v)
             w = _width(f, inner, _DEPTH) if inner is not None else None
-            if w is None or w <= width:
+            if inner is None or w is None or w <= width:
                 return None
             # the negated value only widens values of the narrow width, through a select's arms (held-out seed
             # 21794: -where(c, x1.to(f64), x0.to(f64)) stored as f32): LLVM's select of the narrow values is exact
