@@ -164,3 +164,20 @@ def _exact_arm(flow: Flow, a: ir.Reg) -> bool:
         return True
     types = float_cast(x)
     return types is not None and R.ring(types[0]).w > R.ring(types[1]).w
+
+
+def triton_cast_folds(st: str, steps: tuple[str, ...]) -> tuple[str, ...]:
+    """``steps`` (float types and ``neg``, from an ``st`` value) less each widening that a narrowing below it reads:
+    Triton's pipeline folds ``truncf(extf(a))`` to ``truncf(a)`` (or to a) before FPSan sees it (held-out seeds
+    3218, 21785, 22248: ``(-log(x)).to(f64).to(bf16)`` narrows the f32 ring value). Where a is narrower than the
+    narrowing's type both give the sign extension, so the fold is taken whatever the widths."""
+    out: list[str] = []
+    cur = st
+    for i, step in enumerate(steps):
+        nxt = steps[i + 1] if i + 1 < len(steps) else "neg"
+        if (step != "neg" and nxt != "neg" and R.ring(step).w > R.ring(cur).w
+                and R.ring(step).w > R.ring(nxt).w):
+            continue
+        out.append(step)
+        cur = step if step != "neg" else cur
+    return tuple(out)

@@ -35,6 +35,7 @@ from ptxkit.fpsan.folds_narrow_neg import (
     _negated_widening_narrowed,
     _widened,
     _widened_times_negative,
+    triton_cast_folds,
 )
 from ptxkit.fpsan.irview import name_of
 from ptxkit.fpsan.ops import (
@@ -603,6 +604,7 @@ def _neg_through(instr: ir.Instruction, src: str, ctx: RewriteContext, flow: Flo
         steps = steps[1:]
     if cvts < 2 and not set(steps) - {"neg", st, dt}:
         return None  # no type between: the neg-cast fold's own cases
+    steps = triton_cast_folds(st, steps)
     if _kept_types(st, steps) != (ptx or [st]):
         return None  # the source's conversions are not those of the PTX, less exact widenings LLVM drops
     p, cur = ctx.embed(ir.Reg(x), st), st
