@@ -1397,11 +1397,13 @@ def test_self_compare_of_casts_to_any_other_type_is_decided(tmp_path, expr, want
 
 @pytest.mark.parametrize("expr,want", [("tl.where(x0 < 1.0, x0, x0.to(tl.float64) != x0.to(tl.float64))", "f64"),
                                        ("x0 < 1.0", None)])  # no self-comparison on the line: undecided
-def test_self_compare_at_column_0_is_decided_by_the_lines_self_comparison(tmp_path, expr, want):
+@pytest.mark.parametrize("loc", ["9 0", "0 31"])
+def test_self_compare_at_column_0_is_decided_by_the_lines_self_comparison(tmp_path, expr, want, loc):
     """Held-out seed 8641 (silent, behind reported half ops): ``x1.to(f32) == x1.to(f32)`` of an f64 x1 as
     ``setp.num.f64 x1, x1`` at column 0 of its line (LLVM's merged location after a sin body) was taken for Triton's
-    own test of its values (native): the line's one self-comparison decides; none, undecided."""
-    body = ".loc 1 9 0\n\tsetp.nan.f16 %p1, %a, %a;\n\tselp.b16 %d, 1, 0, %p1;"
+    own test of its values (native): the line's one self-comparison decides; none, undecided. At line 0 (no
+    location: held-out seed 22220, a test scheduled after a log body, silent at first contact) the file's."""
+    body = f".loc 1 {loc}\n\tsetp.nan.f16 %p1, %a, %a;\n\tselp.b16 %d, 1, 0, %p1;"
     xs = [0x7E00, 0x3C00, 0xC500, 0x7C00]
     out, rep = _run(_with_source(tmp_path, expr, body, "", w=16), [[x] for x in xs], w=16)
     if want is None:

@@ -531,14 +531,17 @@ class SourceHints(SignHints, CastHints):
             widths = {_width(f, e, _DEPTH) for e in (n.left, n.comparators[0])}
             return ("native", n) if widths <= {OWN, w} and widths else None
         loc = self.loc.get(id(instr))
+
+        def same(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
+            ok = isinstance(n, ast.Compare) and len(n.comparators) == 1 and _same_value(f, n.left, n.comparators[0])
+            return classify(f, n) if ok else None
         # a merged location (held-out seed 8641: x1.to(f32) == x1.to(f32) of an f64 x1 at 15:0 after a sin body,
-        # taken for Triton's own test, silent): the line's self-comparisons
-        if loc is not None and loc[1] != 0 and loc[2] == 0:
-            def on_line(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
-                same = (isinstance(n, ast.Compare) and len(n.comparators) == 1
-                        and _same_value(f, n.left, n.comparators[0]))
-                return classify(f, n) if same else None
-            return self.decide_within(instr, on_line, whole_line=True)
+        # taken for Triton's own test, silent): the line's self-comparisons; none (line 0, held-out seed 22220: a
+        # test LLVM scheduled after a log body, taken for Triton's own, silent): the file's
+        if loc is not None and loc[1] == 0:
+            return self.decide_in_file(instr, same)
+        if loc is not None and loc[2] == 0:
+            return self.decide_within(instr, same, whole_line=True)
         found = self.nodes(instr)
         if found is not None and not any(isinstance(n, ast.Compare) for n in found[1]):
             # no comparison starts there in the source (tl.dot's tf32x3 NaN guards, a libdevice call): it is

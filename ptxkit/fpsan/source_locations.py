@@ -165,6 +165,20 @@ class HintsBase:
                     forms.setdefault(*got)
         return _one(f, forms)
 
+    def decide_in_file(self, instr: ir.Instruction, classify: Classify) -> Decision | None:
+        """Like :meth:`decide`, over every expression of the file ``instr``'s location names: for an instruction at
+        line 0 (LLVM's "no location"), where only one form in the whole file can be the one at hand."""
+        loc = self.loc.get(id(instr))
+        f = self.files.get(loc[0]) if loc else None
+        if f is None:
+            return None
+        forms: dict[str, ast.expr] = {}
+        for n in ast.walk(f.tree):
+            got = _classify(classify, f, n) if isinstance(n, ast.expr) else None
+            if got is not None:
+                forms.setdefault(*got)
+        return _one(f, forms)
+
     def decide_enclosing(self, instr: ir.Instruction, classify: Classify) -> Decision | None:
         """Like :meth:`decide`, over the innermost node that classifies and whose span on the line holds
         the column: Triton gives ``tl.abs(…)``'s sign-bit ``and`` a column inside the call's name (held-out
