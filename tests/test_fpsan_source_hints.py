@@ -1148,11 +1148,13 @@ def test_int_to_f32_in_an_inlined_library_function_is_decided_at_its_call(tmp_pa
 
 
 @pytest.mark.parametrize("expr,wider", [("tl.max(tl.abs(-x0.to(tl.float64)), axis=0)", True),
-                                       ("tl.max(tl.abs(-x0.to(tl.float32)), axis=0)", False)])
+                                       ("tl.max(tl.abs(-x0.to(tl.float32)), axis=0)", False),
+                                       ("tl.max(x0.to(tl.float64), axis=0)", False)])  # held-out seed 22539
 def test_max_of_a_reduction_the_source_computes_wider_is_reported(tmp_path, expr, wider):
     """``tl.max(abs(-x.to(f64)))`` stored as f32 (held-out seed 12552, silent before): LLVM drops the widening and
     reduces with ``max.f32`` (max commutes with the exact fpext); Triton's FPSan widens, negates and reduces in the
-    f64 ring. The reduction's ``inlined_at`` call names the f64 operand: an error; an f32 operand is the op itself."""
+    f64 ring. The reduction's ``inlined_at`` call names the f64 operand: an error; an f32 operand is the op itself,
+    and so is a bare widening (the ring's sign extension keeps the payloads' signed order)."""
     (tmp_path / "lib.py").write_text(LIB_SRC)
     call = SRC.replace("EXPR", expr).splitlines()[EXPR_LINE - 1].index("tl.max") + 1
     body = (f"\t.loc 2 5 5, function_name $L__info_string0, inlined_at 1 {EXPR_LINE} {call}\n"
@@ -1162,6 +1164,24 @@ def test_max_of_a_reduction_the_source_computes_wider_is_reported(tmp_path, expr
     assert [(i.opcode, i.severity) for i in rep.errors] == ([("max.f32", "error")] if wider else [])
     if wider:
         assert f"kernel.py:{EXPR_LINE}:{call}: `tl.max(" in rep.errors[0].reason
+
+
+def test_max_of_widened_values_narrowed_is_narrowed_from_the_wide_ring(tmp_path):
+    """``tl.max(x.to(f64)).to(f16)`` of f32 values (held-out seed 22539, reported before): LLVM reduces the f32
+    values and narrows them once; Triton's ring narrows the max of the sign-extended payloads from 64 bits, which
+    is the 64-bit narrowing of the f32 max's sign extension: computed so, a note."""
+    (tmp_path / "lib.py").write_text(LIB_SRC)
+    expr = "tl.max(x0.to(tl.float64), axis=0)"
+    call = SRC.replace("EXPR", expr).splitlines()[EXPR_LINE - 1].index("tl.max") + 1
+    body = (f"\t.loc 2 5 5, function_name $L__info_string0, inlined_at 1 {EXPR_LINE} {call}\n"
+            "\tmax.f32 %r9, %a, %b;\n\t{store}\n\tcvt.rn.f16.f32 %d, %r9;")
+    text = _with_source(tmp_path, expr, body, "tl.max", nin=2, out_w=16) + f'\t.file\t2 "{tmp_path / "lib.py"}"\n'
+    rows = [[0x3F800000, 0x40490FDB], [0xC0A00000, 0x3DCCCCCD]]
+    out, rep = _run(text, rows, out_w=16)
+    top = np.array([0x40490FDB, 0x3DCCCCCD], np.uint64)  # the larger payload (φ keeps these ones' order)
+    wide = R.float_cast(R.float_cast(top, "f32", "f64").astype(np.uint64), "f64", "f16")
+    assert out == [int(v) for v in wide] != [int(v) for v in R.float_cast(top, "f32", "f16")]
+    assert not rep.errors and ("cvt.rn.f16.f32", "note") in _items(rep)
 
 
 @pytest.mark.parametrize("expr,folded", [("x0.to(tl.int64).to(tl.bfloat16).to(tl.int32)", True),

@@ -97,10 +97,16 @@ def rewrite_cvt(instr: ir.Instruction, ctx: RewriteContext) -> bool | str | Verd
     if st == "f32" and dt in ("f16", "bf16") and (wide := ctx.hints.narrowed_from_wider(instr, dt, st)) is not None:
         p = _cast_payload(ctx, p, st, "f64")  # Triton narrows the 64-bit ring value (LLVM dropped the fpext)
         st = "f64"
-        ctx.report(instr, f"cvt.{dt}.f32 where the source at {wide.where} narrows an f64: LLVM dropped the exact "
-                   "widening and exact f64 work with it (a negation, a reduction's first element), which the "
-                   "narrowing of the ring value does not commute with: sanitized through f64, the dropped work not "
-                   "replayed", ERROR, False)
+        if wide.form == "reduced":
+            ctx.report(instr, f"cvt.{dt}.f32 where the source at {wide.where} narrows the max/min of f32 values "
+                       "widened to f64: LLVM reduced the f32 values (exact: the ring's sign extension keeps their "
+                       "order) and dropped the widening; sanitized as Triton's narrowing of the 64-bit ring value",
+                       NOTE, False)
+        else:
+            ctx.report(instr, f"cvt.{dt}.f32 where the source at {wide.where} narrows an f64: LLVM dropped the exact "
+                       "widening and exact f64 work with it (a negation, a reduction's first element), which the "
+                       "narrowing of the ring value does not commute with: sanitized through f64, the dropped work "
+                       "not replayed", ERROR, False)
     p = _cast_payload(ctx, p, st, dt)
     p = post_modifiers(ctx, p, R.ring(dt).w, instr)
     ctx.define(ops[0], p, dt, instr.guard)

@@ -260,7 +260,8 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
             instr, ctx, ft, f"f32 {op} of two widened halves read only by comparisons, where the source at "
             f"{decided.where} is half arithmetic: LLVM computes it in f32 and drops the narrowing before the "
             "comparison; Triton's FPSan computes the 16-bit ring op (not modelled here): sanitized as the f32 op")
-    if op in ("max", "min") and ft in ("f16", "bf16", "f32") and (wider := flow.hints.reduced_wider(instr, ft)):
+    if (op in ("max", "min") and ft in ("f16", "bf16", "f32") and (wider := flow.hints.reduced_wider(instr, ft))
+            and wider.form == "wider"):
         return _as_written_reported(instr, ctx, ft, f"{op}.{ft} of a reduction whose operand the source at "
                                     f"{wider.where} computes at a wider type: LLVM reduces the narrow values (max and "
                                     "min commute with the exact widening), Triton's FPSan widens in the ring and "

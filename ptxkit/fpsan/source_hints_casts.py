@@ -45,6 +45,11 @@ class CastHints(HintsBase):
             if _cast_to(n) != _PTX_DTYPE.get(dest) or sw is None:
                 return None
             recv = _resolve(f, _receiver(n), _DEPTH)
+            if (isinstance(recv, ast.Call) and isinstance(recv.func, ast.Attribute) and recv.func.attr in ("max", "min")
+                    and recv.args and (arg := _resolve(f, recv.args[0], _DEPTH)) is not None
+                    and _DTYPE_WIDTH.get(_cast_to(arg) or "", 0) > sw
+                    and _width(f, _receiver(arg), _DEPTH) in (OWN, sw)):
+                return "reduced", n  # tl.max(x.to(f64)).to(f16): reduced at f32 by LLVM, exactly (seed 22539)
             w = _width(f, recv, _DEPTH) if recv is not None else None
             if recv is None or w is None or w not in (32, 64) or w <= sw:
                 return None
