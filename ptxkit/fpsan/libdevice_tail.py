@@ -149,7 +149,11 @@ def _general_arm(flow: Flow, s: ir.Instruction, tainted: set[str], values: set[s
             or ops[3].name not in tainted):
         return None
     arms = [o for o in ops[1:3] if isinstance(o, ir.Reg)]
-    if len(arms) != 1 or arms[0].name in tainted or not any(isinstance(o, (ir.Imm, ir.FloatImm)) for o in ops[1:3]):
+    if len(arms) == 2:  # select(p, c, max(c, r)): the special case's ±inf folded through the user's max/min
+        arms = [a for a, c in (arms, arms[::-1]) if _extremum_with(flow, a.name, c.name)]  # (held-out seed 22633)
+        if len(arms) != 1 or arms[0].name in tainted:
+            return None
+    elif len(arms) != 1 or arms[0].name in tainted or not any(isinstance(o, (ir.Imm, ir.FloatImm)) for o in ops[1:3]):
         return None
     # the call's location, or that of the user's op whose result it selects, into which LLVM merged it (seeds
     # 1346, 1695: ``abs(log2(x))``, ``-log2(x)``); a user's ``tl.where`` has a location of its own
@@ -158,6 +162,14 @@ def _general_arm(flow: Flow, s: ir.Instruction, tainted: set[str], values: set[s
             or (at is not None and all(flow.loc.get(id(w)) == at for w in flow.writers.get(arms[0].name, [None])))):
         return None
     return arms[0].name if _computed_from(flow, arms[0].name, values) else None
+
+
+def _extremum_with(flow: Flow, r: str, other: str) -> bool:
+    """``r``'s one writer is a ``max``/``min`` that reads ``other``: where the body's result is ±inf, LLVM's
+    select of ``other`` is that max/min (``max(0 * a, log(a))`` at a == 0), Triton's ring op has no such case."""
+    ws = flow.writers.get(r, ())
+    return (len(ws) == 1 and ws[0].opcode in ("max", "min") and ws[0].guard is None
+            and any(isinstance(o, ir.Reg) and o.name == other for o in ws[0].operands[1:]))
 
 
 def _computed_from(flow: Flow, r: str, values: set[str], limit: int = 4096) -> bool:
