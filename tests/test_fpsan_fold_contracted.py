@@ -54,3 +54,25 @@ def test_held_out_cumsum_of_a_narrowed_product_is_tritons_bits():
     """Seed 16210's Triton 3.9 pair: ``cumsum((x.to(f16).to(f64) * 2.0).to(f32))`` whose later rows LLVM contracts into
     fmas at line 0, then cos and a half division: bit for bit, nothing reported (silent at first contact)."""
     _assert_bit_exact("seed16210")
+
+
+@pytest.mark.parametrize("expr,sign", [("x1 - (x0.to(tl.float64) * 2.0).to(tl.float32)", -1),
+                                       ("(x0.to(tl.float64) * 2.0).to(tl.float32) + x1", 1),
+                                       ("x1 - (x0 * 2.0)", 0)])  # an f32 product: the f32 fma as written
+def test_narrowed_f64_product_contracted_into_an_add_or_sub_is_tritons(tmp_path, expr, sign):
+    """``m - (x.to(f64) * 2.0).to(f32)`` as ``fma.rn.f32 d, x, -2.0, m`` at the expression's location (held-out seed
+    23250, silent at first contact: LLVM shrinks the product and negates its number): Triton's f64 ring product,
+    narrowed, subtracted in the f32 ring (an add likewise)."""
+    col = SRC.replace("EXPR", expr).splitlines()[EXPR_LINE - 1].index(expr) + 1
+    c = "0fC0000000" if sign <= 0 else "0f40000000"
+    text = _with_source(tmp_path, expr, f".loc 1 {EXPR_LINE} {col}\n\tfma.rn.f32 %d, %a, {c}, %b;", "", nin=2)
+    rows = [[A, B], [HALF, ONE]]
+    out, rep = _run(text, rows)
+    if sign == 0:
+        want = [int(R.unembed(R.fma(*(R.embed(_u(v), "f32") for v in (a, 0xC0000000, b)), 32), "f32")[0]) for a, b in rows]
+        assert out == want and not [o for o, _ in _items(rep) if o == "fma.rn.f32"]
+        return
+    p = [R.float_cast(R.float_binop("mul", R.float_cast(_u(a), "f32", "f64"), _u(TWO64), "f64"), "f64", "f32")
+         for a, _ in rows]
+    want = [int(R.float_binop("sub" if sign < 0 else "add", _u(b), q, "f32")[0]) for q, (_, b) in zip(p, rows)]
+    assert out == want and [s for o, s in _items(rep) if o == "fma.rn.f32"] == ["note"]
