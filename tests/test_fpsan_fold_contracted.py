@@ -69,7 +69,8 @@ def test_narrowed_f64_product_contracted_into_an_add_or_sub_is_tritons(tmp_path,
     rows = [[A, B], [HALF, ONE]]
     out, rep = _run(text, rows)
     if sign == 0:
-        want = [int(R.unembed(R.fma(*(R.embed(_u(v), "f32") for v in (a, 0xC0000000, b)), 32), "f32")[0]) for a, b in rows]
+        want = [int(R.unembed(R.fma(*(R.embed(_u(v), "f32") for v in (a, 0xC0000000, b)), 32), "f32")[0])
+                for a, b in rows]
         assert out == want and not [o for o, _ in _items(rep) if o == "fma.rn.f32"]
         return
     p = [R.float_cast(R.float_binop("mul", R.float_cast(_u(a), "f32", "f64"), _u(TWO64), "f64"), "f64", "f32")
