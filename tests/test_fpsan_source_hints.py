@@ -1356,14 +1356,15 @@ def test_abs_of_a_widened_value_narrowed_after_is_computed_through_f64(tmp_path,
     assert [i for i in _items(rep) if i[0] == "and.b16"] == [("and.b16", "note")]
 
 
-def test_abs_widened_then_narrowed_is_the_ring_cast_of_the_abs(tmp_path):
+@pytest.mark.parametrize("expr", ["tl.abs(x0).to(tl.float64)", "tl.where(x0 != x0, x0, tl.abs(x0))"])
+def test_abs_widened_then_narrowed_is_the_ring_cast_of_the_abs(tmp_path, expr):
     """``tl.abs(x).to(tl.float64)`` stored as f16 of an f32 x (held-out seed 21785, reported before): LLVM narrows
     x once and moves the sign-bit ``and`` to the store; Triton's pipeline folds the exact widening the narrowing
-    reads, so its ring casts |x| from f32: computed so, a note (as written, |cvt(x)|, it differs)."""
+    reads, so its ring casts |x| from f32: computed so, a note (as written, |cvt(x)|, it differs). The abs arm of a
+    select narrowed (held-out seed 23249: LLVM sinks the cvt into the arms) likewise."""
     body = "{store}\n\tcvt.rn.f16.f32 %h1, %a;\n\tand.b16 %d, %h1, 32767;"
     xs = [0xC0490FDB, 0x3DCCCCCD, 0xBF800000, 0x47800000]
-    out, rep = _run(_with_source(tmp_path, "tl.abs(x0).to(tl.float64)", body, "", out_w=16), [[x] for x in xs],
-                    out_w=16)
+    out, rep = _run(_with_source(tmp_path, expr, body, "", out_w=16), [[x] for x in xs], out_w=16)
     want = [int(v) for v in R.float_cast(np.array(xs, np.uint64) & np.uint64(0x7FFFFFFF), "f32", "f16")]
     as_written = [int(v) & 0x7FFF for v in R.float_cast(np.array(xs, np.uint64), "f32", "f16")]
     assert out == want and out != as_written

