@@ -58,13 +58,15 @@ def _tanhf_body(flow: Flow, stmts: list[ir.Statement], i0: int, x: str, consts: 
     taint = set(given)
     members: list[ir.Instruction] = []
     # work on x alone LLVM hoisted above the body's start (seed 35: x·x of the odd polynomial, scheduled
-    # into the previous copy): the body's too, when x is not written between it and the start
+    # into the previous copy; 23814: of tanh(-y), y·y and the polynomial's first steps on it): the body's too,
+    # when what it reads is not written between it and the start
     for j in range(i0):
         w = stmts[j]
-        if (isinstance(w, ir.Instruction) and w.opcode in _TANHF_OPS and x in flow.reads(w) and w.guard is None
-                and flow.reads(w) <= {x} | consts | immediates_at(flow, w) and flow.same_call(w, start)
+        if (isinstance(w, ir.Instruction) and w.opcode in _TANHF_OPS and flow.reads(w) & taint and w.guard is None
+                and flow.reads(w) <= taint | consts | immediates_at(flow, w) and flow.same_call(w, start)
+                and not flow.writes(w) & given
                 and all(len(flow.writers.get(r, ())) == 1 for r in flow.writes(w))
-                and not any(isinstance(t, ir.Instruction) and x in flow.writes(t) for t in stmts[j:i0])):
+                and not any(isinstance(t, ir.Instruction) and flow.reads(w) & flow.writes(t) for t in stmts[j + 1:i0])):
             members.append(w)
             taint |= flow.writes(w)
     consumers: list[ir.Instruction] = []
