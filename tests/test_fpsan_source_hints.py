@@ -1358,7 +1358,8 @@ def test_abs_of_a_widened_value_narrowed_after_is_computed_through_f64(tmp_path,
     assert [i for i in _items(rep) if i[0] == "and.b16"] == [("and.b16", "note")]
 
 
-@pytest.mark.parametrize("expr", ["tl.abs(x0).to(tl.float64)", "tl.where(x0 != x0, x0, tl.abs(x0))"])
+@pytest.mark.parametrize("expr", ["tl.abs(x0).to(tl.float64)", "tl.where(x0 != x0, x0, tl.abs(x0))",
+                                  "tl.abs(x0 / x0)"])  # uncast arithmetic, promoted or not (held-out seed 24090)
 def test_abs_widened_then_narrowed_is_the_ring_cast_of_the_abs(tmp_path, expr):
     """``tl.abs(x).to(tl.float64)`` stored as f16 of an f32 x (held-out seed 21785, reported before): LLVM narrows
     x once and moves the sign-bit ``and`` to the store; Triton's pipeline folds the exact widening the narrowing

