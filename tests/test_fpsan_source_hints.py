@@ -1574,6 +1574,21 @@ def test_negation_through_a_type_llvm_dropped_is_computed_through_it(tmp_path):
     assert out == want and [s for o, s in _items(rep) if o == "xor.b16"] == ["note"]
 
 
+def test_negation_after_a_cast_of_a_negation_is_the_wide_rings(tmp_path):
+    """``-(-x).to(tl.float64)`` of an f32 x (held-out seed 24259, silent at x = −0): the PTX keeps both negations,
+    the xor before the cvt and the xor after it; the source's ``(-x).to(f64)`` at the cvt names the first, so the
+    second is the f64 ring's negation of the widening (not the cast of a negation, which the first already is)."""
+    xs = [0x80000000, 0xC0490FDB, 0x3DCCCCCD]
+    body = ("{loc}\n\txor.b32 %r1, %a, -2147483648;\n\tcvt.f64.f32 %e1, %r1;\n\t{store}\n\t"
+            "xor.b64 %d, %e1, -9223372036854775808;")
+    out, rep = _run(_with_source(tmp_path, "-(-x0).to(tl.float64)", body, "(-x0)", out_w=64), [[x] for x in xs],
+                    out_w=64)
+    inner = R.float_unop("neg", np.array(xs, np.uint64), "f32").astype(np.uint64)
+    want = R.float_unop("neg", R.float_cast(inner, "f32", "f64").astype(np.uint64), "f64")
+    assert out == [int(v) for v in want]
+    assert [s for o, s in _items(rep) if o == "xor.b64"] == ["note"]
+
+
 def test_negation_widened_then_narrowed_is_narrowed_once_as_triton_folds_it(tmp_path):
     """``(-x).to(tl.float64)`` stored as f16 of an f32 x (held-out seed 22248, silent at first contact with
     ``-log(x)``): Triton's pipeline folds the widening the narrowing reads, so its ring negates in f32 and

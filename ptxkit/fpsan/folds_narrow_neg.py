@@ -1,7 +1,8 @@
 """LLVM's folds of a negation across a widening (issue 10 F/J; docs/fpsan.md §3 "Folds"): ``a − (−h)`` as ``a + h``
 with h narrower than the op, and ``(-h).to(T) * c`` as ``x * -c``: Triton's ring negates the narrow value before
 widening it, which the wide ring's negation of the widened value is not (they differ at −0); and the converse,
-``(-x.to(W)).to(T)`` as the narrow sign xor, where Triton negates the widening and narrows it. Split from
+``(-x.to(W)).to(T)`` as the narrow sign xor, where Triton negates the widening and narrows it; and the source's J
+form at a cvt (:func:`_neg_cast_hint`). Split from
 :mod:`ptxkit.fpsan.folds_sign`, which dispatches to them."""
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from ptxkit.fpsan import ring as R
 from ptxkit.fpsan.casts import _cast_payload as cast_payload
 from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext, hexc
 from ptxkit.fpsan.fold_flow import Flow, FoldResult, float_cast
-from ptxkit.fpsan.ops import OpInfo, as_reg, elementwise, sign_xor_lanes
+from ptxkit.fpsan.ops import OpInfo, as_reg, elementwise, float_type_of, sign_xor_lanes, sign_xor_width
 from ptxkit.fpsan.report import NOTE, Verdict
 from ptxkit.fpsan.source_ast import Decision
 
@@ -181,3 +182,25 @@ def triton_cast_folds(st: str, steps: tuple[str, ...]) -> tuple[str, ...]:
         out.append(step)
         cur = step if step != "neg" else cur
     return tuple(out)
+
+
+def _fused(cvt: ir.Instruction, flow: Flow) -> bool:
+    """The cvt's operand is written once, by an unguarded ``fma`` of the cvt's source type."""
+    types = float_cast(cvt, packed=True)
+    src = cvt.operands[1] if len(cvt.operands) == 2 else None
+    d = flow.only_def(src.name) if isinstance(src, ir.Reg) else None
+    return (types is not None and d is not None and d.opcode == "fma" and d.guard is None
+            and types[1] in d.mods)
+
+
+def _neg_cast_hint(flow: Flow, cvt: ir.Instruction, dest: str, source: str) -> Decision | None:
+    """The source's J form at ``cvt``; its ``(-x).to(T)`` is ``after`` where the cvt converts a negation the PTX still
+    has (held-out seed 24259, silent at −0: ``-(-x).to(f64)``, whose inner negation is the xor before the cvt and the
+    outer one the xor after it)."""
+    decided = flow.hints.neg_cast(cvt, dest, source, _fused(cvt, flow))
+    x = cvt.operands[1] if len(cvt.operands) == 2 else None
+    d = flow.only_def(x.name) if isinstance(x, ir.Reg) else None
+    if decided is not None and decided.form == "before" and d is not None and (
+            sign_xor_width(d) or (d.opcode == "neg" and float_type_of(d) is not None)):
+        return Decision("after", f"{decided.where} (its negation is the one before the cvt)")
+    return decided

@@ -30,6 +30,7 @@ from ptxkit.fpsan.fold_flow import (
 from ptxkit.fpsan.fold_neg_extremum import negated_tree
 from ptxkit.fpsan.folds_narrow_neg import (
     _narrow_negation,
+    _neg_cast_hint,
     _negated_factor,
     _negated_factor_source,
     _negated_widening_narrowed,
@@ -129,7 +130,7 @@ def _sign_xor(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow: F
         return _neg_extremum(as_neg, ctx, flow, mft, instr)
     if cvt is not None and cvt.opcode == "cvt" and float_cast(cvt) is not None:
         types = float_cast(cvt)
-        decided = decide_fold(opts, "neg-cast", lambda c: flow.hints.neg_cast(c, types[0], types[1], _fused(cvt, flow))
+        decided = decide_fold(opts, "neg-cast", lambda c: _neg_cast_hint(flow, c, types[0], types[1])
                               if types else None, cvt)
         form = opts.fold("neg-cast") or (decided.form if decided else "after")
         if form == "before" and _neg_before_cast(instr, cvt, ctx, flow):
@@ -310,15 +311,6 @@ def _abs_of_widened(instr: ir.Instruction, ctx: RewriteContext, src: str, dst: s
     ctx.define(dst, cast_payload(ctx, ctx.embed(m, wide), wide, half), half, instr.guard)
 
 
-def _fused(cvt: ir.Instruction, flow: Flow) -> bool:
-    """The cvt's operand is written once, by an unguarded ``fma`` of the cvt's source type."""
-    types = float_cast(cvt, packed=True)
-    src = cvt.operands[1] if len(cvt.operands) == 2 else None
-    d = flow.only_def(src.name) if isinstance(src, ir.Reg) else None
-    return (types is not None and d is not None and d.opcode == "fma" and d.guard is None
-            and types[1] in d.mods)
-
-
 _NEG_CAST = ("negation of a float conversion's result: LLVM moves the negation of (-x).to(T) (also x * -1.0) "
              "below the cvt, so the source was (-x).to(T) (ring cast of −φ(x)) or -(x.to(T)) (ring negation after "
              "the cast); they differ for narrowing casts, and for widening ones at -0")
@@ -331,7 +323,7 @@ def _neg_of_cast(instr: ir.Instruction, cvt: ir.Instruction, ctx: RewriteContext
     types = float_cast(cvt, packed=True)
     assert types is not None
     dest = types[0].removesuffix("x2")
-    decided = (decide_fold(opts, "neg-cast", lambda c: flow.hints.neg_cast(c, dest, types[1], _fused(cvt, flow)), cvt)
+    decided = (decide_fold(opts, "neg-cast", lambda c: _neg_cast_hint(flow, c, dest, types[1]), cvt)
                or decide_fold(opts, "neg-cast", lambda n: flow.hints.negation_of_cast(n, dest), instr)
                or (decide_fold(opts, "neg-cast", lambda n: flow.hints.sub_of_product(n, dest), instr)
                    if _only_multiplicands(flow, instr) else None))
