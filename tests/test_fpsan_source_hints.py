@@ -781,6 +781,20 @@ def test_sign_or_decided_by_the_source(tmp_path, expr, anchor, want):
         assert out == want and _items(rep) == [("or.b32", "note")], (loc, rep.items)
 
 
+@pytest.mark.parametrize("expr,noted", [("tl.minimum(tl.maximum(x0, x0), -x0)", True), ("-tl.abs(x0)", False)])
+def test_sign_or_after_a_narrowing_of_a_min_of_negation_is_the_wide_ring_min(tmp_path, expr, noted):
+    """``minimum(maximum(x, x), -x)`` of an f32 x stored as f16 (held-out seed 24129, reported before): LLVM narrows
+    x, then sets the sign; Triton's ring min of φ(x) and −φ(x) at f32 (−|x|; +0 stays +0), then the ring narrowing.
+    A negated abs narrowed stays undecided (the abs's ring differs before and after the cast)."""
+    xs = [0, SIGN, TWO, 0xC0490FDB]
+    body = "cvt.rn.f16.f32 %h1, %a;\n\t{store}\n\tor.b16 %d, %h1, -32768;"
+    out, rep = _run(_with_source(tmp_path, expr, body, "", out_w=16), [[x] for x in xs], out_w=16)
+    mins = [0, SIGN, TWO | SIGN, 0xC0490FDB]  # the ring min, −|x| but +0 at +0
+    assert [s for o, s in _items(rep) if o == "or.b16"] == ["note" if noted else "error"]
+    if noted:
+        assert out == [int(v) for v in R.float_cast(np.array(mins, np.uint64), "f32", "f16")]
+
+
 def _ring_max_of_negation(x: int) -> int:
     """Triton's ``maximum(x, -x)`` on f32 bits: the signed max of the payloads φ(x) and −φ(x), unembedded."""
     p = int(R.embed(np.array([x], np.uint64), "f32")[0])

@@ -204,3 +204,26 @@ def _neg_cast_hint(flow: Flow, cvt: ir.Instruction, dest: str, source: str) -> D
             sign_xor_width(d) or (d.opcode == "neg" and float_type_of(d) is not None)):
         return Decision("after", f"{decided.where} (its negation is the one before the cvt)")
     return decided
+
+
+def _min_of_negation_narrowed(instr: ir.Instruction, cvt: ir.Instruction, ctx: RewriteContext, flow: Flow,
+                              lanes: tuple[int, int]) -> FoldResult | None:
+    """−|c| (a sign-bit ``or``) of ``c = cvt.T.S x`` where the source narrows ``minimum(x, -x)`` (held-out seed
+    24129: of an f64 x stored as bf16, LLVM sets the sign after the narrowing): Triton's ring min of φ(x) and −φ(x)
+    at S (−|x|, and ±0 themselves), then the ring narrowing. None where the source does not say so."""
+    types = float_cast(cvt)
+    x = cvt.operands[1] if len(cvt.operands) == 2 else None
+    decided = flow.hints.neg_abs(instr, lanes[1]) if lanes[0] == lanes[1] else None
+    if (types is None or decided is None or decided.form != "min" or not isinstance(x, ir.Reg)
+            or instr.guard is not None or not flow.unchanged_between(x.name, cvt, instr)):
+        return None
+    dt, st = types
+    w = R.ring(st).w
+    p = as_reg(ctx, ctx.embed(x, st), w)
+    n, m = ctx.fresh(BITS_KIND[w]), ctx.fresh(BITS_KIND[w])
+    ctx.emit(f"neg.s{w} {n}, {p}")
+    ctx.emit(f"min.s{w} {m}, {p}, {n}")
+    ctx.define(instr.operands[0], cast_payload(ctx, m, st, dt), dt, None)
+    return FoldResult(True, Verdict(f"sign-bit or of a {dt} conversion where the source at {decided.where} narrows a "
+                                    f"minimum of x and -x: LLVM sets the sign after narrowing; sanitized as Triton's "
+                                    f"ring min at {st}, then the ring narrowing", NOTE, native=False))
