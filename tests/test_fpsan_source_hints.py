@@ -180,7 +180,10 @@ BEFORE = [int(R.float_cast(np.array([x ^ SIGN], np.uint64), "f32", "f16")[0]) fo
                                                    ("(tl.sum(x0 / x1, axis=0) * -1.0).to(tl.float16)", "(tl.sum",
                                                     None, "before"),
                                                    # and through tl math (held-out seed 23360, reported before)
-                                                   ("(-(tl.cos(x0) / x1)).to(tl.float16)", "(-(tl", None, "before")])
+                                                   ("(-(tl.cos(x0) / x1)).to(tl.float16)", "(-(tl", None, "before"),
+                                                   # a libdevice call (held-out seed 24477, reported before)
+                                                   ("(libdevice.tanh(x0 / x1) * -1.0).to(tl.float16)", "(libdevice",
+                                                    None, "before")])
 def test_neg_cast_decided_by_the_source(tmp_path, expr, anchor, want, form):
     """The cvt's ``.loc`` is its ``.to()`` call: a negated receiver is ``(-x).to(T)`` (the ring cast of
     −φ(x)), a call under a unary minus ``-(x.to(T))`` (the ring negation of the cast)."""

