@@ -1292,6 +1292,21 @@ def test_abs_of_a_cast_decided_at_the_abs_call_the_cvt_carries(tmp_path, expr):
     assert not rep.errors
 
 
+def test_abs_of_a_cast_decided_across_a_join_of_a_masked_load(tmp_path):
+    """The sign-bit ``and`` of a masked load (its default ``mov`` and the guarded ``ld``: two writes) at line 0, and
+    the cvt reading it past a libdevice body's join (held-out seed 24369, reported before): x is the same value at
+    both, so the abs call the cvt's location names decides (Triton's ring cast of x, then abs of its f64 bits)."""
+    body = ("mov.b32 %c, 0;\n\tsetp.ne.u32 %p1, %i, 99;\n\t@%p1 mov.b32 %c, %a;\n\t.loc 1 0 9\n\t"
+            "and.b32 %t, %c, 2147483647;\n\t@%p1 bra $L__BB0_2;\n\tmov.b32 %u, 0;\n$L__BB0_2:\n\t{loc}\n\t"
+            "cvt.f64.f32 %d, %t;")
+    xs = [0xC0490FDB, 0x3DCCCCCD, 0xBF800000]
+    out, rep = _run(_with_source(tmp_path, "tl.abs(x0.to(tl.float64))", body, "tl.abs", out_w=64), [[x] for x in xs],
+                    out_w=64)
+    wide = R.float_cast(np.array(xs, np.uint64), "f32", "f64")
+    assert out == [int(v) & ~(1 << 63) for v in wide]
+    assert not rep.errors
+
+
 @pytest.mark.parametrize("expr", ["x0 + tl.where(x1 > 0, -x1, -x1)",  # a negation in the op's type
                                   "x0 + (-x1.to(tl.float64)).to(tl.float16)"])  # through f64: not the ring's
 def test_a_half_sub_at_an_add_stays_undecided(tmp_path, expr):

