@@ -531,6 +531,20 @@ def _self_add_forms(f: SourceFile, operand: str, loose: bool = False, dtype: str
     return f.self_adds.get(operand, set())
 
 
+def _self_add_ambiguous(f: SourceFile, operand: str, dtype: str | None) -> bool:
+    """The file writes more than one ring computation LLVM may make one ``add x, x`` of the (:func:`_bare`) operand
+    ``operand``: ``x + x`` beside ``x * 2``, or one form at ``dtype`` beside one at a wider type narrowed back to it
+    (held-out seed 24622, silent: ``(x.to(f64) * 2.0).to(f32)`` beside ``2.0 * x.to(f32)``, one add after LLVM's CSE,
+    Triton's f64 product narrowed and its f32 product)."""
+    if _self_add_forms(f, operand, loose=True, dtype=dtype) == {"add", "mul2"}:
+        return True
+    rings = {(form, cast if cast is not None and dtype is not None and narrowed == dtype
+              and _DTYPE_WIDTH.get(cast, 0) > _DTYPE_WIDTH.get(dtype, 0) else dtype)
+             for form, cast, narrowed in (f.self_adds_bare or {}).get(operand, set())
+             if dtype is None or cast is None or dtype in (cast, narrowed)}
+    return len(rings) > 1
+
+
 def _bare(x: ast.expr) -> ast.expr:
     """``x`` without the float casts applied to it (``x1`` of ``x1.to(tl.float64).to(tl.float16)``), :func:`_same`."""
     while _cast_to(_same(x)) is not None:

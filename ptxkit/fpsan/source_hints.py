@@ -61,7 +61,7 @@ from ptxkit.fpsan.source_ast import (
     _resolve,
     _ring_chain,
     _same_type_args,
-    _self_add_forms,
+    _self_add_ambiguous,
     _to_dtype,
     _width,
 )
@@ -92,7 +92,7 @@ class SourceHints(SignHints, CastHints):
                 return None
             # the other form on the same operand anywhere in the file: LLVM's CSE may have made both one add
             # (held-out seed 2363: (s + s) / (s * 2.0) as add t, s, s; div t, t): no one answer
-            both = _self_add_forms(f, ast.dump(_bare(x)), loose=True, dtype=_PTX_DTYPE.get(lane)) == {"add", "mul2"}
+            both = _self_add_ambiguous(f, ast.dump(_bare(x)), _PTX_DTYPE.get(lane))
             return ("both", n) if both else (form, n)
 
         loc = self.loc.get(id(instr))
