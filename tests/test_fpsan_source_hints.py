@@ -1377,20 +1377,31 @@ def test_a_libdevice_calls_width_is_its_explicitly_typed_arguments(tmp_path):
     assert [_width(f, values[k], _DEPTH) for k in "abc"] == [32, 64, None]
 
 
-@pytest.mark.parametrize("expr", ["tl.abs(x0.to(tl.float64))", "tl.cumsum(tl.abs(x0.to(tl.float64)), axis=0)"])
+@pytest.mark.parametrize("expr", ["tl.abs(x0.to(tl.float64))", "tl.cumsum(tl.abs(x0.to(tl.float64)), axis=0)",
+                                  # the narrowed value's abs too: one and (held-out seed 24703, silent before)
+                                  "tl.abs(tl.abs(x0.to(tl.float64)).to(tl.float16))"])
 def test_abs_of_a_widened_value_narrowed_after_is_computed_through_f64(tmp_path, expr):
     """``tl.abs(x.to(tl.float64))`` stored as f16 of an f32 x: LLVM drops the exact widening and emits
     ``cvt.rn.f16.f32`` then the sign-bit ``and`` (held-out seed 1180). Triton's ring widens x to f64, takes
     |·| of those bits, then narrows: computed so, a note (as written, |cvt(x)|, it differs). Likewise a scan's
-    first row, its operand (held-out seed 22343, reported before)."""
-    body = "{store}\n\tcvt.rn.f16.f32 %h1, %a;\n\tand.b16 %d, %h1, 32767;"
+    first row, its operand (held-out seed 22343, reported before), and ``abs(abs(x.to(f64)).to(f16))`` at the
+    inner cast's location, whose one ``and`` is both abs calls (held-out seed 24703, silent before)."""
+    outer = expr.startswith("tl.abs(tl.abs")
+    cvt, and_at = ("{loc}", "{store}") if outer else ("{store}", "")  # (the outer abs's and sinks to the store)
+    body = f"{cvt}\n\tcvt.rn.f16.f32 %h1, %a;\n\t{and_at}\n\tand.b16 %d, %h1, 32767;"
     xs = [0xC0490FDB, 0x3DCCCCCD, 0xBF800000, 0x47800000]
-    out, rep = _run(_with_source(tmp_path, expr, body, "", out_w=16), [[x] for x in xs], out_w=16)
+    out, rep = _run(_with_source(tmp_path, expr, body, "tl.abs(x0" if outer else "", out_w=16), [[x] for x in xs],
+                    out_w=16)
     wide = R.float_cast(np.array(xs, np.uint64), "f32", "f64")
-    want = [int(v) for v in R.float_cast(wide & np.uint64((1 << 63) - 1), "f64", "f16")]
+    want = [int(v) & (0x7FFF if outer else 0xFFFF)
+            for v in R.float_cast(wide & np.uint64((1 << 63) - 1), "f64", "f16")]
     as_written = [int(v) & 0x7FFF for v in R.float_cast(np.array(xs, np.uint64), "f32", "f16")]
     assert out == want and out != as_written
     assert [i for i in _items(rep) if i[0] == "and.b16"] == [("and.b16", "note")]
+    if outer:  # the and at the inner cast's location: the outer abs call encloses it, yet takes an f64's cast
+        body = "{loc}\n\tcvt.rn.f16.f32 %h1, %a;\n\tand.b16 %d, %h1, 32767;"
+        out, _ = _run(_with_source(tmp_path, expr, body, "tl.abs(x0", out_w=16), [[x] for x in xs], out_w=16)
+        assert out == want
 
 
 @pytest.mark.parametrize("expr", ["tl.abs(x0).to(tl.float64)", "tl.where(x0 != x0, x0, tl.abs(x0))",

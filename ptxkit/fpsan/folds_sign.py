@@ -503,12 +503,13 @@ def _abs_after_cast(instr: ir.Instruction, cvt: ir.Instruction, ctx: RewriteCont
     lanes = sign_mask_lanes(instr) if instr.opcode == "and" else None
     fits = types is not None and (float_type_of(instr) == types[0] if instr.opcode == "abs"
                                   else lanes is not None and lanes[0] == lanes[1] == R.ring(types[0]).w)
-    if (decided is None or decided.form not in ("outside", "outside-f64") or not fits or instr.guard is not None
+    form, _, again = decided.form.partition("+") if decided is not None else ("", "", "")
+    if (decided is None or form not in ("outside", "outside-f64") or not fits or instr.guard is not None
             or not all(isinstance(x, ir.Reg) and flow.unchanged_between(x.name, cvt, instr) for x in xs)):
         return FoldResult(False, _abs_verdict(flow, instr, "inside", _ABS_AFTER_CAST, decided=decided))
     assert types is not None
     dt, st = types[0].removesuffix("x2"), types[1]
-    via = "f64" if decided.form == "outside-f64" else st  # the f64 LLVM dropped, which Triton's ring keeps
+    via = "f64" if form == "outside-f64" else st  # the f64 LLVM dropped, which Triton's ring keeps
     wv = R.ring(via).w
     pays = []
     for x in xs:
@@ -519,6 +520,11 @@ def _abs_after_cast(instr: ir.Instruction, cvt: ir.Instruction, ctx: RewriteCont
         mag = ctx.fresh(BITS_KIND[wv])
         ctx.emit(f"and.b{wv} {mag}, {bits}, {hexc((1 << (wv - 1)) - 1, wv)}")
         pays.append(cast_payload(ctx, ctx.embed_value(mag, via), via, dt))
+        if again:  # abs(abs(x).to(T)): the outer abs on the narrowed value's bits (native, as Triton's)
+            wd = R.ring(dt).w
+            nb, outer = ctx.unembed_to_fresh(as_reg(ctx, pays[-1], wd), dt), ctx.fresh(BITS_KIND[wd])
+            ctx.emit(f"and.b{wd} {outer}, {nb}, {hexc((1 << (wd - 1)) - 1, wd)}")
+            pays[-1] = ctx.embed_value(outer, dt)
     if len(pays) == 1:
         ctx.define(instr.operands[0], pays[0], dt, None)
     else:
@@ -526,8 +532,8 @@ def _abs_after_cast(instr: ir.Instruction, cvt: ir.Instruction, ctx: RewriteCont
         d = name_of(instr.operands[0])
         ctx.invalidate(d)
         ctx.emit(f"mov.b32 {d}, {{{lo}, {hi}}}")
-    how = f"abs(x.to(f64)).to({dt}), the ring widening of x, |·|, then the ring cast" if via != st else \
-        f"abs(x).to({dt}), sanitized so (the ring cast of |x|)"
+    how = (f"abs(x.to(f64)).to({dt}), the ring widening of x, |·|, then the ring cast" if via != st else
+           f"abs(x).to({dt}), sanitized so (the ring cast of |x|)") + (", and |·| of that" if again else "")
     return FoldResult(True, Verdict(f"{_ABS_AFTER_CAST_HEAD}: the source at {decided.where} has {how}", NOTE,
                                     native=False))
 

