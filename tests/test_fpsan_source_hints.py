@@ -1283,7 +1283,9 @@ def test_a_reassigned_name_resolves_to_the_assignment_before_its_use(tmp_path):
     assert _width(f, uses[(9, "c")], _DEPTH) is None  # assigned in branches: unknown
 
 
-@pytest.mark.parametrize("expr", ["tl.abs(x0.to(tl.float64))", "tl.abs((-x0.to(tl.float64)))"])  # 22064: negated
+@pytest.mark.parametrize("expr", ["tl.abs(x0.to(tl.float64))", "tl.abs((-x0.to(tl.float64)))",  # 22064: negated
+                                  # a choice of one value (held-out seed 24945, reported before)
+                                  "tl.abs(tl.where(x0 <= x0, x0.to(tl.float64), x0.to(tl.float64)))"])
 def test_abs_of_a_cast_decided_at_the_abs_call_the_cvt_carries(tmp_path, expr):
     """LLVM's ``abs(x).to(f64)`` for ``tl.abs(x.to(tl.float64))`` with the sign-bit ``and`` hoisted to the load
     and the cvt at the abs call's column (held-out seed 1403): the order is told there — Triton's ring cast of
