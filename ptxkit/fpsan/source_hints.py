@@ -192,7 +192,8 @@ class SourceHints(SignHints, CastHints):
             elif _cast_to(n) in ("float16", "bfloat16"):  # the fptrunc LLVM narrowed the op into
                 assert isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
                 recv = _resolve(f, n.func.value, _DEPTH)
-                while ((c := _cast_to(recv)) in _WIDE and (inner := _resolve(f, _receiver(recv), _DEPTH)) is not None
+                while (recv is not None and (c := _cast_to(recv)) in _WIDE
+                       and (inner := _resolve(f, _receiver(recv), _DEPTH)) is not None
                        and _width(f, inner, _DEPTH) in (32, 64) and (_width(f, inner, _DEPTH) or 0) < _DTYPE_WIDTH[c]):
                     recv = inner  # (E.to(f64)).to(f16) of an f32 E: Triton folds truncf(extf(E)) (held-out seed 3218)
                 forms = {_form(_width(f, e.left, _DEPTH), _width(f, e.right, _DEPTH))
