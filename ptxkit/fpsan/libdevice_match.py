@@ -161,10 +161,14 @@ def match_body(flow: Flow, stmts: list[ir.Statement], name: str, lo: int, exit_l
     if len(found) > 1:  # x and |x| both pass when the body reads both: the argument is x, when the body computes
         # with x itself, not only tests it (held-out seed 1773: pow(x, x) multiplies by x and reads |x| that cosf
         # computed; pow(|x|, y) may test x == 0). (Not -x: pow(-y, y) and pow(x, x) of x = -y read the same.)
+        # (a square is no such use: LLVM computes |x|² as x·x, held-out seed 25782's f64 tanh(abs(x)), silent;
+        # then |x| is the argument where the body computes with it and with x only squared)
         valued = {r for s in rng if is_float(s) and s.opcode not in ("setp", "testp", "abs", "neg")
+                  and not (s.opcode == "mul" and len(s.operands) == 3 and s.operands[1] == s.operands[2])
                   for r in flow.reads(s)}
         found = [m for m in found if not any(o.inputs != m.inputs and all(
-            a == b or (a in valued and _abs_of(flow, b) == a) for a, b in zip(o.inputs, m.inputs)) for o in found)]
+            a == b or (a in valued and (_abs_of(flow, b) == a or (_abs_of(flow, a) == b and b not in valued)))
+            for a, b in zip(o.inputs, m.inputs)) for o in found)]
     if len(found) > 1:  # x and the caller's -x (before the range) both pass where the call's own work computes with
         # -x and never with x: the argument is -x (held-out seed 8705: pow(-x / (x * x), -x); a product of x by a
         # constant is no such use, LLVM folds the negation into it: powf's y * 0.5 as x * -0.5)
