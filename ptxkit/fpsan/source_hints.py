@@ -40,6 +40,7 @@ from ptxkit.fpsan.source_ast import (
     Classify,
     Decision,
     SourceFile,
+    _abs_argument,
     _abs_call,
     _arms,
     _as_op,
@@ -65,6 +66,7 @@ from ptxkit.fpsan.source_ast import (
     _self_add_ambiguous,
     _to_dtype,
     _width,
+    _without_folded_widening,
 )
 from ptxkit.fpsan.source_hints_casts import CastHints
 from ptxkit.fpsan.source_hints_sign import SignHints
@@ -191,11 +193,7 @@ class SourceHints(SignHints, CastHints):
                 form = form if form == "native" else None  # a widened op has the narrowing cast's .loc
             elif _cast_to(n) in ("float16", "bfloat16"):  # the fptrunc LLVM narrowed the op into
                 assert isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
-                recv = _resolve(f, n.func.value, _DEPTH)
-                while (recv is not None and (c := _cast_to(recv)) in _WIDE
-                       and (inner := _resolve(f, _receiver(recv), _DEPTH)) is not None
-                       and _width(f, inner, _DEPTH) in (32, 64) and (_width(f, inner, _DEPTH) or 0) < _DTYPE_WIDTH[c]):
-                    recv = inner  # (E.to(f64)).to(f16) of an f32 E: Triton folds truncf(extf(E)) (held-out seed 3218)
+                recv = _without_folded_widening(f, _resolve(f, n.func.value, _DEPTH))  # (E.to(f64)).to(f16), E f32
                 forms = {_form(_width(f, e.left, _DEPTH), _width(f, e.right, _DEPTH))
                          for e in _arms(f, recv) if isinstance(e, ast.BinOp) and fits(_as_op(e)[0])}
                 form = forms.pop() if len(forms) == 1 else None
@@ -652,9 +650,7 @@ def _abs_cast_classify(dest: str | None, source: str | None) -> Classify:
     def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
         if not _abs_call(n):
             return None
-        arg = _one_value(f, n.args[0])  # (abs(where(c, x.to(f64), x.to(f64))): held-out seed 24945)
-        while isinstance(arg, ast.UnaryOp) and isinstance(arg.op, (ast.USub, ast.UAdd)):
-            arg = _one_value(f, arg.operand)  # abs(-x) is abs(x): LLVM drops the negation
+        arg = _abs_argument(f, n)  # abs(-x) is abs(x): LLVM drops the negation
         cast = _cast_to(arg)
         if dest is not None and cast is not None and cast != _PTX_DTYPE.get(dest):
             if source is not None and cast != _PTX_DTYPE.get(source):

@@ -18,12 +18,12 @@ from ptxkit.fpsan.source_ast import (
     OWN,
     Decision,
     SourceFile,
+    _abs_argument,
     _abs_call,
     _arms,
     _cast_to,
     _negated,
     _no_casts,
-    _one_value,
     _receiver,
     _resolve,
     _scan_of,
@@ -66,10 +66,7 @@ class CastHints(HintsBase):
         def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
             if _abs_call(n):  # the cvt at the abs call's own location (held-out seed 1403: tl.abs(x0.to(f64)))
                 assert isinstance(n, ast.Call)
-                arg = _one_value(f, n.args[0])  # (of where(c, x.to(T), x.to(T)) too: held-out seed 24945)
-                while isinstance(arg, ast.UnaryOp) and isinstance(arg.op, ast.USub):
-                    # abs(-x.to(T)): |·| of the ring's negation is |·| of the value (held-out seed 22064)
-                    arg = _one_value(f, arg.operand)
+                arg = _abs_argument(f, n)
                 return ("inside", n) if arg is not None and _cast_to(arg) == _PTX_DTYPE.get(dest) else None
             if _cast_to(n) != _PTX_DTYPE.get(dest):
                 return None
