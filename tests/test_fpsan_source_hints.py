@@ -1663,6 +1663,14 @@ def test_half_op_narrowed_through_a_folded_widening_is_the_f32_op(tmp_path, expr
     assert _items(rep) == [("mul.f16", "note")] and "half=f32" in rep.items[0].reason
 
 
+def test_held_out_negation_cast_through_a_folded_widening_is_tritons_bits():
+    """Seed 26281's Triton 3.9 pair: ``(-(x1 - x0.to(f32))).to(f64).to(bf16)`` as ``cvt.rn.bf16.f32`` then ``neg.bf16``:
+    Triton folds the widening the narrowing reads, so the source's ``(-e).to(T)`` at the cvt decides ``before``, the
+    ring cast of the f32 negation (reported before): bit for bit, nothing reported."""
+    from tests.test_fpsan_libdevice import _assert_bit_exact
+    _assert_bit_exact("seed26281")
+
+
 def test_negation_widened_then_narrowed_is_narrowed_once_as_triton_folds_it(tmp_path):
     """``(-x).to(tl.float64)`` stored as f16 of an f32 x (held-out seed 22248, silent at first contact with
     ``-log(x)``): Triton's pipeline folds the widening the narrowing reads, so its ring negates in f32 and

