@@ -354,7 +354,8 @@ class SourceHints(SignHints, CastHints):
                     h = _to_dtype(e)
                     if h is None or e is None or _to_dtype(_resolve(f, _receiver(e), _DEPTH)) not in _INT_DTYPES:
                         return None
-                    return ({**_HALF, **_WIDE}.get(h, "") if h != t else "direct"), n
+                    form = "direct" if h == t else {**_HALF, **_WIDE}.get(h)
+                    return (form, n) if form else None
                 while (w := _to_dtype(e)) in ("float32", "float64"):  # x.to(int8).to(f32).to(f32)
                     # i.to(f32).to(f64): the exact f32 LLVM dropped (held-out 1244); Triton itself folds the
                     # narrowing i.to(f64).to(f32) into one conversion before its FPSan pass (seed 694)
