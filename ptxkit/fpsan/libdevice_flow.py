@@ -307,6 +307,14 @@ def _int_to_float(mods: tuple[str, ...]) -> bool:
     return len(fl) == 1 and len(it) == 1 and fl[0] < it[0] and not {"rni", "rzi", "rmi", "rpi"} & set(mods)
 
 
+_DATA_MOVES = frozenset({"ld", "ldu", "ldmatrix", "shfl"})
+
+
+def data_move(s: ir.Instruction) -> bool:
+    """A load, shuffle, or a word (un)packing ``mov.b32 {lo, hi}, r`` of one: the layout feeding a body, not work."""
+    return s.opcode in _DATA_MOVES or (s.opcode == "mov" and any(isinstance(o, ir.Vec) for o in s.operands))
+
+
 def is_float(s: ir.Instruction) -> bool:
     return s.opcode == "xor" or any(m in FLOAT_TYPES for m in s.mods)
 

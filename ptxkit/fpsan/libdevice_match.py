@@ -36,7 +36,7 @@ from itertools import combinations_with_replacement, permutations
 import networkx as nx
 
 from ptxkit import ir
-from ptxkit.fpsan.libdevice_flow import Flow, LibRange, cfg, constants_before, forward_taint, is_float, line
+from ptxkit.fpsan.libdevice_flow import Flow, LibRange, cfg, constants_before, data_move, forward_taint, is_float, line
 from ptxkit.fpsan.libdevice_tail import (
     caller_tests,
     is_flag,
@@ -67,7 +67,6 @@ def _ops() -> dict[str, tuple[str, str, int]]:
 LIBDEVICE_OPS = _ops()
 # instructions LLVM sinks past a body's exit that still compute its result (special-case selects)
 _ABSORB = {"selp", "setp", "mov", "and", "or", "not"}
-_DATA_MOVES = frozenset({"ld", "ldu", "ldmatrix", "shfl"})
 # float steps of a body that LLVM sinks past the exit, by the constants they use (f64 bits): __nv_log2 is
 # log(x)·(1/ln2 hi + lo), the ``mul.f64 t, r, lo; fma.rn.f64 y, r, hi, t`` after the exit
 _LOG2_LO, _LOG2_HI = 0x3C7777D0FFDA0D24, 0x3FF71547652B82FE  # (exp's x·(1/ln2) shares the hi constant)
@@ -106,8 +105,9 @@ def match_body(flow: Flow, stmts: list[ir.Statement], name: str, lo: int, exit_l
     # with .loc, only the call's float work reads inputs, and the call's work does not compute them (a slice
     # must carry the call's .loc alone anyway): the bound below then counts real choices
     call = [flow.loc and last is not None and flow.same_call(s, last) for s in rng]
-    # (a load or move under the call's location is the layout shuffle feeding it, seeds 1310, 1357: not work)
-    made = {r for i, s in enumerate(rng) if call[i] and s.opcode not in _DATA_MOVES for r in flow.writes(s)}
+    # (a load or move under the call's location is the layout shuffle feeding it, seeds 1310, 1357: not work; nor
+    # the unpacking of an ldmatrix word into a dot input's halves, held-out seed 26920: pow(h.to(i64).to(f32), h))
+    made = {r for i, s in enumerate(rng) if call[i] and not data_move(s) for r in flow.writes(s)}
     first: dict[str, int] = {}  # the first read of each register by the call's work (any instruction)
     for i, s in enumerate(rng):
         if call[i] or not flow.loc:
@@ -124,7 +124,7 @@ def match_body(flow: Flow, stmts: list[ir.Statement], name: str, lo: int, exit_l
                 continue  # (a value of the earlier body: its inputs are the candidates)
             if last_write.get(r, -1) >= j and not _in_place(flow, rng, r, j):
                 continue  # an input is defined before its first read in the body (or updated in place)
-            if r in made and any(call[j] and rng[j].opcode not in _DATA_MOVES and r in flow.writes(rng[j])
+            if r in made and any(call[j] and not data_move(rng[j]) and r in flow.writes(rng[j])
                                  for j in range(i)):
                 continue  # (computed by the call's work; a load under its location is the layout's: seed 3530)
             cands.append(r)
