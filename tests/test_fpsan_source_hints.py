@@ -97,6 +97,23 @@ def test_self_add_of_x_times_two_decided_by_the_source(tmp_path, expr, decided):
     assert "self-add=mul2, decided by the source at kernel.py:9:" in rep.items[0].reason
 
 
+def test_self_add_of_a_narrowed_load_beside_the_loads_own_sum_is_decided(tmp_path):
+    """``(x0 + x0) - (x0.to(f32) * 2.0)`` of an f64 x0 (held-out seed 27560): the PTX's ``add.f32 x, x`` reads
+    ``cvt.rn.f32.f64`` of the load, so the source's uncast ``x0 + x0`` is the f64 sum (an add.f64 of its own), not
+    another form of this add: the product decides it. With an f32 load (no narrowing) the two stay ambiguous."""
+    expr = "(x0 + x0) - (x0.to(tl.float32) * 2.0)"
+    body = "{loc}\n\tcvt.rn.f32.f64 %r1, %a;\n\tadd.f32 %d, %r1, %r1;"
+    text = _with_source(tmp_path, expr, body, "x0.to", w=64, out_w=32)
+    one, half = 0x3FF0000000000000, 0x3FE0000000000000
+    out, rep = _run(text, [[one], [half]], w=64, out_w=32)
+    said = [i for i in rep.items if i.opcode == "add.f32"]
+    assert [i.severity for i in said] == ["note"] and "self-add=mul2, decided by the source" in said[0].reason
+    assert out == _run(text, [[one], [half]], w=64, out_w=32, folds=(("self-add", "mul2"),))[0]
+    assert out != _run(text, [[one], [half]], w=64, out_w=32, folds=(("self-add", "add"),))[0]
+    out, rep = _run(_with_source(tmp_path, expr, K_BODY, "x0.to"), [[HALF]])
+    assert out == [SELF_ADD_HALF] and _items(rep) == [("add.f32", "error")]
+
+
 def test_self_add_of_x_plus_x_decided_by_the_source(tmp_path):
     text = _with_source(tmp_path, "(x0 + x0)", K_BODY, "x0 + x0")
     out, rep = _run(text, [[HALF], [ONE]])

@@ -88,6 +88,23 @@ def _operands(n: ast.expr) -> list[ast.expr]:
     return []
 
 
+_FLOAT_BITS = {"f16": 16, "bf16": 16, "f32": 32, "f64": 64}
+
+
+def narrowed_load(flow: Flow, x: ir.Operand, ft: str) -> str | None:
+    """The float type W of a loaded value that ``add x, x``'s operand narrows (``cvt.rn.FT.W`` of a register only
+    a load and a masked load's default move write): the source's uncast operand is of that type, not the add's."""
+    w = flow.only_def(x.name) if isinstance(x, ir.Reg) else None
+    if w is None or w.opcode != "cvt" or len(w.operands) != 2 or not isinstance(w.operands[1], ir.Reg):
+        return None
+    types = [m for m in w.mods if m in _FLOAT_BITS]
+    if len(types) != 2 or types[0] != ft or _FLOAT_BITS[types[1]] <= _FLOAT_BITS[ft]:
+        return None
+    src = flow.defs.get(w.operands[1].name, [])
+    loads = [d for d in src if d.opcode in ("ld", "ldu")]
+    return types[1] if loads and all(d.opcode in ("ld", "ldu", "mov") for d in src) else None
+
+
 def both_operand(hints: SourceHints, instr: ir.Instruction, lane: str) -> str | None:
     """The operand (an ``ast.dump``) of the self-add at ``instr``'s location when the file writes both forms
     on it and it is of the add's type; None otherwise."""

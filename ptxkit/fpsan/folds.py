@@ -53,7 +53,7 @@ from ptxkit.fpsan.fold_flow import Flow, FoldResult, decide_fold, float_cast, fo
 from ptxkit.fpsan.fold_neg_extremum import max_of_negations, negated_tree
 from ptxkit.fpsan.fold_poison import poison_conversion
 from ptxkit.fpsan.fold_round_trip import compared_round_trip, trunc_of_round_trip
-from ptxkit.fpsan.fold_self_add import plan, self_add
+from ptxkit.fpsan.fold_self_add import narrowed_load, plan, self_add
 from ptxkit.fpsan.folds_sign import is_sign_bit_op, rewrite_sign_fold, tree_root
 from ptxkit.fpsan.irview import name_of
 from ptxkit.fpsan.ops import ALL_FLOATS, LANE_TYPE, TABLE, OpInfo, as_reg, elementwise, float_type_of, sign_xor_width
@@ -219,7 +219,8 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
                     and u.span is not None and u.span.line not in flow.native
                     and flow.hints.within_location(instr, u) for u in flow.uses.get(ops[0].name, [])) \
             if isinstance(ops[0], ir.Reg) else False
-        decided = None if inner else decide_fold(opts, "self-add", lambda i: flow.hints.self_add(i, lane), instr)
+        decided = None if inner else decide_fold(opts, "self-add", lambda i: flow.hints.self_add(
+            i, lane, narrowed_load(flow, ops[1], ft)), instr)
         both = None if inner or decided or not opts.source_hints or opts.fold("self-add") else plan(instr, flow, lane)
         return self_add(instr, ctx, opts, ft, decided, both, flow)
     if (op, len(ops)) in (("mul", 3), ("fma", 4), ("mad", 4)) and (_neg_zero(ops[1], ft, flow)

@@ -551,17 +551,21 @@ def _self_add_forms(f: SourceFile, operand: str, loose: bool = False, dtype: str
     return f.self_adds.get(operand, set())
 
 
-def _self_add_ambiguous(f: SourceFile, operand: str, dtype: str | None) -> bool:
+def _self_add_ambiguous(f: SourceFile, operand: str, dtype: str | None, loaded: str | None = None) -> bool:
     """The file writes more than one ring computation LLVM may make one ``add x, x`` of the (:func:`_bare`) operand
     ``operand``: ``x + x`` beside ``x * 2``, or one form at ``dtype`` beside one at a wider type narrowed back to it
     (held-out seed 24622, silent: ``(x.to(f64) * 2.0).to(f32)`` beside ``2.0 * x.to(f32)``, one add after LLVM's CSE,
-    Triton's f64 product narrowed and its f32 product)."""
-    if _self_add_forms(f, operand, loose=True, dtype=dtype) == {"add", "mul2"}:
+    Triton's f64 product narrowed and its f32 product). ``loaded``: the uncast operand's own type, where the PTX
+    says so (held-out seed 27560: ``x0 + x0`` of an f64 x0 is no f32 add beside ``x0.to(f32) * 2.0``)."""
+    _self_add_forms(f, operand)
+    entries = {(form, loaded if cast is None else cast, narrowed)
+               for form, cast, narrowed in (f.self_adds_bare or {}).get(operand, set())}
+    entries = {e for e in entries if dtype is None or e[1] is None or dtype in e[1:]}
+    if {form for form, _, _ in entries} == {"add", "mul2"}:
         return True
     rings = {(form, cast if cast is not None and dtype is not None and narrowed == dtype
               and _DTYPE_WIDTH.get(cast, 0) > _DTYPE_WIDTH.get(dtype, 0) else dtype)
-             for form, cast, narrowed in (f.self_adds_bare or {}).get(operand, set())
-             if dtype is None or cast is None or dtype in (cast, narrowed)}
+             for form, cast, narrowed in entries}
     return len(rings) > 1
 
 

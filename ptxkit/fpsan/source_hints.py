@@ -77,12 +77,13 @@ class SourceHints(SignHints, CastHints):
     sign ones are :class:`~ptxkit.fpsan.source_hints_sign.SignHints`', the locations
     :class:`~ptxkit.fpsan.source_locations.HintsBase`'."""
 
-    def self_add(self, instr: ir.Instruction, lane: str) -> Decision | None:
+    def self_add(self, instr: ir.Instruction, lane: str, loaded: str | None = None) -> Decision | None:
         """K: ``add x, x`` from ``x * 2.0`` (``mul2``) or ``x + x`` (``add``); under a narrowing cast's
         ``.loc`` (seed 98: ``(2.0 * x.to(tl.float64)).to(tl.float32)``, LLVM shrinks the f64 op) the same
         on the widened operand, ``mul2-f64``/``add-f64`` (``-f32`` for halves). Nothing at the location:
         the one form among its sub-expressions whose operand is a ``.to()`` of the add's type (seed 118:
-        ``pow(…) * (s.to(f64) + s.to(f64))``, the add carrying the product's column)."""
+        ``pow(…) * (s.to(f64) + s.to(f64))``, the add carrying the product's column). ``loaded``: the PTX's operand
+        narrows a load of that type, so an uncast loaded operand in the source is of that type."""
         def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
             if _cast_to(n) is not None:
                 return _widened_self_add(f, n, lane)
@@ -95,7 +96,8 @@ class SourceHints(SignHints, CastHints):
                 return None
             # the other form on the same operand anywhere in the file: LLVM's CSE may have made both one add
             # (held-out seed 2363: (s + s) / (s * 2.0) as add t, s, s; div t, t): no one answer
-            both = _self_add_ambiguous(f, ast.dump(_bare(x)), _PTX_DTYPE.get(lane))
+            own = _PTX_DTYPE.get(loaded or "") if _width(f, _bare(x), _DEPTH) == OWN else None
+            both = _self_add_ambiguous(f, ast.dump(_bare(x)), _PTX_DTYPE.get(lane), own)
             return ("both", n) if both else (form, n)
 
         loc = self.loc.get(id(instr))
