@@ -818,6 +818,36 @@ def test_sign_or_after_a_narrowing_of_a_min_of_negation_is_the_wide_ring_min(tmp
         assert out == [int(v) for v in R.float_cast(np.array(mins, np.uint64), "f32", "f16")]
 
 
+@pytest.mark.parametrize("expr,op,wide", [("tl.maximum(-x0, x0)", "and", True),  # held-out seed 27966, silent before
+                                           ("tl.minimum(-x0, x0)", "or", True),
+                                           # the extremum of values already narrowed: the ring op at f16, after the
+                                           # cast (the or was taken for the f32 min, silent before)
+                                           ("tl.maximum(-x0.to(tl.float16), x0.to(tl.float16))", "and", False),
+                                           ("tl.minimum(-x0.to(tl.float16), x0.to(tl.float16))", "or", False)])
+def test_sign_bit_op_after_a_narrowing_is_the_extremum_at_the_sources_type(tmp_path, expr, op, wide):
+    """``maximum(-x, x).to(f16)`` of an f32 x: LLVM narrows x, then clears the sign (``and.b16``, at the store);
+    Triton's ring max of φ(x) and −φ(x) at f32, then the ring narrowing (which does not commute with the max).
+    Where the source's extremum takes f16 values, the ring op is at f16 after the ring narrowing."""
+    xs = [0, SIGN, TWO, TWO | SIGN, 0xC0490FDB, 0x3E2AAAAB]
+    mask = "32767" if op == "and" else "-32768"
+    body = f"cvt.rn.f16.f32 %h1, %a;\n\t{{store}}\n\t{op}.b16 %d, %h1, {mask};"
+    out, rep = _run(_with_source(tmp_path, expr, body, "", out_w=16), [[x] for x in xs], out_w=16)
+
+    def extremum(p: np.ndarray, w: int) -> np.ndarray:
+        s = p.astype(np.int64) - ((p >> (w - 1)) << w).astype(np.int64)  # signed payloads
+        n = np.where(s == -(1 << (w - 1)), s, -s)
+        return ((np.maximum(s, n) if op == "and" else np.minimum(s, n)) % (1 << w)).astype(np.uint64)
+
+    bits = np.array(xs, np.uint64)
+    if wide:
+        want = R.float_cast(R.unembed(extremum(R.embed(bits, "f32"), 32), "f32"), "f32", "f16")
+    else:
+        want = R.unembed(extremum(R.embed(R.float_cast(bits, "f32", "f16"), "f16"), 16), "f16")
+    assert out == [int(v) for v in want]
+    if wide:
+        assert _items(rep) == [(f"{op}.b16", "note")] and "then the ring narrowing" in rep.items[0].reason
+
+
 def _ring_max_of_negation(x: int) -> int:
     """Triton's ``maximum(x, -x)`` on f32 bits: the signed max of the payloads φ(x) and −φ(x), unembedded."""
     p = int(R.embed(np.array([x], np.uint64), "f32")[0])

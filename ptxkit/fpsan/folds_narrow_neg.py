@@ -206,24 +206,34 @@ def _neg_cast_hint(flow: Flow, cvt: ir.Instruction, dest: str, source: str) -> D
     return decided
 
 
-def _min_of_negation_narrowed(instr: ir.Instruction, cvt: ir.Instruction, ctx: RewriteContext, flow: Flow,
-                              lanes: tuple[int, int]) -> FoldResult | None:
-    """−|c| (a sign-bit ``or``) of ``c = cvt.T.S x`` where the source narrows ``minimum(x, -x)`` (held-out seed
-    24129: of an f64 x stored as bf16, LLVM sets the sign after the narrowing): Triton's ring min of φ(x) and −φ(x)
-    at S (−|x|, and ±0 themselves), then the ring narrowing. None where the source does not say so."""
+def extremum_of_negation_narrowed(instr: ir.Instruction, cvt: ir.Instruction, ctx: RewriteContext, flow: Flow,
+                                  lanes: tuple[int, int]) -> FoldResult | None:
+    """−|c| (a sign-bit ``or``) or |c| (``and``) of ``c = cvt.T.S x`` where the source narrows ``minimum(x, -x)``
+    or ``maximum(x, -x)`` of an x of S (held-out seeds 24129: of an f64 x stored as bf16, LLVM sets the sign after
+    the narrowing; 27966, silent: ``maximum(-x, x)`` of an f32 x stored as f16): Triton's ring min/max of φ(x) and
+    −φ(x) at S (±0 stay themselves), then the ring narrowing. None where the source does not say so — also where
+    its extremum takes values already narrowed (``minimum(-x.to(f16), x.to(f16))``: the ring op at T, after the
+    cast, was silent here before)."""
     types = float_cast(cvt)
     x = cvt.operands[1] if len(cvt.operands) == 2 else None
-    decided = flow.hints.neg_abs(instr, lanes[1]) if lanes[0] == lanes[1] else None
-    if (types is None or decided is None or decided.form != "min" or not isinstance(x, ir.Reg)
-            or instr.guard is not None or not flow.unchanged_between(x.name, cvt, instr)):
+    if types is None or lanes[0] != lanes[1] or not isinstance(x, ir.Reg) or instr.guard is not None:
         return None
     dt, st = types
     w = R.ring(st).w
+    if R.ring(dt).w >= w or not flow.unchanged_between(x.name, cvt, instr):
+        return None
+    d = instr.operands[0]
+    op, decided = ("min", flow.hints.neg_abs(instr, w)) if instr.opcode == "or" else ("max", flow.hints.abs_of_max(
+        instr, w, flow.uses.get(d.name, []) if isinstance(d, ir.Reg) else []))
+    if decided is None or decided.form != op:
+        return None
     p = as_reg(ctx, ctx.embed(x, st), w)
     n, m = ctx.fresh(BITS_KIND[w]), ctx.fresh(BITS_KIND[w])
     ctx.emit(f"neg.s{w} {n}, {p}")
-    ctx.emit(f"min.s{w} {m}, {p}, {n}")
+    ctx.emit(f"{op}.s{w} {m}, {p}, {n}")
     ctx.define(instr.operands[0], cast_payload(ctx, m, st, dt), dt, None)
-    return FoldResult(True, Verdict(f"sign-bit or of a {dt} conversion where the source at {decided.where} narrows a "
-                                    f"minimum of x and -x: LLVM sets the sign after narrowing; sanitized as Triton's "
-                                    f"ring min at {st}, then the ring narrowing", NOTE, native=False))
+    bit = "or" if op == "min" else "and"
+    return FoldResult(True, Verdict(f"sign-bit {bit} of a {dt} conversion where the source at {decided.where} narrows "
+                                    f"a {op}imum of x and -x of {st}: LLVM {'sets' if op == 'min' else 'clears'} the "
+                                    f"sign after narrowing; sanitized as Triton's ring {op} at {st}, then the ring "
+                                    "narrowing", NOTE, native=False))

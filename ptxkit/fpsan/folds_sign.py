@@ -29,7 +29,6 @@ from ptxkit.fpsan.fold_flow import (
 )
 from ptxkit.fpsan.fold_neg_extremum import negated_tree
 from ptxkit.fpsan.folds_narrow_neg import (
-    _min_of_negation_narrowed,
     _narrow_negation,
     _neg_cast_hint,
     _negated_factor,
@@ -37,6 +36,7 @@ from ptxkit.fpsan.folds_narrow_neg import (
     _negated_widening_narrowed,
     _widened,
     _widened_times_negative,
+    extremum_of_negation_narrowed,
     triton_cast_folds,
 )
 from ptxkit.fpsan.irview import name_of
@@ -187,11 +187,11 @@ def _sign_mask(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, lanes: tu
         # integer code (libdevice's trig reduction sets a mantissa's implicit bit: shl, or); not a sign or of LLVM's
         # |x| (held-out seed 14869: -cumsum(abs(h)), whose first row LLVM makes −|h|, silent before)
         return None
+    d = flow.only_def(src)
+    if d is not None and float_cast_reader(d) and (done := extremum_of_negation_narrowed(instr, d, ctx, flow, lanes)):
+        return done
     if instr.opcode == "and":
         return _abs(instr, ctx, flow, src, dst, lanes, packed=False)  # seed 860: abs(x * y).to(f16)
-    d = flow.only_def(src)
-    if d is not None and float_cast_reader(d) and (done := _min_of_negation_narrowed(instr, d, ctx, flow, lanes)):
-        return done
     # a cast between the source's expression and the or (LLVM sank the or past it) leaves it undecided
     decided = None if d is not None and float_cast_reader(d) else flow.hints.neg_abs(instr, lanes[1])
     if decided is not None and decided.form == "min":
