@@ -21,7 +21,7 @@ from ptxkit import ir
 from ptxkit.fpsan import ring as R
 from ptxkit.fpsan.casts import _cast_payload as cast_payload
 from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext, float_to_bits, hexc
-from ptxkit.fpsan.fold_flow import Flow, FoldResult, fold_verdict
+from ptxkit.fpsan.fold_flow import Flow, FoldResult, float_cast, fold_verdict
 from ptxkit.fpsan.ops import LANE_TYPE, TABLE, OpInfo, as_reg, elementwise
 from ptxkit.fpsan.options import Options
 from ptxkit.fpsan.report import NOTE, Verdict
@@ -88,21 +88,16 @@ def _operands(n: ast.expr) -> list[ast.expr]:
     return []
 
 
-_FLOAT_BITS = {"f16": 16, "bf16": 16, "f32": 32, "f64": 64}
-
-
 def narrowed_load(flow: Flow, x: ir.Operand, ft: str) -> str | None:
     """The float type W of a loaded value that ``add x, x``'s operand narrows (``cvt.rn.FT.W`` of a register only
     a load and a masked load's default move write): the source's uncast operand is of that type, not the add's."""
     w = flow.only_def(x.name) if isinstance(x, ir.Reg) else None
-    if w is None or w.opcode != "cvt" or len(w.operands) != 2 or not isinstance(w.operands[1], ir.Reg):
+    if w is None or w.opcode != "cvt" or (types := float_cast(w)) is None or not isinstance(w.operands[1], ir.Reg):
         return None
-    types = [m for m in w.mods if m in _FLOAT_BITS]
-    if len(types) != 2 or types[0] != ft or _FLOAT_BITS[types[1]] <= _FLOAT_BITS[ft]:
+    if types[0] != ft or R.ring(types[1]).w <= R.ring(ft).w:
         return None
-    src = flow.defs.get(w.operands[1].name, [])
-    loads = [d for d in src if d.opcode in ("ld", "ldu")]
-    return types[1] if loads and all(d.opcode in ("ld", "ldu", "mov") for d in src) else None
+    src = [d.opcode for d in flow.defs.get(w.operands[1].name, [])]
+    return types[1] if {"ld", "ldu"} & set(src) and set(src) <= {"ld", "ldu", "mov"} else None
 
 
 def both_operand(hints: SourceHints, instr: ir.Instruction, lane: str) -> str | None:

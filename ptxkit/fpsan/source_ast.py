@@ -522,13 +522,10 @@ def _classify(classify: Classify, f: SourceFile, n: ast.expr) -> tuple[str, ast.
         return None
 
 
-def _self_add_forms(f: SourceFile, operand: str, loose: bool = False, dtype: str | None = None) -> set[str]:
+def _self_add_forms(f: SourceFile, operand: str) -> set[str]:
     """The forms LLVM folds into ``add x, x`` that the file writes on the operand ``operand`` (an
-    ``ast.dump``): ``x + x`` (add), ``x * 2`` / ``2 * x`` (mul2). ``loose``: ``operand`` is a :func:`_bare` dump
-    and so are the operands compared (held-out seed 14183, silent: ``2.0 * x1.to(f64).to(f16)`` beside ``x1 + x1``
-    of an f16 x1, one add after LLVM drops the round trip, which Triton's ring widening and narrowing keep); with
-    ``dtype``, only operands cast last to it or not cast, or ops narrowed to it (``x0.to(f64) + x0.to(f64)`` is no
-    f32 add, held-out seed 19764; ``(x0.to(f64) + x0.to(f64)).to(f32)`` may be one, shrunk by LLVM)."""
+    ``ast.dump``): ``x + x`` (add), ``x * 2`` / ``2 * x`` (mul2). Also indexes them by the :func:`_bare` operand,
+    with the type the operand is cast to last and the one the op is narrowed to (``f.self_adds_bare``)."""
     if f.self_adds is None:
         f.self_adds, f.self_adds_bare = {}, {}
         for n in ast.walk(f.tree):
@@ -545,18 +542,19 @@ def _self_add_forms(f: SourceFile, operand: str, loose: bool = False, dtype: str
             at = f.parent.get(id(n))
             narrowed = _cast_to(f.parent.get(id(at))) if isinstance(at, ast.Attribute) and at.attr == "to" else None
             f.self_adds_bare.setdefault(ast.dump(_bare(x)), set()).add((form, _cast_to(_same(x)), narrowed))
-    if loose:
-        return {form for form, cast, narrowed in (f.self_adds_bare or {}).get(operand, set())
-                if dtype is None or cast is None or dtype in (cast, narrowed)}
     return f.self_adds.get(operand, set())
 
 
 def _self_add_ambiguous(f: SourceFile, operand: str, dtype: str | None, loaded: str | None = None) -> bool:
     """The file writes more than one ring computation LLVM may make one ``add x, x`` of the (:func:`_bare`) operand
-    ``operand``: ``x + x`` beside ``x * 2``, or one form at ``dtype`` beside one at a wider type narrowed back to it
-    (held-out seed 24622, silent: ``(x.to(f64) * 2.0).to(f32)`` beside ``2.0 * x.to(f32)``, one add after LLVM's CSE,
-    Triton's f64 product narrowed and its f32 product). ``loaded``: the uncast operand's own type, where the PTX
-    says so (held-out seed 27560: ``x0 + x0`` of an f64 x0 is no f32 add beside ``x0.to(f32) * 2.0``)."""
+    ``operand``: ``x + x`` beside ``x * 2`` (on operands compared bare: held-out seed 14183, silent:
+    ``2.0 * x1.to(f64).to(f16)`` beside ``x1 + x1`` of an f16 x1, one add after LLVM drops the round trip, which
+    Triton's ring widening and narrowing keep), or one form at ``dtype`` beside one at a wider type narrowed back to
+    it (held-out seed 24622, silent: ``(x.to(f64) * 2.0).to(f32)`` beside ``2.0 * x.to(f32)``, one add after LLVM's
+    CSE, Triton's f64 product narrowed and its f32 product). With ``dtype``, only operands cast last to it or not
+    cast, or ops narrowed to it, count (``x0.to(f64) + x0.to(f64)`` is no f32 add, held-out seed 19764;
+    ``(x0.to(f64) + x0.to(f64)).to(f32)`` may be one, shrunk by LLVM). ``loaded``: the uncast operand's own type,
+    where the PTX says so (held-out seed 27560: ``x0 + x0`` of an f64 x0 is no f32 add beside ``x0.to(f32) * 2.0``)."""
     _self_add_forms(f, operand)
     entries = {(form, loaded if cast is None else cast, narrowed)
                for form, cast, narrowed in (f.self_adds_bare or {}).get(operand, set())}
