@@ -21,8 +21,17 @@ from ptxkit.fpsan.ctx import RewriteContext, Unembed
 from ptxkit.fpsan.dispatch import is_float_arith
 from ptxkit.fpsan.irview import regs
 from ptxkit.fpsan.libdevice_emit import emit_lib_op, note_text, save_input
-from ptxkit.fpsan.libdevice_flow import Flow, LibRange, constants, immediates_at, line, native_lines, pure_functions
-from ptxkit.fpsan.libdevice_match import LIBDEVICE_OPS, Shared, chain_types, match_body
+from ptxkit.fpsan.libdevice_flow import (
+    Flow,
+    LibRange,
+    constants,
+    immediates_at,
+    is_float,
+    line,
+    native_lines,
+    pure_functions,
+)
+from ptxkit.fpsan.libdevice_match import LIBDEVICE_OPS, Shared, chain_types, match_body, words
 from ptxkit.fpsan.libdevice_sincos import match_sincos
 from ptxkit.fpsan.libdevice_unmarked import match_tanhf, match_unmarked_f64
 from ptxkit.fpsan.report import ReportItem, SanitizeReport
@@ -199,8 +208,10 @@ def _with_shared(flow: Flow, stmts: list[ir.Statement], consts: set[str],
             continue
         read = {r for s in ranges[j] for r in flow.reads(s)}
         # the nearest earlier bodies whose values it reads (two at most: the search stays linear), of another
-        # function (two copies of one function on one input would be one body: CSE)
-        near = [i for i in range(j - 1, -1, -1) if got[i] is None and marked[i][0] != marked[j][0]
+        # function (two copies of one function on one input would be one body: CSE) or of two arguments (pow(x, y)
+        # and pow(y, x) share |y| and y's sign test: held-out seed 27401)
+        near = [i for i in range(j - 1, -1, -1) if got[i] is None
+                and (marked[i][0] != marked[j][0] or LIBDEVICE_OPS[marked[j][0]][2] == 2)
                 and (read & written[i]) - consts][:2]
         for i in near:
             pair = _pair(flow, stmts, consts, marked[i], marked[j], ranges[j], same_arguments)
@@ -250,8 +261,11 @@ def _pair(flow: Flow, stmts: list[ir.Statement], consts: set[str], first: tuple[
     (na, lo_a, ex_a, _), (nb, lo_b, ex_b, _) = first, second
     # the second body's range, and what carries its call's location after its exit (the special-case select
     # it shares the first's test for: log2f's x == 0 is logf's, seed 3169)
+    # (f64 pow's float work is in the __internal_accurate_pow it calls: then its last float instruction, held-out
+    # seed 27401)
     tail = next((s for s in reversed(rng_b) if is_float_arith(s) and flow.loc.get(id(s), ("", "0"))[1] != "0"),
-                None)
+                None) or next((s for s in reversed(rng_b) if is_float(s) and flow.loc.get(id(s), ("", "0"))[1] != "0"),
+                              None)
     later = frozenset(id(s) for s in stmts if isinstance(s, ir.Instruction) and s.span is not None and (
         lo_b <= s.span.line < ex_b or (tail is not None and s.span.line > ex_b and flow.same_call(s, tail))))
     a = match_body(flow, stmts, na, lo_a, ex_a, consts, same_arguments, later=later)
@@ -290,7 +304,10 @@ def _without_leaks(flow: Flow, stmts: list[ir.Statement], bodies: list[LibRange]
         # bypass select through the caller's integer logic, held-out seed 142)
         covered = [s for s in stmts if isinstance(s, ir.Instruction) and s.span is not None
                    and b.covers(s.span.line) and s.span.line not in b.absorbed]
-        tests = _input_tests(flow, covered, set(b.inputs) | {a for x in b.inputs for a in flow.sources(x)})
+        # (with the words unpacked from an input elsewhere: pow's |hi(y)| that the next sin body tests for inf,
+        # its y's high word unpacked by an earlier log2 body, held-out seed 27648)
+        given = set(b.inputs) | {a for x in b.inputs for a in flow.sources(x) | words(flow, x)}
+        tests = _input_tests(flow, covered, given)
         if not any(w != b.output and w not in b.inputs and w not in tests
                    and not any(outside(d) for d in flow.writers.get(w, ()))
                    and any(outside(u) for u in flow.readers.get(w, ())) for s in covered for w in flow.writes(s)):

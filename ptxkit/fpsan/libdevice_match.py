@@ -417,7 +417,7 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
     # start before its conversion)
     alias = {a for r in inputs for a in flow.sources_within(r, min(
         (flow.pos[id(u)] for u in flow.readers.get(r, ()) if id(u) in inside), default=hi), hi)}  # its source
-    alias |= {w for r in inputs for w in _words(flow, r)}  # and its words unpacked before it (seed 1239)
+    alias |= {w for r in inputs for w in words(flow, r)}  # and its words unpacked before it (seed 1239)
     if earlier is not None:
         alias |= earlier.values  # what an earlier body computed from the same inputs
     given = set(inputs) | alias
@@ -676,7 +676,7 @@ def _callers_neg(s: ir.Instruction, cands: list[str]) -> bool:
             and s.operands[1].name in cands)
 
 
-def _words(flow: Flow, r: str) -> set[str]:
+def words(flow: Flow, r: str) -> set[str]:
     """The registers an unguarded ``mov.b64 {lo, hi}, r`` writes (each written once)."""
     return {w for s in flow.readers.get(r, ()) if s.opcode == "mov" and s.guard is None and len(s.operands) == 2
             and isinstance(s.operands[0], ir.Vec) and s.operands[1] == ir.Reg(r)
