@@ -572,7 +572,7 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
     # in the user's code is a special case's (seed 11820: pow(x, x) is 1 at x == 0, selected after abs and a cast)
     sunk_cmps = {r for s in absorbed if s.opcode in ("setp", "testp")
                  and flow.reads(s) <= set(inputs) | alias | consts for r in flow.writes(s)
-                 if all(u.opcode == "bra" or id(u) in beside for u in flow.readers.get(r, ()))} & outs
+                 if all(u.opcode == "bra" or id(u) in beside for u in flow.readers.get(r, ()))}
     outs -= sunk_cmps
     outs -= {r for r in bits - set(inputs) - alias if not is_flag(flow, r)}  # (a test's flag may be a bypass's)
     if beside:
@@ -588,7 +588,8 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
             bypass.append(("", (sel, v)))
             bypassed.add(id(sel))
     anchor: ir.Statement | None
-    # (a sunk comparison of the inputs alone that other code reads places no ring op: it runs natively, seed 11184)
+    # (a sunk comparison of the inputs alone that other code reads places no ring op: it runs natively, seed 11184;
+    # also where it is no result, a later body's test LLVM rematerialised at this call's location: seed 27324)
     tail = [s for s in absorbed if not flow.writes(s) <= sunk_cmps]
     if tail:
         last = next(i for i, s in enumerate(stmts) if s is tail[-1])
