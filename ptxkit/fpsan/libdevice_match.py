@@ -538,9 +538,11 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
     ends = {r for r, p in last_w.items() if not any(r in flow.reads(s) and flow.pos[id(s)] > p for s in members)}
     caller_tests(flow, absorbed, consumers, taint, set(inputs) | alias | consts, ends)
     # a comparison of the inputs alone is native in Triton's FPSan too: LLVM may share it with the user's code
-    # (``tl.where(x < 0, ..)`` and powf's x < 0 test: one ``setp.geu.f32 p, x, 0``)
-    cmps = {r for s in members if s.opcode in ("setp", "testp") and flow.reads(s) <= set(inputs) | alias | consts
-            for r in flow.writes(s)}
+    # (``tl.where(x < 0, ..)`` and powf's x < 0 test: one ``setp.geu.f32 p, x, 0``); so is one of |x|, as Triton's
+    # abs is native (held-out seed 28487: pow's |x| != 0.5, which the next pow of the same x reads)
+    plain = set(inputs) | alias | consts | {r for r in _signs_of(flow, set(inputs)) if flow.writers[r][0].opcode
+                                            == "abs"}
+    cmps = {r for s in members if s.opcode in ("setp", "testp") and flow.reads(s) <= plain for r in flow.writes(s)}
     # and integer logic on the inputs' bits alone (held-out seed 1003: tanh's sign of x, and.b32 s, hi(x), 1<<31,
     # is erf's copysign of the same x): the same bits in Triton's FPSan (libdevice._without_leaks allows them)
     bits = set(inputs) | alias
