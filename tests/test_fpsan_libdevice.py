@@ -325,6 +325,15 @@ def test_pow_copies_whose_sunk_selects_interleave_with_later_copies_stay_reporte
     assert (ours == theirs).all() or "libdevice:__nv_pow" in {e.opcode for e in errors}
 
 
+def test_second_pow_sharing_one_argument_of_the_first_is_not_taken_for_its_arguments():
+    """Held-out seed 27349: ``minimum(pow(x1, x0.to(f32)), pow(x1, x1))`` — LLVM's CSE gives the second body the first's
+    log2|x1|. Paired with it as two calls of one function (as pow(x, y) and pow(y, x) are, seed 27401), the second was
+    taken for pow(x1, x0) though it never reads x0 (64/128 elements, nothing reported): each argument must be read by
+    the later body's own work, else the pair is refused and the bodies reported."""
+    ours, theirs, errors = _compare("seed27349")
+    assert (ours == theirs).all() or "libdevice:__nv_powf" in {e.opcode for e in errors}
+
+
 def test_pow_whose_two_arguments_llvm_made_one_register_is_reported():
     """Held-out seed 16769 (silent at first contact): ``pow(abs(x), x)`` of f64 — the user's |x| is read only inside
     the body, whose inputs are then both x; the source passes two different arguments, so the body is left

@@ -30,8 +30,9 @@ from ptxkit.fpsan.libdevice_flow import (
     line,
     native_lines,
     pure_functions,
+    words,
 )
-from ptxkit.fpsan.libdevice_match import LIBDEVICE_OPS, Shared, chain_types, match_body, words
+from ptxkit.fpsan.libdevice_match import LIBDEVICE_OPS, Shared, chain_types, match_body
 from ptxkit.fpsan.libdevice_sincos import match_sincos
 from ptxkit.fpsan.libdevice_unmarked import match_tanhf, match_unmarked_f64
 from ptxkit.fpsan.report import ReportItem, SanitizeReport
@@ -279,7 +280,7 @@ def _pair(flow: Flow, stmts: list[ir.Statement], consts: set[str], first: tuple[
     result = {o.name for s in own if s.span is not None and s.span.line in a.absorbed and s.opcode == "selp"
               for o in s.operands[1:3] if isinstance(o, ir.Reg)}
     values = frozenset(r for s in own for r in flow.writes(s)) - {a.output, *a.inputs} - result
-    b = match_body(flow, stmts, nb, lo_b, ex_b, consts, same_arguments, shared=Shared(a.inputs, values))
+    b = match_body(flow, stmts, nb, lo_b, ex_b, consts, same_arguments, shared=Shared(a.inputs, values, na == nb))
     if b is None or any(flow.reads(s) & values and not b.covers(s.span.line) and not a.covers(s.span.line)
                         for s in stmts if isinstance(s, ir.Instruction) and id(s) in later and s.span is not None):
         return None

@@ -315,6 +315,29 @@ def data_move(s: ir.Instruction) -> bool:
     return s.opcode in _DATA_MOVES or (s.opcode == "mov" and any(isinstance(o, ir.Vec) for o in s.operands))
 
 
+def sign_op_of(flow: Flow, r: str, op: str) -> str | None:
+    """x when ``r`` is written once, by ``OP.fT r, x`` (``op``: abs or neg)."""
+    w = flow.writers.get(r, [])
+    x = w[0].operands[1] if len(w) == 1 and w[0].opcode == op and is_float(w[0]) else None
+    return x.name if isinstance(x, ir.Reg) else None
+
+
+def signs_of(flow: Flow, values: set[str], inside: set[int] | frozenset[int] = frozenset()) -> set[str]:
+    """Registers written, unguarded, by a float ``abs``/``neg`` of one of ``values``: once, or first and then only by
+    instructions in ``inside`` (a body's phi LLVM coalesced with it: erf's |x|-or-x², held-out seed 12199)."""
+    return {r for v in values for t in flow.readers.get(v, ()) if t.opcode in ("abs", "neg") and is_float(t)
+            and t.guard is None for r in flow.writes(t)
+            if (ws := flow.writers.get(r, [])) and ws[0] is t and all(id(w) in inside for w in ws[1:])}
+
+
+
+def words(flow: Flow, r: str) -> set[str]:
+    """The registers an unguarded ``mov.b64 {lo, hi}, r`` writes (each written once)."""
+    return {w for s in flow.readers.get(r, ()) if s.opcode == "mov" and s.guard is None and len(s.operands) == 2
+            and isinstance(s.operands[0], ir.Vec) and s.operands[1] == ir.Reg(r)
+            for w in flow.writes(s) if len(flow.writers.get(w, ())) == 1}
+
+
 def is_float(s: ir.Instruction) -> bool:
     return s.opcode == "xor" or any(m in FLOAT_TYPES for m in s.mods)
 

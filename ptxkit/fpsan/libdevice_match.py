@@ -36,7 +36,19 @@ from itertools import combinations_with_replacement, permutations
 import networkx as nx
 
 from ptxkit import ir
-from ptxkit.fpsan.libdevice_flow import Flow, LibRange, cfg, constants_before, data_move, forward_taint, is_float, line
+from ptxkit.fpsan.libdevice_flow import (
+    Flow,
+    LibRange,
+    cfg,
+    constants_before,
+    data_move,
+    forward_taint,
+    is_float,
+    line,
+    sign_op_of,
+    signs_of,
+    words,
+)
 from ptxkit.fpsan.libdevice_tail import (
     caller_tests,
     is_flag,
@@ -167,7 +179,8 @@ def match_body(flow: Flow, stmts: list[ir.Statement], name: str, lo: int, exit_l
                   and not (s.opcode == "mul" and len(s.operands) == 3 and s.operands[1] == s.operands[2])
                   for r in flow.reads(s)}
         found = [m for m in found if not any(o.inputs != m.inputs and all(
-            a == b or (a in valued and (_abs_of(flow, b) == a or (_abs_of(flow, a) == b and b not in valued)))
+            a == b or (a in valued and (sign_op_of(flow, b, "abs") == a
+                                        or (sign_op_of(flow, a, "abs") == b and b not in valued)))
             for a, b in zip(o.inputs, m.inputs)) for o in found)]
     if len(found) > 1:  # x and the caller's -x (before the range) both pass where the call's own work computes with
         # -x and never with x: the argument is -x (held-out seed 8705: pow(-x / (x * x), -x); a product of x by a
@@ -176,7 +189,8 @@ def match_body(flow: Flow, stmts: list[ir.Statement], name: str, lo: int, exit_l
                and is_float(s) and s.opcode not in ("setp", "testp", "abs", "neg")
                and not (s.opcode == "mul" and flow.float_imms(s)) for r in flow.reads(s)}
         found = [m for m in found if not any(o.inputs != m.inputs and all(
-            a == b or (a in own and b not in own and _neg_of(flow, a) == b) for a, b in zip(o.inputs, m.inputs))
+            a == b or (a in own and b not in own and sign_op_of(flow, a, "neg") == b)
+            for a, b in zip(o.inputs, m.inputs))
             for o in found)]
     if len(found) > 1 and arity == 2 and same_arguments is not None and last is not None:
         # pow(x, x) of x = -y, or pow(-y, y): the body reads y either way; the source's call says which
@@ -220,10 +234,13 @@ INT_TYPES = SIGNED_TYPES | UNSIGNED_TYPES
 @dataclass(frozen=True)
 class Shared:
     """The values an earlier recognised body computed from ``inputs`` (its native lines), which a later body of
-    the same inputs reads where LLVM's CSE merged the two bodies' common steps."""
+    the same inputs reads where LLVM's CSE merged the two bodies' common steps. ``own_reads``: each argument must
+    still be read by the later body's own work (two calls of one function, pow(x, y) and pow(y, x): held-out seed
+    27349's pow(x1, x0) and pow(x1, x1) share log2|x1| alone, and the second is no call of x0)."""
 
     inputs: tuple[str, ...]
     values: frozenset[str]
+    own_reads: bool = False
 
 
 def _cone(flow: Flow, rng: list[ir.Instruction], last: ir.Instruction) -> set[str]:
@@ -431,7 +448,7 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
 
     def others(r: str) -> bool:  # read by code that is not this body's
         return any(id(u) not in inside or foreign(u) for u in flow.readers.get(r, ()))
-    given |= {r for r in _signs_of(flow, set(inputs), inside) if others(r)
+    given |= {r for r in signs_of(flow, set(inputs), inside) if others(r)
               and (flow.pos[id(w := flow.writers[r][0])] < p0 or (id(w) in inside and foreign(w)))}
     # the factors of an input x = a * b the caller computed, where LLVM contracted the body's first step on x into
     # fma(a, b, c) (held-out seed 3924: exp2(x * x) of f64, whose x - round(x) became fma(h, h, -round(x)))
@@ -455,8 +472,9 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
     body = rng[start:] + chunks
     consts = consts | _local_constants(flow, body) | constants_before(flow, body)
     own = [s for s in body if not foreign(s)]
-    if earlier is None and any(not any(r in flow.reads(s) and (ftype in s.mods or chain_types(s) is not None)
-                                      and s.opcode not in ("setp", "testp") for s in own) for r in inputs):
+    computed = {r for s in own if (ftype in s.mods or chain_types(s) is not None) and s.opcode not in ("setp", "testp")
+                for r in flow.reads(s)}
+    if (earlier is None or earlier.own_reads) and not set(inputs) <= computed:
         return None  # an argument is computed with as the body's type (or converted to it): a source it only tests
         # is not (nor is the |x| of pow(x, x) that another body computed, which the log reads as an integer: 3218)
     # the caller's float work on the inputs alone that LLVM shares with the body is the caller's, and the body may
@@ -540,7 +558,7 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
     # a comparison of the inputs alone is native in Triton's FPSan too: LLVM may share it with the user's code
     # (``tl.where(x < 0, ..)`` and powf's x < 0 test: one ``setp.geu.f32 p, x, 0``); so is one of |x|, as Triton's
     # abs is native (held-out seed 28487: pow's |x| != 0.5, which the next pow of the same x reads)
-    plain = set(inputs) | alias | consts | {r for r in _signs_of(flow, set(inputs)) if flow.writers[r][0].opcode
+    plain = set(inputs) | alias | consts | {r for r in signs_of(flow, set(inputs)) if flow.writers[r][0].opcode
                                             == "abs"}
     cmps = {r for s in members if s.opcode in ("setp", "testp") and flow.reads(s) <= plain for r in flow.writes(s)}
     # and integer logic on the inputs' bits alone (held-out seed 1003: tanh's sign of x, and.b32 s, hi(x), 1<<31,
@@ -639,13 +657,6 @@ def _save_point(flow: Flow, stmts: list[ir.Statement], rng: list[ir.Instruction]
     return None
 
 
-def _abs_of(flow: Flow, r: str) -> str | None:
-    """x when ``r`` is written once, by ``abs.fT r, x``."""
-    w = flow.writers.get(r, [])
-    x = w[0].operands[1] if len(w) == 1 and w[0].opcode == "abs" and is_float(w[0]) else None
-    return x.name if isinstance(x, ir.Reg) else None
-
-
 def _tail_select(flow: Flow, s: ir.Instruction, absorbed: list[ir.Instruction]) -> bool:
     """``s`` is a compiler-made (line 0) ``selp`` of the body's sunk tail: its predicate and its register arm both
     come from steps already absorbed (held-out seed 7733: pow's ``x == 1`` select sunk past two exp bodies, with the
@@ -658,32 +669,10 @@ def _tail_select(flow: Flow, s: ir.Instruction, absorbed: list[ir.Instruction]) 
     return len(regs) == 2 and set(regs) <= done
 
 
-def _neg_of(flow: Flow, r: str) -> str | None:
-    """x when ``r`` is written once, by ``neg.fT r, x``."""
-    w = flow.writers.get(r, [])
-    x = w[0].operands[1] if len(w) == 1 and w[0].opcode == "neg" and is_float(w[0]) else None
-    return x.name if isinstance(x, ir.Reg) else None
-
-
-def _signs_of(flow: Flow, values: set[str], inside: set[int] | frozenset[int] = frozenset()) -> set[str]:
-    """Registers written, unguarded, by a float ``abs``/``neg`` of one of ``values``: once, or first and then only by
-    instructions in ``inside`` (a body's phi LLVM coalesced with it: erf's |x|-or-x², held-out seed 12199)."""
-    return {r for v in values for t in flow.readers.get(v, ()) if t.opcode in ("abs", "neg") and is_float(t)
-            and t.guard is None for r in flow.writes(t)
-            if (ws := flow.writers.get(r, [])) and ws[0] is t and all(id(w) in inside for w in ws[1:])}
-
-
 def _callers_neg(s: ir.Instruction, cands: list[str]) -> bool:
     """``neg.f32 d, x`` without ``.ftz`` of a candidate input x (libdevice's f32 code flushes to zero)."""
     return (chain_types(s) == ("f32", "f32") and "ftz" not in s.mods and isinstance(s.operands[1], ir.Reg)
             and s.operands[1].name in cands)
-
-
-def words(flow: Flow, r: str) -> set[str]:
-    """The registers an unguarded ``mov.b64 {lo, hi}, r`` writes (each written once)."""
-    return {w for s in flow.readers.get(r, ()) if s.opcode == "mov" and s.guard is None and len(s.operands) == 2
-            and isinstance(s.operands[0], ir.Vec) and s.operands[1] == ir.Reg(r)
-            for w in flow.writes(s) if len(flow.writers.get(w, ())) == 1}
 
 
 def _callers_chain(flow: Flow, r: str, inputs: tuple[str, ...], foreign: Callable[[ir.Instruction], bool]) -> bool:
