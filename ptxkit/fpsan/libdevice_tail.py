@@ -156,12 +156,31 @@ def _general_arm(flow: Flow, s: ir.Instruction, tainted: set[str], values: set[s
     elif len(arms) != 1 or arms[0].name in tainted or not any(isinstance(o, (ir.Imm, ir.FloatImm)) for o in ops[1:3]):
         return None
     # the call's location, or that of the user's op whose result it selects, into which LLVM merged it (seeds
-    # 1346, 1695: ``abs(log2(x))``, ``-log2(x)``); a user's ``tl.where`` has a location of its own
+    # 1346, 1695: ``abs(log2(x))``, ``-log2(x)``), or of one further up the arm's one-writer chain from the result
+    # (held-out seed 29381: ``abs(pow(x, x)).to(f32)``, the selects at the cvt's location after LLVM's sunk abs);
+    # a user's ``tl.where`` has a location of its own
     at = flow.loc.get(id(s))
     if not (flow.same_call(s, head, merged=True)
-            or (at is not None and all(flow.loc.get(id(w)) == at for w in flow.writers.get(arms[0].name, [None])))):
+            or (at is not None and all(flow.loc.get(id(w)) == at for w in flow.writers.get(arms[0].name, [None])))
+            or (at is not None and _located_on_chain(flow, arms[0].name, values, at))):
         return None
     return arms[0].name if _computed_from(flow, arms[0].name, values) else None
+
+
+def _located_on_chain(flow: Flow, r: str, values: set[str], at: tuple[str, ...], depth: int = 8) -> bool:
+    """``r`` is computed from one of ``values`` by a chain of one-writer, one-register-operand instructions (a cast,
+    an abs), one of which carries the location ``at``."""
+    seen = False
+    for _ in range(depth):
+        ws = flow.writers.get(r, [])
+        regs = [o.name for o in ws[0].operands[1:] if isinstance(o, ir.Reg)] if len(ws) == 1 else []
+        if len(regs) != 1 or ws[0].guard is not None:
+            return False
+        seen = seen or flow.loc.get(id(ws[0])) == at
+        r = regs[0]
+        if r in values:
+            return seen
+    return False
 
 
 def _extremum_with(flow: Flow, r: str, other: str) -> bool:
