@@ -337,6 +337,14 @@ def test_second_pow_sharing_one_argument_of_the_first_is_not_taken_for_its_argum
     assert (ours == theirs).all() or "libdevice:__nv_powf" in {e.opcode for e in errors}
 
 
+def test_pow_of_two_forms_of_one_negation_is_reported():
+    """Held-out seed 29830 (silent at first contact): ``pow(-y, y * -1.0)`` of a widened half y — one value natively
+    (LLVM's one neg, the body reading it and y with negated constants), two in Triton's ring (−φ(y) and φ(y)·φ(−1)).
+    The body was hashed as pow(-y, y); neither register pair is Triton's, so the body is left reported."""
+    ours, theirs, errors = _compare("seed29830")
+    assert not (ours == theirs).all() and "libdevice:__nv_powf" in {e.opcode for e in errors}
+
+
 def test_pow_whose_two_arguments_llvm_made_one_register_is_reported():
     """Held-out seed 16769 (silent at first contact): ``pow(abs(x), x)`` of f64 — the user's |x| is read only inside
     the body, whose inputs are then both x; the source passes two different arguments, so the body is left

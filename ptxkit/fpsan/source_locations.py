@@ -117,7 +117,7 @@ class HintsBase:
         found = self.nodes(instr)
         if found is None:
             return None
-        kinds = {ast.dump(n.args[0]) == ast.dump(n.args[1]) for n in found[1]
+        kinds = {_same_pair(n.args[0], n.args[1]) for n in found[1]
                  if isinstance(n, ast.Call) and len(n.args) == 2 and not n.keywords}
         return kinds.pop() if len(kinds) == 1 else None
 
@@ -199,3 +199,12 @@ class HintsBase:
         return Decision(best[1], f.where(best[2])) if best is not None else None
 
     # -- the folds
+
+
+def _same_pair(a: ast.expr, b: ast.expr) -> bool | None:
+    """One expression twice (True), two (False), or two forms of one negation (``-y`` and ``y * -1.0``: one value
+    natively, two in Triton's ring, −φ(y) and φ(y)·φ(−1); held-out seed 29830, silent: None, undecided)."""
+    if ast.dump(a) == ast.dump(b):
+        return True
+    na, nb = _negated(a), _negated(b)
+    return None if na is not None and nb is not None and ast.dump(na) == ast.dump(nb) else False
