@@ -50,6 +50,7 @@ from ptxkit.fpsan.libdevice_flow import (
     words,
 )
 from ptxkit.fpsan.libdevice_tail import (
+    call_select,
     caller_tests,
     is_flag,
     on_every_path,
@@ -600,11 +601,11 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
                                   set(inputs) | alias | bits | consts, inside, beside)
     if len(outs) != 1 or any(w.opcode in ("setp", "testp") for r in outs for w in flow.writers.get(r, ())):
         return None  # one result, a value (not a predicate)
-    if within and any(u.opcode == "selp" and id(u) not in bypassed and flow.same_call(u, body[0], merged=True)
+    if within and any(id(u) not in bypassed and call_select(flow, u, body[0], plain)
                       for r in outs for u in flow.readers.get(r, ())):
         return None  # a special-case select of the call left outside (a test in another body's range, seed 5710)
     if not within:
-        for sel, v in sunk_selects(flow, next(iter(outs)), body[0], bypassed):
+        for sel, v in sunk_selects(flow, next(iter(outs)), body[0], bypassed, plain):
             bypass.append(("", (sel, v)))
             bypassed.add(id(sel))
     anchor: ir.Statement | None

