@@ -12,7 +12,7 @@ from functools import cached_property
 import networkx as nx
 
 from ptxkit import ir
-from ptxkit.fpsan.irview import NO_DEST, regs
+from ptxkit.fpsan.irview import NO_DEST, regs, writes
 from ptxkit.fpsan.libdevice_flow import cfg
 from ptxkit.fpsan.ops import (
     sign_xor_width,
@@ -56,6 +56,7 @@ class Flow:
     loops: set[int] = field(default_factory=set)  # those of bodies whose FPSan op is a loop (ring sin/cos)
     ranges: set[int] = field(default_factory=set)  # every line in a recognised body's range
     stmts: list[ir.Statement] = field(default_factory=list)  # the function's labels and instructions, in order
+    bypassed: set[int] = field(default_factory=set)  # recognised bodies' special-case selects (LibRange.bypass)
     # readers to rewrite with other mods and operands (id → (mods, operands): ptxkit.fpsan.fold_self_add's split)
     rewired: dict[int, tuple[tuple[str, ...], tuple[ir.Operand, ...]]] = field(default_factory=dict)
 
@@ -75,6 +76,16 @@ class Flow:
         uses = self.uses.get(reg, [])
         return bool(uses) and all(u.span is not None and (u.span.line in self.native or (
             u.opcode == "setp" and u.span.line in self.ranges)) for u in uses)
+
+    def tests_bypassed(self, setp: ir.Instruction) -> FoldResult | None:
+        """A comparison read only by recognised bodies' special-case selects, which keep their general arm whatever
+        it says (held-out seed 29941: pow's x == 1 test on the bf16 x, sunk far from its body): no value reads it,
+        so no fold of it matters; left native with a note (a report there hid a silent mismatch elsewhere)."""
+        uses = [u for r in writes(setp) for u in self.uses.get(r, [])]
+        if not uses or not all(id(u) in self.bypassed for u in uses):
+            return None
+        return FoldResult(False, Verdict("comparison read only by recognised libdevice bodies' special-case selects, "
+                                         "which keep Triton's general case: left native", NOTE))
 
     @classmethod
     def of(cls, fn: ir.Function, types: dict[str, str] | None = None, hints: SourceHints | None = None) -> Flow:
