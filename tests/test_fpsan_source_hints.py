@@ -848,6 +848,45 @@ def test_sign_bit_op_after_a_narrowing_is_the_extremum_at_the_sources_type(tmp_p
         assert _items(rep) == [(f"{op}.b16", "note")] and "then the ring narrowing" in rep.items[0].reason
 
 
+def _narrowed_negated_product(a: int, b: int) -> int:
+    """Triton's ``((-a) * b).to(f32)`` of f64 bits, as payload: the ring narrowing of −(φ(a)·φ(b))."""
+    pa, pb = (R.embed(np.array([v], np.uint64), "f64") for v in (a, b))
+    return int(R.narrow(R.neg(R.mul(pa, pb, 64), 64), 64, 32)[0])
+
+
+@pytest.mark.parametrize("expr,op,anchor", [("((-x0) * x1).to(tl.float32) + 1.0", "sub", "(("),  # seed 29884's kin
+                                            ("1.0 - ((-x0) * x1).to(tl.float32)", "add", "1.0")])
+def test_negation_of_a_narrowed_product_moved_into_an_add(tmp_path, expr, op, anchor):
+    """``((-a) * b).to(f32) + 1.0`` of f64 a, b: LLVM narrows the product and subtracts it (``sub.f32 1.0, c``);
+    ``1.0 - ((-a) * b).to(f32)`` adds it. Triton narrows −(φ(a)·φ(b)) in the ring (which does not commute with the
+    negation), then adds (subtracts) φ(1.0): the source's negated factor inside the cast says so (silent before)."""
+    one = "0f3F800000"
+    sides = f"{one}, %r1" if op == "sub" else f"%r1, {one}"
+    cast = f".loc 1 {EXPR_LINE} {len('    r = ') + expr.index('((') + 1}"  # the cast's own column, as Triton's
+    body = f"mul.f64 %e1, %a, %b;\n\t{cast}\n\tcvt.rn.f32.f64 %r1, %e1;\n\t{{loc}}\n\t{op}.f32 %d, {sides};"
+    text = _with_source(tmp_path, expr, body, anchor, nin=2, w=64, out_w=32)
+    rows = [[0x3FF8000000000000, 0x4004000000000000], [0xC01C000000000000, 0x3FE0000000000000]]
+    out, rep = _run(text, rows, w=64, out_w=32)
+    p1 = int(R.embed(np.array([ONE], np.uint64), "f32")[0])
+    want = [int(R.unembed(np.array([(p1 + c if op == "sub" else p1 - c) % (1 << 32)], np.uint64), "f32")[0])
+            for c in (_narrowed_negated_product(a, b) for a, b in rows)]
+    assert out == want
+    assert [(o, sev) for o, sev in _items(rep) if o == f"{op}.f32"] == [(f"{op}.f32", "note")]
+
+
+def test_negation_of_a_narrowed_product_cancelled_after_the_cast_is_reported(tmp_path):
+    """``((-a) * b).to(f32) * -1.0 + 1.0``: LLVM cancels the two negations (``add.f32 c, 1.0`` of the narrowed
+    product), Triton narrows −(φ(a)·φ(b)) and multiplies by φ(−1): no PTX form carries it — reported at the cvt
+    (silent before); with the negated factor still in the PTX's product, nothing is."""
+    expr = "((-x0) * x1).to(tl.float32) * -1.0 + 1.0"
+    for product, said in (("mul.f64 %e1, %a, %b;", True), ("neg.f64 %e2, %a;\n\tmul.f64 %e1, %e2, %b;", False)):
+        body = f"{product}\n\t{{loc}}\n\tcvt.rn.f32.f64 %r1, %e1;\n\tadd.f32 %d, %r1, 0f3F800000;"
+        _, rep = _run(_with_source(tmp_path, expr, body, "((", nin=2, w=64, out_w=32),
+                      [[0x3FF8000000000000, 0x4004000000000000]], w=64, out_w=32)
+        errors = [i for i in rep.items if i.severity == "error" and i.opcode == "cvt.rn.f32.f64"]
+        assert bool(errors) == said and all("narrows a negation" in i.reason for i in errors)
+
+
 def _ring_max_of_negation(x: int) -> int:
     """Triton's ``maximum(x, -x)`` on f32 bits: the signed max of the payloads φ(x) and −φ(x), unembedded."""
     p = int(R.embed(np.array([x], np.uint64), "f32")[0])

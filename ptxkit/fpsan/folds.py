@@ -55,6 +55,7 @@ from ptxkit.fpsan.fold_poison import poison_conversion
 from ptxkit.fpsan.fold_round_trip import compared_round_trip, trunc_of_round_trip
 from ptxkit.fpsan.fold_self_add import narrowed_load, plan, self_add
 from ptxkit.fpsan.folds_sign import is_sign_bit_op, rewrite_sign_fold, tree_root
+from ptxkit.fpsan.folds_sub import sub_fold
 from ptxkit.fpsan.irview import name_of
 from ptxkit.fpsan.ops import ALL_FLOATS, LANE_TYPE, TABLE, OpInfo, as_reg, elementwise, float_type_of, sign_xor_width
 from ptxkit.fpsan.options import Options
@@ -99,7 +100,17 @@ def _negation_moved_off(instr: ir.Instruction, flow: Flow) -> Decision | None:
     defs = flow.defs.get(ops[1].name, [])  # (a masked load writes twice: held-out seed 14443, silent before)
     if not defs or any(_sign_op(d) for d in defs) or any(_sign_op(u) for u in flow.uses.get(ops[0].name, [])):
         return None
-    return flow.hints.negation_narrowed(instr, R.ring(types[0]).w)
+    # also ((-a) * b).to(T) where the product LLVM narrows has no negated factor, unless a sub or an add the source
+    # writes as a subtraction reads it, which folds_sub decides (held-out seed 29884's kin: the negation cancelled
+    # against a * -1.0 after the cast was silent)
+    p = flow.only_def(ops[1].name)
+    kept = p is None or p.opcode != "mul" or any(
+        (isinstance(o, ir.FloatImm) and o.bits >> (o.width - 1) & 1) or (isinstance(o, ir.Reg) and any(
+            _sign_op(d) for d in flow.defs.get(o.name, []))) for o in p.operands[1:])
+    subs = all((u.opcode == "sub" and u.operands[2] == ops[0]) or (u.opcode == "add" and flow.hints.subtracts(u))
+               for u in flow.uses.get(ops[0].name, []))
+    return flow.hints.negation_narrowed(instr, R.ring(types[0]).w) or (
+        None if kept or subs else flow.hints.negated_product_cast(instr, *types))
 
 
 def _sign_op(i: ir.Instruction) -> bool:
@@ -239,8 +250,8 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
                                          "compares two expressions: LLVM folded it algebraically (x.to(f32) < "
                                          "-x.to(f32) as x < -2^-150), which Triton's ring casts and negations do not "
                                          "follow; left native", ERROR))
-    if op == "sub" and ft == "bf16x2" and _int8_to_bf16(instr, flow):
-        return FoldResult(False, Verdict(_INT8_BF16, NOTE))
+    if op in ("sub", "add") and (done := sub_fold(instr, ctx, flow, ft)) is not None:
+        return done
     if (op in ("add", "sub", "mul") and ft == "f32" and len(ops) == 3 and not opts.fold("half")
             and (decided := flow.hints.narrowed_f32(instr)) is not None and decided.form != "native"):
         if decided.form == "both":  # an f32 op at column 0 of a line that also has f64 arithmetic on widened f32
@@ -278,24 +289,6 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
     if op == "selp" and len(ops) == 4 and ft in ("f16", "bf16", "f32", "f64"):
         return _select_fold(instr, ctx, flow, ft)
     return None
-
-
-# Triton 3.9's int8 -> bf16 conversion (its lowering, after the FPSan pass): the bytes under a 0x43 exponent,
-# (b & 0x437F437F) - (b & 0x43804380) in bf16x2 is the signed byte exactly (2^7 + v - 2^7 - 128·sign)
-_INT8_BF16_MASKS = (0x437F437F, 0x43804380)
-_INT8_BF16 = ("sub.bf16x2 of bytes masked with 0x437F437F / 0x43804380: Triton's int8 → bf16 conversion (its "
-              "lowering's bit trick, exact), left native as Triton's FPSan leaves sitofp")
-
-
-def _int8_to_bf16(instr: ir.Instruction, flow: Flow) -> bool:
-    """``sub.bf16x2 d, a, b`` with ``a = and.b32 x, 0x437F437F`` and ``b = and.b32 x, 0x43804380``."""
-    masks = []
-    for o in instr.operands[1:3]:
-        d = flow.only_def(o.name) if isinstance(o, ir.Reg) else None
-        if d is None or d.opcode != "and" or len(d.operands) != 3 or not isinstance(d.operands[2], ir.Imm):
-            return False
-        masks.append((d.operands[1], d.operands[2].value & 0xFFFFFFFF))
-    return (masks[0][1], masks[1][1]) == _INT8_BF16_MASKS and masks[0][0] == masks[1][0]
 
 
 _HALF = ("16-bit float op: half arithmetic or, with the same PTX, f32/f64 arithmetic on widened halves that "

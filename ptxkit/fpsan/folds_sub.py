@@ -1,0 +1,89 @@
+"""Folds LLVM leaves as a float ``sub`` (issue 10): Triton's int8 → bf16 bit trick, and the negation of a narrowed
+value LLVM moved out of the cvt into the subtraction (``(-p).to(T) + a`` as ``a - p.to(T)``, the J fold of
+docs/fpsan.md §3 inside an add)."""
+
+from __future__ import annotations
+
+from ptxkit import ir
+from ptxkit.fpsan import ring as R
+from ptxkit.fpsan.casts import _cast_payload as cast_payload
+from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext
+from ptxkit.fpsan.fold_flow import Flow, FoldResult, float_cast
+from ptxkit.fpsan.folds_narrow_neg import _neg_cast_hint
+from ptxkit.fpsan.ops import as_reg
+from ptxkit.fpsan.report import ERROR, NOTE, Verdict
+from ptxkit.fpsan.source_ast import Decision
+
+# Triton 3.9's int8 -> bf16 conversion (its lowering, after the FPSan pass): the bytes under a 0x43 exponent,
+# (b & 0x437F437F) - (b & 0x43804380) in bf16x2 is the signed byte exactly (2^7 + v - 2^7 - 128·sign)
+_INT8_BF16_MASKS = (0x437F437F, 0x43804380)
+_INT8_BF16 = ("sub.bf16x2 of bytes masked with 0x437F437F / 0x43804380: Triton's int8 → bf16 conversion (its "
+              "lowering's bit trick, exact), left native as Triton's FPSan leaves sitofp")
+_NEG_NARROWED = ("sub of a narrowing conversion where the source narrows a negation ((-p).to(T) + a): LLVM moved the "
+                 "negation out of the cvt into the add (a - p.to(T)), and Triton's ring narrowing does not commute "
+                 "with negation")
+
+
+def sub_fold(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, ft: str) -> FoldResult | None:
+    """The fold a ``sub`` (or an ``add`` the source writes as a subtraction) is, if one of this module's; else None."""
+    if instr.opcode == "sub" and ft == "bf16x2" and _int8_to_bf16(instr, flow):
+        return FoldResult(False, Verdict(_INT8_BF16, NOTE))
+    return _negated_narrowing(instr, ctx, flow, ft)
+
+
+def _int8_to_bf16(instr: ir.Instruction, flow: Flow) -> bool:
+    """``sub.bf16x2 d, a, b`` with ``a = and.b32 x, 0x437F437F`` and ``b = and.b32 x, 0x43804380``."""
+    masks = []
+    for o in instr.operands[1:3]:
+        d = flow.only_def(o.name) if isinstance(o, ir.Reg) else None
+        if d is None or d.opcode != "and" or len(d.operands) != 3 or not isinstance(d.operands[2], ir.Imm):
+            return False
+        masks.append((d.operands[1], d.operands[2].value & 0xFFFFFFFF))
+    return (masks[0][1], masks[1][1]) == _INT8_BF16_MASKS and masks[0][0] == masks[1][0]
+
+
+def negated_narrowing(flow: Flow, o: ir.Operand, ft: str) -> ir.Instruction | None:
+    """The narrowing float ``cvt`` to ``ft`` that alone defines ``o``, else None."""
+    cvt = flow.only_def(o.name) if isinstance(o, ir.Reg) else None
+    types = float_cast(cvt) if cvt is not None and cvt.opcode == "cvt" else None
+    return cvt if types is not None and types[0] == ft and R.ring(types[1]).w > R.ring(ft).w else None
+
+
+def _negated_cast(flow: Flow, cvt: ir.Instruction) -> Decision | None:
+    """Where the source's cast at ``cvt`` narrows a negation (``(-p).to(T)``, ``((-a) * b).to(T)``)."""
+    dt, st = float_cast(cvt) or ("", "")
+    decided = _neg_cast_hint(flow, cvt, dt, st) or flow.hints.negated_product_cast(cvt, dt, st)
+    return decided if decided is not None and decided.form == "before" else None
+
+
+def _negated_narrowing(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, ft: str) -> FoldResult | None:
+    """``sub.T d, a, c`` of ``c = cvt.T.S p`` (a narrowing) where the source at the cvt narrows a negation
+    (held-out seed 29884: ``(-(x * y)).to(f16) + 1.0`` as ``cvt.rn.f16.f64`` then ``sub.f16 1.0, c``; silent behind
+    the 16-bit op's report): Triton's ring narrowing of −φ(p), then the ring add of a; reported where the add is at
+    16 bits and the source does not say it is half arithmetic (the H fold)."""
+    ops = instr.operands
+    if len(ops) != 3 or instr.guard is not None or (instr.opcode == "add" and not flow.hints.subtracts(instr)):
+        return None  # (an add: the source's a - (-p).to(T), LLVM's a + p.to(T); the sub: its (-p).to(T) + a)
+    found = [(k, cvt, decided) for k in ((2,) if instr.opcode == "sub" else (1, 2))
+             if (cvt := negated_narrowing(flow, ops[k], ft)) is not None and (decided := _negated_cast(flow, cvt))]
+    if len(found) != 1:
+        return None
+    k, cvt, decided = found[0]
+    dt, st = float_cast(cvt) or ("", "")
+    half = flow.hints.half(instr) if ft in ("f16", "bf16") else None
+    sure = ft not in ("f16", "bf16") or (half is not None and half.form == "native")
+    ws, wt = R.ring(st).w, R.ring(dt).w
+    n = ctx.fresh(BITS_KIND[ws])
+    ctx.emit(f"neg.s{ws} {n}, {as_reg(ctx, ctx.embed(cvt.operands[1], st), ws)}")
+    c = cast_payload(ctx, n, st, dt)
+    o = ctx.fresh(BITS_KIND[wt])
+    ring = "add" if instr.opcode == "sub" else "sub"
+    ctx.emit(f"{ring}.s{wt} {o}, {as_reg(ctx, ctx.embed(ops[3 - k], dt), wt)}, {as_reg(ctx, c, wt)}")
+    ctx.define(ops[0], o, dt, None)
+    if not sure:
+        return FoldResult(True, Verdict(f"{_NEG_NARROWED}; the source at {decided.where} has it: sanitized as Triton's "
+                                        "ring narrowing of the negation, then the 16-bit ring add, which the source "
+                                        "may compute wider (the H fold: --fold half does not reach it)", ERROR,
+                                        native=False))
+    return FoldResult(True, Verdict(f"{_NEG_NARROWED}; the source at {decided.where} has it: sanitized as Triton's "
+                                    f"ring narrowing of the negation, then the ring add", NOTE, native=False))
