@@ -304,6 +304,8 @@ def test_special_case_select_of_other_code_is_not_taken():
     # copies' x == 0 / x == 1 selects carry the outer call's column at line 0 (merged locations), one select reading
     # the other: silent before (the selects kept 1.0 natively, 9/512 elements, hidden behind a 16-bit op report)
     "seed29941",
+    # pow(x, where(c, x, x)): the choice of one value is x in Triton's ring too — the call passes one value twice
+    "k_pow_of_one_choice_f32",
 ])
 def test_body_whose_special_case_or_input_llvm_rewrote_is_tritons_op(name):
     """Held-out kernels where LLVM moved a body's special case or rewrote its input: each is Triton's op

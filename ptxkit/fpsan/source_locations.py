@@ -13,7 +13,18 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 from ptxkit import ir
-from ptxkit.fpsan.source_ast import _DEPTH, Classify, Decision, SourceFile, _classify, _find, _negated, _one, _resolve
+from ptxkit.fpsan.source_ast import (
+    _DEPTH,
+    Classify,
+    Decision,
+    SourceFile,
+    _classify,
+    _find,
+    _negated,
+    _one,
+    _resolve,
+    _same,
+)
 
 _FILE = re.compile(r'^(\d+)\s+"([^"]*)"')
 _LOC = re.compile(r"^(\d+)\s+(\d+)\s+(\d+)\b")
@@ -202,9 +213,10 @@ class HintsBase:
 
 
 def _same_pair(a: ast.expr, b: ast.expr) -> bool | None:
-    """One expression twice (True), two (False), or two forms of one negation (``-y`` and ``y * -1.0``: one value
-    natively, two in Triton's ring, −φ(y) and φ(y)·φ(−1); held-out seed 29830, silent: None, undecided)."""
-    if ast.dump(a) == ast.dump(b):
+    """One expression twice (True; also through choices of one value, ``where(c, d, d)`` is d in the ring too:
+    held-out seed 29910), two (False), or two forms of one negation (``-y`` and ``y * -1.0``: one value natively, two
+    in Triton's ring, −φ(y) and φ(y)·φ(−1); held-out seed 29830, silent: None, undecided)."""
+    if ast.dump(_same(a)) == ast.dump(_same(b)):
         return True
     na, nb = _negated(a), _negated(b)
     return None if na is not None and nb is not None and ast.dump(na) == ast.dump(nb) else False
