@@ -42,16 +42,16 @@ def _int8_to_bf16(instr: ir.Instruction, flow: Flow) -> bool:
     return (masks[0][1], masks[1][1]) == _INT8_BF16_MASKS and masks[0][0] == masks[1][0]
 
 
-def negated_narrowing(flow: Flow, o: ir.Operand, ft: str) -> ir.Instruction | None:
-    """The narrowing float ``cvt`` to ``ft`` that alone defines ``o``, else None."""
+def _narrowing(flow: Flow, o: ir.Operand, ft: str) -> tuple[ir.Instruction, str, str] | None:
+    """The narrowing float ``cvt.FT.S`` that alone defines ``o``, with its types (FT, S); else None."""
     cvt = flow.only_def(o.name) if isinstance(o, ir.Reg) else None
     types = float_cast(cvt) if cvt is not None and cvt.opcode == "cvt" else None
-    return cvt if types is not None and types[0] == ft and R.ring(types[1]).w > R.ring(ft).w else None
+    return (cvt, *types) if cvt is not None and types is not None and types[0] == ft and R.ring(
+        types[1]).w > R.ring(ft).w else None
 
 
-def _negated_cast(flow: Flow, cvt: ir.Instruction) -> Decision | None:
+def _negated_cast(flow: Flow, cvt: ir.Instruction, dt: str, st: str) -> Decision | None:
     """Where the source's cast at ``cvt`` narrows a negation (``(-p).to(T)``, ``((-a) * b).to(T)``)."""
-    dt, st = float_cast(cvt) or ("", "")
     decided = _neg_cast_hint(flow, cvt, dt, st) or flow.hints.negated_product_cast(cvt, dt, st)
     return decided if decided is not None and decided.form == "before" else None
 
@@ -64,12 +64,11 @@ def _negated_narrowing(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, f
     ops = instr.operands
     if len(ops) != 3 or instr.guard is not None or (instr.opcode == "add" and not flow.hints.subtracts(instr)):
         return None  # (an add: the source's a - (-p).to(T), LLVM's a + p.to(T); the sub: its (-p).to(T) + a)
-    found = [(k, cvt, decided) for k in ((2,) if instr.opcode == "sub" else (1, 2))
-             if (cvt := negated_narrowing(flow, ops[k], ft)) is not None and (decided := _negated_cast(flow, cvt))]
+    found = [(k, cast, decided) for k in ((2,) if instr.opcode == "sub" else (1, 2))
+             if (cast := _narrowing(flow, ops[k], ft)) is not None and (decided := _negated_cast(flow, *cast))]
     if len(found) != 1:
         return None
-    k, cvt, decided = found[0]
-    dt, st = float_cast(cvt) or ("", "")
+    k, (cvt, dt, st), decided = found[0]
     half = flow.hints.half(instr) if ft in ("f16", "bf16") else None
     sure = ft not in ("f16", "bf16") or (half is not None and half.form == "native")
     ws, wt = R.ring(st).w, R.ring(dt).w
