@@ -218,6 +218,19 @@ def test_neg_cast_decided_by_the_source(tmp_path, expr, anchor, want, form):
     assert f"neg-cast={form}, decided by the source" in rep.items[0].reason
 
 
+def test_neg_cast_of_an_extremum_with_an_f64_operand_is_before(tmp_path):
+    """``(-maximum(x0 / x1, x1.to(f64))).to(f32)`` (held-out seed 30772, reported before): one operand of unknown type
+    beside an explicit f64 makes the maximum f64, so the negation is of the f64 value the cvt narrows: the ring cast
+    of −φ(x)."""
+    xs = [0x400921FB54442D18, 0xC014000000000000, 0x3FB999999999999A]  # π, −5, 0.1 as f64
+    body = "{loc}\n\tcvt.rn.f32.f64 %r1, %a;\n\t{store}\n\txor.b32 %d, %r1, -2147483648;"
+    expr = "(-tl.maximum(x0 / x1, x1.to(tl.float64))).to(tl.float32)"
+    out, rep = _run(_with_source(tmp_path, expr, body, "(-tl", nin=2, w=64, out_w=32),
+                    [[x, 0x3FF0000000000000] for x in xs], w=64, out_w=32)
+    assert out == [int(R.float_cast(np.array([x ^ (1 << 63)], np.uint64), "f64", "f32")[0]) for x in xs]
+    assert "neg-cast=before, decided by the source" in next(i.reason for i in rep.items if i.opcode == "xor.b32")
+
+
 @pytest.mark.parametrize("expr,anchor,error", [("x0.to(tl.float32) < (-x0.to(tl.float32))", "x0.to", True),
                                                 ("x0 < -0.0", "x0 <", False)])
 def test_comparison_with_a_constant_the_source_does_not_have_is_reported(tmp_path, expr, anchor, error):

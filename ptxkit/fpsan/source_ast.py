@@ -334,9 +334,9 @@ def _width(f: SourceFile, e: ast.expr, depth: int) -> int | None:
             return _width(f, acc, depth - 1) if acc is not None else None
         return _DTYPE_WIDTH.get(out.attr) if isinstance(out, ast.Attribute) else None
     args = _same_type_args(r)
-    if args:  # tl.fma/minimum/maximum/abs/where: the type of their (promoted) float operands
-        widths = [_width(f, a, depth - 1) for a in args]
-        return None if None in widths else max(w for w in widths if w is not None)
+    if args:  # tl.fma/minimum/maximum/abs/where: the type of their (promoted) float operands (an f64 one makes it
+        widths = [_width(f, a, depth - 1) for a in args]  # f64 whatever the others, held-out seed 30772)
+        return (64 if 64 in widths else None) if None in widths else max(w for w in widths if w is not None)
     if (isinstance(r, ast.Call) and isinstance(r.func, ast.Attribute) and isinstance(r.func.value, ast.Name)
             and r.func.value.id == "libdevice" and r.args and not r.keywords):
         # libdevice.tanh(x.to(f32)): its functions exist for f32 and f64; arguments of explicit wide types
