@@ -61,6 +61,21 @@ def _of_negation(f: SourceFile, n: ast.expr) -> ast.expr | None:
     return None
 
 
+_TRANSCENDENTAL = frozenset({"exp", "exp2", "log", "log2", "sin", "cos", "erf", "tanh"})
+
+
+def _transcendental(n: ast.expr | None) -> bool:
+    """``n`` is ``tl.cos(..)`` and the like or a ``libdevice`` function that is not exact (an inlined body: LLVM
+    computes it at the type Triton chose, it never shrinks one from f64 to f32 as it does ``floor`` or ``sqrt``)."""
+    return (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name)
+            and ((n.func.value.id == "tl" and n.func.attr in _TRANSCENDENTAL)
+                 or (n.func.value.id == "libdevice" and n.func.attr not in _EXACT_LIBDEVICE)))
+
+
+_EXACT_LIBDEVICE = frozenset({"floor", "ceil", "trunc", "round", "rint", "nearbyint", "fabs", "sqrt", "fmin", "fmax",
+                              "copysign", "abs", "fma"})
+
+
 def _fma_call(n: ast.expr | None) -> bool:
     """``n`` is ``tl.fma(a, b, c)``."""
     return (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "fma"
@@ -126,8 +141,9 @@ class SignHints(HintsBase):
                 if w is None and not peeled and _no_casts(f, inner):
                     w = OWN  # (x1 / x1) * -1.0: arithmetic on loaded values, no type in between (seed 1821)
                 sw = _DTYPE_WIDTH.get(_PTX_DTYPE.get(source or "", ""))
-                if w is None and not peeled and fused and _fma_call(_one_value(f, inner)):
-                    w = sw
+                if w is None and not peeled and ((fused and _fma_call(_one_value(f, inner)))
+                                                 or _transcendental(_one_value(f, inner))):
+                    w = sw  # (an inlined libdevice body LLVM never narrows: held-out seed 30958's -tl.cos(..))
                 # a loaded x has the cvt's source type, unless a peeled .to() hides its own (seed 840: an f64)
                 if source is not None and (w != sw if peeled else w not in (OWN, CONST) and w != sw):
                     return None
