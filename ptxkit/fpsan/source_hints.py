@@ -477,6 +477,15 @@ class SourceHints(SignHints, CastHints):
             return None
         return self.decide_within(cvt, classify)
 
+    def libdevice_rounding(self, cvt: ir.Instruction, name: str) -> Decision | None:
+        """``cvt.rmi/.rpi.f64.f64`` is ``libdevice.floor/ceil(x)`` (``name``) at its location: Triton hashes that f64
+        call, while ``tl.floor`` is its tagged op — the same PTX (a custom kernel, ``-libdevice.floor(..)``, was
+        silent)."""
+        def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
+            return ("call", n) if (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == name
+                                   and isinstance(n.func.value, ast.Name) and n.func.value.id == "libdevice") else None
+        return self.decide(cvt, classify)
+
     def folded_compare(self, instr: ir.Instruction) -> Decision | None:
         """``setp.fT p, x, c`` of one value and a constant where the source's ``Compare`` there has no number on
         either side: LLVM folded it algebraically (held-out seed 11701: ``x.to(f32) < -x.to(f32)`` of an f64 x as

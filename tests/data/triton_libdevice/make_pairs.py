@@ -57,6 +57,9 @@ HAND = {
     # seed 29910's form: the body was dropped as one register for two different arguments)
     "k_pow_of_one_choice_f32": ({"x0": "f32"}, "libdevice.pow(x0, tl.where(x0.to(tl.bfloat16) >= x0.to(tl.bfloat16), "
                                 "x0, x0))", "f32", 64, True),
+    # libdevice.floor of f64 is a hashed call in Triton's FPSan, tl.ceil its tagged op: one cvt.rmi/.rpi.f64.f64 each
+    "k_libdevice_floor_tl_ceil_f64": ({"x0": "f64", "x1": "f64"}, "libdevice.floor(x0) - tl.ceil(x1)", "f64", 64,
+                                      True),
 }
 
 
