@@ -219,11 +219,12 @@ def _tagged(op: str):
     return compute
 
 
-def emit_libcall(ctx: RewriteContext, x: str, op: str, ftype: str) -> str:
-    """A unary "other pure math call" (fpsan.md §2): ``rotl(E(x), 0) XOR FNV-1a-64(symbol)``."""
+def emit_libcall(ctx: RewriteContext, x: str, op: str, ftype: str, symbol: str | None = None) -> str:
+    """A unary "other pure math call" (fpsan.md §2): ``rotl(E(x), 0) XOR FNV-1a-64(symbol)`` (``symbol``: the
+    libdevice function, by default ``op``'s of :data:`ptxkit.fpsan.ring.LIBCALL_SYMBOLS`)."""
     w = R.ring(ftype).w
     o = ctx.fresh(BITS_KIND[w])
-    h = R.fnv1a64(R.libcall_symbol(op, ftype))
+    h = R.fnv1a64(symbol or R.libcall_symbol(op, ftype))
     ctx.emit(f"xor.b{w} {o}, {as_reg(ctx, x, w)}, {hexc(h, w)}")
     return o
 

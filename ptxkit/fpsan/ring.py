@@ -366,8 +366,7 @@ def call_hash(symbol: str, args: list, w: int) -> np.ndarray:
 # ``rint``/``trunc``. f64 uses the double symbol; 16-bit lanes use the float symbol (libdevice has no
 # 16-bit tanh/rint/trunc, so Triton calls the f32 function), hashed to the lane width like every width.
 LIBCALL_SYMBOLS = {"tanh": ("__nv_tanhf", "__nv_tanh"), "rint": ("__nv_rintf", "__nv_rint"),
-                   "trunc": ("__nv_truncf", "__nv_trunc"), "floor": ("__nv_floorf", "__nv_floor"),
-                   "ceil": ("__nv_ceilf", "__nv_ceil")}  # (f32 floor/ceil: Triton tags them, the hash is unused)
+                   "trunc": ("__nv_truncf", "__nv_trunc")}
 
 
 def libcall_symbol(op: str, ftype: str) -> str:
