@@ -50,6 +50,7 @@ from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext, _convert_float_bits, flo
 from ptxkit.fpsan.dispatch import rewrite_instruction
 from ptxkit.fpsan.fold_contracted import contracted_narrowed_product
 from ptxkit.fpsan.fold_flow import Flow, FoldResult, decide_fold, float_cast, fold_verdict, roles
+from ptxkit.fpsan.fold_libcall import direct_libcall
 from ptxkit.fpsan.fold_neg_extremum import max_of_negations, negated_tree
 from ptxkit.fpsan.fold_poison import poison_conversion
 from ptxkit.fpsan.fold_round_trip import compared_round_trip, trunc_of_round_trip
@@ -250,6 +251,8 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
                                          "compares two expressions: LLVM folded it algebraically (x.to(f32) < "
                                          "-x.to(f32) as x < -2^-150), which Triton's ring casts and negations do not "
                                          "follow; left native", ERROR))
+    if op in ("sqrt", "rsqrt") and (done := direct_libcall(instr, ctx, flow, ft)) is not None:
+        return done
     if op in ("sub", "add") and (done := sub_fold(instr, ctx, flow, ft)) is not None:
         return done
     if (op in ("add", "sub", "mul") and ft == "f32" and len(ops) == 3 and not opts.fold("half")

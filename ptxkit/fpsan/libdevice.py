@@ -101,6 +101,7 @@ def recognise(module: ir.Module, fn: ir.Function, source_root: str | None = None
             hints.append(SourceHints.of(module, fn, source_root))
         located = [s for s in fn.instructions() if s.span is not None]
         _negated_arguments(located, out, hints[0].negated_argument)
+        _direct_calls(located, out, hints[0])
         _abs_cast_order(located, out, hints[0])
         out = [b for b in out if not _merged_inputs(located, b, hints[0].same_arguments)]
     return _reading_saved_copies(out)
@@ -138,6 +139,18 @@ def _negated_arguments(instrs: list[ir.Instruction], bodies: list[LibRange],
             if readers and any(negated(u) for u in instrs if u.span is not None and b.covers(u.span.line)):
                 b.sunk = {b.input: (s,)}
                 break
+
+
+def _direct_calls(instrs: list[ir.Instruction], bodies: list[LibRange], hints: SourceHints) -> None:
+    """An f64 body of a function Triton has a math op for (``tl.log``), called as ``libdevice.log(x)``: Triton's FPSan
+    hashes the call (checked on Triton 3.9 for exp, exp2, log, log2, sin, cos, erf, rsqrt; its f32 calls are the math
+    ops), while the same body from ``tl.log`` is the tagged op. The source's call at the body's lines decides
+    (a custom kernel, ``libdevice.log(x0) + x1`` of f64, was silent)."""
+    for b in bodies:
+        if b.ftype != "f64" or b.op == "call":
+            continue
+        if any(hints.libdevice_call(u, b.name) for u in instrs if u.span is not None and b.covers(u.span.line)):
+            b.op = "call"
 
 
 def _abs_cast_order(instrs: list[ir.Instruction], bodies: list[LibRange], hints: SourceHints) -> None:

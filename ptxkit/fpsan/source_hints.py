@@ -486,6 +486,11 @@ class SourceHints(SignHints, CastHints):
                                    and isinstance(n.func.value, ast.Name) and n.func.value.id == "libdevice") else None
         return self.decide(cvt, classify)
 
+    def libdevice_call(self, instr: ir.Instruction, name: str) -> bool:
+        """The source's expression at ``instr``'s location (or at the call site it was inlined from) is
+        ``libdevice.NAME(...)``."""
+        return self.libdevice_rounding(instr, name) is not None
+
     def folded_compare(self, instr: ir.Instruction) -> Decision | None:
         """``setp.fT p, x, c`` of one value and a constant where the source's ``Compare`` there has no number on
         either side: LLVM folded it algebraically (held-out seed 11701: ``x.to(f32) < -x.to(f32)`` of an f64 x as

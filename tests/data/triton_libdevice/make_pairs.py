@@ -60,6 +60,11 @@ HAND = {
     # libdevice.floor of f64 is a hashed call in Triton's FPSan, tl.ceil its tagged op: one cvt.rmi/.rpi.f64.f64 each
     "k_libdevice_floor_tl_ceil_f64": ({"x0": "f64", "x1": "f64"}, "libdevice.floor(x0) - tl.ceil(x1)", "f64", 64,
                                       True),
+    # f64 libdevice.log called directly is a hashed call, tl.exp the closed form: the same kind of body each
+    "k_libdevice_log_tl_exp_f64": ({"x0": "f64", "x1": "f64"}, "libdevice.log(x0) + tl.exp(x1)", "f64", 64, True),
+    # libdevice.sqrt (f32) and libdevice.rsqrt (f64) are single instructions, hashed calls in Triton's FPSan
+    "k_libdevice_sqrt_rsqrt": ({"x0": "f32", "x1": "f64"}, "libdevice.sqrt(x0) + libdevice.rsqrt(x1).to(tl.float32)",
+                               "f32", 64, True),
 }
 
 
