@@ -313,6 +313,7 @@ def test_special_case_select_of_other_code_is_not_taken():
     # and libdevice.sqrt / f64 rsqrt single instructions hashed too: the source's call decides (silent before)
     "k_libdevice_log_tl_exp_f64",
     "k_libdevice_sqrt_rsqrt",
+    "k_libdevice_copysign_f32",
 ])
 def test_body_whose_special_case_or_input_llvm_rewrote_is_tritons_op(name):
     """Held-out kernels where LLVM moved a body's special case or rewrote its input: each is Triton's op

@@ -213,6 +213,8 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
         # in Triton's FPSan the ring code reads it, so the two native conversions stay (held-out seed 5106)
         through_int(instr, ctx, ft, decided)
         return FoldResult(True, None)
+    if op in ("sqrt", "rsqrt", "copysign") and (done := direct_libcall(instr, ctx, flow, ft)) is not None:
+        return done
     if op == "copysign" and len(ops) == 3 and ft in ("f32", "f64") and _zero_value(flow, ops[2]):
         return _zero_sign(instr, ctx, opts, ft, decide_fold(opts, "zero-sign", flow.hints.zero_sign, instr))
     if op in ("fma", "mad") and len(ops) == 4 and (c := _product_of(flow, instr)) is not None:
@@ -251,8 +253,6 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
                                          "compares two expressions: LLVM folded it algebraically (x.to(f32) < "
                                          "-x.to(f32) as x < -2^-150), which Triton's ring casts and negations do not "
                                          "follow; left native", ERROR))
-    if op in ("sqrt", "rsqrt") and (done := direct_libcall(instr, ctx, flow, ft)) is not None:
-        return done
     if op in ("sub", "add") and (done := sub_fold(instr, ctx, flow, ft)) is not None:
         return done
     if (op in ("add", "sub", "mul") and ft == "f32" and len(ops) == 3 and not opts.fold("half")

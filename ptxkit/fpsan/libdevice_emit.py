@@ -46,7 +46,7 @@ def emit_lib_op(ctx: RewriteContext, r: LibRange) -> list[str | Unembed]:
         ctx.emit(f"mul.lo.s{w} {t}, {as_reg(ctx, ps[0], w)}, {hexc(0x26A29A75, w)}")
         o = emit_exp2(ctx, t, w)
     elif r.op == "call":
-        o = _emit_call(ctx, ps, f"__nv_{r.name}", w)
+        o = emit_call(ctx, ps, f"__nv_{r.name}", w)
     else:
         o = emit_tagged(ctx, ps[0], r.op, w)
     ctx.define(ir.Reg(r.output), o, r.ftype, None)
@@ -110,7 +110,7 @@ def _abs_bits(ctx: RewriteContext, p: str, t: str) -> str:
     return ctx.embed_value(m, t)
 
 
-def _emit_call(ctx: RewriteContext, ps: list[str], symbol: str, w: int) -> str:
+def emit_call(ctx: RewriteContext, ps: list[str], symbol: str, w: int) -> str:
     """``Σ rotl(E(arg_i), i) XOR FNV-1a-64(symbol)`` (low w bits), docs/fpsan.md §2."""
     kind = BITS_KIND[w]
     acc = as_reg(ctx, ps[0], w)

@@ -65,6 +65,8 @@ HAND = {
     # libdevice.sqrt (f32) and libdevice.rsqrt (f64) are single instructions, hashed calls in Triton's FPSan
     "k_libdevice_sqrt_rsqrt": ({"x0": "f32", "x1": "f64"}, "libdevice.sqrt(x0) + libdevice.rsqrt(x1).to(tl.float32)",
                                "f32", 64, True),
+    # libdevice.copysign(a, b) is copysign.f32 d, b, a: a two-argument hashed call in Triton's FPSan
+    "k_libdevice_copysign_f32": ({"x0": "f32", "x1": "f32"}, "libdevice.copysign(x0, x1) + x1", "f32", 64, True),
 }
 
 
