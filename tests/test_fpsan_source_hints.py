@@ -904,6 +904,19 @@ def test_negation_of_a_narrowed_product_cancelled_after_the_cast_is_reported(tmp
         assert bool(errors) == said and all("narrows a negation" in i.reason for i in errors)
 
 
+@pytest.mark.parametrize("expr,body,said", [("libdevice.add_rn(x0, x1)", "add.rn.f32 %d, %a, %b;", True),
+                                             ("libdevice.rcp_rn(x0)", "rcp.rn.f32 %d, %a;", True),
+                                             ("libdevice.fma(x0, x1, x0)", "fma.rn.f32 %d, %a, %b, %a;", False),
+                                             ("x0 + x1", "add.rn.f32 %d, %a, %b;", False)])
+def test_direct_libdevice_call_lowered_to_instructions_is_reported(tmp_path, expr, body, said):
+    """``libdevice.add_rn(x, y)`` is ``add.rn.f32``: Triton's FPSan hashes the call (custom kernels of add_rn, mul_rn,
+    rcp_rn, saturatef, nearbyint, fdim, abs were silent), which the instruction sanitized as the ring add is not:
+    reported. A function whose lowering matches Triton's (``fma``) and plain arithmetic are not."""
+    _, rep = _run(_with_source(tmp_path, expr, "{loc}\n\t" + body, expr.split("(")[0], nin=2), [[HALF, ONE]])
+    errors = [i for i in rep.items if i.severity == "error" and "direct libdevice" in i.reason]
+    assert bool(errors) == said
+
+
 def _ring_max_of_negation(x: int) -> int:
     """Triton's ``maximum(x, -x)`` on f32 bits: the signed max of the payloads φ(x) and −φ(x), unembedded."""
     p = int(R.embed(np.array([x], np.uint64), "f32")[0])

@@ -84,7 +84,7 @@ def rewrite_cvt(instr: ir.Instruction, ctx: RewriteContext) -> bool | str | Verd
         w = R.ring(st).w
         if irnd and irnd[0] in ("rmi", "rpi"):  # floor / ceil: Triton's tags, or libdevice's f64 calls (their hash;
             name = "floor" if irnd[0] == "rmi" else "ceil"  # its f32 ones are the tagged ops, checked on Triton 3.9)
-            if st == "f64" and (call := ctx.hints.libdevice_rounding(instr, name)) is not None:
+            if st == "f64" and (call := ctx.hints.libdevice_call(instr, name)) is not None:
                 p = emit_libcall(ctx, p, name, st, f"__nv_{name}")
                 ctx.report(instr, f"cvt.{irnd[0]} as libdevice.{name}, decided by the source at {call.where}: "
                            f"Triton hashes the call (tl.{name} is its tagged op, the same PTX)", NOTE, False)

@@ -9,8 +9,9 @@ from ptxkit.fpsan import ring as R
 from ptxkit.fpsan.ctx import RewriteContext
 from ptxkit.fpsan.fold_flow import Flow, FoldResult
 from ptxkit.fpsan.libdevice_emit import emit_call
+from ptxkit.fpsan.libdevice_match import LIBDEVICE_OPS
 from ptxkit.fpsan.ops import emit_libcall
-from ptxkit.fpsan.report import NOTE, Verdict
+from ptxkit.fpsan.report import ERROR, NOTE, Verdict
 
 # the (function, type)s Triton 3.9 hashes as calls, checked with custom kernels; its f32 rsqrt is the math op
 _HASHED = {("sqrt", "f32"): "__nv_sqrtf", ("sqrt", "f64"): "__nv_sqrt", ("rsqrt", "f64"): "__nv_rsqrt",
@@ -34,3 +35,22 @@ def direct_libcall(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, ft: s
     ctx.define(ops[0], o, ft, instr.guard)
     return FoldResult(True, Verdict(f"{instr.opcode}.{ft} at a libdevice.{instr.opcode} call: Triton's FPSan hashes "
                                     f"the call ({symbol}), not its math op", NOTE, native=False))
+
+
+# libdevice functions whose lowering this package checked against Triton 3.9 (recognised bodies, the instructions
+# above, and the f32 calls Triton makes its math ops); another one called directly is hashed by Triton's FPSan as a
+# call, which its lowered instructions sanitized one by one are not (custom kernels: add_rn, mul_rn, rcp_rn,
+# saturatef, nearbyint, fdim, abs were silent)
+_BODIES = frozenset(k.removesuffix("f") for k in LIBDEVICE_OPS) | frozenset(LIBDEVICE_OPS)
+_CHECKED = frozenset({"floor", "ceil", "trunc", "rint", "round", "sqrt", "rsqrt", "copysign", "fma", "div_rn",
+                      "sqrt_rn", "fast_expf", "isnan", "isinf", "exp", "exp2", "log", "log2", "sin", "cos", "erf"})
+
+
+def unmodelled_libcall(instr: ir.Instruction, ctx: RewriteContext, flow: Flow) -> None:
+    """Report a float instruction at a direct ``libdevice.NAME(...)`` call this package has not checked (nor
+    recognises the inlined body of): Triton hashes that call."""
+    name = flow.hints.libdevice_call_name(instr)
+    if name is not None and name not in _CHECKED and name not in _BODIES:
+        ctx.report(instr, f"{instr.opcode} lowered from a direct libdevice.{name} call: Triton's FPSan hashes the "
+                   f"call (__nv_{name}), which these instructions sanitized one by one are not; not modelled", ERROR,
+                   False)

@@ -50,7 +50,7 @@ from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext, _convert_float_bits, flo
 from ptxkit.fpsan.dispatch import rewrite_instruction
 from ptxkit.fpsan.fold_contracted import contracted_narrowed_product
 from ptxkit.fpsan.fold_flow import Flow, FoldResult, decide_fold, float_cast, fold_verdict, roles
-from ptxkit.fpsan.fold_libcall import direct_libcall
+from ptxkit.fpsan.fold_libcall import direct_libcall, unmodelled_libcall
 from ptxkit.fpsan.fold_neg_extremum import max_of_negations, negated_tree
 from ptxkit.fpsan.fold_poison import poison_conversion
 from ptxkit.fpsan.fold_round_trip import compared_round_trip, trunc_of_round_trip
@@ -147,6 +147,8 @@ def _trunc_of_widened(instr: ir.Instruction, cvt: ir.Instruction, ctx: RewriteCo
 def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow: Flow) -> FoldResult | None:
     """The fold ``instr`` belongs to, rewritten (None: not a fold; the ordinary dispatch applies)."""
     op = instr.opcode
+    if float_type_of(instr) is not None:
+        unmodelled_libcall(instr, ctx, flow)
     sign = rewrite_sign_fold(instr, ctx, opts, flow)
     if sign is not None or is_sign_bit_op(instr):  # a sign-bit xor/or/and of integer code: not a fold
         return sign

@@ -69,10 +69,11 @@ from ptxkit.fpsan.source_ast import (
     _without_folded_widening,
 )
 from ptxkit.fpsan.source_hints_casts import CastHints
+from ptxkit.fpsan.source_hints_libcall import LibcallHints
 from ptxkit.fpsan.source_hints_sign import SignHints
 
 
-class SourceHints(SignHints, CastHints):
+class SourceHints(SignHints, CastHints, LibcallHints):
     """The source's decisions of LLVM's ambiguous folds for one function (the module docstring); the negation and
     sign ones are :class:`~ptxkit.fpsan.source_hints_sign.SignHints`', the locations
     :class:`~ptxkit.fpsan.source_locations.HintsBase`'."""
@@ -476,20 +477,6 @@ class SourceHints(SignHints, CastHints):
                 return f"casts:{rt}{via(f, r)}", n
             return None
         return self.decide_within(cvt, classify)
-
-    def libdevice_rounding(self, cvt: ir.Instruction, name: str) -> Decision | None:
-        """``cvt.rmi/.rpi.f64.f64`` is ``libdevice.floor/ceil(x)`` (``name``) at its location: Triton hashes that f64
-        call, while ``tl.floor`` is its tagged op — the same PTX (a custom kernel, ``-libdevice.floor(..)``, was
-        silent)."""
-        def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
-            return ("call", n) if (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == name
-                                   and isinstance(n.func.value, ast.Name) and n.func.value.id == "libdevice") else None
-        return self.decide(cvt, classify)
-
-    def libdevice_call(self, instr: ir.Instruction, name: str) -> bool:
-        """The source's expression at ``instr``'s location (or at the call site it was inlined from) is
-        ``libdevice.NAME(...)``."""
-        return self.libdevice_rounding(instr, name) is not None
 
     def folded_compare(self, instr: ir.Instruction) -> Decision | None:
         """``setp.fT p, x, c`` of one value and a constant where the source's ``Compare`` there has no number on
