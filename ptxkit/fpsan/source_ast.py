@@ -190,6 +190,14 @@ def _cancels(ops: list[str]) -> bool:
     return flips % 2 == 0
 
 
+def _module_call(n: ast.AST | None, module: str) -> str | None:
+    """NAME of a call ``MODULE.NAME(...)`` (``tl.cos(x)``, ``libdevice.pow(x, y)``), else None."""
+    if (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name)
+            and n.func.value.id == module):
+        return n.func.attr
+    return None
+
+
 def _negated(n: ast.AST | None) -> ast.expr | None:
     """x of ``-x``, ``x * -1.0`` or ``-1.0 * x``, else None."""
     if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub):

@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 
 from ptxkit import ir
-from ptxkit.fpsan.source_ast import Decision, SourceFile
+from ptxkit.fpsan.source_ast import Decision, SourceFile, _module_call
 from ptxkit.fpsan.source_locations import HintsBase
 
 _BINOP_OPCODE = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div"}
@@ -21,8 +21,7 @@ class LibcallHints(HintsBase):
         while the same PTX from ``tl.NAME`` is its math op (``cvt.rmi.f64.f64`` of ``libdevice.floor``; custom kernels
         were silent)."""
         def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
-            return ("call", n) if (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == name
-                                   and isinstance(n.func.value, ast.Name) and n.func.value.id == "libdevice") else None
+            return ("call", n) if _module_call(n, "libdevice") == name else None
         return self.decide(instr, classify)
 
     def libdevice_call_name(self, instr: ir.Instruction) -> str | None:
@@ -32,7 +31,6 @@ class LibcallHints(HintsBase):
         found = self.nodes(instr)
         if found is None:
             return None
-        names = {n.func.attr for n in found[1] if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
-                 and isinstance(n.func.value, ast.Name) and n.func.value.id == "libdevice"}
+        names = {name for n in found[1] if (name := _module_call(n, "libdevice")) is not None}
         own = any(isinstance(n, ast.BinOp) and _BINOP_OPCODE.get(type(n.op)) == instr.opcode for n in found[1])
         return names.pop() if len(names) == 1 and not own else None

@@ -20,6 +20,7 @@ from ptxkit.fpsan.source_ast import (
     _abs_call,
     _arms,
     _cast_to,
+    _module_call,
     _neg_steps,
     _negated,
     _no_casts,
@@ -67,9 +68,8 @@ _TRANSCENDENTAL = frozenset({"exp", "exp2", "log", "log2", "sin", "cos", "erf", 
 def _transcendental(n: ast.expr | None) -> bool:
     """``n`` is ``tl.cos(..)`` and the like or a ``libdevice`` function that is not exact (an inlined body: LLVM
     computes it at the type Triton chose, it never shrinks one from f64 to f32 as it does ``floor`` or ``sqrt``)."""
-    return (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name)
-            and ((n.func.value.id == "tl" and n.func.attr in _TRANSCENDENTAL)
-                 or (n.func.value.id == "libdevice" and n.func.attr not in _EXACT_LIBDEVICE)))
+    lib = _module_call(n, "libdevice")
+    return _module_call(n, "tl") in _TRANSCENDENTAL or (lib is not None and lib not in _EXACT_LIBDEVICE)
 
 
 _EXACT_LIBDEVICE = frozenset({"floor", "ceil", "trunc", "round", "rint", "nearbyint", "fabs", "sqrt", "fmin", "fmax",
