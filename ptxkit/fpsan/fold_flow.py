@@ -12,6 +12,7 @@ from functools import cached_property
 import networkx as nx
 
 from ptxkit import ir
+from ptxkit.fpsan import ring as R
 from ptxkit.fpsan.irview import NO_DEST, regs, writes
 from ptxkit.fpsan.libdevice_flow import cfg
 from ptxkit.fpsan.ops import (
@@ -266,3 +267,12 @@ def float_cast(cvt: ir.Instruction, packed: bool = False) -> tuple[str, str] | N
             or len(cvt.operands) != n or cvt.guard is not None or "sat" in cvt.mods or "relu" in cvt.mods):
         return None
     return types[0], types[1]
+
+
+def narrowing_def(flow: Flow, o: ir.Operand, ft: str) -> tuple[ir.Instruction, str, str] | None:
+    """The narrowing float ``cvt.FT.S`` that alone defines ``o``, with its types (FT, S); else None."""
+    cvt = flow.only_def(o.name) if isinstance(o, ir.Reg) else None
+    types = float_cast(cvt) if cvt is not None and cvt.opcode == "cvt" else None
+    if cvt is None or types is None or types[0] != ft or R.ring(types[1]).w <= R.ring(ft).w:
+        return None
+    return cvt, types[0], types[1]

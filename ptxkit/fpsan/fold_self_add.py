@@ -21,7 +21,7 @@ from ptxkit import ir
 from ptxkit.fpsan import ring as R
 from ptxkit.fpsan.casts import _cast_payload as cast_payload
 from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext, float_to_bits, hexc
-from ptxkit.fpsan.fold_flow import Flow, FoldResult, float_cast, fold_verdict
+from ptxkit.fpsan.fold_flow import Flow, FoldResult, fold_verdict, narrowing_def
 from ptxkit.fpsan.ops import LANE_TYPE, TABLE, OpInfo, as_reg, elementwise
 from ptxkit.fpsan.options import Options
 from ptxkit.fpsan.report import NOTE, Verdict
@@ -91,13 +91,11 @@ def _operands(n: ast.expr) -> list[ast.expr]:
 def narrowed_load(flow: Flow, x: ir.Operand, ft: str) -> str | None:
     """The float type W of a loaded value that ``add x, x``'s operand narrows (``cvt.rn.FT.W`` of a register only
     a load and a masked load's default move write): the source's uncast operand is of that type, not the add's."""
-    w = flow.only_def(x.name) if isinstance(x, ir.Reg) else None
-    if w is None or w.opcode != "cvt" or (types := float_cast(w)) is None or not isinstance(w.operands[1], ir.Reg):
+    found = narrowing_def(flow, x, ft)
+    if found is None or not isinstance(found[0].operands[1], ir.Reg):
         return None
-    if types[0] != ft or R.ring(types[1]).w <= R.ring(ft).w:
-        return None
-    src = [d.opcode for d in flow.defs.get(w.operands[1].name, [])]
-    return types[1] if {"ld", "ldu"} & set(src) and set(src) <= {"ld", "ldu", "mov"} else None
+    src = [d.opcode for d in flow.defs.get(found[0].operands[1].name, [])]
+    return found[2] if {"ld", "ldu"} & set(src) and set(src) <= {"ld", "ldu", "mov"} else None
 
 
 def both_operand(hints: SourceHints, instr: ir.Instruction, lane: str) -> str | None:

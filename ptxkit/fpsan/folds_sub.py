@@ -8,7 +8,7 @@ from ptxkit import ir
 from ptxkit.fpsan import ring as R
 from ptxkit.fpsan.casts import _cast_payload as cast_payload
 from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext
-from ptxkit.fpsan.fold_flow import Flow, FoldResult, float_cast
+from ptxkit.fpsan.fold_flow import Flow, FoldResult, narrowing_def
 from ptxkit.fpsan.folds_narrow_neg import _neg_cast_hint
 from ptxkit.fpsan.ops import as_reg
 from ptxkit.fpsan.report import ERROR, NOTE, Verdict
@@ -42,14 +42,6 @@ def _int8_to_bf16(instr: ir.Instruction, flow: Flow) -> bool:
     return (masks[0][1], masks[1][1]) == _INT8_BF16_MASKS and masks[0][0] == masks[1][0]
 
 
-def _narrowing(flow: Flow, o: ir.Operand, ft: str) -> tuple[ir.Instruction, str, str] | None:
-    """The narrowing float ``cvt.FT.S`` that alone defines ``o``, with its types (FT, S); else None."""
-    cvt = flow.only_def(o.name) if isinstance(o, ir.Reg) else None
-    types = float_cast(cvt) if cvt is not None and cvt.opcode == "cvt" else None
-    return (cvt, *types) if cvt is not None and types is not None and types[0] == ft and R.ring(
-        types[1]).w > R.ring(ft).w else None
-
-
 def _negated_cast(flow: Flow, cvt: ir.Instruction, dt: str, st: str) -> Decision | None:
     """Where the source's cast at ``cvt`` narrows a negation (``(-p).to(T)``, ``((-a) * b).to(T)``)."""
     decided = _neg_cast_hint(flow, cvt, dt, st) or flow.hints.negated_product_cast(cvt, dt, st)
@@ -65,7 +57,7 @@ def _negated_narrowing(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, f
     if len(ops) != 3 or instr.guard is not None or (instr.opcode == "add" and not flow.hints.subtracts(instr)):
         return None  # (an add: the source's a - (-p).to(T), LLVM's a + p.to(T); the sub: its (-p).to(T) + a)
     found = [(k, cast, decided) for k in ((2,) if instr.opcode == "sub" else (1, 2))
-             if (cast := _narrowing(flow, ops[k], ft)) is not None and (decided := _negated_cast(flow, *cast))]
+             if (cast := narrowing_def(flow, ops[k], ft)) is not None and (decided := _negated_cast(flow, *cast))]
     if len(found) != 1:
         return None
     k, (cvt, dt, st), decided = found[0]

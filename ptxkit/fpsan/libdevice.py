@@ -279,9 +279,8 @@ def _pair(flow: Flow, stmts: list[ir.Statement], consts: set[str], first: tuple[
     # it shares the first's test for: log2f's x == 0 is logf's, seed 3169)
     # (f64 pow's float work is in the __internal_accurate_pow it calls: then its last float instruction, held-out
     # seed 27401)
-    tail = next((s for s in reversed(rng_b) if is_float_arith(s) and flow.loc.get(id(s), ("", "0"))[1] != "0"),
-                None) or next((s for s in reversed(rng_b) if is_float(s) and flow.loc.get(id(s), ("", "0"))[1] != "0"),
-                              None)
+    tail = next((s for located in (is_float_arith, is_float) for s in reversed(rng_b)
+                 if located(s) and flow.loc.get(id(s), ("", "0"))[1] != "0"), None)
     later = frozenset(id(s) for s in stmts if isinstance(s, ir.Instruction) and s.span is not None and (
         lo_b <= s.span.line < ex_b or (tail is not None and s.span.line > ex_b and flow.same_call(s, tail))))
     a = match_body(flow, stmts, na, lo_a, ex_a, consts, same_arguments, later=later)
