@@ -10,6 +10,9 @@ residual is itself below the wide format's resolution (documented in the module 
 
 from __future__ import annotations
 
+import math
+from fractions import Fraction
+
 import numpy as np
 
 NP_FLOAT = {"f16": np.float16, "f32": np.float32, "f64": np.float64, "bf16": np.float32}
@@ -26,11 +29,22 @@ def bits_to_float(bits: np.ndarray, typ: str) -> np.ndarray:
     return bits.astype(RAW[typ], copy=False).view(NP_FLOAT[typ])
 
 
-def bf16_round(x: np.ndarray, mode: str = "rn") -> np.ndarray:
-    """float32/float64 → bf16 bits (uint16) with a rounding mode; NaN → canonical 0x7fff."""
+def bf16_round(x: np.ndarray, mode: str = "rn", resid: np.ndarray | None = None) -> np.ndarray:
+    """float32/float64 (+ an optional smaller f64 residual) → bf16 bits (uint16) with a rounding mode;
+    NaN → canonical 0x7fff. An f64 value is first rounded to odd in f32 (truncated, the lowest bit
+    set when inexact), so the second rounding is the correct one in every mode."""
     x = np.asarray(x)
     if x.dtype == np.float64:
-        r32 = round_float(x, "f32", mode)  # exact enough: f64 → f32 → bf16 differs only on double ties
+        with np.errstate(all="ignore"):
+            r32 = x.astype(np.float32)
+            back = r32.astype(np.float64)
+            d = x - back
+            toward = np.sign(d) if resid is None else np.where(d != 0, np.sign(d), np.sign(resid))
+            toward = np.where(np.isnan(toward), 0, toward)
+            inward = (toward != 0) & (np.sign(back) != toward) & (back != 0)
+            r32 = np.where(inward, np.nextafter(r32, np.float32(0)), r32).astype(np.float32)
+            inexact = (toward != 0) & np.isfinite(r32)
+            r32 = np.where(inexact, (r32.view(np.uint32) | np.uint32(1)).view(np.float32), r32)
     else:
         r32 = x.astype(np.float32)
     u = r32.view(np.uint32).astype(np.uint64)
@@ -141,3 +155,75 @@ def fma64(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.n
             r = np.where(bad, a * b + c, r)
         resid = (s - r) + t
         return r, resid
+
+
+# What an sm_90 GPU writes for a NaN result, which the ISA leaves unspecified (measured on an H200 with
+# ptxkit.corpus.gpuprobe; tests/data/gpu_probe holds the vectors): f32, f16 and bf16 arithmetic, abs,
+# neg, min/max and the conversions into f32/f16 that go through the FP unit write the canonical NaN,
+# every payload bit set and the sign clear; f64 arithmetic keeps an operand's NaN, quieted.
+_CANON = {"f32": np.uint32(0x7FFFFFFF).view(np.float32), "f16": np.uint16(0x7FFF).view(np.float16),
+          "bf16": np.uint32(0x7FFF0000).view(np.float32)}
+
+
+def canonical_nan(r: np.ndarray, typ: str) -> np.ndarray:
+    """``r`` (a ``typ`` array; bf16 as float32) with each NaN made the canonical NaN (f64: unchanged)."""
+    r = np.asarray(r)
+    if typ not in _CANON:
+        return r
+    nan = np.isnan(r)
+    if not np.any(nan):
+        return r
+    return np.where(nan, _CANON[typ], r).astype(r.dtype)
+
+
+def nan_operand64(r: np.ndarray, operands: list, which: str, only_all: bool = False) -> np.ndarray:
+    """An f64 result where an operand is NaN (``only_all``: every operand): that NaN quieted, sign and
+    payload kept — the ``last`` NaN operand for add/sub/mul/fma/min/max, the ``first`` for div, as an
+    sm_90 GPU writes them (measured: ptxkit.corpus.gpuprobe). An invalid operation's own NaN stays."""
+    ops = [np.asarray(v, np.float64) for v in operands]
+    nans = [np.isnan(v) for v in ops]
+    if not any(np.any(n) for n in nans):
+        return r
+    out = np.array(r, np.float64)
+    for v, n in (zip(ops, nans) if which == "last" else list(zip(ops, nans))[::-1]):
+        if np.any(n):
+            quiet = (v.view(np.uint64) | np.uint64(1 << 51)).view(np.float64)
+            out = np.where(n, quiet, out)
+    if only_all:
+        out = np.where(np.logical_and.reduce(np.broadcast_arrays(*nans)), out, r)
+    return out
+
+
+_FORMAT = {"f16": (-14, 10, 15), "bf16": (-126, 7, 127), "f32": (-126, 23, 127), "f64": (-1022, 52, 1023)}
+
+
+def round_fraction(q: Fraction, typ: str, mode: str) -> float:
+    """The exact rational ``q`` rounded to ``typ`` with ``mode`` (rn/rz/rm/rp; IEEE 754 §4.3, overflow
+    per §7.4: to infinity unless the mode rounds toward zero from it), as a Python float; 0 for 0."""
+    if q == 0:
+        return 0.0
+    emin, mbits, emax = _FORMAT[typ]
+    neg = q < 0
+    q = -q if neg else q
+    e = q.numerator.bit_length() - q.denominator.bit_length()
+    if Fraction(2) ** e > q:
+        e -= 1
+    quantum = max(e, emin) - mbits
+    scaled = q / Fraction(2) ** quantum
+    m = scaled.numerator // scaled.denominator
+    rem = scaled - m
+    if mode in ("rn", None):
+        up = rem > Fraction(1, 2) or (rem == Fraction(1, 2) and m % 2 == 1)
+    elif mode == "rz":
+        up = False
+    else:
+        up = rem > 0 and (mode == "rp") != neg
+    m += int(up)
+    top = (2 ** (mbits + 1) - 1) * Fraction(2) ** (emax - mbits)  # the largest finite value
+    value = m * Fraction(2) ** quantum
+    if value > top:
+        toward_inf = mode in ("rn", None) or (mode == "rp" and not neg) or (mode == "rm" and neg)
+        r = math.inf if toward_inf else float(top)
+    else:
+        r = math.ldexp(m, quantum)
+    return -r if neg else r

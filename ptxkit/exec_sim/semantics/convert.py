@@ -3,6 +3,8 @@ the rounding modifiers, ``.sat`` and ``.ftz``, and the ``f16x2``/``bf16x2`` pack
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 
 from ptxkit import ir
@@ -115,6 +117,10 @@ def b_cvt(ins: ir.Instruction, dec: Decoding) -> LaneOp:
         dt = np_type(dtyp)
         lo, hi = INT_LIMITS[dtyp if dtyp[0] != "b" else "u" + dtyp[1:]]
         rnd = {"rni": np.rint, "rzi": np.trunc, "rmi": np.floor, "rpi": np.ceil}.get(mode or "rzi", np.trunc)
+        # NaN converts to 0 (ISA §9.7.9.21), except on the GPU's 64-bit paths: an f64 source or a 64-bit
+        # destination gives the top bit of the destination (INT_MIN; 0x80…0 unsigned) — measured on
+        # sm_90 (ptxkit.corpus.gpuprobe)
+        nan_top = styp == "f64" or bits_of(dtyp) == 64
 
         def f2i(st: State, m: Mask) -> None:
             x = np.asarray(a(st))
@@ -130,28 +136,21 @@ def b_cvt(ins: ir.Instruction, dec: Decoding) -> LaneOp:
                 r = np.where(over, hi, xi.astype(np.uint64) if hi > 2 ** 63 else xi.astype(np.int64)).astype(dt)
             else:
                 r = np.where(over, hi, np.where(under, lo, xi.astype(np.int64))).astype(dt)
+            if nan_top and np.any(nan):
+                r = np.where(nan, dt(lo) if dtyp[0] == "s" else dt(1 << (bits_of(dtyp) - 1)), r)
             w(st, r, m)
         return f2i
     if dfl and not sfl:  # integer → float
         a = dec.src(s, styp)
         wf = write_float(dec, d, dtyp, mode)
-        target = np.float32 if dtyp in ("f32", "bf16") else np_type(dtyp)
 
         def i2f(st: State, m: Mask) -> None:
-            x = np.asarray(a(st))
-            if dtyp == "bf16":
-                wf(st, x.astype(np.float64), m)  # bf16_round applies the mode (exact below 2**53)
-                return
-            r = x.astype(target)  # round-to-nearest (C conversion)
-            if mode not in (None, "rn"):
-                # the sign of x - r, compared exactly as integers (r is integral; clamp the 2**63/2**64 edge)
-                edge = 2.0 ** (64 if x.dtype.kind == "u" else 63)
-                big = r.astype(np.float64) >= edge
-                back = np.where(big, 0, r).astype(x.dtype if x.dtype.itemsize == 8 else np.int64)
-                xx = x if x.dtype.itemsize == 8 else x.astype(np.int64)
-                sign = np.where(big, -1, np.where(xx > back, 1, np.where(xx < back, -1, 0)))
-                r = F.adjust(r, sign, mode)
-            wf(st, r, m)
+            x = np.atleast_1d(np.asarray(a(st)))
+            xf = x.astype(np.float64)  # exact below 2**53; the lanes above are rounded exactly, one by one
+            big = (x > 2 ** 53) if x.dtype.kind == "u" else (x > 2 ** 53) | (x < -(2 ** 53))
+            for i in np.flatnonzero(big):
+                xf.flat[i] = F.round_fraction(Fraction(int(x.flat[i])), dtyp, mode or "rn")
+            wf(st, xf, m)
         return i2f
     # float → float
     a = read_float(dec, s, styp)
@@ -169,19 +168,50 @@ def b_cvt(ins: ir.Instruction, dec: Decoding) -> LaneOp:
                 x = np.where(np.isnan(x), 0, np.clip(x, 0, 1)).astype(x.dtype)
             if ftz_:
                 x = F.ftz(x, dtyp)
-            wf(st, x, m)
+            wf(st, F.canonical_nan(x, dtyp), m)
         return same
-    wf = write_float(dec, d, dtyp, mode)
+    width = 16 if dtyp in ("f16", "bf16") else bits_of(dtyp)
+    w = dec.dst(d, f"b{width}")
+    # .ftz flushes what is subnormal in f32 (ISA §9.7.9.21): an f32 or bf16 source, an f32 result; an
+    # f16 subnormal is a normal f32 and stays
+    flush_in, flush_out = ftz_ and styp in ("f32", "bf16"), ftz_ and dtyp == "f32"
 
     def f2f(st: State, m: Mask) -> None:
         x = np.asarray(a(st))
-        if ftz_:
-            x = F.ftz(x, styp)
+        src = x
+        if flush_in:
+            x = F.ftz(x, "f32")
         if bits_of(dtyp) > bits_of(styp) or (dtyp == "f32" and styp == "bf16"):
             x = x.astype(np_type(dtyp) if dtyp != "bf16" else np.float32)
         else:
             x = x.astype(np.float64)
         if sat:
             x = np.where(np.isnan(x), 0, np.clip(x, 0, 1)).astype(x.dtype)
-        wf(st, x, m)
+        out = F.float_to_bits(x, dtyp, mode or "rn")
+        if flush_out:
+            out = np.where((out & np.uint32(0x7F800000)) == 0, out & np.uint32(0x80000000), out)
+        w(st, _nan_bits(out, src, styp, dtyp, ftz_), m)
     return f2f
+
+
+def _nan_bits(out: np.ndarray, src: np.ndarray, styp: str, dtyp: str, ftz_: bool) -> np.ndarray:
+    """The NaN an sm_90 GPU writes for a float→float cvt of a NaN (the ISA leaves it unspecified;
+    measured with ptxkit.corpus.gpuprobe): f64 → f16/bf16 keeps the sign and the payload's top bits and
+    sets the quiet bit; f16 → f64 quiets; the conversions through the FP unit (f16 → f32, bf16 → f32
+    with .ftz, f32/bf16 → f16) write the canonical NaN; the rest (f32 ↔ f64, bf16 → f32 as a shift)
+    keep the payload as numpy does."""
+    nan = np.isnan(src)
+    if not np.any(nan):
+        return out
+    if styp == "f64" and dtyp in ("f16", "bf16"):
+        u = np.asarray(src).view(np.uint64)
+        sign = (u >> np.uint64(48)) & np.uint64(0x8000)
+        shift, head = (42, 0x7E00) if dtyp == "f16" else (45, 0x7FC0)
+        top = (u & np.uint64(0xFFFFFFFFFFFFF)) >> np.uint64(shift)
+        return np.where(nan, (sign | np.uint64(head) | top).astype(np.uint16), out)
+    if styp == "f16" and dtyp == "f64":
+        return np.where(nan, out | np.uint64(1 << 51), out)
+    if (dtyp == "f32" and (styp == "f16" or (styp == "bf16" and ftz_))) or (dtyp == "f16" and styp != "f64"):
+        canon = {"f32": np.uint32(0x7FFFFFFF), "f16": np.uint16(0x7FFF)}[dtyp]
+        return np.where(nan, canon, out)
+    return out
