@@ -39,6 +39,7 @@ from ptxkit.exec_sim.args import KernelArg
 from ptxkit.exec_sim.frontend import parse_text
 from ptxkit.exec_sim.launch import run_kernel
 from ptxkit.fpsan_ptx import sanitize_text
+from ptxkit.ir import Function
 
 TRITON_VERSION = "3.9.0"
 ARCH = 90
@@ -137,12 +138,10 @@ class Outcome:
     seconds: float = 0.0
 
 
-def run_ptx(spec: KernelSpec, comp: Compiled, text: str, filename: str) -> np.ndarray:
-    """Run ``text`` (a build of ``spec``) on the simulator with the seeded inputs → the output's bits.
-    Parameters: the non-constexpr arguments in order, then Triton's global_scratch and profile_scratch
-    pointers (``comp``'s per-CTA sizes times the CTA count; NULL when 0)."""
-    module = parse_text(text, filename)
-    fn = module.entries()[0]
+def launch_args(spec: KernelSpec, comp: Compiled, fn: Function) -> list[KernelArg]:
+    """The arguments of a build of ``spec`` (entry ``fn``) with the seeded inputs: the non-constexpr
+    arguments in order, then Triton's global_scratch and profile_scratch pointers (``comp``'s per-CTA
+    sizes times the CTA count; NULL when 0)."""
     user = [k for k, v in spec.signature.items() if v != "constexpr"]
     arrays = spec.input_arrays()
     ncta = spec.grid[0] * spec.grid[1] * spec.grid[2]
@@ -163,7 +162,15 @@ def run_ptx(spec: KernelSpec, comp: Compiled, text: str, filename: str) -> np.nd
             args.append(KernelArg(p.name, i, p.name, "buffer", "u8", data=np.zeros(scratch[i - len(user)], np.uint8)))
         else:
             args.append(KernelArg(p.name, i, p.name, "null", "u64"))
-    res = run_kernel(module, None, args, spec.grid, (32 * spec.num_warps, 1, 1), shared_bytes=comp.shared)
+    return args
+
+
+def run_ptx(spec: KernelSpec, comp: Compiled, text: str, filename: str) -> np.ndarray:
+    """Run ``text`` (a build of ``spec``) on the simulator with the seeded inputs → the output's bits."""
+    module = parse_text(text, filename)
+    fn = module.entries()[0]
+    res = run_kernel(module, None, launch_args(spec, comp, fn), spec.grid, (32 * spec.num_warps, 1, 1),
+                     shared_bytes=comp.shared)
     return np.asarray(res.buffers[spec.output.name])
 
 
