@@ -23,6 +23,7 @@ import pytest
 import ptxkit.fpsan.libdevice as LIBDEVICE
 from ptxkit.corpus.triton_check import Compiled, run_ptx
 from ptxkit.exec_sim.frontend import parse_text
+from ptxkit.fpsan.abs_bits import HALF_ABS
 from ptxkit.fpsan.libdevice import recognise
 from ptxkit.fpsan.libdevice_flow import Flow
 from ptxkit.fpsan_ptx import sanitize_text
@@ -75,7 +76,8 @@ def _assert_bit_exact(name: str) -> None:
     ours, theirs, errors = _compare(name)
     diff = np.nonzero(ours != theirs)[0]
     assert diff.size == 0, f"{name}: {diff.size}/{ours.size} elements differ, first at {diff[:1]}"
-    assert not errors, [e.reason for e in errors]
+    # a half's |x| is reported by design: its instruction in Triton's build is LLVM's choice (test_fpsan_abs_bits)
+    assert not [e for e in errors if e.reason != HALF_ABS], [e.reason for e in errors]
 
 
 def test_second_inlined_cos_copy_is_recognised():

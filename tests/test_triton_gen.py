@@ -158,6 +158,51 @@ def test_check_classifies_the_neg_pair_as_exact_but_reported(monkeypatch):
     assert (o.status, o.strict_fails, o.differing, o.elements) == ("exact", False, 0, 256)
 
 
+@needs_shared
+@pytest.mark.parametrize("kernel", ["add", "dot16"])
+def test_gpubundle_round_trip_with_the_simulator_standing_in(kernel, monkeypatch, tmp_path, capsys):
+    """The device check's plumbing (ptxkit/corpus/gpubundle.py), a shared pair packed and checked with
+    the simulator standing in for the GPU: the packed simulator output of Triton's FPSan build is
+    Triton's expected vector (which the code did not produce), and a launch that returns one wrong bit
+    is noticed (exit 1, that build alone not identical)."""
+    from ptxkit import gpu
+    from ptxkit.corpus import gpubundle
+    from ptxkit.exec_sim import run_kernel
+    from ptxkit.exec_sim.frontend import parse_text
+
+    spec, sig, want = _pair_spec(kernel)
+    builds = {"": _build(sig, "plain", (TF / kernel / "plain.ptx").read_text()),
+              "fpsan": _build(sig, "fpsan", (TF / kernel / "fpsan.ptx").read_text())}
+    monkeypatch.setattr("ptxkit.corpus.triton_check.compile_ptx", lambda s, mode: builds[mode])
+    assert gpubundle.pack_one(spec, tmp_path) == {"kernel": spec.name, "cpu_exact": True}
+    with np.load(tmp_path / spec.name / "cpu.npz") as z:
+        assert np.array_equal(z["fpsan"], want) and np.array_equal(z["sanitized"], want)
+
+    launches, flip = [], {3}  # launches go plain, fpsan, sanitized: the third returns one wrong bit
+
+    def fake_gpu(text, entry, args, grid, block, shared, repeats=0):
+        r = run_kernel(parse_text(text, "k.ptx"), entry, args, grid, block, shared)
+        launches.append(entry)
+        if len(launches) in flip:
+            for buf in r.buffers.values():
+                buf.view(np.uint8)[0] ^= 1
+        return gpu.GpuResult(buffers=r.buffers, seconds=1e-6)
+
+    monkeypatch.setattr(gpu, "available", lambda: True)
+    monkeypatch.setattr(gpu, "run_kernel", fake_gpu)
+    out = tmp_path / "rows.json"
+    rc = gpubundle.main(["check", str(tmp_path), "--jobs", "1", "--no-timing", "--json", str(out)])
+    data = json.loads(out.read_text())
+    (row,) = data["rows"]
+    assert rc == 1, capsys.readouterr().out
+    assert (row["plain_identical"], row["fpsan_identical"], row["sanitized_identical"]) == (True, True, False)
+    assert row["sanitized_differing"] == 1 and row["gpu_exact"] is False and row["cpu_exact"] is True
+    assert data["summary"]["fpsan_identical"] == 1 and data["summary"]["exactness_agrees"] == 0
+    flip.clear()
+    rc = gpubundle.main(["check", str(tmp_path), "--jobs", "1", "--no-timing"])
+    assert rc == 0 and '"sanitized_identical": 1' in capsys.readouterr().out
+
+
 def _strip(ptx: str) -> list[str]:
     """The PTX without what names the source file: comments, .file and the DWARF sections."""
     code = ptx.split("\t.section\t.debug", 1)[0]
@@ -234,7 +279,7 @@ def _why(o: Outcome) -> str:
 # more of each kind, and single-op kernels that are exact.
 EXACT: list[int | str] = [4, 6, 15, 19, 72, 104, 114, 175, "k_rsqrt_f32", "k_exp_f32", "k_sum_bf16_1",
                           "k_cumsum_f16_1", "k_dot16x16x16_f16_default_w4",
-                          20, 27, 197,  # Triton's FPSan uses stmatrix, mma.m16n8k32.u8, max.u16x2, add.s16x2
+                          20, 197,  # Triton's FPSan uses stmatrix, mma.m16n8k32.u8, add.s16x2 (27: max.u16x2)
                           "k_sin_f32",  # the second inlined __nv_sinf copy (issue 10 B)
                           88, "k_exp2_f64", "k_tanh_f32",  # inlined __nv_logf, __nv_exp2 recognised (issue 10 A, C)
                           "k_idiom_A_sin2_plus_cos2_f32", 67, 101,  # sin/cos sharing a reduction; a cvt inside a body
@@ -374,6 +419,9 @@ EXACT: list[int | str] = [4, 6, 15, 19, 72, 104, 114, 175, "k_rsqrt_f32", "k_exp
 # row stored as bf16, the sign xor computed as Triton's f64 negation narrowed; its class is
 # test_half_sign_xor_in_a_function_that_negates_wider_is_reported in tests/test_fpsan_source_hints.py).
 OPEN: dict[int | str, tuple[str, bool]] = {
+    # exact until the simulator took a GPU's NaN results (stop 28: a float abs writes the canonical NaN)
+    27: ("tl.max(tl.abs(h)) of loaded halves: Triton's build takes |h| with abs.f16x2, which turns the ring values' "
+         "NaN bit patterns into 0x7fff; the plain PTX's integer and does not (reported: a 16-bit |x|)", True),
     # held-out seeds (600-699, 500-539 of the generator), found after seeds 0-199 were exact: the PTX of
     # two sources is the same, so these mismatch and are reported (fail --strict), never silent
     777: ("(x.to(f64) * -1.0).to(f16): LLVM drops the f64 and negates after the f16 cvt (neg.f16x2)", True),

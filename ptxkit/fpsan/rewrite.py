@@ -14,6 +14,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from ptxkit import ir
+from ptxkit.fpsan.abs_bits import abs_as_and, half_abs_verdict
 from ptxkit.fpsan.ctx import NATIVE_COPY, RewriteContext, Unembed, operand_text
 from ptxkit.fpsan.dispatch import is_float_arith, rewrite_instruction
 from ptxkit.fpsan.folds import Flow, rewrite_fold
@@ -237,6 +238,14 @@ class _FunctionRewrite:
             for r in writes(instr):
                 ctx.last_write[r] = NATIVE_COPY
 
+    def native_abs(self, instr: ir.Instruction) -> None:
+        """An |x| left as |x| (``ptxkit.fpsan.abs_bits``): the sign-bit ``and`` where a rewrite made the
+        value, and the report of a 16-bit one."""
+        if (line := abs_as_and(instr, self.flow)) is not None:
+            self.out.replaced.append((instr, [line]))
+        if (half := half_abs_verdict(instr, self.flow)) is not None:
+            self.report_item(instr, half.reason, half.severity, native=line is None)
+
     def visit(self, instr: ir.Instruction) -> None:
         rewired = self.flow.rewired.pop(id(instr), None)
         if rewired is None:
@@ -270,6 +279,7 @@ class _FunctionRewrite:
                 self.file_touches(instr, False)
             else:
                 self.native(instr, link=False)
+                self.native_abs(instr)
             ctx.lines = []
             return
         done = rewrite_instruction(instr, ctx, self.opts.atomics)
@@ -291,6 +301,7 @@ class _FunctionRewrite:
                     self.report_item(instr, v.reason, v.severity, v.native)
             self.native(instr)
             ops = instr.operands
+            self.native_abs(instr)
             if (instr.opcode == "mov" and instr.guard is None and len(ops) == 2
                     and isinstance(ops[0], ir.Reg) and isinstance(ops[1], ir.Reg)):
                 ctx.copy_shadow(ops[0].name, ops[1].name)

@@ -1,0 +1,79 @@
+"""``abs`` of a value an FPSan rewrite produced, written as an integer ``and`` of the sign bit.
+
+FPSan leaves ``abs`` alone (docs/fpsan.md: a sign-bit operation on the ring value's bits). In Triton's
+FPSan build the value reaching ``abs`` comes out of integer ring arithmetic, and LLVM folds
+``fabs(bitcast(i))`` into ``and i, 0x7f…f``; the plain build's ``abs.f32``/``abs.f16``/``abs.bf16x2`` kept
+as written would differ on a GPU wherever the ring value's bits are a NaN pattern: an sm_90 GPU's float
+``abs`` writes the canonical NaN there (measured: ptxkit.corpus.gpuprobe; the ISA leaves it unspecified).
+A value that no rewrite produced (a load, a move, an int→float conversion) keeps the plain build's
+instruction, as Triton's build does (``tl.abs`` of a loaded half pair stays ``abs.f16x2`` in both)."""
+
+from __future__ import annotations
+
+from ptxkit import ir
+from ptxkit.fpsan.ctx import guard_text, operand_text
+from ptxkit.fpsan.fold_flow import Flow
+from ptxkit.fpsan.ops import NATIVE, sign_mask_lanes
+from ptxkit.fpsan.report import ERROR, Verdict
+from ptxkit.ptx.types import FLOAT_TYPES
+
+# the float type of abs → (register width, every lane's sign bit cleared)
+_MASK = {"f16": (16, 0x7FFF), "bf16": (16, 0x7FFF), "f16x2": (32, 0x7FFF7FFF), "bf16x2": (32, 0x7FFF7FFF),
+         "f32": (32, 0x7FFFFFFF), "f64": (64, 0x7FFFFFFFFFFFFFFF)}
+
+
+def _ring_made(w: ir.Instruction) -> bool:
+    """``w`` is float work the sanitizer rewrites into ring arithmetic (not a bit move, not an int→float
+    conversion, which FPSan leaves alone)."""
+    types = [m for m in w.mods if m in FLOAT_TYPES]
+    if not types or w.opcode in NATIVE:
+        return False
+    if w.opcode == "cvt":
+        return len(types) == 2  # float → float: a ring cast
+    return True
+
+
+def abs_as_and(instr: ir.Instruction, flow: Flow) -> str | None:
+    """The ``and.bN`` replacing ``abs{.ftz}.T d, a`` when every definition of ``a`` is rewritten float
+    work; None otherwise."""
+    if instr.opcode != "abs" or len(instr.operands) != 2:
+        return None
+    ft = next((m for m in instr.mods if m in _MASK), None)
+    d, a = instr.operands
+    if ft is None or not isinstance(d, ir.Reg) or not isinstance(a, ir.Reg):
+        return None
+    defs = flow.defs.get(a.name, [])
+    if not defs or not all(_ring_made(w) for w in defs):
+        return None
+    bits, mask = _MASK[ft]
+    return f"{guard_text(instr.guard)}and.b{bits} {operand_text(d)}, {operand_text(a)}, 0x{mask:X};"
+
+
+HALF_ABS = ("|x| of a 16-bit float: Triton's build writes it as an integer and or as a float abs.f16/abs.bf16 (or a "
+             "packed abs.f16x2/abs.bf16x2), as LLVM's vectorizer and folds decide, which the plain PTX does not show; "
+             "on a GPU a float abs turns every NaN bit pattern (ring values have them: 1 in 32 halves) into the "
+             "canonical NaN 0x7fff, so the two builds differ there. Sanitized as the integer and where a rewrite "
+             "made the value, else as written")
+
+
+def half_abs_verdict(instr: ir.Instruction, flow: Flow) -> Verdict | None:
+    """The report of a 16-bit float |x| (``abs.f16``/``bf16``/``x2``, or a sign-clearing ``and`` on half lanes of
+    float values) outside the libdevice bodies that run natively: an error, since Triton's instruction for it
+    is not decidable from the plain PTX (see :data:`HALF_ABS`)."""
+    ops = instr.operands
+    if len(ops) < 2 or not isinstance(ops[0], ir.Reg):
+        return None
+    if instr.opcode == "abs":
+        if not {"f16", "bf16", "f16x2", "bf16x2"} & set(instr.mods):
+            return None
+    elif instr.opcode == "and":
+        lanes = sign_mask_lanes(instr)
+        src = next((o.name for o in ops[1:] if isinstance(o, ir.Reg)), None)
+        if (lanes is None or lanes[1] != 16 or src is None
+                or flow.value_kind([src, ops[0].name]) != "float"):
+            return None
+    else:
+        return None
+    if flow.read_by_bodies(ops[0].name):
+        return None
+    return Verdict(HALF_ABS, ERROR)
