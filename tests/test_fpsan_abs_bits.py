@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from tests.test_fpsan_folds import _items, _kernel, _run
+from ptxkit.fpsan.abs_bits import AS_AND, HALF_ABS
+from tests.test_fpsan_folds import _kernel, _run
 
 N = 1024
 _RNG = np.random.default_rng(28)
@@ -30,7 +31,8 @@ def test_abs_of_a_rewritten_f32_value_is_the_sign_bit_and():
     absd, rep = _run(_kernel("add.f32 %t, %a, %b;\n\tabs.f32 %d, %t;"), rows)
     assert any(_nan_pattern(v, 32) for v in plain)  # ring sums that are NaN patterns: where a float abs differs
     assert absd == [v & 0x7FFFFFFF for v in plain]
-    assert not rep.errors  # an f32 |x| is Triton's and
+    # an f32 |x| is Triton's and: a note saying so, the instruction rewritten
+    assert [(i.opcode, i.severity, i.reason, i.native) for i in rep.items] == [("abs.f32", "note", AS_AND, False)]
 
 
 def test_abs_of_a_ring_cast_half_is_the_and_and_reported():
@@ -41,8 +43,7 @@ def test_abs_of_a_ring_cast_half_is_the_and_and_reported():
     assert any(_nan_pattern(v, 16) for v in plain)
     assert absd == [v & 0x7FFF for v in plain]
     # whether Triton's build has this and or a float abs.f16/abs.f16x2 is LLVM's choice: an error
-    assert ("abs.f16", "error") in _items(rep)
-    assert any("16-bit float" in i.reason for i in rep.items if i.opcode == "abs.f16")
+    assert any(i.reason == HALF_ABS and i.severity == "error" for i in rep.items if i.opcode == "abs.f16")
 
 
 def test_abs_of_a_loaded_value_stays_a_float_abs():
@@ -54,3 +55,22 @@ def test_abs_of_a_loaded_value_stays_a_float_abs():
     assert "abs.f32" in sanitize_text(text, "k.ptx").text
     out, rep = _run(text, [[0x7FC00001], [0xBF800000], [0xFF800001]])
     assert out == [0x7FFFFFFF, 0x3F800000, 0x7FFFFFFF] and not rep.errors
+
+
+def test_four_half_lanes_of_abs_stay_float_abs():
+    """A function that clears four or more half lanes with abs (here two ``abs.f16x2`` of ring casts) keeps the
+    float abs, which Triton's lowering of a thread's packed halves has too (seeds 130, 32119, 32231, 32273):
+    on the simulator, as on a GPU, each NaN half becomes 0x7fff."""
+    from ptxkit.fpsan_ptx import sanitize_text
+
+    rows = _pairs(32)
+    cast = ("cvt.rn.f16x2.f32 %r1, %a, %b;\n\t{}\n\t{}\n\tmov.b32 %d, %r2;")
+    keep = cast.format("abs.f16x2 %r2, %r1;", "abs.f16x2 %r3, %r1;")
+    plain, _ = _run(_kernel(cast.format("mov.b32 %r2, %r1;", "mov.b32 %r3, %r1;")), rows)
+    absd, rep = _run(_kernel(keep), rows)
+    assert sanitize_text(_kernel(keep), "k.ptx").text.count("abs.f16x2") == 2
+    halves = [(v >> s) & 0xFFFF for v in plain for s in (0, 16)]
+    assert any(_nan_pattern(h, 16) for h in halves)
+    assert absd == [sum((0x7FFF if _nan_pattern((v >> s) & 0xFFFF, 16) else (v >> s) & 0x7FFF) << s for s in (0, 16))
+                    for v in plain]
+    assert any(i.reason == HALF_ABS and i.severity == "error" for i in rep.items if i.opcode == "abs.f16x2")

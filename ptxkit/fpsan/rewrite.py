@@ -14,7 +14,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from ptxkit import ir
-from ptxkit.fpsan.abs_bits import abs_as_and, half_abs_verdict
+from ptxkit.fpsan.abs_bits import AS_AND, abs_as_and, half_abs_verdict
 from ptxkit.fpsan.ctx import NATIVE_COPY, RewriteContext, Unembed, operand_text
 from ptxkit.fpsan.dispatch import is_float_arith, rewrite_instruction
 from ptxkit.fpsan.folds import Flow, rewrite_fold
@@ -24,7 +24,7 @@ from ptxkit.fpsan.libdevice_flow import native_lines
 from ptxkit.fpsan.mma import resolve_mode
 from ptxkit.fpsan.mma_calls import calls_allowed
 from ptxkit.fpsan.options import Options
-from ptxkit.fpsan.report import ERROR, NOTE, ReportItem, SanitizeReport, Verdict, native_verdict
+from ptxkit.fpsan.report import ABS_NOTE, ERROR, NOTE, ReportItem, SanitizeReport, Verdict, native_verdict
 from ptxkit.fpsan.resident import const_move, ring_shape
 from ptxkit.fpsan.source_hints import SourceHints
 from ptxkit.fpsan.touches import record_move
@@ -243,6 +243,10 @@ class _FunctionRewrite:
         value, and the report of a 16-bit one."""
         if (line := abs_as_and(instr, self.flow)) is not None:
             self.out.replaced.append((instr, [line]))
+            sp = instr.span
+            for item in self.report.items[-2:]:  # the "left native" note native() filed just now: it is not
+                if item.line == (sp.line if sp else 0) and item.reason == ABS_NOTE.reason:
+                    item.reason, item.native = AS_AND, False
         if (half := half_abs_verdict(instr, self.flow)) is not None:
             self.report_item(instr, half.reason, half.severity, native=line is None)
 
