@@ -26,6 +26,7 @@ A rewrite function returns True when it replaced the instruction by the emitted 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -95,6 +96,7 @@ def guard_text(g: ir.Guard | None) -> str:
     return "" if g is None else f"@{'!' if g.negated else ''}{g.pred} "
 
 
+_NEG16 = re.compile(r"^(@!?%[\w$.]+\s+)?neg\.s16\s+([%\w$.]+),\s*([%\w$.]+);$")
 NATIVE_COPY = -1  # Shadow.def_id of a payload copied by a native mov (see copy_shadow)
 
 
@@ -192,6 +194,13 @@ class RewriteContext:
         text = text.strip()
         if not text.endswith(";") and not text.endswith(":"):
             text += ";"
+        if (m := _NEG16.match(text)) is not None:
+            # ptxas (CUDA 13.0, sm_90) negates a .s16 in a 32-bit register without wrapping: -(-32768) reads back
+            # as +32768 in a following setp/cvt.s32.s16 (measured on an H200); the two's complement by not and add
+            # wraps as the ISA says on both (ring payloads of -0 are -2^15)
+            guard, d, a = m.group(1) or "", m.group(2), m.group(3)
+            self.lines += [f"{guard}not.b16 {d}, {a};", f"{guard}add.s16 {d}, {d}, 1;"]
+            return
         self.lines.append(text)
 
     def report(self, instr: ir.Instruction, reason: str, *how: object) -> None:
