@@ -24,6 +24,10 @@ if [ -f .gpu/bundle.tgz ]; then
     rc=$((rc | PIPESTATUS[0]))
     echo "gpubundle: $((SECONDS - t)) s" | tee -a "$OUT/gpubundle.log"
 fi
+t=$SECONDS  # one-instruction probes: the bits come back to $OUT/probe (gpuprobe compare there, docs/DEVELOPING.md)
+python3 -m ptxkit.corpus.gpuprobe gpu "$OUT/probe" --integer --jobs 14 2>&1 | tee "$OUT/gpuprobe.log"
+rc=$((rc | PIPESTATUS[0]))
+echo "gpuprobe: $((SECONDS - t)) s" | tee -a "$OUT/gpuprobe.log"
 if [ -d .gpu/shared ]; then
     t=$SECONDS
     python3 -m ptxkit.corpus.gpucheck .gpu/shared --json "$OUT/gpucheck.json" 2>&1 | tee "$OUT/gpucheck.log"

@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 from ptxkit.corpus import gpuprobe as G
+from tests.conftest import needs_ptxas
 
 DATA = Path(__file__).parent / "data" / "gpu_probe" / "h200_sm90.npz"
 _VECTORS = dict(np.load(DATA)) if DATA.is_file() else {}
@@ -50,3 +51,19 @@ def test_saved_elements_hold_every_special():
         else:
             head = {i for i in range(n) if int(srcs[0][i]) in {int(v) for v in sp}}
             assert {i for i in head if i < 1024} <= idx and len(head & idx) >= len(sp)
+
+
+@needs_ptxas
+def test_integer_probes_assemble_and_run_on_the_simulator(tmp_path):
+    """The integer probes (``--integer``; not measured on a GPU yet) are valid PTX and run here, so a
+    session with a GPU can measure them as they are."""
+    import subprocess
+
+    for f in G.integer_forms():
+        path = tmp_path / "p.ptx"
+        path.write_text(G.kernel_text(f))
+        r = subprocess.run(["ptxas", "-arch=sm_90a", str(path), "-o", str(tmp_path / "p.cubin")],
+                           capture_output=True, text=True)
+        assert r.returncode == 0, (f.name, r.stderr)
+        out = G.launch(f, "cpu")
+        assert out.size == G.operands(f)[0], f.name

@@ -33,7 +33,7 @@ N = 8192          # threads per probe (a unary 16-bit probe runs all 65536 patte
 BLOCK = 256
 SAVE = 1024       # elements per form kept as test vectors: the specials come first
 _W = {"f16": 2, "bf16": 2, "s8": 2, "u8": 2, "s16": 2, "u16": 2, "f32": 4, "f16x2": 4, "bf16x2": 4, "s32": 4,
-      "u32": 4, "f64": 8, "s64": 8, "u64": 8, "pred": 4}
+      "u32": 4, "f64": 8, "s64": 8, "u64": 8, "pred": 4, "s16x2": 4, "u16x2": 4}
 _REG = {2: "%h", 4: "%r", 8: "%rd"}
 _NP = {2: np.uint16, 4: np.uint32, 8: np.uint64}
 INTS = ("s8", "u8", "s16", "u16", "s32", "u32", "s64", "u64")
@@ -116,6 +116,56 @@ def forms() -> list[Form]:
     return out
 
 
+def integer_forms() -> list[Form]:
+    """The integer instructions of Triton's FPSan output and of ptxkit's ring code (ISA §9.7.1, §9.7.8):
+    ``--integer`` adds them (not measured on a GPU yet: tests/data/gpu_probe has the float forms)."""
+    out: list[Form] = []
+
+    def add(name: str, text: str, dst: str, *srcs: str) -> None:
+        out.append(Form(name, text, dst, srcs))
+
+    for t in ("s16x2", "u16x2"):
+        for op in ("add", "min", "max"):  # ptxas has no sub.s16x2
+            add(f"{op}.{t}", f"{op}.{t} {{d}}, {{a}}, {{b}};", t, t, t)
+    for t in ("s16", "u16", "s32", "u32", "s64", "u64"):
+        for op in ("add", "sub", "mul.lo", "mul.hi", "min", "max", "div", "rem"):
+            add(f"{op}.{t}", f"{op}.{t} {{d}}, {{a}}, {{b}};", t, t, t)
+        for op in ("mad.lo", "mad.hi"):
+            add(f"{op}.{t}", f"{op}.{t} {{d}}, {{a}}, {{b}}, {{c}};", t, t, t, t)
+        if t[1:] != "64":
+            wide = f"{t[0]}{2 * int(t[1:])}"
+            add(f"mul.wide.{t}", f"mul.wide.{t} {{d}}, {{a}}, {{b}};", wide, t, t)
+        b = f"b{t[1:]}"
+        add(f"shl.{b}", f"shl.{b} {{d}}, {{a}}, {{b}};", t, t, "u32")
+        add(f"shr.{t}", f"shr.{t} {{d}}, {{a}}, {{b}};", t, t, "u32")
+        if t[0] == "s":
+            add(f"abs.{t}", f"abs.{t} {{d}}, {{a}};", t, t)
+            add(f"neg.{t}", f"neg.{t} {{d}}, {{a}};", t, t)
+    for t in ("u32", "s32", "u64", "s64"):
+        add(f"bfe.{t}", f"bfe.{t} {{d}}, {{a}}, {{b}}, {{c}};", t, t, "u32", "u32")
+        add(f"bfind.{t}", f"bfind.{t} {{d}}, {{a}};", "u32", t)
+        add(f"bfind.shiftamt.{t}", f"bfind.shiftamt.{t} {{d}}, {{a}};", "u32", t)
+    for t in ("b32", "b64"):
+        ty = "u" + t[1:]
+        add(f"bfi.{t}", f"bfi.{t} {{d}}, {{a}}, {{b}}, {{c}}, 7;", ty, ty, ty, "u32")
+        add(f"popc.{t}", f"popc.{t} {{d}}, {{a}};", "u32", ty)
+        add(f"clz.{t}", f"clz.{t} {{d}}, {{a}};", "u32", ty)
+        add(f"brev.{t}", f"brev.{t} {{d}}, {{a}};", ty, ty)
+        add(f"cnot.{t}", f"cnot.{t} {{d}}, {{a}};", ty, ty)
+    for m in ("", ".f4e", ".b4e", ".rc8", ".ecl", ".ecr", ".rc16"):
+        add(f"prmt.b32{m}", f"prmt.b32{m} {{d}}, {{a}}, {{b}}, {{c}};", "u32", "u32", "u32", "u32")
+    for d in ("l", "r"):
+        for m in ("wrap", "clamp"):
+            add(f"shf.{d}.{m}.b32", f"shf.{d}.{m}.b32 {{d}}, {{a}}, {{b}}, {{c}};", "u32", "u32", "u32", "u32")
+    for t in ("s32", "u32"):
+        add(f"mul24.lo.{t}", f"mul24.lo.{t} {{d}}, {{a}}, {{b}};", t, t, t)
+        add(f"mul24.hi.{t}", f"mul24.hi.{t} {{d}}, {{a}}, {{b}};", t, t, t)
+        add(f"sad.{t}", f"sad.{t} {{d}}, {{a}}, {{b}}, {{c}};", t, t, t, t)
+        add(f"dp4a.{t}.{t}", f"dp4a.{t}.{t} {{d}}, {{a}}, {{b}}, {{c}};", "u32", "u32", "u32", "u32")
+    add("lop3.b32", "lop3.b32 {d}, {a}, {b}, {c}, 0xB4;", "u32", "u32", "u32", "u32")
+    return out
+
+
 def save_npz(path: str | Path, arrays: dict[str, np.ndarray]) -> None:
     """``arrays`` into one compressed ``.npz`` (numpy's stubs type ``**arrays`` as its keyword flags)."""
     np.savez_compressed(path, **arrays)  # type: ignore[arg-type]
@@ -170,6 +220,9 @@ def specials(kind: str) -> np.ndarray:
     """The edge values of ``kind`` as raw bits (f16x2/bf16x2: a half's specials in both halves)."""
     if kind in ("f16x2", "bf16x2"):
         h = np.array(_float_specials(kind[:-2]), np.uint32)
+        return (h << np.uint32(16)) | h[::-1]
+    if kind in ("s16x2", "u16x2"):
+        h = np.array(_int_specials("u16"), np.uint32)
         return (h << np.uint32(16)) | h[::-1]
     if kind in INTS:
         return np.array(_int_specials(kind), _NP[_W[kind]])
@@ -277,9 +330,9 @@ def _gpu_one(form: Form) -> tuple[str, np.ndarray | str]:
         return form.name, f"{type(e).__name__}: {e}"[:300]
 
 
-def run_gpu(out: Path, jobs: int, names: list[str] | None = None) -> dict[str, str]:
+def run_gpu(out: Path, jobs: int, names: list[str] | None = None, integer: bool = False) -> dict[str, str]:
     """Every form on the GPU → ``out/gpu_N.npz`` (chunks under the transfer limit) + errors.json."""
-    todo = [f for f in forms() if names is None or f.name in names]
+    todo = [f for f in forms() + (integer_forms() if integer else []) if names is None or f.name in names]
     with ProcessPoolExecutor(max_workers=max(1, jobs), mp_context=get_context("spawn")) as ex:
         results = list(ex.map(_gpu_one, todo))
     out.mkdir(parents=True, exist_ok=True)
@@ -311,7 +364,7 @@ def compare(got: dict[str, np.ndarray], names: list[str] | None = None) -> list[
     """Each form the GPU ran, on the simulator: a row per form with the count of differing elements and
     the first few (operand bits, GPU bits, simulator bits)."""
     rows = []
-    for f in forms():
+    for f in forms() + integer_forms():
         if f.name not in got or (names is not None and f.name not in names):
             continue
         want = got[f.name]
@@ -339,22 +392,25 @@ def main(argv: list[str] | None = None) -> int:
     g.add_argument("dir")
     g.add_argument("--jobs", type=int, default=12)
     g.add_argument("--only", help="comma-separated form names")
+    g.add_argument("--integer", action="store_true", help="also the integer forms")
     c = sub.add_parser("compare", help="run every probe the GPU ran on the simulator and compare")
     c.add_argument("dir")
     c.add_argument("--only", help="comma-separated form names")
     c.add_argument("--json", metavar="FILE")
     c.add_argument("--save", metavar="FILE.npz", help=f"keep the first {SAVE} GPU elements of each form")
-    sub.add_parser("list", help="print the form names")
+    c.add_argument("--integer", action="store_true", help="also the integer forms")
+    li = sub.add_parser("list", help="print the form names")
+    li.add_argument("--integer", action="store_true", help="also the integer forms")
     a = p.parse_args(argv)
     names = a.only.split(",") if getattr(a, "only", None) else None
     if a.cmd == "list":
-        print("\n".join(f.name for f in forms()))
+        print("\n".join(f.name for f in forms() + (integer_forms() if a.integer else [])))
         return 0
     if a.cmd == "gpu":
         if not gpu.available():
             print("gpuprobe: no usable GPU (CuPy missing or no CUDA device)", file=sys.stderr)
             return 2
-        errors = run_gpu(Path(a.dir), a.jobs, names)
+        errors = run_gpu(Path(a.dir), a.jobs, names, a.integer)
         print(json.dumps({"forms": len(forms()) if names is None else len(names), "rejected": len(errors)}))
         for k, v in errors.items():
             print(f"{k}: {v}")
@@ -371,7 +427,7 @@ def main(argv: list[str] | None = None) -> int:
         Path(a.json).write_text(json.dumps(rows, indent=1))
     if a.save:
         kept = {}
-        for f in forms():
+        for f in forms() + integer_forms():
             if f.name in got:
                 idx = saved_indices(f)
                 kept[f.name], kept[f"{f.name}#idx"] = got[f.name][idx], idx.astype(np.uint32)
