@@ -1,36 +1,24 @@
-"""``abs`` of a value an FPSan rewrite produced, written as an integer ``and`` of the sign bit.
+"""``abs`` written as an integer ``and`` of the sign bit, as Triton's FPSan build has it.
 
-FPSan leaves ``abs`` alone (docs/fpsan.md: a sign-bit operation on the ring value's bits). In Triton's
-FPSan build the value reaching ``abs`` comes out of integer ring arithmetic, and LLVM folds
-``fabs(bitcast(i))`` into ``and i, 0x7f…f``; the plain build's ``abs.f32``/``abs.f16``/``abs.bf16x2`` kept
-as written would differ on a GPU wherever the ring value's bits are a NaN pattern: an sm_90 GPU's float
-``abs`` writes the canonical NaN there (measured: ptxkit.corpus.gpuprobe; the ISA leaves it unspecified).
-A value that no rewrite produced (a load, a move, an int→float conversion) keeps the plain build's
-instruction, as Triton's build does (``tl.abs`` of a loaded half pair stays ``abs.f16x2`` in both)."""
+FPSan leaves ``abs`` alone (docs/fpsan.md: a sign-bit operation). In Triton's FPSan build the result of
+``fabs`` feeds integer ring code (or comes out of it), and LLVM folds ``bitcast(fabs(x))`` and
+``fabs(bitcast(i))`` into ``and``; the plain build's ``abs.f32``/``abs.f16``/``abs.bf16x2`` kept as written
+would differ on a GPU wherever the bits are a NaN pattern (a ring value's, or a NaN input): an sm_90 GPU's
+float ``abs`` writes the canonical NaN there (measured: ptxkit.corpus.gpuprobe; the ISA leaves it
+unspecified). Halves are the exception: Triton's lowering packs a thread's halves, and its build then keeps
+``abs.f16x2`` (a function with four or more half lanes of abs keeps the float abs; reported either way)."""
 
 from __future__ import annotations
 
 from ptxkit import ir
 from ptxkit.fpsan.ctx import guard_text, operand_text
 from ptxkit.fpsan.fold_flow import Flow
-from ptxkit.fpsan.ops import NATIVE, sign_mask_lanes
+from ptxkit.fpsan.ops import sign_mask_lanes
 from ptxkit.fpsan.report import ERROR, Verdict
-from ptxkit.ptx.types import FLOAT_TYPES
 
 # the float type of abs → (register width, every lane's sign bit cleared)
 _MASK = {"f16": (16, 0x7FFF), "bf16": (16, 0x7FFF), "f16x2": (32, 0x7FFF7FFF), "bf16x2": (32, 0x7FFF7FFF),
          "f32": (32, 0x7FFFFFFF), "f64": (64, 0x7FFFFFFFFFFFFFFF)}
-
-
-def _ring_made(w: ir.Instruction) -> bool:
-    """``w`` is float work the sanitizer rewrites into ring arithmetic (not a bit move, not an int→float
-    conversion, which FPSan leaves alone)."""
-    types = [m for m in w.mods if m in FLOAT_TYPES]
-    if not types or w.opcode in NATIVE:
-        return False
-    if w.opcode == "cvt":
-        return len(types) == 2  # float → float: a ring cast
-    return True
 
 
 _HALVES = ("f16", "bf16", "f16x2", "bf16x2")
@@ -46,16 +34,15 @@ def _half_abs_lanes(flow: Flow) -> int:
 
 
 def abs_as_and(instr: ir.Instruction, flow: Flow) -> str | None:
-    """The ``and.bN`` replacing ``abs{.ftz}.T d, a`` when every definition of ``a`` is rewritten float
-    work; None otherwise."""
+    """The ``and.bN`` replacing ``abs{.ftz}.T d, a``; None for the halves of a function that packs them and
+    for the |x| only natively-run libdevice bodies read."""
     if instr.opcode != "abs" or len(instr.operands) != 2:
         return None
     ft = next((m for m in instr.mods if m in _MASK), None)
     d, a = instr.operands
     if ft is None or not isinstance(d, ir.Reg) or not isinstance(a, ir.Reg):
         return None
-    defs = flow.defs.get(a.name, [])
-    if not defs or not all(_ring_made(w) for w in defs):
+    if flow.read_by_bodies(d.name):
         return None
     if ft in _HALVES and _half_abs_lanes(flow) >= 4:
         return None  # Triton's lowering packs a thread's halves: its build keeps a float abs.f16x2 (see HALF_ABS)
@@ -63,16 +50,16 @@ def abs_as_and(instr: ir.Instruction, flow: Flow) -> str | None:
     return f"{guard_text(instr.guard)}and.b{bits} {operand_text(d)}, {operand_text(a)}, 0x{mask:X};"
 
 
-AS_AND = ("abs of a value a rewrite produced: the sign bit cleared by an integer and, as LLVM writes Triton's "
-          "math.absf of a ring value (a float abs would turn NaN bit patterns into the canonical NaN on a GPU)")
+AS_AND = ("abs as the sign bit cleared by an integer and, as LLVM writes Triton's math.absf whose result the ring's "
+          "integer code reads (a float abs would turn NaN bit patterns into the canonical NaN on a GPU)")
 
 HALF_ABS = ("|x| of a 16-bit float: Triton's build writes it as an integer and or as a float abs.f16/abs.bf16 (or a "
              "packed abs.f16x2/abs.bf16x2), as LLVM's vectorizer and folds decide, which the plain PTX does not show; "
              "on a GPU a float abs turns every NaN bit pattern (ring values have them: 1 in 32 halves) into the "
-             "canonical NaN 0x7fff, so the two builds differ there. Sanitized as the integer and where a rewrite "
-             "made the value and the function clears fewer than four half lanes with abs (of 26 generated kernels, "
-             "Triton's build kept a float abs in 5 of the 8 with four or more, in 3 of the 18 with fewer), else as "
-             "written")
+             "canonical NaN 0x7fff, so the two builds differ there. Sanitized as the integer and where the "
+             "function clears fewer than four half lanes with abs (of 26 generated kernels, "
+             "Triton's build kept a float abs in 7 of the 12 with four or more lanes, in 1 of the 14 with fewer), "
+             "else as written")
 
 
 def half_abs_verdict(instr: ir.Instruction, flow: Flow) -> Verdict | None:
