@@ -19,8 +19,6 @@ from ptxkit.fpsan.report import ERROR, Verdict
 # the float type of abs → (register width, every lane's sign bit cleared)
 _MASK = {"f16": (16, 0x7FFF), "bf16": (16, 0x7FFF), "f16x2": (32, 0x7FFF7FFF), "bf16x2": (32, 0x7FFF7FFF),
          "f32": (32, 0x7FFFFFFF), "f64": (64, 0x7FFFFFFFFFFFFFFF)}
-
-
 _HALVES = ("f16", "bf16", "f16x2", "bf16x2")
 
 
@@ -70,7 +68,7 @@ def half_abs_verdict(instr: ir.Instruction, flow: Flow) -> Verdict | None:
     if len(ops) < 2 or not isinstance(ops[0], ir.Reg):
         return None
     if instr.opcode == "abs":
-        if not {"f16", "bf16", "f16x2", "bf16x2"} & set(instr.mods):
+        if not set(_HALVES) & set(instr.mods):
             return None
     elif instr.opcode == "and":
         lanes = sign_mask_lanes(instr)

@@ -87,7 +87,7 @@ class SanitizeReport:
 
 COMPARE = Verdict("float comparison left native, as Triton's FPSan leaves comparisons: it compares the float "
                   "bits φ⁻¹ wrote, exactly what Triton's instrumented code compares", NOTE)
-ABS_NOTE = Verdict("abs (clears the sign bit) left native, as Triton's FPSan leaves math.absf", NOTE)
+_ABS = Verdict("abs (clears the sign bit) left native, as Triton's FPSan leaves math.absf", NOTE)
 _COPYSIGN = Verdict("copysign (a sign-bit move) left native, as Triton's FPSan leaves math.copysign", NOTE)
 _INT_CVT = Verdict("int↔float conversion left native, as Triton's FPSan leaves sitofp/uitofp/fptosi/fptoui: "
                    "it converts the float bits φ⁻¹ wrote, exactly what Triton's instrumented code converts", NOTE)
@@ -110,7 +110,7 @@ def native_verdict(instr: ir.Instruction) -> Verdict | None:
     if op == "slct":  # slct.dtype.f32 d, a, b, c selects on c >= 0: a float comparison (ISA §9.7.8.2)
         return COMPARE if instr.mods and instr.mods[-1] in FLOAT_TYPES else None
     if op == "abs":
-        return ABS_NOTE
+        return _ABS
     if op == "copysign":
         return _COPYSIGN
     if op == "testp":

@@ -24,7 +24,7 @@ from ptxkit.fpsan.libdevice_flow import native_lines
 from ptxkit.fpsan.mma import resolve_mode
 from ptxkit.fpsan.mma_calls import calls_allowed
 from ptxkit.fpsan.options import Options
-from ptxkit.fpsan.report import ABS_NOTE, ERROR, NOTE, ReportItem, SanitizeReport, Verdict, native_verdict
+from ptxkit.fpsan.report import ERROR, NOTE, ReportItem, SanitizeReport, Verdict, native_verdict
 from ptxkit.fpsan.resident import const_move, ring_shape
 from ptxkit.fpsan.source_hints import SourceHints
 from ptxkit.fpsan.touches import record_move
@@ -238,17 +238,13 @@ class _FunctionRewrite:
             for r in writes(instr):
                 ctx.last_write[r] = NATIVE_COPY
 
-    def native_abs(self, instr: ir.Instruction) -> None:
-        """An |x| left as |x| (``ptxkit.fpsan.abs_bits``): the sign-bit ``and`` where a rewrite made the
-        value, and the report of a 16-bit one."""
-        if (line := abs_as_and(instr, self.flow)) is not None:
-            self.out.replaced.append((instr, [line]))
-            sp = instr.span
-            for item in self.report.items[-2:]:  # the "left native" note native() filed just now: it is not
-                if item.line == (sp.line if sp else 0) and item.reason == ABS_NOTE.reason:
-                    item.reason, item.native = AS_AND, False
+    def native_abs(self, instr: ir.Instruction, as_and: str | None) -> None:
+        """An |x| left as |x| (``ptxkit.fpsan.abs_bits``): written as ``as_and`` (the sign-bit ``and``) when
+        given, and reported when it is a 16-bit one."""
+        if as_and is not None:
+            self.out.replaced.append((instr, [as_and]))
         if (half := half_abs_verdict(instr, self.flow)) is not None:
-            self.report_item(instr, half.reason, half.severity, native=line is None)
+            self.report_item(instr, half.reason, half.severity, native=as_and is None)
 
     def visit(self, instr: ir.Instruction) -> None:
         rewired = self.flow.rewired.pop(id(instr), None)
@@ -283,7 +279,7 @@ class _FunctionRewrite:
                 self.file_touches(instr, False)
             else:
                 self.native(instr, link=False)
-                self.native_abs(instr)
+                self.native_abs(instr, abs_as_and(instr, self.flow))
             ctx.lines = []
             return
         done = rewrite_instruction(instr, ctx, self.opts.atomics)
@@ -294,6 +290,7 @@ class _FunctionRewrite:
             if any(m in ("rm", "rp") for m in instr.mods) and instr.opcode != "cvt":
                 self.report_item(instr, _DIRECTED, native=False)
         else:
+            as_and = abs_as_and(instr, self.flow)
             if isinstance(done, str):
                 self.report_item(instr, done)
             elif isinstance(done, Verdict):
@@ -301,11 +298,13 @@ class _FunctionRewrite:
             elif len(report.items) == n_items:
                 if is_float_arith(instr):
                     self.report_item(instr, f"no FPSan rewrite for {instr.opcode}")
+                elif as_and is not None:
+                    self.report_item(instr, AS_AND, NOTE, native=False)
                 elif (v := native_verdict(instr)) is not None and any(m in FLOAT_TYPES for m in instr.mods):
                     self.report_item(instr, v.reason, v.severity, v.native)
             self.native(instr)
             ops = instr.operands
-            self.native_abs(instr)
+            self.native_abs(instr, as_and)
             if (instr.opcode == "mov" and instr.guard is None and len(ops) == 2
                     and isinstance(ops[0], ir.Reg) and isinstance(ops[1], ir.Reg)):
                 ctx.copy_shadow(ops[0].name, ops[1].name)
