@@ -309,6 +309,9 @@ def test_special_case_select_of_other_code_is_not_taken():
     # sqrt(erf(abs(x))) of a NaN input: erf's body runs natively and reads |x|, and so does the ring erf that replaces
     # it: |x| is Triton's and, not a float abs.f32 writing 0x7fffffff (silent at first contact under the GPU's NaN)
     "seed33457",
+    # floor(x + x) beside pow(2.0 * x, ...): LLVM's one add x, x split into both forms, the readers' one the ring add
+    # of x with itself (crashed at first contact: the split's second form got one operand)
+    "seed33679",
     # pow(x, where(c, x, x)): the choice of one value is x in Triton's ring too — the call passes one value twice
     "k_pow_of_one_choice_f32",
     # libdevice.floor(x0) - tl.ceil(x1) of f64: the same cvt.rmi/.rpi, a hashed call and a tagged op in Triton's FPSan

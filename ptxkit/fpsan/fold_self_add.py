@@ -260,8 +260,9 @@ def self_add(instr: ir.Instruction, ctx: RewriteContext, opts: Options, ft: str,
         return FoldResult(True, fold_verdict(opts, "self-add", SELF_ADD, form, decided))
     w = R.ring(info.ftype).w
     other = ctx.fresh(BITS_KIND[w])
-    compute2, _ = _compute(split.other, info)
-    ctx.define(other, compute2(ctx, [ctx.embed(instr.operands[1], info.ftype)], w, instr), info.ftype, None)
+    compute2, n2 = _compute(split.other, info)  # add x, x: the ring add reads x twice (held-out seed 33679 crashed)
+    pays = [ctx.embed(o, info.ftype) for o in instr.operands[1:1 + n2]]
+    ctx.define(other, compute2(ctx, pays, w, instr), info.ftype, None)
     for key, (mods, ops) in split.readers.items():
         flow.rewired[key] = (mods, tuple(ir.Reg(other) if o == ir.Reg("") else o for o in ops))
     return FoldResult(True, Verdict(f"{SELF_ADD}; the source at {split.where} writes both on one operand, which "
