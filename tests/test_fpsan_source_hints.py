@@ -363,6 +363,19 @@ def test_negated_select_of_widened_halves_narrowed_back_is_the_wide_ring_negatio
         assert out[0] == 0x8000
 
 
+def test_negated_widening_narrowed_then_cast_again_is_not_taken_for_the_outer_cast(tmp_path):
+    """``r = (-x0.to(f64)).to(f16)`` stored as ``r.to(bf16)`` (held-out seed 33794, silent at −0): LLVM's sign xor
+    of the half, then ``cvt.rn.bf16.f16``. The store's location names the outer cast, to bf16, but the value the
+    xor makes is read as an f16: not the narrowing the location names, so reported, not computed as Triton's
+    narrowing to bf16 of the wide negation."""
+    body = "{store}\n\txor.b16 %h1, %a, -32768;\n\tcvt.rn.bf16.f16 %d, %h1;"
+    text = _with_source(tmp_path, "(-x0.to(tl.float64)).to(tl.float16)", body, "", nin=1, w=16, out_w=16)
+    src = tmp_path / "kernel.py"
+    src.write_text(src.read_text().replace("r.to(tl.float16)", "r.to(tl.bfloat16)"))
+    _, rep = _run(text, [[0x8000], [0x3C00]], w=16, out_w=16)
+    assert ("xor.b16", "error") in _items(rep), _items(rep)
+
+
 @pytest.mark.parametrize("expr,reported", [("(-x0.to(tl.float32)).to(tl.float16) * (-x1.to(tl.float16))", True),
                                            ("(x0.to(tl.float32)).to(tl.float16) * x1.to(tl.float16)", False)])
 def test_narrowed_negation_llvm_cancelled_is_reported(tmp_path, expr, reported):
