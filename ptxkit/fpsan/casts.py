@@ -196,6 +196,11 @@ def _half_to_int(instr: ir.Instruction, ctx: RewriteContext, dt: str, st: str) -
         ctx.emit(f"{guard_text(instr.guard)}cvt.{'.'.join(m if m != dt else chain for m in mods)} {t}, {bits}")
         mods, bits = [dt, chain], t
     ctx.emit(f"{guard_text(instr.guard)}cvt.{'.'.join(mods)} {dst}, {bits}")
+    if (i8 := ctx.hints.int8_conversion(instr)) is not None:
+        ctx.report(instr, f"{st} → {dt} conversion at the source's .to({i8.form}) ({i8.where}): out of the 8-bit range "
+                   "fptosi is poison, and LLVM wraps the ring value's conversion to 8 bits in one build and keeps 16 "
+                   "in the other as it likes (held-out seeds 33573, 28003); sanitized as the PTX's conversion", ERROR,
+                   False)
     if decided is not None:
         at = f" at {chain} (the source's integer; LLVM narrowed the cvt), truncated" if chain else ""
         ctx.report(instr, f"{st} → {dt} conversion through {via}{at} (decided by the source at {decided.where}): "

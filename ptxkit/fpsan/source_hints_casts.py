@@ -27,6 +27,7 @@ from ptxkit.fpsan.source_ast import (
     _receiver,
     _resolve,
     _scan_of,
+    _to_dtype,
     _width,
 )
 from ptxkit.fpsan.source_locations import HintsBase
@@ -34,6 +35,15 @@ from ptxkit.fpsan.source_locations import HintsBase
 
 class CastHints(HintsBase):
     """Casts the source computes through a type the PTX no longer has."""
+
+    def int8_conversion(self, cvt: ir.Instruction) -> Decision | None:
+        """A float → integer ``cvt`` at a ``.to(tl.int8)``/``.to(tl.uint8)`` call (NVPTX converts into 16 bits):
+        the form is the dtype. An out-of-range ``fptosi`` to i8 is poison, so LLVM may drop the 8-bit wrap in one
+        build and keep it in the other (held-out seeds 33573: the plain build drops it; 28003, 29235: Triton's)."""
+        def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
+            t = _to_dtype(n)
+            return (t, n) if t in ("int8", "uint8") else None
+        return self.decide(cvt, classify)
 
     def narrowed_from_wider(self, cvt: ir.Instruction, dest: str, source: str) -> Decision | None:
         """A ``cvt.rn.{dest}.{source}`` at a ``.to(dest)`` call whose receiver the source computes explicitly wider
