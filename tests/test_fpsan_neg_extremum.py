@@ -48,11 +48,12 @@ def test_tree_stays_as_written_where_the_source_does_not_negate_only_the_operand
     assert out == [0xBF800000] and ("neg.f32", "error") in _items(rep)
 
 
-@pytest.mark.parametrize("name", ["seed14282", "seed14470"])
+@pytest.mark.parametrize("name", ["seed14282", "seed14470", "seed34595"])
 def test_held_out_reductions_of_negations_are_tritons_bits(name):
     """Triton 3.9 pairs: ``tl.min(-maximum(x, x))`` of f32 whose result pow reads (its body tests the max tree's
-    value natively, 14282), ``tl.min(-x.to(bf16))`` through a shuffle step (14470): bit for bit with Triton's FPSan
-    build, nothing reported."""
+    value natively, 14282), ``tl.min(-x.to(bf16))`` through a shuffle step (14470), ``tl.max(x.to(bf16) * -1.0)``
+    as a min.bf16 tree under one ``xor.b16`` (34595: silent before, −0 columns differed): bit for bit with Triton's
+    FPSan build, nothing reported."""
     _assert_bit_exact(name)
 
 

