@@ -40,6 +40,7 @@ from ptxkit.fpsan.folds_narrow_neg import (
     triton_cast_folds,
 )
 from ptxkit.fpsan.irview import name_of
+from ptxkit.fpsan.neg_chain import NEG_THROUGH, chain_payload, kept_types, neg_through_packed
 from ptxkit.fpsan.ops import (
     LANE_TYPE,
     TABLE,
@@ -115,7 +116,8 @@ _XOR_CAST = ("sign-bit xor of a float conversion's result: LLVM moves the negati
 
 def _sign_xor(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow: Flow) -> FoldResult | None:
     src = next(o for o in instr.operands[1:] if isinstance(o, ir.Reg)).name
-    if not opts.fold("neg-cast") and not opts.fold("sign-xor") and (done := _neg_through(instr, src, ctx, flow)):
+    if not opts.fold("neg-cast") and not opts.fold("sign-xor") and (
+            done := _neg_through(instr, src, ctx, flow) or neg_through_packed(instr, src, ctx, flow)):
         return done
     kind = flow.value_kind([src, name_of(instr.operands[0])])
     if kind == "int" or (kind == "unknown" and opts.fold("sign-xor") == "bits"):
@@ -584,10 +586,6 @@ def _neg_abs(instr: ir.Instruction, ctx: RewriteContext, a: str, d: str, lanes: 
     ctx.emit(f"{guard_text(instr.guard)}or.b{w} {d}, {m}, {t}")
 
 
-_NEG_THROUGH = ("sign-bit xor: LLVM's negation of a value whose conversions it dropped or merged (the ring goes "
-                "through each type the source names, which the PTX no longer has)")
-
-
 def _neg_through(instr: ir.Instruction, src: str, ctx: RewriteContext, flow: Flow) -> FoldResult | None:
     """``d = xor(v, sign)`` of ``v = cvt.T.S(x)`` or of a raw ``v`` (then S = T), where the source's value there is
     casts and one negation of a loaded x through a type S→T skips (held-out seeds 1361, 2720:
@@ -618,19 +616,11 @@ def _neg_through(instr: ir.Instruction, src: str, ctx: RewriteContext, flow: Flo
     if cvts < 2 and not set(steps) - {"neg", st, dt}:
         return None  # no type between: the neg-cast fold's own cases
     steps = triton_cast_folds(st, steps)
-    if _kept_types(st, steps) != (ptx or [st]):
+    if kept_types(st, steps) != (ptx or [st]):
         return None  # the source's conversions are not those of the PTX, less exact widenings LLVM drops
-    p, cur = ctx.embed(ir.Reg(x), st), st
-    for step in steps:
-        if step == "neg":
-            n = ctx.fresh(BITS_KIND[R.ring(cur).w])
-            ctx.emit(f"neg.s{R.ring(cur).w} {n}, {as_reg(ctx, p, R.ring(cur).w)}")
-            p = n
-        elif step != cur:
-            p, cur = cast_payload(ctx, p, cur, step), step
-    ctx.define(instr.operands[0], p, dt, None)
+    ctx.define(instr.operands[0], chain_payload(ctx, ctx.embed(ir.Reg(x), st), st, steps), dt, None)
     path = " → ".join(steps)
-    return FoldResult(True, Verdict(f"{_NEG_THROUGH}: the source at {where} has {st} → {path}, computed so", NOTE,
+    return FoldResult(True, Verdict(f"{NEG_THROUGH}: the source at {where} has {st} → {path}, computed so", NOTE,
                                     native=False))
 
 
@@ -645,18 +635,6 @@ def _neg_chain_at_readers(instr: ir.Instruction, flow: Flow, w: int) -> tuple[tu
                    if R.ring(t).w == w and (ch := flow.hints.neg_chain_of_operand(u, t)) is not None), None)
              for u in readers}
     return found.pop() if len(found) == 1 else None
-
-
-def _kept_types(st: str, steps: tuple[str, ...]) -> list[str]:
-    """The types from ``st`` through the cast ``steps`` that the PTX keeps: a widening is exact, so LLVM drops it
-    (``x.to(f64)`` of a bf16 x narrowed back), a narrowing rounds and stays; repeats merged."""
-    out = [st]
-    for t in (s for s in steps if s != "neg"):
-        if R.ring(t).w > R.ring(out[-1]).w:
-            continue
-        if t != out[-1]:
-            out.append(t)
-    return out
 
 
 def _neg_before_cast(instr: ir.Instruction, cvt: ir.Instruction, ctx: RewriteContext, flow: Flow) -> bool:

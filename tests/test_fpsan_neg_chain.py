@@ -1,0 +1,50 @@
+"""A negation through float casts LLVM dropped, on a packed pair of halves (``ptxkit.fpsan.neg_chain``; issue 10,
+held-out seed 35006, silent at first contact): ``(-a.to(f64)).to(bf16)`` of a bf16 dot operand is one
+``xor.b32 …, 0x80008000`` after the ldmatrix; Triton's ring widens, negates in 64 bits and narrows each lane, which
+is not the 16-bit ring's negation at φ(−0) = −2^15."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ptxkit.fpsan import ring as R
+from tests.test_fpsan_folds import _items, _run
+from tests.test_fpsan_libdevice import _assert_bit_exact
+from tests.test_fpsan_source_hints import _with_source
+
+HALVES = [0x4248, 0x8000, 0xC500, 0x2E66]
+
+
+def _through_f64(hs: list[int]) -> list[int]:
+    wide = R.float_unop("neg", R.float_cast(np.array(hs, np.uint64), "f16", "f64").astype(np.uint64), "f64")
+    return [int(v) for v in R.float_cast(wide.astype(np.uint64), "f64", "f16")]
+
+
+def _words(lo: list[int], hi: list[int]) -> list[int]:
+    return [(h << 16) | low for low, h in zip(lo, hi)]
+
+
+def test_packed_negation_through_f64_is_computed_per_lane(tmp_path):
+    lo, hi = HALVES, HALVES[::-1]
+    body = "{store}\n\txor.b32 %d, %a, -2147450880;"
+    out, rep = _run(_with_source(tmp_path, "(-x0.to(tl.float64))", body, ""), [[w] for w in _words(lo, hi)])
+    assert out == _words(_through_f64(lo), _through_f64(hi))
+    assert out != [w ^ 0x80008000 for w in _words(lo, hi)]  # the lanes with −0 differ from the half ring's negation
+    assert [s for o, s in _items(rep) if o == "xor.b32"] == ["note"]
+
+
+@pytest.mark.parametrize("expr", ["-x0", "(-x0).to(tl.float16)"])
+def test_packed_negation_with_no_wider_type_is_the_rings_negation(tmp_path, expr):
+    """No type between the load and the store: each lane's 16-bit ring negation (−0 stays −0)."""
+    lo, hi = HALVES, HALVES[::-1]
+    out, _ = _run(_with_source(tmp_path, expr, "{store}\n\txor.b32 %d, %a, -2147450880;", ""),
+                  [[w] for w in _words(lo, hi)])
+    neg = [h ^ 0x8000 if h & 0x7FFF else h for h in lo], [h ^ 0x8000 if h & 0x7FFF else h for h in hi]
+    assert out == _words(*neg)
+
+
+def test_held_out_dot_operand_negated_through_f64_is_tritons_bits():
+    """Triton 3.9 pair: ``a = (-a.to(f64)).to(bf16)`` of a bf16 dot operand, the sign xor after the ldmatrix:
+    bit for bit with Triton's FPSan build."""
+    _assert_bit_exact("seed35006")
