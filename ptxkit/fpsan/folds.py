@@ -55,6 +55,7 @@ from ptxkit.fpsan.fold_neg_extremum import max_of_negations, negated_tree
 from ptxkit.fpsan.fold_poison import poison_conversion
 from ptxkit.fpsan.fold_round_trip import compared_round_trip, trunc_of_round_trip
 from ptxkit.fpsan.fold_self_add import narrowed_load, plan, self_add
+from ptxkit.fpsan.fold_sub_compare import sub_compared
 from ptxkit.fpsan.folds_narrowed import narrowed_f32_unmodelled
 from ptxkit.fpsan.folds_sign import is_sign_bit_op, rewrite_sign_fold, tree_root
 from ptxkit.fpsan.folds_sub import sub_fold
@@ -256,6 +257,8 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
                                          "compares two expressions: LLVM folded it algebraically (x.to(f32) < "
                                          "-x.to(f32) as x < -2^-150), which Triton's ring casts and negations do not "
                                          "follow; left native", ERROR))
+    if op == "setp" and (done := sub_compared(instr, ctx, flow, ft)) is not None:
+        return done
     if op in ("sub", "add") and (done := sub_fold(instr, ctx, flow, ft)) is not None:
         return done
     if (op in ("add", "sub", "mul") and ft == "f32" and len(ops) == 3 and not opts.fold("half")
