@@ -55,6 +55,17 @@ def test_fma_of_both_forms_takes_each_at_its_operand(tmp_path):
     assert "sanitized as both" in rep.items[0].reason
 
 
+def test_fma_reading_the_one_add_thrice_takes_each_form_at_its_operand(tmp_path):
+    """``tl.fma(x0 + x0, 2.0 * x0, x0 + x0)`` as ``add t, x0, x0; fma d, t, t, t`` (held-out seed 35136, reported
+    before): the product is 2φ(x)·φ(x)φ(2), the addend 2φ(x)."""
+    expr = "tl.fma(x0 + x0, 2.0 * x0, x0 + x0)"
+    body = f"{{loc}}\n\tadd.f32 %t, %a, %a;\n\t.loc 1 {EXPR_LINE} {_col(expr, 'tl.fma')}\n\tfma.rn.f32 %d, %t, %t, %t;"
+    out, rep = _run(_with_source(tmp_path, expr, body, "2.0 *", nin=2), [[A, B], [HALF, ONE]])
+    for got, x0 in zip(out, (A, HALF), strict=True):
+        assert got == _bits(R.fma(ADD(x0), MUL2(x0), ADD(x0), 32)) != _bits(R.fma(ADD(x0), ADD(x0), ADD(x0), 32))
+    assert all(s == "note" for _, s in _items(rep))
+
+
 def test_comparison_and_select_of_both_forms(tmp_path):
     """``tl.where((x0 + x0) < x1, x0 * 2.0, x1)`` (seed 12159's shape): the comparison reads 2φ(x0) (compared as
     its float bits, as Triton leaves comparisons native), the select's arm φ(x0)·φ(2)."""
@@ -113,13 +124,13 @@ def test_forms_on_one_value_through_a_cast_round_trip_stay_reported(tmp_path):
     assert ("add.f32", "error") in _items(rep)
 
 
-@pytest.mark.parametrize("name", ["seed12159", "seed13296", "seed13187", "seed15755"])
+@pytest.mark.parametrize("name", ["seed12159", "seed13296", "seed13187", "seed15755", "seed35136"])
 def test_held_out_kernels_with_both_forms_are_tritons_bits(name):
     """Triton 3.9 pairs (tests/data/triton_libdevice): ``where(x + x < floor(x), x / x, 2.0 * x)`` (12159, f64
     through bf16), ``fma(tanh(x), 2.0 * x, x + x)`` (13296), ``where(-x > 2.0 * x, fma(..), x + x)`` of f64 (13187),
     ``fma(.., 2.0 * where(c, x, x), cos(x + x))`` of f64 (15755: the add keeps the form the cos body's native lines and
-    ring op read, the fma the other): bit for bit with Triton's FPSan build, nothing reported (each was a reported
-    mismatch)."""
+    ring op read, the fma the other), ``erf(fma(x + x, 2.0 * x, x + x))`` of f64 (35136): bit for bit with Triton's
+    FPSan build, nothing reported (each was a reported mismatch)."""
     _assert_bit_exact(name)
 
 

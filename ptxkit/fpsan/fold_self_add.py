@@ -150,7 +150,8 @@ def _reader_forms(hints: SourceHints, flow: Flow, u: ir.Instruction, t: str, x: 
 
 def _placed(u: ir.Instruction, at: list[int], n: ast.expr, forms: list[str | None]) -> tuple[str, ...] | None:
     """Both forms among the operands of ``n``: a comparison ``A op B`` of the two (LLVM's ``setp.num/nan t, t``),
-    ``fma(a, b, c)`` (the product's operands commute, the addend does not), a sum or product of the two."""
+    ``fma(a, b, c)`` (the product's operands commute, the addend does not; all three may be the add), a sum or
+    product of the two."""
     if isinstance(n, ast.Compare) and len(n.ops) == 1 and u.opcode == "setp" and at == [1, 2]:
         cmp = _CMP.get(type(n.ops[0]))
         a, b = forms[0], forms[1]
@@ -160,6 +161,8 @@ def _placed(u: ir.Instruction, at: list[int], n: ast.expr, forms: list[str | Non
         product = {m for m in forms[:2] if m is not None}
         if len(at) == 2 and at[1] == 3 and forms[2] is not None and len(product) == 1 and forms[2] not in product:
             return (product.pop(), forms[2])
+        if at == [1, 2, 3] and None not in forms:  # fma(x + x, 2.0 * x, x + x): one add read thrice (seed 35136)
+            return tuple(m for m in forms if m is not None)
         return ("add", "mul2") if at == [1, 2] and forms[2] is None else None
     if (isinstance(n, ast.BinOp) and isinstance(n.op, (ast.Add, ast.Mult)) and u.opcode == ("add" if isinstance(
             n.op, ast.Add) else "mul") and at == [1, 2]):
