@@ -163,3 +163,14 @@ def test_split_output_is_accepted_by_ptxas(tmp_path):
     res = sanitize_text(plain, "seed12159.plain.ptx", source_root=str(tmp_path / "root"))
     assert any("sanitized as both" in i.reason for i in res.report.items)
     _assert_ptxas_accepts(res.text, tmp_path)
+
+
+@pytest.mark.parametrize("expr,severity", [("tl.exp2(2.0 * x0)", "note"), ("tl.exp2(2.0 * x0) + (x1 + x1)", "error")])
+def test_self_add_at_no_location_is_the_files_one_form(tmp_path, expr, severity):
+    """An ``add x, x`` at line 0 (LLVM's "no location": held-out seed 35394, the later copies of ``exp2(2.0 * a)``
+    at 0:10, reported before): the one self-add form the file writes on a value of the add's type decides it; with
+    both forms in the file it stays the default, reported."""
+    body = "{loc}\n\tadd.f32 %t, %a, %a;\n\t.loc 1 0 10\n\tadd.f32 %d, %a, %a;"
+    out, rep = _run(_with_source(tmp_path, expr, body, "2.0 *", nin=2), [[A, B]])
+    assert [s for o, s in _items(rep) if o == "add.f32"][-1] == severity
+    assert out == [_bits(MUL2(A) if severity == "note" else ADD(A))]

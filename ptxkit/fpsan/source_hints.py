@@ -120,6 +120,8 @@ class SourceHints(SignHints, CastHints, LibcallHints, CompareHints):
         got = exact or self.decide_within(instr, typed)
         if got is None and loc is not None and (loc[2] == 0 or self._at_call(instr)):
             got = self.decide_within(instr, lambda f, n: typed(f, n, own=True), whole_line=True)
+        if got is None and loc is not None and loc[1] == 0:  # LLVM's "no location" (held-out seed 35394: the later
+            got = self.decide_in_file(instr, lambda f, n: typed(f, n, own=True))  # exp2(2.0 * a) copies at 0:10)
         return None if got is not None and got.form == "both" else got
 
     def _at_call(self, instr: ir.Instruction) -> bool:
