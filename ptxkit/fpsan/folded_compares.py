@@ -1,0 +1,96 @@
+"""Comparisons LLVM decided from a sign the ring does not have (issue 10; docs/fpsan.md §2: the product is the
+ring's, the comparison of its float native).
+
+``tl.where(x * x < 0.0, a, b)``: LLVM knows a float square is never below zero (or NaN), so the comparison is
+false, the select ``b``, and the PTX keeps no trace of either; Triton's FPSan squares the payload in Z/2^w, whose
+float φ⁻¹ is negative about half the time, and selects ``a`` there. The PTX alone cannot show it, so the source
+does: a comparison ``<``/``<=`` of such an expression with a literal ≤ 0 (or mirrored), at whose location the
+function has no instruction, is reported (an error). Held-out class found with custom kernels after seed 35022;
+``x * x``, ``abs(a) * abs(b)``, ``fma(x, x, c)`` and sums of them with non-negative literals are what LLVM's
+sign analysis sees through here."""
+
+from __future__ import annotations
+
+import ast
+
+from ptxkit import ir
+from ptxkit.fpsan.report import ERROR, ReportItem, SanitizeReport
+from ptxkit.fpsan.source_ast import _DEPTH, SourceFile, _number, _resolve
+from ptxkit.fpsan.source_hints import SourceHints
+
+_BELOW = (ast.Lt, ast.LtE)
+_ABOVE = (ast.Gt, ast.GtE)
+
+
+def report_folded_compares(module: ir.Module, fn: ir.Function, report: SanitizeReport, root: str | None) -> None:
+    """Report each comparison of a square-like expression with a literal ≤ 0 that left no instruction in ``fn``."""
+    hints = SourceHints.of(module, fn, root)
+    used = set(hints.loc.values()) | set(hints.call_site.values())
+    anchor = next((s for s in fn.instructions() if s.opcode == "st" and s.span is not None), None)
+    anchor = anchor or next((s for s in fn.instructions() if s.span is not None), None)
+    if anchor is None or anchor.span is None:
+        return
+    for key, f in hints.files.items():
+        if f is None:
+            continue
+        lines = {line for k, line, _ in used if k == key}
+        for n in _compares_of_functions(f, lines):
+            try:
+                decided = _sign_decided(f, n)
+            except (KeyError, IndexError, AttributeError, TypeError, ValueError, RecursionError):
+                decided = False  # a source shape the rule did not foresee says nothing
+            if decided and (key, n.lineno, n.col_offset + 1) not in used:
+                report.items.append(ReportItem(
+                    anchor.span.line, anchor.span.col, ".".join((anchor.opcode, *anchor.mods)),
+                    f"the comparison at {f.where(n)} left no instruction: LLVM decided it from the sign of a square "
+                    "(x·x ≥ 0 or NaN), which Triton's ring product does not have (φ⁻¹ of a payload's square is "
+                    "negative about half the time); not modelled, the select LLVM kept is left as it is",
+                    fn.name, severity=ERROR, native=True))
+
+
+def _compares_of_functions(f: SourceFile, lines: set[int]) -> list[ast.Compare]:
+    """The comparisons in the file's functions that ``fn``'s locations reach (a kernel and the helpers it calls)."""
+    out: list[ast.Compare] = []
+    for d in ast.walk(f.tree):
+        if isinstance(d, ast.FunctionDef) and any(d.lineno <= ln <= (d.end_lineno or d.lineno) for ln in lines):
+            out += [n for n in ast.walk(d) if isinstance(n, ast.Compare) and len(n.ops) == 1]
+    return out
+
+
+def _sign_decided(f: SourceFile, n: ast.Compare) -> bool:
+    """``n`` is ``E < c`` / ``E <= c`` (or ``c > E`` / ``c >= E``) with a literal c ≤ 0 and E non-negative to LLVM
+    through ring arithmetic."""
+    left, right, op = n.left, n.comparators[0], n.ops[0]
+    if isinstance(op, _ABOVE):
+        left, right = right, left
+    elif not isinstance(op, _BELOW):
+        return False
+    c = _number(right)
+    return c is not None and c <= 0.0 and _nonnegative(f, left, True)
+
+
+def _nonnegative(f: SourceFile, e: ast.expr, ring: bool, depth: int = _DEPTH) -> bool:
+    """``e`` (names followed) is ≥ 0 or NaN for LLVM's sign analysis; with ``ring``, through at least one ring
+    product or sum (a bare ``abs`` is non-negative in the ring too: Triton leaves it native)."""
+    r = _resolve(f, e, depth)
+    if r is None or depth <= 0:
+        return False
+    if isinstance(r, ast.BinOp) and isinstance(r.op, ast.Mult):
+        if ast.dump(r.left) == ast.dump(r.right):
+            return True
+        return all(_nonnegative(f, s, False, depth - 1) for s in (r.left, r.right))
+    if isinstance(r, ast.BinOp) and isinstance(r.op, ast.Add):
+        return all(_literal_or(f, s, depth) for s in (r.left, r.right)) and not all(
+            _number(s) is not None for s in (r.left, r.right))
+    if isinstance(r, ast.Call) and isinstance(r.func, ast.Attribute):
+        if r.func.attr == "fma" and len(r.args) == 3:
+            return ast.dump(r.args[0]) == ast.dump(r.args[1]) and _literal_or(f, r.args[2], depth)
+        if r.func.attr == "abs" and len(r.args) == 1:
+            return not ring
+    return False
+
+
+def _literal_or(f: SourceFile, e: ast.expr, depth: int) -> bool:
+    """A literal ≥ 0, or a non-negative expression (ring or not)."""
+    c = _number(e)
+    return (c is not None and c >= 0.0) or _nonnegative(f, e, False, depth - 1)

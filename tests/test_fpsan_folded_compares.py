@@ -1,0 +1,47 @@
+"""Comparisons LLVM decided from the sign of a square (``ptxkit.fpsan.folded_compares``; issue 10, custom kernels
+after held-out seed 35022, silent before): ``tl.where(x * x < 0.0, a, b)`` is ``b`` in the plain PTX (no
+instruction left), while Triton's ring square is negative as a float about half the time. The PTX cannot show it;
+the source does, so it is reported."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.test_fpsan_folds import _run
+from tests.test_fpsan_source_hints import EXPR_LINE, SRC, _with_source
+
+FOLDED = "{store}\n\tmov.b32 %d, %b;"  # the select LLVM kept: b, nothing at the comparison's location
+
+
+def _reported(rep) -> list[str]:
+    return [i.reason for i in rep.errors if "left no instruction" in i.reason]
+
+
+@pytest.mark.parametrize("expr", ["tl.where(x0 * x0 < 0.0, x0, x1)",
+                                  "tl.where(0.0 > tl.abs(x0) * tl.abs(x1), x0, x1)",
+                                  "tl.where(tl.fma(x0, x0, 1.0) <= -1.0, x0, x1)",
+                                  "tl.where(x0 * x0 + 1.0 < 0, x0, x1)"])
+def test_square_compared_below_zero_with_no_instruction_is_reported(tmp_path, expr):
+    out, rep = _run(_with_source(tmp_path, expr, FOLDED, "", nin=2), [[0x40000000, 0x3F800000]])
+    assert out == [0x3F800000]  # left as LLVM kept it
+    got = _reported(rep)
+    assert len(got) == 1 and f"kernel.py:{EXPR_LINE}:" in got[0]
+
+
+@pytest.mark.parametrize("expr", ["tl.where(x0 * x1 < 0.0, x0, x1)", "tl.where(tl.abs(x0) < 0.0, x0, x1)",
+                                  "tl.where(x0 * x0 > 0.0, x0, x1)", "tl.where(x0 * x0 < x1, x0, x1)"])
+def test_other_comparisons_with_no_instruction_say_nothing(tmp_path, expr):
+    """A product of two values, a bare abs (non-negative in the ring too: Triton leaves it native), the other
+    direction, no literal: no sign LLVM could know that the ring lacks."""
+    _, rep = _run(_with_source(tmp_path, expr, FOLDED, "", nin=2), [[0x40000000, 0x3F800000]])
+    assert not _reported(rep)
+
+
+def test_square_comparison_the_ptx_keeps_says_nothing(tmp_path):
+    """An instruction at the comparison's location: the comparison is there, sanitized as usual."""
+    expr = "tl.where(x0 * x0 < 0.0, x0, x1)"
+    col = SRC.replace("EXPR", expr).splitlines()[EXPR_LINE - 1].index("x0 *") + 1
+    body = (f".loc 1 {EXPR_LINE} {col}\n\tmul.f32 %t, %a, %a;\n\tsetp.lt.f32 %p1, %t, 0f00000000;\n\t"
+            "selp.f32 %d, %a, %b, %p1;")
+    _, rep = _run(_with_source(tmp_path, expr, body, "", nin=2), [[0x40000000, 0x3F800000]])
+    assert not _reported(rep)
