@@ -48,6 +48,32 @@ def test_difference_compared_with_zero_is_the_ring_difference(tmp_path, expr, cm
     assert [s for o, s in _items(rep) if o == "setp.lt.f32"] == ["note"]
 
 
+@pytest.mark.parametrize("expr,cmp", [("tl.where(-(x0 - x1) > 0.0, x0, x1)", "lt"),
+                                      ("tl.where(x0 + (-x1) < 0.0, x0, x1)", "lt"),
+                                      ("tl.where((x0 - x1) * -1.0 < 0.0, x0, x1)", "gt")])
+def test_difference_under_a_negation_or_as_a_sum_of_a_negation(tmp_path, expr, cmp):
+    """``-(x - y) > 0`` (LLVM: x < y), ``x + (-y) < 0``, ``(x - y) * -1.0 < 0`` (x > y): the ring difference; its
+    negation compares as the float's negation (silent before)."""
+    out, rep = _run(_with_source(tmp_path, expr, SELECT.replace("CMP", cmp), expr.split("(", 1)[1][:3], nin=2),
+                    PAIRS)
+    less = _ring_less(PAIRS)
+    greater = [not lt and d for lt, d in zip(less, _ring_less([[b, a] for a, b in PAIRS]))]
+    assert out == _selected(PAIRS, less if cmp == "lt" else greater)
+    assert [s for o, s in _items(rep) if o == f"setp.{cmp}.f32"] == ["note"]
+
+
+def test_widened_difference_is_the_rings_cast_of_it(tmp_path):
+    """``(x - y).to(f64) < 0.0`` of f32 values: LLVM drops the exact widening and compares x < y; Triton's ring
+    sign-extends the 32-bit difference (silent before)."""
+    expr = "tl.where((x0 - x1).to(tl.float64) < 0.0, x0, x1)"
+    out, rep = _run(_with_source(tmp_path, expr, SELECT.replace("CMP", "lt"), "(x0", nin=2), PAIRS)
+    xs, ys = (R.embed(np.array([p[k] for p in PAIRS], np.uint64), "f32") for k in (0, 1))
+    d = R._from_signed(R._signed(R.sub(xs, ys, 32), 32), 64)
+    f = R.unembed(d, "f64").astype(np.uint64).view(np.float64)
+    assert out == _selected(PAIRS, [bool(v < 0) for v in f])
+    assert [s for o, s in _items(rep) if o == "setp.lt.f32"] == ["note"]
+
+
 def test_difference_of_widened_values_is_taken_in_the_wide_ring(tmp_path):
     """``(x.to(f64) - y.to(f64)) < 0.0`` of f32 values: LLVM compares the f32s, Triton's ring sign-extends the
     payloads and subtracts in 64 bits."""

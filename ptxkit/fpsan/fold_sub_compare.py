@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from ptxkit import ir
 from ptxkit.fpsan import ring as R
+from ptxkit.fpsan.casts import _cast_payload as cast_payload
 from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext, guard_text
 from ptxkit.fpsan.fold_flow import Flow, FoldResult
 from ptxkit.fpsan.ops import as_reg
@@ -14,6 +15,7 @@ from ptxkit.fpsan.report import ERROR, NOTE, Verdict
 
 _SCALARS = ("f16", "bf16", "f32", "f64")
 _WIDE_TYPE = {32: "f32", 64: "f64"}
+_PTX_TYPE = {"float16": "f16", "bfloat16": "bf16", "float32": "f32", "float64": "f64"}
 _DIFFERENCES = frozenset({"sub", "add", "fma", "mad", "neg"})
 
 
@@ -38,9 +40,10 @@ def sub_compared(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, ft: str
     if folded and any(isinstance(o, ir.Reg) and (i := flow.only_def(o.name)) is not None
                       and i.opcode in _DIFFERENCES for o in ops[1:]):
         return None  # the difference itself compared with the other side: as written
+    base, *casts = form.split(">")
     w = R.ring(ft).w
-    ww = w if form == "own" else int(form) if form.isdigit() else 0
-    if ww < w or len(instr.mods) != 2:
+    ww = w if base == "own" else int(base) if base.isdigit() else 0
+    if ww < w or len(instr.mods) != 2 or any(c not in _PTX_TYPE for c in casts):
         return FoldResult(False, Verdict(
             f"setp.{ft} where the source at {decided.where} compares a difference with zero: LLVM compares the "
             "operands (x - y < 0 as x < y), Triton's FPSan the ring difference; its width or this setp form is not "
@@ -53,11 +56,15 @@ def sub_compared(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, ft: str
             ctx.emit(f"cvt.s{ww}.s{w} {x}, {p}")
             p = x
         payloads.append(p)
-    d, z = ctx.fresh(BITS_KIND[ww]), ctx.fresh(BITS_KIND[ww])
+    d = ctx.fresh(BITS_KIND[ww])
     ctx.emit(f"sub.s{ww} {d}, {payloads[0]}, {payloads[1]}")
     wt = _WIDE_TYPE.get(ww, ft)
+    for c in casts:  # (x - y).to(f64) < 0: the ring's cast of the difference (LLVM dropped the exact widening)
+        if _PTX_TYPE[c] != wt:
+            d, wt = cast_payload(ctx, d, wt, _PTX_TYPE[c]), _PTX_TYPE[c]
     t = ctx.unembed_to_fresh(d, wt)
-    ctx.emit(f"mov.b{ww} {z}, 0")
+    z = ctx.fresh(BITS_KIND[R.ring(wt).w])
+    ctx.emit(f"mov.b{R.ring(wt).w} {z}, 0")
     ctx.invalidate(ops[0].name)
     ctx.emit(f"{guard_text(instr.guard)}setp.{instr.mods[0]}.{wt} {ops[0].name}, {t}, {z}")
     how = f"computed so ({wt} difference compared with 0)"

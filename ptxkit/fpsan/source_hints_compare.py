@@ -6,7 +6,20 @@ from __future__ import annotations
 import ast
 
 from ptxkit import ir
-from ptxkit.fpsan.source_ast import CONST, OWN, Decision, SourceFile, _number, _one_value, _width
+from ptxkit.fpsan.source_ast import (
+    _DEPTH,
+    CONST,
+    OWN,
+    Decision,
+    SourceFile,
+    _cast_to,
+    _negated,
+    _number,
+    _one_value,
+    _receiver,
+    _resolve,
+    _width,
+)
 from ptxkit.fpsan.source_locations import HintsBase
 
 # the predicates LLVM's InstCombine rewrites from (x - y) P 0 to x P y: they agree for every IEEE x, y (∞ − ∞ is
@@ -18,11 +31,14 @@ class CompareHints(HintsBase):
     """Which comparison the source makes at an instruction's location."""
 
     def sub_compared_to_zero(self, instr: ir.Instruction) -> Decision | None:
-        """Where the source's comparison at ``instr``'s location is ``(x - y) < 0.0`` or ``>`` (either side; the
-        zero an int or float literal, names followed): the form is the subtraction's float width as the source
-        states it (``"16"``, ``"32"``, ``"64"``; ``"own"``: the operands' own type, a load's) or ``"unknown"``;
-        prefixed ``"folded:"`` where the other side is no literal but an expression (LLVM may have proven it zero:
-        held-out seed 35022, ``(0.0 * x).to(int64).to(f32) > (p - q)`` as ``setp.lt.f32 p, q``, silent before)."""
+        """Where the source's comparison at ``instr``'s location is ``D < 0.0`` or ``>`` (either side; the zero an
+        int or float literal, names followed) of a difference ``D``: ``x - y`` or ``x + (-y)``, under negations and
+        float casts. The form is the subtraction's float width as the source states it (``"16"``, ``"32"``,
+        ``"64"``; ``"own"``: the operands' own type, a load's; ``"unknown"``), then ``>T`` for each cast outward
+        (``"own>float64"``); prefixed ``"folded:"`` where the other side is no literal but an expression (LLVM may
+        have proven it zero: held-out seed 35022, ``(0.0 * x).to(int64).to(f32) > (p - q)`` as ``setp.lt.f32 p,
+        q``, silent before). Negations are left out: the ring's negation is the float's but at ±0 and NaN, where
+        ``<`` and ``>`` are false both ways, and LLVM turned the predicate with them."""
         if self.loc.get(id(instr), (0, 0, 0))[2] == 0:
             return None  # (a merged location names no one comparison)
 
@@ -30,12 +46,32 @@ class CompareHints(HintsBase):
             if not (isinstance(n, ast.Compare) and len(n.ops) == 1 and isinstance(n.ops[0], _STRICT)):
                 return None
             sides = [_one_value(f, e) for e in (n.left, n.comparators[0])]
-            subs = [i for i, e in enumerate(sides) if isinstance(e, ast.BinOp) and isinstance(e.op, ast.Sub)]
-            if len(subs) != 1 or (other := sides[1 - subs[0]]) is None:
+            found = [(i, d) for i, e in enumerate(sides) if e is not None and (d := _difference(f, e)) is not None]
+            if len(found) != 1 or (other := sides[1 - found[0][0]]) is None:
                 return None
-            sub = sides[subs[0]]
-            assert sub is not None
-            w = _width(f, sub, 8)
-            form = "own" if w == OWN else str(w) if w not in (None, CONST) else "unknown"
+            form = found[0][1]
             return (form if _number(other) == 0.0 else f"folded:{form}"), n
         return self.decide(instr, classify)
+
+
+def _difference(f: SourceFile, e: ast.expr) -> str | None:
+    """``e`` as a difference under negations and float casts: its form (see ``sub_compared_to_zero``), else None."""
+    casts: list[str] = []
+    for _ in range(_DEPTH):
+        r = _resolve(f, e, _DEPTH)
+        if r is None:
+            return None
+        if (inner := _negated(r)) is not None:
+            e = inner
+        elif (t := _cast_to(r)) is not None:
+            casts.append(t)
+            e = _receiver(r)
+        elif isinstance(r, ast.BinOp) and (isinstance(r.op, ast.Sub) or (
+                isinstance(r.op, ast.Add) and any(_negated(_resolve(f, s, _DEPTH)) is not None
+                                                  for s in (r.left, r.right)))):
+            w = _width(f, r, _DEPTH)
+            form = "own" if w == OWN else str(w) if w not in (None, CONST) else "unknown"
+            return ">".join([form, *reversed(casts)])
+        else:
+            return None
+    return None
