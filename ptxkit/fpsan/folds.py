@@ -50,6 +50,7 @@ from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext, _convert_float_bits, flo
 from ptxkit.fpsan.dispatch import rewrite_instruction
 from ptxkit.fpsan.fold_contracted import contracted_narrowed_product
 from ptxkit.fpsan.fold_flow import Flow, FoldResult, decide_fold, float_cast, fold_verdict, roles
+from ptxkit.fpsan.fold_fma_product import as_product, product_fma
 from ptxkit.fpsan.fold_libcall import direct_libcall, unmodelled_libcall
 from ptxkit.fpsan.fold_neg_extremum import max_of_negations, negated_tree
 from ptxkit.fpsan.fold_poison import poison_conversion
@@ -241,6 +242,8 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
             i, lane, narrowed_load(flow, ops[1], ft)), instr)
         both = None if inner or decided or not opts.source_hints or opts.fold("self-add") else plan(instr, flow, lane)
         return self_add(instr, ctx, opts, ft, decided, both, flow)
+    if op in ("fma", "mad") and product_fma(instr, flow, ft):
+        return as_product(instr, ctx, opts, flow, rewrite_fold)
     if (op, len(ops)) in (("mul", 3), ("fma", 4), ("mad", 4)) and (_neg_zero(ops[1], ft, flow)
                                                                    or _neg_zero(ops[2], ft, flow)):
         return _mul_neg_zero(instr, ctx, ft, flow=None, zeros=flow)  # ring 0 whatever the width (before H)

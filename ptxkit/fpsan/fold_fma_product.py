@@ -1,0 +1,73 @@
+"""``fma d, a, b, -0.0``: a product LLVM's lowering writes as an fma (issue 10; held-out seed 36627, silent at first
+contact: ``x0.to(bf16) * x1.to(bf16)`` vectorized as ``fma.rn.bf16x2 t, x1, x0, {-0.0, -0.0}``, and custom kernels:
+``fma.rn.bf16x2 t, x, {1.0, 1.0}, {-0.0, -0.0}``, an identity, before widening x for a division). Natively it is
+a·b bit for bit (−0.0 is the additive identity, signed zeros included); Triton's FPSan instrumented the product
+(φ(a)·φ(b)), while the ring fma would add φ(−0) = 2^(w−1). Rewritten as the ``mul`` it is, through the same folds a
+written ``mul`` takes, unless the source calls ``tl.fma`` there."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+
+from ptxkit import ir
+from ptxkit.fpsan.ctx import RewriteContext
+from ptxkit.fpsan.fold_flow import Flow, FoldResult
+from ptxkit.fpsan.options import Options
+from ptxkit.fpsan.report import NOTE, Verdict
+
+_ONE = {"f16": 0x3C00, "bf16": 0x3F80, "f32": 0x3F800000, "f64": 0x3FF0000000000000}
+_NEG0 = {"f16": 0x8000, "bf16": 0x8000, "f32": 0x80000000, "f64": 1 << 63}
+
+
+def _bits(flow: Flow, o: ir.Operand) -> int | None:
+    """The bits of an immediate operand, or of the one unguarded ``mov`` of one that writes the register."""
+    d = flow.only_def(o.name) if isinstance(o, ir.Reg) else None
+    if d is not None and d.opcode == "mov" and len(d.operands) == 2 and d.guard is None:
+        o = d.operands[1]
+    if isinstance(o, ir.FloatImm):
+        return o.bits
+    return o.value if isinstance(o, ir.Imm) else None
+
+
+def _is(flow: Flow, o: ir.Operand, table: dict[str, int], ft: str) -> bool:
+    lane = ft.removesuffix("x2")
+    if lane not in table:
+        return False
+    want = table[lane] | (table[lane] << 16) if ft.endswith("x2") else table[lane]
+    got = _bits(flow, o)
+    w = 64 if lane == "f64" else 32 if lane == "f32" or ft.endswith("x2") else 16
+    if got is None or (isinstance(o, ir.FloatImm) and o.width != w):
+        return False
+    return got % (1 << w) == want
+
+
+def product_fma(instr: ir.Instruction, flow: Flow, ft: str) -> bool:
+    """``fma d, a, b, -0.0`` (packed: both lanes −0.0) that is no ``tl.fma`` of the source."""
+    ops = instr.operands
+    if (instr.opcode not in ("fma", "mad") or len(ops) != 4 or instr.guard is not None
+            or not _is(flow, ops[3], _NEG0, ft)):
+        return False
+    found = flow.hints.nodes(instr)
+    return not (found is not None and any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+                                          and n.func.attr == "fma" for n in found[1]))
+
+
+def as_product(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow: Flow,
+               fold: Callable[[ir.Instruction, RewriteContext, Options, Flow], FoldResult | None]) -> FoldResult:
+    """``instr`` rewritten as ``mul d, a, b``: by ``fold`` (the folds a written ``mul`` takes), else the ring
+    product; the instruction is changed in place for it (its location and dataflow stay its own)."""
+    from ptxkit.fpsan.dispatch import rewrite_instruction  # (dispatch → folds → here)
+    saved = instr.opcode, instr.operands
+    instr.opcode, instr.operands = "mul", instr.operands[:3]
+    try:
+        got = fold(instr, ctx, opts, flow)
+        if got is None:
+            done = rewrite_instruction(instr, ctx, opts.atomics)
+            got = FoldResult(done is True, done if isinstance(done, Verdict) else Verdict(done) if isinstance(
+                done, str) else None)
+    finally:
+        instr.opcode, instr.operands = saved
+    note = Verdict(f"fma.{instr.mods[-1]} a, b, -0.0: LLVM's lowering of a product (natively a·b, bit for bit); "
+                   "sanitized as the ring product Triton's FPSan computes", NOTE, native=False)
+    return FoldResult(got.done, got.verdict if got.verdict is not None else note if got.done else None)
