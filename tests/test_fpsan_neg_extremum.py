@@ -48,12 +48,13 @@ def test_tree_stays_as_written_where_the_source_does_not_negate_only_the_operand
     assert out == [0xBF800000] and ("neg.f32", "error") in _items(rep)
 
 
-@pytest.mark.parametrize("name", ["seed14282", "seed14470", "seed34595"])
+@pytest.mark.parametrize("name", ["seed14282", "seed14470", "seed34595", "seed36975"])
 def test_held_out_reductions_of_negations_are_tritons_bits(name):
     """Triton 3.9 pairs: ``tl.min(-maximum(x, x))`` of f32 whose result pow reads (its body tests the max tree's
     value natively, 14282), ``tl.min(-x.to(bf16))`` through a shuffle step (14470), ``tl.max(x.to(bf16) * -1.0)``
-    as a min.bf16 tree under one ``xor.b16`` (34595: silent before, −0 columns differed): bit for bit with Triton's
-    FPSan build, nothing reported."""
+    as a min.bf16 tree under one ``xor.b16`` (34595: silent before, −0 columns differed), ``tl.max(-fma(..))`` of bf16
+    stored as ``s.to(f64) + 1.0``, the negation in the sub after the widening (36975, silent before): bit for bit with
+    Triton's FPSan build, nothing reported."""
     _assert_bit_exact(name)
 
 
@@ -91,3 +92,20 @@ def test_elementwise_minimum_of_negations(tmp_path, expr, converted):
         assert out == [NEG0] and [s for o, s in _items(rep) if o == "neg.f32"] == ["note"]
     else:
         assert out == [0xBF800000] and ("neg.f32", "error") in _items(rep)
+
+
+@pytest.mark.parametrize("a,b", [(NEG0, ONE), (NEG0, NEG0), (TWO, ONE)])
+def test_negation_moved_into_a_subtraction_after_a_widening(tmp_path, a, b):
+    """``tl.min(-x)`` stored as ``r.to(f64) + 1.0`` (held-out seed 36975, silent at −0: the max tree, ``cvt.f64.f32 c,
+    T`` and ``sub.f64 d, 1.0, c``): Triton widens the ring min of the negations and adds φ(1.0) — sext(−T), not
+    −sext(T), which differ where T = φ(−0) = −2^31 (a column of −0s)."""
+    expr = "tl.min(-x0, axis=0)"
+    root = "\t{store}\n\tcvt.f64.f32 %e1, %u;\n\tsub.f64 %rd7, 0d3FF0000000000000, %e1;\n\tmov.b64 %d, %rd7;"
+    body = _body(expr).replace("\tneg.f32 %d, %u;", root)
+    text = _with_source(tmp_path, expr, body, "", nin=2, out_w=64) + '\t.file\t2 "standard.py"\n'
+    out, rep = _run(text, [[a, b]], out_w=64)
+    m = np.array([_ring_min_of_negations(a, b)], np.uint64)
+    wide = R.float_cast(m, "f32", "f64").astype(np.uint64)
+    want = R.unembed(R.add(R.embed(wide, "f64"), R.embed(np.array([0x3FF0000000000000], np.uint64), "f64"), 64), "f64")
+    assert out == [int(want[0])]
+    assert [s for o, s in _items(rep) if o in ("sub.f64", "max.f32")] == ["note", "note", "note"]

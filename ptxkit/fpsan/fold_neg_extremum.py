@@ -35,7 +35,7 @@ def negated_tree(instr: ir.Instruction, flow: Flow, is_root: Callable[[ir.Instru
             continue
         seen.add(r)
         for u in flow.uses.get(r, []):
-            if u.opcode in ("neg", "xor") and is_root(u):
+            if u.opcode in ("neg", "xor", "cvt") and is_root(u):  # (cvt: a widening a sub reads, seed 36975)
                 roots += 1
             elif (u.opcode == instr.opcode and u.mods == instr.mods) or u.opcode in MOVES:
                 todo += regs(u.operands[0])  # (a mov's destination may be a vector: {_, hi})

