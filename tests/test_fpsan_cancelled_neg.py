@@ -1,0 +1,40 @@
+"""Two negations LLVM cancelled in a product where the source casts one of them (``ptxkit.fpsan.fold_cancelled_neg``;
+issue 10, held-out seed 36961, silent at first contact at x = −0): reported, since the PTX keeps no trace of
+either negation and Triton's ring casts each one."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.test_fpsan_folds import _items, _run
+from tests.test_fpsan_source_hints import _with_source
+
+MUL = "{loc}\n\tmul.f16 %d, %a, %b;"
+
+
+@pytest.mark.parametrize("expr,reported", [
+    ("(-x0.to(tl.float64)).to(tl.float16) * (-x1)", True),
+    ("(-x0.to(tl.float32)).to(tl.float16) * (x1 * -1.0)", True),
+    ("(-x0) * (-x1)", False),
+    ("(-x0.to(tl.float32)) * (-x1.to(tl.float32))", False),
+])
+def test_product_of_cancelled_negations_under_a_cast_is_reported(tmp_path, expr, reported):
+    """A plain negation on each side (or one after a widening) cancels in the ring too: nothing said of it."""
+    _, rep = _run(_with_source(tmp_path, expr, MUL, expr[:3], nin=2, w=16), [[0x8000, 0x3C00]], w=16)
+    assert any("multiplies two negations" in i.reason for i in rep.errors) == reported
+    assert (("mul.f16", "error") in _items(rep)) >= reported
+
+
+def test_product_reading_a_negation_says_nothing_of_cancelling(tmp_path):
+    """The PTX keeps a negation (a sign xor): the other folds decide; nothing cancelled."""
+    expr = "(-x0.to(tl.float64)).to(tl.float16) * (-x1)"
+    body = "xor.b16 %h1, %a, -32768;\n\t{loc}\n\tmul.f16 %d, %h1, %b;"
+    _, rep = _run(_with_source(tmp_path, expr, body, expr[:3], nin=2, w=16), [[0x8000, 0x3C00]], w=16)
+    assert not any("multiplies two negations" in i.reason for i in rep.items)
+
+
+def test_held_out_cancelled_negations_are_reported():
+    """Seed 36961's pair: the mismatch (silent at first contact) is reported at the product."""
+    from tests.test_fpsan_libdevice import _compare
+    ours, theirs, errors = _compare("seed36961")
+    assert not (ours == theirs).all() and any("multiplies two negations" in e.reason for e in errors)
