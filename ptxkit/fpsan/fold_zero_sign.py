@@ -1,0 +1,201 @@
+"""LLVM's copysign(0.0, x) of a source product ``0.0 * x`` (issue 10 G; docs/fpsan.md §3 "Folds"): a finite x (an
+int conversion) times 0.0 is ±0.0 by x's sign, which LLVM writes as a sign-bit ``and`` (scalar, an f64's high word,
+or both lanes of a packed half pair), a select of ±0.0 on the sign bit, or ``copysign``; Triton's ring product
+φ(0)·φ(x) is 0, +0.0. Where the source calls copysign itself the native sign is right."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from ptxkit import ir
+from ptxkit.fpsan import ring as R
+from ptxkit.fpsan.ctx import RewriteContext, guard_text
+from ptxkit.fpsan.fold_flow import Flow, FoldResult, decide_fold, fold_verdict
+from ptxkit.fpsan.ops import TABLE, OpInfo, elementwise, float_type_of
+from ptxkit.fpsan.options import Options
+from ptxkit.fpsan.report import ERROR, NOTE, Verdict
+from ptxkit.fpsan.source_ast import Decision
+from ptxkit.ptx.types import is_type
+
+
+def _zero(ft: str) -> ir.FloatImm:
+    return ir.FloatImm(0, 64 if ft == "f64" else 32)
+
+
+def zero_sign_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow: Flow) -> FoldResult | None:
+    """The zero-sign fold ``instr`` (an ``and`` or ``selp``) is, rewritten; None: not one."""
+    op = instr.opcode
+    if instr.opcode == "and" and _high_word_sign(instr, flow):
+        # (0.0 * x).to(f32) of an f64 x as the sign of x's high word (held-out seed 11581: 0.0 * i.to(f64), silent)
+        decided = decide_fold(opts, "zero-sign", flow.hints.zero_sign, instr)
+        if decided is None and opts.fold("zero-sign") is None:
+            return FoldResult(False, Verdict(f"sign-bit and on an f64 value's high word stored as f32: {_ZERO_SIGN}; "
+                                             "the source does not say which: left native (--fold "
+                                             "zero-sign=mul|copysign states it)", ERROR))
+        # the ring product is 0 whatever x is, narrowed the f32 ring's 0: the f32 product 0.0 * 0.0
+        zeros = dataclasses.replace(instr, opcode="copysign", mods=("f32",),
+                                    operands=(instr.operands[0], _zero("f32"), _zero("f32")))
+        return _zero_sign(zeros, ctx, opts, "f32", decided)
+    if instr.opcode == "and" and (zft := _sign_only(instr, flow)) is not None:
+        # copysign(0.0, x) as an and with the sign bit (held-out seed 7517: 0.0 * i.to(f64), silent before)
+        decided = decide_fold(opts, "zero-sign", flow.hints.zero_sign, instr)
+        if decided is None and opts.fold("zero-sign") is None:
+            return FoldResult(False, Verdict(f"sign-bit and on a float value: {_ZERO_SIGN}; the source does not say "
+                                             "which: left native (--fold zero-sign=mul|copysign states it)", ERROR))
+        return _zero_sign(instr, ctx, opts, zft, decided)
+    if instr.opcode == "selp" and (signed := _signed_zero_select(instr, flow)) is not None:
+        # copysign(0.0, x) as a select of ±0.0 on x's sign bit (held-out seed 9227: 0.0 * i.to(bf16), silent before)
+        zft, x = signed
+        decided = decide_fold(opts, "zero-sign", flow.hints.zero_sign, instr)
+        if decided is None and opts.fold("zero-sign") is None:
+            return FoldResult(False, Verdict(f"select of ±0.0 on a float's sign: {_ZERO_SIGN}; the source does not "
+                                             "say which: left native (--fold zero-sign=mul|copysign states it)", ERROR))
+        w = R.ring(zft).w
+        as_and = dataclasses.replace(instr, opcode="and", mods=(f"b{w}",),
+                                     operands=(instr.operands[0], x, ir.Imm(1 << (w - 1))))
+        return _zero_sign(as_and, ctx, opts, zft, decided)
+    if op == "and" and (pft := _packed_sign_only(instr, flow)) is not None:
+        # 0.0 * i.to(bf16) of packed lanes as and.b32 x, 0x80008000 (held-out seed 37380: a wgmma operand, silent)
+        decided = decide_fold(opts, "zero-sign", flow.hints.zero_sign, instr)
+        if decided is None and opts.fold("zero-sign") is None:
+            return FoldResult(False, Verdict(f"sign-bit and of packed {pft} lanes: {_ZERO_SIGN}; the source does not "
+                                             "say which: left native (--fold zero-sign=mul|copysign states it)", ERROR))
+        form = opts.fold("zero-sign") or (decided.form if decided else "mul")
+        verdict = fold_verdict(opts, "zero-sign", _ZERO_SIGN, "mul", decided)
+        if form == "copysign":
+            return None if verdict.severity == NOTE else FoldResult(False, dataclasses.replace(verdict, native=True))
+        d = instr.operands[0]
+        assert isinstance(d, ir.Reg)
+        ctx.invalidate(d.name)
+        ctx.emit(f"{guard_text(instr.guard)}mov.b32 {d.name}, 0")  # φ⁻¹(0) = +0.0 in both lanes
+        return FoldResult(True, verdict)
+    return None
+
+
+def _packed_sign_only(instr: ir.Instruction, flow: Flow) -> str | None:
+    """The lane type of ``and.b32 d, x, 0x80008000`` where x packs two halves float instructions write (``mov.b32
+    x, {h0, h1}``), else None."""
+    ops = instr.operands
+    if instr.mods != ("b32",) or len(ops) != 3 or not isinstance(ops[0], ir.Reg) or not isinstance(ops[1], ir.Reg) \
+            or not (isinstance(ops[2], ir.Imm) and ops[2].value % (1 << 32) == 0x80008000):
+        return None
+    pack = flow.only_def(ops[1].name)
+    if pack is None or pack.opcode != "mov" or not isinstance(pack.operands[1], ir.Vec) \
+            or len(pack.operands[1].items) != 2:
+        return None
+    types = set()
+    for h in pack.operands[1].items:
+        d = flow.only_def(h.name) if isinstance(h, ir.Reg) else None
+        t = [m for m in d.mods if is_type(m)] if d is not None else []
+        if d is None or not t or t[0] not in ("f16", "bf16"):
+            return None
+        types.add(t[0])
+    return types.pop() if len(types) == 1 else None
+
+
+_ZERO_SIGN = ("copysign(x, ±0.0): LLVM rewrites 0.0 * x of a finite x (an int conversion) as copysign(0.0, x), "
+              "so the source was a product (Triton's ring φ(0)·φ(x) = 0: +0.0) or a copysign call (native, the "
+              "sign of x)")
+
+
+def _sign_only(instr: ir.Instruction, flow: Flow) -> str | None:
+    """f32/f64 of ``and.b32/b64 d, x, signbit`` (x's sign alone: LLVM's copysign(0.0, x)) on a value the dataflow
+    types as float, else None."""
+    ops = instr.operands
+    w = next((int(m[1:]) for m in instr.mods if m in ("b32", "b64")), 0)
+    if not w or len(ops) != 3 or not isinstance(ops[0], ir.Reg):
+        return None
+    regs = [o for o in ops[1:] if isinstance(o, ir.Reg)]
+    imms = [o for o in ops[1:] if isinstance(o, ir.Imm)]
+    if len(regs) != 1 or len(imms) != 1 or imms[0].value % (1 << w) != 1 << (w - 1):
+        return None
+    return f"f{w}" if flow.value_kind([regs[0].name, ops[0].name]) == "float" else None
+
+
+def _high_word_sign(instr: ir.Instruction, flow: Flow) -> bool:
+    """``instr`` is ``and.b32 d, hi, signbit`` where ``hi`` is the high word of an f64 x (``mov.b64 {_, hi}, x``, x
+    written by float instructions) and d is read as f32 or stored: LLVM's ``fptrunc(copysign(0.0, x))``, the f32
+    ±0.0 of x's sign."""
+    ops = instr.operands
+    if instr.mods != ("b32",) or len(ops) != 3 or not isinstance(ops[0], ir.Reg) or not isinstance(ops[1], ir.Reg) \
+            or not (isinstance(ops[2], ir.Imm) and ops[2].value % (1 << 32) == 1 << 31):
+        return False
+    u = flow.only_def(ops[1].name)
+    if u is None or u.opcode != "mov" or not isinstance(u.operands[0], ir.Vec) or len(u.operands[0].items) != 2 \
+            or u.operands[0].items[1] != ops[1] or not isinstance(u.operands[1], ir.Reg):
+        return False
+    x = u.operands[1]
+    defs = flow.defs.get(x.name, [])
+    if not defs or not all(float_type_of(d) == "f64" or (d.opcode == "cvt" and d.mods and _cvt_dest_float(d)
+                                                         and "f64" in d.mods) for d in defs):
+        return False
+    readers = flow.uses.get(ops[0].name, [])
+    return bool(readers) and all(r.opcode == "st" or float_type_of(r) == "f32" for r in readers)
+
+
+def _signed_zero_select(instr: ir.Instruction, flow: Flow) -> tuple[str, ir.Reg] | None:
+    """(type, x) of ``selp.bN d, signbit, 0, p`` (either order) where ``p`` tests the sign bit of a float x —
+    ``setp.ne/eq (x >> N-1) & 1, 0`` or ``setp.lt/ge.sN x, 0`` — whose readers take d as a float: LLVM's
+    copysign(0.0, x) in integer code (NVPTX lowers a 16-bit copysign so); else None. A user's
+    ``tl.where(x < 0, -0.0, 0.0)`` compares floats, not the sign bit."""
+    ops = instr.operands
+    w = next((int(m[1:]) for m in instr.mods if m in ("b16", "b32", "b64")), 0)
+    if not w or len(ops) != 4 or not isinstance(ops[0], ir.Reg) or not isinstance(ops[3], ir.Reg):
+        return None
+    if not all(isinstance(o, ir.Imm) for o in ops[1:3]) or \
+            sorted(o.value % (1 << w) for o in ops[1:3] if isinstance(o, ir.Imm)) != [0, 1 << (w - 1)]:
+        return None
+    t = flow.only_def(ops[3].name)
+    if t is None or t.opcode != "setp" or len(t.operands) != 3 or not isinstance(t.operands[1], ir.Reg):
+        return None
+    cmp, src = t.mods[0] if t.mods else "", t.operands[1]
+    if not (isinstance(t.operands[2], ir.Imm) and t.operands[2].value == 0):
+        return None
+    if cmp in ("lt", "ge") and t.mods[1:] == (f"s{w}",):
+        x: ir.Reg | None = src
+    elif cmp in ("ne", "eq"):
+        a = flow.only_def(src.name)
+        if a is not None and a.opcode == "and" and ir.Imm(1) in a.operands[1:] and isinstance(a.operands[1], ir.Reg):
+            a = flow.only_def(a.operands[1].name)
+        ok = (a is not None and a.opcode == "shr" and len(a.operands) == 3 and isinstance(a.operands[1], ir.Reg)
+              and a.operands[2] == ir.Imm(w - 1))
+        x = a.operands[1] if ok and a is not None and isinstance(a.operands[1], ir.Reg) else None
+    else:
+        return None
+    readers = flow.uses.get(ops[0].name, [])
+    floats = list(flow.defs.get(x.name, [])) if x is not None else []
+    if x is None or not readers or not all(float_type_of(u) for u in readers) or not (
+            flow.value_kind([x.name]) == "float"
+            or (floats and all(d.opcode == "cvt" and d.mods and _cvt_dest_float(d) for d in floats))):
+        return None
+    return {16: "bf16" if _bf16_value(flow, x.name) else "f16", 32: "f32", 64: "f64"}[w], x
+
+
+def _cvt_dest_float(d: ir.Instruction) -> bool:
+    """A ``cvt`` whose destination is a float type (``cvt.rn.bf16.s16``)."""
+    types = [m for m in d.mods if is_type(m)]
+    return bool(types) and types[0] in ("f16", "bf16", "f32", "f64")
+
+
+def _bf16_value(flow: Flow, reg: str) -> bool:
+    """The float instructions that define or read ``reg`` are bf16 ones."""
+    types = {float_type_of(i) for i in flow.defs.get(reg, []) + flow.uses.get(reg, [])} - {None}
+    return types == {"bf16"}
+
+
+def _zero_sign(instr: ir.Instruction, ctx: RewriteContext, opts: Options, ft: str,
+               decided: Decision | None) -> FoldResult | None:
+    """``copysign.fT d, x, ±0.0`` (PTX: the sign of the first source on the second; held-out seed 751,
+    ``0.0 * i.to(f64)``): the ring product φ(0)·φ(x) = 0, or the native copysign a source call asked for."""
+    form = opts.fold("zero-sign") or (decided.form if decided else "mul")
+    verdict = fold_verdict(opts, "zero-sign", _ZERO_SIGN, "mul", decided)
+    if form == "copysign":
+        return None if verdict.severity == NOTE else FoldResult(False, dataclasses.replace(verdict, native=True))
+    x = next(o for o in instr.operands[1:] if isinstance(o, ir.Reg)) if instr.opcode == "and" else instr.operands[1]
+    product = dataclasses.replace(instr, opcode="mul", mods=(ft,), operands=(instr.operands[0], _zero(ft), x))
+    compute, nsrc = TABLE["mul"]
+    if not elementwise(product, ctx, OpInfo(ft, None), compute, nsrc):
+        return FoldResult(False, Verdict("copysign: operand form not modelled"))
+    return FoldResult(True, verdict)
+
+

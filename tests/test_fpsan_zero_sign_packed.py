@@ -1,0 +1,36 @@
+"""``0.0 * i.to(bf16)`` of packed lanes as LLVM's ``and.b32 x, 0x80008000`` (``ptxkit.fpsan.fold_zero_sign``; issue
+10, held-out seed 37380, silent at first contact: a wgmma operand, every output element differed): Triton's ring
+product φ(0)·φ(x) is 0 in both lanes, +0.0, where the native and keeps each lane's sign."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.test_fpsan_folds import _items, _run
+from tests.test_fpsan_libdevice import _compare
+from tests.test_fpsan_source_hints import _with_source
+
+BODY = ("mov.b32 {{%h1, %h2}}, %a;\n\tcvt.rn.bf16.s16 %h3, %h1;\n\tcvt.rn.bf16.s16 %h4, %h2;\n\t"
+        "mov.b32 %r1, {{%h3, %h4}};\n\t{loc}\n\tand.b32 %d, %r1, -2147450880;")
+WORDS = [[0x0005FFFF], [0xFFF00003], [0x00000000]]  # lanes (low, high): (−1, 5), (3, −16), (0, 0)
+
+
+@pytest.mark.parametrize("expr,want", [("0.0 * x0.to(tl.int16).to(tl.bfloat16)", [0, 0, 0]),
+                                       ("tl.math.copysign(x0.to(tl.int16).to(tl.bfloat16), 0.0)",
+                                        [0x8000, 0x80000000, 0])])
+def test_packed_sign_and_of_a_zero_product_is_the_rings_zero(tmp_path, expr, want):
+    """The source's product: +0.0 in both lanes (a note); its copysign call: the native sign bits."""
+    out, rep = _run(_with_source(tmp_path, expr, BODY, expr[:4]), WORDS)
+    assert out == want
+    assert ("and.b32", "error") not in _items(rep)
+
+
+def test_packed_sign_and_without_a_source_is_reported(tmp_path):
+    out, rep = _run(_with_source(tmp_path, "x0", BODY, "x0"), WORDS)
+    assert out == [0x8000, 0x80000000, 0] and ("and.b32", "error") in _items(rep)
+
+
+def test_held_out_zero_product_into_a_dot_is_tritons_bits():
+    """Triton 3.9 pair: ``(0.0 * a.to(f16).to(int16).to(bf16))`` as a wgmma operand: bit for bit."""
+    ours, theirs, errors = _compare("seed37380")
+    assert (ours == theirs).all() and not errors
