@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 from ptxkit import ir
 from ptxkit.fpsan.ctx import RewriteContext
+from ptxkit.fpsan.dispatch import rewrite_instruction
 from ptxkit.fpsan.fold_flow import Flow, FoldResult
 from ptxkit.fpsan.options import Options
 from ptxkit.fpsan.report import NOTE, Verdict
@@ -57,7 +58,6 @@ def as_product(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow: 
                fold: Callable[[ir.Instruction, RewriteContext, Options, Flow], FoldResult | None]) -> FoldResult:
     """``instr`` rewritten as ``mul d, a, b``: by ``fold`` (the folds a written ``mul`` takes), else the ring
     product; the instruction is changed in place for it (its location and dataflow stay its own)."""
-    from ptxkit.fpsan.dispatch import rewrite_instruction  # (dispatch → folds → here)
     saved = instr.opcode, instr.operands
     instr.opcode, instr.operands = "mul", instr.operands[:3]
     try:
