@@ -34,3 +34,11 @@ def test_held_out_zero_product_into_a_dot_is_tritons_bits():
     """Triton 3.9 pair: ``(0.0 * a.to(f16).to(int16).to(bf16))`` as a wgmma operand: bit for bit."""
     ours, theirs, errors = _compare("seed37380")
     assert (ours == theirs).all() and not errors
+
+
+def test_half_sign_and_of_a_zero_product_is_the_rings_zero(tmp_path):
+    """``0.0 * i.to(f16)`` with eight lanes a thread: ``and.b16 h, -32768`` of ``cvt.rn.f16.s16`` (custom kernels,
+    silent before): +0.0, Triton's ring product."""
+    body = "cvt.rn.f16.s16 %h1, %a;\n\t{loc}\n\tand.b16 %d, %h1, -32768;"
+    out, rep = _run(_with_source(tmp_path, "0.0 * x0.to(tl.float16)", body, "0.0", w=16), [[0xFFFF], [5]], w=16)
+    assert out == [0, 0] and ("and.b16", "error") not in _items(rep)

@@ -99,16 +99,21 @@ _ZERO_SIGN = ("copysign(x, ±0.0): LLVM rewrites 0.0 * x of a finite x (an int c
 
 
 def _sign_only(instr: ir.Instruction, flow: Flow) -> str | None:
-    """f32/f64 of ``and.b32/b64 d, x, signbit`` (x's sign alone: LLVM's copysign(0.0, x)) on a value the dataflow
-    types as float, else None."""
+    """The float type of ``and.bN d, x, signbit`` (x's sign alone: LLVM's copysign(0.0, x)) on a value the dataflow
+    types as float, else None; a half's from the cvt that writes x (``and.b16`` of ``cvt.rn.f16.s16``: 0.0 *
+    i.to(f16) with eight lanes a thread, custom kernels, silent before)."""
     ops = instr.operands
-    w = next((int(m[1:]) for m in instr.mods if m in ("b32", "b64")), 0)
+    w = next((int(m[1:]) for m in instr.mods if m in ("b16", "b32", "b64")), 0)
     if not w or len(ops) != 3 or not isinstance(ops[0], ir.Reg):
         return None
     regs = [o for o in ops[1:] if isinstance(o, ir.Reg)]
     imms = [o for o in ops[1:] if isinstance(o, ir.Imm)]
     if len(regs) != 1 or len(imms) != 1 or imms[0].value % (1 << w) != 1 << (w - 1):
         return None
+    if w == 16:
+        d = flow.only_def(regs[0].name)
+        t = [m for m in d.mods if is_type(m)] if d is not None and d.opcode == "cvt" else []
+        return t[0] if t and t[0] in ("f16", "bf16") else None
     return f"f{w}" if flow.value_kind([regs[0].name, ops[0].name]) == "float" else None
 
 
