@@ -174,3 +174,16 @@ def test_self_add_at_no_location_is_the_files_one_form(tmp_path, expr, severity)
     out, rep = _run(_with_source(tmp_path, expr, body, "2.0 *", nin=2), [[A, B]])
     assert [s for o, s in _items(rep) if o == "add.f32"][-1] == severity
     assert out == [_bits(MUL2(A) if severity == "note" else ADD(A))]
+
+
+def test_widened_add_read_as_both_forms_is_reported(tmp_path):
+    """``((h + h) / 3.0) / (h * 2.0)`` of bf16 h (held-out seed 37743, silent before): one add, widened once at the
+    inner division's location, and the widening read as the dividend (x + x) and the divisor (x * 2.0): the cvt's
+    own location names only the add, its readers both — no one form, the default, reported."""
+    expr = "((x0 + x0) / 3.0) / (x0 * 2.0)"
+    inner, outer = _col(expr, "(x0 + x0)"), _col(expr, "((x0")
+    body = (f"{{loc}}\n\tadd.bf16 %h1, %a, %a;\n\t.loc 1 {EXPR_LINE} {inner}\n\tcvt.f32.bf16 %r1, %h1;"
+            f"\n\tdiv.rn.f32 %r2, %r1, 0f40400000;\n\t.loc 1 {EXPR_LINE} {outer}\n\t"
+            "div.rn.f32 %r3, %r2, %r1;\n\tcvt.rn.bf16.f32 %d, %r3;")
+    _, rep = _run(_with_source(tmp_path, expr, body, "x0 + x0", w=16), [[0x3FC0]], w=16)
+    assert ("add.bf16", "error") in _items(rep)

@@ -21,7 +21,8 @@ from ptxkit import ir
 from ptxkit.fpsan import ring as R
 from ptxkit.fpsan.casts import _cast_payload as cast_payload
 from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext, float_to_bits, hexc
-from ptxkit.fpsan.fold_flow import Flow, FoldResult, fold_verdict, narrowing_def
+from ptxkit.fpsan.fold_flow import Flow, FoldResult, float_cast, fold_verdict, narrowing_def
+from ptxkit.fpsan.irview import name_of
 from ptxkit.fpsan.ops import LANE_TYPE, TABLE, OpInfo, as_reg, elementwise
 from ptxkit.fpsan.options import Options
 from ptxkit.fpsan.report import NOTE, Verdict
@@ -130,7 +131,19 @@ def _reader_forms(hints: SourceHints, flow: Flow, u: ir.Instruction, t: str, x: 
     """The forms the reader ``u`` of ``t`` takes, in the order of its operands that are ``t``: the forms among the
     operands of the source expression at its location (the user's call for a body's native line), placed by
     position where there are both (a comparison of the two, an fma, a commutative op); None where the source
-    does not say."""
+    does not say. A widening ``cvt`` takes its own readers' form too: where they read both, no one form is its
+    (held-out seed 37743: ``(h + h) / 3.0 / (where(c, h, h) * 2.0)`` of bf16 h, one add widened once for both)."""
+    own = _located_forms(hints, flow, u, t, x)
+    types = float_cast(u) if u.opcode == "cvt" else None
+    if types is None or R.ring(types[0]).w <= R.ring(types[1]).w or own is None:
+        return own
+    c = name_of(u.operands[0])
+    through = {m for r in flow.uses.get(c, []) for m in (_located_forms(hints, flow, r, c, x) or [])}
+    return own if through <= set(own) else None
+
+
+def _located_forms(hints: SourceHints, flow: Flow, u: ir.Instruction, t: str, x: str) -> list[str] | None:
+    """:func:`_reader_forms` at ``u``'s own location."""
     at = [i for i, o in enumerate(u.operands) if i > 0 and o == ir.Reg(t)]
     with hints.at_call_site(u):  # (a body's lines carry the user's call: inlined_at, or their own .loc)
         found, loc = hints.nodes(u), hints.loc.get(id(u))
