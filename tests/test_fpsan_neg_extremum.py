@@ -48,13 +48,14 @@ def test_tree_stays_as_written_where_the_source_does_not_negate_only_the_operand
     assert out == [0xBF800000] and ("neg.f32", "error") in _items(rep)
 
 
-@pytest.mark.parametrize("name", ["seed14282", "seed14470", "seed34595", "seed36975"])
+@pytest.mark.parametrize("name", ["seed14282", "seed14470", "seed34595", "seed36975", "seed38073"])
 def test_held_out_reductions_of_negations_are_tritons_bits(name):
     """Triton 3.9 pairs: ``tl.min(-maximum(x, x))`` of f32 whose result pow reads (its body tests the max tree's
     value natively, 14282), ``tl.min(-x.to(bf16))`` through a shuffle step (14470), ``tl.max(x.to(bf16) * -1.0)``
     as a min.bf16 tree under one ``xor.b16`` (34595: silent before, −0 columns differed), ``tl.max(-fma(..))`` of bf16
-    stored as ``s.to(f64) + 1.0``, the negation in the sub after the widening (36975, silent before): bit for bit with
-    Triton's FPSan build, nothing reported."""
+    stored as ``s.to(f64) + 1.0``, the negation in the sub after the widening (36975, silent before), ``(-tl.min(-h))
+    * 2.0`` of bf16, the negations cancelled (38073, silent before): bit for bit with Triton's FPSan build, nothing
+    reported."""
     _assert_bit_exact(name)
 
 
@@ -109,3 +110,16 @@ def test_negation_moved_into_a_subtraction_after_a_widening(tmp_path, a, b):
     want = R.unembed(R.add(R.embed(wide, "f64"), R.embed(np.array([0x3FF0000000000000], np.uint64), "f64"), 64), "f64")
     assert out == [int(want[0])]
     assert [s for o, s in _items(rep) if o in ("sub.f64", "max.f32")] == ["note", "note", "note"]
+
+
+@pytest.mark.parametrize("a,b", [(NEG0, ONE), (TWO, ONE)])
+def test_tree_whose_negation_llvm_cancelled_is_the_negated_reduction(tmp_path, a, b):
+    """``-tl.min(-x)`` (held-out seed 38073: ``(-tl.min(-h)) * 2.0`` of bf16, silent at −0): LLVM's max tree with no
+    negation left; each node is computed as −min(−a, −b), so the tree's value is Triton's −(min of the negations)."""
+    expr = "-tl.min(-x0, axis=0)"
+    body = _body(expr).replace("\tneg.f32 %d, %u;", "\tmov.b32 %d, %u;")
+    text = _with_source(tmp_path, expr, body, "", nin=2) + '\t.file\t2 "standard.py"\n'
+    out, rep = _run(text, [[a, b]])
+    m = R.embed(np.array([_ring_min_of_negations(a, b)], np.uint64), "f32")
+    assert out == [int(R.unembed(R.neg(m, 32), "f32")[0])]
+    assert [s for o, s in _items(rep) if o == "max.f32"] == ["note", "note"]

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from ptxkit import ir
 from ptxkit.fpsan import ring as R
-from ptxkit.fpsan.fold_flow import Flow, float_cast
-from ptxkit.fpsan.irview import name_of
+from ptxkit.fpsan.fold_flow import MOVES, Flow, float_cast
+from ptxkit.fpsan.irview import name_of, regs
 
 
 def widened_sub_root(u: ir.Instruction, flow: Flow) -> ir.Instruction | None:
@@ -40,3 +40,32 @@ def tree_of_sub(instr: ir.Instruction, flow: Flow) -> tuple[ir.Instruction, ir.I
         return None
     m = flow.only_def(name_of(cvt.operands[1]))
     return (cvt, m) if m is not None else None
+
+
+_OTHER = {"max": "min", "min": "max"}
+_DEPTH = 64
+
+
+def cancelled_tree(instr: ir.Instruction, flow: Flow) -> bool:
+    """``instr`` is a node of a max/min tree under the user's reduction of negations of the other extremum
+    (``tl.min(-x)`` as a max tree: the source hint ``reduced_negation``) whose result no negation reads: LLVM
+    cancelled the tree's negation against a later one (held-out seed 38073: ``(-tl.min(-h)) * 2.0`` of bf16 as
+    ``max`` then ``add x, x``, silent at −0). Computed as the reduction of negations negated, −min(−a, −b) at
+    each node (``ptxkit.fpsan.fold_neg_extremum``), the consumer reads Triton's −(min of negations)."""
+    if (instr.opcode not in _OTHER or instr.guard is not None or any(m in ("xorsign", "abs") for m in instr.mods)
+            or flow.hints.reduced_negation(instr, _OTHER[instr.opcode]) is None):
+        return False
+    todo, seen, exits = list(regs(instr.operands[0])), set[str](), 0
+    while todo and len(seen) < _DEPTH:
+        r = todo.pop()
+        if r in seen:
+            continue
+        seen.add(r)
+        for u in flow.uses.get(r, []):
+            if (u.opcode == instr.opcode and u.mods == instr.mods) or u.opcode in MOVES:
+                todo += regs(u.operands[0])
+            elif u.opcode in ("neg", "xor") or (u.span is not None and u.span.line in flow.native):
+                return False  # a negation at the root (the root rules'), or a body's native test of the value
+            else:
+                exits += 1
+    return exits > 0 and not todo

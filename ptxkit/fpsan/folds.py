@@ -54,6 +54,7 @@ from ptxkit.fpsan.fold_flow import Flow, FoldResult, decide_fold, float_cast, fo
 from ptxkit.fpsan.fold_fma_product import as_product, product_fma
 from ptxkit.fpsan.fold_libcall import direct_libcall, unmodelled_libcall
 from ptxkit.fpsan.fold_neg_extremum import max_of_negations, negated_tree
+from ptxkit.fpsan.fold_neg_tree_root import cancelled_tree
 from ptxkit.fpsan.fold_poison import poison_conversion
 from ptxkit.fpsan.fold_round_trip import compared_round_trip, trunc_of_round_trip
 from ptxkit.fpsan.fold_self_add import narrowed_load, plan, self_add
@@ -156,7 +157,7 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
     sign = rewrite_sign_fold(instr, ctx, opts, flow)
     if sign is not None or is_sign_bit_op(instr):  # a sign-bit xor/or/and of integer code: not a fold
         return sign
-    if op in ("max", "min") and negated_tree(instr, flow, tree_root(flow)):
+    if op in ("max", "min") and (negated_tree(instr, flow, tree_root(flow)) or cancelled_tree(instr, flow)):
         return max_of_negations(instr, ctx)
     if op in ("fma", "mad") and (narrowed := contracted_narrowed_product(instr, ctx, flow)) is not None:
         return narrowed
