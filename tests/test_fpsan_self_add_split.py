@@ -187,3 +187,12 @@ def test_widened_add_read_as_both_forms_is_reported(tmp_path):
             "div.rn.f32 %r3, %r2, %r1;\n\tcvt.rn.bf16.f32 %d, %r3;")
     _, rep = _run(_with_source(tmp_path, expr, body, "x0 + x0", w=16), [[0x3FC0]], w=16)
     assert ("add.bf16", "error") in _items(rep)
+
+
+def test_doubled_integer_widened_to_f64_then_narrowed_is_reported(tmp_path):
+    """``(2.0 * i.to(f64)).to(f32)`` as ``cvt.rn.f32.s64`` then ``add.f32 x, x`` (held-out seed 38208, silent before):
+    Triton doubles the native i → f64 conversion in the 64-bit ring, which the PTX's i → f32 widened is not."""
+    expr = "(2.0 * x0.to(tl.int64).to(tl.float64)).to(tl.float32)"
+    body = "cvt.rzi.s64.f32 %e1, %a;\n\tcvt.rn.f32.s64 %t, %e1;\n\t{loc}\n\tadd.f32 %d, %t, %t;"
+    _, rep = _run(_with_source(tmp_path, expr, body, "(2.0"), [[A]])
+    assert ("add.f32", "error") in _items(rep)

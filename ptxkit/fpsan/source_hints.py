@@ -654,6 +654,8 @@ def _widened_self_add(f: SourceFile, n: ast.expr, lane: str) -> tuple[str, ast.e
     else:
         return None
     w = _width(f, y, _DEPTH)
+    if w == 64 and _int_to_f64(f, y):  # (2.0 * i.to(f64)).to(f32) as cvt.rn.f32.s64 then add: Triton's operand is
+        return "both", n  # the native i → f64, not the PTX's i → f32 widened (held-out seed 38208, silent): undecided
     return (f"{base}-f{w}", n) if w in (32, 64) and w > _DTYPE_WIDTH[_PTX_DTYPE[lane]] else None
 
 
