@@ -1,0 +1,19 @@
+"""A float → integer conversion at the source's ``.to(tl.int8)`` (``ptxkit.fpsan.casts``; issue 10, held-out seeds
+33573, 28003, 38353): an out-of-range fptosi to i8 is poison, and whether LLVM keeps the 8-bit wrap differs between
+the plain and the FPSan build, so the conversion is reported whatever the float type."""
+
+from __future__ import annotations
+
+from tests.test_fpsan_folds import _run
+from tests.test_fpsan_source_hints import _with_source
+
+
+def test_f32_to_int8_conversion_is_reported(tmp_path):
+    """``(2.0 * x).to(int8)`` of f32 as ``cvt.rzi.s16.f32`` (held-out seed 38353, silent before): the same poison
+    out-of-range fptosi as a half's — reported, left as the PTX's conversion; an int16 one says nothing."""
+    body = "{loc}\n\tcvt.rzi.s16.f32 %h1, %a;\n\tcvt.rn.f16.s16 %d, %h1;"
+    for dtype, reported in (("int8", True), ("int16", False)):
+        expr = f"(2.0 * x0).to(tl.{dtype}).to(tl.float16)"
+        out, rep = _run(_with_source(tmp_path, expr, body, "(2.0", out_w=16), [[0x40400000]], out_w=16)
+        assert out == [0x4200]  # 3.0 → 3 → 3.0
+        assert any("fptosi is poison" in e.reason for e in rep.errors) == reported
