@@ -17,8 +17,7 @@ from ptxkit.fpsan.fold_flow import Flow, FoldResult
 from ptxkit.fpsan.options import Options
 from ptxkit.fpsan.report import NOTE, Verdict
 
-_ONE = {"f16": 0x3C00, "bf16": 0x3F80, "f32": 0x3F800000, "f64": 0x3FF0000000000000}
-_NEG0 = {"f16": 0x8000, "bf16": 0x8000, "f32": 0x80000000, "f64": 1 << 63}
+_HALVES = ("f16", "bf16", "f16x2", "bf16x2")  # (f32/f64 products are mul.f32/.f64: LLVM lowers only halves so)
 
 
 def _bits(flow: Flow, o: ir.Operand) -> int | None:
@@ -31,23 +30,18 @@ def _bits(flow: Flow, o: ir.Operand) -> int | None:
     return o.value if isinstance(o, ir.Imm) else None
 
 
-def _is(flow: Flow, o: ir.Operand, table: dict[str, int], ft: str) -> bool:
-    lane = ft.removesuffix("x2")
-    if lane not in table:
-        return False
-    want = table[lane] | (table[lane] << 16) if ft.endswith("x2") else table[lane]
+def _negative_zero(flow: Flow, o: ir.Operand, ft: str) -> bool:
+    """``o`` is −0.0 of the half type ``ft`` (packed: in both lanes)."""
     got = _bits(flow, o)
-    w = 64 if lane == "f64" else 32 if lane == "f32" or ft.endswith("x2") else 16
-    if got is None or (isinstance(o, ir.FloatImm) and o.width != w):
-        return False
-    return got % (1 << w) == want
+    return got is not None and not isinstance(o, ir.FloatImm) and (
+        got % (1 << 32) == 0x80008000 if ft.endswith("x2") else got % (1 << 16) == 0x8000)
 
 
 def product_fma(instr: ir.Instruction, flow: Flow, ft: str) -> bool:
     """``fma d, a, b, -0.0`` (packed: both lanes −0.0) that is no ``tl.fma`` of the source."""
     ops = instr.operands
-    if (instr.opcode not in ("fma", "mad") or len(ops) != 4 or instr.guard is not None
-            or not _is(flow, ops[3], _NEG0, ft)):
+    if (instr.opcode not in ("fma", "mad") or ft not in _HALVES or len(ops) != 4 or instr.guard is not None
+            or not _negative_zero(flow, ops[3], ft)):
         return False
     found = flow.hints.nodes(instr)
     return not (found is not None and any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
