@@ -96,6 +96,8 @@ def test_other_side_llvm_proved_zero_is_reported(tmp_path):
 @pytest.mark.parametrize("expr,body", [
     ("tl.where((x0 - x1) < 0.0, x0, x1)", "sub.f32 %t, %a, %b;\n\t{loc}\n\tsetp.lt.f32 %p1, %t, 0f00000000;"),
     ("tl.where(x1 > (x0 - x1), x0, x1)", "sub.f32 %t, %a, %b;\n\t{loc}\n\tsetp.gt.f32 %p1, %b, %t;"),
+    # the difference through a move (held-out seed 39296: a lane of a packed sub, unpacked), not LLVM's x < y
+    ("tl.where(x1 > (x0 - x1), x0, x1)", "sub.f32 %t, %a, %b;\n\tmov.b32 %u, %t;\n\t{loc}\n\tsetp.gt.f32 %p1, %b, %u;"),
 ])
 def test_difference_the_ptx_computes_is_compared_as_written(tmp_path, expr, body):
     """The PTX compares the difference itself (with zero, or with the source's other side): the ring sub, then the

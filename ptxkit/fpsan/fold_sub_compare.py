@@ -23,6 +23,17 @@ def _is_zero(o: ir.Operand) -> bool:
     return isinstance(o, ir.FloatImm) and o.bits & ~(1 << (o.width - 1)) == 0
 
 
+def _computed_by(flow: Flow, o: ir.Operand) -> str | None:
+    """The opcode that computes ``o``, through moves and lane unpacks (held-out seed 39296: a lane of a packed
+    ``sub.f16x2`` compared after ``mov.b32 {l, h}, d``)."""
+    for _ in range(4):
+        i = flow.only_def(o.name) if isinstance(o, ir.Reg) else None
+        if i is None or i.opcode != "mov" or len(i.operands) != 2 or not isinstance(i.operands[1], ir.Reg):
+            return i.opcode if i is not None else None
+        o = i.operands[1]
+    return None
+
+
 def sub_compared(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, ft: str) -> FoldResult | None:
     """``setp.CMP.fT p, x, y`` where the source compares ``x - y`` with zero (either order: the ring's difference
     y − x is the negation of x − y, whose float is the negation but at ±0 and NaN, where ``<`` and ``>`` are false
@@ -37,8 +48,7 @@ def sub_compared(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, ft: str
         return None
     form = decided.form.removeprefix("folded:")
     folded = form != decided.form
-    if folded and any(isinstance(o, ir.Reg) and (i := flow.only_def(o.name)) is not None
-                      and i.opcode in _DIFFERENCES for o in ops[1:]):
+    if folded and any(_computed_by(flow, o) in _DIFFERENCES for o in ops[1:]):
         return None  # the difference itself compared with the other side: as written
     base, *casts = form.split(">")
     w = R.ring(ft).w
