@@ -1,6 +1,7 @@
-"""A float → integer conversion at the source's ``.to(tl.int8)`` (``ptxkit.fpsan.casts``; issue 10, held-out seeds
-33573, 28003, 38353): an out-of-range fptosi to i8 is poison, and whether LLVM keeps the 8-bit wrap differs between
-the plain and the FPSan build, so the conversion is reported whatever the float type."""
+"""Float → integer conversions the plain PTX does not show as Triton's build converts (``ptxkit.fpsan.casts``; issue
+10): at the source's ``.to(tl.int8)`` (held-out seeds 33573, 28003, 38353) an out-of-range fptosi to i8 is poison,
+and whether LLVM keeps the 8-bit wrap differs between the two builds; an int → half → int round trip after the
+conversion (40069) LLVM folds away, which Triton's ring values need not survive. Both are reported."""
 
 from __future__ import annotations
 
@@ -17,3 +18,12 @@ def test_f32_to_int8_conversion_is_reported(tmp_path):
         out, rep = _run(_with_source(tmp_path, expr, body, "(2.0", out_w=16), [[0x40400000]], out_w=16)
         assert out == [0x4200]  # 3.0 → 3 → 3.0
         assert any("fptosi is poison" in e.reason for e in rep.errors) == reported
+
+
+def test_half_to_int_followed_by_an_int_round_trip_is_reported(tmp_path):
+    """``h.to(f32).to(int32).to(f16).to(int32)`` as one ``cvt.rzi.s32.f16`` (held-out seed 40069, silent before):
+    the ring conversion gives integers far outside f16's range, whose round trip through f16 Triton's build keeps."""
+    expr = "x0.to(tl.float32).to(tl.int32).to(tl.float16).to(tl.int32).to(tl.float16)"
+    body = "{loc}\n\tcvt.rzi.s32.f16 %r1, %a;\n\tcvt.rn.f16.s32 %d, %r1;"
+    _, rep = _run(_with_source(tmp_path, expr, body, "x0", w=16), [[0x4248]], w=16)
+    assert any(e.opcode == "cvt.rzi.s32.f16" for e in rep.errors)
