@@ -76,8 +76,10 @@ def _assert_bit_exact(name: str) -> None:
     ours, theirs, errors = _compare(name)
     diff = np.nonzero(ours != theirs)[0]
     assert diff.size == 0, f"{name}: {diff.size}/{ours.size} elements differ, first at {diff[:1]}"
-    # a half's |x| is reported by design: its instruction in Triton's build is LLVM's choice (test_fpsan_abs_bits)
-    assert not [e for e in errors if e.reason != HALF_ABS], [e.reason for e in errors]
+    # a half's |x| and an int8 conversion are reported by design: what Triton's build does there is LLVM's choice
+    # (test_fpsan_abs_bits, test_fpsan_int8)
+    assert not [e for e in errors if e.reason != HALF_ABS and "fptosi is poison" not in e.reason], \
+        [e.reason for e in errors]
 
 
 def test_second_inlined_cos_copy_is_recognised():

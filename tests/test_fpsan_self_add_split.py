@@ -196,3 +196,19 @@ def test_doubled_integer_widened_to_f64_then_narrowed_is_reported(tmp_path):
     body = "cvt.rzi.s64.f32 %e1, %a;\n\tcvt.rn.f32.s64 %t, %e1;\n\t{loc}\n\tadd.f32 %d, %t, %t;"
     _, rep = _run(_with_source(tmp_path, expr, body, "(2.0"), [[A]])
     assert ("add.f32", "error") in _items(rep)
+
+
+def test_self_add_at_a_merged_location_takes_its_copies_form(tmp_path):
+    """``2.0 * (x + x)`` on two elements, the second element's outer add at column 0 (held-out seed 40079, reported
+    before): the line has both forms, but the copy on the other element — an ``add t, t`` of an inner add from the
+    same location — kept the product's location: the merged one is the product too."""
+    expr = "2.0 * (x0 + x0)"
+    inner, outer = _col(expr, "x0 + x0"), _col(expr, "2.0")
+    body = (f".loc 1 {EXPR_LINE} {inner}\n\tadd.f32 %t, %a, %a;\n\tadd.f32 %u, %b, %b;\n\t"
+            f".loc 1 {EXPR_LINE} {outer}\n\tadd.f32 %r1, %t, %t;\n\t.loc 1 {EXPR_LINE} 0\n\tadd.f32 %r2, %u, %u;\n\t"
+            "add.f32 %d, %r1, %r2;")
+    out, rep = _run(_with_source(tmp_path, expr, body, "2.0", nin=2), [[A, B]])
+    merged = [i for i in rep.items if i.opcode == "add.f32" and "its copies" in i.reason]
+    assert len(merged) == 1 and merged[0].severity == "note" and "self-add=mul2" in merged[0].reason
+    two = _phi(0x40000000)
+    assert out == [_bits(R.add(R.mul(ADD(A), two, 32), R.mul(ADD(B), two, 32), 32))]

@@ -285,3 +285,31 @@ def self_add(instr: ir.Instruction, ctx: RewriteContext, opts: Options, ft: str,
                                     f"LLVM made one add: sanitized as both, each reader taking the form its own "
                                     f"location's expression reads ({len(split.readers)} read {split.other})",
                                     NOTE, native=False))
+
+
+def copies_decision(instr: ir.Instruction, flow: Flow, decide: Callable[[ir.Instruction], Decision | None]
+                    ) -> Decision | None:
+    """The one decision of ``instr``'s copies, for a self-add at a merged location (column 0 or line 0): the other
+    ``add x, x`` of its type whose operand an instruction of the same kind and location as ``instr``'s operand's
+    writes — the same source expression on another element, which kept its own location (held-out seed 40079:
+    ``2.0 * (x + x)`` on four elements, the fourth outer add at 12:0, silent-free but undecided)."""
+    loc = flow.hints.loc.get(id(instr))
+    ops = instr.operands
+    if loc is None or (loc[1] and loc[2]) or len(ops) != 3 or not isinstance(ops[1], ir.Reg):
+        return None
+    src = flow.only_def(ops[1].name)
+    key = (src.opcode, src.mods, flow.hints.loc.get(id(src))) if src is not None else None
+    if key is None or key[2] is None or not (key[2][1] and key[2][2]):
+        return None
+    got: dict[str, Decision] = {}
+    for u in flow.order:
+        uo = u.operands
+        if (u is instr or u.opcode != instr.opcode or u.mods != instr.mods or len(uo) != 3 or uo[1] != uo[2]
+                or not isinstance(uo[1], ir.Reg) or (d := flow.only_def(uo[1].name)) is None
+                or (d.opcode, d.mods, flow.hints.loc.get(id(d))) != key):
+            continue
+        ul = flow.hints.loc.get(id(u))
+        if ul is None or not (ul[1] and ul[2]) or (dec := decide(u)) is None:
+            return None  # a copy the source does not decide either: no answer
+        got.setdefault(dec.form, Decision(dec.form, f"{dec.where} (its copies on other elements)"))
+    return next(iter(got.values())) if len(got) == 1 else None

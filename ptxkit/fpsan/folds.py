@@ -57,7 +57,7 @@ from ptxkit.fpsan.fold_neg_extremum import max_of_negations, negated_tree
 from ptxkit.fpsan.fold_neg_tree_root import cancelled_tree
 from ptxkit.fpsan.fold_poison import poison_conversion
 from ptxkit.fpsan.fold_round_trip import compared_round_trip, trunc_of_round_trip
-from ptxkit.fpsan.fold_self_add import narrowed_load, plan, self_add
+from ptxkit.fpsan.fold_self_add import copies_decision, narrowed_load, plan, self_add
 from ptxkit.fpsan.fold_sub_compare import sub_compared
 from ptxkit.fpsan.fold_zero_sign import _zero, _zero_sign, zero_sign_fold
 from ptxkit.fpsan.folds_narrowed import narrowed_f32_unmodelled
@@ -213,8 +213,10 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
                     and u.span is not None and u.span.line not in flow.native
                     and flow.hints.within_location(instr, u) for u in flow.uses.get(ops[0].name, [])) \
             if isinstance(ops[0], ir.Reg) else False
-        decided = None if inner else decide_fold(opts, "self-add", lambda i: flow.hints.self_add(
-            i, lane, narrowed_load(flow, ops[1], ft)), instr)
+        def hint(i: ir.Instruction) -> Decision | None:
+            return flow.hints.self_add(i, lane, narrowed_load(flow, i.operands[1], ft))
+        decided = None if inner else decide_fold(
+            opts, "self-add", lambda i: hint(i) or copies_decision(i, flow, hint), instr)
         both = None if inner or decided or not opts.source_hints or opts.fold("self-add") else plan(instr, flow, lane)
         return self_add(instr, ctx, opts, ft, decided, both, flow)
     if op == "mul":
