@@ -23,26 +23,42 @@ OTHER = {"max": "min", "min": "max"}
 _DEPTH = 64
 
 
-def negated_tree(instr: ir.Instruction, flow: Flow, is_root: Callable[[ir.Instruction], bool]) -> bool:
-    """``instr`` (a plain ``max``/``min``) reaches, through nodes of its own kind and bit moves only, negations that
-    ``is_root`` accepts (a ``neg`` of a node, the fold site whose source negates the operands), and nothing else."""
-    if instr.opcode not in OTHER or any(m in ("xorsign", "abs") for m in instr.mods) or instr.guard is not None:
-        return False
-    todo, seen, roots = list(regs(instr.operands[0])), set[str](), 0
+def tree_uses(instr: ir.Instruction, flow: Flow) -> list[ir.Instruction] | None:
+    """The instructions outside ``instr``'s tree that read it: the tree is ``instr`` and the nodes of its own kind
+    and bit moves (shuffles) its values reach; None where the walk's bound cut it."""
+    todo, seen, out = list(regs(instr.operands[0])), set[str](), list[ir.Instruction]()
     while todo and len(seen) < _DEPTH:
         r = todo.pop()
         if r in seen:
             continue
         seen.add(r)
         for u in flow.uses.get(r, []):
-            if u.opcode in ("neg", "xor", "cvt") and is_root(u):  # (cvt: a widening a sub reads, seed 36975)
-                roots += 1
-            elif (u.opcode == instr.opcode and u.mods == instr.mods) or u.opcode in MOVES:
+            if (u.opcode == instr.opcode and u.mods == instr.mods) or u.opcode in MOVES:
                 todo += regs(u.operands[0])  # (a mov's destination may be a vector: {_, hi})
-            elif not (u.span is not None and (u.span.line in flow.native or (
-                    u.opcode == "setp" and u.span.line in flow.ranges))):
-                return False  # (a recognised body's own test of the value runs natively: held-out seed 14282)
-    return roots > 0 and not todo
+            else:
+                out.append(u)
+    return None if todo else out
+
+
+def plain_extremum(instr: ir.Instruction) -> bool:
+    """A ``max``/``min`` without ``.xorsign.abs`` or a guard: a node such trees are made of."""
+    return instr.opcode in OTHER and not any(m in ("xorsign", "abs") for m in instr.mods) and instr.guard is None
+
+
+def native_reader(u: ir.Instruction, flow: Flow) -> bool:
+    """A recognised body's own native line (or its test of the value: held-out seed 14282)."""
+    return u.span is not None and (u.span.line in flow.native or (u.opcode == "setp" and u.span.line in flow.ranges))
+
+
+def negated_tree(instr: ir.Instruction, flow: Flow, is_root: Callable[[ir.Instruction], bool]) -> bool:
+    """``instr`` (a plain ``max``/``min``) reaches, through nodes of its own kind and bit moves only, negations that
+    ``is_root`` accepts (a ``neg`` of a node, the fold site whose source negates the operands; a widening ``cvt``
+    a sub reads: held-out seed 36975), and nothing else but recognised bodies' native lines."""
+    uses = tree_uses(instr, flow) if plain_extremum(instr) else None
+    if uses is None:
+        return False
+    roots = [u for u in uses if u.opcode in ("neg", "xor", "cvt") and is_root(u)]
+    return bool(roots) and all(any(u is r for r in roots) or native_reader(u, flow) for u in uses)
 
 
 def max_of_negations(instr: ir.Instruction, ctx: RewriteContext) -> FoldResult:

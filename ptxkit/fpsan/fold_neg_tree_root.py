@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from ptxkit import ir
 from ptxkit.fpsan import ring as R
-from ptxkit.fpsan.fold_flow import MOVES, Flow, float_cast
-from ptxkit.fpsan.irview import name_of, regs
+from ptxkit.fpsan.fold_flow import Flow, float_cast
+from ptxkit.fpsan.fold_neg_extremum import native_reader, plain_extremum, tree_uses
+from ptxkit.fpsan.irview import name_of
 
 
 def widened_sub_root(u: ir.Instruction, flow: Flow) -> ir.Instruction | None:
@@ -43,7 +44,6 @@ def tree_of_sub(instr: ir.Instruction, flow: Flow) -> tuple[ir.Instruction, ir.I
 
 
 _OTHER = {"max": "min", "min": "max"}
-_DEPTH = 64
 
 
 def cancelled_tree(instr: ir.Instruction, flow: Flow) -> bool:
@@ -52,20 +52,9 @@ def cancelled_tree(instr: ir.Instruction, flow: Flow) -> bool:
     cancelled the tree's negation against a later one (held-out seed 38073: ``(-tl.min(-h)) * 2.0`` of bf16 as
     ``max`` then ``add x, x``, silent at −0). Computed as the reduction of negations negated, −min(−a, −b) at
     each node (``ptxkit.fpsan.fold_neg_extremum``), the consumer reads Triton's −(min of negations)."""
-    if (instr.opcode not in _OTHER or instr.guard is not None or any(m in ("xorsign", "abs") for m in instr.mods)
-            or flow.hints.reduced_negation(instr, _OTHER[instr.opcode]) is None):
+    if not plain_extremum(instr) or flow.hints.reduced_negation(instr, _OTHER[instr.opcode]) is None:
         return False
-    todo, seen, exits = list(regs(instr.operands[0])), set[str](), 0
-    while todo and len(seen) < _DEPTH:
-        r = todo.pop()
-        if r in seen:
-            continue
-        seen.add(r)
-        for u in flow.uses.get(r, []):
-            if (u.opcode == instr.opcode and u.mods == instr.mods) or u.opcode in MOVES:
-                todo += regs(u.operands[0])
-            elif u.opcode in ("neg", "xor") or (u.span is not None and u.span.line in flow.native):
-                return False  # a negation at the root (the root rules'), or a body's native test of the value
-            else:
-                exits += 1
-    return exits > 0 and not todo
+    uses = tree_uses(instr, flow)
+    # a negation at the root is the root rules' case; a body's native test of the value is no consumer of it
+    return uses is not None and bool(uses) and not any(
+        u.opcode in ("neg", "xor") or native_reader(u, flow) for u in uses)

@@ -44,17 +44,24 @@ def _negated_tree_widened(instr: ir.Instruction, ctx: RewriteContext, flow: Flow
     if not (tree_root(flow)(cvt) and negated_tree(m, flow, tree_root(flow))):
         return None
     dt, st = float_cast(cvt) or (ft, ft)
+    _add_cast_negation(instr, ctx, cvt, dt, st, instr.operands[1])
+    return FoldResult(True, Verdict(f"{instr.opcode}.{ft} of a widened {m.opcode} tree LLVM negated for the source's "
+                                    "reduction of negations: the negation moved into this subtraction; sanitized as "
+                                    "Triton's widening of the reduction, then the ring add", NOTE, native=False))
+
+
+def _add_cast_negation(instr: ir.Instruction, ctx: RewriteContext, cvt: ir.Instruction, dt: str, st: str,
+                       a: ir.Operand) -> None:
+    """``instr``'s result as Triton's ring add of ``a`` and the cast of −φ(x) (``cvt.dt.st c, x``); the ring sub
+    where ``instr`` is an add (the source's ``a - (-x).to(T)``)."""
     ws, wt = R.ring(st).w, R.ring(dt).w
     n = ctx.fresh(BITS_KIND[ws])
     ctx.emit(f"neg.s{ws} {n}, {as_reg(ctx, ctx.embed(cvt.operands[1], st), ws)}")
     c = cast_payload(ctx, n, st, dt)
     o = ctx.fresh(BITS_KIND[wt])
     ring = "add" if instr.opcode == "sub" else "sub"
-    ctx.emit(f"{ring}.s{wt} {o}, {as_reg(ctx, ctx.embed(instr.operands[1], dt), wt)}, {as_reg(ctx, c, wt)}")
+    ctx.emit(f"{ring}.s{wt} {o}, {as_reg(ctx, ctx.embed(a, dt), wt)}, {as_reg(ctx, c, wt)}")
     ctx.define(instr.operands[0], o, dt, None)
-    return FoldResult(True, Verdict(f"{instr.opcode}.{ft} of a widened {m.opcode} tree LLVM negated for the source's "
-                                    "reduction of negations: the negation moved into this subtraction; sanitized as "
-                                    "Triton's widening of the reduction, then the ring add", NOTE, native=False))
 
 
 def _int8_to_bf16(instr: ir.Instruction, flow: Flow) -> bool:
@@ -89,14 +96,7 @@ def _negated_narrowing(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, f
     k, (cvt, dt, st), decided = found[0]
     half = flow.hints.half(instr) if ft in ("f16", "bf16") else None
     sure = ft not in ("f16", "bf16") or (half is not None and half.form == "native")
-    ws, wt = R.ring(st).w, R.ring(dt).w
-    n = ctx.fresh(BITS_KIND[ws])
-    ctx.emit(f"neg.s{ws} {n}, {as_reg(ctx, ctx.embed(cvt.operands[1], st), ws)}")
-    c = cast_payload(ctx, n, st, dt)
-    o = ctx.fresh(BITS_KIND[wt])
-    ring = "add" if instr.opcode == "sub" else "sub"
-    ctx.emit(f"{ring}.s{wt} {o}, {as_reg(ctx, ctx.embed(ops[3 - k], dt), wt)}, {as_reg(ctx, c, wt)}")
-    ctx.define(ops[0], o, dt, None)
+    _add_cast_negation(instr, ctx, cvt, dt, st, ops[3 - k])
     if not sure:
         return FoldResult(True, Verdict(f"{_NEG_NARROWED}; the source at {decided.where} has it: sanitized as Triton's "
                                         "ring narrowing of the negation, then the 16-bit ring add, which the source "
