@@ -123,3 +123,14 @@ def test_tree_whose_negation_llvm_cancelled_is_the_negated_reduction(tmp_path, a
     m = R.embed(np.array([_ring_min_of_negations(a, b)], np.uint64), "f32")
     assert out == [int(R.unembed(R.neg(m, 32), "f32")[0])]
     assert [s for o, s in _items(rep) if o == "max.f32"] == ["note", "note"]
+
+
+def test_narrow_tree_of_a_wider_reduction_of_negations_is_reported(tmp_path):
+    """``-tl.min(-h.to(f32))`` of f16 h as an f16 max tree (held-out seed 40668, silent at −0): Triton reduces the
+    negated widenings at 32 bits, where −sext(φ(−0)) = +2^15 is no minimum; the tree is not the narrow ring's
+    reduction of negations: reported (the wider-reduction rule), not rewritten."""
+    expr = "-tl.min(-x0.to(tl.float32), axis=0)"
+    body = _body(expr).replace("max.f32", "max.f16").replace("\tneg.f32 %d, %u;", "\tmov.b16 %d, %u;")
+    text = _with_source(tmp_path, expr, body, "", nin=2, w=16) + '\t.file\t2 "standard.py"\n'
+    _, rep = _run(text, [[0x8000, 0x3C00]], w=16)
+    assert [s for o, s in _items(rep) if o == "max.f16"] == ["error", "error"]
