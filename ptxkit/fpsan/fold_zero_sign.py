@@ -23,53 +23,43 @@ def _zero(ft: str) -> ir.FloatImm:
 
 
 def zero_sign_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow: Flow) -> FoldResult | None:
-    """The zero-sign fold ``instr`` (an ``and`` or ``selp``) is, rewritten; None: not one."""
-    op = instr.opcode
+    """The zero-sign fold ``instr`` (an ``and`` or ``selp``) is, rewritten; None: not one. Undecided (no source,
+    no ``--fold zero-sign``): left native, an error."""
+    packed = None
     if instr.opcode == "and" and _high_word_sign(instr, flow):
-        # (0.0 * x).to(f32) of an f64 x as the sign of x's high word (held-out seed 11581: 0.0 * i.to(f64), silent)
-        decided = decide_fold(opts, "zero-sign", flow.hints.zero_sign, instr)
-        if decided is None and opts.fold("zero-sign") is None:
-            return FoldResult(False, Verdict(f"sign-bit and on an f64 value's high word stored as f32: {_ZERO_SIGN}; "
-                                             "the source does not say which: left native (--fold "
-                                             "zero-sign=mul|copysign states it)", ERROR))
+        # (0.0 * x).to(f32) of an f64 x as the sign of x's high word (held-out seed 11581: 0.0 * i.to(f64), silent);
         # the ring product is 0 whatever x is, narrowed the f32 ring's 0: the f32 product 0.0 * 0.0
-        zeros = dataclasses.replace(instr, opcode="copysign", mods=("f32",),
-                                    operands=(instr.operands[0], _zero("f32"), _zero("f32")))
-        return _zero_sign(zeros, ctx, opts, "f32", decided)
-    if instr.opcode == "and" and (zft := _sign_only(instr, flow)) is not None:
+        what, ft = "sign-bit and on an f64 value's high word stored as f32", "f32"
+        site = dataclasses.replace(instr, opcode="copysign", mods=("f32",),
+                                   operands=(instr.operands[0], _zero("f32"), _zero("f32")))
+    elif instr.opcode == "and" and (zft := _sign_only(instr, flow)) is not None:
         # copysign(0.0, x) as an and with the sign bit (held-out seed 7517: 0.0 * i.to(f64), silent before)
-        decided = decide_fold(opts, "zero-sign", flow.hints.zero_sign, instr)
-        if decided is None and opts.fold("zero-sign") is None:
-            return FoldResult(False, Verdict(f"sign-bit and on a float value: {_ZERO_SIGN}; the source does not say "
-                                             "which: left native (--fold zero-sign=mul|copysign states it)", ERROR))
-        return _zero_sign(instr, ctx, opts, zft, decided)
-    if instr.opcode == "selp" and (signed := _signed_zero_select(instr, flow)) is not None:
+        what, ft, site = "sign-bit and on a float value", zft, instr
+    elif instr.opcode == "selp" and (signed := _signed_zero_select(instr, flow)) is not None:
         # copysign(0.0, x) as a select of ±0.0 on x's sign bit (held-out seed 9227: 0.0 * i.to(bf16), silent before)
-        zft, x = signed
-        decided = decide_fold(opts, "zero-sign", flow.hints.zero_sign, instr)
-        if decided is None and opts.fold("zero-sign") is None:
-            return FoldResult(False, Verdict(f"select of ±0.0 on a float's sign: {_ZERO_SIGN}; the source does not "
-                                             "say which: left native (--fold zero-sign=mul|copysign states it)", ERROR))
-        w = R.ring(zft).w
-        as_and = dataclasses.replace(instr, opcode="and", mods=(f"b{w}",),
-                                     operands=(instr.operands[0], x, ir.Imm(1 << (w - 1))))
-        return _zero_sign(as_and, ctx, opts, zft, decided)
-    if op == "and" and (pft := _packed_sign_only(instr, flow)) is not None:
+        ft, x = signed
+        what, w = "select of ±0.0 on a float's sign", R.ring(ft).w
+        site = dataclasses.replace(instr, opcode="and", mods=(f"b{w}",),
+                                   operands=(instr.operands[0], x, ir.Imm(1 << (w - 1))))
+    elif instr.opcode == "and" and (packed := _packed_sign_only(instr, flow)) is not None:
         # 0.0 * i.to(bf16) of packed lanes as and.b32 x, 0x80008000 (held-out seed 37380: a wgmma operand, silent)
-        decided = decide_fold(opts, "zero-sign", flow.hints.zero_sign, instr)
-        if decided is None and opts.fold("zero-sign") is None:
-            return FoldResult(False, Verdict(f"sign-bit and of packed {pft} lanes: {_ZERO_SIGN}; the source does not "
-                                             "say which: left native (--fold zero-sign=mul|copysign states it)", ERROR))
-        form = opts.fold("zero-sign") or (decided.form if decided else "mul")
-        verdict = fold_verdict(opts, "zero-sign", _ZERO_SIGN, "mul", decided)
-        if form == "copysign":
-            return None if verdict.severity == NOTE else FoldResult(False, dataclasses.replace(verdict, native=True))
-        d = instr.operands[0]
-        assert isinstance(d, ir.Reg)
-        ctx.invalidate(d.name)
-        ctx.emit(f"{guard_text(instr.guard)}mov.b32 {d.name}, 0")  # φ⁻¹(0) = +0.0 in both lanes
-        return FoldResult(True, verdict)
-    return None
+        what, ft, site = f"sign-bit and of packed {packed} lanes", packed, instr
+    else:
+        return None
+    decided = decide_fold(opts, "zero-sign", flow.hints.zero_sign, instr)
+    if decided is None and opts.fold("zero-sign") is None:
+        return FoldResult(False, Verdict(f"{what}: {_ZERO_SIGN}; the source does not say which: left native (--fold "
+                                         "zero-sign=mul|copysign states it)", ERROR))
+    if packed is None:
+        return _zero_sign(site, ctx, opts, ft, decided)
+    verdict = fold_verdict(opts, "zero-sign", _ZERO_SIGN, "mul", decided)
+    if (opts.fold("zero-sign") or (decided.form if decided else "mul")) == "copysign":
+        return None if verdict.severity == NOTE else FoldResult(False, dataclasses.replace(verdict, native=True))
+    d = instr.operands[0]
+    assert isinstance(d, ir.Reg)
+    ctx.invalidate(d.name)
+    ctx.emit(f"{guard_text(instr.guard)}mov.b32 {d.name}, 0")  # φ⁻¹(0) = +0.0 in both lanes
+    return FoldResult(True, verdict)
 
 
 def _packed_sign_only(instr: ir.Instruction, flow: Flow) -> str | None:
