@@ -24,7 +24,11 @@ _ABOVE = (ast.Gt, ast.GtE)
 
 def report_folded_compares(module: ir.Module, fn: ir.Function, report: SanitizeReport, root: str | None) -> None:
     """Report each comparison of a square-like expression with a literal ≤ 0 that left no instruction in ``fn``."""
+    if not any(isinstance(i, ir.Directive) and i.name == "file" and ".py" in i.args for i in module.items):
+        return  # (no Python source named: nvcc's output, a hand-written file)
     hints = SourceHints.of(module, fn, root)
+    if not any(f is not None for f in hints.files.values()):
+        return
     used = set(hints.loc.values()) | set(hints.call_site.values())
     anchor = next((s for s in fn.instructions() if s.opcode == "st" and s.span is not None), None)
     anchor = anchor or next((s for s in fn.instructions() if s.span is not None), None)
