@@ -18,7 +18,8 @@ from ptxkit.fpsan.source_ast import Decision
 from ptxkit.ptx.types import is_type
 
 
-def _zero(ft: str) -> ir.FloatImm:
+def zero_of(ft: str) -> ir.FloatImm:
+    """+0.0 as the immediate of ``ft``'s instructions (halves take an f32 one)."""
     return ir.FloatImm(0, 64 if ft == "f64" else 32)
 
 
@@ -31,7 +32,7 @@ def zero_sign_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, fl
         # the ring product is 0 whatever x is, narrowed the f32 ring's 0: the f32 product 0.0 * 0.0
         what, ft = "sign-bit and on an f64 value's high word stored as f32", "f32"
         site = dataclasses.replace(instr, opcode="copysign", mods=("f32",),
-                                   operands=(instr.operands[0], _zero("f32"), _zero("f32")))
+                                   operands=(instr.operands[0], zero_of("f32"), zero_of("f32")))
     elif instr.opcode == "and" and (zft := _sign_only(instr, flow)) is not None:
         # copysign(0.0, x) as an and with the sign bit (held-out seed 7517: 0.0 * i.to(f64), silent before)
         what, ft, site = "sign-bit and on a float value", zft, instr
@@ -51,7 +52,7 @@ def zero_sign_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, fl
         return FoldResult(False, Verdict(f"{what}: {_ZERO_SIGN}; the source does not say which: left native (--fold "
                                          "zero-sign=mul|copysign states it)", ERROR))
     if packed is None:
-        return _zero_sign(site, ctx, opts, ft, decided)
+        return zero_sign(site, ctx, opts, ft, decided)
     verdict = fold_verdict(opts, "zero-sign", _ZERO_SIGN, "mul", decided)
     if (opts.fold("zero-sign") or (decided.form if decided else "mul")) == "copysign":
         return None if verdict.severity == NOTE else FoldResult(False, dataclasses.replace(verdict, native=True))
@@ -178,7 +179,7 @@ def _bf16_value(flow: Flow, reg: str) -> bool:
     return types == {"bf16"}
 
 
-def _zero_sign(instr: ir.Instruction, ctx: RewriteContext, opts: Options, ft: str,
+def zero_sign(instr: ir.Instruction, ctx: RewriteContext, opts: Options, ft: str,
                decided: Decision | None) -> FoldResult | None:
     """``copysign.fT d, x, ±0.0`` (PTX: the sign of the first source on the second; held-out seed 751,
     ``0.0 * i.to(f64)``): the ring product φ(0)·φ(x) = 0, or the native copysign a source call asked for."""
@@ -187,7 +188,7 @@ def _zero_sign(instr: ir.Instruction, ctx: RewriteContext, opts: Options, ft: st
     if form == "copysign":
         return None if verdict.severity == NOTE else FoldResult(False, dataclasses.replace(verdict, native=True))
     x = next(o for o in instr.operands[1:] if isinstance(o, ir.Reg)) if instr.opcode == "and" else instr.operands[1]
-    product = dataclasses.replace(instr, opcode="mul", mods=(ft,), operands=(instr.operands[0], _zero(ft), x))
+    product = dataclasses.replace(instr, opcode="mul", mods=(ft,), operands=(instr.operands[0], zero_of(ft), x))
     compute, nsrc = TABLE["mul"]
     if not elementwise(product, ctx, OpInfo(ft, None), compute, nsrc):
         return FoldResult(False, Verdict("copysign: operand form not modelled"))

@@ -59,7 +59,7 @@ from ptxkit.fpsan.fold_poison import poison_conversion
 from ptxkit.fpsan.fold_round_trip import compared_round_trip, trunc_of_round_trip
 from ptxkit.fpsan.fold_self_add import copies_decision, narrowed_load, plan, self_add
 from ptxkit.fpsan.fold_sub_compare import sub_compared
-from ptxkit.fpsan.fold_zero_sign import _zero, _zero_sign, zero_sign_fold
+from ptxkit.fpsan.fold_zero_sign import zero_of, zero_sign, zero_sign_fold
 from ptxkit.fpsan.folds_narrowed import narrowed_f32_unmodelled
 from ptxkit.fpsan.folds_sign import is_sign_bit_op, rewrite_sign_fold, tree_root
 from ptxkit.fpsan.folds_sub import sub_fold
@@ -197,7 +197,7 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
     if op in ("sqrt", "rsqrt", "copysign") and (done := direct_libcall(instr, ctx, flow, ft)) is not None:
         return done
     if op == "copysign" and len(ops) == 3 and ft in ("f32", "f64") and _zero_value(flow, ops[2]):
-        return _zero_sign(instr, ctx, opts, ft, decide_fold(opts, "zero-sign", flow.hints.zero_sign, instr))
+        return zero_sign(instr, ctx, opts, ft, decide_fold(opts, "zero-sign", flow.hints.zero_sign, instr))
     if op in ("fma", "mad") and len(ops) == 4 and (c := _product_of(flow, instr)) is not None:
         # x·2.0 of a product p = a·b, as p + p contracted into fma(a, b, p) (held-out seeds 960, 1087)
         lane = LANE_TYPE.get(ft, ft)
@@ -414,7 +414,7 @@ def _mul_neg_zero(instr: ir.Instruction, ctx: RewriteContext, ft: str, flow: Flo
         ctx.invalidate(d)
         ctx.emit(f"{guard_text(instr.guard)}mov.b32 {d}, {ctx.text(ops[3]) if instr.opcode == 'fma' else 0}")
         return FoldResult(True, Verdict(_MUL_NEG_ZERO, NOTE, native=False))
-    ops[1:3] = [_zero(ft) if _neg_zero(o, ft, zeros) else o for o in ops[1:3]]
+    ops[1:3] = [zero_of(ft) if _neg_zero(o, ft, zeros) else o for o in ops[1:3]]
     compute, nsrc = TABLE[instr.opcode]
     if not elementwise(dataclasses.replace(instr, operands=tuple(ops)), ctx, OpInfo(ft, None), compute, nsrc):
         return FoldResult(False, Verdict(f"{instr.opcode}: operand form not modelled"))
@@ -514,7 +514,7 @@ def _select_fold(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, ft: str
     if not isinstance(d, ir.Reg):
         return None
     if (_neg_zero(a, ft) or _neg_zero(b, ft)) and _read_only_by_adds(flow, d.name, ft):
-        zero = _zero(ft) if ft in ("f32", "f64") else ir.Imm(0)
+        zero = zero_of(ft) if ft in ("f32", "f64") else ir.Imm(0)
         a, b = (zero if _neg_zero(a, ft) else a), (zero if _neg_zero(b, ft) else b)
         t = ft if ft in ("f32", "f64") else "b16"
         ctx.emit(f"{guard_text(instr.guard)}selp.{t} {d.name}, {ctx.text(a)}, {ctx.text(b)}, {ctx.text(p)}")
