@@ -1127,6 +1127,35 @@ def test_abs_of_a_widened_half_cast_again_is_tritons_chain(tmp_path, expr, chain
     assert out == want and [s for o, s in _items(rep) if o == "cvt.f64.f16"] == ["note"]
 
 
+def test_abs_of_a_narrowed_cast_widened_again_is_the_abs_before_the_narrowing(tmp_path):
+    """``tl.abs(x.to(tl.float32)).to(tl.float16)`` of an f64 x stored ``.to(tl.float32)`` (held-out seed 43362,
+    silent before): LLVM's ``cvt.rn.f16.f32``, ``abs.f16``, ``cvt.f32.f16``. The abs is Triton's on the f32 (then the
+    ring narrowing), and the widening only widens that: not the source's chain re-read from the half, as for a
+    loaded half's ``abs(h.to(f32)).to(f16).to(f32)``."""
+    xs = np.array([0xBFF0000000000001, 0x8000000000000000, 0x3FD5555555555555], np.uint64)
+    f32 = R.float_cast(xs, "f64", "f32")
+    want = [int(b) for b in R.float_cast(R.float_cast(f32 & np.uint64(0x7FFFFFFF), "f32", "f16"), "f16", "f32")]
+    half = R.float_cast(f32, "f32", "f16")
+    reread = R.float_cast(R.float_cast(half, "f16", "f32") & np.uint64(0x7FFFFFFF), "f32", "f16")
+    assert want != [int(b) for b in R.float_cast(reread, "f16", "f32")]
+    expr = "tl.abs(x0.to(tl.float32)).to(tl.float16)"
+    col = SRC.replace("EXPR", expr).splitlines()[EXPR_LINE - 1].index("x0.to") + 1
+    body = (f".loc 1 {EXPR_LINE} {col}\n\tcvt.rn.f32.f64 %r1, %a;\n\t{{loc}}\n\tcvt.rn.f16.f32 %h1, %r1;\n\t"
+            "abs.f16 %h2, %h1;\n\t{store}\n\tcvt.f32.f16 %d, %h2;")
+    text = _with_source(tmp_path, expr, body, "tl.abs", w=64, out_w=32)
+    src = tmp_path / "kernel.py"
+    src.write_text(src.read_text().replace("r.to(tl.float16)", "r.to(tl.float32)"))
+    out, rep = _run(text, [[int(x)] for x in xs], w=64, out_w=32)
+    assert out == want
+    assert all(s == "note" for _, s in _items(rep))
+
+
+def test_held_out_abs_of_a_narrowed_cast_widened_again_is_tritons_bits():
+    """Seed 43362's Triton 3.9 pair (tests/data/triton_libdevice), silent before: bit for bit, nothing reported."""
+    from tests.test_fpsan_libdevice import _assert_bit_exact
+    _assert_bit_exact("seed43362")
+
+
 def test_abs_of_a_widening_hoisted_to_the_load_is_reported_at_its_reader(tmp_path):
     """``(tl.abs(x.to(tl.float64)) * 2.0).to(tl.float32)`` (held-out seed 16587, silent at first contact): LLVM's
     ``and.b32`` of the f32 x hoisted to the load's location, read by the narrowed self-add; Triton's abs is on the
