@@ -66,6 +66,32 @@ def test_fma_reading_the_one_add_thrice_takes_each_form_at_its_operand(tmp_path)
     assert all(s == "note" for _, s in _items(rep))
 
 
+def test_fma_call_and_contracted_sum_at_one_location_take_their_own_forms(tmp_path):
+    """``tl.fma(x0, x0 + x0, x1) + (2.0 * x0) * x1`` (held-out seed 43594's shape, silent before): the call and
+    LLVM's contraction of the sum are two fmas at the call's column; the addend tells them apart (the sum's is the
+    call's fma), so the call reads 2φ(x0) and the contraction φ(x0)·φ(2)."""
+    expr = "tl.fma(x0, x0 + x0, x1) + (2.0 * x0) * x1"
+    body = (f"{{loc}}\n\tadd.f32 %t, %a, %a;\n\t.loc 1 {EXPR_LINE} {_col(expr, 'tl.fma')}\n"
+            "\tfma.rn.f32 %e, %a, %t, %b;\n\tfma.rn.f32 %d, %t, %b, %e;")
+    out, rep = _run(_with_source(tmp_path, expr, body, "x0 + x0", nin=2), [[A, B], [HALF, ONE]])
+    for got, (x0, x1) in zip(out, [(A, B), (HALF, ONE)], strict=True):
+        call = R.fma(_phi(x0), ADD(x0), _phi(x1), 32)
+        assert got == _bits(R.fma(MUL2(x0), _phi(x1), call, 32)) != _bits(R.fma(ADD(x0), _phi(x1), call, 32))
+    assert all(s == "note" for _, s in _items(rep))
+
+
+def test_product_of_an_fma_call_reads_its_own_form(tmp_path):
+    """``tl.fma(x0 + x0, x1, x0) * (2.0 * x0)``: the mul at the call's column is the product, not the call."""
+    expr = "tl.fma(x0 + x0, x1, x0) * (2.0 * x0)"
+    body = (f"{{loc}}\n\tadd.f32 %t, %a, %a;\n\t.loc 1 {EXPR_LINE} {_col(expr, 'tl.fma')}\n"
+            "\tfma.rn.f32 %e, %t, %b, %a;\n\tmul.f32 %d, %t, %e;")
+    out, rep = _run(_with_source(tmp_path, expr, body, "x0 + x0", nin=2), [[A, B], [HALF, ONE]])
+    for got, (x0, x1) in zip(out, [(A, B), (HALF, ONE)], strict=True):
+        call = R.fma(ADD(x0), _phi(x1), _phi(x0), 32)
+        assert got == _bits(R.mul(MUL2(x0), call, 32)) != _bits(R.mul(ADD(x0), call, 32))
+    assert all(s == "note" for _, s in _items(rep))
+
+
 def test_comparison_and_select_of_both_forms(tmp_path):
     """``tl.where((x0 + x0) < x1, x0 * 2.0, x1)`` (seed 12159's shape): the comparison reads 2φ(x0) (compared as
     its float bits, as Triton leaves comparisons native), the select's arm φ(x0)·φ(2)."""
@@ -124,12 +150,13 @@ def test_forms_on_one_value_through_a_cast_round_trip_stay_reported(tmp_path):
     assert ("add.f32", "error") in _items(rep)
 
 
-@pytest.mark.parametrize("name", ["seed12159", "seed13296", "seed13187", "seed15755", "seed35136"])
+@pytest.mark.parametrize("name", ["seed12159", "seed13296", "seed13187", "seed15755", "seed35136", "seed43594"])
 def test_held_out_kernels_with_both_forms_are_tritons_bits(name):
     """Triton 3.9 pairs (tests/data/triton_libdevice): ``where(x + x < floor(x), x / x, 2.0 * x)`` (12159, f64
     through bf16), ``fma(tanh(x), 2.0 * x, x + x)`` (13296), ``where(-x > 2.0 * x, fma(..), x + x)`` of f64 (13187),
     ``fma(.., 2.0 * where(c, x, x), cos(x + x))`` of f64 (15755: the add keeps the form the cos body's native lines and
-    ring op read, the fma the other), ``erf(fma(x + x, 2.0 * x, x + x))`` of f64 (35136): bit for bit with Triton's
+    ring op read, the fma the other), ``erf(fma(x + x, 2.0 * x, x + x))`` of f64 (35136), ``|fma(|x|, x + x, x) +
+    2.0 * x * floor(x)|`` of f64 (43594: two fmas at one column, silent before): bit for bit with Triton's
     FPSan build, nothing reported (each was a reported mismatch)."""
     _assert_bit_exact(name)
 

