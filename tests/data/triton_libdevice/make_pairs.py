@@ -6,18 +6,19 @@ Each kernel is compiled by ``ptxkit.corpus.triton_check.compile_ptx`` (sm_90, th
 triton_fpsan pairs) plain (NAME.plain.ptx) and with ``instrumentation_mode="fpsan"`` (NAME.fpsan.ptx);
 meta.json keeps the launch facts of each build (shared bytes, scratch sizes) that the simulator needs.
 NAME is a single-op or idiom kernel of ``ptxkit.corpus.triton_kernels``, ``seedN`` (the random kernel
-``generate(N)`` of ``python -m ptxkit.corpus.triton_gen``), or a hand-written kernel of :data:`HAND`
+``generate(N)`` of ``python -m ptxkit.corpus.triton_gen``), or a hand-written kernel of :data:`HAND` or
+:data:`HAND_DOT`
 (:func:`spec_of` builds each; tests/test_fpsan_libdevice.py runs them with the same specs).
 """
 
 import json
 import random
 import sys
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 
 from ptxkit.corpus.triton_check import compile_ptx
-from ptxkit.corpus.triton_kernels import KernelSpec, _elementwise, generate, idiom_kernels, single_op_matrix
+from ptxkit.corpus.triton_kernels import KernelSpec, _dot, _elementwise, generate, idiom_kernels, single_op_matrix
 
 # name -> (leaf dtypes, body, output dtype, BLOCK, masked): elementwise, 1 warp, 2 programs
 HAND = {
@@ -70,7 +71,25 @@ HAND = {
 }
 
 
+# name -> (input dtype, input_precision, a's prologue, b's prologue): a 16x32x32 dot, 1 warp, f32 out
+HAND_DOT = {
+    # B's (-b.to(f64)).to(f32) is a neg.f32 after the shared-memory load, A's -a a sign xor after ldmatrix
+    "k_dot_neg_b_through_f64_tf32x3": ("f32", "tf32x3", "-a", "(-b.to(tl.float64)).to(tl.float32)"),
+    # the other way round: only the mma operand the xor reaches says which chain is its (held-out seed 43806's form)
+    "k_dot_neg_a_through_f64_tf32x3": ("f32", "tf32x3", "(-a.to(tl.float64)).to(tl.float32)", "-b"),
+}
+
+
+def _dot_spec(name: str) -> KernelSpec:
+    it, prec, pa, pb = HAND_DOT[name]
+    spec = _dot(-1, name, random.Random(0), it, (16, 32, 32), 1, prec, False, "f32", 0)
+    src = spec.source.replace("    d = tl.dot", f"    a = {pa}\n    b = {pb}\n    d = tl.dot")
+    return replace(spec, source=src)
+
+
 def spec_of(name: str) -> KernelSpec:
+    if name in HAND_DOT:
+        return _dot_spec(name)
     if name in HAND:
         leaves, body, out, block, masked = HAND[name]
         return _elementwise(-1, name, random.Random(0), leaves, body, out, block, 1, masked, ["idiom:A"])
