@@ -485,7 +485,7 @@ def _after_cast_outside(flow: Flow, ab: ir.Instruction) -> bool:
     decision :func:`_abs_after_cast` acts on."""
     cvt = flow.only_def(ab.operands[1].name) if isinstance(ab.operands[1], ir.Reg) else None
     types = float_cast(cvt, packed=True) if cvt is not None and cvt.opcode == "cvt" else None
-    if types is None:
+    if cvt is None or types is None:
         return False
     dt, st = types[0].removesuffix("x2"), types[1]
     decided = flow.hints.abs_cast(ab, dt, st) or flow.hints.abs_at_cast(cvt, dt, st)

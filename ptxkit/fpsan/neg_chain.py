@@ -89,7 +89,7 @@ def dot_side(flow: Flow, reg: str) -> int | None:
     conversions and arithmetic (tf32x3's ``cvt.rna`` and ``sub``) and moves: 0 for A, 1 for B (the ``mma``'s second
     and third operands, PTX ISA §9.7.14.5.14); None where it reaches none, or both."""
     sides: set[int] = set()
-    todo, seen = [reg], set()
+    todo, seen = [reg], set[str]()
     while todo:
         r = todo.pop()
         if r in seen or len(seen) > 64:
