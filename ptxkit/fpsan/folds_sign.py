@@ -38,10 +38,9 @@ from ptxkit.fpsan.folds_narrow_neg import (
     _widened,
     _widened_times_negative,
     extremum_of_negation_narrowed,
-    triton_cast_folds,
 )
 from ptxkit.fpsan.irview import name_of
-from ptxkit.fpsan.neg_chain import NEG_THROUGH, chain_payload, dot_side, kept_types, neg_through_packed
+from ptxkit.fpsan.neg_chain import neg_through, neg_through_packed
 from ptxkit.fpsan.ops import (
     LANE_TYPE,
     TABLE,
@@ -89,7 +88,7 @@ def rewrite_sign_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options,
             is not None and cvt.opcode == "cvt" and float_cast(cvt, packed=True) is not None):
         return _neg_of_cast(instr, cvt, ctx, opts, flow, ft)
     if (op == "neg" and ft in ("f16", "bf16", "f32", "f64") and len(ops) == 2 and isinstance(ops[1], ir.Reg)
-            and not opts.fold("neg-cast") and (done := _neg_through(instr, ops[1].name, ctx, flow)) is not None):
+            and not opts.fold("neg-cast") and (done := neg_through(instr, ops[1].name, ctx, flow)) is not None):
         return done  # a float neg the source takes through a wider type (held-out seed 43806's b operand)
     if op == "abs" and len(ops) == 2 and isinstance(ops[1], ir.Reg):
         w = R.ring(LANE_TYPE.get(ft, ft)).w
@@ -121,7 +120,7 @@ _XOR_CAST = ("sign-bit xor of a float conversion's result: LLVM moves the negati
 def _sign_xor(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow: Flow) -> FoldResult | None:
     src = next(o for o in instr.operands[1:] if isinstance(o, ir.Reg)).name
     if not opts.fold("neg-cast") and not opts.fold("sign-xor") and (
-            done := _neg_through(instr, src, ctx, flow) or neg_through_packed(instr, src, ctx, flow)):
+            done := neg_through(instr, src, ctx, flow) or neg_through_packed(instr, src, ctx, flow)):
         return done
     kind = flow.value_kind([src, name_of(instr.operands[0])])
     if kind == "int" or (kind == "unknown" and opts.fold("sign-xor") == "bits"):
@@ -605,60 +604,6 @@ def _neg_abs(instr: ir.Instruction, ctx: RewriteContext, a: str, d: str, lanes: 
     m, t = lane_nonzero_signs(ctx, a, w, lane)
     ctx.invalidate(d)
     ctx.emit(f"{guard_text(instr.guard)}or.b{w} {d}, {m}, {t}")
-
-
-def _neg_through(instr: ir.Instruction, src: str, ctx: RewriteContext, flow: Flow) -> FoldResult | None:
-    """``d = xor(v, sign)`` of ``v = cvt.T.S(x)`` or of a raw ``v`` (then S = T), where the source's value there is
-    casts and one negation of a loaded x through a type S→T skips (held-out seeds 1361, 2720:
-    ``(-x.to(f64)).to(bf16)`` of a bf16 x as an xor of x; 840: ``((-x).to(f32)).to(bf16)`` of an f64 x as an
-    xor of ``cvt.rn.bf16.f64``): Triton's ring casts and negation, step by step from φ_S(x)."""
-    w = sign_xor_width(instr) or R.ring(float_type_of(instr) or "f32").w
-    x, ptx = src, list[str]()  # back through the float cvts to the value they convert (840: f64 → f32 → bf16)
-    dt = st = ""
-    while (c := flow.only_def(x)) is not None and c.opcode == "cvt" and (types := float_cast(c)) is not None \
-            and isinstance(c.operands[1], ir.Reg) and flow.unchanged_between(c.operands[1].name, c, instr):
-        dt, st, x = dt or types[0], types[1], c.operands[1].name
-        ptx = [types[1], *(ptx or [types[0]])]
-    cvts = len(ptx) - 1 if ptx else 0
-    if cvts:
-        chain = flow.hints.neg_chain(instr, dt)
-    else:
-        chain = next((ch for t in ("f16", "bf16", "f32", "f64")
-                      if R.ring(t).w == w and (ch := flow.hints.neg_chain(instr, t)) is not None), None)
-        chain = chain or _neg_chain_at_readers(instr, flow, w) or next(
-            (ch for t in ("f16", "bf16", "f32", "f64") if R.ring(t).w == w
-             and (ch := flow.hints.neg_chain_of_dot(instr, t, dot_side(flow, name_of(instr.operands[0]))))
-             is not None), None)
-        dt = st = chain[0][-1] if chain is not None else ""
-    if chain is None or instr.guard is not None or R.ring(dt).w != w:
-        return None
-    steps, where = chain
-    if steps[0].startswith("="):  # a computed value of a known type: the PTX must convert from that type
-        if steps[0][1:] != st:
-            return None
-        steps = steps[1:]
-    if cvts < 2 and not set(steps) - {"neg", st, dt}:
-        return None  # no type between: the neg-cast fold's own cases
-    steps = triton_cast_folds(st, steps)
-    if kept_types(st, steps) != (ptx or [st]):
-        return None  # the source's conversions are not those of the PTX, less exact widenings LLVM drops
-    ctx.define(instr.operands[0], chain_payload(ctx, ctx.embed(ir.Reg(x), st), st, steps), dt, None)
-    path = " → ".join(steps)
-    return FoldResult(True, Verdict(f"{NEG_THROUGH}: the source at {where} has {st} → {path}, computed so", NOTE,
-                                    native=False))
-
-
-def _neg_chain_at_readers(instr: ir.Instruction, flow: Flow, w: int) -> tuple[tuple[str, ...], str] | None:
-    """The one chain every reader of the xor's result names at its location, where each reader is a float cvt of
-    it (the xor hoisted to the load: held-out seeds 10377, 10449 — silent at −0, where the half ring's negation
-    and the chain through f64 differ)."""
-    readers = flow.uses.get(name_of(instr.operands[0]), [])
-    if not readers or not all(u.opcode == "cvt" and float_cast(u) is not None for u in readers):
-        return None
-    found = {next((ch for t in ("f16", "bf16", "f32", "f64")
-                   if R.ring(t).w == w and (ch := flow.hints.neg_chain_of_operand(u, t)) is not None), None)
-             for u in readers}
-    return found.pop() if len(found) == 1 else None
 
 
 def _neg_before_cast(instr: ir.Instruction, cvt: ir.Instruction, ctx: RewriteContext, flow: Flow) -> bool:

@@ -9,10 +9,10 @@ from ptxkit import ir
 from ptxkit.fpsan import ring as R
 from ptxkit.fpsan.casts import _cast_payload as cast_payload
 from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext
-from ptxkit.fpsan.fold_flow import Flow, FoldResult
+from ptxkit.fpsan.fold_flow import Flow, FoldResult, float_cast
 from ptxkit.fpsan.folds_narrow_neg import triton_cast_folds
 from ptxkit.fpsan.irview import name_of
-from ptxkit.fpsan.ops import as_reg, sign_xor_lanes
+from ptxkit.fpsan.ops import as_reg, float_type_of, sign_xor_lanes, sign_xor_width
 from ptxkit.fpsan.report import NOTE, Verdict
 
 NEG_THROUGH = ("sign-bit xor: LLVM's negation of a value whose conversions it dropped or merged (the ring goes "
@@ -103,3 +103,56 @@ def dot_side(flow: Flow, reg: str) -> int | None:
                 todo.append(u.operands[0].name)
     return sides.pop() if len(sides) == 1 else None
 
+
+def neg_through(instr: ir.Instruction, src: str, ctx: RewriteContext, flow: Flow) -> FoldResult | None:
+    """``d = xor(v, sign)`` of ``v = cvt.T.S(x)`` or of a raw ``v`` (then S = T), where the source's value there is
+    casts and one negation of a loaded x through a type S→T skips (held-out seeds 1361, 2720:
+    ``(-x.to(f64)).to(bf16)`` of a bf16 x as an xor of x; 840: ``((-x).to(f32)).to(bf16)`` of an f64 x as an
+    xor of ``cvt.rn.bf16.f64``): Triton's ring casts and negation, step by step from φ_S(x)."""
+    w = sign_xor_width(instr) or R.ring(float_type_of(instr) or "f32").w
+    x, ptx = src, list[str]()  # back through the float cvts to the value they convert (840: f64 → f32 → bf16)
+    dt = st = ""
+    while (c := flow.only_def(x)) is not None and c.opcode == "cvt" and (types := float_cast(c)) is not None \
+            and isinstance(c.operands[1], ir.Reg) and flow.unchanged_between(c.operands[1].name, c, instr):
+        dt, st, x = dt or types[0], types[1], c.operands[1].name
+        ptx = [types[1], *(ptx or [types[0]])]
+    cvts = len(ptx) - 1 if ptx else 0
+    if cvts:
+        chain = flow.hints.neg_chain(instr, dt)
+    else:
+        chain = next((ch for t in ("f16", "bf16", "f32", "f64")
+                      if R.ring(t).w == w and (ch := flow.hints.neg_chain(instr, t)) is not None), None)
+        chain = chain or _neg_chain_at_readers(instr, flow, w) or next(
+            (ch for t in ("f16", "bf16", "f32", "f64") if R.ring(t).w == w
+             and (ch := flow.hints.neg_chain_of_dot(instr, t, dot_side(flow, name_of(instr.operands[0]))))
+             is not None), None)
+        dt = st = chain[0][-1] if chain is not None else ""
+    if chain is None or instr.guard is not None or R.ring(dt).w != w:
+        return None
+    steps, where = chain
+    if steps[0].startswith("="):  # a computed value of a known type: the PTX must convert from that type
+        if steps[0][1:] != st:
+            return None
+        steps = steps[1:]
+    if cvts < 2 and not set(steps) - {"neg", st, dt}:
+        return None  # no type between: the neg-cast fold's own cases
+    steps = triton_cast_folds(st, steps)
+    if kept_types(st, steps) != (ptx or [st]):
+        return None  # the source's conversions are not those of the PTX, less exact widenings LLVM drops
+    ctx.define(instr.operands[0], chain_payload(ctx, ctx.embed(ir.Reg(x), st), st, steps), dt, None)
+    path = " → ".join(steps)
+    return FoldResult(True, Verdict(f"{NEG_THROUGH}: the source at {where} has {st} → {path}, computed so", NOTE,
+                                    native=False))
+
+
+def _neg_chain_at_readers(instr: ir.Instruction, flow: Flow, w: int) -> tuple[tuple[str, ...], str] | None:
+    """The one chain every reader of the xor's result names at its location, where each reader is a float cvt of
+    it (the xor hoisted to the load: held-out seeds 10377, 10449 — silent at −0, where the half ring's negation
+    and the chain through f64 differ)."""
+    readers = flow.uses.get(name_of(instr.operands[0]), [])
+    if not readers or not all(u.opcode == "cvt" and float_cast(u) is not None for u in readers):
+        return None
+    found = {next((ch for t in ("f16", "bf16", "f32", "f64")
+                   if R.ring(t).w == w and (ch := flow.hints.neg_chain_of_operand(u, t)) is not None), None)
+             for u in readers}
+    return found.pop() if len(found) == 1 else None
