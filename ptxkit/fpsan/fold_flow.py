@@ -56,6 +56,7 @@ class Flow:
     native: set[int] = field(default_factory=set)  # the lines recognised libdevice bodies run natively
     loops: set[int] = field(default_factory=set)  # those of bodies whose FPSan op is a loop (ring sin/cos)
     ranges: set[int] = field(default_factory=set)  # every line in a recognised body's range
+    body_inputs: set[str] = field(default_factory=set)  # the registers recognised bodies' ring ops read
     stmts: list[ir.Statement] = field(default_factory=list)  # the function's labels and instructions, in order
     bypassed: set[int] = field(default_factory=set)  # recognised bodies' special-case selects (LibRange.bypass)
     # readers to rewrite with other mods and operands (id → (mods, operands): ptxkit.fpsan.fold_self_add's split)
@@ -73,10 +74,12 @@ class Flow:
     def read_by_bodies(self, reg: str) -> bool:
         """Every reader of ``reg`` is a line of a body that runs natively, or a comparison inside a body's range (a
         test of a value it shares with another body, e.g. sinf's |x| < 105615 of the |x| tanhf computed: native, as
-        every comparison): no ring value reads it."""
+        every comparison): no ring value reads it — unless a body's ring op reads it as its argument (held-out seed
+        44432: ``sin(abs(x.to(f64)).to(f32))``, the user's |x| hoisted to the load)."""
         uses = self.uses.get(reg, [])
-        return bool(uses) and all(u.span is not None and (u.span.line in self.native or (
-            u.opcode == "setp" and u.span.line in self.ranges)) for u in uses)
+        return bool(uses) and reg not in self.body_inputs and all(
+            u.span is not None and (u.span.line in self.native or (u.opcode == "setp" and u.span.line in self.ranges))
+            for u in uses)
 
     def tests_bypassed(self, setp: ir.Instruction) -> FoldResult | None:
         """A comparison read only by recognised bodies' special-case selects, which keep their general arm whatever

@@ -292,7 +292,21 @@ def _abs_next_to_cast(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, sr
                                                 "and ring narrowing (only stores read it)", NOTE, native=False))
             return FoldResult(False, Verdict(f"{head}, and Triton's ring widening, abs of the wide bits and ring "
                                              "narrowing is not the half's own abs; left as written", ERROR))
-        hoisted = next((d for u in flow.uses.get(dst, []) if widened is None and w in (16, 32)
+        uses = flow.uses.get(dst, [])
+        argument = {d.form if d is not None else "" for u in uses
+                    for d in [flow.hints.abs_widened_argument(u, w) if widened is None and w in (16, 32) else None]
+                    if d is not None or not (dst in flow.body_inputs and u.span is not None
+                                             and u.span.line in flow.native)}
+        if len(argument) == 1 and (form := argument.pop()):
+            # every reader is at a call the source passes abs(x.to(W)).to(T) (a recognised body's native lines,
+            # which read whatever bits it has, may carry other locations: its ring op reads the argument)
+            wide, half = form.split(":")
+            _abs_of_widened(instr, ctx, src, dst, half, wide)
+            return FoldResult(True, Verdict(f"|x| of a {w}-bit value hoisted to its load, an argument the source at "
+                                            f"its readers writes as abs(x.to({wide})).to({half}): sanitized as "
+                                            "Triton's ring widening, abs of the wide bits and ring narrowing", NOTE,
+                                            native=False))
+        hoisted = next((d for u in uses if widened is None and w in (16, 32)
                         and (d := flow.hints.abs_widened_operand(u, w)) is not None), None)
         if hoisted is not None:
             return FoldResult(False, Verdict(f"|x| of a {w}-bit value that code reads where the source at "
@@ -470,11 +484,16 @@ def _abs_inside_cast(flow: Flow, cvt: ir.Instruction) -> tuple[ir.Instruction, s
         x = ab.operands[1].name
     if not flow.same_value(x, ab, cvt):  # (across a body's joins too: held-out seed 24369)
         return None
+    if _after_cast_outside(flow, ab):
+        # the abs of a narrowing cvt that :func:`_abs_after_cast` computes as the source's abs(y).to(S): this cvt
+        # then widens that (held-out seed 43362: abs(x.to(f32)).to(f16).to(f32) of an f64 x read as a half's chain;
+        # sqrt(abs(x).to(f16).to(f32)) of an f32 x, read as abs(x.to(f32)) of the half), and takes its abs again
+        # where the source does (abs(abs(x).to(f16).to(f32)): one abs.f16 in the PTX)
+        again = flow.hints.abs_at_cast(cvt, types[0], types[1])
+        return (ab, name_of(ab.operands[0]), None) if again is not None and again.form == "inside" else None
     at_cast = flow.hints.abs_at_cast(cvt, types[0], types[1])
     if at_cast is not None and at_cast.form.startswith("via-"):
-        # the abs of a narrowing cvt that :func:`_abs_after_cast` computes as the source's abs(y).to(S): this cvt
-        # then widens that (held-out seed 43362: abs(x.to(f32)).to(f16).to(f32) of an f64 x read as a half's chain)
-        return None if _after_cast_outside(flow, ab) else (ab, x, at_cast.form[4:])
+        return ab, x, at_cast.form[4:]
     decided = flow.hints.abs_cast(ab, types[0]) or at_cast
     return (ab, x, None) if decided is not None and decided.form == "inside" else None
 

@@ -45,6 +45,33 @@ class CastHints(HintsBase):
             return (t, n) if t in ("int8", "uint8") else None
         return self.decide(cvt, classify)
 
+    def abs_widened_argument(self, reader: ir.Instruction, width: int) -> Decision | None:
+        """An argument of the call at ``reader``'s location (a libdevice body's line, or the user's call it came from)
+        is ``abs(x.to(W)).to(T)`` of a ``width``-bit x, T as wide as x and W wider: the |x| LLVM hoisted to the
+        load is the argument the body's ring op reads (held-out seed 44432: ``sin(abs(x.to(f64)).to(f32))`` of an
+        f32 x, silent at −0). Form ``W:T``, as :meth:`SourceHints.abs_widened`'s."""
+        names = {"float32": "f32", **_HALF}
+
+        def narrowed_abs(f: SourceFile, a: ast.expr) -> str | None:
+            arg = _resolve(f, a, _DEPTH)
+            t = _cast_to(arg)
+            ab = _resolve(f, _receiver(arg), _DEPTH) if arg is not None and t in names else None
+            if t is None or _DTYPE_WIDTH[t] != width or ab is None or not _abs_call(ab):
+                return None
+            assert isinstance(ab, ast.Call)
+            inner = _resolve(f, ab.args[0], _DEPTH)
+            wide = _cast_to(inner)
+            if inner is None or wide not in _WIDE or _DTYPE_WIDTH[wide] <= width:
+                return None
+            return f"{_WIDE[wide]}:{names[t]}" if _width(f, _receiver(inner), _DEPTH) in (width, OWN) else None
+
+        def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
+            if not isinstance(n, ast.Call):
+                return None
+            forms = {m for a in n.args if (m := narrowed_abs(f, a)) is not None}
+            return (forms.pop(), n) if len(forms) == 1 else None
+        return self.decide_here_or_at_call(reader, classify)
+
     def narrowed_from_wider(self, cvt: ir.Instruction, dest: str, source: str) -> Decision | None:
         """A ``cvt.rn.{dest}.{source}`` at a ``.to(dest)`` call whose receiver the source computes explicitly wider
         than ``source`` with exact work LLVM dropped along with the widening — a negation squared away, a scan's

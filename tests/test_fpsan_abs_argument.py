@@ -1,0 +1,22 @@
+"""The user's |x| of ``abs(x.to(W)).to(T)`` that LLVM hoists to x's load as a sign-bit ``and`` of the T-bit x
+(issue 10; held-out seed 44432: ``sin(abs(x.to(f64)).to(f32))`` of an f32 x, silent at first contact). Triton's FPSan
+widens φ(x) to W, clears the sign of W's bits and narrows back, which differs from T's own |x| at −0 (φ(−0) is the
+ring's −2^31, whose 64-bit sign extension is not the widening of any f32's magnitude). The readers' calls name it: a
+recognised libdevice body (its lines read the bits natively, its ring op the argument), or an op such as exp's.
+Triton 3.9 pairs in tests/data/triton_libdevice, checked bit for bit on the simulator."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.test_fpsan_libdevice import SPECS, _assert_bit_exact
+
+
+@pytest.mark.parametrize("name", ["seed44432", "k_exp_of_abs_widened_f32"])
+def test_hoisted_abs_of_a_widening_read_as_an_argument_is_tritons_bits(name):
+    _assert_bit_exact(name)
+
+
+def test_the_vectors_reach_minus_zero():
+    """−0.0 is among the inputs, where the rings differ (the elements that differed were those)."""
+    assert any((a == 0x80000000).any() for a in SPECS["seed44432"].input_arrays().values())
