@@ -52,6 +52,7 @@ from ptxkit.fpsan.fold_cancelled_neg import report_cancelled_negations
 from ptxkit.fpsan.fold_contracted import contracted_narrowed_product
 from ptxkit.fpsan.fold_flow import Flow, FoldResult, decide_fold, float_cast, fold_verdict, roles
 from ptxkit.fpsan.fold_fma_product import as_product, product_fma
+from ptxkit.fpsan.fold_shared_product import as_sum, shared_product
 from ptxkit.fpsan.fold_libcall import direct_libcall, unmodelled_libcall
 from ptxkit.fpsan.fold_neg_extremum import max_of_negations, negated_tree
 from ptxkit.fpsan.fold_neg_tree_root import cancelled_tree
@@ -224,6 +225,8 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
         report_cancelled_negations(instr, ctx, flow)
     if op in ("fma", "mad") and product_fma(instr, flow, ft):
         return as_product(instr, ctx, opts, flow, rewrite_fold)
+    if op in ("fma", "mad") and (t := shared_product(instr, flow)) is not None:
+        return as_sum(instr, t, ctx, opts, flow, rewrite_fold)
     if (op, len(ops)) in (("mul", 3), ("fma", 4), ("mad", 4)) and (_neg_zero(ops[1], ft, flow)
                                                                    or _neg_zero(ops[2], ft, flow)):
         return _mul_neg_zero(instr, ctx, ft, flow=None, zeros=flow)  # ring 0 whatever the width (before H)

@@ -1,0 +1,66 @@
+"""``fma d, a, b, c`` beside ``mul t, a, b``: LLVM's contraction of ``t + c`` that keeps the product for its other
+readers (issue 10; held-out seed 44869, silent at first contact: ``tl.sum(e)`` of ``e = (x.to(f32) * x.to(f32))
+.to(f16)``, the reduction's first add contracted with e's ``mul.f16`` while e itself goes to a shuffle). In the ring a
+plain product and sum give the fma's φ(a)·φ(b) + φ(c), but e is Triton's product at f32 narrowed (fold H), which the
+16-bit ring fma is not: the fma is the sum ``t + c`` of the product's own value, rewritten through the folds a written
+``add`` takes (PTX ISA §9.7.4.6 fma, §9.7.4.1 add)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ptxkit import ir
+from ptxkit.fpsan.ctx import RewriteContext
+from ptxkit.fpsan.dispatch import rewrite_instruction
+from ptxkit.fpsan.fold_flow import Flow, FoldResult
+from ptxkit.fpsan.options import Options
+from ptxkit.fpsan.report import NOTE, Verdict
+
+
+def shared_product(instr: ir.Instruction, flow: Flow) -> ir.Reg | None:
+    """t of an unguarded ``mul t, a, b`` (either order, the fma's type) written once, on the straight way to the
+    unguarded, unsaturated ``fma d, a, b, c``, with a and b the same values at the fma; else None."""
+    ops = instr.operands
+    if (instr.opcode not in ("fma", "mad") or len(ops) != 4 or instr.guard is not None or "sat" in instr.mods
+            or not all(isinstance(o, ir.Reg) for o in ops[1:3])):
+        return None
+    ft = instr.mods[-1]
+    for m in flow.uses.get(ops[1].name, []):
+        t = m.operands[0]
+        if (m.opcode == "mul" and m.guard is None and m.mods[-1:] == (ft,) and len(m.operands) == 3
+                and {m.operands[1], m.operands[2]} == {ops[1], ops[2]} and isinstance(t, ir.Reg)
+                and flow.only_def(t.name) is m and _straight(flow, m, instr)
+                and all(flow.same_value(r.name, m, instr) for r in ops[1:3] if isinstance(r, ir.Reg))):
+            return t
+    return None
+
+
+def _straight(flow: Flow, first: ir.Instruction, last: ir.Instruction) -> bool:
+    """``first`` runs before ``last`` on the way to it: no branch between them, nor a label between that a branch
+    targets (the ``$L__tmp`` labels of debugging information are none)."""
+    a, b = flow.pos[id(first)], flow.pos[id(last)]
+    targets = {flow.label_pos[o.name] for s in flow.order if s.opcode in ("bra", "brx")
+               for o in s.operands if isinstance(o, (ir.Sym, ir.Reg)) and o.name in flow.label_pos}
+    return a < b and not any(a < p <= b for p in targets) and not any(
+        s.opcode in ("bra", "brx", "ret", "exit") for s in flow.order[a + 1:b])
+
+
+def as_sum(instr: ir.Instruction, t: ir.Reg, ctx: RewriteContext, opts: Options, flow: Flow,
+           fold: Callable[[ir.Instruction, RewriteContext, Options, Flow], FoldResult | None]) -> FoldResult:
+    """``instr`` rewritten as ``add d, t, c``: by ``fold`` (the folds a written ``add`` takes), else the ring sum;
+    changed in place for it (its location and dataflow stay its own)."""
+    saved = instr.opcode, instr.mods, instr.operands
+    instr.opcode, instr.operands = "add", (instr.operands[0], t, instr.operands[3])
+    instr.mods = tuple(m for m in instr.mods if m != "ftz")
+    try:
+        got = fold(instr, ctx, opts, flow)
+        if got is None:
+            done = rewrite_instruction(instr, ctx, opts.atomics)
+            got = FoldResult(done is True, done if isinstance(done, Verdict) else Verdict(done) if isinstance(
+                done, str) else None)
+    finally:
+        instr.opcode, instr.mods, instr.operands = saved
+    note = Verdict(f"{instr.opcode}.{instr.mods[-1]} d, a, b, c beside mul t, a, b: LLVM's contraction of t + c; "
+                   "sanitized as the sum of the product's own value, as Triton's FPSan computes it", NOTE,
+                   native=False)
+    return FoldResult(got.done, got.verdict if got.verdict is not None else note if got.done else None)
