@@ -52,13 +52,13 @@ from ptxkit.fpsan.fold_cancelled_neg import report_cancelled_negations
 from ptxkit.fpsan.fold_contracted import contracted_narrowed_product
 from ptxkit.fpsan.fold_flow import Flow, FoldResult, decide_fold, float_cast, fold_verdict, roles
 from ptxkit.fpsan.fold_fma_product import as_product, product_fma
-from ptxkit.fpsan.fold_shared_product import as_sum, shared_product
 from ptxkit.fpsan.fold_libcall import direct_libcall, unmodelled_libcall
 from ptxkit.fpsan.fold_neg_extremum import max_of_negations, negated_tree
 from ptxkit.fpsan.fold_neg_tree_root import cancelled_tree
 from ptxkit.fpsan.fold_poison import poison_conversion
 from ptxkit.fpsan.fold_round_trip import compared_round_trip, trunc_of_round_trip
 from ptxkit.fpsan.fold_self_add import copies_decision, narrowed_load, plan, self_add
+from ptxkit.fpsan.fold_shared_product import as_sum, shared_product
 from ptxkit.fpsan.fold_sub_compare import sub_compared
 from ptxkit.fpsan.fold_zero_sign import zero_of, zero_sign, zero_sign_fold
 from ptxkit.fpsan.folds_narrowed import narrowed_f32_unmodelled
