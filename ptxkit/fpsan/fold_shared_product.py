@@ -21,11 +21,12 @@ def shared_product(instr: ir.Instruction, flow: Flow) -> ir.Reg | None:
     """t of an unguarded ``mul t, a, b`` (either order, the fma's type) written once, on the straight way to the
     unguarded, unsaturated ``fma d, a, b, c``, with a and b the same values at the fma; else None."""
     ops = instr.operands
-    if (instr.opcode not in ("fma", "mad") or len(ops) != 4 or instr.guard is not None or "sat" in instr.mods
-            or not all(isinstance(o, ir.Reg) for o in ops[1:3])):
+    a = ops[1] if len(ops) == 4 else None
+    if (instr.opcode not in ("fma", "mad") or not isinstance(a, ir.Reg) or instr.guard is not None
+            or "sat" in instr.mods or not isinstance(ops[2], ir.Reg)):
         return None
     ft = instr.mods[-1]
-    for m in flow.uses.get(ops[1].name, []):
+    for m in flow.uses.get(a.name, []):
         t = m.operands[0]
         if (m.opcode == "mul" and m.guard is None and m.mods[-1:] == (ft,) and len(m.operands) == 3
                 and {m.operands[1], m.operands[2]} == {ops[1], ops[2]} and isinstance(t, ir.Reg)
