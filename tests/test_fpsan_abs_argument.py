@@ -2,7 +2,8 @@
 (issue 10; held-out seed 44432: ``sin(abs(x.to(f64)).to(f32))`` of an f32 x, silent at first contact). Triton's FPSan
 widens φ(x) to W, clears the sign of W's bits and narrows back, which differs from T's own |x| at −0 (φ(−0) is the
 ring's −2^31, whose 64-bit sign extension is not the widening of any f32's magnitude). The readers' calls name it: a
-recognised libdevice body (its lines read the bits natively, its ring op the argument), or an op such as exp's.
+recognised libdevice body (its lines read the bits natively, its ring op the argument), an op such as exp's, or an
+operator.
 Triton 3.9 pairs in tests/data/triton_libdevice, checked bit for bit on the simulator."""
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import pytest
 from tests.test_fpsan_libdevice import SPECS, _assert_bit_exact
 
 
-@pytest.mark.parametrize("name", ["seed44432", "k_exp_of_abs_widened_f32"])
+@pytest.mark.parametrize("name", ["seed44432", "k_exp_of_abs_widened_f32", "k_abs_widened_times_x_f32"])
 def test_hoisted_abs_of_a_widening_read_as_an_argument_is_tritons_bits(name):
     _assert_bit_exact(name)
 

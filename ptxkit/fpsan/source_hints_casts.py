@@ -46,8 +46,8 @@ class CastHints(HintsBase):
         return self.decide(cvt, classify)
 
     def abs_widened_argument(self, reader: ir.Instruction, width: int) -> Decision | None:
-        """An argument of the call at ``reader``'s location (a libdevice body's line, or the user's call it came from)
-        is ``abs(x.to(W)).to(T)`` of a ``width``-bit x, T as wide as x and W wider: the |x| LLVM hoisted to the
+        """An argument of the call (or an operand of the operator) at ``reader``'s location (a libdevice body's line,
+        or the user's call it came from) is ``abs(x.to(W)).to(T)`` of a ``width``-bit x, T as wide as x and W wider: the |x| LLVM hoisted to the
         load is the argument the body's ring op reads (held-out seed 44432: ``sin(abs(x.to(f64)).to(f32))`` of an
         f32 x, silent at −0). Form ``W:T``, as :meth:`SourceHints.abs_widened`'s."""
         names = {"float32": "f32", **_HALF}
@@ -66,9 +66,9 @@ class CastHints(HintsBase):
             return f"{_WIDE[wide]}:{names[t]}" if _width(f, _receiver(inner), _DEPTH) in (width, OWN) else None
 
         def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
-            if not isinstance(n, ast.Call):
-                return None
-            forms = {m for a in n.args if (m := narrowed_abs(f, a)) is not None}
+            args = n.args if isinstance(n, ast.Call) else [n.left, n.right] if isinstance(n, ast.BinOp) else \
+                [n.left, *n.comparators] if isinstance(n, ast.Compare) else []
+            forms = {m for a in args if (m := narrowed_abs(f, a)) is not None}
             return (forms.pop(), n) if len(forms) == 1 else None
         return self.decide_here_or_at_call(reader, classify)
 

@@ -70,6 +70,8 @@ HAND = {
     "k_libdevice_copysign_f32": ({"x0": "f32", "x1": "f32"}, "libdevice.copysign(x0, x1) + x1", "f32", 64, True),
     # the user's |x| of abs(x.to(f64)).to(f32), hoisted to the load, read by exp's lines (ex2 of x·log2 e)
     "k_exp_of_abs_widened_f32": ({"x0": "f32"}, "tl.exp(tl.abs(x0.to(tl.float64)).to(tl.float32))", "f32", 64, True),
+    # ... and read by an operator
+    "k_abs_widened_times_x_f32": ({"x0": "f32"}, "tl.abs(x0.to(tl.float64)).to(tl.float32) * x0", "f32", 64, True),
     # abs(x).to(f16) as cvt + abs.f16, widened again: a plain ring widening of that (silent before), or, under a
     # second abs, the abs of the wide bits too (LLVM keeps one abs.f16 for both)
     "k_sqrt_of_abs_narrowed_widened_f32": ({"x0": "f32"}, "tl.sqrt(tl.abs(x0.to(tl.float32)).to(tl.float16)"
