@@ -47,9 +47,10 @@ class CastHints(HintsBase):
 
     def abs_widened_argument(self, reader: ir.Instruction, width: int) -> Decision | None:
         """An argument of the call (or an operand of the operator) at ``reader``'s location (a libdevice body's line,
-        or the user's call it came from) is ``abs(x.to(W)).to(T)`` of a ``width``-bit x, T as wide as x and W wider: the |x| LLVM hoisted to the
-        load is the argument the body's ring op reads (held-out seed 44432: ``sin(abs(x.to(f64)).to(f32))`` of an
-        f32 x, silent at −0). Form ``W:T``, as :meth:`SourceHints.abs_widened`'s."""
+        or the user's call it came from) is ``abs(x.to(W)).to(T)`` of a ``width``-bit x, T as wide as x and W wider:
+        the |x| LLVM hoisted to the load is the value the reader reads (held-out seed 44432:
+        ``sin(abs(x.to(f64)).to(f32))`` of an f32 x, silent at −0, the sin body's ring op reading it). Form ``W:T``,
+        as :meth:`SourceHints.abs_widened`'s."""
         names = {"float32": "f32", **_HALF}
 
         def narrowed_abs(f: SourceFile, a: ast.expr) -> str | None:
