@@ -1,7 +1,8 @@
 """Float arithmetic on an integer's conversion that LLVM folded into integer arithmetic
 (``ptxkit.fpsan.folded_int_arith``; issue 10, held-out seed 45440, silent at first contact):
 ``(x.to(tl.int16).to(tl.float32) + 1.0).to(tl.int8)`` is ``add.s16 i, 1`` in the plain PTX, no float instruction
-left, while Triton's FPSan converts the ring sum's float. The source shows it, so it is reported."""
+left, while Triton's FPSan converts the ring sum's float; so is a comparison of such a sum with a literal. The source
+shows it, so it is reported."""
 
 from __future__ import annotations
 
@@ -20,11 +21,16 @@ def _reported(rep) -> list[str]:
     return [i.reason for i in rep.errors if "left no float instruction" in i.reason]
 
 
-@pytest.mark.parametrize("expr", ["(x0.to(tl.int16).to(tl.float32) + 1.0).to(tl.int8)",
-                                  "(2.0 * x0.to(tl.int8).to(tl.float64)).to(tl.int16)",
-                                  "(x0.to(tl.int16).to(tl.float32) - 1.0).to(tl.uint8)"])
-def test_folded_arithmetic_on_an_integer_conversion_is_reported(tmp_path, expr):
-    _, rep = _run(_with_source(tmp_path, expr, FOLDED, ""), [[0x40000000]])
+# tl.where(i.to(f32) + 1.0 > 2.0, x0, x1) as LLVM's integer comparison i > 1
+COMPARED = "cvt.rzi.s16.f32 %h1, %a;\n\tsetp.gt.s16 %p1, %h1, 1;\n\t{store}\n\tselp.b32 %d, %a, %b, %p1;"
+
+
+@pytest.mark.parametrize("expr,body", [("(x0.to(tl.int16).to(tl.float32) + 1.0).to(tl.int8)", FOLDED),
+                                       ("(2.0 * x0.to(tl.int8).to(tl.float64)).to(tl.int16)", FOLDED),
+                                       ("(x0.to(tl.int16).to(tl.float32) - 1.0).to(tl.uint8)", FOLDED),
+                                       ("tl.where(x0.to(tl.int16).to(tl.float32) + 1.0 > 2.0, x0, x1)", COMPARED)])
+def test_folded_arithmetic_on_an_integer_conversion_is_reported(tmp_path, expr, body):
+    _, rep = _run(_with_source(tmp_path, expr, body, "", nin=2), [[0x40000000, 0x3F800000]])
     got = _reported(rep)
     assert len(got) == 1 and "kernel.py:9:" in got[0]
 

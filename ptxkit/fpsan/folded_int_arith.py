@@ -5,8 +5,9 @@ the ring's).
 ``(i.to(tl.float32) + 1.0).to(tl.int8)`` of an integer i: natively the float sum of a small integer and a whole
 literal is exact, so LLVM folds ``sitofp``, ``fadd`` and ``fptosi`` into ``add.s16 i, 1`` and the PTX has no float
 instruction left to sanitize; Triton's FPSan converts φ⁻¹(φ(f) + φ(1.0)), a float no integer arithmetic gives. The
-source shows it: a ``.to(intN)`` of a sum, difference or product of a literal and an integer's float conversion, at
-whose location no float instruction remains, is reported (an error; not modelled)."""
+source shows it: a ``.to(intN)`` of a sum, difference or product of a literal and an integer's float conversion, or
+a comparison of one with a literal (``i.to(f32) + 1.0 > 2.0`` becomes ``i > 1``), at whose location no float
+instruction remains, is reported (an error; not modelled)."""
 
 from __future__ import annotations
 
@@ -44,25 +45,32 @@ def report_folded_int_arith(module: ir.Module, fn: ir.Function, report: Sanitize
                 report.items.append(ReportItem(
                     anchor.span.line, anchor.span.col, ".".join((anchor.opcode, *anchor.mods)),
                     f"the float arithmetic at {f.where(op)} on an integer's conversion, converted back to an integer "
-                    f"at {f.where(n)}, left no float instruction: LLVM folded the conversions and the exact float op "
-                    "into integer arithmetic, while Triton's FPSan computes the op in the ring and converts its "
-                    "float; not modelled", fn.name, severity=ERROR, native=True))
+                    f"or compared with a literal at {f.where(n)}, left no float instruction: LLVM folded the "
+                    "conversions and the exact float op into integer arithmetic, while Triton's FPSan computes the op "
+                    "in the ring and converts or compares its float; not modelled", fn.name, severity=ERROR,
+                    native=True))
 
 
-def _folded_candidates(f: SourceFile, lines: set[int]) -> list[tuple[ast.Call, ast.BinOp]]:
-    """(``E.to(intN)``, E) in the file's functions that the locations reach, E a sum, difference or product of a
-    literal and ``i.to(float)`` of an integer expression i."""
-    out: list[tuple[ast.Call, ast.BinOp]] = []
+def _folded_candidates(f: SourceFile, lines: set[int]) -> list[tuple[ast.expr, ast.BinOp]]:
+    """(``E.to(intN)`` or a comparison ``E op c`` with a literal c, E) in the file's functions that the locations
+    reach, E a sum, difference or product of a literal and ``i.to(float)`` of an integer expression i."""
+    out: list[tuple[ast.expr, ast.BinOp]] = []
     for d in ast.walk(f.tree):
         if not (isinstance(d, ast.FunctionDef) and any(d.lineno <= ln <= (d.end_lineno or d.lineno) for ln in lines)):
             continue
         for n in ast.walk(d):
-            if not (isinstance(n, ast.Call) and _to_dtype(n) in _INT_DTYPES):
-                continue
             try:
-                op = _resolve(f, _receiver(n), _DEPTH)
-                if isinstance(op, ast.BinOp) and isinstance(op.op, _ARITH) and _of_int_conversion(f, op):
-                    out.append((n, op))
+                if isinstance(n, ast.Call) and _to_dtype(n) in _INT_DTYPES:
+                    sides = [_receiver(n)]
+                elif isinstance(n, ast.Compare) and len(n.ops) == 1:  # (LLVM compares the integer instead)
+                    sides = [s for s, o in ((n.left, n.comparators[0]), (n.comparators[0], n.left))
+                             if _number(o) is not None]
+                else:
+                    continue
+                for side in sides:
+                    op = _resolve(f, side, _DEPTH)
+                    if isinstance(op, ast.BinOp) and isinstance(op.op, _ARITH) and _of_int_conversion(f, op):
+                        out.append((n, op))
             except (KeyError, IndexError, AttributeError, TypeError, ValueError, RecursionError):
                 continue  # a source shape the rule did not foresee says nothing
     return out
