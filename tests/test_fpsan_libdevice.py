@@ -129,6 +129,15 @@ def test_special_case_select_sunk_past_user_code_keeps_the_general_arm(name):
     assert len(moved) == len({i.line for i in notes})  # each select now a move
 
 
+@pytest.mark.parametrize("name", ["seed46161", "k_where_abs_log2_f32"])
+def test_special_case_select_at_an_enclosing_calls_location_keeps_the_general_arm(name):
+    """Held-out seed 46161 (reported before: the body was not recognised): ``abs(log2(d))`` of f32, LLVM's abs at
+    the store's location and log2's x == 0 select of +inf after it, at the abs call's (an expression enclosing the
+    call on its line); beside a user's ``tl.where(d == 0.0, inf, ..)`` on the same value, whose select stays Triton's:
+    bit for bit, nothing reported."""
+    _assert_bit_exact(name)
+
+
 def test_special_case_select_of_other_code_is_not_taken():
     """A select with the same shape whose predicate other code reads too (a branch) is not the body's
     special case: the body stays unmatched and reported."""

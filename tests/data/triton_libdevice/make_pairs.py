@@ -78,6 +78,10 @@ HAND = {
                                            ".to(tl.float32))", "f32", 64, True),
     "k_abs_of_abs_narrowed_widened_f32": ({"x0": "f32"}, "tl.abs(tl.abs(x0).to(tl.float16).to(tl.float32))", "f32",
                                           64, True),
+    # abs(log2(d)): LLVM's abs at the store's location, log2's x == 0 select (+inf) at the abs call's; and a user's
+    # where of the same test on d beside it, which stays
+    "k_where_abs_log2_f32": ({"x0": "f32"}, "tl.where(x0 * 3.0 == 0.0, float('inf'), tl.abs(tl.log2(x0 * 3.0)))",
+                             "f32", 64, True),
 }
 
 
