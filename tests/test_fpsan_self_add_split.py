@@ -161,6 +161,34 @@ def test_held_out_kernels_with_both_forms_are_tritons_bits(name):
     _assert_bit_exact(name)
 
 
+@pytest.mark.parametrize("name", ["seed47198", "k_self_add_f64_narrowed_twice_bf16"])
+def test_self_add_under_casts_between_op_and_store_is_tritons_chain(name):
+    """Triton 3.9 pairs, reported before: ``(h.to(f32) * 2.0).to(f64)`` stored as f16 (held-out seed 47198: Triton folds
+    the exact widening to f64 into the store's narrowing, so the f32 product narrows straight to f16), and
+    ``(2.0 * x.to(f64)).to(f32)`` of a bf16 x stored as f16 (the f64 product narrows to f32, then to f16: two ring
+    steps). LLVM writes both as ``add.f16 x, x``: bit for bit, nothing reported."""
+    _assert_bit_exact(name, folds=())
+
+
+@pytest.mark.parametrize("name", ["seed47599", "k_where_sum_or_doubled_f64"])
+def test_doubled_arm_of_a_where_with_the_addend_taken_out_is_tritons_product(name):
+    """``tl.where(c, 2.0 * x, x + y)`` as ``add d, selp(c, x, y), x`` (LLVM: 2.0 * x as x + x, then the common
+    addend x out of the select; held-out seed 47599, ``where(.., 2.0 * x, x + abs(x))``, and the arms the other way
+    round of f64, both silent before): Triton's select of φ(x)·φ(2) and φ(y) + φ(x), bit for bit."""
+    _assert_bit_exact(name, folds=())
+
+
+def test_doubled_arm_written_as_a_sum_stays_as_written(tmp_path):
+    """``tl.where(x1 < x0, x0 + x0, x1 + x0)``: the select of two sums is the sum of the select in the ring too
+    (2φ(x0)); the add is left to the ordinary ring add, no note."""
+    expr = "tl.where(x1 < x0, x0 + x0, x1 + x0)"
+    body = (f"setp.lt.f32 %p1, %b, %a;\n\t.loc 1 {EXPR_LINE} {_col(expr, 'tl.where')}\n\tselp.f32 %u, %a, %b, %p1;"
+            f"\n\t{{loc}}\n\tadd.f32 %d, %u, %a;")
+    out, rep = _run(_with_source(tmp_path, expr, body, "tl.where", nin=2), [[A, HALF], [HALF, A]])
+    assert out == [_bits(ADD(A)), _bits(R.add(_phi(A), _phi(HALF), 32))]
+    assert not [i for i in rep.items if "select" in i.reason and i.opcode.startswith("add")]
+
+
 def test_held_out_forms_through_a_cast_round_trip_are_reported():
     """Seed 14183's pair: the mismatch (silent at first contact) is reported at the add."""
     ours, theirs, errors = _compare("seed14183")

@@ -280,7 +280,7 @@ def _compute(form: str, info: OpInfo) -> tuple[Callable[..., str], int]:
     """The ring code of ``form`` on φ(x): ``add`` 2φ(x), ``mul2`` φ(x)·φ(2); ``OP-fW`` the op on the payload
     sign-extended to the wide type W, then Triton's narrowing ((2.0 * x.to(f64)).to(f32), seed 98)."""
     if "-" in form:
-        base, wt = form.split("-")
+        base, wt, *via = form.split("-")  # (then a cast to via before the lane's: mul2-f32-f64, seed 47198)
         ww = R.ring(wt).w
 
         def widened(c: RewriteContext, ps: list[str], w: int, _i: ir.Instruction) -> str:
@@ -290,7 +290,8 @@ def _compute(form: str, info: OpInfo) -> tuple[Callable[..., str], int]:
                 c.emit(f"add.s{ww} {o}, {x}, {x}")
             else:
                 c.emit(f"mul.lo.s{ww} {o}, {x}, {hexc(R.embed_int(float_to_bits(2.0, wt), wt), ww)}")
-            return cast_payload(c, o, wt, info.ftype)
+            return cast_payload(c, cast_payload(c, o, wt, via[0]), via[0], info.ftype) if via else \
+                cast_payload(c, o, wt, info.ftype)
         return widened, 2
     if form == "add":
         return TABLE["add"]

@@ -82,6 +82,13 @@ HAND = {
     # where of the same test on d beside it, which stays
     "k_where_abs_log2_f32": ({"x0": "f32"}, "tl.where(x0 * 3.0 == 0.0, float('inf'), tl.abs(tl.log2(x0 * 3.0)))",
                              "f32", 64, True),
+    # (2.0 * x.to(f64)).to(f32) of a bf16 x stored as f16: LLVM's add.f16 x, x; Triton's ring doubles in f64 and
+    # narrows to f32, then to f16 (each narrowing its own step)
+    "k_self_add_f64_narrowed_twice_bf16": ({"x0": "bf16"}, "(2.0 * x0.to(tl.float64)).to(tl.float32)", "f16", 64,
+                                           True),
+    # where(c, y + x, x * 2.0): LLVM's x + where(c, y, x) (x * 2.0 as x + x, the common addend taken out)
+    "k_where_sum_or_doubled_f64": ({"x0": "f64", "x1": "f64"}, "tl.where(x0 > x1, x1 + x0, x0 * 2.0)", "f32", 64,
+                                   True),
 }
 
 

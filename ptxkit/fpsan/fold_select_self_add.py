@@ -1,0 +1,87 @@
+"""``add d, selp(c, x, y), x``: LLVM's ``where(c, 2.0 * x, y + x)`` with the common addend x taken out of the select
+(after canonicalising ``2.0 * x`` to ``x + x``; issue 10, held-out seed 47599, silent at first contact:
+``where(.., 2.0 * x, x + abs(x))``). In the ring the select of two sums is the sum of the select only where the
+doubled arm is ``x + x`` (2φ(x)); the source's ``2.0 * x`` is φ(x)·φ(2), which no add gives. The ``tl.where`` at the
+select's location says which: ``mul2`` is computed as Triton's select of φ(x)·φ(2) and φ(y) + φ(x), ``add`` is the PTX
+as written (PTX ISA §9.7.8.1 selp, §9.7.4.1 add)."""
+
+from __future__ import annotations
+
+import ast
+
+from ptxkit import ir
+from ptxkit.fpsan import ring as R
+from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext, float_to_bits, hexc
+from ptxkit.fpsan.fold_flow import Flow, FoldResult
+from ptxkit.fpsan.report import NOTE, Verdict
+from ptxkit.fpsan.source_ast import _DEPTH, SourceFile, _as_op, _is_two, _resolve, _same
+
+
+def hoisted_self_add(instr: ir.Instruction, flow: Flow, ft: str) -> tuple[int, int, str, str] | None:
+    """(the add's operand index of s, the select's operand index of x's arm, the form of the source's arm there,
+    where) for ``add d, s, x`` (either
+    order) of ``s = selp a, b, p`` with exactly one arm x, unchanged between, and a ``tl.where`` at the select's
+    location with one arm a self-add form of a value the other arm adds; else None."""
+    ops = instr.operands
+    if instr.opcode != "add" or len(ops) != 3 or instr.guard is not None or ft not in ("f32", "f64"):
+        return None
+    for k in (1, 2):
+        s, x = ops[k], ops[3 - k]
+        sel = flow.only_def(s.name) if isinstance(s, ir.Reg) and isinstance(x, ir.Reg) else None
+        if sel is None or sel.opcode != "selp" or sel.guard is not None or len(sel.operands) != 4:
+            continue
+        arms = [i for i in (1, 2) if sel.operands[i] == x]
+        if len(arms) != 1 or not isinstance(x, ir.Reg) or not flow.same_value(x.name, sel, instr):
+            continue
+        found = flow.hints.nodes(sel)
+        forms = {(form, f.where(n)) for f, nodes in ([found] if found else []) for n in nodes
+                 if (form := _doubled_arm(f, n)) is not None}
+        if len(forms) == 1:
+            form, where = forms.pop()
+            return k, arms[0], form, where
+    return None
+
+
+def _doubled_arm(f: SourceFile, n: ast.expr) -> str | None:
+    """``mul2``/``add`` of ``tl.where(c, A, B)`` whose one arm is ``2.0 * X`` / ``X + X`` and the other a sum with
+    an operand X; else None."""
+    if not (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "where"
+            and len(n.args) == 3):
+        return None
+    found: list[str] = []
+    for a, b in ((n.args[1], n.args[2]), (n.args[2], n.args[1])):
+        ra, rb = _resolve(f, a, _DEPTH), _resolve(f, b, _DEPTH)
+        if not isinstance(ra, ast.BinOp) or not isinstance(rb, ast.BinOp):
+            continue
+        op, left, right = _as_op(ra)
+        if op is ast.Add and ast.dump(left) == ast.dump(right):
+            form, x = "add", left
+        elif isinstance(ra.op, ast.Mult) and (_is_two(ra.left) or _is_two(ra.right)):
+            form, x = "mul2", ra.right if _is_two(ra.left) else ra.left
+        else:
+            continue
+        bop, bl, br = _as_op(rb)
+        if bop is ast.Add and ast.dump(_same(x)) in (ast.dump(_same(bl)), ast.dump(_same(br))):
+            found.append(form)
+    return found[0] if len(found) == 1 else None
+
+
+def select_of_forms(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, ft: str, k: int, arm: int,
+                    where: str) -> FoldResult:
+    """``add d, s, x`` of ``s = selp a, b, p`` (operand ``k``; x the arm ``arm``) as Triton's
+    ``where(p, φ(x)·φ(2), φ(y) + φ(x))``, the arms in the select's order."""
+    ops = instr.operands
+    sel = flow.only_def(ops[k].name)  # type: ignore[union-attr]
+    assert sel is not None
+    x, y, p = ops[3 - k], sel.operands[3 - arm], sel.operands[3]
+    w = R.ring(ft).w
+    px, py = ctx.embed(x, ft), ctx.embed(y, ft)
+    m, s2, out = ctx.fresh(BITS_KIND[w]), ctx.fresh(BITS_KIND[w]), ctx.fresh(BITS_KIND[w])
+    ctx.emit(f"mul.lo.s{w} {m}, {px}, {hexc(R.embed_int(float_to_bits(2.0, ft), ft), w)}")
+    ctx.emit(f"add.s{w} {s2}, {py}, {px}")
+    first, second = (m, s2) if arm == 1 else (s2, m)
+    ctx.emit(f"selp.b{w} {out}, {first}, {second}, {ctx.text(p)}")
+    ctx.define(instr.operands[0], out, ft, instr.guard)
+    return FoldResult(True, Verdict(f"add of a select and x: LLVM's where(c, 2.0 * x, y + x) with x taken out of the "
+                                    f"select (2.0 * x as x + x); the source at {where} doubles by 2.0: sanitized as "
+                                    "Triton's select of φ(x)·φ(2) and φ(y) + φ(x)", NOTE, native=False))
