@@ -161,12 +161,14 @@ def test_held_out_kernels_with_both_forms_are_tritons_bits(name):
     _assert_bit_exact(name)
 
 
-@pytest.mark.parametrize("name", ["seed47198", "k_self_add_f64_narrowed_twice_bf16"])
+@pytest.mark.parametrize("name", ["seed47198", "k_self_add_f64_narrowed_twice_bf16", "seed48281"])
 def test_self_add_under_casts_between_op_and_store_is_tritons_chain(name):
     """Triton 3.9 pairs, reported before: ``(h.to(f32) * 2.0).to(f64)`` stored as f16 (held-out seed 47198: Triton folds
     the exact widening to f64 into the store's narrowing, so the f32 product narrows straight to f16), and
     ``(2.0 * x.to(f64)).to(f32)`` of a bf16 x stored as f16 (the f64 product narrows to f32, then to f16: two ring
-    steps). LLVM writes both as ``add.f16 x, x``: bit for bit, nothing reported."""
+    steps). LLVM writes both as ``add.f16 x, x``: bit for bit, nothing reported. Held-out seed 48281:
+    ``sin((2.0 * h.to(f64)).to(f32))`` of an f16 h on four elements, the later copies and the widenings they double at
+    a merged location (14:0): the copy that kept its location decides them all."""
     _assert_bit_exact(name, folds=())
 
 

@@ -342,17 +342,25 @@ def copies_decision(instr: ir.Instruction, flow: Flow, decide: Callable[[ir.Inst
     if loc is None or (loc[1] and loc[2]) or len(ops) != 3 or not isinstance(ops[1], ir.Reg):
         return None
     src = flow.only_def(ops[1].name)
-    key = (src.opcode, src.mods, flow.hints.loc.get(id(src))) if src is not None else None
-    if key is None or key[2] is None or not (key[2][1] and key[2][2]):
+    src_at = flow.hints.loc.get(id(src)) if src is not None else None
+    if src is None or src_at is None or not src_at[1]:
         return None
+    merged = not src_at[2]  # the operand's writer at a merged location too (held-out seed 48281: the widening of
+    # the half in (2.0 * h.to(f64)).to(f32) on the later elements at 14:0): its copies on the line, every one agreeing
+
+    def same_kind(d: ir.Instruction) -> bool:
+        at = flow.hints.loc.get(id(d))
+        return (d.opcode, d.mods) == (src.opcode, src.mods) and at is not None and (
+            at == src_at or (merged and at[:2] == src_at[:2]))
     got: dict[str, Decision] = {}
     for u in flow.order:
         uo = u.operands
         if (u is instr or u.opcode != instr.opcode or u.mods != instr.mods or len(uo) != 3 or uo[1] != uo[2]
-                or not isinstance(uo[1], ir.Reg) or (d := flow.only_def(uo[1].name)) is None
-                or (d.opcode, d.mods, flow.hints.loc.get(id(d))) != key):
+                or not isinstance(uo[1], ir.Reg) or (d := flow.only_def(uo[1].name)) is None or not same_kind(d)):
             continue
         ul = flow.hints.loc.get(id(u))
+        if ul is not None and ul[1] and not ul[2] and merged:
+            continue  # another copy at the merged location, like instr
         if ul is None or not (ul[1] and ul[2]) or (dec := decide(u)) is None:
             return None  # a copy the source does not decide either: no answer
         got.setdefault(dec.form, Decision(dec.form, f"{dec.where} (its copies on other elements)"))
