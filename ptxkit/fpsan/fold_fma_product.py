@@ -48,12 +48,15 @@ def product_fma(instr: ir.Instruction, flow: Flow, ft: str) -> bool:
                                           and n.func.attr == "fma" for n in found[1]))
 
 
-def as_product(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow: Flow,
-               fold: Callable[[ir.Instruction, RewriteContext, Options, Flow], FoldResult | None]) -> FoldResult:
-    """``instr`` rewritten as ``mul d, a, b``: by ``fold`` (the folds a written ``mul`` takes), else the ring
-    product; the instruction is changed in place for it (its location and dataflow stay its own)."""
-    saved = instr.opcode, instr.operands
-    instr.opcode, instr.operands = "mul", instr.operands[:3]
+Fold = Callable[[ir.Instruction, RewriteContext, Options, Flow], FoldResult | None]
+
+
+def rewrite_as(instr: ir.Instruction, opcode: str, mods: tuple[str, ...], operands: tuple[ir.Operand, ...],
+               ctx: RewriteContext, opts: Options, flow: Flow, fold: Fold, note: Verdict) -> FoldResult:
+    """``instr`` rewritten as ``opcode.mods operands``: by ``fold`` (the folds a written one takes), else the ring
+    op; changed in place for it (its location and dataflow stay its own), ``note`` where the fold gives none."""
+    saved = instr.opcode, instr.mods, instr.operands
+    instr.opcode, instr.mods, instr.operands = opcode, mods, operands
     try:
         got = fold(instr, ctx, opts, flow)
         if got is None:
@@ -61,7 +64,12 @@ def as_product(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow: 
             got = FoldResult(done is True, done if isinstance(done, Verdict) else Verdict(done) if isinstance(
                 done, str) else None)
     finally:
-        instr.opcode, instr.operands = saved
+        instr.opcode, instr.mods, instr.operands = saved
+    return FoldResult(got.done, got.verdict if got.verdict is not None else note if got.done else None)
+
+
+def as_product(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow: Flow, fold: Fold) -> FoldResult:
+    """``instr`` rewritten as ``mul d, a, b`` (:func:`rewrite_as`)."""
     note = Verdict(f"fma.{instr.mods[-1]} a, b, -0.0: LLVM's lowering of a product (natively a·b, bit for bit); "
                    "sanitized as the ring product Triton's FPSan computes", NOTE, native=False)
-    return FoldResult(got.done, got.verdict if got.verdict is not None else note if got.done else None)
+    return rewrite_as(instr, "mul", instr.mods, instr.operands[:3], ctx, opts, flow, fold, note)

@@ -7,12 +7,10 @@ plain product and sum give the fma's φ(a)·φ(b) + φ(c), but e is Triton's pro
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from ptxkit import ir
 from ptxkit.fpsan.ctx import RewriteContext
-from ptxkit.fpsan.dispatch import rewrite_instruction
 from ptxkit.fpsan.fold_flow import Flow, FoldResult
+from ptxkit.fpsan.fold_fma_product import Fold, rewrite_as
 from ptxkit.fpsan.options import Options
 from ptxkit.fpsan.report import NOTE, Verdict
 
@@ -46,22 +44,10 @@ def _straight(flow: Flow, first: ir.Instruction, last: ir.Instruction) -> bool:
         s.opcode in ("bra", "brx", "ret", "exit") for s in flow.order[a + 1:b])
 
 
-def as_sum(instr: ir.Instruction, t: ir.Reg, ctx: RewriteContext, opts: Options, flow: Flow,
-           fold: Callable[[ir.Instruction, RewriteContext, Options, Flow], FoldResult | None]) -> FoldResult:
-    """``instr`` rewritten as ``add d, t, c``: by ``fold`` (the folds a written ``add`` takes), else the ring sum;
-    changed in place for it (its location and dataflow stay its own)."""
-    saved = instr.opcode, instr.mods, instr.operands
-    instr.opcode, instr.operands = "add", (instr.operands[0], t, instr.operands[3])
-    instr.mods = tuple(m for m in instr.mods if m != "ftz")
-    try:
-        got = fold(instr, ctx, opts, flow)
-        if got is None:
-            done = rewrite_instruction(instr, ctx, opts.atomics)
-            got = FoldResult(done is True, done if isinstance(done, Verdict) else Verdict(done) if isinstance(
-                done, str) else None)
-    finally:
-        instr.opcode, instr.mods, instr.operands = saved
+def as_sum(instr: ir.Instruction, t: ir.Reg, ctx: RewriteContext, opts: Options, flow: Flow, fold: Fold) -> FoldResult:
+    """``instr`` rewritten as ``add d, t, c`` (:func:`~ptxkit.fpsan.fold_fma_product.rewrite_as`)."""
     note = Verdict(f"{instr.opcode}.{instr.mods[-1]} d, a, b, c beside mul t, a, b: LLVM's contraction of t + c; "
                    "sanitized as the sum of the product's own value, as Triton's FPSan computes it", NOTE,
                    native=False)
-    return FoldResult(got.done, got.verdict if got.verdict is not None else note if got.done else None)
+    mods = tuple(m for m in instr.mods if m != "ftz")
+    return rewrite_as(instr, "add", mods, (instr.operands[0], t, instr.operands[3]), ctx, opts, flow, fold, note)

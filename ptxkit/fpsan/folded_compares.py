@@ -14,9 +14,9 @@ from __future__ import annotations
 import ast
 
 from ptxkit import ir
-from ptxkit.fpsan.report import ERROR, ReportItem, SanitizeReport
+from ptxkit.fpsan.report import SanitizeReport
 from ptxkit.fpsan.source_ast import _DEPTH, SourceFile, _number, _resolve
-from ptxkit.fpsan.source_hints import SourceHints
+from ptxkit.fpsan.source_report import functions_reaching, source_scan
 
 _BELOW = (ast.Lt, ast.LtE)
 _ABOVE = (ast.Gt, ast.GtE)
@@ -24,41 +24,27 @@ _ABOVE = (ast.Gt, ast.GtE)
 
 def report_folded_compares(module: ir.Module, fn: ir.Function, report: SanitizeReport, root: str | None) -> None:
     """Report each comparison of a square-like expression with a literal ≤ 0 that left no instruction in ``fn``."""
-    if not any(isinstance(i, ir.Directive) and i.name == "file" and ".py" in i.args for i in module.items):
-        return  # (no Python source named: nvcc's output, a hand-written file)
-    hints = SourceHints.of(module, fn, root)
-    if not any(f is not None for f in hints.files.values()):
+    scan = source_scan(module, fn, root)
+    if scan is None:
         return
-    used = set(hints.loc.values()) | set(hints.call_site.values())
-    anchor = next((s for s in fn.instructions() if s.opcode == "st" and s.span is not None), None)
-    anchor = anchor or next((s for s in fn.instructions() if s.span is not None), None)
-    if anchor is None or anchor.span is None:
-        return
-    for key, f in hints.files.items():
-        if f is None:
-            continue
-        lines = {line for k, line, _ in used if k == key}
+    used = scan.used()
+    for key, f, lines in scan.files():
         for n in _compares_of_functions(f, lines):
             try:
                 decided = _sign_decided(f, n)
             except (KeyError, IndexError, AttributeError, TypeError, ValueError, RecursionError):
                 decided = False  # a source shape the rule did not foresee says nothing
             if decided and (key, n.lineno, n.col_offset + 1) not in used:
-                report.items.append(ReportItem(
-                    anchor.span.line, anchor.span.col, ".".join((anchor.opcode, *anchor.mods)),
-                    f"the comparison at {f.where(n)} left no instruction: LLVM decided it from the sign of a square "
-                    "(x·x ≥ 0 or NaN), which Triton's ring product does not have (φ⁻¹ of a payload's square is "
-                    "negative about half the time); not modelled, the select LLVM kept is left as it is",
-                    fn.name, severity=ERROR, native=True))
+                scan.report(report, f"the comparison at {f.where(n)} left no instruction: LLVM decided it from the "
+                            "sign of a square (x·x ≥ 0 or NaN), which Triton's ring product does not have (φ⁻¹ of a "
+                            "payload's square is negative about half the time); not modelled, the select LLVM kept is "
+                            "left as it is")
 
 
 def _compares_of_functions(f: SourceFile, lines: set[int]) -> list[ast.Compare]:
     """The comparisons in the file's functions that ``fn``'s locations reach (a kernel and the helpers it calls)."""
-    out: list[ast.Compare] = []
-    for d in ast.walk(f.tree):
-        if isinstance(d, ast.FunctionDef) and any(d.lineno <= ln <= (d.end_lineno or d.lineno) for ln in lines):
-            out += [n for n in ast.walk(d) if isinstance(n, ast.Compare) and len(n.ops) == 1]
-    return out
+    return [n for d in functions_reaching(f, lines) for n in ast.walk(d)
+            if isinstance(n, ast.Compare) and len(n.ops) == 1]
 
 
 def _sign_decided(f: SourceFile, n: ast.Compare) -> bool:

@@ -15,49 +15,36 @@ import ast
 
 from ptxkit import ir
 from ptxkit.fpsan.ops import float_type_of
-from ptxkit.fpsan.report import ERROR, ReportItem, SanitizeReport
+from ptxkit.fpsan.report import SanitizeReport
 from ptxkit.fpsan.source_ast import _DEPTH, _INT_DTYPES, SourceFile, _cast_to, _number, _receiver, _resolve, _to_dtype
-from ptxkit.fpsan.source_hints import SourceHints
+from ptxkit.fpsan.source_report import functions_reaching, source_scan
 
 _ARITH = (ast.Add, ast.Sub, ast.Mult)
 
 
 def report_folded_int_arith(module: ir.Module, fn: ir.Function, report: SanitizeReport, root: str | None) -> None:
     """Report each such conversion of ``fn``'s source whose arithmetic left no float instruction."""
-    if not any(isinstance(i, ir.Directive) and i.name == "file" and ".py" in i.args for i in module.items):
-        return  # (no Python source named: nvcc's output, a hand-written file)
-    hints = SourceHints.of(module, fn, root)
-    if not any(f is not None for f in hints.files.values()):
+    scan = source_scan(module, fn, root)
+    if scan is None:
         return
+    hints = scan.hints
     float_at = {hints.loc[id(i)] for i in fn.instructions()
                 if id(i) in hints.loc and i.opcode in ("add", "sub", "mul", "fma", "mad") and float_type_of(i)}
-    used = set(hints.loc.values()) | set(hints.call_site.values())
-    anchor = next((s for s in fn.instructions() if s.opcode == "st" and s.span is not None), None)
-    anchor = anchor or next((s for s in fn.instructions() if s.span is not None), None)
-    if anchor is None or anchor.span is None:
-        return
-    for key, f in hints.files.items():
-        if f is None:
-            continue
-        lines = {line for k, line, _ in used if k == key}
+    for key, f, lines in scan.files():
         for n, op in _folded_candidates(f, lines):
             if not any((key, e.lineno, e.col_offset + 1) in float_at for e in (n, op)):
-                report.items.append(ReportItem(
-                    anchor.span.line, anchor.span.col, ".".join((anchor.opcode, *anchor.mods)),
-                    f"the float arithmetic at {f.where(op)} on an integer's conversion, converted back to an integer "
-                    f"or compared with a literal at {f.where(n)}, left no float instruction: LLVM folded the "
-                    "conversions and the exact float op into integer arithmetic, while Triton's FPSan computes the op "
-                    "in the ring and converts or compares its float; not modelled", fn.name, severity=ERROR,
-                    native=True))
+                scan.report(report, f"the float arithmetic at {f.where(op)} on an integer's conversion, converted "
+                            f"back to an integer or compared with a literal at {f.where(n)}, left no float "
+                            "instruction: LLVM folded the conversions and the exact float op into integer arithmetic, "
+                            "while Triton's FPSan computes the op in the ring and converts or compares its float; not "
+                            "modelled")
 
 
 def _folded_candidates(f: SourceFile, lines: set[int]) -> list[tuple[ast.expr, ast.BinOp]]:
     """(``E.to(intN)`` or a comparison ``E op c`` with a literal c, E) in the file's functions that the locations
     reach, E a sum, difference or product of a literal and ``i.to(float)`` of an integer expression i."""
     out: list[tuple[ast.expr, ast.BinOp]] = []
-    for d in ast.walk(f.tree):
-        if not (isinstance(d, ast.FunctionDef) and any(d.lineno <= ln <= (d.end_lineno or d.lineno) for ln in lines)):
-            continue
+    for d in functions_reaching(f, lines):
         for n in ast.walk(d):
             try:
                 if isinstance(n, ast.Call) and _to_dtype(n) in _INT_DTYPES:

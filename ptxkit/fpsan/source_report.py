@@ -1,0 +1,61 @@
+"""What the source-level reports share (``folded_compares``, ``folded_int_arith``; issue 10): source the PTX's
+``.file`` names, the locations the function reaches, and the instruction a report is anchored at (a store, else the
+first located one). These report shapes LLVM left no instruction for, so they read the Python source alone."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from ptxkit import ir
+from ptxkit.fpsan.report import ERROR, ReportItem, SanitizeReport
+from ptxkit.fpsan.source_ast import SourceFile
+from ptxkit.fpsan.source_hints import SourceHints
+
+
+@dataclass
+class SourceScan:
+    """The function's source files and where a report about them goes."""
+
+    fn: ir.Function
+    hints: SourceHints
+    anchor: ir.Instruction
+
+    def files(self) -> Iterator[tuple[str, SourceFile, set[int]]]:
+        """(key, file, the lines the function's locations reach) of each source file found."""
+        used = self.used()
+        for key, f in self.hints.files.items():
+            if f is not None:
+                yield key, f, {line for k, line, _ in used if k == key}
+
+    def used(self) -> set[tuple[str, int, int]]:
+        """The (file key, line, column) locations the function's instructions and inlined calls carry."""
+        return set(self.hints.loc.values()) | set(self.hints.call_site.values())
+
+    def report(self, report: SanitizeReport, reason: str) -> None:
+        """An error at the anchor (native: nothing there is rewritten for it)."""
+        a = self.anchor
+        assert a.span is not None
+        report.items.append(ReportItem(a.span.line, a.span.col, ".".join((a.opcode, *a.mods)), reason, self.fn.name,
+                                       severity=ERROR, native=True))
+
+
+def source_scan(module: ir.Module, fn: ir.Function, root: str | None) -> SourceScan | None:
+    """The scan of ``fn``'s Python source, or None where the module names none (nvcc's output, a hand-written file)
+    or it is not found, or the function has no located instruction."""
+    if not any(isinstance(i, ir.Directive) and i.name == "file" and ".py" in i.args for i in module.items):
+        return None
+    hints = SourceHints.of(module, fn, root)
+    if not any(f is not None for f in hints.files.values()):
+        return None
+    anchor = next((s for s in fn.instructions() if s.opcode == "st" and s.span is not None), None)
+    anchor = anchor or next((s for s in fn.instructions() if s.span is not None), None)
+    return SourceScan(fn, hints, anchor) if anchor is not None and anchor.span is not None else None
+
+
+def functions_reaching(f: SourceFile, lines: set[int]) -> Iterator[ast.FunctionDef]:
+    """The file's functions that hold one of ``lines`` (a kernel and the helpers it calls)."""
+    for d in ast.walk(f.tree):
+        if isinstance(d, ast.FunctionDef) and any(d.lineno <= ln <= (d.end_lineno or d.lineno) for ln in lines):
+            yield d
