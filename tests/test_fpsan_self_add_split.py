@@ -66,29 +66,23 @@ def test_fma_reading_the_one_add_thrice_takes_each_form_at_its_operand(tmp_path)
     assert all(s == "note" for _, s in _items(rep))
 
 
-def test_fma_call_and_contracted_sum_at_one_location_take_their_own_forms(tmp_path):
-    """``tl.fma(x0, x0 + x0, x1) + (2.0 * x0) * x1`` (held-out seed 43594's shape, silent before): the call and
-    LLVM's contraction of the sum are two fmas at the call's column; the addend tells them apart (the sum's is the
-    call's fma), so the call reads 2φ(x0) and the contraction φ(x0)·φ(2)."""
-    expr = "tl.fma(x0, x0 + x0, x1) + (2.0 * x0) * x1"
-    body = (f"{{loc}}\n\tadd.f32 %t, %a, %a;\n\t.loc 1 {EXPR_LINE} {_col(expr, 'tl.fma')}\n"
-            "\tfma.rn.f32 %e, %a, %t, %b;\n\tfma.rn.f32 %d, %t, %b, %e;")
+@pytest.mark.parametrize("expr,tail,want,other", [
+    # held-out seed 43594's shape (silent before): the call and LLVM's contraction of the sum are two fmas at the
+    # call's column; the addend tells them apart (the sum's is the call's fma)
+    ("tl.fma(x0, x0 + x0, x1) + (2.0 * x0) * x1", "fma.rn.f32 %e, %a, %t, %b;\n\tfma.rn.f32 %d, %t, %b, %e;",
+     lambda x0, x1: R.fma(MUL2(x0), _phi(x1), R.fma(_phi(x0), ADD(x0), _phi(x1), 32), 32),
+     lambda x0, x1: R.fma(ADD(x0), _phi(x1), R.fma(_phi(x0), ADD(x0), _phi(x1), 32), 32)),
+    # the mul at the call's column is the product, not the call
+    ("tl.fma(x0 + x0, x1, x0) * (2.0 * x0)", "fma.rn.f32 %e, %t, %b, %a;\n\tmul.f32 %d, %t, %e;",
+     lambda x0, x1: R.mul(MUL2(x0), R.fma(ADD(x0), _phi(x1), _phi(x0), 32), 32),
+     lambda x0, x1: R.mul(ADD(x0), R.fma(ADD(x0), _phi(x1), _phi(x0), 32), 32))])
+def test_fma_call_and_an_op_at_its_column_take_their_own_forms(tmp_path, expr, tail, want, other):
+    """Two readers at the ``tl.fma`` call's column: each takes the form of its own operand (the call reads 2φ(x0),
+    the contracted sum or the product φ(x0)·φ(2))."""
+    body = f"{{loc}}\n\tadd.f32 %t, %a, %a;\n\t.loc 1 {EXPR_LINE} {_col(expr, 'tl.fma')}\n\t{tail}"
     out, rep = _run(_with_source(tmp_path, expr, body, "x0 + x0", nin=2), [[A, B], [HALF, ONE]])
     for got, (x0, x1) in zip(out, [(A, B), (HALF, ONE)], strict=True):
-        call = R.fma(_phi(x0), ADD(x0), _phi(x1), 32)
-        assert got == _bits(R.fma(MUL2(x0), _phi(x1), call, 32)) != _bits(R.fma(ADD(x0), _phi(x1), call, 32))
-    assert all(s == "note" for _, s in _items(rep))
-
-
-def test_product_of_an_fma_call_reads_its_own_form(tmp_path):
-    """``tl.fma(x0 + x0, x1, x0) * (2.0 * x0)``: the mul at the call's column is the product, not the call."""
-    expr = "tl.fma(x0 + x0, x1, x0) * (2.0 * x0)"
-    body = (f"{{loc}}\n\tadd.f32 %t, %a, %a;\n\t.loc 1 {EXPR_LINE} {_col(expr, 'tl.fma')}\n"
-            "\tfma.rn.f32 %e, %t, %b, %a;\n\tmul.f32 %d, %t, %e;")
-    out, rep = _run(_with_source(tmp_path, expr, body, "x0 + x0", nin=2), [[A, B], [HALF, ONE]])
-    for got, (x0, x1) in zip(out, [(A, B), (HALF, ONE)], strict=True):
-        call = R.fma(ADD(x0), _phi(x1), _phi(x0), 32)
-        assert got == _bits(R.mul(MUL2(x0), call, 32)) != _bits(R.mul(ADD(x0), call, 32))
+        assert got == _bits(want(x0, x1)) != _bits(other(x0, x1))
     assert all(s == "note" for _, s in _items(rep))
 
 
@@ -189,6 +183,21 @@ def test_doubled_arm_written_as_a_sum_stays_as_written(tmp_path):
     out, rep = _run(_with_source(tmp_path, expr, body, "tl.where", nin=2), [[A, HALF], [HALF, A]])
     assert out == [_bits(ADD(A)), _bits(R.add(_phi(A), _phi(HALF), 32))]
     assert not [i for i in rep.items if "select" in i.reason and i.opcode.startswith("add")]
+
+
+@pytest.mark.parametrize("expr,severity", [("tl.where(x1 < x0, x0 * 2.0, x1 * 2.0)", "note"),
+                                           ("tl.where(x1 < x0, x0 * 2.0, x1 + x1)", "error")])
+def test_doubling_taken_out_of_a_select_takes_the_arms_form(tmp_path, expr, severity):
+    """``tl.where(c, x0 * 2.0, x1 * 2.0)`` as ``add d, s, s`` of ``s = selp x0, x1`` (LLVM takes the doubling out of
+    the select; custom kernel, reported before): both arms double by 2.0, so the add is φ(s)·φ(2); arms of two forms
+    leave it undecided, reported."""
+    at = _col(expr, "tl.where")
+    body = (f"setp.lt.f32 %p1, %b, %a;\n\t.loc 1 {EXPR_LINE} {at}\n\tselp.f32 %u, %a, %b, %p1;"
+            "\n\tadd.f32 %d, %u, %u;")
+    out, rep = _run(_with_source(tmp_path, expr, body, "tl.where", nin=2), [[A, HALF], [HALF, A]])
+    assert [s for o, s in _items(rep) if o == "add.f32"] == [severity]
+    if severity == "note":
+        assert out == [_bits(MUL2(A)), _bits(MUL2(A))] != [_bits(ADD(A))] * 2
 
 
 def test_held_out_forms_through_a_cast_round_trip_are_reported():

@@ -14,7 +14,7 @@ from ptxkit.fpsan import ring as R
 from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext, float_to_bits, hexc
 from ptxkit.fpsan.fold_flow import Flow, FoldResult
 from ptxkit.fpsan.report import NOTE, Verdict
-from ptxkit.fpsan.source_ast import _DEPTH, SourceFile, _as_op, _is_two, _resolve, _same
+from ptxkit.fpsan.source_ast import _DEPTH, Decision, SourceFile, _as_op, _is_two, _resolve, _same
 
 
 def hoisted_self_add(instr: ir.Instruction, flow: Flow, ft: str) -> tuple[int, int, str, str] | None:
@@ -85,3 +85,36 @@ def select_of_forms(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, ft: 
     return FoldResult(True, Verdict(f"add of a select and x: LLVM's where(c, 2.0 * x, y + x) with x taken out of the "
                                     f"select (2.0 * x as x + x); the source at {where} doubles by 2.0: sanitized as "
                                     "Triton's select of φ(x)·φ(2) and φ(y) + φ(x)", NOTE, native=False))
+
+
+def select_arms_form(instr: ir.Instruction, flow: Flow) -> Decision | None:
+    """``add t, s, s`` of ``s = selp a, b, p``: LLVM's ``where(c, 2.0 * x, 2.0 * y)`` with the doubling taken out of the
+    select; the form both arms of the ``tl.where`` at the select's location write (``mul2``/``add``), else None."""
+    ops = instr.operands
+    sel = flow.only_def(ops[1].name) if len(ops) == 3 and isinstance(ops[1], ir.Reg) and ops[1] == ops[2] else None
+    found = flow.hints.nodes(sel) if sel is not None and sel.opcode == "selp" and sel.guard is None else None
+    forms = {(form, f.where(n)) for f, nodes in ([found] if found else []) for n in nodes
+             if (form := _arms_form(f, n)) is not None}
+    if len(forms) != 1:
+        return None
+    form, where = forms.pop()
+    return Decision(form, f"{where} (both arms of the select)")
+
+
+def _arms_form(f: SourceFile, n: ast.expr) -> str | None:
+    """The one self-add form both arms of ``tl.where(c, A, B)`` write, else None."""
+    if not (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "where"
+            and len(n.args) == 3):
+        return None
+    forms = {_self_form(f, a) for a in n.args[1:]}
+    return forms.pop() if len(forms) == 1 and None not in forms else None
+
+
+def _self_form(f: SourceFile, a: ast.expr) -> str | None:
+    r = _resolve(f, a, _DEPTH)
+    if not isinstance(r, ast.BinOp):
+        return None
+    op, left, right = _as_op(r)
+    if op is ast.Add and ast.dump(left) == ast.dump(right):
+        return "add"
+    return "mul2" if isinstance(r.op, ast.Mult) and (_is_two(r.left) or _is_two(r.right)) else None

@@ -57,7 +57,7 @@ from ptxkit.fpsan.fold_neg_extremum import max_of_negations, negated_tree
 from ptxkit.fpsan.fold_neg_tree_root import cancelled_tree
 from ptxkit.fpsan.fold_poison import poison_conversion
 from ptxkit.fpsan.fold_round_trip import compared_round_trip, trunc_of_round_trip
-from ptxkit.fpsan.fold_select_self_add import hoisted_self_add, select_of_forms
+from ptxkit.fpsan.fold_select_self_add import hoisted_self_add, select_arms_form, select_of_forms
 from ptxkit.fpsan.fold_self_add import copies_decision, narrowed_load, plan, self_add
 from ptxkit.fpsan.fold_shared_product import as_sum, shared_product
 from ptxkit.fpsan.fold_sub_compare import sub_compared
@@ -219,7 +219,7 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
         def hint(i: ir.Instruction) -> Decision | None:
             return flow.hints.self_add(i, lane, narrowed_load(flow, i.operands[1], ft))
         decided = None if inner else decide_fold(
-            opts, "self-add", lambda i: hint(i) or copies_decision(i, flow, hint), instr)
+            opts, "self-add", lambda i: hint(i) or copies_decision(i, flow, hint) or select_arms_form(i, flow), instr)
         both = None if inner or decided or not opts.source_hints or opts.fold("self-add") else plan(instr, flow, lane)
         return self_add(instr, ctx, opts, ft, decided, both, flow)
     if op == "add" and not opts.fold("self-add") and (h := hoisted_self_add(instr, flow, ft or "")) is not None \
