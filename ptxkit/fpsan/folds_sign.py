@@ -40,7 +40,7 @@ from ptxkit.fpsan.folds_narrow_neg import (
     extremum_of_negation_narrowed,
 )
 from ptxkit.fpsan.irview import name_of
-from ptxkit.fpsan.neg_chain import neg_through, neg_through_packed
+from ptxkit.fpsan.neg_chain import dot_side, neg_through, neg_through_packed
 from ptxkit.fpsan.ops import (
     LANE_TYPE,
     TABLE,
@@ -188,6 +188,14 @@ def _sign_mask(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, lanes: tu
     reported; |a| stays native like Triton's abs, reported where a float ``cvt`` reads it."""
     src = next(o for o in instr.operands[1:] if isinstance(o, ir.Reg)).name
     dst = name_of(instr.operands[0])
+    if instr.opcode == "and" and (side := dot_side(flow, dst)) is not None and (
+            decided := flow.hints.abs_of_max_in_dot(instr, lanes[1], side)) is not None:
+        # a dot operand's maximum(x, -x), whose fabs LLVM sank past the shared-memory round trip (the operand's
+        # loads are untyped words, so the integer test below would take it)
+        _ring_max_of_negation(instr, ctx, src, dst, lanes)
+        return FoldResult(True, Verdict(f"{instr.opcode}: LLVM's |x| of a dot operand the source at {decided.where} "
+                                        "computes as the max or min of x and -x: sanitized as Triton's ring max", NOTE,
+                                        native=False), moves=True)
     if flow.value_kind([src, dst]) == "int" or any(
             d.opcode in BIT_OPS and not FLOAT_TYPES & set(d.mods) and not (d.opcode == "and" and sign_mask_lanes(d))
             for d in flow.defs.get(src, [])):

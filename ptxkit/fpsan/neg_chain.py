@@ -87,7 +87,8 @@ def neg_through_packed(instr: ir.Instruction, src: str, ctx: RewriteContext, flo
 def dot_side(flow: Flow, reg: str) -> int | None:
     """The operand of the tensor-core ``mma`` instructions ``reg``'s value reaches through the dot lowering's
     conversions and arithmetic (tf32x3's ``cvt.rna`` and ``sub``) and moves: 0 for A, 1 for B (the ``mma``'s second
-    and third operands, PTX ISA §9.7.14.5.14); None where it reaches none, or both."""
+    and third operands, PTX ISA §9.7.14.5.14; a ``wgmma``'s A in registers, §9.7.15.5.2); None where it reaches none,
+    or both."""
     sides: set[int] = set()
     todo, seen = [reg], set[str]()
     while todo:
@@ -96,7 +97,7 @@ def dot_side(flow: Flow, reg: str) -> int | None:
             continue
         seen.add(r)
         for u in flow.uses.get(r, []):
-            if u.opcode == "mma":
+            if u.opcode in ("mma", "wgmma"):  # (wgmma's B is a shared-memory descriptor: only A is registers)
                 sides |= {i - 1 for i, o in enumerate(u.operands) if i in (1, 2) and (
                     o == ir.Reg(r) or (isinstance(o, ir.Vec) and ir.Reg(r) in o.items))}
             elif u.opcode in ("cvt", "sub", "add", "mov", "neg") and isinstance(u.operands[0], ir.Reg):

@@ -111,6 +111,23 @@ def _strip_casts(f: SourceFile, e: ast.expr) -> ast.expr | None:
     return v
 
 
+def _without_round_trips(f: SourceFile, n: ast.expr) -> ast.expr:
+    """``n`` (a call) with each argument's exact widening round trip ``y.to(W).to(T)`` of a T-wide y taken out: y in
+    the ring too (a sign extension, narrowed back to itself)."""
+    if not isinstance(n, ast.Call):
+        return n
+    args: list[ast.expr] = []
+    for a in n.args:
+        t = _cast_to(a)
+        inner = _receiver(a) if t is not None else None
+        w = _cast_to(inner)
+        y = _receiver(inner) if inner is not None and w is not None else None
+        keep = y is not None and t is not None and w is not None and _DTYPE_WIDTH[w] > _DTYPE_WIDTH[t] \
+            and _width(f, y, _DEPTH) in (OWN, _DTYPE_WIDTH[t])
+        args.append(y if keep and y is not None else a)
+    return ast.Call(n.func, args, n.keywords)
+
+
 class SignHints(HintsBase):
     """The negation and sign decisions of :class:`~ptxkit.fpsan.source_hints.SourceHints`."""
 
@@ -449,6 +466,28 @@ class SignHints(HintsBase):
             return got
         decisions = [self.decide(u, classify_reader) for u in readers]
         return decisions[0] if all(d is not None for d in decisions) else None
+
+    def abs_of_max_in_dot(self, instr: ir.Instruction, width: int, side: int | None) -> Decision | None:
+        """|x| as a sign-bit ``and`` at a ``tl.dot`` call's location, on the operand ``side`` (0 A, 1 B; None: both
+        agree) that is a ``maximum``/``minimum`` of a value and its negation: LLVM's fabs of it, sunk into the dot's
+        lowering (held-out seed 49150: ``maximum(a.to(f64).to(f32), -a)``, the ``and`` after ``ldmatrix``, silent);
+        Triton's ring max (``max``). The exact widening's round trip is the value itself in the ring too."""
+        found = self.nodes(instr)
+        if found is None:
+            return None
+        f, nodes = found
+        got: set[str] = set()
+        for n in nodes:
+            if not (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "dot"
+                    and len(n.args) >= 2):
+                continue
+            for v in n.args[:2] if side is None else n.args[side:side + 1]:
+                m = _strip_casts(f, v)
+                x = (_of_negation(f, m) or _of_negation(f, _without_round_trips(f, m))) if m is not None and \
+                    _call_name(m) in _EXTREMA else None
+                got.add(f.where(m) if x is not None and _width(f, x, _DEPTH) in (OWN, width) and m is not None
+                        else "")
+        return Decision("max", got.pop()) if len(got) == 1 and "" not in got else None
 
     def max_of_negation_in_source(self, instr: ir.Instruction) -> str | None:
         """Where the source of ``instr``'s function has a max or min of a value and its negation
