@@ -53,6 +53,7 @@ from ptxkit.fpsan.fold_contracted import contracted_narrowed_product
 from ptxkit.fpsan.fold_flow import Flow, FoldResult, decide_fold, float_cast, fold_verdict, roles
 from ptxkit.fpsan.fold_fma_product import as_product, product_fma
 from ptxkit.fpsan.fold_libcall import direct_libcall, unmodelled_libcall
+from ptxkit.fpsan.fold_narrowed_compare import narrowed_compare, rewrite_narrowed_compare
 from ptxkit.fpsan.fold_neg_extremum import max_of_negations, negated_tree
 from ptxkit.fpsan.fold_neg_tree_root import cancelled_tree
 from ptxkit.fpsan.fold_poison import poison_conversion
@@ -225,6 +226,8 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
     if op == "add" and not opts.fold("self-add") and (h := hoisted_self_add(instr, flow, ft or "")) is not None \
             and h[2] == "mul2":
         return select_of_forms(instr, ctx, flow, ft or "", h[0], h[1], h[3])
+    if op == "setp" and (nc := narrowed_compare(instr, flow, ft or "")) is not None:
+        return rewrite_narrowed_compare(instr, ctx, ft or "", *nc)
     if op == "mul":
         report_cancelled_negations(instr, ctx, flow)
     if op in ("fma", "mad") and product_fma(instr, flow, ft):

@@ -89,6 +89,10 @@ HAND = {
     # where(c, y + x, x * 2.0): LLVM's x + where(c, y, x) (x * 2.0 as x + x, the common addend taken out)
     "k_where_sum_or_doubled_f64": ({"x0": "f64", "x1": "f64"}, "tl.where(x0 > x1, x1 + x0, x0 * 2.0)", "f32", 64,
                                    True),
+    # x.to(T) OP c: LLVM compares x itself with c moved to the rounding boundary (setp.le.f64 x, 0.50048828125)
+    "k_f16_cast_le_half_f64": ({"x0": "f64"}, "tl.where(x0.to(tl.float16) <= 0.5, 1.0, 2.0)", "f32", 64, True),
+    "k_bf16_cast_gt_f32": ({"x0": "f32"}, "tl.where(1.5 < x0.to(tl.bfloat16), x0, 2.0)", "f32", 64, True),
+    "k_f32_cast_lt_zero_f64": ({"x0": "f64"}, "tl.where(x0.to(tl.float32) < 0.0, x0, -x0)", "f32", 64, True),
 }
 
 
