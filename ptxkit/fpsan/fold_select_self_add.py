@@ -50,16 +50,11 @@ def _doubled_arm(f: SourceFile, n: ast.expr) -> str | None:
         return None
     found: list[str] = []
     for a, b in ((n.args[1], n.args[2]), (n.args[2], n.args[1])):
-        ra, rb = _resolve(f, a, _DEPTH), _resolve(f, b, _DEPTH)
-        if not isinstance(ra, ast.BinOp) or not isinstance(rb, ast.BinOp):
+        rb = _resolve(f, b, _DEPTH)
+        doubled = _self_form(f, a)
+        if doubled is None or not isinstance(rb, ast.BinOp):
             continue
-        op, left, right = _as_op(ra)
-        if op is ast.Add and ast.dump(left) == ast.dump(right):
-            form, x = "add", left
-        elif isinstance(ra.op, ast.Mult) and (_is_two(ra.left) or _is_two(ra.right)):
-            form, x = "mul2", ra.right if _is_two(ra.left) else ra.left
-        else:
-            continue
+        form, x = doubled
         bop, bl, br = _as_op(rb)
         if bop is ast.Add and ast.dump(_same(x)) in (ast.dump(_same(bl)), ast.dump(_same(br))):
             found.append(form)
@@ -106,15 +101,18 @@ def _arms_form(f: SourceFile, n: ast.expr) -> str | None:
     if not (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "where"
             and len(n.args) == 3):
         return None
-    forms = {_self_form(f, a) for a in n.args[1:]}
+    forms = {got[0] if (got := _self_form(f, a)) is not None else None for a in n.args[1:]}
     return forms.pop() if len(forms) == 1 and None not in forms else None
 
 
-def _self_form(f: SourceFile, a: ast.expr) -> str | None:
+def _self_form(f: SourceFile, a: ast.expr) -> tuple[str, ast.expr] | None:
+    """(``mul2``, X) of ``2.0 * X`` / ``X * 2.0``, (``add``, X) of ``X + X`` (names followed), else None."""
     r = _resolve(f, a, _DEPTH)
     if not isinstance(r, ast.BinOp):
         return None
     op, left, right = _as_op(r)
     if op is ast.Add and ast.dump(left) == ast.dump(right):
-        return "add"
-    return "mul2" if isinstance(r.op, ast.Mult) and (_is_two(r.left) or _is_two(r.right)) else None
+        return "add", left
+    if isinstance(r.op, ast.Mult) and (_is_two(r.left) or _is_two(r.right)):
+        return "mul2", r.right if _is_two(r.left) else r.left
+    return None
