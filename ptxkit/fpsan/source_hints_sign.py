@@ -227,22 +227,18 @@ class SignHints(HintsBase):
         an operand into the dot's lowering, below its shared-memory round trip (held-out seed 43806:
         ``(-a.to(f64)).to(f32)`` fed to a tf32x3 dot, a sign xor after ``ldmatrix``). ``side``: the operand
         (0 A, 1 B) the PTX feeds it to; unknown, the chains of both must agree or the other write no negation."""
-        found = self.nodes(instr)
+        found = self._dot_operands(instr, side)
         if found is None:
             return None
-        f, nodes = found
+        f, operands = found
         got: set[tuple[tuple[str, ...], str]] = set()
-        for n in nodes:
-            if not (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "dot"
-                    and len(n.args) >= 2):
-                continue
-            for v in n.args[:2] if side is None else n.args[side:side + 1]:
-                steps = _neg_steps(f, v)
-                if steps is not None:
-                    got.add((steps, f.where(v)))
-                elif side is None and any(_negated(e) is not None for e in ast.walk(_resolve(f, v, _DEPTH) or v)
-                                          if isinstance(e, ast.expr)):
-                    return None
+        for v in operands:
+            steps = _neg_steps(f, v)
+            if steps is not None:
+                got.add((steps, f.where(v)))
+            elif side is None and any(_negated(e) is not None for e in ast.walk(_resolve(f, v, _DEPTH) or v)
+                                      if isinstance(e, ast.expr)):
+                return None
         if len({c for c, _ in got}) != 1:
             return None
         chain = got.pop()
@@ -472,22 +468,27 @@ class SignHints(HintsBase):
         agree) that is a ``maximum``/``minimum`` of a value and its negation: LLVM's fabs of it, sunk into the dot's
         lowering (held-out seed 49150: ``maximum(a.to(f64).to(f32), -a)``, the ``and`` after ``ldmatrix``, silent);
         Triton's ring max (``max``). The exact widening's round trip is the value itself in the ring too."""
+        found = self._dot_operands(instr, side)
+        if found is None:
+            return None
+        f, operands = found
+        got: set[str] = set()
+        for v in operands:
+            m = _strip_casts(f, v)
+            x = (_of_negation(f, m) or _of_negation(f, _without_round_trips(f, m))) if m is not None and \
+                _call_name(m) in _EXTREMA else None
+            got.add(f.where(m) if x is not None and _width(f, x, _DEPTH) in (OWN, width) and m is not None else "")
+        return Decision("max", got.pop()) if len(got) == 1 and "" not in got else None
+
+    def _dot_operands(self, instr: ir.Instruction, side: int | None) -> tuple[SourceFile, list[ast.expr]] | None:
+        """The operand ``side`` (0 A, 1 B; None: both) of each ``tl.dot`` call at ``instr``'s location."""
         found = self.nodes(instr)
         if found is None:
             return None
         f, nodes = found
-        got: set[str] = set()
-        for n in nodes:
-            if not (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "dot"
-                    and len(n.args) >= 2):
-                continue
-            for v in n.args[:2] if side is None else n.args[side:side + 1]:
-                m = _strip_casts(f, v)
-                x = (_of_negation(f, m) or _of_negation(f, _without_round_trips(f, m))) if m is not None and \
-                    _call_name(m) in _EXTREMA else None
-                got.add(f.where(m) if x is not None and _width(f, x, _DEPTH) in (OWN, width) and m is not None
-                        else "")
-        return Decision("max", got.pop()) if len(got) == 1 and "" not in got else None
+        return f, [v for n in nodes if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+                   and n.func.attr == "dot" and len(n.args) >= 2
+                   for v in (n.args[:2] if side is None else n.args[side:side + 1])]
 
     def max_of_negation_in_source(self, instr: ir.Instruction) -> str | None:
         """Where the source of ``instr``'s function has a max or min of a value and its negation
