@@ -6,8 +6,6 @@ in the ring, which is not φ_bf16(2.0); each such constant becomes the float of 
 
 from __future__ import annotations
 
-import ast
-
 import numpy as np
 
 from ptxkit import ir
@@ -15,7 +13,7 @@ from ptxkit.fpsan import ring as R
 from ptxkit.fpsan.ctx import RewriteContext, float_to_bits, guard_text, hexc
 from ptxkit.fpsan.fold_flow import Flow, FoldResult
 from ptxkit.fpsan.report import NOTE, Verdict
-from ptxkit.fpsan.source_ast import _DEPTH, _number, _width
+from ptxkit.fpsan.source_ast import _DEPTH, _method_call, _number, _width
 
 _NARROW = {16: ("f16", "bf16"), 32: ("f32",)}
 
@@ -34,8 +32,7 @@ def narrowed_select_constants(instr: ir.Instruction, flow: Flow) -> tuple[dict[i
     f, nodes = found
     got: set[tuple[tuple[tuple[int, int], ...], str, str]] = set()
     for n in nodes:
-        if not (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "where"
-                and len(n.args) == 3):
+        if not _method_call(n, "where", 3):
             continue
         arms = n.args[1:]
         lits = [c for a in arms if (c := _number(a)) is not None]

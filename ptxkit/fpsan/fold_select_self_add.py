@@ -14,7 +14,7 @@ from ptxkit.fpsan import ring as R
 from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext, float_to_bits, hexc
 from ptxkit.fpsan.fold_flow import Flow, FoldResult
 from ptxkit.fpsan.report import NOTE, Verdict
-from ptxkit.fpsan.source_ast import _DEPTH, Decision, SourceFile, _as_op, _is_two, _resolve, _same
+from ptxkit.fpsan.source_ast import _DEPTH, Decision, SourceFile, _as_op, _is_two, _method_call, _resolve, _same
 
 
 def hoisted_self_add(instr: ir.Instruction, flow: Flow, ft: str) -> tuple[int, int, str, str] | None:
@@ -45,8 +45,7 @@ def hoisted_self_add(instr: ir.Instruction, flow: Flow, ft: str) -> tuple[int, i
 def _doubled_arm(f: SourceFile, n: ast.expr) -> str | None:
     """``mul2``/``add`` of ``tl.where(c, A, B)`` whose one arm is ``2.0 * X`` / ``X + X`` and the other a sum with
     an operand X; else None."""
-    if not (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "where"
-            and len(n.args) == 3):
+    if not _method_call(n, "where", 3):
         return None
     found: list[str] = []
     for a, b in ((n.args[1], n.args[2]), (n.args[2], n.args[1])):
@@ -98,8 +97,7 @@ def select_arms_form(instr: ir.Instruction, flow: Flow) -> Decision | None:
 
 def _arms_form(f: SourceFile, n: ast.expr) -> str | None:
     """The one self-add form both arms of ``tl.where(c, A, B)`` write, else None."""
-    if not (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "where"
-            and len(n.args) == 3):
+    if not _method_call(n, "where", 3):
         return None
     forms = {got[0] if (got := _self_form(f, a)) is not None else None for a in n.args[1:]}
     return forms.pop() if len(forms) == 1 and None not in forms else None

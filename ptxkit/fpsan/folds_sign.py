@@ -301,13 +301,8 @@ def _abs_next_to_cast(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, sr
             return FoldResult(False, Verdict(f"{head}, and Triton's ring widening, abs of the wide bits and ring "
                                              "narrowing is not the half's own abs; left as written", ERROR))
         uses = flow.uses.get(dst, [])
-        argument = {d.form if d is not None else "" for u in uses
-                    for d in [flow.hints.abs_widened_argument(u, w) if widened is None and w in (16, 32) else None]
-                    if d is not None or not (dst in flow.body_inputs and u.span is not None
-                                             and u.span.line in flow.native)}
-        if len(argument) == 1 and (form := argument.pop()):
-            # every reader is at a call the source passes abs(x.to(W)).to(T) (a recognised body's native lines,
-            # which read whatever bits it has, may carry other locations: its ring op reads the argument)
+        form = _argument_form(flow, dst, w) if widened is None and w in (16, 32) else None
+        if form is not None:
             wide, half = form.split(":")
             _abs_of_widened(instr, ctx, src, dst, half, wide)
             return FoldResult(True, Verdict(f"|x| of a {w}-bit value hoisted to its load, an argument the source at "
@@ -331,6 +326,20 @@ def _abs_next_to_cast(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, sr
         return FoldResult(False, Verdict(f"{_ABS_CAST_HEAD}: the source has abs(x.to(T)), computed so at the "
                                          "conversion", NOTE))
     return FoldResult(False, _abs_verdict(flow, instr, "outside", _ABS_CAST, *cast_dest(flow, dst)))
+
+
+def _argument_form(flow: Flow, dst: str, w: int) -> str | None:
+    """The form ``W:T`` of :meth:`SourceHints.abs_widened_argument` every reader of the |x| ``dst`` names (a recognised
+    body's native lines, which read whatever bits it has, may carry other locations: its ring op reads the argument),
+    else None."""
+    forms: set[str] = set()
+    for u in flow.uses.get(dst, []):
+        d = flow.hints.abs_widened_argument(u, w)
+        if d is not None:
+            forms.add(d.form)
+        elif not (dst in flow.body_inputs and u.span is not None and u.span.line in flow.native):
+            return None
+    return forms.pop() if len(forms) == 1 else None
 
 
 def _abs_of_widened(instr: ir.Instruction, ctx: RewriteContext, src: str, dst: str, half: str, wide: str) -> None:
@@ -510,12 +519,20 @@ def _after_cast_outside(flow: Flow, ab: ir.Instruction) -> bool:
     """``ab`` reads a float cvt's result where the source takes abs before that cast (``abs(x).to(T)``), the
     decision :func:`_abs_after_cast` acts on."""
     cvt = flow.only_def(ab.operands[1].name) if isinstance(ab.operands[1], ir.Reg) else None
-    types = float_cast(cvt, packed=True) if cvt is not None and cvt.opcode == "cvt" else None
-    if cvt is None or types is None:
+    if cvt is None or cvt.opcode != "cvt" or float_cast(cvt, packed=True) is None:
         return False
-    dt, st = types[0].removesuffix("x2"), types[1]
-    decided = flow.hints.abs_cast(ab, dt, st) or flow.hints.abs_at_cast(cvt, dt, st)
+    decided = _cast_order(flow, ab, cvt)
     return decided is not None and decided.form.partition("+")[0] in ("outside", "outside-f64")
+
+
+def _cast_order(flow: Flow, ab: ir.Instruction, cvt: ir.Instruction) -> Decision | None:
+    """The source's order of the abs ``ab`` and the float ``cvt`` it reads: at the abs's location, else at the
+    cvt's (``SourceHints.abs_cast``, ``abs_at_cast``)."""
+    types = float_cast(cvt, packed=True)
+    decided = flow.hints.abs_cast(ab, types[0].removesuffix("x2") if types else None, types[1] if types else None)
+    if decided is None and types is not None:
+        decided = flow.hints.abs_at_cast(cvt, types[0].removesuffix("x2"), types[1])
+    return decided
 
 
 def _packed_lane(flow: Flow, unpack: ir.Instruction, r: str) -> tuple[ir.Instruction, str] | None:
@@ -553,10 +570,7 @@ def _abs_after_cast(instr: ir.Instruction, cvt: ir.Instruction, ctx: RewriteCont
     ``abs(x).to(T)`` (LLVM moved the abs below the cast) and x is unchanged, Triton's ring cast of |x|;
     else left and reported (:func:`_abs_verdict`)."""
     types = float_cast(cvt, packed=True)
-    decided = flow.hints.abs_cast(instr, types[0].removesuffix("x2") if types else None,
-                                  types[1] if types else None)
-    if decided is None and types is not None:
-        decided = flow.hints.abs_at_cast(cvt, types[0].removesuffix("x2"), types[1])
+    decided = _cast_order(flow, instr, cvt)
     xs = cvt.operands[1:][::-1]  # cvt.rn.bf16x2.f32 d, a, b: b the low lane (ISA §9.7.9.21)
     lanes = sign_mask_lanes(instr) if instr.opcode == "and" else None
     fits = types is not None and (float_type_of(instr) == types[0] if instr.opcode == "abs"

@@ -10,6 +10,7 @@ import networkx as nx
 
 from ptxkit import ir
 from ptxkit.fpsan.libdevice_flow import Flow, cfg, line
+from ptxkit.fpsan.ops import sign_mask_lanes, sign_xor_lanes
 from ptxkit.ptx.types import FLOAT_TYPES
 
 
@@ -185,9 +186,6 @@ def _general_arm(flow: Flow, s: ir.Instruction, tainted: set[str], values: set[s
     return arms[0].name if _computed_from(flow, arms[0].name, values) else None
 
 
-_SIGN_MASKS = {0x7FFFFFFF, 0x7FFFFFFFFFFFFFFF, 0x80000000, 0x8000000000000000}
-
-
 def _enclosing_sign(flow: Flow, s: ir.Instruction, r: str, values: set[str], head: ir.Instruction) -> bool:
     """The select ``s`` carries the location of an expression enclosing the call (its line, a column at or before
     the call's) and its arm ``r`` is the body's value under one sign-bit ``and``/``xor`` or ``abs``/``neg`` that LLVM
@@ -203,10 +201,8 @@ def _enclosing_sign(flow: Flow, s: ir.Instruction, r: str, values: set[str], hea
     if own is not None and own[:2] == call[:2]:
         return False  # the sign op kept its place on the call's line: the select would carry its location or the call's
     regs = [o for o in w.operands[1:] if isinstance(o, ir.Reg)]
-    imms = [o.value % (1 << 64) for o in w.operands[1:] if isinstance(o, ir.Imm)]
-    sign = (w.opcode in ("abs", "neg") and len(w.operands) == 2) or (
-        w.opcode in ("and", "xor") and len(imms) == 1 and imms[0] in _SIGN_MASKS)
-    return sign and w.guard is None and len(regs) == 1 and regs[0].name in values
+    sign = (w.opcode in ("abs", "neg") and len(w.operands) == 2) or sign_mask_lanes(w) or sign_xor_lanes(w)
+    return bool(sign) and w.guard is None and len(regs) == 1 and regs[0].name in values
 
 
 def _located_on_chain(flow: Flow, r: str, values: set[str], at: tuple[str, ...], depth: int = 8) -> bool:

@@ -198,6 +198,13 @@ def _module_call(n: ast.AST | None, module: str) -> str | None:
     return None
 
 
+def _method_call(n: ast.AST | None, name: str, nargs: int) -> TypeGuard[ast.Call]:
+    """``n`` is a call ``E.NAME(...)`` with at least ``nargs`` positional arguments (``tl.where(c, a, b)``,
+    ``tl.dot(a, b)``)."""
+    return (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == name
+            and len(n.args) >= nargs)
+
+
 def _negated(n: ast.AST | None) -> ast.expr | None:
     """x of ``-x``, ``x * -1.0`` or ``-1.0 * x``, else None."""
     if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub):

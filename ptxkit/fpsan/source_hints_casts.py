@@ -22,6 +22,7 @@ from ptxkit.fpsan.source_ast import (
     _abs_call,
     _arms,
     _cast_to,
+    _method_call,
     _negated,
     _no_casts,
     _receiver,
@@ -163,8 +164,7 @@ def _where_of_widening(f: SourceFile, e: ast.expr, sw: int) -> bool:
     """``e`` is a ``tl.where`` with an arm ``y.to(W)`` widening an ``sw``-bit y (the other arm of another type, a
     literal say): Triton narrows the ring select of the wide values, where LLVM selects the narrowed arms (held-out seed
     49895's family: ``tl.where(c, 3.0, x.to(f64))`` stored as f16 of an f32 x, silent)."""
-    if not (isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and e.func.attr == "where"
-            and len(e.args) == 3):
+    if not _method_call(e, "where", 3):
         return False
     for a in e.args[1:]:
         r = _resolve(f, a, _DEPTH)

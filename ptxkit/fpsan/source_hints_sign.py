@@ -20,6 +20,7 @@ from ptxkit.fpsan.source_ast import (
     _abs_call,
     _arms,
     _cast_to,
+    _method_call,
     _module_call,
     _neg_steps,
     _negated,
@@ -486,8 +487,7 @@ class SignHints(HintsBase):
         if found is None:
             return None
         f, nodes = found
-        return f, [v for n in nodes if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
-                   and n.func.attr == "dot" and len(n.args) >= 2
+        return f, [v for n in nodes if _method_call(n, "dot", 2)
                    for v in (n.args[:2] if side is None else n.args[side:side + 1])]
 
     def max_of_negation_in_source(self, instr: ir.Instruction) -> str | None:
