@@ -435,8 +435,8 @@ OPEN: dict[int | str, tuple[str, bool]] = {
     6284: ("(-where(c, a, b)).to(f16) of f32 arms: LLVM's sign xor of the select of the narrowed arms", True),
     5719: ("(h.to(f32) * 2.0).to(f64).to(bf16) * 2.0 as two add.bf16 at one location: the inner one's ring path "
            "through f32 and f64 is not recognised", True),
-    10869: ("x.to(bf16) / erf(..).to(bf16) <= x.to(bf16): LLVM divides the widened halves in f32 for the comparison; "
-            "Triton's 16-bit ring division is not modelled (silent at first contact)", True),
+    10869: ("x.to(f32).to(int64) and x.to(f64).to(int64) of one half: LLVM's one cvt.rzi.s64.f16 for both, Triton "
+            "widens the payload to each type (silent at first contact, reported since)", True),
     11701: ("x.to(f32) < -x.to(f32) of an f64 x as setp.lt.f64 x, -2^-150: LLVM's algebra on the native cast "
             "(silent at first contact, reported since)", True),
     12552: ("tl.max(abs(-x.to(f64))) stored as f32: LLVM drops the widening and reduces with max.f32; Triton's ring "

@@ -53,6 +53,7 @@ from ptxkit.fpsan.fold_contracted import contracted_narrowed_product
 from ptxkit.fpsan.fold_flow import Flow, FoldResult, decide_fold, float_cast, fold_verdict, roles
 from ptxkit.fpsan.fold_fma_product import as_product, product_fma
 from ptxkit.fpsan.fold_libcall import direct_libcall, unmodelled_libcall
+from ptxkit.fpsan.fold_merged_half_int import merged_half_int
 from ptxkit.fpsan.fold_narrowed_compare import narrowed_compare, rewrite_narrowed_compare
 from ptxkit.fpsan.fold_neg_extremum import max_of_negations, negated_tree
 from ptxkit.fpsan.fold_neg_tree_root import cancelled_tree
@@ -187,6 +188,11 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
         return _trunc_of_widened(instr, cvt, ctx)
     if op == "cvt" and (cvt := compared_round_trip(instr, flow)) is not None:
         return trunc_of_round_trip(instr, cvt, ctx)
+    if op == "cvt" and (merged := merged_half_int(instr, flow)) is not None:
+        ctx.report(instr, f"half → integer conversion LLVM merged from two source conversions through different "
+                   f"widenings ({merged[0].where}: {merged[0].form}; {merged[1].where}: {merged[1].form}), which "
+                   "Triton's FPSan computes apart (the payload widened to each type); sanitized as the first",
+                   ERROR, False)
     if op == "cvt" and (moved := _negation_moved_off(instr, flow)) is not None:
         ctx.report(instr, f"narrowing conversion where the source at {moved.where} narrows a negation of a wider "
                    "value, but no negation reaches or leaves the cvt: LLVM cancelled it against another or moved it "
@@ -262,12 +268,6 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
         if (reason := narrowed_f32_unmodelled(op, decided)) is not None:
             return _as_written_reported(instr, ctx, ft, reason)
         return _half(instr, ctx, opts, ft, decided, flow)  # f64 arithmetic on widened f32, narrowed back
-    if (op in ("add", "sub", "mul", "div") and ft == "f32" and len(ops) == 3 and _widened_halves(instr, flow)
-            and (decided := flow.hints.half_op_widened(instr)) is not None and decided.form == "native"):
-        return _as_written_reported(
-            instr, ctx, ft, f"f32 {op} of two widened halves read only by comparisons, where the source at "
-            f"{decided.where} is half arithmetic: LLVM computes it in f32 and drops the narrowing before the "
-            "comparison; Triton's FPSan computes the 16-bit ring op (not modelled here): sanitized as the f32 op")
     if (op in ("max", "min") and ft in ("f16", "bf16", "f32") and (wider := flow.hints.reduced_wider(instr, ft))
             and wider.form == "wider"):
         return _as_written_reported(instr, ctx, ft, f"{op}.{ft} of a reduction whose operand the source at "
@@ -448,16 +448,6 @@ def _as_written_reported(instr: ir.Instruction, ctx: RewriteContext, ft: str, re
     if not elementwise(instr, ctx, OpInfo(ft, None), compute, nsrc):
         return None
     return FoldResult(True, Verdict(reason, ERROR, native=False))
-
-
-def _widened_halves(instr: ir.Instruction, flow: Flow) -> bool:
-    """Both register operands are ``cvt.f32.{f16,bf16}`` results and every reader of the result is a ``setp``."""
-    regs = [o for o in instr.operands[1:] if isinstance(o, ir.Reg)]
-    defs = [flow.only_def(r.name) for r in regs]
-    readers = flow.uses.get(name_of(instr.operands[0]), [])
-    return (len(regs) == 2 and bool(readers) and all(u.opcode == "setp" for u in readers)
-            and all(d is not None and d.opcode == "cvt" and float_cast(d) in (("f32", "f16"), ("f32", "bf16"))
-                    for d in defs))
 
 
 _SELF_COMPARE = ("setp.num/nan x, x: LLVM folds c(x) <= c(x) (==, !=, ...) of a narrowing cast c into an ordered "

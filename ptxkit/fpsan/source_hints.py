@@ -218,19 +218,6 @@ class SourceHints(SignHints, CastHints, LibcallHints, CompareHints):
             got = self._compare_on_line(instr)
         return got
 
-    def half_op_widened(self, instr: ir.Instruction) -> Decision | None:
-        """An f32 ``add``/``sub``/``mul``/``div`` at a BinOp of that kind whose operands are halves (``native``: a
-        16-bit op LLVM computes in f32 because only a comparison reads it, dropping the narrowing — held-out seed
-        10869, ``x.to(bf16) / y.to(bf16) <= x.to(bf16)``) or f32 values (``f32``)."""
-        want = {**_BINOP, "div": ast.Div}.get(instr.opcode)
-
-        def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
-            if not (isinstance(n, ast.BinOp) and want is not None and _as_op(n)[0] is want):
-                return None
-            form = _form(_width(f, n.left, _DEPTH), _width(f, n.right, _DEPTH))
-            return (form, n) if form in ("native", "f32") else None
-        return self.decide(instr, classify)
-
     def _compare_on_line(self, setp: ir.Instruction) -> Decision | None:
         """A 16-bit ``setp`` at column 0 of a line (LLVM's merged location, held-out seed 8641: the next element's
         ``x2 < x0`` and ``x2.to(f64) <= x0.to(f64)`` after a sin body): the one form of the line's comparisons that
@@ -257,10 +244,11 @@ class SourceHints(SignHints, CastHints, LibcallHints, CompareHints):
         return self.decide_within(setp, classify, whole_line=True)
 
 
-    def half_int(self, cvt: ir.Instruction, dest: str) -> Decision | None:
+    def half_int(self, cvt: ir.Instruction, dest: str, within: ir.Instruction | None = None) -> Decision | None:
         """E: ``cvt.rzi.sN.f16 d, h`` is ``h.to(f32).to(int)`` (``f32``; also ``h.to(int)``) or
         ``h.to(f64).to(int)`` (``f64``). The cast's integer width is the cvt's (8 bits: 16, NVPTX has no
-        8-bit registers), or wider when LLVM narrowed the cvt (:func:`_refolded`); else undecided."""
+        8-bit registers), or wider when LLVM narrowed the cvt (:func:`_refolded`); else undecided. ``within``:
+        the casts among the expressions at that instruction's location (a reader's, :mod:`fold_merged_half_int`)."""
         def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
             t = _to_dtype(n)
             if t not in _INT_DTYPES:
@@ -283,7 +271,7 @@ class SourceHints(SignHints, CastHints, LibcallHints, CompareHints):
             if form is None or max(16, _int_width(t)) == max(16, int(dest[1:])):
                 return (form, n) if form else None
             return _refolded(n, form, int(dest[1:]))
-        return self.decide(cvt, classify)
+        return self.decide(cvt, classify) if within is None else self.decide_within(within, classify)
 
     def f32_int(self, cvt: ir.Instruction, dest: str) -> Decision | None:
         """``cvt.rzi.sN.f32 d, x`` of Triton's ``x.to(tl.float64).to(intN)`` (``f64``: LLVM drops the fpext,
@@ -348,10 +336,12 @@ class SourceHints(SignHints, CastHints, LibcallHints, CompareHints):
         dest = _PTX_DTYPE.get(next((m for m in cvt.mods if m in ("f32", "f64")), ""))
 
         def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
-            if isinstance(n, ast.BinOp) or _same_type_args(n):  # x + i.to(f16) of a wider x: the promotion of
-                # the half carries the BinOp's location (held-out seed 594: fma(..) + x.to(f16).to(int64).to(f16),
-                # stored as f32), or the elementwise call's (3220: tl.maximum(i.to(bf16), y) computed in f32)
-                sides = (n.left, n.right) if isinstance(n, ast.BinOp) else _same_type_args(n)
+            if isinstance(n, (ast.BinOp, ast.Compare)) or _same_type_args(n):  # x + i.to(f16) of a wider x: the
+                # promotion of the half carries the BinOp's location (held-out seed 594: fma(..) +
+                # x.to(f16).to(int64).to(f16), stored as f32), the comparison's (49895: y.to(f32) <= i.to(f16)), or
+                # the elementwise call's (3220: tl.maximum(i.to(bf16), y) computed in f32)
+                sides = ((n.left, n.right) if isinstance(n, ast.BinOp) else (n.left, *n.comparators)
+                         if isinstance(n, ast.Compare) else _same_type_args(n))
                 forms = {got[0] for side in sides
                          if (e := _resolve(f, side, _DEPTH)) is not None and (got := classify(f, e)) is not None
                          and got[0] in ("f16", "bf16")}

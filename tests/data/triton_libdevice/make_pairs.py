@@ -99,6 +99,14 @@ HAND = {
     # ... and of a literal and an exact widening, stored as f16: Triton narrows the f64 select
     "k_where_literal_or_widened_stored_f16": ({"x0": "f32"}, "tl.where(x0 <= 0.0, 3.0, x0.to(tl.float64))", "f16", 256,
                                               True),
+    # y <= i.to(f16) of an f32 y: the comparison promotes the half, LLVM converts i to f32 at once (held-out 49895)
+    "k_f32_le_int_to_f16": ({"x0": "f64", "x1": "f32"},
+                            "tl.where(x0.to(tl.float32) <= x1.to(tl.bfloat16).to(tl.int32).to(tl.float16), 1.0, 2.0)",
+                            "bf16", 64, True),
+    # h.to(f32).to(int64) and h.to(f64).to(int64): LLVM's one cvt.rzi.s64.f16 for both (held-out 10869)
+    "k_half_to_int_through_f32_and_f64": ({"x0": "f16"}, "tl.where(x0.to(tl.float32).to(tl.int64) > 0, "
+                                          "x0.to(tl.float64).to(tl.int64).to(tl.float32), x0.to(tl.float32))", "f32",
+                                          64, True),
 }
 
 

@@ -1,0 +1,51 @@
+"""Half → integer conversions LLVM merged, and an integer compared through a half (``ptxkit.fpsan.fold_merged_half_int``,
+``SourceHints.int_wide``; issue 10 E, held-out seeds 10869 and 49895, both silent at first contact).
+
+``h.to(f32).to(int64)`` and ``h.to(f64).to(int64)`` of one half are both ``cvt.rzi.s64.f16`` after LLVM's folds, and
+CSE keeps one: Triton's FPSan widens the payload to f32 in one and to f64 in the other, so no one conversion gives both
+readers their integers — reported. ``y <= i.to(f16)`` of an f32 ``y`` widens the half for the comparison, which LLVM
+folds into ``cvt.rn.f32.s32``: Triton's FPSan converts to the half natively and widens its payload, as the
+int-wide fold computes — decided by the comparison's location."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.test_fpsan_folds import _run
+from tests.test_fpsan_libdevice import _assert_bit_exact, _compare
+from tests.test_fpsan_source_hints import EXPR_LINE, SRC, _with_source
+
+MERGED = "merged from two source conversions"
+# one cvt for both conversions, read at the f32 chain's location and at the f64 chain's
+BODY = ("{loc}\n\tcvt.rzi.s64.f16 %rd1, %a;\n\tcvt.rn.f32.s64 %r1, %rd1;\n\t.loc 1 {line} {col}\n\t"
+        "cvt.rn.f32.s64 %r2, %rd1;\n\tadd.f32 %d, %r1, %r2;")
+
+
+def _merged(rep) -> list[str]:
+    return [i.reason for i in rep.errors if MERGED in i.reason]
+
+
+@pytest.mark.parametrize("other,reported", [("x0.to(tl.float64)", True),  # the other chain widens to f64
+                                            ("x0.to(tl.float32)", False)])  # both through f32: one conversion
+def test_one_conversion_for_two_widenings_is_reported(tmp_path, other, reported):
+    expr = f"x0.to(tl.float32).to(tl.int64).to(tl.float32) + {other}.to(tl.int64).to(tl.float32)"
+    # the second chain's receiver: Triton's column for its .to() calls, 1-based
+    col = SRC.replace("EXPR", expr).splitlines()[EXPR_LINE - 1].rindex(other) + 1
+    body = BODY.replace("{col}", str(col)).replace("{line}", str(EXPR_LINE))
+    _, rep = _run(_with_source(tmp_path, expr, body, "x0.to", w=16), [[0x4248], [0xC500]])
+    got = _merged(rep)
+    assert bool(got) == reported
+    if reported:
+        assert "f32" in got[0] and "f64" in got[0]
+
+
+def test_held_out_kernel_is_reported():
+    """The Triton 3.9 pair of the same shape (10869's): the mismatch is reported."""
+    ours, theirs, errors = _compare("k_half_to_int_through_f32_and_f64", folds=())
+    assert not (ours == theirs).all()
+    assert any(MERGED in e.reason for e in errors)
+
+
+def test_integer_compared_through_a_half_is_bit_exact():
+    """``tl.where(y.to(f32) <= i.to(f16), ..)`` with i from a bf16 (49895's comparison): bit-exact."""
+    _assert_bit_exact("k_f32_le_int_to_f16", folds=())
