@@ -12,7 +12,6 @@ import struct
 from pathlib import Path
 
 import numpy as np
-
 import pytest
 
 from ptxkit.cli import main
