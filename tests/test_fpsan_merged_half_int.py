@@ -1,5 +1,6 @@
 """Half → integer conversions LLVM merged, and an integer compared through a half
-(``ptxkit.fpsan.fold_merged_half_int``, ``SourceHints.int_wide``; issue 10 E, held-out seeds 10869 and 49895, both silent at first contact).
+(``ptxkit.fpsan.fold_merged_half_int``, ``SourceHints.int_wide``; issue 10 E, held-out seeds 10869 and 49895, both
+silent at first contact).
 
 ``h.to(f32).to(int64)`` and ``h.to(f64).to(int64)`` of one half are both ``cvt.rzi.s64.f16`` after LLVM's folds, and
 CSE keeps one: Triton's FPSan widens the payload to f32 in one and to f64 in the other, so no one conversion gives both
