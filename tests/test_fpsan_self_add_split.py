@@ -166,11 +166,13 @@ def test_self_add_under_casts_between_op_and_store_is_tritons_chain(name):
     _assert_bit_exact(name, folds=())
 
 
-@pytest.mark.parametrize("name", ["seed47599", "k_where_sum_or_doubled_f64"])
+@pytest.mark.parametrize("name", ["seed47599", "k_where_sum_or_doubled_f64",
+                                  "k_where_doubled_or_minus_neg_product_f64", "seed50569"])
 def test_doubled_arm_of_a_where_with_the_addend_taken_out_is_tritons_product(name):
     """``tl.where(c, 2.0 * x, x + y)`` as ``add d, selp(c, x, y), x`` (LLVM: 2.0 * x as x + x, then the common
     addend x out of the select; held-out seed 47599, ``where(.., 2.0 * x, x + abs(x))``, and the arms the other way
-    round of f64, both silent before): Triton's select of φ(x)·φ(2) and φ(y) + φ(x), bit for bit."""
+    round of f64, both silent before; 50569: the other arm ``y - (x * -1.0)``, which InstCombine makes ``y + x``,
+    silent at first contact): Triton's select of φ(x)·φ(2) and φ(y) + φ(x), bit for bit."""
     _assert_bit_exact(name, folds=())
 
 

@@ -99,6 +99,10 @@ HAND = {
     # ... and of a literal and an exact widening, stored as f16: Triton narrows the f64 select
     "k_where_literal_or_widened_stored_f16": ({"x0": "f32"}, "tl.where(x0 <= 0.0, 3.0, x0.to(tl.float64))", "f16", 256,
                                               True),
+    # where(c, 2.0 * x, y - (x * -1.0)): LLVM's x + where(c, x, y), the minus of a product by -1.0 an add (50569)
+    "k_where_doubled_or_minus_neg_product_f64": ({"x0": "bf16", "x1": "f16"}, "tl.where(x1 != x0, 2.0 * "
+                                                 "x1.to(tl.float64), x0.to(tl.float64) - (x1.to(tl.float64) * -1.0))",
+                                                 "f16", 64, True),
     # y <= i.to(f16) of an f32 y: the comparison promotes the half, LLVM converts i to f32 at once (held-out 49895)
     "k_f32_le_int_to_f16": ({"x0": "f64", "x1": "f32"},
                             "tl.where(x0.to(tl.float32) <= x1.to(tl.bfloat16).to(tl.int32).to(tl.float16), 1.0, 2.0)",
