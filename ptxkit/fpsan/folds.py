@@ -56,6 +56,7 @@ from ptxkit.fpsan.fold_libcall import direct_libcall, unmodelled_libcall
 from ptxkit.fpsan.fold_merged_half_int import merged_half_int
 from ptxkit.fpsan.fold_narrowed_compare import narrowed_compare, rewrite_narrowed_compare
 from ptxkit.fpsan.fold_neg_extremum import max_of_negations, negated_tree
+from ptxkit.fpsan.fold_neg_into_constant import negation_cancelled_in_sum, negation_in_constant
 from ptxkit.fpsan.fold_neg_tree_root import cancelled_tree
 from ptxkit.fpsan.fold_poison import poison_conversion
 from ptxkit.fpsan.fold_round_trip import compared_round_trip, trunc_of_round_trip
@@ -239,6 +240,11 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
         return rewrite_narrowed_compare(instr, ctx, ft or "", *nc)
     if op == "mul":
         report_cancelled_negations(instr, ctx, flow)
+    if op in ("mul", "fma", "div") and (moved := negation_in_constant(instr, flow)) is not None:
+        ctx.report(instr, f"product with a negated constant where the source at {moved.where} negates x before "
+                   "widening it: LLVM moved the negation into the constant; Triton's FPSan negates x's payload in its "
+                   "own ring and sign-extends it, which differs at φ(−0.0) = −2^(w−1) (its own negation there); "
+                   "sanitized as written", ERROR, False)
     if op in ("fma", "mad") and product_fma(instr, flow, ft):
         return as_product(instr, ctx, opts, flow, rewrite_fold)
     if op in ("fma", "mad") and (t := shared_product(instr, flow)) is not None:
@@ -263,6 +269,11 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
         return done
     if op in ("sub", "add") and (done := sub_fold(instr, ctx, flow, ft)) is not None:
         return done
+    if op in ("sub", "add") and (cancelled := negation_cancelled_in_sum(instr, flow)) is not None:
+        ctx.report(instr, f"{op} of a widened value where the source at {cancelled.where} widens a negation and "
+                   "subtracts it (or adds it where LLVM subtracts): LLVM cancelled the two; Triton's FPSan negates in "
+                   "the narrow ring before sign-extending, which differs at φ(−0.0) = −2^(w−1) (its own negation "
+                   "there); sanitized as written", ERROR, False)
     if (op in ("add", "sub", "mul") and ft == "f32" and len(ops) == 3 and not opts.fold("half")
             and (decided := flow.hints.narrowed_f32(instr)) is not None and decided.form != "native"):
         if (reason := narrowed_f32_unmodelled(op, decided)) is not None:

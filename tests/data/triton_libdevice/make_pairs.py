@@ -103,6 +103,16 @@ HAND = {
     "k_where_doubled_or_minus_neg_product_f64": ({"x0": "bf16", "x1": "f16"}, "tl.where(x1 != x0, 2.0 * "
                                                  "x1.to(tl.float64), x0.to(tl.float64) - (x1.to(tl.float64) * -1.0))",
                                                  "f16", 64, True),
+    # a half's negation widened, times a number: LLVM negates the constant instead (held-out 50762)
+    "k_neg_half_div_three_plus_f32": ({"x0": "bf16", "x2": "bf16"},
+                                      "x0.to(tl.float32) + ((-x2.to(tl.float16)) / 3.0)", "f16", 128, True),
+    "k_neg_widened_times_three_stored_f16": ({"x0": "bf16", "x2": "bf16"}, "(-x0).to(tl.float32) * 3.0", "f16", 32,
+                                             True),
+    "k_widened_times_minus_three_stored_f16": ({"x0": "bf16", "x2": "bf16"}, "x0.to(tl.float32) * -3.0", "f16", 32,
+                                               True),
+    # ... and subtracted: LLVM's add x0, x2.to(f32)
+    "k_f32_minus_widened_negation": ({"x0": "bf16", "x2": "bf16"}, "x0.to(tl.float32) - (-x2).to(tl.float32)", "f32",
+                                     128, True),
     # y <= i.to(f16) of an f32 y: the comparison promotes the half, LLVM converts i to f32 at once (held-out 49895)
     "k_f32_le_int_to_f16": ({"x0": "f64", "x1": "f32"},
                             "tl.where(x0.to(tl.float32) <= x1.to(tl.bfloat16).to(tl.int32).to(tl.float16), 1.0, 2.0)",

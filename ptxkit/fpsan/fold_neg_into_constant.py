@@ -1,0 +1,113 @@
+"""A half's negation LLVM moved into a constant factor across a widening (issue 10 F/J; held-out seed 50762, silent at
+first contact at x = −0.0: ``(-h) / 3.0`` as ``fma(-(1/3), h.to(f32), t)``; ``(-h).to(f32) * 3.0`` stored as f16 is
+``mul.f16 h, -3.0``). Triton's FPSan negates the half's payload in the 16-bit ring and then sign-extends it; the PTX
+sign-extends h's payload and negates the constant. The two agree except at the payload −2^15 (φ(−0.0)), which the
+16-bit negation leaves as it is and the wider one does not: the product's sign differs there. Reported, sanitized as
+written (docs/fpsan.md §2 negation and widening; PTX ISA "Floating-Point Instructions: mul, fma")."""
+
+from __future__ import annotations
+
+import ast
+
+from ptxkit import ir
+from ptxkit.fpsan.fold_flow import Flow, float_cast
+from ptxkit.fpsan.source_ast import (
+    _DEPTH,
+    _DTYPE_WIDTH,
+    OWN,
+    Decision,
+    SourceFile,
+    _cast_to,
+    _negated,
+    _number,
+    _receiver,
+    _resolve,
+    _width,
+)
+
+_CONSTANT_OPS = ("mov", "div", "rcp", "mul", "add", "sub", "neg")
+_BITS = {"f16": 16, "bf16": 16, "f32": 32, "f64": 64}
+
+
+def negation_in_constant(instr: ir.Instruction, flow: Flow) -> Decision | None:
+    """The source product or quotient of a negated half that Triton widens by a number, at ``instr``'s location, for
+    a ``mul``/``fma``/``div`` with a negative constant factor (an immediate, or ``neg`` of constants); else None."""
+    ops = instr.operands
+    if instr.opcode not in ("mul", "fma", "div") or len(ops) < 3 or instr.guard is not None \
+            or not any(_negative_constant(flow, o) for o in ops[1:3]):
+        return None
+    # the value side as the PTX has it: widened by a cvt, or the op narrowed to a half by LLVM
+    widened = any(isinstance(o, ir.Reg) and (d := flow.only_def(o.name)) is not None and d.opcode == "cvt"
+                  and (t := float_cast(d)) is not None and _BITS[t[0]] > _BITS[t[1]] for o in ops[1:3])
+    if not widened and not {"f16", "bf16"} & set(instr.mods):
+        return None
+    return flow.hints.decide_within(instr, _classify)
+
+
+def negation_cancelled_in_sum(instr: ir.Instruction, flow: Flow) -> Decision | None:
+    """The source's ``a - (-x).to(T)`` (or ``(-x).to(T) + a``) of a widening, at an ``add`` (``sub``) reading a
+    widening ``cvt``: LLVM cancelled the negation against the subtraction (folded it into one), where Triton negates
+    in x's ring before sign-extending (held-out seed 50762's kin, silent at −0.0); else None."""
+    ops = instr.operands
+    if instr.opcode not in ("add", "sub") or len(ops) != 3 or instr.guard is not None or not any(
+            isinstance(o, ir.Reg) and (d := flow.only_def(o.name)) is not None and d.opcode == "cvt"
+            and (t := float_cast(d)) is not None and _BITS[t[0]] > _BITS[t[1]] for o in ops[1:]):
+        return None
+    want = ast.Sub if instr.opcode == "add" else ast.Add
+
+    def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
+        if not (isinstance(n, ast.BinOp) and isinstance(n.op, want)):
+            return None
+        sides = (n.right,) if want is ast.Sub else (n.left, n.right)
+        return ("cancelled", n) if any(_widened_negated(f, s, False) for s in sides) else None
+    return flow.hints.decide_within(instr, classify)
+
+
+def _negative_constant(flow: Flow, o: ir.Operand) -> bool:
+    if isinstance(o, ir.FloatImm):
+        return bool(o.bits >> (o.width - 1) & 1)
+    d = flow.only_def(o.name) if isinstance(o, ir.Reg) else None
+    if d is None or d.guard is not None or len(d.operands) != 2:
+        return False
+    if d.opcode == "mov":  # a half's constant: mov.b16 r, 0xC200 (-3.0)
+        width = next((int(m[1:]) for m in d.mods if m[1:].isdigit()), 0)
+        src = d.operands[1]
+        return (isinstance(src, ir.FloatImm) and _negative_constant(flow, src)) or (
+            isinstance(src, ir.Imm) and width > 0 and bool(src.value >> (width - 1) & 1))
+    return d.opcode == "neg" and _constant(flow, d.operands[1], _DEPTH)
+
+
+def _constant(flow: Flow, o: ir.Operand, depth: int) -> bool:
+    if isinstance(o, (ir.FloatImm, ir.Imm)):
+        return True
+    d = flow.only_def(o.name) if isinstance(o, ir.Reg) and depth > 0 else None
+    return (d is not None and d.opcode in _CONSTANT_OPS and d.guard is None
+            and all(_constant(flow, s, depth - 1) for s in d.operands[1:]))
+
+
+def _classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
+    if _cast_to(n) is not None:  # the store's r.to(f16), which LLVM gives the product it narrowed (names followed)
+        r = _resolve(f, _receiver(n), _DEPTH)
+        n = r if isinstance(r, ast.BinOp) else n
+    if not (isinstance(n, ast.BinOp) and isinstance(n.op, (ast.Mult, ast.Div))):
+        return None
+    for side, other in ((n.left, n.right), (n.right, n.left)):
+        if _number(other) is not None and _widened_negated(f, side, isinstance(n.op, ast.Div)):
+            return "negated half", n
+    return None
+
+
+def _widened_negated(f: SourceFile, e: ast.expr, promoted: bool) -> bool:
+    """``e`` is ``-x`` under casts to a type wider than x (or none, where the division promotes a half to f32; a loaded
+    x, whose type the source does not say, the PTX's widening decides)."""
+    r = _resolve(f, e, _DEPTH)
+    widest = 32 if promoted else 0
+    for _ in range(_DEPTH):
+        t = _cast_to(r)
+        if t is None or r is None:
+            break
+        widest = max(widest, _DTYPE_WIDTH[t])
+        r = _resolve(f, _receiver(r), _DEPTH)
+    x = _negated(r)
+    w = _width(f, x, _DEPTH) if x is not None else None
+    return widest > 0 and w is not None and (w == OWN or 0 < w < widest)
