@@ -14,7 +14,7 @@ import networkx as nx
 from ptxkit import ir
 from ptxkit.fpsan import ring as R
 from ptxkit.fpsan.irview import NO_DEST, regs, writes
-from ptxkit.fpsan.libdevice_flow import cfg
+from ptxkit.fpsan.libdevice_flow import LibRange, cfg
 from ptxkit.fpsan.ops import (
     sign_xor_width,
 )
@@ -57,6 +57,7 @@ class Flow:
     loops: set[int] = field(default_factory=set)  # those of bodies whose FPSan op is a loop (ring sin/cos)
     ranges: set[int] = field(default_factory=set)  # every line in a recognised body's range
     body_inputs: set[str] = field(default_factory=set)  # the registers recognised bodies' ring ops read
+    bodies: dict[str, LibRange] = field(default_factory=dict)  # a recognised body's result register → its LibRange
     stmts: list[ir.Statement] = field(default_factory=list)  # the function's labels and instructions, in order
     bypassed: set[int] = field(default_factory=set)  # recognised bodies' special-case selects (LibRange.bypass)
     # readers to rewrite with other mods and operands (id → (mods, operands): ptxkit.fpsan.fold_self_add's split)
