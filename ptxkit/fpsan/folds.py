@@ -53,7 +53,7 @@ from ptxkit.fpsan.fold_contracted import contracted_narrowed_product
 from ptxkit.fpsan.fold_flow import Flow, FoldResult, decide_fold, float_cast, fold_verdict, roles
 from ptxkit.fpsan.fold_fma_product import as_product, product_fma
 from ptxkit.fpsan.fold_libcall import direct_libcall, unmodelled_libcall
-from ptxkit.fpsan.fold_merged_half_int import merged_half_int
+from ptxkit.fpsan.fold_merged_int_conversion import merged_int_conversion
 from ptxkit.fpsan.fold_narrowed_compare import narrowed_compare, rewrite_narrowed_compare
 from ptxkit.fpsan.fold_neg_extremum import max_of_negations, negated_tree
 from ptxkit.fpsan.fold_neg_into_constant import negation_cancelled_in_sum, negation_in_constant
@@ -189,8 +189,8 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
         return _trunc_of_widened(instr, cvt, ctx)
     if op == "cvt" and (cvt := compared_round_trip(instr, flow)) is not None:
         return trunc_of_round_trip(instr, cvt, ctx)
-    if op == "cvt" and (merged := merged_half_int(instr, flow)) is not None:
-        ctx.report(instr, f"half → integer conversion LLVM merged from two source conversions through different "
+    if op == "cvt" and (merged := merged_int_conversion(instr, flow)) is not None:
+        ctx.report(instr, f"float → integer conversion LLVM merged from two source conversions through different "
                    f"widenings ({merged[0].where}: {merged[0].form}; {merged[1].where}: {merged[1].form}), which "
                    "Triton's FPSan computes apart (the payload widened to each type); sanitized as the first",
                    ERROR, False)

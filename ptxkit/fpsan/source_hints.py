@@ -244,11 +244,10 @@ class SourceHints(SignHints, CastHints, LibcallHints, CompareHints):
         return self.decide_within(setp, classify, whole_line=True)
 
 
-    def half_int(self, cvt: ir.Instruction, dest: str, within: ir.Instruction | None = None) -> Decision | None:
+    def half_int(self, cvt: ir.Instruction, dest: str) -> Decision | None:
         """E: ``cvt.rzi.sN.f16 d, h`` is ``h.to(f32).to(int)`` (``f32``; also ``h.to(int)``) or
         ``h.to(f64).to(int)`` (``f64``). The cast's integer width is the cvt's (8 bits: 16, NVPTX has no
-        8-bit registers), or wider when LLVM narrowed the cvt (:func:`_refolded`); else undecided. ``within``:
-        the casts among the expressions at that instruction's location (a reader's, :mod:`fold_merged_half_int`)."""
+        8-bit registers), or wider when LLVM narrowed the cvt (:func:`_refolded`); else undecided."""
         def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
             t = _to_dtype(n)
             if t not in _INT_DTYPES:
@@ -271,7 +270,7 @@ class SourceHints(SignHints, CastHints, LibcallHints, CompareHints):
             if form is None or max(16, _int_width(t)) == max(16, int(dest[1:])):
                 return (form, n) if form else None
             return _refolded(n, form, int(dest[1:]))
-        return self.decide(cvt, classify) if within is None else self.decide_within(within, classify)
+        return self.decide(cvt, classify)
 
     def f32_int(self, cvt: ir.Instruction, dest: str) -> Decision | None:
         """``cvt.rzi.sN.f32 d, x`` of Triton's ``x.to(tl.float64).to(intN)`` (``f64``: LLVM drops the fpext,

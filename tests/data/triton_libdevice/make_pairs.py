@@ -115,6 +115,9 @@ HAND = {
                                      128, True),
     # erf of ring 0 (x - x) converted to int64: Triton's FPSan build folds it, out of range: poison (held-out 26725)
     "k_erf_of_x_minus_x_to_int64": ({"x0": "f32"}, "tl.erf(x0 - x0).to(tl.int64).to(tl.float64)", "f32", 64, True),
+    # x.to(int32) and x.to(f64).to(int32) of an f32 x: one cvt.rzi.s32.f32, read by a shift (a + a) or at both arms
+    "k_f32_to_int_directly_and_through_f64": ({"x0": "f32"}, "(x0.to(tl.int32) + x0.to(tl.float64).to(tl.int32))"
+                                              ".to(tl.float32)", "f32", 64, True),
     # y <= i.to(f16) of an f32 y: the comparison promotes the half, LLVM converts i to f32 at once (held-out 49895)
     "k_f32_le_int_to_f16": ({"x0": "f64", "x1": "f32"},
                             "tl.where(x0.to(tl.float32) <= x1.to(tl.bfloat16).to(tl.int32).to(tl.float16), 1.0, 2.0)",

@@ -1,6 +1,6 @@
 """Half → integer conversions LLVM merged, and an integer compared through a half
-(``ptxkit.fpsan.fold_merged_half_int``, ``SourceHints.int_wide``; issue 10 E, held-out seeds 10869 and 49895, both
-silent at first contact).
+(``ptxkit.fpsan.fold_merged_int_conversion``, ``SourceHints.int_wide``; issue 10 E, held-out seeds 10869 and 49895, both
+silent at first contact; the f32 kin, silent in custom kernels).
 
 ``h.to(f32).to(int64)`` and ``h.to(f64).to(int64)`` of one half are both ``cvt.rzi.s64.f16`` after LLVM's folds, and
 CSE keeps one: Triton's FPSan widens the payload to f32 in one and to f64 in the other, so no one conversion gives both
@@ -40,11 +40,21 @@ def test_one_conversion_for_two_widenings_is_reported(tmp_path, other, reported)
         assert "f32" in got[0] and "f64" in got[0]
 
 
-def test_held_out_kernel_is_reported():
-    """The Triton 3.9 pair of the same shape (10869's): the mismatch is reported."""
-    ours, theirs, errors = _compare("k_half_to_int_through_f32_and_f64", folds=())
+@pytest.mark.parametrize("name", ["k_half_to_int_through_f32_and_f64", "k_f32_to_int_directly_and_through_f64"])
+def test_held_out_kernel_is_reported(name):
+    """Triton 3.9 pairs of the shape (10869's; and of an f32 x, where LLVM's a + a of the merged conversion is a shift
+    at the cvt's own location, so only the file tells of the other conversion): the mismatch is reported."""
+    ours, theirs, errors = _compare(name, folds=())
     assert not (ours == theirs).all()
     assert any(MERGED in e.reason for e in errors)
+
+
+def test_two_values_converted_apart_are_not_merged(tmp_path):
+    """``x0.to(int32)`` beside ``x1.to(f64).to(int32)``: two values, two conversions — nothing merged."""
+    expr = "x0.to(tl.int32).to(tl.float32) + x1.to(tl.float64).to(tl.int32).to(tl.float32)"
+    body = "{loc}\n\tcvt.rzi.s32.f32 %r1, %a;\n\tcvt.rn.f32.s32 %r2, %r1;\n\tadd.f32 %d, %r2, %r2;"
+    _, rep = _run(_with_source(tmp_path, expr, body, "x0.to", nin=2), [[0x40000000, 0x3F800000]])
+    assert not _merged(rep)
 
 
 def test_integer_compared_through_a_half_is_bit_exact():
