@@ -9,7 +9,7 @@ import pytest
 
 from ptxkit.fpsan import ring as R
 from tests.test_fpsan_folds import HALF, ONE, _items, _run
-from tests.test_fpsan_libdevice import _assert_bit_exact
+from tests.test_fpsan_libdevice import DATA, _assert_bit_exact
 from tests.test_fpsan_source_hints import EXPR_LINE, SRC, _with_source
 
 A, B = 0x3FC00001, 0x40400000  # 1.5000001 (not exact in the narrowing's low bits), 3.0
@@ -77,3 +77,12 @@ def test_narrowed_f64_product_contracted_into_an_add_or_sub_is_tritons(tmp_path,
          for a, _ in rows]
     want = [int(R.float_binop("sub" if sign < 0 else "add", _u(b), q, "f32")[0]) for q, (_, b) in zip(p, rows)]
     assert out == want and [s for o, s in _items(rep) if o == "fma.rn.f32"] == ["note"]
+
+
+def test_held_out_sum_of_a_narrowed_half_product_in_packed_lanes_is_tritons_bits():
+    """Seed 52752's Triton 3.9 pair (silent at first contact): ``tl.sum((2.0 * h.to(f32)).to(bf16))`` whose first
+    reduction step LLVM contracts into ``fma.rn.bf16x2 s, h, {2.0, 2.0}, 2h'`` (the 2.0 a packed register constant):
+    per lane, Triton's f32 ring product, narrowed to bf16, then the bf16 ring add — bit for bit."""
+    plain = (DATA / "seed52752.plain.ptx").read_text()
+    assert "fma.rn.bf16x2" in plain
+    _assert_bit_exact("seed52752", folds=())

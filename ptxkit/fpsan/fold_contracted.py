@@ -12,44 +12,60 @@ from __future__ import annotations
 
 import ast
 
+import numpy as np
+
 from ptxkit import ir
 from ptxkit.fpsan import ring as R
 from ptxkit.fpsan.casts import _cast_payload as cast_payload
-from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext, _convert_float_bits, guard_text, hexc
+from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext, _convert_float_bits, float_to_bits, hexc
 from ptxkit.fpsan.fold_flow import Flow, FoldResult
-from ptxkit.fpsan.ops import as_reg
+from ptxkit.fpsan.ops import LANE_TYPE, as_reg, float_type_of
 from ptxkit.fpsan.report import NOTE, Verdict
-from ptxkit.fpsan.source_ast import _DEPTH, CONST, Decision, SourceFile, _as_op, _cast_to, _receiver, _resolve, _width
+from ptxkit.fpsan.source_ast import (
+    _DEPTH,
+    _DTYPE_WIDTH,
+    _PTX_DTYPE,
+    CONST,
+    Decision,
+    SourceFile,
+    _as_op,
+    _cast_to,
+    _receiver,
+    _resolve,
+    _width,
+)
 from ptxkit.fpsan.source_hints import SourceHints
 
 _SCANS = ("cumsum", "sum")
 
 
-def _product_at_f64(f: SourceFile, e: ast.expr | None) -> bool:
-    """``e`` (names followed) is ``(a * b).to(tl.float32)`` with one factor an f64 widening and the other one too
-    or a number."""
+def _product_width(f: SourceFile, e: ast.expr | None, dest: str) -> int | None:
+    """W where ``e`` (names followed) is ``(a * b).to(dest)`` with the product at W bits, wider than ``dest``: one
+    factor a widening to W (or a value of W) and the other one too or a number; else None."""
     e = _resolve(f, e, _DEPTH) if e is not None else None
-    if e is None or _cast_to(e) != "float32":
-        return False
+    if e is None or _cast_to(e) != dest:
+        return None
     p = _resolve(f, _receiver(e), _DEPTH)
     if not (isinstance(p, ast.BinOp) and _as_op(p)[0] is ast.Mult):
-        return False
+        return None
     ws = {_width(f, p.left, _DEPTH), _width(f, p.right, _DEPTH)}
-    return 64 in ws and ws <= {64, CONST}
+    w = max((x for x in ws if x is not None and x > 0), default=0)
+    return w if w in (32, 64) and w > _DTYPE_WIDTH[dest] and ws <= {w, CONST} else None
 
 
-def _narrowed_product(hints: SourceHints, instr: ir.Instruction) -> Decision | None:
-    """Where the fma's product is such a narrowed f64 product: in the user's ``tl.cumsum(E)``/``tl.sum(E)`` call
-    ``instr`` was inlined from (form ``add``), or at its own location, an ``A + E``/``E + A`` (``add``) or ``A - E``
+def _narrowed_product(hints: SourceHints, instr: ir.Instruction, dest: str) -> Decision | None:
+    """Where the fma's product is such a narrowed product (form ``OP:W``): in the user's ``tl.cumsum(E)``/``tl.sum(E)``
+    call ``instr`` was inlined from (``add``), or at its own location, an ``A + E``/``E + A`` (``add``) or ``A - E``
     (``sub``: LLVM negates the product's number, held-out seed 23250); else None."""
     def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in _SCANS and n.args:
-            return ("add", n.args[0]) if _product_at_f64(f, n.args[0]) else None
+            w = _product_width(f, n.args[0], dest)
+            return (f"add:{w}", n.args[0]) if w else None
         if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Add) and (
-                _product_at_f64(f, n.left) or _product_at_f64(f, n.right)):
-            return "add", n
-        if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Sub) and _product_at_f64(f, n.right):
-            return "sub", n
+                w := _product_width(f, n.left, dest) or _product_width(f, n.right, dest)):
+            return f"add:{w}", n
+        if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Sub) and (w := _product_width(f, n.right, dest)):
+            return f"sub:{w}", n
         return None
     with hints.at_call_site(instr) as inlined:
         got = hints.decide(instr, classify) if inlined else None
@@ -57,38 +73,77 @@ def _narrowed_product(hints: SourceHints, instr: ir.Instruction) -> Decision | N
     if got is None and loc is not None and loc[1] == 0 and (f := hints.files.get(loc[0])) is not None:
         # LLVM's merged line 0 (the later rows of a cumsum, held-out seed 16210): a scan of such a product in the file
         found = [c for n in ast.walk(f.tree) if isinstance(n, ast.Call) and (c := classify(f, n)) is not None]
-        return Decision("add", f.where(found[0][1])) if found else None
+        return Decision(found[0][0], f.where(found[0][1])) if found else None
     return got or (hints.decide(instr, classify) if loc is not None and loc[1] != 0 else None)
 
 
 def contracted_narrowed_product(instr: ir.Instruction, ctx: RewriteContext, flow: Flow) -> FoldResult | None:
-    """``fma.rn.f32 d, a, b, c`` (a multiplicand an immediate, or both registers) inlined from such a call: d = the
-    f32 ring's ``narrow(sext φ(a) · φ_f64(b)) + φ(c)``; None where the source does not say so."""
+    """``fma.rn.T d, a, b, c`` (T f32, f16, bf16 or a packed pair of halves; a multiplicand a number, or both
+    registers) of such a call: per lane, d = the T ring's ``narrow_W→T(sext φ(a) · φ_W(b)) + φ(c)``; None where the
+    source does not say so. (W = 32 for a half: held-out seed 52752, silent at first contact:
+    ``tl.sum((2.0 * h.to(f32)).to(bf16))`` as ``fma.rn.bf16x2 s, h, {2.0, 2.0}, 2h'``.)"""
     ops = instr.operands
-    if (len(ops) != 4 or "f32" not in instr.mods or not isinstance(ops[0], ir.Reg) or not isinstance(ops[1], ir.Reg)
-            or not isinstance(ops[2], (ir.Reg, ir.FloatImm)) or instr.guard is not None):
+    ft = float_type_of(instr) or ""
+    t = LANE_TYPE.get(ft, ft)
+    lanes = 2 if ft in LANE_TYPE else 1
+    if (len(ops) != 4 or t not in ("f16", "bf16", "f32") or not isinstance(ops[0], ir.Reg) or instr.guard is not None
+            or not isinstance(ops[1], ir.Reg) or not isinstance(ops[2], (ir.Reg, ir.FloatImm))):
         return None
-    decided = _narrowed_product(flow.hints, instr)
-    sub = decided is not None and decided.form == "sub"
-    if decided is None or (sub and not any(isinstance(o, ir.FloatImm) for o in ops[1:3])):
+    decided = _narrowed_product(flow.hints, instr, _PTX_DTYPE[t])
+    op, _, width = decided.form.partition(":") if decided is not None else ("", "", "")
+    sub = op == "sub"
+    consts = [[_lane_bits(flow, o, t, k) for o in ops[1:3]] for k in range(lanes)]
+    if decided is None or (sub and not all(any(c is not None for c in lane) for lane in consts)):
         return None  # A - E: the negation must be the number's, which LLVM negated (a register's would be a neg)
-    wide = []
-    for o in ops[1:3]:
-        if isinstance(o, ir.FloatImm):  # a Python number takes the wide type: φ_f64(c), the f32 c exact in f64
-            c = _convert_float_bits(o.bits, o.width, "f64") ^ (1 << 63 if sub else 0)  # the source's own number
-            wide.append(hexc(R.embed_int(c, "f64"), 64))
-        else:
-            x = ctx.fresh(BITS_KIND[64])
-            ctx.emit(f"cvt.s64.s32 {x}, {ctx.embed(o, 'f32')}")
-            wide.append(x)
-    p = ctx.fresh(BITS_KIND[64])
-    ctx.emit(f"mul.lo.s64 {p}, {wide[0]}, {wide[1]}")
-    n = cast_payload(ctx, p, "f64", "f32")
-    s = ctx.fresh(BITS_KIND[32])
-    acc = as_reg(ctx, ctx.embed(ops[3], "f32"), 32)
-    ctx.emit(f"{guard_text(instr.guard)}{'sub' if sub else 'add'}.s32 {s}, {acc if sub else n}, {n if sub else acc}")
-    ctx.define(ops[0], s, "f32", None)
+    wt, w = R.ring(t).w, int(width)
+    wide_t = {32: "f32", 64: "f64"}[w]
+    outs = []
+    for k in range(lanes):
+        wide = []
+        for o, c in zip(ops[1:3], consts[k]):
+            if c is not None:  # a Python number takes the wide type: φ_W(c), the T c exact at W
+                wide.append(hexc(R.embed_int(_exact_bits(c, t, wide_t) ^ (1 << (w - 1) if sub else 0), wide_t), w))
+            else:
+                wide.append(as_reg(ctx, cast_payload(ctx, _lane(ctx, o, t, k, ft, lanes), t, wide_t), w))
+        p = ctx.fresh(BITS_KIND[w])
+        ctx.emit(f"mul.lo.s{w} {p}, {wide[0]}, {wide[1]}")
+        n = as_reg(ctx, cast_payload(ctx, p, wide_t, t), wt)
+        s = ctx.fresh(BITS_KIND[wt])
+        acc = as_reg(ctx, _lane(ctx, ops[3], t, k, ft, lanes), wt)
+        ctx.emit(f"{'sub' if sub else 'add'}.s{wt} {s}, {acc if sub else n}, {n if sub else acc}")
+        outs.append(s)
+    if lanes == 1:
+        ctx.define(ops[0], outs[0], t, None)
+    else:
+        lo, hi = (ctx.unembed_to_fresh(o, t) for o in outs)
+        ctx.invalidate(ops[0].name)
+        ctx.emit(f"mov.b32 {ops[0].name}, {{{lo}, {hi}}}")
     return FoldResult(True, Verdict(
-        f"fma.f32 of a product LLVM contracted into an add or sub, where the source at {decided.where} computes it at "
-        f"f64 and narrows it: Triton's f64 ring product, narrowed, then the f32 ring {'sub' if sub else 'add'}", NOTE,
-        native=False))
+        f"fma.{ft} of a product LLVM contracted into an add or sub, where the source at {decided.where} computes it "
+        f"at {wide_t} and narrows it: Triton's {wide_t} ring product, narrowed, then the {t} ring "
+        f"{'sub' if sub else 'add'}", NOTE, native=False))
+
+
+def _lane(ctx: RewriteContext, o: ir.Operand, t: str, k: int, ft: str, lanes: int) -> str:
+    return ctx.embed(o, t, lane=k, packed=ft) if lanes == 2 else ctx.embed(o, t)
+
+
+def _lane_bits(flow: Flow, o: ir.Operand, t: str, k: int) -> int | None:
+    """The T bits of lane ``k`` of a constant operand (an immediate, or a register one ``mov`` of an immediate
+    writes: LLVM's packed ``{2.0, 2.0}`` is ``mov.b32 r, 0x40004000``); else None."""
+    if isinstance(o, ir.FloatImm):
+        return _convert_float_bits(o.bits, o.width, t) if k == 0 else None
+    d = flow.only_def(o.name) if isinstance(o, ir.Reg) else None
+    if d is None or d.opcode != "mov" or d.guard is not None or len(d.operands) != 2:
+        return None
+    src, wt = d.operands[1], R.ring(t).w
+    if isinstance(src, ir.FloatImm) and k == 0:
+        return _convert_float_bits(src.bits, src.width, t)
+    return (src.value >> (wt * k)) & ((1 << wt) - 1) if isinstance(src, ir.Imm) else None
+
+
+def _exact_bits(bits: int, t: str, wide: str) -> int:
+    """A T value's bits at the wider type ``wide`` (exact)."""
+    if t == "f16":
+        return float_to_bits(np.array([bits], dtype=np.uint16).view(np.float16)[0], wide)
+    return _convert_float_bits(bits << 16 if t == "bf16" else bits, 32, wide)
