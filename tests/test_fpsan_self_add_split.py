@@ -280,3 +280,10 @@ def test_self_add_at_a_merged_location_takes_its_copies_form(tmp_path):
     assert len(merged) == 1 and merged[0].severity == "note" and "self-add=mul2" in merged[0].reason
     two = _phi(0x40000000)
     assert out == [_bits(R.add(R.mul(ADD(A), two, 32), R.mul(ADD(B), two, 32), 32))]
+
+
+def test_sum_of_two_doublings_of_one_value_is_the_ring_sum():
+    """``(2.0 * h) + (h * 2.0)`` (held-out seed 53241, silent at first contact): LLVM's CSE makes the two products one
+    ``add.bf16 p, h, h`` and the sum ``add.bf16 s, p, p`` — an add of one value to itself whose source is a sum of two
+    equal products (in either operand order), so Triton's ring 2·(φ(h)·φ(2)), not a third doubling by φ(2)."""
+    _assert_bit_exact("seed53241", folds=())

@@ -615,3 +615,22 @@ def _combine_op(f: SourceFile, n: ast.expr) -> type[ast.operator] | None:
             and sorted((e.left.id, e.right.id)) == sorted(names)):
         return type(e.op)
     return None
+
+
+def _commuted(e: ast.expr) -> str:
+    """``e``'s dump with the operands of its products and sums in one order (held-out seed 53241, silent:
+    ``(2.0 * h) + (h * 2.0)``, whose two products LLVM made one)."""
+    if isinstance(e, ast.BinOp) and isinstance(e.op, (ast.Add, ast.Mult)):
+        return f"{type(e.op).__name__}({','.join(sorted((_commuted(e.left), _commuted(e.right))))})"
+    return ast.dump(e)
+
+
+def _chain_casts_to(f: SourceFile, e: ast.expr | None, dtype: str | None) -> bool:
+    """A float cast to ``dtype`` among the chain of casts ``e`` ends with (names followed)."""
+    for _ in range(_DEPTH):
+        if e is None or (t := _cast_to(e)) is None:
+            return False
+        if t == dtype:
+            return True
+        e = _resolve(f, _receiver(e), _DEPTH)
+    return False

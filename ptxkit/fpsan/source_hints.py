@@ -47,8 +47,10 @@ from ptxkit.fpsan.source_ast import (
     _bare,
     _cancels,
     _cast_to,
+    _chain_casts_to,
     _classify,
     _combine_op,
+    _commuted,
     _form,
     _int_width,
     _is_two,
@@ -90,8 +92,8 @@ class SourceHints(SignHints, CastHints, LibcallHints, CompareHints):
             if _cast_to(n) is not None:
                 return _widened_self_add(f, n, lane)
             op, left, right = _as_op(n) if isinstance(n, ast.BinOp) else (None, n, n)
-            if op is ast.Add and ast.dump(left) == ast.dump(right):
-                form, x = "add", left  # x + x, or x - (-x)
+            if op is ast.Add and _commuted(left) == _commuted(right):
+                form, x = "add", left  # x + x, or x - (-x); (2.0 * h) + (h * 2.0), one value LLVM adds to itself
             elif isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mult) and (_is_two(n.left) or _is_two(n.right)):
                 form, x = "mul2", n.right if _is_two(n.left) else n.left
             else:
@@ -677,17 +679,6 @@ def _abs_cast_classify(dest: str | None, source: str | None) -> Classify:
             return None  # abs(abs(x.to(f64)).to(f16)) of an f32 x: the cast the source has is of an f64 (24703)
         return ("inside" if cast else "outside"), n
     return classify
-
-
-def _chain_casts_to(f: SourceFile, e: ast.expr | None, dtype: str | None) -> bool:
-    """A float cast to ``dtype`` among the chain of casts ``e`` ends with (names followed)."""
-    for _ in range(_DEPTH):
-        if e is None or (t := _cast_to(e)) is None:
-            return False
-        if t == dtype:
-            return True
-        e = _resolve(f, _receiver(e), _DEPTH)
-    return False
 
 
 def _int_to_f64(f: SourceFile, e: ast.expr) -> bool:
