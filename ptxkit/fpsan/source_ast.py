@@ -626,11 +626,11 @@ def _commuted(e: ast.expr) -> str:
 
 
 def _chain_casts_to(f: SourceFile, e: ast.expr | None, dtype: str | None) -> bool:
-    """A float cast to ``dtype`` among the chain of casts ``e`` ends with (names followed)."""
+    """A float cast to ``dtype`` among the chain of casts ``e`` ends with (names followed), of no abs."""
     for _ in range(_DEPTH):
         if e is None or (t := _cast_to(e)) is None:
             return False
-        if t == dtype:
-            return True
         e = _resolve(f, _receiver(e), _DEPTH)
+        if t == dtype:  # (not abs(abs(x).to(f16).to(f32)): the inner abs is the one next to that cast)
+            return not _abs_call(e)
     return False

@@ -272,7 +272,8 @@ class SourceHints(SignHints, CastHints, LibcallHints, CompareHints):
             if form is None or max(16, _int_width(t)) == max(16, int(dest[1:])):
                 return (form, n) if form else None
             return _refolded(n, form, int(dest[1:]))
-        return self.decide(cvt, classify)
+        got = self.decide(cvt, classify)  # a round trip alone at the location is no conversion form either (54091:
+        return None if got is not None and got.form == "int round trip" else got  # a KeyError stopped sanitize)
 
     def f32_int(self, cvt: ir.Instruction, dest: str) -> Decision | None:
         """``cvt.rzi.sN.f32 d, x`` of Triton's ``x.to(tl.float64).to(intN)`` (``f64``: LLVM drops the fpext,
