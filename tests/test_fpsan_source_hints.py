@@ -30,6 +30,7 @@ from tests.test_fpsan_folds import (
     _run,
 )
 from tests.test_fpsan_half_to_int import HALVES, triton
+from tests.test_fpsan_libdevice import _compare
 
 SRC = """import triton
 import triton.language as tl
@@ -1209,6 +1210,28 @@ def test_narrowed_f64_product_of_an_int_conversion_is_reported(tmp_path, expr, s
     assert [s for o, s in _items(rep) if o == "mul.f32"] == [severity]
 
 
+@pytest.mark.parametrize("expr,form", [("(x0.to(tl.float64) * -1.0) - 0.5", "f64"),
+                                       ("(-x0.to(tl.float64)) - 0.5", "f64"),
+                                       ("(x0.to(tl.int32).to(tl.float64) * -1.0) - 0.5", "int")])
+def test_narrowed_f64_ops_that_llvm_folds_into_one_sub(tmp_path, expr, form):
+    """``((x.to(f64) * -1.0) - 0.5).to(f32)`` as ``sub.f32 d, -0.5, x`` (held-out seed 54683, of an int's
+    conversion, silent at first contact): the source has no sub of that shape, LLVM moved the negation into the
+    subtraction's order, which the ring agrees with (−a − c = (−c) − a): Triton's f64 ring op of the widened operand,
+    narrowed. Of an int converted to f64 (Triton's operand the native i → f64 conversion): reported."""
+    conv = "cvt.rzi.s32.f32 %r1, %a;\n\tcvt.rn.f32.s32 %t, %r1;" if form == "int" else "mov.b32 %t, %a;"
+    body = "{store}\n\t" + conv + "\n\tmov.b32 %c, 0fBF000000;\n\tsub.f32 %d, %c, %t;"
+    text = _with_source(tmp_path, expr, body, "", nin=1)
+    src = tmp_path / "kernel.py"
+    src.write_text(src.read_text().replace("r.to(tl.float16)", "r.to(tl.float32)"))
+    out, rep = _run(text, [[0x40490FDB]])
+    if form == "int":
+        assert [s for o, s in _items(rep) if o == "sub.f32"] == ["error"]
+        return
+    wide = R.float_cast(np.array([0x40490FDB], np.uint64), "f32", "f64")
+    want = R.float_cast(R.float_binop("sub", np.array([0xBFE0000000000000], np.uint64), wide, "f64"), "f64", "f32")
+    assert out == [int(want[0])] and [s for o, s in _items(rep) if o == "sub.f32"] == ["note"]
+
+
 @pytest.mark.parametrize("neg", [True, False])
 def test_narrowed_f64_product_negated_after_the_narrowing_is_reported(tmp_path, neg):
     """``-(x1.to(f64) * x0.to(f64)).to(f32)`` (held-out seed 32469, silent at first contact): LLVM multiplies in
@@ -1879,3 +1902,9 @@ def test_negation_widened_then_narrowed_is_narrowed_once_as_triton_folds_it(tmp_
     via_f64 = R.float_cast(R.float_cast(neg, "f32", "f64").astype(np.uint64), "f64", "f16")
     assert out == [int(v) for v in R.float_cast(neg, "f32", "f16")] != [int(v) for v in via_f64]
     assert [s for o, s in _items(rep) if o == "xor.b16"] == ["note"]
+
+
+def test_held_out_narrowed_int_ops_folded_into_one_sub_are_reported():
+    """Seed 54683's Triton 3.9 pair (silent at first contact): reported."""
+    ours, theirs, errors = _compare("seed54683", folds=())
+    assert not (ours == theirs).all() and any(e.opcode == "sub.f32" for e in errors)

@@ -18,6 +18,10 @@ def narrowed_f32_unmodelled(op: str, decided: Decision) -> str | None:
         return (f"f32 {op} LLVM narrowed from f64 arithmetic on an integer converted to f64 ({decided.where}): "
                 "Triton's operand is the native i → f64 conversion, which the PTX's i → f32 one widened in the ring "
                 "is not (not modelled); sanitized as the f32 op")
+    if decided.form == "restructured":  # (held-out seed 54683: silent at first contact)
+        return (f"f32 {op} at a narrowing of f64 arithmetic ({decided.where}) that has no {op}: LLVM shrank the f64 "
+                "ops to f32 and folded them into this one (a negation into a subtraction's order, say); Triton's ring "
+                "computes the source's ops in f64 and narrows (not modelled); sanitized as the f32 op")
     if decided.form == "neg":  # (held-out seed 32469: silent at first contact)
         return (f"f32 {op} LLVM narrowed from f64 arithmetic on widened values that the source at {decided.where} "
                 "negates after the narrowing, -(x.to(f64) * y.to(f64)).to(f32): LLVM moved the negation onto an "

@@ -167,8 +167,15 @@ class SourceHints(SignHints, CastHints, LibcallHints, CompareHints):
                     "f32", "native") else None
             # (through a select's arms, into which LLVM sinks the fptrunc: held-out seed 10698,
             # where(c, y.to(f64), y.to(f64) - 0.5).to(f32) as add.f32 y, -0.5 — silent at first contact)
-            ops = [e for e in _arms(f, _resolve(f, _receiver(n), _DEPTH))
-                   if isinstance(e, ast.BinOp) and _as_op(e)[0] is want and (not by_constant or same_constant(e))]
+            arms = [e for e in _arms(f, _resolve(f, _receiver(n), _DEPTH)) if isinstance(e, ast.BinOp)]
+            ops = [e for e in arms if _as_op(e)[0] is want and (not by_constant or same_constant(e))]
+            if not ops and not by_constant and any(  # ((i.to(f64) * -1.0) - 0.5).to(f32) as sub.f32 -0.5, i32: LLVM
+                    _form(_width(f, e.left, _DEPTH), _width(f, e.right, _DEPTH)) == "f64" for e in arms):
+                # folded the f64 ops into another one (held-out seed 54683, silent); a negation moved into an add or a
+                # sub is a ring identity too (−a − c = (−c) − a): the f64 op on the widened operands
+                moved = want in (ast.Add, ast.Sub) and any(_negated(a) is not None for e in arms for a in ast.walk(e))
+                ints = any(_int_to_f64(f, a) for e in arms for a in ast.walk(e) if isinstance(a, ast.expr))
+                return ("int" if ints else "f64" if moved else "restructured"), n
             forms = {_form(_width(f, e.left, _DEPTH), _width(f, e.right, _DEPTH)) for e in ops}
             if forms == {"f64"} and any(_int_to_f64(f, a) for e in ops for a in (e.left, e.right)):
                 return "int", n  # i.to(f64) * c: Triton's operand is the native int → f64 conversion (seed 17257)
