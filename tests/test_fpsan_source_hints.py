@@ -30,7 +30,7 @@ from tests.test_fpsan_folds import (
     _run,
 )
 from tests.test_fpsan_half_to_int import HALVES, triton
-from tests.test_fpsan_libdevice import _compare
+from tests.test_fpsan_libdevice import _assert_bit_exact, _compare
 
 SRC = """import triton
 import triton.language as tl
@@ -1908,3 +1908,28 @@ def test_held_out_narrowed_int_ops_folded_into_one_sub_are_reported():
     """Seed 54683's Triton 3.9 pair (silent at first contact): reported."""
     ours, theirs, errors = _compare("seed54683", folds=())
     assert not (ours == theirs).all() and any(e.opcode == "sub.f32" for e in errors)
+
+
+def test_difference_of_two_narrowed_negations(tmp_path):
+    """``(-x1).to(f32) - (-x0).to(f32)`` of f64 x0, x1 as ``sub.f32 d, x0.to(f32), x1.to(f32)`` (held-out seed 55363's
+    shape, silent at first contact: LLVM cancels both negations; the minuend was taken for a plain value): Triton's
+    ring narrowings of −φ(x1) and −φ(x0), then the ring sub."""
+    expr = "(-x1).to(tl.float32) - (-x0).to(tl.float32)"
+    line = SRC.replace("EXPR", expr).splitlines()[EXPR_LINE - 1]
+    c1, c0 = line.index("(-x1)") + 1, line.index("(-x0)") + 1
+    body = (f".loc 1 {EXPR_LINE} {c1}\n\tcvt.rn.f32.f64 %r1, %b;\n\t.loc 1 {EXPR_LINE} {c0}\n\tcvt.rn.f32.f64 %r2, %a;"
+            f"\n\t.loc 1 {EXPR_LINE} {c1}\n\tsub.f32 %d, %r2, %r1;")
+    rows = [[0x3FF8000000000000, 0x4004000000000000], [0xC01C000000000000, 0x3FE0000000000000]]
+    out, rep = _run(_with_source(tmp_path, expr, body, "", nin=2, w=64, out_w=32), rows, w=64, out_w=32)
+
+    def narrowed_neg(v: int) -> int:
+        return int(R.narrow(R.neg(R.embed(np.array([v], np.uint64), "f64"), 64), 64, 32)[0])
+    want = [int(R.unembed(np.array([(narrowed_neg(b) - narrowed_neg(a)) % (1 << 32)], np.uint64), "f32")[0])
+            for a, b in rows]
+    assert out == want
+    assert [sev for o, sev in _items(rep) if o == "sub.f32"] == ["note"]
+
+
+def test_held_out_difference_of_two_narrowed_negations_is_tritons_bits():
+    """Seed 55363's Triton 3.9 pair (f32 → f16): bit for bit."""
+    _assert_bit_exact("seed55363", folds=())
