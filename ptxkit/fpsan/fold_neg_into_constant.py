@@ -51,16 +51,26 @@ def negation_cancelled_in_sum(instr: ir.Instruction, flow: Flow) -> Decision | N
     ops = instr.operands
     if instr.opcode not in ("add", "sub") or len(ops) != 3 or instr.guard is not None or not any(
             isinstance(o, ir.Reg) and (d := flow.only_def(o.name)) is not None and d.opcode == "cvt"
-            and (t := float_cast(d)) is not None and _BITS[t[0]] > _BITS[t[1]] for o in ops[1:]):
+            and (t := float_cast(d)) is not None and _BITS[t[0]] > _BITS[t[1]] and _plain(flow, d.operands[1])
+            for o in ops[1:]):
         return None
     want = ast.Sub if instr.opcode == "add" else ast.Add
 
     def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
+        if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Sub) and want is ast.Add and all(
+                _widened_negated(f, s, False) for s in (n.left, n.right)):
+            return "cancelled", n  # (-p).to(f64) - (-q).to(f64) as q.to(f64) - p.to(f64), both cancelled
         if not (isinstance(n, ast.BinOp) and isinstance(n.op, want)):
             return None
         sides = (n.right,) if want is ast.Sub else (n.left, n.right)
         return ("cancelled", n) if any(_widened_negated(f, s, False) for s in sides) else None
     return flow.hints.decide_within(instr, classify)
+
+
+def _plain(flow: Flow, o: ir.Operand) -> bool:
+    """``o`` is no negation the PTX still has (a ``neg`` or sign-bit ``xor`` before the widening keeps it)."""
+    d = flow.only_def(o.name) if isinstance(o, ir.Reg) else None
+    return d is None or d.opcode not in ("neg", "xor")
 
 
 def _negative_constant(flow: Flow, o: ir.Operand) -> bool:
