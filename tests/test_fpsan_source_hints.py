@@ -1548,7 +1548,8 @@ def test_a_half_sub_at_an_add_stays_undecided(tmp_path, expr):
     text = _with_source(tmp_path, expr, "{loc}\n\tsub.f16 %d, %a, %b;", "x0 +", nin=2, w=16)
     out, rep = _run(text, [list(r) for r in zip(A16, B16)], w=16)
     assert out == [int(v) for v in R.float_binop("sub", np.array(A16, np.uint64), np.array(B16, np.uint64), "f16")]
-    assert _items(rep) == [("sub.f16", "error")]
+    # (through f64 the source's round trip is reported at the store too: ptxkit.fpsan.folded_negations)
+    assert [i for i in _items(rep) if i[0] != "st.global.b16"] == [("sub.f16", "error")]
 
 
 @pytest.mark.parametrize("expr", [

