@@ -16,39 +16,34 @@ import ast
 from ptxkit import ir
 from ptxkit.fpsan.report import SanitizeReport
 from ptxkit.fpsan.source_ast import _DEPTH, SourceFile, _number, _resolve
-from ptxkit.fpsan.source_report import functions_reaching, source_scan
+from ptxkit.fpsan.source_report import source_scan
 
 _BELOW = (ast.Lt, ast.LtE)
 _ABOVE = (ast.Gt, ast.GtE)
 
 
 def report_folded_compares(module: ir.Module, fn: ir.Function, report: SanitizeReport, root: str | None) -> None:
-    """Report each comparison of a square-like expression with a literal ≤ 0 that left no instruction in ``fn``."""
+    """Report each comparison of a square-like expression with a literal ≤ 0, or of two doublings, that left no
+    instruction in ``fn``."""
     scan = source_scan(module, fn, root)
     if scan is None:
         return
-    used = scan.used()
-    for key, f, lines in scan.files():
-        for n in _compares_of_functions(f, lines):
-            try:
-                decided = _sign_decided(f, n)
-            except (KeyError, IndexError, AttributeError, TypeError, ValueError, RecursionError):
-                decided = False  # a source shape the rule did not foresee says nothing
-            if decided and (key, n.lineno, n.col_offset + 1) not in used:
-                scan.report(report, f"the comparison at {f.where(n)} left no instruction: LLVM decided it from the "
-                            "sign of a square (x·x ≥ 0 or NaN), which Triton's ring product does not have (φ⁻¹ of a "
-                            "payload's square is negative about half the time); not modelled, the select LLVM kept is "
-                            "left as it is")
-            elif _doublings_compared(f, n) and (key, n.lineno, n.col_offset + 1) not in used:
-                scan.report(report, f"the comparison at {f.where(n)} left no instruction: LLVM makes 2.0 * x and "
-                            "x + x one value, which is never strictly below itself, while Triton's ring has "
-                            "φ(x)·φ(2) and 2φ(x), two values; not modelled, the select LLVM kept is left as it is")
+    for why in scan.unlocated(_folded):
+        scan.report(report, why)
 
 
-def _compares_of_functions(f: SourceFile, lines: set[int]) -> list[ast.Compare]:
-    """The comparisons in the file's functions that ``fn``'s locations reach (a kernel and the helpers it calls)."""
-    return [n for d in functions_reaching(f, lines) for n in ast.walk(d)
-            if isinstance(n, ast.Compare) and len(n.ops) == 1]
+def _folded(f: SourceFile, n: ast.expr) -> str | None:
+    if not (isinstance(n, ast.Compare) and len(n.ops) == 1):
+        return None
+    if _sign_decided(f, n):
+        return (f"the comparison at {f.where(n)} left no instruction: LLVM decided it from the sign of a square "
+                "(x·x ≥ 0 or NaN), which Triton's ring product does not have (φ⁻¹ of a payload's square is negative "
+                "about half the time); not modelled, the select LLVM kept is left as it is")
+    if _doublings_compared(f, n):
+        return (f"the comparison at {f.where(n)} left no instruction: LLVM makes 2.0 * x and x + x one value, which "
+                "is never strictly below itself, while Triton's ring has φ(x)·φ(2) and 2φ(x), two values; not "
+                "modelled, the select LLVM kept is left as it is")
+    return None
 
 
 def _sign_decided(f: SourceFile, n: ast.Compare) -> bool:

@@ -25,7 +25,7 @@ from ptxkit.fpsan.source_ast import (
     _resolve,
     _width,
 )
-from ptxkit.fpsan.source_report import functions_reaching, source_scan
+from ptxkit.fpsan.source_report import source_scan
 
 
 def report_folded_negations(module: ir.Module, fn: ir.Function, report: SanitizeReport, root: str | None) -> None:
@@ -33,19 +33,16 @@ def report_folded_negations(module: ir.Module, fn: ir.Function, report: Sanitize
     scan = source_scan(module, fn, root)
     if scan is None or _negates_a_load(fn):
         return  # (a negation of a loaded value the PTX still has: the sign folds decide it, held-out seeds 840, 2720)
-    used = scan.used()
-    for key, f, lines in scan.files():
-        for d in functions_reaching(f, lines):
-            for n in (e for e in ast.walk(d) if isinstance(e, ast.expr)):
-                try:
-                    found = _negated_round_trip(f, n)
-                except (KeyError, IndexError, AttributeError, TypeError, ValueError, RecursionError):
-                    found = False  # a source shape the rule did not foresee says nothing
-                if found and (key, n.lineno, n.col_offset + 1) not in used:
-                    scan.report(report, f"the narrowing at {f.where(n)} of a negated exact widening left no "
-                                "instruction: LLVM dropped the round trip and folded the negation into what reads it; "
-                                "Triton's FPSan negates the sign-extended payload and narrows it back, which differs "
-                                "at φ(−0.0); not modelled")
+    for why in scan.unlocated(_folded):
+        scan.report(report, why)
+
+
+def _folded(f: SourceFile, n: ast.expr) -> str | None:
+    if not _negated_round_trip(f, n):
+        return None
+    return (f"the narrowing at {f.where(n)} of a negated exact widening left no instruction: LLVM dropped the round "
+            "trip and folded the negation into what reads it; Triton's FPSan negates the sign-extended payload and "
+            "narrows it back, which differs at φ(−0.0); not modelled")
 
 
 def _negates_a_load(fn: ir.Function) -> bool:

@@ -5,7 +5,7 @@ first located one). These report shapes LLVM left no instruction for, so they re
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from ptxkit import ir
@@ -32,6 +32,22 @@ class SourceScan:
     def used(self) -> set[tuple[str, int, int]]:
         """The (file key, line, column) locations the function's instructions and inlined calls carry."""
         return set(self.hints.loc.values()) | set(self.hints.call_site.values())
+
+    def unlocated(self, pick: Callable[[SourceFile, ast.expr], str | None]) -> Iterator[str]:
+        """The reasons ``pick`` gives for the expressions of the functions ``fn`` reaches that carry no location of
+        ``fn`` (LLVM left no instruction for them); a source shape a rule did not foresee picks nothing."""
+        used = self.used()
+        for key, f, lines in self.files():
+            for d in functions_reaching(f, lines):
+                for n in (e for e in ast.walk(d) if isinstance(e, ast.expr)):
+                    if (key, n.lineno, n.col_offset + 1) in used:
+                        continue
+                    try:
+                        why = pick(f, n)
+                    except (KeyError, IndexError, AttributeError, TypeError, ValueError, RecursionError):
+                        why = None
+                    if why:
+                        yield why
 
     def report(self, report: SanitizeReport, reason: str) -> None:
         """An error at the anchor (native: nothing there is rewritten for it)."""
