@@ -9,15 +9,18 @@ of the negations at every node, −0 included. Nodes are followed through bit mo
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Callable
 
 from ptxkit import ir
 from ptxkit.fpsan import ring as R
+from ptxkit.fpsan import source_ast as sa
 from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext
 from ptxkit.fpsan.fold_flow import MOVES, Flow, FoldResult
 from ptxkit.fpsan.irview import regs
-from ptxkit.fpsan.ops import LANE_TYPE, TABLE, OpInfo, as_reg, elementwise, float_type_of
+from ptxkit.fpsan.ops import LANE_TYPE, TABLE, OpInfo, as_reg, elementwise, float_type_of, sign_xor_width
 from ptxkit.fpsan.report import NOTE, Verdict
+from ptxkit.fpsan.source_ast import Decision, SourceFile, _negated, _resolve
 
 OTHER = {"max": "min", "min": "max"}
 _DEPTH = 64
@@ -82,3 +85,25 @@ def max_of_negations(instr: ir.Instruction, ctx: RewriteContext) -> FoldResult:
         f"{instr.opcode} of a tree whose result LLVM negates for the source's {OTHER[instr.opcode]} of negations "
         f"(min(−a, −b) as −max(a, b)): computed as −{OTHER[instr.opcode]}(−a, −b), so that the negation at its root "
         "is Triton's ring min of the negations, −0 included", NOTE, native=False))
+
+
+def negated_select_of_extremum(instr: ir.Instruction, flow: Flow) -> Decision | None:
+    """The source's ``maximum(-a, -where(c, x, a))`` (or ``minimum``) at a ``neg``/sign ``xor`` of ``selp(c, m, a)``
+    whose arm m is a plain min/max: LLVM's ``−select(c, min(a, x), a)`` (held-out seed 56870, silent at φ(−0)), which
+    the ring computes otherwise where a payload is its own negation; None where the source has no such call."""
+    ops = instr.operands
+    if not ((instr.opcode == "neg" or (instr.opcode == "xor" and sign_xor_width(instr))) and len(ops) >= 2
+            and isinstance(ops[1], ir.Reg) and instr.guard is None):
+        return None
+    sel = flow.only_def(ops[1].name)
+    arms = [a for o in sel.operands[1:3] if isinstance(o, ir.Reg) and (a := flow.only_def(o.name)) is not None
+            and plain_extremum(a)] if sel is not None and sel.opcode == "selp" else []
+    return next((d for i in (instr, sel, *arms) if i is not None and (d := flow.hints.decide_within(
+        i, _of_negations)) is not None), None) if arms else None
+
+
+def _of_negations(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
+    if (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ("maximum", "minimum")
+            and len(n.args) >= 2 and all(_negated(_resolve(f, a, sa._DEPTH)) is not None for a in n.args[:2])):
+        return "negated", n
+    return None

@@ -55,7 +55,7 @@ from ptxkit.fpsan.fold_fma_product import as_product, product_fma
 from ptxkit.fpsan.fold_libcall import direct_libcall, unmodelled_libcall
 from ptxkit.fpsan.fold_merged_int_conversion import merged_int_conversion
 from ptxkit.fpsan.fold_narrowed_compare import narrowed_compare, rewrite_narrowed_compare
-from ptxkit.fpsan.fold_neg_extremum import max_of_negations, negated_tree
+from ptxkit.fpsan.fold_neg_extremum import max_of_negations, negated_select_of_extremum, negated_tree
 from ptxkit.fpsan.fold_neg_into_constant import negation_cancelled_in_sum, negation_in_constant
 from ptxkit.fpsan.fold_neg_tree_root import cancelled_tree
 from ptxkit.fpsan.fold_poison import poison_conversion
@@ -160,6 +160,11 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
     op = instr.opcode
     if float_type_of(instr) is not None:
         unmodelled_libcall(instr, ctx, flow)
+    if op in ("neg", "xor") and (moved := negated_select_of_extremum(instr, flow)) is not None:
+        ctx.report(instr, f"negation of a select of a max/min where the source at {moved.where} takes the extremum "
+                   "of negations: LLVM's −select(c, min(a, x), a) for maximum(−a, −where(c, x, a)), which the ring "
+                   "computes differently where a payload is φ(−0) = −2^(w−1) (its own negation); sanitized as written",
+                   ERROR, False)
     sign = rewrite_sign_fold(instr, ctx, opts, flow)
     if sign is not None or is_sign_bit_op(instr):  # a sign-bit xor/or/and of integer code: not a fold
         return sign
