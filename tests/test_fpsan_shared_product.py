@@ -13,3 +13,10 @@ def test_contracted_sum_of_a_kept_product_is_tritons_bits():
     plain, _ = _build("seed44869", "plain")
     assert "fma.rn.f16" in plain and "mul.f16" in plain  # the shape this covers
     _assert_bit_exact("seed44869", folds=())  # (the source decides the mul.f16 is Triton's f32 product)
+
+
+def test_a_recognised_bodys_own_square_is_no_shared_product():
+    """``tl.fma(x, tanh(x), tl.fma(x, x, x))`` (held-out seed 57837, silent at first contact): tanhf's body squares x
+    (``mul.f32 t, x, x``, a line that runs natively) beside the user's ``fma x, x, x``; the body's native square is
+    no value of the ring, so the fma stays the ring fma — bit for bit."""
+    _assert_bit_exact("seed57837", folds=())
