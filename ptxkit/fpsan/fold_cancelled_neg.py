@@ -2,13 +2,15 @@
 silent at first contact): ``(-x.to(f64)).to(bf16) * (-y).to(bf16)`` is ``mul.bf16 x, y`` in the plain PTX, while
 Triton's FPSan narrows each ring negation — the 64-bit negation of φ(−0) = −2^15 sign-extended is no 16-bit one,
 and a narrowing's hash does not commute with negation. The PTX has no trace of either, so the product is left as
-written and reported."""
+written and reported. So is ``-((-a) * q)`` of a narrower a that the product promotes (held-out seed 58851): LLVM
+cancels the two negations, Triton negates a in its own ring before widening it."""
 
 from __future__ import annotations
 
 from ptxkit import ir
+from ptxkit.fpsan import ring as R
 from ptxkit.fpsan.ctx import RewriteContext
-from ptxkit.fpsan.fold_flow import Flow
+from ptxkit.fpsan.fold_flow import Flow, float_cast
 from ptxkit.fpsan.report import ERROR
 
 
@@ -20,7 +22,9 @@ def report_cancelled_negations(instr: ir.Instruction, ctx: RewriteContext, flow:
         d = flow.only_def(o.name) if isinstance(o, ir.Reg) else None
         if d is not None and d.opcode in ("neg", "xor"):
             return
-    decided = flow.hints.cancelled_negations(instr)
+    widened = any(isinstance(o, ir.Reg) and (d := flow.only_def(o.name)) is not None and d.opcode == "cvt"
+                  and (t := float_cast(d)) is not None and R.ring(t[0]).w > R.ring(t[1]).w for o in instr.operands[1:])
+    decided = flow.hints.cancelled_negations(instr, widened)
     if decided is not None:
         ctx.report(instr, f"product where the source at {decided.where} multiplies two negations, one under a float "
                    "cast: LLVM cancelled them, while Triton's FPSan casts each ring negation (which does not commute "
