@@ -8,9 +8,8 @@ cancels the two negations, Triton negates a in its own ring before widening it."
 from __future__ import annotations
 
 from ptxkit import ir
-from ptxkit.fpsan import ring as R
 from ptxkit.fpsan.ctx import RewriteContext
-from ptxkit.fpsan.fold_flow import Flow, float_cast
+from ptxkit.fpsan.fold_flow import Flow, widening_def
 from ptxkit.fpsan.report import ERROR
 
 
@@ -22,9 +21,7 @@ def report_cancelled_negations(instr: ir.Instruction, ctx: RewriteContext, flow:
         d = flow.only_def(o.name) if isinstance(o, ir.Reg) else None
         if d is not None and d.opcode in ("neg", "xor"):
             return
-    widened = any(isinstance(o, ir.Reg) and (d := flow.only_def(o.name)) is not None and d.opcode == "cvt"
-                  and (t := float_cast(d)) is not None and R.ring(t[0]).w > R.ring(t[1]).w for o in instr.operands[1:])
-    decided = flow.hints.cancelled_negations(instr, widened)
+    decided = flow.hints.cancelled_negations(instr, any(widening_def(flow, o) for o in instr.operands[1:]))
     if decided is not None:
         ctx.report(instr, f"product where the source at {decided.where} multiplies two negations, one under a float "
                    "cast: LLVM cancelled them, while Triton's FPSan casts each ring negation (which does not commute "

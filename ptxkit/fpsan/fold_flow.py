@@ -273,6 +273,13 @@ def float_cast(cvt: ir.Instruction, packed: bool = False) -> tuple[str, str] | N
     return types[0], types[1]
 
 
+def widening_def(flow: Flow, o: ir.Operand) -> ir.Instruction | None:
+    """The widening float ``cvt`` that alone defines ``o``; else None."""
+    cvt = flow.only_def(o.name) if isinstance(o, ir.Reg) else None
+    types = float_cast(cvt) if cvt is not None and cvt.opcode == "cvt" else None
+    return cvt if types is not None and R.ring(types[0]).w > R.ring(types[1]).w else None
+
+
 def narrowing_def(flow: Flow, o: ir.Operand, ft: str) -> tuple[ir.Instruction, str, str] | None:
     """The narrowing float ``cvt.FT.S`` that alone defines ``o``, with its types (FT, S); else None."""
     cvt = flow.only_def(o.name) if isinstance(o, ir.Reg) else None

@@ -59,7 +59,7 @@ def merged_int_conversion(cvt: ir.Instruction, flow: Flow) -> tuple[Decision, De
         if flow.hints.loc.get(id(u)) == at:
             continue
         other = flow.hints.decide_within(u, classify)
-        if other is not None and _split(other)[1] == _split(own)[1] and _split(other)[0] != _split(own)[0]:
+        if other is not None and _other_widening(other.form, own.form):
             return _named(own), _named(other)
     # no reader elsewhere tells (LLVM folded x.to(int32) + x.to(f64).to(int32) into a shift of the one cvt): the
     # file converting the value through the other widening, where nothing else in the PTX converts x, does
@@ -71,17 +71,17 @@ def merged_int_conversion(cvt: ir.Instruction, flow: Flow) -> tuple[Decision, De
     f = found[0]
     for n in ast.walk(f.tree):
         got = classify(f, n) if isinstance(n, ast.expr) else None
-        if got is not None and _split(Decision(got[0], ""))[1] == _split(own)[1] \
-                and _split(Decision(got[0], ""))[0] != _split(own)[0]:
+        if got is not None and _other_widening(got[0], own.form):
             return _named(own), _named(Decision(got[0], f.where(got[1])))
     return None
 
 
-def _split(d: Decision) -> tuple[str, str]:
-    via, _, value = d.form.partition("|")
-    return via, value
+def _other_widening(a: str, b: str) -> bool:
+    """Forms ``VIA|VALUE``: the same value through another widening."""
+    (va, _, xa), (vb, _, xb) = a.partition("|"), b.partition("|")
+    return xa == xb and va != vb
 
 
 def _named(d: Decision) -> Decision:
     """``d`` with its form the widening's type alone (``f64``)."""
-    return Decision({"float32": "f32", "float64": "f64"}[_split(d)[0]], d.where)
+    return Decision({"float32": "f32", "float64": "f64"}[d.form.partition("|")[0]], d.where)

@@ -14,12 +14,12 @@ from collections.abc import Callable
 
 from ptxkit import ir
 from ptxkit.fpsan import ring as R
-from ptxkit.fpsan import source_ast as sa
 from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext
 from ptxkit.fpsan.fold_flow import MOVES, Flow, FoldResult
 from ptxkit.fpsan.irview import regs
 from ptxkit.fpsan.ops import LANE_TYPE, TABLE, OpInfo, as_reg, elementwise, float_type_of, sign_xor_width
 from ptxkit.fpsan.report import NOTE, Verdict
+from ptxkit.fpsan.source_ast import _DEPTH as _AST_DEPTH
 from ptxkit.fpsan.source_ast import Decision, SourceFile, _negated, _resolve
 
 OTHER = {"max": "min", "min": "max"}
@@ -104,6 +104,6 @@ def negated_select_of_extremum(instr: ir.Instruction, flow: Flow) -> Decision | 
 
 def _of_negations(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
     if (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ("maximum", "minimum")
-            and len(n.args) >= 2 and all(_negated(_resolve(f, a, sa._DEPTH)) is not None for a in n.args[:2])):
+            and len(n.args) >= 2 and all(_negated(_resolve(f, a, _AST_DEPTH)) is not None for a in n.args[:2])):
         return "negated", n
     return None

@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 
 from ptxkit import ir
-from ptxkit.fpsan.fold_flow import Flow, float_cast
+from ptxkit.fpsan.fold_flow import Flow, widening_def
 from ptxkit.fpsan.source_ast import (
     _DEPTH,
     _DTYPE_WIDTH,
@@ -26,7 +26,6 @@ from ptxkit.fpsan.source_ast import (
 )
 
 _CONSTANT_OPS = ("mov", "div", "rcp", "mul", "add", "sub", "neg")
-_BITS = {"f16": 16, "bf16": 16, "f32": 32, "f64": 64}
 
 
 def negation_in_constant(instr: ir.Instruction, flow: Flow) -> Decision | None:
@@ -37,9 +36,7 @@ def negation_in_constant(instr: ir.Instruction, flow: Flow) -> Decision | None:
             or not any(_negative_constant(flow, o) for o in ops[1:3]):
         return None
     # the value side as the PTX has it: widened by a cvt, or the op narrowed to a half by LLVM
-    widened = any(isinstance(o, ir.Reg) and (d := flow.only_def(o.name)) is not None and d.opcode == "cvt"
-                  and (t := float_cast(d)) is not None and _BITS[t[0]] > _BITS[t[1]] for o in ops[1:3])
-    if not widened and not {"f16", "bf16"} & set(instr.mods):
+    if not any(widening_def(flow, o) for o in ops[1:3]) and not {"f16", "bf16"} & set(instr.mods):
         return None
     return flow.hints.decide_within(instr, _classify)
 
@@ -50,9 +47,7 @@ def negation_cancelled_in_sum(instr: ir.Instruction, flow: Flow) -> Decision | N
     in x's ring before sign-extending (held-out seed 50762's kin, silent at −0.0); else None."""
     ops = instr.operands
     if instr.opcode not in ("add", "sub") or len(ops) != 3 or instr.guard is not None or not any(
-            isinstance(o, ir.Reg) and (d := flow.only_def(o.name)) is not None and d.opcode == "cvt"
-            and (t := float_cast(d)) is not None and _BITS[t[0]] > _BITS[t[1]] and _plain(flow, d.operands[1])
-            for o in ops[1:]):
+            (d := widening_def(flow, o)) is not None and _plain(flow, d.operands[1]) for o in ops[1:]):
         return None
     want = ast.Sub if instr.opcode == "add" else ast.Add
 
