@@ -41,8 +41,6 @@ from __future__ import annotations
 
 import dataclasses
 import struct
-from collections.abc import Callable
-from typing import Any
 
 from ptxkit import ir
 from ptxkit.fpsan import ring as R
@@ -157,30 +155,16 @@ def _trunc_of_widened(instr: ir.Instruction, cvt: ir.Instruction, ctx: RewriteCo
                                     "zero); sanitized as that trunc", NOTE, native=False))
 
 
-_PHI0 = "which differs at φ(−0.0) = −2^(w−1) (its own negation in the narrow ring); sanitized as written"
-_REPORTED: tuple[tuple[Callable[[ir.Instruction, Flow], Any], Callable[[Any], str]], ...] = (
-    (negated_select_of_extremum, lambda d: f"negation of a select of a max/min where the source at {d.where} takes "
-     f"the extremum of negations: LLVM's −select(c, min(a, x), a) for maximum(−a, −where(c, x, a)), {_PHI0}"),
-    (merged_int_conversion, lambda m: f"float → integer conversion LLVM merged from two source conversions through "
-     f"different widenings ({m[0].where}: {m[0].form}; {m[1].where}: {m[1].form}), which Triton's FPSan computes "
-     "apart (the payload widened to each type); sanitized as the first"),
-    (negation_in_constant, lambda d: f"product with a negated constant where the source at {d.where} negates x "
-     f"before widening it: LLVM moved the negation into the constant; Triton's FPSan negates x's payload in its own "
-     f"ring and sign-extends it, {_PHI0}"),
-    (negation_cancelled_in_sum, lambda d: f"sum of a widened value where the source at {d.where} widens a negation "
-     f"and subtracts it (or adds it where LLVM subtracts): LLVM cancelled the two; Triton's FPSan negates in the "
-     f"narrow ring before sign-extending, {_PHI0}"),
-)
-
-
 def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow: Flow) -> FoldResult | None:
     """The fold ``instr`` belongs to, rewritten (None: not a fold; the ordinary dispatch applies)."""
     op = instr.opcode
     if float_type_of(instr) is not None:
         unmodelled_libcall(instr, ctx, flow)
-    for check, why in _REPORTED:  # source shapes whose fold the PTX does not carry: reported, then as usual
-        if (got := check(instr, flow)) is not None:
-            ctx.report(instr, why(got), ERROR, False)
+    if op in ("neg", "xor") and (moved := negated_select_of_extremum(instr, flow)) is not None:
+        ctx.report(instr, f"negation of a select of a max/min where the source at {moved.where} takes the extremum "
+                   "of negations: LLVM's −select(c, min(a, x), a) for maximum(−a, −where(c, x, a)), which the ring "
+                   "computes differently where a payload is φ(−0) = −2^(w−1) (its own negation); sanitized as written",
+                   ERROR, False)
     sign = rewrite_sign_fold(instr, ctx, opts, flow)
     if sign is not None or is_sign_bit_op(instr):  # a sign-bit xor/or/and of integer code: not a fold
         return sign
@@ -210,6 +194,11 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
         return _trunc_of_widened(instr, cvt, ctx)
     if op == "cvt" and (cvt := compared_round_trip(instr, flow)) is not None:
         return trunc_of_round_trip(instr, cvt, ctx)
+    if op == "cvt" and (merged := merged_int_conversion(instr, flow)) is not None:
+        ctx.report(instr, f"float → integer conversion LLVM merged from two source conversions through different "
+                   f"widenings ({merged[0].where}: {merged[0].form}; {merged[1].where}: {merged[1].form}), which "
+                   "Triton's FPSan computes apart (the payload widened to each type); sanitized as the first",
+                   ERROR, False)
     if op == "cvt" and (moved := _negation_moved_off(instr, flow)) is not None:
         ctx.report(instr, f"narrowing conversion where the source at {moved.where} narrows a negation of a wider "
                    "value, but no negation reaches or leaves the cvt: LLVM cancelled it against another or moved it "
@@ -256,6 +245,11 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
         return rewrite_narrowed_compare(instr, ctx, ft or "", *nc)
     if op == "mul":
         report_cancelled_negations(instr, ctx, flow)
+    if op in ("mul", "fma", "div") and (moved := negation_in_constant(instr, flow)) is not None:
+        ctx.report(instr, f"product with a negated constant where the source at {moved.where} negates x before "
+                   "widening it: LLVM moved the negation into the constant; Triton's FPSan negates x's payload in its "
+                   "own ring and sign-extends it, which differs at φ(−0.0) = −2^(w−1) (its own negation there); "
+                   "sanitized as written", ERROR, False)
     if op in ("fma", "mad") and product_fma(instr, flow, ft):
         return as_product(instr, ctx, opts, flow, rewrite_fold)
     if op in ("fma", "mad") and (t := shared_product(instr, flow)) is not None:
@@ -280,6 +274,11 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
         return done
     if op in ("sub", "add") and (done := sub_fold(instr, ctx, flow, ft)) is not None:
         return done
+    if op in ("sub", "add") and (cancelled := negation_cancelled_in_sum(instr, flow)) is not None:
+        ctx.report(instr, f"{op} of a widened value where the source at {cancelled.where} widens a negation and "
+                   "subtracts it (or adds it where LLVM subtracts): LLVM cancelled the two; Triton's FPSan negates in "
+                   "the narrow ring before sign-extending, which differs at φ(−0.0) = −2^(w−1) (its own negation "
+                   "there); sanitized as written", ERROR, False)
     if (op in ("add", "sub", "mul") and ft == "f32" and len(ops) == 3 and not opts.fold("half")
             and (decided := flow.hints.narrowed_f32(instr)) is not None and decided.form != "native"):
         if (reason := narrowed_f32_unmodelled(op, decided)) is not None:
