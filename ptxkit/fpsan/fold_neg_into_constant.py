@@ -17,6 +17,7 @@ from ptxkit.fpsan.source_ast import (
     OWN,
     Decision,
     SourceFile,
+    _cast_chain,
     _cast_to,
     _negated,
     _number,
@@ -105,14 +106,8 @@ def _classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
 def _widened_negated(f: SourceFile, e: ast.expr, promoted: bool) -> bool:
     """``e`` is ``-x`` under casts to a type wider than x (or none, where the division promotes a half to f32; a loaded
     x, whose type the source does not say, the PTX's widening decides)."""
-    r = _resolve(f, e, _DEPTH)
-    widest = 32 if promoted else 0
-    for _ in range(_DEPTH):
-        t = _cast_to(r)
-        if t is None or r is None:
-            break
-        widest = max(widest, _DTYPE_WIDTH[t])
-        r = _resolve(f, _receiver(r), _DEPTH)
+    chain, r = _cast_chain(f, e)
+    widest = max([32 if promoted else 0, *(_DTYPE_WIDTH[t] for t, _ in chain)])
     x = _negated(r)
     w = _width(f, x, _DEPTH) if x is not None else None
     return widest > 0 and w is not None and (w == OWN or 0 < w < widest)

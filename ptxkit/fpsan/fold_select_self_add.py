@@ -23,7 +23,7 @@ from ptxkit.fpsan.source_ast import (
     _cast_to,
     _is_two,
     _method_call,
-    _number,
+    _negated,
     _receiver,
     _resolve,
     _same,
@@ -92,10 +92,7 @@ def _addends(n: ast.BinOp) -> tuple[ast.expr, ...]:
     op, left, right = _as_op(n)
     if op is ast.Add:
         return left, right
-    if op is ast.Sub and isinstance(right, ast.BinOp) and isinstance(right.op, ast.Mult):
-        negated = [t for t, c in ((right.left, right.right), (right.right, right.left)) if _number(c) == -1.0]
-        return (left, negated[0]) if negated else ()
-    return ()
+    return (left, x) if op is ast.Sub and (x := _negated(right)) is not None else ()
 
 
 def select_of_forms(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, ft: str, k: int, arm: int,

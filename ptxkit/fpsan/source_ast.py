@@ -625,12 +625,20 @@ def _commuted(e: ast.expr) -> str:
     return ast.dump(e)
 
 
-def _chain_casts_to(f: SourceFile, e: ast.expr | None, dtype: str | None) -> bool:
-    """A float cast to ``dtype`` among the chain of casts ``e`` ends with (names followed), of no abs."""
+def _cast_chain(f: SourceFile, e: ast.expr | None) -> tuple[list[tuple[str, ast.expr | None]], ast.expr | None]:
+    """The float casts ``e`` ends with, outermost first, each with its receiver, and the value under them (names
+    followed)."""
+    e = _resolve(f, e, _DEPTH) if e is not None else None
+    chain: list[tuple[str, ast.expr | None]] = []
     for _ in range(_DEPTH):
         if e is None or (t := _cast_to(e)) is None:
-            return False
+            break
         e = _resolve(f, _receiver(e), _DEPTH)
-        if t == dtype:  # (not abs(abs(x).to(f16).to(f32)): the inner abs is the one next to that cast)
-            return not _abs_call(e)
-    return False
+        chain.append((t, e))
+    return chain, e
+
+
+def _chain_casts_to(f: SourceFile, e: ast.expr | None, dtype: str | None) -> bool:
+    """A float cast to ``dtype`` among the chain of casts ``e`` ends with (names followed), of no abs (not
+    abs(abs(x).to(f16).to(f32)): the inner abs is the one next to that cast)."""
+    return next((not _abs_call(r) for t, r in _cast_chain(f, e)[0] if t == dtype), False)
