@@ -144,7 +144,8 @@ def test_forms_on_one_value_through_a_cast_round_trip_stay_reported(tmp_path):
     assert ("add.f32", "error") in _items(rep)
 
 
-@pytest.mark.parametrize("name", ["seed12159", "seed13296", "seed13187", "seed15755", "seed35136", "seed43594"])
+@pytest.mark.parametrize("name", ["seed12159", "seed13296", "seed13187", "seed15755", "seed35136", "seed43594",
+                                  "seed60500"])
 def test_held_out_kernels_with_both_forms_are_tritons_bits(name):
     """Triton 3.9 pairs (tests/data/triton_libdevice): ``where(x + x < floor(x), x / x, 2.0 * x)`` (12159, f64
     through bf16), ``fma(tanh(x), 2.0 * x, x + x)`` (13296), ``where(-x > 2.0 * x, fma(..), x + x)`` of f64 (13187),
@@ -287,3 +288,20 @@ def test_sum_of_two_doublings_of_one_value_is_the_ring_sum():
     ``add.bf16 p, h, h`` and the sum ``add.bf16 s, p, p`` — an add of one value to itself whose source is a sum of two
     equal products (in either operand order), so Triton's ring 2·(φ(h)·φ(2)), not a third doubling by φ(2)."""
     _assert_bit_exact("seed53241", folds=())
+
+
+@pytest.mark.parametrize("expr, inner, want", [
+    # the source's product contracted with the sum: φ(x)·φ(2) + 2φ(x)
+    ("2.0 * x0 + (x0 + x0)", "x0 + x0", lambda a: R.add(MUL2(a), ADD(a), 32)),
+    ("(x0 + x0) + x0 * 2.0", "x0 + x0", lambda a: R.add(ADD(a), MUL2(a), 32)),
+    # LLVM's p + p of p = x * 2.0 (held-out seed 4209): φ(2)·(φ(x)·φ(2)), each a product
+    ("2.0 * (x0 * 2.0)", "x0 * 2.0", lambda a: R.mul(MUL2(a), _phi(0x40000000), 32)),
+])
+def test_fma_of_x_two_and_its_self_add_follows_the_sum_at_its_location(tmp_path, expr, inner, want):
+    """``add t, x, x; fma d, x, 2.0, t`` is ``2.0 * x + (x + x)`` contracted (held-out seed 60500, a reported mismatch
+    before: read as seed 4209's ``2.0 * (x * 2.0)``, the ring p + p) or that product of a product; the source at the
+    fma's location, a sum with a ``2.0 * x`` operand or a product, says which."""
+    body = f".loc 1 {EXPR_LINE} {_col(expr, inner)}\n\tadd.f32 %t, %a, %a;\n\t{{loc}}\n\tfma.rn.f32 %d, %a, 0f40000000, %t;"
+    out, rep = _run(_with_source(tmp_path, expr, body, expr[:4]), [[A], [HALF]])
+    assert out == [_bits(want(A)), _bits(want(HALF))]
+    assert not rep.errors

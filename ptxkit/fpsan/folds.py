@@ -56,13 +56,13 @@ from ptxkit.fpsan.fold_libcall import direct_libcall, unmodelled_libcall
 from ptxkit.fpsan.fold_merged_int_conversion import merged_int_conversion
 from ptxkit.fpsan.fold_narrowed_compare import narrowed_compare, rewrite_narrowed_compare
 from ptxkit.fpsan.fold_neg_extremum import max_of_negations, negated_select_of_extremum, negated_tree
-from ptxkit.fpsan.fold_neg_into_constant import negation_cancelled_in_sum, negation_in_constant
+from ptxkit.fpsan.fold_neg_into_constant import negation_above_product, negation_cancelled_in_sum, negation_in_constant
 from ptxkit.fpsan.fold_neg_tree_root import cancelled_tree
 from ptxkit.fpsan.fold_poison import poison_conversion
 from ptxkit.fpsan.fold_round_trip import compared_round_trip, trunc_of_round_trip
 from ptxkit.fpsan.fold_select_const import narrowed_select_constants, rewrite_select_constants
 from ptxkit.fpsan.fold_select_self_add import hoisted_self_add, select_arms_form, select_of_forms
-from ptxkit.fpsan.fold_self_add import copies_decision, narrowed_load, plan, self_add
+from ptxkit.fpsan.fold_self_add import copies_decision, narrowed_load, plan, self_add, written_doubling_sum
 from ptxkit.fpsan.fold_shared_product import as_sum, shared_product
 from ptxkit.fpsan.fold_sub_compare import sub_compared
 from ptxkit.fpsan.fold_zero_sign import zero_of, zero_sign, zero_sign_fold
@@ -165,6 +165,11 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
                    "of negations: LLVM's −select(c, min(a, x), a) for maximum(−a, −where(c, x, a)), which the ring "
                    "computes differently where a payload is φ(−0) = −2^(w−1) (its own negation); sanitized as written",
                    ERROR, False)
+    if op == "neg" and (moved := negation_above_product(instr, flow)) is not None:
+        ctx.report(instr, f"negation of a product where the source at {moved.where} negates x before widening it: "
+                   "LLVM took the negation out of the product; Triton's FPSan negates x's payload in its own ring and "
+                   "sign-extends it, which differs at φ(−0.0) = −2^(w−1) (its own negation there); sanitized as "
+                   "written", ERROR, False)
     sign = rewrite_sign_fold(instr, ctx, opts, flow)
     if sign is not None or is_sign_bit_op(instr):  # a sign-bit xor/or/and of integer code: not a fold
         return sign
@@ -216,7 +221,8 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
         return done
     if op == "copysign" and len(ops) == 3 and ft in ("f32", "f64") and _zero_value(flow, ops[2]):
         return zero_sign(instr, ctx, opts, ft, decide_fold(opts, "zero-sign", flow.hints.zero_sign, instr))
-    if op in ("fma", "mad") and len(ops) == 4 and (c := _product_of(flow, instr)) is not None:
+    if op in ("fma", "mad") and len(ops) == 4 and (c := _product_of(flow, instr)) is not None \
+            and not written_doubling_sum(flow, instr):
         # x·2.0 of a product p = a·b, as p + p contracted into fma(a, b, p) (held-out seeds 960, 1087)
         lane = LANE_TYPE.get(ft, ft)
         added = dataclasses.replace(instr, opcode="add", mods=(ft,), operands=(ops[0], c, c))
