@@ -11,9 +11,11 @@ import ast
 
 from ptxkit import ir
 from ptxkit.fpsan.fold_flow import Flow, widening_def
+from ptxkit.fpsan.ops import float_type_of
 from ptxkit.fpsan.source_ast import (
     _DEPTH,
     _DTYPE_WIDTH,
+    _PTX_DTYPE,
     OWN,
     Decision,
     SourceFile,
@@ -64,17 +66,57 @@ def negation_cancelled_in_sum(instr: ir.Instruction, flow: Flow) -> Decision | N
 
 
 def negation_above_product(instr: ir.Instruction, flow: Flow) -> Decision | None:
-    """The source product or quotient of a negated half that Triton widens by a number, at the location of the
-    ``mul``/``div`` that a ``neg`` reads, one of whose factors is a plain widening ``cvt``: LLVM took the negation out
-    of the product (held-out seed 61112, silent at first contact at h = −0.0: ``tl.sum((-h) / 3.0)``, whose sum
-    ``(-a)·c + (-b)·c`` it wrote as ``fma(c, -a, -(c·b))``); else None."""
+    """The source product or quotient with a negated operand narrower than the product's type (``(-h) * y``,
+    ``(-h) / 3.0``: Triton negates h in its own ring, then promotes it), at the location of the ``mul``/``div`` that a
+    ``neg`` reads, one of whose factors is a plain widening ``cvt``: LLVM took the negation out of the product
+    (held-out seed 61112, silent at first contact at h = −0.0: ``tl.sum((-h) / 3.0)``, whose sum ``(-a)·c + (-b)·c``
+    it wrote as ``fma(c, -a, -(c·b))``; ``tl.sum((-h) * y)`` alike); else None."""
     ops = instr.operands
     p = flow.only_def(ops[1].name) if instr.opcode == "neg" and len(ops) == 2 and isinstance(ops[1], ir.Reg) else None
-    if p is None or instr.guard is not None or p.opcode not in ("mul", "div") or p.guard is not None \
-            or len(p.operands) != 3 or not any((d := widening_def(flow, o)) is not None and _plain(flow, d.operands[1])
-                                               for o in p.operands[1:]):
+    if p is None or instr.guard is not None or p.opcode not in ("mul", "div") or not _widened_factor(flow, p) \
+            or any(u.opcode in ("mul", "fma", "mad") and ops[0] in u.operands[1:3]
+                   for u in flow.uses.get(ops[0].name, []) if isinstance(ops[0], ir.Reg)):
+        return None  # (a factor of a product: LLVM's negation moved onto the other factor, folds_narrow_neg's 7005)
+    width = _width_of(p)
+    return flow.hints.decide_within(p, lambda f, n: ("negated half", n) if _negated_factor(f, n, width) else None)
+
+
+def negation_cancelled_in_product_sum(instr: ir.Instruction, flow: Flow) -> Decision | None:
+    """The source's ``a - (-h) * y`` (or ``a - (-h) / c``) of an h narrower than the product's type, at an ``fma``
+    multiplying a plain widening ``cvt``: LLVM cancelled the negation against the subtraction (custom kernels after
+    held-out seed 61112, silent at h = −0.0: ``fma(h.to(f32), y, a)``); else None."""
+    if instr.opcode not in ("fma", "mad") or instr.guard is not None or not _widened_factor(flow, instr):
         return None
-    return flow.hints.decide_within(p, _classify)
+    width = _width_of(instr)
+
+    def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
+        ok = isinstance(n, ast.BinOp) and isinstance(n.op, ast.Sub) and _negated_factor(
+            f, _resolve(f, n.right, _DEPTH), width)
+        return ("cancelled", n) if ok else None
+    return flow.hints.decide_within(instr, classify)
+
+
+def _widened_factor(flow: Flow, p: ir.Instruction) -> bool:
+    """A factor of the ``mul``/``div``/``fma`` ``p`` is a plain widening ``cvt``."""
+    return p.guard is None and len(p.operands) >= 3 and any(
+        (d := widening_def(flow, o)) is not None and _plain(flow, d.operands[1]) for o in p.operands[1:3])
+
+
+def _width_of(instr: ir.Instruction) -> int:
+    return _DTYPE_WIDTH.get(_PTX_DTYPE.get(float_type_of(instr) or "", ""), 0)
+
+
+def _negated_factor(f: SourceFile, n: ast.expr | None, width: int) -> bool:
+    """``n`` is a product or quotient with an operand that negates a value narrower than ``width`` bits (or a
+    loaded one, whose type the PTX's widening says), under casts or none."""
+    if not (isinstance(n, ast.BinOp) and isinstance(n.op, (ast.Mult, ast.Div))):
+        return False
+    for side in (n.left, n.right):
+        x = _negated(_cast_chain(f, side)[1])
+        w = _width(f, x, _DEPTH) if x is not None else None
+        if w is not None and (w == OWN or 0 < w < width):
+            return True
+    return False
 
 
 def _plain(flow: Flow, o: ir.Operand) -> bool:

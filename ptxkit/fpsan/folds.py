@@ -56,7 +56,12 @@ from ptxkit.fpsan.fold_libcall import direct_libcall, unmodelled_libcall
 from ptxkit.fpsan.fold_merged_int_conversion import merged_int_conversion
 from ptxkit.fpsan.fold_narrowed_compare import narrowed_compare, rewrite_narrowed_compare
 from ptxkit.fpsan.fold_neg_extremum import max_of_negations, negated_select_of_extremum, negated_tree
-from ptxkit.fpsan.fold_neg_into_constant import negation_above_product, negation_cancelled_in_sum, negation_in_constant
+from ptxkit.fpsan.fold_neg_into_constant import (
+    negation_above_product,
+    negation_cancelled_in_product_sum,
+    negation_cancelled_in_sum,
+    negation_in_constant,
+)
 from ptxkit.fpsan.fold_neg_tree_root import cancelled_tree
 from ptxkit.fpsan.fold_poison import poison_conversion
 from ptxkit.fpsan.fold_round_trip import compared_round_trip, trunc_of_round_trip
@@ -256,6 +261,11 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
                    "widening it: LLVM moved the negation into the constant; Triton's FPSan negates x's payload in its "
                    "own ring and sign-extends it, which differs at φ(−0.0) = −2^(w−1) (its own negation there); "
                    "sanitized as written", ERROR, False)
+    if op in ("fma", "mad") and (cancelled := negation_cancelled_in_product_sum(instr, flow)) is not None:
+        ctx.report(instr, f"fma of a widened value where the source at {cancelled.where} subtracts a product of a "
+                   "negation it widens: LLVM cancelled the two; Triton's FPSan negates in the narrow ring before "
+                   "sign-extending, which differs at φ(−0.0) = −2^(w−1) (its own negation there); sanitized as "
+                   "written", ERROR, False)
     if op in ("fma", "mad") and product_fma(instr, flow, ft):
         return as_product(instr, ctx, opts, flow, rewrite_fold)
     if op in ("fma", "mad") and (t := shared_product(instr, flow)) is not None:

@@ -268,7 +268,7 @@ class SignHints(HintsBase):
         multiplicands read the negation."""
         def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
             if not (isinstance(n, ast.BinOp) and isinstance(n.op, ast.Sub)
-                    and _width(f, n, _DEPTH) == _DTYPE_WIDTH.get(_PTX_DTYPE.get(dest, ""))):
+                    and _width(f, n, _DEPTH) in (_DTYPE_WIDTH.get(_PTX_DTYPE.get(dest, "")), OWN)):
                 return None
             r = _resolve(f, n.right, _DEPTH)
             return ("after", n) if isinstance(r, ast.BinOp) and isinstance(r.op, ast.Mult) else None
