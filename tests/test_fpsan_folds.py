@@ -726,7 +726,8 @@ def test_doubled_self_add_in_an_fma_is_the_self_add_fold():
 def test_doubled_self_add_in_an_fma_across_a_branch_is_the_self_add_fold():
     """Held-out seed 9224: the next element's ``2.0 * (x * 2.0)`` among a cosf body's branches — a label between the
     ``add x, x`` and the fma made the fma plain ring arithmetic on p, silently. x is written once, before, by an
-    instruction no branch runs again: the same fold; a branch back over x's definition keeps it out."""
+    instruction on no cycle of the control flow: the same fold (also where a cold block jumps back to a join before
+    it, seed 62394); a branch back over x's definition keeps it out."""
     body = "add.f32 %t, %a, %a;\n\tsetp.ne.b32 %p1, %i, 999;\n\t@%p1 bra L1;\n\tmov.b32 %u, 0;\nL1:\n\t" \
            "fma.rn.f32 %d, %a, 0f40000000, %t;"
     p = R.float_binop("mul", np.array([HALF], np.uint64), np.array([TWO], np.uint64), "f32")
@@ -737,6 +738,12 @@ def test_doubled_self_add_in_an_fma_across_a_branch_is_the_self_add_fold():
               + "\n\t@%p2 bra L0;")  # (%c written once, inside a loop: the branch back may run it again)
     _, rep = _run(_kernel(looped, nin=1), [[HALF]], folds=(("self-add", "mul2"),))
     assert ("fma.rn.f32", "note") not in _items(rep)
+    # held-out seed 62394 (silent before): a cold block after the code, entered from before x's definition, jumps back
+    # to a join before it — no loop, x is still written once
+    cold = ("setp.eq.b32 %p2, %i, 999;\n\t@%p2 bra COLD;\nL0:\n\tmov.b32 %c, %a;\n\t" + body.replace("%a", "%c")
+            + "\n\tbra.uni DONE;\nCOLD:\n\tmov.b32 %u, 1;\n\tbra.uni L0;\nDONE:")
+    out, rep = _run(_kernel(cold, nin=1), [[HALF]], folds=(("self-add", "mul2"),))
+    assert out == [want] and ("fma.rn.f32", "note") in _items(rep)
 
 
 @pytest.mark.parametrize("sign_test", ["shr.u16 %h1, %h0, 15;\n\tand.b16 %h2, %h1, 1;\n\tsetp.ne.b16 %p1, %h2, 0;",
