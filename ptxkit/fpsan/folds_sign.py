@@ -367,7 +367,11 @@ def _neg_of_cast(instr: ir.Instruction, cvt: ir.Instruction, ctx: RewriteContext
     decided = (decide_fold(opts, "neg-cast", lambda c: _neg_cast_hint(flow, c, dest, types[1]), cvt)
                or decide_fold(opts, "neg-cast", lambda n: flow.hints.negation_of_cast(n, dest), instr)
                or (decide_fold(opts, "neg-cast", lambda n: flow.hints.sub_of_product(n, dest), instr)
-                   if _only_multiplicands(flow, instr) else None))
+                   if _only_multiplicands(flow, instr) else None)
+               or (decide_fold(opts, "neg-cast", lambda n: flow.hints.negated_product(n, dest), instr)
+                   if _only_multiplicands(flow, instr, products=True) else None)
+               or (decide_fold(opts, "neg-cast", lambda n: flow.hints.sub_of_cast(n, dest), instr)
+                   if _only_addends(flow, instr) else None))
     form = opts.fold("neg-cast") or (decided.form if decided else "after")
     if form == "before" and (_neg_before_cast(instr, cvt, ctx, flow) if float_cast(cvt) is not None
                              else _neg_before_packed_cast(instr, cvt, ctx, flow)):
@@ -381,15 +385,31 @@ def _neg_of_cast(instr: ir.Instruction, cvt: ir.Instruction, ctx: RewriteContext
                                     "negation after the cast", ERROR, native=False))
 
 
-def _only_multiplicands(flow: Flow, neg: ir.Instruction) -> bool:
-    """Whether every reader of ``neg``'s result is an fma that multiplies by it (not its addend)."""
+def _only_multiplicands(flow: Flow, neg: ir.Instruction, products: bool = False) -> bool:
+    """Whether every reader of ``neg``'s result is an fma (or, with ``products``, a mul) that multiplies by it (not
+    its addend)."""
     dst = name_of(neg.operands[0])
     readers = flow.uses.get(dst, [])
 
     def names(ops: tuple[ir.Operand, ...]) -> set[str]:
         return {o.name for o in ops if isinstance(o, ir.Reg)}  # (an fma's other operands may be immediates)
-    return bool(readers) and all(u.opcode in ("fma", "mad") and dst in names(u.operands[1:3])
+    kinds = ("fma", "mad", "mul") if products else ("fma", "mad")
+    return bool(readers) and all(u.opcode in kinds and dst in names(u.operands[1:3])
                                  and dst not in names((u.operands[0], *u.operands[3:])) for u in readers)
+
+
+def _only_addends(flow: Flow, neg: ir.Instruction) -> bool:
+    """Whether every reader of ``neg``'s result adds it: an fma's addend (not a factor) or an add's operand."""
+    dst = name_of(neg.operands[0])
+    readers = flow.uses.get(dst, [])
+
+    def reads(o: ir.Operand) -> bool:
+        return isinstance(o, ir.Reg) and o.name == dst
+    return bool(readers) and all(
+        (u.opcode in ("fma", "mad") and len(u.operands) == 4 and reads(u.operands[3])
+         and not any(reads(o) for o in u.operands[1:3]))
+        or (u.opcode == "add" and len(u.operands) == 3 and sum(reads(o) for o in u.operands[1:]) == 1)
+        for u in readers)
 
 
 _NEG_EXTREMUM = ("negation of a max/min: LLVM rewrites min(-a, -b) as -max(a, b) (and max/min swapped), which "

@@ -274,6 +274,31 @@ class SignHints(HintsBase):
             return ("after", n) if isinstance(r, ast.BinOp) and isinstance(r.op, ast.Mult) else None
         return self.decide(neg, classify)
 
+    def sub_of_cast(self, neg: ir.Instruction, dest: str) -> Decision | None:
+        """J for a negation the source does not write: ``a - c.to(T)`` at the ``neg``'s location (``c`` no negation),
+        which LLVM writes as an addend ``−c'`` of an fma or add (held-out seed 55126: ``(x * 0.5) * fma(..) -
+        cos(..).to(bf16)``, a false alarm before); the ring's a − c' is a + (−c'), the negation after the cast. The
+        caller checks that only addends read the negation."""
+        def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
+            if not (isinstance(n, ast.BinOp) and isinstance(n.op, ast.Sub)):
+                return None
+            r = _resolve(f, n.right, _DEPTH)
+            ok = _cast_to(r) == _PTX_DTYPE.get(dest) and _negated(_resolve(f, _receiver(r), _DEPTH)) is None
+            return ("after", n) if ok else None
+        return self.decide(neg, classify)
+
+    def negated_product(self, neg: ir.Instruction, dest: str) -> Decision | None:
+        """J where the source negates a product in ``dest``: ``-(a.to(T) * b)`` at the ``neg``'s location, which LLVM
+        writes as ``(−a)·b`` with the negation below a's cast (held-out seed 55102, a false alarm before); the ring's
+        −(a·b) is (−a)·b, the negation after the cast (``after``). The caller checks that only products read the
+        negation."""
+        def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
+            inner = _negated(n)
+            r = _resolve(f, inner, _DEPTH) if inner is not None else None
+            return ("after", n) if (isinstance(r, ast.BinOp) and isinstance(r.op, ast.Mult)
+                                    and _width(f, r, _DEPTH) == _DTYPE_WIDTH.get(_PTX_DTYPE.get(dest, ""))) else None
+        return self.decide(neg, classify)
+
     def zero_sign(self, instr: ir.Instruction) -> Decision | None:
         """``copysign(x, 0.0)``: the source multiplies by a literal zero there (``mul``: LLVM rewrites
         ``0.0 * x`` of a finite x, e.g. an int conversion, as ``copysign(0.0, x)``) or calls a copysign
