@@ -13,7 +13,6 @@ import numpy as np
 import pytest
 
 from ptxkit.fpsan import ring as R
-
 from tests.test_fpsan_folds import _run
 from tests.test_fpsan_libdevice import _assert_bit_exact, _compare
 from tests.test_fpsan_source_hints import _with_source

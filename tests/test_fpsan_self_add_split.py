@@ -301,7 +301,8 @@ def test_fma_of_x_two_and_its_self_add_follows_the_sum_at_its_location(tmp_path,
     """``add t, x, x; fma d, x, 2.0, t`` is ``2.0 * x + (x + x)`` contracted (held-out seed 60500, a reported mismatch
     before: read as seed 4209's ``2.0 * (x * 2.0)``, the ring p + p) or that product of a product; the source at the
     fma's location, a sum with a ``2.0 * x`` operand or a product, says which."""
-    body = f".loc 1 {EXPR_LINE} {_col(expr, inner)}\n\tadd.f32 %t, %a, %a;\n\t{{loc}}\n\tfma.rn.f32 %d, %a, 0f40000000, %t;"
+    body = (f".loc 1 {EXPR_LINE} {_col(expr, inner)}\n\tadd.f32 %t, %a, %a;\n\t{{loc}}\n\t"
+            "fma.rn.f32 %d, %a, 0f40000000, %t;")
     out, rep = _run(_with_source(tmp_path, expr, body, expr[:4]), [[A], [HALF]])
     assert out == [_bits(want(A)), _bits(want(HALF))]
     assert not rep.errors

@@ -1,9 +1,10 @@
 """A half's negation LLVM moved into a constant factor across a widening (issue 10 F/J; held-out seed 50762, silent at
 first contact at x = −0.0: ``(-h) / 3.0`` as ``fma(-(1/3), h.to(f32), t)``; ``(-h).to(f32) * 3.0`` stored as f16 is
 ``mul.f16 h, -3.0``). Triton's FPSan negates the half's payload in the 16-bit ring and then sign-extends it; the PTX
-sign-extends h's payload and negates the constant (or the product: 61112). The two agree except at the payload −2^15 (φ(−0.0)), which the
-16-bit negation leaves as it is and the wider one does not: the product's sign differs there. Reported, sanitized as
-written (docs/fpsan.md §2 negation and widening; PTX ISA "Floating-Point Instructions: mul, fma")."""
+sign-extends h's payload and negates the constant (or the product: 61112). The two agree except at the payload
+−2^15 (φ(−0.0)), which the 16-bit negation leaves as it is and the wider one does not: the product's sign differs
+there. Reported, sanitized as written (docs/fpsan.md §2 negation and widening; PTX ISA "Floating-Point
+Instructions: mul, fma")."""
 
 from __future__ import annotations
 
@@ -77,9 +78,10 @@ def negation_above_product(instr: ir.Instruction, flow: Flow) -> Decision | None
     it wrote as ``fma(c, -a, -(c·b))``; ``tl.sum((-h) * y)`` alike); else None."""
     ops = instr.operands
     p = flow.only_def(ops[1].name) if instr.opcode == "neg" and len(ops) == 2 and isinstance(ops[1], ir.Reg) else None
-    if p is None or instr.guard is not None or p.opcode not in ("mul", "div") or not _widened_factor(flow, p) \
-            or any(u.opcode in ("mul", "fma", "mad") and ops[0] in u.operands[1:3]
-                   for u in flow.uses.get(ops[0].name, []) if isinstance(ops[0], ir.Reg)):
+    d = ops[0] if isinstance(ops[0], ir.Reg) else None
+    if p is None or d is None or instr.guard is not None or p.opcode not in ("mul", "div") \
+            or not _widened_factor(flow, p) \
+            or any(u.opcode in ("mul", "fma", "mad") and d in u.operands[1:3] for u in flow.uses.get(d.name, [])):
         return None  # (a factor of a product: LLVM's negation moved onto the other factor, folds_narrow_neg's 7005)
     width = _width_of(p)
     return flow.hints.decide_within(p, lambda f, n: ("negated half", n) if _negated_factor(f, n, width) else None)

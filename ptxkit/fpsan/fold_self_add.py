@@ -218,7 +218,8 @@ def written_doubling_sum(flow: Flow, instr: ir.Instruction) -> bool:
         if not isinstance(r, ast.BinOp):
             return False
         op, left, right = _as_op(r)
-        return (op is ast.Mult and (_is_two(left) or _is_two(right))) or (op is ast.Add and ast.dump(_same(left)) == ast.dump(_same(right)))
+        return (op is ast.Mult and (_is_two(left) or _is_two(right))) or (
+            op is ast.Add and ast.dump(_same(left)) == ast.dump(_same(right)))
     for n in nodes:
         if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Add):
             for m in (n.left, n.right):

@@ -264,7 +264,8 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
     if op in ("fma", "mad") and (cancelled := negation_cancelled_in_product_sum(instr, flow)
                                  or negation_cancelled_in_sum(instr, flow)) is not None:
         ctx.report(instr, f"fma of a widened value where the source at {cancelled.where} subtracts a negation it "
-                   "widens (or a product of one): LLVM cancelled the two; Triton's FPSan negates in the narrow ring before "
+                   "widens (or a product of one): LLVM cancelled the two; Triton's FPSan negates in the narrow ring "
+                   "before "
                    "sign-extending, which differs at φ(−0.0) = −2^(w−1) (its own negation there); sanitized as "
                    "written", ERROR, False)
     if op in ("fma", "mad") and product_fma(instr, flow, ft):

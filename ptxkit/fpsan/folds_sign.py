@@ -41,6 +41,7 @@ from ptxkit.fpsan.folds_narrow_neg import (
 )
 from ptxkit.fpsan.irview import name_of
 from ptxkit.fpsan.neg_chain import dot_side, neg_through, neg_through_packed
+from ptxkit.fpsan.neg_readers import only_addends, only_multiplicands
 from ptxkit.fpsan.ops import (
     LANE_TYPE,
     TABLE,
@@ -367,11 +368,11 @@ def _neg_of_cast(instr: ir.Instruction, cvt: ir.Instruction, ctx: RewriteContext
     decided = (decide_fold(opts, "neg-cast", lambda c: _neg_cast_hint(flow, c, dest, types[1]), cvt)
                or decide_fold(opts, "neg-cast", lambda n: flow.hints.negation_of_cast(n, dest), instr)
                or (decide_fold(opts, "neg-cast", lambda n: flow.hints.sub_of_product(n, dest), instr)
-                   if _only_multiplicands(flow, instr) else None)
+                   if only_multiplicands(flow, instr) else None)
                or (decide_fold(opts, "neg-cast", lambda n: flow.hints.negated_product(n, dest), instr)
-                   if _only_multiplicands(flow, instr, products=True) else None)
+                   if only_multiplicands(flow, instr, products=True) else None)
                or (decide_fold(opts, "neg-cast", lambda n: flow.hints.sub_of_cast(n, dest), instr)
-                   if _only_addends(flow, instr) else None))
+                   if only_addends(flow, instr) else None))
     form = opts.fold("neg-cast") or (decided.form if decided else "after")
     if form == "before" and (_neg_before_cast(instr, cvt, ctx, flow) if float_cast(cvt) is not None
                              else _neg_before_packed_cast(instr, cvt, ctx, flow)):
@@ -383,33 +384,6 @@ def _neg_of_cast(instr: ir.Instruction, cvt: ir.Instruction, ctx: RewriteContext
         return FoldResult(True, fold_verdict(opts, "neg-cast", _NEG_CAST, form, decided))
     return FoldResult(True, Verdict(f"{_NEG_CAST}; the cvt's source may change before the neg, so sanitized as the "
                                     "negation after the cast", ERROR, native=False))
-
-
-def _only_multiplicands(flow: Flow, neg: ir.Instruction, products: bool = False) -> bool:
-    """Whether every reader of ``neg``'s result is an fma (or, with ``products``, a mul) that multiplies by it (not
-    its addend)."""
-    dst = name_of(neg.operands[0])
-    readers = flow.uses.get(dst, [])
-
-    def names(ops: tuple[ir.Operand, ...]) -> set[str]:
-        return {o.name for o in ops if isinstance(o, ir.Reg)}  # (an fma's other operands may be immediates)
-    kinds = ("fma", "mad", "mul") if products else ("fma", "mad")
-    return bool(readers) and all(u.opcode in kinds and dst in names(u.operands[1:3])
-                                 and dst not in names((u.operands[0], *u.operands[3:])) for u in readers)
-
-
-def _only_addends(flow: Flow, neg: ir.Instruction) -> bool:
-    """Whether every reader of ``neg``'s result adds it: an fma's addend (not a factor) or an add's operand."""
-    dst = name_of(neg.operands[0])
-    readers = flow.uses.get(dst, [])
-
-    def reads(o: ir.Operand) -> bool:
-        return isinstance(o, ir.Reg) and o.name == dst
-    return bool(readers) and all(
-        (u.opcode in ("fma", "mad") and len(u.operands) == 4 and reads(u.operands[3])
-         and not any(reads(o) for o in u.operands[1:3]))
-        or (u.opcode == "add" and len(u.operands) == 3 and sum(reads(o) for o in u.operands[1:]) == 1)
-        for u in readers)
 
 
 _NEG_EXTREMUM = ("negation of a max/min: LLVM rewrites min(-a, -b) as -max(a, b) (and max/min swapped), which "

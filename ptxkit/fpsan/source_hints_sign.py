@@ -283,7 +283,8 @@ class SignHints(HintsBase):
             if not (isinstance(n, ast.BinOp) and isinstance(n.op, ast.Sub)):
                 return None
             r = _resolve(f, n.right, _DEPTH)
-            ok = _cast_to(r) == _PTX_DTYPE.get(dest) and _negated(_resolve(f, _receiver(r), _DEPTH)) is None
+            ok = r is not None and _cast_to(r) == _PTX_DTYPE.get(dest) and _negated(
+                _resolve(f, _receiver(r), _DEPTH)) is None
             return ("after", n) if ok else None
         return self.decide(neg, classify)
 
