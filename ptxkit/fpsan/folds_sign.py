@@ -130,7 +130,8 @@ def _sign_xor(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow: F
         return FoldResult(False, Verdict(f"{_XOR_UNKNOWN}; left as a bit move (stated: sign-xor=bits)", NOTE))
     if kind == "unknown":
         rewrite_sign_xor(instr, ctx)
-        return FoldResult(True, fold_verdict(opts, "sign-xor", _XOR_UNKNOWN, "neg"))
+        return FoldResult(True, fold_verdict(opts, "sign-xor", _XOR_UNKNOWN, "neg",
+                                             decide_fold(opts, "sign-xor", flow.hints.float_negation, instr)))
     cvt = flow.only_def(src)
     mft = float_type_of(cvt) if cvt is not None and cvt.opcode in ("max", "min") else None
     if mft is not None and _scalar_sign_xor_of(instr, mft):

@@ -19,6 +19,7 @@ from ptxkit.fpsan.source_ast import (
     SourceFile,
     _abs_call,
     _arms,
+    _cast_chain,
     _cast_to,
     _method_call,
     _module_call,
@@ -273,6 +274,18 @@ class SignHints(HintsBase):
             r = _resolve(f, n.right, _DEPTH)
             return ("after", n) if isinstance(r, ast.BinOp) and isinstance(r.op, ast.Mult) else None
         return self.decide(neg, classify)
+
+    def float_negation(self, xor: ir.Instruction) -> Decision | None:
+        """``sign-xor`` of a value no float instruction touches: the source negates there (``-x``, ``x * -1.0``), or
+        stores a negation there (``tl.store(p, (-s).to(bf16))``, the xor sunk to the store: held-out seeds 55551,
+        55670, false alarms before), a float negation (``neg``); an integer's negation is no xor, its bit flip a
+        ``^``."""
+        def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
+            if _module_call(n, "tl") == "store" and isinstance(n, ast.Call):
+                value = n.args[1] if len(n.args) > 1 else next((k.value for k in n.keywords if k.arg == "value"), None)
+                return ("neg", n) if _negated(_cast_chain(f, value)[1]) is not None else None
+            return ("neg", n) if _negated(n) is not None else None
+        return self.decide(xor, classify)
 
     def sub_of_cast(self, neg: ir.Instruction, dest: str) -> Decision | None:
         """J for a negation the source does not write: ``a - c.to(T)`` at the ``neg``'s location (``c`` no negation),
