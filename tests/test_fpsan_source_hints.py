@@ -1978,3 +1978,21 @@ def test_difference_of_two_narrowed_negations(tmp_path):
 def test_held_out_difference_of_two_narrowed_negations_is_tritons_bits():
     """Seed 55363's Triton 3.9 pair (f32 → f16): bit for bit."""
     _assert_bit_exact("seed55363", folds=())
+
+
+def test_both_negation_forms_of_one_cast_leave_the_neg_cast_fold_undecided(tmp_path):
+    """``fma(x.to(f16), x.to(f16) * -1.0, c)`` beside ``(-x).to(f16)`` of an f32 x (held-out seed 63568, silent at first
+    contact): LLVM makes both one ``neg.f16`` of one cvt, which the first reads as the negation after the cast and the
+    second as Triton's narrowing of −φ(x); the decision at the neg's location held for one reader only. Now
+    undecided: the hand kernel and the Triton 3.9 pair report it."""
+    expr = "tl.fma(x0.to(tl.float16), x0.to(tl.float16) * -1.0, (-x0).to(tl.float16))"
+    col = SRC.replace("EXPR", expr).splitlines()[EXPR_LINE - 1].index("x0.to(tl.float16) * -1.0") + 1
+    body = (f"{{loc}}\n\tcvt.rn.f16.f32 %h1, %a;\n\t.loc 1 {EXPR_LINE} {col}\n\tneg.f16 %h2, %h1;\n\t"
+            "fma.rn.f16 %h3, %h1, %h2, %h2;\n\tcvt.f32.f16 %d, %h3;")
+    _, rep = _run(_with_source(tmp_path, expr, body, "x0.to", out_w=32), [[0x3FC00000]], out_w=32)
+    assert [s for o, s in _items(rep) if o == "neg.f16"] == ["error"]
+    one = expr.replace(", (-x0).to(tl.float16))", ", x0.to(tl.float16))")  # the after form alone: decided
+    _, rep = _run(_with_source(tmp_path, one, body, "x0.to", out_w=32), [[0x3FC00000]], out_w=32)
+    assert [s for o, s in _items(rep) if o == "neg.f16"] == ["note"]
+    ours, theirs, errors = _compare("seed63568", folds=())
+    assert not (ours == theirs).all() and any(e.opcode == "neg.f16" for e in errors)

