@@ -55,6 +55,7 @@ from ptxkit.fpsan.fold_fma_product import as_product, product_fma
 from ptxkit.fpsan.fold_libcall import direct_libcall, unmodelled_libcall
 from ptxkit.fpsan.fold_merged_int_conversion import merged_int_conversion
 from ptxkit.fpsan.fold_narrowed_compare import narrowed_compare, rewrite_narrowed_compare
+from ptxkit.fpsan.fold_narrowed_fma import widened_sum_fma
 from ptxkit.fpsan.fold_neg_extremum import max_of_negations, negated_select_of_extremum, negated_tree
 from ptxkit.fpsan.fold_neg_into_constant import (
     negation_above_product,
@@ -268,6 +269,11 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
                    "before "
                    "sign-extending, which differs at φ(−0.0) = −2^(w−1) (its own negation there); sanitized as "
                    "written", ERROR, False)
+    if op in ("fma", "mad") and (wide := widened_sum_fma(instr, flow)) is not None:
+        ctx.report(instr, f"16-bit fma where the source at {wide.where} adds at {wide.form} on widened halves and "
+                   "narrows: LLVM contracts the narrowed sum (exact natively); Triton's FPSan adds in the wide ring and "
+                   "narrows with its hash, which the 16-bit ring fma is not (not modelled); sanitized as written",
+                   ERROR, False)
     if op in ("fma", "mad") and product_fma(instr, flow, ft):
         return as_product(instr, ctx, opts, flow, rewrite_fold)
     if op in ("fma", "mad") and (t := shared_product(instr, flow)) is not None:
