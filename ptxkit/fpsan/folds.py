@@ -271,8 +271,8 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
                    "written", ERROR, False)
     if op in ("fma", "mad") and (wide := widened_sum_fma(instr, flow)) is not None:
         ctx.report(instr, f"16-bit fma where the source at {wide.where} adds at {wide.form} on widened halves and "
-                   "narrows: LLVM contracts the narrowed sum (exact natively); Triton's FPSan adds in the wide ring and "
-                   "narrows with its hash, which the 16-bit ring fma is not (not modelled); sanitized as written",
+                   "narrows: LLVM contracts the narrowed sum (exact natively); Triton's FPSan adds in the wide ring "
+                   "and narrows with its hash, which the 16-bit ring fma is not (not modelled); sanitized as written",
                    ERROR, False)
     if op in ("fma", "mad") and product_fma(instr, flow, ft):
         return as_product(instr, ctx, opts, flow, rewrite_fold)
