@@ -15,11 +15,14 @@ from tests.test_fpsan_source_hints import _with_source
 BODY = "neg.f16 %h1, %a;\n\tmov.b16 %h2, 0x4000;\n\t{store}\n\tfma.rn.f16 %d, %a, %h2, %h1;"
 
 
-@pytest.mark.parametrize("expr,severity", [("(x0 * 2.0).to(tl.float64) - x0.to(tl.float64)", "error"),
-                                           ("(x0 * 2.0).to(tl.float32) - x0.to(tl.float32)", "error"),
-                                           ("x0 * 2.0 - x0", None)])
-def test_half_fma_of_a_wide_sum_is_reported(tmp_path, expr, severity):
-    _, rep = _run(_with_source(tmp_path, expr, BODY, "", w=16), [[0x3C00]], w=16)
+@pytest.mark.parametrize("expr,at,severity", [("(x0 * 2.0).to(tl.float64) - x0.to(tl.float64)", "{store}", "error"),
+                                              ("(x0 * 2.0).to(tl.float32) - x0.to(tl.float32)", "{store}", "error"),
+                                              ("x0 * 2.0 - x0", "{store}", None),
+                                              # an f32 sum at the fma's own location is no narrowed one (a merged
+                                              # location's other work: held-out seed 61235, a false alarm)
+                                              ("x0.to(tl.float32) - x0.to(tl.float32)", "{loc}", None)])
+def test_half_fma_of_a_wide_sum_is_reported(tmp_path, expr, at, severity):
+    _, rep = _run(_with_source(tmp_path, expr, BODY.replace("{store}", at), "x0", w=16), [[0x3C00]], w=16)
     assert [s for o, s in _items(rep) if o == "fma.rn.f16"] == ([severity] if severity else [])
 
 
