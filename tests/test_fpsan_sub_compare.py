@@ -112,6 +112,21 @@ def test_difference_the_ptx_computes_is_compared_as_written(tmp_path, expr, body
     assert all("compares a difference" not in i.reason for i in rep.items)
 
 
+def test_nested_difference_llvm_compares_with_its_subtrahend_is_the_ring_difference(tmp_path):
+    """``E < ((x0 - x1) - x1)`` with an E LLVM finds zero, compared as ``(x0 - x1) > x1`` (held-out seed 64175,
+    silent at first contact: the PTX's operand is a difference, which read as "the difference compared as written"):
+    the ring difference of the two compared with zero, reported as the other folded comparisons are."""
+    expr = "tl.where((0.0 * x0).to(tl.int32).to(tl.float32) < ((x0 - x1) - x1), x0, x1)"
+    body = "sub.f32 %t, %a, %b;\n\t{loc}\n\tsetp.gt.f32 %p1, %t, %b;\n\tselp.f32 %d, %a, %b, %p1;"
+    out, rep = _run(_with_source(tmp_path, expr, body, "(0.0", nin=2), PAIRS)
+    xs, ys = (R.embed(np.array([p[k] for p in PAIRS], np.uint64), "f32") for k in (0, 1))
+    d = R.unembed(R.sub(R.sub(xs, ys, 32), ys, 32), "f32").astype(np.uint32).view(np.float32)
+    assert out == _selected(PAIRS, [bool(v > 0) for v in d])
+    assert [s for o, s in _items(rep) if o == "setp.gt.f32"] == ["error"]
+    ours, theirs, _ = _compare("seed64175", folds=())
+    assert np.array_equal(ours, theirs)
+
+
 def test_held_out_comparison_of_a_difference_is_tritons_bits():
     """Triton 3.9 pair: ``tl.where(E > (p - q), …)`` with an E LLVM folded to zero, compared as ``p < q``: bit for
     bit with Triton's FPSan build (reported: the zero is LLVM's proof)."""

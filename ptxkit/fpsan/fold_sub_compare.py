@@ -34,6 +34,18 @@ def _computed_by(flow: Flow, o: ir.Operand) -> str | None:
     return None
 
 
+def _reads(flow: Flow, o: ir.Operand, other: ir.Operand) -> bool:
+    """``o``'s one definition reads ``other`` (through moves, as :func:`_computed_by`)."""
+    for _ in range(4):
+        i = flow.only_def(o.name) if isinstance(o, ir.Reg) else None
+        if i is None:
+            return False
+        if i.opcode != "mov" or len(i.operands) != 2 or not isinstance(i.operands[1], ir.Reg):
+            return other in i.operands[1:]
+        o = i.operands[1]
+    return False
+
+
 def sub_compared(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, ft: str) -> FoldResult | None:
     """``setp.CMP.fT p, x, y`` where the source compares ``x - y`` with zero (either order: the ring's difference
     y − x is the negation of x − y, whose float is the negation but at ±0 and NaN, where ``<`` and ``>`` are false
@@ -48,8 +60,12 @@ def sub_compared(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, ft: str
         return None
     form = decided.form.removeprefix("folded:")
     folded = form != decided.form
-    if folded and any(_computed_by(flow, o) in _DIFFERENCES for o in ops[1:]):
-        return None  # the difference itself compared with the other side: as written
+    nested = form.startswith("nested:")
+    form = form.removeprefix("nested:")
+    if folded and any(_computed_by(flow, o) in _DIFFERENCES and not (nested and _reads(flow, o, ops[3 - i]))
+                      for i, o in enumerate(ops[1:], 1)):
+        return None  # the difference itself compared with the other side: as written (not s - b of s = a - b
+        # compared with b where the source's difference is (a - b) - b: held-out seed 64175, silent)
     base, *casts = form.split(">")
     w = R.ring(ft).w
     ww = w if base == "own" else int(base) if base.isdigit() else 0
