@@ -316,7 +316,8 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
                                     f"reduces there (not modelled); sanitized as the {ft} op")
     if op in ("add", "sub", "mul", "setp") and LANE_TYPE.get(ft, ft) in ("f16", "bf16"):
         return (op == "setp" and flow.tests_bypassed(instr)) or _half(
-            instr, ctx, opts, ft, decide_fold(opts, "half", flow.hints.half, instr), flow)
+            instr, ctx, opts, ft, decide_fold(opts, "half", lambda i: flow.hints.half(i)
+                                              or flow.hints.negated_reduction(i), instr), flow)
     if op == "setp" and ft == "f32" and len(ops) == 3 and (wide := flow.hints.half(instr)) and wide.form == "f64":
         # x.to(f64) >= y.to(f64) of f32 values: LLVM compares the f32s (held-out seed 18867, silent at first contact)
         return _widened_setp(instr, ctx, ft, "f64", Verdict(

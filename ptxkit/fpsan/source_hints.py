@@ -73,10 +73,11 @@ from ptxkit.fpsan.source_ast import (
 from ptxkit.fpsan.source_hints_casts import CastHints
 from ptxkit.fpsan.source_hints_compare import CompareHints
 from ptxkit.fpsan.source_hints_libcall import LibcallHints
+from ptxkit.fpsan.source_hints_reduce import ReduceHints
 from ptxkit.fpsan.source_hints_sign import SignHints
 
 
-class SourceHints(SignHints, CastHints, LibcallHints, CompareHints):
+class SourceHints(SignHints, CastHints, LibcallHints, CompareHints, ReduceHints):
     """The source's decisions of LLVM's ambiguous folds for one function (the module docstring); the negation and
     sign ones are :class:`~ptxkit.fpsan.source_hints_sign.SignHints`', the locations
     :class:`~ptxkit.fpsan.source_locations.HintsBase`'."""
