@@ -69,6 +69,11 @@ class Flow:
         return cfg(self.stmts)
 
     @cached_property
+    def dominators(self) -> dict[int, int]:
+        """The immediate dominator of each statement position reachable from the function's start."""
+        return nx.immediate_dominators(self.graph, 0) if self.stmts else {}
+
+    @cached_property
     def stmt_pos(self) -> dict[int, int]:
         return {id(s): i for i, s in enumerate(self.stmts)}
 

@@ -48,6 +48,7 @@ from ptxkit.fpsan.casts import _cast_payload as cast_payload
 from ptxkit.fpsan.casts import through_int, trunc_casts
 from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext, _convert_float_bits, float_to_bits, guard_text, hexc
 from ptxkit.fpsan.dispatch import rewrite_instruction
+from ptxkit.fpsan.fold_body_join import body_join
 from ptxkit.fpsan.fold_cancelled_neg import report_cancelled_negations
 from ptxkit.fpsan.fold_contracted import contracted_narrowed_product
 from ptxkit.fpsan.fold_flow import Flow, FoldResult, decide_fold, float_cast, fold_verdict, roles
@@ -176,6 +177,8 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
                    "LLVM took the negation out of the product; Triton's FPSan negates x's payload in its own ring and "
                    "sign-extends it, which differs at φ(−0.0) = −2^(w−1) (its own negation there); sanitized as "
                    "written", ERROR, False)
+    if op == "mov" and (joined := body_join(instr, ctx, flow)) is not None:
+        return joined
     sign = rewrite_sign_fold(instr, ctx, opts, flow)
     if sign is not None or is_sign_bit_op(instr):  # a sign-bit xor/or/and of integer code: not a fold
         return sign
