@@ -131,7 +131,8 @@ def _sign_xor(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow: F
     if kind == "unknown":
         rewrite_sign_xor(instr, ctx)
         return FoldResult(True, fold_verdict(opts, "sign-xor", _XOR_UNKNOWN, "neg",
-                                             decide_fold(opts, "sign-xor", flow.hints.float_negation, instr)))
+                                             decide_fold(opts, "sign-xor", lambda i: flow.hints.float_negation(
+                                                 i, sign_xor_width(i)), instr)))
     cvt = flow.only_def(src)
     mft = float_type_of(cvt) if cvt is not None and cvt.opcode in ("max", "min") else None
     if mft is not None and _scalar_sign_xor_of(instr, mft):

@@ -302,16 +302,21 @@ class SignHints(HintsBase):
                     forms.add("before")
         return len(forms) > 1
 
-    def float_negation(self, xor: ir.Instruction) -> Decision | None:
-        """``sign-xor`` of a value no float instruction touches: the source negates there (``-x``, ``x * -1.0``), or
-        stores a negation there (``tl.store(p, (-s).to(bf16))``, the xor sunk to the store: held-out seeds 55551,
-        55670, false alarms before), a float negation (``neg``); an integer's negation is no xor, its bit flip a
-        ``^``."""
+    def float_negation(self, xor: ir.Instruction, width: int) -> Decision | None:
+        """``sign-xor`` of a ``width``-bit value no float instruction touches: the source negates there (``-x``,
+        ``x * -1.0``), or stores a negation there (``tl.store(p, (-s).to(bf16))``, the xor sunk to the store: held-out
+        seeds 55551, 55670, false alarms before), a float negation (``neg``) — of a value of that width or a load's
+        own type: ``(-h.to(f64)).to(bf16)`` negates in the 64-bit ring, which the narrowing does not commute with
+        (held-out seed 52161 at −0.0). An integer's negation is no xor, its bit flip a ``^``."""
+        def negation(f: SourceFile, e: ast.expr | None) -> bool:
+            x = _negated(e)
+            return x is not None and _width(f, x, _DEPTH) in (OWN, CONST, width)
+
         def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
             if _module_call(n, "tl") == "store" and isinstance(n, ast.Call):
                 value = n.args[1] if len(n.args) > 1 else next((k.value for k in n.keywords if k.arg == "value"), None)
-                return ("neg", n) if _negated(_cast_chain(f, value)[1]) is not None else None
-            return ("neg", n) if _negated(n) is not None else None
+                return ("neg", n) if negation(f, _cast_chain(f, value)[1]) else None
+            return ("neg", n) if negation(f, n) else None
         return self.decide(xor, classify)
 
     def sub_of_cast(self, neg: ir.Instruction, dest: str) -> Decision | None:
