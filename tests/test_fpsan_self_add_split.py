@@ -145,7 +145,7 @@ def test_forms_on_one_value_through_a_cast_round_trip_stay_reported(tmp_path):
 
 
 @pytest.mark.parametrize("name", ["seed12159", "seed13296", "seed13187", "seed15755", "seed35136", "seed43594",
-                                  "seed60500"])
+                                  "seed60500", "seed63791"])
 def test_held_out_kernels_with_both_forms_are_tritons_bits(name):
     """Triton 3.9 pairs (tests/data/triton_libdevice): ``where(x + x < floor(x), x / x, 2.0 * x)`` (12159, f64
     through bf16), ``fma(tanh(x), 2.0 * x, x + x)`` (13296), ``where(-x > 2.0 * x, fma(..), x + x)`` of f64 (13187),
@@ -306,3 +306,15 @@ def test_fma_of_x_two_and_its_self_add_follows_the_sum_at_its_location(tmp_path,
     out, rep = _run(_with_source(tmp_path, expr, body, expr[:4]), [[A], [HALF]])
     assert out == [_bits(want(A)), _bits(want(HALF))]
     assert not rep.errors
+
+
+def test_self_add_of_a_quotient_at_column_zero_is_decided_by_the_line(tmp_path):
+    """``add t, q, q`` of a quotient of loads at LLVM's merged column 0 (held-out seed 63791, a reported mismatch
+    before: ``fma(.., 2.0 * (x1 / x1), ..)`` of f64): a division of loads is of their own type (a half's promoted to
+    f32), so the line's ``2.0 * (x0 / x1)`` is the add's: φ(q)·φ(2)."""
+    expr = "tl.fma(x1 * 0.5, 2.0 * (x0 / x1), x1)"
+    body = f".loc 1 {EXPR_LINE} 0\n\tdiv.rn.f32 %t, %a, %b;\n\tadd.f32 %d, %t, %t;"
+    out, rep = _run(_with_source(tmp_path, expr, body, "", nin=2), [[A, B]])
+    q = R.div(_phi(A), _phi(B), 32)
+    assert out == [_bits(R.mul(q, _phi(0x40000000), 32))]
+    assert [s for o, s in _items(rep) if o == "add.f32"] == ["note"]

