@@ -1574,6 +1574,21 @@ def test_abs_of_a_cast_decided_at_the_abs_call_the_cvt_carries(tmp_path, expr):
     assert not rep.errors
 
 
+@pytest.mark.parametrize("expr,decided", [("x1.to(tl.float64) + tl.abs(x0.to(tl.float64))", True),
+                                          # both orders in the file: no one answer
+                                          ("tl.abs(x0.to(tl.float64)) + tl.abs(x1).to(tl.float64)", False)])
+def test_abs_of_a_cast_at_no_location_is_the_one_form_in_the_file(tmp_path, expr, decided):
+    """The sign-bit ``and`` and the cvt at LLVM's "no location" (line 0; held-out seed 61338, a reported mismatch
+    before: ``log2(x.to(f64) + abs(y.to(f64)))`` in a cumsum): the file's one abs-next-to-a-cast form decides."""
+    body = ".loc 1 0 9\n\tand.b32 %t, %a, 2147483647;\n\tcvt.f64.f32 %d, %t;"
+    xs = [0xC0490FDB, 0x3DCCCCCD, 0xBF800000]
+    out, rep = _run(_with_source(tmp_path, expr, body, "", out_w=64), [[x] for x in xs], out_w=64)
+    if decided:
+        wide = R.float_cast(np.array(xs, np.uint64), "f32", "f64")
+        assert out == [int(v) & ~(1 << 63) for v in wide]
+    assert (not rep.errors) == decided
+
+
 def test_abs_of_a_cast_decided_across_a_join_of_a_masked_load(tmp_path):
     """The sign-bit ``and`` of a masked load (its default ``mov`` and the guarded ``ld``: two writes) at line 0, and
     the cvt reading it past a libdevice body's join (held-out seed 24369, reported before): x is the same value at

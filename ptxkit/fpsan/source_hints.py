@@ -400,9 +400,11 @@ class SourceHints(SignHints, CastHints, LibcallHints, CompareHints, ReduceHints)
         """An abs next to a float ``cvt`` (LLVM moves fabs across fpext/fptrunc): the ``abs`` call at the
         location takes a float cast (``abs(x.to(T))``: ``inside``; to the cvt's ``dest`` type when given)
         or something else (``abs(x)``, cast later: ``outside``; with ``source``, only an x of the cvt's
-        source type, held-out seed 538)."""
+        source type, held-out seed 538). At LLVM's "no location" (line 0), the one form in the file (seed 61338)."""
         classify = _abs_cast_classify(dest, source)
-        return self.decide(instr, classify) or self.decide_enclosing(instr, classify)
+        loc = self.loc.get(id(instr))
+        return self.decide(instr, classify) or self.decide_enclosing(instr, classify) or (
+            self.decide_in_file(instr, classify) if loc is not None and loc[1] == 0 else None)
 
     def abs_cast_within(self, call: ir.Instruction, dest: str, source: str) -> Decision | None:
         """:meth:`abs_cast` among the sub-expressions of the user's call at ``call``'s location: an argument's
