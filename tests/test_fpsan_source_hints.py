@@ -2018,3 +2018,14 @@ def test_both_negation_forms_of_one_cast_leave_the_neg_cast_fold_undecided(tmp_p
     assert [s for o, s in _items(rep) if o == "neg.f16"] == ["note"]
     ours, theirs, errors = _compare("seed63568", folds=())
     assert not (ours == theirs).all() and any(e.opcode == "neg.f16" for e in errors)
+
+
+def test_both_negation_forms_with_the_cvt_at_the_negated_receiver_are_undecided(tmp_path):
+    """``minimum((-x).to(f16), -x.to(f16))`` (held-out seed 65838, silent at first contact): LLVM's one cvt carries
+    the first's location, whose receiver is the negation; the x under it is the other form's too."""
+    expr = "tl.minimum((-x0).to(tl.float16), -x0.to(tl.float16))"
+    body = "{loc}\n\tcvt.rn.f16.f32 %h1, %a;\n\tneg.f16 %h2, %h1;\n\tcvt.f32.f16 %d, %h2;"
+    _, rep = _run(_with_source(tmp_path, expr, body, "(-x0).to", out_w=32), [[0x3FC00000]], out_w=32)
+    assert [s for o, s in _items(rep) if o == "neg.f16"] == ["error"]
+    ours, theirs, errors = _compare("seed65838", folds=())
+    assert not (ours == theirs).all() and any(e.opcode == "neg.f16" for e in errors)

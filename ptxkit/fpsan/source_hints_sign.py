@@ -286,7 +286,10 @@ class SignHints(HintsBase):
         if found is None or dtype is None:
             return False
         f, nodes = found
-        xs = {ast.dump(_bare(_receiver(n))) for n in nodes if _cast_to(n) == dtype}
+        # (the x of the cast at the location, or of its negated receiver: held-out seed 65838, silent,
+        # ``minimum((-x).to(f16), -x.to(f16))`` with the cvt at the first)
+        xs = {ast.dump(_bare(_negated(_resolve(f, _receiver(n), _DEPTH)) or _receiver(n))) for n in nodes
+              if _cast_to(n) == dtype}
 
         def bare_cast(e: ast.expr | None) -> str | None:  # x of x.to(T)
             r = _resolve(f, e, _DEPTH) if e is not None else None
