@@ -2029,3 +2029,22 @@ def test_both_negation_forms_with_the_cvt_at_the_negated_receiver_are_undecided(
     assert [s for o, s in _items(rep) if o == "neg.f16"] == ["error"]
     ours, theirs, errors = _compare("seed65838", folds=())
     assert not (ours == theirs).all() and any(e.opcode == "neg.f16" for e in errors)
+
+
+@pytest.mark.parametrize("expr,severity", [("tl.minimum(x1.to(tl.float64), x0.to(tl.float64))", "note"),
+                                           ("tl.minimum(x1.to(tl.float64), x0)", "note"),
+                                           # a number's f64 payload is no sign extension of its f32 one
+                                           ("tl.minimum(x1.to(tl.float64), 0.5)", "error")])
+def test_minimum_of_widenings_narrowed_is_tritons_narrowing_from_f64(tmp_path, expr, severity):
+    """``minimum(y.to(f64), x.to(f64)).to(f16)`` of f32 values as ``min.f32`` then ``cvt.rn.f16.f32`` (held-out seed
+    66687, silent at first contact): the ring's min keeps the sign extension's order, so Triton's value is the
+    narrowing from f64 of the widened f32 min."""
+    body = "min.f32 %t, %a, %b;\n\t{store}\n\tcvt.rn.f16.f32 %d, %t;"
+    rows = [[0x3FC00001, 0xC0490FDB], [0x3DCCCCCD, 0x3F800000]]
+    out, rep = _run(_with_source(tmp_path, expr, body, "", nin=2, out_w=16), rows, out_w=16)
+    assert [s for o, s in _items(rep) if o == "cvt.rn.f16.f32"] == [severity]
+    if severity == "note":
+        a, b = (np.array([r[k] for r in rows], np.uint64) for k in (0, 1))
+        m = R.float_binop("min", a, b, "f32").astype(np.uint64)
+        assert out == [int(v) for v in R.float_cast(R.float_cast(m, "f32", "f64").astype(np.uint64), "f64", "f16")]
+    _assert_bit_exact("seed66687", folds=())

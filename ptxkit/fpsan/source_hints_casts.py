@@ -23,6 +23,7 @@ from ptxkit.fpsan.source_ast import (
     _arms,
     _cast_to,
     _method_call,
+    _module_call,
     _negated,
     _no_casts,
     _receiver,
@@ -32,6 +33,14 @@ from ptxkit.fpsan.source_ast import (
     _width,
 )
 from ptxkit.fpsan.source_locations import HintsBase
+
+
+def _widened_from(f: SourceFile, e: ast.expr, sw: int) -> bool:
+    """``e`` (names followed) is a cast wider than ``sw`` bits of a value of ``sw`` bits or a load's own type (no
+    number: its wide ring value is no sign extension of the narrow one's)."""
+    r = _resolve(f, e, _DEPTH)
+    return (r is not None and _DTYPE_WIDTH.get(_cast_to(r) or "", 0) > sw
+            and _width(f, _receiver(r), _DEPTH) in (OWN, sw))
 
 
 class CastHints(HintsBase):
@@ -92,6 +101,12 @@ class CastHints(HintsBase):
                     and _DTYPE_WIDTH.get(_cast_to(arg) or "", 0) > sw
                     and _width(f, _receiver(arg), _DEPTH) in (OWN, sw)):
                 return "reduced", n  # tl.max(x.to(f64)).to(f16): reduced at f32 by LLVM, exactly (seed 22539)
+            if recv is not None and _module_call(recv, "tl") in ("minimum", "maximum") and isinstance(recv, ast.Call) \
+                    and len(recv.args) >= 2 and any(_widened_from(f, a, sw) for a in recv.args[:2]):
+                # minimum(y.to(f64), x.to(f64)).to(f16): min.f32, exactly (held-out seed 66687, silent); a number
+                # beside it is no sign extension of its f32 payload (minimum(y.to(f64), 0.5)): reported
+                both = all(_widened_from(f, a, sw) or _width(f, a, _DEPTH) in (OWN, sw) for a in recv.args[:2])
+                return ("reduced" if both else "wider"), n
             w = _width(f, recv, _DEPTH) if recv is not None else None
             if recv is None or w is None or w not in (32, 64) or w <= sw:
                 return None
