@@ -70,6 +70,7 @@ from ptxkit.fpsan.fold_round_trip import compared_round_trip, trunc_of_round_tri
 from ptxkit.fpsan.fold_select_const import narrowed_select_constants, rewrite_select_constants
 from ptxkit.fpsan.fold_select_self_add import hoisted_self_add, select_arms_form, select_of_forms
 from ptxkit.fpsan.fold_self_add import copies_decision, narrowed_load, plan, self_add, written_doubling_sum
+from ptxkit.fpsan.fold_self_negation_compare import self_negation_compare
 from ptxkit.fpsan.fold_shared_product import as_sum, shared_product
 from ptxkit.fpsan.fold_sub_compare import sub_compared
 from ptxkit.fpsan.fold_zero_sign import zero_of, zero_sign, zero_sign_fold
@@ -177,6 +178,10 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
                    "LLVM took the negation out of the product; Triton's FPSan negates x's payload in its own ring and "
                    "sign-extends it, which differs at φ(−0.0) = −2^(w−1) (its own negation there); sanitized as "
                    "written", ERROR, False)
+    if op == "setp" and (same := self_negation_compare(instr, flow)) is not None:
+        ctx.report(instr, f"|x| == 0 test of a float's bits where the source at {same.where} compares a value with "
+                   "its negation across a widening: LLVM's x == -x; in Triton's ring the half's −0.0, sign-extended, "
+                   "is not its own negation, so the two differ there; left as written", ERROR, True)
     if op == "mov" and (joined := body_join(instr, ctx, flow)) is not None:
         return joined
     sign = rewrite_sign_fold(instr, ctx, opts, flow)
