@@ -55,6 +55,7 @@ from ptxkit.fpsan.fold_flow import Flow, FoldResult, decide_fold, float_cast, fo
 from ptxkit.fpsan.fold_fma_product import as_product, product_fma
 from ptxkit.fpsan.fold_libcall import direct_libcall, unmodelled_libcall
 from ptxkit.fpsan.fold_merged_int_conversion import merged_int_conversion
+from ptxkit.fpsan.fold_nan_test_in_extremum import nan_test_in_extremum
 from ptxkit.fpsan.fold_narrowed_compare import narrowed_compare, rewrite_narrowed_compare
 from ptxkit.fpsan.fold_narrowed_fma import widened_sum_fma
 from ptxkit.fpsan.fold_neg_extremum import max_of_negations, negated_select_of_extremum, negated_tree
@@ -178,6 +179,11 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
                    "LLVM took the negation out of the product; Triton's FPSan negates x's payload in its own ring and "
                    "sign-extends it, which differs at φ(−0.0) = −2^(w−1) (its own negation there); sanitized as "
                    "written", ERROR, False)
+    if op in ("max", "min") and (nan := nan_test_in_extremum(instr, flow)) is not None:
+        ctx.report(instr, f"{op} propagating NaN where the source at {nan.where} takes it of a select on a NaN test "
+                   "(x >= x): LLVM folded the test into the NaN propagation; Triton's FPSan tests the ring value's "
+                   "float bits (a NaN pattern for some payloads) and its ring max/min propagates none, so the two "
+                   "pick differently there; sanitized as written", ERROR, False)
     if op == "setp" and (same := self_negation_compare(instr, flow)) is not None:
         ctx.report(instr, f"|x| == 0 test of a float's bits where the source at {same.where} compares a value with "
                    "its negation across a widening: LLVM's x == -x; in Triton's ring the half's −0.0, sign-extended, "
