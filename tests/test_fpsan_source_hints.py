@@ -2048,3 +2048,16 @@ def test_minimum_of_widenings_narrowed_is_tritons_narrowing_from_f64(tmp_path, e
         m = R.float_binop("min", a, b, "f32").astype(np.uint64)
         assert out == [int(v) for v in R.float_cast(R.float_cast(m, "f32", "f64").astype(np.uint64), "f64", "f16")]
     _assert_bit_exact("seed66687", folds=())
+
+
+def test_maximum_of_one_widening_narrowed_is_the_f32_narrowing(tmp_path):
+    """``maximum(y.to(f64), y.to(f64)).to(bf16)`` (held-out seed 60716, silent with the rule above's first form): the
+    maximum of one value is that value, and Triton folds the widening the narrowing then reads, so the ring narrows
+    from f32 — nothing to say."""
+    expr = "tl.maximum(x1.to(tl.float64), x1.to(tl.float64))"
+    rows = [[0x3FC00001, 0xC0490FDB], [0x3DCCCCCD, 0x3F800000]]
+    out, rep = _run(_with_source(tmp_path, expr, "{store}\n\tcvt.rn.f16.f32 %d, %b;", "", nin=2, out_w=16), rows,
+                    out_w=16)
+    b = np.array([r[1] for r in rows], np.uint64)
+    assert out == [int(v) for v in R.float_cast(b, "f32", "f16")] and not rep.errors
+    _assert_bit_exact("seed60716", folds=())
