@@ -400,6 +400,18 @@ def test_narrowed_double_negation_of_a_masked_load_is_reported(tmp_path):
     assert ("cvt.rn.f16.f32", "error") in _items(rep)
 
 
+def _neg_cast_after(tmp_path, expr: str, body: str, anchor: str, severity: str):
+    """Run the two-input f16 kernel ``body`` under ``expr``: its output is the neg-cast fold's ``after`` form as
+    stated, and the ``neg.f16`` has ``severity`` (a note where the source decided it); the report."""
+    text = _with_source(tmp_path, expr, body, anchor, nin=2, out_w=16)
+    rows = [[x, ONE] for x in XS]
+    out, rep = _run(text, rows, out_w=16)
+    stated, _ = _run(text, rows, out_w=16, folds=(("neg-cast", "after"),))
+    assert out == stated
+    assert [s for o, s in _items(rep) if o == "neg.f16"] == [severity]
+    return rep
+
+
 SUB_BODY = ("{loc}\n\tcvt.rn.f16.f32 %h1, %a;\n\tcvt.rn.f16.f32 %h2, %b;\n\tneg.f16 %h3, %h1;\n"
             "\tfma.rn.f16 %d, OPERANDS;")
 
@@ -411,12 +423,7 @@ def test_negation_of_a_cast_llvm_made_from_a_sub_of_a_product_is_decided(tmp_pat
     seed 4703): the ring's a − b·c is a + (−b)·c, the negation after the cast; the source has no negation
     of its own to read."""
     expr = "x1.to(tl.float16) - x0.to(tl.float16) * x0.to(tl.float16)"
-    text = _with_source(tmp_path, expr, SUB_BODY.replace("OPERANDS", operands), "x1.to", nin=2, out_w=16)
-    rows = [[x, ONE] for x in XS]
-    out, rep = _run(text, rows, out_w=16)
-    stated, _ = _run(text, rows, out_w=16, folds=(("neg-cast", "after"),))
-    assert out == stated
-    assert [s for o, s in _items(rep) if o == "neg.f16"] == [severity]
+    rep = _neg_cast_after(tmp_path, expr, SUB_BODY.replace("OPERANDS", operands), "x1.to", severity)
     if severity == "note":
         assert "neg-cast=after, decided by the source at kernel.py:9:9: `x1.to(tl.float16) - x0" in next(
             i.reason for i in rep.items if i.opcode == "neg.f16")
@@ -428,12 +435,7 @@ def test_negation_of_a_cast_llvm_made_from_a_sub_of_a_cast_is_decided(tmp_path, 
     """``p - c.to(f16)`` as ``fma(a, b, −c')`` with a ``neg`` of c's cvt (held-out seed 55126, a false alarm before):
     the ring's p − c' is p + (−c'), the negation after the cast."""
     expr = "x1.to(tl.float16) * x1.to(tl.float16) - x0.to(tl.float16)"
-    text = _with_source(tmp_path, expr, NEG_PRODUCT_BODY.replace("READER", reader), "x1.to", nin=2, out_w=16)
-    rows = [[x, ONE] for x in XS]
-    out, rep = _run(text, rows, out_w=16)
-    stated, _ = _run(text, rows, out_w=16, folds=(("neg-cast", "after"),))
-    assert out == stated
-    assert [s for o, s in _items(rep) if o == "neg.f16"] == [severity]
+    _neg_cast_after(tmp_path, expr, NEG_PRODUCT_BODY.replace("READER", reader), "x1.to", severity)
 
 
 @pytest.mark.parametrize("expr,at_store,severity", [("(-x0)", True, "note"), ("x0 * -1.0", False, "note"),
@@ -465,12 +467,7 @@ def test_negation_of_a_cast_llvm_moved_into_a_negated_product_is_decided(tmp_pat
     """``-(a.to(f16) * b.to(f16))``, which LLVM writes as ``(−a')·b'`` with a ``neg`` of a's cvt (held-out seed 55102,
     a false alarm before): the ring's −(a·b) is (−a)·b, the negation after the cast."""
     expr = "-(x0.to(tl.float16) * x1.to(tl.float16))"
-    text = _with_source(tmp_path, expr, NEG_PRODUCT_BODY.replace("READER", reader), "-(x0", nin=2, out_w=16)
-    rows = [[x, ONE] for x in XS]
-    out, rep = _run(text, rows, out_w=16)
-    stated, _ = _run(text, rows, out_w=16, folds=(("neg-cast", "after"),))
-    assert out == stated
-    assert [s for o, s in _items(rep) if o == "neg.f16"] == [severity]
+    _neg_cast_after(tmp_path, expr, NEG_PRODUCT_BODY.replace("READER", reader), "-(x0", severity)
 
 
 @pytest.mark.parametrize("expr,anchor", [("(-x0).to(tl.bfloat16)", "(-x0)"), ("x0.to(tl.float16)", "x0"),

@@ -280,9 +280,8 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
                                  or negation_cancelled_in_sum(instr, flow)) is not None:
         ctx.report(instr, f"fma of a widened value where the source at {cancelled.where} subtracts a negation it "
                    "widens (or a product of one): LLVM cancelled the two; Triton's FPSan negates in the narrow ring "
-                   "before "
-                   "sign-extending, which differs at φ(−0.0) = −2^(w−1) (its own negation there); sanitized as "
-                   "written", ERROR, False)
+                   "before sign-extending, which differs at φ(−0.0) = −2^(w−1) (its own negation there); sanitized "
+                   "as written", ERROR, False)
     if op in ("fma", "mad") and (wide := widened_sum_fma(instr, flow)) is not None:
         ctx.report(instr, f"16-bit fma where the source at {wide.where} adds at {wide.form} on widened halves and "
                    "narrows: LLVM contracts the narrowed sum (exact natively); Triton's FPSan adds in the wide ring "
