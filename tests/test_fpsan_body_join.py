@@ -19,12 +19,14 @@ from ptxkit.fpsan_ptx import sanitize_text
 from tests.test_fpsan_libdevice import SPECS, _build
 
 
-def _zero_y(name: str, mutate: Callable[[str], str] = lambda t: t) -> tuple[np.ndarray, np.ndarray, list]:
+def _zero_y(name: str, mutate: Callable[[str], str] = lambda t: t, buffer: str = "x1_ptr",
+            negative_zero: int = 0x80000000) -> tuple[np.ndarray, np.ndarray, list]:
+    """The Triton pair ``name`` run on its inputs with ``buffer`` all −0.0 and +0.0 (ours, Triton's, the report)."""
     spec = SPECS[name]
     arrays = spec.input_arrays()
-    y = arrays["x1_ptr"].copy()
-    y[::2], y[1::2] = 0x80000000, 0  # −0.0, +0.0
-    spec = dataclasses.replace(spec, fixed_inputs=arrays | {"x1_ptr": y})
+    y = arrays[buffer].copy()
+    y[::2], y[1::2] = negative_zero, 0
+    spec = dataclasses.replace(spec, fixed_inputs=arrays | {buffer: y})
     plain, cp = _build(name, "plain")
     plain = mutate(plain)
     fpsan, cf = _build(name, "fpsan")

@@ -97,3 +97,12 @@ def test_difference_with_a_product_of_a_loaded_half_is_the_negation_after_the_ca
         want = R.add(R.embed(np.array([0x40400000], np.uint64), "f32"),
                      R.mul(R.neg(wide, 32), R.embed(np.array([0x40200000], np.uint64), "f32"), 32), 32)
         assert got == int(R.unembed(want, "f32")[0])
+
+
+def test_negation_of_a_value_of_the_ops_own_type_beside_a_widening_is_no_narrow_negation():
+    """``x1.to(f64) - (-x0)`` of an f64 x0 and a bf16 x1 as ``add.f64 d, x1', x0`` (held-out seed 64499, silent at
+    x1 = −0.0, found with zero-rich inputs): the PTX widens x1, and the negated x0 is already f64 — no narrow negation
+    to replay; the f64 ring's add, bit for bit."""
+    from tests.test_fpsan_body_join import _zero_y
+    ours, theirs, _ = _zero_y("seed64499", buffer="x1_ptr", negative_zero=0x8000)
+    assert np.array_equal(ours, theirs)
