@@ -48,6 +48,8 @@ def _narrow_negation(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, ft:
     """``add d, a, cvt(h)`` where the source says ``a - (-h)`` (held-out seed 701: ``a - (h * -1.0)``, h
     bf16): Triton's ``φ(a) − sext(−φ_h(h))``. The widened payload q = sext(p) gives sext(−p) as −q, except
     at p = −2^(n−1) (φ(-0), its own narrow negation), where it is q."""
+    if decided.form == "beside" and len(wide) != 2:
+        return None  # (a loaded value beside an explicit widening: of the op's type unless the PTX widens it too)
     if instr.opcode == "sub":
         if 2 not in wide:
             return None  # the fold puts the negated operand second
