@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import dataclasses
 import struct
+from collections.abc import Callable
 
 from ptxkit import ir
 from ptxkit.fpsan import ring as R
@@ -164,30 +165,38 @@ def _trunc_of_widened(instr: ir.Instruction, cvt: ir.Instruction, ctx: RewriteCo
                                     "zero); sanitized as that trunc", NOTE, native=False))
 
 
+# source shapes LLVM rewrote where the PTX no longer tells Triton's value, reported before any fold (in this order):
+# (opcodes, detector, reason of the opcode and the source's Decision, native)
+_REPORTED_FIRST: tuple[tuple[tuple[str, ...], Callable[[ir.Instruction, Flow], Decision | None],
+                             Callable[[str, Decision], str], bool], ...] = (
+    (("neg", "xor"), negated_select_of_extremum, lambda op, d: (
+        f"negation of a select of a max/min where the source at {d.where} takes the extremum of negations: LLVM's "
+        "−select(c, min(a, x), a) for maximum(−a, −where(c, x, a)), which the ring computes differently where a "
+        "payload is φ(−0) = −2^(w−1) (its own negation); sanitized as written"), False),
+    (("neg",), negation_above_product, lambda op, d: (
+        f"negation of a product where the source at {d.where} negates x before widening it: LLVM took the negation "
+        "out of the product; Triton's FPSan negates x's payload in its own ring and sign-extends it, which differs at "
+        "φ(−0.0) = −2^(w−1) (its own negation there); sanitized as written"), False),
+    (("max", "min"), nan_test_in_extremum, lambda op, d: (
+        f"{op} propagating NaN where the source at {d.where} takes it of a select on a NaN test (x >= x): LLVM folded "
+        "the test into the NaN propagation; Triton's FPSan tests the ring value's float bits (a NaN pattern for some "
+        "payloads) and its ring max/min propagates none, so the two pick differently there; sanitized as written"),
+     False),
+    (("setp",), self_negation_compare, lambda op, d: (
+        f"|x| == 0 test of a float's bits where the source at {d.where} compares a value with its negation across a "
+        "widening: LLVM's x == -x; in Triton's ring the half's −0.0, sign-extended, is not its own negation, so the "
+        "two differ there; left as written"), True),
+)
+
+
 def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow: Flow) -> FoldResult | None:
     """The fold ``instr`` belongs to, rewritten (None: not a fold; the ordinary dispatch applies)."""
     op = instr.opcode
     if float_type_of(instr) is not None:
         unmodelled_libcall(instr, ctx, flow)
-    if op in ("neg", "xor") and (moved := negated_select_of_extremum(instr, flow)) is not None:
-        ctx.report(instr, f"negation of a select of a max/min where the source at {moved.where} takes the extremum "
-                   "of negations: LLVM's −select(c, min(a, x), a) for maximum(−a, −where(c, x, a)), which the ring "
-                   "computes differently where a payload is φ(−0) = −2^(w−1) (its own negation); sanitized as written",
-                   ERROR, False)
-    if op == "neg" and (moved := negation_above_product(instr, flow)) is not None:
-        ctx.report(instr, f"negation of a product where the source at {moved.where} negates x before widening it: "
-                   "LLVM took the negation out of the product; Triton's FPSan negates x's payload in its own ring and "
-                   "sign-extends it, which differs at φ(−0.0) = −2^(w−1) (its own negation there); sanitized as "
-                   "written", ERROR, False)
-    if op in ("max", "min") and (nan := nan_test_in_extremum(instr, flow)) is not None:
-        ctx.report(instr, f"{op} propagating NaN where the source at {nan.where} takes it of a select on a NaN test "
-                   "(x >= x): LLVM folded the test into the NaN propagation; Triton's FPSan tests the ring value's "
-                   "float bits (a NaN pattern for some payloads) and its ring max/min propagates none, so the two "
-                   "pick differently there; sanitized as written", ERROR, False)
-    if op == "setp" and (same := self_negation_compare(instr, flow)) is not None:
-        ctx.report(instr, f"|x| == 0 test of a float's bits where the source at {same.where} compares a value with "
-                   "its negation across a widening: LLVM's x == -x; in Triton's ring the half's −0.0, sign-extended, "
-                   "is not its own negation, so the two differ there; left as written", ERROR, True)
+    for opcodes, detect, say, native in _REPORTED_FIRST:
+        if op in opcodes and (found := detect(instr, flow)) is not None:
+            ctx.report(instr, say(op, found), ERROR, native)
     if op == "mov" and (joined := body_join(instr, ctx, flow)) is not None:
         return joined
     sign = rewrite_sign_fold(instr, ctx, opts, flow)
