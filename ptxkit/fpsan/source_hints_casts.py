@@ -26,6 +26,7 @@ from ptxkit.fpsan.source_ast import (
     _module_call,
     _negated,
     _no_casts,
+    _one_value,
     _receiver,
     _resolve,
     _scan_of,
@@ -95,7 +96,9 @@ class CastHints(HintsBase):
         def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
             if _cast_to(n) != _PTX_DTYPE.get(dest) or sw is None:
                 return None
-            recv = _resolve(f, _receiver(n), _DEPTH)
+            # where(c, x.to(f64), x.to(f64)).to(bf16): Triton folds the select, then truncf(extf(x)) (held-out seed
+            # 67531, reported as a dropped widening)
+            recv = _one_value(f, _receiver(n))
             if (isinstance(recv, ast.Call) and isinstance(recv.func, ast.Attribute) and recv.func.attr in ("max", "min")
                     and recv.args and (arg := _resolve(f, recv.args[0], _DEPTH)) is not None
                     and _DTYPE_WIDTH.get(_cast_to(arg) or "", 0) > sw
