@@ -1668,12 +1668,16 @@ def test_a_libdevice_calls_width_is_its_explicitly_typed_arguments(tmp_path):
     from ptxkit.fpsan.source_ast import _DEPTH, SourceFile, _width
     (tmp_path / "s.py").write_text("def k(p):\n    x = tl.load(p)\n    a = libdevice.tanh(x.to(tl.float32))\n"
                                    "    b = libdevice.pow(x.to(tl.float64), 2.0)\n    c = libdevice.tanh(x)\n"
-                                   "    d = tl.sin(x) / 3.0 + x.to(tl.float64)\n    e = c + x.to(tl.float32)\n")
+                                   "    d = tl.sin(x) / 3.0 + x.to(tl.float64)\n    e = c + x.to(tl.float32)\n"
+                                   "    g = libdevice.pow(x.to(tl.float64), x)\n")
     f = SourceFile.read(tmp_path / "s.py")
     assert f is not None
     values = {n.targets[0].id: n.value for n in ast.walk(f.tree) if isinstance(n, ast.Assign)}
-    # an f64 side makes a sum f64 whatever the other (held-out seed 25688); an f32 side does not say
-    assert [_width(f, values[k], _DEPTH) for k in "abcde"] == [32, 64, None, 64, None]
+    # an f64 side makes a sum f64 whatever the other (held-out seed 25688), and a call's arguments are promoted
+    # likewise (held-out seed 67624: abs(where(c, pow(x.to(f64), y), ..)).to(f32), reported as no source saying
+    # the abs/cvt order); an f32 side does not say
+    assert [_width(f, values[k], _DEPTH) for k in "abcdeg"] == [32, 64, None, 64, None, 64]
+    _assert_bit_exact("seed67624", folds=())
 
 
 @pytest.mark.parametrize("expr", ["tl.abs(x0.to(tl.float64))", "tl.cumsum(tl.abs(x0.to(tl.float64)), axis=0)",

