@@ -1723,6 +1723,34 @@ def test_abs_widened_then_narrowed_is_the_ring_cast_of_the_abs(tmp_path, expr):
     assert _items(rep) == [("and.b16", "note")]
 
 
+@pytest.mark.parametrize("expr,form", [("-tl.abs(x0)", "outside"), ("-tl.abs(x0 * 2.0 - x0)", "outside"),
+                                       ("-tl.abs(x0.to(tl.float16))", "inside"),
+                                       # an f64 between: no sign extension of the f32 payload, undecided
+                                       ("-tl.abs(x0.to(tl.float64))", None)])
+def test_negated_abs_below_a_narrowing_follows_the_sources_order(tmp_path, expr, form):
+    """``(-tl.abs(x)).to(f16)`` of an f32 x as ``cvt.rn.f16.f32`` then the sign-bit ``or`` (held-out seed 67953,
+    reported at first contact: LLVM moves −|·| below the IEEE cast, with which it commutes): Triton's ring takes
+    |x| and negates it at f32, then narrows with its hash — computed so, a note. ``-abs(x.to(f16))`` is the
+    PTX's order (a note); an f64 between is undecided (an error)."""
+    at = "{loc}" if form == "inside" else "{store}"
+    body = at + "\n\tcvt.rn.f16.f32 %h1, %a;\n\tor.b16 %d, %h1, 0x8000;"
+    xs = [0xC0490FDB, 0x3DCCCCCD, 0x80000000, 0x00000000, 0x47800000]
+    out, rep = _run(_with_source(tmp_path, expr, body, "x0.to" if form == "inside" else "", out_w=16),
+                    [[x] for x in xs], out_w=16)
+    mag = np.array(xs, np.uint64) & np.uint64(0x7FFFFFFF)
+    neg = np.where(mag != 0, mag | np.uint64(0x80000000), mag)  # the ring negation of |x| (−0's payload is 0)
+    before = [int(v) for v in R.float_cast(neg.astype(np.uint64), "f32", "f16")]
+    half = R.float_cast(np.array(xs, np.uint64), "f32", "f16").astype(np.uint64) & np.uint64(0x7FFF)
+    after = [int(v) for v in np.where(half != 0, half | np.uint64(0x8000), half)]
+    assert before != after  # the vectors tell the two orders apart
+    if form is not None:  # (an f64's narrowing is computed through f64 at the cvt, reported there)
+        assert out == (before if form == "outside" else after)
+    said = [s for o, s in _items(rep) if o == "or.b16"]
+    assert said == (["error"] if form is None else ["note"])
+    if expr == "-tl.abs(x0)":
+        _assert_bit_exact("seed67953", folds=())
+
+
 @pytest.mark.parametrize("expr,reported", [("(x0 * 0.0).to(tl.int32).to(tl.float32) - 0.5", True),
                                            ("-0.5", False), ("x0", False)])
 def test_a_stored_constant_llvm_folded_from_float_arithmetic_is_reported(tmp_path, expr, reported):

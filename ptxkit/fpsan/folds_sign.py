@@ -27,6 +27,7 @@ from ptxkit.fpsan.fold_flow import (
     reaches,
     readers_of,
 )
+from ptxkit.fpsan.fold_neg_abs_cast import neg_abs_before_cast, neg_abs_order
 from ptxkit.fpsan.fold_neg_extremum import negated_tree
 from ptxkit.fpsan.fold_neg_tree_root import widened_sub_root
 from ptxkit.fpsan.folds_narrow_neg import (
@@ -211,6 +212,14 @@ def _sign_mask(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, lanes: tu
         return done
     if instr.opcode == "and":
         return _abs(instr, ctx, flow, src, dst, lanes, packed=False)  # seed 860: abs(x * y).to(f16)
+    if (d is not None and float_cast_reader(d) and (order := neg_abs_order(flow, d)) is not None
+            and (order.form == "inside" or neg_abs_before_cast(instr, d, ctx, flow))):
+        if order.form == "inside":  # -abs(x.to(T)): the PTX's order (seed 67953's other form)
+            _neg_abs(instr, ctx, src, dst, lanes)
+        return FoldResult(True, Verdict(f"{_NEG_ABS_HEAD}, from -abs(x) and a cast: the source at {order.where} "
+                                        + ("casts first" if order.form == "inside" else
+                                           "casts -abs(x): the ring negation of |x|, then the ring cast"), NOTE,
+                                        native=False), moves=order.form == "inside")
     # a cast between the source's expression and the or (LLVM sank the or past it) leaves it undecided
     decided = None if d is not None and float_cast_reader(d) else flow.hints.neg_abs(instr, lanes[1])
     if decided is not None and decided.form == "min":
