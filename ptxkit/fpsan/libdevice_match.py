@@ -421,6 +421,8 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
             return True
         if s.opcode == "neg" and flow.writes(s) & set(inputs) and _callers_neg(s, list(inputs)):
             return True  # the caller's -x of input x is the other input (pow(d, -d))
+        if chain_types(s) is not None and flow.writes(s) & set(inputs) and not flow.reads(s) & set(inputs):
+            return True  # an input's own conversion sunk into the range, Triton's ring cast (seed 70513, silent)
         if (flow.loc.get(id(s), ("", ""))[1] == "0" and is_float(s)
                 and any(r not in given and r not in written and r not in flow.imm for r in flow.reads(s))):
             return True  # compiler-made (line 0) work reading values from before the range that are no input:

@@ -22,6 +22,9 @@ from ptxkit.corpus.triton_kernels import KernelSpec, _dot, _elementwise, generat
 
 # name -> (leaf dtypes, body, output dtype, BLOCK, masked): elementwise, 1 warp, 2 programs
 HAND = {
+    # erf(h.to(f32))'s conversion sunk into cos(h.to(f64))'s body at a merged location (held-out seed 70513)
+    "k_cos_f64_erf_f32_of_bf16": ({"x1": "bf16"}, "tl.cos(x1.to(tl.float64)) + tl.erf(x1.to(tl.float32))", "f64",
+                                  64, True),
     "k_relu_of_log_f32": ({"x0": "f32"}, "tl.where(tl.log(x0) > 0.0, tl.log(x0), 0.0)", "f32", 64, True),
     "k_tanh_plus_one_f32": ({"x0": "f32"}, "libdevice.tanh(x0) + 1.0", "f32", 64, True),
     # LLVM tests the f16 source of -x.to(f32) inside the body (setp.eq.f16 x, 0xBC00 for -x == 1)
