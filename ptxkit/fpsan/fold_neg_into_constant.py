@@ -102,6 +102,22 @@ def negation_cancelled_in_product_sum(instr: ir.Instruction, flow: Flow) -> Deci
     return flow.hints.decide_within(instr, classify)
 
 
+def negation_cancelled_around_product(instr: ir.Instruction, flow: Flow) -> Decision | None:
+    """The source's ``-((-h) * y)`` (or ``-((-h) / c)``) of an h narrower than the product's type, at the location of
+    the outer negation of a ``mul``/``div`` with a plain widening factor: LLVM cancelled the two negations (held-out
+    seed 72003, silent at first contact at h = −0.0: ``-((-x.to(f16)) / 3.0)`` as ``mul.f32 (1/3), h.to(f32)``),
+    where Triton negates h in its own ring before sign-extending; else None."""
+    if instr.opcode not in ("mul", "div") or not _widened_factor(flow, instr):
+        return None
+    width = _width_of(instr)
+
+    def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
+        ok = isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub) and _negated_factor(
+            f, _resolve(f, n.operand, _DEPTH), width)
+        return ("cancelled", n) if ok else None
+    return flow.hints.decide_within(instr, classify)
+
+
 def _widened_factor(flow: Flow, p: ir.Instruction) -> bool:
     """A factor of the ``mul``/``div``/``fma`` ``p`` is a plain widening ``cvt``."""
     return p.guard is None and len(p.operands) >= 3 and any(

@@ -62,6 +62,7 @@ from ptxkit.fpsan.fold_narrowed_fma import widened_sum_fma
 from ptxkit.fpsan.fold_neg_extremum import max_of_negations, negated_select_of_extremum, negated_tree
 from ptxkit.fpsan.fold_neg_into_constant import (
     negation_above_product,
+    negation_cancelled_around_product,
     negation_cancelled_in_product_sum,
     negation_cancelled_in_sum,
     negation_in_constant,
@@ -177,6 +178,10 @@ _REPORTED_FIRST: tuple[tuple[tuple[str, ...], Callable[[ir.Instruction, Flow], D
         f"negation of a product where the source at {d.where} negates x before widening it: LLVM took the negation "
         "out of the product; Triton's FPSan negates x's payload in its own ring and sign-extends it, which differs at "
         "φ(−0.0) = −2^(w−1) (its own negation there); sanitized as written"), False),
+    (("mul", "div"), negation_cancelled_around_product, lambda op, d: (
+        f"{op} of a widened value where the source at {d.where} negates a product of x's negation, x narrower: LLVM "
+        "cancelled the two negations; Triton's FPSan negates x's payload in its own ring and sign-extends it, which "
+        "differs at φ(−0.0) = −2^(w−1) (its own negation there); sanitized as written"), False),
     (("max", "min"), nan_test_in_extremum, lambda op, d: (
         f"{op} propagating NaN where the source at {d.where} takes it of a select on a NaN test (x >= x): LLVM folded "
         "the test into the NaN propagation; Triton's FPSan tests the ring value's float bits (a NaN pattern for some "
