@@ -903,6 +903,24 @@ def test_sign_or_decided_by_the_source(tmp_path, expr, anchor, want):
         assert out == want and _items(rep) == [("or.b32", "note")], (loc, rep.items)
 
 
+@pytest.mark.parametrize("expr,want", [("tl.minimum(-x0, x0) * 3.0", [0, SIGN, TWO | SIGN]),
+                                       ("-tl.abs(x0) * 3.0", [0, 0, TWO | SIGN]),
+                                       ("tl.minimum(-x0, x0) + (-tl.abs(x0))", None),  # two forms of x0: undecided
+                                       ("tl.minimum(-x1, x1) * 3.0", None)])  # not of this load's value
+def test_sign_or_at_the_loads_location_is_the_functions_one_form_of_it(tmp_path, expr, want):
+    """LLVM's −|x| of a loaded x at the load's own location (held-out seed 71844, reported: ``minimum(-x1, x1) * y``
+    of an f64 x1, the ``or.b64`` at ``x1 = tl.load(..)``'s column): the one form the function takes of that loaded
+    value decides; two forms, or none of it, leave it undecided (an error)."""
+    col = SRC.splitlines()[6].index("tl.load") + 1
+    text = _with_source(tmp_path, expr, f".loc 1 7 {col}\n\tor.b32 %d, %a, -2147483648;", "")
+    out, rep = _run(text, [[0], [SIGN], [TWO]])
+    assert _items(rep) == [("or.b32", "note" if want else "error")], rep.items
+    if want:
+        assert out == want
+    if expr.startswith("tl.minimum(-x0"):
+        _assert_bit_exact("seed71844", folds=())
+
+
 @pytest.mark.parametrize("expr,noted", [("tl.minimum(tl.maximum(x0, x0), -x0)", True), ("-tl.abs(x0)", False)])
 def test_sign_or_after_a_narrowing_of_a_min_of_negation_is_the_wide_ring_min(tmp_path, expr, noted):
     """``minimum(maximum(x, x), -x)`` of an f32 x stored as f16 (held-out seed 24129, reported before): LLVM narrows

@@ -47,6 +47,16 @@ def _call_name(n: ast.expr) -> str | None:
     return None
 
 
+def _neg_abs_form(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
+    """(``min``, x) of ``minimum(x, -x)`` / ``min``, (``negabs``, x) of ``-abs(x)``, else None."""
+    if _call_name(n) in ("minimum", "min"):
+        x = _of_negation(f, n)
+        return ("min", x) if x is not None else None
+    inner = _negated(n)
+    e = _resolve(f, inner, _DEPTH) if inner is not None else None
+    return ("negabs", e.args[0]) if _abs_call(e) and isinstance(e, ast.Call) else None
+
+
 def _of_negation(f: SourceFile, n: ast.expr) -> ast.expr | None:
     """x of a two-argument call of x and its negation, in either order (choices between one value such as
     ``where(c, a, a)`` resolved on both sides), else None."""
@@ -506,6 +516,13 @@ class SignHints(HintsBase):
             if _call_name(n) in ("minimum", "min"):
                 x = _of_negation(f, n)
                 return ("min", n) if x is not None and fits(f, x) else None
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "load":
+                # LLVM gave −|x| of a loaded x the load's location (held-out seed 71844, reported: minimum(-x, x)
+                # * y): the one form the function takes of that value, if one
+                fn = f.function_of(n)
+                found = [(got[0], m) for m in (ast.walk(fn) if fn is not None else ()) if isinstance(m, ast.expr)
+                         and (got := _neg_abs_form(f, m)) is not None and _one_value(f, got[1]) is n]
+                return found[0] if found and len({form for form, _ in found}) == 1 else None
             if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "store" \
                     and len(n.args) >= 2:  # LLVM sank the or to the store (seed 610): the stored value's expression
                 v = _resolve(f, n.args[1], _DEPTH)
