@@ -104,7 +104,14 @@ def _tanhf_body(flow: Flow, stmts: list[ir.Statement], i0: int, x: str, consts: 
     # |x| (the body's first instruction) read by other code too (held-out seed 2405: a sinf body's range test on
     # the same x): a value of the input alone, the other code's as well — sanitized as such, not the result
     shared = {r for r in outs if x in flow.sources(r)}
-    outs -= shared
+    # x's sign and x·x, computed from x alone and read by other code too (held-out seed 72029: erf(x) beside tanh(x),
+    # whose copysign and small-argument x² LLVM's CSE shares; tanh(x) * (x * x)): x·x sanitized as the ring op the
+    # user's is, the sign native (_without_leaks drops this body where code outside every body reads it); the
+    # bodies reading either run natively, their results replaced
+    alone = outs & {r for s in members if flow.reads(s) <= {x} | consts | immediates_at(flow, s)
+                    for r in flow.writes(s)}
+    shared |= {r for r in alone if all(is_float(w) for w in flow.writers.get(r, ()))}
+    outs -= shared | alone
     if len(outs) != 1:
         return None
     members = [s for s in members if not flow.writes(s) & shared]

@@ -22,6 +22,10 @@ from ptxkit.corpus.triton_kernels import KernelSpec, _dot, _elementwise, generat
 
 # name -> (leaf dtypes, body, output dtype, BLOCK, masked): elementwise, 1 warp, 2 programs
 HAND = {
+    # tanhf (no exit marker) beside erff of one x: LLVM's CSE shares |x|, x's sign and x² (held-out seed 72029); the
+    # user's x * x is the polynomial's x² too
+    "k_tanh_plus_erf_f32": ({"x0": "f32"}, "libdevice.tanh(x0) + tl.erf(x0)", "f32", 64, True),
+    "k_tanh_times_square_f32": ({"x0": "f32"}, "libdevice.tanh(x0) * (x0 * x0)", "f32", 64, True),
     # erf(h.to(f32))'s conversion sunk into cos(h.to(f64))'s body at a merged location (held-out seed 70513)
     "k_cos_f64_erf_f32_of_bf16": ({"x1": "bf16"}, "tl.cos(x1.to(tl.float64)) + tl.erf(x1.to(tl.float32))", "f64",
                                   64, True),
