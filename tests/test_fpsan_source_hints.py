@@ -296,6 +296,21 @@ def test_negation_moved_onto_the_other_factor_is_negated_in_the_half(tmp_path, e
     assert out == want and not rep.errors
 
 
+def test_negation_of_the_unwidened_factor_stays_where_the_source_has_it(tmp_path):
+    """``x1.to(f32) * (-x0)`` of a half x1 and an f32 x0 (held-out seed 68499, silent at x1 = −0.0): the PTX's
+    ``mul(neg(x0), cvt(x1))`` has the shape of ``(-h) * y`` with the negation moved onto y, but here the widening is
+    the source's own other factor and the negation stayed on x0: the ring product as written, nothing to say."""
+    body = "{loc}\n\tcvt.u16.u32 %h1, %b;\n\tcvt.f32.f16 %r1, %h1;\n\tneg.f32 %r3, %a;\n\tmul.f32 %d, %r3, %r1;"
+    text = _with_source(tmp_path, "x1.to(tl.float32) * (-x0)", body, "x1.to", nin=2)
+    rows = [[0x3FC00000, 0x8000], [0x3FC00000, 0xC000]]
+    out, rep = _run(text, rows)
+    e = lambda v, t: R.embed(np.array([v], np.uint64), t)  # noqa: E731
+    want = [int(R.unembed(R.mul(R.neg(e(x, "f32"), 32), R.sext(e(h, "f16"), 16, 32), 32), "f32")[0]) for x, h in rows]
+    assert out == want and not rep.errors
+    assert not [i for i in rep.items if "moved onto the other factor" in i.reason]
+    _assert_bit_exact("seed68499", folds=())
+
+
 @pytest.mark.parametrize("source", [True, False])
 def test_sign_bit_and_of_an_int_conversion_is_zero_times_x(tmp_path, source):
     """``0.0 * i.to(f32)`` (held-out seed 7517): LLVM's copysign(0.0, x) as ``and.b32 d, x, 0x80000000`` at an inner
