@@ -1,8 +1,9 @@
-"""A select of literals narrowed after it, with the narrowing folded into the constants (issue 10; custom kernels
-probing held-out seed 49895, silent: ``tl.where(c, 1.0, 2.0)`` stored as bf16 is ``selp.b16 d, 0x3F80, 0x4000, p``).
-The where of two Python floats is an f32 tensor (of one, the other arm's type), so Triton's FPSan narrows φ_f32(2.0)
-in the ring, which is not φ_bf16(2.0); each such constant becomes the float of that ring narrowing, computed here
-(docs/fpsan.md §2 narrowing cast; PTX ISA "Comparison and Selection Instructions: selp")."""
+"""A select of literals cast after it, with the cast folded into the constants (issue 10; custom kernels probing
+held-out seed 49895, silent: ``tl.where(c, 1.0, 2.0)`` stored as bf16 is ``selp.b16 d, 0x3F80, 0x4000, p``; 68925's:
+promoted to f64, ``selp.b64 d, 1.0, 2.0``). The where of two Python floats is an f32 tensor (of one, the other arm's
+type), so Triton's FPSan casts φ_f32(2.0) in the ring, which is neither φ_bf16(2.0) nor φ_f64(2.0); each such
+constant becomes the float of that ring cast, computed here (docs/fpsan.md §2 casts; PTX ISA "Comparison and
+Selection Instructions: selp")."""
 
 from __future__ import annotations
 
@@ -11,9 +12,9 @@ import numpy as np
 from ptxkit import ir
 from ptxkit.fpsan import ring as R
 from ptxkit.fpsan.ctx import RewriteContext, float_to_bits, guard_text, hexc
-from ptxkit.fpsan.fold_flow import Flow, FoldResult
+from ptxkit.fpsan.fold_flow import Flow, FoldResult, float_cast
 from ptxkit.fpsan.report import NOTE, Verdict
-from ptxkit.fpsan.source_ast import _DEPTH, _method_call, _number, _width
+from ptxkit.fpsan.source_ast import _DEPTH, OWN, _method_call, _number, _width
 
 _NARROW = {16: ("f16", "bf16"), 32: ("f32",)}
 
@@ -26,7 +27,7 @@ def narrowed_select_constants(instr: ir.Instruction, flow: Flow) -> tuple[dict[i
         return None
     width = next((int(m[1:]) for m in instr.mods if m[1:].isdigit()), 0)
     imms = {i: _imm_bits(ops[i], width) for i in (1, 2) if _imm_bits(ops[i], width) is not None}
-    found = flow.hints.nodes(instr) if imms and width in _NARROW else None
+    found = flow.hints.nodes(instr) if imms and (width in _NARROW or width == 64) else None
     if found is None:
         return None
     f, nodes = found
@@ -41,12 +42,24 @@ def narrowed_select_constants(instr: ir.Instruction, flow: Flow) -> tuple[dict[i
             wide = 32 if not others else _width(f, others[0], _DEPTH)
         except (KeyError, IndexError, AttributeError, TypeError, ValueError, RecursionError):
             continue
+        conv = _converted_arm(instr, flow)
+        if wide == OWN:  # a loaded arm: the PTX's conversion of it says its type (where(c, x, 2.0) of an f32 x
+            wide = R.ring(conv[1]).w if conv else None  # stored as f64 or bf16; custom kernels after held-out 68925)
+        if wide is not None and 0 < wide < width and width in (32, 64):
+            # widened after the select (where(c, 1.0, 2.0).to(f64), or promoted): LLVM folds fpext into the literals;
+            # Triton's ring sign-extends φ_S(c) (held-out seed 68925's kin, silent)
+            src, dst = (conv[1] if conv else "f32" if wide == 32 else ""), "f64" if width == 64 else "f32"
+            if src and all(any(float_to_bits(_rounded(c, src), dst) == b for c in lits) for b in imms.values()):
+                new = {i: _ring_cast(next(c for c in lits if float_to_bits(_rounded(c, src), dst) == b), src, dst)
+                       for i, b in imms.items()}
+                got.add((tuple(sorted(new.items())), dst, f.where(n)))
+            continue
         if wide not in (32, 64) or wide <= width:
             continue
         src = "f32" if wide == 32 else "f64"
-        for t in _NARROW[width]:
+        for t in (conv[0],) if conv and conv[0] in _NARROW[width] else _NARROW[width]:  # (f16 or bf16: its cvt's)
             if all(any(float_to_bits(c, t) == b for c in lits) for b in imms.values()):
-                new = {i: _ring_narrowed(next(c for c in lits if float_to_bits(c, t) == b), src, t)
+                new = {i: _ring_cast(next(c for c in lits if float_to_bits(c, t) == b), src, t)
                        for i, b in imms.items()}
                 got.add((tuple(sorted(new.items())), t, f.where(n)))
     if len(got) != 1:
@@ -56,15 +69,31 @@ def narrowed_select_constants(instr: ir.Instruction, flow: Flow) -> tuple[dict[i
     return (new, t, where) if any(new[i] != imms[i] for i in imms) else None
 
 
+def _converted_arm(instr: ir.Instruction, flow: Flow) -> tuple[str, str] | None:
+    """(destination, source) types of the float ``cvt`` that defines the select's register arm, else None."""
+    regs = [o for o in instr.operands[1:3] if isinstance(o, ir.Reg)]
+    d = flow.only_def(regs[0].name) if len(regs) == 1 else None
+    return float_cast(d) if d is not None and d.opcode == "cvt" else None
+
+
 def _imm_bits(o: ir.Operand, width: int) -> int | None:
     if isinstance(o, ir.FloatImm) and o.width == width:
         return o.bits
-    return o.value % (1 << width) if isinstance(o, ir.Imm) and width in (16, 32) else None
+    return o.value % (1 << width) if isinstance(o, ir.Imm) and width in (16, 32, 64) else None
 
 
-def _ring_narrowed(c: float, src: str, t: str) -> int:
-    """The float bits Triton's FPSan gives ``c`` of type ``src`` narrowed to ``t``: φ_t⁻¹ of the ring narrowing."""
+def _ring_cast(c: float, src: str, t: str) -> int:
+    """The float bits Triton's FPSan gives ``c`` of type ``src`` cast to ``t``: φ_t⁻¹ of the ring cast."""
     return int(R.float_cast(np.array([float_to_bits(c, src)], np.uint64), src, t)[0])
+
+
+def _rounded(c: float, t: str) -> float:
+    """``c`` rounded to ``t`` (the literal's value in a tensor of that type)."""
+    b = float_to_bits(c, t)
+    if t == "bf16":
+        return float(np.array([b << 16], np.uint32).view(np.float32)[0])
+    view = {"f16": (np.uint16, np.float16), "f32": (np.uint32, np.float32), "f64": (np.uint64, np.float64)}[t]
+    return float(np.array([b], view[0]).view(view[1])[0])
 
 
 def rewrite_select_constants(instr: ir.Instruction, ctx: RewriteContext, new: dict[int, int], t: str,
@@ -74,6 +103,6 @@ def rewrite_select_constants(instr: ir.Instruction, ctx: RewriteContext, new: di
     w = R.ring(t).w
     args = [hexc(new[i], w) if i in new else ctx.text(ops[i]) for i in (1, 2)]
     ctx.emit(f"{guard_text(instr.guard)}selp.b{w} {ctx.text(ops[0])}, {args[0]}, {args[1]}, {ctx.text(ops[3])}")
-    return FoldResult(True, Verdict(f"select of constants narrowed to {t}: LLVM folds the narrowing into the literals "
-                                    f"of the where at {where}, whose dtype is wider; sanitized with Triton's ring "
-                                    "narrowings of them", NOTE, native=False), moves=True)
+    return FoldResult(True, Verdict(f"select of constants cast to {t}: LLVM folds the cast into the literals of the "
+                                    f"where at {where}, whose dtype is {'narrower' if w == 64 else 'wider'}; sanitized "
+                                    "with Triton's ring casts of them", NOTE, native=False), moves=True)

@@ -22,6 +22,14 @@ from ptxkit.corpus.triton_kernels import KernelSpec, _dot, _elementwise, generat
 
 # name -> (leaf dtypes, body, output dtype, BLOCK, masked): elementwise, 1 warp, 2 programs
 HAND = {
+    # a select of literals widened after it (LLVM folds fpext into them), and a loaded arm's select cast after it
+    # (held-out seed 68925, silent: where(c, 1.0, 2.0) promoted to f64)
+    "k_where_literals_stored_f64": ({"x0": "f32", "x1": "f64"}, "tl.where(x1 * x1 - x0.to(tl.float64) < 0.5, 1.0, 2.0)",
+                                    "f64", 64, True),
+    "k_where_loaded_or_literal_stored_f64": ({"x0": "f32", "x1": "f64"}, "tl.where(x1 < 0.5, x0, 2.0)", "f64", 64,
+                                             True),
+    "k_where_literal_or_loaded_stored_bf16": ({"x0": "f32", "x1": "f64"}, "tl.where(x1 < 0.5, 2.0, x0)", "bf16", 64,
+                                              True),
     # tanhf (no exit marker) beside erff of one x: LLVM's CSE shares |x|, x's sign and x² (held-out seed 72029); the
     # user's x * x is the polynomial's x² too
     "k_tanh_plus_erf_f32": ({"x0": "f32"}, "libdevice.tanh(x0) + tl.erf(x0)", "f32", 64, True),
