@@ -70,6 +70,7 @@ from ptxkit.fpsan.fold_neg_into_constant import (
 from ptxkit.fpsan.fold_neg_tree_root import cancelled_tree
 from ptxkit.fpsan.fold_poison import poison_conversion
 from ptxkit.fpsan.fold_round_trip import compared_round_trip, trunc_of_round_trip
+from ptxkit.fpsan.fold_select_arith import rewrite_select_arith, select_arith_constant
 from ptxkit.fpsan.fold_select_const import narrowed_select_constants, rewrite_select_constants
 from ptxkit.fpsan.fold_select_self_add import hoisted_self_add, select_arms_form, select_of_forms
 from ptxkit.fpsan.fold_self_add import copies_decision, narrowed_load, plan, self_add, written_doubling_sum
@@ -218,6 +219,8 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
         return zero
     if op == "selp" and (consts := narrowed_select_constants(instr, flow)) is not None:
         return rewrite_select_constants(instr, ctx, *consts)
+    if op == "selp" and (arith := select_arith_constant(instr, flow)) is not None:
+        return rewrite_select_arith(instr, ctx, arith)
     if op == "cvt" and len([m for m in instr.mods if m in _INT_TYPES]) == 2 and (
             folded := flow.hints.int_through_float(instr)) is not None:
         return FoldResult(False, Verdict(f"integer conversion where the source at {folded.where} converts an integer "

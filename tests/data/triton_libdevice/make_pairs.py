@@ -22,6 +22,14 @@ from ptxkit.corpus.triton_kernels import KernelSpec, _dot, _elementwise, generat
 
 # name -> (leaf dtypes, body, output dtype, BLOCK, masked): elementwise, 1 warp, 2 programs
 HAND = {
+    # arithmetic with constants LLVM pushed into both arms of a select of a literal (after held-out seed 68925)
+    "k_where_literal_plus_one_f32": ({"x0": "f32", "x1": "f64"}, "tl.where(x1 < 0.5, x0, 2.0) + 1.0", "f32", 64, True),
+    "k_where_literal_plus_one_stored_bf16": ({"x0": "f32", "x1": "f64"}, "tl.where(x1 < 0.5, x0, 2.0) + 1.0", "bf16",
+                                             64, True),
+    "k_where_literal_fma_f16": ({"x0": "f16", "x1": "f32"}, "tl.where(x1 < 0.5, 0.3, x0) * 3.0 - 1.0", "f32", 64,
+                                True),
+    "k_one_minus_where_literal_bf16": ({"x0": "bf16", "x1": "f32"}, "1.0 - tl.where(x1 < 0.5, 0.3, x0)", "f32", 64,
+                                       True),
     # a select of literals widened after it (LLVM folds fpext into them), and a loaded arm's select cast after it
     # (held-out seed 68925, silent: where(c, 1.0, 2.0) promoted to f64)
     "k_where_literals_stored_f64": ({"x0": "f32", "x1": "f64"}, "tl.where(x1 * x1 - x0.to(tl.float64) < 0.5, 1.0, 2.0)",

@@ -1,0 +1,188 @@
+"""Arithmetic with constants that LLVM pushed through a select of a literal (issue 10; custom kernels after held-out
+seed 68925, silent: ``tl.where(c, x, 2.0) + 1.0`` is ``selp.b32 d, x + 1.0, 3.0, p``). InstCombine folds a binary
+operation with a constant into both arms of a select whose other arm is a constant, so the literal arm becomes the
+natively folded ``2.0 + 1.0``; Triton's FPSan adds φ(2.0) and φ(1.0) in the ring, which is not φ(3.0). The register
+arm's chain of ``add``/``sub``/``mul`` by immediates shows the operations; where they take the where's literal to the
+select's immediate natively, that immediate becomes the float of the ring's result (docs/fpsan.md §2; PTX ISA
+"Comparison and Selection Instructions: selp")."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+import numpy as np
+
+from ptxkit import ir
+from ptxkit.fpsan import ring as R
+from ptxkit.fpsan.ctx import RewriteContext, float_to_bits, guard_text, hexc
+from ptxkit.fpsan.fold_flow import Flow, FoldResult, float_cast
+from ptxkit.fpsan.ops import float_type_of
+from ptxkit.fpsan.report import NOTE, Verdict
+from ptxkit.fpsan.source_ast import _method_call, _number
+
+_TYPES = {32: ("f32", np.float32, np.uint32), 64: ("f64", np.float64, np.uint64)}
+_NATIVE = {"f16": (np.float16, np.uint16), "f32": (np.float32, np.uint32), "f64": (np.float64, np.uint64)}
+_STEPS = 4
+
+
+@dataclass(frozen=True)
+class _Step:
+    """``x op c`` (``first``: ``c op x``) of one immediate ``c`` (its bits) and the register ``x``; ``widened``: x is a
+    float conversion's result (the where's value was of another type: its literal went through the ring's cast)."""
+    op: str
+    c: int
+    first: bool
+    widened: bool
+
+
+@dataclass(frozen=True)
+class SelectArith:
+    """The immediate arm (operand index) and its bits in Triton's ring, and the where it came from."""
+    index: int
+    bits: int
+    ftype: str
+    where: str
+
+
+def select_arith_constant(instr: ir.Instruction, flow: Flow) -> SelectArith | None:
+    """The ring value of the immediate arm of ``selp.bN d, a, K, p`` (or ``K, a``) at a ``tl.where`` with a literal
+    arm K0, where ``a`` is the other arm put through ``add``/``sub``/``mul`` by immediates (and a float conversion
+    after them, which LLVM pushed into the arms too) that take K0 to K natively."""
+    ops = instr.operands
+    width = next((int(m[1:]) for m in instr.mods if m[1:].isdigit()), 0)
+    if instr.opcode != "selp" or len(ops) != 4 or instr.guard is not None or width not in (16, 32, 64):
+        return None
+    imm = [i for i in (1, 2) if isinstance(ops[i], (ir.Imm, ir.FloatImm))]
+    if len(imm) != 1 or not isinstance(reg := ops[3 - imm[0]], ir.Reg):
+        return None
+    k = _bits(ops[imm[0]], width)
+    cvt = flow.only_def(reg.name)
+    cast = float_cast(cvt) if cvt is not None and cvt.opcode == "cvt" else None
+    if cast is not None and cvt is not None and isinstance(cvt.operands[1], ir.Reg):
+        reg = cvt.operands[1]  # (where(c, x, 2.0) + 1.0).to(bf16): the cast pushed into the arms after the add
+    elif width == 16:
+        return None
+    ftype = cast[1] if cast is not None else _TYPES[width][0]
+    if k is None or ftype not in (*_NATIVE, "bf16") or (cast is not None and R.ring(cast[0]).w != width):
+        return None
+    steps = _chain(flow, reg.name, ftype)
+    found = flow.hints.nodes(instr) if steps else None
+    if found is None:
+        return None
+    f, nodes = found
+    dest = cast[0] if cast is not None else ftype
+    got = {(bits, f.where(n)) for n in _wheres(nodes) for lit in _literals(n)
+           if (bits := _ring_of(lit, steps, ftype, dest, k)) is not None}
+    if len({b for b, _ in got}) != 1:
+        return None
+    bits, where = got.pop()
+    return SelectArith(imm[0], bits, dest, where) if bits != k else None
+
+
+def rewrite_select_arith(instr: ir.Instruction, ctx: RewriteContext, found: SelectArith) -> FoldResult:
+    """The select as written, its immediate arm replaced by the ring's value."""
+    ops = instr.operands
+    w = R.ring(found.ftype).w
+    args = [hexc(found.bits, w) if i == found.index else ctx.text(ops[i]) for i in (1, 2)]
+    ctx.emit(f"{guard_text(instr.guard)}selp.b{w} {ctx.text(ops[0])}, {args[0]}, {args[1]}, {ctx.text(ops[3])}")
+    return FoldResult(True, Verdict(f"select of a constant LLVM computed from the literal of the where at "
+                                    f"{found.where} and the arithmetic with constants it pushed into both arms; "
+                                    "sanitized with Triton's ring arithmetic on the literal", NOTE, native=False),
+                      moves=True)
+
+
+def _bits(o: ir.Operand, width: int) -> int | None:
+    if isinstance(o, ir.FloatImm):
+        return o.bits if o.width == width else None
+    return o.value % (1 << width) if isinstance(o, ir.Imm) else None
+
+
+def _chain(flow: Flow, r: str, ftype: str) -> list[_Step]:
+    """The ``add``/``sub``/``mul`` (and contracted ``fma``) by immediates of type ``ftype`` that compute ``r``,
+    innermost first (up to :data:`_STEPS`); an immediate may sit in a register a ``mov`` of it defines once."""
+    steps: list[_Step] = []
+    for _ in range(_STEPS):
+        d = flow.only_def(r)
+        if d is None or d.guard is not None or float_type_of(d) != ftype:
+            break
+        o = d.operands
+        if d.opcode == "fma" and len(o) == 4 and isinstance(o[1], ir.Reg) \
+                and (m := _imm(flow, o[2])) is not None and (c := _imm(flow, o[3])) is not None:
+            # x * m + c, LLVM's contraction of the two steps (natively folded in the other arm one at a time)
+            r = o[1].name
+            steps += [_Step("add", c, False, False), _Step("mul", m, False, _widened(flow, r))]
+            continue
+        if d.opcode not in ("add", "sub", "mul") or len(o) != 3:
+            break
+        if isinstance(o[1], ir.Reg) and (c := _imm(flow, o[2])) is not None:
+            r, first = o[1].name, False
+        elif isinstance(o[2], ir.Reg) and (c := _imm(flow, o[1])) is not None:
+            r, first = o[2].name, True
+        else:
+            break
+        steps.append(_Step(d.opcode, c, first, _widened(flow, r)))
+    return steps[::-1]
+
+
+def _imm(flow: Flow, o: ir.Operand) -> int | None:
+    """The bits of a float immediate operand, or of the one ``mov`` of an immediate into a register operand."""
+    if isinstance(o, ir.FloatImm):
+        return o.bits
+    d = flow.only_def(o.name) if isinstance(o, ir.Reg) else None
+    if d is None or d.opcode != "mov" or d.guard is not None or len(d.operands) != 2:
+        return None
+    v = d.operands[1]
+    return v.bits if isinstance(v, ir.FloatImm) else v.value if isinstance(v, ir.Imm) and v.value >= 0 else None
+
+
+def _widened(flow: Flow, r: str) -> bool:
+    x = flow.only_def(r)
+    return x is not None and x.opcode == "cvt" and float_cast(x) is not None
+
+
+def _wheres(nodes: list[ast.expr]) -> list[ast.Call]:
+    """The ``tl.where`` calls among ``nodes`` and their sub-expressions."""
+    return [m for n in nodes for m in ast.walk(n) if isinstance(m, ast.Call) and _method_call(m, "where", 3)]
+
+
+def _literals(n: ast.Call) -> list[float]:
+    return [c for a in n.args[1:] if (c := _number(a)) is not None]
+
+
+def _ring_of(lit: float, steps: list[_Step], ftype: str, dest: str, k: int) -> int | None:
+    """The ring's value of ``lit`` through the trailing steps (at least one) and the cast to ``dest`` that take it to
+    ``k`` natively."""
+    for start in range(len(steps) - 1, -1, -1):
+        tail = steps[start:]
+        if tail[0].widened:
+            continue
+        v = _native(lit, tail, ftype)
+        if v is None or float_to_bits(v, dest) != k:
+            continue
+        p = R.embed(np.array([float_to_bits(lit, ftype)], np.uint64), ftype)
+        for s in tail:
+            c = R.embed(np.array([s.c], np.uint64), ftype)
+            a, b = (c, p) if s.first else (p, c)
+            p = getattr(R, s.op)(a, b, R.ring(ftype).w)
+        out = R.unembed(p, ftype)
+        return int((R.float_cast(out, ftype, dest) if dest != ftype else out)[0])
+    return None
+
+
+def _native(lit: float, steps: list[_Step], ftype: str) -> float | None:
+    """``lit`` of ``ftype`` through ``steps`` in IEEE arithmetic of that type, rounded at each step (bf16: computed in
+    f32 and rounded, which may round twice; a differing result only leaves the select undecided)."""
+    flt, uint = _NATIVE.get(ftype, (np.float32, np.uint32))
+    bf16 = ftype == "bf16"
+
+    def rnd(x: float) -> float:
+        return float(np.array([float_to_bits(x, "bf16") << 16], np.uint32).view(np.float32)[0]) if bf16 else x
+    with np.errstate(all="ignore"):
+        v = flt(rnd(lit))
+        for s in steps:
+            c = flt(rnd(float(np.array([s.c << 16], np.uint32).view(np.float32)[0]))) if bf16 else \
+                np.array([s.c], uint).view(flt)[0]
+            a, b = (c, v) if s.first else (v, c)
+            v = flt(rnd(flt(a + b) if s.op == "add" else flt(a - b) if s.op == "sub" else flt(a * b)))
+    return float(v)
