@@ -26,6 +26,7 @@ from ptxkit.fpsan.source_ast import (
     _number,
     _receiver,
     _resolve,
+    _scan_of,
     _width,
 )
 
@@ -185,6 +186,9 @@ def _widened_negated(f: SourceFile, e: ast.expr, promoted: bool) -> bool:
     """``e`` is ``-x`` under casts to a type wider than x (or none, where the division promotes a half to f32; a loaded
     x, whose type the source does not say, the PTX's widening decides)."""
     chain, r = _cast_chain(f, e)
+    if r is not None and (scanned := _scan_of(r)) is not None:  # a scan's first row is its operand's own (held-out
+        inner, r = _cast_chain(f, scanned)  # seed 72601: s.to(f32) + 1.0 of s = cumsum(-h), silent at h = −0.0)
+        chain = [*chain, *inner]
     widest = max([32 if promoted else 0, *(_DTYPE_WIDTH[t] for t, _ in chain)])
     x = _negated(r)
     w = _width(f, x, _DEPTH) if x is not None else None
