@@ -747,3 +747,13 @@ def test_tanhf_sharing_its_sign_and_square_with_other_code(name):
     ``tanh(x) * (x * x)`` reads the polynomial's x² as the user's product. The body's result is one FPSan op; x² is
     the ring product where the user's code reads it, the sign stays native inside the bodies: bit for bit."""
     _assert_bit_exact(name, folds=())
+
+
+@pytest.mark.parametrize("name", ["k_pow_of_ratio_to_half_log_f64", "seed73188"])
+def test_the_callers_conversions_sunk_into_a_body_are_no_input(name):
+    """``pow(x * (x / x.to(f16).to(f64)), log(x))`` of an f64 x (held-out seed 73188, silent at first contact): LLVM
+    sinks the second element's ``x.to(f16)`` (at 0:0) and ``.to(f64)`` into the second log body's range. The f16 was
+    taken for the log's input, whose f64 source the body reads (the alias of a narrowing): a log of an f16 register.
+    A body's input has the body's width; the caller's chain of conversions of it, read after the exit by the caller's
+    division, is the caller's work (Triton's ring casts), not a second result."""
+    _assert_bit_exact(name, folds=())

@@ -24,6 +24,7 @@ from ptxkit.fpsan.libdevice_emit import emit_lib_op, note_text, save_input
 from ptxkit.fpsan.libdevice_flow import (
     Flow,
     LibRange,
+    chain_types,
     constants,
     immediates_at,
     is_float,
@@ -32,7 +33,7 @@ from ptxkit.fpsan.libdevice_flow import (
     pure_functions,
     words,
 )
-from ptxkit.fpsan.libdevice_match import LIBDEVICE_OPS, Shared, chain_types, match_body
+from ptxkit.fpsan.libdevice_match import LIBDEVICE_OPS, Shared, match_body
 from ptxkit.fpsan.libdevice_sincos import match_sincos
 from ptxkit.fpsan.libdevice_unmarked import match_tanhf, match_unmarked_f64
 from ptxkit.fpsan.report import ReportItem, SanitizeReport

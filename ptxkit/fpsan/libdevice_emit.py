@@ -8,8 +8,7 @@ from ptxkit import ir
 from ptxkit.fpsan import ring as R
 from ptxkit.fpsan.casts import _cast_payload as cast_payload
 from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext, Unembed, hexc
-from ptxkit.fpsan.libdevice_flow import LibRange
-from ptxkit.fpsan.libdevice_match import INT_TYPES, chain_types
+from ptxkit.fpsan.libdevice_flow import INT_TYPES, LibRange, chain_types
 from ptxkit.fpsan.ops import as_reg, emit_exp2, emit_sincos, emit_tagged
 
 

@@ -12,7 +12,7 @@ import networkx as nx
 
 from ptxkit import ir
 from ptxkit.fpsan.irview import NO_DEST, regs, writes
-from ptxkit.ptx.types import FLOAT_TYPES
+from ptxkit.ptx.types import FLOAT_TYPES, SIGNED_TYPES, UNSIGNED_TYPES
 
 
 @dataclass
@@ -442,3 +442,22 @@ def cfg(stmts: list[ir.Statement]) -> nx.DiGraph:
         if isinstance(s, ir.Instruction) and s.opcode == "bra":
             g.add_edges_from((j, pos[o.name]) for o in s.operands if isinstance(o, (ir.Sym, ir.Reg)) and o.name in pos)
     return g
+
+
+INT_TYPES = SIGNED_TYPES | UNSIGNED_TYPES
+
+
+def chain_types(s: ir.Instruction) -> tuple[str, str] | None:
+    """(destination, source) types of a float → float ``cvt`` without integer rounding, of an integer → float
+    ``cvt`` (native in Triton's FPSan), or of a float ``neg``/``abs`` (the same type twice); else None."""
+    types = [m for m in s.mods if m in FLOAT_TYPES]
+    if s.guard is not None or len(s.operands) != 2 or not isinstance(s.operands[1], ir.Reg):
+        return None
+    if s.opcode == "cvt" and len(types) == 2 and not {"rni", "rzi", "rmi", "rpi"} & set(s.mods):
+        return types[0], types[1]
+    ints = [m for m in s.mods if m in INT_TYPES]
+    if s.opcode == "cvt" and len(types) == 1 and len(ints) == 1 and s.mods.index(types[0]) < s.mods.index(ints[0]):
+        return types[0], ints[0]  # i.to(f32) of an integer (seed 1267: pow's exponent, sunk past y == 0)
+    if s.opcode in ("neg", "abs") and len(types) == 1:
+        return types[0], types[0]
+    return None

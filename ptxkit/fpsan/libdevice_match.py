@@ -37,9 +37,11 @@ import networkx as nx
 
 from ptxkit import ir
 from ptxkit.fpsan.libdevice_flow import (
+    INT_TYPES,
     Flow,
     LibRange,
     cfg,
+    chain_types,
     constants_before,
     data_move,
     forward_taint,
@@ -58,7 +60,7 @@ from ptxkit.fpsan.libdevice_tail import (
     sunk_selects,
     tests_read_beside,
 )
-from ptxkit.ptx.types import FLOAT_TYPES, SIGNED_TYPES, UNSIGNED_TYPES
+from ptxkit.ptx.types import FLOAT_TYPES, type_bits
 
 
 def _ops() -> dict[str, tuple[str, str, int]]:
@@ -141,6 +143,9 @@ def match_body(flow: Flow, stmts: list[ir.Statement], name: str, lo: int, exit_l
             if r in made and any(call[j] and not data_move(rng[j]) and r in flow.writes(rng[j])
                                  for j in range(i)):
                 continue  # (computed by the call's work; a load under its location is the layout's: seed 3530)
+            if (ws := flow.writers.get(r)) and all((t := chain_types(w)) and type_bits(t[0]) != type_bits(ftype)
+                                                   for w in ws):
+                continue  # a float of another width (seed 73188: the caller's x.to(f16) sunk into log's range)
             cands.append(r)
     if arity == 2 and ftype == "f32" and same_arguments is not None:
         # pow(d, -d): the caller's non-.ftz negation of an input, computed inside the body's range (at a merged
@@ -230,7 +235,6 @@ def match_body(flow: Flow, stmts: list[ir.Statement], name: str, lo: int, exit_l
     return got
 
 
-INT_TYPES = SIGNED_TYPES | UNSIGNED_TYPES
 
 
 @dataclass(frozen=True)
@@ -256,22 +260,6 @@ def _cone(flow: Flow, rng: list[ir.Instruction], last: ir.Instruction) -> set[st
                     cone.add(x)
                     todo.append(x)
     return cone
-
-
-def chain_types(s: ir.Instruction) -> tuple[str, str] | None:
-    """(destination, source) types of a float → float ``cvt`` without integer rounding, of an integer → float
-    ``cvt`` (native in Triton's FPSan), or of a float ``neg``/``abs`` (the same type twice); else None."""
-    types = [m for m in s.mods if m in FLOAT_TYPES]
-    if s.guard is not None or len(s.operands) != 2 or not isinstance(s.operands[1], ir.Reg):
-        return None
-    if s.opcode == "cvt" and len(types) == 2 and not {"rni", "rzi", "rmi", "rpi"} & set(s.mods):
-        return types[0], types[1]
-    ints = [m for m in s.mods if m in INT_TYPES]
-    if s.opcode == "cvt" and len(types) == 1 and len(ints) == 1 and s.mods.index(types[0]) < s.mods.index(ints[0]):
-        return types[0], ints[0]  # i.to(f32) of an integer (seed 1267: pow's exponent, sunk past y == 0)
-    if s.opcode in ("neg", "abs") and len(types) == 1:
-        return types[0], types[0]
-    return None
 
 
 def _sunk_chain(flow: Flow, members: list[ir.Instruction], x: str, ftype: str) -> tuple[ir.Instruction, ...]:
@@ -515,6 +503,9 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
               and flow.reads(s) <= given | consts for r in flow.writes(s)
               if all(w is s or (id(w) not in inside and flow.pos[id(w)] > flow.pos[id(last_float)])
                      for w in flow.writers.get(r, ()))}
+    # and conversions of those (seed 73188: the caller's x.to(f16).to(f64), both sunk into log's range)
+    common |= {r: s for s in members if chain_types(s) and flow.reads(s) <= common.keys() for r in flow.writes(s)
+               if len(flow.writers.get(r, ())) == 1}
     member_ids = {id(s) for s in members}
     if any(is_float(s) and id(s) not in member_ids for s in chunks):
         return None  # out-of-line blocks are reached from the body only: all of it is the body's
@@ -593,6 +584,8 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
     outs = {r for s in consumers for r in flow.reads(s) & taint} - given - cmps
     shared = {id(common[r]) for r in outs & common.keys()} | {
         id(common[r]) for s in body if foreign(s) for r in flow.reads(s) & common.keys()}
+    for _ in range(2):  # and the common values those read (the first conversion of x.to(f16).to(f64))
+        shared |= {id(common[r]) for t in common.values() if id(t) in shared for r in flow.reads(t) & common.keys()}
     outs -= common.keys()
     members = [s for s in members if id(s) not in shared]
     member_ids -= shared

@@ -22,6 +22,10 @@ from ptxkit.corpus.triton_kernels import KernelSpec, _dot, _elementwise, generat
 
 # name -> (leaf dtypes, body, output dtype, BLOCK, masked): elementwise, 1 warp, 2 programs
 HAND = {
+    # the caller's x.to(f16).to(f64) sunk into the second log body's range (held-out seed 73188, silent: the body
+    # was taken for log of the f16 value)
+    "k_pow_of_ratio_to_half_log_f64": ({"x0": "f64"}, "libdevice.pow(x0 * (x0 / x0.to(tl.float16).to(tl.float64)), "
+                                       "tl.log(x0))", "f64", 64, True),
     # arithmetic with constants LLVM pushed into both arms of a select of a literal (after held-out seed 68925)
     "k_where_literal_plus_one_f32": ({"x0": "f32", "x1": "f64"}, "tl.where(x1 < 0.5, x0, 2.0) + 1.0", "f32", 64, True),
     "k_where_literal_plus_one_stored_bf16": ({"x0": "f32", "x1": "f64"}, "tl.where(x1 < 0.5, x0, 2.0) + 1.0", "bf16",
