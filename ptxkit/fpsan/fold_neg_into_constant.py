@@ -119,6 +119,26 @@ def negation_cancelled_around_product(instr: ir.Instruction, flow: Flow) -> Deci
     return flow.hints.decide_within(instr, classify)
 
 
+def negation_of_widened_negation(instr: ir.Instruction, flow: Flow) -> Decision | None:
+    """An operand ``-((-h).to(T))`` of the source's call or operator at the location of an arithmetic instruction
+    reading a plain widening ``cvt`` (h narrower than T, or loaded): LLVM cancelled the two negations, where Triton
+    negates h in its own ring before sign-extending (held-out seed 73560, silent at first contact at h = −0.0:
+    ``fma(a, -(-h).to(f64), c)`` reading the widening CSE'd with another ``h.to(f64)``); else None."""
+    if instr.guard is not None or not any((d := widening_def(flow, o)) is not None and _plain(flow, d.operands[1])
+                                          for o in instr.operands[1:]) \
+            or not all(_plain(flow, o) for o in instr.operands[1:]):
+        return None  # (an operand the PTX still negates: the negations are there, no cancellation)
+
+    def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
+        args = [n.left, n.right] if isinstance(n, ast.BinOp) else list(n.args) if isinstance(n, ast.Call) else []
+        for a in args:
+            inner = _negated(_resolve(f, a, _DEPTH))
+            if inner is not None and _widened_negated(f, inner, False):
+                return "cancelled", n
+        return None
+    return flow.hints.decide(instr, classify)
+
+
 def _widened_factor(flow: Flow, p: ir.Instruction) -> bool:
     """A factor of the ``mul``/``div``/``fma`` ``p`` is a plain widening ``cvt``."""
     return p.guard is None and len(p.operands) >= 3 and any(

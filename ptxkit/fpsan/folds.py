@@ -66,6 +66,7 @@ from ptxkit.fpsan.fold_neg_into_constant import (
     negation_cancelled_in_product_sum,
     negation_cancelled_in_sum,
     negation_in_constant,
+    negation_of_widened_negation,
 )
 from ptxkit.fpsan.fold_neg_tree_root import cancelled_tree
 from ptxkit.fpsan.fold_poison import poison_conversion
@@ -181,6 +182,10 @@ _REPORTED_FIRST: tuple[tuple[tuple[str, ...], Callable[[ir.Instruction, Flow], D
         "φ(−0.0) = −2^(w−1) (its own negation there); sanitized as written"), False),
     (("mul", "div"), negation_cancelled_around_product, lambda op, d: (
         f"{op} of a widened value where the source at {d.where} negates a product of x's negation, x narrower: LLVM "
+        "cancelled the two negations; Triton's FPSan negates x's payload in its own ring and sign-extends it, which "
+        "differs at φ(−0.0) = −2^(w−1) (its own negation there); sanitized as written"), False),
+    (("fma", "mad", "mul", "add", "sub", "div"), negation_of_widened_negation, lambda op, d: (
+        f"{op} of a widened value where the source at {d.where} negates a widening of x's negation, x narrower: LLVM "
         "cancelled the two negations; Triton's FPSan negates x's payload in its own ring and sign-extends it, which "
         "differs at φ(−0.0) = −2^(w−1) (its own negation there); sanitized as written"), False),
     (("max", "min"), nan_test_in_extremum, lambda op, d: (
