@@ -23,7 +23,9 @@ FOLDED = "select of a constant LLVM computed from the literal"
     ("k_where_literal_plus_one_f32", r"selp\.b32\s+%r\d+, %r\d+, 1077936128"),  # 3.0 = 2.0 + 1.0
     ("k_where_literal_plus_one_stored_bf16", r"selp\.b16\s+%rs\d+, %rs\d+, 16448"),  # bf16(3.0): the cast pushed too
     ("k_where_literal_fma_f16", r"selp\.b32\s+%r\d+, -1110704128, %r\d+"),  # f16 0.3 * 3.0 - 1.0, widened
-    ("k_one_minus_where_literal_bf16", r"selp\.b32\s+%r\d+, 1060306944, %r\d+")])  # 1.0 - bf16 0.3, widened
+    ("k_one_minus_where_literal_bf16", r"selp\.b32\s+%r\d+, 1060306944, %r\d+"),  # 1.0 - bf16 0.3, widened
+    ("k_where_literal_times_two_f32", r"selp\.b32\s+%r\d+, %r\d+, 1082130432"),  # 4.0; the arm's x * 2.0 is x + x
+    ("k_where_literals_times_three_f32", r"selp\.b32\s+%r\d+, 1077936128, 1086324736")])  # 3.0, 6.0: no arm left
 def test_arithmetic_pushed_into_a_select_of_a_literal_is_the_rings(name, shape):
     plain, _ = _build(name, "plain")
     assert re.search(shape, plain)

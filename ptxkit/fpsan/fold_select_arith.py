@@ -24,6 +24,7 @@ from ptxkit.fpsan.source_ast import _method_call, _number
 _TYPES = {32: ("f32", np.float32, np.uint32), 64: ("f64", np.float64, np.uint64)}
 _NATIVE = {"f16": (np.float16, np.uint16), "f32": (np.float32, np.uint32), "f64": (np.float64, np.uint64)}
 _STEPS = 4
+_OPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul"}
 
 
 @dataclass(frozen=True)
@@ -34,15 +35,17 @@ class _Step:
     c: int
     first: bool
     widened: bool
+    double: bool = False  # x + x: the operand twice (c unused)
 
 
 @dataclass(frozen=True)
 class SelectArith:
     """The immediate arm (operand index) and its bits in Triton's ring, and the where it came from."""
-    index: int
+    index: int  # 0: both arms (``bits`` and ``bits2``)
     bits: int
     ftype: str
     where: str
+    bits2: int = 0
 
 
 def select_arith_constant(instr: ir.Instruction, flow: Flow) -> SelectArith | None:
@@ -54,6 +57,8 @@ def select_arith_constant(instr: ir.Instruction, flow: Flow) -> SelectArith | No
     if instr.opcode != "selp" or len(ops) != 4 or instr.guard is not None or width not in (16, 32, 64):
         return None
     imm = [i for i in (1, 2) if isinstance(ops[i], (ir.Imm, ir.FloatImm))]
+    if len(imm) == 2 and width == 32:
+        return _both_literals(instr, flow, [_bits(ops[i], width) for i in (1, 2)])
     if len(imm) != 1 or not isinstance(reg := ops[3 - imm[0]], ir.Reg):
         return None
     k = _bits(ops[imm[0]], width)
@@ -80,11 +85,43 @@ def select_arith_constant(instr: ir.Instruction, flow: Flow) -> SelectArith | No
     return SelectArith(imm[0], bits, dest, where) if bits != k else None
 
 
+def _both_literals(instr: ir.Instruction, flow: Flow, ks: list[int | None]) -> SelectArith | None:
+    """``selp.b32 d, K1, K2, p`` at ``tl.where(c, a, b) op n …`` of f32 literals a and b (``where(c, 1.0, 2.0) * 3.0``
+    is ``selp 3.0, 6.0``): the source's operators with numbers around the where, applied in the ring."""
+    found = flow.hints.nodes(instr)
+    if found is None or None in ks:
+        return None
+    f, nodes = found
+    got: set[tuple[tuple[int, int], str]] = set()
+    for w in _wheres(nodes):
+        lits = _literals(w)
+        if len(lits) != 2:
+            continue
+        steps: list[_Step] = []
+        cur: ast.expr = w
+        while isinstance(p := f.parent.get(id(cur)), ast.BinOp) and type(p.op) in _OPS:
+            first = p.right is cur
+            n = _number(p.left if first else p.right)
+            if n is None:
+                break
+            steps.append(_Step(_OPS[type(p.op)], float_to_bits(n, "f32"), first, False))
+            cur = p
+            bits = [_through(lit, steps, "f32", "f32", k) for lit, k in zip(lits, ks, strict=True) if k is not None]
+            if len(bits) == 2 and all(b is not None for b in bits):
+                got.add(((bits[0] or 0, bits[1] or 0), f.where(w)))
+                break
+    if len(got) != 1:
+        return None
+    (b1, b2), where = got.pop()
+    return SelectArith(0, b1, "f32", where, b2) if (b1, b2) != tuple(ks) else None
+
+
 def rewrite_select_arith(instr: ir.Instruction, ctx: RewriteContext, found: SelectArith) -> FoldResult:
     """The select as written, its immediate arm replaced by the ring's value."""
     ops = instr.operands
     w = R.ring(found.ftype).w
-    args = [hexc(found.bits, w) if i == found.index else ctx.text(ops[i]) for i in (1, 2)]
+    args = ([hexc(found.bits, w), hexc(found.bits2, w)] if found.index == 0 else
+            [hexc(found.bits, w) if i == found.index else ctx.text(ops[i]) for i in (1, 2)])
     ctx.emit(f"{guard_text(instr.guard)}selp.b{w} {ctx.text(ops[0])}, {args[0]}, {args[1]}, {ctx.text(ops[3])}")
     return FoldResult(True, Verdict(f"select of a constant LLVM computed from the literal of the where at "
                                     f"{found.where} and the arithmetic with constants it pushed into both arms; "
@@ -112,6 +149,15 @@ def _chain(flow: Flow, r: str, ftype: str) -> list[_Step]:
             # x * m + c, LLVM's contraction of the two steps (natively folded in the other arm one at a time)
             r = o[1].name
             steps += [_Step("add", c, False, False), _Step("mul", m, False, _widened(flow, r))]
+            continue
+        if d.opcode == "add" and len(o) == 3 and isinstance(o[1], ir.Reg) and o[1] == o[2]:
+            # x + x: the source's x * 2.0 or x + x (fold_self_add), as the location says (where(c, x, 2.0) * 2.0)
+            said = flow.hints.self_add(d, ftype)
+            if said is None or said.form not in ("mul2", "add"):
+                break
+            r = o[1].name
+            steps.append(_Step("mul", float_to_bits(2.0, ftype), False, _widened(flow, r)) if said.form == "mul2"
+                         else _Step("add", 0, False, _widened(flow, r), double=True))
             continue
         if d.opcode not in ("add", "sub", "mul") or len(o) != 3:
             break
@@ -154,20 +200,23 @@ def _ring_of(lit: float, steps: list[_Step], ftype: str, dest: str, k: int) -> i
     """The ring's value of ``lit`` through the trailing steps (at least one) and the cast to ``dest`` that take it to
     ``k`` natively."""
     for start in range(len(steps) - 1, -1, -1):
-        tail = steps[start:]
-        if tail[0].widened:
-            continue
-        v = _native(lit, tail, ftype)
-        if v is None or float_to_bits(v, dest) != k:
-            continue
-        p = R.embed(np.array([float_to_bits(lit, ftype)], np.uint64), ftype)
-        for s in tail:
-            c = R.embed(np.array([s.c], np.uint64), ftype)
-            a, b = (c, p) if s.first else (p, c)
-            p = getattr(R, s.op)(a, b, R.ring(ftype).w)
-        out = R.unembed(p, ftype)
-        return int((R.float_cast(out, ftype, dest) if dest != ftype else out)[0])
+        if not steps[start].widened and (got := _through(lit, steps[start:], ftype, dest, k)) is not None:
+            return got
     return None
+
+
+def _through(lit: float, steps: list[_Step], ftype: str, dest: str, k: int) -> int | None:
+    """The ring's value of ``lit`` through ``steps`` and the cast to ``dest``, where they take it to ``k`` natively."""
+    v = _native(lit, steps, ftype)
+    if v is None or float_to_bits(v, dest) != k:
+        return None
+    p = R.embed(np.array([float_to_bits(lit, ftype)], np.uint64), ftype)
+    for s in steps:
+        c = p if s.double else R.embed(np.array([s.c], np.uint64), ftype)
+        a, b = (c, p) if s.first else (p, c)
+        p = getattr(R, s.op)(a, b, R.ring(ftype).w)
+    out = R.unembed(p, ftype)
+    return int((R.float_cast(out, ftype, dest) if dest != ftype else out)[0])
 
 
 def _native(lit: float, steps: list[_Step], ftype: str) -> float | None:
@@ -181,8 +230,8 @@ def _native(lit: float, steps: list[_Step], ftype: str) -> float | None:
     with np.errstate(all="ignore"):
         v = flt(rnd(lit))
         for s in steps:
-            c = flt(rnd(float(np.array([s.c << 16], np.uint32).view(np.float32)[0]))) if bf16 else \
-                np.array([s.c], uint).view(flt)[0]
+            c = v if s.double else flt(rnd(float(np.array([s.c << 16], np.uint32).view(np.float32)[0]))) if bf16 \
+                else np.array([s.c], uint).view(flt)[0]
             a, b = (c, v) if s.first else (v, c)
             v = flt(rnd(flt(a + b) if s.op == "add" else flt(a - b) if s.op == "sub" else flt(a * b)))
     return float(v)

@@ -32,6 +32,10 @@ HAND = {
                                              64, True),
     "k_where_literal_fma_f16": ({"x0": "f16", "x1": "f32"}, "tl.where(x1 < 0.5, 0.3, x0) * 3.0 - 1.0", "f32", 64,
                                 True),
+    "k_where_literal_times_two_f32": ({"x0": "f32", "x1": "f32"}, "tl.where(x1 < 0.5, x0, 2.0) * 2.0", "f32", 64,
+                                      True),
+    "k_where_literals_times_three_f32": ({"x0": "f32", "x1": "f32"}, "tl.where(x1 < 0.5, 1.0, 2.0) * 3.0", "f32", 64,
+                                         True),
     "k_one_minus_where_literal_bf16": ({"x0": "bf16", "x1": "f32"}, "1.0 - tl.where(x1 < 0.5, 0.3, x0)", "f32", 64,
                                        True),
     # a select of literals widened after it (LLVM folds fpext into them), and a loaded arm's select cast after it
