@@ -1656,7 +1656,10 @@ def test_a_half_sub_at_an_add_stays_undecided(tmp_path, expr):
 @pytest.mark.parametrize("expr", [
     "x0.to(tl.float16).to(tl.float64).to(tl.int32)",  # (the receiver's width known: a half)
     # held-out seed 4383 (silent at first contact): through a choice of one value
-    "tl.where(x0 > 0, x0.to(tl.float16).to(tl.float64), x0.to(tl.float16).to(tl.float64)).to(tl.int32)"])
+    "tl.where(x0 > 0, x0.to(tl.float16).to(tl.float64), x0.to(tl.float16).to(tl.float64)).to(tl.int32)",
+    # held-out seed 73774 (silent at first contact): an arm a choice of one value itself
+    "tl.where(x0 > 0, tl.minimum(x0.to(tl.float16).to(tl.float64), x0.to(tl.float16).to(tl.float64)), "
+    "x0.to(tl.float16).to(tl.float64)).to(tl.int32)"])
 def test_half_to_int_through_f64_widened_to_f32_by_llvm(tmp_path, expr):
     """``h.to(tl.float64).to(tl.int32)`` of a half as ``cvt.f32.f16`` and ``cvt.rzi.s32.f32`` (held-out seed
     3282: LLVM widens to f32, exact, and drops the f64): Triton's ring widening to f64, then the conversion."""
@@ -1667,6 +1670,8 @@ def test_half_to_int_through_f64_widened_to_f32_by_llvm(tmp_path, expr):
     wide = R.float_cast(np.array(hs, np.uint64), "f16", "f64").astype(np.uint64).view(np.float64)
     assert out == [int(np.clip(np.trunc(v), -2**31, 2**31 - 1)) & 0xFFFFFFFF if v == v else 0 for v in wide]
     assert ("cvt.rzi.s32.f32", "note") in _items(rep) and not rep.errors
+    if "minimum" in expr:
+        _assert_bit_exact("seed73774", folds=())
 
 
 def test_half_abs_read_by_a_widening_half_op_is_reported(tmp_path):

@@ -429,10 +429,23 @@ def _one_value(f: SourceFile, e: ast.expr | None) -> ast.expr | None:
     are ``a``; held-out seed 3028), names followed; None: unknown."""
     e = _resolve(f, e, _DEPTH) if e is not None else None
     for _ in range(_DEPTH):
-        if e is None or (a := _chosen(e)) is None:
+        if e is None or (a := _chosen(e) or _same_arms(f, e)) is None:
             return e
         e = _resolve(f, a, _DEPTH)
     return e
+
+
+def _same_arms(f: SourceFile, e: ast.expr) -> ast.expr | None:
+    """The value of a choice whose arms are one value once their own choices are resolved (held-out seed 73774:
+    ``tl.where(c, tl.minimum(d, d), d)``), else None."""
+    if not (isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and isinstance(e.func.value, ast.Name)
+            and e.func.value.id == "tl"):
+        return None
+    arms = (e.args[1:] if e.func.attr == "where" and len(e.args) == 3
+            else e.args if e.func.attr in ("maximum", "minimum") and len(e.args) == 2 else [])
+    vals = [_one_value(f, a) for a in arms]
+    return vals[0] if len(vals) == 2 and vals[0] is not None and vals[1] is not None \
+        and ast.dump(vals[0]) == ast.dump(vals[1]) else None
 
 
 def _chosen(e: ast.expr) -> ast.expr | None:
