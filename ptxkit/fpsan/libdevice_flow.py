@@ -12,7 +12,7 @@ import networkx as nx
 
 from ptxkit import ir
 from ptxkit.fpsan.irview import NO_DEST, regs, writes
-from ptxkit.ptx.types import FLOAT_TYPES, SIGNED_TYPES, UNSIGNED_TYPES
+from ptxkit.ptx.types import FLOAT_TYPES, SIGNED_TYPES, UNSIGNED_TYPES, type_bits
 
 
 @dataclass
@@ -461,3 +461,13 @@ def chain_types(s: ir.Instruction) -> tuple[str, str] | None:
     if s.opcode in ("neg", "abs") and len(types) == 1:
         return types[0], types[0]
     return None
+
+
+def converted_into(flow: Flow, rng: list[ir.Instruction], r: str, ftype: str) -> bool:
+    """Conversions of the range take ``r`` to a value of ``ftype``'s width that other float work there reads."""
+    chain = [(s, t[0]) for s in rng if (t := chain_types(s)) is not None]
+    vals = {r}
+    for _ in range(3):
+        vals |= {w for s, _ in chain if flow.reads(s) & vals for w in flow.writes(s)}
+    wide = {w for s, dt in chain if flow.reads(s) & vals and type_bits(dt) == type_bits(ftype) for w in flow.writes(s)}
+    return any(is_float(s) and not chain_types(s) and flow.reads(s) & wide for s in rng)

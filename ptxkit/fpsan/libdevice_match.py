@@ -43,6 +43,7 @@ from ptxkit.fpsan.libdevice_flow import (
     cfg,
     chain_types,
     constants_before,
+    converted_into,
     data_move,
     forward_taint,
     is_float,
@@ -144,8 +145,9 @@ def match_body(flow: Flow, stmts: list[ir.Statement], name: str, lo: int, exit_l
                                  for j in range(i)):
                 continue  # (computed by the call's work; a load under its location is the layout's: seed 3530)
             if (ws := flow.writers.get(r)) and all((t := chain_types(w)) and type_bits(t[0]) != type_bits(ftype)
-                                                   for w in ws):
-                continue  # a float of another width (seed 73188: the caller's x.to(f16) sunk into log's range)
+                                                   for w in ws) and not converted_into(flow, rng, r, ftype):
+                continue  # a float of another width the body does not read converted (seed 73188: the caller's
+                # x.to(f16) sunk into log's range; an argument y = h.to(f32) of a narrower h is its conversion's)
             cands.append(r)
     if arity == 2 and ftype == "f32" and same_arguments is not None:
         # pow(d, -d): the caller's non-.ftz negation of an input, computed inside the body's range (at a merged
