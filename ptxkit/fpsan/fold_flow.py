@@ -285,6 +285,16 @@ def float_cast(cvt: ir.Instruction, packed: bool = False) -> tuple[str, str] | N
     return types[0], types[1]
 
 
+def cast_source(flow: Flow, cvt: ir.Instruction, at: ir.Instruction) -> tuple[str, str, ir.Reg] | None:
+    """(destination, source type, source register) of a scalar float ``cvt`` whose source holds the same value at
+    ``at`` (a fold that moves work from after the cast to before it reads the source there); else None."""
+    types = float_cast(cvt)
+    x = cvt.operands[1]
+    if types is None or not isinstance(x, ir.Reg) or not flow.unchanged_between(x.name, cvt, at):
+        return None
+    return types[0], types[1], x
+
+
 def widening_def(flow: Flow, o: ir.Operand) -> ir.Instruction | None:
     """The widening float ``cvt`` that alone defines ``o``; else None."""
     cvt = flow.only_def(o.name) if isinstance(o, ir.Reg) else None

@@ -12,7 +12,7 @@ from ptxkit import ir
 from ptxkit.fpsan import ring as R
 from ptxkit.fpsan.casts import _cast_payload as cast_payload
 from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext
-from ptxkit.fpsan.fold_flow import Flow, float_cast
+from ptxkit.fpsan.fold_flow import Flow, cast_source, float_cast
 from ptxkit.fpsan.ops import as_reg, lane_nonzero_signs
 from ptxkit.fpsan.source_ast import (
     _DEPTH,
@@ -62,11 +62,9 @@ def neg_abs_order(flow: Flow, cvt: ir.Instruction) -> Decision | None:
 def neg_abs_before_cast(instr: ir.Instruction, cvt: ir.Instruction, ctx: RewriteContext, flow: Flow) -> bool:
     """``d = or(cvt.T.S(x), sign)`` as Triton's FPSan of ``(-abs(x)).to(T)``: |x| on S's bits, the ring negation
     (the sign set where the magnitude is not zero), then the ring cast of that payload to T."""
-    types = float_cast(cvt)
-    x = cvt.operands[1]
-    if types is None or not isinstance(x, ir.Reg) or not flow.unchanged_between(x.name, cvt, instr):
+    if (src := cast_source(flow, cvt, instr)) is None:
         return False
-    dt, st = types
+    dt, st, x = src
     ws = R.ring(st).w
     bits = ctx.unembed_to_fresh(as_reg(ctx, ctx.embed(x, st), ws), st)
     m, t = lane_nonzero_signs(ctx, bits, ws, ws)

@@ -9,6 +9,7 @@ Instructions: mul, fma")."""
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 
 from ptxkit import ir
 from ptxkit.fpsan.fold_flow import Flow, widening_def
@@ -92,15 +93,8 @@ def negation_cancelled_in_product_sum(instr: ir.Instruction, flow: Flow) -> Deci
     """The source's ``a - (-h) * y`` (or ``a - (-h) / c``) of an h narrower than the product's type, at an ``fma``
     multiplying a plain widening ``cvt``: LLVM cancelled the negation against the subtraction (custom kernels after
     held-out seed 61112, silent at h = −0.0: ``fma(h.to(f32), y, a)``); else None."""
-    if instr.opcode not in ("fma", "mad") or instr.guard is not None or not _widened_factor(flow, instr):
-        return None
-    width = _width_of(instr)
-
-    def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
-        ok = isinstance(n, ast.BinOp) and isinstance(n.op, ast.Sub) and _negated_factor(
-            f, _resolve(f, n.right, _DEPTH), width)
-        return ("cancelled", n) if ok else None
-    return flow.hints.decide_within(instr, classify)
+    return _cancelled_with_product(instr, flow, ("fma", "mad"), lambda n: n.right if isinstance(n, ast.BinOp)
+                                   and isinstance(n.op, ast.Sub) else None)
 
 
 def negation_cancelled_around_product(instr: ir.Instruction, flow: Flow) -> Decision | None:
@@ -108,14 +102,21 @@ def negation_cancelled_around_product(instr: ir.Instruction, flow: Flow) -> Deci
     the outer negation of a ``mul``/``div`` with a plain widening factor: LLVM cancelled the two negations (held-out
     seed 72003, silent at first contact at h = −0.0: ``-((-x.to(f16)) / 3.0)`` as ``mul.f32 (1/3), h.to(f32)``),
     where Triton negates h in its own ring before sign-extending; else None."""
-    if instr.opcode not in ("mul", "div") or not _widened_factor(flow, instr):
+    return _cancelled_with_product(instr, flow, ("mul", "div"), lambda n: n.operand if isinstance(n, ast.UnaryOp)
+                                   and isinstance(n.op, ast.USub) else None)
+
+
+def _cancelled_with_product(instr: ir.Instruction, flow: Flow, opcodes: tuple[str, ...],
+                            product_of: Callable[[ast.expr], ast.expr | None]) -> Decision | None:
+    """A node at ``instr``'s location whose ``product_of`` is a product or quotient with a negated operand narrower
+    than ``instr``'s type, where ``instr`` (of ``opcodes``) has a plain widening factor."""
+    if instr.opcode not in opcodes or instr.guard is not None or not _widened_factor(flow, instr):
         return None
     width = _width_of(instr)
 
     def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
-        ok = isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub) and _negated_factor(
-            f, _resolve(f, n.operand, _DEPTH), width)
-        return ("cancelled", n) if ok else None
+        p = product_of(n)
+        return ("cancelled", n) if p is not None and _negated_factor(f, _resolve(f, p, _DEPTH), width) else None
     return flow.hints.decide_within(instr, classify)
 
 

@@ -19,6 +19,7 @@ from ptxkit.fpsan.fold_flow import (
     Flow,
     FoldResult,
     cast_dest,
+    cast_source,
     decide_fold,
     float_cast,
     float_cast_reader,
@@ -657,11 +658,9 @@ def _neg_abs(instr: ir.Instruction, ctx: RewriteContext, a: str, d: str, lanes: 
 
 def _neg_before_cast(instr: ir.Instruction, cvt: ir.Instruction, ctx: RewriteContext, flow: Flow) -> bool:
     """``d = xor(cvt.T.S(x))`` as Triton's FPSan of ``(-x).to(T)``: the ring cast of −φ_S(x)."""
-    types = float_cast(cvt)
-    x = cvt.operands[1]
-    if types is None or not isinstance(x, ir.Reg) or not flow.unchanged_between(x.name, cvt, instr):
+    if (src := cast_source(flow, cvt, instr)) is None:
         return False
-    dt, st = types
+    dt, st, x = src
     ws = R.ring(st).w
     n = ctx.fresh(BITS_KIND[ws])
     ctx.emit(f"neg.s{ws} {n}, {as_reg(ctx, ctx.embed(x, st), ws)}")
