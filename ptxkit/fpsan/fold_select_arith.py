@@ -89,7 +89,8 @@ def _both_literals(instr: ir.Instruction, flow: Flow, ks: list[int | None]) -> S
     """``selp.b32 d, K1, K2, p`` at ``tl.where(c, a, b) op n …`` of f32 literals a and b (``where(c, 1.0, 2.0) * 3.0``
     is ``selp 3.0, 6.0``): the source's operators with numbers around the where, applied in the ring."""
     found = flow.hints.nodes(instr)
-    if found is None or None in ks:
+    k1, k2 = ks
+    if found is None or k1 is None or k2 is None:
         return None
     f, nodes = found
     got: set[tuple[tuple[int, int], str]] = set()
@@ -106,14 +107,16 @@ def _both_literals(instr: ir.Instruction, flow: Flow, ks: list[int | None]) -> S
                 break
             steps.append(_Step(_OPS[type(p.op)], float_to_bits(n, "f32"), first, False))
             cur = p
-            bits = [_through(lit, steps, "f32", "f32", k) for lit, k in zip(lits, ks, strict=True) if k is not None]
-            if len(bits) == 2 and all(b is not None for b in bits):
-                got.add(((bits[0] or 0, bits[1] or 0), f.where(w)))
+            for l1, l2 in (lits, lits[::-1]):  # (LLVM may invert the predicate and swap the arms)
+                b1, b2 = _through(l1, steps, "f32", "f32", k1), _through(l2, steps, "f32", "f32", k2)
+                if b1 is not None and b2 is not None:
+                    got.add(((b1, b2), f.where(w)))
+            if got:
                 break
     if len(got) != 1:
         return None
-    (b1, b2), where = got.pop()
-    return SelectArith(0, b1, "f32", where, b2) if (b1, b2) != tuple(ks) else None
+    (n1, n2), where = got.pop()
+    return SelectArith(0, n1, "f32", where, n2) if (n1, n2) != (k1, k2) else None
 
 
 def rewrite_select_arith(instr: ir.Instruction, ctx: RewriteContext, found: SelectArith) -> FoldResult:
