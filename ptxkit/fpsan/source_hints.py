@@ -283,25 +283,6 @@ class SourceHints(SignHints, CastHints, LibcallHints, CompareHints, ReduceHints)
         got = self.decide(cvt, classify)  # a round trip alone at the location is no conversion form either (54091:
         return None if got is not None and got.form == "int round trip" else got  # a KeyError stopped sanitize)
 
-    def f32_int(self, cvt: ir.Instruction, dest: str) -> Decision | None:
-        """``cvt.rzi.sN.f32 d, x`` of Triton's ``x.to(tl.float64).to(intN)`` (``f64``: LLVM drops the fpext,
-        Triton's ring widens the payload first; held-out seed 1473); anything else undecided."""
-        def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
-            t = _to_dtype(n)
-            # (through a choice of one value: tl.where(c, d.to(f64), d.to(f64)).to(int8), held-out seed 4383)
-            recv = _one_value(f, _receiver(n)) if t in _INT_DTYPES else None
-            if recv is None or _cast_to(recv) != "float64" or max(16, _int_width(t or "")) != max(16, int(dest[1:])):
-                return None
-            # the cvt reads f32, so the .to(f64)'s receiver is f32 unless the source says otherwise (1560: a dot),
-            # or a half that LLVM widened to f32 (held-out seed 3282: a half sum, shuffled as f32): the ring widening
-            # of its f32 payload to f64 is the half's
-            inner = _resolve(f, _receiver(recv), _DEPTH)
-            if _to_dtype(inner) in _INT_DTYPES:
-                return None  # i.to(f64).to(int64) of an integer (held-out seed 7104: x.to(int64).to(f64).to(int64)),
-                # which Triton folds: the cvt is the first .to(int64), from f32
-            return ("f64", n) if _width(f, _receiver(recv), _DEPTH) != 64 else None
-        return self.decide(cvt, classify)
-
     def int_half(self, cvt: ir.Instruction, dest: str) -> Decision | None:
         """``cvt.rn.f16.sN d, i`` is ``i.to(f16)`` (``native``) — decided only where the half cast's
         receiver is an integer cast, or an f32 cast of one (Triton folds that pair before its FPSan; the
