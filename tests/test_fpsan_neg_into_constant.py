@@ -55,7 +55,10 @@ def test_difference_of_two_widened_negations(tmp_path, negs, reported):
 
 
 @pytest.mark.parametrize("expr,reported", [("(-x0) / 3.0", True), ("-(x0.to(tl.float32) / 3.0)", False),
-                                           ("(-x0.to(tl.float32)) / 3.0", False)])
+                                           ("(-x0.to(tl.float32)) / 3.0", False),
+                                           # a loaded y beside another value's widening: y is no narrow h (a false
+                                           # alarm before: -(x.to(f64) * y) - (-y) * ceil(x.to(f64)) of an f64 y)
+                                           ("(-x1) * tl.ceil(x0.to(tl.float32))", False)])
 def test_negation_taken_out_of_a_product_of_a_widened_half(tmp_path, expr, reported):
     """``neg.f32 d, p`` of ``p = mul c, h.to(f32)`` (held-out seed 61112's shape): reported where the source negates the
     half before the division widens it (Triton's 16-bit negation keeps φ(−0.0) = −2^15, the f32 one does not), not

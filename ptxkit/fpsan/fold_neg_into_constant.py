@@ -155,9 +155,13 @@ def _negated_factor(f: SourceFile, n: ast.expr | None, width: int) -> bool:
     loaded one, whose type the PTX's widening says), under casts or none."""
     if not (isinstance(n, ast.BinOp) and isinstance(n.op, (ast.Mult, ast.Div))):
         return False
-    for side in (n.left, n.right):
+    for side, other in ((n.left, n.right), (n.right, n.left)):
         x = _negated(_cast_chain(f, side)[1])
         w = _width(f, x, _DEPTH) if x is not None else None
+        wide = [m for m in ast.walk(other) if isinstance(m, ast.expr) and _cast_to(m) in ("float32", "float64")]
+        if w == OWN and x is not None and wide and not any(
+                _resolve(f, _receiver(m), _DEPTH) is _resolve(f, x, _DEPTH) for m in wide):
+            continue  # a loaded y beside another's widening (-y * ceil(x.to(f64))): the PTX's widening is that one's
         if w is not None and (w == OWN or 0 < w < width):
             return True
     return False
