@@ -1405,7 +1405,12 @@ def test_f32_to_int_through_an_f64_cast_of_the_float_only(tmp_path, expr, via_f6
     f64 is a cast of the float: of an integer (``x.to(int64).to(f64).to(int64)``, which Triton folds) the cvt is
     the first conversion, from f32."""
     body = "{loc}\n\tcvt.rzi.s64.f32 %rd7, %a;\n\tcvt.u32.u64 %d, %rd7;"
-    text = _with_source(tmp_path, expr + ".to(tl.float32)", body, "x0")
+    _assert_f32_to_int64(_with_source(tmp_path, expr + ".to(tl.float32)", body, "x0"), via_f64)
+
+
+def _assert_f32_to_int64(text: str, via_f64: bool) -> None:
+    """``text``'s ``cvt.rzi.s64.f32`` (low word stored) converts the ring's widening to f64 (``via_f64``, reported
+    "through f64") or the f32 itself."""
     xs = [0x40200000, 0xC0490FDB]
     out, rep = _run(text, [[x] for x in xs])
     src = R.float_cast(np.array(xs, np.uint64), "f32", "f64").view(np.float64) if via_f64 else \
@@ -1422,13 +1427,7 @@ def test_f32_to_int_with_no_location_is_the_files_one_form(tmp_path, expr, via_f
     """``cvt.rzi.s64.f32`` at line 0 (LLVM's "no location": the last of eight copies of ``a.to(f64).to(int32)`` in
     held-out seed 75724, left native silently before): the file's one form of an f32 → int64 conversion decides."""
     text = _with_source(tmp_path, expr, ".loc 1 0 0\n\tcvt.rzi.s64.f32 %rd7, %a;\n\tcvt.u32.u64 %d, %rd7;", "")
-    xs = [0x40200000, 0xC0490FDB]
-    out, rep = _run(text, [[x] for x in xs])
-    src = R.float_cast(np.array(xs, np.uint64), "f32", "f64").view(np.float64) if via_f64 else \
-        np.array(xs, np.uint32).view(np.float32).astype(np.float64)
-    ints = [0 if np.isnan(v) else int(min(max(np.trunc(v), -2.0 ** 63), 2.0 ** 63 - 1)) for v in src]
-    assert out == [i % (1 << 32) for i in ints]
-    assert any("through f64" in i.reason for i in rep.items) == via_f64
+    _assert_f32_to_int64(text, via_f64)
     if via_f64:
         _assert_bit_exact("seed75724", folds=())
 
