@@ -406,6 +406,14 @@ def test_pow_whose_two_arguments_llvm_made_one_register_is_reported():
     assert not (ours == theirs).all() and "libdevice:__nv_pow" in {e.opcode for e in errors}
 
 
+def test_caller_arithmetic_sunk_with_a_half_conversion_is_reported():
+    """Held-out seed 73705 (silent at first contact): ``pow(tanh(..), (0.0 * y.to(f32)) + 1.0)`` of a bf16 y — LLVM
+    sank y's cvt and the ``fma(y, 0.0, 1.0)`` past powf's ``x == 1`` exit at a merged location (0:9), and the body was
+    hashed as pow(t, y). The source's call passes no cast, so the conversion is not the argument: left reported."""
+    ours, theirs, errors = _compare("seed73705")
+    assert not (ours == theirs).all() and "libdevice:__nv_powf" in {e.opcode for e in errors}
+
+
 def test_sunk_abs_and_cast_of_an_argument_without_a_source_are_reported():
     """Held-out seed 17682: the half's abs.f16 and cvt.f32.f16 inside powf's body are ``abs(h.to(f32))`` in the source
     (LLVM moved the abs above the cast), or ``abs(h).to(f32)`` in another kernel (held-out seed 802): without the

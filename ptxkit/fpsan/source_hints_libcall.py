@@ -7,7 +7,16 @@ from __future__ import annotations
 import ast
 
 from ptxkit import ir
-from ptxkit.fpsan.source_ast import Decision, SourceFile, _module_call
+from ptxkit.fpsan.source_ast import (
+    _DEPTH,
+    Decision,
+    SourceFile,
+    _abs_call,
+    _cast_to,
+    _module_call,
+    _negated,
+    _one_value,
+)
 from ptxkit.fpsan.source_locations import HintsBase
 
 _BINOP_OPCODE = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div"}
@@ -34,3 +43,36 @@ class LibcallHints(HintsBase):
         names = {name for n in found[1] if (name := _module_call(n, "libdevice")) is not None}
         own = any(isinstance(n, ast.BinOp) and _BINOP_OPCODE.get(type(n.op)) == instr.opcode for n in found[1])
         return names.pop() if len(names) == 1 and not own else None
+
+    def cast_argument(self, instr: ir.Instruction) -> bool | None:
+        """Whether the library call at ``instr``'s location (or the user's call it was inlined from) passes an
+        argument that is a float cast, under negations and abs (``pow(x, h.to(f32))``, ``pow(x, abs(h).to(f32))``):
+        the only arguments LLVM's conversion of a half sunk into the body can be. False where every argument
+        is other work (held-out seed 73705: ``pow(tanh(..), (0.0 * y.to(f32)) + 1.0)``, whose ``fma(y, 0.0, 1.0)``
+        LLVM sank with y's conversion past the body's ``x == 1`` exit, at a merged location); None: no such call."""
+        def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
+            if _module_call(n, "libdevice") is None and _module_call(n, "tl") is None:
+                return None
+            assert isinstance(n, ast.Call)
+            if not n.args or n.keywords:
+                return None
+            return ("cast" if any(_cast_shaped(f, a) for a in n.args) else "other", n)
+        got = self.decide_here_or_at_call(instr, classify)
+        return None if got is None else got.form == "cast"
+
+
+def _cast_shaped(f: SourceFile, e: ast.expr) -> bool:
+    """``e`` (names followed, choices of one value taken) is a float cast under negations and abs calls."""
+    for _ in range(_DEPTH):
+        v = _one_value(f, e)
+        if v is None:
+            return True  # unknown: it may be
+        if _cast_to(v) is not None:
+            return True
+        if (inner := _negated(v)) is not None:
+            e = inner
+        elif _abs_call(v):
+            e = v.args[0]
+        else:
+            return False
+    return True
