@@ -765,3 +765,11 @@ def test_the_callers_conversions_sunk_into_a_body_are_no_input(name):
     A body's input has the body's width; the caller's chain of conversions of it, read after the exit by the caller's
     division, is the caller's work (Triton's ring casts), not a second result."""
     _assert_bit_exact(name, folds=())
+
+
+def test_a_scans_first_row_converted_to_a_half_inside_a_body_goes_through_f32():
+    """``pow(s, s.to(bf16).to(f32))`` of ``s = cumsum(i.to(f32), axis=0)`` over small integers i (held-out seed
+    75360, silent at first contact in 15/256 elements): on the scan's first row s is ``i.to(f32)``, and LLVM folds
+    its sitofp and the fptrunc into one ``cvt.rn.bf16.s16``, sunk into powf's body. Triton's FPSan converts to f32
+    natively and narrows the payload in the ring; the replayed argument did the conversion to bf16 natively."""
+    _assert_bit_exact("seed75360", folds=())

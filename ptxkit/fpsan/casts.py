@@ -250,7 +250,7 @@ def _int_to_half(instr: ir.Instruction, ctx: RewriteContext, dt: str, st: str) -
     f = ctx.fresh("b32")
     ctx.emit(f"cvt.rn.f32.{st} {f}, {src.name if isinstance(src, (ir.Reg, ir.Sym)) else src}")
     q = ctx.embed_value(f, "f32")
-    ops = decided.form.partition(";")[2].split(",") if decided is not None else []
+    ops = [o for o in decided.form.partition(";")[2].split(",") if o] if decided is not None else []
     for op in ops:  # the f32 arithmetic LLVM cancelled, in the ring (source_hints._ring_chain)
         name, _, c = op.partition(":")
         o, a = ctx.fresh("b32"), as_reg(ctx, q, 32)

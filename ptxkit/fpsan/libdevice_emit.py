@@ -73,10 +73,7 @@ def _argument(ctx: RewriteContext, r: LibRange, x: str) -> str:
         assert types is not None
         dt, st = types
         if st in INT_TYPES:  # i.to(f32): native, as Triton's FPSan leaves sitofp
-            t = ctx.fresh(BITS_KIND[R.ring(dt).w])
-            ctx.read_bits(x)
-            ctx.emit(f"cvt.{'.'.join(s.mods)} {t}, {x}")
-            p = ctx.embed_value(t, dt)
+            p = _int_conversion(ctx, s, x, dt, st)
             continue
         if s.opcode == "abs" and r.abs_order.get(id(s), "") not in ("", "outside"):
             moved = r.abs_order[id(s)]
@@ -98,6 +95,29 @@ def _argument(ctx: RewriteContext, r: LibRange, x: str) -> str:
         else:  # abs: Triton leaves it native, on the float bits
             p = _abs_bits(ctx, p, st)
     return p
+
+
+def _int_conversion(ctx: RewriteContext, s: ir.Instruction, x: str, dt: str, st: str) -> str:
+    """φ of a sunk chain's integer conversion: native, as Triton's FPSan leaves sitofp — but a conversion to a half
+    the source makes through f32 (a scan's first row, held-out seed 75360: ``cumsum(i.to(f32)).to(bf16)``, silent at
+    first contact) is f32 natively, then Triton's ring narrowing; where the source does not say, reported."""
+    via = ctx.folds.get("int-half")
+    if dt in ("f16", "bf16") and via is None:
+        decided = ctx.hints.int_half(s, dt)
+        via = "native" if decided is not None and decided.form == "native" else \
+            "f32" if decided is not None and decided.form == "f32" else None
+        if via is None:
+            ctx.report(s, f"{st} → {dt} conversion of a libdevice argument left native (Triton's i.to({dt})); LLVM "
+                       f"also folds a conversion through f32 into this one cvt, which Triton's FPSan narrows in the "
+                       f"ring: --fold int-half=native|f32 states which the source meant")
+    ctx.read_bits(x)
+    if dt in ("f16", "bf16") and via == "f32":
+        t = ctx.fresh("b32")
+        ctx.emit(f"cvt.rn.f32.{st} {t}, {x}")
+        return cast_payload(ctx, ctx.embed_value(t, "f32"), "f32", dt)
+    t = ctx.fresh(BITS_KIND[R.ring(dt).w])
+    ctx.emit(f"cvt.{'.'.join(s.mods)} {t}, {x}")
+    return ctx.embed_value(t, dt)
 
 
 def _abs_bits(ctx: RewriteContext, p: str, t: str) -> str:

