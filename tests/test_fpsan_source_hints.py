@@ -311,6 +311,28 @@ def test_negation_of_the_unwidened_factor_stays_where_the_source_has_it(tmp_path
     _assert_bit_exact("seed68499", folds=())
 
 
+def test_negated_product_sharing_a_negation_with_another_product_is_the_ring_product(tmp_path):
+    """``(-x0) * 3.0 + (-(x1.to(f32) * x0))`` of a half x1 and an f32 x0 (held-out seed 68925, silent at x1 = −0.0):
+    LLVM computes the first term as ``mul(cvt(x1), neg(x0))`` with the neg it shares with ``(-x0) * 3.0``. The mul's
+    own location is ``-(… * x0)``, whose ring value is the product of the widening and −φ(x0); the neg's location (the
+    other product, whose -x0 reads as ``(-h) * y``) is not this product's: no negation moved into the half."""
+    expr = "(-x0) * 3.0 + (-(x1.to(tl.float32) * x0))"
+    line = SRC.replace("EXPR", expr).splitlines()[EXPR_LINE - 1]
+    at = lambda a: f".loc 1 {EXPR_LINE} {line.index(a) + 1}"  # noqa: E731
+    body = (f"{at('(-x0)')}\n\tneg.f32 %r3, %a;\n\tmul.f32 %r4, %r3, 0f40400000;\n"
+            f"{at('-(x1')}\n\tcvt.u16.u32 %h1, %b;\n\tcvt.f32.f16 %r1, %h1;\n\tmul.f32 %r5, %r1, %r3;\n"
+            f"{at('+ (-(')}\n\tadd.f32 %d, %r4, %r5;")
+    text = _with_source(tmp_path, expr, body, "", nin=2)
+    rows = [[0x3FC00000, 0x8000], [0x3FC00000, 0xC000], [0xBF800000, 0x8000]]
+    out, rep = _run(text, rows)
+    e = lambda v, t: R.embed(np.array([v], np.uint64), t)  # noqa: E731
+    want = [int(R.unembed(R.add(R.mul(R.sext(e(h, "f16"), 16, 32), R.neg(e(x, "f32"), 32), 32),
+                                R.mul(R.neg(e(x, "f32"), 32), e(0x40400000, "f32"), 32), 32), "f32")[0])
+            for x, h in rows]
+    assert out == want and not rep.errors
+    assert not [i for i in rep.items if "moved onto the other factor" in i.reason]
+
+
 @pytest.mark.parametrize("source", [True, False])
 def test_sign_bit_and_of_an_int_conversion_is_zero_times_x(tmp_path, source):
     """``0.0 * i.to(f32)`` (held-out seed 7517): LLVM's copysign(0.0, x) as ``and.b32 d, x, 0x80000000`` at an inner

@@ -7,6 +7,7 @@ form at a cvt (:func:`_neg_cast_hint`). Split from
 
 from __future__ import annotations
 
+import ast
 import struct
 
 from ptxkit import ir
@@ -100,8 +101,23 @@ def _negated_factor_source(instr: ir.Instruction, flow: Flow, ft: str, other: ir
     if isinstance(other, ir.FloatImm):
         return flow.hints.negated_factor(instr, w, -_float_value(other))
     neg = flow.only_def(other.name) if isinstance(other, ir.Reg) else None
-    return flow.hints.negated_factor(instr, w, None) or (
-        flow.hints.negated_factor(neg, w, None) if neg is not None else None)
+    own = flow.hints.negated_factor(instr, w, None)
+    if own is not None or neg is None or _a_product_here(flow, instr):
+        # a product of the source at the mul's own location that negates no narrow factor is the mul's (the
+        # negation LLVM put on a factor came from around it, -(h.to(f64) * y)): the neg's location names another
+        # product LLVM shared the neg with (held-out seed 68925 at x = −0: (-y) * ceil(..), whose -y is a load's)
+        return own
+    return flow.hints.negated_factor(neg, w, None)
+
+
+def _a_product_here(flow: Flow, instr: ir.Instruction) -> bool:
+    """A multiplication, or its negation (``-(a * b)``, whose location LLVM gives the product it negates a factor
+    of), starts at ``instr``'s own location (a column, not LLVM's merged line)."""
+    found = flow.hints.nodes(instr)
+    loc = flow.hints.loc.get(id(instr))
+    return found is not None and loc is not None and loc[2] != 0 and any(
+        isinstance(m, ast.BinOp) and isinstance(m.op, ast.Mult)
+        for n in found[1] for m in (n, n.operand if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub) else n))
 
 
 _NEG_FACTOR = ("x * -c (or x * -y) with x widened from a narrower h: LLVM's (-h).to(T) * c (or (-h) * y), the "
