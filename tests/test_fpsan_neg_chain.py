@@ -48,3 +48,23 @@ def test_held_out_dot_operand_negated_through_f64_is_tritons_bits():
     """Triton 3.9 pair: ``a = (-a.to(f64)).to(bf16)`` of a bf16 dot operand, the sign xor after the ldmatrix:
     bit for bit with Triton's FPSan build."""
     _assert_bit_exact("seed35006")
+
+
+@pytest.mark.parametrize("arms,negated", [("x0.to(tl.float64) * -1.0, x0.to(tl.float32).to(tl.float64)", True),
+                                          ("-x0.to(tl.float64), x0.to(tl.float64)", True),
+                                          ("x0.to(tl.float64) * 2.0, x0.to(tl.float64)", False)])
+def test_negation_narrowed_into_a_selects_arm_goes_through_f64(tmp_path, arms, negated):
+    """``where(c, x.to(f64) * -1.0, x.to(f32).to(f64)).to(f16)`` of a half x (held-out seed 80544, silent at first
+    contact at x = −0.0): LLVM sinks the narrowing into the arms, one of them ``neg.f16 x``; Triton's ring widens,
+    negates in 64 bits and narrows, which is not the 16-bit negation at φ(−0). Without a negating arm: the neg is
+    the half ring's."""
+    body = "{store}\n\tneg.f16 %h1, %a;\n\tmov.b16 %d, %h1;"
+    text = _with_source(tmp_path, f"tl.where(x0 > 0.5, {arms})", body, "", w=16)
+    out, _ = _run(text, [[h] for h in HALVES], w=16)
+    ring_neg = [int(v) for v in R.float_unop("neg", np.array(HALVES, np.uint64), "f16")]
+    assert out == (_through_f64(HALVES) if negated else ring_neg)
+    assert _through_f64(HALVES) != ring_neg
+
+
+def test_held_out_select_arm_negation_is_tritons_bits():
+    _assert_bit_exact("seed80544", folds=())

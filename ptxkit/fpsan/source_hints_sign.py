@@ -26,6 +26,7 @@ from ptxkit.fpsan.source_ast import (
     _module_call,
     _neg_steps,
     _negated,
+    _negating_arm,
     _no_casts,
     _number,
     _one_value,
@@ -220,6 +221,7 @@ class SignHints(HintsBase):
         values = [n.args[1] for n in nodes if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
                   and n.func.attr == "store" and len(n.args) >= 2] + [n for n in nodes if _cast_to(n)]
         chains = {(c, f.where(v)) for v in values if (c := _neg_steps(f, v)) is not None and c[-1] == dest}
+        chains |= {got for v in values if (got := _negating_arm(f, v, dest)) is not None}
         return chains.pop() if len({c for c, _ in chains}) == 1 else None
 
     def neg_chain_of_operand(self, reader: ir.Instruction, dest: str) -> tuple[tuple[str, ...], str] | None:
@@ -695,3 +697,4 @@ class SignHints(HintsBase):
             kinds = [kind(f, s) for s in (n.left, n.right)]
             return ("cancelled", n) if None not in kinds and "cast" in kinds else None
         return self.decide(instr, classify) or self.decide_within(instr, classify)
+
