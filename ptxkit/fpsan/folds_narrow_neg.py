@@ -48,9 +48,12 @@ def _narrow_negation(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, ft:
                      decided: Decision) -> FoldResult | None:
     """``add d, a, cvt(h)`` where the source says ``a - (-h)`` (held-out seed 701: ``a - (h * -1.0)``, h
     bf16): Triton's ``φ(a) − sext(−φ_h(h))``. The widened payload q = sext(p) gives sext(−p) as −q, except
-    at p = −2^(n−1) (φ(-0), its own narrow negation), where it is q."""
+    at p = −2^(n−1) (φ(-0), its own narrow negation), where it is q. An ``fma d, a, b, cvt(h)`` is ``a * b - (-h)``
+    contracted (held-out seed 81248: ``x / 3.0 - (-h)`` of a bf16 h, silent at h = −0.0)."""
     if decided.form == "beside" and len(wide) != 2:
         return None  # (a loaded value beside an explicit widening: of the op's type unless the PTX widens it too)
+    if instr.opcode in ("fma", "mad"):
+        return _narrow_negated_addend(instr, ctx, flow, ft, decided)
     if instr.opcode == "sub":
         if 2 not in wide:
             return None  # the fold puts the negated operand second
@@ -73,6 +76,24 @@ def _narrow_negation(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, ft:
         return None
     return FoldResult(True, Verdict(f"{_NARROW_NEG}; sanitized so, decided by the source at {decided.where}", NOTE,
                                     native=False))
+
+
+def _narrow_negated_addend(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, ft: str,
+                           decided: Decision) -> FoldResult | None:
+    """``fma d, a, b, cvt(h)`` of the source's ``a * b - (-h)``: the ring product less sext(−φ_h(h))."""
+    narrow = _widened(flow, instr.operands[3], ft)
+    w = R.ring(ft).w
+
+    def compute(c: RewriteContext, ps: list[str], _w: int, _i: ir.Instruction) -> str:
+        n = _sext_of_narrow_negation(c, as_reg(c, ps[2], w), w, narrow)
+        p, o = c.fresh(BITS_KIND[w]), c.fresh(BITS_KIND[w])
+        c.emit(f"mul.lo.s{w} {p}, {as_reg(c, ps[0], w)}, {as_reg(c, ps[1], w)}")
+        c.emit(f"sub.s{w} {o}, {p}, {n}")
+        return o
+    if not elementwise(instr, ctx, OpInfo(ft, None), compute, 3):
+        return None
+    return FoldResult(True, Verdict(f"{_NARROW_NEG}; an fma's addend, sanitized so, decided by the source at "
+                                    f"{decided.where}", NOTE, native=False))
 
 
 def _float_value(o: ir.Operand) -> float:

@@ -101,9 +101,9 @@ def rewrite_sign_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options,
             and (k := _widened_times_negative(flow, ops, ft)) is not None
             and (decided := _negated_factor_source(instr, flow, ft, ops[3 - k])) is not None):
         return _negated_factor(instr, ctx, flow, ft, k, decided)
-    if (op in ("add", "sub") and ft in ("f32", "f64") and len(ops) == 3
-            and (wide := [i for i in (1, 2) if _widened(flow, ops[i], ft)])
-            and (decided := flow.hints.narrow_negation(instr, R.ring(ft).w)) is not None):
+    if (((op in ("add", "sub") and len(ops) == 3 and (wide := [i for i in (1, 2) if _widened(flow, ops[i], ft)]))
+         or (op in ("fma", "mad") and len(ops) == 4 and (wide := [3] if _widened(flow, ops[3], ft) else [])))
+            and ft in ("f32", "f64") and (decided := flow.hints.narrow_negation(instr, R.ring(ft).w)) is not None):
         return _narrow_negation(instr, ctx, flow, ft, wide, decided)
     return None
 

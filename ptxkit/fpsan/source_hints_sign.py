@@ -376,12 +376,12 @@ class SignHints(HintsBase):
         return self.decide(instr, classify) or self.decide_enclosing(instr, classify)
 
     def narrow_negation(self, instr: ir.Instruction, width: int) -> Decision | None:
-        """``add``/``sub`` at a ``Sub``/``Add`` of the source whose right operand (either, for an ``Add``)
+        """``add``/``sub`` (an fma's addend) at a ``Sub``/``Add`` of the source whose right operand (any: ``Add``)
         negates something narrower than ``width`` bits (``a - (h * -1.0)``, h a half) or a loaded value, or is a
         widening cast of such a negation (``(h * -1.0).to(f32) + a``; the caller checks that the PTX widens a
         narrower operand): LLVM folded the narrow negation into the wide op, Triton negates in the narrow ring and
         widens (``narrow``)."""
-        want = {"add": ast.Sub, "sub": ast.Add}.get(instr.opcode)
+        want = {"add": ast.Sub, "sub": ast.Add, "fma": ast.Sub, "mad": ast.Sub}.get(instr.opcode)
 
         def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
             if not (isinstance(n, ast.BinOp) and want is not None and isinstance(n.op, want)):
