@@ -747,7 +747,10 @@ def test_doubled_self_add_in_an_fma_across_a_branch_is_the_self_add_fold():
 
 
 @pytest.mark.parametrize("sign_test", ["shr.u16 %h1, %h0, 15;\n\tand.b16 %h2, %h1, 1;\n\tsetp.ne.b16 %p1, %h2, 0;",
-                                       "setp.lt.s16 %p1, %h0, 0;"])
+                                       "setp.lt.s16 %p1, %h0, 0;",
+                                       # 0.0 * (x * -1.0): the sign of not x (held-out seed 81791)
+                                       "not.b16 %h6, %h0;\n\tshr.u16 %h1, %h6, 15;\n\tand.b16 %h2, %h1, 1;\n\t"
+                                       "setp.ne.b16 %p1, %h2, 0;"])
 def test_select_of_signed_zeros_on_a_floats_sign_is_the_zero_sign_fold(sign_test):
     """Held-out seed 9227: ``0.0 * i.to(bf16)`` as NVPTX's 16-bit copysign — x's sign bit tested in integer code,
     ``selp.b16 d, 0x8000, 0x0000, p``, read as a bf16 — was left native, silently: Triton's φ(0)·φ(x) is +0.0
@@ -762,6 +765,17 @@ def test_select_of_signed_zeros_on_a_floats_sign_is_the_zero_sign_fold(sign_test
     assert ("selp.b16", "note") in _items(rep)
     # max(+0.0, i) in the ring: +0.0 for the negative i, 7.0 (bf16 0x40E0) for the positive one
     assert out == [0, 0x40E0]
+
+
+def test_sign_bit_and_of_a_not_is_the_zero_sign_fold():
+    """``0.0 * (i.to(f32) * -1.0)`` as ``and.b32 d, not(x), 0x80000000`` (custom kernel after held-out seed 81791,
+    62/128 elements silent): copysign(0.0, −x); Triton's φ(0)·φ(−x) is +0.0. An error without a source."""
+    text = _kernel("cvt.rn.f32.s32 %t, %a;\n\tnot.b32 %u, %t;\n\tand.b32 %d, %u, -2147483648;", nin=1)
+    rows = [[5], [(-7) & 0xFFFFFFFF]]
+    _, rep = _run(text, rows)
+    assert ("and.b32", "error") in _items(rep)
+    out, rep = _run(text, rows, folds=(("zero-sign", "mul"),))
+    assert out == [0, 0] and ("and.b32", "note") in _items(rep)
 
 
 def test_packed_half_abs_read_by_a_store_does_not_stop_the_run():
