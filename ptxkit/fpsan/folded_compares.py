@@ -7,7 +7,8 @@ float φ⁻¹ is negative about half the time, and selects ``a`` there. The PTX 
 does: a comparison ``<``/``<=`` of such an expression with a literal ≤ 0 (or mirrored), at whose location the
 function has no instruction, is reported (an error). Held-out class found with custom kernels after seed 35022;
 ``x * x``, ``abs(a) * abs(b)``, ``fma(x, x, c)`` and sums of them with non-negative literals are what LLVM's
-sign analysis sees through here."""
+sign analysis sees through here. Likewise a select of a and b by their order through float casts, compared with a
+or b (held-out seed 81592): the casts keep the order in IEEE, not in the ring."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ import ast
 
 from ptxkit import ir
 from ptxkit.fpsan.report import SanitizeReport
-from ptxkit.fpsan.source_ast import _DEPTH, SourceFile, _number, _resolve
+from ptxkit.fpsan.source_ast import _DEPTH, SourceFile, _cast_chain, _method_call, _number, _resolve
 from ptxkit.fpsan.source_report import source_scan
 
 _BELOW = (ast.Lt, ast.LtE)
@@ -39,6 +40,11 @@ def _folded(f: SourceFile, n: ast.expr) -> str | None:
         return (f"the comparison at {f.where(n)} left no instruction: LLVM decided it from the sign of a square "
                 "(x·x ≥ 0 or NaN), which Triton's ring product does not have (φ⁻¹ of a payload's square is negative "
                 "about half the time); not modelled, the select LLVM kept is left as it is")
+    if _select_compared(f, n):
+        return (f"the comparison at {f.where(n)} left no instruction: LLVM decided it from the select's own comparison "
+                "of the same values through exact casts (where(a' > b', a, b) < a is false), which Triton's ring casts "
+                "do not order alike (a widening sign-extends the payload); not modelled, the select LLVM kept is left "
+                "as it is")
     if _doublings_compared(f, n):
         return (f"the comparison at {f.where(n)} left no instruction: LLVM makes 2.0 * x and x + x one value, which "
                 "is never strictly below itself, while Triton's ring has φ(x)·φ(2) and 2φ(x), two values; not "
@@ -65,6 +71,37 @@ def _doublings_compared(f: SourceFile, n: ast.Compare) -> bool:
         return False
     a, b = _doubling(f, n.left), _doubling(f, n.comparators[0])
     return a is not None and b is not None and {a[0], b[0]} == {"mul2", "add"} and a[1] == b[1]
+
+
+def _select_compared(f: SourceFile, n: ast.Compare) -> bool:
+    """``where(a.to(W) > b.to(W), a, b) < a`` (an order comparison, either side; held-out seed 81592, silent at first
+    contact): a select of a and b by their comparison through float casts, compared with a or b. IEEE casts keep the
+    order, so LLVM decides it; Triton's ring widening does not, and compares the casts' φ⁻¹ bits."""
+    if not isinstance(n.ops[0], (ast.Lt, ast.LtE, ast.Gt, ast.GtE)):
+        return False
+    for sel, other in ((n.left, n.comparators[0]), (n.comparators[0], n.left)):
+        w = _resolve(f, sel, _DEPTH)
+        c = _resolve(f, w.args[0], _DEPTH) if _method_call(w, "where", 3) else None
+        if not (isinstance(c, ast.Compare) and len(c.ops) == 1 and isinstance(c.ops[0], _BELOW + _ABOVE)):
+            continue
+        assert isinstance(w, ast.Call)
+        inner = [_uncast(f, c.left), _uncast(f, c.comparators[0])]
+        arms = {_dumped(f, a) for a in w.args[1:]}
+        if (all(x is not None for x, _ in inner) and any(cast for _, cast in inner) and len(arms) == 2
+                and {x for x, _ in inner} == arms and _dumped(f, other) in arms):
+            return True
+    return False
+
+
+def _uncast(f: SourceFile, e: ast.expr) -> tuple[str | None, bool]:
+    """(the value under ``e``'s float casts, dumped; whether there was one)."""
+    chain, under = _cast_chain(f, e)
+    return (ast.dump(under) if under is not None else None), bool(chain)
+
+
+def _dumped(f: SourceFile, e: ast.expr) -> str | None:
+    r = _resolve(f, e, _DEPTH)
+    return ast.dump(r) if r is not None else None
 
 
 def _doubling(f: SourceFile, e: ast.expr) -> tuple[str, str] | None:
