@@ -68,3 +68,12 @@ def test_negation_narrowed_into_a_selects_arm_goes_through_f64(tmp_path, arms, n
 
 def test_held_out_select_arm_negation_is_tritons_bits():
     _assert_bit_exact("seed80544", folds=())
+
+
+def test_sign_xor_narrowed_into_a_cast_selects_arm_goes_through_f64(tmp_path):
+    """The same with the where cast itself and stored through the name (``r = where(..).to(f16)``, ``r.to(f16)``)
+    and LLVM's sign xor of the loaded half (a custom kernel after held-out seed 80544, reported before)."""
+    expr = "tl.where(x0 > 0.5, x0.to(tl.float64) * -1.0, x0.to(tl.float64)).to(tl.float16)"
+    out, rep = _run(_with_source(tmp_path, expr, "{store}\n\txor.b16 %d, %a, -32768;", "", w=16),
+                    [[h] for h in HALVES], w=16)
+    assert out == _through_f64(HALVES) and not rep.errors

@@ -549,16 +549,18 @@ def _negating_arm(f: SourceFile, v: ast.expr, dest: str) -> tuple[tuple[str, ...
     value; the other arm negates nothing): LLVM sinks the narrowing into the arms, the negation narrowed with it
     (held-out seed 80544, silent at first contact at x = −0.0: ``where(c, x.to(f64) * -1.0, x.to(f32).to(f64))
     .to(bf16)`` of a bf16 x, as ``selp`` of x and ``neg.bf16`` x)."""
-    cast = _cast_to(v)
-    w = _resolve(f, _receiver(v), _DEPTH) if cast is not None else None
-    if cast is None or not _method_call(w, "where", 3):
+    casts, w = _cast_chain(f, v)  # (and the casts of the name it reads: r.to(f16) of r = where(..).to(f16))
+    if not casts or not _method_call(w, "where", 3):
         return None
     arms = [a for a in (_resolve(f, x, _DEPTH) for x in w.args[1:]) if a is not None]
     negating = [a for a in arms if any(_negated(e) is not None for e in ast.walk(a) if isinstance(e, ast.expr))]
     if len(arms) != 2 or len(negating) != 1 or (steps := _neg_steps(f, negating[0], open_end=True)) is None:
         return None
-    chain = (*steps, {v: k for k, v in _PTX_DTYPE.items()}[cast])
-    return (chain, f.where(negating[0])) if chain[-1] == dest else None
+    chain = list(steps)
+    for t, _ in reversed(casts):
+        if (ptx := {v: k for k, v in _PTX_DTYPE.items()}[t]) != chain[-1]:  # (a cast to its own type: none)
+            chain.append(ptx)
+    return (tuple(chain), f.where(negating[0])) if chain[-1] == dest else None
 
 
 def _classify(classify: Classify, f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
