@@ -666,6 +666,11 @@ def test_sign_of_an_f64_high_word_stored_as_f32_is_the_zero_sign_fold():
     assert out == [0, 0, 0] and ("and.b32", "note") in _items(rep)
     out, rep = _run(text, rows, folds=(("zero-sign", "copysign"),))
     assert out == [SIGN, 0, 0] and not rep.errors
+    # (0.0 * (i.to(f64) * -1.0)).to(f32): the high word of not x (custom kernel after seed 81791, 62/128 silent)
+    negated = _kernel("cvt.rn.f64.s32 %e1, %a;\n\tnot.b64 %e2, %e1;\n\tmov.b64 {_, %r1}, %e2;\n\t"
+                      "and.b32 %d, %r1, -2147483648;", nin=1)
+    out, rep = _run(negated, rows, folds=(("zero-sign", "mul"),))
+    assert out == [0, 0, 0] and ("and.b32", "note") in _items(rep)
 
 
 def test_packed_mul_by_negative_zero_is_zero():

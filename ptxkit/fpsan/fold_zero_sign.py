@@ -129,7 +129,7 @@ def _high_word_sign(instr: ir.Instruction, flow: Flow) -> bool:
     if u is None or u.opcode != "mov" or not isinstance(u.operands[0], ir.Vec) or len(u.operands[0].items) != 2 \
             or u.operands[0].items[1] != ops[1] or not isinstance(u.operands[1], ir.Reg):
         return False
-    x = u.operands[1]
+    x = _under_not(flow, u.operands[1])
     defs = flow.defs.get(x.name, [])
     if not defs or not all(float_type_of(d) == "f64" or (d.opcode == "cvt" and d.mods and _cvt_dest_float(d)
                                                          and "f64" in d.mods) for d in defs):
