@@ -1191,6 +1191,20 @@ def test_abs_of_a_widened_half_narrowed_back_is_tritons_ring_abs(tmp_path, wide)
     assert out == want and [s for o, s in _items(rep) if o == "and.b16"] == ["note"]
 
 
+@pytest.mark.parametrize("expr", ["tl.abs(x0.to(tl.float32)).to(tl.float16)",  # stored as r.to(f16) again
+                                  "tl.abs(-x0.to(tl.float32))", "tl.abs((-x0.to(tl.float32))).to(tl.float16)"])
+def test_abs_of_a_widened_half_narrowed_once_or_negated_is_tritons_ring_abs(tmp_path, expr):
+    """The same where the name is narrowed already (``r = abs(h.to(f32)).to(f16)``, stored ``r.to(f16)``: one
+    narrowing, the store's cast is its own type) or the widening negated (``abs(-h.to(f32))``: |φ⁻¹(−s)| is
+    |φ⁻¹(s)| for a sign-extended s): custom kernels, reported before (7/128 elements at −0)."""
+    xs = np.array([0xBC00, 0x3555, 0x8000, 0x8001], np.uint64)
+    bits = R.float_cast(xs, "f16", "f32")
+    want = [int(v) for v in R.float_cast(bits & np.uint64(0x7FFFFFFF), "f32", "f16")]
+    text = _with_source(tmp_path, expr, f".loc 1 {STORE_LINE} 5\n\tand.b16 %d, %a, 32767;", "", w=16)
+    out, rep = _run(text, [[int(x)] for x in xs], w=16)
+    assert out == want and [s for o, s in _items(rep) if o == "and.b16"] == ["note"]
+
+
 @pytest.mark.parametrize("expr,reported", [("tl.abs(tl.where(x0 < x1, x0 / x1.to(tl.float32), x1))", True),
                                            ("tl.abs(tl.where(x0 < x1, x0 * x1, x1))", False)])
 def test_abs_of_a_wider_select_narrowed_to_a_half_is_reported(tmp_path, expr, reported):

@@ -412,6 +412,8 @@ class SourceHints(SignHints, CastHints, LibcallHints, CompareHints, ReduceHints)
             half = ""
             if n is not None and (c := _cast_to(n)) is not None and _DTYPE_WIDTH[c] == width:  # narrowed back
                 n = _without_double_negation(f, _resolve(f, _receiver(n), _DEPTH))
+                while n is not None and _cast_to(n) == c:  # r.to(f16) of r = abs(..).to(f16): one narrowing
+                    n = _without_double_negation(f, _resolve(f, _receiver(n), _DEPTH))
                 half = ":" + {**_HALF, "float32": "f32"}.get(c, "")
             if n is not None and half and not _abs_call(n):
                 # the narrowing of arithmetic on such an abs ((abs(x.to(f64)) * 2.0).to(f32), held-out seed 16587,
@@ -421,7 +423,7 @@ class SourceHints(SignHints, CastHints, LibcallHints, CompareHints, ReduceHints)
                 return got[0] if len(got) == 1 else None
             if not _abs_call(n):
                 return None
-            arg = _resolve(f, n.args[0], _DEPTH)
+            arg = _abs_argument(f, n)  # (abs(-x.to(W)) is abs(x.to(W)) in the ring too: |φ⁻¹(−s)| = |φ⁻¹(s)|)
             cast = _cast_to(arg)
             if arg is None or cast is None or _DTYPE_WIDTH[cast] <= width:
                 return None
