@@ -69,6 +69,7 @@ from ptxkit.fpsan.fold_neg_into_constant import (
     negation_of_widened_negation,
 )
 from ptxkit.fpsan.fold_neg_tree_root import cancelled_tree
+from ptxkit.fpsan.fold_negated_narrowing import negated_around_narrowing, rewrite_negated_narrowing
 from ptxkit.fpsan.fold_poison import poison_conversion
 from ptxkit.fpsan.fold_round_trip import compared_round_trip, trunc_of_round_trip
 from ptxkit.fpsan.fold_select_arith import rewrite_select_arith, select_arith_constant
@@ -246,6 +247,8 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
                    f"widenings ({merged[0].where}: {merged[0].form}; {merged[1].where}: {merged[1].form}), which "
                    "Triton's FPSan computes apart (the payload widened to each type); sanitized as the first",
                    ERROR, False)
+    if op == "cvt" and (around := negated_around_narrowing(instr, flow)) is not None:
+        return rewrite_negated_narrowing(instr, ctx, around)
     if op == "cvt" and (moved := _negation_moved_off(instr, flow)) is not None:
         ctx.report(instr, f"narrowing conversion where the source at {moved.where} narrows a negation of a wider "
                    "value, but no negation reaches or leaves the cvt: LLVM cancelled it against another or moved it "
