@@ -80,7 +80,7 @@ def _assert_bit_exact(name: str, folds: tuple[tuple[str, str], ...] = (("half", 
     assert diff.size == 0, f"{name}: {diff.size}/{ours.size} elements differ, first at {diff[:1]}"
     # a half's |x| and an int8 conversion are reported by design: what Triton's build does there is LLVM's choice
     # (test_fpsan_abs_bits, test_fpsan_int8)
-    assert not [e for e in errors if e.reason != HALF_ABS and "fptosi is poison" not in e.reason], \
+    assert not [e for e in errors if HALF_ABS not in e.reason and "fptosi is poison" not in e.reason], \
         [e.reason for e in errors]
 
 
@@ -773,3 +773,12 @@ def test_a_scans_first_row_converted_to_a_half_inside_a_body_goes_through_f32():
     its sitofp and the fptrunc into one ``cvt.rn.bf16.s16``, sunk into powf's body. Triton's FPSan converts to f32
     natively and narrows the payload in the ring; the replayed argument did the conversion to bf16 natively."""
     _assert_bit_exact("seed75360", folds=())
+
+
+def test_half_abs_of_a_sunk_argument_is_reported():
+    """``pow(x.to(f32), abs(x.to(f16)).to(f32))`` of a bf16 x (held-out seed 84945, silent at first contact in 8/512
+    elements): the half's abs sunk into powf's body is replayed as the integer and, while Triton's build packs it
+    into ``abs.f16x2``, which turns the ring's NaN patterns into the canonical NaN: reported as every half |x|."""
+    ours, theirs, errors = _compare("seed84945", folds=())
+    assert not (ours == theirs).all()
+    assert any(HALF_ABS in e.reason and e.opcode == "libdevice:__nv_powf" for e in errors)

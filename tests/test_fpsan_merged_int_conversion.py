@@ -60,3 +60,35 @@ def test_two_values_converted_apart_are_not_merged(tmp_path):
 def test_integer_compared_through_a_half_is_bit_exact():
     """``tl.where(y.to(f32) <= i.to(f16), ..)`` with i from a bf16 (49895's comparison): bit-exact."""
     _assert_bit_exact("k_f32_le_int_to_f16", folds=())
+
+
+@pytest.mark.parametrize("other,reported", [("x0.to(tl.float64)", True), ("x0.to(tl.float32)", False)])
+def test_merged_conversion_read_through_its_merged_conversion_back(tmp_path, other, reported):
+    """Held-out seed 82680 (silent at first contact): ``x.to(int64).to(f64)`` and ``x.to(f64).to(int64).to(f64)`` of
+    one f32 x are one ``cvt.rzi.s64.f32`` and one ``cvt.rn.f64.s64`` at the first chain's location; the second
+    chain's reader (its abs) is what tells the other widening."""
+    expr = f"x0.to(tl.int64).to(tl.float64) + tl.abs({other}.to(tl.int64).to(tl.float64))"
+    col = SRC.replace("EXPR", expr).splitlines()[EXPR_LINE - 1].index("tl.abs") + 1
+    # (another conversion of x in the PTX: not the file-wide fallback that says it)
+    body = ("{loc}\n\tcvt.f64.f32 %e5, %a;\n\tcvt.rzi.s64.f32 %rd1, %a;\n\tcvt.rn.f64.s64 %e1, %rd1;\n\t"
+            f".loc 1 {EXPR_LINE} {col}\n\tabs.f64 %e2, %e1;\n\tadd.f64 %e3, %e1, %e2;\n\tcvt.rn.f32.f64 %d, %e3;")
+    _, rep = _run(_with_source(tmp_path, expr, body, "x0.to"), [[0x40490FDB]])
+    assert bool(_merged(rep)) == reported
+
+
+def test_held_out_merged_conversion_read_through_its_conversion_back_is_reported():
+    ours, theirs, errors = _compare("seed82680", folds=())
+    assert not (ours == theirs).all() and any(MERGED in e.reason for e in errors)
+
+
+def test_integer_converted_straight_to_f32_that_the_source_widens_to_f64_is_reported(tmp_path):
+    """``where(c, 1.0, abs(x.to(f64).to(int64).to(f64)))`` stored as f32 (custom kernel after seed 82680, silent
+    30/128): LLVM converts the integer straight to f32 at the store's narrowing; Triton converts it to f64, takes
+    abs and narrows the payload with its hash fold. Not modelled: reported."""
+    expr = "tl.where(x0 > 0.5, 1.0, tl.abs(x0.to(tl.float64).to(tl.int64).to(tl.float64)))"
+    body = "cvt.rzi.s64.f32 %rd1, %a;\n\t{store}\n\tcvt.rn.f32.s64 %r1, %rd1;\n\tand.b32 %d, %r1, 2147483647;"
+    text = _with_source(tmp_path, expr, body, "")
+    src = tmp_path / "kernel.py"
+    src.write_text(src.read_text().replace("r.to(tl.float16)", "r.to(tl.float32)"))
+    _, rep = _run(text, [[0x40490FDB]])
+    assert any("converts the integer to a wider float" in e.reason for e in rep.errors)

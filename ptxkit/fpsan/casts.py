@@ -291,6 +291,11 @@ def _int_to_wide(instr: ir.Instruction, ctx: RewriteContext, dt: str, st: str,
     if form is None and only_decided and (at := ctx.hints.half_of_int_on_line(instr)) is not None:
         return Verdict(f"{_INT_WIDE.format(st=st, dt=dt)}; the statement casts an integer to a half at {at}, and "
                        "the conversion's location does not say whether it is that cast", ERROR, native=True)
+    if form == "wider":
+        return Verdict(f"{st} → {dt} conversion where the source at {decided.where if decided else '?'} converts the "
+                       f"integer to a wider float (then abs or a select) and narrows it: LLVM converts straight to "
+                       f"{dt}, Triton's FPSan narrows the wide ring payload with its hash fold (not modelled); left "
+                       "native", ERROR, native=True)
     if form == dt or form == "direct" or (only_decided and form not in ("f16", "bf16", "f32", "f64")):
         return False
     if form not in ("f16", "bf16", "f32", "f64"):  # (f64 of an f32: a scan's first row of i.to(f64), 24288)

