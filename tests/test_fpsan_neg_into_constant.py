@@ -15,7 +15,7 @@ import pytest
 from ptxkit.fpsan import ring as R
 from tests.test_fpsan_folds import _run
 from tests.test_fpsan_libdevice import _assert_bit_exact, _compare
-from tests.test_fpsan_source_hints import _with_source
+from tests.test_fpsan_source_hints import EXPR_LINE, _with_source
 
 MOVED = "LLVM moved the negation into the constant"
 CANCELLED = "LLVM cancelled the two"
@@ -178,3 +178,20 @@ def test_fma_addend_of_a_subtracted_half_negation(tmp_path, expr, narrow):
         negated = R.sext(R.neg(e(h, "f16"), 16), 16, 32) if narrow else R.neg(R.sext(e(h, "f16"), 16, 32), 32)
         assert got == int(R.unembed(R.sub(prod, negated, 32), "f32")[0])
     assert not rep.errors
+
+
+def test_loaded_negation_of_another_op_on_a_merged_line_is_no_narrow_negation(tmp_path):
+    """``(fma(w, y, w) + (-y)) - (y + (-w))`` of ``w = x.to(f64)``, a half x and an f64 y (held-out seed 86303, silent
+    at first contact at x = −0.0): LLVM's ``sub.f64 y, w`` carries the merged location 9:0, where the line's other
+    Add negates the loaded y; that -y is not this sub's operand, whose ring subtraction of w is Triton's
+    y + (−sext φ(x)) as written."""
+    expr = "(tl.fma(x0.to(tl.float64), x1, x0.to(tl.float64)) + (-x1)) - (x1 + (-x0.to(tl.float64)))"
+    body = (f".loc 1 {EXPR_LINE} 0\n\tcvt.f64.f16 %e1, %a;\n\tcvt.u64.u32 %e2, %b;\n\tshl.b64 %e2, %e2, 32;\n\t"
+            "sub.f64 %e3, %e2, %e1;\n\tcvt.rn.f32.f64 %d, %e3;")
+    text = _with_source(tmp_path, expr, body, "", nin=2, w=16)
+    _, rep = _run(text, [[0x8000, 0xC000]], w=16)
+    assert not [i for i in rep.items if "a − (−h)" in i.reason]
+
+
+def test_held_out_loaded_negation_of_another_op_is_tritons_bits():
+    _assert_bit_exact("seed86303", folds=())

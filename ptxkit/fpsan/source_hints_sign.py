@@ -378,10 +378,10 @@ class SignHints(HintsBase):
     def narrow_negation(self, instr: ir.Instruction, width: int) -> Decision | None:
         """``add``/``sub`` (an fma's addend) at a ``Sub``/``Add`` of the source whose right operand (any: ``Add``)
         negates something narrower than ``width`` bits (``a - (h * -1.0)``, h a half) or a loaded value, or is a
-        widening cast of such a negation (``(h * -1.0).to(f32) + a``; the caller checks that the PTX widens a
-        narrower operand): LLVM folded the narrow negation into the wide op, Triton negates in the narrow ring and
-        widens (``narrow``)."""
+        widening cast of such a negation (``(h * -1.0).to(f32) + a``; the caller checks that the PTX widens a narrower
+        operand): LLVM folded the narrow negation into the wide op, Triton negates in the narrow ring (``narrow``)."""
         want = {"add": ast.Sub, "sub": ast.Add, "fma": ast.Sub, "mad": ast.Sub}.get(instr.opcode)
+        merged = (self.loc.get(id(instr)) or ("", 0, 1))[2] == 0  # (a line's loaded -y may be another op's: 86303)
 
         def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
             if not (isinstance(n, ast.BinOp) and want is not None and isinstance(n.op, want)):
@@ -394,7 +394,7 @@ class SignHints(HintsBase):
                     e = _resolve(f, _receiver(e), _DEPTH)  # in h's own type
                 inner = _negated(e)
                 w = _width(f, inner, _DEPTH) if inner is not None else None
-                if w is not None and (0 < w < width or w == OWN):  # a loaded value the PTX widens (seed 6550)
+                if w is not None and (0 < w < width or (w == OWN and not merged)):  # a load the PTX widens: 6550
                     others = [o for o in (n.left, n.right) if o is not side]
                     # x.to(f64) - (-y): y is narrower only where the PTX widens it too (held-out seed 64499, silent:
                     # an f64 y beside the widened x, taken for the negated one): form ``beside``
