@@ -361,6 +361,12 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
         return (op == "setp" and flow.tests_bypassed(instr)) or _half(
             instr, ctx, opts, ft, decide_fold(opts, "half", lambda i: flow.hints.half(i)
                                               or flow.hints.negated_reduction(i), instr), flow)
+    if op == "setp" and ft == "f32" and len(ops) == 3 and (wide := flow.hints.half(instr)) \
+            and wide.form == "undecided":
+        return FoldResult(False, Verdict(f"setp.f32 at a merged location of {wide.where}, whose comparisons of this "
+                                         "kind include one of f32 values widened to f64 (Triton compares the ring "
+                                         "widenings) and one of the f32 values: which one this is, the PTX does not "
+                                         "say; left native", ERROR))
     if op == "setp" and ft == "f32" and len(ops) == 3 and (wide := flow.hints.half(instr)) and wide.form == "f64":
         # x.to(f64) >= y.to(f64) of f32 values: LLVM compares the f32s (held-out seed 18867, silent at first contact)
         return _widened_setp(instr, ctx, ft, "f64", Verdict(
