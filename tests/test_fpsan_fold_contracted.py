@@ -58,13 +58,15 @@ def test_held_out_cumsum_of_a_narrowed_product_is_tritons_bits():
 
 @pytest.mark.parametrize("expr,sign", [("x1 - (x0.to(tl.float64) * 2.0).to(tl.float32)", -1),
                                        ("(x0.to(tl.float64) * 2.0).to(tl.float32) + x1", 1),
+                                       # the product's own negation on the number, LLVM's (held-out seed 88825)
+                                       ("(-(x0.to(tl.float64) * 2.0)).to(tl.float32) + x1", 2),
                                        ("x1 - (x0 * 2.0)", 0)])  # an f32 product: the f32 fma as written
 def test_narrowed_f64_product_contracted_into_an_add_or_sub_is_tritons(tmp_path, expr, sign):
     """``m - (x.to(f64) * 2.0).to(f32)`` as ``fma.rn.f32 d, x, -2.0, m`` at the expression's location (held-out seed
     23250, silent at first contact: LLVM shrinks the product and negates its number): Triton's f64 ring product,
     narrowed, subtracted in the f32 ring (an add likewise)."""
     col = SRC.replace("EXPR", expr).splitlines()[EXPR_LINE - 1].index(expr) + 1
-    c = "0fC0000000" if sign <= 0 else "0f40000000"
+    c = "0fC0000000" if sign in (-1, 0, 2) else "0f40000000"
     text = _with_source(tmp_path, expr, f".loc 1 {EXPR_LINE} {col}\n\tfma.rn.f32 %d, %a, {c}, %b;", "", nin=2)
     rows = [[A, B], [HALF, ONE]]
     out, rep = _run(text, rows)
@@ -73,10 +75,17 @@ def test_narrowed_f64_product_contracted_into_an_add_or_sub_is_tritons(tmp_path,
                 for a, b in rows]
         assert out == want and not [o for o, _ in _items(rep) if o == "fma.rn.f32"]
         return
-    p = [R.float_cast(R.float_binop("mul", R.float_cast(_u(a), "f32", "f64"), _u(TWO64), "f64"), "f64", "f32")
-         for a, _ in rows]
+    prods = [R.float_binop("mul", R.float_cast(_u(a), "f32", "f64"), _u(TWO64), "f64") for a, _ in rows]
+    # sign 2: the product negated in the f64 ring before the narrowing, which does not commute with it
+    p = [R.float_cast(R.float_unop("neg", q, "f64") if sign == 2 else q, "f64", "f32") for q in prods]
     want = [int(R.float_binop("sub" if sign < 0 else "add", _u(b), q, "f32")[0]) for q, (_, b) in zip(p, rows)]
     assert out == want and [s for o, s in _items(rep) if o == "fma.rn.f32"] == ["note"]
+
+
+def test_held_out_negated_narrowed_product_minus_a_value_is_tritons_bits():
+    """``(-(x.to(f64) * 2.0)).to(f32) - exp2(..)`` of a bf16 x as ``fma(x', -2.0, -e)`` (held-out seed 88825, silent
+    at first contact in 234/256): the f64 ring product, narrowed, plus the addend LLVM negated."""
+    _assert_bit_exact("seed88825")
 
 
 def test_held_out_sum_of_a_narrowed_half_product_in_packed_lanes_is_tritons_bits():

@@ -30,6 +30,7 @@ from ptxkit.fpsan.source_ast import (
     SourceFile,
     _as_op,
     _cast_to,
+    _negated,
     _receiver,
     _resolve,
     _width,
@@ -39,13 +40,17 @@ from ptxkit.fpsan.source_hints import SourceHints
 _SCANS = ("cumsum", "sum")
 
 
-def _product_width(f: SourceFile, e: ast.expr | None, dest: str) -> int | None:
+def _product_width(f: SourceFile, e: ast.expr | None, dest: str, negated: bool = False) -> int | None:
     """W where ``e`` (names followed) is ``(a * b).to(dest)`` with the product at W bits, wider than ``dest``: one
-    factor a widening to W (or a value of W) and the other one too or a number; else None."""
+    factor a widening to W (or a value of W) and the other one too or a number; else None. ``negated``: also
+    ``(-(a * b)).to(dest)``, whose negation LLVM puts on the number (φ(−c) = −φ(c) in the ring; held-out seed 88825:
+    ``(-(x.to(f64) * 2.0)).to(f32) - e`` as ``fma(x', -2.0, -e)``, silent at first contact)."""
     e = _resolve(f, e, _DEPTH) if e is not None else None
     if e is None or _cast_to(e) != dest:
         return None
     p = _resolve(f, _receiver(e), _DEPTH)
+    if negated and (inner := _negated(p)) is not None:
+        p = _resolve(f, inner, _DEPTH)
     if not (isinstance(p, ast.BinOp) and _as_op(p)[0] is ast.Mult):
         return None
     ws = {_width(f, p.left, _DEPTH), _width(f, p.right, _DEPTH)}
@@ -62,8 +67,10 @@ def _narrowed_product(hints: SourceHints, instr: ir.Instruction, dest: str) -> D
             w = _product_width(f, n.args[0], dest)
             return (f"add:{w}", n.args[0]) if w else None
         if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Add) and (
-                w := _product_width(f, n.left, dest) or _product_width(f, n.right, dest)):
+                w := _product_width(f, n.left, dest, True) or _product_width(f, n.right, dest, True)):
             return f"add:{w}", n
+        if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Sub) and (w := _product_width(f, n.left, dest, True)):
+            return f"add:{w}", n  # E - A: LLVM's fma adds the negated A
         if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Sub) and (w := _product_width(f, n.right, dest)):
             return f"sub:{w}", n
         return None
