@@ -76,12 +76,18 @@ def rewrite_negated_narrowing(instr: ir.Instruction, ctx: RewriteContext, decide
     types = float_cast(instr)
     assert types is not None
     dt, st = types
-    ws, wd = R.ring(st).w, R.ring(dt).w
-    n = ctx.fresh(BITS_KIND[ws])
-    ctx.emit(f"neg.s{ws} {n}, {as_reg(ctx, ctx.embed(instr.operands[1], st), ws)}")
+    wd = R.ring(dt).w
     m = ctx.fresh(BITS_KIND[wd])
-    ctx.emit(f"neg.s{wd} {m}, {as_reg(ctx, cast_payload(ctx, n, st, dt), wd)}")
+    ctx.emit(f"neg.s{wd} {m}, {narrowed_negation(ctx, instr.operands[1], st, dt)}")
     ctx.define(instr.operands[0], m, dt, None)
     return FoldResult(True, Verdict(f"narrowing where the source at {decided.where} negates a narrowed negation: LLVM "
                                     "cancelled the two (IEEE negation commutes with the cvt); sanitized as Triton's "
                                     "wide negation, ring narrowing and narrow negation", NOTE, native=False))
+
+
+def narrowed_negation(ctx: RewriteContext, x: ir.Operand, st: str, dt: str) -> str:
+    """The ``dt`` payload register of Triton's ``(-x).to(dt)``: the ``st`` ring's negation, then its narrowing."""
+    ws = R.ring(st).w
+    n = ctx.fresh(BITS_KIND[ws])
+    ctx.emit(f"neg.s{ws} {n}, {as_reg(ctx, ctx.embed(x, st), ws)}")
+    return as_reg(ctx, cast_payload(ctx, n, st, dt), R.ring(dt).w)

@@ -11,6 +11,7 @@ from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext
 from ptxkit.fpsan.fold_flow import Flow, FoldResult, float_cast, narrowing_def
 from ptxkit.fpsan.fold_neg_extremum import negated_tree
 from ptxkit.fpsan.fold_neg_tree_root import tree_of_sub
+from ptxkit.fpsan.fold_negated_narrowing import narrowed_negation
 from ptxkit.fpsan.folds_narrow_neg import _neg_cast_hint
 from ptxkit.fpsan.folds_sign import tree_root
 from ptxkit.fpsan.ops import as_reg
@@ -68,12 +69,8 @@ def _both_negated(instr: ir.Instruction, ctx: RewriteContext, p: ir.Instruction,
                   decided: Decision) -> FoldResult:
     """``sub d, Q, P`` of two narrowings whose source negates both: Triton's ring narrowing of −φ(p) minus that of
     −φ(q) (a 16-bit sub: the source's own, at T, since each operand is a ``.to(T)``)."""
-    ws, wt = R.ring(st).w, R.ring(dt).w
-    cast = []
-    for c in (p, q):
-        n = ctx.fresh(BITS_KIND[ws])
-        ctx.emit(f"neg.s{ws} {n}, {as_reg(ctx, ctx.embed(c.operands[1], st), ws)}")
-        cast.append(as_reg(ctx, cast_payload(ctx, n, st, dt), wt))
+    wt = R.ring(dt).w
+    cast = [narrowed_negation(ctx, c.operands[1], st, dt) for c in (p, q)]
     o = ctx.fresh(BITS_KIND[wt])
     ctx.emit(f"sub.s{wt} {o}, {cast[0]}, {cast[1]}")
     ctx.define(instr.operands[0], o, dt, None)
