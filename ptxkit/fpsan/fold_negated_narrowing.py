@@ -36,7 +36,7 @@ def negated_around_narrowing(instr: ir.Instruction, flow: Flow) -> Decision | No
     if types is None or R.ring(types[0]).w >= R.ring(types[1]).w or instr.guard is not None \
             or not isinstance(ops[0], ir.Reg) or not isinstance(ops[1], ir.Reg):
         return None
-    if any(_sign_op(d) for d in flow.defs.get(ops[1].name, [])) or _negated_after(flow, ops[0].name):
+    if any(sign_op(d) for d in flow.defs.get(ops[1].name, [])) or _negated_after(flow, ops[0].name):
         return None
     want = _PTX_DTYPE.get(types[0])
 
@@ -60,14 +60,15 @@ def _negated_after(flow: Flow, reg: str) -> bool:
         r = todo.pop()
         seen.add(r)
         for u in flow.uses.get(r, []):
-            if _sign_op(u):
+            if sign_op(u):
                 return True
             if u.opcode in MOVES:
                 todo += [d for d in regs(u.operands[0]) if d not in seen]
     return False
 
 
-def _sign_op(i: ir.Instruction) -> bool:
+def sign_op(i: ir.Instruction) -> bool:
+    """A ``neg`` or a sign-bit ``xor``."""
     return i.opcode == "neg" or (i.opcode == "xor" and bool(sign_xor_width(i)))
 
 

@@ -69,7 +69,7 @@ from ptxkit.fpsan.fold_neg_into_constant import (
     negation_of_widened_negation,
 )
 from ptxkit.fpsan.fold_neg_tree_root import cancelled_tree
-from ptxkit.fpsan.fold_negated_narrowing import negated_around_narrowing, rewrite_negated_narrowing
+from ptxkit.fpsan.fold_negated_narrowing import negated_around_narrowing, rewrite_negated_narrowing, sign_op
 from ptxkit.fpsan.fold_poison import poison_conversion
 from ptxkit.fpsan.fold_round_trip import compared_round_trip, trunc_of_round_trip
 from ptxkit.fpsan.fold_select_arith import rewrite_select_arith, select_arith_constant
@@ -84,7 +84,7 @@ from ptxkit.fpsan.folds_narrowed import narrowed_f32_unmodelled
 from ptxkit.fpsan.folds_sign import is_sign_bit_op, rewrite_sign_fold, tree_root
 from ptxkit.fpsan.folds_sub import sub_fold
 from ptxkit.fpsan.irview import name_of
-from ptxkit.fpsan.ops import ALL_FLOATS, LANE_TYPE, TABLE, OpInfo, as_reg, elementwise, float_type_of, sign_xor_width
+from ptxkit.fpsan.ops import ALL_FLOATS, LANE_TYPE, TABLE, OpInfo, as_reg, elementwise, float_type_of
 from ptxkit.fpsan.options import Options
 from ptxkit.fpsan.report import ERROR, NOTE, Verdict
 from ptxkit.fpsan.source_ast import Decision
@@ -124,7 +124,7 @@ def _negation_moved_off(instr: ir.Instruction, flow: Flow) -> Decision | None:
             or not isinstance(ops[0], ir.Reg):
         return None
     defs = flow.defs.get(ops[1].name, [])  # (a masked load writes twice: held-out seed 14443, silent before)
-    if not defs or any(_sign_op(d) for d in defs) or any(_sign_op(u) for u in flow.uses.get(ops[0].name, [])):
+    if not defs or any(sign_op(d) for d in defs) or any(sign_op(u) for u in flow.uses.get(ops[0].name, [])):
         return None
     # also ((-a) * b).to(T) where the product LLVM narrows has no negated factor, unless a sub or an add the source
     # writes as a subtraction reads it, which folds_sub decides (held-out seed 29884's kin: the negation cancelled
@@ -132,15 +132,11 @@ def _negation_moved_off(instr: ir.Instruction, flow: Flow) -> Decision | None:
     p = flow.only_def(ops[1].name)
     kept = p is None or p.opcode != "mul" or any(
         (isinstance(o, ir.FloatImm) and o.bits >> (o.width - 1) & 1) or (isinstance(o, ir.Reg) and any(
-            _sign_op(d) for d in flow.defs.get(o.name, []))) for o in p.operands[1:])
+            sign_op(d) for d in flow.defs.get(o.name, []))) for o in p.operands[1:])
     subs = all((u.opcode == "sub" and u.operands[2] == ops[0]) or (u.opcode == "add" and flow.hints.subtracts(u))
                for u in flow.uses.get(ops[0].name, []))
     return flow.hints.negation_narrowed(instr, R.ring(types[0]).w) or (
         None if kept or subs else flow.hints.negated_product_cast(instr, *types))
-
-
-def _sign_op(i: ir.Instruction) -> bool:
-    return i.opcode == "neg" or (i.opcode == "xor" and bool(sign_xor_width(i)))
 
 
 def _trunc_of_widened(instr: ir.Instruction, cvt: ir.Instruction, ctx: RewriteContext) -> FoldResult | None:
@@ -361,13 +357,13 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
         return (op == "setp" and flow.tests_bypassed(instr)) or _half(
             instr, ctx, opts, ft, decide_fold(opts, "half", lambda i: flow.hints.half(i)
                                               or flow.hints.negated_reduction(i), instr), flow)
-    if op == "setp" and ft == "f32" and len(ops) == 3 and (wide := flow.hints.half(instr)) \
-            and wide.form == "undecided":
+    wide = flow.hints.half(instr) if op == "setp" and ft == "f32" and len(ops) == 3 else None
+    if wide is not None and wide.form == "undecided":
         return FoldResult(False, Verdict(f"setp.f32 at a merged location of {wide.where}, whose comparisons of this "
                                          "kind include one of f32 values widened to f64 (Triton compares the ring "
                                          "widenings) and one of the f32 values: which one this is, the PTX does not "
                                          "say; left native", ERROR))
-    if op == "setp" and ft == "f32" and len(ops) == 3 and (wide := flow.hints.half(instr)) and wide.form == "f64":
+    if wide is not None and wide.form == "f64":
         # x.to(f64) >= y.to(f64) of f32 values: LLVM compares the f32s (held-out seed 18867, silent at first contact)
         return _widened_setp(instr, ctx, ft, "f64", Verdict(
             f"setp.f32 of two values the source at {wide.where} widens to f64: LLVM drops the exact widenings, "

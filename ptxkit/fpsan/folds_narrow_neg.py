@@ -136,9 +136,10 @@ def _a_product_here(flow: Flow, instr: ir.Instruction) -> bool:
     of), starts at ``instr``'s own location (a column, not LLVM's merged line)."""
     found = flow.hints.nodes(instr)
     loc = flow.hints.loc.get(id(instr))
-    return found is not None and loc is not None and loc[2] != 0 and any(
-        isinstance(m, ast.BinOp) and isinstance(m.op, ast.Mult)
-        for n in found[1] for m in (n, n.operand if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub) else n))
+    unnegated = (n.operand if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub) else n
+                 for n in (found[1] if found is not None else []))
+    return loc is not None and loc[2] != 0 and any(isinstance(m, ast.BinOp) and isinstance(m.op, ast.Mult)
+                                                   for m in unnegated)
 
 
 _NEG_FACTOR = ("x * -c (or x * -y) with x widened from a narrower h: LLVM's (-h).to(T) * c (or (-h) * y), the "

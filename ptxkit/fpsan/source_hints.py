@@ -57,6 +57,7 @@ from ptxkit.fpsan.source_ast import (
     _narrowed_to,
     _negated,
     _number,
+    _one,
     _one_value,
     _own_or_promoted,
     _receiver,
@@ -251,13 +252,12 @@ class SourceHints(SignHints, CastHints, LibcallHints, CompareHints, ReduceHints)
                 return None
             form = _form(_width(f, n.left, _DEPTH), _width(f, n.comparators[0], _DEPTH))
             return (form, n) if form else None
-        got = self.decide_within(setp, classify, whole_line=True)
-        if got is None and setp.mods[-1:] == ("f32",):  # (held-out seed 83330: x2.to(f64) <= x1.to(f64) beside
-            # x2 >= x1 on one line, one setp.le.f32 at 13:0): both forms fit, so it is undecided
-            forms = {g[0] for n in ast.walk(f.tree) if isinstance(n, ast.expr) and getattr(n, "lineno", 0) == line
-                     and (g := classify(f, n)) is not None}
-            return Decision("undecided", f"{f.name}:{line}") if "f64" in forms and len(forms) > 1 else None
-        return got
+        seen = self.forms_within(setp, classify, whole_line=True)
+        forms = seen[1] if seen is not None else {}
+        if len(forms) > 1 and "f64" in forms and setp.mods[-1:] == ("f32",):  # (held-out seed 83330:
+            # x2.to(f64) <= x1.to(f64) beside x2 >= x1 on one line, one setp.le.f32 at 13:0): undecided
+            return Decision("undecided", f"{f.name}:{line}")
+        return _one(f, forms)
 
 
     def half_int(self, cvt: ir.Instruction, dest: str) -> Decision | None:

@@ -160,6 +160,12 @@ class HintsBase:
         """Like :meth:`decide`, over every sub-expression of the nodes at ``instr``'s location (names not
         followed): LLVM gives an instruction it merged or hoisted an enclosing expression's location. At
         column 0, or with ``whole_line``, every expression of the statements that start on the line."""
+        got = self.forms_within(instr, classify, whole_line)
+        return _one(*got) if got is not None else None
+
+    def forms_within(self, instr: ir.Instruction, classify: Classify,
+                     whole_line: bool = False) -> tuple[SourceFile, dict[str, ast.expr]] | None:
+        """Every form :meth:`decide_within` sees (a node of each), or None without a source."""
         found = self.nodes(instr)
         if found is None:
             return None
@@ -174,7 +180,7 @@ class HintsBase:
                 got = _classify(classify, f, sub) if isinstance(sub, ast.expr) and sub.lineno == line else None
                 if got is not None:
                     forms.setdefault(*got)
-        return _one(f, forms)
+        return f, forms
 
     def decide_in_file(self, instr: ir.Instruction, classify: Classify) -> Decision | None:
         """Like :meth:`decide`, over every expression of the file ``instr``'s location names: for an instruction at
