@@ -52,6 +52,8 @@ from ptxkit.fpsan.dispatch import rewrite_instruction
 from ptxkit.fpsan.fold_body_join import body_join
 from ptxkit.fpsan.fold_cancelled_neg import report_cancelled_negations
 from ptxkit.fpsan.fold_contracted import contracted_narrowed_product
+from ptxkit.fpsan.fold_dropped_round_trip import READERS as ROUND_TRIP_READERS
+from ptxkit.fpsan.fold_dropped_round_trip import dropped_round_trip
 from ptxkit.fpsan.fold_flow import Flow, FoldResult, decide_fold, float_cast, fold_verdict, roles
 from ptxkit.fpsan.fold_fma_product import as_product, product_fma
 from ptxkit.fpsan.fold_libcall import direct_libcall, unmodelled_libcall
@@ -190,6 +192,10 @@ _REPORTED_FIRST: tuple[tuple[tuple[str, ...], Callable[[ir.Instruction, Flow], D
         "the test into the NaN propagation; Triton's FPSan tests the ring value's float bits (a NaN pattern for some "
         "payloads) and its ring max/min propagates none, so the two pick differently there; sanitized as written"),
      False),
+    (ROUND_TRIP_READERS, dropped_round_trip, lambda op, d: (
+        f"{op} of an integer's conversion where the source at {d.where} narrows a value and widens it back: LLVM drops "
+        "the round trip of an integer exact in the narrow type; Triton's FPSan narrows φ(x) with its hash fold and "
+        "sign-extends it, which is not φ(x); sanitized as written"), False),
     (("setp",), self_negation_compare, lambda op, d: (
         f"|x| == 0 test of a float's bits where the source at {d.where} compares a value with its negation across a "
         "widening: LLVM's x == -x; in Triton's ring the half's −0.0, sign-extended, is not its own negation, so the "
