@@ -40,13 +40,22 @@ def test_one_conversion_for_two_widenings_is_reported(tmp_path, other, reported)
         assert "f32" in got[0] and "f64" in got[0]
 
 
-@pytest.mark.parametrize("name", ["k_half_to_int_through_f32_and_f64", "k_f32_to_int_directly_and_through_f64"])
+@pytest.mark.parametrize("name", ["k_half_to_int_through_f32_and_f64", "k_f32_to_int_directly_and_through_f64",
+                                  "k_half_to_int_through_f64_and_round_trip"])
 def test_held_out_kernel_is_reported(name):
     """Triton 3.9 pairs of the shape (10869's; and of an f32 x, where LLVM's a + a of the merged conversion is a shift
     at the cvt's own location, so only the file tells of the other conversion): the mismatch is reported."""
     ours, theirs, errors = _compare(name, folds=())
     assert not (ours == theirs).all()
     assert any(MERGED in e.reason for e in errors)
+
+
+def test_half_narrowed_back_to_f32_is_its_f32_widening():
+    """``h.to(f32).to(int32)`` beside ``h.to(f64).to(f32).to(int32)``: the ring narrows the sign-extended payload of h
+    to h's f32 payload, so the two are one conversion in Triton's FPSan too: nothing merged, bit for bit."""
+    ours, theirs, errors = _compare("k_half_to_int_through_f32_and_round_trip", folds=())
+    assert not any(MERGED in e.reason for e in errors)
+    assert (ours == theirs).all()
 
 
 def test_two_values_converted_apart_are_not_merged(tmp_path):

