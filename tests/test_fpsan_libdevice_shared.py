@@ -17,12 +17,17 @@ def _body_errors(name: str) -> list[str]:
 
 
 @pytest.mark.parametrize("name", [
+    # exp2(x * 2.0) of f64: the body's x - round(x) is contracted into fma(a, 2.0, -round(x)) of the caller's x = a + a
+    # (held-out seed 86982; and custom kernels, also beside the user's x * 2.0)
+    "seed86982", "k_exp2_of_twice_f64", "k_exp2_of_twice_plus_twice_f64",
     # pow(i.to(f32), y) whose log runs in an out-of-line block LLVM located at the function's column (``.loc 1 0 1``,
     # compiler-made): the block is reached from the body only, so it is the body's work (held-out seed 90888)
     "seed90888",
     # two pow copies (two elements per thread) reading the caller's x + x (the user's 2.0 * x), which LLVM shares with
     # pow's x + x of its x == 0 or inf case (held-out seed 81550)
     "seed81550",
+    # pow(-x, x + x): the user's x + x is y, read as a float by the body, so no copy of pow's own x + x (93001's shape)
+    "k_pow_of_neg_and_self_add_f32",
 ])
 def test_pow_body_around_callers_code_is_tritons_op(name):
     assert _body_errors(name) == []
@@ -48,3 +53,15 @@ def test_tanh_reading_the_sign_erf_computed_is_tritons_op():
     # (the sign's copy in erff's other arm, at tanhf's location, is still a zero-sign fold the source cannot decide:
     # left native, which is right here, and reported)
     assert [e.opcode for e in errors] == ["and.b32"]
+
+
+def test_pow_special_case_select_after_its_narrowing_and_negation_keeps_the_ring_value():
+    """``-pow(x.to(f64), x.to(f64)).to(f16)``: LLVM sinks pow's x == 0 and x == 1 selects past the cvt and the sign xor
+    (moved to the store), selecting -1.0 at the negation's location; Triton's single op has no special case (held-out
+    seed 79474, reported before). Bit for bit on its inputs and on inputs all ±0.0, where the select would fire."""
+    assert _body_errors("seed79474") == []
+    _assert_bit_exact("seed79474")
+    ours, theirs, items = _zero_y("seed79474", buffer="x0_ptr")
+    assert [i.severity for i in items if i.opcode == "libdevice:__nv_pow"] == ["note"]
+    diff = np.nonzero(ours != theirs)[0]
+    assert diff.size == 0, f"{diff.size}/{ours.size} elements differ"

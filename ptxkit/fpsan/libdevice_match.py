@@ -60,6 +60,7 @@ from ptxkit.fpsan.libdevice_tail import (
     on_every_path,
     special_cases,
     sunk_selects,
+    tail_select,
     tests_read_beside,
 )
 from ptxkit.ptx.types import FLOAT_TYPES, type_bits
@@ -88,6 +89,8 @@ _ABSORB = {"selp", "setp", "mov", "and", "or", "not"}
 # log(x)·(1/ln2 hi + lo), the ``mul.f64 t, r, lo; fma.rn.f64 y, r, hi, t`` after the exit
 _LOG2_LO, _LOG2_HI = 0x3C7777D0FFDA0D24, 0x3FF71547652B82FE  # (exp's x·(1/ln2) shares the hi constant)
 _HALF_IMM = {"f32": 0x3F000000, "f64": 0x3FE0000000000000}  # 0.5: pow's y * 0.5 of its odd-integer test
+_BITS = {"xor", "and", "or", "selp", "mov"}  # (pow's special values are packed as integers)
+_TWO = {"f32": ir.FloatImm(0x40000000, 32), "f64": ir.FloatImm(0x4000000000000000, 64)}
 
 
 def _in_place(flow: Flow, rng: list[ir.Instruction], r: str, i: int) -> bool:
@@ -450,22 +453,24 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
     # so is the caller's y * 0.5 of an input y before the range, which is powf's odd-integer test of y (log2(x * 0.5)
     # * pow(x, x); custom kernels after held-out seed 63444, silent: the pow was taken for pow(x, x * 0.5)); other
     # work on the inputs is no such value (pow(-x, x * x): x * x is an argument), but the caller's x + x of an input is,
-    # which LLVM shares with pow's x + x of its x == 0 or inf case (held-out seed 81550: the user's 2.0 * x)
+    # which LLVM shares with pow's x + x of its x == 0 or inf case (held-out seed 81550: the user's 2.0 * x), read as
+    # bits there (pow(-d, d + d) computes with it: held-out seed 93001)
     for r in {r for s in rng for r in flow.reads(s)} - given if name in ("powf", "pow") else ():
         ws = flow.writers.get(r, [])
         if (len(ws) == 1 and ws[0].guard is None and flow.pos[id(ws[0])] < p0 and others(r)
                 and flow.reads(ws[0]) & set(inputs) and (_HALF_IMM.get(ftype) in flow.float_imms(ws[0])
-                                                         if ws[0].opcode == "mul" else self_add(ws[0], ftype))):
+                                                         if ws[0].opcode == "mul" else self_add(ws[0], ftype)
+                                                         and all(u.opcode in _BITS for u in flow.readers[r]
+                                                                 if id(u) in inside))):
             given.add(r)
     # the factors of an input x = a * b the caller computed, where LLVM contracted the body's first step on x into
-    # fma(a, b, c) (held-out seed 3924: exp2(x * x) of f64, whose x - round(x) became fma(h, h, -round(x)))
-    for r in inputs:
-        ws = flow.writers.get(r, [])
-        if len(ws) == 1 and ws[0].opcode == "mul" and ws[0].guard is None and is_float(ws[0]) \
-                and len(ws[0].operands) == 3:
-            factors = ws[0].operands[1:3]
-            if any(t.opcode == "fma" and t.operands[1:3] == factors for t in rng):
-                given |= {o.name for o in factors if isinstance(o, ir.Reg)}
+    # fma(a, b, c) (held-out seed 3924: exp2(x * x) of f64, whose x - round(x) became fma(h, h, -round(x))); of
+    # x = a + a (LLVM's a * 2.0), fma(a, 2.0, c) (held-out seed 86982: exp2(h.to(f64) * 2.0))
+    for w in (ws[0] for r in inputs if len(ws := flow.writers.get(r, [])) == 1 and ws[0].guard is None):
+        factors = tuple(w.operands[1:3]) if w.opcode == "mul" and is_float(w) and len(w.operands) == 3 else \
+            (w.operands[1], _TWO[ftype]) if self_add(w, ftype) and ftype in _TWO else ()
+        if factors and any(t.opcode == "fma" and tuple(t.operands[1:3]) in (factors, factors[::-1]) for t in rng):
+            given |= {o.name for o in factors if isinstance(o, ir.Reg)}
     # tests of the inputs' bits other code made (before the range, or in it at its own location: integer and
     # predicate logic, comparisons; the same bits in Triton's FPSan), which LLVM's CSE shares with the body
     # (held-out seed 3817: sin(x)'s isinf test of x, pow(y, x)'s too)
@@ -551,7 +556,7 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
         unpack = s.opcode == "mov" and isinstance(s.operands[0], ir.Vec)  # the caller's (a 64-bit shuffle: seed 1077)
         if (scanning and rd & taint and (s.opcode in _ABSORB or sunk) and not unpack and s.guard is None
                 and rd <= taint | consts and id(s) not in within  # (a recognised body's test of the input)
-                and (flow.same_call(s, body[0], merged=True) or sunk or _tail_select(flow, s, absorbed))):
+                and (flow.same_call(s, body[0], merged=True) or sunk or tail_select(flow, s, absorbed))):
             # column 0 or another call's location: sunk past other bodies (seeds 1223, 789); log2's tail is known
             # by its constants
             if flow.writes(s) & set(inputs):
@@ -667,18 +672,6 @@ def _save_point(flow: Flow, stmts: list[ir.Statement], rng: list[ir.Instruction]
         if t is rng[0] or not nx.has_path(nx.restricted_view(g, [pos[id(t)]], []), start, end):
             return t
     return None
-
-
-def _tail_select(flow: Flow, s: ir.Instruction, absorbed: list[ir.Instruction]) -> bool:
-    """``s`` is a compiler-made (line 0) ``selp`` of the body's sunk tail: its predicate and its register arm both
-    come from steps already absorbed (held-out seed 7733: pow's ``x == 1`` select sunk past two exp bodies, with the
-    exp call's column at line 0); a user's select has a location of its own."""
-    at = flow.loc.get(id(s))
-    if s.opcode != "selp" or at is None or at[1] != "0" or len(s.operands) != 4:
-        return False
-    done = {r for a in absorbed for r in flow.writes(a)}
-    regs = [o.name for o in s.operands[1:] if isinstance(o, ir.Reg)]
-    return len(regs) == 2 and set(regs) <= done
 
 
 def _callers_neg(s: ir.Instruction, cands: list[str]) -> bool:

