@@ -812,6 +812,17 @@ def test_int_to_half_through_cancelled_float_arithmetic_is_the_ring_arithmetic(t
     assert "ring arithmetic and narrowing" in rep.items[0].reason
 
 
+def test_int_to_f32_beside_an_integer_half_cast_back_to_an_int_is_direct(tmp_path):
+    """Seed 77311's chain ``h.to(bf16).to(int16).to(bf16).to(int16).to(f32)``: the inner ``i.to(bf16)`` is cast back
+    to an integer (a round trip LLVM drops), not widened to f32, so it is no half LLVM dropped from the f32 conversion:
+    decided ``direct`` (before, that half made the location undecided and the conversion was reported)."""
+    expr = "x0.to(tl.bfloat16).to(tl.int16).to(tl.bfloat16).to(tl.int16).to(tl.float32)"
+    out, rep = _run(_with_source(tmp_path, expr, "{loc}\n\tcvt.rn.f32.s16 %d, %a;", "x0", w=16, out_w=32),
+                    [[i] for i in INTS], w=16, out_w=32)
+    assert out == [int(np.float32(np.int16(np.uint16(i))).view(np.uint32)) for i in INTS]
+    assert _items(rep) == [("cvt.rn.f32.s16", "note")]
+
+
 @pytest.mark.parametrize("expr,anchor,at", [("tl.abs(x0.to(tl.int64).to(tl.float32))", "", "store"),
                                             ("x0.to(tl.int16).to(tl.float32) + 1.0", "x0", "loc"),
                                             # held-out seed 4160: the half of an integer, then through int32 and

@@ -48,3 +48,10 @@ def test_zero_times_a_negated_int_conversion_is_tritons_zero():
     """``0.0 * (x.to(f16).to(int64).to(bf16) * -1.0)`` (held-out seed 81791, silent at first contact in 350/512
     elements): NVPTX's copysign(0.0, −y) tests the sign bit of ``not y``; Triton's ring product is +0.0."""
     _assert_bit_exact("seed81791", folds=())
+
+
+@pytest.mark.parametrize("name", ["seed95870", "k_zero_times_int_stored_f16", "k_zero_times_int_stored_bf16"])
+def test_zero_product_stored_as_a_half_is_the_rings_zero(name):
+    """``(0.0 * i.to(f32)).to(f16|bf16)``: LLVM keeps the sign of the f32's high half (``mov.b32 {_, hi}, x; and.b16 d,
+    hi, 0x8000``), Triton's ring product is +0.0 (held-out seed 95870, silent at first contact in 36/128 elements)."""
+    _assert_bit_exact(name, folds=())

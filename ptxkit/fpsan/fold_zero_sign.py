@@ -27,12 +27,14 @@ def zero_sign_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, fl
     """The zero-sign fold ``instr`` (an ``and`` or ``selp``) is, rewritten; None: not one. Undecided (no source,
     no ``--fold zero-sign``): left native, an error."""
     packed = None
-    if instr.opcode == "and" and _high_word_sign(instr, flow):
+    if instr.opcode == "and" and (hft := _high_word_sign(instr, flow)) is not None:
         # (0.0 * x).to(f32) of an f64 x as the sign of x's high word (held-out seed 11581: 0.0 * i.to(f64), silent);
-        # the ring product is 0 whatever x is, narrowed the f32 ring's 0: the f32 product 0.0 * 0.0
-        what, ft = "sign-bit and on an f64 value's high word stored as f32", "f32"
-        site = dataclasses.replace(instr, opcode="copysign", mods=("f32",),
-                                   operands=(instr.operands[0], zero_of("f32"), zero_of("f32")))
+        # the ring product is 0 whatever x is, narrowed the f32 ring's 0: the f32 product 0.0 * 0.0; and (0.0 *
+        # x).to(f16) of an f32 x as the sign of x's high half (held-out seed 95870: 0.0 * i.to(f32), silent)
+        wide, ft = {"f32": "f64", "f16": "f32"}[hft], hft
+        what = f"sign-bit and on an {wide} value's high {'word' if wide == 'f64' else 'half'} stored as {ft}"
+        site = dataclasses.replace(instr, opcode="copysign", mods=(ft,),
+                                   operands=(instr.operands[0], zero_of(ft), zero_of(ft)))
     elif instr.opcode == "and" and (zft := _sign_only(instr, flow)) is not None:
         # copysign(0.0, x) as an and with the sign bit (held-out seed 7517: 0.0 * i.to(f64), silent before)
         what, ft, site = "sign-bit and on a float value", zft, instr
@@ -117,25 +119,27 @@ def _under_not(flow: Flow, r: ir.Reg) -> ir.Reg:
                              and isinstance(d.operands[1], ir.Reg)) else r
 
 
-def _high_word_sign(instr: ir.Instruction, flow: Flow) -> bool:
-    """``instr`` is ``and.b32 d, hi, signbit`` where ``hi`` is the high word of an f64 x (``mov.b64 {_, hi}, x``, x
-    written by float instructions) and d is read as f32 or stored: LLVM's ``fptrunc(copysign(0.0, x))``, the f32
-    ±0.0 of x's sign."""
+def _high_word_sign(instr: ir.Instruction, flow: Flow) -> str | None:
+    """The narrow type of ``and.b32 d, hi, signbit`` where ``hi`` is the high word of an f64 x (``mov.b64 {_, hi},
+    x``, x written by float instructions) and d is read as f32 or stored: LLVM's ``fptrunc(copysign(0.0, x))``, the
+    f32 ±0.0 of x's sign ("f32"); of ``and.b16`` of an f32's high half, the f16 ±0.0 ("f16"); else None."""
     ops = instr.operands
-    if instr.mods != ("b32",) or len(ops) != 3 or not isinstance(ops[0], ir.Reg) or not isinstance(ops[1], ir.Reg) \
-            or not (isinstance(ops[2], ir.Imm) and ops[2].value % (1 << 32) == 1 << 31):
-        return False
+    w = {"b32": 32, "b16": 16}.get(instr.mods[0], 0) if len(instr.mods) == 1 else 0
+    if not w or len(ops) != 3 or not isinstance(ops[0], ir.Reg) or not isinstance(ops[1], ir.Reg) \
+            or not (isinstance(ops[2], ir.Imm) and ops[2].value % (1 << w) == 1 << (w - 1)):
+        return None
+    wide, narrow = ("f64", "f32") if w == 32 else ("f32", "f16")
     u = flow.only_def(ops[1].name)
     if u is None or u.opcode != "mov" or not isinstance(u.operands[0], ir.Vec) or len(u.operands[0].items) != 2 \
             or u.operands[0].items[1] != ops[1] or not isinstance(u.operands[1], ir.Reg):
-        return False
+        return None
     x = _under_not(flow, u.operands[1])
     defs = flow.defs.get(x.name, [])
-    if not defs or not all(float_type_of(d) == "f64" or (d.opcode == "cvt" and d.mods and _cvt_dest_float(d)
-                                                         and "f64" in d.mods) for d in defs):
-        return False
+    if not defs or not all(float_type_of(d) == wide or (d.opcode == "cvt" and d.mods and _cvt_dest_float(d)
+                                                        and wide in d.mods) for d in defs):
+        return None
     readers = flow.uses.get(ops[0].name, [])
-    return bool(readers) and all(r.opcode == "st" or float_type_of(r) == "f32" for r in readers)
+    return narrow if readers and all(r.opcode == "st" or float_type_of(r) == narrow for r in readers) else None
 
 
 def _signed_zero_select(instr: ir.Instruction, flow: Flow) -> tuple[str, ir.Reg] | None:

@@ -71,7 +71,7 @@ from ptxkit.fpsan.source_ast import (
     _width,
     _without_folded_widening,
 )
-from ptxkit.fpsan.source_hints_casts import CastHints, int_cast_wider
+from ptxkit.fpsan.source_hints_casts import CastHints, cast_back_to_int, int_cast_wider
 from ptxkit.fpsan.source_hints_compare import CompareHints
 from ptxkit.fpsan.source_hints_libcall import LibcallHints
 from ptxkit.fpsan.source_hints_reduce import ReduceHints
@@ -351,7 +351,8 @@ class SourceHints(SignHints, CastHints, LibcallHints, CompareHints, ReduceHints)
                 return (forms.pop(), n) if len(forms) == 1 else None
             t = _to_dtype(n)
             if t in ("float16", "bfloat16"):  # i.to(f16): the half LLVM dropped (not a float's cast)
-                return (_HALF[t], n) if _to_dtype(_resolve(f, _receiver(n), _DEPTH)) in _INT_DTYPES else None
+                return (_HALF[t], n) if _to_dtype(_resolve(f, _receiver(n), _DEPTH)) in _INT_DTYPES \
+                    and not cast_back_to_int(f, n) else None
             if t == dest:
                 e, via = _resolve(f, _receiver(n), _DEPTH), ""
                 scanned = _scan_of(e) if e is not None else None

@@ -268,3 +268,10 @@ def int_cast_wider(f: SourceFile, e: ast.expr, dest: str) -> bool:
                 _to_dtype(_resolve(f, _receiver(x), _DEPTH)) in _INT_DTYPES:
             return True
     return False
+
+
+def cast_back_to_int(f: SourceFile, n: ast.expr) -> bool:
+    """``n`` is the receiver of an integer cast, ``n.to(tl.intN)``: an integer's half ``i.to(f16).to(int16)`` that
+    LLVM drops as an exact round trip, which Triton's φ⁻¹(φ(v)) = v computes as one too (held-out seed 77311)."""
+    up = f.parent.get(id(n))
+    return isinstance(up, ast.Attribute) and up.attr == "to" and _to_dtype(f.parent.get(id(up))) in _INT_DTYPES
