@@ -85,3 +85,26 @@ def test_scalar_half_abs_is_the_and_however_many():
         "\n\tmov.b16 %d, %h2;"
     text = sanitize_text(_kernel(body, out_w=16, nin=1), "k.ptx").text
     assert "abs.f16" not in text.replace("// fpsan: abs.f16", "") and text.count("0x7FFF;") >= 4
+
+
+def test_abs_a_float_select_reads_stays_a_float_abs():
+    """``where(c, a, abs(a)) + abs(a)`` as ``abs.f32 t, a; selp.f32 s, t, b, p; add.f32 d, t, s``: Triton's FPSan
+    leaves the select alone, so LLVM keeps the float abs in its build and the ring add reads that result (held-out
+    seed 98179, silent at first contact: a tf32x3 dot's operand, 288/1024 elements); on the ring sums' NaN patterns
+    the float abs writes the canonical NaN, which the integer and would not."""
+    from ptxkit.fpsan.abs_bits import SELECTED
+    from ptxkit.fpsan_ptx import sanitize_text
+
+    body = "add.f32 %t, %a, %b;\n\tabs.f32 %u, %t;\n\tsetp.gt.f32 %p1, %a, %b;\n\tselp.f32 %c, %u, %b, %p1;\n\t" \
+           "add.f32 %d, %u, %c;"
+    text = _kernel(body)
+    assert "abs.f32 %u, %t;" in sanitize_text(text, "k.ptx").text
+    _, rep = _run(text, _pairs(32))
+    assert [(i.opcode, i.severity, i.reason) for i in rep.items if i.opcode == "abs.f32"] == [
+        ("abs.f32", "note", SELECTED)]
+
+
+def test_held_out_abs_selected_into_a_tf32x3_dot_is_tritons_bits():
+    from tests.test_fpsan_libdevice import _assert_bit_exact
+
+    _assert_bit_exact("seed98179", folds=())

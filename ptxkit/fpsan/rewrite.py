@@ -14,7 +14,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from ptxkit import ir
-from ptxkit.fpsan.abs_bits import AS_AND, abs_as_and, half_abs_verdict
+from ptxkit.fpsan.abs_bits import AS_AND, SELECTED, abs_as_and, half_abs_verdict, selected
 from ptxkit.fpsan.ctx import NATIVE_COPY, RewriteContext, Unembed, operand_text
 from ptxkit.fpsan.dispatch import is_float_arith, rewrite_instruction
 from ptxkit.fpsan.folds import Flow, rewrite_fold
@@ -302,6 +302,8 @@ class _FunctionRewrite:
                     self.report_item(instr, f"no FPSan rewrite for {instr.opcode}")
                 elif as_and is not None:
                     self.report_item(instr, AS_AND, NOTE, native=False)
+                elif selected(instr, self.flow):
+                    self.report_item(instr, SELECTED, NOTE)
                 elif (v := native_verdict(instr)) is not None and any(m in FLOAT_TYPES for m in instr.mods):
                     self.report_item(instr, v.reason, v.severity, v.native)
             self.native(instr)
