@@ -317,9 +317,8 @@ class SourceHints(SignHints, CastHints, LibcallHints, CompareHints, ReduceHints)
                 return None
             if _to_dtype(recv) not in _INT_DTYPES:
                 return None
-            # the half then cast through an integer and back (held-out seed 4160: i8.to(f16).to(int32).to(f16)):
-            # LLVM drops that exact round trip, where Triton converts the half to the integer through its ring
-            # widening to f32
+            # the half then cast through an integer and back (held-out seed 4160: i8.to(f16).to(int32).to(f16)): LLVM
+            # drops that exact round trip, where Triton converts the half to the integer through its f32 widening
             up = f.parent.get(id(f.parent.get(id(n))))
             if isinstance(up, ast.expr) and _to_dtype(up) in _INT_DTYPES and isinstance(
                     back := f.parent.get(id(f.parent.get(id(up)))), ast.expr) and _cast_to(back) is not None:
@@ -327,14 +326,15 @@ class SourceHints(SignHints, CastHints, LibcallHints, CompareHints, ReduceHints)
             return "native", n
         return self.decide(cvt, classify)
 
-    def int_wide(self, cvt: ir.Instruction) -> Decision | None:
+    def int_wide(self, cvt: ir.Instruction, within: bool = False) -> Decision | None:
         """``cvt.rn.{f32,f64}.{s,u}N d, i`` is ``i.to(T)`` (``direct``) or LLVM's fold of
         ``i.to(f16|bf16).to(T)`` (``f16``/``bf16``: exact when i fits the half's mantissa, so LLVM drops the half,
         whose payload Triton's FPSan widens) or of ``i.to(f32).to(f64)`` (``f32``: exact when i fits f32). A half
         cast of an integer cast at the location, or a half cast as the receiver of the wide cast there, gives
         its type; a wide cast of an integer cast ``direct``; anything else (a loaded tensor) stays undecided.
         In an inlined library function (``tl.max`` widens its half input at standard.py:212), where its
-        parameter says nothing, the call's location decides: ``tl.max(i.to(bf16))`` is ``bf16``."""
+        parameter says nothing, the call's location decides: ``tl.max(i.to(bf16))`` is ``bf16``. ``within``: a call's
+        argument chain sunk into its body, by the location's sub-expressions (at line 0 the file's: seed 99193)."""
 
         dest = _PTX_DTYPE.get(next((m for m in cvt.mods if m in ("f32", "f64")), ""))
 
@@ -376,6 +376,9 @@ class SourceHints(SignHints, CastHints, LibcallHints, CompareHints, ReduceHints)
                     return _HALF[recv], n
                 return (_WIDE.get(via, "direct"), n) if recv in _INT_DTYPES else None
             return None
+        if within:
+            at0 = self.loc.get(id(cvt), ("", 1))[1] == 0
+            return self.decide_in_file(cvt, classify) if at0 else self.decide_within(cvt, classify)
         return self.decide_here_or_at_call(cvt, classify)
 
     def half_of_int_on_line(self, cvt: ir.Instruction) -> str | None:
