@@ -26,9 +26,9 @@ def _body_errors(name: str) -> list[str]:
     # two pow copies (two elements per thread) reading the caller's x + x (the user's 2.0 * x), which LLVM shares with
     # pow's x + x of its x == 0 or inf case (held-out seed 81550)
     "seed81550",
-    # pow(y, h.to(f32).to(int64).to(bf16).to(f32)): y's conversion sunk into the body at line 0 is LLVM's one cvt for the
-    # integer's exact bf16 and its widening, which Triton computes as the ring widening of the bf16 payload (held-out
-    # seed 99193, silent at first contact in 115/256)
+    # pow(y, h.to(f32).to(int64).to(bf16).to(f32)): y's conversion sunk into the body at line 0 is LLVM's one cvt for
+    # the integer's exact bf16 and its widening, which Triton computes as the ring widening of the bf16 payload
+    # (held-out seed 99193, silent at first contact in 115/256)
     "seed99193",
     # pow(-x, x + x): the user's x + x is y, read as a float by the body, so no copy of pow's own x + x (93001's shape)
     "k_pow_of_neg_and_self_add_f32",
