@@ -100,21 +100,23 @@ def _argument(ctx: RewriteContext, r: LibRange, x: str) -> str:
 def _int_conversion(ctx: RewriteContext, s: ir.Instruction, x: str, dt: str, st: str) -> str:
     """φ of a sunk chain's integer conversion: native, as Triton's FPSan leaves sitofp — but a conversion to a half
     the source makes through f32 (a scan's first row, held-out seed 75360: ``cumsum(i.to(f32)).to(bf16)``, silent at
-    first contact) is f32 natively, then Triton's ring narrowing; where the source does not say, reported."""
-    via = ctx.folds.get("int-half")
-    if dt in ("f16", "bf16") and via is None:
-        decided = ctx.hints.int_half(s, dt)
-        via = "native" if decided is not None and decided.form == "native" else \
-            "f32" if decided is not None and decided.form == "f32" else None
+    first contact) is f32 natively, then Triton's ring narrowing (where the source does not say, reported); and one to
+    f32/f64 the source makes through a half (``i.to(bf16).to(f32)`` of an integer exact in it, LLVM's one cvt:
+    held-out seed 99193, pow's y, silent) is the half natively, then Triton's ring widening (undecided: native)."""
+    if dt in ("f16", "bf16"):
+        via = ctx.folds.get("int-half")
+        if via is None:
+            decided = ctx.hints.int_half(s, dt)
+            via = decided.form if decided is not None and decided.form in ("native", "f32") else None
         if via is None:
             ctx.report(s, f"{st} → {dt} conversion of a libdevice argument left native (Triton's i.to({dt})); LLVM "
                        f"also folds a conversion through f32 into this one cvt, which Triton's FPSan narrows in the "
                        f"ring: --fold int-half=native|f32 states which the source meant")
-    elif dt in ("f32", "f64") and via is None:
-        # i.to(bf16).to(f32) of an integer exact in the half, LLVM's one cvt (held-out seed 99193: pow's y, silent):
-        # the native conversion to the half, then Triton's ring widening of its payload
-        wide = ctx.folds.get("int-wide") or ((d := ctx.hints.int_wide(s, within=True)) and d.form)
-        via = wide if wide in ("f16", "bf16") or (wide == "f32" and dt == "f64") else None
+    else:
+        via = ctx.folds.get("int-wide")
+        if via is None and (wide := ctx.hints.int_wide(s, within=True)) is not None:
+            via = wide.form
+        via = via if via in ("f16", "bf16") or (via == "f32" and dt == "f64") else None
     ctx.read_bits(x)
     if via in ("f16", "bf16", "f32") and via != dt:
         t = ctx.fresh(BITS_KIND[R.ring(via).w])
