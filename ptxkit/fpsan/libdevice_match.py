@@ -435,6 +435,7 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
     alias = {a for r in inputs for a in flow.sources_within(r, min(
         (flow.pos[id(u)] for u in flow.readers.get(r, ()) if id(u) in inside), default=hi), hi)}  # its source
     alias |= {w for r in inputs for w in words(flow, r)}  # and its words unpacked before it (seed 1239)
+    alias |= flow.bit_twins(alias)  # and copies of those bits moved through other words (seed 99907)
     if earlier is not None:
         alias |= earlier.values  # what an earlier body computed from the same inputs
     given = set(inputs) | alias
@@ -454,12 +455,14 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
     # * pow(x, x); custom kernels after held-out seed 63444, silent: the pow was taken for pow(x, x * 0.5)); other
     # work on the inputs is no such value (pow(-x, x * x): x * x is an argument), but the caller's x + x of an input is,
     # which LLVM shares with pow's x + x of its x == 0 or inf case (held-out seed 81550: the user's 2.0 * x), read as
-    # bits there (pow(-d, d + d) computes with it: held-out seed 93001)
-    for r in {r for s in rng for r in flow.reads(s)} - given if name in ("powf", "pow") else ():
+    # bits there (pow(-d, d + d) computes with it: held-out seed 93001); f64 exp and exp2 select it as their NaN
+    # result x + x (held-out seed 100528: the user's x * 2.0 beside exp2(x), computed in pow(x, x)'s range)
+    pow_ = name in ("powf", "pow")
+    for r in {r for s in rng for r in flow.reads(s)} - given if pow_ or name in ("exp", "exp2") else ():
         ws = flow.writers.get(r, [])
         if (len(ws) == 1 and ws[0].guard is None and flow.pos[id(ws[0])] < p0 and others(r)
                 and flow.reads(ws[0]) & set(inputs) and (_HALF_IMM.get(ftype) in flow.float_imms(ws[0])
-                                                         if ws[0].opcode == "mul" else self_add(ws[0], ftype)
+                                                         if ws[0].opcode == "mul" and pow_ else self_add(ws[0], ftype)
                                                          and all(u.opcode in _BITS for u in flow.readers[r]
                                                                  if id(u) in inside))):
             given.add(r)
