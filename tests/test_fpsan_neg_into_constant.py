@@ -116,6 +116,16 @@ def test_negation_of_a_value_of_the_ops_own_type_beside_a_widening_is_no_narrow_
     assert np.array_equal(ours, theirs)
 
 
+@pytest.mark.parametrize("name", ["seed101184", "k_min_of_widening_minus_negated_f64"])
+def test_negation_of_the_ops_own_type_beside_a_choice_of_one_widening(name):
+    """``minimum(h.to(f64), h.to(f64)) - (-y)`` of an f16 h and an f64 y as ``add.f64 d, h', y`` (held-out seed
+    101184, silent at first contact: 4/512 elements, h = −0.0): the minimum of one value is that widening, so the
+    negated y is no narrow value; bit for bit on inputs with ±0.0 halves."""
+    from tests.test_fpsan_body_join import _zero_y
+    ours, theirs, _ = _zero_y(name, buffer="x0_ptr", negative_zero=0x8000)
+    assert np.array_equal(ours, theirs)
+
+
 @pytest.mark.parametrize("expr,reported", [("-((-x0) / 3.0)", True), ("-((-x0) * x0.to(tl.float32))", True),
                                            ("-((-x0.to(tl.float32)) / 3.0)", False),
                                            ("x0.to(tl.float32) / 3.0", False)])

