@@ -93,3 +93,10 @@ def test_a_saturating_or_float_conversion_is_no_copy():
     assert "%rs5" not in bit_copies(f.writers)
     f = _flow("    cvt.rn.f16.f32 %rs5, %r1;\n    mov.b32 %r1, {%rs1, %rs2};\n")
     assert "%rs5" not in bit_copies(f.writers)
+
+
+def test_an_original_written_again_after_the_copy_has_no_twin():
+    """``%rs2`` written again after ``%rs5`` copied it: the two hold different values from then on."""
+    f = _flow(_PACKED + "    mov.b16 %rs2, %rs1;\n")
+    assert bit_copies(f.writers)["%rs5"] == "%rs2"  # (the bits moved, at the time of the copy)
+    assert f.bit_twins({"%rs2"}) == set()
