@@ -98,5 +98,4 @@ def test_a_saturating_or_float_conversion_is_no_copy():
 def test_an_original_written_again_after_the_copy_has_no_twin():
     """``%rs2`` written again after ``%rs5`` copied it: the two hold different values from then on."""
     f = _flow(_PACKED + "    mov.b16 %rs2, %rs1;\n")
-    assert bit_copies(f.writers)["%rs5"] == "%rs2"  # (the bits moved, at the time of the copy)
-    assert f.bit_twins({"%rs2"}) == set()
+    assert "%rs5" not in bit_copies(f.writers) and f.bit_twins({"%rs2"}) == set()
