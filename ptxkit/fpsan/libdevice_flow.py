@@ -217,8 +217,8 @@ class Flow:
         """Registers holding exactly the bits of one of ``values`` (or of a register they copy), moved there by
         integer data movement alone (:mod:`ptxkit.fpsan.bit_fields`; held-out seed 99907)."""
         if self._copies is None:  # (the original written before the copy only, outside loops: one value since)
-            self._copies = {c: a for c, a in bit_copies(self.writers).items() if self.loop_head is None
-                            and all(self.pos[id(w)] < self.pos[id(self.writers[c][0])] for w in self.writers.get(a, []))}
+            self._copies = {c: a for c, a in bit_copies(self.writers).items() if self.loop_head is None and all(
+                self.pos[id(w)] < self.pos[id(self.writers[c][0])] for w in self.writers.get(a, []))}
         roots = {self._copies.get(v, v) for v in values}
         return {r for r, a in self._copies.items() if a in roots} | {a for v in values if (a := self._copies.get(v))}
 

@@ -102,6 +102,7 @@ class _FunctionRewrite:
         self.flow.bodies = {r.output: r for r in bodies}
         self.flow.ranges = {ln for r in bodies for a, b in ((r.start_line, r.end_line), *r.extra) for ln in range(a, b)}
         ctx.hints = self.flow.hints  # the cast folds (half-int, int-half) read it too (ptxkit.fpsan.casts)
+        ctx.uses = self.flow.uses
 
     def run(self) -> Rewritten:
         self.walk(self.fn.body or [])

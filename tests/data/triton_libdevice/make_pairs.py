@@ -22,6 +22,11 @@ from ptxkit.corpus.triton_kernels import KernelSpec, _dot, _elementwise, generat
 
 # name -> (leaf dtypes, body, output dtype, BLOCK, masked): elementwise, 1 warp, 2 programs
 HAND = {
+    # (-x.to(f64)).to(f16) of an f32 x: LLVM's neg.f16 of cvt.rn.f16.f32, Triton's chain through f64 (held-out seed
+    # 101546, in one arm of a select: reported at the cvt and the neg)
+    "k_neg_of_widened_narrowed_f16": ({"x0": "f32"}, "(-x0.to(tl.float64)).to(tl.float16)", "f32", 64, True),
+    "k_where_neg_of_widened_narrowed_f16": ({"x0": "f32", "x1": "f16"}, "tl.where(x0 > 0, x1, (-x0.to(tl.float64))"
+                                            ".to(tl.float16))", "f32", 64, True),
     # minimum(h.to(f64), h.to(f64)) - (-y) of an f64 y: the negated value is the op's own type, beside a widening
     # through a choice of one value (held-out seed 101184, silent at h = −0.0)
     "k_min_of_widening_minus_negated_f64": ({"x0": "f16", "x1": "f64"},
