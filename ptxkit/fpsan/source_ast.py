@@ -547,6 +547,8 @@ def _neg_steps(f: SourceFile, e: ast.expr, open_end: bool = False) -> tuple[str,
         elif (x := _negated(r)) is not None:
             steps.append("neg")
             cur = x
+        elif (x := _scan_of(r)) is not None:  # a scan's first element, its operand's (held-out seed 101371; the
+            cur = x  # later ones, sums of the negations in the PTX too, are negated in the ring as in Triton's)
         elif steps and (w := _width(f, r, _DEPTH)) in (32, 64):
             steps.append(f"=f{w}")  # another value of a known float type (held-out seed 9816: an f32 dot's
             break  # result), its type first, marked "=": the caller checks that the PTX converts from it

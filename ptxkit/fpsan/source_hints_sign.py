@@ -433,12 +433,12 @@ class SignHints(HintsBase):
                 v = n
             if v is None or _cast_to(v) is None or _DTYPE_WIDTH.get(_cast_to(v) or "") != width:
                 return None
-            top = v
+            top, scanned_any = v, False
             for _ in range(_DEPTH):
                 if v is not None and (scanned := _scan_of(v)) is not None:
                     # a scan's first element is its operand's (held-out seeds 18885, 19017, silent at first contact:
                     # tl.cumsum(-x.to(f64)) narrowed and squared, the negation squared away)
-                    v = _resolve(f, scanned, _DEPTH)
+                    v, scanned_any = _resolve(f, scanned, _DEPTH), True
                 if v is None or _cast_to(v) is None:
                     break
                 v = _resolve(f, _receiver(v), _DEPTH)
@@ -452,8 +452,8 @@ class SignHints(HintsBase):
             narrow = next(k for k, t in _PTX_DTYPE.items() if t == _cast_to(top))
             if arms and all(_cast_to(a) is not None and _DTYPE_WIDTH[_cast_to(a) or ""] == w
                             and _width(f, _receiver(a), _DEPTH) in (OWN, width) for a in arms):
-                return f"widened:f{w}:{narrow}", n
-            return "before", n
+                return f"widened:f{w}:{narrow}" + (":scan" if scanned_any else ""), n
+            return ("before:scan" if scanned_any else "before"), n  # (through a scan: its elements are sums)
         return self.decide(instr, classify)
 
     def wide_negation_in_function(self, instr: ir.Instruction, width: int) -> str | None:
