@@ -691,5 +691,12 @@ def _cast_chain(f: SourceFile, e: ast.expr | None) -> tuple[list[tuple[str, ast.
 
 def _chain_casts_to(f: SourceFile, e: ast.expr | None, dtype: str | None) -> bool:
     """A float cast to ``dtype`` among the chain of casts ``e`` ends with (names followed), of no abs (not
-    abs(abs(x).to(f16).to(f32)): the inner abs is the one next to that cast)."""
-    return next((not _abs_call(r) for t, r in _cast_chain(f, e)[0] if t == dtype), False)
+    abs(abs(x).to(f16).to(f32)): the inner abs is the one next to that cast), also through negations, which an
+    abs of ``e`` drops (``abs((x.to(f16) * -1.0).to(f64))``, held-out seed 102602)."""
+    for _ in range(_DEPTH):
+        chain, e = _cast_chain(f, e)
+        if (got := next((not _abs_call(r) for t, r in chain if t == dtype), None)) is not None:
+            return got
+        if (e := _negated(e)) is None:
+            return False
+    return False

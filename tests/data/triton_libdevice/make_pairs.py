@@ -22,6 +22,10 @@ from ptxkit.corpus.triton_kernels import KernelSpec, _dot, _elementwise, generat
 
 # name -> (leaf dtypes, body, output dtype, BLOCK, masked): elementwise, 1 warp, 2 programs
 HAND = {
+    # abs((x.to(f16) * -1.0).to(f64)) of an f64 x: abs.f16 between the two cvts, the negation dropped under the abs
+    # (held-out seed 102602, silent: taken for abs(x).to(f16))
+    "k_abs_of_negated_narrowing_widened_f64": ({"x0": "f64"}, "tl.abs((x0.to(tl.float16) * -1.0).to(tl.float64))",
+                                               "f64", 64, True),
     # (-x.to(f64)).to(f16) of an f32 x: LLVM's neg.f16 of cvt.rn.f16.f32, Triton's chain through f64 (held-out seed
     # 101546, in one arm of a select: reported at the cvt and the neg)
     "k_neg_of_widened_narrowed_f16": ({"x0": "f32"}, "(-x0.to(tl.float64)).to(tl.float16)", "f32", 64, True),
