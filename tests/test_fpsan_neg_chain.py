@@ -101,3 +101,10 @@ def test_scan_of_widened_negations_narrowed_goes_through_f64():
     ours, theirs, items = _zero_y("seed101371", buffer="x0_ptr")
     assert np.array_equal(ours, theirs)
     assert not [i for i in items if i.severity == "error"]
+
+
+def test_scan_of_negated_f64_narrowed_is_the_cast_of_the_negation():
+    """``tl.cumsum(-tanh(x.to(f64)), axis=0).to(f32)`` (held-out seed 104039, reported: 50/256 elements differed): the
+    first row is ``neg.f32`` of ``cvt.rn.f32.f64`` of the tanh; the source's ``.to(f32)`` of the scan narrows its
+    operand's negation (``before``: the ring cast of −φ(t)). Bit for bit, nothing reported."""
+    _assert_bit_exact("seed104039")

