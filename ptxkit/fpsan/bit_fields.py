@@ -4,9 +4,10 @@ LLVM's lowering of a reduction or scan over packed halves moves 16-bit values th
 (``mov.b32 r, {lo, hi}``, ``cvt.u64.u32``, ``shl``/``or`` into one word, ``shr`` and ``cvt.u16.u64`` out
 again, ``bfe``), and a later instruction may read the copy where an earlier one read the original (held-out
 seed 99907: the second inlined ``__nv_log2f`` body's subnormal test ``setp.lt.bf16`` reads the scan's high
-half through such a chain, its conversion to f32 the original). The moves are integer instructions of the
-ISA's §9.7.1 (shl/shr), §9.7.8 (cvt between integer types), §9.7.7 (bfe), §9.7.8.8 (mov with vector
-operands); each keeps or drops whole bit ranges, so which bits of which register a field holds is exact.
+half through such a chain, its conversion to f32 the original). The moves are the PTX ISA's logic and shift
+instructions (``shl``, ``shr``, ``or`` with a side known zero), integer arithmetic's ``bfe``, and data movement and
+conversion (``mov`` with vector operands, §9.7.9.1; ``cvt`` between integer types, §9.7.9.21, which truncates or
+extends); each keeps or drops whole bit ranges, so which bits of which register a field holds is exact.
 """
 
 from __future__ import annotations
