@@ -146,7 +146,7 @@ def neg_through(instr: ir.Instruction, src: str, ctx: RewriteContext, flow: Flow
                                     native=False))
 
 
-_ARITH = ("add", "sub", "mul", "fma", "mad", "div")
+_ARITH = ("add", "sub", "mul", "fma", "mad", "div", "rsqrt", "sqrt", "rcp", "max", "min")  # (tl.rsqrt: 100920)
 
 
 def _neg_chain_at_readers(instr: ir.Instruction, flow: Flow, w: int) -> tuple[tuple[str, ...], str] | None:

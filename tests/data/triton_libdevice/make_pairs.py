@@ -22,6 +22,12 @@ from ptxkit.corpus.triton_kernels import KernelSpec, _dot, _elementwise, generat
 
 # name -> (leaf dtypes, body, output dtype, BLOCK, masked): elementwise, 1 warp, 2 programs
 HAND = {
+    # rsqrt/sqrt of (-x.to(f64)).to(f32) of an f32 x: the sign xor hoisted to x's load, read by the rsqrt (held-out seed
+    # 100920, silent at x = -0.0: taken for the f32 ring's negation)
+    "k_rsqrt_of_negated_widening_narrowed_f32": ({"x0": "f32"}, "tl.rsqrt((-x0.to(tl.float64)).to(tl.float32))", "f32",
+                                                 64, True),
+    "k_sqrt_of_negated_widening_narrowed_f32": ({"x0": "f32"}, "tl.sqrt((-x0.to(tl.float64)).to(tl.float32))", "f32",
+                                                64, True),
     # pow(x * x, abs(h.to(f32))): LLVM sinks the non-.ftz abs past pow's y == 0 test, which it makes on h (held-out seed
     # 102973, reported: the abs's f32 source was no candidate input)
     "k_pow_of_square_abs_widened_f16": ({"x0": "f16"}, "libdevice.pow(x0.to(tl.float32) * x0.to(tl.float32), "
