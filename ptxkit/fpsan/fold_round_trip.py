@@ -90,3 +90,23 @@ def trunc_of_round_trip(instr: ir.Instruction, rzi: ir.Instruction, ctx: Rewrite
         "folds the pair into a trunc (a comparison ignores the sign of zero, an out-of-range conversion is "
         "poison); sanitized as that trunc",
         NOTE, native=False))
+
+
+def compared_with_ring_constant(instr: ir.Instruction, flow: Flow) -> bool:
+    """Every comparison reading ``instr``'s result compares it with a value that is a constant in the ring though not
+    natively — ``x - x`` (φ(x) − φ(x) = 0) or ``x * 0.0`` (φ(0)·φ(x) = 0): in Triton's FPSan build LLVM folds that
+    integer arithmetic to a constant and then ``fcmp(sitofp i, C)`` into an integer comparison, before any DAG
+    combine could make ``sitofp(fptosi x)`` a trunc; the comparison keeps ``fptosi``'s saturation and its NaN (0, or
+    the destination's INT_MIN on the 64-bit paths) (held-out seed 105660: ``h.to(int64).to(f32) < (d - d)``, silent
+    where the ring widening of h is a NaN)."""
+    readers = flow.uses.get(name_of(instr.operands[0]), [])
+
+    def ring_zero(o: ir.Operand) -> bool:
+        d = flow.only_def(o.name) if isinstance(o, ir.Reg) else None
+        if d is None or len(d.operands) != 3 or not any(m in _FLOATS for m in d.mods):
+            return False
+        a, b = d.operands[1:]
+        return (d.opcode == "sub" and a == b) or (d.opcode == "mul" and any(
+            isinstance(o, ir.FloatImm) and o.bits << 1 == 0 for o in (a, b)))
+    return bool(readers) and all(u.opcode == "setp" and any(
+        ring_zero(o) for o in u.operands[1:] if o != instr.operands[0]) for u in readers)

@@ -73,7 +73,7 @@ from ptxkit.fpsan.fold_neg_into_constant import (
 from ptxkit.fpsan.fold_neg_tree_root import cancelled_tree
 from ptxkit.fpsan.fold_negated_narrowing import negated_around_narrowing, rewrite_negated_narrowing, sign_op
 from ptxkit.fpsan.fold_poison import poison_conversion
-from ptxkit.fpsan.fold_round_trip import compared_round_trip, trunc_of_round_trip
+from ptxkit.fpsan.fold_round_trip import compared_round_trip, compared_with_ring_constant, trunc_of_round_trip
 from ptxkit.fpsan.fold_select_arith import rewrite_select_arith, select_arith_constant
 from ptxkit.fpsan.fold_select_const import narrowed_select_constants, rewrite_select_constants
 from ptxkit.fpsan.fold_select_self_add import hoisted_self_add, select_arms_form, select_of_forms
@@ -157,7 +157,8 @@ def _negation_summed(flow: Flow, p: ir.Instruction) -> bool:
     return False
 
 
-def _trunc_of_widened(instr: ir.Instruction, cvt: ir.Instruction, ctx: RewriteContext) -> FoldResult | None:
+def _trunc_of_widened(instr: ir.Instruction, cvt: ir.Instruction, ctx: RewriteContext,
+                      as_int: bool = False) -> FoldResult | None:
     """Fold T: ``d`` = trunc of φ⁻¹ of the half's payload sign-extended to f32 (held-out seed 5041: silent
     before), or to f64 (of an f32 too, where the source converts through f64); not where the source converts
     through another type than ``d``'s (no trunc to fold: the types differ) or says the integer was converted to a
@@ -176,11 +177,18 @@ def _trunc_of_widened(instr: ir.Instruction, cvt: ir.Instruction, ctx: RewriteCo
     bits = ctx.unembed_to_fresh(cast_payload(ctx, ctx.embed(cvt.operands[1], st), st, wt), wt)
     dst = name_of(instr.operands[0])
     ctx.invalidate(dst)
-    ctx.emit(f"{guard_text(instr.guard)}cvt.rzi.{wt}.{wt} {dst}, {bits}")
+    if as_int:  # (compared with a ring constant: an integer comparison in Triton's build, fold_round_trip)
+        i, g = ctx.fresh(BITS_KIND[max(int(it[1:]), 16)]), guard_text(instr.guard)  # (an s8 in a b16)
+        ctx.emit(f"{g}cvt.rzi.{it}.{wt} {i}, {bits}")
+        ctx.emit(f"{g}cvt.rn.{wt}.{it} {dst}, {i}")
+    else:
+        ctx.emit(f"{guard_text(instr.guard)}cvt.rzi.{wt}.{wt} {dst}, {bits}")
+    how = "the two conversions, as the integer comparison LLVM makes of a compared ring constant" if as_int else \
+        "that trunc"
     return FoldResult(True, Verdict(f"{instr.opcode}.{'.'.join(instr.mods)} of {st} → {it} read only by comparisons: "
                                     f"Triton's FPSan widens the {st} to {wt} in the ring, and LLVM folds the {wt} → "
                                     f"int → {wt} pair that follows into a trunc (a comparison ignores the sign of "
-                                    "zero); sanitized as that trunc", NOTE, native=False))
+                                    f"zero); sanitized as {how}", NOTE, native=False))
 
 
 # source shapes LLVM rewrote where the PTX no longer tells Triton's value, reported before any fold (in this order):
@@ -257,7 +265,7 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
         return None
     ops = instr.operands
     if op == "cvt" and (cvt := _compared_narrow_int(instr, flow)) is not None:
-        return _trunc_of_widened(instr, cvt, ctx)
+        return _trunc_of_widened(instr, cvt, ctx, compared_with_ring_constant(instr, flow))
     if op == "cvt" and (cvt := compared_round_trip(instr, flow)) is not None:
         return trunc_of_round_trip(instr, cvt, ctx)
     if op == "cvt" and (merged := merged_int_conversion(instr, flow)) is not None:
