@@ -364,7 +364,7 @@ def test_half_to_int_to_f32_compared_with_a_ring_zero_keeps_the_integer(half, it
     nan_int = -2 ** 63 if n == 64 else 0  # (the GPU's cvt.rzi on the 64-bit path, ptxkit.exec_sim.semantics.convert)
     ints = [nan_int if np.isnan(w) else int(max(min(np.trunc(float(w)), 2 ** (n - 1) - 1), -2 ** (n - 1)))
             for w in wide]
-    assert len(nan_x) == 2 and out == [0x3F800000 if (0 > i if cmp == "gt" else i == 0) else 0 for i in ints]
+    assert len(nan_x) == 2 and out == [0x3F800000 if (i < 0 if cmp == "gt" else i == 0) else 0 for i in ints]
     assert (f"cvt.rn.f32.{it}", "note") in _items(rep) and not rep.errors
 
 
