@@ -15,20 +15,19 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from ptxkit import ir
+from ptxkit.ptx.types import INT_TYPES, type_bits
 
 _MAX_DEPTH = 12  # chains seen are 6 moves long; deeper ones are left alone
 
 
 def _width(mods: Sequence[str]) -> int | None:
     """The bit width of the last integer type modifier (``u64`` → 64)."""
-    for m in reversed(mods):
-        if m[:1] in ("u", "s", "b") and m[1:].isdigit():
-            return int(m[1:])
-    return None
+    return next((type_bits(m) for m in reversed(mods) if m in INT_TYPES), None)
 
 
 def _int_types(mods: Sequence[str]) -> list[tuple[str, int]]:
-    return [(m[:1], int(m[1:])) for m in mods if m[:1] in ("u", "s", "b") and m[1:].isdigit()]
+    """(kind letter, width) of each integer type modifier, in order (``cvt.u16.u64`` → u 16, u 64)."""
+    return [(m[:1], type_bits(m)) for m in mods if m in INT_TYPES]
 
 
 def _only_writer(writers: Mapping[str, list[ir.Instruction]], r: str) -> ir.Instruction | None:

@@ -101,12 +101,12 @@ def compared_with_ring_constant(instr: ir.Instruction, flow: Flow) -> bool:
     where the ring widening of h is a NaN)."""
     readers = flow.uses.get(name_of(instr.operands[0]), [])
 
-    def ring_zero(o: ir.Operand) -> bool:
-        d = flow.only_def(o.name) if isinstance(o, ir.Reg) else None
+    def ring_zero(v: ir.Operand) -> bool:
+        d = flow.only_def(v.name) if isinstance(v, ir.Reg) else None
         if d is None or len(d.operands) != 3 or not any(m in _FLOATS for m in d.mods):
             return False
         a, b = d.operands[1:]
         return (d.opcode == "sub" and a == b) or (d.opcode == "mul" and any(
-            isinstance(o, ir.FloatImm) and o.bits << 1 == 0 for o in (a, b)))
+            isinstance(c, ir.FloatImm) and c.bits << 1 == 0 for c in (a, b)))  # (±0.0)
     return bool(readers) and all(u.opcode == "setp" and any(
         ring_zero(o) for o in u.operands[1:] if o != instr.operands[0]) for u in readers)
