@@ -72,6 +72,7 @@ from ptxkit.fpsan.source_ast import (
     _without_double_negation,
     _without_folded_widening,
 )
+from ptxkit.fpsan.source_hints_abs import AbsHints
 from ptxkit.fpsan.source_hints_casts import CastHints, cast_back_to_int, int_cast_wider
 from ptxkit.fpsan.source_hints_compare import CompareHints
 from ptxkit.fpsan.source_hints_libcall import LibcallHints
@@ -79,9 +80,10 @@ from ptxkit.fpsan.source_hints_reduce import ReduceHints
 from ptxkit.fpsan.source_hints_sign import SignHints
 
 
-class SourceHints(SignHints, CastHints, LibcallHints, CompareHints, ReduceHints):
+class SourceHints(SignHints, AbsHints, CastHints, LibcallHints, CompareHints, ReduceHints):
     """The source's decisions of LLVM's ambiguous folds for one function (the module docstring); the negation and
-    sign ones are :class:`~ptxkit.fpsan.source_hints_sign.SignHints`', the locations
+    sign ones are :class:`~ptxkit.fpsan.source_hints_sign.SignHints`' and
+    :class:`~ptxkit.fpsan.source_hints_abs.AbsHints`', the locations
     :class:`~ptxkit.fpsan.source_locations.HintsBase`'."""
 
     def self_add(self, instr: ir.Instruction, lane: str, loaded: str | None = None) -> Decision | None:

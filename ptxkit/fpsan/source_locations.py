@@ -20,6 +20,7 @@ from ptxkit.fpsan.source_ast import (
     SourceFile,
     _classify,
     _find,
+    _method_call,
     _negated,
     _one,
     _resolve,
@@ -93,6 +94,15 @@ class HintsBase:
         if loc is None or f is None:
             return None
         return f, f.at.get((loc[1], loc[2] - 1), [])
+
+    def dot_operands(self, instr: ir.Instruction, side: int | None) -> tuple[SourceFile, list[ast.expr]] | None:
+        """The operand ``side`` (0 A, 1 B; None: both) of each ``tl.dot`` call at ``instr``'s location."""
+        found = self.nodes(instr)
+        if found is None:
+            return None
+        f, nodes = found
+        return f, [v for n in nodes if _method_call(n, "dot", 2)
+                   for v in (n.args[:2] if side is None else n.args[side:side + 1])]
 
     def same_location(self, a: ir.Instruction, b: ir.Instruction) -> bool:
         """``a`` and ``b`` carry the same ``.loc`` (one source expression)."""
