@@ -205,3 +205,16 @@ def test_loaded_negation_of_another_op_on_a_merged_line_is_no_narrow_negation(tm
 
 def test_held_out_loaded_negation_of_another_op_is_tritons_bits():
     _assert_bit_exact("seed86303", folds=())
+
+
+@pytest.mark.parametrize("name,buffer,replayed", [("seed104994", "x0_ptr", True),
+                                                  ("k_exp_of_negated_widened_f16", "x0_ptr", False)])
+def test_negation_folded_into_exps_multiplier(name, buffer, replayed):
+    """``tl.exp(((-x0) * y).to(f32))`` of bf16 values as ``mul.f32 t, x', -log2(e); ex2`` (held-out seed 104994, silent
+    at x0 = −0.0 with special-rich inputs): Triton negates in the bf16 ring before the widening, which differs from the
+    f32 negation LLVM folded into exp's multiplier at φ(−0) = −2^15; ``tl.exp(-(x.to(f32)))`` negates at f32, nothing
+    to replay. Bit for bit on inputs with ±0.0 there."""
+    from tests.test_fpsan_body_join import _zero_y
+    ours, theirs, items = _zero_y(name, buffer=buffer, negative_zero=0x8000)
+    assert np.array_equal(ours, theirs)
+    assert any("negation moved onto the other factor" in i.reason for i in items) == replayed

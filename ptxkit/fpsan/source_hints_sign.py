@@ -6,8 +6,10 @@ an instruction's ``.loc`` (:class:`~ptxkit.fpsan.source_locations.HintsBase`). :
 from __future__ import annotations
 
 import ast
+import struct
 
 from ptxkit import ir
+from ptxkit.fpsan.ring import LOG2E_F32
 from ptxkit.fpsan.source_ast import (
     _DEPTH,
     _DTYPE_WIDTH,
@@ -36,6 +38,8 @@ from ptxkit.fpsan.source_ast import (
 )
 from ptxkit.fpsan.source_hints_abs import _operands
 from ptxkit.fpsan.source_locations import HintsBase
+
+_LOG2E = struct.unpack("<f", LOG2E_F32.to_bytes(4, "little"))[0]  # exp's multiplier, as the PTX's immediate reads
 
 _TRANSCENDENTAL = frozenset({"exp", "exp2", "log", "log2", "sin", "cos", "erf", "tanh"})
 
@@ -400,8 +404,25 @@ class SignHints(HintsBase):
                     return True
             return False
 
+        def exp_of_negation(f: SourceFile, n: ast.expr) -> bool:
+            # tl.exp(E.to(f32)) is E·log2(e) then ex2: LLVM folds a negation of the narrow E (−h, or a narrow
+            # product with one negated factor, (-x) * y) into the constant (held-out seed 104994, silent at x = −0)
+            if constant != _LOG2E or _module_call(n, "tl") != "exp" or not isinstance(n, ast.Call) or len(n.args) != 1:
+                return False
+            e = _resolve(f, n.args[0], _DEPTH)
+            inner = _resolve(f, _receiver(e), _DEPTH) if e is not None and _cast_to(e) is not None else None
+            w = _width(f, inner, _DEPTH) if inner is not None else None
+            if inner is None or w is None or not (w == OWN or 0 < w < width):
+                return False
+            if _negated(inner) is not None:
+                return True
+            factors = [_resolve(f, a, _DEPTH) for a in (inner.left, inner.right)] \
+                if isinstance(inner, ast.BinOp) and isinstance(inner.op, ast.Mult) else []
+            return sum(_negated(a) is not None for a in factors) == 1
+
         def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
-            if product(f, n) or any(product(f, _resolve(f, a, _DEPTH)) for a in _operands(n)):
+            if product(f, n) or any(product(f, _resolve(f, a, _DEPTH)) for a in _operands(n)) \
+                    or exp_of_negation(f, n):
                 return "narrow", n
             return None
         return self.decide_here_or_at_call(instr, classify)

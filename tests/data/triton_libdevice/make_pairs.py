@@ -22,6 +22,9 @@ from ptxkit.corpus.triton_kernels import KernelSpec, _dot, _elementwise, generat
 
 # name -> (leaf dtypes, body, output dtype, BLOCK, masked): elementwise, 1 warp, 2 programs
 HAND = {
+    # exp of a negation at f32 of a widened half: x.to(f32) times -log2(e) as for seed104994's narrow product with a
+    # negated factor (silent at x = -0.0 before), but no narrow negation to replay
+    "k_exp_of_negated_widened_f16": ({"x0": "f16"}, "tl.exp(-(x0.to(tl.float32)))", "f32", 64, True),
     # rsqrt/sqrt of (-x.to(f64)).to(f32) of an f32 x: the sign xor hoisted to x's load, read by the rsqrt (held-out seed
     # 100920, silent at x = -0.0: taken for the f32 ring's negation)
     "k_rsqrt_of_negated_widening_narrowed_f32": ({"x0": "f32"}, "tl.rsqrt((-x0.to(tl.float64)).to(tl.float32))", "f32",
