@@ -607,7 +607,7 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
     outs -= common.keys()
     members = [s for s in members if id(s) not in shared]
     member_ids -= shared
-    bypass = special_cases(flow, outs, body[0])
+    bypass = special_cases(flow, outs, body[0], plain)
     bypassed = {id(sel) for _, (sel, _) in bypass}
     outs -= {p for p, _ in bypass}
     # and one sunk past the exit that only a body's code reads, a branch or a recognised body's instruction (held-out

