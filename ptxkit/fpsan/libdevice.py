@@ -39,7 +39,7 @@ from ptxkit.fpsan.libdevice_sincos import match_sincos
 from ptxkit.fpsan.libdevice_unmarked import match_tanhf, match_unmarked_f64
 from ptxkit.fpsan.report import ReportItem, SanitizeReport
 from ptxkit.fpsan.source_hints import SourceHints
-from ptxkit.ptx.types import FLOAT_TYPES
+from ptxkit.ptx.types import FLOAT_TYPES, type_bits
 
 # libdevice bodies Triton/LLVM inline whose result is one instruction we model exactly
 SIMPLE_LIBDEVICE = {"exp2f", "fmul_rn", "fadd_rn", "fsub_rn", "dmul_rn", "dadd_rn", "fmaf", "fma",
@@ -105,8 +105,11 @@ def recognise(module: ir.Module, fn: ir.Function, source_root: str | None = None
         _negated_arguments(located, out, hints[0].negated_argument)
         _direct_calls(located, out, hints[0])
         _abs_cast_order(located, out, hints[0])
+        _neg_cast_order(flow, out, hints[0])
         out = [b for b in out if not _merged_inputs(located, b, hints[0].same_arguments)
                and not _sunk_arithmetic(located, b, hints[0].cast_argument)]
+    elif out:
+        _neg_cast_order(flow, out, None)
     return _reading_saved_copies(out)
 
 
@@ -192,6 +195,25 @@ def _abs_cast_order(instrs: list[ir.Instruction], bodies: list[LibRange], hints:
                     decided = hints.abs_cast_within(call, tc[0], tc[1])
                 b.abs_order[id(ab)] = decided.form if decided is not None and decided.form in (
                     "inside", "outside") else ""
+
+
+def _neg_cast_order(flow: Flow, bodies: list[LibRange], hints: SourceHints | None) -> None:
+    """For each sunk chain that starts with ``neg.fT d, c`` of ``c = cvt.fT.fW e`` narrowing (its one writer, outside
+    the chain), the order the source negates and narrows in (:attr:`LibRange.neg_order`, ``SourceHints.neg_cast``):
+    Triton's ring narrowing of −φ(e) is not the narrow ring's negation of the narrowed value (held-out seed 109879:
+    ``pow(x, (-exp2(d)).to(f32))``, the neg sunk past powf's y == 0 test, silent at first contact). Without
+    ``hints`` every such chain is undecided (reported)."""
+    for b in bodies:
+        for chain in b.sunk.values():
+            neg = chain[0]
+            src = neg.operands[1] if neg.opcode == "neg" and len(neg.operands) == 2 else None
+            ws = flow.writers.get(src.name, []) if isinstance(src, ir.Reg) else []
+            types = chain_types(ws[0]) if len(ws) == 1 and ws[0].opcode == "cvt" else None
+            if types is None or types[1] not in FLOAT_TYPES or type_bits(types[1]) <= type_bits(types[0]):
+                continue
+            decided = hints.neg_cast(ws[0], types[0], types[1]) if hints is not None else None
+            b.neg_order[id(neg)] = (decided.form if decided is not None and decided.form in ("before", "after")
+                                    else "", ws[0])
 
 
 def _abs_casts(chain: tuple[ir.Instruction, ...]) -> Iterator[tuple[ir.Instruction, ir.Instruction, tuple[str, str]]]:
@@ -402,6 +424,15 @@ def report_sunk_arguments(fn: ir.Function, report: SanitizeReport, bodies: list[
                 report.items.append(ReportItem(ab.span.line, ab.span.col, f"libdevice:__nv_{b.name}",
                                                f"{'.'.join((ab.opcode, *ab.mods))} of the argument inside the "
                                                f"inlined body of __nv_{b.name}: {HALF_ABS}", fn.name, native=False))
+            order = b.neg_order.get(id(chain[0]))
+            if order is not None and not order[0] and (span := chain[0].span) is not None:
+                cvt = order[1]
+                report.items.append(ReportItem(
+                    span.line, span.col, f"libdevice:__nv_{b.name}",
+                    f"{'.'.join((chain[0].opcode, *chain[0].mods))} of a {'.'.join((cvt.opcode, *cvt.mods))} "
+                    f"result, the argument of the inlined body of __nv_{b.name}: the source was (-x).to(T) (Triton "
+                    "narrows the negation) or -(x.to(T)) (negates the narrowed value), which differ; replayed as "
+                    "written; no source says which", fn.name, native=False))
             for ab, cvt, _ in _abs_casts(chain):
                 if not b.abs_order.get(id(ab)) and ab.span is not None:
                     report.items.append(ReportItem(

@@ -66,7 +66,18 @@ def _argument(ctx: RewriteContext, r: LibRange, x: str) -> str:
     first = chain_types(chain[0])
     assert first is not None and isinstance(chain[0].operands[1], ir.Reg)
     x = chain[0].operands[1].name  # the chain's source: the input itself, or for pow(d, -d)'s -d, d
-    p = "" if first[1] in INT_TYPES else ctx.embed(ir.Reg(x), first[1])
+    order = r.neg_order.get(id(chain[0]))
+    if order is not None and order[0] == "before":  # (-e).to(T): the negation at e's width, then the narrowing
+        dt, st = chain_types(order[1]) or ("", "")
+        e = order[1].operands[1]
+        assert isinstance(e, ir.Reg)
+        w = R.ring(st).w
+        n = ctx.fresh(BITS_KIND[w])
+        ctx.emit(f"neg.s{w} {n}, {as_reg(ctx, ctx.embed(e, st), w)}")
+        p = cast_payload(ctx, n, st, dt)
+        chain = chain[1:]
+    else:
+        p = "" if first[1] in INT_TYPES else ctx.embed(ir.Reg(x), first[1])
     moved: str | None = None  # the abs the source computes after (or within) the next cast: inside, via-W
     for s in chain:
         types = chain_types(s)

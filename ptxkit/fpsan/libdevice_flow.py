@@ -49,6 +49,9 @@ class LibRange:
     # (``abs(x.to(T))``, which LLVM moved above the cast: ``inside``; ``abs(x).to(T)``: ``outside``; ``via-W``:
     # the abs at W; ``""``: undecided, replayed as written and reported). Keyed by the abs's id.
     abs_order: dict[int, str] = field(default_factory=dict)
+    # a sunk chain's leading neg of a narrowing cvt's result (outside the chain): (the order the source says,
+    # ``before`` for ``(-E).to(T)``, ``after`` for ``-(E.to(T))``, ``""`` undecided; the cvt). Keyed by the neg's id.
+    neg_order: dict[int, tuple[str, ir.Instruction]] = field(default_factory=dict)
     # the body's special-case selects LLVM sank past user code (``selp d, 1.0, v, x == 0`` after pow(x, x)'s
     # caller): (select, v) — each is rewritten to ``d = v``, the general case Triton's single op computes
     bypass: tuple[tuple[ir.Instruction, str], ...] = ()

@@ -22,6 +22,12 @@ from ptxkit.corpus.triton_kernels import KernelSpec, _dot, _elementwise, generat
 
 # name -> (leaf dtypes, body, output dtype, BLOCK, masked): elementwise, 1 warp, 2 programs
 HAND = {
+    # pow(x, (-e).to(f32)) and pow(x, -(e.to(f32))) of an f64 e: LLVM sinks the negation of the narrowed e into powf,
+    # past its y == 0 test; Triton narrows the f64 negation in the first (held-out seed 109879, silent at first contact)
+    "k_pow_of_negated_narrowing_before_f64": ({"x0": "f32", "x1": "f64"},
+                                              "libdevice.pow(x0, (-tl.exp2(x1)).to(tl.float32))", "f32", 64, True),
+    "k_pow_of_negated_narrowing_after_f64": ({"x0": "f32", "x1": "f64"},
+                                             "libdevice.pow(x0, -(tl.exp2(x1).to(tl.float32)))", "f32", 64, True),
     # exp of a negation at f32 of a widened half: x.to(f32) times -log2(e) as for seed104994's narrow product with a
     # negated factor (silent at x = -0.0 before), but no narrow negation to replay
     "k_exp_of_negated_widened_f16": ({"x0": "f16"}, "tl.exp(-(x0.to(tl.float32)))", "f32", 64, True),
