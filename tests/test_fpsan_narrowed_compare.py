@@ -53,3 +53,21 @@ def test_select_of_literals_cast_after_it_is_tritons_ring_cast(name, shape):
         plain, _ = _build(name, "plain")
         assert re.search(shape, plain)
     _assert_bit_exact(name, folds=())
+
+
+@pytest.mark.parametrize("name", ["seed110741", "k_where_negated_narrowing_lt_f32", "k_where_narrowing_ge_negated_f64",
+                                  "k_where_negated_gt_f32"])
+@pytest.mark.parametrize("zeros", [False, True])
+def test_value_compared_with_its_negation_is_tritons_comparison(name, zeros):
+    """``(-x.to(f16)) < x.to(f16)`` of an f32 x (held-out seed 110741, reported before) is ``setp.gt.f32 x, 2^-25``:
+    LLVM folds the comparison with the negation into the boundary where the narrowed sign changes. Rebuilt as
+    Triton's comparison of the ring narrowing with its ring negation, on the kernels' inputs and on ±0.0 ones."""
+    if not zeros:
+        _assert_bit_exact(name, folds=())
+        return
+    import numpy as np
+
+    from tests.test_fpsan_body_join import _zero_y
+    zero = 1 << 63 if "f64" in name else 1 << 31
+    ours, theirs, _ = _zero_y(name, buffer="x0_ptr", negative_zero=zero)
+    assert np.array_equal(ours, theirs)

@@ -249,16 +249,43 @@ def test_neg_cast_of_an_extremum_with_an_f64_operand_is_before(tmp_path):
     assert "neg-cast=before, decided by the source" in next(i.reason for i in rep.items if i.opcode == "xor.b32")
 
 
-@pytest.mark.parametrize("expr,anchor,error", [("x0.to(tl.float32) < (-x0.to(tl.float32))", "x0.to", True),
+@pytest.mark.parametrize("expr,anchor,error", [("x0.to(tl.float32) < (x0.to(tl.float32) + x0.to(tl.float32))",
+                                                 "x0.to", True),
                                                 ("x0 < -0.0", "x0 <", False)])
 def test_comparison_with_a_constant_the_source_does_not_have_is_reported(tmp_path, expr, anchor, error):
-    """Held-out seed 11701: ``x.to(f32) < -x.to(f32)`` of an f64 x is ``setp.lt.f64 p, x, -2^-150`` in the PTX,
-    LLVM's algebra on the native cast, which Triton's ring cast and negation do not follow: left native with an
-    error (it was silent). A source that compares with a number there is the comparison as written."""
+    """A comparison of two expressions that is ``setp.lt.f64 p, x, c`` in the PTX is LLVM's algebra on native floats,
+    which Triton's ring casts and arithmetic do not follow: left native with an error (held-out seed 11701 was silent;
+    its ``x.to(f32) < -x.to(f32)`` is rebuilt now, test_comparison_with_its_own_negation). A source that compares
+    with a number there is the comparison as written."""
     body = "{loc}\n\tsetp.lt.f64 %p1, %a, 0dB690000000000000;\n\tselp.b64 %d, 1, 0, %p1;"
     out, rep = _run(_with_source(tmp_path, expr, body, anchor, w=64, nin=1), [[0xBFF0000000000000]], w=64)
     assert out == [1]
     assert [s for o, s in _items(rep) if o == "setp.lt.f64"] == (["error"] if error else ["note"])
+
+
+@pytest.mark.parametrize("expr,ptx,cmp", [("x0.to(tl.float32) < (-x0.to(tl.float32))", "lt", "lt"),
+                                          ("x0.to(tl.float32) < (-x0.to(tl.float32))", "geu", "lt"),  # inverted
+                                          ("(-x0.to(tl.float16)) >= x0.to(tl.float16)", "le", "ge"),
+                                          ("(-x0) > x0", "lt", "gt")])
+def test_comparison_with_its_own_negation(tmp_path, expr, ptx, cmp):
+    """``x.to(T) < -x.to(T)`` of an f64 x (held-out seed 11701) is ``setp.lt.f64 p, x, -2^-150`` in the PTX: LLVM's
+    algebra on the native cast. Triton narrows φ(x) in the ring, negates there and compares the two floats: rebuilt
+    so, in the source's sense (LLVM may invert the setp for its select: ``geu``)."""
+    import operator
+    body = f"{{loc}}\n\tsetp.{ptx}.f64 %p1, %a, 0dB690000000000000;\n\tselp.b64 %d, 1, 0, %p1;"
+    xs = [0xBFF0000000000000, 0x3FF0000000000000, 0, 1 << 63, 0x3E70000000000000, 0xB690000000000000]
+    out, rep = _run(_with_source(tmp_path, expr, body, "x0" if expr.startswith("x0") else "(-x0", w=64, nin=1),
+                    [[x] for x in xs], w=64)
+    t = "f16" if "float16" in expr else "f32" if "float32" in expr else "f64"
+    a = R.float_cast(np.array(xs, np.uint64), "f64", t) if t != "f64" else np.array(xs, np.uint64)
+    neg = R.float_unop("neg", a, t)
+    dt = {"f16": np.float16, "f32": np.float32, "f64": np.float64}[t]
+    ui = {"f16": np.uint16, "f32": np.uint32, "f64": np.uint64}[t]
+    fa, fn = a.astype(ui).view(dt), neg.astype(ui).view(dt)
+    left, right = (fa, fn) if expr.startswith("x0") else (fn, fa)
+    want = getattr(operator, cmp)(left, right)
+    assert out == [int(v) if ptx != "geu" else int(not v) for v in want]
+    assert [s for o, s in _items(rep) if o == f"setp.{ptx}.f64"] == ["note"]
 
 
 def test_neg_cast_of_an_fma_of_unknown_operand_types_is_before(tmp_path):

@@ -399,6 +399,7 @@ EXACT: list[int | str] = [4, 6, 15, 19, 72, 104, 114, 175, "k_rsqrt_f32", "k_exp
                           11293,  # (-tl.fma(w, x / x, p)).to(f16): an f32 fma, negated before the cast (was reported)
                           11554,  # log's in-place scaling of x in an arm of its branch is its first read (was reported)
                           11581,  # (0.0 * i.to(f64)).to(f32) as the sign of the f64's high word (silent at first)
+                          11701,  # x.to(f32) < -x.to(f32) of an f64 x as setp.lt.f64 x, -2^-150 (was reported)
                           # (stop 23's held-out fixes 11450, 12199, 10345, 12411, 12474, 12443, 12700, 10549 are
                           # Triton-free pairs in tests/test_fpsan_libdevice.py; here the rest, through Triton)
                           7208,  # pow(x, -i.to(f32)): the body tests the int i (was reported)
@@ -437,8 +438,6 @@ OPEN: dict[int | str, tuple[str, bool]] = {
            "through f32 and f64 is not recognised", True),
     10869: ("x.to(f32).to(int64) and x.to(f64).to(int64) of one half: LLVM's one cvt.rzi.s64.f16 for both, Triton "
             "widens the payload to each type (silent at first contact, reported since)", True),
-    11701: ("x.to(f32) < -x.to(f32) of an f64 x as setp.lt.f64 x, -2^-150: LLVM's algebra on the native cast "
-            "(silent at first contact, reported since)", True),
     12552: ("tl.max(abs(-x.to(f64))) stored as f32: LLVM drops the widening and reduces with max.f32; Triton's ring "
             "widens, negates and reduces in f64 (silent at first contact, reported since)", True),
     13142: ("x.to(bf16).to(int64).to(bf16).to(int32): LLVM folds the exact int -> bf16 -> int round trip into "

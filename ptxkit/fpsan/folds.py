@@ -72,6 +72,7 @@ from ptxkit.fpsan.fold_neg_into_constant import (
 )
 from ptxkit.fpsan.fold_neg_tree_root import cancelled_tree
 from ptxkit.fpsan.fold_negated_narrowing import negated_around_narrowing, rewrite_negated_narrowing, sign_op
+from ptxkit.fpsan.fold_negation_compare import negation_compared, rewrite_negation_compare
 from ptxkit.fpsan.fold_poison import poison_conversion
 from ptxkit.fpsan.fold_round_trip import compared_round_trip, compared_with_ring_constant, trunc_of_round_trip
 from ptxkit.fpsan.fold_select_arith import rewrite_select_arith, select_arith_constant
@@ -352,6 +353,8 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
             and isinstance(ops[1], ir.Reg) and ops[1] == ops[2] and {"num", "nan"} & set(instr.mods)):
         return _self_compare(instr, ctx, opts, ft, decide_fold(opts, "self-compare",
                                                             lambda i: flow.hints.self_compare(i, ft), instr))
+    if op == "setp" and (nn := negation_compared(instr, flow, ft or "")) is not None:
+        return rewrite_negation_compare(instr, ctx, ft or "", *nn)
     if (op == "setp" and len(ops) == 3 and ft in ("f16", "bf16", "f32", "f64") and isinstance(ops[1], ir.Reg)
             and isinstance(ops[2], ir.FloatImm) and (folded := flow.hints.folded_compare(instr)) is not None):
         return FoldResult(False, Verdict(f"comparison of a value with a constant where the source at {folded.where} "

@@ -57,6 +57,37 @@ class CompareHints(HintsBase):
         return self.decide(instr, classify)
 
 
+    def compared_with_negation(self, instr: ir.Instruction, width: int) -> Decision | None:
+        """Where the source's comparison at ``instr``'s location is ``-E OP E`` (either side negated, ``<``, ``<=``,
+        ``>``, ``>=``; names followed) of ``E`` = ``x.to(T)`` (or x itself) of an x of ``width`` bits: LLVM folds it to
+        x against a constant (held-out seeds 110741, 109988, 110115: ``(-x.to(f16)) < x.to(f16)`` of an f32 x as
+        ``setp.gt.f32 x, c``). Form ``OP:K:T``: the PTX comparison of the source's, the negated side K (0 left,
+        1 right), T the cast's PTX type ('' for none)."""
+        if self.loc.get(id(instr), (0, 0, 0))[2] == 0:
+            return None  # (a merged location names no one comparison)
+
+        def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
+            if not (isinstance(n, ast.Compare) and len(n.ops) == 1 and type(n.ops[0]) in _ORDERED):
+                return None
+            sides = [_one_value(f, e) for e in (n.left, n.comparators[0])]
+            for k in (0, 1):
+                inner, other = _negated(sides[k]), sides[1 - k]
+                v = _one_value(f, inner) if inner is not None else None
+                if v is None or other is None or ast.dump(v) != ast.dump(other):
+                    continue
+                t = _cast_to(other)
+                x = _one_value(f, _receiver(other)) if t is not None else other
+                if x is None or (t is not None and _cast_to(x) is not None) or _width(f, x, _DEPTH) not in (OWN, width):
+                    return None  # (a chain of casts, or an x of another width: not this comparison's x)
+                return f"{_ORDERED[type(n.ops[0])]}:{k}:{_PTX_OF.get(t or '', '')}", n
+            return None
+        return self.decide(instr, classify)
+
+
+_ORDERED = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge"}
+_PTX_OF = {"float16": "f16", "bfloat16": "bf16", "float32": "f32", "float64": "f64"}
+
+
 def _nested(f: SourceFile, e: ast.expr | None) -> bool:
     """``e`` (under casts) is a difference whose minuend is a difference itself."""
     r = _resolve(f, e, _DEPTH) if e is not None else None

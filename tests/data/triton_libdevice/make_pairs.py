@@ -22,6 +22,15 @@ from ptxkit.corpus.triton_kernels import KernelSpec, _dot, _elementwise, generat
 
 # name -> (leaf dtypes, body, output dtype, BLOCK, masked): elementwise, 1 warp, 2 programs
 HAND = {
+    # a value compared with its negation, narrowed or not: LLVM folds it into x against the constant where the sign
+    # changes (held-out seeds 110741, 109988, 110115: reported before); Triton compares the ring value and its negation
+    "k_where_negated_narrowing_lt_f32": ({"x0": "f32", "x1": "f32"},
+                                         "tl.where((-x0.to(tl.float16)) < x0.to(tl.float16), x1, x1 * 3.0)", "f32", 64,
+                                         True),
+    "k_where_narrowing_ge_negated_f64": ({"x0": "f64", "x1": "f32"},
+                                         "tl.where(x0.to(tl.bfloat16) >= (-x0.to(tl.bfloat16)), x1, x1 * 3.0)", "f32",
+                                         64, True),
+    "k_where_negated_gt_f32": ({"x0": "f32", "x1": "f32"}, "tl.where((-x0) > x0, x1, x1 * 3.0)", "f32", 64, True),
     # pow(x, (-e).to(f32)) and pow(x, -(e.to(f32))) of an f64 e: LLVM sinks the negation of the narrowed e into powf,
     # past its y == 0 test; Triton narrows the f64 negation in the first (held-out seed 109879, silent at first contact)
     "k_pow_of_negated_narrowing_before_f64": ({"x0": "f32", "x1": "f64"},
