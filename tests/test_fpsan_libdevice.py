@@ -285,9 +285,9 @@ def test_special_case_select_of_other_code_is_not_taken():
     # range (11:0), the abs read by the exp2 after the exit; the x * x, read by that abs alone, is the caller's too
     # (the sinf body was dropped as leaking it before: reported)
     "seed107800",
-    # sin(x * 2.0 + pow(x, y)) of f64 on sixteen elements: one pow's y == 0 select (1.0) and its test sunk into the first
-    # sin body's range, at that sin's merged column (0:9); a compiler-made select on a test of the inputs alone is the
-    # special case's (the body was left unrecognised before: reported)
+    # sin(x * 2.0 + pow(x, y)) of f64 on sixteen elements: one pow's y == 0 select (1.0) and its test sunk into the
+    # first sin body's range, at that sin's merged column (0:9); a compiler-made select on a test of the inputs alone
+    # is the special case's (the body was left unrecognised before: reported)
     "seed108767",
     # pow(x, (-exp2(d)).to(f32)) of an f64 d: LLVM sinks the negation of the narrowed value into powf past its y == 0
     # test; Triton narrows the f64 negation (the ring's narrowing does not commute with it), as the source says; and
