@@ -72,9 +72,15 @@ def rewrite_narrowed_compare(instr: ir.Instruction, ctx: RewriteContext, ft: str
         rhs = k
     else:
         rhs = f"0f{lit:08X}"
-    ftz = ".ftz" if "ftz" in instr.mods and t == "f32" else ""
-    ctx.emit(f"{guard_text(instr.guard)}setp.{cmp}{ftz}.{t} {name_of(instr.operands[0])}, {bits}, {rhs}")
+    emit_compare(instr, ctx, cmp, t, bits, rhs)
     return FoldResult(True, Verdict(f"setp.{ft} of a value and a constant where the source at {where} compares its "
                                     f"narrowing to {t} with {c!r}: LLVM drops the narrowing and moves the constant to "
                                     "the rounding boundary; sanitized as Triton's comparison of the ring narrowing "
                                     "with the constant", NOTE, native=False))
+
+
+def emit_compare(instr: ir.Instruction, ctx: RewriteContext, cmp: str, t: str, left: str, right: str) -> None:
+    """``instr``'s predicate as ``setp.CMP.t`` of ``left`` and ``right`` (its guard kept; ``.ftz`` where an f32
+    comparison had it)."""
+    ftz = ".ftz" if "ftz" in instr.mods and t == "f32" else ""
+    ctx.emit(f"{guard_text(instr.guard)}setp.{cmp}{ftz}.{t} {name_of(instr.operands[0])}, {left}, {right}")

@@ -9,9 +9,9 @@ from __future__ import annotations
 from ptxkit import ir
 from ptxkit.fpsan import ring as R
 from ptxkit.fpsan.casts import _cast_payload as cast_payload
-from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext, guard_text
+from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext
 from ptxkit.fpsan.fold_flow import Flow, FoldResult
-from ptxkit.fpsan.irview import name_of
+from ptxkit.fpsan.fold_narrowed_compare import emit_compare
 from ptxkit.fpsan.ops import as_reg
 from ptxkit.fpsan.report import NOTE, Verdict
 
@@ -47,8 +47,7 @@ def rewrite_negation_compare(instr: ir.Instruction, ctx: RewriteContext, ft: str
     ctx.emit(f"neg.s{w} {n}, {a}")
     sides = [ctx.unembed_to_fresh(n, t), ctx.unembed_to_fresh(a, t)]
     left, right = sides if k == 0 else sides[::-1]
-    ftz = ".ftz" if "ftz" in instr.mods and t == "f32" else ""
-    ctx.emit(f"{guard_text(instr.guard)}setp.{cmp}{ftz}.{t} {name_of(instr.operands[0])}, {left}, {right}")
+    emit_compare(instr, ctx, cmp, t, left, right)
     return FoldResult(True, Verdict(f"setp.{ft} of a value and a constant where the source at {where} compares a "
                                     f"{'narrowing' if t != ft else 'value'} with its negation: LLVM folds the two "
                                     "into x against the constant where the sign changes; sanitized as Triton's "
