@@ -14,14 +14,15 @@ from ptxkit.fpsan.report import ERROR
 
 
 def report_cancelled_negations(instr: ir.Instruction, ctx: RewriteContext, flow: Flow) -> None:
-    """Report a ``mul`` at a source product of two negations (one under a cast) that reads neither negation."""
-    if instr.opcode != "mul" or len(instr.operands) != 3:
+    """Report a ``mul`` (an ``fma``'s product) at a source product of two negations (one under a cast) that reads
+    neither negation."""
+    if (instr.opcode, len(instr.operands)) not in (("mul", 3), ("fma", 4)):
         return
-    for o in instr.operands[1:]:
+    for o in instr.operands[1:3]:
         d = flow.only_def(o.name) if isinstance(o, ir.Reg) else None
         if d is not None and d.opcode in ("neg", "xor"):
             return
-    decided = flow.hints.cancelled_negations(instr, any(widening_def(flow, o) for o in instr.operands[1:]))
+    decided = flow.hints.cancelled_negations(instr, any(widening_def(flow, o) for o in instr.operands[1:3]))
     if decided is not None:
         ctx.report(instr, f"product where the source at {decided.where} multiplies two negations, one under a float "
                    "cast: LLVM cancelled them, while Triton's FPSan casts each ring negation (which does not commute "

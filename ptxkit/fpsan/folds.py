@@ -321,7 +321,7 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
         return select_of_forms(instr, ctx, flow, ft or "", h[0], h[1], h[3])
     if op == "setp" and (nc := narrowed_compare(instr, flow, ft or "")) is not None:
         return rewrite_narrowed_compare(instr, ctx, ft or "", *nc)
-    if op == "mul":
+    if op in ("mul", "fma"):
         report_cancelled_negations(instr, ctx, flow)
     if op in ("mul", "fma", "div") and (moved := negation_in_constant(instr, flow)) is not None:
         ctx.report(instr, f"product with a negated constant where the source at {moved.where} negates x before "

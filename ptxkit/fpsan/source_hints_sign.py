@@ -448,7 +448,7 @@ class SignHints(HintsBase):
         (held-out seed 36961: ``(-x1.to(f64)).to(bf16) * (-erf(x0)).to(bf16)`` as ``mul.bf16 x1, erf``, silent at
         x1 = −0)."""
         def kind(f: SourceFile, e: ast.expr) -> str | None:
-            r = _resolve(f, e, _DEPTH)
+            r = _one_value(f, e)
             if r is None:
                 return None
             if _negated(r) is not None:
@@ -466,9 +466,14 @@ class SignHints(HintsBase):
             if isinstance(p, ast.BinOp) and isinstance(p.op, ast.Mult) and any(  # negation is the half ring's
                     promoted(f, s, _width(f, p, _DEPTH)) for s in (p.left, p.right)):
                 return "cancelled", n
-            if not (isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mult)):
+            if _module_call(n, "tl") == "fma" and isinstance(n, ast.Call) and len(n.args) == 3:
+                factors = n.args[:2]  # (held-out seed 112302: fma(t, t, t - t) of t = s.to(bf16), s a cumsum of
+                # negations, whose first row LLVM reads as the un-negated value; silent at x = −0)
+            elif isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mult):
+                factors = [n.left, n.right]
+            else:
                 return None
-            kinds = [kind(f, s) for s in (n.left, n.right)]
+            kinds = [kind(f, s) for s in factors]
             return ("cancelled", n) if None not in kinds and "cast" in kinds else None
         return self.decide(instr, classify) or self.decide_within(instr, classify)
 
