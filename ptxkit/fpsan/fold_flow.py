@@ -57,6 +57,7 @@ class Flow:
     loops: set[int] = field(default_factory=set)  # those of bodies whose FPSan op is a loop (ring sin/cos)
     ranges: set[int] = field(default_factory=set)  # every line in a recognised body's range
     body_inputs: set[str] = field(default_factory=set)  # the registers recognised bodies' ring ops read
+    doubled: set[str] = field(default_factory=set)  # body inputs replayed as two doublings (LibRange.doubled)
     bodies: dict[str, LibRange] = field(default_factory=dict)  # a recognised body's result register → its LibRange
     stmts: list[ir.Statement] = field(default_factory=list)  # the function's labels and instructions, in order
     bypassed: set[int] = field(default_factory=set)  # recognised bodies' special-case selects (LibRange.bypass)
@@ -225,6 +226,17 @@ def fold_verdict(opts: Options, name: str, reason: str, form: str, decided: Deci
         return Verdict(f"{reason}; sanitized as the default source form ({name}={form}): --fold {name}="
                        f"{'|'.join(FOLD_FORMS[name])} states which the source meant", ERROR, native=False)
     return Verdict(f"{reason}; sanitized as the stated source form ({name}={given})", NOTE, native=False)
+
+
+def doubled_input(instr: ir.Instruction, flow: Flow) -> Decision | None:
+    """``add r, x, x`` whose r only the native lines of a recognised body read, which replays the source's two
+    doublings of x as its arguments (``LibRange.doubled``, ``pow(x * 2.0, x + x)``): r's own form reaches nothing."""
+    r = instr.operands[0]
+    if not (isinstance(r, ir.Reg) and r.name in flow.doubled and all(
+            u.span is not None and u.span.line in flow.native for u in flow.uses.get(r.name, []))):
+        return None
+    return Decision("add", "the call whose inlined body alone reads it; its arguments, x * 2.0 and x + x, are "
+                           "replayed at the body's exit")
 
 
 def decide_fold(opts: Options, name: str, hint: Callable[[ir.Instruction], Decision | None],

@@ -54,7 +54,7 @@ from ptxkit.fpsan.fold_cancelled_neg import report_cancelled_negations
 from ptxkit.fpsan.fold_contracted import contracted_narrowed_product
 from ptxkit.fpsan.fold_dropped_round_trip import READERS as ROUND_TRIP_READERS
 from ptxkit.fpsan.fold_dropped_round_trip import dropped_round_trip
-from ptxkit.fpsan.fold_flow import Flow, FoldResult, decide_fold, float_cast, fold_verdict, roles
+from ptxkit.fpsan.fold_flow import Flow, FoldResult, decide_fold, doubled_input, float_cast, fold_verdict, roles
 from ptxkit.fpsan.fold_fma_product import as_product, product_fma
 from ptxkit.fpsan.fold_libcall import direct_libcall, unmodelled_libcall
 from ptxkit.fpsan.fold_merged_int_conversion import merged_int_conversion
@@ -312,8 +312,8 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
             if isinstance(ops[0], ir.Reg) else False
         def hint(i: ir.Instruction) -> Decision | None:
             return flow.hints.self_add(i, lane, narrowed_load(flow, i.operands[1], ft))
-        decided = None if inner else decide_fold(
-            opts, "self-add", lambda i: hint(i) or copies_decision(i, flow, hint) or select_arms_form(i, flow), instr)
+        decided = None if inner else decide_fold(opts, "self-add", lambda i: hint(i) or copies_decision(
+            i, flow, hint) or select_arms_form(i, flow) or doubled_input(i, flow), instr)
         both = None if inner or decided or not opts.source_hints or opts.fold("self-add") else plan(instr, flow, lane)
         return self_add(instr, ctx, opts, ft, decided, both, flow)
     if op == "add" and not opts.fold("self-add") and (h := hoisted_self_add(instr, flow, ft or "")) is not None \

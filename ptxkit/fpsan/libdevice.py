@@ -106,8 +106,9 @@ def recognise(module: ir.Module, fn: ir.Function, source_root: str | None = None
         _direct_calls(located, out, hints[0])
         _abs_cast_order(located, out, hints[0])
         _neg_cast_order(flow, out, hints[0])
-        out = [b for b in out if not _merged_inputs(located, b, hints[0].same_arguments)
-               and not _sunk_arithmetic(located, b, hints[0].cast_argument)]
+        _doubled_arguments(flow, located, out, hints[0])
+        out = [b for b in out if b.doubled is not None or (not _merged_inputs(located, b, hints[0].same_arguments)
+               and not _sunk_arithmetic(located, b, hints[0].cast_argument))]
     elif out:
         _neg_cast_order(flow, out, None)
     return _reading_saved_copies(out)
@@ -195,6 +196,25 @@ def _abs_cast_order(instrs: list[ir.Instruction], bodies: list[LibRange], hints:
                     decided = hints.abs_cast_within(call, tc[0], tc[1])
                 b.abs_order[id(ab)] = decided.form if decided is not None and decided.form in (
                     "inside", "outside") else ""
+
+
+def _doubled_arguments(flow: Flow, instrs: list[ir.Instruction], bodies: list[LibRange], hints: SourceHints) -> None:
+    """A two-input body whose inputs are one ``add.fT r, x, x`` (x written before it only) where the user's call passes
+    ``x * 2.0`` and ``x + x`` (either order; held-out seeds 103190, 107913, reported before): LLVM's CSE made the two
+    arguments one value, Triton's ring has two, φ(x)·φ(2) and 2φ(x) (:attr:`LibRange.doubled`). Told by the call at
+    the body's own lines."""
+    for b in bodies:
+        ins = b.inputs or (b.input,)
+        ws = flow.writers.get(ins[0], []) if len(ins) == 2 and ins[0] == ins[1] and not b.sunk else []
+        d = ws[0] if len(ws) == 1 else None
+        if (d is None or d.opcode != "add" or d.guard is not None or len(d.operands) != 3
+                or not isinstance(d.operands[1], ir.Reg) or d.operands[1] != d.operands[2]
+                or any(line(w) >= line(d) for w in flow.writers.get(d.operands[1].name, []))):
+            continue  # (x is read again at the exit: no write of it after the add, e.g. a masked load's two)
+        said = {forms for s in instrs if s.span is not None and b.covers(s.span.line)
+                and (forms := hints.doubled_arguments(s)) is not None}
+        if len(said) == 1:
+            b.doubled = (d.operands[1].name, said.pop())
 
 
 def _neg_cast_order(flow: Flow, bodies: list[LibRange], hints: SourceHints | None) -> None:

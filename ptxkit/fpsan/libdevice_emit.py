@@ -35,7 +35,7 @@ def emit_lib_op(ctx: RewriteContext, r: LibRange) -> list[str | Unembed]:
     args = (r.saved,) if r.saved else r.inputs or (r.input,)
     if not r.saved and r.copy_of is not None and r.copy_of.saved:  # (empty: the copy is not made yet)
         args = tuple(r.copy_of.saved if x == r.copy_of.input else x for x in args)
-    ps = [_argument(ctx, r, x) for x in args]
+    ps = [_argument(ctx, r, x) for x in args] if r.doubled is None else _doubled(ctx, r, *r.doubled)
     if r.op in ("sin", "cos"):
         o = emit_sincos(ctx, ps[0], w, r.op)
     elif r.op == "exp2":
@@ -54,6 +54,22 @@ def emit_lib_op(ctx: RewriteContext, r: LibRange) -> list[str | Unembed]:
     head: list[str | Unembed] = [f"// fpsan: {what} of {', '.join(r.inputs or (r.input,))} replaces the result of "
                                  f"the inlined __nv_{r.name}"]
     return head + lines
+
+
+def _doubled(ctx: RewriteContext, r: LibRange, x: str, forms: tuple[str, str]) -> list[str]:
+    """The two arguments the source doubles x into: φ(x)·φ(2.0) (``mul2``), 2φ(x) (``add``)."""
+    w = R.ring(r.ftype).w
+    p = as_reg(ctx, ctx.embed(ir.Reg(x), r.ftype), w)
+    out: list[str] = []
+    for form in forms:
+        o = ctx.fresh(BITS_KIND[w])
+        if form == "mul2":
+            two = R.embed_int(0x4000000000000000 if w == 64 else 0x40000000, r.ftype)
+            ctx.emit(f"mul.lo.s{w} {o}, {p}, {hexc(two, w)}")
+        else:
+            ctx.emit(f"add.s{w} {o}, {p}, {p}")
+        out.append(o)
+    return out
 
 
 def _argument(ctx: RewriteContext, r: LibRange, x: str) -> str:

@@ -52,6 +52,9 @@ class LibRange:
     # a sunk chain's leading neg of a narrowing cvt's result (outside the chain): (the order the source says,
     # ``before`` for ``(-E).to(T)``, ``after`` for ``-(E.to(T))``, ``""`` undecided; the cvt). Keyed by the neg's id.
     neg_order: dict[int, tuple[str, ir.Instruction]] = field(default_factory=dict)
+    # two inputs that are one ``add r, x, x`` where the source's call doubles x in two ways (``pow(x * 2.0, x + x)``):
+    # (x, the form of each argument, ``mul2`` or ``add``), replayed as Triton's two ring values
+    doubled: tuple[str, tuple[str, str]] | None = None
     # the body's special-case selects LLVM sank past user code (``selp d, 1.0, v, x == 0`` after pow(x, x)'s
     # caller): (select, v) — each is rewritten to ``d = v``, the general case Triton's single op computes
     bypass: tuple[tuple[ir.Instruction, str], ...] = ()

@@ -99,6 +99,7 @@ class _FunctionRewrite:
         self.flow.bypassed = set(self.bypass)
         self.flow.loops = native_lines([r for r in bodies if r.op in ("sin", "cos")])  # square-and-multiply loops
         self.flow.body_inputs = {x for r in bodies for x in (r.input, *r.inputs)}
+        self.flow.doubled = {r.inputs[0] for r in bodies if r.doubled is not None}
         self.flow.bodies = {r.output: r for r in bodies}
         self.flow.ranges = {ln for r in bodies for a, b in ((r.start_line, r.end_line), *r.extra) for ln in range(a, b)}
         ctx.hints = self.flow.hints  # the cast folds (half-int, int-half) read it too (ptxkit.fpsan.casts)

