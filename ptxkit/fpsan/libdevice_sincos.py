@@ -104,7 +104,7 @@ def _group(flow: Flow, stmts: list[ir.Statement], instrs: list[ir.Instruction], 
     caller = set(shared)
     for s in reversed(union):
         w = flow.writes(s)
-        if w and w <= alone - {x} - also and all(id(u) not in ids or flow.writes(u) <= caller
+        if w and w <= alone - {x} - also and all(id(u) not in ids or (flow.writes(u) and flow.writes(u) <= caller)
                                                  for r in w for u in flow.readers.get(r, ())):
             caller |= w
     if len(outs) != len(bodies):
