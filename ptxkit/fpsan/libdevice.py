@@ -231,7 +231,10 @@ def _neg_cast_order(flow: Flow, bodies: list[LibRange], hints: SourceHints | Non
             types = chain_types(ws[0]) if len(ws) == 1 and ws[0].opcode == "cvt" else None
             if types is None or types[1] not in FLOAT_TYPES or type_bits(types[1]) <= type_bits(types[0]):
                 continue
-            decided = hints.neg_cast(ws[0], types[0], types[1]) if hints is not None else None
+            e = ws[0].operands[1]
+            # (the wide e is read again at the exit: written before the cvt only, else undecided)
+            kept = isinstance(e, ir.Reg) and all(line(w) < line(ws[0]) for w in flow.writers.get(e.name, []))
+            decided = hints.neg_cast(ws[0], types[0], types[1]) if hints is not None and kept else None
             b.neg_order[id(neg)] = (decided.form if decided is not None and decided.form in ("before", "after")
                                     else "", ws[0])
 
