@@ -8,6 +8,7 @@ import ast
 from ptxkit import ir
 from ptxkit.fpsan.source_ast import (
     _DEPTH,
+    _PTX_DTYPE,
     CONST,
     OWN,
     Decision,
@@ -85,7 +86,7 @@ class CompareHints(HintsBase):
 
 
 _ORDERED = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge"}
-_PTX_OF = {"float16": "f16", "bfloat16": "bf16", "float32": "f32", "float64": "f64"}
+_PTX_OF = {v: k for k, v in _PTX_DTYPE.items()}
 
 
 def _nested(f: SourceFile, e: ast.expr | None) -> bool:
