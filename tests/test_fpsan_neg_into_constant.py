@@ -229,3 +229,14 @@ def test_scan_of_widened_negations_whose_add_llvm_made_a_sub():
     ours, theirs, items = _zero_y("seed107911", buffer="x0_ptr", negative_zero=1 << 31)
     assert np.array_equal(ours, theirs)
     assert any(i.opcode == "sub.f64" and "decided by the source" in i.reason for i in items)
+
+
+@pytest.mark.parametrize("name,buffer", [("seed116414", "x0_ptr"), ("k_add_of_negated_narrow_product_bf16", "x0_ptr")])
+def test_narrow_product_with_a_negated_factor_folded_into_the_widened_add(name, buffer):
+    """``((h * -1.0) * w) + q`` of bf16 ``h``, ``w`` and an f32 ``q`` (held-out seed 116414, silent at first contact at
+    x0 = −0.0): LLVM's ``q - h·w`` with the product widened; Triton widens the bf16 ring's −(h·w), which differs
+    from the f32 ring's −sext(h·w) where h·w is φ(−0) = −2^15. Bit for bit on inputs with ±0.0 there."""
+    from tests.test_fpsan_body_join import _zero_y
+    ours, theirs, items = _zero_y(name, buffer=buffer, negative_zero=0x8000)
+    assert np.array_equal(ours, theirs)
+    assert any(i.opcode == "sub.f32" and "a − (−h)" in i.reason and "decided by the source" in i.reason for i in items)

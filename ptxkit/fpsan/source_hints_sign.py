@@ -321,6 +321,11 @@ class SignHints(HintsBase):
                 if cast and e is not None:  # (h * -1.0).to(f32) of a loaded half h (held-out seed 5462): negated
                     e = _resolve(f, _receiver(e), _DEPTH)  # in h's own type
                 inner = _negated(e)
+                if inner is None and not cast and (p := _one_negated_factor(f, e)) is not None \
+                        and 0 < (_width(f, p, _DEPTH) or 0) < width:
+                    # a narrow product with one negated factor promoted by the op, ring −(a·b) (held-out seed
+                    # 116414, silent at −0.0: ((h * -1.0) * w) + q of bf16 h, w and an f32 q as q - h·w)
+                    inner = p
                 w = _width(f, inner, _DEPTH) if inner is not None else None
                 if w is not None and (0 < w < width or (w == OWN and not merged)):  # a load the PTX widens: 6550
                     others = [o for o in (n.left, n.right) if o is not side]
@@ -477,3 +482,11 @@ class SignHints(HintsBase):
             return ("cancelled", n) if None not in kinds and "cast" in kinds else None
         return self.decide(instr, classify) or self.decide_within(instr, classify)
 
+
+def _one_negated_factor(f: SourceFile, e: ast.expr | None) -> ast.expr | None:
+    """``e`` where it is a product ``a * b`` with exactly one factor a negation (``(-a) * b``, ``(a * -1.0) * b``):
+    the ring's (−φ(a))·φ(b) is −(φ(a)·φ(b)), the negation of the product LLVM computes; else None."""
+    if not (isinstance(e, ast.BinOp) and isinstance(e.op, ast.Mult)) or _negated(e) is not None:
+        return None
+    negs = [s for s in (e.left, e.right) if _negated(_resolve(f, s, _DEPTH)) is not None]
+    return e if len(negs) == 1 else None

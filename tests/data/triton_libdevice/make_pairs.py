@@ -22,6 +22,11 @@ from ptxkit.corpus.triton_kernels import KernelSpec, _dot, _elementwise, generat
 
 # name -> (leaf dtypes, body, output dtype, BLOCK, masked): elementwise, 1 warp, 2 programs
 HAND = {
+    # a narrow product with one negated factor, promoted by an add: LLVM writes q - h·w (held-out seed 116414, silent
+    # at h = -0.0), Triton widens the bf16 ring's −(h·w)
+    "k_add_of_negated_narrow_product_bf16": ({"x0": "f16", "x1": "f32"},
+                                             "((x0.to(tl.bfloat16) * -1.0) * x1.to(tl.bfloat16)) + x1", "f32", 64,
+                                             True),
     # pow(x * 2.0, x + x): LLVM's one add x, x for both arguments, Triton's ring φ(x)·φ(2) and 2φ(x) (held-out seeds
     # 103190, 107913: the body was left unrecognised, reported)
     "k_pow_of_doublings_f32": ({"x0": "f32"}, "libdevice.pow(x0 * 2.0, x0 + x0)", "f32", 64, True),
