@@ -307,7 +307,8 @@ class SignHints(HintsBase):
             if not (_module_call(n, "tl") in ("cumsum", "sum") and isinstance(n, ast.Call) and n.args):
                 return None
             e = _resolve(f, n.args[0], _DEPTH)
-            inner = _negated(_resolve(f, _receiver(e), _DEPTH)) if _cast_to(e) is not None and e else None
+            r = _resolve(f, _receiver(e), _DEPTH) if _cast_to(e) is not None and e else None
+            inner = _negated(r) if _negated(r) is not None else _one_negated_factor(f, r)  # (held-out seed 117323)
             w = _width(f, inner, _DEPTH) if inner is not None else None
             return ("narrow", n) if w is not None and (0 < w < width or w == OWN) else None
 
