@@ -251,3 +251,35 @@ def test_sum_of_widened_narrow_products_with_a_negated_factor():
     ours, theirs, errors = _compare("seed117323", folds=())
     assert np.array_equal(ours, theirs)
     assert not errors
+
+
+@pytest.mark.parametrize("name,negative_zero", [("k_narrowed_add_of_widened_negation_bf16", 0x8000),
+                                                ("k_narrowed_sub_of_widened_negation_bf16", 0x8000),
+                                                ("k_narrowed_add_of_widened_negation_f32", 1 << 31)])
+def test_narrowed_f64_op_with_a_narrow_negation_folded_in(name, negative_zero):
+    """``((-h).to(f64) + y).to(f32)`` (and ``y - (h * -1.0).to(f64)``) of a bf16 or f32 h: LLVM shrinks the f64 op to
+    f32 and folds the negation into it (``sub.f32 y, h'``, ``add.f32 h', y``); Triton negates h in its own ring, widens
+    to f64, adds and narrows. The replay at f64 takes sext(−φ(h)), which differs from −sext(φ(h)) at φ(−0) = −2^(w−1)
+    (silent before). Bit for bit on inputs with ±0.0 in h."""
+    from tests.test_fpsan_body_join import _zero_y
+    ours, theirs, items = _zero_y(name, buffer="x0_ptr", negative_zero=negative_zero)
+    assert np.array_equal(ours, theirs)
+    assert any("narrow negation LLVM folded into this op" in i.reason for i in items)
+
+
+def test_narrowed_f64_add_of_two_plain_operands_with_a_negation_folded_in_is_reported():
+    """``(y - (-x).to(f64)).to(f32)`` of f32 x, y: LLVM's ``add.f32`` of the two loads; the PTX does not say which one
+    the source negated, so the replay cannot negate the right payload: reported, not silent."""
+    from tests.test_fpsan_body_join import _zero_y
+    ours, theirs, items = _zero_y("k_narrowed_sub_of_widened_negation_f32", buffer="x0_ptr", negative_zero=1 << 31)
+    assert not np.array_equal(ours, theirs)
+    assert any(i.severity == "error" and "subtracts a narrow negation" in i.reason for i in items)
+
+
+def test_select_of_narrow_negations_promoted_by_an_add():
+    """``tl.where(c, -a, -b) + y`` of bf16 a, b and an f32 y: LLVM hoists the negation out of the select and subtracts
+    the widened select; Triton widens the bf16 ring's negation (silent at a = −0.0 before)."""
+    from tests.test_fpsan_body_join import _zero_y
+    ours, theirs, items = _zero_y("k_add_of_negated_select_bf16", buffer="x0_ptr", negative_zero=0x8000)
+    assert np.array_equal(ours, theirs)
+    assert any(i.opcode == "sub.f32" and "a − (−h)" in i.reason for i in items)

@@ -83,6 +83,7 @@ from ptxkit.fpsan.fold_self_negation_compare import self_negation_compare
 from ptxkit.fpsan.fold_shared_product import as_sum, shared_product
 from ptxkit.fpsan.fold_sub_compare import sub_compared
 from ptxkit.fpsan.fold_zero_sign import zero_of, zero_sign, zero_sign_fold
+from ptxkit.fpsan.folds_narrow_neg import NEGATION_FOLDED, negated_operand_op, widened_negated_operand
 from ptxkit.fpsan.folds_narrowed import narrowed_f32_unmodelled
 from ptxkit.fpsan.folds_sign import is_sign_bit_op, rewrite_sign_fold, tree_root
 from ptxkit.fpsan.folds_sub import sub_fold
@@ -447,6 +448,8 @@ def _half(instr: ir.Instruction, ctx: RewriteContext, opts: Options, ft: str, de
     consts = [_lane_constants(flow, o, lane) if packed else (_half_constant(flow, o, lane),) * 2
               for o in instr.operands[1:3]]
     lanes = iter((0, 1))  # elementwise computes lane 0, then lane 1
+    if (neg := widened_negated_operand(instr, ctx, flow, ft, ww) if not packed else None) is not None:
+        verdict = dataclasses.replace(verdict, reason=f"{verdict.reason}; {NEGATION_FOLDED}")
 
     def compute(c: RewriteContext, ps: list[str], w: int, _i: ir.Instruction) -> str:
         wide, at = [], next(lanes, 0)
@@ -459,7 +462,7 @@ def _half(instr: ir.Instruction, ctx: RewriteContext, opts: Options, ft: str, de
             c.emit(f"cvt.s{ww}.s{lw} {x}, {as_reg(c, p, lw)}")
             wide.append(x)
         o = c.fresh(BITS_KIND[ww])
-        c.emit(f"{op} {o}, {wide[0]}, {wide[1]}")
+        c.emit(f"{op} {o}, {wide[0]}, {wide[1]}" if neg is None else negated_operand_op(c, o, wide, neg, ww, op))
         return cast_payload(c, o, form, lane)
     if not elementwise(instr, ctx, OpInfo(lane, ft if ft in LANE_TYPE else None), compute, 2):
         return FoldResult(False, Verdict(f"{instr.opcode}: operand form not modelled"))

@@ -16,7 +16,7 @@ from ptxkit.fpsan.casts import _cast_payload as cast_payload
 from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext, hexc
 from ptxkit.fpsan.fold_flow import Flow, FoldResult, float_cast
 from ptxkit.fpsan.ops import OpInfo, as_reg, elementwise, float_type_of, sign_xor_lanes, sign_xor_width
-from ptxkit.fpsan.report import NOTE, Verdict
+from ptxkit.fpsan.report import ERROR, NOTE, Verdict
 from ptxkit.fpsan.source_ast import Decision
 
 _NARROW_NEG = ("a − (−h) as a + h (or a + (−h) as a − h) with h narrower than the op: LLVM folds the negation "
@@ -76,6 +76,43 @@ def _narrow_negation(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, ft:
         return None
     return FoldResult(True, Verdict(f"{_NARROW_NEG}; sanitized so, decided by the source at {decided.where}", NOTE,
                                     native=False))
+
+
+NEGATION_FOLDED = ("the source adds a narrow negation LLVM folded into this op (a + (-h) as a - h): negated in h's "
+                   "ring, then sign-extended, as Triton's FPSan")
+
+
+def widened_negated_operand(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, ft: str,
+                            wide: int) -> tuple[int, int] | None:
+    """The H fold's ``add``/``sub`` of ``ft`` that Triton computes at ``wide`` bits, where the source's op adds a narrow
+    negation LLVM folded into it (``((-h).to(f64) + y).to(f32)`` of a bf16 h as ``sub.f32 y, cvt(h)``; held-out-style
+    kin of seed 116414, silent at h = −0.0): the operand (1 or 2) and the width of the payload Triton negates before
+    sign-extending it (the cvt's source, or the operand's own); None where the source does not say so, or the PTX
+    does not tell which operand it is (an add of two plain or two widened operands: reported)."""
+    ops = instr.operands
+    if instr.opcode not in ("add", "sub") or len(ops) != 3 or (
+            decided := flow.hints.narrow_negation(instr, wide, True)) is None:
+        return None
+    if instr.opcode == "sub":
+        i = 2
+    elif len(one := [k for k in (1, 2) if _widened(flow, ops[k], ft)]) == 1:
+        i = one[0]
+    else:
+        ctx.report(instr, f"{instr.opcode}.{ft} where the source at {decided.where} subtracts a narrow negation: LLVM "
+                   "folded it into this add of two operands the PTX does not tell apart; Triton's FPSan negates in the "
+                   "narrow ring before sign-extending, which differs at φ(−0) = −2^(w−1) (its own negation); "
+                   "sanitized as written", ERROR, False)
+        return None
+    return i, _widened(flow, ops[i], ft) or R.ring(ft).w
+
+
+def negated_operand_op(c: RewriteContext, o: str, wide: list[str], neg: tuple[int, int], w: int, op: str) -> str:
+    """The ``w``-bit ring op (``add.sW``/``sub.sW``, the PTX's) into ``o`` of the widened operands ``wide`` where
+    operand ``neg[0]`` is the sign extension of a ``neg[1]``-bit payload whose negation the source adds: the PTX's
+    sub is Triton's a + sext(−p), its add Triton's a − sext(−p)."""
+    i, narrow = neg
+    n = _sext_of_narrow_negation(c, wide[i - 1], w, narrow)
+    return f"{'add' if op.startswith('sub') else 'sub'}.s{w} {o}, {wide[2 - i]}, {n}"
 
 
 def _narrow_negated_addend(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, ft: str,

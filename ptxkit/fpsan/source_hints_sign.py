@@ -293,11 +293,13 @@ class SignHints(HintsBase):
         # (an and with the sign bit may carry an inner cast's column: held-out seed 7517, 0.0 * (..).to(int8)...)
         return self.decide(instr, classify) or self.decide_enclosing(instr, classify)
 
-    def narrow_negation(self, instr: ir.Instruction, width: int) -> Decision | None:
+    def narrow_negation(self, instr: ir.Instruction, width: int, narrowed: bool = False) -> Decision | None:
         """``add``/``sub`` (an fma's addend) at a ``Sub``/``Add`` of the source whose right operand (any: ``Add``)
         negates something narrower than ``width`` bits (``a - (h * -1.0)``, h a half) or a loaded value, or is a
         widening cast of such a negation (``(h * -1.0).to(f32) + a``; the caller checks that the PTX widens a narrower
-        operand): LLVM folded the narrow negation into the wide op, Triton negates in the narrow ring (``narrow``)."""
+        operand): LLVM folded the narrow negation into the wide op, Triton negates in the narrow ring (``narrow``).
+        ``narrowed``: the op is one LLVM shrank below the source's, at the location of the narrowing ``.to()`` call of
+        the source's op (``((-h).to(f64) + y).to(f32)``)."""
         want = {"add": ast.Sub, "sub": ast.Add, "fma": ast.Sub, "mad": ast.Sub}.get(instr.opcode)
         merged = (self.loc.get(id(instr)) or ("", 0, 1))[2] == 0  # (a line's loaded -y may be another op's: 86303)
 
@@ -313,6 +315,8 @@ class SignHints(HintsBase):
             return ("narrow", n) if w is not None and (0 < w < width or w == OWN) else None
 
         def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
+            if narrowed and _cast_to(n) is not None:
+                n = _resolve(f, _receiver(n), _DEPTH) or n
             if not (isinstance(n, ast.BinOp) and want is not None and isinstance(n.op, want)):
                 return None
             sides = [n.right] if want is ast.Sub else [n.left, n.right]
@@ -322,8 +326,7 @@ class SignHints(HintsBase):
                 if cast and e is not None:  # (h * -1.0).to(f32) of a loaded half h (held-out seed 5462): negated
                     e = _resolve(f, _receiver(e), _DEPTH)  # in h's own type
                 inner = _negated(e)
-                if inner is None and not cast and (p := _one_negated_factor(f, e)) is not None \
-                        and 0 < (_width(f, p, _DEPTH) or 0) < width:
+                if inner is None and (p := _one_negated_factor(f, e)) is not None:
                     # a narrow product with one negated factor promoted by the op, ring −(a·b) (held-out seed
                     # 116414, silent at −0.0: ((h * -1.0) * w) + q of bf16 h, w and an f32 q as q - h·w)
                     inner = p
@@ -484,10 +487,18 @@ class SignHints(HintsBase):
         return self.decide(instr, classify) or self.decide_within(instr, classify)
 
 
-def _one_negated_factor(f: SourceFile, e: ast.expr | None) -> ast.expr | None:
-    """``e`` where it is a product ``a * b`` with exactly one factor a negation (``(-a) * b``, ``(a * -1.0) * b``):
-    the ring's (−φ(a))·φ(b) is −(φ(a)·φ(b)), the negation of the product LLVM computes; else None."""
-    if not (isinstance(e, ast.BinOp) and isinstance(e.op, ast.Mult)) or _negated(e) is not None:
+
+def _one_negated_factor(f: SourceFile, e: ast.expr | None, depth: int = _DEPTH) -> ast.expr | None:
+    """``e`` where its ring value is the negation of the value LLVM computes once it drops the negations: a product
+    ``a * b`` with exactly one factor negated (``(-a) * b``, ``(a * -1.0) * b``, ``((-a) * b) * c``: the ring's
+    (−φ(a))·φ(b) is −(φ(a)·φ(b))), or ``tl.where(c, -a, -b)`` (LLVM hoists the negation out of the select); else
+    None."""
+    if e is None or depth <= 0 or _negated(e) is not None:
         return None
-    negs = [s for s in (e.left, e.right) if _negated(_resolve(f, s, _DEPTH)) is not None]
-    return e if len(negs) == 1 else None
+    if isinstance(e, ast.BinOp) and isinstance(e.op, ast.Mult):
+        negs = [s for s in (e.left, e.right) if _negated(r := _resolve(f, s, _DEPTH)) is not None
+                or _one_negated_factor(f, r, depth - 1) is not None]
+        return e if len(negs) == 1 else None
+    arms = _arms(f, e) if isinstance(e, ast.Call) else []
+    return e if len(arms) == 2 and all(_negated(a) is not None or _one_negated_factor(f, a, depth - 1) is not None
+                                       for a in arms) else None

@@ -22,6 +22,19 @@ from ptxkit.corpus.triton_kernels import KernelSpec, _dot, _elementwise, generat
 
 # name -> (leaf dtypes, body, output dtype, BLOCK, masked): elementwise, 1 warp, 2 programs
 HAND = {
+    # f64 arithmetic on a widened narrow negation, narrowed back: LLVM's f32 op with the negation folded into it
+    # (kin of held-out seed 116414, silent at x0 = -0.0); Triton negates x0 in its own ring, then widens to f64
+    "k_narrowed_add_of_widened_negation_bf16": ({"x0": "bf16", "x1": "f32"}, "(-x0).to(tl.float64) + x1", "f32", 64,
+                                                True),
+    "k_narrowed_sub_of_widened_negation_bf16": ({"x0": "bf16", "x1": "f32"}, "x1 - (x0 * -1.0).to(tl.float64)", "f32",
+                                                64, True),
+    "k_narrowed_add_of_widened_negation_f32": ({"x0": "f32", "x1": "f32"}, "(-x0).to(tl.float64) + x1", "f32", 64,
+                                               True),
+    "k_narrowed_sub_of_widened_negation_f32": ({"x0": "f32", "x1": "f32"}, "x1 - (-x0).to(tl.float64)", "f32", 64,
+                                               True),
+    # a select of two narrow negations, promoted by an add: LLVM hoists the negation and subtracts (silent at -0.0)
+    "k_add_of_negated_select_bf16": ({"x0": "bf16", "x1": "bf16", "x2": "f32"}, "tl.where(x2 > 0, -x0, -x1) + x2",
+                                     "f32", 64, True),
     # a narrow product with one negated factor, promoted by an add: LLVM writes q - h·w (held-out seed 116414, silent
     # at h = -0.0), Triton widens the bf16 ring's −(h·w)
     "k_add_of_negated_narrow_product_bf16": ({"x0": "f16", "x1": "f32"},
