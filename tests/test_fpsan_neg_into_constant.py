@@ -283,3 +283,13 @@ def test_select_of_narrow_negations_promoted_by_an_add():
     ours, theirs, items = _zero_y("k_add_of_negated_select_bf16", buffer="x0_ptr", negative_zero=0x8000)
     assert np.array_equal(ours, theirs)
     assert any(i.opcode == "sub.f32" and "a − (−h)" in i.reason for i in items)
+
+
+def test_widening_of_a_narrow_product_with_a_negated_factor_is_the_negation_before_the_cast():
+    """``((h * -1.0) * w).to(f32) + y * 3.0`` of bf16 h, w: LLVM's ``neg.f32`` of the widened product, the source's
+    ``(-p).to(f32)`` (the ring's (−φ(h))·φ(w) is −(φ(h)·φ(w))): the cast of the bf16 ring negation, decided by the
+    source (reported as undecided before). Bit for bit on inputs with ±0.0 in h."""
+    from tests.test_fpsan_body_join import _zero_y
+    ours, theirs, items = _zero_y("k_neg_cast_of_negated_product_bf16", buffer="x0_ptr", negative_zero=0x8000)
+    assert np.array_equal(ours, theirs)
+    assert not [i for i in items if i.severity == "error"]

@@ -87,7 +87,7 @@ class SignHints(HintsBase):
                 recv, peeled = _resolve(f, _receiver(recv), _DEPTH), True  # (-x).to(f32).to(bf16)
             if recv is not None and (sc := _scan_of(recv)) is not None:  # the scan's elements: Triton sums (multiplies)
                 recv = _resolve(f, sc, _DEPTH)  # the negations, the ring's negation of the sum (held-out seed 104039)
-            inner = _negated(recv)
+            inner = _negated(recv) if _negated(recv) is not None else _one_negated_factor(f, recv)  # ((-a) * b)
             if inner is not None:
                 w = _width(f, inner, _DEPTH)
                 if w is None and not peeled and _no_casts(f, inner):

@@ -22,6 +22,9 @@ from ptxkit.corpus.triton_kernels import KernelSpec, _dot, _elementwise, generat
 
 # name -> (leaf dtypes, body, output dtype, BLOCK, masked): elementwise, 1 warp, 2 programs
 HAND = {
+    # a widening of a narrow product with one negated factor: LLVM's neg.f32 of the widened product (reported before)
+    "k_neg_cast_of_negated_product_bf16": ({"x0": "bf16", "x1": "bf16", "x2": "f32"},
+                                           "((x0 * -1.0) * x1).to(tl.float32) + x2 * 3.0", "f32", 64, True),
     # f64 arithmetic on a widened narrow negation, narrowed back: LLVM's f32 op with the negation folded into it
     # (kin of held-out seed 116414, silent at x0 = -0.0); Triton negates x0 in its own ring, then widens to f64
     "k_narrowed_add_of_widened_negation_bf16": ({"x0": "bf16", "x1": "f32"}, "(-x0).to(tl.float64) + x1", "f32", 64,
