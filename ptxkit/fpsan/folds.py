@@ -40,14 +40,13 @@ states the source form with ``--fold NAME=FORM`` (:data:`FOLD_FORMS`), which mak
 from __future__ import annotations
 
 import dataclasses
-import struct
 from collections.abc import Callable
 
 from ptxkit import ir
 from ptxkit.fpsan import ring as R
 from ptxkit.fpsan.casts import _cast_payload as cast_payload
 from ptxkit.fpsan.casts import through_int, trunc_casts
-from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext, _convert_float_bits, float_to_bits, guard_text, hexc
+from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext, float_to_bits, guard_text, hexc
 from ptxkit.fpsan.dispatch import rewrite_instruction
 from ptxkit.fpsan.fold_body_join import body_join
 from ptxkit.fpsan.fold_cancelled_neg import report_cancelled_negations
@@ -84,7 +83,7 @@ from ptxkit.fpsan.fold_shared_product import as_sum, shared_product
 from ptxkit.fpsan.fold_sub_compare import sub_compared
 from ptxkit.fpsan.fold_zero_sign import zero_of, zero_sign, zero_sign_fold
 from ptxkit.fpsan.folds_narrow_neg import NEGATION_FOLDED, negated_operand_op, widened_negated_operand
-from ptxkit.fpsan.folds_narrowed import narrowed_f32_unmodelled
+from ptxkit.fpsan.folds_narrowed import half_constant, lane_constants, narrowed_f32_unmodelled, widened_setp
 from ptxkit.fpsan.folds_sign import is_sign_bit_op, rewrite_sign_fold, tree_root
 from ptxkit.fpsan.folds_sub import sub_fold
 from ptxkit.fpsan.irview import name_of
@@ -399,7 +398,7 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
                                          "say; left native", ERROR))
     if wide is not None and wide.form == "f64":
         # x.to(f64) >= y.to(f64) of f32 values: LLVM compares the f32s (held-out seed 18867, silent at first contact)
-        return _widened_setp(instr, ctx, ft, "f64", Verdict(
+        return widened_setp(instr, ctx, ft, "f64", Verdict(
             f"setp.f32 of two values the source at {wide.where} widens to f64: LLVM drops the exact widenings, "
             "Triton's FPSan compares the ring widenings; sanitized so", NOTE, native=False))
     if op == "selp" and len(ops) == 4 and ft in ("f16", "bf16", "f32", "f64"):
@@ -440,12 +439,12 @@ def _half(instr: ir.Instruction, ctx: RewriteContext, opts: Options, ft: str, de
         return FoldResult(False, done if isinstance(done, Verdict) else Verdict(str(done or "not modelled")))
     ww = 32 if form == "f32" else 64
     if instr.opcode == "setp":
-        return _widened_setp(instr, ctx, ft, form, verdict)
+        return widened_setp(instr, ctx, ft, form, verdict)
     op = {"add": "add.s{w}", "sub": "sub.s{w}", "mul": "mul.lo.s{w}"}[instr.opcode].format(w=ww)
     lane = LANE_TYPE.get(ft, ft)
 
     packed = ft in LANE_TYPE
-    consts = [_lane_constants(flow, o, lane) if packed else (_half_constant(flow, o, lane),) * 2
+    consts = [lane_constants(flow, o, lane) if packed else (half_constant(flow, o, lane),) * 2
               for o in instr.operands[1:3]]
     lanes = iter((0, 1))  # elementwise computes lane 0, then lane 1
     if (neg := widened_negated_operand(instr, ctx, flow, ft, ww) if not packed else None) is not None:
@@ -467,58 +466,6 @@ def _half(instr: ir.Instruction, ctx: RewriteContext, opts: Options, ft: str, de
     if not elementwise(instr, ctx, OpInfo(lane, ft if ft in LANE_TYPE else None), compute, 2):
         return FoldResult(False, Verdict(f"{instr.opcode}: operand form not modelled"))
     return FoldResult(True, verdict)
-
-
-def _lane_constants(flow: Flow, o: ir.Operand, lane: str) -> tuple[float | None, float | None]:
-    """The values of a packed half constant operand, low lane first (a 32-bit immediate, or a register whose one
-    definition moves one in; held-out seed 15653: ``(x.to(f64) * 0.5).to(f16)`` as ``mul.f16x2`` by 0x38003800,
-    whose lanes were widened as payloads, silent before)."""
-    d = flow.only_def(o.name) if isinstance(o, ir.Reg) else None
-    if d is not None and d.opcode == "mov" and len(d.operands) == 2 and d.guard is None:
-        o = d.operands[1]
-    if not isinstance(o, ir.Imm):
-        return None, None
-    v = o.value & 0xFFFFFFFF
-    return _half_constant(flow, ir.Imm(v & 0xFFFF), lane), _half_constant(flow, ir.Imm(v >> 16), lane)
-
-
-def _half_constant(flow: Flow, o: ir.Operand, lane: str) -> float | None:
-    """The value of a half constant operand (an immediate, or a register whose one definition moves one in)."""
-    d = flow.only_def(o.name) if isinstance(o, ir.Reg) else None
-    if d is not None and d.opcode == "mov" and len(d.operands) == 2 and d.guard is None:
-        o = d.operands[1]
-    if isinstance(o, ir.FloatImm):
-        return struct.unpack("<d", struct.pack("<Q", o.bits))[0] if o.width == 64 else \
-            struct.unpack("<f", struct.pack("<I", o.bits))[0]
-    if isinstance(o, ir.Imm) and 0 <= o.value < 1 << 16:
-        if lane == "bf16":
-            return struct.unpack("<f", struct.pack("<I", o.value << 16))[0]
-        return float(struct.unpack("<e", struct.pack("<H", o.value))[0])
-    return None
-
-
-def _widened_setp(instr: ir.Instruction, ctx: RewriteContext, ft: str, form: str, verdict: Verdict) -> FoldResult:
-    """``setp.CMP.f16 p, a, b`` (or ``.f32``) as Triton's comparison of the widened floats φ⁻¹_wide(sext φ(a)), …"""
-    ops = instr.operands
-    if ft not in ("f16", "bf16", "f32") or len(ops) != 3 or not isinstance(ops[0], ir.Reg) or len(instr.mods) != 2:
-        return FoldResult(False, Verdict(f"setp.{ft}: this comparison form is not modelled for half={form}"))
-    ww, w = R.ring(form).w, R.ring(ft).w
-    wide = []
-    for src in ops[1:]:
-        if isinstance(src, ir.FloatImm):  # a constant's exact widening, as Triton folds its cast (seed 18867's kin)
-            wide.append(f"0d{_convert_float_bits(_convert_float_bits(src.bits, src.width, ft), w, form):016X}"
-                        if ww == 64 else f"0f{_convert_float_bits(src.bits, src.width, form):08X}")
-            continue
-        x = ctx.fresh(BITS_KIND[ww])
-        ctx.emit(f"cvt.s{ww}.s{w} {x}, {as_reg(ctx, ctx.embed(src, ft), w)}")
-        wide.append(ctx.unembed_to_fresh(x, form))
-    ctx.invalidate(ops[0].name)
-    ctx.emit(f"{guard_text(instr.guard)}setp.{instr.mods[0]}.{form} {ops[0].name}, {wide[0]}, {wide[1]}")
-    return FoldResult(True, verdict)
-
-
-
-
 
 
 _MUL_NEG_ZERO = ("mul by -0.0 (also as an fma multiplicand): LLVM folds 0.0*(-x) and -(0.0*x) into x*(-0.0); "

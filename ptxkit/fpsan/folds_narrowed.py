@@ -1,9 +1,18 @@
 """The f32 ops LLVM narrowed from f64 arithmetic on widened values (``(x.to(f64) * y.to(f64)).to(f32)`` as
 ``mul.f32``; ``ptxkit.fpsan.source_hints.SourceHints.narrowed_f32`` decides the form) whose Triton ring
-computation is not modelled: the report's reason for each, the op sanitized as written."""
+computation is not modelled: the report's reason for each, the op sanitized as written; and the pieces of the H fold's
+replay at the wide width (docs/fpsan.md §3): a half constant's value, a comparison of widened operands."""
 
 from __future__ import annotations
 
+import struct
+
+from ptxkit import ir
+from ptxkit.fpsan import ring as R
+from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext, _convert_float_bits, guard_text
+from ptxkit.fpsan.fold_flow import Flow, FoldResult
+from ptxkit.fpsan.ops import as_reg
+from ptxkit.fpsan.report import Verdict
 from ptxkit.fpsan.source_ast import Decision
 
 
@@ -27,3 +36,51 @@ def narrowed_f32_unmodelled(op: str, decided: Decision) -> str | None:
                 "negates after the narrowing, -(x.to(f64) * y.to(f64)).to(f32): LLVM moved the negation onto an "
                 "operand; Triton's ring computes in f64, narrows, then negates (not modelled); sanitized as the f32 op")
     return None
+
+
+def lane_constants(flow: Flow, o: ir.Operand, lane: str) -> tuple[float | None, float | None]:
+    """The values of a packed half constant operand, low lane first (a 32-bit immediate, or a register whose one
+    definition moves one in; held-out seed 15653: ``(x.to(f64) * 0.5).to(f16)`` as ``mul.f16x2`` by 0x38003800,
+    whose lanes were widened as payloads, silent before)."""
+    d = flow.only_def(o.name) if isinstance(o, ir.Reg) else None
+    if d is not None and d.opcode == "mov" and len(d.operands) == 2 and d.guard is None:
+        o = d.operands[1]
+    if not isinstance(o, ir.Imm):
+        return None, None
+    v = o.value & 0xFFFFFFFF
+    return half_constant(flow, ir.Imm(v & 0xFFFF), lane), half_constant(flow, ir.Imm(v >> 16), lane)
+
+
+def half_constant(flow: Flow, o: ir.Operand, lane: str) -> float | None:
+    """The value of a half constant operand (an immediate, or a register whose one definition moves one in)."""
+    d = flow.only_def(o.name) if isinstance(o, ir.Reg) else None
+    if d is not None and d.opcode == "mov" and len(d.operands) == 2 and d.guard is None:
+        o = d.operands[1]
+    if isinstance(o, ir.FloatImm):
+        return struct.unpack("<d", struct.pack("<Q", o.bits))[0] if o.width == 64 else \
+            struct.unpack("<f", struct.pack("<I", o.bits))[0]
+    if isinstance(o, ir.Imm) and 0 <= o.value < 1 << 16:
+        if lane == "bf16":
+            return struct.unpack("<f", struct.pack("<I", o.value << 16))[0]
+        return float(struct.unpack("<e", struct.pack("<H", o.value))[0])
+    return None
+
+
+def widened_setp(instr: ir.Instruction, ctx: RewriteContext, ft: str, form: str, verdict: Verdict) -> FoldResult:
+    """``setp.CMP.f16 p, a, b`` (or ``.f32``) as Triton's comparison of the widened floats φ⁻¹_wide(sext φ(a)), …"""
+    ops = instr.operands
+    if ft not in ("f16", "bf16", "f32") or len(ops) != 3 or not isinstance(ops[0], ir.Reg) or len(instr.mods) != 2:
+        return FoldResult(False, Verdict(f"setp.{ft}: this comparison form is not modelled for half={form}"))
+    ww, w = R.ring(form).w, R.ring(ft).w
+    wide = []
+    for src in ops[1:]:
+        if isinstance(src, ir.FloatImm):  # a constant's exact widening, as Triton folds its cast (seed 18867's kin)
+            wide.append(f"0d{_convert_float_bits(_convert_float_bits(src.bits, src.width, ft), w, form):016X}"
+                        if ww == 64 else f"0f{_convert_float_bits(src.bits, src.width, form):08X}")
+            continue
+        x = ctx.fresh(BITS_KIND[ww])
+        ctx.emit(f"cvt.s{ww}.s{w} {x}, {as_reg(ctx, ctx.embed(src, ft), w)}")
+        wide.append(ctx.unembed_to_fresh(x, form))
+    ctx.invalidate(ops[0].name)
+    ctx.emit(f"{guard_text(instr.guard)}setp.{instr.mods[0]}.{form} {ops[0].name}, {wide[0]}, {wide[1]}")
+    return FoldResult(True, verdict)
