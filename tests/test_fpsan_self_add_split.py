@@ -318,3 +318,11 @@ def test_self_add_of_a_quotient_at_column_zero_is_decided_by_the_line(tmp_path):
     q = R.div(_phi(A), _phi(B), 32)
     assert out == [_bits(R.mul(q, _phi(0x40000000), 32))]
     assert [s for o, s in _items(rep) if o == "add.f32"] == ["note"]
+
+
+def test_self_add_of_a_conversion_hoisted_into_a_pow_body_is_not_the_pows_doubling():
+    """``(pow(x, x) * 2.0) / (tl.cos(x) + (x + x))`` of ``x = h.to(f32)`` (held-out seed 119523, silent at first contact
+    in 118 of 128 elements): LLVM hoists the ``add x, x`` of the converted h into pow's body, whose column is also
+    that of ``pow(..) * 2.0``; that form's operand is the pow's result, not a conversion, so the add is the source's
+    ``x + x`` further along the line (ring 2φ(x), not φ(x)·φ(2))."""
+    _assert_bit_exact("seed119523", folds=())

@@ -102,6 +102,13 @@ def narrowed_load(flow: Flow, x: ir.Operand, ft: str) -> str | None:
     return found[2] if {"ld", "ldu"} & set(src) and set(src) <= {"ld", "ldu", "mov"} else None
 
 
+def converted(flow: Flow, x: ir.Operand) -> bool:
+    """``add x, x``'s operand is written only by float conversions (``cvt.f32.bf16 x, h``): an input's cast, never
+    an inlined math body's result."""
+    ds = flow.defs.get(x.name, []) if isinstance(x, ir.Reg) else []
+    return bool(ds) and all(d.opcode == "cvt" and float_cast(d) is not None for d in ds)
+
+
 def both_operand(hints: SourceHints, instr: ir.Instruction, lane: str) -> str | None:
     """The operand (an ``ast.dump``) of the self-add at ``instr``'s location when the file writes both forms
     on it and it is of the add's type; None otherwise."""
