@@ -326,3 +326,10 @@ def test_self_add_of_a_conversion_hoisted_into_a_pow_body_is_not_the_pows_doubli
     that of ``pow(..) * 2.0``; that form's operand is the pow's result, not a conversion, so the add is the source's
     ``x + x`` further along the line (ring 2φ(x), not φ(x)·φ(2))."""
     _assert_bit_exact("seed119523", folds=())
+
+
+def test_self_add_of_a_converted_math_call_stays_its_doubling():
+    """``tl.erf(..).to(bf16) * 2.0`` beside ``x0.to(f16) + x0.to(f16)`` (held-out seed 122020): the operand of LLVM's
+    ``add.bf16`` is a conversion of erf's result, as the source's cast says; the rule above must not take the cast
+    call for the math call (it did, silently, in a first version of it)."""
+    _assert_bit_exact("seed122020", folds=())

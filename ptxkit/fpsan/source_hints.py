@@ -108,7 +108,7 @@ class SourceHints(SignHints, AbsHints, CastHints, LibcallHints, CompareHints, Re
                 form, x = "mul2", n.right if _is_two(n.left) else n.left
             else:
                 return None
-            if converted and _transcendental(_one_value(f, _bare(x))):
+            if converted and _transcendental(_one_value(f, x)):  # (a cast of the call is a conversion: 122020)
                 return None
             # the other form on the same operand anywhere in the file: LLVM's CSE may have made both one add
             # (held-out seed 2363: (s + s) / (s * 2.0) as add t, s, s; div t, t): no one answer
