@@ -293,3 +293,13 @@ def test_widening_of_a_narrow_product_with_a_negated_factor_is_the_negation_befo
     ours, theirs, items = _zero_y("k_neg_cast_of_negated_product_bf16", buffer="x0_ptr", negative_zero=0x8000)
     assert np.array_equal(ours, theirs)
     assert not [i for i in items if i.severity == "error"]
+
+
+def test_negation_through_a_maximum_of_one_value_is_a_chain_step():
+    """``(-tl.maximum(w, w)).to(f16)`` of ``w = x.to(f64)``, an f32 x (held-out seed 120415, reported before): LLVM
+    folds the max of one value and narrows before the sign xor; the source's chain through the max is f64, neg, f16
+    (the ring's max of w with itself is w), so Triton's narrowing of the f64 negation is replayed."""
+    from tests.test_fpsan_libdevice import _compare
+    ours, theirs, errors = _compare("k_neg_of_same_max_widened_narrowed_f32", folds=())
+    assert np.array_equal(ours, theirs)
+    assert not errors

@@ -22,6 +22,10 @@ from ptxkit.corpus.triton_kernels import KernelSpec, _dot, _elementwise, generat
 
 # name -> (leaf dtypes, body, output dtype, BLOCK, masked): elementwise, 1 warp, 2 programs
 HAND = {
+    # (-maximum(w, w)).to(f16) of w = x.to(f64), an f32 x: LLVM's max of one value is the value, the sign xor after the
+    # narrowing (held-out seed 120415: neg-cast undecided, reported); Triton's ring max of w with itself is w
+    "k_neg_of_same_max_widened_narrowed_f32": ({"x0": "f32"}, "(-tl.maximum(x0.to(tl.float64), x0.to(tl.float64), "
+                                               "propagate_nan=tl.PropagateNan.ALL))", "f16", 64, True),
     # a widening of a narrow product with one negated factor: LLVM's neg.f32 of the widened product (reported before)
     "k_neg_cast_of_negated_product_bf16": ({"x0": "bf16", "x1": "bf16", "x2": "f32"},
                                            "((x0 * -1.0) * x1).to(tl.float32) + x2 * 3.0", "f32", 64, True),
