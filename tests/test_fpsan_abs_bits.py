@@ -7,6 +7,7 @@ with NaN bit patterns among the inputs make differ from a float abs."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from ptxkit.fpsan.abs_bits import AS_AND, HALF_ABS
 from tests.test_fpsan_folds import _kernel, _run
@@ -108,3 +109,15 @@ def test_held_out_abs_selected_into_a_tf32x3_dot_is_tritons_bits():
     from tests.test_fpsan_libdevice import _assert_bit_exact
 
     _assert_bit_exact("seed98179", folds=())
+
+
+@pytest.mark.parametrize("name,buffer", [("k_log_of_select_of_abs_f32", "x0_ptr"), ("seed124367", "x0_ptr")])
+def test_abs_selected_against_a_load_into_a_libdevice_body_is_an_and(name, buffer):
+    """``log(where(c, abs(x), x))`` (held-out seed 124367, silent at first contact at x = NaN): only the log's body,
+    which the ring op replaces, reads the select, so Triton's build selects the integers and clears the sign with an
+    ``and``; the float abs kept (the rule above, for a select a native op reads) writes the canonical NaN. Bit for
+    bit with a NaN x."""
+    from tests.test_fpsan_body_join import _zero_y
+    ours, theirs, items = _zero_y(name, buffer=buffer, negative_zero=0x7FC00000)
+    assert np.array_equal(ours, theirs)
+    assert not [i for i in items if i.opcode.startswith("abs") and "kept as a float abs" in i.reason]

@@ -22,6 +22,11 @@ from ptxkit.corpus.triton_kernels import KernelSpec, _dot, _elementwise, generat
 
 # name -> (leaf dtypes, body, output dtype, BLOCK, masked): elementwise, 1 warp, 2 programs
 HAND = {
+    # log(where(c, abs(x), x)): only log's body reads the select, so Triton's build selects integers and clears the
+    # sign with an and (held-out seed 124367, silent at a NaN x: the float abs kept writes the canonical NaN)
+    "k_log_of_select_of_abs_f32": ({"x0": "f32", "x1": "f64"},
+                                   "tl.log(tl.where(tl.exp(x1.to(tl.float32)) > tl.sqrt(x0), tl.abs(x0), x0))", "f16",
+                                   64, True),
     # (-maximum(w, w)).to(f16) of w = x.to(f64), an f32 x: LLVM's max of one value is the value, the sign xor after the
     # narrowing (held-out seed 120415: neg-cast undecided, reported); Triton's ring max of w with itself is w
     "k_neg_of_same_max_widened_narrowed_f32": ({"x0": "f32"}, "(-tl.maximum(x0.to(tl.float64), x0.to(tl.float64), "
