@@ -345,6 +345,10 @@ def test_special_case_select_of_other_code_is_not_taken():
     # copies' x == 0 / x == 1 selects carry the outer call's column at line 0 (merged locations), one select reading
     # the other: silent before (the selects kept 1.0 natively, 9/512 elements, hidden behind a 16-bit op report)
     "seed29941",
+    # (pow(x, h.to(f64)) - 0.5) * exp2(..) of sixteen rows: LLVM folds the user's - 0.5 into pow's y == 0 (on the
+    # half's bits) and x == 1 selects, select(c, 0.5, pow - 0.5), at the call's location: the special case's, the
+    # select keeps its general arm (held-out seed 123395, silent at first contact: the 0.5 kept, 7/64 columns)
+    "seed123395",
     # sqrt(erf(abs(x))) of a NaN input: erf's body runs natively and reads |x|, and so does the ring erf that replaces
     # it: |x| is Triton's and, not a float abs.f32 writing 0x7fffffff (silent at first contact under the GPU's NaN)
     "seed33457",

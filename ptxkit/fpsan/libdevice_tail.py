@@ -10,7 +10,7 @@ import networkx as nx
 
 from ptxkit import ir
 from ptxkit.fpsan.libdevice_flow import Flow, cfg, line
-from ptxkit.fpsan.ops import sign_mask_lanes, sign_xor_lanes
+from ptxkit.fpsan.ops import float_type_of, sign_mask_lanes, sign_xor_lanes
 from ptxkit.ptx.types import FLOAT_TYPES
 
 
@@ -144,6 +144,9 @@ def sunk_selects(flow: Flow, out: str, head: ir.Instruction, bypassed: set[int],
     while todo:  # (and a select of such a select: pow's x == 1 after its y == 0, held-out seed 29941, silent)
         v = todo.pop()
         for u in flow.readers.get(v, ()):
+            if _constant_op(flow, u, v, head):  # select(c, 1, pow) - 0.5 as select(c, 0.5, pow - 0.5): LLVM folds the
+                todo.extend(flow.writes(u))  # user's op with a constant into the arms (held-out seed 123395, silent)
+                continue
             if id(u) in bypassed or not call_select(flow, u, head, plain) or any(u is f for f, _ in found):
                 continue
             arms = [o for o in u.operands[1:3] if isinstance(o, ir.Reg)]
@@ -152,6 +155,16 @@ def sunk_selects(flow: Flow, out: str, head: ir.Instruction, bypassed: set[int],
                 found.append((u, v))
                 todo.extend(w for w in flow.writes(u) if len(flow.writers.get(w, ())) == 1)
     return found
+
+
+def _constant_op(flow: Flow, u: ir.Instruction, v: str, head: ir.Instruction) -> bool:
+    """``u`` is the user's float ``add``/``sub``/``mul`` of ``v`` and an immediate at the call's location, alone
+    writing its result: an op LLVM folds into a special-case select's arms."""
+    ops = u.operands
+    return (u.opcode in ("add", "sub", "mul") and u.guard is None and len(ops) == 3 and isinstance(ops[0], ir.Reg)
+            and float_type_of(u) is not None and sum(isinstance(o, ir.Reg) and o.name == v for o in ops[1:]) == 1
+            and any(isinstance(o, (ir.Imm, ir.FloatImm)) for o in ops[1:])
+            and len(flow.writers.get(ops[0].name, ())) == 1 and flow.same_call(u, head, merged=True))
 
 
 _FLAG_LOGIC = frozenset({"selp", "setp", "and", "or", "xor", "not", "shl", "shr", "mov", "cvt"})
