@@ -333,3 +333,11 @@ def test_self_add_of_a_converted_math_call_stays_its_doubling():
     ``add.bf16`` is a conversion of erf's result, as the source's cast says; the rule above must not take the cast
     call for the math call (it did, silently, in a first version of it)."""
     _assert_bit_exact("seed122020", folds=())
+
+
+def test_self_add_of_a_load_at_column_zero_is_the_form_on_that_load():
+    """``pow(x1 * 2.0, ..)`` beside ``x0.to(f32) + x0.to(f32)`` on one line of bf16 x0 and f32 x1 (held-out seed 128298,
+    silent at first contact in 197/512 elements): the later elements' ``add x1, x1`` carry column 0, and the line's
+    one form with an explicit ``.to(f32)`` was taken; the add's operand is x1's load, so only the form on x1 is its
+    own (``x1 * 2.0``, ring φ(x1)·φ(2))."""
+    _assert_bit_exact("seed128298", folds=())

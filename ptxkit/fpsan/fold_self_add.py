@@ -109,6 +109,17 @@ def converted(flow: Flow, x: ir.Operand) -> bool:
     return bool(ds) and all(d.opcode == "cvt" and float_cast(d) is not None for d in ds)
 
 
+def operand_load(flow: Flow, x: ir.Operand) -> str | None:
+    """The name the source assigns the load that alone writes ``add x, x``'s operand (a masked load's default
+    move beside it), else None."""
+    ds = flow.defs.get(x.name, []) if isinstance(x, ir.Reg) else []
+    lds = [d for d in ds if d.opcode in ("ld", "ldu")]
+    if not lds or any(d.opcode not in ("ld", "ldu", "mov") for d in ds):
+        return None
+    names = {flow.hints.loaded_name(d) for d in lds}
+    return names.pop() if len(names) == 1 else None
+
+
 def both_operand(hints: SourceHints, instr: ir.Instruction, lane: str) -> str | None:
     """The operand (an ``ast.dump``) of the self-add at ``instr``'s location when the file writes both forms
     on it and it is of the add's type; None otherwise."""

@@ -77,7 +77,15 @@ from ptxkit.fpsan.fold_round_trip import compared_round_trip, compared_with_ring
 from ptxkit.fpsan.fold_select_arith import rewrite_select_arith, select_arith_constant
 from ptxkit.fpsan.fold_select_const import narrowed_select_constants, rewrite_select_constants
 from ptxkit.fpsan.fold_select_self_add import hoisted_self_add, select_arms_form, select_of_forms
-from ptxkit.fpsan.fold_self_add import converted, copies_decision, narrowed_load, plan, self_add, written_doubling_sum
+from ptxkit.fpsan.fold_self_add import (
+    converted,
+    copies_decision,
+    narrowed_load,
+    operand_load,
+    plan,
+    self_add,
+    written_doubling_sum,
+)
 from ptxkit.fpsan.fold_self_negation_compare import self_negation_compare
 from ptxkit.fpsan.fold_shared_product import as_sum, shared_product
 from ptxkit.fpsan.fold_sub_compare import sub_compared
@@ -312,7 +320,7 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
             if isinstance(ops[0], ir.Reg) else False
         def hint(i: ir.Instruction) -> Decision | None:
             return flow.hints.self_add(i, lane, narrowed_load(flow, i.operands[1], ft),
-                                       converted(flow, i.operands[1]))
+                                       converted(flow, i.operands[1]), operand_load(flow, i.operands[1]))
         decided = None if inner else decide_fold(opts, "self-add", lambda i: hint(i) or copies_decision(
             i, flow, hint) or select_arms_form(i, flow) or doubled_input(i, flow), instr)
         both = None if inner or decided or not opts.source_hints or opts.fold("self-add") else plan(instr, flow, lane)

@@ -78,6 +78,7 @@ from ptxkit.fpsan.source_hints_compare import CompareHints
 from ptxkit.fpsan.source_hints_libcall import LibcallHints
 from ptxkit.fpsan.source_hints_reduce import ReduceHints
 from ptxkit.fpsan.source_hints_sign import SignHints, _transcendental
+from ptxkit.fpsan.source_locations import load_target
 
 
 class SourceHints(SignHints, AbsHints, CastHints, LibcallHints, CompareHints, ReduceHints):
@@ -87,16 +88,16 @@ class SourceHints(SignHints, AbsHints, CastHints, LibcallHints, CompareHints, Re
     :class:`~ptxkit.fpsan.source_locations.HintsBase`'."""
 
     def self_add(self, instr: ir.Instruction, lane: str, loaded: str | None = None,
-                 converted: bool = False) -> Decision | None:
+                 converted: bool = False, load: str | None = None) -> Decision | None:
         """K: ``add x, x`` from ``x * 2.0`` (``mul2``) or ``x + x`` (``add``); under a narrowing cast's
         ``.loc`` (seed 98: ``(2.0 * x.to(tl.float64)).to(tl.float32)``, LLVM shrinks the f64 op) the same
         on the widened operand, ``mul2-f64``/``add-f64`` (``-f32`` for halves). Nothing at the location:
         the one form among its sub-expressions whose operand is a ``.to()`` of the add's type (seed 118:
         ``pow(…) * (s.to(f64) + s.to(f64))``, the add carrying the product's column). ``loaded``: the PTX's operand
-        narrows a load of that type, so an uncast loaded operand in the source is of that type. ``converted``: the
-        PTX's operand is a float conversion's result, so a form whose operand is a math call is another add's
-        (held-out seed 119523: ``x.to(f32) + x.to(f32)`` hoisted into ``pow(x, x)``'s body, at the column of
-        ``pow(..) * 2.0``)."""
+        narrows a load of that type, so an uncast loaded operand in the source is of that type. A form on another
+        value is another add's: of a math call where the PTX's operand is ``converted`` (held-out seed 119523: x + x
+        hoisted into ``pow(x, x)``'s body at ``pow(..) * 2.0``'s column), of any but the name the operand is the
+        ``load`` of (128298: ``x1 * 2.0`` beside ``x0.to(f32) + x0.to(f32)``, the add at column 0)."""
         def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
             if _cast_to(n) is not None:
                 return _widened_self_add(f, n, lane)
@@ -109,6 +110,8 @@ class SourceHints(SignHints, AbsHints, CastHints, LibcallHints, CompareHints, Re
             else:
                 return None
             if converted and _transcendental(_one_value(f, x)):  # (a cast of the call is a conversion: 122020)
+                return None
+            if load is not None and load_target(f, _one_value(f, _bare(x))) != load:
                 return None
             # the other form on the same operand anywhere in the file: LLVM's CSE may have made both one add
             # (held-out seed 2363: (s + s) / (s * 2.0) as add t, s, s; div t, t): no one answer

@@ -95,6 +95,15 @@ class HintsBase:
             return None
         return f, f.at.get((loc[1], loc[2] - 1), [])
 
+    def loaded_name(self, ld: ir.Instruction) -> str | None:
+        """The name a load's ``tl.load`` call at ``ld``'s location is assigned to (``x1 = tl.load(..)``), else None."""
+        found = self.nodes(ld)
+        if found is None:
+            return None
+        f, nodes = found
+        names = {t for n in nodes if (t := load_target(f, n)) is not None}
+        return names.pop() if len(names) == 1 else None
+
     def dot_operands(self, instr: ir.Instruction, side: int | None) -> tuple[SourceFile, list[ast.expr]] | None:
         """The operand ``side`` (0 A, 1 B; None: both) of each ``tl.dot`` call at ``instr``'s location."""
         found = self.nodes(instr)
@@ -236,3 +245,12 @@ def _same_pair(a: ast.expr, b: ast.expr) -> bool | None:
         return True
     na, nb = _negated(a), _negated(b)
     return None if na is not None and nb is not None and ast.dump(na) == ast.dump(nb) else False
+
+
+def load_target(f: SourceFile, e: ast.expr | None) -> str | None:
+    """The name ``e``, a ``tl.load`` call, is assigned to (``x1 = tl.load(..)``), else None."""
+    up = f.parent.get(id(e)) if e is not None else None
+    if _method_call(e, "load", 1) and isinstance(up, ast.Assign) and len(up.targets) == 1 \
+            and isinstance(t := up.targets[0], ast.Name):
+        return t.id
+    return None
