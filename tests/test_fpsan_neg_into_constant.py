@@ -267,13 +267,24 @@ def test_narrowed_f64_op_with_a_narrow_negation_folded_in(name, negative_zero):
     assert any("narrow negation LLVM folded into this op" in i.reason for i in items)
 
 
-def test_narrowed_f64_add_of_two_plain_operands_with_a_negation_folded_in_is_reported():
-    """``(y - (-x).to(f64)).to(f32)`` of f32 x, y: LLVM's ``add.f32`` of the two loads; the PTX does not say which one
-    the source negated, so the replay cannot negate the right payload: reported, not silent."""
+def test_narrowed_f64_add_of_two_loads_with_a_negation_folded_in_is_the_negated_ones():
+    """``(y - (-x).to(f64)).to(f32)`` of f32 x, y: LLVM's ``add.f32`` of the two loads; the source negates x, and the
+    operand x's load is assigned to (``HintsBase.loaded_name``) is the one replayed as sext(−φ(x)) (silent before)."""
     from tests.test_fpsan_body_join import _zero_y
     ours, theirs, items = _zero_y("k_narrowed_sub_of_widened_negation_f32", buffer="x0_ptr", negative_zero=1 << 31)
-    assert not np.array_equal(ours, theirs)
-    assert any(i.severity == "error" and "subtracts a narrow negation" in i.reason for i in items)
+    assert np.array_equal(ours, theirs)
+    assert any("narrow negation LLVM folded into this op" in i.reason for i in items)
+
+
+def test_narrowed_f64_add_of_two_operands_no_load_tells_apart_is_reported(tmp_path):
+    """The same add where neither operand is a load the source names (registers of the hand-written kernel): which
+    one the source negates the PTX does not say, so the replay cannot negate the right payload: reported."""
+    from tests.test_fpsan_folds import _run
+    from tests.test_fpsan_source_hints import _with_source
+    text = _with_source(tmp_path, "(x1 - (-x0).to(tl.float64)).to(tl.float32)", "{loc}\n\tadd.f32 %d, %a, %b;", "(x1 -",
+                        nin=2)
+    _, rep = _run(text, [[0x3F800000, 0x40000000]])
+    assert any(i.severity == "error" and "subtracts a narrow negation" in i.reason for i in rep.items)
 
 
 def test_select_of_narrow_negations_promoted_by_an_add():

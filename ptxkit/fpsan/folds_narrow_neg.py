@@ -15,6 +15,7 @@ from ptxkit.fpsan import ring as R
 from ptxkit.fpsan.casts import _cast_payload as cast_payload
 from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext, hexc
 from ptxkit.fpsan.fold_flow import Flow, FoldResult, float_cast
+from ptxkit.fpsan.fold_self_add import operand_load
 from ptxkit.fpsan.ops import OpInfo, as_reg, elementwise, float_type_of, sign_xor_lanes, sign_xor_width
 from ptxkit.fpsan.report import ERROR, NOTE, Verdict
 from ptxkit.fpsan.source_ast import Decision
@@ -89,14 +90,17 @@ def widened_negated_operand(instr: ir.Instruction, ctx: RewriteContext, flow: Fl
     kin of seed 116414, silent at h = −0.0): the operand (1 or 2) and the width of the payload Triton negates before
     sign-extending it (the cvt's source, or the operand's own); None where the source does not say so, or the PTX
     does not tell which operand it is (an add of two plain or two widened operands: reported)."""
-    ops = instr.operands
+    ops, negated = instr.operands, list[str]()
     if instr.opcode not in ("add", "sub") or len(ops) != 3 or (
-            decided := flow.hints.narrow_negation(instr, wide, True)) is None:
+            decided := flow.hints.narrow_negation(instr, wide, True, negated)) is None:
         return None
+    loads = [operand_load(flow, o) for o in ops[1:]]  # (two loads: the one the source negates, by its name)
     if instr.opcode == "sub":
         i = 2
     elif len(one := [k for k in (1, 2) if _widened(flow, ops[k], ft)]) == 1:
         i = one[0]
+    elif len(set(negated)) == 1 and negated[0] and loads.count(negated[0]) == 1:
+        i = loads.index(negated[0]) + 1
     else:
         ctx.report(instr, f"{instr.opcode}.{ft} where the source at {decided.where} subtracts a narrow negation: LLVM "
                    "folded it into this add of two operands the PTX does not tell apart; Triton's FPSan negates in the "

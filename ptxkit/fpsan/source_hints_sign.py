@@ -37,7 +37,7 @@ from ptxkit.fpsan.source_ast import (
     _without_folded_widening,
 )
 from ptxkit.fpsan.source_hints_abs import _operands
-from ptxkit.fpsan.source_locations import HintsBase
+from ptxkit.fpsan.source_locations import HintsBase, load_target
 
 _LOG2E = struct.unpack("<f", LOG2E_F32.to_bytes(4, "little"))[0]  # exp's multiplier, as the PTX's immediate reads
 
@@ -293,13 +293,14 @@ class SignHints(HintsBase):
         # (an and with the sign bit may carry an inner cast's column: held-out seed 7517, 0.0 * (..).to(int8)...)
         return self.decide(instr, classify) or self.decide_enclosing(instr, classify)
 
-    def narrow_negation(self, instr: ir.Instruction, width: int, narrowed: bool = False) -> Decision | None:
+    def narrow_negation(self, instr: ir.Instruction, width: int, narrowed: bool = False,
+                        negated: list[str] | None = None) -> Decision | None:
         """``add``/``sub`` (an fma's addend) at a ``Sub``/``Add`` of the source whose right operand (any: ``Add``)
         negates something narrower than ``width`` bits (``a - (h * -1.0)``, h a half) or a loaded value, or is a
         widening cast of such a negation (``(h * -1.0).to(f32) + a``; the caller checks that the PTX widens a narrower
         operand): LLVM folded the narrow negation into the wide op, Triton negates in the narrow ring (``narrow``).
         ``narrowed``: the op is one LLVM shrank below the source's, at the location of the narrowing ``.to()`` call of
-        the source's op (``((-h).to(f64) + y).to(f32)``)."""
+        the source's op (``((-h).to(f64) + y).to(f32)``). ``negated`` collects the name of the load negated (or "")."""
         want = {"add": ast.Sub, "sub": ast.Add, "fma": ast.Sub, "mad": ast.Sub}.get(instr.opcode)
         merged = (self.loc.get(id(instr)) or ("", 0, 1))[2] == 0  # (a line's loaded -y may be another op's: 86303)
 
@@ -336,6 +337,8 @@ class SignHints(HintsBase):
                     # x.to(f64) - (-y): y is narrower only where the PTX widens it too (held-out seeds 64499, silent:
                     # an f64 y beside the widened x; 101184: beside minimum(x.to(f64), x.to(f64))): form ``beside``
                     beside = w == OWN and not cast and any(_cast_to(_one_value(f, o)) for o in others)
+                    if negated is not None:
+                        negated.append(load_target(f, _one_value(f, inner)) or "")
                     return ("beside" if beside else "narrow"), n
             return None
         got = self.decide(instr, classify)
