@@ -111,7 +111,7 @@ class SourceHints(SignHints, AbsHints, CastHints, LibcallHints, CompareHints, Re
                 return None
             if converted and _transcendental(_one_value(f, x)):  # (a cast of the call is a conversion: 122020)
                 return None
-            if load is not None and load_target(f, _one_value(f, _bare(x))) != load:
+            if load is not None and load_target(f, _one_value(f, _bare(x))) not in (None, load):
                 return None
             # the other form on the same operand anywhere in the file: LLVM's CSE may have made both one add
             # (held-out seed 2363: (s + s) / (s * 2.0) as add t, s, s; div t, t): no one answer
