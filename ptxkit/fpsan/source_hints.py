@@ -78,7 +78,7 @@ from ptxkit.fpsan.source_hints_compare import CompareHints
 from ptxkit.fpsan.source_hints_libcall import LibcallHints
 from ptxkit.fpsan.source_hints_reduce import ReduceHints
 from ptxkit.fpsan.source_hints_sign import SignHints, _transcendental
-from ptxkit.fpsan.source_locations import load_target
+from ptxkit.fpsan.source_locations import _same_value, load_target
 
 
 class SourceHints(SignHints, AbsHints, CastHints, LibcallHints, CompareHints, ReduceHints):
@@ -209,15 +209,15 @@ class SourceHints(SignHints, AbsHints, CastHints, LibcallHints, CompareHints, Re
         """H: a 16-bit add/sub/mul/setp is half arithmetic (``native``) or f32/f64 arithmetic on
         widened halves (``f32``/``f64``); of an f32 setp, ``f64`` is a comparison of f32s widened to f64."""
         want = _BINOP.get(instr.opcode)
+        ops = _SETP_SOURCE_OPS.get(next((m for m in instr.mods if m in _SETP_SOURCE_OPS), ""), _ANY_CMP)
 
         def fits(op: type[ast.operator] | None) -> bool:  # (not Add for a sub: LLVM's x - y of x + (-y) is the
             # ring's only where -y is a negation in the op's type, held-out 807, 2238: (-y.to(f64)).to(bf16))
             return want is not None and op is want
 
         def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
-            if instr.opcode == "setp":  # (a comparison the predicate cannot be is another's: held-out seed 123833)
-                if isinstance(n, ast.Compare) and len(n.comparators) == 1 and type(n.ops[0]) in _SETP_SOURCE_OPS.get(
-                        next((m for m in instr.mods if m in _SETP_SOURCE_OPS), ""), (type(n.ops[0]),)):
+            if instr.opcode == "setp":  # (only a comparison the predicate can be: held-out seed 123833)
+                if isinstance(n, ast.Compare) and len(n.comparators) == 1 and (not can[0] or type(n.ops[0]) in ops):
                     form = _form(_width(f, n.left, _DEPTH), _width(f, n.comparators[0], _DEPTH))
                     return (form, n) if form else None
                 return None
@@ -237,9 +237,12 @@ class SourceHints(SignHints, AbsHints, CastHints, LibcallHints, CompareHints, Re
             else:
                 return None
             return (form, n) if form else None
-        got = self.decide(instr, classify)
-        loc = self.loc.get(id(instr))
-        if got is None and instr.opcode == "setp" and loc is not None and loc[2] == 0:
+        can, loc = [True], self.loc.get(id(instr))
+        got, merged = self.decide(instr, classify), instr.opcode == "setp" and loc is not None and loc[2] == 0
+        if got is not None and merged:  # column 0: the line's one form, also among those the setp cannot be
+            can[0] = False
+            got = got if self.decide(instr, classify) == got else None
+        if got is None and merged:
             got = self._compare_on_line(instr)
         return got
 
@@ -632,16 +635,8 @@ _LE_GE: frozenset[type[ast.cmpop]] = frozenset({ast.LtE, ast.GtE})
 _EQ_NE: frozenset[type[ast.cmpop]] = frozenset({ast.Eq, ast.NotEq})
 _SETP_SOURCE_OPS = {"eq": _EQ_NE, "neu": _EQ_NE, "lt": _LT_GT, "gt": _LT_GT, "le": _LE_GE, "ge": _LE_GE,
                     "ltu": _LE_GE, "gtu": _LE_GE, "leu": _LT_GT, "geu": _LT_GT}
+_ANY_CMP: frozenset[type[ast.cmpop]] = frozenset(ast.cmpop.__subclasses__())
 _LOWERED_TO_SETP = frozenset({"maximum", "minimum", "max", "min", "clamp", "sort", "argmax", "argmin", "abs"})
-
-
-def _same_value(f: SourceFile, a: ast.expr, b: ast.expr) -> bool:
-    """``a`` and ``b`` are one value: the same expression, also through a choice of one value (``tl.minimum(y, y)``
-    is ``y``: :func:`_one_value`)."""
-    if ast.dump(a) == ast.dump(b):
-        return True
-    x, y = _one_value(f, a), _one_value(f, b)
-    return x is not None and y is not None and ast.dump(x) == ast.dump(y)
 
 
 def _widened_self_add(f: SourceFile, n: ast.expr, lane: str) -> tuple[str, ast.expr] | None:

@@ -23,6 +23,7 @@ from ptxkit.fpsan.source_ast import (
     _method_call,
     _negated,
     _one,
+    _one_value,
     _resolve,
     _same,
 )
@@ -254,3 +255,12 @@ def load_target(f: SourceFile, e: ast.expr | None) -> str | None:
             and isinstance(t := up.targets[0], ast.Name):
         return t.id
     return None
+
+
+def _same_value(f: SourceFile, a: ast.expr, b: ast.expr) -> bool:
+    """``a`` and ``b`` are one value: the same expression, also through a choice of one value (``tl.minimum(y, y)``
+    is ``y``: :func:`_one_value`)."""
+    if ast.dump(a) == ast.dump(b):
+        return True
+    x, y = _one_value(f, a), _one_value(f, b)
+    return x is not None and y is not None and ast.dump(x) == ast.dump(y)
