@@ -490,7 +490,6 @@ class SignHints(HintsBase):
         return self.decide(instr, classify) or self.decide_within(instr, classify)
 
 
-
 def _one_negated_factor(f: SourceFile, e: ast.expr | None, depth: int = _DEPTH) -> ast.expr | None:
     """``e`` where its ring value is the negation of the value LLVM computes once it drops the negations: a product
     ``a * b`` with exactly one factor negated (``(-a) * b``, ``(a * -1.0) * b``, ``((-a) * b) * c``: the ring's
