@@ -49,18 +49,12 @@ def selected(instr: ir.Instruction, flow: Flow) -> bool:
     d = instr.operands[0] if instr.opcode == "abs" and len(instr.operands) == 2 else None
     if not ft or not isinstance(d, ir.Reg):
         return False
-    return any(u.opcode == "selp" and ft in u.mods and _loaded_arm(u, d, flow) and not _body_input_only(u, flow)
+    # (not where only natively-run libdevice bodies read the select: in Triton's build their ring op alone reads it,
+    # as an integer, so LLVM selects integers and folds the abs into an and; held-out seed 124367:
+    # log(where(c, abs(x), x)), silent at a NaN x, where the float abs writes the canonical NaN)
+    return any(u.opcode == "selp" and ft in u.mods and _loaded_arm(u, d, flow) and not (
+        isinstance(u.operands[0], ir.Reg) and flow.read_by_bodies(u.operands[0].name, as_input=True))
                for u in flow.uses.get(d.name, []))
-
-
-def _body_input_only(sel: ir.Instruction, flow: Flow) -> bool:
-    """Only the lines of libdevice bodies that run natively read the select: in Triton's build their ring op alone
-    reads it, as an integer, so LLVM selects integers and folds the abs into an ``and`` (held-out seed 124367:
-    ``log(where(c, abs(x), x))``, silent at a NaN x, where the float abs writes the canonical NaN)."""
-    d = sel.operands[0]
-    uses = flow.uses.get(d.name, []) if isinstance(d, ir.Reg) else []
-    return bool(uses) and all(u.span is not None and (u.span.line in flow.native or (
-        u.opcode == "setp" and u.span.line in flow.ranges)) for u in uses)
 
 
 def _loaded_arm(sel: ir.Instruction, d: ir.Reg, flow: Flow) -> bool:

@@ -78,13 +78,14 @@ class Flow:
     def stmt_pos(self) -> dict[int, int]:
         return {id(s): i for i, s in enumerate(self.stmts)}
 
-    def read_by_bodies(self, reg: str) -> bool:
+    def read_by_bodies(self, reg: str, as_input: bool = False) -> bool:
         """Every reader of ``reg`` is a line of a body that runs natively, or a comparison inside a body's range (a
         test of a value it shares with another body, e.g. sinf's |x| < 105615 of the |x| tanhf computed: native, as
         every comparison): no ring value reads it — unless a body's ring op reads it as its argument (held-out seed
-        44432: ``sin(abs(x.to(f64)).to(f32))``, the user's |x| hoisted to the load)."""
+        44432: ``sin(abs(x.to(f64)).to(f32))``, the user's |x| hoisted to the load) — or, ``as_input``, where the
+        ring op alone reads it, as an integer."""
         uses = self.uses.get(reg, [])
-        return bool(uses) and reg not in self.body_inputs and all(
+        return bool(uses) and (as_input or reg not in self.body_inputs) and all(
             u.span is not None and (u.span.line in self.native or (u.opcode == "setp" and u.span.line in self.ranges))
             for u in uses)
 

@@ -30,7 +30,7 @@ from ptxkit.fpsan.source_ast import (
     _scan_of,
     _width,
 )
-from ptxkit.fpsan.source_hints_sign import _one_negated_factor
+from ptxkit.fpsan.source_hints_sign import _negation_of
 
 _CONSTANT_OPS = ("mov", "div", "rcp", "mul", "add", "sub", "neg")
 
@@ -216,6 +216,6 @@ def _widened_negated(f: SourceFile, e: ast.expr, promoted: bool) -> bool:
         inner, r = _cast_chain(f, scanned)  # seed 72601: s.to(f32) + 1.0 of s = cumsum(-h), silent at h = −0.0)
         chain = [*chain, *inner]
     widest = max([32 if promoted else 0, *(_DTYPE_WIDTH[t] for t, _ in chain)])
-    x = _negated(r) if _negated(r) is not None else _one_negated_factor(f, r)  # ((-a) * b): −(a·b) in the ring
+    x = _negation_of(f, r)  # (also (-a) * b: −(a·b) in the ring)
     w = _width(f, x, _DEPTH) if x is not None else None
     return widest > 0 and w is not None and (w == OWN or 0 < w < widest)

@@ -215,9 +215,9 @@ class SourceHints(SignHints, AbsHints, CastHints, LibcallHints, CompareHints, Re
             # ring's only where -y is a negation in the op's type, held-out 807, 2238: (-y.to(f64)).to(bf16))
             return want is not None and op is want
 
-        def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
+        def classify(f: SourceFile, n: ast.expr, any_cmp: bool = False) -> tuple[str, ast.expr] | None:
             if instr.opcode == "setp":  # (only a comparison the predicate can be: held-out seed 123833)
-                if isinstance(n, ast.Compare) and len(n.comparators) == 1 and (not can[0] or type(n.ops[0]) in ops):
+                if isinstance(n, ast.Compare) and len(n.comparators) == 1 and (any_cmp or type(n.ops[0]) in ops):
                     form = _form(_width(f, n.left, _DEPTH), _width(f, n.comparators[0], _DEPTH))
                     return (form, n) if form else None
                 return None
@@ -237,11 +237,10 @@ class SourceHints(SignHints, AbsHints, CastHints, LibcallHints, CompareHints, Re
             else:
                 return None
             return (form, n) if form else None
-        can, loc = [True], self.loc.get(id(instr))
+        loc = self.loc.get(id(instr))
         got, merged = self.decide(instr, classify), instr.opcode == "setp" and loc is not None and loc[2] == 0
-        if got is not None and merged:  # column 0: the line's one form, also among those the setp cannot be
-            can[0] = False
-            got = got if self.decide(instr, classify) == got else None
+        if got is not None and merged and self.decide(instr, lambda f, n: classify(f, n, any_cmp=True)) != got:
+            got = None  # column 0: the line's one form only where those the setp cannot be give it too
         if got is None and merged:
             got = self._compare_on_line(instr)
         return got

@@ -87,7 +87,7 @@ class SignHints(HintsBase):
                 recv, peeled = _resolve(f, _receiver(recv), _DEPTH), True  # (-x).to(f32).to(bf16)
             if recv is not None and (sc := _scan_of(recv)) is not None:  # the scan's elements: Triton sums (multiplies)
                 recv = _resolve(f, sc, _DEPTH)  # the negations, the ring's negation of the sum (held-out seed 104039)
-            inner = _negated(recv) if _negated(recv) is not None else _one_negated_factor(f, recv)  # ((-a) * b)
+            inner = _negation_of(f, recv)  # (also ((-a) * b))
             if inner is not None:
                 w = _width(f, inner, _DEPTH)
                 if w is None and not peeled and _no_casts(f, inner):
@@ -311,7 +311,7 @@ class SignHints(HintsBase):
                 return None
             e = _resolve(f, n.args[0], _DEPTH)
             r = _resolve(f, _receiver(e), _DEPTH) if _cast_to(e) is not None and e else None
-            inner = _negated(r) if _negated(r) is not None else _one_negated_factor(f, r)  # (held-out seed 117323)
+            inner = _negation_of(f, r)  # (a product with a negated factor: held-out seed 117323)
             w = _width(f, inner, _DEPTH) if inner is not None else None
             return ("narrow", n) if w is not None and (0 < w < width or w == OWN) else None
 
@@ -326,11 +326,9 @@ class SignHints(HintsBase):
                 cast = e is not None and _cast_to(e) is not None
                 if cast and e is not None:  # (h * -1.0).to(f32) of a loaded half h (held-out seed 5462): negated
                     e = _resolve(f, _receiver(e), _DEPTH)  # in h's own type
-                inner = _negated(e)
-                if inner is None and (p := _one_negated_factor(f, e)) is not None:
-                    # a narrow product with one negated factor promoted by the op, ring −(a·b) (held-out seed
-                    # 116414, silent at −0.0: ((h * -1.0) * w) + q of bf16 h, w and an f32 q as q - h·w)
-                    inner = p
+                # (also a narrow product with one negated factor promoted by the op, ring −(a·b): held-out seed
+                # 116414, silent at −0.0: ((h * -1.0) * w) + q of bf16 h, w and an f32 q as q - h·w)
+                inner = _negation_of(f, e)
                 w = _width(f, inner, _DEPTH) if inner is not None else None
                 if w is not None and (0 < w < width or (w == OWN and not merged)):  # a load the PTX widens: 6550
                     others = [o for o in (n.left, n.right) if o is not side]
@@ -504,3 +502,10 @@ def _one_negated_factor(f: SourceFile, e: ast.expr | None, depth: int = _DEPTH) 
     arms = _arms(f, e) if isinstance(e, ast.Call) else []
     return e if len(arms) == 2 and all(_negated(a) is not None or _one_negated_factor(f, a, depth - 1) is not None
                                        for a in arms) else None
+
+
+def _negation_of(f: SourceFile, e: ast.expr | None) -> ast.expr | None:
+    """What ``e`` negates in the ring: x of ``-x``/``x * -1.0``, or ``e`` itself where LLVM computes its negation
+    (:func:`_one_negated_factor`); else None."""
+    x = _negated(e)
+    return x if x is not None else _one_negated_factor(f, e)
