@@ -51,6 +51,7 @@ from ptxkit.fpsan.dispatch import rewrite_instruction
 from ptxkit.fpsan.fold_body_join import body_join
 from ptxkit.fpsan.fold_cancelled_neg import report_cancelled_negations
 from ptxkit.fpsan.fold_contracted import contracted_narrowed_product
+from ptxkit.fpsan.fold_converted_int_arith import converted_int_arith, rewrite_converted_int_arith
 from ptxkit.fpsan.fold_dropped_round_trip import READERS as ROUND_TRIP_READERS
 from ptxkit.fpsan.fold_dropped_round_trip import dropped_round_trip
 from ptxkit.fpsan.fold_flow import Flow, FoldResult, decide_fold, doubled_input, float_cast, fold_verdict, roles
@@ -267,6 +268,8 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
         return FoldResult(False, Verdict(f"integer conversion where the source at {folded.where} converts an integer "
                                          "to a float type and back: LLVM folds the exact round trip, Triton's FPSan "
                                          "widens the float in the ring before converting back; left native", ERROR))
+    if op == "cvt" and (int_arith := converted_int_arith(instr, flow)) is not None:
+        return rewrite_converted_int_arith(instr, ctx, int_arith)
     ft = float_type_of(instr)
     if ft is None and op == "selp" and instr.mods == ("b16",) and len(instr.operands) == 4:
         ft = _half_select(instr, flow)  # a half cumsum's -0.0 select (held-out seeds 1893, 1930)

@@ -20,8 +20,23 @@ from pathlib import Path
 from ptxkit.corpus.triton_check import compile_ptx
 from ptxkit.corpus.triton_kernels import KernelSpec, _dot, _elementwise, generate, idiom_kernels, single_op_matrix
 
+_I32_A = "x0.to(tl.float64).to(tl.int32)"  # integers LLVM knows the range of (from halves)
+_I32_B = "x1.to(tl.float64).to(tl.int32)"
+_A, _B = f"{_I32_A}.to(tl.float64)", f"{_I32_B}.to(tl.float64)"
+
 # name -> (leaf dtypes, body, output dtype, BLOCK, masked): elementwise, 1 warp, 2 programs
 HAND = {
+    # float ops on integers converted from halves: LLVM knows their range and does the op in the integers, one
+    # conversion after it (held-out seed 129582, silent); Triton's FPSan converts each and computes in the ring
+    "k_add_of_int_conversions_f64": ({"x0": "f16", "x1": "f16"}, f"{_A} + {_B}", "f64", 64, True),
+    "k_sub_const_of_int_conversion_f64": ({"x0": "f16"}, f"{_A} - 3.0", "f64", 64, True),
+    # nested, and narrowed: the integer sum converted to f32 at the cast's location
+    "k_narrowed_add_of_int_conversions_f32": ({"x0": "f16", "x1": "f16"}, f"{_A} + {_B} + {_A}", "f32", 64, True),
+    "k_narrowed_sub_of_int_conversions_bf16": ({"x0": "f16", "x1": "f16"}, f"{_A} - {_B}", "bf16", 64, True),
+    # the source's own integer sum, converted: native
+    "k_int_add_converted_f64": ({"x0": "f16", "x1": "f16"},
+                                f"({_I32_A} + {_I32_B}).to(tl.float64) + {_A}",
+                                "f64", 64, True),
     # log(where(c, abs(x), x)): only log's body reads the select, so Triton's build selects integers and clears the
     # sign with an and (held-out seed 124367, silent at a NaN x: the float abs kept writes the canonical NaN)
     "k_log_of_select_of_abs_f32": ({"x0": "f32", "x1": "f64"},

@@ -1,0 +1,46 @@
+"""Float ops on integer conversions that LLVM did in the integers (ptxkit.fpsan.fold_converted_int_arith; held-out
+seed 129582, silent at first contact). Reference: Triton 3.9's own FPSan build of the same kernels
+(tests/data/triton_libdevice, make_pairs.py), run on the simulator."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ptxkit.fpsan_ptx import sanitize_text
+from tests.test_fpsan_libdevice import DATA, SPECS, _assert_bit_exact, _compare
+
+_FOLDED = ["seed129582", "k_add_of_int_conversions_f64", "k_sub_const_of_int_conversion_f64",
+           "k_narrowed_add_of_int_conversions_f32", "k_narrowed_sub_of_int_conversions_bf16"]
+
+
+@pytest.mark.parametrize("name", [*_FOLDED, "k_int_add_converted_f64"])
+def test_replayed_as_tritons_ring_op(name):
+    """``sitofp(a) + sitofp(b)`` as ``sitofp(a + b)`` (a sum's combine, a constant's ``add a, -3``, nested, and
+    narrowed at the cast): bit-exact with Triton's build; the source's own integer sum stays converted natively."""
+    _assert_bit_exact(name, folds=())
+
+
+@pytest.mark.parametrize("name", _FOLDED)
+def test_the_plain_conversion_differs_from_tritons(name):
+    """Without the source the integer op is converted as written, which is not Triton's ring op: the replay is
+    what makes the pair exact (these kernels need it)."""
+    ours, theirs, _ = _compare(name, mutate=lambda t: t.replace(".file", "// .file"), folds=())
+    assert np.any(ours != theirs)
+
+
+def test_replay_is_a_note_naming_the_source_op(tmp_path):
+    name = "k_sub_const_of_int_conversion_f64"
+    plain = (DATA / f"{name}.plain.ptx").read_text()
+    where = re.search(r'^\s*\.file\s+1\s+"([^"]+)"', plain, re.M)
+    assert where is not None
+    src = tmp_path / Path(where.group(1)).parent.name / Path(where.group(1)).name
+    src.parent.mkdir()
+    src.write_text(SPECS[name].source)
+    res = sanitize_text(plain, f"{name}.plain.ptx", source_root=str(tmp_path))
+    notes = [i for i in res.report.items if "integer arithmetic where the source" in i.reason]
+    assert notes and all(i.severity == "note" and "- 3.0" in i.reason for i in notes)
+    assert not res.report.errors
