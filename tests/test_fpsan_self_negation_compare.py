@@ -27,3 +27,11 @@ def test_compare_with_own_negation_across_a_widening_is_reported(tmp_path, expr,
 def test_held_out_compare_with_own_negation_is_reported():
     ours, theirs, errors = _compare("seed66672", folds=())
     assert not (ours == theirs).all() and any(e.opcode == "setp.eq.b16" for e in errors)
+
+
+def test_held_out_packed_compare_with_own_negation_is_reported():
+    """Seed 134381: ``(x.to(f32) * -1.0) != x.to(f64).to(f32)`` of a bf16 x, two lanes at once (``and.b32 t, x,
+    0x7fff7fff``, unpacked, then ``setp.eq.b16`` per lane): silent at first contact, reported per lane."""
+    ours, theirs, errors = _compare("seed134381", folds=())
+    assert not (ours == theirs).all()
+    assert sum(e.opcode == "setp.eq.b16" for e in errors) == 4

@@ -23,8 +23,14 @@ def self_negation_compare(instr: ir.Instruction, flow: Flow) -> Decision | None:
         return None
     t = flow.only_def(ops[1].name)
     w = next((int(m[1:]) for m in instr.mods if m[0] == "b" and m[1:].isdigit()), 0)
+    lane = 0
+    if t is not None and t.opcode == "mov" and len(t.operands) == 2 and isinstance(t.operands[0], ir.Vec) \
+            and isinstance(t.operands[1], ir.Reg) and t.guard is None:
+        # a lane of a packed pair's magnitudes, and.b32 t, x, 0x7fff7fff (held-out seed 134381: bf16, silent)
+        lane = next((k for k, o in enumerate(t.operands[0].items) if o == ops[1]), 0)
+        t = flow.only_def(t.operands[1].name)
     if (t is None or t.opcode != "and" or len(t.operands) != 3 or not isinstance(t.operands[2], ir.Imm)
-            or w == 0 or t.operands[2].value % (1 << w) != (1 << (w - 1)) - 1):
+            or w == 0 or (t.operands[2].value >> (lane * w)) % (1 << w) != (1 << (w - 1)) - 1):
         return None
     return flow.hints.decide(instr, _classify)
 
