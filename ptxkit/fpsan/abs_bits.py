@@ -13,11 +13,15 @@ ring code reads its result (:data:`SELECTED`)."""
 
 from __future__ import annotations
 
+import ast
+
 from ptxkit import ir
 from ptxkit.fpsan.ctx import guard_text, operand_text
 from ptxkit.fpsan.fold_flow import Flow
 from ptxkit.fpsan.ops import sign_mask_lanes
 from ptxkit.fpsan.report import ERROR, Verdict
+from ptxkit.fpsan.source_ast import _DEPTH, Decision, SourceFile, _abs_argument, _abs_call, _method_call, _resolve
+from ptxkit.fpsan.source_locations import _same_value
 
 # the float type of abs → (register width, every lane's sign bit cleared)
 _MASK = {"f16": (16, 0x7FFF), "bf16": (16, 0x7FFF), "f16x2": (32, 0x7FFF7FFF), "bf16x2": (32, 0x7FFF7FFF),
@@ -115,3 +119,25 @@ def half_abs_verdict(instr: ir.Instruction, flow: Flow) -> Verdict | None:
     if flow.read_by_bodies(ops[0].name):
         return None
     return Verdict(HALF_ABS, ERROR)
+
+
+def dropped_half_abs(instr: ir.Instruction, flow: Flow) -> Decision | None:
+    """A 16-bit ``mul``/``fma`` squaring one register where the source at its location squares an |x|
+    (``abs(x) * abs(x)``, ``tl.fma(abs(x), abs(x), c)``): LLVM drops the abs (x·x is |x|·|x|), Triton's build keeps
+    it, as an and or a float abs (:data:`HALF_ABS`; held-out seed 133332, silent at a NaN x before a dot)."""
+    ops = instr.operands
+    if (instr.opcode not in ("mul", "fma") or not set(_HALVES) & set(instr.mods) or len(ops) < 3
+            or not isinstance(ops[1], ir.Reg) or ops[1] != ops[2]):
+        return None
+
+    def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
+        if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mult):
+            factors = [n.left, n.right]
+        elif _method_call(n, "fma", 3):
+            factors = n.args[:2]
+        else:
+            return None
+        calls = [_resolve(f, x, _DEPTH) for x in factors]
+        args = [_abs_argument(f, c) if _abs_call(c) else None for c in calls]
+        return ("abs", n) if args[0] is not None and args[1] is not None and _same_value(f, *args) else None
+    return flow.hints.decide_within(instr, classify)

@@ -44,6 +44,7 @@ from collections.abc import Callable
 
 from ptxkit import ir
 from ptxkit.fpsan import ring as R
+from ptxkit.fpsan.abs_bits import HALF_ABS, dropped_half_abs
 from ptxkit.fpsan.casts import _cast_payload as cast_payload
 from ptxkit.fpsan.casts import through_int, trunc_casts
 from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext, float_to_bits, guard_text, hexc
@@ -230,6 +231,9 @@ _REPORTED_FIRST: tuple[tuple[tuple[str, ...], Callable[[ir.Instruction, Flow], D
         f"{op} of an integer's conversion where the source at {d.where} narrows a value and widens it back: LLVM drops "
         "the round trip of an integer exact in the narrow type; Triton's FPSan narrows φ(x) with its hash fold and "
         "sign-extends it, which is not φ(x); sanitized as written"), False),
+    (("mul", "fma"), dropped_half_abs, lambda op, d: (
+        f"{op} squaring a 16-bit value where the source at {d.where} squares its |x|: LLVM dropped the abs, which "
+        f"Triton's build keeps. {HALF_ABS}"), False),
     (("setp",), self_negation_compare, lambda op, d: (
         f"|x| == 0 test of a float's bits where the source at {d.where} compares a value with its negation across a "
         "widening: LLVM's x == -x; in Triton's ring the half's −0.0, sign-extended, is not its own negation, so the "
