@@ -102,9 +102,10 @@ def negation_cancelled_around_product(instr: ir.Instruction, flow: Flow) -> Deci
     """The source's ``-((-h) * y)`` (or ``-((-h) / c)``) of an h narrower than the product's type, at the location of
     the outer negation of a ``mul``/``div`` with a plain widening factor: LLVM cancelled the two negations (held-out
     seed 72003, silent at first contact at h = −0.0: ``-((-x.to(f16)) / 3.0)`` as ``mul.f32 (1/3), h.to(f32)``),
-    where Triton negates h in its own ring before sign-extending; else None."""
-    return _cancelled_with_product(instr, flow, ("mul", "div"), lambda n: n.operand if isinstance(n, ast.UnaryOp)
-                                   and isinstance(n.op, ast.USub) else None)
+    where Triton negates h in its own ring before sign-extending; also an ``fma`` the product went into (held-out seed
+    133723, silent at −0.0: ``-((-h) / 3.0) + p`` as ``fma(1/3, h.to(f32), p)``); else None."""
+    return _cancelled_with_product(instr, flow, ("mul", "div", "fma"), lambda n: n.operand if isinstance(
+        n, ast.UnaryOp) and isinstance(n.op, ast.USub) else None)
 
 
 def _cancelled_with_product(instr: ir.Instruction, flow: Flow, opcodes: tuple[str, ...],

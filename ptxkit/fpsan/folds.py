@@ -214,7 +214,7 @@ _REPORTED_FIRST: tuple[tuple[tuple[str, ...], Callable[[ir.Instruction, Flow], D
         f"negation of a product where the source at {d.where} negates x before widening it: LLVM took the negation "
         "out of the product; Triton's FPSan negates x's payload in its own ring and sign-extends it, which differs at "
         "φ(−0.0) = −2^(w−1) (its own negation there); sanitized as written"), False),
-    (("mul", "div"), negation_cancelled_around_product, lambda op, d: (
+    (("mul", "div", "fma"), negation_cancelled_around_product, lambda op, d: (
         f"{op} of a widened value where the source at {d.where} negates a product of x's negation, x narrower: LLVM "
         "cancelled the two negations; Triton's FPSan negates x's payload in its own ring and sign-extends it, which "
         "differs at φ(−0.0) = −2^(w−1) (its own negation there); sanitized as written"), False),
