@@ -673,10 +673,10 @@ def _abs_cast_classify(dest: str | None, source: str | None) -> Classify:
         arg = _abs_argument(f, n)  # abs(-x) is abs(x): LLVM drops the negation
         cast = _cast_to(arg)
         if dest is not None and cast is not None and cast != _PTX_DTYPE.get(dest):
+            if _chain_casts_to(f, arg, _PTX_DTYPE.get(dest)):  # abs(x.to(f16).to(f32)): the cvt to f16 is inside
+                return "inside", n  # (held-out seeds 52638; 133772, abs(s.to(bf16).to(f32)) of an f64 s: silent)
             if source is not None and cast != _PTX_DTYPE.get(source):
                 return None  # abs(h.to(f32)).to(f64) as |h| widened once: a cast between the two (1774)
-            if _chain_casts_to(f, arg, _PTX_DTYPE.get(dest)):  # abs(x.to(f16).to(f32)): the cvt to f16 is inside
-                return "inside", n  # (held-out seed 52638, silent: taken for abs(x).to(f16))
             cast = None  # abs(h.to(f16)) of an f16 h, widened later (seed 742): not the cast at hand
         sw = _DTYPE_WIDTH.get(_PTX_DTYPE.get(source or "", ""))
         if not cast and source is not None and (arg is None or _width(f, arg, _DEPTH) != sw):
