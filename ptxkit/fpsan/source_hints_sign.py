@@ -87,6 +87,10 @@ class SignHints(HintsBase):
                 recv, peeled = _resolve(f, _receiver(recv), _DEPTH), True  # (-x).to(f32).to(bf16)
             if recv is not None and (sc := _scan_of(recv)) is not None:  # the scan's elements: Triton sums (multiplies)
                 recv = _resolve(f, sc, _DEPTH)  # the negations, the ring's negation of the sum (held-out seed 104039)
+                if isinstance(parent, ast.expr) and _negated(parent) is n and _negation_of(f, recv) is not None:
+                    # -(cumsum(-x).to(T)): had LLVM moved the scan's negation out, the two would cancel; the sign op
+                    # there is the outer one (held-out seed 131568, silent when taken for the scan's)
+                    return "after", parent
             inner = _negation_of(f, recv)  # (also ((-a) * b))
             if inner is not None:
                 w = _width(f, inner, _DEPTH)
