@@ -37,6 +37,15 @@ def test_select_of_a_literal_and_a_widening_narrowed_after_it_is_computed_wide()
     assert any(e.opcode.startswith("cvt.rn.f16.f32") for e in errors)
 
 
+def test_select_of_a_widening_whose_narrowing_llvm_shared_is_reported():
+    """``tl.where(c, x1.to(f64), ..)`` stored as bf16 beside an ``x1.to(bf16)`` of the f32 x1 (held-out seed 135626,
+    silent at first contact: 170/512): LLVM narrows the arms and reads the other conversion's ``cvt.rn.bf16.f32``;
+    Triton narrows the f64 ring value. Reported at the select."""
+    ours, theirs, errors = _compare("seed135626", folds=())
+    assert not (ours == theirs).all()
+    assert any(e.opcode == "selp.b16" and "shares" in e.reason for e in errors)
+
+
 @pytest.mark.parametrize("name,shape", [("k_where_literals_stored_f64", r"selp\.b64\s+%rd\d+, 4607182418800017408, "
                                                                         r"4611686018427387904"),
                                         ("k_where_loaded_or_literal_stored_f64", r"selp\.b64\s+%rd\d+, %rd\d+, "

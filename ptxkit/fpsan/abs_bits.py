@@ -138,6 +138,6 @@ def dropped_half_abs(instr: ir.Instruction, flow: Flow) -> Decision | None:
         else:
             return None
         calls = [_resolve(f, x, _DEPTH) for x in factors]
-        args = [_abs_argument(f, c) if _abs_call(c) else None for c in calls]
-        return ("abs", n) if args[0] is not None and args[1] is not None and _same_value(f, *args) else None
+        a, b = (_abs_argument(f, c) if _abs_call(c) else None for c in calls)
+        return ("abs", n) if a is not None and b is not None and _same_value(f, a, b) else None
     return flow.hints.decide_within(instr, classify)

@@ -80,7 +80,9 @@ def _float_op(flow: Flow, o: ir.Operand, reader: ir.Instruction, cvt: ir.Instruc
               depth: int, elsewhere: bool = False) -> FloatOp | None:
     """``o``'s definition as a source float op of width ``w`` at the conversion's location or, below it, at its own
     (a nested op LLVM folded first), its operands unchanged up to the conversion (where they are converted)."""
-    d = flow.only_def(o.name) if isinstance(o, ir.Reg) and depth > 0 else None
+    if not isinstance(o, ir.Reg) or depth <= 0:
+        return None
+    d = flow.only_def(o.name)
     if (d is None or d.opcode not in _INT_OPS or d.guard is not None or len(d.operands) != 3
             or [m[1:] for m in d.mods if m in _INT_TYPES] != [st[1:]] or (d.opcode == "mul") != ("lo" in d.mods)
             or not flow.same_value(o.name, d, reader)):

