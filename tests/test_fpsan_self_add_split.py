@@ -145,7 +145,7 @@ def test_forms_on_one_value_through_a_cast_round_trip_stay_reported(tmp_path):
 
 
 @pytest.mark.parametrize("name", ["seed12159", "seed13296", "seed13187", "seed15755", "seed35136", "seed43594",
-                                  "seed60500", "seed63791"])
+                                  "seed60500", "seed63791", "seed136085"])
 def test_held_out_kernels_with_both_forms_are_tritons_bits(name):
     """Triton 3.9 pairs (tests/data/triton_libdevice): ``where(x + x < floor(x), x / x, 2.0 * x)`` (12159, f64
     through bf16), ``fma(tanh(x), 2.0 * x, x + x)`` (13296), ``where(-x > 2.0 * x, fma(..), x + x)`` of f64 (13187),
@@ -213,6 +213,17 @@ def test_forms_on_one_value_through_a_choice_of_itself_are_split(tmp_path):
     """``tl.fma(x1, 2.0 * tl.minimum(x0, x0), x0 + x0)`` (held-out seed 15343, silent at first contact): the ring's
     minimum of x0 with itself is x0, as natively, so both forms are on one operand; each reader takes its own."""
     expr = "tl.fma(x1, 2.0 * tl.minimum(x0, x0), x0 + x0)"
+    body = f"{{loc}}\n\tadd.f32 %t, %a, %a;\n\t.loc 1 {EXPR_LINE} {_col(expr, 'tl.fma')}\n\tfma.rn.f32 %d, %b, %t, %t;"
+    out, rep = _run(_with_source(tmp_path, expr, body, "2.0 *", nin=2), [[A, B]])
+    assert out == [_bits(R.fma(_phi(B), MUL2(A), ADD(A), 32))]
+    assert all(s == "note" for _, s in _items(rep))
+
+
+@pytest.mark.parametrize("expr", ["tl.fma(x1, 2.0 * x0, x0 + tl.where(x1 < x0, x0, x0))",
+                                  "tl.fma(x1, 2.0 * x0, tl.where(x1 < x0, x0, x0) + x0)"])
+def test_sum_of_a_value_and_a_choice_of_itself_is_a_self_add(tmp_path, expr):
+    """``x + where(c, x, x)`` is ``x + x`` to LLVM and in the ring (held-out seed 136085, silent at first contact: one
+    add for it and a ``2.0 * x``, decided as the product for all its readers)."""
     body = f"{{loc}}\n\tadd.f32 %t, %a, %a;\n\t.loc 1 {EXPR_LINE} {_col(expr, 'tl.fma')}\n\tfma.rn.f32 %d, %b, %t, %t;"
     out, rep = _run(_with_source(tmp_path, expr, body, "2.0 *", nin=2), [[A, B]])
     assert out == [_bits(R.fma(_phi(B), MUL2(A), ADD(A), 32))]

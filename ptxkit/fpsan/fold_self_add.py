@@ -70,7 +70,7 @@ def _form_of(f: SourceFile, e: ast.expr, x: str) -> str | None:
     if not isinstance(r, ast.BinOp):
         return None
     op, left, right = _as_op(r)
-    if op is ast.Add and ast.dump(left) == ast.dump(right) and ast.dump(_same(left)) == x:
+    if op is ast.Add and ast.dump(_same(left)) == ast.dump(_same(right)) == x:  # (x + where(c, x, x): 136085)
         return "add"
     if isinstance(r.op, ast.Mult) and (_is_two(r.left) or _is_two(r.right)):
         return "mul2" if ast.dump(_same(r.right if _is_two(r.left) else r.left)) == x else None

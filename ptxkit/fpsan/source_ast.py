@@ -597,7 +597,7 @@ def _self_add_forms(f: SourceFile, operand: str) -> set[str]:
             if not isinstance(n, ast.BinOp):
                 continue
             op, left, right = _as_op(n)
-            if op is ast.Add and ast.dump(left) == ast.dump(right):
+            if op is ast.Add and ast.dump(_same(left)) == ast.dump(_same(right)):  # (x + where(c, x, x): 136085)
                 x, form = left, "add"
             elif isinstance(n.op, ast.Mult) and (_is_two(n.left) or _is_two(n.right)):
                 x, form = (n.right if _is_two(n.left) else n.left), "mul2"
