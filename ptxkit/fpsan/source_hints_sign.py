@@ -109,6 +109,20 @@ class SignHints(HintsBase):
             return None
         return self.decide(cvt, classify)
 
+    def reads_negated_cast(self, reader: ir.Instruction, dest: str) -> bool:
+        """The source at ``reader``'s location computes with a ``(-x).to(dest)`` (or ``(x * -1.0).to(dest)``): an
+        operand the ring casts after negating (held-out seed 137153: the fma's addend ``(-x).to(bf16)``, one ``neg``
+        after the cvt with the product's ``(b * b) * -1.0``)."""
+        found = self.nodes(reader)
+        if found is None or self.loc[id(reader)][2] == 0:
+            return False
+        f, nodes = found
+        t = _PTX_DTYPE.get(dest)
+        return any(_cast_to(r := _resolve(f, o, _DEPTH)) == t
+                   and (x := _negation_of(f, _resolve(f, _receiver(r), _DEPTH))) is not None
+                   and _cast_to(_resolve(f, x, _DEPTH)) != t  # ((x.to(T) * -1.0).to(T): the negation after the cast)
+                   for n in nodes for o in _operands(n))
+
     def negated_product_cast(self, cvt: ir.Instruction, dest: str, source: str) -> Decision | None:
         """The cvt is ``((-a) * b).to(T)`` (either factor negated, both of the cvt's ``source`` type or loaded: the
         product LLVM computes is at that type): the ring's (−φ(a))·φ(b) is −(φ(a)·φ(b)), so Triton narrows the negation
