@@ -62,6 +62,8 @@ def test_doublings_compared_strictly_with_no_instruction_are_reported(tmp_path, 
 
 @pytest.mark.parametrize("expr,reported", [
     ("tl.where(x0.to(tl.float64) == x0.to(tl.float64), x0, x1)", True),
+    ("tl.where(x0.to(tl.float64) >= x0.to(tl.float64), x0, x1)", True),
+    ("tl.where(x0.to(tl.float64) > x0.to(tl.float64), x0, x1)", False),  # false for every x, in the ring too
     ("tl.where(-x0 != -x0, x0, x1)", True),
     ("tl.where(x0.to(tl.int32).to(tl.float32) == x0.to(tl.int32).to(tl.float32), x0, x1)", False),  # never NaN
     ("tl.where(x0.to(tl.float64) == x0.to(tl.float64), x1, x1)", False),  # one value: dropped in both builds

@@ -93,9 +93,11 @@ def _doublings_compared(f: SourceFile, n: ast.Compare) -> bool:
 
 
 def _self_compared_through_cast(f: SourceFile, n: ast.Compare) -> bool:
-    """``x.to(T) == x.to(T)`` (any comparison; or ``-x != -x``) of one value (held-out seed 133275, silent at a NaN
+    """``x.to(T) == x.to(T)`` (``!=``, ``<=``, ``>=``; or ``-x != -x``) of one value (held-out seed 133275, silent at a NaN
     x: LLVM's ``ord(x)`` of it is the same as the line's ``x != x`` and kept once); a cast to x's own type, where
     Triton's ring has nothing to do, is reported too: the source does not give a loaded value's type."""
+    if isinstance(n.ops[0], (ast.Lt, ast.Gt)):
+        return False  # x < x is false for every x, NaN too: in the ring as natively
     sides = [_one_value(f, e) for e in (n.left, n.comparators[0])]
     if sides[0] is None or sides[1] is None or not _same_value(f, sides[0], sides[1]):
         return False
