@@ -5,13 +5,14 @@ seed 129582, silent at first contact). Reference: Triton 3.9's own FPSan build o
 from __future__ import annotations
 
 import re
+import shutil
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from ptxkit.fpsan_ptx import sanitize_text
-from tests.test_fpsan_libdevice import DATA, SPECS, _assert_bit_exact, _compare
+from tests.test_fpsan_libdevice import DATA, SPECS, _assert_bit_exact, _assert_ptxas_accepts, _compare
 
 _FOLDED = ["seed129582", "k_add_of_int_conversions_f64", "k_sub_const_of_int_conversion_f64",
            "k_narrowed_add_of_int_conversions_f32", "k_narrowed_sub_of_int_conversions_bf16"]
@@ -32,15 +33,27 @@ def test_the_plain_conversion_differs_from_tritons(name):
     assert np.any(ours != theirs)
 
 
-def test_replay_is_a_note_naming_the_source_op(tmp_path):
-    name = "k_sub_const_of_int_conversion_f64"
+def _sanitized_with_source(name: str, root: Path):
+    """``sanitize`` of the pair's plain PTX with its kernel.py where the ``.file`` directive's name finds it."""
     plain = (DATA / f"{name}.plain.ptx").read_text()
     where = re.search(r'^\s*\.file\s+1\s+"([^"]+)"', plain, re.M)
     assert where is not None
-    src = tmp_path / Path(where.group(1)).parent.name / Path(where.group(1)).name
-    src.parent.mkdir()
+    src = root / Path(where.group(1)).parent.name / Path(where.group(1)).name
+    src.parent.mkdir(parents=True)
     src.write_text(SPECS[name].source)
-    res = sanitize_text(plain, f"{name}.plain.ptx", source_root=str(tmp_path))
+    return sanitize_text(plain, f"{name}.plain.ptx", source_root=str(root))
+
+
+def test_replay_is_a_note_naming_the_source_op(tmp_path):
+    res = _sanitized_with_source("k_sub_const_of_int_conversion_f64", tmp_path)
     notes = [i for i in res.report.items if "integer arithmetic where the source" in i.reason]
     assert notes and all(i.severity == "note" and "- 3.0" in i.reason for i in notes)
     assert not res.report.errors
+
+
+@pytest.mark.skipif(shutil.which("ptxas") is None, reason="ptxas not installed")
+@pytest.mark.parametrize("name", ["seed129582", "k_narrowed_sub_of_int_conversions_bf16"])
+def test_replay_is_accepted_by_ptxas(name, tmp_path):
+    res = _sanitized_with_source(name, tmp_path / "root")
+    assert any("integer arithmetic where the source" in i.reason for i in res.report.items)
+    _assert_ptxas_accepts(res.text, tmp_path)
