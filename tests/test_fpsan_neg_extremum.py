@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from ptxkit.fpsan import ring as R
+from tests.test_fpsan_body_join import _zero_y
 from tests.test_fpsan_folds import ONE, TWO, _items, _run
 from tests.test_fpsan_libdevice import _assert_bit_exact, _compare
 from tests.test_fpsan_source_hints import EXPR_LINE, SRC, _with_source
@@ -57,6 +58,19 @@ def test_held_out_reductions_of_negations_are_tritons_bits(name):
     * 2.0`` of bf16, the negations cancelled (38073, silent before): bit for bit with Triton's FPSan build, nothing
     reported."""
     _assert_bit_exact(name)
+
+
+@pytest.mark.parametrize("name,buffer", [("seed137708", "x0_ptr"), ("k_min_of_wide_negations_bf16", "x0_ptr"),
+                                         ("k_min_of_narrow_negations_widened_bf16", "x1_ptr")])
+def test_minimum_of_negations_at_the_negations_width(name, buffer):
+    """``tl.minimum(-a.to(f64), -b.to(f64)) + 1.0`` of bf16 a, b is ``1.0 - max.bf16(a, b)`` widened: the source negates
+    the wide values, whose ring order the narrow max carries as written (held-out seed 137708, silent at −0: replayed
+    with 16-bit negations, which keep φ(−0) = −2^15); ``tl.minimum((-a).to(f64), (-b).to(f64))`` negates the narrow
+    ones, the tree's 16-bit replay (silent before: the negation under the cast was not seen). Bit for bit at ±0."""
+    _assert_bit_exact(name, folds=())
+    ours, theirs, items = _zero_y(name, buffer=buffer, negative_zero=0x8000)
+    assert np.array_equal(ours, theirs)
+    assert not [i for i in items if i.severity == "error"]
 
 
 def test_max_read_by_a_vector_move_is_walked_without_a_crash():

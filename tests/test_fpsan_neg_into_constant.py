@@ -22,7 +22,8 @@ CANCELLED = "LLVM cancelled the two"
 HOISTED = "LLVM took the negation out of the product"
 AROUND = "LLVM cancelled the two negations"
 _SAYS = {"add": CANCELLED, "neg": HOISTED}
-_SAYS_OF = {"seed72003": AROUND, "seed133723": AROUND, "seed72601": CANCELLED, "seed73560": "negates a widening of x's negation"}
+_SAYS_OF = {"seed72003": AROUND, "seed133723": AROUND, "seed72601": CANCELLED,
+            "seed73560": "negates a widening of x's negation"}
 
 
 @pytest.mark.parametrize("name,opcode", [("k_neg_half_div_three_plus_f32", "fma"),

@@ -93,8 +93,8 @@ def _doublings_compared(f: SourceFile, n: ast.Compare) -> bool:
 
 
 def _self_compared_through_cast(f: SourceFile, n: ast.Compare) -> bool:
-    """``x.to(T) == x.to(T)`` (``!=``, ``<=``, ``>=``; or ``-x != -x``) of one value (held-out seed 133275, silent at a NaN
-    x: LLVM's ``ord(x)`` of it is the same as the line's ``x != x`` and kept once); a cast to x's own type, where
+    """``x.to(T) == x.to(T)`` (``!=``, ``<=``, ``>=``; or ``-x != -x``) of one value (held-out seed 133275, silent at a
+    NaN x: LLVM's ``ord(x)`` of it is the same as the line's ``x != x`` and kept once); a cast to x's own type, where
     Triton's ring has nothing to do, is reported too: the source does not give a loaded value's type."""
     if isinstance(n.ops[0], (ast.Lt, ast.Gt)):
         return False  # x < x is false for every x, NaN too: in the ring as natively
