@@ -118,7 +118,7 @@ class SignHints(HintsBase):
             return False
         f, nodes = found
         t = _PTX_DTYPE.get(dest)
-        return any(_cast_to(r := _resolve(f, o, _DEPTH)) == t
+        return any((r := _resolve(f, o, _DEPTH)) is not None and _cast_to(r) == t
                    and (x := _negation_of(f, _resolve(f, _receiver(r), _DEPTH))) is not None
                    and _cast_to(_resolve(f, x, _DEPTH)) != t  # ((x.to(T) * -1.0).to(T): the negation after the cast)
                    for n in nodes for o in _operands(n))
