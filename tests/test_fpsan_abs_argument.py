@@ -34,3 +34,12 @@ def test_abs_of_a_narrowing_widened_back_is_inside_both_casts(name):
     source, ``tl.abs(s.to(bf16).to(f32))`` of an f64 cumsum ``s`` of abs values (held-out seed 133772, silent: read at
     the cvt's location as the scan's abs)."""
     _assert_bit_exact(name, folds=())
+
+
+def test_sin_body_of_an_abs_runs_on_a_non_negative_input():
+    """``tl.sin(tl.abs(x * 2.0).to(f32))`` of an f64 x (held-out seed 140845: the candidate failed in the simulator,
+    an out-of-bounds local access): LLVM compiles the inlined ``__nv_sinf`` for a non-negative input (an ``abs.f32``
+    writes it) and its Payne-Hanek reduction indexes local memory by the input's high bits, sign included, while the
+    ring narrowing of |x| may set the sign. The ring sin reads a saved copy; the native body, whose result is
+    replaced, runs on the input with its sign cleared. Bit for bit, nothing reported."""
+    _assert_bit_exact("seed140845", folds=())

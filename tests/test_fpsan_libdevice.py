@@ -628,7 +628,7 @@ def test_log2_f64_tail_after_the_exit_is_part_of_the_body():
 @pytest.mark.skipif(shutil.which("ptxas") is None, reason="ptxas not installed")
 @pytest.mark.parametrize("name", ["k_log_f64", "k_log2_f64", "k_log_f32", "k_exp2_f64", "k_pow_f32", "k_tanh_f32",
                                   "k_pow_f64", "k_sin_f64", "k_erf_f64", "k_idiom_A_sin2_plus_cos2_f32", "seed16",
-                                  "seed35", "seed199", "seed965", "seed3573"])
+                                  "seed35", "seed199", "seed965", "seed3573", "seed140845"])
 def test_ptxas_accepts_the_replaced_bodies(name, tmp_path):
     """The ring op at the exit, the input copy inside a one-line ``{ .reg .b32 tmp; … }`` block: ptxas
     (sm_90a, the pairs' target; .version relabelled for the local ptxas) accepts the output."""

@@ -111,7 +111,30 @@ def recognise(module: ir.Module, fn: ir.Function, source_root: str | None = None
                and not _sunk_arithmetic(located, b, hints[0].cast_argument))]
     elif out:
         _neg_cast_order(flow, out, None)
+    _sign_cleared_inputs(flow, stmts, out)
     return _reading_saved_copies(out)
+
+
+def _sign_cleared_inputs(flow: Flow, stmts: list[ir.Statement], bodies: list[LibRange]) -> None:
+    """A sin/cos body whose input an ``abs`` writes: LLVM compiled it for a non-negative input, and its large-argument
+    reduction indexes local memory by the input's high bits with the sign bit among them (Payne-Hanek), where the ring
+    value φ⁻¹ writes may have it set (held-out seed 140845: out of bounds, an invalid local access in the simulator,
+    where the native body of ``sin(abs(x).to(f32))`` ran on the ring narrowing's bits). Where only bodies read the
+    input, it is saved for the ring op and its sign cleared for the native body, whose result is replaced anyway."""
+    saved: set[str] = set()  # (a cos sharing the sin's input reads the first copy: _reading_saved_copies)
+    for b in sorted(bodies, key=lambda c: c.start_line):
+        if (b.op not in ("sin", "cos") or b.save is not None or b.sunk or len(b.inputs or (b.input,)) != 1
+                or b.input in saved):
+            continue
+        ws = flow.writers.get(b.input, [])
+        readers = flow.readers.get(b.input, [])
+        if len(ws) != 1 or ws[0].opcode != "abs" or not readers or not all(
+                s.span is not None and any(c.covers(s.span.line) for c in bodies) for s in readers):
+            continue
+        b.save = next((s for s in stmts if isinstance(s, ir.Instruction) and s.span is not None
+                       and b.covers(s.span.line)), None)
+        b.clear_sign = b.save is not None
+        saved.add(b.input)
 
 
 def _merged_inputs(instrs: list[ir.Instruction], b: LibRange, same: Callable[[ir.Instruction], bool | None]) -> bool:

@@ -16,7 +16,10 @@ def save_input(ctx: RewriteContext, r: LibRange) -> list[str | Unembed]:
     """The copy of an input the body updates in place, inserted before the body (``r.save``)."""
     w = R.ring(r.ftype).w
     r.saved = ctx.fresh(BITS_KIND[w])
-    return [f"mov.b{w} {r.saved}, {r.input};"]  # no comment: the body may start inside a one-line { } block
+    lines: list[str | Unembed] = [f"mov.b{w} {r.saved}, {r.input};"]  # no comment: the body may start inside a
+    if r.clear_sign:  # one-line { } block
+        lines.append(f"and.b{w} {r.input}, {r.input}, {hexc((1 << (w - 1)) - 1, w)};")
+    return lines
 
 
 def note_text(r: LibRange) -> str:

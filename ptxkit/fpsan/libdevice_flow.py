@@ -63,6 +63,9 @@ class LibRange:
     absorbed: frozenset[int] = frozenset()
     # another body that updates this one's input in place and copies it first: the op reads that copy (seed 12655)
     copy_of: LibRange | None = None
+    # the saved input's sign is cleared for the native body, which LLVM compiled for a non-negative one
+    # (ptxkit.fpsan.libdevice._sign_cleared_inputs)
+    clear_sign: bool = False
 
     def covers(self, line: int) -> bool:
         """``line`` runs natively as part of the body (the lines rewrite.py skips)."""
