@@ -73,6 +73,15 @@ def test_minimum_of_negations_at_the_negations_width(name, buffer):
     assert not [i for i in items if i.severity == "error"]
 
 
+def test_negation_widened_to_the_trees_type_stays_reported():
+    """``tl.max((x * -1.0).to(f32))`` of a half x (held-out seed 131412, reported before, silent under the first
+    version of the rule above): the negation is the half's, before the widening to the tree's own f32; the tree's
+    32-bit replay would differ at −0, so the negation stays reported."""
+    ours, theirs, errors = _compare("seed131412", folds=())
+    assert not (ours == theirs).all()
+    assert any("negation of a max/min" in e.reason for e in errors)
+
+
 def test_max_read_by_a_vector_move_is_walked_without_a_crash():
     """A max whose result a ``mov.b64 {_, hi}, m`` splits (the held-out range 15100–15299 crashed on six kernels
     in the tree walk): sanitized, the max as the ring max (no negation reaches it)."""

@@ -244,8 +244,11 @@ class AbsHints(HintsBase):
 
         def negation(f: SourceFile, a: ast.expr) -> bool:
             e = _resolve(f, a, _DEPTH)
-            while e is not None and _negated(e) is None and _cast_to(e) is not None:
-                e = _resolve(f, _receiver(e), _DEPTH)  # (-x).to(f64): the negation under the widening
+            # (-x).to(f64) of a tree LLVM narrowed below the cast (to x's type): the negation under the widening; a
+            # cast to the tree's own type may widen a narrower x, negated in its own ring (held-out seed 131412)
+            while (e is not None and _negated(e) is None and (c := _cast_to(e)) is not None and width is not None
+                   and _DTYPE_WIDTH[c] > width):
+                e = _resolve(f, _receiver(e), _DEPTH)
             inner = _negated(e) if e is not None else None
             # a negation of a wider value (-x.to(f64) of a bf16 tree) is the wide ring's, which the tree's order
             # carries as written (held-out seed 137708, silent at −0 when replayed in the narrow ring)
