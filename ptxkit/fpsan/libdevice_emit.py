@@ -13,11 +13,13 @@ from ptxkit.fpsan.ops import as_reg, emit_exp2, emit_sincos, emit_tagged
 
 
 def save_input(ctx: RewriteContext, r: LibRange) -> list[str | Unembed]:
-    """The copy of an input the body updates in place, inserted before the body (``r.save``)."""
+    """The copy of an input the body updates in place, inserted before the body (``r.save``); with ``r.clear_sign``,
+    the input's sign cleared after it."""
     w = R.ring(r.ftype).w
     r.saved = ctx.fresh(BITS_KIND[w])
-    lines: list[str | Unembed] = [f"mov.b{w} {r.saved}, {r.input};"]  # no comment: the body may start inside a
-    if r.clear_sign:  # one-line { } block
+    # no comment on these lines: the body may start inside a one-line { } block
+    lines: list[str | Unembed] = [f"mov.b{w} {r.saved}, {r.input};"]
+    if r.clear_sign:  # (the native body's copy of a sin/cos input LLVM knows non-negative)
         lines.append(f"and.b{w} {r.input}, {r.input}, {hexc((1 << (w - 1)) - 1, w)};")
     return lines
 
