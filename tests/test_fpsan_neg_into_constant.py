@@ -22,7 +22,7 @@ CANCELLED = "LLVM cancelled the two"
 HOISTED = "LLVM took the negation out of the product"
 AROUND = "LLVM cancelled the two negations"
 _SAYS = {"add": CANCELLED, "neg": HOISTED}
-_SAYS_OF = {"seed72003": AROUND, "seed133723": AROUND, "seed72601": CANCELLED,
+_SAYS_OF = {"seed72003": AROUND, "seed133723": AROUND, "seed72601": CANCELLED, "seed145518": CANCELLED,
             "seed73560": "negates a widening of x's negation"}
 
 
@@ -31,7 +31,8 @@ _SAYS_OF = {"seed72003": AROUND, "seed133723": AROUND, "seed72601": CANCELLED,
                                          ("k_neg_widened_times_three_stored_f16", "mul"),
                                          ("seed50762", "fma"), ("seed61112", "neg"), ("seed72003", "mul"),
                                          ("seed72601", "sub"), ("seed73560", "fma"),
-                                         ("seed133723", "fma")])  # -((-h) / 3.0) + p as fma(1/3, h, p)
+                                         ("seed133723", "fma"),  # -((-h) / 3.0) + p as fma(1/3, h, p)
+                                         ("seed145518", "sub")])  # (-p) - (-h).to(f32) as h.to(f32) - p
 def test_negation_moved_into_a_constant_is_reported(name, opcode):
     ours, theirs, errors = _compare(name, folds=())
     assert (ours != theirs).sum() >= 1  # the −0.0 input's element
