@@ -24,13 +24,23 @@ from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext, float_to_bits, hexc
 from ptxkit.fpsan.fold_flow import Flow, FoldResult
 from ptxkit.fpsan.irview import name_of
 from ptxkit.fpsan.report import NOTE
-from ptxkit.fpsan.source_ast import _DEPTH, Classify, Decision, SourceFile, _cast_to, _receiver, _resolve, _width
+from ptxkit.fpsan.source_ast import (
+    _DEPTH,
+    _DTYPE_WIDTH,
+    _PTX_DTYPE,
+    Classify,
+    Decision,
+    SourceFile,
+    _cast_to,
+    _receiver,
+    _resolve,
+    _width,
+)
 
 _INT_OPS = {"add": ast.Add, "sub": ast.Sub, "mul": ast.Mult}
 _RING_OPS = {"Add": "add.s{w}", "Sub": "sub.s{w}", "Mult": "mul.lo.s{w}"}
 _INT_TYPES = ("s16", "u16", "s32", "u32", "s64", "u64")
-_WIDTH = {"f16": 16, "bf16": 16, "f32": 32, "f64": 64}
-_DTYPE = {"f16": "float16", "bf16": "bfloat16", "f32": "float32", "f64": "float64"}
+_WIDTH = {t: _DTYPE_WIDTH[d] for t, d in _PTX_DTYPE.items()}  # f16 → 16, …
 
 
 @dataclass(frozen=True)
@@ -69,7 +79,7 @@ def converted_int_arith(cvt: ir.Instruction, flow: Flow) -> FloatOp | None:
 def _narrowing(dt: str) -> Classify:
     def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
         """A cast to ``dt`` of a wider float: the value's location (its op's)."""
-        if _cast_to(n) != _DTYPE[dt] or (_width(f, _receiver(n), _DEPTH) or 0) <= _WIDTH[dt]:
+        if _cast_to(n) != _PTX_DTYPE[dt] or (_width(f, _receiver(n), _DEPTH) or 0) <= _WIDTH[dt]:
             return None
         x = _resolve(f, _receiver(n), _DEPTH)
         return (f.where(x), n) if x is not None else None
