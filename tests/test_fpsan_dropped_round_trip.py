@@ -35,3 +35,19 @@ def test_kept_round_trip_beside_an_integer_is_not_reported():
     _, _, errors = _compare("k_int_times_round_trip_kept_f64", folds=())
     assert _dropped(errors) == []
     _assert_bit_exact("k_int_times_round_trip_kept_f64", folds=())
+
+
+def test_round_trip_widened_by_the_operators_promotion_is_reported():
+    """``x + i.to(f32).to(f16)`` of an f32 x, ``i`` an f16's truncation: Triton promotes the half back to f32 for the
+    add, LLVM reads ``i``'s conversion to f32 itself (exact); no ``.to(f32)`` is written in the source."""
+    ours, theirs, errors = _compare("k_promoted_int_round_trip_dropped_f32", folds=())
+    assert set(_dropped(errors)) == {"add.f32"}
+    assert np.count_nonzero(ours != theirs) > 0
+
+
+def test_held_out_half_division_by_a_dropped_round_trip_is_reported():
+    """Seed 150105 (silent at first contact, 219 of 512): ``pow(..).to(f16) / i.to(f32).to(f16)``; the division reads
+    the numerator's widening (of a pow, no integer in it: not a kept round trip) beside ``i``'s conversion."""
+    ours, theirs, errors = _compare("seed150105", folds=())
+    assert set(_dropped(errors)) == {"div.full.f32"}
+    assert np.count_nonzero(ours != theirs) > 0

@@ -1898,6 +1898,19 @@ def test_a_stored_constant_llvm_folded_from_float_arithmetic_is_reported(tmp_pat
     assert [(i.opcode, i.severity) for i in rep.items] == ([("st.global.b16", "error")] if reported else [])
 
 
+@pytest.mark.parametrize("expr,reported", [("-((0.0 * x0).to(tl.int64).to(tl.bfloat16) * 2.0)", True),
+                                           ("-0.0", False)])
+def test_a_stored_conversion_of_a_folded_constant_is_reported(tmp_path, expr, reported):
+    """Held-out seed 148854 (silent at first contact, 53 of 64): LLVM folds ``-(c * 2.0)`` of ``c`` a conversion
+    of ``(0.0 * x).to(int64)`` (0 wherever it is defined) into the constant −0.0 and keeps its conversion to f16:
+    ``cvt.rn.f16.bf16`` of ``mov.b16 0x8000``; Triton's ring gives +0.0 (−φ(0) = 0). The stored register is a
+    conversion of an immediate: reported for the arithmetic, not for a literal."""
+    body = f"mov.b16 %h1, 0x8000;\n\tcvt.rn.f16.bf16 %d, %h1;\n\t.loc 1 {STORE_LINE} 5"
+    out, rep = _run(_with_source(tmp_path, expr, body, "", w=16), [[0x3C00]], w=16)
+    assert out == [0x8000]
+    assert ("st.global.b16", "error") in _items(rep) if reported else ("st.global.b16", "error") not in _items(rep)
+
+
 @pytest.mark.parametrize("expr", ["-x0 != -x0", "(-x0.to(tl.float32)).to(tl.float16) != (-x0)",
                                   "tl.abs(x0) != tl.abs(x0)"])
 def test_self_compare_of_a_negation_or_abs_is_reported(tmp_path, expr):

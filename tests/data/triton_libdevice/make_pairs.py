@@ -149,6 +149,9 @@ HAND = {
     # silent), and one it keeps (an f64 value's)
     "k_int_round_trip_dropped_f64": ({"x0": "f32"}, "x0.to(tl.int32).to(tl.float64).to(tl.float32).to(tl.float64) "
                                      "- x0.to(tl.int32).to(tl.float64)", "f64", 64, True),
+    # an integer's f32→f16 round trip widened back by the operator's promotion, dropped by LLVM (held-out seed 150105)
+    "k_promoted_int_round_trip_dropped_f32": ({"x0": "f32", "x1": "f32"}, "x0 + x1.to(tl.float16).to(tl.int64)"
+                                              ".to(tl.float32).to(tl.float16)", "f64", 64, True),
     "k_int_times_round_trip_kept_f64": ({"x0": "f32", "x1": "f64"}, "x0.to(tl.int32).to(tl.float64) * "
                                         "x1.to(tl.float32).to(tl.float64)", "f64", 64, True),
     # two negations around a narrowing, cancelled by LLVM (after held-out seed 82591, silent: 74/128)
