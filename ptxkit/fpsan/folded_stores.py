@@ -6,7 +6,8 @@ FPSan computes the same expression in the ring (φ(0) − φ(0.5), narrowed), wh
 another constant. The PTX of a literal ``tl.store(p, -0.5)``, which Triton's FPSan stores unchanged,
 is the same, so only the source can tell: a store whose value register holds an immediate (or a
 conversion of one), where the stored expression at the store's ``.loc`` computes with floats, is
-reported (an error): the folded IEEE value is left as it is. Without a source nothing is said (the PTX has no float work to report).
+reported (an error): the folded IEEE value is left as it is. Without a source nothing is said (the PTX
+has no float work to report).
 """
 
 from __future__ import annotations
