@@ -349,6 +349,10 @@ def test_special_case_select_of_other_code_is_not_taken():
     # half's bits) and x == 1 selects, select(c, 0.5, pow - 0.5), at the call's location: the special case's, the
     # select keeps its general arm (held-out seed 123395, silent at first contact: the 0.5 kept, 7/64 columns)
     "seed123395",
+    # -exp2(pow(x, x)) of a widened f32 on eight elements: one copy's y == 0 select is found by the body's own tests,
+    # and the x == 1 select reading it sits past the next exp2 body: the select of a special case's select is the
+    # next special case all the same (held-out seed 152431, silent at first contact: 1.0 kept at x == 1, 2/512)
+    "seed152431",
     # sqrt(erf(abs(x))) of a NaN input: erf's body runs natively and reads |x|, and so does the ring erf that replaces
     # it: |x| is Triton's and, not a float abs.f32 writing 0x7fffffff (silent at first contact under the GPU's NaN)
     "seed33457",

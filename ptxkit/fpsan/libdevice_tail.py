@@ -140,10 +140,15 @@ def sunk_selects(flow: Flow, out: str, head: ir.Instruction, bypassed: set[int],
     h.to(f64))'s y == 0 select on the half's bits, packed with the next element's, left native — 1.0 where
     Triton's single op has no special case, silent): (select, out) for each — it keeps the general arm."""
     found: list[tuple[ir.Instruction, str]] = []
-    todo = [out]
+    todo, seen = [out], {out}
     while todo:  # (and a select of such a select: pow's x == 1 after its y == 0, held-out seed 29941, silent)
         v = todo.pop()
         for u in flow.readers.get(v, ()):
+            if id(u) in bypassed and call_select(flow, u, head, plain):  # one the body's tests already found: the
+                # selects of its result are the next special case's all the same (held-out seed 152431, silent)
+                todo.extend(w for w in flow.writes(u) if len(flow.writers.get(w, ())) == 1 and w not in seen)
+                seen.update(todo)
+                continue
             if _constant_op(flow, u, v, head):  # select(c, 1, pow) - 0.5 as select(c, 0.5, pow - 0.5): LLVM folds the
                 todo.extend(flow.writes(u))  # user's op with a constant into the arms (held-out seed 123395, silent)
                 continue
