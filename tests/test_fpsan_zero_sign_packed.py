@@ -50,8 +50,10 @@ def test_zero_times_a_negated_int_conversion_is_tritons_zero():
     _assert_bit_exact("seed81791", folds=())
 
 
-@pytest.mark.parametrize("name", ["seed95870", "k_zero_times_int_stored_f16", "k_zero_times_int_stored_bf16"])
+@pytest.mark.parametrize("name", ["seed95870", "k_zero_times_int_stored_f16", "k_zero_times_int_stored_bf16",
+                                  "k_zero_times_int_f64_stored_f16", "seed153803"])
 def test_zero_product_stored_as_a_half_is_the_rings_zero(name):
     """``(0.0 * i.to(f32)).to(f16|bf16)``: LLVM keeps the sign of the f32's high half (``mov.b32 {_, hi}, x; and.b16 d,
-    hi, 0x8000``), Triton's ring product is +0.0 (held-out seed 95870, silent at first contact in 36/128 elements)."""
+    hi, 0x8000``), Triton's ring product is +0.0 (held-out seed 95870, silent at first contact in 36/128 elements); of
+    an f64, ``cvt.u16.u64 (shr.u64 x, 48)`` (held-out seed 153803, a select's int conversion: 64/256)."""
     _assert_bit_exact(name, folds=())

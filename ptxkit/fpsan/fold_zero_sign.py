@@ -27,12 +27,12 @@ def zero_sign_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, fl
     """The zero-sign fold ``instr`` (an ``and`` or ``selp``) is, rewritten; None: not one. Undecided (no source,
     no ``--fold zero-sign``): left native, an error."""
     packed = None
-    if instr.opcode == "and" and (hft := _high_word_sign(instr, flow)) is not None:
+    if instr.opcode == "and" and (high := _high_word_sign(instr, flow)) is not None:
         # (0.0 * x).to(f32) of an f64 x as the sign of x's high word (held-out seed 11581: 0.0 * i.to(f64), silent);
         # the ring product is 0 whatever x is, narrowed the f32 ring's 0: the f32 product 0.0 * 0.0; and (0.0 *
         # x).to(f16) of an f32 x as the sign of x's high half (held-out seed 95870: 0.0 * i.to(f32), silent)
-        wide, ft = {"f32": "f64", "f16": "f32"}[hft], hft
-        what = f"sign-bit and on an {wide} value's high {'word' if wide == 'f64' else 'half'} stored as {ft}"
+        ft, wide = high
+        what = f"sign-bit and on an {wide} value's high {'word' if ft == 'f32' else 'half'} stored as {ft}"
         site = dataclasses.replace(instr, opcode="copysign", mods=(ft,),
                                    operands=(instr.operands[0], zero_of(ft), zero_of(ft)))
     elif instr.opcode == "and" and (zft := _sign_only(instr, flow)) is not None:
@@ -119,27 +119,44 @@ def _under_not(flow: Flow, r: ir.Reg) -> ir.Reg:
                              and isinstance(d.operands[1], ir.Reg)) else r
 
 
-def _high_word_sign(instr: ir.Instruction, flow: Flow) -> str | None:
+def _high_word_sign(instr: ir.Instruction, flow: Flow) -> tuple[str, str] | None:
     """The narrow type of ``and.b32 d, hi, signbit`` where ``hi`` is the high word of an f64 x (``mov.b64 {_, hi},
     x``, x written by float instructions) and d is read as f32 or stored: LLVM's ``fptrunc(copysign(0.0, x))``, the
-    f32 ±0.0 of x's sign ("f32"); of ``and.b16`` of an f32's high half, the f16 ±0.0 ("f16"); else None."""
+    f32 ±0.0 of x's sign ("f32"); of ``and.b16`` of an f32's (or f64's) high half, the f16 ±0.0 ("f16"); with x's
+    type; else None."""
     ops = instr.operands
     w = {"b32": 32, "b16": 16}.get(instr.mods[0], 0) if len(instr.mods) == 1 else 0
     if not w or len(ops) != 3 or not isinstance(ops[0], ir.Reg) or not isinstance(ops[1], ir.Reg) \
             or not (isinstance(ops[2], ir.Imm) and ops[2].value % (1 << w) == 1 << (w - 1)):
         return None
-    wide, narrow = ("f64", "f32") if w == 32 else ("f32", "f16")
-    u = flow.only_def(ops[1].name)
-    if u is None or u.opcode != "mov" or not isinstance(u.operands[0], ir.Vec) or len(u.operands[0].items) != 2 \
-            or u.operands[0].items[1] != ops[1] or not isinstance(u.operands[1], ir.Reg):
+    narrow = "f32" if w == 32 else "f16"
+    found = _high_bits(flow, ops[1], w)
+    if found is None:
         return None
-    x = _under_not(flow, u.operands[1])
+    x, wide = _under_not(flow, found[0]), found[1]
     defs = flow.defs.get(x.name, [])
     if not defs or not all(float_type_of(d) == wide or (d.opcode == "cvt" and d.mods and _cvt_dest_float(d)
                                                         and wide in d.mods) for d in defs):
         return None
     readers = flow.uses.get(ops[0].name, [])
-    return narrow if readers and all(r.opcode == "st" or float_type_of(r) == narrow for r in readers) else None
+    return (narrow, wide) if readers and all(r.opcode == "st" or float_type_of(r) == narrow for r in readers) else None
+
+
+def _high_bits(flow: Flow, r: ir.Reg, w: int) -> tuple[ir.Reg, str] | None:
+    """(x, x's float type) where ``r`` holds the top ``w`` bits of x: the high item of ``mov.b64 {lo, hi}, x`` (f64,
+    w 32) or ``mov.b32`` (f32, w 16), or ``cvt.uW.uN (shr.uN x, N - W)`` (held-out seed 153803: an f64's top 16
+    bits, ``(0.0 * i.to(f64)).to(f16)``, silent at first contact); else None."""
+    u = flow.only_def(r.name)
+    if u is not None and u.opcode == "mov" and isinstance(u.operands[0], ir.Vec) and len(u.operands[0].items) == 2 \
+            and u.operands[0].items[1] == r and isinstance(u.operands[1], ir.Reg):
+        return (u.operands[1], "f64" if w == 32 else "f32") if w in (16, 32) else None
+    if u is None or u.opcode != "cvt" or u.mods != (f"u{w}", "u64") or not isinstance(u.operands[1], ir.Reg):
+        return None
+    t = flow.only_def(u.operands[1].name)
+    if t is None or t.opcode != "shr" or t.mods != ("u64",) or len(t.operands) != 3 \
+            or t.operands[2] != ir.Imm(64 - w) or not isinstance(t.operands[1], ir.Reg):
+        return None
+    return t.operands[1], "f64"
 
 
 def _signed_zero_select(instr: ir.Instruction, flow: Flow) -> tuple[str, ir.Reg] | None:

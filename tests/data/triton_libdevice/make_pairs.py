@@ -132,6 +132,8 @@ HAND = {
     # 0.0 * i.to(f32) stored as a half: LLVM's sign of the f32's high half, and.b16 (held-out seed 95870, silent)
     "k_zero_times_int_stored_f16": ({"x0": "f32"}, "0.0 * x0.to(tl.int32).to(tl.float32)", "f16", 64, True),
     "k_zero_times_int_stored_bf16": ({"x0": "f32"}, "0.0 * x0.to(tl.int32).to(tl.float32)", "bf16", 64, True),
+    # of an f64: the top 16 bits shifted down (``cvt.u16.u64 (shr.u64 x, 48)``; held-out seed 153803)
+    "k_zero_times_int_f64_stored_f16": ({"x0": "f32"}, "0.0 * x0.to(tl.int32).to(tl.float64)", "f16", 64, True),
     # exp2 of f64 x * 2.0: the caller's x + x, and the body's x - round(x) contracted into fma(x, 2.0, -round(x))
     # (held-out seed 86982); also beside the user's own x * 2.0
     "k_exp2_of_twice_f64": ({"x0": "f64"}, "tl.exp2(x0 * 2.0)", "f64", 64, True),
