@@ -11,6 +11,7 @@ from ptxkit import ir
 from ptxkit.fpsan import ring as R
 from ptxkit.fpsan.ctx import RewriteContext, guard_text
 from ptxkit.fpsan.fold_flow import Flow, FoldResult, decide_fold, fold_verdict
+from ptxkit.fpsan.libdevice_emit import emit_call
 from ptxkit.fpsan.ops import TABLE, OpInfo, elementwise, float_type_of
 from ptxkit.fpsan.options import Options
 from ptxkit.fpsan.report import ERROR, NOTE, Verdict
@@ -53,6 +54,9 @@ def zero_sign_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, fl
     if decided is None and opts.fold("zero-sign") is None:
         return FoldResult(False, Verdict(f"{what}: {_ZERO_SIGN}; the source does not say which: left native (--fold "
                                          "zero-sign=mul|copysign states it)", ERROR))
+    if opts.fold("zero-sign") is None and decided is not None and decided.form == "copysign":
+        # the source's call is libdevice's (Triton 3.9 has no other); --fold zero-sign=copysign keeps the native sign
+        return _hashed_copysign(site, ctx, flow, ft, what, decided.where)
     if packed is None:
         return zero_sign(site, ctx, opts, ft, decided)
     verdict = fold_verdict(opts, "zero-sign", _ZERO_SIGN, "mul", decided)
@@ -63,6 +67,24 @@ def zero_sign_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, fl
     ctx.invalidate(d.name)
     ctx.emit(f"{guard_text(instr.guard)}mov.b32 {d.name}, 0")  # φ⁻¹(0) = +0.0 in both lanes
     return FoldResult(True, verdict)
+
+
+def _hashed_copysign(site: ir.Instruction, ctx: RewriteContext, flow: Flow, ft: str, what: str,
+                     where: str) -> FoldResult:
+    """``libdevice.copysign(0.0, x)`` as the sign-bit ``and`` of x: Triton's FPSan hashes the call (docs/fpsan.md §2,
+    "other pure math call"; ``fold_libcall``), ``Σ rotl(E(arg_i), i) ^ FNV(__nv_copysign[f])`` of (0.0, x). Of x's
+    own type only: a narrowed wide call (the high word's sign) or a negated x (``not``) is reported, left native."""
+    symbol = {"f32": "__nv_copysignf", "f64": "__nv_copysign"}.get(ft)
+    x = next((o for o in site.operands[1:] if isinstance(o, ir.Reg)), None)
+    d = flow.only_def(x.name) if x is not None else None
+    if site.opcode != "and" or symbol is None or x is None or (d is not None and d.opcode == "not"):
+        return FoldResult(False, Verdict(f"{what}: the source at {where} calls copysign(0.0, x), which Triton's FPSan "
+                                         "hashes as a call; this form of it is not modelled: left native", ERROR,
+                                         native=True))
+    o = emit_call(ctx, [ctx.embed(zero_of(ft), ft), ctx.embed(x, ft)], symbol, R.ring(ft).w)
+    ctx.define(site.operands[0], o, ft, site.guard)
+    return FoldResult(True, Verdict(f"{what}: LLVM's copysign(0.0, x) of the source's libdevice.copysign call at "
+                                    f"{where}: Triton's FPSan hashes the call ({symbol})", NOTE, native=False))
 
 
 def _packed_sign_only(instr: ir.Instruction, flow: Flow) -> str | None:
@@ -147,6 +169,8 @@ def _high_bits(flow: Flow, r: ir.Reg, w: int) -> tuple[ir.Reg, str] | None:
     w 32) or ``mov.b32`` (f32, w 16), or ``cvt.uW.uN (shr.uN x, N - W)`` (held-out seed 153803: an f64's top 16
     bits, ``(0.0 * i.to(f64)).to(f16)``, silent at first contact); else None."""
     u = flow.only_def(r.name)
+    if u is not None and u.opcode == "not" and len(u.operands) == 2 and isinstance(u.operands[1], ir.Reg):
+        r, u = u.operands[1], flow.only_def(u.operands[1].name)  # the high half's not: copysign(0.0, -x)
     if u is not None and u.opcode == "mov" and isinstance(u.operands[0], ir.Vec) and len(u.operands[0].items) == 2 \
             and u.operands[0].items[1] == r and isinstance(u.operands[1], ir.Reg):
         return (u.operands[1], "f64" if w == 32 else "f32") if w in (16, 32) else None

@@ -133,6 +133,14 @@ HAND = {
     "k_zero_times_int_stored_f16": ({"x0": "f32"}, "0.0 * x0.to(tl.int32).to(tl.float32)", "f16", 64, True),
     "k_zero_times_int_stored_bf16": ({"x0": "f32"}, "0.0 * x0.to(tl.int32).to(tl.float32)", "bf16", 64, True),
     # of an f64: the top 16 bits shifted down (``cvt.u16.u64 (shr.u64 x, 48)``; held-out seed 153803)
+    # -(0.0 * i.to(f32)).to(f64) stored f16: the sign of ``not`` of the high half, its and at the store's location
+    "k_negated_zero_product_stored_f16": ({"x0": "f32"}, "-(0.0 * x0.to(tl.int16).to(tl.float32)).to(tl.float64)",
+                                          "f16", 64, True),
+    # libdevice.copysign(0.0, i.to(f32)): LLVM's and with the sign bit; Triton hashes the call (silent before)
+    "k_copysign_zero_of_int_f32": ({"x0": "f32"}, "libdevice.copysign(0.0, x0.to(tl.int16).to(tl.float32))", "f32",
+                                   64, True),
+    "k_copysign_zero_of_int_stored_f16": ({"x0": "f32"}, "libdevice.copysign(0.0, x0.to(tl.int16).to(tl.float32))",
+                                          "f16", 64, True),
     "k_zero_times_int_f64_stored_f16": ({"x0": "f32"}, "0.0 * x0.to(tl.int32).to(tl.float64)", "f16", 64, True),
     # exp2 of f64 x * 2.0: the caller's x + x, and the body's x - round(x) contracted into fma(x, 2.0, -round(x))
     # (held-out seed 86982); also beside the user's own x * 2.0
