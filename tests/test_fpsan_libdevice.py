@@ -388,6 +388,16 @@ def test_int_round_trip_compared_across_a_body_is_the_trunc_of_tritons_build():
     assert sum("folds the pair into a trunc" in i.reason and i.severity == "note" for i in res.report.items) == 4
 
 
+def test_half_int_round_trip_compared_across_a_body_stays_two_conversions():
+    """Held-out seed 157106 (silent at first contact, 258/512): ``x0 <= x0.to(int16).to(bf16)`` of a bf16 x0 beside
+    pow bodies: Triton's FPSan converts the half to the integer through its f32 widening, so its build keeps
+    ``cvt.rzi.s16.f32`` / ``cvt.rn.bf16.s16`` (two types: no trunc to fold them into) — the pair, not a trunc."""
+    assert "cvt.rn.bf16.s16" in (DATA / "seed157106.fpsan.ptx").read_text()
+    _assert_bit_exact("seed157106")
+    res = sanitize_text((DATA / "seed157106.plain.ptx").read_text(), "seed157106.plain.ptx")
+    assert not any("folds the pair into a trunc" in i.reason for i in res.report.items)
+
+
 def test_pow_copies_whose_sunk_selects_interleave_with_later_copies_stay_reported():
     """Held-out seed 5710: pow(pow(a, a), -a) on four elements a thread — LLVM sinks each inner pow's x == 0 and
     x == 1 selects past the later copies, its test into their ranges. Recognised beside the outer copies, an inner
