@@ -145,13 +145,15 @@ def test_forms_on_one_value_through_a_cast_round_trip_stay_reported(tmp_path):
 
 
 @pytest.mark.parametrize("name", ["seed12159", "seed13296", "seed13187", "seed15755", "seed35136", "seed43594",
-                                  "seed60500", "seed63791", "seed136085"])
+                                  "seed60500", "seed63791", "seed136085", "seed157585"])
 def test_held_out_kernels_with_both_forms_are_tritons_bits(name):
     """Triton 3.9 pairs (tests/data/triton_libdevice): ``where(x + x < floor(x), x / x, 2.0 * x)`` (12159, f64
     through bf16), ``fma(tanh(x), 2.0 * x, x + x)`` (13296), ``where(-x > 2.0 * x, fma(..), x + x)`` of f64 (13187),
     ``fma(.., 2.0 * where(c, x, x), cos(x + x))`` of f64 (15755: the add keeps the form the cos body's native lines and
     ring op read, the fma the other), ``erf(fma(x + x, 2.0 * x, x + x))`` of f64 (35136), ``|fma(|x|, x + x, x) +
-    2.0 * x * floor(x)|`` of f64 (43594: two fmas at one column, silent before): bit for bit with Triton's
+    2.0 * x * floor(x)|`` of f64 (43594: two fmas at one column, silent before), ``fma(fma(.., x, x + x), 2.0 * (x *
+    2.0), ..)`` (157585: the fma that contracts the outer doubling reads the split's other register, silent before):
+    bit for bit with Triton's
     FPSan build, nothing reported (each was a reported mismatch)."""
     _assert_bit_exact(name)
 

@@ -63,6 +63,7 @@ class Flow:
     bypassed: set[int] = field(default_factory=set)  # recognised bodies' special-case selects (LibRange.bypass)
     # readers to rewrite with other mods and operands (id → (mods, operands): ptxkit.fpsan.fold_self_add's split)
     rewired: dict[int, tuple[tuple[str, ...], tuple[ir.Operand, ...]]] = field(default_factory=dict)
+    split: dict[str, str] = field(default_factory=dict)  # the fresh register of such a split → the add's own
 
     @cached_property
     def graph(self) -> nx.DiGraph:

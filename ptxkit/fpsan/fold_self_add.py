@@ -371,6 +371,7 @@ def self_add(instr: ir.Instruction, ctx: RewriteContext, opts: Options, ft: str,
     ctx.define(other, compute2(ctx, pays, w, instr), info.ftype, None)
     for key, (mods, ops) in split.readers.items():
         flow.rewired[key] = (mods, tuple(ir.Reg(other) if o == ir.Reg("") else o for o in ops))
+    flow.split[other] = name_of(instr.operands[0])
     return FoldResult(True, Verdict(f"{SELF_ADD}; the source at {split.where} writes both on one operand, which "
                                     f"LLVM made one add: sanitized as both, each reader taking the form its own "
                                     f"location's expression reads ({len(split.readers)} read {split.other})",

@@ -559,7 +559,9 @@ def _product_of(flow: Flow, instr: ir.Instruction) -> ir.Reg | None:
     contracted."""
     ops = instr.operands
     c = ops[3]
-    m = flow.only_def(c.name) if isinstance(c, ir.Reg) else None
+    # (c may be the other form of a split self-add, which the fma reads: the add is its definition; held-out seed
+    # 157585, 2.0 * (x * 2.0) beside x + x, silent at first contact: the fma was sanitized as a plain one)
+    m = flow.only_def(flow.split.get(c.name, c.name)) if isinstance(c, ir.Reg) else None
     if m is None or m.opcode not in ("mul", "add") or m.guard is not None or len(m.operands) != 3 \
             or not isinstance(c, ir.Reg):
         return None
