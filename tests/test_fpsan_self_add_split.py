@@ -205,9 +205,11 @@ def test_doubling_taken_out_of_a_select_takes_the_arms_form(tmp_path, expr, seve
         assert out == [_bits(MUL2(A)), _bits(MUL2(A))] != [_bits(ADD(A))] * 2
 
 
-def test_held_out_forms_through_a_cast_round_trip_are_reported():
-    """Seed 14183's pair: the mismatch (silent at first contact) is reported at the add."""
-    ours, theirs, errors = _compare("seed14183")
+@pytest.mark.parametrize("name", ["seed14183", "seed160526"])
+def test_held_out_forms_through_a_cast_round_trip_are_reported(name):
+    """Seed 14183's pair, and 160526's (``(x.to(f64) + x.to(f64)).to(f16)`` beside ``x + x`` of an f16 x, one
+    ``add.f16`` at the widened one's location): the mismatch (silent at first contact) is reported at the add."""
+    ours, theirs, errors = _compare(name)
     assert not (ours == theirs).all() and "add.f16" in {e.opcode for e in errors}
 
 

@@ -111,6 +111,20 @@ def test_self_add_of_x_times_two_decided_by_the_source(tmp_path, expr, decided):
     assert "self-add=mul2, decided by the source at kernel.py:9:" in rep.items[0].reason
 
 
+@pytest.mark.parametrize("expr,decided", [("(x0.to(tl.float64) + x0.to(tl.float64)).to(tl.float32) * 3.0", True),
+                                          ("(x0.to(tl.float64) + x0.to(tl.float64)).to(tl.float32) * (x0 + x0)",
+                                           False)])
+def test_widened_self_add_beside_the_lanes_own_is_undecided(tmp_path, expr, decided):
+    """Held-out seed 160526 (silent at first contact, 61/128): ``(x.to(f64) + x.to(f64)).to(f16)`` beside ``x + x`` of
+    an f16 x — LLVM shrinks the first to the second and its CSE makes them one add, at the widened one's location:
+    the add's own location no longer decides (two ring computations read it). Alone, it is the f64 form."""
+    text = _with_source(tmp_path, expr, K_BODY, "(x0.to(tl.float64)")
+    _, rep = _run(text, [[HALF], [ONE]])
+    said = [i for i in rep.items if i.opcode == "add.f32"]
+    assert [i.severity for i in said] == (["note"] if decided else ["error"])
+    assert ("self-add=add-f64, decided by the source" in said[0].reason) == decided
+
+
 def test_self_add_of_a_narrowed_load_beside_the_loads_own_sum_is_decided(tmp_path):
     """``(x0 + x0) - (x0.to(f32) * 2.0)`` of an f64 x0 (held-out seed 27560): the PTX's ``add.f32 x, x`` reads
     ``cvt.rn.f32.f64`` of the load, so the source's uncast ``x0 + x0`` is the f64 sum (an add.f64 of its own), not

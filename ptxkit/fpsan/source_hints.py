@@ -100,7 +100,13 @@ class SourceHints(SignHints, AbsHints, CastHints, LibcallHints, CompareHints, Re
         ``load`` of (128298: ``x1 * 2.0`` beside ``x0.to(f32) + x0.to(f32)``, the add at column 0)."""
         def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
             if _cast_to(n) is not None:
-                return _widened_self_add(f, n, lane)
+                wide = _widened_self_add(f, n, lane)
+                if wide is None or wide[0] == "both":
+                    return wide[:2] if wide is not None else None
+                # beside the lane's own form of the value, one add after LLVM's CSE (held-out seed 160526, silent)
+                own = _PTX_DTYPE.get(loaded or "") if _width(f, _bare(wide[2]), _DEPTH) == OWN else None
+                return ("both", n) if _self_add_ambiguous(f, ast.dump(_bare(wide[2])), _PTX_DTYPE.get(lane),
+                                                          own) else wide[:2]
             at, n = n, _without_double_negation(f, n) or n  # LLVM drops -(E * -1.0) (held-out seed 99522)
             op, left, right = _as_op(n) if isinstance(n, ast.BinOp) else (None, n, n)
             if op is ast.Add and _commuted(left) == _commuted(right):
@@ -638,9 +644,9 @@ _ANY_CMP: frozenset[type[ast.cmpop]] = frozenset(ast.cmpop.__subclasses__())
 _LOWERED_TO_SETP = frozenset({"maximum", "minimum", "max", "min", "clamp", "sort", "argmax", "argmin", "abs"})
 
 
-def _widened_self_add(f: SourceFile, n: ast.expr, lane: str) -> tuple[str, ast.expr] | None:
+def _widened_self_add(f: SourceFile, n: ast.expr, lane: str) -> tuple[str, ast.expr, ast.expr] | None:
     """The K form of ``n = E.to(lane)`` when ``E`` is ``2.0 * y`` or ``y + y`` of a ``y`` widened to
-    f32/f64 beyond ``lane`` (the ``fptrunc`` LLVM folded the wide op into)."""
+    f32/f64 beyond ``lane`` (the ``fptrunc`` LLVM folded the wide op into), with n and y."""
     if _cast_to(n) != _PTX_DTYPE.get(lane):
         return None
     e = _without_double_negation(f, _resolve(f, _receiver(n), _DEPTH))
@@ -658,11 +664,11 @@ def _widened_self_add(f: SourceFile, n: ast.expr, lane: str) -> tuple[str, ast.e
         return None
     w = _width(f, y, _DEPTH)
     if w == 64 and _int_to_f64(f, y):  # (2.0 * i.to(f64)).to(f32) as cvt.rn.f32.s64 then add: Triton's operand is
-        return "both", n  # the native i → f64, not the PTX's i → f32 widened (held-out seed 38208, silent): undecided
+        return "both", n, y  # the native i → f64, not the PTX's i → f32 widened (held-out seed 38208, silent)
     if w not in (32, 64) or w <= _DTYPE_WIDTH[_PTX_DTYPE[lane]]:
         return None
     then = "" if via is None or _DTYPE_WIDTH[via] >= w else "-" + {**_HALF, **_WIDE}.get(via, "?")
-    return f"{base}-f{w}{then}", n
+    return f"{base}-f{w}{then}", n, y
 
 
 def _abs_cast_classify(dest: str | None, source: str | None) -> Classify:
