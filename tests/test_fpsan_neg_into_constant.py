@@ -317,3 +317,14 @@ def test_negation_through_a_maximum_of_one_value_is_a_chain_step():
     ours, theirs, errors = _compare("k_neg_of_same_max_widened_narrowed_f32", folds=())
     assert np.array_equal(ours, theirs)
     assert not errors
+
+
+@pytest.mark.parametrize("name", ["k_self_sub_beside_half_sum_of_negation", "seed161760"])
+def test_self_sub_at_a_merged_location_beside_a_half_sum_of_a_negation(name):
+    """``log(y.to(f32) - y.to(f32)).to(f16) + h`` beside ``e.to(f16) + (-h)`` (held-out seed 161760, silent at first
+    contact where y = −0.0): the later copies' ``sub.f32 t, y, y`` sit at the line's column 0, whose half sum of a
+    negation is no f32 op: the ring's φ(y) − φ(y) = 0, not a − (−h). Bit for bit on inputs with ±0.0 there."""
+    from tests.test_fpsan_body_join import _zero_y
+    ours, theirs, items = _zero_y(name, buffer="x1_ptr", negative_zero=0x8000)
+    assert np.array_equal(ours, theirs)
+    assert not any(i.opcode == "sub.f32" and "a − (−h)" in i.reason for i in items)

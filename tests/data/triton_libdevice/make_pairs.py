@@ -141,6 +141,10 @@ HAND = {
                                    64, True),
     "k_copysign_zero_of_int_stored_f16": ({"x0": "f32"}, "libdevice.copysign(0.0, x0.to(tl.int16).to(tl.float32))",
                                           "f16", 64, True),
+    # x1 - x1 at a merged location on the line of a half sum h + (-x) (held-out seed 161760): no narrow negation
+    "k_self_sub_beside_half_sum_of_negation": ({"x0": "f64", "x1": "f16"}, "tl.minimum(tl.log((x1.to(tl.float32) - "
+                                               "x1.to(tl.float32))).to(tl.float16) + x0.to(tl.float16), tl.exp(x0.to("
+                                               "tl.float32)).to(tl.float16) + (-x0.to(tl.float16)))", "f16", 256, True),
     "k_zero_times_int_f64_stored_f16": ({"x0": "f32"}, "0.0 * x0.to(tl.int32).to(tl.float64)", "f16", 64, True),
     # exp2 of f64 x * 2.0: the caller's x + x, and the body's x - round(x) contracted into fma(x, 2.0, -round(x))
     # (held-out seed 86982); also beside the user's own x * 2.0
