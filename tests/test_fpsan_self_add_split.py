@@ -356,3 +356,12 @@ def test_self_add_of_a_load_at_column_zero_is_the_form_on_that_load():
     one form with an explicit ``.to(f32)`` was taken; the add's operand is x1's load, so only the form on x1 is its
     own (``x1 * 2.0``, ring φ(x1)·φ(2))."""
     _assert_bit_exact("seed128298", folds=())
+
+
+def test_widened_self_add_reading_a_kept_narrowing_stays_decided():
+    """``(h.to(f16) + h.to(f16)) / ..`` beside ``(h.to(f32) * 2.0).to(f16)`` of a bf16 h (held-out seed 126295): two
+    adds, the second reading the ``cvt.rn.f16.f32`` LLVM kept, so no CSE made it the first: its location decides
+    (``mul2-f32``) despite 160526's check; only the first, whose own form the file also writes widened, is reported."""
+    ours, theirs, errors = _compare("seed126295")
+    assert (ours == theirs).all()
+    assert len(errors) == 1 and errors[0].opcode == "add.f16" and "self-add=add" in errors[0].reason

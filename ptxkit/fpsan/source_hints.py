@@ -101,7 +101,7 @@ class SourceHints(SignHints, AbsHints, CastHints, LibcallHints, CompareHints, Re
         def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
             if _cast_to(n) is not None:
                 wide = _widened_self_add(f, n, lane)
-                if wide is None or wide[0] == "both":
+                if wide is None or wide[0] == "both" or converted:  # (a narrowing LLVM kept: 126295)
                     return wide[:2] if wide is not None else None
                 # beside the lane's own form of the value, one add after LLVM's CSE (held-out seed 160526, silent)
                 own = _PTX_DTYPE.get(loaded or "") if _width(f, _bare(wide[2]), _DEPTH) == OWN else None
