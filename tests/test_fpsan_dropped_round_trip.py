@@ -51,3 +51,12 @@ def test_held_out_half_division_by_a_dropped_round_trip_is_reported():
     ours, theirs, errors = _compare("seed150105", folds=())
     assert set(_dropped(errors)) == {"div.full.f32"}
     assert np.count_nonzero(ours != theirs) > 0
+
+
+def test_float_round_trip_under_an_abs_narrowed_again_is_reported():
+    """Held-out seed 163593 (silent at first contact, 45/128): ``abs(where(c, sin(x).to(bf16).to(f32), q)).to(bf16)``
+    — LLVM drops the arm's bf16 round trip (the result is narrowed to bf16 again), Triton's ring narrows, widens and
+    takes the abs of those bits: the source's ``abs(x).to(bf16)`` no longer decides the sign-bit and, reported."""
+    ours, theirs, errors = _compare("seed163593", folds=())
+    assert "and.b16" in {e.opcode for e in errors}
+    assert np.count_nonzero(ours != theirs) > 0

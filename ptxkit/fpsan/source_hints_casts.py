@@ -185,6 +185,8 @@ class CastHints(HintsBase):
                 # uncast arithmetic on loads, whatever type promotion gave it (held-out seed 24090: abs(a / a))
                 # (an abs of the cast too, abs(abs(x).to(T)): "+abs", one sign-bit and in the PTX, held-out seed 24703)
                 again = "+abs" if _abs_call(f.parent.get(id(n))) else ""
+                if arg is not None and _round_trip_through(f, arg, _PTX_DTYPE.get(dest, "")):
+                    return None  # abs(where(c, s.to(T).to(f32), q)).to(T): LLVM drops the round trip (163593)
                 if w in (OWN, sw) or (w is None and arg is not None and _no_casts(f, arg)):
                     return "outside" + again, n
                 # abs(x.to(f64)).to(f16) of an f32 x: LLVM drops the exact widening (held-out seed 1180)
@@ -275,3 +277,22 @@ def cast_back_to_int(f: SourceFile, n: ast.expr) -> bool:
     LLVM drops as an exact round trip, which Triton's φ⁻¹(φ(v)) = v computes as one too (held-out seed 77311)."""
     up = f.parent.get(id(n))
     return isinstance(up, ast.Attribute) and up.attr == "to" and _to_dtype(f.parent.get(id(up))) in _INT_DTYPES
+
+
+def _round_trip_through(f: SourceFile, e: ast.expr, dtype: str) -> bool:
+    """``e`` (names followed) holds ``y.to(dtype).to(W)``, a round trip through the type a later ``.to(dtype)``
+    narrows to: LLVM drops it there (narrowing twice is narrowing once), where Triton's ring narrows, widens, then
+    computes on (held-out seed 163593: ``abs(where(c, sin(x).to(bf16).to(f32), q)).to(bf16)``, silent)."""
+    todo, seen = [e], 0
+    while todo and seen < 256:
+        n, seen = todo.pop(), seen + 1
+        r = _resolve(f, n, _DEPTH) if isinstance(n, ast.Name) else n
+        if r is None or (isinstance(r, ast.Name) and r is n):
+            continue
+        if r is not n:
+            todo.append(r)
+            continue
+        if _cast_to(n) not in (None, dtype) and _cast_to(_resolve(f, _receiver(n), _DEPTH)) == dtype:
+            return True
+        todo.extend(c for c in ast.iter_child_nodes(n) if isinstance(c, ast.expr))
+    return False
