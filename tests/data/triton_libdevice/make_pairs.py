@@ -145,6 +145,11 @@ HAND = {
     "k_self_sub_beside_half_sum_of_negation": ({"x0": "f64", "x1": "f16"}, "tl.minimum(tl.log((x1.to(tl.float32) - "
                                                "x1.to(tl.float32))).to(tl.float16) + x0.to(tl.float16), tl.exp(x0.to("
                                                "tl.float32)).to(tl.float16) + (-x0.to(tl.float16)))", "f16", 256, True),
+    # -(q.to(bf16)) < (-x).to(bf16) of an f64 x: LLVM cancels the negations past the narrowing (held-out seed 167987)
+    "k_negated_narrowing_compared_bf16": ({"x0": "f64"}, "tl.where((-(x0.to(tl.float16) / x0.to(tl.float16)).to("
+                                          "tl.bfloat16)) < (-x0).to(tl.bfloat16), 1.0, 0.0)", "f32", 64, True),
+    "k_narrowing_negated_compared_bf16": ({"x0": "f64"}, "tl.where(-((x0.to(tl.float16) / x0.to(tl.float16)).to("
+                                          "tl.bfloat16)) < -(x0.to(tl.bfloat16)), 1.0, 0.0)", "f32", 64, True),
     "k_zero_times_int_f64_stored_f16": ({"x0": "f32"}, "0.0 * x0.to(tl.int32).to(tl.float64)", "f16", 64, True),
     # exp2 of f64 x * 2.0: the caller's x + x, and the body's x - round(x) contracted into fma(x, 2.0, -round(x))
     # (held-out seed 86982); also beside the user's own x * 2.0
