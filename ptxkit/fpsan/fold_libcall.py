@@ -14,7 +14,7 @@ from ptxkit.fpsan.ops import emit_libcall
 from ptxkit.fpsan.report import ERROR, NOTE, Verdict
 
 # the (function, type)s Triton 3.9 hashes as calls, checked with custom kernels; its f32 rsqrt is the math op
-_HASHED = {("sqrt", "f32"): "__nv_sqrtf", ("sqrt", "f64"): "__nv_sqrt", ("rsqrt", "f64"): "__nv_rsqrt",
+HASHED_CALLS = {("sqrt", "f32"): "__nv_sqrtf", ("sqrt", "f64"): "__nv_sqrt", ("rsqrt", "f64"): "__nv_rsqrt",
            ("copysign", "f32"): "__nv_copysignf", ("copysign", "f64"): "__nv_copysign"}
 
 
@@ -22,7 +22,7 @@ def direct_libcall(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, ft: s
     """``sqrt``/``rsqrt``/``copysign`` at a ``libdevice.sqrt(x)`` (…) call: the call hash of its symbol (custom
     kernels, ``libdevice.sqrt(x0) + x1``, ``libdevice.copysign(x0, x1) + x1``, were silent); else None.
     ``copysign.fT d, a, b`` is ``libdevice.copysign(b, a)``: the magnitude's operand comes last in PTX."""
-    symbol = _HASHED.get((instr.opcode, ft))
+    symbol = HASHED_CALLS.get((instr.opcode, ft))
     ops = instr.operands
     if (symbol is None or len(ops) != (3 if instr.opcode == "copysign" else 2)
             or not flow.hints.libdevice_call(instr, instr.opcode)):

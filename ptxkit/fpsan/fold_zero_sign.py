@@ -11,6 +11,7 @@ from ptxkit import ir
 from ptxkit.fpsan import ring as R
 from ptxkit.fpsan.ctx import RewriteContext, guard_text
 from ptxkit.fpsan.fold_flow import Flow, FoldResult, decide_fold, fold_verdict
+from ptxkit.fpsan.fold_libcall import HASHED_CALLS
 from ptxkit.fpsan.libdevice_emit import emit_call
 from ptxkit.fpsan.ops import TABLE, OpInfo, elementwise, float_type_of
 from ptxkit.fpsan.options import Options
@@ -74,7 +75,7 @@ def _hashed_copysign(site: ir.Instruction, ctx: RewriteContext, flow: Flow, ft: 
     """``libdevice.copysign(0.0, x)`` as the sign-bit ``and`` of x: Triton's FPSan hashes the call (docs/fpsan.md §2,
     "other pure math call"; ``fold_libcall``), ``Σ rotl(E(arg_i), i) ^ FNV(__nv_copysign[f])`` of (0.0, x). Of x's
     own type only: a narrowed wide call (the high word's sign) or a negated x (``not``) is reported, left native."""
-    symbol = {"f32": "__nv_copysignf", "f64": "__nv_copysign"}.get(ft)
+    symbol = HASHED_CALLS.get(("copysign", ft))
     x = next((o for o in site.operands[1:] if isinstance(o, ir.Reg)), None)
     d = flow.only_def(x.name) if x is not None else None
     if site.opcode != "and" or symbol is None or x is None or (d is not None and d.opcode == "not"):
@@ -168,9 +169,8 @@ def _high_bits(flow: Flow, r: ir.Reg, w: int) -> tuple[ir.Reg, str] | None:
     """(x, x's float type) where ``r`` holds the top ``w`` bits of x: the high item of ``mov.b64 {lo, hi}, x`` (f64,
     w 32) or ``mov.b32`` (f32, w 16), or ``cvt.uW.uN (shr.uN x, N - W)`` (held-out seed 153803: an f64's top 16
     bits, ``(0.0 * i.to(f64)).to(f16)``, silent at first contact); else None."""
+    r = _under_not(flow, r)  # the high half's not: copysign(0.0, -x)
     u = flow.only_def(r.name)
-    if u is not None and u.opcode == "not" and len(u.operands) == 2 and isinstance(u.operands[1], ir.Reg):
-        r, u = u.operands[1], flow.only_def(u.operands[1].name)  # the high half's not: copysign(0.0, -x)
     if u is not None and u.opcode == "mov" and isinstance(u.operands[0], ir.Vec) and len(u.operands[0].items) == 2 \
             and u.operands[0].items[1] == r and isinstance(u.operands[1], ir.Reg):
         return (u.operands[1], "f64" if w == 32 else "f32") if w in (16, 32) else None

@@ -17,8 +17,9 @@ import ast
 from ptxkit import ir
 from ptxkit.fpsan.irview import regs, writes
 from ptxkit.fpsan.report import ERROR, ReportItem, SanitizeReport
-from ptxkit.fpsan.source_ast import _DEPTH, SourceFile, _cast_to, _resolve
+from ptxkit.fpsan.source_ast import SourceFile, _cast_to
 from ptxkit.fpsan.source_hints import SourceHints
+from ptxkit.fpsan.source_walk import subexpressions
 
 _ARITH = (ast.Add, ast.Sub, ast.Mult, ast.Div)
 _CHAIN = 4  # mov/cvt steps followed back from a store: LLVM's leftovers are one or two deep
@@ -75,20 +76,7 @@ def _constant(r: str, movs: dict[str, list[ir.Instruction]], depth: int) -> bool
 
 def _float_arithmetic(f: SourceFile, e: ast.expr) -> bool:
     """``e`` (names followed) has a ``+ - * /`` and is a float: a float literal or a ``.to(tl.floatN)`` in it."""
-    seen: list[ast.expr] = [e]
-    arith = floats = False
-    for _ in range(1024):  # a bound: expressions are small, names resolve to earlier statements
-        if not seen:
-            break
-        n = seen.pop()
-        r = _resolve(f, n, _DEPTH) if isinstance(n, ast.Name) else n
-        if r is None or (r is not n and isinstance(r, ast.Name)):
-            continue
-        if r is not n:
-            seen.append(r)
-            continue
-        arith |= isinstance(n, ast.BinOp) and isinstance(n.op, _ARITH)
-        floats |= (isinstance(n, ast.Constant) and isinstance(n.value, float)) or (
-            (_cast_to(n) or "").startswith(("float", "bfloat")))
-        seen.extend(c for c in ast.iter_child_nodes(n) if isinstance(c, ast.expr))
-    return arith and floats
+    nodes = list(subexpressions(f, e))
+    arith = any(isinstance(n, ast.BinOp) and isinstance(n.op, _ARITH) for n in nodes)
+    return arith and any((isinstance(n, ast.Constant) and isinstance(n.value, float))
+                         or (_cast_to(n) or "").startswith(("float", "bfloat")) for n in nodes)

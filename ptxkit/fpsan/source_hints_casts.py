@@ -37,6 +37,7 @@ from ptxkit.fpsan.source_ast import (
     _width,
 )
 from ptxkit.fpsan.source_locations import HintsBase
+from ptxkit.fpsan.source_walk import subexpressions
 
 
 def _widened_from(f: SourceFile, e: ast.expr, sw: int) -> bool:
@@ -283,16 +284,5 @@ def _round_trip_through(f: SourceFile, e: ast.expr, dtype: str) -> bool:
     """``e`` (names followed) holds ``y.to(dtype).to(W)``, a round trip through the type a later ``.to(dtype)``
     narrows to: LLVM drops it there (narrowing twice is narrowing once), where Triton's ring narrows, widens, then
     computes on (held-out seed 163593: ``abs(where(c, sin(x).to(bf16).to(f32), q)).to(bf16)``, silent)."""
-    todo, seen = [e], 0
-    while todo and seen < 256:
-        n, seen = todo.pop(), seen + 1
-        r = _resolve(f, n, _DEPTH) if isinstance(n, ast.Name) else n
-        if r is None or (isinstance(r, ast.Name) and r is n):
-            continue
-        if r is not n:
-            todo.append(r)
-            continue
-        if _cast_to(n) not in (None, dtype) and _cast_to(_resolve(f, _receiver(n), _DEPTH)) == dtype:
-            return True
-        todo.extend(c for c in ast.iter_child_nodes(n) if isinstance(c, ast.expr))
-    return False
+    return any(_cast_to(n) not in (None, dtype) and _cast_to(_resolve(f, _receiver(n), _DEPTH)) == dtype
+               for n in subexpressions(f, e))

@@ -305,20 +305,14 @@ class SignHints(HintsBase):
             return isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mult) and 0.0 in (_number(n.left),
                                                                                         _number(n.right))
 
-        def uncast(f: SourceFile, e: ast.expr | None) -> ast.expr | None:
-            e = _resolve(f, e, _DEPTH) if e is not None else None
-            while e is not None and _cast_to(e) is not None:
-                e = _resolve(f, _receiver(e), _DEPTH)
-            return e
-
         def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
             if zero_product(f, n):
                 return "mul", n
             if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub):
                 # -(0.0 * x), through casts: LLVM's copysign(0.0, -x) at the negation; Triton's −0 is 0 all the same
-                return ("mul", n) if zero_product(f, uncast(f, n.operand)) else None
+                return ("mul", n) if zero_product(f, _cast_chain(f, n.operand)[1]) else None
             if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "store" \
-                    and len(n.args) >= 2 and (v := uncast(f, n.args[1])) is not None and v is not n:
+                    and len(n.args) >= 2 and (v := _cast_chain(f, n.args[1])[1]) is not None and v is not n:
                 # LLVM sank the sign's and to the store: the stored value, through casts and names, decides
                 return classify(f, v)
             if isinstance(n, ast.Call) and isinstance(n.func, (ast.Attribute, ast.Name)) and (
