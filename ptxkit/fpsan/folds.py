@@ -51,7 +51,7 @@ from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext, float_to_bits, guard_tex
 from ptxkit.fpsan.dispatch import rewrite_instruction
 from ptxkit.fpsan.fold_body_join import body_join
 from ptxkit.fpsan.fold_cancelled_neg import report_cancelled_negations
-from ptxkit.fpsan.fold_contracted import contracted_narrowed_product
+from ptxkit.fpsan.fold_contracted import contracted_narrowed_product, kept_as_addend
 from ptxkit.fpsan.fold_converted_int_arith import converted_int_arith, rewrite_converted_int_arith
 from ptxkit.fpsan.fold_dropped_round_trip import READERS as ROUND_TRIP_READERS
 from ptxkit.fpsan.fold_dropped_round_trip import dropped_round_trip
@@ -411,7 +411,8 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
                                     f"{wider.where} computes at a wider type: LLVM reduces the narrow values (max and "
                                     "min commute with the exact widening), Triton's FPSan widens in the ring and "
                                     f"reduces there (not modelled); sanitized as the {ft} op")
-    if op == "fma" and LANE_TYPE.get(ft, ft) in ("f16", "bf16") and (wide := flow.hints.half_fma(instr)) is not None:
+    if (op == "fma" and LANE_TYPE.get(ft, ft) in ("f16", "bf16") and (wide := flow.hints.half_fma(instr)) is not None
+            and not (wide.form == "wide:one" and kept_as_addend(flow, instr))):
         return _as_written_reported(instr, ctx, ft, f"{op}.{ft} where the source at {wide.where} adds a half "
                                     "narrowing of a wider product: LLVM narrowed the exact product into the 16-bit "
                                     "fma, Triton's FPSan multiplies in the wide ring and narrows (not modelled); "

@@ -210,18 +210,21 @@ class CastHints(HintsBase):
         def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
             if not (isinstance(n, ast.BinOp) and isinstance(n.op, (ast.Add, ast.Sub))):
                 return None
-            for side in (n.left, n.right):
-                t = _resolve(f, side, _DEPTH)
-                t = _resolve(f, inner, _DEPTH) if (inner := _negated(t)) is not None else t
-                if t is None or _cast_to(t) not in ("float16", "bfloat16"):
-                    continue
-                p = _resolve(f, _receiver(t), _DEPTH)
-                p = _resolve(f, inner, _DEPTH) if (inner := _negated(p)) is not None else p
-                if isinstance(p, ast.BinOp) and isinstance(p.op, ast.Mult) and (
-                        _form(_width(f, p.left, _DEPTH), _width(f, p.right, _DEPTH)) in ("f32", "f64")):
-                    return "wide", n
-            return None
+            sides = [_narrowed_wide_product(f, side) for side in (n.left, n.right)]
+            return ("wide" if all(sides) else "wide:one", n) if any(sides) else None
         return self.decide(fma, classify)
+
+
+def _narrowed_wide_product(f: SourceFile, side: ast.expr) -> bool:
+    """``side`` is ``(±(a * b)).to(half)`` (or its negation) with the product at f32 or f64."""
+    t = _resolve(f, side, _DEPTH)
+    t = _resolve(f, inner, _DEPTH) if (inner := _negated(t)) is not None else t
+    if t is None or _cast_to(t) not in ("float16", "bfloat16"):
+        return False
+    p = _resolve(f, _receiver(t), _DEPTH)
+    p = _resolve(f, inner, _DEPTH) if (inner := _negated(p)) is not None else p
+    return isinstance(p, ast.BinOp) and isinstance(p.op, ast.Mult) and (
+        _form(_width(f, p.left, _DEPTH), _width(f, p.right, _DEPTH)) in ("f32", "f64"))
 
 
 def _abs_via(f: SourceFile, n: ast.expr, sw: int | None, dest: str) -> str | None:
