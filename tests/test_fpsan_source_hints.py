@@ -30,7 +30,7 @@ from tests.test_fpsan_folds import (
     _run,
 )
 from tests.test_fpsan_half_to_int import HALVES, triton
-from tests.test_fpsan_libdevice import _assert_bit_exact, _compare
+from tests.test_fpsan_libdevice import DATA, _assert_bit_exact, _compare
 
 SRC = """import triton
 import triton.language as tl
@@ -1492,13 +1492,20 @@ def test_trunc_of_casts_through_an_f64_widening_converts_from_f64(tmp_path, w):
 
 
 @pytest.mark.parametrize("expr,via_f64", [("x0.to(tl.float64).to(tl.int64)", True),  # held-out seed 1473
-                                           ("x0.to(tl.int64).to(tl.float64).to(tl.int64)", False)])  # 7104
+                                           ("x0.to(tl.int64).to(tl.float64).to(tl.int64)", False),  # 7104
+                                           # a choice of widened values: LLVM moves it below the fpext (170795)
+                                           ("tl.minimum(x0.to(tl.float64), x1.to(tl.float64)).to(tl.int64)", True),
+                                           ("tl.where(x0 > 0, x1.to(tl.float64), x0.to(tl.float64)).to(tl.int64)",
+                                            True),
+                                           # an arm computed at f64 is no widening of the f32 the cvt reads
+                                           ("tl.maximum(x0.to(tl.float64), x1.to(tl.float64) * 3.0).to(tl.int64)",
+                                            False)])
 def test_f32_to_int_through_an_f64_cast_of_the_float_only(tmp_path, expr, via_f64):
     """``cvt.rzi.s64.f32 i, x`` is ``x.to(f64).to(int64)`` (the ring widens φ(x) to 64 bits first) only where the
     f64 is a cast of the float: of an integer (``x.to(int64).to(f64).to(int64)``, which Triton folds) the cvt is
     the first conversion, from f32."""
     body = "{loc}\n\tcvt.rzi.s64.f32 %rd7, %a;\n\tcvt.u32.u64 %d, %rd7;"
-    _assert_f32_to_int64(_with_source(tmp_path, expr + ".to(tl.float32)", body, "x0"), via_f64)
+    _assert_f32_to_int64(_with_source(tmp_path, expr + ".to(tl.float32)", body, expr[:4]), via_f64)
 
 
 def _assert_f32_to_int64(text: str, via_f64: bool) -> None:
@@ -1523,6 +1530,14 @@ def test_f32_to_int_with_no_location_is_the_files_one_form(tmp_path, expr, via_f
     _assert_f32_to_int64(text, via_f64)
     if via_f64:
         _assert_bit_exact("seed75724", folds=())
+
+
+def test_f32_to_int_of_a_min_of_widened_values_is_tritons_bits():
+    """``tl.minimum(x0.to(f64), x2.to(f64)).to(int16)`` of f32 values (held-out seed 170795, silent at first
+    contact in 81/128): LLVM takes the min of the f32s and converts it to s16 directly; Triton's ring widens each
+    payload, and their min's widening is the f64 the integer comes from — bit for bit."""
+    assert "cvt.rzi.s16.f32" in (DATA / "seed170795.plain.ptx").read_text()
+    _assert_bit_exact("seed170795", folds=())
 
 
 def _through_f16(x: int) -> int:

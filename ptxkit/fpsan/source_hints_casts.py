@@ -95,8 +95,10 @@ class CastHints(HintsBase):
             t = _to_dtype(n)
             # (through a choice of one value: tl.where(c, d.to(f64), d.to(f64)).to(int8), held-out seed 4383)
             recv = _one_value(f, _receiver(n)) if t in _INT_DTYPES else None
-            if recv is None or _cast_to(recv) != "float64" or max(16, _int_width(t or "")) != max(16, int(dest[1:])):
+            if recv is None or max(16, _int_width(t or "")) != max(16, int(dest[1:])):
                 return None
+            if _cast_to(recv) != "float64":
+                return ("f64", n) if _widened_choice(f, recv) else None
             # the cvt reads f32, so the .to(f64)'s receiver is f32 unless the source says otherwise (1560: a dot),
             # or a half that LLVM widened to f32 (held-out seed 3282: a half sum, shuffled as f32): the ring widening
             # of its f32 payload to f64 is the half's
@@ -225,6 +227,22 @@ def _narrowed_wide_product(f: SourceFile, side: ast.expr) -> bool:
     p = _resolve(f, inner, _DEPTH) if (inner := _negated(p)) is not None else p
     return isinstance(p, ast.BinOp) and isinstance(p.op, ast.Mult) and (
         _form(_width(f, p.left, _DEPTH), _width(f, p.right, _DEPTH)) in ("f32", "f64"))
+
+
+def _widened_choice(f: SourceFile, e: ast.expr, depth: int = _DEPTH) -> bool:
+    """``e`` is a ``tl.maximum``/``tl.minimum``/``tl.where`` whose arms are each ``.to(f64)`` of a narrower value, or
+    such a choice: LLVM moves the choice below the exact fpext and drops the fpext before the fptosi, Triton's ring
+    widens each payload, whose max/min/select is the widening of theirs (held-out seed 170795, silent at first
+    contact: ``tl.minimum(x0.to(f64), x2.to(f64)).to(tl.int16)`` of f32 values as ``cvt.rzi.s16.f32`` of a min)."""
+    arms = (e.args[1:3] if _method_call(e, "where", 3) else e.args[:2] if _method_call(e, "maximum", 2)
+            or _method_call(e, "minimum", 2) else [])
+    if not arms or depth == 0:
+        return False
+    for a in (_one_value(f, x) for x in arms):
+        if a is None or not (_widened_choice(f, a, depth - 1) if _cast_to(a) != "float64"
+                             else _width(f, _receiver(a), _DEPTH) not in (64, None)):
+            return False
+    return True
 
 
 def _abs_via(f: SourceFile, n: ast.expr, sw: int | None, dest: str) -> str | None:
