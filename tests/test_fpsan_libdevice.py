@@ -831,3 +831,19 @@ def test_half_abs_of_a_sunk_argument_is_reported():
     ours, theirs, errors = _compare("seed84945", folds=())
     assert not (ours == theirs).all()
     assert any(HALF_ABS in e.reason and e.opcode == "libdevice:__nv_powf" for e in errors)
+
+
+def test_log2f_zero_test_sunk_under_another_calls_merged_location_is_recognised():
+    """Held-out seed 168518 (reported at first contact, 481/512): eight log2f copies whose x == 0 tests on the scaled
+    x LLVM sank past a logf body, at that call's merged location ``0:163``, selecting −inf there; the tests are the
+    bodies' own (no user code can compare their inner values) and Triton's single op has no special case."""
+    plain = (DATA / "seed168518.plain.ptx").read_text()
+    assert re.search(r"\.loc\s+1 0 163\b", plain)
+    _assert_bit_exact("seed168518", folds=())
+
+
+def test_log2f_zero_select_past_the_users_negation_and_max_is_recognised():
+    """``tl.maximum(-tl.log2(x), y)`` (held-out seed 165976, reported at first contact, 168/256): LLVM folds the
+    x == 0 case (−(−inf) = +inf wins the max) into a select of +inf after the max, at the negation's location; the
+    general arm is Triton's."""
+    _assert_bit_exact("seed165976", folds=())

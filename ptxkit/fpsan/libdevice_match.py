@@ -56,6 +56,7 @@ from ptxkit.fpsan.libdevice_flow import (
 from ptxkit.fpsan.libdevice_tail import (
     call_select,
     caller_tests,
+    intermediates,
     is_flag,
     on_every_path,
     special_cases,
@@ -547,7 +548,7 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
         return None
     absorbed: list[ir.Instruction] = []
     consumers: list[ir.Instruction] = []
-    scanning = True
+    scanning, inner = True, intermediates(flow, taint - given, member_ids)
     for s in after:
         if isinstance(s, ir.Instruction) and s.opcode in ("ret", "exit"):
             scanning = False  # labels and branches are crossed: the sunk select reads the body's registers,
@@ -562,7 +563,7 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
         unpack = s.opcode == "mov" and isinstance(s.operands[0], ir.Vec)  # the caller's (a 64-bit shuffle: seed 1077)
         if (scanning and rd & taint and (s.opcode in _ABSORB or sunk) and not unpack and s.guard is None
                 and rd <= taint | consts and id(s) not in within  # (a recognised body's test of the input)
-                and (flow.same_call(s, body[0], merged=True) or sunk or tail_select(flow, s, absorbed))):
+                and (flow.same_call(s, body[0], merged=True) or sunk or tail_select(flow, s, absorbed, inner))):
             # column 0 or another call's location: sunk past other bodies (seeds 1223, 789); log2's tail is known
             # by its constants
             if flow.writes(s) & set(inputs):
@@ -607,7 +608,7 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
     outs -= common.keys()
     members = [s for s in members if id(s) not in shared]
     member_ids -= shared
-    bypass = special_cases(flow, outs, body[0], plain)
+    bypass = special_cases(flow, outs, body[0], plain | inner)
     bypassed = {id(sel) for _, (sel, _) in bypass}
     outs -= {p for p, _ in bypass}
     # and one sunk past the exit that only a body's code reads, a branch or a recognised body's instruction (held-out

