@@ -847,3 +847,19 @@ def test_log2f_zero_select_past_the_users_negation_and_max_is_recognised():
     x == 0 case (−(−inf) = +inf wins the max) into a select of +inf after the max, at the negation's location; the
     general arm is Triton's."""
     _assert_bit_exact("seed165976", folds=())
+
+
+def test_pow_whose_abs_of_x_llvm_put_in_both_arms_of_an_earlier_body_is_recognised():
+    """``pow(s, exp2(s))`` of f64 s (held-out seed 168861, reported at first contact, 256/256): pow's |s| is computed
+    in both arms of exp2's branch (two copies of one ``abs.f64``, which exp2's NaN test reads); it is a value of the
+    input all the same."""
+    plain = (DATA / "seed168861.plain.ptx").read_text()
+    assert len(re.findall(r"abs\.f64\s+(%rd\d+), %rd2;", plain)) == 2
+    _assert_bit_exact("seed168861", folds=())
+
+
+def test_negated_pow_whose_special_selects_follow_a_sign_xor_moved_to_the_store_is_recognised():
+    """``-pow(d.to(f64), d.to(f64))`` (held-out seed 168816, reported at first contact, 256/256): LLVM writes the
+    negation as a sign ``xor.b64`` at the store's column of the same line, and pow's x == 0 / x == 1 selects of −1.0
+    after it at the negation's column; Triton's single op has no special case."""
+    _assert_bit_exact("seed168816", folds=())

@@ -344,10 +344,13 @@ def sign_op_of(flow: Flow, r: str, op: str) -> str | None:
 
 def signs_of(flow: Flow, values: set[str], inside: set[int] | frozenset[int] = frozenset()) -> set[str]:
     """Registers written, unguarded, by a float ``abs``/``neg`` of one of ``values``: once, or first and then only by
-    instructions in ``inside`` (a body's phi LLVM coalesced with it: erf's |x|-or-x², held-out seed 12199)."""
+    instructions in ``inside`` (a body's phi LLVM coalesced with it: erf's |x|-or-x², held-out seed 12199) or by
+    copies of it (held-out seed 168861: pow(s, exp2(s))'s |s|, which LLVM put in both arms of exp2's branch)."""
     return {r for v in values for t in flow.readers.get(v, ()) if t.opcode in ("abs", "neg") and is_float(t)
             and t.guard is None for r in flow.writes(t)
-            if (ws := flow.writers.get(r, [])) and ws[0] is t and all(id(w) in inside for w in ws[1:])}
+            if (ws := flow.writers.get(r, [])) and ws[0] is t and all(
+                id(w) in inside or (w.opcode, w.mods, w.operands, w.guard) == (t.opcode, t.mods, t.operands, None)
+                for w in ws[1:])}
 
 
 

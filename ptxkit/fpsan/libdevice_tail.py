@@ -237,8 +237,9 @@ def _enclosing_sign(flow: Flow, s: ir.Instruction, r: str, values: set[str], hea
         return False
     w = ws[0]
     own = flow.loc.get(id(w))
-    if own is not None and own[:2] == call[:2]:
-        return False  # the sign op kept its place on the call's line: the select would carry its location or the call's
+    if own is not None and own[:2] == call[:2] and not (own[2].isdigit() and int(own[2]) < int(at[2])):
+        return False  # the sign op kept its place on the call's line: the select would carry its location or the
+        # call's (moved further out, to the store's column, it does not: held-out seed 168816, -pow(d, d))
     regs = [o for o in w.operands[1:] if isinstance(o, ir.Reg)]
     sign = (w.opcode in ("abs", "neg") and len(w.operands) == 2) or sign_mask_lanes(w) or sign_xor_lanes(w)
     return bool(sign) and w.guard is None and len(regs) == 1 and _cast_of(flow, regs[0].name, values)
