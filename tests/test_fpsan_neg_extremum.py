@@ -175,3 +175,10 @@ def test_negated_select_of_an_extremum_of_negations_is_reported(tmp_path, expr, 
 def test_held_out_negated_select_of_an_extremum_is_reported():
     ours, theirs, errors = _compare("seed56870", folds=())
     assert not (ours == theirs).all() and any("select of a max/min" in e.reason for e in errors)
+
+
+def test_packed_negation_of_a_packed_max_is_rewritten_lane_by_lane():
+    """Held-out seed 172555 (a sanitize crash at first contact, ``KeyError: no FPSan ring for type 'f16x2'``): a
+    ``neg.f16x2`` of a ``max.NaN.f16x2`` that a min reads went to the sign folds' single-type ring op; it is the
+    ring negation of each lane — bit for bit Triton's."""
+    _assert_bit_exact("seed172555", folds=())

@@ -286,6 +286,10 @@ def post_modifiers(ctx: RewriteContext, o: str, w: int, instr: ir.Instruction) -
 
 
 def elementwise(instr: ir.Instruction, ctx: RewriteContext, info: OpInfo, compute, nsrc: int) -> bool:
+    """``instr`` as its ring op, lane by lane where packed (a packed type given as ``ftype`` is read as such: held-out
+    seed 172555, ``neg.f16x2`` of a min crashed the sign folds)."""
+    if info.packed is None and info.ftype in LANE_TYPE:
+        info = OpInfo(LANE_TYPE[info.ftype], info.ftype)
     ops = instr.operands
     if len(ops) != nsrc + 1 or not isinstance(ops[0], (ir.Reg, ir.Sym)):
         return False
