@@ -2271,3 +2271,20 @@ def test_maximum_of_one_widening_narrowed_is_the_f32_narrowing(tmp_path):
     b = np.array([r[1] for r in rows], np.uint64)
     assert out == [int(v) for v in R.float_cast(b, "f32", "f16")] and not rep.errors
     _assert_bit_exact("seed60716", folds=())
+
+
+@pytest.mark.parametrize("expr,anchor,reported", [
+    # LLVM shrinks the narrowed product to x0 * x1 and CSE makes the two one mul (held-out seed 172374, silent)
+    ("tl.fma(x0 * x1, x0, (x0.to(tl.float64) * x1.to(tl.float64)).to(tl.float32))", "x0 * x1", True),
+    ("tl.fma(x0 * x1, x0, (x1.to(tl.float64) * x0.to(tl.float64)).to(tl.float32))", "(x1.to", True),
+    ("x0 * 2.0 + (x0.to(tl.float64) * 2.0).to(tl.float32)", "x0 * 2.0", True),
+    # other operands: one f32 product, one narrowed product of its own
+    ("tl.fma(x0 * x1, x0, (x0.to(tl.float64) * x0.to(tl.float64)).to(tl.float32))", "x0 * x1", False)])
+def test_f32_op_merged_with_a_narrowed_twin_is_reported(tmp_path, expr, anchor, reported):
+    """``x * y`` and ``(x.to(f64) * y.to(f64)).to(f32)`` in one statement are one ``mul.f32`` after LLVM (the f64
+    product of two f32 is exact): Triton's ring has an f32 product and a narrowed f64 one, two values, which one
+    instruction cannot give its readers: an error, from either location."""
+    text = _with_source(tmp_path, expr, "{loc}\n\tmul.f32 %d, %a, %b;", anchor, nin=2)
+    _, rep = _run(text, [[0x40490FDB, 0x3FC00000]])
+    errs = [i.reason for i in rep.items if i.opcode == "mul.f32" and i.severity == "error"]
+    assert bool(errs) == reported and all("widened to f64, narrowed back" in r for r in errs)

@@ -23,6 +23,10 @@ def narrowed_f32_unmodelled(op: str, decided: Decision) -> str | None:
         return (f"f32 {op} at column 0 of a line whose source has both an f32 {op} and f64 arithmetic on widened "
                 f"f32 narrowed back ({decided.where}): which one this is the location does not say; sanitized as the "
                 "f32 op")
+    if decided.form == "cse":  # (held-out seed 172374: silent at first contact)
+        return (f"f32 {op} where the source ({decided.where}) computes both this op on f32 values and the same op on "
+                "them widened to f64, narrowed back: LLVM shrinks the second to the first and makes them one "
+                "instruction, whose readers Triton's ring gives two values (not modelled); sanitized as the f32 op")
     if decided.form == "int":  # (held-out seed 17257: silent at first contact)
         return (f"f32 {op} LLVM narrowed from f64 arithmetic on an integer converted to f64 ({decided.where}): "
                 "Triton's operand is the native i → f64 conversion, which the PTX's i → f32 one widened in the ring "

@@ -25,7 +25,6 @@ not parse leaves the fold undecided (the default form, reported). Only ``.py`` f
 from __future__ import annotations
 
 import ast
-import struct
 
 from ptxkit import ir
 from ptxkit.fpsan.source_ast import (
@@ -55,7 +54,6 @@ from ptxkit.fpsan.source_ast import (
     _int_width,
     _is_two,
     _narrowed_to,
-    _negated,
     _number,
     _one,
     _one_value,
@@ -73,7 +71,7 @@ from ptxkit.fpsan.source_ast import (
     _without_folded_widening,
 )
 from ptxkit.fpsan.source_hints_abs import AbsHints
-from ptxkit.fpsan.source_hints_casts import CastHints, cast_back_to_int, int_cast_wider
+from ptxkit.fpsan.source_hints_casts import CastHints, _int_to_f64, cast_back_to_int, int_cast_wider
 from ptxkit.fpsan.source_hints_compare import CompareHints
 from ptxkit.fpsan.source_hints_libcall import LibcallHints
 from ptxkit.fpsan.source_hints_reduce import ReduceHints
@@ -155,61 +153,6 @@ class SourceHints(SignHints, AbsHints, CastHints, LibcallHints, CompareHints, Re
             isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name)
             and (n.func.value.id == "libdevice" or (n.func.value.id == "tl" and n.func.attr in _INLINED_MATH))
             for n in found[1])
-
-    def narrowed_f32(self, instr: ir.Instruction) -> Decision | None:
-        """An f32 add/sub/mul carrying a ``.to(tl.float32)`` cast's location whose receiver is that op on
-        operands widened to f64 (``(x.to(f64) * y.to(f64)).to(f32)``: LLVM shrinks it, the product of two
-        f32 being exact in f64; held-out seeds 1516, 1610): ``f64``; that cast negated (``-(…).to(f32)``,
-        the negation moved onto an operand): ``neg``. Anything else undecided (an f32 op)."""
-        want = _BINOP.get(instr.opcode)
-        imm = next((o for o in instr.operands[1:] if isinstance(o, ir.FloatImm)), None)
-        value = struct.unpack("<f", imm.bits.to_bytes(4, "little"))[0] if imm is not None and imm.width == 32 else None
-
-        def same_constant(e: ast.BinOp) -> bool:  # the op's number as the PTX immediate (a - c is add a, -c)
-            c = _number(e.right)
-            c = -c if c is not None and isinstance(e.op, ast.Sub) and want is ast.Add else c
-            c = _number(e.left) if c is None else c
-            return (c is None) if imm is None else (c is not None and struct.pack("<f", c) == struct.pack("<f", value))
-
-        def classify(f: SourceFile, n: ast.expr, narrowed_only: bool = False,
-                     by_constant: bool = False) -> tuple[str, ast.expr] | None:
-            if want is None:
-                return None
-            if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub) and _cast_to(n.operand) == "float32":
-                # -(x.to(f64) * y.to(f64)).to(f32): LLVM moves the negation onto an operand (held-out seed 32469)
-                inner = classify(f, n.operand, narrowed_only, by_constant)
-                return ("neg", n) if inner is not None and inner[0] == "f64" else None
-            if _cast_to(n) != "float32":  # the op itself, on f32 values (held-out seed 9335: floor(h.to(f32)) - 0.5
-                # on the line of (h.to(f64) + 1.0).to(f32), both at column 0)
-                if narrowed_only or not (isinstance(n, ast.BinOp) and _as_op(n)[0] is want
-                                         and (not by_constant or same_constant(n))):
-                    return None
-                return ("native", n) if _form(_width(f, n.left, _DEPTH), _width(f, n.right, _DEPTH)) in (
-                    "f32", "native") else None
-            # (through a select's arms, into which LLVM sinks the fptrunc: held-out seed 10698,
-            # where(c, y.to(f64), y.to(f64) - 0.5).to(f32) as add.f32 y, -0.5 — silent at first contact)
-            arms = [e for e in _arms(f, _resolve(f, _receiver(n), _DEPTH)) if isinstance(e, ast.BinOp)]
-            ops = [e for e in arms if _as_op(e)[0] is want and (not by_constant or same_constant(e))]
-            if not ops and not by_constant and any(  # ((i.to(f64) * -1.0) - 0.5).to(f32) as sub.f32 -0.5, i32: LLVM
-                    _form(_width(f, e.left, _DEPTH), _width(f, e.right, _DEPTH)) == "f64" for e in arms):
-                # folded the f64 ops into another one (held-out seed 54683, silent); a negation moved into an add or a
-                # sub is a ring identity too (−a − c = (−c) − a): the f64 op on the widened operands
-                moved = want in (ast.Add, ast.Sub) and any(_negated(a) is not None for e in arms for a in ast.walk(e))
-                ints = any(_int_to_f64(f, a) for e in arms for a in ast.walk(e) if isinstance(a, ast.expr))
-                return ("int" if ints else "f64" if moved else "restructured"), n
-            forms = {_form(_width(f, e.left, _DEPTH), _width(f, e.right, _DEPTH)) for e in ops}
-            if forms == {"f64"} and any(_int_to_f64(f, a) for e in ops for a in (e.left, e.right)):
-                return "int", n  # i.to(f64) * c: Triton's operand is the native int → f64 conversion (seed 17257)
-            return ("f64", n) if forms == {"f64"} else None
-        got = self.decide(instr, classify)
-        loc = self.loc.get(id(instr))
-        if got is None and loc is not None and loc[2] == 0:  # several forms on the line: the op's constant, else
-            # say so (an f32 op taken for the narrowed one is silent)
-            wide = self.decide(instr, lambda f, n: classify(f, n, narrowed_only=True))
-            if wide is None:
-                return None
-            return self.decide(instr, lambda f, n: classify(f, n, by_constant=True)) or Decision("both", wide.where)
-        return got
 
     def half(self, instr: ir.Instruction) -> Decision | None:
         """H: a 16-bit add/sub/mul/setp is half arithmetic (``native``) or f32/f64 arithmetic on
@@ -691,10 +634,3 @@ def _abs_cast_classify(dest: str | None, source: str | None) -> Classify:
             return None  # abs(abs(x.to(f64)).to(f16)) of an f32 x: the cast the source has is of an f64 (24703)
         return ("inside" if cast else "outside"), n
     return classify
-
-
-def _int_to_f64(f: SourceFile, e: ast.expr) -> bool:
-    """``i.to(tl.float64)`` of an integer-typed ``i`` (a ``.to(tl.intN)`` cast), through names."""
-    r = _resolve(f, e, _DEPTH)
-    return r is not None and _cast_to(r) == "float64" and _to_dtype(_resolve(f, _receiver(r), _DEPTH)) in _INT_DTYPES
-
