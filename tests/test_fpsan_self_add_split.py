@@ -273,13 +273,21 @@ def test_widened_add_read_as_both_forms_is_reported(tmp_path):
     assert ("add.bf16", "error") in _items(rep)
 
 
-def test_doubled_integer_widened_to_f64_then_narrowed_is_reported(tmp_path):
-    """``(2.0 * i.to(f64)).to(f32)`` as ``cvt.rn.f32.s64`` then ``add.f32 x, x`` (held-out seed 38208, silent before):
-    Triton doubles the native i → f64 conversion in the 64-bit ring, which the PTX's i → f32 widened is not."""
-    expr = "(2.0 * x0.to(tl.int64).to(tl.float64)).to(tl.float32)"
+@pytest.mark.parametrize("expr,two", [("(2.0 * x0.to(tl.int64).to(tl.float64)).to(tl.float32)", True),
+                                      ("(x0.to(tl.int64).to(tl.float64) + x0.to(tl.int64).to(tl.float64))"
+                                       ".to(tl.float32)", False)])
+def test_doubled_integer_widened_to_f64_then_narrowed_is_tritons(tmp_path, expr, two):
+    """``(2.0 * i.to(f64)).to(f32)`` as ``cvt.rn.f32.s64`` then ``add.f32 x, x`` (held-out seed 38208, silent at
+    first contact, then reported; 169688): Triton doubles the native i → f64 conversion in the 64-bit ring (times
+    φ(2.0), or added to itself) and narrows, which the PTX's i → f32 widened is not: replayed from i."""
     body = "cvt.rzi.s64.f32 %e1, %a;\n\tcvt.rn.f32.s64 %t, %e1;\n\t{loc}\n\tadd.f32 %d, %t, %t;"
-    _, rep = _run(_with_source(tmp_path, expr, body, "(2.0"), [[A]])
-    assert ("add.f32", "error") in _items(rep)
+    x = -1234567.0
+    out, rep = _run(_with_source(tmp_path, expr, body, "(2.0" if two else "(x0"), [[struct.unpack("<I", struct.pack("<f", x))[0]]])
+    assert ("add.f32", "note") in _items(rep) and not rep.errors
+    wide = np.array([np.float64(np.trunc(x))], np.float64).view(np.uint64)
+    other = np.array([2.0 if two else np.trunc(x)], np.float64).view(np.uint64)
+    want = R.float_cast(R.float_binop("mul" if two else "add", wide, other, "f64"), "f64", "f32")
+    assert out == [int(want[0])]
 
 
 def test_self_add_at_a_merged_location_takes_its_copies_form(tmp_path):
@@ -365,3 +373,9 @@ def test_widened_self_add_reading_a_kept_narrowing_stays_decided():
     ours, theirs, errors = _compare("seed126295")
     assert (ours == theirs).all()
     assert len(errors) == 1 and errors[0].opcode == "add.f16" and "self-add=add" in errors[0].reason
+
+
+def test_held_out_doubled_integer_conversion_is_tritons_bits():
+    """Held-out seed 169688 (reported at first contact): ``2.0 * (x2 - x1.to(bf16)).to(int64).to(f64)`` stored as
+    f32, which LLVM writes as ``cvt.rn.f32.s64`` and ``add.f32 x, x``: bit for bit Triton's."""
+    _assert_bit_exact("seed169688", folds=())

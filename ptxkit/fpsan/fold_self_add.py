@@ -322,6 +322,32 @@ def _compare_at(hints: SourceHints, u: ir.Instruction) -> ast.Compare | None:
     return cmps[0] if len(cmps) == 1 else None
 
 
+def _int_conversion(flow: Flow | None, add: ir.Instruction) -> ir.Instruction | None:
+    """The unguarded ``cvt.rn.fT.{s,u}N x, i`` that alone writes the operand of ``add x, x`` (not packed)."""
+    x = add.operands[1]
+    d = flow.only_def(x.name) if flow is not None and isinstance(x, ir.Reg) and len(add.operands) == 3 else None
+    ok = d is not None and d.opcode == "cvt" and d.guard is None and len(d.mods) == 3 and d.mods[0] == "rn"
+    return d if ok and d is not None and d.mods[2][:1] in ("s", "u") and isinstance(d.operands[1], ir.Reg) else None
+
+
+def _from_int(form: str, info: OpInfo, conversion: ir.Instruction) -> tuple[Callable[..., str], int]:
+    """``OP-f64-int``: ``(2.0 * i.to(f64)).to(T)`` (or ``i.to(f64) + i.to(f64)``) that LLVM shrank to ``add.T x, x``
+    of ``x = cvt.rn.T.sN i`` (the f64 exact): Triton's operand is the native i → f64 conversion, embedded, the op in
+    the f64 ring, then its narrowing (held-out seed 169688, reported before)."""
+    base = form.split("-")[0]
+
+    def replay(c: RewriteContext, _ps: list[str], _w: int, _i: ir.Instruction) -> str:
+        wide, o = c.fresh(BITS_KIND[64]), c.fresh(BITS_KIND[64])
+        c.emit(f"cvt.rn.f64.{conversion.mods[2]} {wide}, {name_of(conversion.operands[1])}")
+        p = as_reg(c, c.embed(ir.Reg(wide), "f64"), 64)
+        if base == "add":
+            c.emit(f"add.s64 {o}, {p}, {p}")
+        else:
+            c.emit(f"mul.lo.s64 {o}, {p}, {hexc(R.embed_int(float_to_bits(2.0, 'f64'), 'f64'), 64)}")
+        return cast_payload(c, o, "f64", info.ftype)
+    return replay, 2
+
+
 def _compute(form: str, info: OpInfo) -> tuple[Callable[..., str], int]:
     """The ring code of ``form`` on φ(x): ``add`` 2φ(x), ``mul2`` φ(x)·φ(2); ``OP-fW`` the op on the payload
     sign-extended to the wide type W, then Triton's narrowing ((2.0 * x.to(f64)).to(f32), seed 98)."""
@@ -359,7 +385,10 @@ def self_add(instr: ir.Instruction, ctx: RewriteContext, opts: Options, ft: str,
         decided = Decision(split.form, f"{split.where} (both forms in the file; its readers' locations)")
     form = opts.fold("self-add") or (decided.form if decided else "add")
     info = OpInfo(LANE_TYPE.get(ft, ft), ft if ft in LANE_TYPE else None)
-    compute, nsrc = _compute(form, info)
+    conversion = _int_conversion(flow, instr) if form.endswith("-int") else None
+    if form.endswith("-int") and conversion is None:
+        form, decided = "add", None  # (the PTX's operand is no conversion of an integer: undecided after all)
+    compute, nsrc = _from_int(form, info, conversion) if conversion is not None else _compute(form, info)
     if not elementwise(instr, ctx, info, compute, nsrc):
         return FoldResult(False, Verdict("add: operand form not modelled"))
     if split is None or split.other is None or flow is None or opts.fold("self-add") is not None:

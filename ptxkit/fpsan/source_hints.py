@@ -607,7 +607,8 @@ def _widened_self_add(f: SourceFile, n: ast.expr, lane: str) -> tuple[str, ast.e
         return None
     w = _width(f, y, _DEPTH)
     if w == 64 and _int_to_f64(f, y):  # (2.0 * i.to(f64)).to(f32) as cvt.rn.f32.s64 then add: Triton's operand is
-        return "both", n, y  # the native i → f64, not the PTX's i → f32 widened (held-out seed 38208, silent)
+        return f"{base}-f64-int", n, y  # the native i → f64, not the PTX's i → f32 widened (held-out seeds 38208,
+        # silent, then reported; 169688: replayed, fold_self_add)
     if w not in (32, 64) or w <= _DTYPE_WIDTH[_PTX_DTYPE[lane]]:
         return None
     then = "" if via is None or _DTYPE_WIDTH[via] >= w else "-" + {**_HALF, **_WIDE}.get(via, "?")
