@@ -40,6 +40,11 @@ def rewrite_cvt(instr: ir.Instruction, ctx: RewriteContext) -> bool | str | Verd
     if st in ("f16", "bf16") and not is_float(dt) and len(instr.operands) == 2:
         return _half_to_int(instr, ctx, dt, st)
     if st == "f32" and not is_float(dt) and len(instr.operands) == 2 and (d := ctx.hints.f32_int(instr, dt)):
+        if d.form == "mixed":
+            return Verdict(f"f32 → {dt} conversion of a choice the source at {d.where} makes between f64 widenings and "
+                           "a constant: LLVM chooses between the f32 values and drops the widening, where Triton "
+                           "widens each arm in the ring and takes the constant's own f64 (not modelled); left native",
+                           ERROR)
         return _via_f64(instr, ctx, dt, d.where)
     if dt in ("f16", "bf16") and not is_float(st) and len(instr.operands) == 2:
         return _int_to_half(instr, ctx, dt, st)
