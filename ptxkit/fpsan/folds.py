@@ -61,6 +61,7 @@ from ptxkit.fpsan.fold_libcall import direct_libcall, unmodelled_libcall
 from ptxkit.fpsan.fold_merged_int_conversion import merged_int_conversion
 from ptxkit.fpsan.fold_nan_test_in_extremum import nan_test_in_extremum
 from ptxkit.fpsan.fold_narrowed_compare import narrowed_compare, rewrite_narrowed_compare
+from ptxkit.fpsan.fold_narrowed_extremum import narrowed_extremum
 from ptxkit.fpsan.fold_narrowed_fma import widened_sum_fma
 from ptxkit.fpsan.fold_neg_extremum import max_of_negations, negated_select_of_extremum, negated_tree
 from ptxkit.fpsan.fold_neg_into_constant import (
@@ -405,6 +406,8 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
         if (reason := narrowed_f32_unmodelled(op, decided)) is not None:
             return _as_written_reported(instr, ctx, ft, reason)
         return _half(instr, ctx, opts, ft, decided, flow)  # f64 arithmetic on widened f32, narrowed back
+    if op in ("max", "min") and (done := narrowed_extremum(instr, ctx, flow)) is not None:
+        return done
     if (op in ("max", "min") and ft in ("f16", "bf16", "f32") and (wider := flow.hints.reduced_wider(instr, ft))
             and wider.form == "wider"):
         return _as_written_reported(instr, ctx, ft, f"{op}.{ft} of a reduction whose operand the source at "

@@ -26,6 +26,12 @@ _A, _B = f"{_I32_A}.to(tl.float64)", f"{_I32_B}.to(tl.float64)"
 
 # name -> (leaf dtypes, body, output dtype, BLOCK, masked): elementwise, 1 warp, 2 programs
 HAND = {
+    # a max/min of a widened value and a constant, narrowed back: LLVM's max.f32 x, 3.0 / min.f16 of a register
+    # constant; Triton's ring compares at the wide type (hand kernels after held-out seed 170795, silent before)
+    "k_max_widened_and_constant_f32": ({"x0": "f32", "x1": "f32"}, "tl.maximum(x0.to(tl.float64), 3.0)"
+                                       ".to(tl.float32) + x1", "f32", 64, True),
+    "k_min_widened_and_constant_f16": ({"x0": "f16", "x1": "f16"}, "tl.minimum(-2.5, x0.to(tl.float32))"
+                                       ".to(tl.float16) * x1", "f16", 64, True),
     # the elementwise minimum of negations of bf16 values, widened: LLVM's max.bf16, widened, subtracted; the source
     # negates the wide values (held-out seed 137708, silent at -0: replayed in the 16-bit ring) or the narrow ones
     # (silent before: the negation under the cast was not seen)

@@ -1,0 +1,50 @@
+"""A max/min of a widened value and a constant, narrowed back (``ptxkit.fpsan.fold_narrowed_extremum``; issue 10 H,
+hand kernels after held-out seed 170795, silent in 100 of 128 elements before): LLVM takes it at the narrow type,
+Triton's ring at the wide one. Triton 3.9 pairs, and hand-written PTX against the ring module."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ptxkit.fpsan import ring as R
+from tests.test_fpsan_folds import _items, _run
+from tests.test_fpsan_libdevice import DATA, _assert_bit_exact
+from tests.test_fpsan_source_hints import _with_source
+
+
+@pytest.mark.parametrize("name,op", [("k_max_widened_and_constant_f32", "max.f32"),
+                                     ("k_min_widened_and_constant_f16", "min.f16")])
+def test_held_out_style_extremum_of_a_widening_and_a_constant_is_tritons_bits(name, op):
+    assert op in (DATA / f"{name}.plain.ptx").read_text()
+    _assert_bit_exact(name, folds=())
+
+
+def _wide_max(x: int, c: float) -> int:
+    """Triton's ``tl.maximum(x.to(f64), c).to(f32)`` of the f32 bits x, as f32 bits."""
+    px = R.sext(R.embed(np.array([x], np.uint64), "f32"), 32, 64)
+    pc = R.embed(np.array([np.array([c], np.float64).view(np.uint64)[0]], np.uint64), "f64")
+    return int(R.unembed(R.narrow(R.smax(px, pc, 64), 64, 32), "f32")[0])
+
+
+@pytest.mark.parametrize("x", [0x40490FDB, 0xC0490FDB, 0x3F800000, 0x80000000])
+def test_max_of_a_widening_and_a_constant_compares_in_the_wide_ring(tmp_path, x):
+    expr = "tl.maximum(x0.to(tl.float64), 3.0).to(tl.float32)"
+    text = _with_source(tmp_path, expr, "{loc}\n\tmax.f32 %d, %a, 0f40400000;", "tl.max", out_w=32)
+    out, rep = _run(text, [[x]])
+    assert out == [_wide_max(x, 3.0)] and ("max.f32", "note") in _items(rep)
+
+
+def test_max_the_source_goes_on_computing_with_at_the_wide_type_is_reported(tmp_path):
+    expr = "(tl.maximum(x0.to(tl.float64), 0.5) * 2.0).to(tl.float32)"
+    text = _with_source(tmp_path, expr, "{loc}\n\tmax.f32 %d, %a, 0f3F000000;", "tl.max", out_w=32)
+    _, rep = _run(text, [[0x40490FDB]])
+    assert ("max.f32", "error") in _items(rep)
+
+
+def test_max_of_two_loads_is_the_rings_own(tmp_path):
+    """No constant: the f32 ring max (LLVM's max of two widenings is the widening of the max, in either ring)."""
+    expr = "tl.maximum(x0.to(tl.float64), x1.to(tl.float64)).to(tl.float32)"
+    text = _with_source(tmp_path, expr, "{loc}\n\tmax.f32 %d, %a, %b;", "tl.max", nin=2, out_w=32)
+    _, rep = _run(text, [[0x40490FDB, 0x3F800000]])
+    assert not [i for i in rep.items if i.opcode == "max.f32" and "widens" in i.reason]
