@@ -48,3 +48,12 @@ def test_max_of_two_loads_is_the_rings_own(tmp_path):
     text = _with_source(tmp_path, expr, "{loc}\n\tmax.f32 %d, %a, %b;", "tl.max", nin=2, out_w=32)
     _, rep = _run(text, [[0x40490FDB, 0x3F800000]])
     assert not [i for i in rep.items if i.opcode == "max.f32" and "widens" in i.reason]
+
+
+def test_clamp_of_a_widening_is_reported(tmp_path):
+    """``tl.clamp(x.to(f64), 0.5, 3.0).to(f32)`` as ``max.f32``, ``min.f32``: Triton's ring clamps at f64 and
+    narrows once (hand kernel, silent before in 100/128): both ops reported."""
+    expr = "tl.clamp(x0.to(tl.float64), 0.5, 3.0).to(tl.float32)"
+    body = "{loc}\n\tmax.f32 %t, %a, 0f3F000000;\n\tmin.f32 %d, %t, 0f40400000;"
+    _, rep = _run(_with_source(tmp_path, expr, body, "tl.clamp", out_w=32), [[0x40490FDB]])
+    assert ("max.f32", "error") in _items(rep) and ("min.f32", "error") in _items(rep)

@@ -282,7 +282,8 @@ def test_doubled_integer_widened_to_f64_then_narrowed_is_tritons(tmp_path, expr,
     φ(2.0), or added to itself) and narrows, which the PTX's i → f32 widened is not: replayed from i."""
     body = "cvt.rzi.s64.f32 %e1, %a;\n\tcvt.rn.f32.s64 %t, %e1;\n\t{loc}\n\tadd.f32 %d, %t, %t;"
     x = -1234567.0
-    out, rep = _run(_with_source(tmp_path, expr, body, "(2.0" if two else "(x0"), [[struct.unpack("<I", struct.pack("<f", x))[0]]])
+    bits = struct.unpack("<I", struct.pack("<f", x))[0]
+    out, rep = _run(_with_source(tmp_path, expr, body, "(2.0" if two else "(x0"), [[bits]])
     assert ("add.f32", "note") in _items(rep) and not rep.errors
     wide = np.array([np.float64(np.trunc(x))], np.float64).view(np.uint64)
     other = np.array([2.0 if two else np.trunc(x)], np.float64).view(np.uint64)
