@@ -369,6 +369,9 @@ def test_special_case_select_of_other_code_is_not_taken():
     "k_libdevice_log_tl_exp_f64",
     "k_libdevice_sqrt_rsqrt",
     "k_libdevice_copysign_f32",
+    # libdevice.copysign(x.to(f64), y.to(f64)).to(f32) as copysign.f32: the f64 call's hash of the widened payloads,
+    # narrowed (hand kernel, silent in 100/128 before)
+    "k_copysign_of_widenings_f32",
 ])
 def test_body_whose_special_case_or_input_llvm_rewrote_is_tritons_op(name):
     """Held-out kernels where LLVM moved a body's special case or rewrote its input: each is Triton's op

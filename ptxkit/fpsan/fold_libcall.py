@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from ptxkit import ir
 from ptxkit.fpsan import ring as R
+from ptxkit.fpsan.casts import _cast_payload as cast_payload
 from ptxkit.fpsan.ctx import RewriteContext
 from ptxkit.fpsan.fold_flow import Flow, FoldResult
 from ptxkit.fpsan.libdevice_emit import emit_call
@@ -22,19 +23,24 @@ def direct_libcall(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, ft: s
     """``sqrt``/``rsqrt``/``copysign`` at a ``libdevice.sqrt(x)`` (…) call: the call hash of its symbol (custom
     kernels, ``libdevice.sqrt(x0) + x1``, ``libdevice.copysign(x0, x1) + x1``, were silent); else None.
     ``copysign.fT d, a, b`` is ``libdevice.copysign(b, a)``: the magnitude's operand comes last in PTX."""
-    symbol = HASHED_CALLS.get((instr.opcode, ft))
     ops = instr.operands
-    if (symbol is None or len(ops) != (3 if instr.opcode == "copysign" else 2)
-            or not flow.hints.libdevice_call(instr, instr.opcode)):
+    call = flow.hints.libdevice_call(instr, instr.opcode) if (instr.opcode, ft) in HASHED_CALLS else None
+    if call is None or len(ops) != (3 if instr.opcode == "copysign" else 2):
         return None
+    # (of arguments widened to W, the call at W, narrowed: LLVM's copysign(x.to(f64), y.to(f64)).to(f32) is the f32
+    # op; hand kernel, silent in 100/128)
+    wt = call.form.partition(":")[2] if instr.opcode == "copysign" else ""
+    at = wt if wt and R.ring(wt).w > R.ring(ft).w else ft
+    symbol, w = HASHED_CALLS[(instr.opcode, at)], R.ring(at).w
+    args = [cast_payload(ctx, ctx.embed(o, ft), ft, at) if at != ft else ctx.embed(o, ft) for o in ops[1:][::-1]]
     if instr.opcode == "copysign":
-        w = R.ring(ft).w
-        o = emit_call(ctx, [ctx.embed(ops[2], ft), ctx.embed(ops[1], ft)], symbol, w)
+        o = emit_call(ctx, args, symbol, w)
     else:
-        o = emit_libcall(ctx, ctx.embed(ops[1], ft), instr.opcode, ft, symbol)
-    ctx.define(ops[0], o, ft, instr.guard)
-    return FoldResult(True, Verdict(f"{instr.opcode}.{ft} at a libdevice.{instr.opcode} call: Triton's FPSan hashes "
-                                    f"the call ({symbol}), not its math op", NOTE, native=False))
+        o = emit_libcall(ctx, args[0], instr.opcode, ft, symbol)
+    ctx.define(ops[0], cast_payload(ctx, o, at, ft) if at != ft else o, ft, instr.guard)
+    how = f" of arguments widened to {at}, narrowed back" if at != ft else ""
+    return FoldResult(True, Verdict(f"{instr.opcode}.{ft} at a libdevice.{instr.opcode} call{how}: Triton's FPSan "
+                                    f"hashes the call ({symbol}), not its math op", NOTE, native=False))
 
 
 # libdevice functions whose lowering this package checked against Triton 3.9 (recognised bodies, the instructions

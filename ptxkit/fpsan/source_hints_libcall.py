@@ -9,6 +9,7 @@ import ast
 from ptxkit import ir
 from ptxkit.fpsan.source_ast import (
     _DEPTH,
+    _DTYPE_WIDTH,
     Decision,
     SourceFile,
     _abs_call,
@@ -17,10 +18,13 @@ from ptxkit.fpsan.source_ast import (
     _negated,
     _number,
     _one_value,
+    _receiver,
+    _width,
 )
 from ptxkit.fpsan.source_locations import HintsBase
 
 _BINOP_OPCODE = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div"}
+_WIDE_TYPE = {32: "f32", 64: "f64"}
 
 
 class LibcallHints(HintsBase):
@@ -29,9 +33,16 @@ class LibcallHints(HintsBase):
     def libdevice_call(self, instr: ir.Instruction, name: str) -> Decision | None:
         """Where the source's expression at ``instr``'s location is ``libdevice.NAME(...)``: Triton hashes the call
         while the same PTX from ``tl.NAME`` is its math op (``cvt.rmi.f64.f64`` of ``libdevice.floor``; custom kernels
-        were silent)."""
+        were silent). Form ``call``, or ``call:W`` where every argument is a ``.to(W)`` widening of a narrower value
+        (LLVM narrows ``copysign(x.to(f64), y.to(f64)).to(f32)`` to the f32 op; Triton hashes the f64 call)."""
         def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
-            return ("call", n) if _module_call(n, "libdevice") == name else None
+            if _module_call(n, "libdevice") != name or not isinstance(n, ast.Call):
+                return None
+            casts = {_cast_to(a) for a in n.args}
+            wide = casts.pop() if len(casts) == 1 else None
+            w = _DTYPE_WIDTH.get(wide or "", 0)
+            narrower = w in (32, 64) and all(_width(f, _receiver(a), _DEPTH) not in (None, w) for a in n.args)
+            return (f"call:{_WIDE_TYPE[w]}" if narrower else "call"), n
         return self.decide(instr, classify)
 
     def libdevice_call_name(self, instr: ir.Instruction) -> str | None:

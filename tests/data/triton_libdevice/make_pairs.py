@@ -26,6 +26,10 @@ _A, _B = f"{_I32_A}.to(tl.float64)", f"{_I32_B}.to(tl.float64)"
 
 # name -> (leaf dtypes, body, output dtype, BLOCK, masked): elementwise, 1 warp, 2 programs
 HAND = {
+    # libdevice.copysign of two f64 widenings, narrowed back: LLVM's copysign.f32; Triton hashes __nv_copysign on the
+    # sign-extended payloads and narrows (hand kernel, silent in 100/128 before)
+    "k_copysign_of_widenings_f32": ({"x0": "f32", "x1": "f32"}, "libdevice.copysign(x0.to(tl.float64), "
+                                    "x1.to(tl.float64)).to(tl.float32) + x1", "f32", 64, True),
     # a max/min of a widened value and a constant, narrowed back: LLVM's max.f32 x, 3.0 / min.f16 of a register
     # constant; Triton's ring compares at the wide type (hand kernels after held-out seed 170795, silent before)
     "k_max_widened_and_constant_f32": ({"x0": "f32", "x1": "f32"}, "tl.maximum(x0.to(tl.float64), 3.0)"
