@@ -31,7 +31,7 @@ def narrowed_extremum(instr: ir.Instruction, ctx: RewriteContext, flow: Flow) ->
     ft = float_type_of(instr) or ""
     ops = instr.operands
     if instr.opcode not in _CALL or ft not in _BITS or len(ops) != 3 or instr.guard is not None \
-            or not isinstance(ops[0], ir.Reg):
+            or not isinstance(ops[0], ir.Reg) or "xorsign" in instr.mods:
         return None
     consts = [(i, b) for i in (1, 2) if (b := _constant_bits(flow, ops[i], _BITS[ft])) is not None]
     if len(consts) != 1 or not isinstance(x := ops[3 - consts[0][0]], ir.Reg):
