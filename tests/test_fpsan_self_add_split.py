@@ -380,3 +380,12 @@ def test_held_out_doubled_integer_conversion_is_tritons_bits():
     """Held-out seed 169688 (reported at first contact): ``2.0 * (x2 - x1.to(bf16)).to(int64).to(f64)`` stored as
     f32, which LLVM writes as ``cvt.rn.f32.s64`` and ``add.f32 x, x``: bit for bit Triton's."""
     _assert_bit_exact("seed169688", folds=())
+
+
+def test_widened_self_add_beside_the_lane_form_on_a_widened_half_is_reported():
+    """``erf((h.to(f64) + h.to(f64)).to(f32)) / sqrt(2.0 * h.to(f32))`` of a bf16 h (held-out seed 181080, silent at
+    first contact in 235/256): both forms read the one ``cvt.f32.bf16`` LLVM made of h, so its CSE made them one
+    ``add.f32 x, x`` (unlike a narrowing LLVM kept, 126295): no one form, reported."""
+    ours, theirs, errors = _compare("seed181080")
+    assert (ours != theirs).any()
+    assert any(e.opcode == "add.f32" and "self-add" in e.reason for e in errors)

@@ -102,11 +102,15 @@ def narrowed_load(flow: Flow, x: ir.Operand, ft: str) -> str | None:
     return found[2] if {"ld", "ldu"} & set(src) and set(src) <= {"ld", "ldu", "mov"} else None
 
 
-def converted(flow: Flow, x: ir.Operand) -> bool:
-    """``add x, x``'s operand is written only by float conversions (``cvt.f32.bf16 x, h``): an input's cast, never
-    an inlined math body's result."""
+def converted(flow: Flow, x: ir.Operand) -> str | None:
+    """``narrowing`` or ``widening`` where ``add x, x``'s operand is written only by float conversions (``cvt.f32.bf16
+    x, h``: an input's cast, never an inlined math body's result), all narrowing or not; else None."""
     ds = flow.defs.get(x.name, []) if isinstance(x, ir.Reg) else []
-    return bool(ds) and all(d.opcode == "cvt" and float_cast(d) is not None for d in ds)
+    casts = [float_cast(d) if d.opcode == "cvt" else None for d in ds]
+    if not casts or None in casts:
+        return None
+    narrowing = all(c is not None and R.ring(c[0]).w < R.ring(c[1]).w for c in casts)
+    return "narrowing" if narrowing else "widening"
 
 
 def operand_load(flow: Flow, x: ir.Operand) -> str | None:

