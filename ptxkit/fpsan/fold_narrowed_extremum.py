@@ -14,6 +14,7 @@ from ptxkit.fpsan import ring as R
 from ptxkit.fpsan.casts import _cast_payload as cast_payload
 from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext, float_to_bits, hexc
 from ptxkit.fpsan.fold_flow import Flow, FoldResult
+from ptxkit.fpsan.fold_select_const import _rounded
 from ptxkit.fpsan.ops import TABLE, OpInfo, as_reg, elementwise, float_type_of
 from ptxkit.fpsan.report import ERROR, NOTE, Verdict
 from ptxkit.fpsan.source_ast import _DEPTH, OWN, _cast_to, _method_call, _number, _receiver, _width
@@ -101,16 +102,7 @@ def _source_form(flow: Flow, instr: ir.Instruction, ft: str, bits: int) -> tuple
         w = _width(f, _receiver(casts[0]), _DEPTH)
         # (a narrower value too: the PTX widened it to T, a sign extension in the ring as on to W)
         if R.ring(wt).w > _BITS[ft] and w is not None and (w == OWN or 0 < w <= _BITS[ft]) \
-                and float_to_bits(nums[0], ft) == bits and _exact(nums[0], ft):
+                and float_to_bits(nums[0], ft) == bits and _rounded(nums[0], ft) == nums[0]:
             up = f.parent.get(id(f.parent.get(id(n))))
             got.add((wt, nums[0], f.where(n), _PTX.get(_cast_to(up) or "") == ft))
     return got.pop() if len(got) == 1 else None
-
-
-def _exact(c: float, ft: str) -> bool:
-    """``c`` is a value of ``ft`` (LLVM narrows the op only then)."""
-    if ft == "f32":
-        return float(np.float32(c)) == c
-    if ft == "f16":
-        return float(np.float16(c)) == c
-    return float(np.array([float_to_bits(c, "bf16") << 16], np.uint32).view(np.float32)[0]) == c
