@@ -57,3 +57,20 @@ def test_clamp_of_a_widening_is_reported(tmp_path):
     body = "{loc}\n\tmax.f32 %t, %a, 0f3F000000;\n\tmin.f32 %d, %t, 0f40400000;"
     _, rep = _run(_with_source(tmp_path, expr, body, "tl.clamp", out_w=32), [[0x40490FDB]])
     assert ("max.f32", "error") in _items(rep) and ("min.f32", "error") in _items(rep)
+
+
+def test_max_of_a_widening_and_zero_is_the_rings_own(tmp_path):
+    """With 0.0 (φ_W(0) = 0 = sext φ_T(0)) the ring's max at W is the widening of the one at T: the T op for any
+    reader, no report (``(tl.maximum(x.to(f64), 0.0) * 2.0).to(f32)``)."""
+    expr = "(tl.maximum(x0.to(tl.float64), 0.0) * 2.0).to(tl.float32)"
+    text = _with_source(tmp_path, expr, "{loc}\n\tmax.f32 %d, %a, 0f00000000;", "tl.max", out_w=32)
+    _, rep = _run(text, [[0xC0490FDB]])
+    assert ("max.f32", "error") not in _items(rep)
+
+
+@pytest.mark.parametrize("name", ["k_min_of_half_widenings_to_int", "k_max_of_half_widening_and_zero_to_int"])
+def test_half_to_int_of_a_choice_of_widenings_is_tritons_bits(name):
+    """``tl.minimum(h0.to(f64), h1.to(f64)).to(int32)`` as ``min.f16`` and ``cvt.rzi.s32.f16``: through the f64
+    ring widening of the chosen half (reported before); a max with 0.0 likewise."""
+    assert "cvt.rzi.s32.f16" in (DATA / f"{name}.plain.ptx").read_text()
+    _assert_bit_exact(name, folds=())

@@ -41,6 +41,8 @@ def narrowed_extremum(instr: ir.Instruction, ctx: RewriteContext, flow: Flow) ->
     if found is None:
         return None
     wt, c, where, narrowed = found
+    if c == 0.0 and str(c)[0] != "-":
+        return None  # φ_W(0.0) = 0 = sext φ_T(0.0): the ring's max at W is the widening of the one at T
     if not narrowed:
         return _as_written(instr, ctx, ft, wt, where)
     ww = R.ring(wt).w

@@ -71,7 +71,7 @@ from ptxkit.fpsan.source_ast import (
     _without_folded_widening,
 )
 from ptxkit.fpsan.source_hints_abs import AbsHints
-from ptxkit.fpsan.source_hints_casts import CastHints, _int_to_f64, cast_back_to_int, int_cast_wider
+from ptxkit.fpsan.source_hints_casts import CastHints, _int_to_f64, cast_back_to_int, int_cast_wider, widened_choice
 from ptxkit.fpsan.source_hints_compare import CompareHints
 from ptxkit.fpsan.source_hints_libcall import LibcallHints
 from ptxkit.fpsan.source_hints_reduce import ReduceHints
@@ -248,8 +248,10 @@ class SourceHints(SignHints, AbsHints, CastHints, LibcallHints, CompareHints, Re
             elif _cast_to(recv) in ("float16", "bfloat16") and _to_dtype(_resolve(f, _receiver(recv), _DEPTH)) in \
                     _INT_DTYPES:  # i.to(f16).to(int32) of an int: a round trip LLVM folds with the cvt before it
                 return "int round trip", n  # (held-out seed 40069, silent), which Triton's values need not survive
-            else:
-                form = "f32" if _width(f, recv, _DEPTH) in (16, OWN) else None
+            else:  # (a choice of widenings of halves: LLVM converts the half it chose; hand kernels, reported)
+                form = "f32" if _width(f, recv, _DEPTH) in (16, OWN) else next(
+                    (c for w in ("float32", "float64") if (c := widened_choice(f, recv, w)) not in (None, "mixed")),
+                    None)
             if form is None or max(16, _int_width(t)) == max(16, int(dest[1:])):
                 return (form, n) if form else None
             return _refolded(n, form, int(dest[1:]))

@@ -153,7 +153,7 @@ class CastHints(HintsBase):
     def f32_int(self, cvt: ir.Instruction, dest: str) -> Decision | None:
         """``cvt.rzi.sN.f32 d, x`` of Triton's ``x.to(tl.float64).to(intN)`` (``f64``: LLVM drops the fpext,
         Triton's ring widens the payload first; held-out seed 1473), also of a choice of such widenings (``f64``) or
-        of them and a constant (``mixed``, :func:`_widened_choice`); anything else undecided."""
+        of them and a constant (``mixed``, :func:`widened_choice`); anything else undecided."""
         def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
             t = _to_dtype(n)
             # (through a choice of one value: tl.where(c, d.to(f64), d.to(f64)).to(int8), held-out seed 4383)
@@ -161,7 +161,7 @@ class CastHints(HintsBase):
             if recv is None or max(16, _int_width(t or "")) != max(16, int(dest[1:])):
                 return None
             if _cast_to(recv) != "float64":
-                return (form, n) if (form := _widened_choice(f, recv)) else None
+                return (form, n) if (form := widened_choice(f, recv)) else None
             # the cvt reads f32, so the .to(f64)'s receiver is f32 unless the source says otherwise (1560: a dot),
             # or a half that LLVM widened to f32 (held-out seed 3282: a half sum, shuffled as f32): the ring widening
             # of its f32 payload to f64 is the half's
@@ -292,27 +292,32 @@ def _narrowed_wide_product(f: SourceFile, side: ast.expr) -> bool:
         _form(_width(f, p.left, _DEPTH), _width(f, p.right, _DEPTH)) in ("f32", "f64"))
 
 
-def _widened_choice(f: SourceFile, e: ast.expr, depth: int = _DEPTH) -> str | None:
-    """``f64`` where ``e`` is a ``tl.maximum``/``tl.minimum``/``tl.where`` whose arms are each ``.to(f64)`` of a
-    narrower value (or ``0.0``, 0 in either ring), or such a choice: LLVM moves the choice below the exact fpext and
-    drops the fpext before the fptosi, Triton's ring widens each payload, whose max/min/select is the widening of
-    theirs (held-out seed 170795, silent at first contact: ``tl.minimum(x0.to(f64), x2.to(f64)).to(tl.int16)`` of
-    f32 values as ``cvt.rzi.s16.f32`` of a min). ``mixed`` where an arm is another number: its f64 constant is no
-    widening of the f32 one LLVM selects (``tl.where(c, x.to(f64), 3.0)``); else None."""
+_WIDE_TAG = {"float32": "f32", "float64": "f64"}
+
+
+def widened_choice(f: SourceFile, e: ast.expr, wide: str = "float64", depth: int = _DEPTH) -> str | None:
+    """W (``f64``; ``f32`` with ``wide``) where ``e`` is a ``tl.maximum``/``tl.minimum``/``tl.where`` whose arms are
+    each ``.to(W)`` of a narrower value (or ``0.0``, 0 in either ring), or such a choice: LLVM moves the choice below
+    the exact fpext and drops the fpext before the fptosi, Triton's ring widens each payload, whose max/min/select is
+    the widening of theirs (held-out seed 170795, silent at first contact: ``tl.minimum(x0.to(f64),
+    x2.to(f64)).to(tl.int16)`` of f32 values as ``cvt.rzi.s16.f32`` of a min; of halves, ``cvt.rzi.s32.f16``).
+    ``mixed`` where an arm is another number: its W constant is no widening of the narrow one LLVM selects
+    (``tl.where(c, x.to(f64), 3.0)``); else None."""
     arms = (e.args[1:3] if _method_call(e, "where", 3) else e.args[:2] if _method_call(e, "maximum", 2)
             or _method_call(e, "minimum", 2) else [])
     if not arms or depth == 0:
         return None
+    tag, bits = _WIDE_TAG[wide], _DTYPE_WIDTH[wide]
     forms: set[str | None] = set()
     for a in (_one_value(f, x) for x in arms):
         c = _number(a) if a is not None else None
         if c is not None:
-            forms.add("f64" if c == 0.0 and str(c)[0] != "-" else "mixed")
-        elif a is not None and _cast_to(a) == "float64" and _width(f, _receiver(a), _DEPTH) not in (64, None):
-            forms.add("f64")
+            forms.add(tag if c == 0.0 and str(c)[0] != "-" else "mixed")
+        elif a is not None and _cast_to(a) == wide and (w := _width(f, _receiver(a), _DEPTH)) is not None and w < bits:
+            forms.add(tag)
         else:
-            forms.add(_widened_choice(f, a, depth - 1) if a is not None and _cast_to(a) is None else None)
-    return None if None in forms or forms == {"mixed"} else "mixed" if "mixed" in forms else "f64"
+            forms.add(widened_choice(f, a, wide, depth - 1) if a is not None and _cast_to(a) is None else None)
+    return None if None in forms or forms == {"mixed"} else "mixed" if "mixed" in forms else tag
 
 
 def _abs_via(f: SourceFile, n: ast.expr, sw: int | None, dest: str) -> str | None:

@@ -26,6 +26,13 @@ _A, _B = f"{_I32_A}.to(tl.float64)", f"{_I32_B}.to(tl.float64)"
 
 # name -> (leaf dtypes, body, output dtype, BLOCK, masked): elementwise, 1 warp, 2 programs
 HAND = {
+    # f16 → int of a min of two f64 widenings of halves: LLVM converts the half it chose (cvt.rzi.s32.f16); Triton
+    # widens each payload to f64 in the ring (hand kernel after held-out seed 170795, reported before); and of a max
+    # with 0.0, 0 in either ring
+    "k_min_of_half_widenings_to_int": ({"x0": "f16", "x1": "f16"}, "tl.minimum(x0.to(tl.float64), "
+                                       "x1.to(tl.float64)).to(tl.int32).to(tl.float32)", "f32", 64, True),
+    "k_max_of_half_widening_and_zero_to_int": ({"x0": "f16", "x1": "f16"}, "tl.maximum(x0.to(tl.float32), 0.0)"
+                                               ".to(tl.int32).to(tl.float32) + x1.to(tl.float32)", "f32", 64, True),
     # libdevice.copysign of two f64 widenings, narrowed back: LLVM's copysign.f32; Triton hashes __nv_copysign on the
     # sign-extended payloads and narrows (hand kernel, silent in 100/128 before)
     "k_copysign_of_widenings_f32": ({"x0": "f32", "x1": "f32"}, "libdevice.copysign(x0.to(tl.float64), "
