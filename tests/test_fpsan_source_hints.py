@@ -2301,3 +2301,13 @@ def test_f32_op_merged_with_a_narrowed_twin_is_reported(tmp_path, expr, anchor, 
     _, rep = _run(text, [[0x40490FDB, 0x3FC00000]])
     errs = [i.reason for i in rep.items if i.opcode == "mul.f32" and i.severity == "error"]
     assert bool(errs) == reported and all("widened to f64, narrowed back" in r for r in errs)
+
+
+def test_integer_converted_through_f64_to_a_half_is_triton_folded_conversion():
+    """``tl.min((-x).to(int64).to(f64).to(f16))`` stored via ceil as f32 (held-out seed 181208, silent at first
+    contact in 18/32): Triton folds ``i.to(f64).to(f16)`` into one native conversion to f16 before its FPSan pass
+    (``cvt.rn.f16.s64`` in its build), LLVM converts straight to f32 (the half exact): the native conversion to
+    f16, then the ring widening — bit for bit."""
+    assert "cvt.rn.f32.s64" in (DATA / "seed181208.plain.ptx").read_text()
+    assert "cvt.rn.f16.s64" in (DATA / "seed181208.fpsan.ptx").read_text()
+    _assert_bit_exact("seed181208", folds=())

