@@ -32,6 +32,7 @@ from ptxkit.fpsan.source_ast import (
 from ptxkit.ptx.types import SIGNED_TYPES, UNSIGNED_TYPES
 
 _PROMOTING = (ast.Add, ast.Sub, ast.Mult, ast.Div)
+_NARROWER = {"f32": ("f16", "bf16"), "f64": ("f16", "bf16", "f32")}
 READERS = ("neg", "abs", "add", "sub", "mul", "fma", "mad", "div", "max", "min", "setp")
 
 
@@ -46,6 +47,9 @@ def dropped_round_trip(instr: ir.Instruction, flow: Flow) -> Decision | None:
         return None
     if any(d is not None and _kept_round_trip(flow, d) for d in defs):
         return None  # a round trip LLVM kept ends in such a widening: the source's may be that one
+    if any(d is not None and _int_conversion(d, ft) and (w := flow.hints.int_wide(d)) is not None
+           and w.form in _NARROWER[ft] for d in defs):
+        return None  # the conversion is the int-wide fold's: its native narrow conversion widened, the round trip
     want = _PTX_DTYPE[ft]
 
     def narrowed_integer(f: SourceFile, e: ast.expr | None) -> bool:
