@@ -14,7 +14,7 @@ from ptxkit.fpsan import ring as R
 from ptxkit.fpsan.casts import _cast_payload as cast_payload
 from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext, float_to_bits, hexc
 from ptxkit.fpsan.fold_flow import Flow, FoldResult
-from ptxkit.fpsan.fold_select_const import _rounded
+from ptxkit.fpsan.fold_select_const import _imm_bits, _rounded
 from ptxkit.fpsan.ops import TABLE, OpInfo, as_reg, elementwise, float_type_of
 from ptxkit.fpsan.report import ERROR, NOTE, Verdict
 from ptxkit.fpsan.source_ast import _DEPTH, OWN, _cast_to, _method_call, _number, _receiver, _width
@@ -73,9 +73,7 @@ def _constant_bits(flow: Flow, o: ir.Operand, width: int) -> int | None:
     if isinstance(o, ir.Reg) and (d := flow.only_def(o.name)) is not None and d.opcode == "mov" \
             and d.guard is None and len(d.operands) == 2:
         o = d.operands[1]
-    if isinstance(o, ir.FloatImm) and o.width == width:
-        return o.bits
-    return o.value % (1 << width) if isinstance(o, ir.Imm) else None
+    return _imm_bits(o, width)
 
 
 def _source_form(flow: Flow, instr: ir.Instruction, ft: str, bits: int) -> tuple[str, float, str, bool] | None:

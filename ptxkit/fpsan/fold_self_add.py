@@ -334,6 +334,15 @@ def _int_conversion(flow: Flow | None, add: ir.Instruction) -> ir.Instruction | 
     return d if ok and d is not None and d.mods[2][:1] in ("s", "u") and isinstance(d.operands[1], ir.Reg) else None
 
 
+def _double(c: RewriteContext, base: str, o: str, x: str, wt: str) -> None:
+    """``o`` = the ``wt`` ring's 2φ (``add``: x + x) or φ·φ(2.0) (``mul2``) of the payload ``x``."""
+    w = R.ring(wt).w
+    if base == "add":
+        c.emit(f"add.s{w} {o}, {x}, {x}")
+    else:
+        c.emit(f"mul.lo.s{w} {o}, {x}, {hexc(R.embed_int(float_to_bits(2.0, wt), wt), w)}")
+
+
 def _from_int(form: str, info: OpInfo, conversion: ir.Instruction) -> tuple[Callable[..., str], int]:
     """``OP-f64-int``: ``(2.0 * i.to(f64)).to(T)`` (or ``i.to(f64) + i.to(f64)``) that LLVM shrank to ``add.T x, x``
     of ``x = cvt.rn.T.sN i`` (the f64 exact): Triton's operand is the native i → f64 conversion, embedded, the op in
@@ -343,11 +352,7 @@ def _from_int(form: str, info: OpInfo, conversion: ir.Instruction) -> tuple[Call
     def replay(c: RewriteContext, _ps: list[str], _w: int, _i: ir.Instruction) -> str:
         wide, o = c.fresh(BITS_KIND[64]), c.fresh(BITS_KIND[64])
         c.emit(f"cvt.rn.f64.{conversion.mods[2]} {wide}, {name_of(conversion.operands[1])}")
-        p = as_reg(c, c.embed(ir.Reg(wide), "f64"), 64)
-        if base == "add":
-            c.emit(f"add.s64 {o}, {p}, {p}")
-        else:
-            c.emit(f"mul.lo.s64 {o}, {p}, {hexc(R.embed_int(float_to_bits(2.0, 'f64'), 'f64'), 64)}")
+        _double(c, base, o, as_reg(c, c.embed(ir.Reg(wide), "f64"), 64), "f64")
         return cast_payload(c, o, "f64", info.ftype)
     return replay, 2
 
@@ -362,10 +367,7 @@ def _compute(form: str, info: OpInfo) -> tuple[Callable[..., str], int]:
         def widened(c: RewriteContext, ps: list[str], w: int, _i: ir.Instruction) -> str:
             x, o = c.fresh(BITS_KIND[ww]), c.fresh(BITS_KIND[ww])
             c.emit(f"cvt.s{ww}.s{w} {x}, {as_reg(c, ps[0], w)}")
-            if base == "add":
-                c.emit(f"add.s{ww} {o}, {x}, {x}")
-            else:
-                c.emit(f"mul.lo.s{ww} {o}, {x}, {hexc(R.embed_int(float_to_bits(2.0, wt), wt), ww)}")
+            _double(c, base, o, x, wt)
             return cast_payload(c, cast_payload(c, o, wt, via[0]), via[0], info.ftype) if via else \
                 cast_payload(c, o, wt, info.ftype)
         return widened, 2
