@@ -85,7 +85,9 @@ class SignHints(HintsBase):
             peeled = False
             while source is not None and recv is not None and _cast_to(recv) == _PTX_DTYPE.get(source):
                 recv, peeled = _resolve(f, _receiver(recv), _DEPTH), True  # (-x).to(f32).to(bf16)
-            if recv is not None and (sc := _scan_of(recv)) is not None:  # the scan's elements: Triton sums (multiplies)
+            if recv is not None and (sc := _scan_of(recv) or _extremum_reduction_of(recv)) is not None:
+                # the scan's elements: Triton sums (multiplies) them; tl.min(-x): LLVM reduces max(x) and negates it
+                # (the ring's min of negations is the negation of its max: held-out seeds 177240, 179753)
                 recv = _resolve(f, sc, _DEPTH)  # the negations, the ring's negation of the sum (held-out seed 104039)
                 if isinstance(parent, ast.expr) and _negated(parent) is n and _negation_of(f, recv) is not None:
                     # -(cumsum(-x).to(T)): had LLVM moved the scan's negation out, the two would cancel; the sign op
@@ -534,6 +536,15 @@ def _one_negated_factor(f: SourceFile, e: ast.expr | None, depth: int = _DEPTH) 
     arms = _arms(f, e) if isinstance(e, ast.Call) else []
     return e if len(arms) == 2 and all(_negated(a) is not None or _one_negated_factor(f, a, depth - 1) is not None
                                        for a in arms) else None
+
+
+def _extremum_reduction_of(n: ast.expr) -> ast.expr | None:
+    """The operand of ``tl.min(e, ...)`` / ``tl.max(e, ...)`` (a reduction over an axis)."""
+    if (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name)
+            and n.func.value.id == "tl" and n.func.attr in ("min", "max") and n.args
+            and all(k.arg in ("axis", "keep_dims") for k in n.keywords)):
+        return n.args[0]
+    return None
 
 
 def _negation_of(f: SourceFile, e: ast.expr | None) -> ast.expr | None:
