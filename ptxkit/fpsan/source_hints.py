@@ -54,6 +54,7 @@ from ptxkit.fpsan.source_ast import (
     _int_width,
     _is_two,
     _narrowed_to,
+    _negated,
     _number,
     _one,
     _one_value,
@@ -108,13 +109,14 @@ class SourceHints(SignHints, AbsHints, CastHints, LibcallHints, CompareHints, Re
                 return ("both", n) if _self_add_ambiguous(f, ast.dump(_bare(wide[2])), _PTX_DTYPE.get(lane),
                                                           own) else wide[:2]
             at, n = n, _without_double_negation(f, n) or n  # LLVM drops -(E * -1.0) (held-out seed 99522)
-            op, left, right = _as_op(n) if isinstance(n, ast.BinOp) else (None, n, n)
-            if op is ast.Add and _commuted(left) == _commuted(right):
-                form, x = "add", left  # x + x, or x - (-x); (2.0 * h) + (h * 2.0), one value LLVM adds to itself
-            elif isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mult) and (_is_two(n.left) or _is_two(n.right)):
-                form, x = "mul2", n.right if _is_two(n.left) else n.left
-            else:
+            shape = _self_add_shape(n)
+            if shape is None and (inner := _negated(n)) is not None:
+                # (E) * -1.0: the negation LLVM computes apart carries E's add at its location (held-out seed 170583:
+                # ((x0 * 2.0) * -1.0) reduced by tl.sum)
+                shape = _self_add_shape(_resolve(f, inner, _DEPTH))
+            if shape is None:
                 return None
+            form, x = shape
             if converted and _transcendental(_one_value(f, x)):  # (a cast of the call is a conversion: 122020)
                 return None
             if load is not None and load_target(f, _one_value(f, _bare(x))) not in (None, load):
@@ -591,6 +593,19 @@ _SETP_SOURCE_OPS = {"eq": _EQ_NE, "neu": _EQ_NE, "lt": _LT_GT, "gt": _LT_GT, "le
                     "ltu": _LE_GE, "gtu": _LE_GE, "leu": _LT_GT, "geu": _LT_GT}
 _ANY_CMP: frozenset[type[ast.cmpop]] = frozenset(ast.cmpop.__subclasses__())
 _LOWERED_TO_SETP = frozenset({"maximum", "minimum", "max", "min", "clamp", "sort", "argmax", "argmin", "abs"})
+
+
+def _self_add_shape(n: ast.expr | None) -> tuple[str, ast.expr] | None:
+    """``("add", x)`` of ``x + x`` (or ``x - (-x)``; ``(2.0 * h) + (h * 2.0)``, one value LLVM adds to itself),
+    ``("mul2", x)`` of ``x * 2.0`` / ``2.0 * x``, else None."""
+    if not isinstance(n, ast.BinOp):
+        return None
+    op, left, right = _as_op(n)
+    if op is ast.Add and _commuted(left) == _commuted(right):
+        return "add", left
+    if isinstance(n.op, ast.Mult) and (_is_two(n.left) or _is_two(n.right)):
+        return "mul2", n.right if _is_two(n.left) else n.left
+    return None
 
 
 def _widened_self_add(f: SourceFile, n: ast.expr, lane: str) -> tuple[str, ast.expr, ast.expr] | None:
