@@ -23,12 +23,12 @@ from ptxkit.fpsan.source_ast import (
     SourceFile,
     _abs_call,
     _cast_to,
-    _no_casts,
     _one_value,
     _receiver,
     _resolve,
     _width,
 )
+from ptxkit.fpsan.source_types import _no_casts
 
 
 def neg_abs_order(flow: Flow, cvt: ir.Instruction) -> Decision | None:

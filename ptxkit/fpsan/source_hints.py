@@ -58,7 +58,6 @@ from ptxkit.fpsan.source_ast import (
     _number,
     _one,
     _one_value,
-    _own_or_promoted,
     _receiver,
     _refolded,
     _resolve,
@@ -78,6 +77,7 @@ from ptxkit.fpsan.source_hints_libcall import LibcallHints
 from ptxkit.fpsan.source_hints_reduce import ReduceHints
 from ptxkit.fpsan.source_hints_sign import SignHints, _transcendental
 from ptxkit.fpsan.source_locations import _same_value, load_target
+from ptxkit.fpsan.source_types import _own_or_promoted
 
 
 class SourceHints(SignHints, AbsHints, CastHints, LibcallHints, CompareHints, ReduceHints):

@@ -31,7 +31,6 @@ from ptxkit.fpsan.source_ast import (
     _method_call,
     _module_call,
     _negated,
-    _no_casts,
     _number,
     _one_value,
     _receiver,
@@ -41,6 +40,7 @@ from ptxkit.fpsan.source_ast import (
     _width,
 )
 from ptxkit.fpsan.source_locations import HintsBase
+from ptxkit.fpsan.source_types import _no_casts
 from ptxkit.fpsan.source_walk import subexpressions
 
 

@@ -26,7 +26,6 @@ from ptxkit.fpsan.source_ast import (
     _neg_steps,
     _negated,
     _negating_arm,
-    _no_casts,
     _number,
     _one_value,
     _receiver,
@@ -38,6 +37,7 @@ from ptxkit.fpsan.source_ast import (
 )
 from ptxkit.fpsan.source_hints_abs import _operands
 from ptxkit.fpsan.source_locations import HintsBase, load_target
+from ptxkit.fpsan.source_types import _no_casts
 
 _LOG2E = struct.unpack("<f", LOG2E_F32.to_bytes(4, "little"))[0]  # exp's multiplier, as the PTX's immediate reads
 
