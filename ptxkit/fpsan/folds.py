@@ -73,6 +73,7 @@ from ptxkit.fpsan.fold_neg_into_constant import (
     negation_of_widened_negation,
 )
 from ptxkit.fpsan.fold_neg_tree_root import cancelled_tree
+from ptxkit.fpsan.fold_negated_int_widening import read_only_negated
 from ptxkit.fpsan.fold_negated_narrowing import negated_around_narrowing, rewrite_negated_narrowing, sign_op
 from ptxkit.fpsan.fold_negation_compare import negation_compared, rewrite_negation_compare
 from ptxkit.fpsan.fold_poison import poison_conversion
@@ -114,8 +115,7 @@ _INT_TYPES = ("s8", "u8", "s16", "u16", "s32", "u32", "s64", "u64")
 
 def _compared_narrow_int(instr: ir.Instruction, flow: Flow) -> ir.Instruction | None:
     """The ``cvt.rzi.{s,u}N.{f16,bf16}`` whose integer ``cvt.rn.f32.{s,u}N`` converts back (or ``.f64``; of an f32
-    too, back to f64), where only comparisons read the result and the float is unchanged in between (fold T);
-    else None."""
+    too, back to f64), where only comparisons read the result and the float is unchanged in between (fold T)."""
     types = [m for m in instr.mods if m in _INT_TYPES or m in LANE_TYPE.values() or m in ("f32", "f64")]
     ops = instr.operands
     if types[:1] not in (["f32"], ["f64"]) or len(types) != 2 or types[1] not in _INT_TYPES or len(ops) != 2 \
@@ -269,7 +269,7 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
         return max_of_negations(instr, ctx)
     if op in ("fma", "mad") and (narrowed := contracted_narrowed_product(instr, ctx, flow)) is not None:
         return narrowed
-    if op == "cvt" and (poison := poison_conversion(instr, flow)) is not None:
+    if op == "cvt" and (poison := poison_conversion(instr, flow) or read_only_negated(instr, flow)) is not None:
         return FoldResult(False, poison)
     if op in ("and", "selp") and (zero := zero_sign_fold(instr, ctx, opts, flow)) is not None:
         return zero

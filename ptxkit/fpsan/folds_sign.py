@@ -31,6 +31,7 @@ from ptxkit.fpsan.fold_flow import (
 from ptxkit.fpsan.fold_neg_abs_cast import neg_abs_before_cast, neg_abs_order
 from ptxkit.fpsan.fold_neg_extremum import negated_tree
 from ptxkit.fpsan.fold_neg_tree_root import widened_sub_root
+from ptxkit.fpsan.fold_negated_int_widening import negated_int_widening
 from ptxkit.fpsan.folds_narrow_neg import (
     _narrow_negation,
     _neg_cast_hint,
@@ -154,6 +155,8 @@ def _sign_xor(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow: F
         return FoldResult(True, fold_verdict(opts, "neg-cast", _XOR_CAST, "after", decided) if form == "after" else
                           Verdict(f"{_XOR_CAST}; the cvt's source may change before the xor, so sanitized as "
                                   "the negation after the cast", ERROR, native=False))
+    if (done := negated_int_widening(instr, ctx, flow)) is not None:
+        return done
     decided = flow.hints.negation_narrowed(instr, sign_xor_width(instr))
     if decided is not None and decided.form.startswith("widened:") and (
             done := _negated_widening_narrowed(instr, ctx, flow, src, decided)) is not None:

@@ -336,6 +336,11 @@ HAND = {
                                           64, True),
     # the user's x * 0.5 is powf's y * 0.5 of its odd-integer test of y = x (held-out 63444's kin)
     "k_log2_of_half_x_times_pow_x_x": ({"x0": "f32"}, "tl.log2(x0 * 0.5) * libdevice.pow(x0, x0)", "f32", 64, True),
+    # -(i.to(f64)) narrowed to bf16: LLVM's cvt.rn.bf16.s32 and sign xor (held-out 172436's kin), and through a
+    # narrowing Triton folds into the conversion, negated as a product by -1.0 (held-out 172066's kin)
+    "k_neg_int_f64_to_bf16": ({"x0": "f16"}, "-(x0.to(tl.int32).to(tl.float64))", "bf16", 64, True),
+    "k_int_f64_f32_times_minus_one_to_f16": ({"x0": "f32"}, "x0.to(tl.int16).to(tl.float64).to(tl.float32) * -1.0",
+                                             "f16", 64, True),
 }
 
 
