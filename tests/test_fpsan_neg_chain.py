@@ -160,3 +160,11 @@ def test_negated_wide_conversion_of_an_integer_narrowed_is_tritons_chain(name):
     .to(f32) * -1.0``): LLVM's one ``cvt.rn.f16.s32`` and a sign xor of the half; Triton converts i natively, negates
     in the wide ring and narrows. Bit for bit, nothing reported."""
     _assert_bit_exact(name)
+
+
+@pytest.mark.parametrize("name", ["seed187076", "k_half_minus_cumsum_of_negations"])
+def test_narrowed_scan_of_negations_read_by_a_subtraction_is_as_written(name):
+    """``2.0 * (tl.cumsum(-(x - 0.5)).to(f16) - 0.5)`` (held-out seed 187076, silent at first contact: the add of
+    −0.5 taken for the source's subtraction of a negated cast) and ``y - tl.cumsum(-x).to(f16)``: the negations stay
+    in the PTX before the scan, so the cvt and the sub are the ring's as written. Bit for bit, nothing reported."""
+    _assert_bit_exact(name)

