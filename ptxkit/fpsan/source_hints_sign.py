@@ -108,6 +108,9 @@ class SignHints(HintsBase):
                 return "before", n
             if isinstance(parent, ast.expr) and _negated(parent) is n and recv is not None:
                 return "after", parent
+            outer, chosen = _above_choices(f, n)  # minimum(x.to(T), x.to(T)) * -1.0 (held-out seed 184906)
+            if isinstance(outer, ast.expr) and chosen is not n and _negated(outer) is chosen and recv is not None:
+                return "after", outer
             return None
         return self.decide(cvt, classify)
 
@@ -539,6 +542,15 @@ def _one_negated_factor(f: SourceFile, e: ast.expr | None, depth: int = _DEPTH) 
     arms = _arms(f, e) if isinstance(e, ast.Call) else []
     return e if len(arms) == 2 and all(_negated(a) is not None or _one_negated_factor(f, a, depth - 1) is not None
                                        for a in arms) else None
+
+
+def _above_choices(f: SourceFile, n: ast.expr) -> tuple[ast.AST | None, ast.expr]:
+    """The node above ``n`` past the choices of one value that hold it (``tl.minimum(n, n)``, ``tl.where(c, n, n)``:
+    LLVM folds them to n, and Triton's ring takes n), and the outermost such choice (``n`` itself where none)."""
+    up, chosen = f.parent.get(id(n)), n
+    while isinstance(up, ast.expr) and (one := _one_value(f, up)) is not None and ast.dump(one) == ast.dump(n):
+        chosen, up = up, f.parent.get(id(up))
+    return up, chosen
 
 
 def _extremum_reduction_of(n: ast.expr) -> ast.expr | None:
