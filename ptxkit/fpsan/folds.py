@@ -394,7 +394,7 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
         # -(a.to(T)) < (-x).to(T): LLVM cancels the two negations, moving x's past the narrowing, which Triton's
         # ring narrowing does not commute with (held-out seed 167987, silent at first contact)
         return FoldResult(False, Verdict(_NEG_CAST_COMPARED, ERROR))
-    if op in ("sub", "add") and (done := sub_fold(instr, ctx, flow, ft)) is not None:
+    if op in ("sub", "add", "fma") and (done := sub_fold(instr, ctx, flow, ft)) is not None:
         return done
     if op in ("sub", "add") and (cancelled := negation_cancelled_in_sum(instr, flow)) is not None:
         ctx.report(instr, f"{op} of a widened value where the source at {cancelled.where} widens a negation and "

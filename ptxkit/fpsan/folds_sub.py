@@ -32,7 +32,31 @@ def sub_fold(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, ft: str) ->
     """The fold a ``sub`` (or an ``add`` the source writes as a subtraction) is, if one of this module's; else None."""
     if instr.opcode == "sub" and ft == "bf16x2" and _int8_to_bf16(instr, flow):
         return FoldResult(False, Verdict(_INT8_BF16, NOTE))
+    if instr.opcode == "fma":
+        return _contracted_subtrahend(instr, ctx, flow, ft)
     return _negated_tree_widened(instr, ctx, flow, ft) or _negated_narrowing(instr, ctx, flow, ft)
+
+
+def _contracted_subtrahend(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, ft: str) -> FoldResult | None:
+    """``fma d, a, b, c`` of ``c = cvt.T.S x`` where the source there is ``a * b - (-x).to(T)``: LLVM contracted
+    ``a * b + x.to(T)`` (hand kernel after held-out seed 187573, silent: ``x.to(f32) * 3.0 - (-x).to(f32)`` of an f64 x
+    as ``fma(c, 3.0, c)``): Triton's ring product minus its narrowing of −φ(x)."""
+    ops = instr.operands
+    cast = narrowing_def(flow, ops[3], ft) if len(ops) == 4 and instr.guard is None else None
+    if cast is None or _negation_upstream(flow, cast[0].operands[1]):
+        return None
+    cvt, dt, st = cast
+    decided = flow.hints.subtracts_negated_cast(instr, dt, st)
+    if decided is None:
+        return None
+    wt = R.ring(dt).w
+    p, o = ctx.fresh(BITS_KIND[wt]), ctx.fresh(BITS_KIND[wt])
+    ctx.emit(f"mul.lo.s{wt} {p}, {as_reg(ctx, ctx.embed(ops[1], dt), wt)}, {as_reg(ctx, ctx.embed(ops[2], dt), wt)}")
+    ctx.emit(f"sub.s{wt} {o}, {p}, {narrowed_negation(ctx, cvt.operands[1], st, dt)}")
+    ctx.define(ops[0], o, dt, None)
+    return FoldResult(True, Verdict(f"{_NEG_NARROWED}: the source at {decided.where} subtracts it from a product LLVM "
+                                    "contracted with it; sanitized as Triton's ring product minus the ring narrowing "
+                                    "of the negation", NOTE, native=False))
 
 
 def _negated_tree_widened(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, ft: str) -> FoldResult | None:
@@ -122,6 +146,19 @@ def _negation_upstream(flow: Flow, x: ir.Operand) -> bool:
     return False
 
 
+def _subtracted_negated_cast(instr: ir.Instruction, flow: Flow,
+                             ft: str) -> list[tuple[int, tuple[ir.Instruction, str, str], Decision]]:
+    """The one narrowing operand of an ``add`` where the source there subtracts a narrowed negation (the cvt's own
+    location naming another cast of the same x, which LLVM made one: held-out seed 187573)."""
+    casts = [(k, cast) for k in (1, 2) if (cast := narrowing_def(flow, instr.operands[k], ft)) is not None
+             and not _negation_upstream(flow, cast[0].operands[1])]
+    if len(casts) != 1:
+        return []
+    k, cast = casts[0]
+    decided = flow.hints.subtracts_negated_cast(instr, cast[1], cast[2])
+    return [(k, cast, decided)] if decided is not None else []
+
+
 def _negated_narrowing(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, ft: str) -> FoldResult | None:
     """``sub.T d, a, c`` of ``c = cvt.T.S p`` (a narrowing) where the source at the cvt narrows a negation
     (held-out seed 29884: ``(-(x * y)).to(f16) + 1.0`` as ``cvt.rn.f16.f64`` then ``sub.f16 1.0, c``; silent behind
@@ -132,6 +169,8 @@ def _negated_narrowing(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, f
         return None  # (an add: the source's a - (-p).to(T), LLVM's a + p.to(T); the sub: its (-p).to(T) + a)
     found = [(k, cast, decided) for k in ((2,) if instr.opcode == "sub" else (1, 2))
              if (cast := narrowing_def(flow, ops[k], ft)) is not None and (decided := _negated_cast(flow, *cast))]
+    if not found and instr.opcode == "add":
+        found = _subtracted_negated_cast(instr, flow, ft)
     if len(found) != 1:
         return None
     k, (cvt, dt, st), decided = found[0]

@@ -153,6 +153,21 @@ class SignHints(HintsBase):
         return any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Sub) and _number(n.right) is None
                    for n in (self.nodes(instr) or ("", []))[1])
 
+    def subtracts_negated_cast(self, instr: ir.Instruction, dest: str, source: str) -> Decision | None:
+        """The source at ``instr``'s location is ``a - (-x).to(dest)`` (also ``x * -1.0``) of an x of ``source``'s type
+        or a loaded one: LLVM's ``a + x.to(dest)``, whose cvt may be shared with a plain ``x.to(dest)`` elsewhere and
+        carry its location (held-out seed 187573, silent: ``sqrt(maximum(x.to(f32), x.to(f32))) - (-x).to(f32)`` of
+        an f64 x)."""
+        sw, want = _DTYPE_WIDTH.get(_PTX_DTYPE.get(source, "")), _PTX_DTYPE.get(dest)
+
+        def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
+            r = _resolve(f, n.right, _DEPTH) if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Sub) else None
+            if r is None or _cast_to(r) != want:
+                return None
+            inner = _negation_of(f, _resolve(f, _receiver(r), _DEPTH))
+            return ("before", n) if inner is not None and _width(f, inner, _DEPTH) in (sw, OWN) else None
+        return self.decide(instr, classify)
+
     def neg_chain(self, instr: ir.Instruction, dest: str) -> tuple[tuple[str, ...], str] | None:
         """The value at ``instr``'s location (a store's value, or a ``.to()`` call) as the steps Triton takes
         from one loaded value: float casts (``f16``/``bf16``/``f32``/``f64``) and one negation (``neg``),

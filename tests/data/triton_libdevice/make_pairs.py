@@ -349,6 +349,9 @@ HAND = {
     "k_neg_int_f64_to_bf16": ({"x0": "f16"}, "-(x0.to(tl.int32).to(tl.float64))", "bf16", 64, True),
     "k_int_f64_f32_times_minus_one_to_f16": ({"x0": "f32"}, "x0.to(tl.int16).to(tl.float64).to(tl.float32) * -1.0",
                                              "f16", 64, True),
+    # a product minus (-x).to(f32) of an f64 x: LLVM's fma(c, 3.0, c), one cvt for both casts (held-out 187573's kin)
+    "k_product_minus_narrowed_negation": ({"x0": "f64"}, "x0.to(tl.float32) * 3.0 - (-x0).to(tl.float32)", "f32", 64,
+                                          True),
 }
 
 
