@@ -185,3 +185,16 @@ def test_subtracted_narrowed_negation_sharing_a_cast_is_tritons(name):
     ``x.to(f32) * 3.0 - (-x).to(f32)`` (its ``fma(c, 3.0, c)``): the subtraction's own location says which operand
     narrows the negation. Bit for bit, nothing reported."""
     _assert_bit_exact(name)
+
+
+def test_cast_plus_narrowed_negation_sharing_a_cast_is_tritons():
+    """``x.to(f32) + (-x).to(f32)`` of an f64 x: LLVM's ``sub c, c`` of the one cvt; the sum's own location says the
+    subtrahend narrows the negation (silent before). Bit for bit, nothing reported."""
+    _assert_bit_exact("k_cast_plus_narrowed_negation")
+
+
+def test_one_negated_cast_read_as_both_forms_is_reported():
+    """``(-x).to(f32) - y.to(f32) * x.to(f32)``: LLVM's ``fma(n, y', n)`` of one ``n = neg(cvt x)``, the product's
+    −x.to(f32) and the addend's (-x).to(f32) (silent before): no one form is the neg's, so it is reported."""
+    ours, theirs, errors = _compare("k_narrowed_negation_minus_product_of_cast")
+    assert not (ours == theirs).all() and "neg.f32" in {e.opcode for e in errors}

@@ -148,9 +148,11 @@ def _negation_upstream(flow: Flow, x: ir.Operand) -> bool:
 
 def _subtracted_negated_cast(instr: ir.Instruction, flow: Flow,
                              ft: str) -> list[tuple[int, tuple[ir.Instruction, str, str], Decision]]:
-    """The one narrowing operand of an ``add`` where the source there subtracts a narrowed negation (the cvt's own
-    location naming another cast of the same x, which LLVM made one: held-out seed 187573)."""
-    casts = [(k, cast) for k in (1, 2) if (cast := narrowing_def(flow, instr.operands[k], ft)) is not None
+    """The one narrowing operand of an ``add`` where the source there subtracts a narrowed negation, or the narrowing
+    subtrahend of a ``sub`` where it adds one (the cvt's own location naming another cast of the same x, which LLVM
+    made one: held-out seed 187573)."""
+    casts = [(k, cast) for k in ((1, 2) if instr.opcode == "add" else (2,))
+             if (cast := narrowing_def(flow, instr.operands[k], ft)) is not None
              and not _negation_upstream(flow, cast[0].operands[1])]
     if len(casts) != 1:
         return []
@@ -169,7 +171,7 @@ def _negated_narrowing(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, f
         return None  # (an add: the source's a - (-p).to(T), LLVM's a + p.to(T); the sub: its (-p).to(T) + a)
     found = [(k, cast, decided) for k in ((2,) if instr.opcode == "sub" else (1, 2))
              if (cast := narrowing_def(flow, ops[k], ft)) is not None and (decided := _negated_cast(flow, *cast))]
-    if not found and instr.opcode == "add":
+    if not found:
         found = _subtracted_negated_cast(instr, flow, ft)
     if len(found) != 1:
         return None

@@ -155,17 +155,25 @@ class SignHints(HintsBase):
 
     def subtracts_negated_cast(self, instr: ir.Instruction, dest: str, source: str) -> Decision | None:
         """The source at ``instr``'s location is ``a - (-x).to(dest)`` (also ``x * -1.0``) of an x of ``source``'s type
-        or a loaded one: LLVM's ``a + x.to(dest)``, whose cvt may be shared with a plain ``x.to(dest)`` elsewhere and
+        or a loaded one — LLVM's ``a + x.to(dest)``, whose cvt may be shared with a plain ``x.to(dest)`` elsewhere and
         carry its location (held-out seed 187573, silent: ``sqrt(maximum(x.to(f32), x.to(f32))) - (-x).to(f32)`` of
-        an f64 x)."""
+        an f64 x) —, or, for a ``sub``, ``a + (-x).to(dest)`` (LLVM's ``a - x.to(dest)``; its kin, silent)."""
         sw, want = _DTYPE_WIDTH.get(_PTX_DTYPE.get(source, "")), _PTX_DTYPE.get(dest)
 
-        def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
-            r = _resolve(f, n.right, _DEPTH) if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Sub) else None
+        def negated_cast(f: SourceFile, e: ast.expr) -> bool:
+            r = _resolve(f, e, _DEPTH)
             if r is None or _cast_to(r) != want:
-                return None
+                return False
             inner = _negation_of(f, _resolve(f, _receiver(r), _DEPTH))
-            return ("before", n) if inner is not None and _width(f, inner, _DEPTH) in (sw, OWN) else None
+            return inner is not None and _width(f, inner, _DEPTH) in (sw, OWN)
+
+        def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
+            if not isinstance(n, ast.BinOp):
+                return None
+            if instr.opcode != "sub":
+                return ("before", n) if isinstance(n.op, ast.Sub) and negated_cast(f, n.right) else None
+            return ("before", n) if isinstance(n.op, ast.Add) and (negated_cast(f, n.left) or negated_cast(
+                f, n.right)) else None
         return self.decide(instr, classify)
 
     def neg_chain(self, instr: ir.Instruction, dest: str) -> tuple[tuple[str, ...], str] | None:
@@ -271,6 +279,10 @@ class SignHints(HintsBase):
             inner = _negated(n)
             if inner is not None and bare_cast(inner) in xs:
                 forms.add("after")
+            sub = _resolve(f, n.right, _DEPTH) if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Sub) else None
+            if isinstance(sub, ast.BinOp) and isinstance(sub.op, ast.Mult) and xs & {bare_cast(sub.left),
+                                                                                     bare_cast(sub.right)}:
+                forms.add("after")  # a - y * x.to(T): LLVM's fma(-(x.to(T)), y, a) (hand kernel after seed 187573)
             if isinstance(n, ast.expr) and _cast_to(n) == dtype:
                 neg = _negated(_resolve(f, _receiver(n), _DEPTH))  # (not of x.to(T) itself: the store's r.to(T)
                 if neg is not None and bare_cast(neg) is None and ast.dump(_bare(neg)) in xs:  # of r = -x.to(T))

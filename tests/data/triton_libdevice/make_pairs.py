@@ -352,6 +352,11 @@ HAND = {
     # a product minus (-x).to(f32) of an f64 x: LLVM's fma(c, 3.0, c), one cvt for both casts (held-out 187573's kin)
     "k_product_minus_narrowed_negation": ({"x0": "f64"}, "x0.to(tl.float32) * 3.0 - (-x0).to(tl.float32)", "f32", 64,
                                           True),
+    # x.to(f32) + (-x).to(f32): LLVM's sub c, c of one cvt; (-x).to(f32) - y.to(f32) * x.to(f32): its fma(n, y, n) of
+    # one neg n = -c read as both forms, undecidable per operand (hand kernels after held-out seed 187573)
+    "k_cast_plus_narrowed_negation": ({"x0": "f64"}, "x0.to(tl.float32) + (-x0).to(tl.float32)", "f32", 64, True),
+    "k_narrowed_negation_minus_product_of_cast": ({"x0": "f64", "x1": "f64"}, "(-x0).to(tl.float32) - x1.to(tl.float32)"
+                                                  " * x0.to(tl.float32)", "f32", 64, True),
 }
 
 
