@@ -123,14 +123,16 @@ def _negated_cast(flow: Flow, cvt: ir.Instruction, dt: str, st: str) -> Decision
     return decided
 
 
-# what a scan's or reduction's tree combines its elements with (and moves between lanes)
-_TREE_OPS = ("mov", "selp", "shfl", "add", "mul", "max", "min")
+# what a scan's or reduction's tree combines its elements with (and moves between lanes, or widens them)
+_TREE_OPS = ("mov", "selp", "shfl", "add", "mul", "max", "min", "cvt")
 
 
 def _negation_upstream(flow: Flow, x: ir.Operand) -> bool:
     """A ``neg`` or sign ``xor`` reaches ``x`` through a scan's or reduction's tree: the cvt narrows the combination of
     the negations, which stay in the PTX (held-out seed 187076's kin, silent: ``y - tl.cumsum(-x).to(f16)``, the
-    rows after the first a ``sub`` of a cvt of the scan of the negated elements)."""
+    rows after the first a ``sub`` of a cvt of the scan of the negated elements). A shared-memory load reaches every
+    value the function stores there (held-out seed 157179: ``tl.max(-x.to(f64))`` across warps, the negation before
+    the exchange)."""
     todo: list[ir.Operand] = [x]
     seen: set[str] = set()
     while todo and len(seen) < 256:
@@ -143,6 +145,9 @@ def _negation_upstream(flow: Flow, x: ir.Operand) -> bool:
                 return True
             if d.opcode in _TREE_OPS:
                 todo.extend(d.operands[1:])
+            elif d.opcode == "ld" and "shared" in d.mods:
+                todo.extend(v for st in flow.order if st.opcode == "st" and "shared" in st.mods
+                            for o in st.operands[1:] for v in (o.items if isinstance(o, ir.Vec) else (o,)))
     return False
 
 
