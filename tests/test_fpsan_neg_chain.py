@@ -207,3 +207,20 @@ def test_narrowed_reduction_of_negations_exchanged_in_shared_memory_is_as_writte
     ours, theirs, errors = _compare("seed157179")
     assert (ours == theirs).all()
     assert not [e for e in errors if "sub of a narrowing conversion" in e.reason]
+
+
+@pytest.mark.parametrize("name", ["k_neg_of_promoted_where", "k_max_of_promoted_where_and_negation"])
+def test_sign_op_of_a_promoted_select_narrowed_is_tritons_per_arm(name):
+    """``(-where(c, h, y)).to(bf16)`` of a bf16 h and an f32 y, and ``maximum(v, -v)`` of such a select (silent
+    before): LLVM selects h and the narrowed y and flips or clears the sign at 16 bits; Triton's ring works at the
+    promoted type, arm by arm, then narrows. Bit for bit, nothing reported."""
+    _assert_bit_exact(name)
+
+
+@pytest.mark.parametrize("name,opcode", [("k_neg_abs_of_promoted_where", "or.b16"),
+                                         ("k_min_of_half_negation_plus_f32", "and.b16")])
+def test_sign_op_past_a_conversion_of_the_sources_extremum_is_reported(name, opcode):
+    """−|v| of a promoted select LLVM narrowed (Triton's native abs at f32), and ``minimum(h, -h) + y`` as ``y -
+    |h|.to(f32)`` (the negation of the widened max, not the ring min at −0): silent before, reported now."""
+    _, _, errors = _compare(name)
+    assert opcode in {e.opcode for e in errors}

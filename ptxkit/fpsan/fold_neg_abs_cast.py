@@ -11,8 +11,8 @@ import ast
 from ptxkit import ir
 from ptxkit.fpsan import ring as R
 from ptxkit.fpsan.casts import _cast_payload as cast_payload
-from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext
-from ptxkit.fpsan.fold_flow import Flow, cast_source, float_cast
+from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext, guard_text
+from ptxkit.fpsan.fold_flow import Flow, cast_source, float_cast, float_cast_reader
 from ptxkit.fpsan.ops import as_reg, lane_nonzero_signs
 from ptxkit.fpsan.source_ast import (
     _DEPTH,
@@ -73,3 +73,25 @@ def neg_abs_before_cast(instr: ir.Instruction, cvt: ir.Instruction, ctx: Rewrite
     ctx.define(instr.operands[0], cast_payload(ctx, ctx.embed_value(n, st), st, dt), dt, instr.guard)
     return True
 
+
+def cast_below(flow: Flow, d: ir.Instruction | None) -> bool:
+    """``d`` (what a sign-bit ``or`` reads) is a float cast's result, or a select with such an arm: LLVM sank −|x| past
+    a cast, also of a promoted select's arm (``-abs(where(c, h, y)).to(bf16)`` of a bf16 h and an f32 y, silent
+    before: the select of h and the narrowed y, then the or), where the source's −|x| is at the wider type."""
+    if d is None:
+        return False
+    arms = [o for o in d.operands[1:3] if isinstance(o, ir.Reg)] if d.opcode == "selp" else []
+    return float_cast_reader(d) or any((a := flow.only_def(o.name)) is not None and float_cast_reader(a) for o in arms)
+
+
+def ring_max_of_negation(instr: ir.Instruction, ctx: RewriteContext, src: str, dst: str,
+                          lanes: tuple[int, int]) -> None:
+    """``maximum(x, -x)`` as Triton's ring max of φ(x) and −φ(x): |x| except at ±0, which stay themselves
+    (φ(−0) = −2^(w−1) is its own negation; held-out seed 4957: silent before): x with the sign cleared
+    where the magnitude is not zero, lane by lane."""
+    w, lane = lanes
+    _, t = lane_nonzero_signs(ctx, src, w, lane)
+    u = ctx.fresh(BITS_KIND[w])
+    ctx.invalidate(dst)
+    ctx.emit(f"and.b{w} {u}, {src}, {t}")
+    ctx.emit(f"{guard_text(instr.guard)}xor.b{w} {dst}, {src}, {u}")

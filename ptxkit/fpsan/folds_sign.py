@@ -28,10 +28,11 @@ from ptxkit.fpsan.fold_flow import (
     reaches,
     readers_of,
 )
-from ptxkit.fpsan.fold_neg_abs_cast import neg_abs_before_cast, neg_abs_order
+from ptxkit.fpsan.fold_neg_abs_cast import cast_below, neg_abs_before_cast, neg_abs_order, ring_max_of_negation
 from ptxkit.fpsan.fold_neg_extremum import negated_tree
 from ptxkit.fpsan.fold_neg_tree_root import widened_sub_root
 from ptxkit.fpsan.fold_negated_int_widening import negated_int_widening
+from ptxkit.fpsan.fold_negated_promoted_select import negated_promoted_select, per_arm
 from ptxkit.fpsan.folds_narrow_neg import (
     _narrow_negation,
     _neg_cast_hint,
@@ -155,7 +156,7 @@ def _sign_xor(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow: F
         return FoldResult(True, fold_verdict(opts, "neg-cast", _XOR_CAST, "after", decided) if form == "after" else
                           Verdict(f"{_XOR_CAST}; the cvt's source may change before the xor, so sanitized as "
                                   "the negation after the cast", ERROR, native=False))
-    if (done := negated_int_widening(instr, ctx, flow)) is not None:
+    if (done := negated_int_widening(instr, ctx, flow) or negated_promoted_select(instr, ctx, flow, src)) is not None:
         return done
     decided = flow.hints.negation_narrowed(instr, sign_xor_width(instr))
     if decided is not None and decided.form.startswith("widened:") and (
@@ -202,7 +203,7 @@ def _sign_mask(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, lanes: tu
             decided := flow.hints.abs_of_max_in_dot(instr, lanes[1], side)) is not None:
         # a dot operand's maximum(x, -x), whose fabs LLVM sank past the shared-memory round trip (the operand's
         # loads are untyped words, so the integer test below would take it)
-        _ring_max_of_negation(instr, ctx, src, dst, lanes)
+        ring_max_of_negation(instr, ctx, src, dst, lanes)
         return FoldResult(True, Verdict(f"{instr.opcode}: LLVM's |x| of a dot operand the source at {decided.where} "
                                         "computes as the max or min of x and -x: sanitized as Triton's ring max", NOTE,
                                         native=False), moves=True)
@@ -226,7 +227,7 @@ def _sign_mask(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, lanes: tu
                                            "casts -abs(x): the ring negation of |x|, then the ring cast"), NOTE,
                                         native=False), moves=order.form == "inside")
     # a cast between the source's expression and the or (LLVM sank the or past it) leaves it undecided
-    decided = None if d is not None and float_cast_reader(d) else flow.hints.neg_abs(instr, lanes[1])
+    decided = None if cast_below(flow, d) else flow.hints.neg_abs(instr, lanes[1])
     if decided is not None and decided.form == "min":
         # minimum(x, -x): the ring min of φ(x) and −φ(x) is −|x| except at ±0, which stay themselves (the
         # payload is its own negation at −0): x with the sign set where the magnitude is not zero (seed 610)
@@ -244,34 +245,32 @@ def _sign_mask(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, lanes: tu
     return FoldResult(True, Verdict(_NEG_ABS, ERROR, native=False), moves=True)
 
 
+_MIN_WIDENED = ("; but a conversion sits between it and the source's extremum (minimum(h, -h) + y of a half h and an "
+                "f32 y as y - |h|.to(f32); maximum(v, -v) of a select promoted to f32 that LLVM narrowed: silent "
+                "before), and Triton's ring extremum at the other width differs at −0 (φ(−0) = −2^(w−1))")
+
+
 def _abs(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, src: str, dst: str, lanes: tuple[int, int],
          packed: bool) -> FoldResult | None:
     """|x| (``abs``, or the sign-bit ``and`` on ``lanes``: (register width, lane width)): Triton's ring max where
     the source takes the max or min of x and -x (:func:`_ring_max_of_negation`), else native like Triton's abs
     (:func:`_abs_next_to_cast`), reported where the source has such a max that no location ties to it."""
     if (decided := flow.hints.abs_of_max(instr, lanes[1], flow.uses.get(dst, []))) is not None:
-        _ring_max_of_negation(instr, ctx, src, dst, lanes)
+        promoted = cast_below(flow, flow.only_def(src))  # the max of a promoted select LLVM narrowed: at its type
+        if promoted and decided.form == "max" and (done := per_arm(instr, ctx, flow, src, "max", decided)):
+            return done
+        ring_max_of_negation(instr, ctx, src, dst, lanes)
+        # a min's negation folded into a reader past a cvt negates the widened max: not the ring min at −0
+        widened = promoted or (decided.form == "min" and any(u.opcode == "cvt" for u in flow.uses.get(dst, [])))
         return FoldResult(True, Verdict(f"{instr.opcode}: LLVM's |x|, and the source at {decided.where} takes the "
                                         "max or min of x and -x (a min's negation folded into the reader): sanitized "
-                                        "as Triton's ring max", NOTE, native=False), moves=True)
+                                        "as Triton's ring max" + (_MIN_WIDENED if widened else ""),
+                                        ERROR if widened else NOTE, native=False), moves=True)
     done = _abs_next_to_cast(instr, ctx, flow, src, dst, packed=packed)
     if done is None and (where := flow.hints.max_of_negation_in_source(instr)) is not None:
         return FoldResult(False, Verdict(f"{_ABS_OR_MAX}; the source has one at {where}, and no location ties "
                                          "this one to it or to an abs; left native", ERROR))
     return done
-
-
-def _ring_max_of_negation(instr: ir.Instruction, ctx: RewriteContext, src: str, dst: str,
-                          lanes: tuple[int, int]) -> None:
-    """``maximum(x, -x)`` as Triton's ring max of φ(x) and −φ(x): |x| except at ±0, which stay themselves
-    (φ(−0) = −2^(w−1) is its own negation; held-out seed 4957: silent before): x with the sign cleared
-    where the magnitude is not zero, lane by lane."""
-    w, lane = lanes
-    _, t = lane_nonzero_signs(ctx, src, w, lane)
-    u = ctx.fresh(BITS_KIND[w])
-    ctx.invalidate(dst)
-    ctx.emit(f"and.b{w} {u}, {src}, {t}")
-    ctx.emit(f"{guard_text(instr.guard)}xor.b{w} {dst}, {src}, {u}")
 
 
 def _abs_next_to_cast(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, src: str, dst: str,

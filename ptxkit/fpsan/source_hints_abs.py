@@ -168,7 +168,7 @@ class AbsHints(HintsBase):
     def abs_of_max(self, instr: ir.Instruction, width: int,
                    readers: Sequence[ir.Instruction] = ()) -> Decision | None:
         """|x| as a sign-bit ``and`` on ``width``-bit lanes: a ``maximum``/``max`` of x and its negation there
-        (``max``: Triton's ring max, which keeps ±0 as they are; held-out seed 4957:
+        (``max``: Triton's ring max, which keeps ±0 as they are; ``min`` of a minimum; held-out seed 4957:
         ``maximum(where(c, a, a), -a)``, an ``and`` on a dot operand no float instruction reads). LLVM often
         hoists the ``and`` to the load, whose location says nothing: then the expressions at its ``readers``'
         locations decide, where each operand that clears a sign is such a maximum (``maximum(x, -x) * 3.0``;
@@ -179,13 +179,18 @@ class AbsHints(HintsBase):
             x = _of_negation(f, n) if n is not None and _call_name(n) in _EXTREMA else None
             return x is not None and _width(f, x, _DEPTH) in (OWN, width)
 
+        def form(n: ast.expr) -> str:  # ("min": a minimum, whose negation LLVM folded into a reader)
+            return "min" if _call_name(n) in ("minimum", "min") else "max"
+
         def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
-            return ("max", n) if is_max(f, n) else None
+            return (form(n), n) if is_max(f, n) else None
 
         def classify_reader(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
             ops = [_strip_casts(f, o) for o in _operands(n)]
             clears = [o for o in ops if o is not None and (is_max(f, o) or _abs_call(o))]
-            return ("max", n) if clears and all(is_max(f, o) for o in clears) else None
+            if not clears or not all(is_max(f, o) for o in clears):
+                return None
+            return ("min" if any(form(o) == "min" for o in clears if o is not None) else "max"), n
 
         got = self.decide(instr, classify) or self.decide_enclosing(instr, classify)
         if got is not None or not readers:

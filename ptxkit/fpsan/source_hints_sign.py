@@ -447,6 +447,22 @@ class SignHints(HintsBase):
             return ("before:scan" if scanned_any else "before"), n  # (through a scan: its elements are sums)
         return self.decide(instr, classify)
 
+    def negated_where_narrowed(self, instr: ir.Instruction, width: int) -> Decision | None:
+        """The value at ``instr``'s location (a store's value, or a ``.to()`` call to ``width`` bits) narrows the
+        negation of a ``tl.where`` (``(-tl.where(c, h, y)).to(bf16)``): the select's arms then decide the type the
+        ring negates at (:mod:`ptxkit.fpsan.fold_negated_promoted_select`)."""
+        def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
+            v = _resolve(f, n.args[1], _DEPTH) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) \
+                and n.func.attr == "store" and len(n.args) >= 2 else n
+            if v is None or _cast_to(v) is None or _DTYPE_WIDTH.get(_cast_to(v) or "") != width:
+                return None
+            while v is not None and _cast_to(v) is not None and _DTYPE_WIDTH.get(_cast_to(v) or "") == width:
+                v = _resolve(f, _receiver(v), _DEPTH)
+            inner = _negated(_without_double_negation(f, v))
+            r = _resolve(f, inner, _DEPTH) if inner is not None else None
+            return ("before", n) if _module_call(r, "tl") == "where" else None
+        return self.decide(instr, classify)
+
     def wide_negation_in_function(self, instr: ir.Instruction, width: int) -> str | None:
         """Where the kernel function at ``instr``'s location negates a value wider than ``width`` bits, if it does
         (held-out seed 10449: ``e = -x1.to(f64)``, then ``tl.cumsum(e)``'s first row stored as bf16 — LLVM's sign

@@ -355,6 +355,16 @@ HAND = {
     # x.to(f32) + (-x).to(f32): LLVM's sub c, c of one cvt; (-x).to(f32) - y.to(f32) * x.to(f32): its fma(n, y, n) of
     # one neg n = -c read as both forms, undecidable per operand (hand kernels after held-out seed 187573)
     "k_cast_plus_narrowed_negation": ({"x0": "f64"}, "x0.to(tl.float32) + (-x0).to(tl.float32)", "f32", 64, True),
+    # a select of a bf16 h and an f32 y is promoted to f32: LLVM selects h and the narrowed y, then sets, flips or
+    # clears the sign at 16 bits; Triton negates (or takes the ring max of v and -v) at f32 and narrows
+    "k_neg_of_promoted_where": ({"x0": "bf16", "x1": "f32"}, "(-tl.where(x1 > 0, x0, x1)).to(tl.bfloat16)", "bf16", 64,
+                                True),
+    "k_max_of_promoted_where_and_negation": ({"x0": "f16", "x1": "f64"}, "tl.maximum(tl.where(x1 > 0, x0, x1), "
+                                             "-tl.where(x1 > 0, x0, x1)).to(tl.float16)", "f16", 64, True),
+    "k_neg_abs_of_promoted_where": ({"x0": "bf16", "x1": "f32"}, "(-tl.abs(tl.where(x1 > 0, x1, x0))).to(tl.bfloat16)",
+                                    "bf16", 64, True),
+    # minimum(h, -h) + y of a bf16 h and an f32 y: LLVM's y - |h|.to(f32)
+    "k_min_of_half_negation_plus_f32": ({"x0": "bf16", "x1": "f32"}, "tl.minimum(x0, -x0) + x1", "bf16", 64, True),
     "k_narrowed_negation_minus_product_of_cast": ({"x0": "f64", "x1": "f64"}, "(-x0).to(tl.float32) - x1.to(tl.float32)"
                                                   " * x0.to(tl.float32)", "f32", 64, True),
 }
