@@ -257,7 +257,8 @@ def _abs(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, src: str, dst: 
     (:func:`_abs_next_to_cast`), reported where the source has such a max that no location ties to it."""
     if (decided := flow.hints.abs_of_max(instr, lanes[1], flow.uses.get(dst, []))) is not None:
         promoted = cast_below(flow, flow.only_def(src))  # the max of a promoted select LLVM narrowed: at its type
-        if promoted and decided.form == "max" and (done := per_arm(instr, ctx, flow, src, "max", decided)):
+        if promoted and decided.form == "max" and lanes[0] == lanes[1] and (
+                done := per_arm(instr, ctx, flow, src, "max", decided)):
             return done
         ring_max_of_negation(instr, ctx, src, dst, lanes)
         # a min's negation folded into a reader past a cvt negates the widened max: not the ring min at −0
