@@ -411,6 +411,9 @@ EXACT: list[int | str] = [4, 6, 15, 19, 72, 104, 114, 175, "k_rsqrt_f32", "k_exp
                           # abs(pow(x, x).to(f32)) of a bf16 x: pow's special-case selects after the abs and the
                           # narrowing carry the cast's location (open until stop 27; its class: seed29381's pair)
                           11820,
+                          # open until stop 42: (s + s) / (s * 2.0), LLVM's one add divided by itself, split by
+                          # position; (-where(c, a, b)).to(f16) of f32 arms, the negation per arm at f32
+                          2363, 6284,
                           ]
 # Known-open classes (issue 10's letters; /work/coord/issue10_findings.md): kernel -> (cause, reported
 # today, i.e. the sanitize report has an error so --strict fails).
@@ -429,11 +432,9 @@ OPEN: dict[int | str, tuple[str, bool]] = {
     814: ("tl.min(abs(h.to(f32))): LLVM takes abs and min in f16, then widens", True),
     1391: ("(i.to(f32) * 2.0).to(f16): LLVM converts i to f16 and doubles in f16", True),
     1632: ("-abs(h.to(f64)).to(f16): LLVM's -|h| on the half, Triton's ring went through f64", True),
-    2363: ("(s + s) / (s * 2.0): LLVM's CSE makes both one add x, x, which no one ring op matches", True),
     2690: ("(..(0.0 * x)..- 0.5).to(f32) folded by LLVM into a stored constant: no float work is left", True),
     6034: ("fma((-x.to(f32)).to(f16), -(..), ..): LLVM cancels both negations; Triton narrows the f32 ring's negation",
            True),
-    6284: ("(-where(c, a, b)).to(f16) of f32 arms: LLVM's sign xor of the select of the narrowed arms", True),
     5719: ("(h.to(f32) * 2.0).to(f64).to(bf16) * 2.0 as two add.bf16 at one location: the inner one's ring path "
            "through f32 and f64 is not recognised", True),
     10869: ("x.to(f32).to(int64) and x.to(f64).to(int64) of one half: LLVM's one cvt.rzi.s64.f16 for both, Triton "
