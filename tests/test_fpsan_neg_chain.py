@@ -224,3 +224,11 @@ def test_sign_op_past_a_conversion_of_the_sources_extremum_is_reported(name, opc
     |h|.to(f32)`` (the negation of the widened max, not the ring min at −0): silent before, reported now."""
     _, _, errors = _compare(name)
     assert opcode in {e.opcode for e in errors}
+
+
+@pytest.mark.parametrize("name", ["seed194909", "k_max_of_narrow_where_and_negation"])
+def test_sign_op_of_a_select_of_narrow_arms_is_the_narrow_rings(name):
+    """``-where(c, x.to(bf16), tanh(x).to(bf16))`` (held-out seed 194909, exact before, silent at first contact with
+    the per-arm rule) and ``maximum(v, -v)`` of such a select: both arms are narrowing cvts because the source casts
+    them, so the select is at the narrow type and the sign op is its ring's. Bit for bit, nothing reported."""
+    _assert_bit_exact(name)

@@ -256,10 +256,13 @@ def _abs(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, src: str, dst: 
     the source takes the max or min of x and -x (:func:`_ring_max_of_negation`), else native like Triton's abs
     (:func:`_abs_next_to_cast`), reported where the source has such a max that no location ties to it."""
     if (decided := flow.hints.abs_of_max(instr, lanes[1], flow.uses.get(dst, []))) is not None:
-        promoted = cast_below(flow, flow.only_def(src))  # the max of a promoted select LLVM narrowed: at its type
-        if promoted and decided.form == "max" and lanes[0] == lanes[1] and (
+        # the max of a promoted select LLVM narrowed is at the select's type (a narrow one's: "narrow")
+        promoted = cast_below(flow, flow.only_def(src))
+        select = flow.hints.negated_where_narrowed(instr, lanes[1], negated=False) if promoted else None
+        if select is not None and select.form == "before" and decided.form == "max" and lanes[0] == lanes[1] and (
                 done := per_arm(instr, ctx, flow, src, "max", decided)):
             return done
+        promoted = promoted and (select is None or select.form != "narrow")
         ring_max_of_negation(instr, ctx, src, dst, lanes)
         # a min's negation folded into a reader past a cvt negates the widened max: not the ring min at −0
         widened = promoted or (decided.form == "min" and any(u.opcode == "cvt" for u in flow.uses.get(dst, [])))

@@ -447,10 +447,16 @@ class SignHints(HintsBase):
             return ("before:scan" if scanned_any else "before"), n  # (through a scan: its elements are sums)
         return self.decide(instr, classify)
 
-    def negated_where_narrowed(self, instr: ir.Instruction, width: int) -> Decision | None:
+    def negated_where_narrowed(self, instr: ir.Instruction, width: int, negated: bool = True) -> Decision | None:
         """The value at ``instr``'s location (a store's value, or a ``.to()`` call to ``width`` bits) narrows the
-        negation of a ``tl.where`` (``(-tl.where(c, h, y)).to(bf16)``): the select's arms then decide the type the
-        ring negates at (:mod:`ptxkit.fpsan.fold_negated_promoted_select`)."""
+        negation of a ``tl.where`` (``(-tl.where(c, h, y)).to(bf16)``; not ``negated``: any ``tl.where`` in it, as
+        ``maximum(v, -v)`` of one) whose type is not ``width`` bits — wider, or of loaded values, whose promotion the
+        select's arms then show (:mod:`ptxkit.fpsan.fold_negated_promoted_select`); not one of narrow arms
+        (held-out seed 194909, silent: ``-where(c, x.to(bf16), t.to(bf16))``, both arms narrowing cvts)."""
+        def promoted(f: SourceFile, e: ast.expr | None) -> bool:
+            w = _width(f, e, _DEPTH) if _module_call(e, "tl") == "where" and e is not None else width
+            return w is None or w == OWN or w > width
+
         def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
             v = _resolve(f, n.args[1], _DEPTH) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) \
                 and n.func.attr == "store" and len(n.args) >= 2 else n
@@ -458,9 +464,14 @@ class SignHints(HintsBase):
                 return None
             while v is not None and _cast_to(v) is not None and _DTYPE_WIDTH.get(_cast_to(v) or "") == width:
                 v = _resolve(f, _receiver(v), _DEPTH)
+            if not negated:  # (form "narrow": only wheres of narrow arms, a select at the narrow type)
+                wheres = [r for e in ast.walk(v) if isinstance(e, ast.expr) and _module_call(
+                    r := _resolve(f, e, _DEPTH), "tl") == "where"] if v is not None else []
+                kinds = {promoted(f, e) for e in wheres}
+                return (("before" if True in kinds else "narrow"), n) if len(kinds) == 1 else None
             inner = _negated(_without_double_negation(f, v))
             r = _resolve(f, inner, _DEPTH) if inner is not None else None
-            return ("before", n) if _module_call(r, "tl") == "where" else None
+            return ("before", n) if _module_call(r, "tl") == "where" and promoted(f, r) else None
         return self.decide(instr, classify)
 
     def wide_negation_in_function(self, instr: ir.Instruction, width: int) -> str | None:

