@@ -232,3 +232,15 @@ def test_sign_op_of_a_select_of_narrow_arms_is_the_narrow_rings(name):
     the per-arm rule) and ``maximum(v, -v)`` of such a select: both arms are narrowing cvts because the source casts
     them, so the select is at the narrow type and the sign op is its ring's. Bit for bit, nothing reported."""
     _assert_bit_exact(name)
+
+
+@pytest.mark.parametrize("name", ["seed194845", "k_neg_half_over_three"])
+def test_negation_of_a_widened_half_moved_past_its_product_is_tritons_at_zero(name):
+    """``cos(..).to(f16) * ((-x0) / 3.0) + ..`` of an f16 x0 (held-out seed 194845, silent at first contact: 3/128
+    elements at x0 = −0): LLVM's ``-(x0.to(f32) * (1/3))``; Triton negates x0 in its 16-bit ring (φ(−0) = −2^15, its
+    own negation) and then widens. Bit for bit at ±0, nothing reported."""
+    from tests.test_fpsan_body_join import _zero_y
+    _assert_bit_exact(name)
+    ours, theirs, items = _zero_y(name, buffer="x0_ptr", negative_zero=0x8000)
+    assert np.array_equal(ours, theirs)
+    assert not [i for i in items if i.severity == "error"]

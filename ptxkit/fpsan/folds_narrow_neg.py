@@ -334,3 +334,33 @@ def extremum_of_negation_narrowed(instr: ir.Instruction, cvt: ir.Instruction, ct
                                     f"a {op}imum of x and -x of {st}: LLVM {'sets' if op == 'min' else 'clears'} the "
                                     f"sign after narrowing; sanitized as Triton's ring {op} at {st}, then the ring "
                                     "narrowing", NOTE, native=False))
+
+
+def negated_widened_product(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, ft: str) -> FoldResult | None:
+    """``neg d, m`` of ``m = mul q, c`` with q widened from a narrow h, where the source at the mul is ``(-h) / c``
+    or ``(-h) * c`` (held-out seed 194845, silent at h = −0: ``(-x0) / 3.0`` of an f16 x0 as ``x0.to(f32) * (1/3)``,
+    negated after): Triton's sext(−φ_h(h))·φ(c), the product of the narrow negation (:func:`_sext_of_narrow_negation`)
+    and the other factor's payload."""
+    m = flow.only_def(instr.operands[1].name) if len(instr.operands) == 2 and isinstance(
+        instr.operands[1], ir.Reg) else None
+    if m is None or m.opcode != "mul" or len(m.operands) != 3 or instr.guard is not None or m.guard is not None \
+            or ft not in ("f32", "f64") or float_type_of(m) != ft:
+        return None
+    k = next((k for k in (1, 2) if _widened(flow, m.operands[k], ft)), None)
+    if k is None or not all(flow.unchanged_between(o.name, m, instr) for o in m.operands[1:] if isinstance(o, ir.Reg)):
+        return None
+    narrow = _widened(flow, m.operands[k], ft)
+    decided = flow.hints.negated_narrow_operand(m, narrow)
+    if decided is None:
+        return None
+    w = R.ring(ft).w
+    q = as_reg(ctx, ctx.embed(m.operands[k], ft), w)
+    n = _sext_of_narrow_negation(ctx, q, w, narrow)
+    o = ctx.fresh(BITS_KIND[w])
+    ctx.emit(f"mul.lo.s{w} {o}, {n}, {as_reg(ctx, ctx.embed(m.operands[3 - k], ft), w)}")
+    ctx.define(instr.operands[0], o, ft, None)
+    return FoldResult(True, Verdict(f"negation of a product of a value widened from {narrow} bits, where the source at "
+                                    f"{decided.where} negates the narrow value: LLVM moved the negation past the "
+                                    "widening and the product; sanitized as Triton's narrow negation, widened, times "
+                                    "the other factor", NOTE, native=False))
+

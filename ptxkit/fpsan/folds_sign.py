@@ -42,6 +42,7 @@ from ptxkit.fpsan.folds_narrow_neg import (
     _widened,
     _widened_times_negative,
     extremum_of_negation_narrowed,
+    negated_widened_product,
 )
 from ptxkit.fpsan.irview import name_of
 from ptxkit.fpsan.neg_chain import dot_side, neg_through, neg_through_packed
@@ -90,7 +91,8 @@ def rewrite_sign_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options,
     if op == "cvt" and (ab := _abs_inside_cast(flow, instr)) is not None:
         return _cast_of_abs(instr, *ab, ctx)
     if (op == "neg" and ft in ("f16", "bf16", "f32", "f64") and len(ops) == 2 and isinstance(ops[1], ir.Reg)
-            and not opts.fold("neg-cast") and (done := neg_through(instr, ops[1].name, ctx, flow)) is not None):
+            and not opts.fold("neg-cast") and (done := neg_through(instr, ops[1].name, ctx, flow)
+                                                or negated_widened_product(instr, ctx, flow, ft)) is not None):
         return done  # a float neg the source takes through a wider type (held-out seed 43806's b operand; 101546:
         # (-x.to(f64)).to(f16) of an f32 x as neg.f16 of cvt.rn.f16.f32, as the sign xor's case)
     if (op == "neg" and len(ops) == 2 and isinstance(ops[1], ir.Reg) and (cvt := flow.only_def(ops[1].name))
@@ -245,9 +247,8 @@ def _sign_mask(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, lanes: tu
     return FoldResult(True, Verdict(_NEG_ABS, ERROR, native=False), moves=True)
 
 
-_MIN_WIDENED = ("; but a conversion sits between it and the source's extremum (minimum(h, -h) + y of a half h and an "
-                "f32 y as y - |h|.to(f32); maximum(v, -v) of a select promoted to f32 that LLVM narrowed: silent "
-                "before), and Triton's ring extremum at the other width differs at −0 (φ(−0) = −2^(w−1))")
+_MIN_WIDENED = ("; but a cvt sits between it and the source's extremum (minimum(h, -h) + y as y - |h|.to(f32); a "
+                "select promoted then narrowed: silent before), and Triton's ring extremum at the other width differs")
 
 
 def _abs(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, src: str, dst: str, lanes: tuple[int, int],
@@ -655,8 +656,7 @@ def _cast_of_abs(cvt: ir.Instruction, ab: ir.Instruction, x: str, via: str | Non
 
 
 def _neg_abs(instr: ir.Instruction, ctx: RewriteContext, a: str, d: str, lanes: tuple[int, int]) -> None:
-    """d = the ring negation of |a|, lane by lane: |a| with the sign set exactly where the magnitude is not
-    zero."""
+    """d = the ring negation of |a|, lane by lane: |a| with the sign set exactly where the magnitude is not zero."""
     w, lane = lanes
     m, t = lane_nonzero_signs(ctx, a, w, lane)
     ctx.invalidate(d)

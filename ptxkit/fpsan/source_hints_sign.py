@@ -474,6 +474,17 @@ class SignHints(HintsBase):
             return ("before", n) if _module_call(r, "tl") == "where" and promoted(f, r) else None
         return self.decide(instr, classify)
 
+    def negated_narrow_operand(self, op: ir.Instruction, narrow: int) -> Decision | None:
+        """The source at ``op``'s location (a product or quotient) has an operand ``-h`` of a ``narrow``-bit (or
+        loaded) h: ``(-h) / 3.0`` of an f16 h, promoted to f32, which LLVM computes as ``h.to(f32) * (1/3)`` and
+        negates after (held-out seed 194845, silent at h = −0: Triton negates in h's ring before widening)."""
+        def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
+            if not (isinstance(n, ast.BinOp) and isinstance(n.op, (ast.Mult, ast.Div))):
+                return None
+            inner = [x for side in (n.left, n.right) if (x := _negated(_resolve(f, side, _DEPTH))) is not None]
+            return ("before", n) if len(inner) == 1 and _width(f, inner[0], _DEPTH) in (OWN, narrow) else None
+        return self.decide(op, classify)
+
     def wide_negation_in_function(self, instr: ir.Instruction, width: int) -> str | None:
         """Where the kernel function at ``instr``'s location negates a value wider than ``width`` bits, if it does
         (held-out seed 10449: ``e = -x1.to(f64)``, then ``tl.cumsum(e)``'s first row stored as bf16 — LLVM's sign
