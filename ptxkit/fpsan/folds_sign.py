@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 from ptxkit import ir
 from ptxkit.fpsan import ring as R
+from ptxkit.fpsan.abs_bits import MIN_WIDENED, with_half_abs
 from ptxkit.fpsan.casts import _cast_payload as cast_payload
 from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext, guard_text, hexc
 from ptxkit.fpsan.fold_flow import (
@@ -224,10 +225,11 @@ def _sign_mask(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, lanes: tu
             and (order.form == "inside" or neg_abs_before_cast(instr, d, ctx, flow))):
         if order.form == "inside":  # -abs(x.to(T)): the PTX's order (seed 67953's other form)
             _neg_abs(instr, ctx, src, dst, lanes)
-        return FoldResult(True, Verdict(f"{_NEG_ABS_HEAD}, from -abs(x) and a cast: the source at {order.where} "
-                                        + ("casts first" if order.form == "inside" else
-                                           "casts -abs(x): the ring negation of |x|, then the ring cast"), NOTE,
-                                        native=False), moves=order.form == "inside")
+        inside = order.form == "inside"  # (-abs(x.to(f16)): the abs of a half, whose form Triton's build picks)
+        return FoldResult(True, with_half_abs(ctx, instr, Verdict(
+            f"{_NEG_ABS_HEAD}, from -abs(x) and a cast: the source at {order.where} " + (
+                "casts first" if inside else "casts -abs(x): the ring negation of |x|, then the ring cast"), NOTE,
+            native=False), lanes if inside else (0, 0)), moves=inside)
     # a cast between the source's expression and the or (LLVM sank the or past it) leaves it undecided
     decided = None if cast_below(flow, d) else flow.hints.neg_abs(instr, lanes[1])
     if decided is not None and decided.form == "min":
@@ -242,13 +244,10 @@ def _sign_mask(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, lanes: tu
                           moves=True)
     _neg_abs(instr, ctx, src, dst, lanes)
     if decided is not None:  # -abs(x)
-        return FoldResult(True, Verdict(f"{_NEG_ABS_HEAD}, from -abs(x): the ring negation of |x|, decided by the "
-                                        f"source at {decided.where}", NOTE, native=False), moves=True)
+        return FoldResult(True, with_half_abs(ctx, instr, Verdict(
+            f"{_NEG_ABS_HEAD}, from -abs(x): the ring negation of |x|, decided by the source at {decided.where}", NOTE,
+            native=False), lanes), moves=True)
     return FoldResult(True, Verdict(_NEG_ABS, ERROR, native=False), moves=True)
-
-
-_MIN_WIDENED = ("; but a cvt sits between it and the source's extremum (minimum(h, -h) + y as y - |h|.to(f32); a "
-                "select promoted then narrowed: silent before), and Triton's ring extremum at the other width differs")
 
 
 def _abs(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, src: str, dst: str, lanes: tuple[int, int],
@@ -269,7 +268,7 @@ def _abs(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, src: str, dst: 
         widened = promoted or (decided.form == "min" and any(u.opcode == "cvt" for u in flow.uses.get(dst, [])))
         return FoldResult(True, Verdict(f"{instr.opcode}: LLVM's |x|, and the source at {decided.where} takes the "
                                         "max or min of x and -x (a min's negation folded into the reader): sanitized "
-                                        "as Triton's ring max" + (_MIN_WIDENED if widened else ""),
+                                        "as Triton's ring max" + (MIN_WIDENED if widened else ""),
                                         ERROR if widened else NOTE, native=False), moves=True)
     done = _abs_next_to_cast(instr, ctx, flow, src, dst, packed=packed)
     if done is None and (where := flow.hints.max_of_negation_in_source(instr)) is not None:
