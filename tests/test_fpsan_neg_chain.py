@@ -234,7 +234,7 @@ def test_sign_op_of_a_select_of_narrow_arms_is_the_narrow_rings(name):
     _assert_bit_exact(name)
 
 
-@pytest.mark.parametrize("name", ["seed194845", "k_neg_half_over_three"])
+@pytest.mark.parametrize("name", ["seed194845", "k_neg_half_over_three", "k_exp_times_neg_half_over_three"])
 def test_negation_of_a_widened_half_moved_past_its_product_is_tritons_at_zero(name):
     """``cos(..).to(f16) * ((-x0) / 3.0) + ..`` of an f16 x0 (held-out seed 194845, silent at first contact: 3/128
     elements at x0 = −0): LLVM's ``-(x0.to(f32) * (1/3))``; Triton negates x0 in its 16-bit ring (φ(−0) = −2^15, its

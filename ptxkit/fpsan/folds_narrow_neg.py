@@ -147,7 +147,7 @@ def _widened_times_negative(flow: Flow, ops: tuple[ir.Operand, ...], ft: str) ->
     negative immediate or a negation, else None."""
     for k in (1, 2):
         c = ops[3 - k]
-        if not _widened(flow, ops[k], ft):
+        if not _widened(flow, ops[k], ft) and _nested_widened(flow, ops[k], ft) is None:
             continue
         if isinstance(c, ir.FloatImm) and c.bits >> (c.width - 1) and _float_value(c) < 0:
             return k
@@ -156,9 +156,26 @@ def _widened_times_negative(flow: Flow, ops: tuple[ir.Operand, ...], ft: str) ->
     return None
 
 
+def _nested_widened(flow: Flow, o: ir.Operand, ft: str) -> tuple[ir.Instruction, int, int] | None:
+    """(the ``mul``, the index of its widened operand, the narrow width) where ``o``'s one definition is a product
+    of a value widened from a narrower float (``h.to(f32) * (1/3)`` of the source's ``(-h) / 3.0``)."""
+    m = flow.only_def(o.name) if isinstance(o, ir.Reg) else None
+    if m is None or m.opcode != "mul" or m.guard is not None or len(m.operands) != 3 or float_type_of(m) != ft:
+        return None
+    j = next((j for j in (1, 2) if _widened(flow, m.operands[j], ft)), None)
+    return (m, j, _widened(flow, m.operands[j], ft)) if j is not None else None
+
+
 def _negated_factor_source(instr: ir.Instruction, flow: Flow, ft: str, other: ir.Operand) -> Decision | None:
     """The source's ``(-h).to(T) * c`` (or ``(-h) * y``, h narrower) at the product's location, or at the location
-    of the negation LLVM moved onto the other factor."""
+    of the negation LLVM moved onto the other factor; ``(-h) / c`` at the location of the product LLVM made of the
+    factor (:func:`_nested_widened`: held-out seed 194845's kin, ``exp(y) * ((-h) / 3.0) + y`` as fma(-exp(y), m, y),
+    silent at h = −0)."""
+    factor = instr.operands[2] if instr.operands[1] is other else instr.operands[1]
+    if not _widened(flow, factor, ft) and (nested := _nested_widened(flow, factor, ft)) is not None:
+        m, _, narrow = nested
+        ok = all(flow.unchanged_between(o.name, m, instr) for o in m.operands[1:] if isinstance(o, ir.Reg))
+        return flow.hints.negated_narrow_operand(m, narrow) if ok else None
     w = R.ring(ft).w
     if isinstance(other, ir.FloatImm):
         return flow.hints.negated_factor(instr, w, -_float_value(other))
@@ -194,12 +211,20 @@ def _negated_factor(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, ft: 
     seed 6041: a cumsum of ``(-x).to(f64) * 0.5`` of a half x, as fma(x, -0.5, acc)): Triton's sext(−φ_h(h))·φ(c).
     With φ(−c) = −φ(c) that is q'·φ(−c), where q' = q except at φ_h(−0) = −2^(n−1), its own narrow negation, where
     q' = −q. The same where LLVM negated the other factor instead (7005: ``(-h) * y + 1.0`` as fma(-y, h, 1.0))."""
-    narrow = _widened(flow, instr.operands[k], ft)
+    nested = None if _widened(flow, instr.operands[k], ft) else _nested_widened(flow, instr.operands[k], ft)
+    narrow = nested[2] if nested is not None else _widened(flow, instr.operands[k], ft)
     w = R.ring(ft).w
     nsrc = len(instr.operands) - 1
 
     def compute(c: RewriteContext, ps: list[str], _w: int, _i: ir.Instruction) -> str:
-        n = _sext_of_narrow_negation(c, as_reg(c, ps[k - 1], w), w, narrow, negated=True)
+        if nested is not None:  # the factor's product q·c' with q's narrow negation: −sext(−p)·φ(c')
+            prod, j, _ = nested
+            q = as_reg(c, c.embed(prod.operands[j], ft), w)
+            n = c.fresh(BITS_KIND[w])
+            c.emit(f"mul.lo.s{w} {n}, {_sext_of_narrow_negation(c, q, w, narrow, negated=True)}, "
+                   f"{as_reg(c, c.embed(prod.operands[3 - j], ft), w)}")
+        else:
+            n = _sext_of_narrow_negation(c, as_reg(c, ps[k - 1], w), w, narrow, negated=True)
         o = c.fresh(BITS_KIND[w])
         m = as_reg(c, ps[2 - k], w)
         if nsrc == 3:

@@ -371,6 +371,8 @@ HAND = {
     # (-h) / 3.0 of an f16 h, promoted to f32: LLVM's -(h.to(f32) * (1/3)) (held-out 194845's kin, silent at h = -0)
     "k_neg_half_over_three": ({"x0": "f16", "x1": "f32"}, "tl.cos(x1).to(tl.float16) * ((-x0) / 3.0) + x1", "f32", 64,
                               True),
+    # the same with the negation moved onto the other factor: fma(-exp(y), h.to(f32) * (1/3), y)
+    "k_exp_times_neg_half_over_three": ({"x0": "f16", "x1": "f32"}, "tl.exp(x1) * ((-x0) / 3.0) + x1", "f32", 64, True),
     # minimum(h, -h) + y of a bf16 h and an f32 y: LLVM's y - |h|.to(f32)
     "k_min_of_half_negation_plus_f32": ({"x0": "bf16", "x1": "f32"}, "tl.minimum(x0, -x0) + x1", "bf16", 64, True),
     "k_narrowed_negation_minus_product_of_cast": ({"x0": "f64", "x1": "f64"}, "(-x0).to(tl.float32) - x1.to(tl.float32)"
