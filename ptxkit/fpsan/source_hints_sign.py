@@ -114,6 +114,16 @@ class SignHints(HintsBase):
             return None
         return self.decide(cvt, classify)
 
+    def cast_of_reduction(self, cvt: ir.Instruction, dest: str) -> bool:
+        """A ``.to(dest)`` at ``cvt``'s location converts a scan or a ``tl.min``/``tl.max`` reduction (the J form
+        :meth:`neg_cast` takes through its elements' negations)."""
+        found = self.nodes(cvt)
+        if found is None:
+            return False
+        f, nodes = found
+        recvs = [_resolve(f, _receiver(n), _DEPTH) for n in nodes if _cast_to(n) == _PTX_DTYPE.get(dest)]
+        return any(r is not None and (_scan_of(r) is not None or _extremum_reduction_of(r) is not None) for r in recvs)
+
     def reads_negated_cast(self, reader: ir.Instruction, dest: str) -> bool:
         """The source at ``reader``'s location computes with a ``(-x).to(dest)`` (or ``(x * -1.0).to(dest)``): an
         operand the ring casts after negating (held-out seed 137153: the fma's addend ``(-x).to(bf16)``, one ``neg``

@@ -396,6 +396,11 @@ HAND_SCAN = {
     # negations stay in the PTX (held-out seed 187076's kin, silent: taken for a negation LLVM moved out of the cvt)
     "k_half_minus_cumsum_of_negations": ({"x0": "f32", "x1": "f16"}, "-x0", "f32", "cumsum", 1, "f16",
                                          "x1 - s.to(tl.float16)"),
+    # (-s).to(bf16) and -(s.to(bf16)) of s = tl.min(-x): LLVM's max tree of x (then negated) for the first, the tree
+    # of the negations and a neg after the cvt for the second (held-out seed 199925's kin, silent there)
+    "k_neg_cast_of_min_of_negations": ({"x0": "bf16"}, "-x0", "bf16", "min", 0, "bf16", "(-s).to(tl.bfloat16)"),
+    "k_negated_cast_of_min_of_negations": ({"x0": "f32"}, "-(x0 / 3.0)", "f32", "min", 0, "bf16",
+                                           "-(s.to(tl.bfloat16)) * s.to(tl.bfloat16)"),
 }
 
 
