@@ -404,6 +404,7 @@ def negation_upstream(flow: Flow, x: ir.Operand) -> bool:
     the exchange)."""
     todo: list[ir.Operand] = [x]
     seen: set[str] = set()
+    stored = False  # the shared-memory stores' values, followed once
     while todo and len(seen) < 256:
         o = todo.pop()
         if not isinstance(o, ir.Reg) or o.name in seen:
@@ -414,7 +415,8 @@ def negation_upstream(flow: Flow, x: ir.Operand) -> bool:
                 return True
             if d.opcode in _TREE_OPS:
                 todo.extend(d.operands[1:])
-            elif d.opcode == "ld" and "shared" in d.mods:
+            elif d.opcode == "ld" and "shared" in d.mods and not stored:
+                stored = True
                 todo.extend(v for st in flow.order if st.opcode == "st" and "shared" in st.mods
-                            for o in st.operands[1:] for v in (o.items if isinstance(o, ir.Vec) else (o,)))
+                            for a in st.operands[1:] for v in (a.items if isinstance(a, ir.Vec) else (a,)))
     return False

@@ -43,11 +43,11 @@ def _contracted_subtrahend(instr: ir.Instruction, ctx: RewriteContext, flow: Flo
     as ``fma(c, 3.0, c)``): Triton's ring product minus its narrowing of −φ(x)."""
     ops = instr.operands
     cast = narrowing_def(flow, ops[3], ft) if len(ops) == 4 and instr.guard is None else None
-    if cast is None or negation_upstream(flow, cast[0].operands[1]):
+    if cast is None:
         return None
     cvt, dt, st = cast
     decided = flow.hints.subtracts_negated_cast(instr, dt, st)
-    if decided is None:
+    if decided is None or negation_upstream(flow, cvt.operands[1]):
         return None
     wt = R.ring(dt).w
     p, o = ctx.fresh(BITS_KIND[wt]), ctx.fresh(BITS_KIND[wt])
@@ -129,13 +129,14 @@ def _subtracted_negated_cast(instr: ir.Instruction, flow: Flow,
     subtrahend of a ``sub`` where it adds one (the cvt's own location naming another cast of the same x, which LLVM
     made one: held-out seed 187573)."""
     casts = [(k, cast) for k in ((1, 2) if instr.opcode == "add" else (2,))
-             if (cast := narrowing_def(flow, instr.operands[k], ft)) is not None
-             and not negation_upstream(flow, cast[0].operands[1])]
+             if (cast := narrowing_def(flow, instr.operands[k], ft)) is not None]
     if len(casts) != 1:
         return []
     k, cast = casts[0]
     decided = flow.hints.subtracts_negated_cast(instr, cast[1], cast[2])
-    return [(k, cast, decided)] if decided is not None else []
+    if decided is None or negation_upstream(flow, cast[0].operands[1]):
+        return []
+    return [(k, cast, decided)]
 
 
 def _negated_narrowing(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, ft: str) -> FoldResult | None:
