@@ -361,13 +361,11 @@ def _width(f: SourceFile, e: ast.expr, depth: int) -> int | None:
             acc = r.args[2] if len(r.args) > 2 else next((k.value for k in r.keywords if k.arg == "acc"), None)
             return _width(f, acc, depth - 1) if acc is not None else None
         return _DTYPE_WIDTH.get(out.attr) if isinstance(out, ast.Attribute) else None
-    if (isinstance(r, ast.Call) and isinstance(r.func, ast.Attribute) and isinstance(r.func.value, ast.Name)
-            and r.func.value.id == "tl" and r.func.attr in _REDUCTIONS and r.args
-            and all(k.arg in ("axis", "keep_dims", "reverse") for k in r.keywords)):
+    if (reduced := _reduction_of(r, ("max", "min"))) is not None:
         # Triton 3.9's tl.max/min widen a half to f32 (a loaded value's type unknown); sum, prod and scans keep it
-        # (held-out seed 184906: tl.min(e) * 2.0 of a bf16 e, the f32 add's self-add form undecided before)
-        w = _width(f, r.args[0], depth - 1)
-        return (32 if w == 16 else w if w in (32, 64) else None) if r.func.attr in ("max", "min") else w
+        # (_same_type_args; held-out seed 184906: tl.min(e) * 2.0 of a bf16 e, the f32 self-add undecided before)
+        w = _width(f, reduced, depth - 1)
+        return 32 if w == 16 else w if w in (32, 64) else None
     args = _same_type_args(r)
     if args:  # tl.fma/minimum/maximum/abs/where: the type of their (promoted) float operands (an f64 one makes it
         widths = [_width(f, a, depth - 1) for a in args]  # f64 whatever the others, held-out seed 30772)
@@ -422,6 +420,15 @@ def _scan_of(n: ast.expr) -> ast.expr | None:
 
 
 _REDUCTIONS = ("sum", "cumsum", "max", "min", "cumprod", "prod")
+
+
+def _reduction_of(n: ast.expr | None, names: tuple[str, ...] = _REDUCTIONS) -> ast.expr | None:
+    """The operand e of ``tl.NAME(e, axis=...)``, a reduction or scan NAME of ``names`` (no ``dtype=``), else None."""
+    if (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name)
+            and n.func.value.id == "tl" and n.func.attr in names and n.args
+            and all(k.arg in ("axis", "keep_dims", "reverse") for k in n.keywords)):
+        return n.args[0]
+    return None
 
 
 def _one_value(f: SourceFile, e: ast.expr | None) -> ast.expr | None:

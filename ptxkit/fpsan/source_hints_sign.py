@@ -29,6 +29,7 @@ from ptxkit.fpsan.source_ast import (
     _number,
     _one_value,
     _receiver,
+    _reduction_of,
     _resolve,
     _scan_of,
     _width,
@@ -85,7 +86,7 @@ class SignHints(HintsBase):
             peeled = False
             while source is not None and recv is not None and _cast_to(recv) == _PTX_DTYPE.get(source):
                 recv, peeled = _resolve(f, _receiver(recv), _DEPTH), True  # (-x).to(f32).to(bf16)
-            if recv is not None and (sc := _scan_of(recv) or _extremum_reduction_of(recv)) is not None:
+            if recv is not None and (sc := _scan_of(recv) or _reduction_of(recv, ("min", "max"))) is not None:
                 # the scan's elements: Triton sums (multiplies) them; tl.min(-x): LLVM reduces max(x) and negates it
                 # (the ring's min of negations is the negation of its max: held-out seeds 177240, 179753)
                 recv = _resolve(f, sc, _DEPTH)  # the negations, the ring's negation of the sum (held-out seed 104039)
@@ -122,7 +123,8 @@ class SignHints(HintsBase):
             return False
         f, nodes = found
         recvs = [_resolve(f, _receiver(n), _DEPTH) for n in nodes if _cast_to(n) == _PTX_DTYPE.get(dest)]
-        return any(r is not None and (_scan_of(r) is not None or _extremum_reduction_of(r) is not None) for r in recvs)
+        return any(r is not None and (_scan_of(r) is not None or _reduction_of(r, ("min", "max")) is not None)
+                   for r in recvs)
 
     def reads_negated_cast(self, reader: ir.Instruction, dest: str) -> bool:
         """The source at ``reader``'s location computes with a ``(-x).to(dest)`` (or ``(x * -1.0).to(dest)``): an
@@ -626,15 +628,6 @@ def _above_choices(f: SourceFile, n: ast.expr) -> tuple[ast.AST | None, ast.expr
     while isinstance(up, ast.expr) and (one := _one_value(f, up)) is not None and ast.dump(one) == ast.dump(n):
         chosen, up = up, f.parent.get(id(up))
     return up, chosen
-
-
-def _extremum_reduction_of(n: ast.expr) -> ast.expr | None:
-    """The operand of ``tl.min(e, ...)`` / ``tl.max(e, ...)`` (a reduction over an axis)."""
-    if (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name)
-            and n.func.value.id == "tl" and n.func.attr in ("min", "max") and n.args
-            and all(k.arg in ("axis", "keep_dims") for k in n.keywords)):
-        return n.args[0]
-    return None
 
 
 def _negation_of(f: SourceFile, e: ast.expr | None) -> ast.expr | None:
