@@ -2312,6 +2312,30 @@ def test_f32_op_merged_with_a_narrowed_twin_is_reported(tmp_path, expr, anchor, 
     assert bool(errs) == reported and all("widened to f64, narrowed back" in r for r in errs)
 
 
+@pytest.mark.parametrize("order", ["inner first", "outer reads nothing of its twin"])
+def test_narrowed_product_and_its_f32_reader_at_one_location_are_told_apart_by_dataflow(tmp_path, order):
+    """``(x0.to(f64) * x1.to(f64)).to(f32) * x0`` (held-out seed 200333, silent at first contact): LLVM shrinks the
+    f64 product to an f32 mul at the cast's location, where the outer mul starts too; the mul the other reads is the
+    narrowed one (the ring's f64 product, narrowed), its reader the f32 one. Two such muls neither of which reads the
+    other are not told apart: reported."""
+    expr = "(x0.to(tl.float64) * x1.to(tl.float64)).to(tl.float32) * x0"
+    body = ("{loc}\n\tmul.f32 %t, %a, %b;\n\tmul.f32 %d, %t, %a;" if order == "inner first"
+            else "{loc}\n\tmul.f32 %t, %a, %b;\n\tmul.f32 %d, %b, %a;")
+    rows = [[0x40490FDB, 0x3FC00001], [0xBF800001, 0x7F7FFFFF], [0x00000001, 0x80000000]]
+    out, rep = _run(_with_source(tmp_path, expr, body, "(x0", nin=2), rows)
+    a, b = (np.array([r[k] for r in rows], np.uint64) for k in (0, 1))
+    errs = [i for i in rep.items if i.opcode == "mul.f32" and i.severity == "error"]
+    if order != "inner first":
+        assert len(errs) == 2 and all("does not say" in i.reason for i in errs)
+        return
+    wide = R.float_binop("mul", *(R.float_cast(v, "f32", "f64").astype(np.uint64) for v in (a, b)), "f64")
+    inner = R.float_cast(wide.astype(np.uint64), "f64", "f32").astype(np.uint64)
+    assert not errs and out == [int(v) for v in R.float_binop("mul", inner, a, "f32")]
+    assert out != [int(v) for v in R.float_binop("mul", R.float_binop("mul", a, b, "f32").astype(np.uint64), a,
+                                                 "f32")]
+    _assert_bit_exact("seed200333", folds=())
+
+
 def test_integer_converted_through_f64_to_a_half_is_triton_folded_conversion():
     """``tl.min((-x).to(int64).to(f64).to(f16))`` stored via ceil as f32 (held-out seed 181208, silent at first
     contact in 18/32): Triton folds ``i.to(f64).to(f16)`` into one native conversion to f16 before its FPSan pass

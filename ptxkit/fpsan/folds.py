@@ -99,7 +99,13 @@ from ptxkit.fpsan.fold_shared_product import as_sum, shared_product
 from ptxkit.fpsan.fold_sub_compare import sub_compared
 from ptxkit.fpsan.fold_zero_sign import zero_of, zero_sign, zero_sign_fold
 from ptxkit.fpsan.folds_narrow_neg import NEGATION_FOLDED, negated_operand_op, widened_negated_operand
-from ptxkit.fpsan.folds_narrowed import half_constant, lane_constants, narrowed_f32_unmodelled, widened_setp
+from ptxkit.fpsan.folds_narrowed import (
+    half_constant,
+    lane_constants,
+    narrowed_f32_unmodelled,
+    nested_role,
+    widened_setp,
+)
 from ptxkit.fpsan.folds_sign import is_sign_bit_op, rewrite_sign_fold, tree_root
 from ptxkit.fpsan.folds_sub import sub_fold
 from ptxkit.fpsan.irview import name_of
@@ -402,7 +408,8 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
                    "the narrow ring before sign-extending, which differs at φ(−0.0) = −2^(w−1) (its own negation "
                    "there); sanitized as written", ERROR, False)
     if (op in ("add", "sub", "mul") and ft == "f32" and len(ops) == 3 and not opts.fold("half")
-            and (decided := flow.hints.narrowed_f32(instr)) is not None and decided.form != "native"):
+            and (decided := flow.hints.narrowed_f32(instr)) is not None
+            and (decided := nested_role(instr, flow, decided)).form != "native"):
         if (reason := narrowed_f32_unmodelled(op, decided)) is not None:
             return _as_written_reported(instr, ctx, ft, reason)
         return _half(instr, ctx, opts, ft, decided, flow)  # f64 arithmetic on widened f32, narrowed back

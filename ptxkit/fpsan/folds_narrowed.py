@@ -20,9 +20,9 @@ def narrowed_f32_unmodelled(op: str, decided: Decision) -> str | None:
     """The reason an f32 ``op`` of form ``decided`` is left as written and reported; None when it is modelled
     (``f64``: the ring op in f64, narrowed)."""
     if decided.form == "both":  # (held-out seed 9335: silent, the f32 op was taken for the narrowed one)
-        return (f"f32 {op} at column 0 of a line whose source has both an f32 {op} and f64 arithmetic on widened "
-                f"f32 narrowed back ({decided.where}): which one this is the location does not say; sanitized as the "
-                "f32 op")
+        return (f"f32 {op} at a location (or column 0 of a line) whose source has both an f32 {op} and f64 "
+                f"arithmetic on widened values narrowed back ({decided.where}): which one this is the location does "
+                "not say; sanitized as the f32 op")
     if decided.form == "cse":  # (held-out seed 172374: silent at first contact)
         return (f"f32 {op} where the source ({decided.where}) computes both this op on f32 values and the same op on "
                 "them widened to f64, narrowed back: LLVM shrinks the second to the first and makes them one "
@@ -40,6 +40,23 @@ def narrowed_f32_unmodelled(op: str, decided: Decision) -> str | None:
                 "negates after the narrowing, -(x.to(f64) * y.to(f64)).to(f32): LLVM moved the negation onto an "
                 "operand; Triton's ring computes in f64, narrows, then negates (not modelled); sanitized as the f32 op")
     return None
+
+
+def nested_role(instr: ir.Instruction, flow: Flow, decided: Decision) -> Decision:
+    """The form of an f32 op whose location holds both ``(a.to(f64) OP b.to(f64)).to(f32)`` and the f32 ``OP`` reading
+    it (``SourceHints.narrowed_f32``'s ``nested``; any other ``decided`` is returned as is), from the dataflow: the op whose result the other reads (same
+    opcode and location) is the narrowed one, ``f64``; the reader is the f32 op, ``native``; else ``both``."""
+    def twin(other: ir.Instruction | None) -> bool:
+        return (other is not None and other is not instr and other.opcode == instr.opcode
+                and other.mods == instr.mods and flow.hints.same_location(instr, other))
+    if decided.form != "nested":
+        return decided
+    dest = instr.operands[0]
+    read = isinstance(dest, ir.Reg) and any(twin(u) for u in flow.uses.get(dest.name, []))
+    reads = any(twin(flow.only_def(o.name)) for o in instr.operands[1:] if isinstance(o, ir.Reg))
+    if read != reads:
+        return Decision("f64" if read else "native", decided.where)
+    return Decision("both", decided.where)
 
 
 def lane_constants(flow: Flow, o: ir.Operand, lane: str) -> tuple[float | None, float | None]:

@@ -155,18 +155,23 @@ class HintsBase:
     def decide(self, instr: ir.Instruction, classify: Classify) -> Decision | None:
         """The one form the source nodes at ``instr``'s location agree on (``classify``: a node → its
         form and the node to cite, or None); None without a source, or with no or several forms."""
+        got = self.forms_at(instr, classify)
+        return _one(*got) if got is not None else None
+
+    def forms_at(self, instr: ir.Instruction, classify: Classify) -> tuple[SourceFile, dict[str, ast.expr]] | None:
+        """Every form :meth:`decide` sees (a node of each), or None without a source."""
         found = self.nodes(instr)
         if found is None:
             return None
         if self.loc[id(instr)][2] == 0:
-            return self.decide_within(instr, classify)  # only the line is known (LLVM merged two locations)
+            return self.forms_within(instr, classify)  # only the line is known (LLVM merged two locations)
         f, nodes = found
         forms: dict[str, ast.expr] = {}
         for n in nodes:
             got = _classify(classify, f, n)
             if got is not None:
                 forms.setdefault(*got)
-        return _one(f, forms)
+        return f, forms
 
     def decide_here_or_at_call(self, instr: ir.Instruction, classify: Classify) -> Decision | None:
         """:meth:`decide` at ``instr``'s location, else at the user's call of the inlined function it is in."""
