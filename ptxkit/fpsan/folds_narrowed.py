@@ -43,9 +43,10 @@ def narrowed_f32_unmodelled(op: str, decided: Decision) -> str | None:
 
 
 def nested_role(instr: ir.Instruction, flow: Flow, decided: Decision) -> Decision:
-    """The form of an f32 op whose location holds both ``(a.to(f64) OP b.to(f64)).to(f32)`` and the f32 ``OP`` reading
-    it (``SourceHints.narrowed_f32``'s ``nested``; any other ``decided`` is returned as is), from the dataflow: the op whose result the other reads (same
-    opcode and location) is the narrowed one, ``f64``; the reader is the f32 op, ``native``; else ``both``."""
+    """The form of an f32 op whose location holds both ``(a.to(f64) OP b.to(f64)).to(f32)`` and the f32 ``OP``
+    reading it (``SourceHints.narrowed_f32``'s ``nested``; any other ``decided`` is returned as is), from the
+    dataflow: the op whose result the other reads (same opcode and location) is the narrowed one, ``f64``; the
+    reader is the f32 op, ``native``; else ``both``."""
     def twin(other: ir.Instruction | None) -> bool:
         return (other is not None and other is not instr and other.opcode == instr.opcode
                 and other.mods == instr.mods and flow.hints.same_location(instr, other))
