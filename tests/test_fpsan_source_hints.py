@@ -487,6 +487,32 @@ def test_narrowed_double_negation_of_a_masked_load_is_reported(tmp_path):
     assert ("cvt.rn.f16.f32", "error") in _items(rep)
 
 
+@pytest.mark.parametrize("expr,form", [
+    ("tl.where(x0 < x1, x1 * x1, -(x0 / x1))", "before"),  # the f32 quotient negated, then the store's narrowing
+    ("tl.where(x0 < x1, x1 * x1, (x0 / x1) * -1.0)", "before"),
+    # Triton's true division promotes halves to f32: the quotient negated in f32, then narrowed (seed 192036's)
+    ("tl.where(x0 < x1, x1.to(tl.float16), -(x0.to(tl.float16) / x1.to(tl.float16)))", "before"),
+    # a half product: the cast is the product's own narrowing, the negation after it
+    ("tl.where(x0 < x1, x1.to(tl.float16), -(x0.to(tl.float16) * x1.to(tl.float16)))", "after"),
+    ("tl.where(x0 < x1, -x1, -(x0 / x1))", "before")])  # both negated: LLVM hoists the negation (before, too)
+def test_negated_arm_of_a_narrowed_where(tmp_path, expr, form):
+    """``where(c, a, -q).to(f16)`` (held-out seeds 198682, 192036, reported): LLVM sinks the store's narrowing into the
+    select's arms and moves the negation below the cast of q; the one negated arm says which form the neg is."""
+    body = "{store}\n\tcvt.rn.f16.f32 %h1, %a;\n\tneg.f16 %d, %h1;"
+    text = _with_source(tmp_path, expr, body, "", nin=2, out_w=16)
+    rows = [[x, ONE] for x in XS]
+    out, rep = _run(text, rows, out_w=16)
+    assert [s for o, s in _items(rep) if o == "neg.f16"] == ["error" if form is None else "note"]
+    if form is not None:
+        assert out == _run(text, rows, out_w=16, folds=(("neg-cast", form),))[0]
+        assert out != _run(text, rows, out_w=16, folds=(("neg-cast", {"before": "after"}.get(form, "before")),))[0]
+
+
+@pytest.mark.parametrize("name", ["seed198682", "seed192036"])
+def test_negated_arm_of_a_narrowed_where_pairs(name):
+    _assert_bit_exact(name, folds=())
+
+
 def _neg_cast_after(tmp_path, expr: str, body: str, anchor: str, severity: str):
     """Run the two-input f16 kernel ``body`` under ``expr``: its output is the neg-cast fold's ``after`` form as
     stated, and the ``neg.f16`` has ``severity`` (a note where the source decided it); the report."""

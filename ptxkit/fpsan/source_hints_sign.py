@@ -94,6 +94,13 @@ class SignHints(HintsBase):
                     # -(cumsum(-x).to(T)): had LLVM moved the scan's negation out, the two would cancel; the sign op
                     # there is the outer one (held-out seed 131568, silent when taken for the scan's)
                     return "after", parent
+            if (arm := _one_negated_arm(f, recv)) is not None:
+                # where(c, a, -q).to(T): LLVM sinks the narrowing into the arms, the neg after the cast of q (held-out
+                # seeds 198682, 192036, reported); of a half q computed wide, the cast is q's own narrowing
+                recv = arm
+                q = _negation_of(f, arm)
+                if isinstance(q, ast.BinOp) and _width(f, q, _DEPTH) == _DTYPE_WIDTH.get(_PTX_DTYPE.get(dest, "")):
+                    return "after", arm
             inner = _negation_of(f, recv)  # (also ((-a) * b))
             if inner is not None:
                 w = _width(f, inner, _DEPTH)
@@ -628,6 +635,13 @@ def _above_choices(f: SourceFile, n: ast.expr) -> tuple[ast.AST | None, ast.expr
     while isinstance(up, ast.expr) and (one := _one_value(f, up)) is not None and ast.dump(one) == ast.dump(n):
         chosen, up = up, f.parent.get(id(up))
     return up, chosen
+
+
+def _one_negated_arm(f: SourceFile, e: ast.expr | None) -> ast.expr | None:
+    """The one arm of ``tl.where(c, a, b)`` that is a negation (:func:`_negation_of`) when the other is none."""
+    arms = _arms(f, e) if isinstance(e, ast.Call) else []
+    negated = [a for a in arms if _negation_of(f, a) is not None]
+    return negated[0] if len(arms) == 2 and len(negated) == 1 else None
 
 
 def _negation_of(f: SourceFile, e: ast.expr | None) -> ast.expr | None:
