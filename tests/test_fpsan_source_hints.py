@@ -1988,16 +1988,42 @@ def test_a_stored_conversion_of_a_folded_constant_is_reported(tmp_path, expr, re
     assert ("st.global.b16", "error") in _items(rep) if reported else ("st.global.b16", "error") not in _items(rep)
 
 
-@pytest.mark.parametrize("expr", ["-x0 != -x0", "(-x0.to(tl.float32)).to(tl.float16) != (-x0)",
-                                  "tl.abs(x0) != tl.abs(x0)"])
+@pytest.mark.parametrize("expr", ["(-x0.to(tl.float32)).to(tl.float16) != (-x0)", "tl.abs(x0) != tl.abs(x0)",
+                                  "-x0 != -(x0.to(tl.float32))"])
 def test_self_compare_of_a_negation_or_abs_is_reported(tmp_path, expr):
     """Held-out seed 3710: LLVM folds ``-x != -x`` (also through casts, and of ``abs``) into ``setp.nan x, x``;
     Triton compares the bits of the ring's −φ(x), whose NaN-ness is not x's: an error, never x's own test
-    silently."""
+    silently, where the two sides are no one negation (below)."""
     body = "{loc}\n\tsetp.nan.f16 %p1, %a, %a;\n\tselp.b16 %d, 1, 0, %p1;"
     anchor = "tl.abs" if expr.startswith("tl.abs") else "-x0" if expr.startswith("-") else "(-x0"
     _, rep = _run(_with_source(tmp_path, expr, body, anchor, w=16), [[0x7E00], [0x3C00]], w=16)
     assert ("setp.nan.f16", "error") in _items(rep)
+
+
+@pytest.mark.parametrize("expr,to", [("-x0 != -x0", None), ("(x0 * -1.0) != (-x0)", None),
+                                     ("(-x0.to(tl.float64)) != (-x0.to(tl.float64))", "f64"),
+                                     ("-x0.to(tl.bfloat16) != -x0.to(tl.bfloat16)", "bf16")])
+def test_self_compare_of_one_negation_tests_the_ring_negation(tmp_path, expr, to):
+    """``-x != -x`` and ``-(x.to(T)) != -(x.to(T))`` as ``setp.nan.f16 p, x, x`` (held-out seeds 202460, 186951,
+    reported before): the NaN-ness of the bits of the ring's negation of φ(x) (of its ring cast to T), hand-computed
+    with the ring helpers (fpsan.md §1)."""
+    body = "{loc}\n\tsetp.nan.f16 %p1, %a, %a;\n\tselp.b16 %d, 1, 0, %p1;"
+    xs = [0x7E00, 0x3C00, 0xC500, 0x7C00, 0x0000, 0x8000, 0x0192, 0x7EAB, 0xFD56, 0x0329, 0x7E44, 0xFC85]
+    out, rep = _run(_with_source(tmp_path, expr, body, expr[:3], w=16), [[x] for x in xs], w=16)
+    t = to or "f16"
+    v = R.embed(R.float_cast(np.array(xs, np.uint64), "f16", t).astype(np.uint64) if to else np.array(xs, np.uint64), t)
+    w = R.ring(t).w
+    bits = R.unembed(R.neg(v, w), t)
+    sign, inf = 1 << (w - 1), {"f16": 0x7C00, "bf16": 0x7F80, "f64": 0x7FF << 52}[t]
+    want = [int((int(b) & (sign - 1)) > inf) for b in bits]
+    # (the negation in x's own ring keeps NaN-ness; after a ring cast it does not)
+    assert out == want and (want != [int((x & 0x7FFF) > 0x7C00) for x in xs]) == (to is not None)
+    assert [s for o, s in _items(rep) if o == "setp.nan.f16"] == ["note"]
+
+
+@pytest.mark.parametrize("name", ["seed202460", "seed186951"])
+def test_self_compare_of_one_negation_pairs(name):
+    _assert_bit_exact(name, folds=())
 
 
 @pytest.mark.parametrize("expr,want", [("x0.to(tl.float64) != x0.to(tl.float64)", "f64"),

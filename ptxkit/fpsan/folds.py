@@ -616,7 +616,8 @@ def _self_compare(instr: ir.Instruction, ctx: RewriteContext, opts: Options, ft:
                   decided: Decision | None) -> FoldResult | None:
     """``setp.num/nan.fT p, x, x``: native (x's own NaN-ness, what Triton compares for ``x == x``), or,
     for ``x.to(T) <= x.to(T)``, the NaN-ness of the float bits of Triton's ring cast of φ(x) to T
-    (issue 10 seed 154): ``(b & ~sign) > inf`` on b = φ⁻¹(the cast's payload), the bits Triton compares."""
+    (issue 10 seed 154): ``(b & ~sign) > inf`` on b = φ⁻¹(the cast's payload), the bits Triton compares; for
+    ``-x.to(T) == -x.to(T)`` (``neg-T``) and ``-x == -x`` (``neg``) those of the ring negation of it."""
     form = opts.fold("self-compare") or (decided.form if decided else "native")
     verdict = fold_verdict(opts, "self-compare", _SELF_COMPARE, "native", decided)
     if form == "native":
@@ -624,12 +625,17 @@ def _self_compare(instr: ir.Instruction, ctx: RewriteContext, opts: Options, ft:
             return None  # the ordinary comparison (its own note)
         return FoldResult(False, dataclasses.replace(verdict, native=True))
     d, x = instr.operands[0], instr.operands[1]
-    w = R.ring(form).w
-    c = ctx.unembed_to_fresh(as_reg(ctx, cast_payload(ctx, ctx.embed(x, ft), ft, form), w), form)
+    to = ft if form == "neg" else form.removeprefix("neg-")
+    w = R.ring(to).w
+    v = as_reg(ctx, ctx.embed(x, ft) if to == ft else cast_payload(ctx, ctx.embed(x, ft), ft, to), w)
+    if form.startswith("neg"):  # -x == -x: the ring's −φ, whose NaN-ness is not x's (held-out seed 202460)
+        v, neg = ctx.fresh(BITS_KIND[w]), v
+        ctx.emit(f"neg.s{w} {v}, {neg}")
+    c = ctx.unembed_to_fresh(v, to)
     m = ctx.fresh(BITS_KIND[w])
     ctx.emit(f"and.b{w} {m}, {c}, {hexc((1 << (w - 1)) - 1, w)}")
     cmp = "gt" if "nan" in instr.mods else "le"
-    ctx.emit(f"{guard_text(instr.guard)}setp.{cmp}.u{w} {ctx.text(d)}, {m}, {hexc(_NAN_ABOVE[form], w)}")
+    ctx.emit(f"{guard_text(instr.guard)}setp.{cmp}.u{w} {ctx.text(d)}, {m}, {hexc(_NAN_ABOVE[to], w)}")
     return FoldResult(True, verdict)
 
 

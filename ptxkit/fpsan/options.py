@@ -15,7 +15,8 @@ FOLD_FORMS: dict[str, tuple[str, ...]] = {
     "half": ("native", "f32", "f64"),
     "half-int": ("f32", "f64"),  # cvt.rzi.sN.f16: h.to(f32).to(int) or h.to(f64).to(int) (ptxkit.fpsan.casts)
     "int-half": ("native", "f32"),  # cvt.rn.bf16.s64: i.to(bf16), or through f32 (ptxkit.fpsan.casts)
-    "self-compare": ("native", "f64", "f32", "f16", "bf16"),  # setp.num/nan x, x: x's NaN-ness, or a narrowing cast's
+    # setp.num/nan x, x: x's NaN-ness, or a cast's; neg-T: of the ring's negation of x's cast to T (neg: of x's own)
+    "self-compare": ("native", "f64", "f32", "f16", "bf16", "neg", "neg-f64", "neg-f32", "neg-f16", "neg-bf16"),
     "int-wide": ("direct", "f16", "bf16", "f32"),  # cvt.rn.f32.s16: i.to(f32), or i.to(h).to(f32) (ptxkit.fpsan.casts)
     # cvt.rzi.fT.fT: libdevice.trunc(x) (stated here), or x.to(intN).to(fT) (only the source tells intN)
     "trunc": ("call",),

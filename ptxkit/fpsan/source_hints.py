@@ -527,8 +527,11 @@ class SourceHints(SignHints, AbsHints, CastHints, LibcallHints, CompareHints, Re
                 return None
             sides = [_one_value(f, e) for e in (n.left, n.comparators[0])]
             if any(_sign_op_under_casts(f, e) for e in sides):
-                return None  # (held-out seed 3710: LLVM folds -x != -x, and (-x.to(f32)).to(bf16) != -x, to x != x;
-                # Triton compares the bits of the ring's −φ(x), whose NaN-ness is not x's)
+                # (held-out seed 3710: LLVM folds -x != -x, and (-x.to(f32)).to(bf16) != -x, to x != x; Triton
+                # compares the bits of the ring's −φ(x), whose NaN-ness is not x's): a negation of x or of its cast
+                negs = {_negated_self(f, e, w, ft) for e in sides}
+                neg = negs.pop() if len(negs) == 1 else None
+                return (neg, n) if neg is not None else None
             casts = {_cast_to(e) if e is not None else None for e in sides}
             if len(casts) == 1 and None not in casts:
                 t = casts.pop()
@@ -537,7 +540,7 @@ class SourceHints(SignHints, AbsHints, CastHints, LibcallHints, CompareHints, Re
                 # bf16 s as setp.nan.bf16 s, s; the ring cast keeps the payload, read as an f16) or wider (2354:
                 # the ring widening is no fpext either)
                 if t != _PTX_DTYPE[ft]:
-                    return {"float16": "f16", "bfloat16": "bf16", "float32": "f32", "float64": "f64"}[t], n
+                    return _DTYPE_TYPES[t], n
             widths = {_width(f, e, _DEPTH) for e in (n.left, n.comparators[0])}
             return ("native", n) if widths <= {OWN, w} and widths else None
         loc = self.loc.get(id(instr))
@@ -560,6 +563,24 @@ class SourceHints(SignHints, AbsHints, CastHints, LibcallHints, CompareHints, Re
             _, line, col = self.loc[id(instr)]
             return Decision("native", f.where(ns[0]) if ns else f"{f.name}:{line}:{col}: no comparison there")
         return self.decide(instr, classify)
+
+
+def _negated_self(f: SourceFile, e: ast.expr | None, w: int, ft: str) -> str | None:
+    """The self-compare form of ``-x`` (``neg``) or ``-(x.to(T))`` (``neg-T``) of an x of width ``w`` (held-out
+    seeds 202460, 186951: ``(-d.to(f64)) == (-d.to(f64))`` of an f32 d, as ``setp.num.f32 d, d``), else None."""
+    x = _negated(e)
+    x = _resolve(f, x, _DEPTH) if x is not None else None
+    if x is None:
+        return None
+    t = _cast_to(x)
+    if t is not None and t != _PTX_DTYPE[ft]:
+        recv = _resolve(f, _receiver(x), _DEPTH)
+        ok = recv is not None and _width(f, recv, _DEPTH) in (OWN, w) and t in _DTYPE_TYPES
+        return f"neg-{_DTYPE_TYPES[t]}" if ok else None
+    return "neg" if _width(f, x, _DEPTH) in (OWN, w) else None
+
+
+_DTYPE_TYPES = {"float16": "f16", "bfloat16": "bf16", "float32": "f32", "float64": "f64"}
 
 
 def _sign_op_under_casts(f: SourceFile, e: ast.expr | None) -> bool:
