@@ -1032,6 +1032,22 @@ def test_sign_or_decided_by_the_source(tmp_path, expr, anchor, want):
         assert out == want and _items(rep) == [("or.b32", "note")], (loc, rep.items)
 
 
+@pytest.mark.parametrize("expr,want", [
+    ("tl.dot(tl.minimum(x0 * -1.0, x0).to(tl.float32), x1)", [0, SIGN, TWO | SIGN]),
+    ("tl.dot(x1, (-tl.abs(x0)).to(tl.float32))", [0, 0, TWO | SIGN]),
+    ("tl.dot(tl.minimum(x0 * -1.0, x0), -tl.abs(x1))", None),  # both operands, two forms: undecided
+    ("tl.dot(x0, x1)", None)])
+def test_sign_or_at_a_dots_location_is_its_operands_form(tmp_path, expr, want):
+    """LLVM's −|x| hoisted into a dot's operand loads from shared memory, at the dot's location (held-out seed
+    188325, reported: ``a = minimum(a * -1.0, a).to(f32)`` into a tf32 dot): its operands' one form decides."""
+    text = _with_source(tmp_path, expr, "{loc}\n\tor.b32 %d, %a, -2147483648;", "tl.dot")
+    out, rep = _run(text, [[0], [SIGN], [TWO]])
+    assert _items(rep) == [("or.b32", "note" if want else "error")], rep.items
+    if want:
+        assert out == want
+        _assert_bit_exact("seed188325", folds=())
+
+
 @pytest.mark.parametrize("expr,want", [("tl.minimum(-x0, x0) * 3.0", [0, SIGN, TWO | SIGN]),
                                        ("-tl.abs(x0) * 3.0", [0, 0, TWO | SIGN]),
                                        ("tl.minimum(-x0, x0) + (-tl.abs(x0))", None),  # two forms of x0: undecided

@@ -18,6 +18,7 @@ from ptxkit.fpsan.source_ast import (
     SourceFile,
     _abs_call,
     _cast_to,
+    _method_call,
     _negated,
     _number,
     _one_value,
@@ -45,6 +46,14 @@ def _neg_abs_form(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
     inner = _negated(n)
     e = _resolve(f, inner, _DEPTH) if inner is not None else None
     return ("negabs", e.args[0]) if _abs_call(e) and isinstance(e, ast.Call) else None
+
+
+def _uncast(f: SourceFile, e: ast.expr) -> ast.expr | None:
+    """``e`` resolved through names and ``.to()`` casts."""
+    v = _resolve(f, e, _DEPTH)
+    while v is not None and _to_dtype(v) is not None:
+        v = _resolve(f, _receiver(v), _DEPTH)
+    return v
 
 
 def _of_negation(f: SourceFile, n: ast.expr) -> ast.expr | None:
@@ -153,10 +162,12 @@ class AbsHints(HintsBase):
                 return found[0] if found and len({form for form, _ in found}) == 1 else None
             if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "store" \
                     and len(n.args) >= 2:  # LLVM sank the or to the store (seed 610): the stored value's expression
-                v = _resolve(f, n.args[1], _DEPTH)
-                while v is not None and _to_dtype(v) is not None:
-                    v = _resolve(f, _receiver(v), _DEPTH)
+                v = _uncast(f, n.args[1])
                 return classify(f, v) if v is not None and v is not n else None
+            if _method_call(n, "dot", 2):  # LLVM hoisted the or into the dot's operand loads from shared memory
+                # (held-out seed 188325, reported: a = minimum(a * -1.0, a).to(f32) into a tf32 dot): its operands
+                forms = {got for a in n.args[:2] if (v := _uncast(f, a)) is not None and (got := classify(f, v)) is not None}
+                return forms.pop() if len({form for form, _ in forms}) == 1 else None
             inner = _negated(n)
             e = _resolve(f, inner, _DEPTH) if inner is not None else None
             if not _abs_call(e):
