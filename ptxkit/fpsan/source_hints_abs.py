@@ -166,7 +166,8 @@ class AbsHints(HintsBase):
                 return classify(f, v) if v is not None and v is not n else None
             if _method_call(n, "dot", 2):  # LLVM hoisted the or into the dot's operand loads from shared memory
                 # (held-out seed 188325, reported: a = minimum(a * -1.0, a).to(f32) into a tf32 dot): its operands
-                forms = {got for a in n.args[:2] if (v := _uncast(f, a)) is not None and (got := classify(f, v)) is not None}
+                operands = [v for a in n.args[:2] if (v := _uncast(f, a)) is not None]
+                forms = {got for v in operands if (got := classify(f, v)) is not None}
                 return forms.pop() if len({form for form, _ in forms}) == 1 else None
             inner = _negated(n)
             e = _resolve(f, inner, _DEPTH) if inner is not None else None
