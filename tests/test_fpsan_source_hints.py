@@ -653,6 +653,30 @@ def test_narrowed_half_mul_through_a_select_decided_by_its_arms(tmp_path, expr, 
         assert out == NARROWED and _items(rep) == [("mul.f16", "note")] and f"half={form}" in rep.items[0].reason
 
 
+@pytest.mark.parametrize("expr,op,form", [
+    ("(x0.to(tl.float32) * -1.0) + x1.to(tl.float32)", "sub.f16 %d, %b, %a", "f32"),  # (-a) + b as b - a
+    ("x1.to(tl.float32) + (-x0.to(tl.float32))", "sub.f16 %d, %b, %a", "f32"),
+    ("x1.to(tl.float32) - (x0.to(tl.float32) * -1.0)", "add.f16 %d, %b, %a", "f32"),  # b - (-a) as b + a
+    ("(x0.to(tl.float64) * -1.0) + x1.to(tl.float64)", "sub.f16 %d, %b, %a", "f64"),
+    # the negation at f64, the add at f32 after its narrowing: no ring identity (held-out 807, 2238)
+    ("(x0.to(tl.float64) * -1.0).to(tl.float32) + x1.to(tl.float32)", "sub.f16 %d, %b, %a", None)])
+def test_narrowed_half_sum_of_a_negation_decided_by_the_source(tmp_path, expr, op, form):
+    """``((h.to(f32) * -1.0) + 1.0).to(bf16)`` as ``sub.bf16 1.0, h`` (held-out seed 188462, reported): the negation
+    at the wide type folded into the op is the ring's b − a, so the narrowed op is the wide one (φ(−1)·φ(a) = −φ(a))."""
+    text = _with_source(tmp_path, expr, "{store}\n\t" + op + ";", "", nin=2, w=16)
+    rows = [list(r) for r in zip(A16, B16)]
+    out, rep = _run(text, rows, w=16)
+    if form is None:
+        assert [s for o, s in _items(rep) if o == op[:7]] == ["error"]
+        return
+    a, b = (R.float_cast(np.array(v, np.uint64), "f16", form).astype(np.uint64) for v in (A16, B16))
+    a = a if op.startswith("add") else R.float_unop("neg", a, form).astype(np.uint64)
+    wide = R.float_binop("add", b, a, form).astype(np.uint64)
+    assert out == [int(v) for v in R.float_cast(wide, form, "f16")]
+    assert [s for o, s in _items(rep) if o == op[:7]] == ["note"] and f"half={form}" in rep.items[0].reason
+    _assert_bit_exact("seed188462", folds=())
+
+
 def test_narrowed_negated_product_with_a_constant_decided_by_the_source(tmp_path):
     """``(-(x0.to(tl.float32) * 2.0)).to(tl.float16)`` (held-out seed 14052): InstCombine negates the constant and
     narrows the product, ``mul.f16 x, -2.0`` at the cast's location; Triton's f32 ring product by φ(2.0), negated,
