@@ -29,7 +29,7 @@ from ptxkit.fpsan.source_ast import (
     _resolve,
     _to_dtype,
 )
-from ptxkit.fpsan.source_hints import _sign_op_under_casts
+from ptxkit.fpsan.source_hints_compare import _sign_op_under_casts
 from ptxkit.fpsan.source_locations import _same_value
 from ptxkit.fpsan.source_report import source_scan
 

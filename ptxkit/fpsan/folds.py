@@ -94,6 +94,7 @@ from ptxkit.fpsan.fold_self_add import (
     self_add,
     written_doubling_sum,
 )
+from ptxkit.fpsan.fold_self_compare import self_compare
 from ptxkit.fpsan.fold_self_negation_compare import self_negation_compare
 from ptxkit.fpsan.fold_shared_product import as_sum, shared_product
 from ptxkit.fpsan.fold_sub_compare import sub_compared
@@ -383,7 +384,7 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
         return _mul_neg_zero(instr, ctx, ft, flow)  # seed 783: -(0.0 * h) as mul.f16x2 h, {-0.0, -0.0}
     if (op == "setp" and len(ops) == 3 and ft in ("f16", "bf16", "f32", "f64") and isinstance(ops[0], ir.Reg)
             and isinstance(ops[1], ir.Reg) and ops[1] == ops[2] and {"num", "nan"} & set(instr.mods)):
-        return _self_compare(instr, ctx, opts, ft, decide_fold(opts, "self-compare",
+        return self_compare(instr, ctx, opts, ft, decide_fold(opts, "self-compare",
                                                             lambda i: flow.hints.self_compare(i, ft), instr))
     if op == "setp" and (nn := negation_compared(instr, flow, ft or "")) is not None:
         return rewrite_negation_compare(instr, ctx, ft or "", *nn)
@@ -560,12 +561,6 @@ def _as_written_reported(instr: ir.Instruction, ctx: RewriteContext, ft: str, re
     return FoldResult(True, Verdict(reason, ERROR, native=False))
 
 
-_SELF_COMPARE = ("setp.num/nan x, x: LLVM folds c(x) <= c(x) (==, !=, ...) of a narrowing cast c into an ordered "
-                 "test of x itself (fptrunc keeps NaN-ness, Triton's ring cast does not), so the source compared "
-                 "x (native) or a narrowing cast of it")
-_NAN_ABOVE = {"f16": 0x7C00, "bf16": 0x7F80, "f32": 0x7F800000, "f64": 0x7FF0000000000000}
-
-
 _TWO = {"f32": ir.FloatImm(0x40000000, 32), "f64": ir.FloatImm(0x4000000000000000, 64)}
 
 
@@ -610,33 +605,6 @@ def _product_of(flow: Flow, instr: ir.Instruction) -> ir.Reg | None:
     if not all(flow.same_value(r.name, m, instr) for r in ops[1:3] if isinstance(r, ir.Reg)):
         return None
     return c
-
-
-def _self_compare(instr: ir.Instruction, ctx: RewriteContext, opts: Options, ft: str,
-                  decided: Decision | None) -> FoldResult | None:
-    """``setp.num/nan.fT p, x, x``: native (x's own NaN-ness, what Triton compares for ``x == x``), or,
-    for ``x.to(T) <= x.to(T)``, the NaN-ness of the float bits of Triton's ring cast of φ(x) to T
-    (issue 10 seed 154): ``(b & ~sign) > inf`` on b = φ⁻¹(the cast's payload), the bits Triton compares; for
-    ``-x.to(T) == -x.to(T)`` (``neg-T``) and ``-x == -x`` (``neg``) those of the ring negation of it."""
-    form = opts.fold("self-compare") or (decided.form if decided else "native")
-    verdict = fold_verdict(opts, "self-compare", _SELF_COMPARE, "native", decided)
-    if form == "native":
-        if verdict.severity == NOTE:
-            return None  # the ordinary comparison (its own note)
-        return FoldResult(False, dataclasses.replace(verdict, native=True))
-    d, x = instr.operands[0], instr.operands[1]
-    to = ft if form == "neg" else form.removeprefix("neg-")
-    w = R.ring(to).w
-    v = as_reg(ctx, ctx.embed(x, ft) if to == ft else cast_payload(ctx, ctx.embed(x, ft), ft, to), w)
-    if form.startswith("neg"):  # -x == -x: the ring's −φ, whose NaN-ness is not x's (held-out seed 202460)
-        v, neg = ctx.fresh(BITS_KIND[w]), v
-        ctx.emit(f"neg.s{w} {v}, {neg}")
-    c = ctx.unembed_to_fresh(v, to)
-    m = ctx.fresh(BITS_KIND[w])
-    ctx.emit(f"and.b{w} {m}, {c}, {hexc((1 << (w - 1)) - 1, w)}")
-    cmp = "gt" if "nan" in instr.mods else "le"
-    ctx.emit(f"{guard_text(instr.guard)}setp.{cmp}.u{w} {ctx.text(d)}, {m}, {hexc(_NAN_ABOVE[to], w)}")
-    return FoldResult(True, verdict)
 
 
 _CUMSUM = ("select of -0.0 read only by adds: LLVM folds p ? x : x + y into x + (p ? -0.0 : y) (IEEE's additive "

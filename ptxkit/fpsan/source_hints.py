@@ -516,55 +516,6 @@ class SourceHints(SignHints, AbsHints, CastHints, LibcallHints, CompareHints, Re
         with self.at_call_site(instr) as inlined:
             return self.decide(instr, classify) if inlined else None
 
-    def self_compare(self, instr: ir.Instruction, ft: str) -> Decision | None:
-        """``setp.num/nan.fT p, x, x`` (LLVM's ``c(x) <= c(x)`` → ``ord(x, x)``, which drops the narrowing
-        cast ``c``: fptrunc keeps NaN-ness, the ring cast does not): the ``Compare``'s operands, both the
-        same ``.to(T)`` to another type ``T``, give ``T``; both of width ``ft`` (a load, a parameter, a cast
-        to ``ft``) ``native``."""
-        w = _DTYPE_WIDTH[_PTX_DTYPE[ft]]
-
-        def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
-            if not (isinstance(n, ast.Compare) and len(n.comparators) == 1):
-                return None
-            sides = [_one_value(f, e) for e in (n.left, n.comparators[0])]
-            if any(_sign_op_under_casts(f, e) for e in sides):
-                # (held-out seed 3710: LLVM folds -x != -x, and (-x.to(f32)).to(bf16) != -x, to x != x; Triton
-                # compares the bits of the ring's −φ(x), whose NaN-ness is not x's): a negation of x or of its cast
-                negs = {_negated_self(f, e, w, ft) for e in sides}
-                neg = negs.pop() if len(negs) == 1 else None
-                return (neg, n) if neg is not None else None
-            casts = {_cast_to(e) if e is not None else None for e in sides}
-            if len(casts) == 1 and None not in casts:
-                t = casts.pop()
-                assert t is not None
-                # any other type: narrower, the other 16-bit one (held-out seed 2650: s.to(f16) != s.to(f16) of a
-                # bf16 s as setp.nan.bf16 s, s; the ring cast keeps the payload, read as an f16) or wider (2354:
-                # the ring widening is no fpext either)
-                if t != _PTX_DTYPE[ft]:
-                    return _DTYPE_TYPES[t], n
-            widths = {_width(f, e, _DEPTH) for e in (n.left, n.comparators[0])}
-            return ("native", n) if widths <= {OWN, w} and widths else None
-        loc = self.loc.get(id(instr))
-
-        def same(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
-            ok = isinstance(n, ast.Compare) and len(n.comparators) == 1 and _same_value(f, n.left, n.comparators[0])
-            return classify(f, n) if ok else None
-        # a merged location (held-out seed 8641: x1.to(f32) == x1.to(f32) of an f64 x1 at 15:0 after a sin body,
-        # taken for Triton's own test, silent): the line's self-comparisons; none (line 0, held-out seed 22220: a
-        # test LLVM scheduled after a log body, taken for Triton's own, silent): the file's
-        if loc is not None and loc[1] == 0:
-            return self.decide_in_file(instr, same)
-        if loc is not None and loc[2] == 0:
-            return self.decide_within(instr, same, whole_line=True)
-        found = self.nodes(instr)
-        if found is not None and not any(isinstance(n, ast.Compare) for n in found[1]):
-            # no comparison starts there in the source (tl.dot's tf32x3 NaN guards, a libdevice call): it is
-            # Triton's lowering testing its own values, which no cast narrowed
-            f, ns = found
-            _, line, col = self.loc[id(instr)]
-            return Decision("native", f.where(ns[0]) if ns else f"{f.name}:{line}:{col}: no comparison there")
-        return self.decide(instr, classify)
-
 
 def _negation_folded(f: SourceFile, e: ast.expr, want: type[ast.operator] | None) -> str | None:
     """The wide form (``f32``/``f64``) of ``e``, an add with a negated operand that LLVM made a sub (or a sub of a
@@ -586,40 +537,6 @@ def _negation_folded(f: SourceFile, e: ast.expr, want: type[ast.operator] | None
     neg, other = sides[0]
     form = _form(_width(f, neg, _DEPTH), _width(f, other, _DEPTH))
     return form if form in ("f32", "f64") and _width(f, neg, _DEPTH) == {"f32": 32, "f64": 64}[form] else None
-
-
-def _negated_self(f: SourceFile, e: ast.expr | None, w: int, ft: str) -> str | None:
-    """The self-compare form of ``-x`` (``neg``) or ``-(x.to(T))`` (``neg-T``) of an x of width ``w`` (held-out
-    seeds 202460, 186951: ``(-d.to(f64)) == (-d.to(f64))`` of an f32 d, as ``setp.num.f32 d, d``), else None."""
-    x = _negated(e)
-    x = _resolve(f, x, _DEPTH) if x is not None else None
-    if x is None:
-        return None
-    t = _cast_to(x)
-    if t is not None and t != _PTX_DTYPE[ft]:
-        recv = _resolve(f, _receiver(x), _DEPTH)
-        ok = recv is not None and _width(f, recv, _DEPTH) in (OWN, w) and t in _DTYPE_TYPES
-        return f"neg-{_DTYPE_TYPES[t]}" if ok else None
-    return "neg" if _width(f, x, _DEPTH) in (OWN, w) else None
-
-
-_DTYPE_TYPES = {"float16": "f16", "bfloat16": "bf16", "float32": "f32", "float64": "f64"}
-
-
-def _sign_op_under_casts(f: SourceFile, e: ast.expr | None) -> bool:
-    """``e`` is, under ``.to()`` casts, a negation or an abs (ops that keep NaN-ness, which LLVM drops from a
-    self-comparison)."""
-    for _ in range(_DEPTH):
-        if e is None:
-            return False
-        if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.USub):
-            return True
-        if _abs_call(e):
-            return True
-        if _cast_to(e) is None:
-            return False
-        e = _resolve(f, _receiver(e), _DEPTH)
-    return False
 
 
 # tl.* math whose lowering inlines a libdevice body (f64, or erf/tanh of any type): LLVM may share the body's steps
