@@ -873,6 +873,23 @@ def test_half_to_a_wider_int_narrowed_by_llvm_converts_at_the_source_width(tmp_p
     assert f"through {via} at s64" in rep.items[0].reason
 
 
+@pytest.mark.parametrize("expr,via", [("tl.max(x0.to(tl.float16), axis=0).to(tl.float64).to(tl.int16)", "f64"),
+                                      ("tl.max(x0.to(tl.float16), axis=0).to(tl.int16)", "f32"),
+                                      # an f32 value of no known half: not decided
+                                      ("tl.max(x0.to(tl.float32), axis=0).to(tl.float64).to(tl.int16)", None)])
+def test_half_to_int_of_a_max_of_halves(tmp_path, expr, via):
+    """``tl.max(h).to(f64).to(int32)`` (held-out seed 202935, reported): Triton's max of halves is the f32 of their
+    exact widening, which LLVM drops (the max of bf16s, then ``cvt.rzi.s32.bf16``); the ring's widenings compose
+    (sign extensions), so the conversion is through f64."""
+    text = _with_source(tmp_path, expr, E_BODY, "tl.max", w=16)
+    out, rep = _run(text, [[h] for h in HALVES], w=16)
+    assert out == [triton(h, "f16", via or "f32", 16) for h in HALVES]
+    assert _items(rep) == [("cvt.rzi.s16.f16", "note" if via else "error")]
+    if via == "f64":
+        assert out != [triton(h, "f16", "f32", 16) for h in HALVES]
+        _assert_bit_exact("seed202935", folds=())
+
+
 def test_half_to_int_of_a_reassigned_name(tmp_path):
     """Seed 194: ``a = … a.to(tl.float32).to(tl.int64) …`` — the half's name is assigned twice, so its
     type is unknown; the cvt's own f16 operand says it is a half: through f32."""

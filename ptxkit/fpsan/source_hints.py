@@ -59,6 +59,7 @@ from ptxkit.fpsan.source_ast import (
     _one,
     _one_value,
     _receiver,
+    _reduction_of,
     _refolded,
     _resolve,
     _ring_chain,
@@ -246,13 +247,19 @@ class SourceHints(SignHints, AbsHints, CastHints, LibcallHints, CompareHints, Re
             if via in ("float32", "float64"):  # its receiver is the cvt's half; a reassigned name (unknown) will do
                 inner = _receiver(recv)
                 w = _width(f, inner, _DEPTH)
-                half = w in (16, OWN) or (w is None and isinstance(inner, ast.Name))
+                half = w in (16, OWN) or (w is None and isinstance(inner, ast.Name)) or (
+                    # tl.max of halves is an f32, their exact widening: the ring's widenings compose (held-out seed
+                    # 202935, reported: tl.max(h).to(f64).to(int32) as cvt.rzi.s32.bf16 of the bf16 max)
+                    via == "float64" and w == 32 and (red := _reduction_of(_resolve(f, inner, _DEPTH), ("min", "max")))
+                    is not None and _width(f, red, _DEPTH) == 16)
                 form = f"f{_DTYPE_WIDTH[via]}" if half else None
             elif _cast_to(recv) in ("float16", "bfloat16") and _to_dtype(_resolve(f, _receiver(recv), _DEPTH)) in \
                     _INT_DTYPES:  # i.to(f16).to(int32) of an int: a round trip LLVM folds with the cvt before it
                 return "int round trip", n  # (held-out seed 40069, silent), which Triton's values need not survive
             else:  # (a choice of widenings of halves: LLVM converts the half it chose; hand kernels, reported)
-                form = "f32" if _width(f, recv, _DEPTH) in (16, OWN) else next(
+                red = _reduction_of(recv, ("min", "max"))  # (tl.max of halves: the f32 of their widening)
+                half = _width(f, recv, _DEPTH) in (16, OWN) or (red is not None and _width(f, red, _DEPTH) == 16)
+                form = "f32" if half else next(
                     (c for w in ("float32", "float64") if (c := widened_choice(f, recv, w)) not in (None, "mixed")),
                     None)
             if form is None or max(16, _int_width(t)) == max(16, int(dest[1:])):
