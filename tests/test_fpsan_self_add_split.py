@@ -170,13 +170,35 @@ def test_self_add_under_casts_between_op_and_store_is_tritons_chain(name):
 
 
 @pytest.mark.parametrize("name", ["seed47599", "k_where_sum_or_doubled_f64",
-                                  "k_where_doubled_or_minus_neg_product_f64", "seed50569"])
+                                  "k_where_doubled_or_minus_neg_product_f64", "seed50569", "seed203572"])
 def test_doubled_arm_of_a_where_with_the_addend_taken_out_is_tritons_product(name):
     """``tl.where(c, 2.0 * x, x + y)`` as ``add d, selp(c, x, y), x`` (LLVM: 2.0 * x as x + x, then the common
     addend x out of the select; held-out seed 47599, ``where(.., 2.0 * x, x + abs(x))``, and the arms the other way
     round of f64, both silent before; 50569: the other arm ``y - (x * -1.0)``, which InstCombine makes ``y + x``,
-    silent at first contact): Triton's select of φ(x)·φ(2) and φ(y) + φ(x), bit for bit."""
+    silent at first contact; 203572: of halves, ``add.f16``, silent at first contact): Triton's select of φ(x)·φ(2)
+    and φ(y) + φ(x), bit for bit."""
     _assert_bit_exact(name, folds=())
+
+
+@pytest.mark.parametrize("expr,taken", [("tl.where(x1 < x0, x0 + x1, x0 * 2.0)", True),
+                                        # f32 arms LLVM narrowed to the half add: the H fold's, not this one
+                                        ("tl.where(x1 < x0, x0.to(tl.float32) + x1.to(tl.float32), "
+                                         "x0.to(tl.float32) * 2.0)", False)])
+def test_doubled_arm_of_a_where_of_halves(tmp_path, expr, taken):
+    """``where(c, h + g, h * 2.0)`` of halves as ``add.f16 d, selp(c, g, h), h`` (held-out seed 203572, silent at first
+    contact): the f16 ring's select of φ(h)·φ(2) and φ(g) + φ(h); arms computed at f32 are not this fold's."""
+    h, g = 0x3E00, 0x4200  # 1.5, 3.0 (f16)
+    at = _col(expr, "tl.where")
+    body = (f"setp.lt.f16 %p1, %b, %a;\n\t.loc 1 {EXPR_LINE} {at}\n\tselp.b16 %h1, %b, %a, %p1;"
+            "\n\tadd.f16 %d, %h1, %a;")
+    out, rep = _run(_with_source(tmp_path, expr, body, "tl.where", nin=2, w=16), [[h, g], [g, h]], w=16)
+    notes = [i for i in rep.items if "select" in i.reason and i.opcode == "add.f16"]
+    assert bool(notes) == taken
+    phi = {v: R.embed(np.array([v], np.uint64), "f16") for v in (h, g, 0x4000)}
+    mul2 = int(R.unembed(R.mul(phi[h], phi[0x4000], 16), "f16")[0])  # thread 0: x0 = h, not x1 < x0
+    total = int(R.unembed(R.add(phi[g], phi[h], 16), "f16")[0])  # thread 1: x0 = g, x1 = h < g
+    assert mul2 != int(R.unembed(R.add(phi[h], phi[h], 16), "f16")[0])
+    assert (out == [mul2, total]) == taken
 
 
 def test_doubled_arm_written_as_a_sum_stays_as_written(tmp_path):

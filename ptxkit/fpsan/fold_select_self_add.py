@@ -17,6 +17,7 @@ from ptxkit.fpsan.report import NOTE, Verdict
 from ptxkit.fpsan.source_ast import (
     _DEPTH,
     _DTYPE_WIDTH,
+    OWN,
     Decision,
     SourceFile,
     _as_op,
@@ -37,8 +38,9 @@ def hoisted_self_add(instr: ir.Instruction, flow: Flow, ft: str) -> tuple[int, i
     order) of ``s = selp a, b, p`` with exactly one arm x, unchanged between, and a ``tl.where`` at the select's
     location with one arm a self-add form of a value the other arm adds; else None."""
     ops = instr.operands
-    if instr.opcode != "add" or len(ops) != 3 or instr.guard is not None or ft not in ("f32", "f64"):
+    if instr.opcode != "add" or len(ops) != 3 or instr.guard is not None or ft not in ("f32", "f64", "f16", "bf16"):
         return None
+    half = ft in ("f16", "bf16")  # (held-out seed 203572, silent: where(c, h + g, h * 2.0) of halves, add.f16)
     for k in (1, 2):
         s, x = ops[k], ops[3 - k]
         sel = flow.only_def(s.name) if isinstance(s, ir.Reg) and isinstance(x, ir.Reg) else None
@@ -49,16 +51,17 @@ def hoisted_self_add(instr: ir.Instruction, flow: Flow, ft: str) -> tuple[int, i
             continue
         found = flow.hints.nodes(sel)
         forms = {(form, f.where(n)) for f, nodes in ([found] if found else []) for n in nodes
-                 if (form := _doubled_arm(f, n)) is not None}
+                 if (form := _doubled_arm(f, n, 16 if half else None)) is not None}
         if len(forms) == 1:
             form, where = forms.pop()
             return k, arms[0], form, where
     return None
 
 
-def _doubled_arm(f: SourceFile, n: ast.expr) -> str | None:
+def _doubled_arm(f: SourceFile, n: ast.expr, width: int | None = None) -> str | None:
     """``mul2``/``add`` of ``tl.where(c, A, B)`` whose one arm is ``2.0 * X`` / ``X + X`` and the other a sum with
-    an operand X; else None."""
+    an operand X (with ``width``, both arms ops at that width: a half op, not f32 arithmetic LLVM narrowed); else
+    None."""
     if not _method_call(n, "where", 3):
         return None
     found: list[str] = []
@@ -68,6 +71,10 @@ def _doubled_arm(f: SourceFile, n: ast.expr) -> str | None:
         if doubled is None or not isinstance(rb, ast.BinOp):
             continue
         form, x = doubled
+        ra = _resolve(f, a, _DEPTH)
+        widths = {_width(f, ra, _DEPTH), _width(f, rb, _DEPTH)} if ra is not None else {None}
+        if width is not None and not widths <= {width, OWN}:
+            continue  # (OWN: loaded values, of the op's type)
         if _widened_key(f, x) in (_widened_key(f, t) for t in _addends(rb)):
             found.append(form)
     return found[0] if len(found) == 1 else None
