@@ -24,7 +24,7 @@ def test_the_vectors_reach_minus_zero():
 
 
 @pytest.mark.parametrize("name", ["seed52638", "k_rsqrt_abs_of_narrowed_widened", "seed102602",
-                                  "k_abs_of_negated_narrowing_widened_f64", "seed133772"])
+                                  "k_abs_of_negated_narrowing_widened_f64", "seed133772", "seed204961"])
 def test_abs_of_a_narrowing_widened_back_is_inside_both_casts(name):
     """``tl.abs(x.to(f16).to(f32))`` of an f32 x (held-out seed 52638, silent at first contact): LLVM's ``abs.f16``
     between ``cvt.rn.f16.f32`` and ``cvt.f32.f16``. The source's abs takes the widening, which takes the narrowing: the
@@ -32,7 +32,8 @@ def test_abs_of_a_narrowing_widened_back_is_inside_both_casts(name):
     and the abs applied twice); also through a negation the abs drops, ``tl.abs((x.to(f16) * -1.0).to(f64))`` (held-out
     seed 102602, silent at first contact: 34/128 elements); also where the widening is to no type of the narrowing's
     source, ``tl.abs(s.to(bf16).to(f32))`` of an f64 cumsum ``s`` of abs values (held-out seed 133772, silent: read at
-    the cvt's location as the scan's abs)."""
+    the cvt's location as the scan's abs); also through a choice of one value, ``tl.abs(tl.maximum(h, h).to(f32))`` of
+    ``h = x.to(f16)`` (held-out seed 204961, silent at first contact)."""
     _assert_bit_exact(name, folds=())
 
 
