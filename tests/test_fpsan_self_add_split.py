@@ -170,14 +170,30 @@ def test_self_add_under_casts_between_op_and_store_is_tritons_chain(name):
 
 
 @pytest.mark.parametrize("name", ["seed47599", "k_where_sum_or_doubled_f64",
-                                  "k_where_doubled_or_minus_neg_product_f64", "seed50569", "seed203572"])
+                                  "k_where_doubled_or_minus_neg_product_f64", "seed50569", "seed203572",
+                                  "seed207436"])
 def test_doubled_arm_of_a_where_with_the_addend_taken_out_is_tritons_product(name):
     """``tl.where(c, 2.0 * x, x + y)`` as ``add d, selp(c, x, y), x`` (LLVM: 2.0 * x as x + x, then the common
     addend x out of the select; held-out seed 47599, ``where(.., 2.0 * x, x + abs(x))``, and the arms the other way
     round of f64, both silent before; 50569: the other arm ``y - (x * -1.0)``, which InstCombine makes ``y + x``,
-    silent at first contact; 203572: of halves, ``add.f16``, silent at first contact): Triton's select of φ(x)·φ(2)
-    and φ(y) + φ(x), bit for bit."""
+    silent at first contact; 203572: of halves, ``add.f16``, silent at first contact; 207436: of bf16 with the other
+    arm ``x - 0.5``, a ``selp.b16`` of the immediate 0xBF00, silent when that was embedded as an integer): Triton's
+    select of φ(x)·φ(2) and φ(y) + φ(x), bit for bit."""
     _assert_bit_exact(name, folds=())
+
+
+def test_doubled_arm_of_a_where_of_halves_with_a_constant_addend(tmp_path):
+    """``where(c, h - 0.5, h * 2.0)`` as ``add.f16 d, h, selp.b16(0xB800, h, c)``: the immediate is the half's bits
+    (−0.5), embedded as such (held-out seed 207436, silent when read as the integer 47104)."""
+    expr = "tl.where(x1 < x0, x0 - 0.5, x0 * 2.0)"
+    body = (f"setp.lt.f16 %p1, %b, %a;\n\t.loc 1 {EXPR_LINE} {_col(expr, 'tl.where')}\n\t"
+            "selp.b16 %h1, 0xB800, %a, %p1;\n\tadd.f16 %d, %a, %h1;")
+    h, g = 0x3E00, 0x4200  # 1.5, 3.0
+    out, rep = _run(_with_source(tmp_path, expr, body, "tl.where", nin=2, w=16), [[h, g], [g, h]], w=16)
+    phi = {v: R.embed(np.array([v], np.uint64), "f16") for v in (h, g, 0x4000, 0xB800)}
+    want = [int(R.unembed(R.mul(phi[h], phi[0x4000], 16), "f16")[0]),  # x1 = g > x0 = h: the doubled arm
+            int(R.unembed(R.add(phi[g], phi[0xB800], 16), "f16")[0])]  # x1 = h < x0 = g: g - 0.5
+    assert out == want and any("select" in i.reason for i in rep.items if i.opcode == "add.f16")
 
 
 @pytest.mark.parametrize("expr,taken", [("tl.where(x1 < x0, x0 + x1, x0 * 2.0)", True),
