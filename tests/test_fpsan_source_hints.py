@@ -65,6 +65,18 @@ def _with_source(tmp_path: Path, expr: str, body: str, anchor: str, nin: int = 1
 K_BODY = "{loc}\n\tadd.f32 %d, %a, %a;"
 
 
+@pytest.mark.parametrize("expr,severity", [("tl.where(x1 < x0, x0 * 2.0, x0 + x0.to(tl.float32))", "error"),
+                                           ("tl.where(x1 < x0, x0 * 2.0, x0 + x0)", "error"),
+                                           ("tl.where(x1 < x0, x0 * 2.0, 2.0 * x0)", "note")])
+def test_self_add_of_both_arms_of_a_where_in_two_ring_forms_is_undecided(tmp_path, expr, severity):
+    """``where(c, h * 2.0, h + h.to(f32))`` stored as f16 (hand kernel, silent: taken for the mul): LLVM makes both
+    arms one ``add.f16 h, h`` and drops the select; Triton computes each arm in its own ring, so no one form is the
+    add's: reported. Arms of one computation are that one."""
+    text = _with_source(tmp_path, expr, "{loc}\n\tadd.f16 %d, %a, %a;", "x0 * 2.0", w=16)
+    _, rep = _run(text, [[0x3E00]], w=16)
+    assert [s for o, s in _items(rep) if o == "add.f16"] == [severity]
+
+
 def test_inner_of_two_self_adds_at_one_location_is_undecided(tmp_path):
     """``((h.to(f32) * 2.0).to(f64).to(bf16) * 2.0)`` of a bf16 h (held-out seed 5719): LLVM narrows both
     products to ``add.bf16 x, x`` at the expression's location, whose node is the outer product; the inner one

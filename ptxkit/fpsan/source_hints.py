@@ -53,6 +53,7 @@ from ptxkit.fpsan.source_ast import (
     _form,
     _int_width,
     _is_two,
+    _method_call,
     _narrowed_to,
     _negated,
     _number,
@@ -63,6 +64,7 @@ from ptxkit.fpsan.source_ast import (
     _refolded,
     _resolve,
     _ring_chain,
+    _same,
     _same_type_args,
     _scan_of,
     _self_add_ambiguous,
@@ -125,7 +127,8 @@ class SourceHints(SignHints, AbsHints, CastHints, LibcallHints, CompareHints, Re
             # the other form on the same operand anywhere in the file: LLVM's CSE may have made both one add
             # (held-out seed 2363: (s + s) / (s * 2.0) as add t, s, s; div t, t): no one answer
             own = _PTX_DTYPE.get(loaded or "") if _width(f, _bare(x), _DEPTH) == OWN else None
-            both = _self_add_ambiguous(f, ast.dump(_bare(x)), _PTX_DTYPE.get(lane), own)
+            both = (_self_add_ambiguous(f, ast.dump(_bare(x)), _PTX_DTYPE.get(lane), own)
+                    or _other_arm_doubles(f, at, form, x))
             return ("both", at) if both else (form, at)
 
         loc = self.loc.get(id(instr))
@@ -574,6 +577,25 @@ def _self_add_shape(n: ast.expr | None) -> tuple[str, ast.expr] | None:
     if isinstance(n.op, ast.Mult) and (_is_two(n.left) or _is_two(n.right)):
         return "mul2", n.right if _is_two(n.left) else n.left
     return None
+
+
+def _other_arm_doubles(f: SourceFile, arm: ast.expr, form: str, x: ast.expr) -> bool:
+    """``arm`` is an arm of a ``tl.where`` whose other arm doubles the same value in another ring computation (held-out
+    hand kernel ``where(c, h * 2.0, h + h.to(f32))`` stored as f16: LLVM makes both one ``add.f16 h, h`` and drops the
+    select, whose arms Triton computes apart)."""
+    parent = f.parent.get(id(arm))
+    if not (isinstance(parent, ast.Call) and _method_call(parent, "where", 3) and arm in parent.args[1:]):
+        return False
+    other = _resolve(f, parent.args[2] if arm is parent.args[1] else parent.args[1], _DEPTH)
+    if not isinstance(other, ast.BinOp):
+        return False
+    op, left, right = _as_op(other)
+    pair = next((c for c, o in ((left, right), (right, left)) if _cast_to(c) is not None
+                 and ast.dump(_bare(c)) == ast.dump(_bare(o))), None) if op is ast.Add else None
+    shape = _self_add_shape(other) or (("add", pair) if pair is not None else None)  # h + h.to(f32): promoted
+    if shape is None or ast.dump(_bare(shape[1])) != ast.dump(_bare(x)):
+        return False
+    return (shape[0], ast.dump(_same(shape[1]))) != (form, ast.dump(_same(x)))
 
 
 def _widened_self_add(f: SourceFile, n: ast.expr, lane: str) -> tuple[str, ast.expr, ast.expr] | None:
