@@ -222,12 +222,6 @@ def _half_to_int(instr: ir.Instruction, ctx: RewriteContext, dt: str, st: str) -
     ctx.emit(f"{guard_text(instr.guard)}cvt.{'.'.join(mods)} {dst}, {bits}")
     if (i8 := ctx.hints.int8_conversion(instr)) is not None:
         ctx.report(instr, _int8_reason(st, dt, i8), ERROR, False)
-    if via == "f32" and int(dt[1:]) == 64 and any(  # (int32: the pair in Triton's build too, k_cast_f16->i32->f32)
-            u.opcode == "cvt" and u.mods[:2] == ("rn", "f32") and u.mods[2:] == (dt,) for u in ctx.uses.get(dst, [])):
-        ctx.report(instr, f"{st} → {dt} conversion read back as f32 (h.to(f32).to(int).to(f32)): Triton's build folds "
-                   "that f32 round trip into a trunc of the widened value (cvt.rzi.f32.f32 for int64, held-out seed "
-                   "209470), which is not the saturating pair out of the integer's range (NaN, ±inf, huge ring "
-                   "values); sanitized as the pair", ERROR, False)
     if decided is not None:
         at = f" at {chain} (the source's integer; LLVM narrowed the cvt), truncated" if chain else ""
         ctx.report(instr, f"{st} → {dt} conversion through {via}{at} (decided by the source at {decided.where}): "
