@@ -166,6 +166,18 @@ def _nested_widened(flow: Flow, o: ir.Operand, ft: str) -> tuple[ir.Instruction,
     return (m, j, _widened(flow, m.operands[j], ft)) if j is not None else None
 
 
+def _narrow_negation_times(c: RewriteContext, prod: ir.Instruction, j: int, narrow: int, ft: str,
+                           negated: bool = False) -> str:
+    """sext(−φ_h(h))·φ(c') of ``prod = mul q, c'`` with q (operand ``j``) widened from a ``narrow``-bit h (``negated``:
+    the negation of that product, :func:`_sext_of_narrow_negation`)."""
+    w = R.ring(ft).w
+    q = as_reg(c, c.embed(prod.operands[j], ft), w)
+    o = c.fresh(BITS_KIND[w])
+    c.emit(f"mul.lo.s{w} {o}, {_sext_of_narrow_negation(c, q, w, narrow, negated=negated)}, "
+           f"{as_reg(c, c.embed(prod.operands[3 - j], ft), w)}")
+    return o
+
+
 def _negated_factor_source(instr: ir.Instruction, flow: Flow, ft: str, other: ir.Operand) -> Decision | None:
     """The source's ``(-h).to(T) * c`` (or ``(-h) * y``, h narrower) at the product's location, or at the location
     of the negation LLVM moved onto the other factor; ``(-h) / c`` at the location of the product LLVM made of the
@@ -218,11 +230,7 @@ def _negated_factor(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, ft: 
 
     def compute(c: RewriteContext, ps: list[str], _w: int, _i: ir.Instruction) -> str:
         if nested is not None:  # the factor's product q·c' with q's narrow negation: −sext(−p)·φ(c')
-            prod, j, _ = nested
-            q = as_reg(c, c.embed(prod.operands[j], ft), w)
-            n = c.fresh(BITS_KIND[w])
-            c.emit(f"mul.lo.s{w} {n}, {_sext_of_narrow_negation(c, q, w, narrow, negated=True)}, "
-                   f"{as_reg(c, c.embed(prod.operands[3 - j], ft), w)}")
+            n = _narrow_negation_times(c, nested[0], nested[1], narrow, ft, negated=True)
         else:
             n = _sext_of_narrow_negation(c, as_reg(c, ps[k - 1], w), w, narrow, negated=True)
         o = c.fresh(BITS_KIND[w])
@@ -368,24 +376,17 @@ def negated_widened_product(instr: ir.Instruction, ctx: RewriteContext, flow: Fl
     or ``(-h) * c`` (held-out seed 194845, silent at h = −0: ``(-x0) / 3.0`` of an f16 x0 as ``x0.to(f32) * (1/3)``,
     negated after): Triton's sext(−φ_h(h))·φ(c), the product of the narrow negation (:func:`_sext_of_narrow_negation`)
     and the other factor's payload."""
-    m = flow.only_def(instr.operands[1].name) if len(instr.operands) == 2 and isinstance(
-        instr.operands[1], ir.Reg) else None
-    if m is None or m.opcode != "mul" or len(m.operands) != 3 or instr.guard is not None or m.guard is not None \
-            or ft not in ("f32", "f64") or float_type_of(m) != ft:
+    nested = _nested_widened(flow, instr.operands[1], ft) if len(instr.operands) == 2 and instr.guard is None \
+        and ft in ("f32", "f64") else None
+    if nested is None:
         return None
-    k = next((k for k in (1, 2) if _widened(flow, m.operands[k], ft)), None)
-    if k is None or not all(flow.unchanged_between(o.name, m, instr) for o in m.operands[1:] if isinstance(o, ir.Reg)):
+    m, k, narrow = nested
+    if not all(flow.unchanged_between(o.name, m, instr) for o in m.operands[1:] if isinstance(o, ir.Reg)):
         return None
-    narrow = _widened(flow, m.operands[k], ft)
     decided = flow.hints.negated_narrow_operand(m, narrow)
     if decided is None:
         return None
-    w = R.ring(ft).w
-    q = as_reg(ctx, ctx.embed(m.operands[k], ft), w)
-    n = _sext_of_narrow_negation(ctx, q, w, narrow)
-    o = ctx.fresh(BITS_KIND[w])
-    ctx.emit(f"mul.lo.s{w} {o}, {n}, {as_reg(ctx, ctx.embed(m.operands[3 - k], ft), w)}")
-    ctx.define(instr.operands[0], o, ft, None)
+    ctx.define(instr.operands[0], _narrow_negation_times(ctx, m, k, narrow, ft), ft, None)
     return FoldResult(True, Verdict(f"negation of a product of a value widened from {narrow} bits, where the source at "
                                     f"{decided.where} negates the narrow value: LLVM moved the negation past the "
                                     "widening and the product; sanitized as Triton's narrow negation, widened, times "

@@ -48,14 +48,6 @@ def _neg_abs_form(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
     return ("negabs", e.args[0]) if _abs_call(e) and isinstance(e, ast.Call) else None
 
 
-def _uncast(f: SourceFile, e: ast.expr) -> ast.expr | None:
-    """``e`` resolved through names and ``.to()`` casts."""
-    v = _resolve(f, e, _DEPTH)
-    while v is not None and _to_dtype(v) is not None:
-        v = _resolve(f, _receiver(v), _DEPTH)
-    return v
-
-
 def _of_negation(f: SourceFile, n: ast.expr) -> ast.expr | None:
     """x of a two-argument call of x and its negation, in either order (choices between one value such as
     ``where(c, a, a)`` resolved on both sides), else None."""
@@ -162,11 +154,11 @@ class AbsHints(HintsBase):
                 return found[0] if found and len({form for form, _ in found}) == 1 else None
             if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "store" \
                     and len(n.args) >= 2:  # LLVM sank the or to the store (seed 610): the stored value's expression
-                v = _uncast(f, n.args[1])
+                v = _strip_casts(f, n.args[1])
                 return classify(f, v) if v is not None and v is not n else None
             if _method_call(n, "dot", 2):  # LLVM hoisted the or into the dot's operand loads from shared memory
                 # (held-out seed 188325, reported: a = minimum(a * -1.0, a).to(f32) into a tf32 dot): its operands
-                operands = [v for a in n.args[:2] if (v := _uncast(f, a)) is not None]
+                operands = [v for a in n.args[:2] if (v := _strip_casts(f, a)) is not None]
                 forms = {got for v in operands if (got := classify(f, v)) is not None}
                 return forms.pop() if len({form for form, _ in forms}) == 1 else None
             inner = _negated(n)
