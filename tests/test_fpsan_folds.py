@@ -318,18 +318,22 @@ def test_select_of_negative_zero_read_otherwise_is_left():
 
 @pytest.mark.parametrize("half,it,readers", [("bf16", "s32", "setp"), ("f16", "s64", "setp"), ("bf16", "s16", "setp"),
                                               ("f16", "s64", "abs-setp"), ("f16", "s32", "abs-setp"),
-                                              ("bf16", "s32", "store"), ("f16", "s64", "abs-store")])
+                                              ("bf16", "s32", "store"), ("f16", "s64", "abs-store"),
+                                              ("f16", "s64", "branch-setp")])
 def test_half_to_int_to_f32_compared_is_the_trunc_of_the_ring_widening(half, it, readers):
     """``h.to(intN).to(f32) >= y`` (held-out seed 5041: silent before), or ``abs(..) >= y`` (held-out seed 209470,
     silent at first contact): Triton's FPSan widens h to f32 in the ring, then LLVM folds fptosi/sitofp of that f32
     into a trunc (a comparison, an fabs ignore the sign of zero); the plain build cannot (its cvt reads the half).
     Stored, even through an abs (a mask on the ring payload in Triton's build), the pair stays two native
-    conversions."""
+    conversions; so does a pair the kernel's own branch splits (two blocks in both builds: no combine)."""
     ireg = {"s16": "%h2", "s32": "%r1", "s64": "%rd7"}[it]
     use = {"setp": "setp.ge.f32 %p1, %r2, %b;\n\tselp.b32 %d, 1065353216, 0, %p1;", "store": "mov.b32 %d, %r2;",
            "abs-setp": "abs.f32 %r3, %r2;\n\tsetp.ge.f32 %p1, %r3, %b;\n\tselp.b32 %d, 1065353216, 0, %p1;",
-           "abs-store": "abs.f32 %r3, %r2;\n\tmov.b32 %d, %r3;"}[readers]
-    body = f"cvt.rn.{half}.f32 %h1, %a;\n\tcvt.rzi.{it}.{half} {ireg}, %h1;\n\tcvt.rn.f32.{it} %r2, {ireg};\n\t{use}"
+           "abs-store": "abs.f32 %r3, %r2;\n\tmov.b32 %d, %r3;",
+           "branch-setp": "setp.ge.f32 %p1, %r2, %b;\n\tselp.b32 %d, 1065353216, 0, %p1;"}[readers]
+    split = "setp.eq.u32 %p2, %i, 999;\n\t@%p2 bra $L__skip;\n$L__skip:\n\t" if readers == "branch-setp" else ""
+    body = (f"cvt.rn.{half}.f32 %h1, %a;\n\tcvt.rzi.{it}.{half} {ireg}, %h1;\n\t{split}cvt.rn.f32.{it} %r2, {ireg};"
+            f"\n\t{use}")
     # −π, 0.5, inf, −1: widened in the ring to about −2.1e35, −6.8e16, 5.5e29, −1, far outside the integers'
     # ranges but the last; each y lies between the trunc and the saturated integer
     xs = [0xC0490FDB, 0x3F000000, 0x7F800000, 0xBF800000]
@@ -340,14 +344,16 @@ def test_half_to_int_to_f32_compared_is_the_trunc_of_the_ring_widening(half, it,
     h = R.float_cast(np.array(xs, np.uint64), "f32", half)
     wide = R.float_cast(h, half, "f32").astype(np.uint32).view(np.float32)  # φ⁻¹ of the sign-extended payload
     mag = abs if readers.startswith("abs") else (lambda v: v)
-    if readers.endswith("setp"):
+    n = int(it[1:])
+    ints = [int(max(min(np.trunc(float(w)), 2 ** (n - 1) - 1), -2 ** (n - 1))) for w in wide]  # saturating
+    if readers == "branch-setp":
+        assert out == [0x3F800000 if i >= y else 0 for i, y in zip(ints, np.array(ys, np.uint32).view(np.float32))]
+    elif readers.endswith("setp"):
         want = [0x3F800000 if mag(np.trunc(w)) >= y else 0
                 for w, y in zip(wide, np.array(ys, np.uint32).view(np.float32))]
         assert out == want
         assert (f"cvt.rn.f32.{it}", "note") in _items(rep) and not rep.errors
     else:
-        n = int(it[1:])
-        ints = [int(max(min(np.trunc(float(w)), 2 ** (n - 1) - 1), -2 ** (n - 1))) for w in wide]  # saturating
         assert out == [int(np.float32(mag(i)).view(np.uint32)) for i in ints]
 
 
@@ -381,6 +387,14 @@ def test_held_out_abs_of_half_to_int64_compared_is_tritons_bits():
     with special inputs in the hand reduction), now bit for bit."""
     from tests.test_fpsan_libdevice import _assert_bit_exact
     _assert_bit_exact("seed209470")
+
+
+def test_held_out_half_to_int_compared_across_a_libdevice_body_is_tritons_bits():
+    """Seed 210588: ``maximum(x.to(f32), ..) >= x.to(bf16).to(int32).to(f32)`` with a pow body between the two
+    conversions in the plain build (its branches; one ring op in Triton's, where the pair folds): silent at first
+    contact (2/32), now bit for bit."""
+    from tests.test_fpsan_libdevice import _assert_bit_exact
+    _assert_bit_exact("seed210588")
 
 
 def test_held_out_half_to_int64_compared_with_a_ring_zero_is_tritons_bits():

@@ -65,20 +65,31 @@ def compared_round_trip(instr: ir.Instruction, flow: Flow) -> ir.Instruction | N
     b = max(flow.pos[id(u)] for u in readers)
     if not a < flow.pos[id(instr)] <= b:
         return None
-    labels = [p for p in flow.labels if a < p <= b]
+    # with no label between, the plain build would have folded too: something else kept the pair
+    return rzi if any(a < p <= b for p in flow.labels) and one_block_in_fpsan(flow, a, b) else None
 
+
+def one_block_in_fpsan(flow: Flow, a: int, b: int) -> bool:
+    """The statements at positions ``a``..``b`` share one basic block in Triton's FPSan build, where LLVM's DAG
+    combine sees them together: each label between belongs to an inlined libdevice body (inside it or at its exit),
+    one straight-line ring op there, and no ring sin/cos loop or loop of the kernel's own runs between."""
     def body_line(p: int) -> bool:
         s = flow.order[p] if 0 <= p < len(flow.order) else None
         return s is not None and s.span is not None and s.span.line in flow.native
 
-    # a label of a body (inside it or at its exit) splits only the plain build; any other splits both, and with
-    # no label at all the plain build would have folded too: something else kept the pair
-    if not labels or not all(body_line(p - 1) or body_line(p) for p in labels):
-        return None
-    span = flow.order[a:b + 1]
-    if any(s.opcode in ("sin", "cos") or (s.span is not None and s.span.line in flow.loops) for s in span):
-        return None  # the ring sin/cos loop splits the FPSan build as well
-    return rzi
+    if not all(body_line(p - 1) or body_line(p) for p in flow.labels if a < p <= b):
+        return False
+    return not any(s.opcode in ("sin", "cos") or (s.span is not None and s.span.line in flow.loops)
+                   for s in flow.order[a:b + 1])
+
+
+def same_value_in_fpsan_block(flow: Flow, reg: str, first: ir.Instruction, last: ir.Instruction,
+                              readers: list[ir.Instruction]) -> bool:
+    """``reg`` holds at ``last`` the value it had at ``first``, and ``first``, ``last`` and ``readers`` share one
+    basic block in Triton's FPSan build (:func:`one_block_in_fpsan`)."""
+    a = flow.pos[id(first)]
+    b = max([flow.pos[id(last)], *(flow.pos[id(u)] for u in readers)])
+    return _same_value(flow, reg, first, last) and one_block_in_fpsan(flow, a, b)
 
 
 def trunc_of_round_trip(instr: ir.Instruction, rzi: ir.Instruction, ctx: RewriteContext) -> FoldResult:

