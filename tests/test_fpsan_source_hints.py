@@ -520,6 +520,29 @@ def test_negated_arm_of_a_narrowed_where(tmp_path, expr, form):
         assert out != _run(text, rows, out_w=16, folds=(("neg-cast", {"before": "after"}.get(form, "before")),))[0]
 
 
+@pytest.mark.parametrize("expr,anchor,form", [
+    ("-(((x0 * 2.0) * -1.0).to(tl.float16))", "((x0 * 2.0) * -1.0).to", "after"),
+    ("-((-(2.0 * x0)).to(tl.float16))", "(-(2.0", "after"),
+    ("((x0 * -1.0) * x1).to(tl.float16)", "((x0", "before")])  # no constant to take the negation: LLVM moves it
+def test_negation_taken_by_a_constant_factor_leaves_the_neg_after_the_cast(tmp_path, expr, anchor, form):
+    """``-(((x * 2.0) * -1.0).to(f16))`` (held-out seed 212555, silent at first contact: 176/256): InstCombine folds
+    the inner negation into the constant (``x * -2.0``), so the ``neg.f16`` after the cvt is the source's outer one,
+    the ring negation after the cast, not the inner one LLVM would move below it."""
+    body = "{loc}\n\tmul.f32 %t, %a, %b;\n\tcvt.rn.f16.f32 %h1, %t;\n\t{store}\n\tneg.f16 %d, %h1;"
+    text = _with_source(tmp_path, expr, body, anchor, nin=2, out_w=16)
+    rows = [[x, 0xC0000000] for x in XS]
+    out, rep = _run(text, rows, out_w=16)
+    assert [s for o, s in _items(rep) if o == "neg.f16"] == ["note"]
+    assert f"neg-cast={form}, decided by the source" in next(i.reason for i in rep.items if i.opcode == "neg.f16")
+    assert out == _run(text, rows, out_w=16, folds=(("neg-cast", form),))[0]
+    assert out != _run(text, rows, out_w=16, folds=(("neg-cast", {"before": "after", "after": "before"}[form]),))[0]
+
+
+def test_negation_taken_by_a_constant_factor_pair():
+    """Seed 212555: ``cumsum(where(.., (x.to(f64) * 2.0) * -1.0))`` stored as ``-s.to(f16)``: bit for bit."""
+    _assert_bit_exact("seed212555", folds=())
+
+
 @pytest.mark.parametrize("name", ["seed198682", "seed192036"])
 def test_negated_arm_of_a_narrowed_where_pairs(name):
     _assert_bit_exact(name, folds=())

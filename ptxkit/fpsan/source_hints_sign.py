@@ -102,6 +102,10 @@ class SignHints(HintsBase):
                 if isinstance(q, ast.BinOp) and _width(f, q, _DEPTH) == _DTYPE_WIDTH.get(_PTX_DTYPE.get(dest, "")):
                     return "after", arm
             inner = _negation_of(f, recv)  # (also ((-a) * b))
+            if inner is not None and _absorbs_negation(f, inner):
+                # -(a * C) is a * -C to InstCombine: no negation left to move below the cvt, a neg after it is the
+                # source's own (held-out seed 212555: -(((x.to(f64) * 2.0) * -1.0).to(f16)), silent as before)
+                return ("after", parent) if isinstance(parent, ast.expr) and _negated(parent) is n else None
             if inner is not None:
                 w = _width(f, inner, _DEPTH)
                 if w is None and not peeled and _no_casts(f, inner):
@@ -610,6 +614,15 @@ class SignHints(HintsBase):
             kinds = [kind(f, s) for s in factors]
             return ("cancelled", n) if None not in kinds and "cast" in kinds else None
         return self.decide(instr, classify) or self.decide_within(instr, classify)
+
+
+def _absorbs_negation(f: SourceFile, e: ast.expr) -> bool:
+    """``e`` is a product with a number literal (``a * C``, ``C * a``, one factor negated too): LLVM folds its
+    negation into the constant (``fneg(fmul a, C)`` → ``fmul a, −C``). Not a quotient: Triton's division is no
+    ``fdiv`` of a constant that InstCombine sees (``(x.to(f64) / 3.0) * -1.0`` keeps a neg after the cvt)."""
+    r = _resolve(f, e, _DEPTH)
+    return isinstance(r, ast.BinOp) and isinstance(r.op, ast.Mult) and (
+        _number(r.left) is not None or _number(r.right) is not None)
 
 
 def _one_negated_factor(f: SourceFile, e: ast.expr | None, depth: int = _DEPTH) -> ast.expr | None:
