@@ -43,6 +43,7 @@ from ptxkit import ir
 from ptxkit.errors import Diagnostic, PtxkitError
 from ptxkit.fpsan import libdevice, resident
 from ptxkit.fpsan.edits import declare_registers, write_edits
+from ptxkit.fpsan.folded_calls import report_folded_calls
 from ptxkit.fpsan.folded_compares import report_folded_compares
 from ptxkit.fpsan.folded_int_arith import report_folded_int_arith
 from ptxkit.fpsan.folded_negations import report_folded_negations
@@ -124,6 +125,7 @@ def sanitize_module(module: ir.Module, *, homomorphic_casts: bool = False, atomi
             report_folded_compares(module, fn, report, source_root)
             report_folded_int_arith(module, fn, report, source_root)
             report_folded_negations(module, fn, report, source_root)
+            report_folded_calls(module, fn, report, source_root)
     if report.rewritten:
         first = module.items[0] if module.items else None
         if first is not None and first.span is not None:
