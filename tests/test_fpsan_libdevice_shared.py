@@ -89,3 +89,20 @@ def test_exp2_selecting_the_callers_self_add_as_its_nan_result_is_tritons_op():
     exp2 body was reported, 4/4 elements differed)."""
     assert _body_errors("seed100528") == []
     _assert_bit_exact("seed100528")
+
+
+@pytest.mark.parametrize("name", ["k_pow_of_pow_same_exponent_f32", "seed201702", "seed210708"])
+def test_pow_of_pow_sharing_the_exponents_tests_is_two_ops(name):
+    """``pow(pow(x, y), y)`` (held-out seeds 201702, 210708, reported before): LLVM's CSE gives the outer body the
+    inner's ``y == 0`` and odd-integer tests of y — one of them placed at the inner's location inside the outer's
+    branch, read by the outer alone —, and the inner's result is the outer's base, read by the outer alone: both
+    bodies are recognised, each result is its ring op, bit for bit."""
+    assert not _body_errors(name)
+    _assert_bit_exact(name)
+
+
+def test_pow_of_pow_sharing_the_base_stays_reported():
+    """``pow(x, pow(x, y))`` (held-out seed 208251): the outer's log of x is the inner's, so nothing in the outer body
+    tells its base from its exponent; taken for pow(inner, x) it was silent (64/64): the bodies stay reported."""
+    ours, theirs, _ = _compare("k_pow_of_pow_same_base_f32", folds=(("half", "native"),))
+    assert not (ours == theirs).all() and _body_errors("k_pow_of_pow_same_base_f32")

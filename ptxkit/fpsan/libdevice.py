@@ -34,7 +34,7 @@ from ptxkit.fpsan.libdevice_flow import (
     pure_functions,
     words,
 )
-from ptxkit.fpsan.libdevice_match import LIBDEVICE_OPS, Shared, match_body
+from ptxkit.fpsan.libdevice_match import LIBDEVICE_OPS, Shared, match_body, out_of_line
 from ptxkit.fpsan.libdevice_sincos import match_sincos
 from ptxkit.fpsan.libdevice_unmarked import match_tanhf, match_unmarked_f64
 from ptxkit.fpsan.report import ReportItem, SanitizeReport
@@ -367,7 +367,11 @@ def _pair(flow: Flow, stmts: list[ir.Statement], consts: set[str], first: tuple[
                  if located(s) and flow.loc.get(id(s), ("", "0"))[1] != "0"), None)
     later = frozenset(id(s) for s in stmts if isinstance(s, ir.Instruction) and s.span is not None and (
         lo_b <= s.span.line < ex_b or (tail is not None and s.span.line > ex_b and flow.same_call(s, tail))))
-    a = match_body(flow, stmts, na, lo_a, ex_a, consts, same_arguments, later=later)
+    # (and its out-of-line blocks, which read the first's values where that is the second's argument: pow(pow(x, y), y))
+    ool = out_of_line(stmts, rng_b, lo_b, ex_b)
+    chunks = frozenset(id(s) for s in ool[0]) if ool is not None else frozenset()
+    a = match_body(flow, stmts, na, lo_a, ex_a, consts, same_arguments, later=later | chunks,
+                   second=frozenset(id(s) for s in rng_b))
     if a is None or a.sunk:  # (an argument the first converts inside its range: not one value of both)
         return None
     own = [s for s in stmts if isinstance(s, ir.Instruction) and s.span is not None and a.covers(s.span.line)]
@@ -376,9 +380,20 @@ def _pair(flow: Flow, stmts: list[ir.Statement], consts: set[str], first: tuple[
     result = {o.name for s in own if s.span is not None and s.span.line in a.absorbed and s.opcode == "selp"
               for o in s.operands[1:3] if isinstance(o, ir.Reg)}
     values = frozenset(r for s in own for r in flow.writes(s)) - {a.output, *a.inputs} - result
-    b = match_body(flow, stmts, nb, lo_b, ex_b, consts, same_arguments, shared=Shared(a.inputs, values, na == nb))
-    if b is None or any(flow.reads(s) & values and not b.covers(s.span.line) and not a.covers(s.span.line)
-                        for s in stmts if isinstance(s, ir.Instruction) and id(s) in later and s.span is not None):
+    b = match_body(flow, stmts, nb, lo_b, ex_b, consts, same_arguments,
+                   shared=Shared(a.inputs, values, na == nb, a.output))
+    if b is None:
+        return None
+
+    def covered(s: ir.Instruction) -> bool:
+        return s.span is not None and (b.covers(s.span.line) or a.covers(s.span.line))
+
+    def test_of_values(s: ir.Instruction) -> bool:  # (a test of the first's values alone, at its location, that the
+        # second alone reads: pow(pow(x, y), y)'s outer odd-integer test of y, CSE'd into the inner's |y mod 2|)
+        return s.opcode in ("setp", "testp") and flow.reads(s) <= values | set(a.inputs) | consts and all(
+            covered(u) for r in flow.writes(s) for u in flow.readers.get(r, ()))
+    if any(flow.reads(s) & values and not covered(s) and not test_of_values(s)
+           for s in stmts if isinstance(s, ir.Instruction) and id(s) in later and s.span is not None):
         return None
     return a, b
 
@@ -394,8 +409,11 @@ def _without_leaks(flow: Flow, stmts: list[ir.Statement], bodies: list[LibRange]
     native = native_lines(bodies)
     bypass = {id(sel) for b in bodies for sel, _ in b.bypass}
 
-    def outside(u: ir.Instruction) -> bool:
-        return u.span is not None and u.span.line not in native and id(u) not in bypass
+    def outside(u: ir.Instruction) -> bool:  # (not a test whose flag only the bodies' native lines read: pow(pow(x,
+        # y), y)'s outer odd-integer test of y, CSE'd into the inner body's |y mod 2| and left at the inner's location)
+        return u.span is not None and u.span.line not in native and id(u) not in bypass and not (
+            u.opcode in ("setp", "testp") and all(v.span is not None and v.span.line in native
+                                                  for r in flow.writes(u) for v in flow.readers.get(r, ())))
 
     keep = []
     for b in bodies:

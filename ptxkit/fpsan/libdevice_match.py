@@ -106,7 +106,8 @@ def _in_place(flow: Flow, rng: list[ir.Instruction], r: str, i: int) -> bool:
 def match_body(flow: Flow, stmts: list[ir.Statement], name: str, lo: int, exit_line: int,
                consts: set[str], same_arguments: Callable[[ir.Instruction], bool | None] | None = None,
                shared: Shared | None = None, later: frozenset[int] = frozenset(),
-               beside: frozenset[int] = frozenset(), within: frozenset[int] = frozenset()) -> LibRange | None:
+               beside: frozenset[int] = frozenset(), within: frozenset[int] = frozenset(),
+               second: frozenset[int] = frozenset()) -> LibRange | None:
     """The body of ``__nv_NAME`` ending at ``exit_line`` (after the previous marker at ``lo``), or None
     when the checks of the module docstring fail for every choice of inputs (or hold for several).
 
@@ -115,7 +116,8 @@ def match_body(flow: Flow, stmts: list[ir.Statement], name: str, lo: int, exit_l
     instructions of a later body, whose reads of this body's values are not uses of a result (the caller
     checks that the later body is recognised with this one's values ``shared``); ``beside``: the instructions of
     the function's recognised bodies, whose reads of this one's tests of its inputs are not uses of a result;
-    ``within``: the instructions in their ranges, which are not this body's tail sunk past its exit."""
+    ``within``: the instructions in their ranges, which are not this body's tail sunk past its exit; ``second``: the
+    range of the later body (with ``later``), whose tests at this call's location that it alone reads are its own."""
     op, ftype, arity = LIBDEVICE_OPS[name]
     rng = [s for s in stmts if isinstance(s, ir.Instruction) and lo <= line(s) < exit_line]
     last_write = {r: i for i, s in enumerate(rng) for r in flow.writes(s)}
@@ -174,7 +176,7 @@ def match_body(flow: Flow, stmts: list[ir.Statement], name: str, lo: int, exit_l
         cands = [r for r in cands if r in cone]
     if len(cands) > bound:
         return None  # bound the search (each choice is a slice of the range)
-    ool = _out_of_line(stmts, rng, lo, exit_line)
+    ool = out_of_line(stmts, rng, lo, exit_line)
     if ool is None:
         return None
     chunks, extra = ool
@@ -182,9 +184,12 @@ def match_body(flow: Flow, stmts: list[ir.Statement], name: str, lo: int, exit_l
     after = [s for s in stmts if (line(s) > exit_line or (line(s) == exit_line and not isinstance(s, ir.Label)))
              and id(s) not in ids]
     combos = [c for c in combinations_with_replacement(cands, arity)  # pow(x, x): both arguments one register
-              if shared is None or set(c) == set(shared.inputs)]  # (the inputs of the body whose values it reads)
+              if shared is None or set(c) == set(shared.inputs)  # (the inputs of the body whose values it reads)
+              or (shared.result in c and set() < set(c) - {shared.result} <= set(shared.inputs))]
+    # (or its result beside them: pow(pow(x, y), y) shares y's tests)
     found = [m for combo in combos if (m := _slice(flow, rng, chunks, after, stmts, combo, name, op, ftype,
-                                                   exit_line, consts, shared, later, beside, within)) is not None]
+                                                   exit_line, consts, shared, later, beside, within, second))
+             is not None]
     if flow.loc:  # an upstream value passes too when the work before the body is a pure function of it
         found = [m for m in found if m.one_call]  # (a cvt): the body's float work carries the call's .loc alone
     if len(found) > 1:  # x and |x| both pass when the body reads both: the argument is x, when the body computes
@@ -238,6 +243,8 @@ def match_body(flow: Flow, stmts: list[ir.Statement], name: str, lo: int, exit_l
     if arity > 1:  # argument order: the base of pow is the one whose |x| feeds the log (libdevice's code),
         # else the order of first use by the call's own work (other work on y may be scheduled before it)
         base = [r for r in got.inputs if _log_base(flow, rng, r)]
+        if not base and shared is not None and shared.result in got.inputs:
+            return None  # pow(x, pow(x, y)): the outer's log of x is the inner's (CSE), no order to tell (208251)
         uses = [i for i, s in enumerate(rng) if call[i] or not flow.loc]
         first = {r: next((i for i in uses if r in flow.reads(rng[i])), len(rng)) for r in got.inputs}
         order = min(permutations(got.inputs), key=lambda p: (p[0] not in base, [first[r] for r in p]))
@@ -257,6 +264,7 @@ class Shared:
     inputs: tuple[str, ...]
     values: frozenset[str]
     own_reads: bool = False
+    result: str | None = None  # the earlier body's result, an argument of this one (pow(pow(x, y), y))
 
 
 def _cone(flow: Flow, rng: list[ir.Instruction], last: ir.Instruction) -> set[str]:
@@ -315,7 +323,7 @@ def _log_base(flow: Flow, rng: list[ir.Instruction], r: str) -> bool:
                                          or (s.opcode == "st" and "param" in s.mods)) for s in rng)
 
 
-def _out_of_line(stmts: list[ir.Statement], rng: list[ir.Instruction], lo: int,
+def out_of_line(stmts: list[ir.Statement], rng: list[ir.Instruction], lo: int,
                  exit_line: int) -> tuple[list[ir.Instruction], tuple[tuple[int, int], ...]] | None:
     """The blocks outside [lo, exit] that branches of the range reach: each from its label (or the head of
     the fall-through chain into it, which the body must branch to as well) to an unconditional branch back
@@ -406,7 +414,8 @@ def _unconditional(s: ir.Instruction) -> bool:
 def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], after: list[ir.Statement],
            stmts: list[ir.Statement], inputs: tuple[str, ...], name: str, op: str, ftype: str, exit_line: int,
            consts: set[str], earlier: Shared | None = None, later: frozenset[int] = frozenset(),
-           beside: frozenset[int] = frozenset(), within: frozenset[int] = frozenset()) -> LibRange | None:
+           beside: frozenset[int] = frozenset(), within: frozenset[int] = frozenset(),
+           second: frozenset[int] = frozenset()) -> LibRange | None:
     last_float = next((s for s in reversed(rng) if is_float(s)), None)
     if last_float is None:
         return None
@@ -428,6 +437,9 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
             # reads h, the source of exp2's input h.to(f64), and the previous element's sum)
         return (bool(flow.loc) and id(s) in flow.loc and not flow.same_call(s, last_float)
                 and not (id(s) in ool and flow.loc[id(s)][1] == "0")  # out of line, at line 0 (seed 90888: 0:1)
+                # or at column 0 of the call's line: LLVM merged the locations of two calls on one line there
+                # (pow(pow(x, y), y), whose bodies share y's tests)
+                and not (id(s) in ool and flow.same_call(s, last_float, merged=True))
                 and not (chain_types(s) is not None and flow.same_call(s, last_float, merged=True)
                          and all(id(u) in inside for r in flow.writes(s) for u in flow.readers.get(r, ()))))
 
@@ -548,6 +560,7 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
         return None
     absorbed: list[ir.Instruction] = []
     consumers: list[ir.Instruction] = []
+    later_reads: set[str] = set()
     scanning, inner = True, intermediates(flow, taint - given, member_ids)
     for s in after:
         if isinstance(s, ir.Instruction) and s.opcode in ("ret", "exit"):
@@ -561,7 +574,12 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
             or (s.opcode == "fma" and _LOG2_HI in flow.float_imms(s) and len(s.operands) == 4
                 and isinstance(s.operands[3], ir.Reg) and any(s.operands[3].name in flow.writes(a) for a in absorbed)))
         unpack = s.opcode == "mov" and isinstance(s.operands[0], ir.Vec)  # the caller's (a 64-bit shuffle: seed 1077)
-        if (scanning and rd & taint and (s.opcode in _ABSORB or sunk) and not unpack and s.guard is None
+        # (a test in the later body's range that only its range reads is that body's, CSE'd at this call's location:
+        # pow(pow(x, y), y)'s outer odd-integer test of y, on the inner's |y mod 2|; not one its select after its exit
+        # reads: log2f's x == 0 test is logf's, held-out seed 3169)
+        theirs = id(s) in second and s.opcode in ("setp", "testp") and all(
+            id(u) in second for r in flow.writes(s) for u in flow.readers.get(r, ()))
+        if (scanning and rd & taint and (s.opcode in _ABSORB or sunk) and not unpack and not theirs and s.guard is None
                 and rd <= taint | consts and id(s) not in within  # (a recognised body's test of the input)
                 and (flow.same_call(s, body[0], merged=True) or sunk or tail_select(flow, s, absorbed, inner))):
             # column 0 or another call's location: sunk past other bodies (seeds 1223, 789); log2's tail is known
@@ -572,6 +590,8 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
             taint |= flow.writes(s)
         elif id(s) not in later:  # (the next body's reads of this one's values: the caller checks them)
             consumers.append(s)
+        else:
+            later_reads |= flow.reads(s)
     # (the body's values no member reads are its result at the exit: held-out seed 11450, exp(x) >= 1.5 at column 0)
     # (by its last write: pow's result register is rewritten in place by its sign and NaN selects, held-out seed 12443)
     last_w = {r: flow.pos[id(s)] for s in members for r in flow.writes(s)}
@@ -601,6 +621,8 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
                                                and _LOG2_LO in flow.float_imms(s) for s in consumers):
         return None  # the body's sunk tail (log2's ·1/ln2) left outside: its result would be the ln (seed 789)
     outs = {r for s in consumers for r in flow.reads(s) & taint} - given - cmps
+    if not outs:  # read by the later body alone: its argument (pow(pow(x, y), y), the inner's result is the outer's x)
+        outs = (later_reads & taint & ends) - given - cmps
     shared = {id(common[r]) for r in outs & common.keys()} | {
         id(common[r]) for s in body if foreign(s) for r in flow.reads(s) & common.keys()}
     for _ in range(2):  # and the common values those read (the first conversion of x.to(f16).to(f64))
@@ -624,7 +646,7 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
                                   set(inputs) | alias | bits | consts, inside, beside)
     if len(outs) != 1 or any(w.opcode in ("setp", "testp") for r in outs for w in flow.writers.get(r, ())):
         return None  # one result, a value (not a predicate)
-    if within and any(id(u) not in bypassed and call_select(flow, u, body[0], plain)
+    if within and any(id(u) not in bypassed | later | member_ids and call_select(flow, u, body[0], plain)
                       for r in outs for u in flow.readers.get(r, ())):
         return None  # a special-case select of the call left outside (a test in another body's range, seed 5710)
     if not within:

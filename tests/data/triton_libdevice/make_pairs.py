@@ -377,6 +377,13 @@ HAND = {
     "k_min_of_half_negation_plus_f32": ({"x0": "bf16", "x1": "f32"}, "tl.minimum(x0, -x0) + x1", "bf16", 64, True),
     "k_narrowed_negation_minus_product_of_cast": ({"x0": "f64", "x1": "f64"}, "(-x0).to(tl.float32) - x1.to(tl.float32)"
                                                   " * x0.to(tl.float32)", "f32", 64, True),
+    # pow(pow(x, y), y): the outer body shares y's y == 0 and odd-integer tests with the inner (LLVM's CSE, one test at
+    # the inner's location inside the outer's branch), its base the inner's result (held-out seeds 201702, 210708,
+    # reported before); pow(x, pow(x, y)) shares x's log as well, which leaves the argument order unknown (208251)
+    "k_pow_of_pow_same_exponent_f32": ({"x0": "f32", "x1": "f32"}, "libdevice.pow(libdevice.pow(x1, x0), x0)", "f32",
+                                       64, True),
+    "k_pow_of_pow_same_base_f32": ({"x0": "f32", "x1": "f32"}, "libdevice.pow(x0, libdevice.pow(x0, x1))", "f32",
+                                   64, True),
 }
 
 
