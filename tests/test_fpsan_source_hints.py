@@ -262,6 +262,19 @@ def test_neg_cast_decided_by_the_source(tmp_path, expr, anchor, want, form):
     assert f"neg-cast={form}, decided by the source" in rep.items[0].reason
 
 
+@pytest.mark.parametrize("expr,want,form", [("x0.to(tl.float16) * (-x0).to(tl.float16)", BEFORE, "before"),
+                                            ("x0.to(tl.float16) * (-x0.to(tl.float16))", AFTER, "after")])
+def test_neg_cast_decided_at_the_negs_own_location(tmp_path, expr, want, form):
+    """The cvt LLVM shares with the line's plain ``x.to(f16)`` carries that one's location; the ``neg`` carries its own
+    (held-out seed 216044: ``(-x).to(f32)`` of an f64 x beside ``x.to(f32)``, reported before): a cast of a negation
+    there is ``before``, a negation of a cast ``after``."""
+    col = 9 + expr.index("(-x0" if form == "before" else "-x0")  # (the Call of a parenthesised receiver, the UnaryOp)
+    body = "{loc}\n\tcvt.rn.f16.f32 %h1, %a;\n\t.loc 1 9 " + str(col) + "\n\tneg.f16 %d, %h1;"
+    out, rep = _run(_with_source(tmp_path, expr, body, "x0.to", out_w=16), [[x] for x in XS], out_w=16)
+    assert out == want and [s for o, s in _items(rep) if o == "neg.f16"] == ["note"]
+    assert f"neg-cast={form}, decided by the source" in next(i.reason for i in rep.items if i.opcode == "neg.f16")
+
+
 def test_neg_cast_of_an_extremum_with_an_f64_operand_is_before(tmp_path):
     """``(-maximum(x0 / x1, x1.to(f64))).to(f32)`` (held-out seed 30772, reported before): one operand of unknown type
     beside an explicit f64 makes the maximum f64, so the negation is of the f64 value the cvt narrows: the ring cast
@@ -1248,6 +1261,8 @@ def _ring_max_of_negation(x: int) -> int:
 
 @pytest.mark.parametrize("expr,ring", [("tl.maximum(tl.where(x0 > x0, x0, x0), -x0)", True),  # held-out seed 4957
                                        ("tl.maximum(x0 * -1.0, x0)", True),
+                                       # an exact round trip is x in the ring too (held-out seed 215940, silent)
+                                       ("tl.maximum(x0.to(tl.float64).to(tl.float32), -x0)", True),
                                        ("tl.abs(x0)", False)])  # Triton's abs: native, +0 at both zeros
 def test_sign_and_decided_by_the_source(tmp_path, expr, ring):
     """LLVM's |x| (``and.b32 d, x, 0x7FFFFFFF``) from ``maximum(x, -x)``, which Triton computes as the ring
@@ -1258,6 +1273,11 @@ def test_sign_and_decided_by_the_source(tmp_path, expr, ring):
     assert out == ([_ring_max_of_negation(x) for x in xs] if ring else [x & 0x7FFFFFFF for x in xs])
     assert out[1] == (SIGN if ring else 0)
     assert [(i.opcode, i.severity) for i in rep.items] == ([("and.b32", "note")] if ring else [])
+
+
+def test_max_of_round_trip_and_negation_pair():
+    """Seed 215940: ``maximum(h.to(f64).to(f16), -h)`` of f16 h, LLVM's |h| (an ``and.b16``): bit for bit."""
+    _assert_bit_exact("seed215940", folds=())
 
 
 def _sext16(p: int) -> int:

@@ -386,7 +386,7 @@ def _neg_of_cast(instr: ir.Instruction, cvt: ir.Instruction, ctx: RewriteContext
     assert types is not None
     dest = types[0].removesuffix("x2")
     decided = (decide_fold(opts, "neg-cast", lambda c: _neg_cast_hint(flow, c, dest, types[1]), cvt)
-               or decide_fold(opts, "neg-cast", lambda n: flow.hints.negation_of_cast(n, dest), instr)
+               or decide_fold(opts, "neg-cast", lambda n: flow.hints.negation_of_cast(n, dest, types[1]), instr)
                or (decide_fold(opts, "neg-cast", lambda n: flow.hints.sub_of_product(n, dest), instr)
                    if only_multiplicands(flow, instr) else None)
                or (decide_fold(opts, "neg-cast", lambda n: flow.hints.negated_product(n, dest), instr)

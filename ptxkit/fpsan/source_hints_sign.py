@@ -256,14 +256,21 @@ class SignHints(HintsBase):
         chain = got.pop()
         return chain if chain[0][-1] == dest else None
 
-    def negation_of_cast(self, neg: ir.Instruction, dest: str) -> Decision | None:
+    def negation_of_cast(self, neg: ir.Instruction, dest: str, source: str | None = None) -> Decision | None:
         """J at the ``neg``'s own location: a negation there (``-e``, ``e * -1.0``) of a ``.to(T)`` cast
         (``after``; held-out seed 198: ``-x1.to(tl.float32)``, whose cvt LLVM shared with another
-        ``x1.to(tl.float32)`` of the line and so carries that one's location)."""
+        ``x1.to(tl.float32)`` of the line and so carries that one's location), or a cast there of a negation of x of
+        the cvt's ``source`` type (``before``; held-out seed 216044: ``(-x).to(f32)`` of an f64 x, its cvt shared
+        with the line's ``x.to(f32)``)."""
+        sw = _DTYPE_WIDTH.get(_PTX_DTYPE.get(source or "", ""))
+
         def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
             inner = _negated(n)
             e = _resolve(f, inner, _DEPTH) if inner is not None else None
-            return ("after", n) if _cast_to(e) == _PTX_DTYPE.get(dest) else None
+            if _cast_to(e) == _PTX_DTYPE.get(dest):
+                return "after", n
+            x = _negated(_resolve(f, _receiver(n), _DEPTH)) if _cast_to(n) == _PTX_DTYPE.get(dest) else None
+            return ("before", n) if x is not None and sw is not None and _width(f, x, _DEPTH) in (OWN, sw) else None
         return self.decide(neg, classify)
 
     def sub_of_product(self, neg: ir.Instruction, dest: str) -> Decision | None:
