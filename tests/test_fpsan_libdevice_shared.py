@@ -106,3 +106,11 @@ def test_pow_of_pow_sharing_the_base_stays_reported():
     tells its base from its exponent; taken for pow(inner, x) it was silent (64/64): the bodies stay reported."""
     ours, theirs, _ = _compare("k_pow_of_pow_same_base_f32", folds=(("half", "native"),))
     assert not (ours == theirs).all() and _body_errors("k_pow_of_pow_same_base_f32")
+
+
+def test_two_f64_pows_whose_tail_tests_sit_in_the_next_range_stay_recognised():
+    """Seed 189884: ``fma(.., pow(b, a), pow(a, b))`` of f64: the first body's special-case tests and selects sunk past
+    its exit sit in the second's range; a test there that the first's selects read is the first's tail, not one of the
+    second's tests CSE'd at the first's location (which the pow(pow(x, y), y) rule takes out): bit for bit."""
+    assert not _body_errors("seed189884")
+    _assert_bit_exact("seed189884")

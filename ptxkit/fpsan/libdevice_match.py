@@ -577,8 +577,12 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
         # (a test in the later body's range that only its range reads is that body's, CSE'd at this call's location:
         # pow(pow(x, y), y)'s outer odd-integer test of y, on the inner's |y mod 2|; not one its select after its exit
         # reads: log2f's x == 0 test is logf's, held-out seed 3169)
+        # (and whose readers compute with values the later body's own work made, at its location; a test that this
+        # body's special-case selects read there is its tail, held-out seed 189884's two f64 pows)
         theirs = id(s) in second and s.opcode in ("setp", "testp") and all(
-            id(u) in second for r in flow.writes(s) for u in flow.readers.get(r, ()))
+            id(u) in second and any(id(w) in second and not flow.same_call(w, body[0], merged=True)
+                                    for v in flow.reads(u) for w in flow.writers.get(v, ()))
+            for r in flow.writes(s) for u in flow.readers.get(r, ()))
         if (scanning and rd & taint and (s.opcode in _ABSORB or sunk) and not unpack and not theirs and s.guard is None
                 and rd <= taint | consts and id(s) not in within  # (a recognised body's test of the input)
                 and (flow.same_call(s, body[0], merged=True) or sunk or tail_select(flow, s, absorbed, inner))):
