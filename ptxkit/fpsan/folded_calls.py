@@ -15,7 +15,7 @@ import ast
 from ptxkit import ir
 from ptxkit.fpsan.report import SanitizeReport
 from ptxkit.fpsan.source_ast import _DEPTH, SourceFile, _cast_chain, _number, _resolve, _to_dtype
-from ptxkit.fpsan.source_report import source_scan
+from ptxkit.fpsan.source_report import report_unlocated
 
 # the math functions Triton's FPSan computes as one ring op each (tl.* and libdevice.*)
 _MATH = frozenset({"exp", "exp2", "log", "log2", "log10", "log1p", "expm1", "sin", "cos", "tan", "sqrt", "sqrt_rn",
@@ -25,11 +25,7 @@ _MATH = frozenset({"exp", "exp2", "log", "log2", "log10", "log1p", "expm1", "sin
 
 def report_folded_calls(module: ir.Module, fn: ir.Function, report: SanitizeReport, root: str | None) -> None:
     """Report each math call of a constant argument that left no instruction at its location."""
-    scan = source_scan(module, fn, root)
-    if scan is None:
-        return
-    for why in scan.unlocated(_folded):
-        scan.report(report, why)
+    report_unlocated(module, fn, report, root, _folded)
 
 
 def _folded(f: SourceFile, n: ast.expr) -> str | None:

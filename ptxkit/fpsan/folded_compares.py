@@ -31,7 +31,7 @@ from ptxkit.fpsan.source_ast import (
 )
 from ptxkit.fpsan.source_hints_compare import _sign_op_under_casts
 from ptxkit.fpsan.source_locations import _same_value
-from ptxkit.fpsan.source_report import source_scan
+from ptxkit.fpsan.source_report import report_unlocated
 
 _BELOW = (ast.Lt, ast.LtE)
 _ABOVE = (ast.Gt, ast.GtE)
@@ -40,11 +40,7 @@ _ABOVE = (ast.Gt, ast.GtE)
 def report_folded_compares(module: ir.Module, fn: ir.Function, report: SanitizeReport, root: str | None) -> None:
     """Report each comparison of a square-like expression with a literal ≤ 0, or of two doublings, that left no
     instruction in ``fn``."""
-    scan = source_scan(module, fn, root)
-    if scan is None:
-        return
-    for why in scan.unlocated(_folded):
-        scan.report(report, why)
+    report_unlocated(module, fn, report, root, _folded)
 
 
 def _folded(f: SourceFile, n: ast.expr) -> str | None:

@@ -57,6 +57,15 @@ class SourceScan:
                                        severity=ERROR, native=True))
 
 
+def report_unlocated(module: ir.Module, fn: ir.Function, report: SanitizeReport, root: str | None,
+                     pick: Callable[[SourceFile, ast.expr], str | None]) -> None:
+    """An error for each reason ``pick`` gives for an expression of ``fn``'s source that left no instruction."""
+    scan = source_scan(module, fn, root)
+    if scan is not None:
+        for why in scan.unlocated(pick):
+            scan.report(report, why)
+
+
 def source_scan(module: ir.Module, fn: ir.Function, root: str | None) -> SourceScan | None:
     """The scan of ``fn``'s Python source, or None where the module names none (nvcc's output, a hand-written file)
     or it is not found, or the function has no located instruction."""
