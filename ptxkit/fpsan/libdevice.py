@@ -21,6 +21,7 @@ from ptxkit.fpsan.abs_bits import HALF_ABS
 from ptxkit.fpsan.ctx import RewriteContext, Unembed
 from ptxkit.fpsan.dispatch import is_float_arith
 from ptxkit.fpsan.irview import regs
+from ptxkit.fpsan.libdevice_blocks import out_of_line
 from ptxkit.fpsan.libdevice_emit import emit_lib_op, note_text, save_input
 from ptxkit.fpsan.libdevice_flow import (
     Flow,
@@ -34,7 +35,7 @@ from ptxkit.fpsan.libdevice_flow import (
     pure_functions,
     words,
 )
-from ptxkit.fpsan.libdevice_match import LIBDEVICE_OPS, Shared, match_body, out_of_line
+from ptxkit.fpsan.libdevice_match import LIBDEVICE_OPS, Shared, match_body
 from ptxkit.fpsan.libdevice_sincos import match_sincos
 from ptxkit.fpsan.libdevice_unmarked import match_tanhf, match_unmarked_f64
 from ptxkit.fpsan.report import ReportItem, SanitizeReport
