@@ -14,7 +14,7 @@ import ast
 
 from ptxkit import ir
 from ptxkit.fpsan.report import SanitizeReport
-from ptxkit.fpsan.source_ast import _DEPTH, SourceFile, _cast_chain, _number, _resolve, _to_dtype
+from ptxkit.fpsan.source_ast import _DEPTH, _INT_DTYPES, SourceFile, _cast_chain, _number, _resolve, _to_dtype
 from ptxkit.fpsan.source_report import report_unlocated
 
 # the math functions Triton's FPSan computes as one ring op each (tl.* and libdevice.*)
@@ -61,4 +61,4 @@ def _finite(f: SourceFile, e: ast.expr) -> bool:
     if _number(e) is not None:
         return True
     chain, base = _cast_chain(f, e)
-    return bool(chain) and base is not None and (_to_dtype(base) or "").startswith(("int", "uint"))
+    return bool(chain) and base is not None and _to_dtype(base) in _INT_DTYPES
