@@ -327,9 +327,9 @@ class SourceHints(SignHints, AbsHints, CastHints, LibcallHints, CompareHints, Re
                 # the elementwise call's (3220: tl.maximum(i.to(bf16), y) computed in f32)
                 sides = ((n.left, n.right) if isinstance(n, ast.BinOp) else (n.left, *n.comparators)
                          if isinstance(n, ast.Compare) else _same_type_args(n))
-                forms = {got[0] for side in sides
-                         if (e := _resolve(f, side, _DEPTH)) is not None and (got := classify(f, e)) is not None
-                         and got[0] in ("f16", "bf16")}
+                forms = {got[0] for side in sides  # (-(-E) is E: held-out seed 224356, tl.min(-(-i.to(bf16))))
+                         if (e := _without_double_negation(f, _resolve(f, side, _DEPTH))) is not None
+                         and (got := classify(f, e)) is not None and got[0] in ("f16", "bf16")}
                 return (forms.pop(), n) if len(forms) == 1 else None
             t = _to_dtype(n)
             if t in ("float16", "bfloat16"):  # i.to(f16): the half LLVM dropped (not a float's cast)
@@ -369,10 +369,22 @@ class SourceHints(SignHints, AbsHints, CastHints, LibcallHints, CompareHints, Re
         """Where the statement on ``cvt``'s line casts an integer to a half (``i.to(tl.float16)``), which LLVM
         may have dropped into this wide conversion though its location does not say (a safety net for
         :meth:`int_wide`); None without a source or such a cast."""
+        def half_of_int(f: SourceFile, n: ast.expr) -> bool:
+            return (_to_dtype(n) in ("float16", "bfloat16")
+                    and _to_dtype(_resolve(f, _receiver(n), _DEPTH)) in _INT_DTYPES)
+
         def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
-            t = _to_dtype(n)
-            ok = t in ("float16", "bfloat16") and _to_dtype(_resolve(f, _receiver(n), _DEPTH)) in _INT_DTYPES
-            return ("half", n) if ok else None
+            if half_of_int(f, n):
+                return "half", n
+            todo, seen = [n] if isinstance(n, ast.Name) else [], 0
+            while todo and seen < 64:  # (and in the values of the names it reads: held-out seed 224356's tl.min(e)
+                seen += 1  # of e = -(-i.to(bf16)) a line above, silent)
+                v = _resolve(f, todo.pop(), _DEPTH)
+                for x in ast.walk(v) if v is not None and not isinstance(v, ast.Name) else ():
+                    if isinstance(x, ast.expr) and half_of_int(f, x):
+                        return "half", x
+                    todo += [x] if isinstance(x, ast.Name) else []
+            return None
         got = self.decide_within(cvt, classify, whole_line=True)
         if got is None:
             with self.at_call_site(cvt) as inlined:
