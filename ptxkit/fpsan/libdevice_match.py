@@ -160,7 +160,7 @@ def match_body(flow: Flow, stmts: list[ir.Statement], name: str, lo: int, exit_l
     if arity == 2 and ftype == "f32" and same_arguments is not None:
         # pow(d, -d): the caller's non-.ftz negation of an input, computed inside the body's range (at a merged
         # location, held-out seeds 771, 2313), is a second input; only the source's call can say so
-        cands += [r for s in rng if s.opcode == "neg" and _callers_neg(s, cands) for r in flow.writes(s)
+        cands += [r for s in rng if _callers_sign(s, cands) for r in flow.writes(s)
                   if r not in cands]
     # the integer source of a candidate the caller converts inside the range, after the body's first branch (held-out
     # seed 10345: pow(x, -i.to(f32)) tests i == 0 itself; the conversion and the negation are sunk past x == 1)
@@ -201,8 +201,11 @@ def match_body(flow: Flow, stmts: list[ir.Statement], name: str, lo: int, exit_l
         valued = {r for s in rng if is_float(s) and s.opcode not in ("setp", "testp", "abs", "neg")
                   and not (s.opcode == "mul" and len(s.operands) == 3 and s.operands[1] == s.operands[2])
                   for r in flow.reads(s)}
+        # (not the caller's non-.ftz |x| of pow(x, abs(x)), sunk into the body: the source's call says, below)
+        callers_abs = {r for s in rng if s.opcode == "abs" and arity == 2 and _callers_sign(s, cands)
+                       for r in flow.writes(s)}
         found = [m for m in found if not any(o.inputs != m.inputs and all(
-            a == b or (a in valued and (sign_op_of(flow, b, "abs") == a
+            a == b or (a in valued and ((sign_op_of(flow, b, "abs") == a and b not in callers_abs)
                                         or (sign_op_of(flow, a, "abs") == b and b not in valued)))
             for a, b in zip(o.inputs, m.inputs)) for o in found)]
     if len(found) > 1:  # x and the caller's -x (before the range) both pass where the call's own work computes with
@@ -229,7 +232,7 @@ def match_body(flow: Flow, stmts: list[ir.Statement], name: str, lo: int, exit_l
     for x in got.inputs:  # pow(d, -d): -d computed at the exit from d (the body's own neg may be skipped by
         # its x == 0 / x == 1 branch, held-out seed 2313)
         w = flow.writers.get(x, [])
-        if x not in got.sunk and len(w) == 1 and w[0].opcode == "neg" and _callers_neg(w[0], list(got.inputs)):
+        if x not in got.sunk and len(w) == 1 and _callers_sign(w[0], list(got.inputs)):
             got.sunk[x] = (w[0],)
     for x in set(got.inputs) - got.sunk.keys() if shared is None else ():  # (else the earlier body's check)
         if any(x in flow.reads(s) and ftype in s.mods and (chain_types(s) or ("", ftype))[1] == ftype
@@ -352,7 +355,7 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
         # range, 13:0 vs 13:187); an argument conversion LLVM sank into the body carries column 0 (seed 770)
         if id(s) in copies:
             return True
-        if s.opcode == "neg" and flow.writes(s) & set(inputs) and _callers_neg(s, list(inputs)):
+        if flow.writes(s) & set(inputs) and _callers_sign(s, list(inputs)):
             return True  # the caller's -x of input x is the other input (pow(d, -d))
         if chain_types(s) is not None and flow.writes(s) & set(inputs) and not flow.reads(s) & set(inputs):
             return True  # an input's own conversion sunk into the range, Triton's ring cast (seed 70513, silent)
@@ -476,7 +479,7 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
     # (the caller's -x of pow(d, -d) is computed again at the exit; any other write of an input inside the range
     # may be skipped by a branch: seed 1677's y = h.to(f32) after the body's x == 1 test)
     in_place = any(r in flow.writes(s) for s in body for r in inputs
-                   if not (s.opcode == "neg" and _callers_neg(s, list(inputs))))
+                   if not _callers_sign(s, list(inputs)))
     if in_place and len(inputs) > 1:
         return None
     # the copy of an input updated in place goes where every path to the exit passes: body[0], or before it where
@@ -640,10 +643,12 @@ def _save_point(flow: Flow, stmts: list[ir.Statement], rng: list[ir.Instruction]
     return None
 
 
-def _callers_neg(s: ir.Instruction, cands: list[str]) -> bool:
-    """``neg.f32 d, x`` without ``.ftz`` of a candidate input x (libdevice's f32 code flushes to zero)."""
-    return (chain_types(s) == ("f32", "f32") and "ftz" not in s.mods and isinstance(s.operands[1], ir.Reg)
-            and s.operands[1].name in cands)
+def _callers_sign(s: ir.Instruction, cands: list[str]) -> bool:
+    """``neg.f32 d, x`` or ``abs.f32 d, x`` without ``.ftz`` of a candidate input x (libdevice's f32 code flushes to
+    zero): the caller's -x of pow(d, -d), or |x| of pow(d, abs(d)) (held-out seeds 225309, 225919: LLVM sinks the
+    abs past powf's x == 1 test)."""
+    return (s.opcode in ("neg", "abs") and chain_types(s) == ("f32", "f32") and "ftz" not in s.mods
+            and isinstance(s.operands[1], ir.Reg) and s.operands[1].name in cands)
 
 
 def _callers_chain(flow: Flow, r: str, inputs: tuple[str, ...], foreign: Callable[[ir.Instruction], bool]) -> bool:
