@@ -104,3 +104,11 @@ def test_held_out_kept_narrowed_product_as_the_addend_is_tritons_bits():
     plain = (DATA / "seed169445.plain.ptx").read_text()
     assert "fma.rn.f16" in plain and "mul.f32" in plain
     _assert_bit_exact("seed169445", folds=())
+
+
+@pytest.mark.parametrize("name", ["seed224746", "k_narrowed_product_minus_negated_half_product"])
+def test_narrowed_product_minus_a_half_product_keeps_it_as_the_addend(name):
+    """``E.to(f16) - (b16 * (c16 * -1.0))`` of an f32 product E (held-out seed 224746, silent in 483/512): the
+    negations cancel and LLVM contracts the halves' product, E's narrowing the addend (``fma.rn.f16 d, b, c,
+    cvt(mul.f32)``) — not E − A with E the fma's product: f16's own ring product and add, bit for bit."""
+    _assert_bit_exact(name, folds=())

@@ -71,7 +71,9 @@ def _narrowed_product(hints: SourceHints, instr: ir.Instruction, dest: str) -> D
             w = ws[0] or ws[1]
             return (f"add:{w}{':one' if None in ws else ''}", n) if w else None
         if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Sub) and (w := _product_width(f, n.left, dest, True)):
-            return f"add:{w}", n  # E - A: LLVM's fma adds the negated A
+            # E - A: LLVM's fma adds the negated A (and where A is no narrowed product, the fma's product may be A's
+            # own, E its addend: held-out seed 224746, ``E - (b * (c * -1.0))`` as ``fma(b, c, E)``, silent)
+            return f"add:{w}{':one' if _product_width(f, n.right, dest) is None else ''}", n
         if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Sub) and (w := _product_width(f, n.right, dest)):
             return f"sub:{w}", n
         return None

@@ -385,6 +385,13 @@ HAND = {
     "k_pow_of_pow_same_base_f32": ({"x0": "f32", "x1": "f32"}, "libdevice.pow(x0, libdevice.pow(x0, x1))", "f32",
                                    64, True),
     # pow(x, -pow(x, x)) of f64 (held-out seed 223440, silent at first contact, and at 299ed8e): wrong at x = 1, ±0
+    # E - h * (g * -1.0) of a narrowed f32 product E: LLVM contracts the halves' product, E its addend (held-out seed
+    # 224746, silent: taken for E - A with E the fma's product)
+    "k_narrowed_product_minus_negated_half_product": ({"x0": "f16", "x1": "f16", "x2": "f16"},
+                                                      "(((x0.to(tl.float32) - x1.to(tl.float32)) * (x0.to(tl.float32)"
+                                                      " + x1.to(tl.float32))).to(tl.float16) - (tl.rsqrt(x1.to("
+                                                      "tl.float32)).to(tl.float16) * (tl.rsqrt(x2.to(tl.float32))"
+                                                      ".to(tl.float16) * -1.0)))", "f16", 64, True),
     # pow(x, abs(x)): LLVM sinks the caller's non-.ftz abs past powf's x == 1 test into the body (held-out seeds
     # 225309, 225919: unrecognised, reported); the source's call says |x| is the exponent
     "k_pow_of_abs_same_base_f32": ({"x0": "f32"}, "libdevice.pow(x0, tl.abs(x0))", "f32", 64, True),
