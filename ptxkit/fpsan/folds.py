@@ -111,6 +111,7 @@ from ptxkit.fpsan.folds_narrowed import (
     half_constant,
     lane_constants,
     narrowed_f32_unmodelled,
+    negated_product,
     nested_role,
     widened_setp,
 )
@@ -421,6 +422,10 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
     if (op in ("add", "sub", "mul") and ft == "f32" and len(ops) == 3 and not opts.fold("half")
             and (decided := flow.hints.narrowed_f32(instr)) is not None
             and (decided := nested_role(instr, flow, decided)).form != "native"):
+        if decided.form.startswith("neg-product:"):
+            return negated_product(instr, ctx, flow, decided) or _as_written_reported(instr, ctx, ft, (
+                f"f32 mul where the source at {decided.where} negates its product widened to f64 and narrows: LLVM "
+                "moved the negation onto an operand, which no neg.f32 or sign xor here shows; sanitized as the f32 op"))
         if (reason := narrowed_f32_unmodelled(op, decided)) is not None:
             return _as_written_reported(instr, ctx, ft, reason)
         return _half(instr, ctx, opts, ft, decided, flow)  # f64 arithmetic on widened f32, narrowed back

@@ -9,10 +9,11 @@ import struct
 
 from ptxkit import ir
 from ptxkit.fpsan import ring as R
-from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext, _convert_float_bits, guard_text
+from ptxkit.fpsan.casts import _cast_payload as cast_payload
+from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext, _convert_float_bits, float_to_bits, guard_text, hexc
 from ptxkit.fpsan.fold_flow import Flow, FoldResult
-from ptxkit.fpsan.ops import as_reg
-from ptxkit.fpsan.report import Verdict
+from ptxkit.fpsan.ops import as_reg, float_type_of, sign_xor_lanes
+from ptxkit.fpsan.report import NOTE, Verdict
 from ptxkit.fpsan.source_ast import Decision
 
 
@@ -40,6 +41,34 @@ def narrowed_f32_unmodelled(op: str, decided: Decision) -> str | None:
                 "negates after the narrowing, -(x.to(f64) * y.to(f64)).to(f32): LLVM moved the negation onto an "
                 "operand; Triton's ring computes in f64, narrows, then negates (not modelled); sanitized as the f32 op")
     return None
+
+
+def negated_product(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, decided: Decision) -> FoldResult | None:
+    """``mul.f32 d, a, n`` with ``n = neg.f32 b`` (or LLVM's sign-bit ``xor`` of a loaded b) where the source has
+    ``-(P.to(f64))`` or ``P.to(f64) * -1.0`` narrowed to f32, P = a·b (``SourceHints.narrowed_f32``'s
+    ``neg-product``): Triton's ring computes P in f32, sign-extends it, negates (or multiplies by φ_f64(−1.0)) in f64
+    and narrows; the PTX's ring product is −P, which that narrowing gives back except at P = −2^31. None where no
+    operand is such a negation (then the caller reports)."""
+    ops = instr.operands
+    negs = [o for o in ops[1:3] if isinstance(o, ir.Reg) and (w := flow.only_def(o.name)) is not None
+            and w.guard is None and ((w.opcode == "neg" and float_type_of(w) == "f32")
+                                     or sign_xor_lanes(w) == (32, 32))]
+    if len(ops) != 3 or not isinstance(ops[0], ir.Reg) or len(negs) != 1:
+        return None
+    a, b = (as_reg(ctx, ctx.embed(o, "f32"), 32) for o in ops[1:3])
+    q, p, x, n = ctx.fresh("b32"), ctx.fresh("b32"), ctx.fresh("b64"), ctx.fresh("b64")
+    ctx.emit(f"mul.lo.s32 {q}, {a}, {b}")
+    ctx.emit(f"neg.s32 {p}, {q}")  # P: the product before the negation LLVM moved onto an operand
+    ctx.emit(f"cvt.s64.s32 {x}, {p}")
+    if decided.form.endswith(":neg"):
+        ctx.emit(f"neg.s64 {n}, {x}")
+    else:
+        ctx.emit(f"mul.lo.s64 {n}, {x}, {hexc(R.embed_int(float_to_bits(-1.0, 'f64'), 'f64'), 64)}")
+    ctx.define(ops[0], cast_payload(ctx, n, "f64", "f32"), "f32", instr.guard)
+    return FoldResult(True, Verdict(
+        f"f32 mul LLVM shrank from the negation of its product widened to f64, narrowed back (decided by the source "
+        f"at {decided.where}), the negation moved onto an operand: Triton's f32 ring product, sign-extended, negated "
+        "in the f64 ring and narrowed", NOTE, native=False))
 
 
 def nested_role(instr: ir.Instruction, flow: Flow, decided: Decision) -> Decision:

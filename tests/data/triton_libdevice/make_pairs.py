@@ -385,6 +385,12 @@ HAND = {
     "k_pow_of_pow_same_base_f32": ({"x0": "f32", "x1": "f32"}, "libdevice.pow(x0, libdevice.pow(x0, x1))", "f32",
                                    64, True),
     # pow(x, -pow(x, x)) of f64 (held-out seed 223440, silent at first contact, and at 299ed8e): wrong at x = 1, ±0
+    # the negation of an f32 product widened to f64, narrowed back: LLVM's f32 mul with the negation moved onto an
+    # operand (held-out seed 225803, silent: taken for the f64 product of the operands, narrowed)
+    "k_negated_widened_product_f32": ({"x0": "f32", "x1": "f32"}, "((x0 * x1).to(tl.float64) * -1.0).to(tl.float32)",
+                                      "f32", 64, True),
+    "k_neg_of_widened_product_f32": ({"x0": "f32", "x1": "f32"}, "(-(x0 * x1).to(tl.float64)).to(tl.float32)",
+                                     "bf16", 64, True),
     # E - h * (g * -1.0) of a narrowed f32 product E: LLVM contracts the halves' product, E its addend (held-out seed
     # 224746, silent: taken for E - A with E the fma's product)
     "k_narrowed_product_minus_negated_half_product": ({"x0": "f16", "x1": "f16", "x2": "f16"},
