@@ -230,6 +230,15 @@ def _sign_mask(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, lanes: tu
             f"{_NEG_ABS_HEAD}, from -abs(x) and a cast: the source at {order.where} " + (
                 "casts first" if inside else "casts -abs(x): the ring negation of |x|, then the ring cast"), NOTE,
             native=False), lanes if inside else (0, 0)), moves=inside)
+    if lanes[0] == lanes[1] in (16, 32) and not cast_below(flow, d) and (
+            wide := flow.hints.abs_widened(instr, lanes[1], negated=True)) is not None and ":" in wide.form:
+        # (-abs(h.to(f32))).to(bf16): LLVM dropped both casts (held-out seed 227213: or.b16 at the store, reported)
+        wide_t, _, half = wide.form.partition(":")
+        _abs_of_widened(instr, ctx, src, dst, half, wide_t, negated=True)
+        return FoldResult(True, Verdict(f"{_NEG_ABS_HEAD} of a {lanes[1]}-bit value where the source at {wide.where} "
+                                        f"negates abs of its widening to {wide_t}, narrowed back: LLVM dropped both "
+                                        "conversions; sanitized as Triton's ring widening, abs of the wide bits, ring "
+                                        "negation and narrowing", NOTE, native=False))
     # a cast between the source's expression and the or (LLVM sank the or past it) leaves it undecided
     decided = None if cast_below(flow, d) else flow.hints.neg_abs(instr, lanes[1])
     if decided is not None and decided.form == "min":
@@ -363,14 +372,21 @@ def _argument_form(flow: Flow, dst: str, w: int) -> str | None:
     return forms.pop() if len(forms) == 1 else None
 
 
-def _abs_of_widened(instr: ir.Instruction, ctx: RewriteContext, src: str, dst: str, half: str, wide: str) -> None:
+def _abs_of_widened(instr: ir.Instruction, ctx: RewriteContext, src: str, dst: str, half: str, wide: str,
+                    negated: bool = False) -> None:
     """``abs(h.to(wide)).to(half)`` in Triton's ring: φ(h) sign-extended, φ⁻¹ to the wide float's bits, their sign
-    cleared (abs stays native in Triton's FPSan), φ of those, narrowed back (docs/fpsan.md §2 casts)."""
+    cleared (abs stays native in Triton's FPSan), φ of those (``negated``: then the wide ring's negation), narrowed
+    back (docs/fpsan.md §2 casts)."""
     ww = R.ring(wide).w
     bits = ctx.unembed_to_fresh(cast_payload(ctx, ctx.embed(src, half), half, wide), wide)
     m = ctx.fresh(BITS_KIND[ww])
     ctx.emit(f"and.b{ww} {m}, {bits}, {hexc((1 << (ww - 1)) - 1, ww)}")
-    ctx.define(dst, cast_payload(ctx, ctx.embed(m, wide), wide, half), half, instr.guard)
+    p = ctx.embed(m, wide)
+    if negated:
+        n = ctx.fresh(BITS_KIND[ww])
+        ctx.emit(f"neg.s{ww} {n}, {as_reg(ctx, p, ww)}")
+        p = n
+    ctx.define(dst, cast_payload(ctx, p, wide, half), half, instr.guard)
 
 
 _NEG_CAST = ("negation of a float conversion's result: LLVM moves the negation of (-x).to(T) (also x * -1.0) "

@@ -407,10 +407,11 @@ class SourceHints(SignHints, AbsHints, CastHints, LibcallHints, CompareHints, Re
         seed 17682)."""
         return self.decide_within(call, _abs_cast_classify(dest, source))
 
-    def abs_widened(self, instr: ir.Instruction, width: int) -> Decision | None:
+    def abs_widened(self, instr: ir.Instruction, width: int, negated: bool = False) -> Decision | None:
         """An abs of a ``width``-bit value: the ``abs`` call at the location takes a widening of a ``width``-bit
         x (``abs(h.to(tl.float32))``): form ``f32``/``f64``, the type Triton's ring widens to before the abs, with
-        ``:f16``/``:bf16`` where the location's expression narrows the abs back to that half."""
+        ``:f16``/``:bf16`` where the location's expression narrows the abs back to that half. ``negated``: the
+        narrowed expression is that abs negated, ``(-abs(h.to(W))).to(half)`` (held-out seed 227213)."""
 
         def classify(f: SourceFile, at: ast.expr) -> tuple[str, ast.expr] | None:
             n: ast.expr | None = at
@@ -423,6 +424,11 @@ class SourceHints(SignHints, AbsHints, CastHints, LibcallHints, CompareHints, Re
                 while n is not None and _cast_to(n) == c:  # r.to(f16) of r = abs(..).to(f16): one narrowing
                     n = _without_double_negation(f, _resolve(f, _receiver(n), _DEPTH))
                 half = ":" + {**_HALF, "float32": "f32"}.get(c, "")
+            if negated:  # (only of the narrowed value: −|x| LLVM sank past the narrowing)
+                negated_of = _negated(n) if half else None
+                n = _resolve(f, negated_of, _DEPTH) if negated_of is not None else None
+                if not _abs_call(n):
+                    return None
             if n is not None and half and not _abs_call(n):
                 # the narrowing of arithmetic on such an abs ((abs(x.to(f64)) * 2.0).to(f32), held-out seed 16587,
                 # silent: LLVM's |x| of the f32 read by the narrowed product): the abs is not narrowed there

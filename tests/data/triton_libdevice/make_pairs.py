@@ -385,6 +385,10 @@ HAND = {
     "k_pow_of_pow_same_base_f32": ({"x0": "f32", "x1": "f32"}, "libdevice.pow(x0, libdevice.pow(x0, x1))", "f32",
                                    64, True),
     # pow(x, -pow(x, x)) of f64 (held-out seed 223440, silent at first contact, and at 299ed8e): wrong at x = 1, ±0
+    # -abs of a widened value, narrowed back: LLVM's sign-bit or on the narrow value (held-out seed 227213, reported)
+    "k_neg_abs_widened_bf16": ({"x0": "bf16"}, "-tl.abs(x0.to(tl.float32))", "bf16", 64, True),
+    "k_neg_abs_widened_f16": ({"x0": "f16"}, "tl.abs(x0.to(tl.float64)) * -1.0", "f16", 64, True),
+    "k_neg_abs_widened_f32": ({"x0": "f32"}, "-tl.abs(x0.to(tl.float64))", "f32", 64, True),
     # sin(x.to(f64)) beside log2 of another conversion of x: LLVM schedules log2's conversion and in-place subnormal
     # scaling into the unmarked sin body at merged locations (held-out seed 226218: reported as unrecognised)
     "k_sin_beside_log2_of_sqrt_f64": ({"x0": "f16"}, "tl.sin(x0.to(tl.float64)) + tl.log2(tl.sqrt_rn("
