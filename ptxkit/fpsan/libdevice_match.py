@@ -169,6 +169,8 @@ def match_body(flow: Flow, stmts: list[ir.Statement], name: str, lo: int, exit_l
     cands += [r for s in rng if (t := chain_types(s)) is not None and (t[1] in INT_TYPES or (
               ftype == "f32" == t[1] and s.opcode == "abs" and "ftz" not in s.mods))
               and flow.writes(s) & set(cands) for r in flow.reads(s) if r not in cands]
+    cands = list(dict.fromkeys(cands))  # (the comprehensions above may add one source twice: held-out seed 227589's
+    # two caller's casts of x, whose duplicate combinations then passed twice and were taken for two matches)
     bound = 64 if arity == 1 else 32
     if len(cands) > bound and last is not None:
         # other work LLVM interleaved under the call's location (seed 1895: a dot's fma chain between log2f

@@ -384,7 +384,9 @@ HAND = {
                                        64, True),
     "k_pow_of_pow_same_base_f32": ({"x0": "f32", "x1": "f32"}, "libdevice.pow(x0, libdevice.pow(x0, x1))", "f32",
                                    64, True),
-    # pow(x, -pow(x, x)) of f64 (held-out seed 223440, silent at first contact, and at 299ed8e): wrong at x = 1, ±0
+    # pow(pow(x, x), x) of f32 (held-out seed 227589's shape, reported as unrecognised: a candidate input listed
+    # twice made one match look like two)
+    "k_pow_of_pow_of_x_by_x_f32": ({"x0": "f32"}, "libdevice.pow(libdevice.pow(x0, x0), x0)", "f16", 256, True),
     # -abs of a widened value, narrowed back: LLVM's sign-bit or on the narrow value (held-out seed 227213, reported)
     "k_neg_abs_widened_bf16": ({"x0": "bf16"}, "-tl.abs(x0.to(tl.float32))", "bf16", 64, True),
     "k_neg_abs_widened_f16": ({"x0": "f16"}, "tl.abs(x0.to(tl.float64)) * -1.0", "f16", 64, True),
@@ -411,6 +413,8 @@ HAND = {
     "k_pow_of_abs_same_base_f32": ({"x0": "f32"}, "libdevice.pow(x0, tl.abs(x0))", "f32", 64, True),
     "k_pow_of_abs_same_base_f16": ({"x0": "f16"}, "libdevice.pow(x0.to(tl.float32), tl.abs(x0.to(tl.float32)))",
                                    "f32", 64, True),
+    # pow(x, -pow(x, x)) of f64 (held-out seed 223440, silent at first contact and at 299ed8e, wrong at x = 1, ±0):
+    # the outer's special-case selects follow the cast, and one reads the inner's test
     "k_pow_of_negated_pow_same_base_f64": ({"x0": "f64"}, "libdevice.pow(x0, (-libdevice.pow(x0, x0)))", "f32", 64,
                                            True),
 }
