@@ -148,7 +148,8 @@ def _negated_narrowing(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, f
     if len(ops) != 3 or instr.guard is not None or (instr.opcode == "add" and not flow.hints.subtracts(instr)):
         return None  # (an add: the source's a - (-p).to(T), LLVM's a + p.to(T); the sub: its (-p).to(T) + a)
     found = [(k, cast, decided) for k in ((2,) if instr.opcode == "sub" else (1, 2))
-             if (cast := narrowing_def(flow, ops[k], ft)) is not None and (decided := _negated_cast(flow, *cast))]
+             if (cast := narrowing_def(flow, ops[k], ft)) is not None and (decided := _negated_cast(flow, *cast))
+             and not (instr.opcode == "sub" and flow.hints.subtracts_plain_cast(instr, cast[1]))]
     if not found:
         found = _subtracted_negated_cast(instr, flow, ft)
     if len(found) != 1:

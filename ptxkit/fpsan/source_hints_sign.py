@@ -176,6 +176,21 @@ class SignHints(HintsBase):
         return any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Sub) and _number(n.right) is None
                    for n in (self.nodes(instr) or ("", []))[1])
 
+    def subtracts_plain_cast(self, instr: ir.Instruction, dest: str) -> bool:
+        """The source's expression at ``instr``'s location is ``a - x.to(dest)`` with no negation under the cast: a
+        plain subtraction, whose cvt LLVM may share with a ``(-x).to(dest)`` elsewhere that carries the cvt's location
+        (held-out seed 229561, silent: ``(-x).to(f16) - (l - x.to(f16))``, the inner sub taken for a moved negation)."""
+        want = _PTX_DTYPE.get(dest)
+        found = self.nodes(instr)
+        if found is None or want is None:
+            return False
+        f, nodes = found
+        for n in nodes:
+            r = _resolve(f, n.right, _DEPTH) if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Sub) else None
+            if r is not None and _cast_to(r) == want and _negation_of(f, _resolve(f, _receiver(r), _DEPTH)) is None:
+                return True
+        return False
+
     def subtracts_negated_cast(self, instr: ir.Instruction, dest: str, source: str) -> Decision | None:
         """The source at ``instr``'s location is ``a - (-x).to(dest)`` (also ``x * -1.0``) of an x of ``source``'s type
         or a loaded one — LLVM's ``a + x.to(dest)``, whose cvt may be shared with a plain ``x.to(dest)`` elsewhere and
