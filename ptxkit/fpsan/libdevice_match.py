@@ -187,7 +187,8 @@ def match_body(flow: Flow, stmts: list[ir.Statement], name: str, lo: int, exit_l
     after = [s for s in stmts if (line(s) > exit_line or (line(s) == exit_line and not isinstance(s, ir.Label)))
              and id(s) not in ids]
     combos = [c for c in combinations_with_replacement(cands, arity)  # pow(x, x): both arguments one register
-              if shared is None or set(c) == set(shared.inputs)  # (the inputs of the body whose values it reads)
+              if shared is None or set(c) >= set(shared.inputs)  # (the inputs of the body whose values it reads, and
+              # maybe more: pow(x, x) then pow(y, x))
               or (shared.result in c and set() < set(c) - {shared.result} <= set(shared.inputs))]
     # (or its result beside them: pow(pow(x, y), y) shares y's tests)
     found = [m for combo in combos if (m := _slice(flow, rng, chunks, after, stmts, combo, name, op, ftype,
@@ -249,8 +250,9 @@ def match_body(flow: Flow, stmts: list[ir.Statement], name: str, lo: int, exit_l
     if arity > 1:  # argument order: the base of pow is the one whose |x| feeds the log (libdevice's code),
         # else the order of first use by the call's own work (other work on y may be scheduled before it)
         base = [r for r in got.inputs if _log_base(flow, rng, r)]
-        if not base and shared is not None and shared.result in got.inputs:
-            return None  # pow(x, pow(x, y)): the outer's log of x is the inner's (CSE), no order to tell (208251)
+        if not base and shared is not None and (shared.result in got.inputs or set(got.inputs) != set(shared.inputs)):
+            return None  # pow(x, pow(x, y)): the outer's log of x is the inner's (CSE), no order to tell (208251); so
+            # for pow(x, z) beside pow(x, y), which share x's log and no more
         uses = [i for i, s in enumerate(rng) if call[i] or not flow.loc]
         first = {r: next((i for i in uses if r in flow.reads(rng[i])), len(rng)) for r in got.inputs}
         order = min(permutations(got.inputs), key=lambda p: (p[0] not in base, [first[r] for r in p]))

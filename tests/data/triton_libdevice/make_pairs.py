@@ -384,6 +384,18 @@ HAND = {
                                        64, True),
     "k_pow_of_pow_same_base_f32": ({"x0": "f32", "x1": "f32"}, "libdevice.pow(x0, libdevice.pow(x0, x1))", "f32",
                                    64, True),
+    # pow(y, x) beside pow(x, x): the later body's inputs are some of the earlier's, sharing x's tests (held-out seeds
+    # 227096, 224810, 225687, 224352: reported as unrecognised)
+    "k_pow_beside_pow_of_its_exponent_f32": ({"x0": "f32", "x1": "f32"},
+                                             "libdevice.pow(x1, x0) * libdevice.pow(x0, x0)", "f32", 64, True),
+    "k_pow_of_exponent_beside_pow_f32": ({"x0": "f32", "x1": "f32"},
+                                         "libdevice.pow(x0, x0) * libdevice.pow(x1, x0)", "f32", 64, True),
+    # and two pows sharing one argument of three inputs: the base (its log, CSE'd: no order to tell in the later
+    # body), the exponent (its tests)
+    "k_pows_sharing_the_base_f32": ({"x0": "f32", "x1": "f32", "x2": "f32"},
+                                    "libdevice.pow(x0, x1) * libdevice.pow(x0, x2)", "f32", 64, True),
+    "k_pows_sharing_the_exponent_f32": ({"x0": "f32", "x1": "f32", "x2": "f32"},
+                                        "libdevice.pow(x0, x1) * libdevice.pow(x2, x1)", "f32", 64, True),
     # pow(pow(x, x), x) of f32 (held-out seed 227589's shape, reported as unrecognised: a candidate input listed
     # twice made one match look like two)
     "k_pow_of_pow_of_x_by_x_f32": ({"x0": "f32"}, "libdevice.pow(libdevice.pow(x0, x0), x0)", "f16", 256, True),
