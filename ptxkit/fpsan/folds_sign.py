@@ -20,7 +20,6 @@ from ptxkit.fpsan.fold_flow import (
     Flow,
     FoldResult,
     cast_dest,
-    cast_source,
     decide_fold,
     float_cast,
     float_cast_reader,
@@ -34,6 +33,7 @@ from ptxkit.fpsan.fold_neg_extremum import negated_tree
 from ptxkit.fpsan.fold_neg_tree_root import widened_sub_root
 from ptxkit.fpsan.fold_negated_int_widening import negated_int_widening
 from ptxkit.fpsan.fold_negated_promoted_select import negated_promoted_select, per_arm
+from ptxkit.fpsan.fold_sign_emit import abs_of_widened, neg_abs, neg_before_cast, neg_before_packed_cast
 from ptxkit.fpsan.folds_narrow_neg import (
     _narrow_negation,
     _neg_cast_hint,
@@ -153,7 +153,7 @@ def _sign_xor(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow: F
                               if types else None, cvt)
         decided = None if decided is not None and types and flow.hints.neg_cast_both(cvt, types[0]) else decided
         form = opts.fold("neg-cast") or (decided.form if decided else "after")
-        if form == "before" and _neg_before_cast(instr, cvt, ctx, flow):
+        if form == "before" and neg_before_cast(instr, cvt, ctx, flow):
             return FoldResult(True, fold_verdict(opts, "neg-cast", _XOR_CAST, form, decided))
         rewrite_sign_xor(instr, ctx)
         return FoldResult(True, fold_verdict(opts, "neg-cast", _XOR_CAST, "after", decided) if form == "after" else
@@ -198,7 +198,7 @@ _ABS_CAST = f"{_ABS_CAST_HEAD}; left as written"
 
 def _sign_mask(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, lanes: tuple[int, int]) -> FoldResult | None:
     """``or.bN d, a, signs`` (−|a|) and ``and.bN d, a, ~signs`` (|a|) on float values (the dataflow's
-    type; integer code is left alone): −|a| becomes |a| then the ring negation (:func:`_neg_abs`) and is
+    type; integer code is left alone): −|a| becomes |a| then the ring negation (``fold_sign_emit.neg_abs``) and is
     reported; |a| stays native like Triton's abs, reported where a float ``cvt`` reads it."""
     src = next(o for o in instr.operands[1:] if isinstance(o, ir.Reg)).name
     dst = name_of(instr.operands[0])
@@ -224,7 +224,7 @@ def _sign_mask(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, lanes: tu
     if (d is not None and float_cast_reader(d) and (order := neg_abs_order(flow, d)) is not None
             and (order.form == "inside" or neg_abs_before_cast(instr, d, ctx, flow))):
         if order.form == "inside":  # -abs(x.to(T)): the PTX's order (seed 67953's other form)
-            _neg_abs(instr, ctx, src, dst, lanes)
+            neg_abs(instr, ctx, src, dst, lanes)
         inside = order.form == "inside"  # (-abs(x.to(f16)): the abs of a half, whose form Triton's build picks)
         return FoldResult(True, with_half_abs(ctx, instr, Verdict(
             f"{_NEG_ABS_HEAD}, from -abs(x) and a cast: the source at {order.where} " + (
@@ -234,7 +234,7 @@ def _sign_mask(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, lanes: tu
             wide := flow.hints.abs_widened(instr, lanes[1], negated=True)) is not None and ":" in wide.form:
         # (-abs(h.to(f32))).to(bf16): LLVM dropped both casts (held-out seed 227213: or.b16 at the store, reported)
         wide_t, _, half = wide.form.partition(":")
-        _abs_of_widened(instr, ctx, src, dst, half, wide_t, negated=True)
+        abs_of_widened(instr, ctx, src, dst, half, wide_t, negated=True)
         return FoldResult(True, Verdict(f"{_NEG_ABS_HEAD} of a {lanes[1]}-bit value where the source at {wide.where} "
                                         f"negates abs of its widening to {wide_t}, narrowed back: LLVM dropped both "
                                         "conversions; sanitized as Triton's ring widening, abs of the wide bits, ring "
@@ -251,7 +251,7 @@ def _sign_mask(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, lanes: tu
         return FoldResult(True, Verdict(f"{_NEG_ABS_HEAD}: the source at {decided.where} is a "
                                         "minimum of x and -x, sanitized as Triton's ring min", NOTE, native=False),
                           moves=True)
-    _neg_abs(instr, ctx, src, dst, lanes)
+    neg_abs(instr, ctx, src, dst, lanes)
     if decided is not None:  # -abs(x)
         return FoldResult(True, with_half_abs(ctx, instr, Verdict(
             f"{_NEG_ABS_HEAD}, from -abs(x): the ring negation of |x|, decided by the source at {decided.where}", NOTE,
@@ -309,7 +309,7 @@ def _abs_next_to_cast(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, sr
     head = (f"|x| of a {w}-bit value where the source at {widened.where} takes abs of its widening to {wide}, narrowed "
             "back: LLVM dropped both conversions") if widened is not None else ""
     if half:  # the location's expression narrows it to that half: what every reader reads (held-out seed 12601)
-        _abs_of_widened(instr, ctx, src, dst, half, wide)
+        abs_of_widened(instr, ctx, src, dst, half, wide)
         return FoldResult(True, Verdict(f"{head}; sanitized as Triton's ring widening, abs of the wide bits and ring "
                                         "narrowing", NOTE, native=False))
     if not reaches(flow, dst, float_cast_reader, through=("min", "max")):
@@ -325,7 +325,7 @@ def _abs_next_to_cast(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, sr
             store_wide, _, store_half = next(iter(at_store)).partition(":") if len(at_store) == 1 else ("", "", "")
             half = aft or (store_half if store_wide == wide else "")
             if half in ("f16", "bf16", "f32") and all(u.opcode == "st" or u.opcode in MOVES for u in stores):
-                _abs_of_widened(instr, ctx, src, dst, half, wide)
+                abs_of_widened(instr, ctx, src, dst, half, wide)
                 return FoldResult(True, Verdict(f"{head}; sanitized as Triton's ring widening, abs of the wide bits "
                                                 "and ring narrowing (only stores read it)", NOTE, native=False))
             return FoldResult(False, Verdict(f"{head}, and Triton's ring widening, abs of the wide bits and ring "
@@ -334,7 +334,7 @@ def _abs_next_to_cast(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, sr
         form = _argument_form(flow, dst, w) if widened is None and w in (16, 32) else None
         if form is not None:
             wide, half = form.split(":")
-            _abs_of_widened(instr, ctx, src, dst, half, wide)
+            abs_of_widened(instr, ctx, src, dst, half, wide)
             return FoldResult(True, Verdict(f"|x| of a {w}-bit value hoisted to its load, an argument the source at "
                                             f"its readers writes as abs(x.to({wide})).to({half}): sanitized as "
                                             "Triton's ring widening, abs of the wide bits and ring narrowing", NOTE,
@@ -372,23 +372,6 @@ def _argument_form(flow: Flow, dst: str, w: int) -> str | None:
     return forms.pop() if len(forms) == 1 else None
 
 
-def _abs_of_widened(instr: ir.Instruction, ctx: RewriteContext, src: str, dst: str, half: str, wide: str,
-                    negated: bool = False) -> None:
-    """``abs(h.to(wide)).to(half)`` in Triton's ring: φ(h) sign-extended, φ⁻¹ to the wide float's bits, their sign
-    cleared (abs stays native in Triton's FPSan), φ of those (``negated``: then the wide ring's negation), narrowed
-    back (docs/fpsan.md §2 casts)."""
-    ww = R.ring(wide).w
-    bits = ctx.unembed_to_fresh(cast_payload(ctx, ctx.embed(src, half), half, wide), wide)
-    m = ctx.fresh(BITS_KIND[ww])
-    ctx.emit(f"and.b{ww} {m}, {bits}, {hexc((1 << (ww - 1)) - 1, ww)}")
-    p = ctx.embed(m, wide)
-    if negated:
-        n = ctx.fresh(BITS_KIND[ww])
-        ctx.emit(f"neg.s{ww} {n}, {as_reg(ctx, p, ww)}")
-        p = n
-    ctx.define(dst, cast_payload(ctx, p, wide, half), half, instr.guard)
-
-
 _NEG_CAST = ("negation of a float conversion's result: LLVM moves the negation of (-x).to(T) (also x * -1.0) "
              "below the cvt, so the source was (-x).to(T) (ring cast of −φ(x)) or -(x.to(T)) (ring negation after "
              "the cast); they differ for narrowing casts, and for widening ones at -0")
@@ -412,8 +395,8 @@ def _neg_of_cast(instr: ir.Instruction, cvt: ir.Instruction, ctx: RewriteContext
     if decided is not None and flow.hints.neg_cast_both(cvt, dest):
         decided = None  # both forms of one x in the file, one neg (held-out seed 63568): no one answer
     form = opts.fold("neg-cast") or (decided.form if decided else "after")
-    if form == "before" and (_neg_before_cast(instr, cvt, ctx, flow) if float_cast(cvt) is not None
-                             else _neg_before_packed_cast(instr, cvt, ctx, flow)):
+    if form == "before" and (neg_before_cast(instr, cvt, ctx, flow) if float_cast(cvt) is not None
+                             else neg_before_packed_cast(instr, cvt, ctx, flow)):
         return FoldResult(True, fold_verdict(opts, "neg-cast", _NEG_CAST, form, decided))
     compute, nsrc = TABLE["neg"]
     if not elementwise(instr, ctx, OpInfo(LANE_TYPE.get(ft, ft), ft if ft in LANE_TYPE else None), compute, nsrc):
@@ -668,46 +651,6 @@ def _cast_of_abs(cvt: ir.Instruction, ab: ir.Instruction, x: str, via: str | Non
     ctx.emit(f"{guard_text(cvt.guard)}and.b{w} {d}, {bits}, {hexc((1 << (w - 1)) - 1, w)}")
     return FoldResult(True, Verdict(f"cvt.{dt}.{st} of |x|: LLVM's abs(x).to({dt}) for the source's abs(x.to({dt})); "
                                     "sanitized as the ring cast of x, then abs", NOTE, native=False))
-
-
-def _neg_abs(instr: ir.Instruction, ctx: RewriteContext, a: str, d: str, lanes: tuple[int, int]) -> None:
-    """d = the ring negation of |a|, lane by lane: |a| with the sign set exactly where the magnitude is not zero."""
-    w, lane = lanes
-    m, t = lane_nonzero_signs(ctx, a, w, lane)
-    ctx.invalidate(d)
-    ctx.emit(f"{guard_text(instr.guard)}or.b{w} {d}, {m}, {t}")
-
-
-def _neg_before_cast(instr: ir.Instruction, cvt: ir.Instruction, ctx: RewriteContext, flow: Flow) -> bool:
-    """``d = xor(cvt.T.S(x))`` as Triton's FPSan of ``(-x).to(T)``: the ring cast of −φ_S(x)."""
-    if (src := cast_source(flow, cvt, instr)) is None:
-        return False
-    dt, st, x = src
-    ws = R.ring(st).w
-    n = ctx.fresh(BITS_KIND[ws])
-    ctx.emit(f"neg.s{ws} {n}, {as_reg(ctx, ctx.embed(x, st), ws)}")
-    ctx.define(instr.operands[0], cast_payload(ctx, n, st, dt), dt, instr.guard)
-    return True
-
-
-def _neg_before_packed_cast(instr: ir.Instruction, cvt: ir.Instruction, ctx: RewriteContext, flow: Flow) -> bool:
-    """``d = neg.{f16,bf16}x2(cvt.rn.{f16,bf16}x2.f32(a, b))`` as Triton's FPSan of ``(-x).to(T)`` on both lanes
-    (held-out seed 8875: ``(-(a / a)).to(bf16)`` before a dot): the ring cast of −φ(a) to the high lane, of −φ(b) to
-    the low one (ISA §9.7.9.21: a → upper half)."""
-    types = float_cast(cvt, packed=True)
-    srcs = cvt.operands[1:]
-    if types is None or types[1] != "f32" or not all(
-            isinstance(x, ir.Reg) and flow.unchanged_between(x.name, cvt, instr) for x in srcs):
-        return False
-    lt = types[0].removesuffix("x2")
-    lanes = []
-    for x in (srcs[1], srcs[0]):  # b → low lane, a → high
-        n = ctx.fresh(BITS_KIND[32])
-        ctx.emit(f"neg.s32 {n}, {as_reg(ctx, ctx.embed(x, 'f32'), 32)}")
-        lanes.append(ctx.unembed_to_fresh(cast_payload(ctx, n, "f32", lt), lt))
-    ctx.invalidate(name_of(instr.operands[0]))
-    ctx.emit(f"{guard_text(instr.guard)}mov.b32 {name_of(instr.operands[0])}, {{{lanes[0]}, {lanes[1]}}}")
-    return True
 
 
 def _and_width(instr: ir.Instruction) -> int:
