@@ -169,3 +169,12 @@ def test_pows_sharing_only_the_base_stay_reported():
     from its exponent (as for pow(x, pow(x, y)), 208251): the bodies stay reported, never taken in some order."""
     ours, theirs, _ = _compare("k_pows_sharing_the_base_f32", folds=(("half", "native"),))
     assert not (ours == theirs).all() and _body_errors("k_pows_sharing_the_base_f32")
+
+
+@pytest.mark.parametrize("name", ["seed228530", "k_pow_of_round_trip_and_widening_bf16"])
+def test_pow_of_a_round_trip_through_f64_and_the_widening_is_one_argument(name):
+    """pow(x.to(f64).to(f32), x.to(f32)) of a bf16 x (held-out seed 228530, reported as two arguments): the two are
+    one value in Triton's ring (the sign-extended payload narrows back to the f32 widening) and one register after
+    LLVM's folds — pow(x, x), bit for bit."""
+    assert not _body_errors(name)
+    _assert_bit_exact(name)

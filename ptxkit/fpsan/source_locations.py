@@ -18,6 +18,7 @@ from ptxkit.fpsan.source_ast import (
     Classify,
     Decision,
     SourceFile,
+    _cast_to,
     _classify,
     _find,
     _method_call,
@@ -247,10 +248,23 @@ def _same_pair(a: ast.expr, b: ast.expr) -> bool | None:
     """One expression twice (True; also through choices of one value, ``where(c, d, d)`` is d in the ring too:
     held-out seed 29910), two (False), or two forms of one negation (``-y`` and ``y * -1.0``: one value natively, two
     in Triton's ring, −φ(y) and φ(y)·φ(−1); held-out seed 29830, silent: None, undecided)."""
-    if ast.dump(_same(a)) == ast.dump(_same(b)):
+    if ast.dump(_same(a)) == ast.dump(_same(b)) or ast.dump(_f32_of(_same(a))) == ast.dump(_f32_of(_same(b))):
         return True
     na, nb = _negated(a), _negated(b)
     return None if na is not None and nb is not None and ast.dump(na) == ast.dump(nb) else False
+
+
+def _f32_of(x: ast.expr) -> ast.expr:
+    """``E.to(tl.float32)`` for ``E.to(tl.float64).to(tl.float32)``, else ``x``: one value in Triton's ring whatever E
+    is (an f64 E is its own widening; a narrower one's sign-extended payload narrows back to its f32 widening, the
+    hash fold's discrepancy being 0 — docs/fpsan.md §2), and one register after LLVM's folds (held-out seed 228530:
+    ``pow(x.to(f64).to(f32), x.to(f32))`` of a bf16 x, reported as two arguments)."""
+    if _cast_to(x) == "float32" and isinstance(x, ast.Call) and isinstance(x.func, ast.Attribute) \
+            and _cast_to(inner := x.func.value) == "float64" and isinstance(inner, ast.Call) \
+            and isinstance(inner.func, ast.Attribute):
+        return ast.Call(func=ast.Attribute(value=inner.func.value, attr=x.func.attr, ctx=ast.Load()), args=x.args,
+                        keywords=x.keywords)
+    return x
 
 
 def load_target(f: SourceFile, e: ast.expr | None) -> str | None:

@@ -396,6 +396,10 @@ HAND = {
                                     "libdevice.pow(x0, x1) * libdevice.pow(x0, x2)", "f32", 64, True),
     "k_pows_sharing_the_exponent_f32": ({"x0": "f32", "x1": "f32", "x2": "f32"},
                                         "libdevice.pow(x0, x1) * libdevice.pow(x2, x1)", "f32", 64, True),
+    # pow(x.to(f64).to(f32), x.to(f32)) of a bf16 x: one value in the ring, one register after LLVM (held-out seed
+    # 228530, reported as two arguments)
+    "k_pow_of_round_trip_and_widening_bf16": ({"x0": "bf16"}, "libdevice.pow(x0.to(tl.float64).to(tl.float32), "
+                                              "x0.to(tl.float32))", "f32", 64, True),
     # pow(pow(x, x), x) of f32 (held-out seed 227589's shape, reported as unrecognised: a candidate input listed
     # twice made one match look like two)
     "k_pow_of_pow_of_x_by_x_f32": ({"x0": "f32"}, "libdevice.pow(libdevice.pow(x0, x0), x0)", "f16", 256, True),
