@@ -434,7 +434,8 @@ def _nested(hints: HintsBase, instr: ir.Instruction, classify: Classify) -> Deci
 def _negated_widened_product(f: SourceFile, e: ast.expr | None) -> str | None:
     """``neg`` for ``-(P.to(f64))``, ``mul`` for ``P.to(f64) * -1.0`` (either order), P a product of values no wider
     than f32; else None. LLVM shrinks ``(that).to(f32)`` to P's own f32 ``mul`` with the negation moved onto an
-    operand (held-out seed 225803: ``((x * x).to(f64) * -1.0).to(f32)`` as ``mul.f32 d, x, -x``, silent)."""
+    operand (held-out seed 225803: ``((x * x).to(f64) * -1.0).to(f32)`` as ``mul.f32 d, x, -x``, taken for the
+    product of x and -x widened, reported only for a later narrowing)."""
     inner = _negated(e)
     w = _resolve(f, inner, _DEPTH) if inner is not None else None
     if w is None or _cast_to(w) != "float64":

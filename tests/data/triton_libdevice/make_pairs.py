@@ -416,7 +416,7 @@ HAND = {
     "k_sin_beside_log2_of_sqrt_f64": ({"x0": "f16"}, "tl.sin(x0.to(tl.float64)) + tl.log2(tl.sqrt_rn("
                                       "x0.to(tl.float32)).to(tl.bfloat16).to(tl.float64))", "f16", 256, True),
     # the negation of an f32 product widened to f64, narrowed back: LLVM's f32 mul with the negation moved onto an
-    # operand (held-out seed 225803, silent: taken for the f64 product of the operands, narrowed)
+    # operand (held-out seed 225803: taken for the f64 product of the operands, narrowed; reported for another cvt)
     "k_negated_widened_product_f32": ({"x0": "f32", "x1": "f32"}, "((x0 * x1).to(tl.float64) * -1.0).to(tl.float32)",
                                       "f32", 64, True),
     "k_neg_of_widened_product_f32": ({"x0": "f32", "x1": "f32"}, "(-(x0 * x1).to(tl.float64)).to(tl.float32)",
