@@ -59,3 +59,12 @@ def test_half_fma_of_a_narrowed_wider_product_is_reported(tmp_path, expr, report
 def test_held_out_half_fma_of_a_narrowed_product_is_reported():
     ours, theirs, errors = _compare("seed84547", folds=())
     assert not (ours == theirs).all() and any("narrowing of a wider product" in e.reason for e in errors)
+
+
+@pytest.mark.parametrize("name", ["seed236404", "seed236700", "k_min_of_same_negations_bf16"])
+def test_negation_before_a_narrowing_through_a_name_or_a_choice(name):
+    """``r = -tl.where(c, h, fma(..))`` of an f32 where, then ``r.to(f16)`` (held-out seed 236404: LLVM's cvt carries
+    the where's location, not the cast's), and ``tl.minimum(-x, -x).to(bf16)`` (seed 236700, and its hand kernel):
+    the negation LLVM moved below the cvt as a sign-bit xor is the source's before the narrowing, the ring's cast of
+    −φ(x). Both were reported under the default ``neg-cast=after`` at first contact; now decided, bit for bit."""
+    _assert_bit_exact(name, folds=())

