@@ -496,7 +496,7 @@ def _half(instr: ir.Instruction, ctx: RewriteContext, opts: Options, ft: str, de
         return FoldResult(False, done if isinstance(done, Verdict) else Verdict(str(done or "not modelled")))
     ww = 32 if form == "f32" else 64
     if instr.opcode == "setp":
-        return widened_setp(instr, ctx, ft, form, verdict)
+        return widened_setp(instr, ctx, ft, form, verdict, flow)
     op = {"add": "add.s{w}", "sub": "sub.s{w}", "mul": "mul.lo.s{w}"}[instr.opcode].format(w=ww)
     lane = LANE_TYPE.get(ft, ft)
 

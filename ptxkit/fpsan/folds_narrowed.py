@@ -117,14 +117,21 @@ def half_constant(flow: Flow, o: ir.Operand, lane: str) -> float | None:
     return None
 
 
-def widened_setp(instr: ir.Instruction, ctx: RewriteContext, ft: str, form: str, verdict: Verdict) -> FoldResult:
-    """``setp.CMP.f16 p, a, b`` (or ``.f32``) as Triton's comparison of the widened floats φ⁻¹_wide(sext φ(a)), …"""
+def widened_setp(instr: ir.Instruction, ctx: RewriteContext, ft: str, form: str, verdict: Verdict,
+                 flow: Flow | None = None) -> FoldResult:
+    """``setp.CMP.f16 p, a, b`` (or ``.f32``) as Triton's comparison of the widened floats φ⁻¹_wide(sext φ(a)), …;
+    a constant (also a register one ``mov`` defines) is the source's wide number, which LLVM narrowed because it is
+    exact: compared as that float, not ring-widened (softplus's ``x.to(f32) > 20.0`` of a half x as ``setp.gt.f16``
+    against ``mov.b16 0x4D00``, silent before)."""
     ops = instr.operands
     if ft not in ("f16", "bf16", "f32") or len(ops) != 3 or not isinstance(ops[0], ir.Reg) or len(instr.mods) != 2:
         return FoldResult(False, Verdict(f"setp.{ft}: this comparison form is not modelled for half={form}"))
     ww, w = R.ring(form).w, R.ring(ft).w
     wide = []
     for src in ops[1:]:
+        if flow is not None and ft in ("f16", "bf16") and (k := half_constant(flow, src, ft)) is not None:
+            wide.append(f"0d{float_to_bits(k, form):016X}" if ww == 64 else f"0f{float_to_bits(k, form):08X}")
+            continue
         if isinstance(src, ir.FloatImm):  # a constant's exact widening, as Triton folds its cast (seed 18867's kin)
             wide.append(f"0d{_convert_float_bits(_convert_float_bits(src.bits, src.width, ft), w, form):016X}"
                         if ww == 64 else f"0f{_convert_float_bits(src.bits, src.width, form):08X}")

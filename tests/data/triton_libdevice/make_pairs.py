@@ -409,6 +409,12 @@ HAND = {
                                           "((-x0).to(tl.float16) - (x1 - x0.to(tl.float16)))", "f16", 64, True),
     # minimum(-x, -x).to(bf16): LLVM's min of one value is -x, the negation moved below the cvt (held-out seed 236700)
     "k_min_of_same_negations_bf16": ({"x0": "f32"}, "tl.minimum((-x0), (-x0))", "bf16", 64, True),
+    # softplus of a half: where(x.to(f32) > 20.0, x.to(f32), log(1 + exp(x.to(f32)))).to(f16); LLVM compares the half
+    # with 20.0 narrowed (setp.gt.f16 against mov.b16 0x4D00), Triton the ring widening with the f32 20.0 (silent)
+    "k_softplus_f16": ({"x0": "f16"}, "tl.where(x0.to(tl.float32) > 20.0, x0.to(tl.float32), "
+                       "tl.log(1.0 + tl.exp(x0.to(tl.float32))))", "f16", 64, True),
+    "k_cmp_widened_half_const_bf16": ({"x0": "bf16", "x1": "bf16"}, "tl.where(x0.to(tl.float32) <= 1.5, "
+                                      "x0.to(tl.float32), x1.to(tl.float32))", "bf16", 64, True),
     # -abs of a widened value, narrowed back: LLVM's sign-bit or on the narrow value (held-out seed 227213, reported)
     "k_neg_abs_widened_bf16": ({"x0": "bf16"}, "-tl.abs(x0.to(tl.float32))", "bf16", 64, True),
     "k_neg_abs_widened_f16": ({"x0": "f16"}, "tl.abs(x0.to(tl.float64)) * -1.0", "f16", 64, True),
