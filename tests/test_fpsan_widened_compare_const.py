@@ -14,3 +14,10 @@ from tests.test_fpsan_libdevice import _assert_bit_exact
 def test_widened_half_compared_with_a_number_is_tritons_bits(name):
     """Bit for bit against Triton's FPSan build, nothing reported (the half=f32 form is decided by the source)."""
     _assert_bit_exact(name, folds=())
+
+
+def test_clamp_by_nested_wheres_of_literals_is_tritons_bits():
+    """``where(x < -0.5, -0.5, where(x > 0.5, 0.5, x))`` of a widened half, stored as f16: both comparisons against
+    narrowed constants, and the inner select's literal (at the store cast's location, LLVM having sunk the narrowing
+    into the arms) is the ring narrowing of the f32 0.5, not the f16 0.5 (silent in 125/512 elements before)."""
+    _assert_bit_exact("k_threshold_where_f16", folds=())

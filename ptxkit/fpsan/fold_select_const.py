@@ -45,9 +45,7 @@ def narrowed_select_constants(instr: ir.Instruction, flow: Flow) -> tuple[dict[i
         return None
     f, nodes = found
     got: set[tuple[tuple[tuple[int, int], ...], str, str]] = set()
-    for n in nodes:
-        if not _method_call(n, "where", 3):
-            continue
+    for n in _wheres(f, nodes):
         arms = n.args[1:]
         lits = [c for a in arms if (c := _number(a)) is not None]
         others = [a for a in arms if _number(a) is None]
@@ -80,6 +78,22 @@ def narrowed_select_constants(instr: ir.Instruction, flow: Flow) -> tuple[dict[i
     pairs, t, where = got.pop()
     new = dict(pairs)
     return (new, t, where) if any(new[i] != imms[i] for i in imms) else None
+
+
+def _wheres(f: SourceFile, nodes: list[ast.expr]) -> list[ast.expr]:
+    """The ``tl.where`` calls among ``nodes``, those a cast among them converts (``y.to(f16)`` of ``y = tl.where(..)``:
+    LLVM sinks the narrowing into the arms, the select at the cast's location), and the wheres in their arms (a
+    clamp ``where(x < -0.5, -0.5, where(x > 0.5, 0.5, x))``: the inner select at the cast's location too; found on a
+    threshold kernel of halves, silent before)."""
+    todo = [r for n in nodes if (r := _resolve(f, _receiver(n), _DEPTH) if _cast_to(n) else n) is not None]
+    out: list[ast.expr] = []
+    for _ in range(_DEPTH):
+        todo = [n for n in todo if _method_call(n, "where", 3) and all(n is not o for o in out)]
+        if not todo:
+            break
+        out += todo
+        todo = [r for n in todo for a in n.args[1:] if (r := _resolve(f, a, _DEPTH)) is not None]
+    return out
 
 
 def _converted_arm(instr: ir.Instruction, flow: Flow) -> tuple[str, str] | None:

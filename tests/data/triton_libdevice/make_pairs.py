@@ -415,6 +415,10 @@ HAND = {
                        "tl.log(1.0 + tl.exp(x0.to(tl.float32))))", "f16", 64, True),
     "k_cmp_widened_half_const_bf16": ({"x0": "bf16", "x1": "bf16"}, "tl.where(x0.to(tl.float32) <= 1.5, "
                                       "x0.to(tl.float32), x1.to(tl.float32))", "bf16", 64, True),
+    # a clamp of a widened half by nested wheres of literals, stored narrowed: the inner select sits at the store's
+    # cast with its literal narrowed to f16 (silent: the ring narrowing of the f32 0.5 is no f16 0.5)
+    "k_threshold_where_f16": ({"x0": "f16"}, "tl.where(x0.to(tl.float32) < -0.5, -0.5, tl.where(x0.to(tl.float32) > "
+                              "0.5, 0.5, x0.to(tl.float32)))", "f16", 64, True),
     # -abs of a widened value, narrowed back: LLVM's sign-bit or on the narrow value (held-out seed 227213, reported)
     "k_neg_abs_widened_bf16": ({"x0": "bf16"}, "-tl.abs(x0.to(tl.float32))", "bf16", 64, True),
     "k_neg_abs_widened_f16": ({"x0": "f16"}, "tl.abs(x0.to(tl.float64)) * -1.0", "f16", 64, True),
