@@ -125,6 +125,15 @@ def test_pow_of_negated_pow_of_one_base_is_bit_exact(name):
     assert (ours == theirs).all()
 
 
+def test_pow_special_case_selected_after_the_users_cast_before_a_bypassed_one():
+    """pow(h.to(f64), (g.to(bf16) + 1.0).to(int16).to(f64)).to(f32) (held-out seed 238023, silent at first contact in
+    222/512): LLVM moves the y == 0 select (a test of the int16's bits) after the user's narrowing of the result, and
+    the x == 1 select (bypassed) reads it; the first keeps the general arm too — Triton's op has no special case."""
+    ours, theirs, errors = _compare("seed238023", folds=(("half", "native"),))
+    assert not errors
+    assert (ours == theirs).all()
+
+
 @pytest.mark.parametrize("name", ["k_pow_of_abs_same_base_f32", "k_pow_of_abs_same_base_f16"])
 def test_pow_of_abs_of_its_base_is_bit_exact(name):
     """pow(x, abs(x)) of f32 (held-out seeds 225309, 225919: reported as unrecognised bodies): LLVM sinks the

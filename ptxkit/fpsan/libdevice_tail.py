@@ -173,6 +173,10 @@ def sunk_selects(flow: Flow, out: str, head: ir.Instruction, bypass: list[ir.Ins
             if _constant_op(flow, u, v, head):  # select(c, 1, pow) - 0.5 as select(c, 0.5, pow - 0.5): LLVM folds the
                 todo.extend(flow.writes(u))  # user's op with a constant into the arms (held-out seed 123395, silent)
                 continue
+            if v == out and _float_cast(flow, u, v):  # pow(x, y).to(f32) whose y == 0 select LLVM moved after the cast,
+                todo.extend(w for w in flow.writes(u) if w not in seen)  # before the bypassed x == 1 one (held-out
+                seen.update(flow.writes(u))  # seed 238023: y an int16's conversion, tested on its bits; silent)
+                continue
             if id(u) in bypassed or not call_select(flow, u, head, plain) or any(u is f for f, _ in found):
                 continue
             arms = [o for o in u.operands[1:3] if isinstance(o, ir.Reg)]
@@ -191,6 +195,14 @@ def _constant_op(flow: Flow, u: ir.Instruction, v: str, head: ir.Instruction) ->
             and float_type_of(u) is not None and sum(isinstance(o, ir.Reg) and o.name == v for o in ops[1:]) == 1
             and any(isinstance(o, (ir.Imm, ir.FloatImm)) for o in ops[1:])
             and len(flow.writers.get(ops[0].name, ())) == 1 and flow.same_call(u, head, merged=True))
+
+
+def _float_cast(flow: Flow, u: ir.Instruction, v: str) -> bool:
+    """``u`` is an unguarded float → float ``cvt`` of ``v``, alone writing its result (the user's cast)."""
+    ops = u.operands
+    return (u.opcode == "cvt" and u.guard is None and len(ops) == 2 and isinstance(ops[0], ir.Reg)
+            and isinstance(ops[1], ir.Reg) and ops[1].name == v and sum(m in FLOAT_TYPES for m in u.mods) == 2
+            and len(flow.writers.get(ops[0].name, ())) == 1)
 
 
 _FLAG_LOGIC = frozenset({"selp", "setp", "and", "or", "xor", "not", "shl", "shr", "mov", "cvt"})
