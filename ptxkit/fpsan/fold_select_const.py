@@ -46,6 +46,7 @@ def narrowed_select_constants(instr: ir.Instruction, flow: Flow) -> tuple[dict[i
     f, nodes = found
     got: set[tuple[tuple[tuple[int, int], ...], str, str]] = set()
     for n in _wheres(f, nodes):
+        assert isinstance(n, ast.Call)
         arms = n.args[1:]
         lits = [c for a in arms if (c := _number(a)) is not None]
         others = [a for a in arms if _number(a) is None]
@@ -92,7 +93,8 @@ def _wheres(f: SourceFile, nodes: list[ast.expr]) -> list[ast.expr]:
         if not todo:
             break
         out += todo
-        todo = [r for n in todo for a in n.args[1:] if (r := _resolve(f, a, _DEPTH)) is not None]
+        todo = [r for n in todo if isinstance(n, ast.Call) for a in n.args[1:] if (r := _resolve(f, a, _DEPTH))
+                is not None]
     return out
 
 

@@ -36,6 +36,7 @@ from ptxkit.fpsan.libdevice_flow import (
     words,
 )
 from ptxkit.fpsan.libdevice_match import LIBDEVICE_OPS, Shared, match_body
+from ptxkit.fpsan.libdevice_order import order_arguments
 from ptxkit.fpsan.libdevice_sincos import match_sincos
 from ptxkit.fpsan.libdevice_unmarked import match_tanhf, match_unmarked_f64
 from ptxkit.fpsan.report import ReportItem, SanitizeReport
@@ -105,6 +106,7 @@ def recognise(module: ir.Module, fn: ir.Function, source_root: str | None = None
         located = [s for s in fn.instructions() if s.span is not None]
         _negated_arguments(located, out, hints[0].negated_argument)
         _direct_calls(located, out, hints[0])
+        order_arguments(flow, located, out, hints[0])
         _abs_cast_order(located, out, hints[0])
         _neg_cast_order(flow, out, hints[0])
         _doubled_arguments(flow, located, out, hints[0])

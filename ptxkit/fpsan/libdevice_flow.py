@@ -66,6 +66,8 @@ class LibRange:
     # the saved input's sign is cleared for the native body, which LLVM compiled for a non-negative one
     # (ptxkit.fpsan.libdevice._sign_cleared_inputs)
     clear_sign: bool = False
+    # a two-argument call other than pow whose argument order the source did not decide (reported)
+    order_undecided: bool = False
 
     def covers(self, line: int) -> bool:
         """``line`` runs natively as part of the body (the lines rewrite.py skips)."""

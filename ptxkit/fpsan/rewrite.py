@@ -130,6 +130,11 @@ class _FunctionRewrite:
         self.report.items.append(ReportItem(r.start_line, 1, f"libdevice:__nv_{r.name}",
                                             note_text(r),
                                             self.fn.name, end_line=r.end_line, severity=NOTE))
+        if r.order_undecided:
+            self.report.items.append(ReportItem(r.start_line, 1, f"libdevice:__nv_{r.name}", (
+                f"the argument order of the inlined __nv_{r.name}: the body reads both arguments alike and the "
+                "source's call does not say which input is which; hashed in the order of first use"), self.fn.name,
+                end_line=r.end_line, native=False))
         return lines
 
     def walk(self, body: list[ir.Statement]) -> None:

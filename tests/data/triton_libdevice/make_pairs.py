@@ -419,6 +419,11 @@ HAND = {
     # cast with its literal narrowed to f16 (silent: the ring narrowing of the f32 0.5 is no f16 0.5)
     "k_threshold_where_f16": ({"x0": "f16"}, "tl.where(x0.to(tl.float32) < -0.5, -0.5, tl.where(x0.to(tl.float32) > "
                               "0.5, 0.5, x0.to(tl.float32)))", "f16", 64, True),
+    # atan2(a, b) of two loads: the body reads both alike, its first use is b's (hashed as atan2(b, a), silent); the
+    # source's arguments give the order. f16: through the conversions to f32
+    "k_atan2_two_loads_f32": ({"x0": "f32", "x1": "f32"}, "libdevice.atan2(x0, x1)", "f32", 64, True),
+    "k_atan2_two_loads_f16": ({"x0": "f16", "x1": "f16"}, "libdevice.atan2(x0.to(tl.float32), x1.to(tl.float32))",
+                              "f16", 64, True),
     # -abs of a widened value, narrowed back: LLVM's sign-bit or on the narrow value (held-out seed 227213, reported)
     "k_neg_abs_widened_bf16": ({"x0": "bf16"}, "-tl.abs(x0.to(tl.float32))", "bf16", 64, True),
     "k_neg_abs_widened_f16": ({"x0": "f16"}, "tl.abs(x0.to(tl.float64)) * -1.0", "f16", 64, True),
