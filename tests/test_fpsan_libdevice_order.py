@@ -3,7 +3,12 @@
 
 from __future__ import annotations
 
+import re
+import tempfile
+
 import pytest
+
+from ptxkit.fpsan_ptx import sanitize_text
 
 from tests.test_fpsan_libdevice import _assert_bit_exact
 
@@ -12,3 +17,17 @@ from tests.test_fpsan_libdevice import _assert_bit_exact
 def test_atan2_arguments_hashed_in_the_sources_order(name):
     """Bit for bit against Triton's FPSan build, nothing reported: the source's arguments say which input is which."""
     _assert_bit_exact(name, folds=())
+
+
+@pytest.mark.parametrize("hints", [False, True])
+def test_atan2_order_without_the_source_is_reported(hints):
+    """No source to read (hints off, or its file not found): the body's first use is no argument order; the
+    call hash in that order is reported, not passed off as Triton's."""
+    from tests.test_fpsan_libdevice import _build
+    plain, _ = _build("k_atan2_two_loads_f32", "plain")
+    plain = re.sub(r'(\.file\s+\d+\s+")[^"]+"', r'\1/nonexistent/kernel.py"', plain)  # (an absolute path may exist)
+    with tempfile.TemporaryDirectory() as empty:
+        res = sanitize_text(plain, "k.ptx", source_hints=hints, source_root=empty)
+    bodies = sum("call hash of __nv_atan2f" in n.reason for n in res.report.items)
+    assert bodies >= 1
+    assert sum("argument order of the inlined __nv_atan2f" in e.reason for e in res.report.errors) == bodies

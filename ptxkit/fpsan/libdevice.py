@@ -36,7 +36,7 @@ from ptxkit.fpsan.libdevice_flow import (
     words,
 )
 from ptxkit.fpsan.libdevice_match import LIBDEVICE_OPS, Shared, match_body
-from ptxkit.fpsan.libdevice_order import order_arguments
+from ptxkit.fpsan.libdevice_order import mark_undecided, order_arguments
 from ptxkit.fpsan.libdevice_sincos import match_sincos
 from ptxkit.fpsan.libdevice_unmarked import match_tanhf, match_unmarked_f64
 from ptxkit.fpsan.report import ReportItem, SanitizeReport
@@ -114,6 +114,7 @@ def recognise(module: ir.Module, fn: ir.Function, source_root: str | None = None
                and not _sunk_arithmetic(located, b, hints[0].cast_argument))]
     elif out:
         _neg_cast_order(flow, out, None)
+        mark_undecided(out)
     _sign_cleared_inputs(flow, stmts, out)
     return _reading_saved_copies(out)
 

@@ -16,11 +16,21 @@ from ptxkit.fpsan.source_hints import SourceHints
 _THROUGH = frozenset({"cvt", "mov", "neg", "abs"})
 
 
+def _open_order(b: LibRange) -> bool:
+    return b.op == "call" and len(b.inputs) == 2 and b.name not in ("pow", "powf") and b.inputs[0] != b.inputs[1]
+
+
+def mark_undecided(bodies: list[LibRange]) -> None:
+    """Without the source (nvcc's output, no ``.file``): every such body's order is undecided (reported)."""
+    for b in bodies:
+        b.order_undecided = b.order_undecided or _open_order(b)
+
+
 def order_arguments(flow: Flow, instrs: list[ir.Instruction], bodies: list[LibRange], hints: SourceHints) -> None:
     """Reorder each such body's ``inputs`` as the source's call has them; mark it undecided (``order_undecided``)
     where the source does not say."""
     for b in bodies:
-        if b.op != "call" or len(b.inputs) != 2 or b.name in ("pow", "powf") or b.inputs[0] == b.inputs[1]:
+        if not _open_order(b):
             continue
         call = _call_at(instrs, b, hints)
         if call is None:
