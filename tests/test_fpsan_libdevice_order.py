@@ -9,7 +9,6 @@ import tempfile
 import pytest
 
 from ptxkit.fpsan_ptx import sanitize_text
-
 from tests.test_fpsan_libdevice import _assert_bit_exact
 
 
