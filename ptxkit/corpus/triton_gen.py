@@ -2,6 +2,7 @@
 
     python -m ptxkit.corpus.triton_gen --n 200 --seed 0 [--json OUT.json] [--matrix]
     python -m ptxkit.corpus.triton_gen --only 106,k_tanh_f32      # one kernel each: source + outcome
+    python -m ptxkit.corpus.triton_gen --n 0 --models             # the model kernels (softmax, layernorm, …)
 
 Kernels ``seed .. seed+n-1`` of :func:`ptxkit.corpus.triton_kernels.generate` are compiled plain and
 with ``instrumentation_mode="fpsan"``; Triton's FPSan PTX on the simulator is the reference, ``ptxkit
@@ -9,7 +10,8 @@ sanitize`` of the plain PTX on the simulator the candidate (:mod:`ptxkit.corpus.
 one line per kernel (stderr) and the counts (stdout, JSON). ``--matrix`` also runs the single-op
 kernels (one per op × dtype, reduction, dot), attributes each random mismatch to the single-op
 features that fail on their own, and runs the hand-written idiom kernels (LLVM rewrites of issue
-10). Needs ``pip install 'ptxkit[triton]'``; exit 2 without Triton.
+10). ``--models`` also runs the model kernels (:mod:`ptxkit.corpus.triton_models`). Needs
+``pip install 'ptxkit[triton]'``; exit 2 without Triton.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from dataclasses import asdict
 
 from ptxkit.corpus.triton_check import TRITON_VERSION, Outcome, check, progress, summarize, triton_available
 from ptxkit.corpus.triton_kernels import generate, idiom_kernels, single_op_matrix
+from ptxkit.corpus.triton_models import model_kernels
 from ptxkit.io import atomic_write
 
 _NOT_KEY = ("num_warps=", "mask", "dot_acc")
@@ -44,6 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=0, help="first seed")
     p.add_argument("--json", metavar="FILE", help="write every outcome and the summary as JSON")
     p.add_argument("--matrix", action="store_true", help="also run the single-op matrix and attribute mismatches")
+    p.add_argument("--models", action="store_true", help="also run the model kernels (softmax, layernorm, GELU, …)")
     p.add_argument("--quiet", action="store_true", help="no per-kernel lines")
     p.add_argument("--only", metavar="KEYS", help="comma-separated seeds and single-op/idiom kernel names: print each "
                    "kernel's source and full outcome instead of a sweep")
@@ -77,23 +81,34 @@ def main(argv: list[str] | None = None) -> int:
         for o in idioms if not a.quiet else []:
             progress(o)
         result["idioms"] = {o.name: o.status + (" (reported)" if o.strict_fails else "") for o in idioms}
+    models: list[Outcome] = []
+    if a.models:
+        for spec in model_kernels():
+            models.append(check(spec))
+            if not a.quiet:
+                progress(models[-1])
+        result["models_summary"] = summarize(models)
+        result["models_failing"] = {m.name: m.status + (" (reported)" if m.strict_fails else "")
+                                    for m in models if m.status != "exact"}
     print(json.dumps({k: v for k, v in result.items() if k != "attribution"}, indent=1))
     if a.json:
         result["outcomes"] = [asdict(o) for o in outcomes]
         result["matrix"] = [asdict(o) for o in matrix]
+        result["models"] = [asdict(o) for o in models]
         atomic_write(a.json, json.dumps(result, indent=1))
     return 0
 
 
 def _only(keys: list[str]) -> int:
-    matrix = {k.name: k for k in single_op_matrix() + idiom_kernels()}
+    matrix = {k.name: k for k in single_op_matrix() + idiom_kernels() + model_kernels()}
     for key in (k.strip() for k in keys):
         if key.lstrip("-").isdigit():
             spec = generate(int(key))
         elif key in matrix:
             spec = matrix[key]
         else:
-            print(f"triton_gen: error: '{key}' is neither a seed nor a single-op kernel name", file=sys.stderr)
+            print(f"triton_gen: error: '{key}' is neither a seed nor a single-op, idiom or model kernel name",
+                  file=sys.stderr)
             return 2
         print(spec.source)
         print(json.dumps(asdict(check(spec)), indent=1))
