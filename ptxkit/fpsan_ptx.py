@@ -50,6 +50,7 @@ from ptxkit.fpsan.folded_negations import report_folded_negations
 from ptxkit.fpsan.folded_stores import report_folded_stores
 from ptxkit.fpsan.irview import reg_types, unique_prefix
 from ptxkit.fpsan.libdevice_flow import native_lines
+from ptxkit.fpsan.libdevice_unseen import report_unseen_bodies
 from ptxkit.fpsan.ops import sign_mask_lanes
 from ptxkit.fpsan.options import Options
 from ptxkit.fpsan.origin import at_user_lines
@@ -126,6 +127,7 @@ def sanitize_module(module: ir.Module, *, homomorphic_casts: bool = False, atomi
             report_folded_int_arith(module, fn, report, source_root)
             report_folded_negations(module, fn, report, source_root)
             report_folded_calls(module, fn, report, source_root)
+            report_unseen_bodies(module, fn, report, source_root, bodies.get(fn.name, []))
     if report.rewritten:
         first = module.items[0] if module.items else None
         if first is not None and first.span is not None:

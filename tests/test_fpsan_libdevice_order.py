@@ -9,7 +9,7 @@ import tempfile
 import pytest
 
 from ptxkit.fpsan_ptx import sanitize_text
-from tests.test_fpsan_libdevice import _assert_bit_exact
+from tests.test_fpsan_libdevice import _assert_bit_exact, _compare
 
 
 @pytest.mark.parametrize("name", ["k_atan2_two_loads_f32", "k_atan2_two_loads_f16"])
@@ -30,3 +30,19 @@ def test_atan2_order_without_the_source_is_reported(hints):
     bodies = sum("call hash of __nv_atan2f" in n.reason for n in res.report.items)
     assert bodies >= 1
     assert sum("argument order of the inlined __nv_atan2f" in e.reason for e in res.report.errors) == bodies
+
+
+def test_libdevice_call_whose_body_no_matcher_saw_is_reported():
+    """``libdevice.hypot(x, 1.5)``: branch-free, its only marker the entry block's label before the body, so no matcher
+    sees it and its instructions are sanitized one by one (100/128 elements differ from Triton's call hash). The
+    source's call at instructions no recognised body covers is reported (``ptxkit.fpsan.libdevice_unseen``)."""
+    ours, theirs, errors = _compare("k_hypot_literal_f32", folds=())
+    assert not (ours == theirs).all()
+    assert any(e.opcode == "libdevice:hypot" and "not recognised" in e.reason for e in errors)
+
+
+@pytest.mark.parametrize("name", ["k_atan2_two_loads_f32", "seed238023", "k_softplus_f16"])
+def test_recognised_bodies_are_not_reported_as_unseen(name):
+    """A recognised body covers its call's instructions (also beside the user's arithmetic at the call's column)."""
+    _, _, errors = _compare(name, folds=())
+    assert not any("not recognised (no exit marker" in e.reason for e in errors)
