@@ -3,7 +3,8 @@ function's entry block (``%bb.0``), before the body, or none at all, and only a 
 (:mod:`ptxkit.fpsan.libdevice_unmarked`). The source still names the call: where no recognised body covers any
 instruction at the location of a ``libdevice.NAME(..)`` call of a function Triton's FPSan replaces (a model kernel's
 ``libdevice.hypot(x, 1.5)``, silent in 480/512 elements), its float instructions there were sanitized one by one:
-an error. (A recognised body beside the user's own arithmetic at the call's column covers some of them: no error.)"""
+an error. (A recognised body beside the user's own arithmetic at the call's column covers some of them: no error; a
+call LLVM lowers to one instruction, ``rsqrt.approx.f32`` of ``libdevice.rsqrt``, is no body.)"""
 
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ from ptxkit.fpsan.libdevice_flow import LibRange
 from ptxkit.fpsan.libdevice_match import LIBDEVICE_OPS
 from ptxkit.fpsan.report import ERROR, ReportItem, SanitizeReport
 from ptxkit.fpsan.source_report import source_scan
+
+_BODY_OPCODES = 3  # distinct float opcodes at the call's location that make an inlined body, not one instruction
 
 
 def report_unseen_bodies(module: ir.Module, fn: ir.Function, report: SanitizeReport, root: str | None,
@@ -39,8 +42,9 @@ def report_unseen_bodies(module: ir.Module, fn: ir.Function, report: SanitizeRep
             if any(s.span is not None and b.covers(s.span.line) for s in here for b in bodies):
                 continue
             work = [s for s in here if is_float_arith(s) and s.span is not None]
-            if not work:
-                continue  # (no instruction there: folded_calls' case, or LLVM's CSE of two equal calls)
+            if len({s.opcode for s in work}) < _BODY_OPCODES:
+                continue  # (one instruction per element, rsqrt.approx of libdevice.rsqrt: the op rules' own; none:
+                # folded_calls' case, or LLVM's CSE of two equal calls)
             first = work[0]
             assert first.span is not None
             if any(i.function == fn.name and i.opcode.startswith("libdevice:") and i.severity == ERROR
