@@ -20,6 +20,7 @@ from ptxkit.fpsan.dispatch import is_float_arith, rewrite_instruction
 from ptxkit.fpsan.folds import Flow, rewrite_fold
 from ptxkit.fpsan.irview import NO_DEST, RegTypes, referenced_labels, regs, writes
 from ptxkit.fpsan.libdevice import LibRange, emit_ring_op, note_text, save_input
+from ptxkit.fpsan.libdevice_emit import VERIFIED_CALLS
 from ptxkit.fpsan.libdevice_flow import native_lines
 from ptxkit.fpsan.mma import resolve_mode
 from ptxkit.fpsan.mma_calls import calls_allowed
@@ -130,6 +131,11 @@ class _FunctionRewrite:
         self.report.items.append(ReportItem(r.start_line, 1, f"libdevice:__nv_{r.name}",
                                             note_text(r),
                                             self.fn.name, end_line=r.end_line, severity=NOTE))
+        if r.op == "call" and r.name not in VERIFIED_CALLS:
+            self.report.items.append(ReportItem(r.start_line, 1, f"libdevice:__nv_{r.name}", (
+                f"the call hash of __nv_{r.name} is not verified against Triton's FPSan build: the body may carry work "
+                "past its exit, or read its input in a form, that the matcher does not know"), self.fn.name,
+                end_line=r.end_line, native=False))
         if r.order_undecided:
             self.report.items.append(ReportItem(r.start_line, 1, f"libdevice:__nv_{r.name}", (
                 f"the argument order of the inlined __nv_{r.name}: the body reads both arguments alike and the "
