@@ -90,6 +90,9 @@ _ABSORB = {"selp", "setp", "mov", "and", "or", "not"}
 # float steps of a body that LLVM sinks past the exit, by the constants they use (f64 bits): __nv_log2 is
 # log(x)·(1/ln2 hi + lo), the ``mul.f64 t, r, lo; fma.rn.f64 y, r, hi, t`` after the exit
 _LOG2_LO, _LOG2_HI = 0x3C7777D0FFDA0D24, 0x3FF71547652B82FE  # (exp's x·(1/ln2) shares the hi constant)
+# such tails by body: (the mul's constant, the fma's or None); log10 is ln·(1/ln10), f64 split hi + lo, f32 one mul
+# (a model kernel's libdevice.log10, silent: the ring op took the ln and the tail was sanitized as the user's mul)
+_TAILS = {"log2": (_LOG2_LO, _LOG2_HI), "log10": (0x3C695355BAAAFAD3, 0x3FDBCB7B1526E50E), "log10f": (0x3EDE5BD9, None)}
 _HALF_IMM = {"f32": 0x3F000000, "f64": 0x3FE0000000000000}  # 0.5: pow's y * 0.5 of its odd-integer test
 _BITS = {"xor", "and", "or", "selp", "mov"}  # (pow's special values are packed as integers)
 _TWO = {"f32": ir.FloatImm(0x40000000, 32), "f64": ir.FloatImm(0x4000000000000000, 64)}
@@ -502,9 +505,10 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
         if not isinstance(s, ir.Instruction):
             continue
         rd = flow.reads(s)
-        sunk = op == "log2" and ftype == "f64" and s.guard is None and (
-            (s.opcode == "mul" and _LOG2_LO in flow.float_imms(s))
-            or (s.opcode == "fma" and _LOG2_HI in flow.float_imms(s) and len(s.operands) == 4
+        known = _TAILS.get(name)
+        sunk = known is not None and s.guard is None and (
+            (s.opcode == "mul" and known[0] in flow.float_imms(s))
+            or (s.opcode == "fma" and known[1] in flow.float_imms(s) and len(s.operands) == 4
                 and isinstance(s.operands[3], ir.Reg) and any(s.operands[3].name in flow.writes(a) for a in absorbed)))
         unpack = s.opcode == "mov" and isinstance(s.operands[0], ir.Vec)  # the caller's (a 64-bit shuffle: seed 1077)
         # (a test in the later body's range that only its range reads is that body's, CSE'd at this call's location:
@@ -554,8 +558,8 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
     same = {(s.opcode, s.mods, s.operands) for s in members if id(s) in logic}
     bits = {r for r in bits if all(id(w) in logic or (w.guard is None and (w.opcode, w.mods, w.operands) in same)
                                    for w in flow.writers.get(r, ()))}
-    if op == "log2" and ftype == "f64" and any(s.opcode == "mul" and flow.reads(s) & (taint - given)
-                                               and _LOG2_LO in flow.float_imms(s) for s in consumers):
+    if name in _TAILS and any(s.opcode == "mul" and flow.reads(s) & (taint - given)
+                              and _TAILS[name][0] in flow.float_imms(s) for s in consumers):
         return None  # the body's sunk tail (log2's ·1/ln2) left outside: its result would be the ln (seed 789)
     outs = {r for s in consumers for r in flow.reads(s) & taint} - given - cmps
     if not outs:  # read by the later body alone: its argument (pow(pow(x, y), y), the inner's result is the outer's x)

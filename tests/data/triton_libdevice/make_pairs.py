@@ -428,10 +428,13 @@ HAND = {
     # body; not recognised, and silent before the source's call was checked for a body (a model-kernel probe)
     "k_hypot_literal_f32": ({"x0": "f32"}, "libdevice.hypot(x0, 1.5)", "f32", 64, True),
     # direct libdevice calls of f64 that lower to one instruction, hashed by Triton (silent as the f64 op rules), and a
-    # recognised body with work past its exit (log10f: ·1/ln 10 after it; silent as an unverified call hash)
+    # recognised body with work past its exit (log10: ·1/ln 10 after it, silent, now a known tail), and erfinvf, whose
+    # hash is not verified (silent before)
     "k_sqrt_rn_direct_f64": ({"x0": "f64"}, "libdevice.sqrt_rn(x0)", "f64", 64, True),
     "k_div_rn_direct_f64": ({"x0": "f64", "x1": "f64"}, "libdevice.div_rn(x0, x1)", "f64", 64, True),
     "k_log10_direct_f32": ({"x0": "f32"}, "libdevice.log10(x0)", "f32", 64, True),
+    "k_log10_direct_f64": ({"x0": "f64"}, "libdevice.log10(x0)", "f64", 64, True),
+    "k_erfinv_direct_f32": ({"x0": "f32"}, "libdevice.erfinv(x0)", "f32", 64, True),
     # -abs of a widened value, narrowed back: LLVM's sign-bit or on the narrow value (held-out seed 227213, reported)
     "k_neg_abs_widened_bf16": ({"x0": "bf16"}, "-tl.abs(x0.to(tl.float32))", "bf16", 64, True),
     "k_neg_abs_widened_f16": ({"x0": "f16"}, "tl.abs(x0.to(tl.float64)) * -1.0", "f16", 64, True),
