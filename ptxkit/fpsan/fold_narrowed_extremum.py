@@ -13,6 +13,7 @@ from ptxkit import ir
 from ptxkit.fpsan import ring as R
 from ptxkit.fpsan.casts import _cast_payload as cast_payload
 from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext, float_to_bits, hexc
+from ptxkit.fpsan.fold_clamp import symmetric_clamp
 from ptxkit.fpsan.fold_flow import Flow, FoldResult
 from ptxkit.fpsan.fold_select_const import _imm_bits, _rounded
 from ptxkit.fpsan.ops import TABLE, OpInfo, as_reg, elementwise, float_type_of
@@ -29,6 +30,8 @@ def narrowed_extremum(instr: ir.Instruction, ctx: RewriteContext, flow: Flow) ->
     """``max/min.T d, x, c`` (T f16, bf16 or f32; c an immediate or a register one ``mov`` of one writes) at the
     source's ``tl.maximum/minimum(y.to(W), number)`` of a T value y, W wider than T: d = the T ring's narrowing of
     the W ring's max/min of sext φ(x) and φ_W(number); None where the source does not say so."""
+    if (clamped := symmetric_clamp(instr, ctx, flow)) is not None:
+        return clamped
     ft = float_type_of(instr) or ""
     ops = instr.operands
     if instr.opcode not in _CALL or ft not in _BITS or len(ops) != 3 or instr.guard is not None \

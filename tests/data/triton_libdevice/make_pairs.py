@@ -435,6 +435,9 @@ HAND = {
     "k_log10_direct_f32": ({"x0": "f32"}, "libdevice.log10(x0)", "f32", 64, True),
     "k_log10_direct_f64": ({"x0": "f64"}, "libdevice.log10(x0)", "f64", 64, True),
     "k_erfinv_direct_f32": ({"x0": "f32"}, "libdevice.erfinv(x0)", "f32", 64, True),
+    # tl.clamp(x, -c, c): LLVM's min.xorsign.abs x, c (silent at x = -0.0, the ring's least value)
+    "k_clamp_symmetric_f32": ({"x0": "f32"}, "tl.clamp(x0, -0.5, 0.5)", "f32", 64, True),
+    "k_clamp_symmetric_f16": ({"x0": "f16"}, "tl.clamp(x0, -1.5, 1.5)", "f16", 64, True),
     # -abs of a widened value, narrowed back: LLVM's sign-bit or on the narrow value (held-out seed 227213, reported)
     "k_neg_abs_widened_bf16": ({"x0": "bf16"}, "-tl.abs(x0.to(tl.float32))", "bf16", 64, True),
     "k_neg_abs_widened_f16": ({"x0": "f16"}, "tl.abs(x0.to(tl.float64)) * -1.0", "f16", 64, True),
