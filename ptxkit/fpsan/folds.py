@@ -58,6 +58,7 @@ from ptxkit.fpsan.fold_dropped_round_trip import READERS as ROUND_TRIP_READERS
 from ptxkit.fpsan.fold_dropped_round_trip import dropped_round_trip
 from ptxkit.fpsan.fold_flow import Flow, FoldResult, decide_fold, doubled_input, float_cast, fold_verdict, roles
 from ptxkit.fpsan.fold_fma_product import as_product, product_fma
+from ptxkit.fpsan.fold_frem import frem_select
 from ptxkit.fpsan.fold_libcall import direct_libcall, unmodelled_libcall
 from ptxkit.fpsan.fold_merged_int_conversion import merged_int_conversion
 from ptxkit.fpsan.fold_nan_test_in_extremum import nan_test_in_extremum
@@ -631,6 +632,8 @@ _NAN_SELECT = ("NaN select of LLVM's maximum/minimum expansion (setp.nan + selp 
 
 
 def _select_fold(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, ft: str) -> FoldResult | None:
+    if (rem := frem_select(instr, ctx, flow, ft)) is not None:
+        return rem
     d, a, b, p = instr.operands
     if not isinstance(d, ir.Reg):
         return None

@@ -9,6 +9,7 @@ from ptxkit.fpsan import ring as R
 from ptxkit.fpsan.casts import _cast_payload as cast_payload
 from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext
 from ptxkit.fpsan.fold_flow import Flow, FoldResult, float_cast, narrowing_def
+from ptxkit.fpsan.fold_frem import frem_fold
 from ptxkit.fpsan.fold_neg_extremum import negated_tree
 from ptxkit.fpsan.fold_neg_tree_root import tree_of_sub
 from ptxkit.fpsan.fold_negated_narrowing import narrowed_negation
@@ -33,7 +34,7 @@ def sub_fold(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, ft: str) ->
     if instr.opcode == "sub" and ft == "bf16x2" and _int8_to_bf16(instr, flow):
         return FoldResult(False, Verdict(_INT8_BF16, NOTE))
     if instr.opcode == "fma":
-        return _contracted_subtrahend(instr, ctx, flow, ft)
+        return frem_fold(instr, ctx, flow, ft) or _contracted_subtrahend(instr, ctx, flow, ft)
     return _negated_tree_widened(instr, ctx, flow, ft) or _negated_narrowing(instr, ctx, flow, ft)
 
 

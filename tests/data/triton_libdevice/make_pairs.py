@@ -438,6 +438,10 @@ HAND = {
     # tl.clamp(x, -c, c): LLVM's min.xorsign.abs x, c (silent at x = -0.0, the ring's least value)
     "k_clamp_symmetric_f32": ({"x0": "f32"}, "tl.clamp(x0, -0.5, 0.5)", "f32", 64, True),
     "k_clamp_symmetric_f16": ({"x0": "f16"}, "tl.clamp(x0, -1.5, 1.5)", "f16", 64, True),
+    # x % y of floats: LLVM's frem expansion (div, trunc, fma; an infinite-y select for a variable y), Triton's ring
+    # remainder (silent: the trunc taken for an int round trip of the source's)
+    "k_mod_const_f32": ({"x0": "f32"}, "(x0 * 100.0).to(tl.int32).to(tl.float32) % 7.0", "f32", 64, True),
+    "k_mod_var_f32": ({"x0": "f32", "x1": "f32"}, "x0 % x1", "f32", 64, True),
     # -abs of a widened value, narrowed back: LLVM's sign-bit or on the narrow value (held-out seed 227213, reported)
     "k_neg_abs_widened_bf16": ({"x0": "bf16"}, "-tl.abs(x0.to(tl.float32))", "bf16", 64, True),
     "k_neg_abs_widened_f16": ({"x0": "f16"}, "tl.abs(x0.to(tl.float64)) * -1.0", "f16", 64, True),
