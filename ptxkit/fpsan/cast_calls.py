@@ -141,3 +141,20 @@ def call_narrow_fp8_pair(ctx: Any, lo: str, hi: str, ft: str) -> str:
     call(ctx, name, [out], [lo, hi], [])
     return str(out)
 
+
+
+def narrow_half_to_fp8(em: Any, p: str, ft: str, homomorphic: bool) -> str:
+    """The 16 → 8 narrowing of a half's payload ``p`` (Triton's fold, R = 0xb7b7), φ⁻¹ of the 8-bit format in the
+    low byte of a fresh b16 register (a half's ``.to(float8*)``)."""
+    x = p
+    if not homomorphic:
+        t, se, disc, mm, f, g, f2, x = (em.fresh("b16") for _ in range(8))
+        em.emit(f"shl.b16 {t}, {p}, 8")
+        em.emit(f"shr.s16 {se}, {t}, 8")  # sext_16(trunc_8(v))
+        em.emit(f"xor.b16 {disc}, {p}, {se}")
+        em.emit(f"mul.lo.s16 {mm}, {disc}, {hexc(R.narrow_mult(16, 8), 16)}")
+        em.emit(f"shr.u16 {f}, {mm}, 8")
+        em.emit(f"shr.u16 {g}, {mm}, 12")
+        em.emit(f"xor.b16 {f2}, {f}, {g}")
+        em.emit(f"xor.b16 {x}, {f2}, {p}")  # t ^ f in the low byte
+    return phi.unembed_low(em, x, R.ring(ft), 16)

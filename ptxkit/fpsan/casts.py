@@ -17,6 +17,7 @@ from ptxkit.fpsan.cast_calls import (
     call_widen_fp8_pair,
     narrow,
     narrow_fp8_pair,
+    narrow_half_to_fp8,
     widen_fp8_pair,
 )
 from ptxkit.fpsan.ctx import BITS_KIND, LANE_TYPE, RewriteContext, guard_text, hexc
@@ -165,6 +166,16 @@ def _rewrite_cvt_fp8(instr: ir.Instruction, ctx: RewriteContext, dt: str, st: st
             lo, hi = widen_fp8_pair(ctx, src, ft)
             ctx.emit(f"mov.b32 {name_of(ops[0])}, {{{lo}, {hi}}}")
         return True
+    if dt in FP8_PAIRS and st == "f32" and len(ops) == 3 and (halves := _widened_halves(ctx, ops[2], ops[1])):
+        # h.to(fp8) of a half h: Triton lowers it through the exact f32 widening (inline asm), its FPSan narrows the
+        # half's payload 16 → 8 (a model kernel's bf16 x.to(float8e5), silent in 455/512 as 32 → 8 of the sext)
+        lanes = [narrow_half_to_fp8(ctx, as_reg(ctx, ctx.embed(h, ht), 16), FP8_PAIRS[dt], ctx.homomorphic_casts)
+                 for h, ht in halves]
+        ctx.invalidate(name_of(ops[0]))
+        hi16 = ctx.fresh("b16")
+        ctx.emit(f"shl.b16 {hi16}, {lanes[1]}, 8")
+        ctx.emit(f"or.b16 {name_of(ops[0])}, {hi16}, {lanes[0]}")
+        return True
     if dt in FP8_PAIRS and st == "f32" and len(ops) == 3:
         ft = FP8_PAIRS[dt]
         lo, hi = (as_reg(ctx, ctx.embed(src, "f32"), 32) for src in (ops[2], ops[1]))  # b → low byte, a → high
@@ -175,6 +186,20 @@ def _rewrite_cvt_fp8(instr: ir.Instruction, ctx: RewriteContext, dt: str, st: st
             ctx.emit(f"mov.b16 {name_of(ops[0])}, {narrow_fp8_pair(ctx, lo, hi, ft, ctx.homomorphic_casts)}")
         return True
     return f"cvt.{dt}.{st}: this 8-bit float conversion is not modelled"
+
+
+def _widened_halves(ctx: RewriteContext, *srcs: ir.Operand) -> list[tuple[ir.Operand, str]]:
+    """(h, its type) of each source written once by ``cvt.f32.{f16,bf16} s, h`` (names of an inline asm block's own
+    ``.reg`` too), where all are; else []."""
+    out: list[tuple[ir.Operand, str]] = []
+    for o in srcs:
+        d = ctx.only_def(o.name) if isinstance(o, (ir.Reg, ir.Sym)) else None
+        types = [m for m in d.mods if is_type(m)] if d is not None and d.opcode == "cvt" else []
+        if d is None or d.guard is not None or types[:1] != ["f32"] or types[1:] not in (["f16"], ["bf16"]) \
+                or not isinstance(d.operands[1], (ir.Reg, ir.Sym)):
+            return []
+        out.append((d.operands[1], types[1]))
+    return out
 
 
 # the low 32 bits of FNV-1a-64 of Triton's inline asm for a tf32x3 operand split (0x1f768597, read off its FPSan PTX)

@@ -176,6 +176,7 @@ class RewriteContext:
         self.folds: dict[str, str] = {}  # the stated source forms of LLVM's folds (--fold NAME=FORM)
         self.hints = SourceHints()  # the Python source at each .loc, where --source-hints reads it
         self.uses: dict[str, list[ir.Instruction]] = {}  # each register's readers (the fold flow's)
+        self.only_def: Callable[[str], ir.Instruction | None] = lambda _: None  # a register's one definition (flow's)
         # registers that hold their payload instead of float bits (ptxkit.fpsan.resident): reg -> ftype
         self.resident: dict[str, str] = {}
         self.touches = Touches()  # how the rewrite used each register (ptxkit.fpsan.resident)

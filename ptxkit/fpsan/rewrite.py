@@ -105,6 +105,7 @@ class _FunctionRewrite:
         self.flow.ranges = {ln for r in bodies for a, b in ((r.start_line, r.end_line), *r.extra) for ln in range(a, b)}
         ctx.hints = self.flow.hints  # the cast folds (half-int, int-half) read it too (ptxkit.fpsan.casts)
         ctx.uses = self.flow.uses
+        ctx.only_def = self.flow.only_def
 
     def run(self) -> Rewritten:
         self.walk(self.fn.body or [])

@@ -442,6 +442,10 @@ HAND = {
     # remainder (silent: the trunc taken for an int round trip of the source's)
     "k_mod_const_f32": ({"x0": "f32"}, "(x0 * 100.0).to(tl.int32).to(tl.float32) % 7.0", "f32", 64, True),
     "k_mod_var_f32": ({"x0": "f32", "x1": "f32"}, "x0 % x1", "f32", 64, True),
+    # h.to(float8) of a bf16 h: Triton lowers it through the exact f32 widening (inline asm), its FPSan narrows the
+    # half's payload 16 -> 8 (silent in 455/512 as the 32 -> 8 narrowing of the sign-extended payload)
+    "k_bf16_to_fp8e5": ({"x0": "bf16"}, "x0.to(tl.float8e5).to(tl.float32) * 2.0", "f32", 64, True),
+    "k_bf16_to_fp8e4": ({"x0": "bf16"}, "x0.to(tl.float8e4nv).to(tl.float32) + 1.0", "bf16", 64, True),
     # -abs of a widened value, narrowed back: LLVM's sign-bit or on the narrow value (held-out seed 227213, reported)
     "k_neg_abs_widened_bf16": ({"x0": "bf16"}, "-tl.abs(x0.to(tl.float32))", "bf16", 64, True),
     "k_neg_abs_widened_f16": ({"x0": "f16"}, "tl.abs(x0.to(tl.float64)) * -1.0", "f16", 64, True),
