@@ -10,7 +10,7 @@ from ptxkit.corpus.triton_check import check
 from ptxkit.corpus.triton_models import DOT_EPILOGUES, ROW_KERNELS, model_kernels
 from tests.test_triton_gen import _why, needs_triton
 
-# reported, not modelled (each error names it; 16 of 224 at this writing): a clamp of a widened half by maximum/minimum
+# reported, not modelled (each error names it; 16 of 242 at this writing): a clamp of a widened half by maximum/minimum
 # with literals (LLVM's max.f16 against the narrowed literal), pow with a literal exponent (LLVM folds y into the body,
 # which then has one input), expm1/log1p bodies (not recognised)
 REPORTED = {"k_clamp_f16", "k_clamp_bf16", "k_pow_cube", "k_expm1_log1p"}
