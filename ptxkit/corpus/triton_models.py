@@ -3,7 +3,7 @@ in f16/bf16/f32 (some f64), checked like the random ones against Triton's own FP
 generator (:mod:`ptxkit.corpus.triton_kernels`) compares expressions with expressions and calls no two-argument
 libdevice function but pow; these compare with bare literals, clamp by nested wheres and call ``libdevice.atan2`` —
 the shapes that were silent at first contact (softplus's ``x.to(f32) > 20.0`` of a half, a nested-where threshold,
-atan2's argument order, ``tl.clamp(x, -c, c)``, ``x % 7.0``, ``libdevice.log10``)."""
+atan2's argument order, ``tl.clamp(x, -c, c)``, ``x % 7.0``, ``libdevice.log10``, ``xf > 0`` of ``xf = x.to(f32)``)."""
 
 from __future__ import annotations
 
@@ -95,6 +95,8 @@ y = libdevice.expm1(xf) + libdevice.log1p(tl.abs(xf))""", "tile"),
     "clamp_symmetric": ({"x": "T"}, "y = tl.clamp(x, -0.5, 0.5)", "tile"),
     "mod_literal": ({"x": "T"}, "y = (x.to(tl.float32) * 100.0).to(tl.int32).to(tl.float32) % 7.0", "tile"),
     "log10": ({"x": "T"}, "y = libdevice.log10(tl.abs(x.to(tl.float32)) + 1.0)", "tile"),
+    "signed_sqrt_of_f64": ({"x": "f64"}, """xf = x.to(tl.float32)
+y = tl.where(xf > 0, tl.sqrt(xf), -tl.sqrt(-xf))""", "tile"),
 }
 
 # name: (body on the f32 accumulator ``acc`` and a row ``bias`` of the input type, giving y)

@@ -16,7 +16,17 @@ from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext, float_to_bits, guard_tex
 from ptxkit.fpsan.fold_flow import Flow, FoldResult
 from ptxkit.fpsan.irview import name_of
 from ptxkit.fpsan.report import NOTE, Verdict
-from ptxkit.fpsan.source_ast import _DEPTH, _DTYPE_WIDTH, _PTX_DTYPE, OWN, _cast_to, _number, _receiver, _width
+from ptxkit.fpsan.source_ast import (
+    _DEPTH,
+    _DTYPE_WIDTH,
+    _PTX_DTYPE,
+    OWN,
+    _cast_to,
+    _number,
+    _receiver,
+    _resolve,
+    _width,
+)
 
 _SOURCE_CMP = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge"}
 _MIRROR = {"lt": "gt", "le": "ge", "gt": "lt", "ge": "le"}
@@ -46,6 +56,7 @@ def narrowed_compare(instr: ir.Instruction, flow: Flow, ft: str) -> tuple[str, s
         cast, lit = n.left, n.comparators[0]
         if _number(lit) is None:
             cast, lit, op = lit, cast, _MIRROR[op]
+        cast = _resolve(f, cast, _DEPTH) or cast  # (xf = x.to(f32); xf > 0: a model kernel's, silent in 213/512)
         c, t = _number(lit), _cast_to(cast)
         if c is None or t is None or _DTYPE_WIDTH[t] >= R.ring(ft).w:
             continue
