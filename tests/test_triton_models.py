@@ -7,13 +7,13 @@ from __future__ import annotations
 import pytest
 
 from ptxkit.corpus.triton_check import check
-from ptxkit.corpus.triton_models import DOT_EPILOGUES, ROW_KERNELS, model_kernels
+from ptxkit.corpus.triton_models import DOT_EPILOGUES, F64_ROWS, ROW_KERNELS, model_kernels
 from tests.test_triton_gen import _why, needs_triton
 
-# reported, not modelled (each error names it; 16 of 248 at this writing): a clamp of a widened half by maximum/minimum
+# reported, not modelled (each error names it; 18 of 286 at this writing): a clamp of a widened half by maximum/minimum
 # with literals (LLVM's max.f16 against the narrowed literal), pow with a literal exponent (LLVM folds y into the body,
 # which then has one input), expm1/log1p bodies (not recognised)
-REPORTED = {"k_clamp_f16", "k_clamp_bf16", "k_pow_cube", "k_expm1_log1p"}
+REPORTED = {"k_clamp_f16", "k_clamp_bf16", "k_pow_cube", "k_expm1_log1p"}  # (pow_cube, expm1_log1p: f64 too)
 
 # the sample the suite runs: the three that were silent at first contact, and one of each other shape
 SAMPLE = ["k_softplus_f16_w4", "k_threshold_bf16_w4", "k_atan2_f32_w4", "k_softmax_bf16_w1", "k_layernorm_f16_w4",
@@ -25,7 +25,7 @@ _ALL = {k.name: k for k in model_kernels()}
 
 def test_model_kernel_names_are_unique_and_cover_every_shape():
     ks = model_kernels()
-    assert len(ks) == len(_ALL) == 2 * (3 * len(ROW_KERNELS) + 2 * len(DOT_EPILOGUES) + 1)
+    assert len(ks) == len(_ALL) == 2 * (3 * len(ROW_KERNELS) + 2 * len(DOT_EPILOGUES) + 1) + len(F64_ROWS)
     assert all(name in _ALL for name in SAMPLE)
 
 

@@ -110,6 +110,9 @@ y = p / tl.sum(p, axis=1)[:, None]""",
 }
 
 DTYPES = ("f16", "bf16", "f32")
+# the row kernels Triton 3.9 compiles in f64 too (tl.clamp of f64: "could not find LLVM intrinsic
+# llvm.nvvm.fmin.xorsign.abs")
+F64_ROWS = tuple(n for n in ROW_KERNELS if n != "clamp_symmetric")
 
 
 def row_kernel(name: str, dtype: str, num_warps: int = 4, rows: int = 4, cols: int = 64) -> KernelSpec:
@@ -153,7 +156,9 @@ def dot_kernel(name: str, dtype: str, num_warps: int = 4, size: int = 32) -> Ker
 
 
 def model_kernels(num_warps: tuple[int, ...] = (4, 1)) -> list[KernelSpec]:
-    """Every row kernel in f16/bf16/f32 and every dot epilogue in f16/bf16 (and tf32 for mm_relu), per num_warps."""
+    """Every row kernel in f16/bf16/f32 (and f64 with num_warps 4), every dot epilogue in f16/bf16 (and tf32 for
+    mm_relu), per num_warps."""
     out = [row_kernel(n, t, w) for w in num_warps for n in ROW_KERNELS for t in DTYPES]
+    out += [row_kernel(n, "f64", 4) for n in F64_ROWS if 4 in num_warps]
     out += [dot_kernel(n, t, w) for w in num_warps for n in DOT_EPILOGUES for t in ("f16", "bf16")]
     return out + [dot_kernel("mm_relu", "f32", w) for w in num_warps]
