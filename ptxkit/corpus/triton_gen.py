@@ -22,7 +22,7 @@ import sys
 from dataclasses import asdict
 
 from ptxkit.corpus.triton_check import TRITON_VERSION, Outcome, check, progress, summarize, triton_available
-from ptxkit.corpus.triton_kernels import generate, idiom_kernels, single_op_matrix
+from ptxkit.corpus.triton_kernels import KernelSpec, generate, idiom_kernels, single_op_matrix
 from ptxkit.corpus.triton_models import model_kernels
 from ptxkit.io import atomic_write
 
@@ -69,13 +69,9 @@ def main(argv: list[str] | None = None) -> int:
     result: dict = {"triton": version, "first_seed": a.seed, "summary": summarize(outcomes)}
     matrix: list[Outcome] = []
     if a.matrix:
-        for spec in single_op_matrix():
-            matrix.append(check(spec))
-            if not a.quiet:
-                progress(matrix[-1])
+        matrix = _checked(single_op_matrix(), a.quiet)
         result["matrix_summary"] = summarize(matrix)
-        result["matrix_failing"] = {m.name: m.status + (" (reported)" if m.strict_fails else "")
-                                    for m in matrix if m.status != "exact"}
+        result["matrix_failing"] = _failing(matrix)
         result["attribution"] = attribute(outcomes, matrix)
         idioms = [check(spec) for spec in idiom_kernels()]
         for o in idioms if not a.quiet else []:
@@ -83,13 +79,9 @@ def main(argv: list[str] | None = None) -> int:
         result["idioms"] = {o.name: o.status + (" (reported)" if o.strict_fails else "") for o in idioms}
     models: list[Outcome] = []
     if a.models:
-        for spec in model_kernels():
-            models.append(check(spec))
-            if not a.quiet:
-                progress(models[-1])
+        models = _checked(model_kernels(), a.quiet)
         result["models_summary"] = summarize(models)
-        result["models_failing"] = {m.name: m.status + (" (reported)" if m.strict_fails else "")
-                                    for m in models if m.status != "exact"}
+        result["models_failing"] = _failing(models)
     print(json.dumps({k: v for k, v in result.items() if k != "attribution"}, indent=1))
     if a.json:
         result["outcomes"] = [asdict(o) for o in outcomes]
@@ -97,6 +89,21 @@ def main(argv: list[str] | None = None) -> int:
         result["models"] = [asdict(o) for o in models]
         atomic_write(a.json, json.dumps(result, indent=1))
     return 0
+
+
+def _checked(specs: list[KernelSpec], quiet: bool) -> list[Outcome]:
+    """The outcome of each kernel, a progress line each unless ``quiet``."""
+    out = []
+    for spec in specs:
+        out.append(check(spec))
+        if not quiet:
+            progress(out[-1])
+    return out
+
+
+def _failing(outcomes: list[Outcome]) -> dict[str, str]:
+    """Each kernel that is not exact: its status, "(reported)" where ``--strict`` fails."""
+    return {m.name: m.status + (" (reported)" if m.strict_fails else "") for m in outcomes if m.status != "exact"}
 
 
 def _only(keys: list[str]) -> int:

@@ -77,18 +77,7 @@ def narrow_fp8_pair(em: Any, lo: str, hi: str, ft: str, homomorphic: bool) -> st
     8-bit format in the low byte; the packed b16 register."""
     lanes = []
     for p in (lo, hi):
-        if homomorphic:
-            x = p
-        else:
-            t, se, disc, mm, f, g, f2, x = (em.fresh("b32") for _ in range(8))
-            em.emit(f"shl.b32 {t}, {p}, 24")
-            em.emit(f"shr.s32 {se}, {t}, 24")  # sext_32(trunc_8(v))
-            em.emit(f"xor.b32 {disc}, {p}, {se}")
-            em.emit(f"mul.lo.s32 {mm}, {disc}, {hexc(R.narrow_mult(32, 8), 32)}")
-            em.emit(f"shr.u32 {f}, {mm}, 24")
-            em.emit(f"shr.u32 {g}, {mm}, 28")
-            em.emit(f"xor.b32 {f2}, {f}, {g}")
-            em.emit(f"xor.b32 {x}, {f2}, {p}")  # t ^ f in the low byte
+        x = p if homomorphic else _fold_to_byte(em, p, 32)
         b16 = em.fresh("b16")
         em.emit(f"cvt.u16.u32 {b16}, {x}")
         lanes.append(phi.unembed_low(em, b16, R.ring(ft), 16))
@@ -146,15 +135,19 @@ def call_narrow_fp8_pair(ctx: Any, lo: str, hi: str, ft: str) -> str:
 def narrow_half_to_fp8(em: Any, p: str, ft: str, homomorphic: bool) -> str:
     """The 16 → 8 narrowing of a half's payload ``p`` (Triton's fold, R = 0xb7b7), φ⁻¹ of the 8-bit format in the
     low byte of a fresh b16 register (a half's ``.to(float8*)``)."""
-    x = p
-    if not homomorphic:
-        t, se, disc, mm, f, g, f2, x = (em.fresh("b16") for _ in range(8))
-        em.emit(f"shl.b16 {t}, {p}, 8")
-        em.emit(f"shr.s16 {se}, {t}, 8")  # sext_16(trunc_8(v))
-        em.emit(f"xor.b16 {disc}, {p}, {se}")
-        em.emit(f"mul.lo.s16 {mm}, {disc}, {hexc(R.narrow_mult(16, 8), 16)}")
-        em.emit(f"shr.u16 {f}, {mm}, 8")
-        em.emit(f"shr.u16 {g}, {mm}, 12")
-        em.emit(f"xor.b16 {f2}, {f}, {g}")
-        em.emit(f"xor.b16 {x}, {f2}, {p}")  # t ^ f in the low byte
-    return phi.unembed_low(em, x, R.ring(ft), 16)
+    return phi.unembed_low(em, p if homomorphic else _fold_to_byte(em, p, 16), R.ring(ft), 16)
+
+
+def _fold_to_byte(em: Any, p: str, s: int) -> str:
+    """Triton's S → 8 narrowing fold of the S-bit payload ``p`` (:func:`narrow` with 8-bit lanes), the result in the
+    low byte of a fresh S-bit register."""
+    t, se, disc, mm, f, g, f2, x = (em.fresh(f"b{s}") for _ in range(8))
+    em.emit(f"shl.b{s} {t}, {p}, {s - 8}")
+    em.emit(f"shr.s{s} {se}, {t}, {s - 8}")  # sext_S(trunc_8(v))
+    em.emit(f"xor.b{s} {disc}, {p}, {se}")
+    em.emit(f"mul.lo.s{s} {mm}, {disc}, {hexc(R.narrow_mult(s, 8), s)}")
+    em.emit(f"shr.u{s} {f}, {mm}, {s - 8}")
+    em.emit(f"shr.u{s} {g}, {mm}, {s - 4}")
+    em.emit(f"xor.b{s} {f2}, {f}, {g}")
+    em.emit(f"xor.b{s} {x}, {f2}, {p}")  # t ^ f in the low byte
+    return x
