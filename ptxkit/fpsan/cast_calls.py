@@ -71,16 +71,18 @@ def widen_fp8_pair(em: Any, src: str, ft: str) -> tuple[str, str]:
     return lanes[0], lanes[1]
 
 
-def narrow_fp8_pair(em: Any, lo: str, hi: str, ft: str, homomorphic: bool) -> str:
-    """``cvt.rn.satfinite.{e4m3x2,e5m2x2}.f32`` on the f32 payloads (b → low byte, a → high byte):
-    the 32 → 8 narrowing (the code of :func:`narrow` with 8-bit lanes: R = 0xb7b7b7b7), φ⁻¹ of the
-    8-bit format in the low byte; the packed b16 register."""
+def narrow_fp8_pair(em: Any, lo: str, hi: str, ft: str, homomorphic: bool, width: int = 32) -> str:
+    """``cvt.rn.satfinite.{e4m3x2,e5m2x2}.f32`` on the f32 payloads (b → low byte, a → high byte): the 32 → 8
+    narrowing (the code of :func:`narrow` with 8-bit lanes: R = 0xb7b7b7b7), φ⁻¹ of the 8-bit format in the low
+    byte; the packed b16 register. ``width`` 16: of two halves' payloads (a half's ``.to(float8*)``, R = 0xb7b7)."""
     lanes = []
     for p in (lo, hi):
-        x = p if homomorphic else _fold_to_byte(em, p, 32)
-        b16 = em.fresh("b16")
-        em.emit(f"cvt.u16.u32 {b16}, {x}")
-        lanes.append(phi.unembed_low(em, b16, R.ring(ft), 16))
+        x = p if homomorphic else _fold_to_byte(em, p, width)
+        if width != 16:
+            b16 = em.fresh("b16")
+            em.emit(f"cvt.u16.u32 {b16}, {x}")
+            x = b16
+        lanes.append(phi.unembed_low(em, x, R.ring(ft), 16))
     hi16, out = em.fresh("b16"), em.fresh("b16")
     em.emit(f"shl.b16 {hi16}, {lanes[1]}, 8")
     em.emit(f"or.b16 {out}, {hi16}, {lanes[0]}")
@@ -129,13 +131,6 @@ def call_narrow_fp8_pair(ctx: Any, lo: str, hi: str, ft: str) -> str:
     out = ctx.fresh("b32")
     call(ctx, name, [out], [lo, hi], [])
     return str(out)
-
-
-
-def narrow_half_to_fp8(em: Any, p: str, ft: str, homomorphic: bool) -> str:
-    """The 16 → 8 narrowing of a half's payload ``p`` (Triton's fold, R = 0xb7b7), φ⁻¹ of the 8-bit format in the
-    low byte of a fresh b16 register (a half's ``.to(float8*)``)."""
-    return phi.unembed_low(em, p if homomorphic else _fold_to_byte(em, p, 16), R.ring(ft), 16)
 
 
 def _fold_to_byte(em: Any, p: str, s: int) -> str:

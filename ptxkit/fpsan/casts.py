@@ -17,7 +17,6 @@ from ptxkit.fpsan.cast_calls import (
     call_widen_fp8_pair,
     narrow,
     narrow_fp8_pair,
-    narrow_half_to_fp8,
     widen_fp8_pair,
 )
 from ptxkit.fpsan.ctx import BITS_KIND, LANE_TYPE, RewriteContext, guard_text, hexc
@@ -169,12 +168,10 @@ def _rewrite_cvt_fp8(instr: ir.Instruction, ctx: RewriteContext, dt: str, st: st
     if dt in FP8_PAIRS and st == "f32" and len(ops) == 3 and (halves := _widened_halves(ctx, ops[2], ops[1])):
         # h.to(fp8) of a half h: Triton lowers it through the exact f32 widening (inline asm), its FPSan narrows the
         # half's payload 16 → 8 (a model kernel's bf16 x.to(float8e5), silent in 455/512 as 32 → 8 of the sext)
-        lanes = [narrow_half_to_fp8(ctx, as_reg(ctx, ctx.embed(h, ht), 16), FP8_PAIRS[dt], ctx.homomorphic_casts)
-                 for h, ht in halves]
+        lo, hi = (as_reg(ctx, ctx.embed(h, ht), 16) for h, ht in halves)
         ctx.invalidate(name_of(ops[0]))
-        hi16 = ctx.fresh("b16")
-        ctx.emit(f"shl.b16 {hi16}, {lanes[1]}, 8")
-        ctx.emit(f"or.b16 {name_of(ops[0])}, {hi16}, {lanes[0]}")
+        ctx.emit(f"mov.b16 {name_of(ops[0])}, "
+                 f"{narrow_fp8_pair(ctx, lo, hi, FP8_PAIRS[dt], ctx.homomorphic_casts, width=16)}")
         return True
     if dt in FP8_PAIRS and st == "f32" and len(ops) == 3:
         ft = FP8_PAIRS[dt]

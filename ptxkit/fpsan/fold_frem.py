@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 
 from ptxkit import ir
+from ptxkit.fpsan import ring as R
 from ptxkit.fpsan.ctx import RewriteContext
 from ptxkit.fpsan.fold_flow import Flow, FoldResult
 from ptxkit.fpsan.ops import TABLE
@@ -25,7 +26,7 @@ def frem_fold(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, ft: str) -
         return None
     x, y = found
     compute, _ = TABLE["rem"]
-    o = compute(ctx, [ctx.embed(x, ft), ctx.embed(y, ft)], 32 if ft == "f32" else 64, instr)
+    o = compute(ctx, [ctx.embed(x, ft), ctx.embed(y, ft)], R.ring(ft).w, instr)
     d = instr.operands[0]
     assert isinstance(d, ir.Reg)
     ctx.define(d, o, ft, instr.guard)
@@ -94,7 +95,6 @@ def frem_select(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, ft: str)
     found = _expansion(r, flow, ft)
     if found is None or not _same(found[0], ops[1]) or not _same(found[1], p.operands[1]):
         return None
-    w = 32 if ft == "f32" else 64
-    ctx.emit(f"mov.b{w} {ops[0].name}, {ops[2].name}")
+    ctx.emit(f"mov.b{R.ring(ft).w} {ops[0].name}, {ops[2].name}")
     return FoldResult(True, Verdict(f"selp.{ft} of x at an infinite y after an frem expansion: Triton's ring "
                                     "remainder has no such case; the remainder kept", NOTE, native=False), moves=True)

@@ -10,7 +10,7 @@ import ast
 
 from ptxkit import ir
 from ptxkit.fpsan.libdevice_flow import Flow, LibRange
-from ptxkit.fpsan.source_ast import _DEPTH, _resolve
+from ptxkit.fpsan.source_ast import _DEPTH, SourceFile, _module_call, _resolve
 from ptxkit.fpsan.source_hints import SourceHints
 
 _THROUGH = frozenset({"cvt", "mov", "neg", "abs"})
@@ -48,7 +48,7 @@ def order_arguments(flow: Flow, instrs: list[ir.Instruction], bodies: list[LibRa
         b.order_undecided = True
 
 
-def _call_at(instrs: list[ir.Instruction], b: LibRange, hints: SourceHints) -> tuple[object, ast.Call] | None:
+def _call_at(instrs: list[ir.Instruction], b: LibRange, hints: SourceHints) -> tuple[SourceFile, ast.Call] | None:
     """The source's ``libdevice.NAME(a, b)`` call at the body's instructions' location."""
     want = b.name[:-1] if b.ftype == "f32" and b.name.endswith("f") else b.name
     for s in instrs:
@@ -59,13 +59,12 @@ def _call_at(instrs: list[ir.Instruction], b: LibRange, hints: SourceHints) -> t
             continue
         f, nodes = found
         for n in nodes:
-            if (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == want
-                    and len(n.args) == 2):
+            if _module_call(n, "libdevice") == want and isinstance(n, ast.Call) and len(n.args) == 2:
                 return f, n
     return None
 
 
-def _locations(f: object, e: ast.expr) -> set[tuple[int, int]]:
+def _locations(f: SourceFile, e: ast.expr) -> set[tuple[int, int]]:
     """The (line, column) of every expression of ``e``, names followed to their values."""
     out: set[tuple[int, int]] = set()
     todo, seen = [e], 0
@@ -75,7 +74,7 @@ def _locations(f: object, e: ast.expr) -> set[tuple[int, int]]:
         for m in ast.walk(n):
             if isinstance(m, ast.expr):
                 out.add((m.lineno, m.col_offset + 1))
-            if isinstance(m, ast.Name) and (r := _resolve(f, m, _DEPTH)) is not None and r is not m:  # type: ignore[arg-type]
+            if isinstance(m, ast.Name) and (r := _resolve(f, m, _DEPTH)) is not None and r is not m:
                 todo.append(r)
     return out
 

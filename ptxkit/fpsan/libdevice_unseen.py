@@ -16,6 +16,7 @@ from ptxkit.fpsan.dispatch import is_float_arith
 from ptxkit.fpsan.libdevice_flow import LibRange
 from ptxkit.fpsan.libdevice_match import LIBDEVICE_OPS
 from ptxkit.fpsan.report import ERROR, ReportItem, SanitizeReport
+from ptxkit.fpsan.source_ast import _module_call
 from ptxkit.fpsan.source_report import source_scan
 
 _BODY_OPCODES = 3  # distinct float opcodes at the call's location that make an inlined body, not one instruction
@@ -59,8 +60,5 @@ def report_unseen_bodies(module: ir.Module, fn: ir.Function, report: SanitizeRep
 
 def _libdevice_call(n: ast.AST) -> str | None:
     """NAME of a ``libdevice.NAME(..)`` call of a function Triton's FPSan replaces by one op."""
-    if not (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name)
-            and n.func.value.id == "libdevice"):
-        return None
-    name = n.func.attr
-    return name if name in LIBDEVICE_OPS or name + "f" in LIBDEVICE_OPS else None
+    name = _module_call(n, "libdevice")
+    return name if name is not None and (name in LIBDEVICE_OPS or name + "f" in LIBDEVICE_OPS) else None
