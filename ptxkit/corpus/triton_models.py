@@ -115,12 +115,14 @@ DTYPES = ("f16", "bf16", "f32")
 F64_ROWS = tuple(n for n in ROW_KERNELS if n != "clamp_symmetric")
 
 
-def row_kernel(name: str, dtype: str, num_warps: int = 4, rows: int = 4, cols: int = 64) -> KernelSpec:
+def row_kernel(name: str, dtype: str, num_warps: int = 4, rows: int = 4, cols: int = 64,
+               spelled: bool = False) -> KernelSpec:
     """The row kernel ``name`` in ``dtype``: a [rows, cols] tile per program (two programs), the last 4 columns
-    masked."""
+    masked. ``spelled``: its casts written with dtype expressions, as library code does (``.to(ACC)`` of a module
+    constant ``ACC: tl.constexpr = tl.float32``, the store's ``.to(out_ptr.dtype.element_ty)``)."""
     ins, body, out = ROW_KERNELS[name]
     leaves = {x: dtype if t == "T" else t for x, t in ins.items()}
-    fn = f"k_{name}_{dtype}_w{num_warps}"
+    fn = f"k_{name}_{dtype}_w{num_warps}{'_dt' if spelled else ''}"
     lines = [f"def {fn}({', '.join([f'{x}_ptr' for x in leaves] + ['out_ptr', 'n'])}, R: tl.constexpr, "
              "C: tl.constexpr):", *_ROWS]
     lines += [f"    {x} = tl.load({x}_ptr + offs, mask=mask, other=0.0)" for x in leaves]
@@ -131,7 +133,11 @@ def row_kernel(name: str, dtype: str, num_warps: int = 4, rows: int = 4, cols: i
         lines.append(f"    tl.store(out_ptr + tl.program_id(0) * R + rows, y.to({TL[dtype]}))")
     sig = {f"{x}_ptr": SIG[t] for x, t in leaves.items()} | {"out_ptr": SIG[dtype], "n": "i32", "R": "constexpr",
                                                              "C": "constexpr"}
-    return KernelSpec(-1, "reduce", fn, _HEADER + "\n".join(lines) + "\n", sig, {"R": rows, "C": cols}, num_warps,
+    source = _HEADER + "\n".join(lines) + "\n"
+    if spelled:
+        source = source.replace(f"y.to({TL[dtype]})", "y.to(out_ptr.dtype.element_ty)").replace("tl.float32", "ACC")
+        source = source.replace("\n\n\n@triton.jit", "\nACC: tl.constexpr = tl.float32\n\n\n@triton.jit", 1)
+    return KernelSpec(-1, "reduce", fn, source, sig, {"R": rows, "C": cols}, num_warps,
                       (2, 1, 1), [Buffer(f"{x}_ptr", t, 2 * rows * cols) for x, t in leaves.items()],
                       Buffer("out_ptr", dtype, 2 * rows * cols if out == "tile" else 2 * rows), {"n": cols - 4},
                       [f"model:{name}", f"num_warps={num_warps}", "mask"])
@@ -157,8 +163,9 @@ def dot_kernel(name: str, dtype: str, num_warps: int = 4, size: int = 32) -> Ker
 
 def model_kernels(num_warps: tuple[int, ...] = (4, 1)) -> list[KernelSpec]:
     """Every row kernel in f16/bf16/f32 (and f64 with num_warps 4), every dot epilogue in f16/bf16 (and tf32 for
-    mm_relu), per num_warps."""
+    mm_relu), per num_warps; with num_warps 4, every row kernel spelled with dtype expressions in f16 or bf16."""
     out = [row_kernel(n, t, w) for w in num_warps for n in ROW_KERNELS for t in DTYPES]
     out += [row_kernel(n, "f64", 4) for n in F64_ROWS if 4 in num_warps]
+    out += [row_kernel(n, DTYPES[i % 2], 4, spelled=True) for i, n in enumerate(ROW_KERNELS) if 4 in num_warps]
     out += [dot_kernel(n, t, w) for w in num_warps for n in DOT_EPILOGUES for t in ("f16", "bf16")]
     return out + [dot_kernel("mm_relu", "f32", w) for w in num_warps]

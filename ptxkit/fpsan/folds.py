@@ -41,11 +41,9 @@ states the source form with ``--fold NAME=FORM`` (:data:`FOLD_FORMS`), which mak
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
 
 from ptxkit import ir
 from ptxkit.fpsan import ring as R
-from ptxkit.fpsan.abs_bits import HALF_ABS, dropped_half_abs
 from ptxkit.fpsan.casts import _cast_payload as cast_payload
 from ptxkit.fpsan.casts import through_int, trunc_casts
 from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext, float_to_bits, guard_text, hexc
@@ -54,25 +52,20 @@ from ptxkit.fpsan.fold_body_join import body_join
 from ptxkit.fpsan.fold_cancelled_neg import report_cancelled_negations
 from ptxkit.fpsan.fold_contracted import contracted_narrowed_product, kept_as_addend
 from ptxkit.fpsan.fold_converted_int_arith import converted_int_arith, rewrite_converted_int_arith
-from ptxkit.fpsan.fold_dropped_round_trip import READERS as ROUND_TRIP_READERS
-from ptxkit.fpsan.fold_dropped_round_trip import dropped_round_trip
 from ptxkit.fpsan.fold_flow import Flow, FoldResult, decide_fold, doubled_input, float_cast, fold_verdict, roles
 from ptxkit.fpsan.fold_fma_product import as_product, product_fma
 from ptxkit.fpsan.fold_frem import frem_select
+from ptxkit.fpsan.fold_half_copysign import half_copysign, rewrite_half_copysign
 from ptxkit.fpsan.fold_libcall import direct_libcall, unmodelled_libcall
 from ptxkit.fpsan.fold_merged_int_conversion import merged_int_conversion
-from ptxkit.fpsan.fold_nan_test_in_extremum import nan_test_in_extremum
 from ptxkit.fpsan.fold_narrowed_compare import narrowed_compare, rewrite_narrowed_compare
 from ptxkit.fpsan.fold_narrowed_extremum import narrowed_extremum
 from ptxkit.fpsan.fold_narrowed_fma import widened_sum_fma
-from ptxkit.fpsan.fold_neg_extremum import max_of_negations, negated_select_of_extremum, negated_tree
+from ptxkit.fpsan.fold_neg_extremum import max_of_negations, negated_tree
 from ptxkit.fpsan.fold_neg_into_constant import (
-    negation_above_product,
-    negation_cancelled_around_product,
     negation_cancelled_in_product_sum,
     negation_cancelled_in_sum,
     negation_in_constant,
-    negation_of_widened_negation,
 )
 from ptxkit.fpsan.fold_neg_tree_root import cancelled_tree
 from ptxkit.fpsan.fold_negated_int_widening import read_only_negated
@@ -87,11 +80,7 @@ from ptxkit.fpsan.fold_round_trip import (
     trunc_of_round_trip,
 )
 from ptxkit.fpsan.fold_select_arith import rewrite_select_arith, select_arith_constant
-from ptxkit.fpsan.fold_select_const import (
-    narrowed_select_constants,
-    rewrite_select_constants,
-    select_of_shared_narrowing,
-)
+from ptxkit.fpsan.fold_select_const import narrowed_select_constants, rewrite_select_constants
 from ptxkit.fpsan.fold_select_self_add import hoisted_self_add, select_arms_form, select_of_forms
 from ptxkit.fpsan.fold_self_add import (
     converted,
@@ -103,7 +92,6 @@ from ptxkit.fpsan.fold_self_add import (
     written_doubling_sum,
 )
 from ptxkit.fpsan.fold_self_compare import self_compare
-from ptxkit.fpsan.fold_self_negation_compare import self_negation_compare
 from ptxkit.fpsan.fold_shared_product import as_sum, shared_product
 from ptxkit.fpsan.fold_sub_compare import sub_compared
 from ptxkit.fpsan.fold_zero_sign import zero_of, zero_sign, zero_sign_fold
@@ -116,6 +104,7 @@ from ptxkit.fpsan.folds_narrowed import (
     nested_role,
     widened_setp,
 )
+from ptxkit.fpsan.folds_reported import report_rewritten_shapes
 from ptxkit.fpsan.folds_sign import is_sign_bit_op, rewrite_sign_fold, tree_root
 from ptxkit.fpsan.folds_sub import sub_fold
 from ptxkit.fpsan.irview import name_of
@@ -226,58 +215,12 @@ def _trunc_of_widened(instr: ir.Instruction, cvt: ir.Instruction, ctx: RewriteCo
                                     f"zero); sanitized as {how}", NOTE, native=False))
 
 
-# source shapes LLVM rewrote where the PTX no longer tells Triton's value, reported before any fold (in this order):
-# (opcodes, detector, reason of the opcode and the source's Decision, native)
-_REPORTED_FIRST: tuple[tuple[tuple[str, ...], Callable[[ir.Instruction, Flow], Decision | None],
-                             Callable[[str, Decision], str], bool], ...] = (
-    (("neg", "xor"), negated_select_of_extremum, lambda op, d: (
-        f"negation of a select of a max/min where the source at {d.where} takes the extremum of negations: LLVM's "
-        "−select(c, min(a, x), a) for maximum(−a, −where(c, x, a)), which the ring computes differently where a "
-        "payload is φ(−0) = −2^(w−1) (its own negation); sanitized as written"), False),
-    (("neg",), negation_above_product, lambda op, d: (
-        f"negation of a product where the source at {d.where} negates x before widening it: LLVM took the negation "
-        "out of the product; Triton's FPSan negates x's payload in its own ring and sign-extends it, which differs at "
-        "φ(−0.0) = −2^(w−1) (its own negation there); sanitized as written"), False),
-    (("mul", "div", "fma"), negation_cancelled_around_product, lambda op, d: (
-        f"{op} of a widened value where the source at {d.where} negates a product of x's negation, x narrower: LLVM "
-        "cancelled the two negations; Triton's FPSan negates x's payload in its own ring and sign-extends it, which "
-        "differs at φ(−0.0) = −2^(w−1) (its own negation there); sanitized as written"), False),
-    (("fma", "mad", "mul", "add", "sub", "div"), negation_of_widened_negation, lambda op, d: (
-        f"{op} of a widened value where the source at {d.where} negates a widening of x's negation, x narrower: LLVM "
-        "cancelled the two negations; Triton's FPSan negates x's payload in its own ring and sign-extends it, which "
-        "differs at φ(−0.0) = −2^(w−1) (its own negation there); sanitized as written"), False),
-    (("max", "min"), nan_test_in_extremum, lambda op, d: (
-        f"{op} propagating NaN where the source at {d.where} takes it of a select on a NaN test (x >= x): LLVM folded "
-        "the test into the NaN propagation; Triton's FPSan tests the ring value's float bits (a NaN pattern for some "
-        "payloads) and its ring max/min propagates none, so the two pick differently there; sanitized as written"),
-     False),
-    (ROUND_TRIP_READERS, dropped_round_trip, lambda op, d: (
-        f"{op} of an integer's conversion where the source at {d.where} narrows a value and widens it back: LLVM drops "
-        "the round trip of an integer exact in the narrow type; Triton's FPSan narrows φ(x) with its hash fold and "
-        "sign-extends it, which is not φ(x); sanitized as written"), False),
-    (("mul", "fma"), dropped_half_abs, lambda op, d: (
-        f"{op} squaring a 16-bit value where the source at {d.where} squares its |x|: LLVM dropped the abs, which "
-        f"Triton's build keeps. {HALF_ABS}"), False),
-    (("selp",), select_of_shared_narrowing, lambda op, d: (
-        f"select of a half narrowing that other code shares, where the source at {d.where} selects a value widened to "
-        "f64 and narrows the result: LLVM narrows the arms (dropping the exact widening) and shares the narrowing with "
-        "another conversion of the value; Triton narrows the 64-bit ring value, which the 32-bit narrowing is not; "
-        "left as written"), True),
-    (("setp",), self_negation_compare, lambda op, d: (
-        f"|x| == 0 test of a float's bits where the source at {d.where} compares a value with its negation across a "
-        "widening: LLVM's x == -x; in Triton's ring the half's −0.0, sign-extended, is not its own negation, so the "
-        "two differ there; left as written"), True),
-)
-
-
 def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow: Flow) -> FoldResult | None:
     """The fold ``instr`` belongs to, rewritten (None: not a fold; the ordinary dispatch applies)."""
     op = instr.opcode
     if float_type_of(instr) is not None:
         unmodelled_libcall(instr, ctx, flow)
-    for opcodes, detect, say, native in _REPORTED_FIRST:
-        if op in opcodes and (found := detect(instr, flow)) is not None:
-            ctx.report(instr, say(op, found), ERROR, native)
+    report_rewritten_shapes(instr, ctx, flow)
     if op == "mov" and (joined := body_join(instr, ctx, flow)) is not None:
         return joined
     sign = rewrite_sign_fold(instr, ctx, opts, flow)
@@ -292,6 +235,8 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
         return FoldResult(False, poison)
     if op in ("and", "selp") and (zero := zero_sign_fold(instr, ctx, opts, flow)) is not None:
         return zero
+    if op == "selp" and (copysign := half_copysign(instr, flow)) is not None:
+        return rewrite_half_copysign(instr, ctx, flow, copysign)
     if op == "selp" and (consts := narrowed_select_constants(instr, flow)) is not None:
         return rewrite_select_constants(instr, ctx, *consts)
     if op == "selp" and (arith := select_arith_constant(instr, flow)) is not None:

@@ -71,7 +71,12 @@ class SourceFile:
             tree = ast.parse(text, filename=str(path))
         except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
             return None  # missing, unreadable or not Python: the folds stay undecided
-        f = cls(path.name, text, tree)
+        return cls.of_tree(path.name, text, tree)
+
+    @classmethod
+    def of_tree(cls, name: str, text: str, tree: ast.Module) -> SourceFile:
+        """The file ``name`` of ``text`` parsed as ``tree``, indexed."""
+        f = cls(name, text, tree)
         for node in ast.walk(tree):
             for child in ast.iter_child_nodes(node):
                 f.parent[id(child)] = node

@@ -80,7 +80,7 @@ from ptxkit.fpsan.source_hints_libcall import LibcallHints
 from ptxkit.fpsan.source_hints_reduce import ReduceHints
 from ptxkit.fpsan.source_hints_sign import SignHints, _transcendental
 from ptxkit.fpsan.source_locations import _same_value, load_target
-from ptxkit.fpsan.source_types import _own_or_promoted
+from ptxkit.fpsan.source_types import _own_or_promoted, int_valued
 
 
 class SourceHints(SignHints, AbsHints, CastHints, LibcallHints, CompareHints, ReduceHints):
@@ -329,14 +329,16 @@ class SourceHints(SignHints, AbsHints, CastHints, LibcallHints, CompareHints, Re
                          if isinstance(n, ast.Compare) else _same_type_args(n))
                 forms = {got[0] for side in sides  # (-(-E) is E: held-out seed 224356, tl.min(-(-i.to(bf16))))
                          if (e := _without_double_negation(f, _resolve(f, side, _DEPTH))) is not None
-                         and (got := classify(f, e)) is not None and got[0] in ("f16", "bf16")}
+                         and (((got := classify(f, e)) is not None and got[0] in ("f16", "bf16"))
+                              or (dest == "float64" and _to_dtype(e) == "float32"  # x + i.to(f32) of an f64 x
+                                  and int_valued(f, _receiver(e)) and (got := ("f32", e))))}
                 return (forms.pop(), n) if len(forms) == 1 else None
             t = _to_dtype(n)
             if t in ("float16", "bfloat16"):  # i.to(f16): the half LLVM dropped (not a float's cast)
                 r = _resolve(f, _receiver(n), _DEPTH)
                 if _to_dtype(r) in ("float32", "float64") and r is not None:  # i.to(f64).to(f16), which Triton folds
                     r = _resolve(f, _receiver(r), _DEPTH)  # into i.to(f16) before its FPSan pass (held-out 181208)
-                return (_HALF[t], n) if _to_dtype(r) in _INT_DTYPES and not cast_back_to_int(f, n) else None
+                return (_HALF[t], n) if int_valued(f, r) and not cast_back_to_int(f, n) else None
             if t == dest:  # (through -(-E): the ring's negation is an involution, held-out seed 111429)
                 e, via = _without_double_negation(f, _resolve(f, _receiver(n), _DEPTH)), ""
                 scanned = _scan_of(e) if e is not None else None
@@ -358,7 +360,7 @@ class SourceHints(SignHints, AbsHints, CastHints, LibcallHints, CompareHints, Re
                 recv = _to_dtype(e)
                 if recv in ("float16", "bfloat16"):
                     return _HALF[recv], n
-                return (_WIDE.get(via, "direct"), n) if recv in _INT_DTYPES else None
+                return (_WIDE.get(via, "direct"), n) if recv in _INT_DTYPES or int_valued(f, e) else None
             return None
         if within:
             at0 = self.loc.get(id(cvt), ("", 1))[1] == 0
@@ -371,7 +373,7 @@ class SourceHints(SignHints, AbsHints, CastHints, LibcallHints, CompareHints, Re
         :meth:`int_wide`); None without a source or such a cast."""
         def half_of_int(f: SourceFile, n: ast.expr) -> bool:
             return (_to_dtype(n) in ("float16", "bfloat16")
-                    and _to_dtype(_resolve(f, _receiver(n), _DEPTH)) in _INT_DTYPES)
+                    and int_valued(f, _receiver(n)))
 
         def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
             if half_of_int(f, n):

@@ -28,6 +28,7 @@ from ptxkit.fpsan.source_ast import (
     _resolve,
     _same,
 )
+from ptxkit.fpsan.source_dtypes import with_dtypes
 
 _FILE = re.compile(r'^(\d+)\s+"([^"]*)"')
 _LOC = re.compile(r"^(\d+)\s+(\d+)\s+(\d+)\b")
@@ -72,6 +73,8 @@ class HintsBase:
                 h.loc[id(s)] = cur
                 if call is not None:
                     h.call_site[id(s)] = call
+        for key, f in h.files.items():  # (.to(out_ptr.dtype.element_ty) read as the tl.T it is)
+            h.files[key] = with_dtypes(f, key, fn, h.loc) if f is not None else None
         return h
 
     @contextmanager

@@ -6,7 +6,19 @@ from __future__ import annotations
 
 import ast
 
-from ptxkit.fpsan.source_ast import _DEPTH, _REDUCTIONS, _UNARY_MATH, CONST, OWN, SourceFile, _resolve, _width
+from ptxkit.fpsan.source_ast import (
+    _DEPTH,
+    _INT_DTYPES,
+    _REDUCTIONS,
+    _UNARY_MATH,
+    CONST,
+    OWN,
+    SourceFile,
+    _module_call,
+    _resolve,
+    _to_dtype,
+    _width,
+)
 
 
 def _own_or_promoted(f: SourceFile, e: ast.expr, depth: int) -> bool:
@@ -62,3 +74,30 @@ def _no_casts(f: SourceFile, e: ast.expr) -> bool:
             return False
         todo.extend(c for c in ast.iter_child_nodes(n) if isinstance(c, ast.expr))
     return not todo
+
+
+_INT_CALLS = ("arange", "program_id", "num_programs")
+_INT_OPS = (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod, ast.BitAnd, ast.BitOr, ast.LShift, ast.RShift)
+
+
+def int_valued(f: SourceFile, e: ast.expr | None, depth: int = _DEPTH) -> bool:
+    """``e`` (names followed) is an integer tensor: an integer cast, ``tl.arange``/``program_id``/``num_programs``, an
+    int literal or ``tl.constexpr`` parameter, indexed (``rows[:, None]``) or combined by integer operators (user-style probe: ``x +
+    rows[:, None].to(tl.float32)`` of an f64 x, whose exact ``i.to(f32)`` LLVM folds into the f64 conversion)."""
+    r = _resolve(f, e, depth) if e is not None else None
+    if r is None or depth <= 0:
+        return False
+    if isinstance(r, ast.Constant):
+        return type(r.value) is int
+    if isinstance(r, ast.Name):  # a tl.constexpr parameter (BLOCK): a size, in the offsets of tl.arange
+        fn = f.function_of(r)
+        return fn is not None and any(a.arg == r.id and a.annotation is not None and "constexpr" in ast.dump(
+            a.annotation) for a in fn.args.args)
+    if _to_dtype(r) in _INT_DTYPES or _module_call(r, "tl") in _INT_CALLS:
+        return True
+    if isinstance(r, ast.Subscript):
+        return int_valued(f, r.value, depth - 1)
+    if isinstance(r, ast.UnaryOp) and isinstance(r.op, ast.USub):
+        return int_valued(f, r.operand, depth - 1)
+    return isinstance(r, ast.BinOp) and isinstance(r.op, _INT_OPS) and int_valued(f, r.left, depth - 1) \
+        and int_valued(f, r.right, depth - 1)

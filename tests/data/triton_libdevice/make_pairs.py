@@ -446,6 +446,22 @@ HAND = {
     # half's payload 16 -> 8 (silent in 455/512 as the 32 -> 8 narrowing of the sign-extended payload)
     "k_bf16_to_fp8e5": ({"x0": "bf16"}, "x0.to(tl.float8e5).to(tl.float32) * 2.0", "f32", 64, True),
     "k_bf16_to_fp8e4": ({"x0": "bf16"}, "x0.to(tl.float8e4nv).to(tl.float32) + 1.0", "bf16", 64, True),
+    # copysign of f32 widenings of halves, narrowed: LLVM's half copysign, expanded to |a|, neg and a select on b's
+    # sign bit (silent in 480/512 op by op); Triton hashes __nv_copysignf of the widened payloads
+    "k_copysign_of_halves_f16": ({"x0": "f16", "x1": "f16"}, "libdevice.copysign(x0.to(tl.float32), "
+                                 "x1.to(tl.float32))", "f16", 64, True),
+    "k_copysign_of_halves_bf16": ({"x0": "bf16", "x1": "bf16"}, "libdevice.copysign(x0.to(tl.float32), "
+                                  "x1.to(tl.float32))", "bf16", 64, True),
+    # casts written with dtype expressions (HAND_EDITS), read as the tl.T they stand for (silent or reported where
+    # tl.float16 was exact)
+    "k_threshold_ety_f16": ({"x0": "f16"}, "tl.where(x0.to(tl.float32) < -0.5, -0.5, tl.where(x0.to(tl.float32) "
+                            "> 0.5, 0.5, x0.to(tl.float32)))", "f16", 64, True),
+    "k_int_round_trip_xdtype_f16": ({"x0": "f16"}, "(x0 * 8.0).to(tl.int32).to(x0.dtype) / 8.0", "f16", 64, True),
+    "k_threshold_acc_bf16": ({"x0": "bf16"}, "tl.where(x0.to(ACC) < -0.5, -0.5, tl.where(x0.to(ACC) > 0.5, 0.5, "
+                             "x0.to(ACC)))", "bf16", 64, True),
+    # an exact i.to(f32) promoted to f64, which LLVM converts to f64 at once (silent: the f32 payload sign-extended)
+    "k_int_f32_promoted_f64": ({"x0": "f64"}, "x0 * (offs % 7).to(x0.dtype) + (offs % 5).to(tl.float32)", "f64", 64,
+                               True),
     # -abs of a widened value, narrowed back: LLVM's sign-bit or on the narrow value (held-out seed 227213, reported)
     "k_neg_abs_widened_bf16": ({"x0": "bf16"}, "-tl.abs(x0.to(tl.float32))", "bf16", 64, True),
     "k_neg_abs_widened_f16": ({"x0": "f16"}, "tl.abs(x0.to(tl.float64)) * -1.0", "f16", 64, True),
@@ -525,6 +541,14 @@ def _dot_spec(name: str) -> KernelSpec:
     return replace(spec, source=src)
 
 
+# hand kernels whose generated source is edited: (text, replacement)
+HAND_EDITS = {
+    "k_threshold_ety_f16": ("r.to(tl.float16)", "r.to(out_ptr.dtype.element_ty)"),
+    "k_threshold_acc_bf16": ("import triton.language as tl\n",
+                             "import triton.language as tl\nACC: tl.constexpr = tl.float32\n"),
+}
+
+
 def spec_of(name: str) -> KernelSpec:
     if name in HAND_DOT:
         return _dot_spec(name)
@@ -532,7 +556,12 @@ def spec_of(name: str) -> KernelSpec:
         return _scan_spec(name)
     if name in HAND:
         leaves, body, out, block, masked = HAND[name]
-        return _elementwise(-1, name, random.Random(0), leaves, body, out, block, 1, masked, ["idiom:A"])
+        spec = _elementwise(-1, name, random.Random(0), leaves, body, out, block, 1, masked, ["idiom:A"])
+        if name in HAND_EDITS:
+            old, new = HAND_EDITS[name]
+            assert old in spec.source
+            spec = replace(spec, source=spec.source.replace(old, new, 1))
+        return spec
     if name.startswith("seed"):
         return generate(int(name[4:]))
     return next(k for k in list(single_op_matrix()) + list(idiom_kernels()) if k.name == name)
