@@ -59,3 +59,15 @@ def test_copysign_of_halves_is_the_hashed_call(name):
     sign bit) is Triton's hash of ``__nv_copysignf`` of the widened payloads (``ptxkit.fpsan.fold_half_copysign``;
     silent in 480/512 elements op by op)."""
     _assert_bit_exact(name, folds=())
+
+
+def test_names_bound_to_dtypes_are_followed():
+    """A module constant and a function's ``dt = tl.bfloat16`` read as their dtypes; a name bound to something else
+    (a parameter, a call) is not a candidate."""
+    from ptxkit.fpsan.source_dtypes import _candidates, _dtype_of
+
+    src = ("import triton.language as tl\nACC: tl.constexpr = tl.float32\nN = 4\n\ndef k(x_ptr, DT: tl.constexpr):\n"
+           "    dt = tl.bfloat16\n    x = tl.load(x_ptr)\n    y = x.to(dt) + x.to(ACC) + x.to(DT) * N\n")
+    f = SourceFile.of_tree("k.py", src, ast.parse(src))
+    got = {ast.unparse(n): _dtype_of(f, n, {}, 4) for n in _candidates(f)}
+    assert got == {"dt": "bfloat16", "ACC": "float32", "N": None}

@@ -66,13 +66,15 @@ def _position(n: ast.expr) -> _Pos:
 
 def _candidates(f: SourceFile) -> list[ast.Attribute | ast.Name]:
     """The nodes of ``f`` that may be dtype expressions: ``E.dtype``, ``P.dtype.element_ty`` and reads of names the
-    module assigns (``ACC = tl.float32``)."""
+    module assigns (``ACC = tl.float32``) or a function assigns an attribute (``dt = x.dtype``)."""
     got = _CANDIDATES.get(id(f))
     if got is not None and got[0] is f:
         return got[1]
     consts = {t.id for s in f.tree.body for t in (s.targets if isinstance(s, ast.Assign) else
                                                    [s.target] if isinstance(s, ast.AnnAssign) else [])
               if isinstance(t, ast.Name)}
+    consts |= {t.id for s in ast.walk(f.tree) if isinstance(s, ast.Assign) and isinstance(s.value, ast.Attribute)
+               for t in s.targets if isinstance(t, ast.Name)}  # dt = out_ptr.dtype.element_ty in a function
     found: list[ast.Attribute | ast.Name] = [
         n for n in ast.walk(f.tree) if isinstance(n, (ast.Attribute, ast.Name)) and isinstance(n.ctx, ast.Load)
         and ((isinstance(n, ast.Attribute) and n.attr in ("dtype", "element_ty")
