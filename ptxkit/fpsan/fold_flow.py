@@ -150,9 +150,11 @@ class Flow:
         g = self.graph
         return {n for c in nx.strongly_connected_components(g) for n in c if len(c) > 1 or g.has_edge(n, n)}
 
-    def value_kind(self, seeds: Iterable[str]) -> str:
+    def value_kind(self, seeds: Iterable[str], sign_tests: bool = True) -> str:
         """``float``, ``int`` or ``unknown``: the types of the instructions that define or read the
-        registers connected to ``seeds`` by bit moves (mov/selp/shfl without a float type, sign xors)."""
+        registers connected to ``seeds`` by bit moves (mov/selp/shfl without a float type, sign xors).
+        Without ``sign_tests``, a signed comparison with 0 (``setp.lt.s32 p, x, 0``: LLVM's signbit of a
+        float as well as an integer's sign) tells nothing."""
         todo, seen = list(seeds), set()
         kinds: set[str] = set()
         while todo:
@@ -169,7 +171,7 @@ class Flow:
                     todo += carried
                     continue
                 k = _kind_of(instr, r in roles(instr)[0])
-                if k:
+                if k and (sign_tests or not is_sign_test(instr)):
                     kinds.add(k)
         return kinds.pop() if len(kinds) == 1 else "unknown"
 
@@ -323,3 +325,11 @@ def narrowing_def(flow: Flow, o: ir.Operand, ft: str) -> tuple[ir.Instruction, s
     if cvt is None or types is None or types[0] != ft or R.ring(types[1]).w <= R.ring(ft).w:
         return None
     return cvt, types[0], types[1]
+
+
+def is_sign_test(instr: ir.Instruction) -> bool:
+    """``setp.{lt,ge}.sN p, x, 0``: the sign bit of x's bits (PTX ISA §9.7.3 setp), whatever x's type."""
+    ops = instr.operands
+    return (instr.opcode == "setp" and len(ops) == 3 and any(m in ("lt", "ge") for m in instr.mods)
+            and any(m in ("s16", "s32", "s64") for m in instr.mods) and isinstance(ops[2], ir.Imm)
+            and ops[2].value == 0)

@@ -132,6 +132,13 @@ def _sign_xor(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow: F
             done := neg_through(instr, src, ctx, flow) or neg_through_packed(instr, src, ctx, flow)):
         return done
     kind = flow.value_kind([src, name_of(instr.operands[0])])
+    if kind == "int" and flow.value_kind([src, name_of(instr.operands[0])], sign_tests=False) == "unknown" and (
+            negated := flow.hints.float_negation(instr, sign_xor_width(instr))) is not None:
+        # -x beside a sign test of x's bits, LLVM's libdevice.signbit(x) (user-style probe, silent at x = -0.0)
+        rewrite_sign_xor(instr, ctx)
+        return FoldResult(True, Verdict(f"sign-bit xor on a float value the source negates at {negated.where} (only "
+                                        "sign tests read its bits, LLVM's signbit): LLVM's folded -x, sanitized as "
+                                        "Triton's ring negation 0 − φ(x)", NOTE, native=False))
     if kind == "int" or (kind == "unknown" and opts.fold("sign-xor") == "bits"):
         if kind == "int":
             return None  # integer code: a bit move

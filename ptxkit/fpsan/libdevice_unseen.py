@@ -13,6 +13,7 @@ from collections import defaultdict
 
 from ptxkit import ir
 from ptxkit.fpsan.dispatch import is_float_arith
+from ptxkit.fpsan.fold_powi import CHAIN, _pow_of_int_literal
 from ptxkit.fpsan.libdevice_flow import LibRange
 from ptxkit.fpsan.libdevice_match import LIBDEVICE_OPS
 from ptxkit.fpsan.report import ERROR, ReportItem, SanitizeReport
@@ -42,6 +43,9 @@ def report_unseen_bodies(module: ir.Module, fn: ir.Function, report: SanitizeRep
             here = at.get((key, n.lineno, n.col_offset + 1), [])
             if any(s.span is not None and b.covers(s.span.line) for s in here for b in bodies):
                 continue
+            if name == "pow" and _pow_of_int_literal(f, n) is not None:
+                _report_unchained_powi(fn, report, f.where(n), here)
+                continue
             work = [s for s in here if is_float_arith(s) and s.span is not None]
             if len({s.opcode for s in work}) < _BODY_OPCODES:
                 continue  # (one instruction per element, rsqrt.approx of libdevice.rsqrt: the op rules' own; none:
@@ -56,6 +60,20 @@ def report_unseen_bodies(module: ir.Module, fn: ir.Function, report: SanitizeRep
                 f"libdevice.{name} at {f.where(n)}: its inlined body was not recognised (no exit marker after it), so "
                 "its float instructions are sanitized one by one, not as Triton's single FPSan op (the call's hash)",
                 fn.name, severity=ERROR, native=False))
+
+
+def _report_unchained_powi(fn: ir.Function, report: SanitizeReport, where: str, here: list[ir.Instruction]) -> None:
+    """An error where ``libdevice.pow(x, N)`` (an integer literal N) left no chain :mod:`fold_powi` took for Triton's
+    hash: LLVM folded x^0 to 1.0 and x^1 to x (f64 ``pow(x, 1) * 2.0`` is ``add x, x``), so the call is gone."""
+    lines = {s.span.line for s in here if s.span is not None}
+    if any(i.function == fn.name and i.line in lines and CHAIN in i.reason for i in report.items):
+        return
+    first = next((s for s in here if s.span is not None), None)
+    line, col = (first.span.line, first.span.col) if first is not None and first.span is not None else (0, 0)
+    report.items.append(ReportItem(
+        line, col, "libdevice:__nv_powi", f"libdevice.pow(x, N) of an integer N at {where}: Triton's FPSan hashes the "
+        "call (__nv_powif/__nv_powi), but LLVM left no multiply chain computing x^N here (x^0 and x^1 fold away), so "
+        "the hash cannot be placed; not modelled", fn.name, severity=ERROR, native=False))
 
 
 def _libdevice_call(n: ast.AST) -> str | None:

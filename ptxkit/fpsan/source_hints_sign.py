@@ -22,6 +22,7 @@ from ptxkit.fpsan.source_ast import (
     _bare,
     _cast_chain,
     _cast_to,
+    _method_call,
     _module_call,
     _narrowed_to,
     _neg_steps,
@@ -349,10 +350,15 @@ class SignHints(HintsBase):
             x = _negated(e)
             return x is not None and _width(f, x, _DEPTH) in (OWN, CONST, width)
 
+        def stored_negation(f: SourceFile, e: ast.expr | None, depth: int = 4) -> bool:
+            e = _cast_chain(f, e)[1]  # (an arm of a where: the xor and select sunk to the store, LLVM's signbit test)
+            return negation(f, e) or (depth > 0 and _method_call(e, "where", 3) and any(
+                stored_negation(f, a, depth - 1) for a in e.args[1:3]))
+
         def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
             if _module_call(n, "tl") == "store" and isinstance(n, ast.Call):
                 value = n.args[1] if len(n.args) > 1 else next((k.value for k in n.keywords if k.arg == "value"), None)
-                return ("neg", n) if negation(f, _cast_chain(f, value)[1]) else None
+                return ("neg", n) if stored_negation(f, value) else None
             return ("neg", n) if negation(f, n) else None
         return self.decide(xor, classify)
 

@@ -462,6 +462,15 @@ HAND = {
     # an exact i.to(f32) promoted to f64, which LLVM converts to f64 at once (silent: the f32 payload sign-extended)
     "k_int_f32_promoted_f64": ({"x0": "f64"}, "x0 * (offs % 7).to(x0.dtype) + (offs % 5).to(tl.float32)", "f64", 64,
                                True),
+    # libdevice.pow(x, N) of an integer literal: Triton hashes __nv_powif/__nv_powi of x and N; LLVM expands a
+    # square-and-multiply chain (silent in 480/512 op by op), contracts its last product with an addend (fma), or
+    # folds x^0 away (reported)
+    "k_powi3_f32": ({"x0": "f32"}, "libdevice.pow(x0, 3)", "f32", 64, True),
+    "k_powi2_plus_f64": ({"x0": "f64"}, "libdevice.pow(x0, 2) + 1.0", "f64", 64, True),
+    "k_powi_neg3_f64": ({"x0": "f64"}, "libdevice.pow(x0 + 2.0, -3)", "f64", 64, True),
+    "k_powi0_f32": ({"x0": "f32"}, "libdevice.pow(x0, 0) + x0", "f32", 64, True),
+    # -x beside libdevice.signbit(x): LLVM's sign test of x's bits made the xor look like integer code (silent at -0.0)
+    "k_signbit_neg_f32": ({"x0": "f32"}, "tl.where(libdevice.signbit(x0) != 0, -x0, x0)", "f32", 64, True),
     # -abs of a widened value, narrowed back: LLVM's sign-bit or on the narrow value (held-out seed 227213, reported)
     "k_neg_abs_widened_bf16": ({"x0": "bf16"}, "-tl.abs(x0.to(tl.float32))", "bf16", 64, True),
     "k_neg_abs_widened_f16": ({"x0": "f16"}, "tl.abs(x0.to(tl.float64)) * -1.0", "f16", 64, True),
