@@ -8,10 +8,10 @@ import ast
 
 import pytest
 
+from ptxkit.exec_sim.frontend import parse_text
 from ptxkit.fpsan.source_ast import SourceFile
 from ptxkit.fpsan.source_dtypes import with_dtypes
 from ptxkit.fpsan.source_locations import HintsBase
-from ptxkit.exec_sim.frontend import parse_text
 from tests.test_fpsan_libdevice import DATA, SPECS, _assert_bit_exact
 
 

@@ -70,6 +70,7 @@ from ptxkit.fpsan.fold_neg_into_constant import (
 from ptxkit.fpsan.fold_neg_tree_root import cancelled_tree
 from ptxkit.fpsan.fold_negated_int_widening import read_only_negated
 from ptxkit.fpsan.fold_negated_narrowing import negated_around_narrowing, rewrite_negated_narrowing, sign_op
+from ptxkit.fpsan.fold_negated_select_zero import negated_zero_arm, rewrite_negated_zero_arm
 from ptxkit.fpsan.fold_negation_compare import negation_compared, rewrite_negation_compare
 from ptxkit.fpsan.fold_poison import poison_conversion
 from ptxkit.fpsan.fold_powi import powi_tail, rewrite_powi
@@ -238,6 +239,8 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
         return zero
     if op == "selp" and (copysign := half_copysign(instr, flow)) is not None:
         return rewrite_half_copysign(instr, ctx, flow, copysign)
+    if op == "selp" and (zero_arm := negated_zero_arm(instr, flow)) is not None:
+        return rewrite_negated_zero_arm(instr, ctx, *zero_arm)
     if op in ("mul", "div", "rcp", "fma") and (powi := powi_tail(instr, flow)) is not None:
         return rewrite_powi(instr, ctx, powi)
     if op == "selp" and (consts := narrowed_select_constants(instr, flow)) is not None:

@@ -82,8 +82,9 @@ _INT_OPS = (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod, ast.BitAnd, ast.B
 
 def int_valued(f: SourceFile, e: ast.expr | None, depth: int = _DEPTH) -> bool:
     """``e`` (names followed) is an integer tensor: an integer cast, ``tl.arange``/``program_id``/``num_programs``, an
-    int literal or ``tl.constexpr`` parameter, indexed (``rows[:, None]``) or combined by integer operators (user-style probe: ``x +
-    rows[:, None].to(tl.float32)`` of an f64 x, whose exact ``i.to(f32)`` LLVM folds into the f64 conversion)."""
+    int literal or ``tl.constexpr`` parameter, indexed (``rows[:, None]``) or combined by integer operators (user-style
+    probe: ``x + rows[:, None].to(tl.float32)`` of an f64 x, whose exact ``i.to(f32)`` LLVM folds into the f64
+    conversion)."""
     r = _resolve(f, e, depth) if e is not None else None
     if r is None or depth <= 0:
         return False

@@ -471,6 +471,12 @@ HAND = {
     "k_powi0_f32": ({"x0": "f32"}, "libdevice.pow(x0, 0) + x0", "f32", 64, True),
     # -x beside libdevice.signbit(x): LLVM's sign test of x's bits made the xor look like integer code (silent at -0.0)
     "k_signbit_neg_f32": ({"x0": "f32"}, "tl.where(libdevice.signbit(x0) != 0, -x0, x0)", "f32", 64, True),
+    # -where(c, x, 0.0): LLVM's select(c, -x, -0.0), whose zero is not the ring's negation of +0.0 (silent where c is
+    # false, every float type); of a named where through a product with a number (HAND_EDITS), and of a -0.0 literal
+    # (its own ring negation)
+    "k_neg_where_f16": ({"x0": "f16"}, "-tl.where(x0 > 0, x0, 0.0)", "f16", 64, True),
+    "k_neg_where_scaled_f32": ({"x0": "f32"}, "-tl.where(x0 > 0, x0, 0.0) * 2.0", "f32", 64, True),
+    "k_neg_where_negzero_f64": ({"x0": "f64"}, "-tl.where(x0 > 0, x0, -0.0)", "f64", 64, True),
     # -abs of a widened value, narrowed back: LLVM's sign-bit or on the narrow value (held-out seed 227213, reported)
     "k_neg_abs_widened_bf16": ({"x0": "bf16"}, "-tl.abs(x0.to(tl.float32))", "bf16", 64, True),
     "k_neg_abs_widened_f16": ({"x0": "f16"}, "tl.abs(x0.to(tl.float64)) * -1.0", "f16", 64, True),
@@ -553,6 +559,7 @@ def _dot_spec(name: str) -> KernelSpec:
 # hand kernels whose generated source is edited: (text, replacement)
 HAND_EDITS = {
     "k_threshold_ety_f16": ("r.to(tl.float16)", "r.to(out_ptr.dtype.element_ty)"),
+    "k_neg_where_scaled_f32": ("    r = -tl.where(x0 > 0, x0, 0.0) * 2.0", "    w = tl.where(x0 > 0, x0, 0.0)\n    r = -w * 2.0"),
     "k_threshold_acc_bf16": ("import triton.language as tl\n",
                              "import triton.language as tl\nACC: tl.constexpr = tl.float32\n"),
 }
