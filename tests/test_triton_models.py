@@ -18,7 +18,7 @@ REPORTED = {"k_clamp_f16", "k_clamp_bf16", "k_pow_cube", "k_expm1_log1p"}  # (po
 # the sample the suite runs: the three that were silent at first contact, and one of each other shape
 SAMPLE = ["k_softplus_f16_w4", "k_threshold_bf16_w4", "k_atan2_f32_w4", "k_softmax_bf16_w1", "k_layernorm_f16_w4",
           "k_cross_entropy_f32_w4", "k_mm_bias_gelu_f16_w4", "k_signed_sqrt_of_f64_f32_w4", "k_clamp_symmetric_f16_w1",
-          "k_mod_literal_f32_w4", "k_log10_bf16_w4", "k_threshold_f16_w4_dt"]
+          "k_mod_literal_f32_w4", "k_log10_bf16_w4", "k_threshold_bf16_w4_dt"]
 
 _ALL = {k.name: k for k in model_kernels()}
 
