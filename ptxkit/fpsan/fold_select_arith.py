@@ -19,7 +19,7 @@ from ptxkit.fpsan.ctx import RewriteContext, float_to_bits, guard_text, hexc
 from ptxkit.fpsan.fold_flow import Flow, FoldResult, float_cast
 from ptxkit.fpsan.ops import float_type_of
 from ptxkit.fpsan.report import NOTE, Verdict
-from ptxkit.fpsan.source_ast import _method_call, _number
+from ptxkit.fpsan.source_ast import _PTX_DTYPE, _cast_to, _method_call, _number
 
 _TYPES = {32: ("f32", np.float32, np.uint32), 64: ("f64", np.float64, np.uint64)}
 _NATIVE = {"f16": (np.float16, np.uint16), "f32": (np.float32, np.uint32), "f64": (np.float64, np.uint64)}
@@ -46,29 +46,37 @@ class SelectArith:
     ftype: str
     where: str
     bits2: int = 0
+    native: int = -1  # K as LLVM computed it (both arms: k1 where both equal the ring's, else -1)
 
 
 def select_arith_constant(instr: ir.Instruction, flow: Flow) -> SelectArith | None:
     """The ring value of the immediate arm of ``selp.bN d, a, K, p`` (or ``K, a``) at a ``tl.where`` with a literal
     arm K0, where ``a`` is the other arm put through ``add``/``sub``/``mul`` by immediates (and a float conversion
-    after them, which LLVM pushed into the arms too) that take K0 to K natively."""
+    after them, which LLVM pushed into the arms too) that take K0 to K natively (None also where the ring's value is
+    K itself: ``where(c, x, 1.0) * 2.0``)."""
+    found = _select_arith(instr, flow)
+    return found if found is not None and found.bits != found.native else None
+
+
+def _select_arith(instr: ir.Instruction, flow: Flow) -> SelectArith | None:
     ops = instr.operands
     width = next((int(m[1:]) for m in instr.mods if m[1:].isdigit()), 0)
     if instr.opcode != "selp" or len(ops) != 4 or instr.guard is not None or width not in (16, 32, 64):
         return None
     imm = [i for i in (1, 2) if isinstance(ops[i], (ir.Imm, ir.FloatImm))]
-    if len(imm) == 2 and width == 32:
-        return _both_literals(instr, flow, [_bits(ops[i], width) for i in (1, 2)])
+    if len(imm) == 2 and width == 32:  # (a where of two literals is an f32 tensor: at f64, promoted later)
+        return _both_literals(instr, flow, [_bits(ops[i], width) for i in (1, 2)], _TYPES[width][0])
     if len(imm) != 1 or not isinstance(reg := ops[3 - imm[0]], ir.Reg):
         return None
     k = _bits(ops[imm[0]], width)
     cvt = flow.only_def(reg.name)
     cast = float_cast(cvt) if cvt is not None and cvt.opcode == "cvt" else None
+    half = float_type_of(cvt) if cvt is not None and width == 16 else None
     if cast is not None and cvt is not None and isinstance(cvt.operands[1], ir.Reg):
         reg = cvt.operands[1]  # (where(c, x, 2.0) + 1.0).to(bf16): the cast pushed into the arms after the add
-    elif width == 16:
-        return None
-    ftype = cast[1] if cast is not None else _TYPES[width][0]
+    elif width == 16 and (half not in ("f16", "bf16") or not _half_chain_native(flow, reg.name, half)):
+        return None  # (a half op LLVM narrowed from wider arithmetic: its own H fold decides, and reports)
+    ftype = cast[1] if cast is not None else half if width == 16 and half else _TYPES[width][0]
     if k is None or ftype not in (*_NATIVE, "bf16") or (cast is not None and R.ring(cast[0]).w != width):
         return None
     steps = _chain(flow, reg.name, ftype)
@@ -78,16 +86,16 @@ def select_arith_constant(instr: ir.Instruction, flow: Flow) -> SelectArith | No
     f, nodes = found
     dest = cast[0] if cast is not None else ftype
     got = {(bits, f.where(n)) for n in _wheres(nodes) for lit in _literals(n)
-           if (bits := _ring_of(lit, steps, ftype, dest, k)) is not None}
+           if (bits := _ring_of(lit, steps, ftype, dest, k, _cast_arm(n, ftype))) is not None}
     if len({b for b, _ in got}) != 1:
         return None
     bits, where = got.pop()
-    return SelectArith(imm[0], bits, dest, where) if bits != k else None
+    return SelectArith(imm[0], bits, dest, where, native=k)
 
 
-def _both_literals(instr: ir.Instruction, flow: Flow, ks: list[int | None]) -> SelectArith | None:
-    """``selp.b32 d, K1, K2, p`` at ``tl.where(c, a, b) op n …`` of f32 literals a and b (``where(c, 1.0, 2.0) * 3.0``
-    is ``selp 3.0, 6.0``): the source's operators with numbers around the where, applied in the ring."""
+def _both_literals(instr: ir.Instruction, flow: Flow, ks: list[int | None], ft: str) -> SelectArith | None:
+    """``selp.b32 d, K1, K2, p`` at ``tl.where(c, a, b) op n …`` of f32 (f64) literals a and b (``where(c, 1.0, 2.0) *
+    3.0`` is ``selp 3.0, 6.0``): the source's operators with numbers around the where, applied in the ring."""
     found = flow.hints.nodes(instr)
     k1, k2 = ks
     if found is None or k1 is None or k2 is None:
@@ -105,10 +113,10 @@ def _both_literals(instr: ir.Instruction, flow: Flow, ks: list[int | None]) -> S
             n = _number(p.left if first else p.right)
             if n is None:
                 break
-            steps.append(_Step(_OPS[type(p.op)], float_to_bits(n, "f32"), first, False))
+            steps.append(_Step(_OPS[type(p.op)], float_to_bits(n, ft), first, False))
             cur = p
             for l1, l2 in (lits, lits[::-1]):  # (LLVM may invert the predicate and swap the arms)
-                b1, b2 = _through(l1, steps, "f32", "f32", k1), _through(l2, steps, "f32", "f32", k2)
+                b1, b2 = _through(l1, steps, ft, ft, k1), _through(l2, steps, ft, ft, k2)
                 if b1 is not None and b2 is not None:
                     got.add(((b1, b2), f.where(w)))
             if got:
@@ -116,7 +124,7 @@ def _both_literals(instr: ir.Instruction, flow: Flow, ks: list[int | None]) -> S
     if len(got) != 1:
         return None
     (n1, n2), where = got.pop()
-    return SelectArith(0, n1, "f32", where, n2) if (n1, n2) != (k1, k2) else None
+    return SelectArith(0, n1, ft, where, n2, native=k1 if (n1, n2) == (k1, k2) else -1)
 
 
 def rewrite_select_arith(instr: ir.Instruction, ctx: RewriteContext, found: SelectArith) -> FoldResult:
@@ -162,7 +170,7 @@ def _chain(flow: Flow, r: str, ftype: str) -> list[_Step]:
             steps.append(_Step("mul", float_to_bits(2.0, ftype), False, _widened(flow, r)) if said.form == "mul2"
                          else _Step("add", 0, False, _widened(flow, r), double=True))
             continue
-        if d.opcode not in ("add", "sub", "mul") or len(o) != 3:
+        if d.opcode not in ("add", "sub", "mul", "max", "min") or len(o) != 3 or "NaN" in d.mods:
             break
         if isinstance(o[1], ir.Reg) and (c := _imm(flow, o[2])) is not None:
             r, first = o[1].name, False
@@ -172,6 +180,20 @@ def _chain(flow: Flow, r: str, ftype: str) -> list[_Step]:
             break
         steps.append(_Step(d.opcode, c, first, _widened(flow, r)))
     return steps[::-1]
+
+
+def _half_chain_native(flow: Flow, r: str, ft: str) -> bool:
+    """The 16-bit ops computing ``r`` (up to :data:`_STEPS`) are half arithmetic where the source decides (user-style
+    probe: ``tl.where(x > 0, x, 3.0) * 2.0`` of an f16 x, the folded 6.0 silent in 241/512 elements)."""
+    for _ in range(_STEPS):
+        d = flow.only_def(r)
+        if d is None or float_type_of(d) != ft:
+            return True
+        said = flow.hints.half(d)
+        if said is not None and said.form != "native":
+            return False
+        r = next((o.name for o in d.operands[1:] if isinstance(o, ir.Reg)), "")
+    return True
 
 
 def _imm(flow: Flow, o: ir.Operand) -> int | None:
@@ -199,13 +221,20 @@ def _literals(n: ast.Call) -> list[float]:
     return [c for a in n.args[1:] if (c := _number(a)) is not None]
 
 
-def _ring_of(lit: float, steps: list[_Step], ftype: str, dest: str, k: int) -> int | None:
+def _ring_of(lit: float, steps: list[_Step], ftype: str, dest: str, k: int, cast_arm: bool = False) -> int | None:
     """The ring's value of ``lit`` through the trailing steps (at least one) and the cast to ``dest`` that take it to
-    ``k`` natively."""
+    ``k`` natively. ``cast_arm``: the where's other arm is itself a cast to ``ftype`` (``where(m, x.to(f32), -inf)``
+    of an f64 x), so a step on a conversion's result is the where's own value (user-style probe: its ``* log2e``
+    for exp, pushed into the arms, silent in the masked lanes)."""
     for start in range(len(steps) - 1, -1, -1):
-        if not steps[start].widened and (got := _through(lit, steps[start:], ftype, dest, k)) is not None:
+        if (not steps[start].widened or (cast_arm and start == 0)) \
+                and (got := _through(lit, steps[start:], ftype, dest, k)) is not None:
             return got
     return None
+
+
+def _cast_arm(w: ast.Call, ftype: str) -> bool:
+    return any(_cast_to(a) == _PTX_DTYPE.get(ftype) for a in w.args[1:3])
 
 
 def _through(lit: float, steps: list[_Step], ftype: str, dest: str, k: int) -> int | None:
@@ -214,10 +243,15 @@ def _through(lit: float, steps: list[_Step], ftype: str, dest: str, k: int) -> i
     if v is None or float_to_bits(v, dest) != k:
         return None
     p = R.embed(np.array([float_to_bits(lit, ftype)], np.uint64), ftype)
+    w = R.ring(ftype).w
     for s in steps:
         c = p if s.double else R.embed(np.array([s.c], np.uint64), ftype)
         a, b = (c, p) if s.first else (p, c)
-        p = getattr(R, s.op)(a, b, R.ring(ftype).w)
+        if s.op in ("max", "min"):  # the ring's max/min: signed order of the payloads (docs/fpsan.md §2)
+            sa, sb = (int(v[0]) - ((int(v[0]) >> (w - 1)) << w) for v in (a, b))
+            p = a if (sa >= sb) == (s.op == "max") else b
+        else:
+            p = getattr(R, s.op)(a, b, w)
     out = R.unembed(p, ftype)
     return int((R.float_cast(out, ftype, dest) if dest != ftype else out)[0])
 
@@ -236,5 +270,31 @@ def _native(lit: float, steps: list[_Step], ftype: str) -> float | None:
             c = v if s.double else flt(rnd(float(np.array([s.c << 16], np.uint32).view(np.float32)[0]))) if bf16 \
                 else np.array([s.c], uint).view(flt)[0]
             a, b = (c, v) if s.first else (v, c)
-            v = flt(rnd(flt(a + b) if s.op == "add" else flt(a - b) if s.op == "sub" else flt(a * b)))
+            v = flt(rnd(flt(a + b) if s.op == "add" else flt(a - b) if s.op == "sub" else flt(max(a, b))
+                        if s.op == "max" else flt(min(a, b)) if s.op == "min" else flt(a * b)))
     return float(v)
+
+
+def unexplained_select_constant(instr: ir.Instruction, flow: Flow) -> str | None:
+    """Where ``selp d, a, K, p`` (a float select: not read as an integer) sits at a ``tl.where`` of float literals
+    none of which is K (nor −K) in the select's types: LLVM computed K from a literal and work it pushed into the
+    arms (``exp(where(c, x, 0.5))`` as ``selp exp(x), 1.6487…``) that :func:`select_arith_constant` does not replay;
+    Triton's ring computes that work on φ(literal). The where, else None (user-style probes: exp, sqrt and products
+    of two literal arms were silent)."""
+    ops = instr.operands
+    width = next((int(m[1:]) for m in instr.mods if m[1:].isdigit()), 0)
+    if instr.opcode != "selp" or len(ops) != 4 or width not in (16, 32, 64) or not isinstance(ops[0], ir.Reg):
+        return None
+    ks = [b for i in (1, 2) if isinstance(ops[i], (ir.Imm, ir.FloatImm)) and (b := _bits(ops[i], width)) is not None]
+    found = flow.hints.nodes(instr) if ks and _select_arith(instr, flow) is None else None
+    if found is None or flow.value_kind([ops[0].name]) == "int":
+        return None
+    f, nodes = found
+    types = ("f16", "bf16") if width == 16 else (_TYPES[width][0],)
+    wheres = [w for w in _wheres(nodes) if any(_number(a) is not None for a in w.args[1:])
+              and not any(isinstance(a, ast.Constant) and type(a.value) is int for a in w.args[1:])]
+    if not wheres:
+        return None
+    known = {float_to_bits(sign * lit, t) for w in wheres for lit in _literals(w) for sign in (1.0, -1.0)
+             for t in types}
+    return f.where(wheres[0]) if any(k not in known for k in ks) else None

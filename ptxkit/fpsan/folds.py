@@ -81,7 +81,7 @@ from ptxkit.fpsan.fold_round_trip import (
     sign_blind_compares,
     trunc_of_round_trip,
 )
-from ptxkit.fpsan.fold_select_arith import rewrite_select_arith, select_arith_constant
+from ptxkit.fpsan.fold_select_arith import rewrite_select_arith, select_arith_constant, unexplained_select_constant
 from ptxkit.fpsan.fold_select_const import narrowed_select_constants, rewrite_select_constants
 from ptxkit.fpsan.fold_select_self_add import hoisted_self_add, select_arms_form, select_of_forms
 from ptxkit.fpsan.fold_self_add import (
@@ -250,6 +250,10 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
         return rewrite_select_constants(instr, ctx, *consts)
     if op == "selp" and (arith := select_arith_constant(instr, flow)) is not None:
         return rewrite_select_arith(instr, ctx, arith)
+    if op == "selp" and (where := unexplained_select_constant(instr, flow)) is not None:
+        ctx.report(instr, f"select of a constant no literal of the where at {where} is: LLVM computed it from a "
+                   "literal and work it pushed into the arms, which Triton's FPSan computes in the ring on the "
+                   "literal (not modelled); left as written", ERROR, False)
     if op == "cvt" and len([m for m in instr.mods if m in _INT_TYPES]) == 2 and (
             folded := flow.hints.int_through_float(instr)) is not None:
         return FoldResult(False, Verdict(f"integer conversion where the source at {folded.where} converts an integer "

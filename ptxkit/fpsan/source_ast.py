@@ -259,10 +259,15 @@ def _without_double_negation(f: SourceFile, e: ast.expr | None) -> ast.expr | No
 
 
 def _number(n: ast.expr) -> float | None:
-    """The value of a Python number literal (``-1.0`` too), else None."""
+    """The value of a Python number literal (``-1.0`` too; ``float("-inf")``, ``float("nan")``: Triton's constexprs
+    as well, which LLVM folds through selects like any literal), else None."""
     if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub):
         neg = _number(n.operand)
         return None if neg is None else -neg
+    if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "float" and len(n.args) == 1 \
+            and not n.keywords and isinstance(n.args[0], ast.Constant) and isinstance(n.args[0].value, str) \
+            and n.args[0].value.strip().lower().lstrip("+-") in ("inf", "infinity", "nan"):
+        return float(n.args[0].value)
     c = n.value if isinstance(n, ast.Constant) else None
     return float(c) if isinstance(c, (int, float)) and not isinstance(c, bool) else None
 

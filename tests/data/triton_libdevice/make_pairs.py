@@ -480,6 +480,17 @@ HAND = {
     # h * where(c, 1.0, -1.0) of a half h: an f32 product narrowed; LLVM's select(c, h, -h) negates in the 16-bit ring,
     # which differs at h = -0.0 (silent)
     "k_sign_times_where_f16": ({"x0": "f16"}, "x0 * tl.where(x0 >= 0.5, 1.0, -1.0)", "f16", 64, True),
+    # arithmetic LLVM pushed into a where's literal arm and folded natively: half ops and max (silent in 241/512),
+    # infinite and NaN literals spelled float("..."), the exp's * log2e on a where of a cast (masked lanes silent);
+    # an exp LLVM folded of two literal arms is reported
+    "k_select_half_times_f16": ({"x0": "f16"}, "tl.where(x0 > 0, x0, 3.0) * 2.0", "f16", 64, True),
+    "k_select_max_bf16": ({"x0": "bf16"}, "tl.maximum(tl.where(x0 > 0, x0, 3.0), 2.0)", "bf16", 64, True),
+    "k_select_inf_times_f32": ({"x0": "f32"}, "tl.where(x0 > 0.5, x0, float('-inf')) * 2.0", "f32", 64, True),
+    "k_select_nan_plus_f64": ({"x0": "f64"}, "tl.where(x0 > 0.5, x0, float('nan')) + 1.0", "f64", 64, True),
+    "k_select_exp_ninf_f64": ({"x0": "f64"}, "tl.exp(tl.where(x0 > 0.5, x0.to(tl.float32), float('-inf'))) + "
+                              "x0.to(tl.float32)", "f32", 64, True),
+    "k_select_exp_const_f64": ({"x0": "f64"}, "tl.exp(tl.where(x0 > 0, x0.to(tl.float32), 0.5))", "f64", 64, True),
+    "k_select_consts_exp_f32": ({"x0": "f32"}, "tl.exp(tl.where(x0 > 0, 1.0, 2.0)) * x0", "f32", 64, True),
     # -abs of a widened value, narrowed back: LLVM's sign-bit or on the narrow value (held-out seed 227213, reported)
     "k_neg_abs_widened_bf16": ({"x0": "bf16"}, "-tl.abs(x0.to(tl.float32))", "bf16", 64, True),
     "k_neg_abs_widened_f16": ({"x0": "f16"}, "tl.abs(x0.to(tl.float64)) * -1.0", "f16", 64, True),
