@@ -19,7 +19,7 @@ from ptxkit.fpsan.ctx import RewriteContext, float_to_bits, guard_text, hexc
 from ptxkit.fpsan.fold_flow import Flow, FoldResult, float_cast
 from ptxkit.fpsan.ops import float_type_of
 from ptxkit.fpsan.report import NOTE, Verdict
-from ptxkit.fpsan.source_ast import _PTX_DTYPE, _cast_to, _method_call, _number
+from ptxkit.fpsan.source_ast import _PTX_DTYPE, SourceFile, _cast_to, _method_call, _number
 
 _TYPES = {32: ("f32", np.float32, np.uint32), 64: ("f64", np.float64, np.uint64)}
 _NATIVE = {"f16": (np.float16, np.uint16), "f32": (np.float32, np.uint32), "f64": (np.float64, np.uint64)}
@@ -85,8 +85,11 @@ def _select_arith(instr: ir.Instruction, flow: Flow) -> SelectArith | None:
         return None
     f, nodes = found
     dest = cast[0] if cast is not None else ftype
+    # (where the steps leave the literal as it is natively — -inf * 0.125, max(3.0, 2.0) — they may be the where's
+    # own arm, where(m, x * 0.125, -inf) of a model kernel: only an operation the source applies to the where counts)
     got = {(bits, f.where(n)) for n in _wheres(nodes) for lit in _literals(n)
-           if (bits := _ring_of(lit, steps, ftype, dest, k, _cast_arm(n, ftype))) is not None}
+           if (bits := _ring_of(lit, steps, ftype, dest, k, _cast_arm(n, ftype))) is not None
+           and (float_to_bits(lit, dest) != k or _applied_to(f, n, steps))}
     if len({b for b, _ in got}) != 1:
         return None
     bits, where = got.pop()
@@ -231,6 +234,40 @@ def _ring_of(lit: float, steps: list[_Step], ftype: str, dest: str, k: int, cast
                 and (got := _through(lit, steps[start:], ftype, dest, k)) is not None:
             return got
     return None
+
+
+def _applied_to(f: SourceFile, w: ast.Call, steps: list[_Step]) -> bool:
+    """The source applies the steps' operations (with numbers; exp's ``* log2e``) to the where's value: around the
+    where, or around a reader of the name it is assigned to."""
+    up = f.parent.get(id(w))
+    uses: list[ast.AST] = [w]
+    if isinstance(up, ast.Assign) and len(up.targets) == 1 and isinstance(up.targets[0], ast.Name):
+        fn = f.function_of(w)
+        uses = [n for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id == up.targets[0].id
+                and isinstance(n.ctx, ast.Load)] if fn is not None else []
+    want = {"add" if st.op == "sub" else st.op for st in steps}
+    for u in uses:
+        kinds: set[str] = set()
+        for _ in range(_STEPS):
+            p = f.parent.get(id(u))
+            if isinstance(p, ast.BinOp) and type(p.op) in _OUTSIDE and _number(p.right if p.left is u else p.left) \
+                    is not None:
+                kinds.add(_OUTSIDE[type(p.op)])
+            elif isinstance(p, ast.UnaryOp) and isinstance(p.op, ast.USub):
+                kinds.add("mul")
+            elif isinstance(p, ast.Call) and (_method_call(p, "maximum", 2) or _method_call(p, "minimum", 2)):
+                kinds.add("max" if _method_call(p, "maximum", 2) else "min")
+            elif isinstance(p, ast.Call) and _method_call(p, "exp", 1):
+                kinds.add("mul")  # (its ex2.approx of x * log2e)
+            else:
+                break
+            u = p
+        if want <= kinds:
+            return True
+    return False
+
+
+_OUTSIDE = {ast.Add: "add", ast.Sub: "add", ast.Mult: "mul", ast.Div: "mul"}
 
 
 def _cast_arm(w: ast.Call, ftype: str) -> bool:

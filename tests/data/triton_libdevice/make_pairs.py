@@ -491,6 +491,10 @@ HAND = {
                               "x0.to(tl.float32)", "f32", 64, True),
     "k_select_exp_const_f64": ({"x0": "f64"}, "tl.exp(tl.where(x0 > 0, x0.to(tl.float32), 0.5))", "f64", 64, True),
     "k_select_consts_exp_f32": ({"x0": "f32"}, "tl.exp(tl.where(x0 > 0, 1.0, 2.0)) * x0", "f32", 64, True),
+    # ... but not arithmetic inside the where's own arm that leaves the literal as it is natively (-inf * 0.125: a
+    # model kernel's exp2 softmax, wrongly replayed)
+    "k_select_own_arm_ninf_f32": ({"x0": "f32"}, "tl.exp2(tl.where(x0 > 0.5, x0 * 0.125, float('-inf')))", "f32", 64,
+                                  True),
     # -abs of a widened value, narrowed back: LLVM's sign-bit or on the narrow value (held-out seed 227213, reported)
     "k_neg_abs_widened_bf16": ({"x0": "bf16"}, "-tl.abs(x0.to(tl.float32))", "bf16", 64, True),
     "k_neg_abs_widened_f16": ({"x0": "f16"}, "tl.abs(x0.to(tl.float64)) * -1.0", "f16", 64, True),
