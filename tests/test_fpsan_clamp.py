@@ -12,3 +12,10 @@ from tests.test_fpsan_libdevice import _assert_bit_exact
 def test_symmetric_clamp_is_the_ring_clamp(name):
     """Bit for bit against Triton's FPSan build (the inputs hold −0.0), nothing reported."""
     _assert_bit_exact(name, folds=())
+
+
+def test_clamp_of_a_widened_half_is_taken_in_the_wide_ring():
+    """``tl.minimum(tl.maximum(h.to(f32), -1.5), 2.5)`` stored as f16 through a name: LLVM's ``max.f16``/``min.f16``
+    of the narrowed literals; Triton compares at f32 (sext φ(h) with φ_f32(c)) twice and narrows once
+    (``ptxkit.fpsan.fold_narrowed_extremum``; model kernels' clamp, reported before)."""
+    _assert_bit_exact("k_clamp_widened_half_f16", folds=())

@@ -7,6 +7,8 @@ source at the op's location says so."""
 
 from __future__ import annotations
 
+import ast
+
 import numpy as np
 
 from ptxkit import ir
@@ -18,7 +20,7 @@ from ptxkit.fpsan.fold_flow import Flow, FoldResult
 from ptxkit.fpsan.fold_select_const import _imm_bits, _rounded
 from ptxkit.fpsan.ops import TABLE, OpInfo, as_reg, elementwise, float_type_of
 from ptxkit.fpsan.report import ERROR, NOTE, Verdict
-from ptxkit.fpsan.source_ast import _DEPTH, OWN, _cast_to, _method_call, _number, _receiver, _width
+from ptxkit.fpsan.source_ast import _DEPTH, OWN, SourceFile, _cast_to, _method_call, _number, _receiver, _width
 
 _WIDE = {"float32": "f32", "float64": "f64"}
 _BITS = {"f16": 16, "bf16": 16, "f32": 32}
@@ -44,19 +46,41 @@ def narrowed_extremum(instr: ir.Instruction, ctx: RewriteContext, flow: Flow) ->
     if found is None:
         return None
     wt, c, where, narrowed = found
-    if c == 0.0 and str(c)[0] != "-":
+    inner = ctx.memo.get(("wide-extremum", x.name))  # (a clamp's inner max/min, kept at W for this one)
+    if c == 0.0 and str(c)[0] != "-" and inner is None:
         return None  # φ_W(0.0) = 0 = sext φ_T(0.0): the ring's max at W is the widening of the one at T
-    if not narrowed:
+    chained = not narrowed and _clamp_readers(flow, instr, ft)
+    if not narrowed and not chained:
         return _as_written(instr, ctx, ft, wt, where)
     ww = R.ring(wt).w
-    wide = as_reg(ctx, cast_payload(ctx, ctx.embed(x, ft), ft, wt), ww)
+    wide = inner[1] if inner is not None and inner[0] == wt and flow.only_def(x.name) is not None else \
+        as_reg(ctx, cast_payload(ctx, ctx.embed(x, ft), ft, wt), ww)
     m = ctx.fresh(BITS_KIND[ww])
     ctx.emit(f"{instr.opcode}.s{ww} {m}, {wide}, {hexc(R.embed_int(float_to_bits(c, wt), wt), ww)}")
     ctx.define(ops[0], cast_payload(ctx, m, wt, ft), ft, None)
+    if chained:
+        ctx.memo[("wide-extremum", ops[0].name)] = (wt, m)
     return FoldResult(True, Verdict(
         f"{instr.opcode}.{ft} of a constant and a value the source at {where} widens to {wt} and narrows back after "
-        f"the {_CALL[instr.opcode]}: LLVM takes it at {ft}; Triton's ring compares at {wt} (sext φ(x) with "
-        f"φ_{wt}({c!r})), then narrows", NOTE, native=False))
+        f"the {_CALL[instr.opcode]}{' (a clamp: the outer max/min takes it at ' + wt + ')' if chained else ''}: LLVM "
+        f"takes it at {ft}; Triton's ring compares at {wt} (sext φ(x) with φ_{wt}({c!r})), then narrows", NOTE,
+        native=False))
+
+
+def _clamp_readers(flow: Flow, instr: ir.Instruction, ft: str) -> bool:
+    """Every reader of ``instr``'s result is a max/min of it and a constant that the source narrows right after
+    (``tl.minimum(tl.maximum(h.to(f32), lo), hi).to(f16)``): the inner one's wide value is theirs (model kernels'
+    clamp of a half, reported before)."""
+    d = instr.operands[0]
+    readers = flow.uses.get(d.name, []) if isinstance(d, ir.Reg) else []
+    for r in readers:
+        if r.opcode not in _CALL or float_type_of(r) != ft or len(r.operands) != 3 or r.guard is not None:
+            return False
+        consts = [b for o in r.operands[1:] if o != d and (b := _constant_bits(flow, o, _BITS[ft])) is not None]
+        found = _source_form(flow, r, ft, consts[0]) if len(consts) == 1 and d in r.operands[1:] else None
+        if found is None or not found[3]:
+            return False
+    return bool(readers)
 
 
 def _as_written(instr: ir.Instruction, ctx: RewriteContext, ft: str, wt: str, where: str) -> FoldResult | None:
@@ -98,14 +122,43 @@ def _source_form(flow: Flow, instr: ir.Instruction, ft: str, bits: int) -> tuple
             continue
         arms = list(n.args[:2])
         nums = [c for a in arms if (c := _number(a)) is not None]
-        casts = [a for a in arms if _number(a) is None and _WIDE.get(_cast_to(a) or "") is not None]
+        casts = [a for a in arms if _number(a) is None and _wide_arm(a) is not None]
         if len(nums) != 1 or len(casts) != 1 or not np.isfinite(nums[0]):
             continue
-        wt = _WIDE[_cast_to(casts[0]) or ""]
-        w = _width(f, _receiver(casts[0]), _DEPTH)
+        wt = _WIDE[_wide_arm(casts[0]) or ""]
+        w = _width(f, _receiver(_cast_of(casts[0])), _DEPTH)
         # (a narrower value too: the PTX widened it to T, a sign extension in the ring as on to W)
         if R.ring(wt).w > _BITS[ft] and w is not None and (w == OWN or 0 < w <= _BITS[ft]) \
                 and float_to_bits(nums[0], ft) == bits and _rounded(nums[0], ft) == nums[0]:
             up = f.parent.get(id(f.parent.get(id(n))))
-            got.add((wt, nums[0], f.where(n), _PTX.get(_cast_to(up) or "") == ft))
+            got.add((wt, nums[0], f.where(n), _PTX.get(_cast_to(up) or "") == ft or _narrowed_name(f, n, ft)))
     return got.pop() if len(got) == 1 else None
+
+
+def _cast_of(a: ast.expr) -> ast.expr:
+    """The ``.to(W)`` cast of an arm: the arm itself, or the cast arm of the max/min call it is (a clamp's inner)."""
+    while _method_call(a, "maximum", 2) or _method_call(a, "minimum", 2):
+        assert isinstance(a, ast.Call)
+        a = next((b for b in a.args[:2] if _number(b) is None), a.args[0])
+    return a
+
+
+def _wide_arm(a: ast.expr) -> str | None:
+    """W of an arm that is ``y.to(W)`` or a max/min of one and a number."""
+    return _cast_to(_cast_of(a)) if _cast_to(_cast_of(a)) in _WIDE else None
+
+
+def _narrowed_name(f: SourceFile, n: ast.expr, ft: str) -> bool:
+    """``y = tl.minimum(..)`` whose every reader narrows it to ``ft`` (``tl.store(p, y.to(tl.float16))``)."""
+    up = f.parent.get(id(n))
+    fn = f.function_of(n)
+    if not (isinstance(up, ast.Assign) and len(up.targets) == 1 and isinstance(up.targets[0], ast.Name)) \
+            or fn is None:
+        return False
+    name = up.targets[0].id
+    if sum(isinstance(t, ast.Name) and t.id == name for a in ast.walk(fn) if isinstance(a, ast.Assign)
+           for t in a.targets) != 1:
+        return False
+    reads = [m for m in ast.walk(fn) if isinstance(m, ast.Name) and m.id == name and isinstance(m.ctx, ast.Load)]
+    return bool(reads) and all(isinstance(a := f.parent.get(id(m)), ast.Attribute) and a.attr == "to"
+                               and _PTX.get(_cast_to(f.parent.get(id(a))) or "") == ft for m in reads)

@@ -495,6 +495,10 @@ HAND = {
     # model kernel's exp2 softmax, wrongly replayed)
     "k_select_own_arm_ninf_f32": ({"x0": "f32"}, "tl.exp2(tl.where(x0 > 0.5, x0 * 0.125, float('-inf')))", "f32", 64,
                                   True),
+    # a clamp of a widened half by maximum and minimum with literals, narrowed at the store through a name: LLVM's
+    # max.f16 and min.f16 of the narrowed literals; Triton's ring takes both at f32 (reported before)
+    "k_clamp_widened_half_f16": ({"x0": "f16"}, "tl.minimum(tl.maximum(x0.to(tl.float32), -1.5), 2.5)", "f16", 64,
+                                 True),
     # -abs of a widened value, narrowed back: LLVM's sign-bit or on the narrow value (held-out seed 227213, reported)
     "k_neg_abs_widened_bf16": ({"x0": "bf16"}, "-tl.abs(x0.to(tl.float32))", "bf16", 64, True),
     "k_neg_abs_widened_f16": ({"x0": "f16"}, "tl.abs(x0.to(tl.float64)) * -1.0", "f16", 64, True),
