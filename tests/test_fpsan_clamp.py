@@ -19,3 +19,9 @@ def test_clamp_of_a_widened_half_is_taken_in_the_wide_ring():
     of the narrowed literals; Triton compares at f32 (sext φ(h) with φ_f32(c)) twice and narrows once
     (``ptxkit.fpsan.fold_narrowed_extremum``; model kernels' clamp, reported before)."""
     _assert_bit_exact("k_clamp_widened_half_f16", folds=())
+
+
+def test_helper_clamp_of_a_widened_half_read_wide():
+    """A helper's ``relu6(x)`` of ``h.to(f32)``, read at f32: LLVM's ``min.f16`` then ``cvt.f32.f16``; Triton's ring
+    clamps at f32 and the widening reads that value (the helper's parameter resolved at its call; silent before)."""
+    _assert_bit_exact("k_helper_relu6_of_half_f16", folds=())

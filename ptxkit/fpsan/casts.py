@@ -85,6 +85,9 @@ def rewrite_cvt(instr: ir.Instruction, ctx: RewriteContext) -> bool | str | Verd
         return True
     if dt in LANE_TYPE or st in LANE_TYPE or len(ops) != 2 or not isinstance(ops[0], (ir.Reg, ir.Sym)):
         return f"packed cvt.{dt}.{st} not modelled"
+    if isinstance(ops[1], ir.Reg) and (kept := ctx.wide.get(ops[1].name)) is not None and kept[0] == dt:
+        ctx.define(ops[0], kept[1], dt, instr.guard)  # (fold_narrowed_extremum: the wide ring's value, not sext)
+        return True
     if dt == st:
         irnd = [m for m in instr.mods if m in ("rni", "rzi", "rmi", "rpi")]
         p = ctx.embed(ops[1], st)

@@ -165,6 +165,9 @@ class RewriteContext:
         # values derived only from payload registers (e.g. the mma expansion's gathered fragments),
         # keyed by those payload names: valid exactly as long as the payload cache, cleared with it
         self.memo: dict[Any, Any] = {}
+        # registers a fold also keeps at a wider ring (their only definition: valid after any clear): reg -> (the
+        # wide type, its payload register) — a max/min LLVM shrank to 16 bits (ptxkit.fpsan.fold_narrowed_extremum)
+        self.wide: dict[str, tuple[str, str]] = {}
         self.mma_mode = "shuffle"  # the mma expansion for this function (ptxkit.fpsan.mma.auto_mode)
         # module-level helper functions this function calls (key -> (name, PTX lines)); the driver
         # inserts them before the function (ptxkit.fpsan.wgmma: one .func per wgmma form)

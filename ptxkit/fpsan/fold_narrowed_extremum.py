@@ -16,7 +16,7 @@ from ptxkit.fpsan import ring as R
 from ptxkit.fpsan.casts import _cast_payload as cast_payload
 from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext, float_to_bits, hexc
 from ptxkit.fpsan.fold_clamp import symmetric_clamp
-from ptxkit.fpsan.fold_flow import Flow, FoldResult
+from ptxkit.fpsan.fold_flow import Flow, FoldResult, float_cast
 from ptxkit.fpsan.fold_select_const import _imm_bits, _rounded
 from ptxkit.fpsan.ops import TABLE, OpInfo, as_reg, elementwise, float_type_of
 from ptxkit.fpsan.report import ERROR, NOTE, Verdict
@@ -46,25 +46,33 @@ def narrowed_extremum(instr: ir.Instruction, ctx: RewriteContext, flow: Flow) ->
     if found is None:
         return None
     wt, c, where, narrowed = found
-    inner = ctx.memo.get(("wide-extremum", x.name))  # (a clamp's inner max/min, kept at W for this one)
+    inner = ctx.wide.get(x.name)  # (a clamp's inner max/min, kept at W for this one)
     if c == 0.0 and str(c)[0] != "-" and inner is None:
         return None  # φ_W(0.0) = 0 = sext φ_T(0.0): the ring's max at W is the widening of the one at T
-    chained = not narrowed and _clamp_readers(flow, instr, ft)
+    chained = not narrowed and (_clamp_readers(flow, instr, ft) or _widening_readers(flow, instr, ft, wt))
     if not narrowed and not chained:
         return _as_written(instr, ctx, ft, wt, where)
     ww = R.ring(wt).w
-    wide = inner[1] if inner is not None and inner[0] == wt and flow.only_def(x.name) is not None else \
+    wide = inner[1] if inner is not None and inner[0] == wt else \
         as_reg(ctx, cast_payload(ctx, ctx.embed(x, ft), ft, wt), ww)
     m = ctx.fresh(BITS_KIND[ww])
     ctx.emit(f"{instr.opcode}.s{ww} {m}, {wide}, {hexc(R.embed_int(float_to_bits(c, wt), wt), ww)}")
     ctx.define(ops[0], cast_payload(ctx, m, wt, ft), ft, None)
-    if chained:
-        ctx.memo[("wide-extremum", ops[0].name)] = (wt, m)
+    if chained and flow.only_def(ops[0].name) is instr:
+        ctx.wide[ops[0].name] = (wt, m)
     return FoldResult(True, Verdict(
         f"{instr.opcode}.{ft} of a constant and a value the source at {where} widens to {wt} and narrows back after "
-        f"the {_CALL[instr.opcode]}{' (a clamp: the outer max/min takes it at ' + wt + ')' if chained else ''}: LLVM "
+        f"the {_CALL[instr.opcode]}{' (its readers take it at ' + wt + ')' if chained else ''}: LLVM "
         f"takes it at {ft}; Triton's ring compares at {wt} (sext φ(x) with φ_{wt}({c!r})), then narrows", NOTE,
         native=False))
+
+
+def _widening_readers(flow: Flow, instr: ir.Instruction, ft: str, wt: str) -> bool:
+    """Every reader of ``instr``'s result (its only definition) widens it to ``wt``: LLVM shrank ``fmin(fpext x, c)``
+    to ``fpext(fmin(x, c))`` (a helper's ``relu6`` of ``x.to(f32)``, summed at f32: silent in user-style probes)."""
+    d = instr.operands[0]
+    readers = flow.uses.get(d.name, []) if isinstance(d, ir.Reg) and flow.only_def(d.name) is instr else []
+    return bool(readers) and all(r.opcode == "cvt" and float_cast(r) == (wt, ft) for r in readers)
 
 
 def _clamp_readers(flow: Flow, instr: ir.Instruction, ft: str) -> bool:
@@ -120,13 +128,14 @@ def _source_form(flow: Flow, instr: ir.Instruction, ft: str, bits: int) -> tuple
             continue
         if not _method_call(n, _CALL[instr.opcode], 2):
             continue
-        arms = list(n.args[:2])
+        args = _call_arguments(flow, instr, f, n)
+        arms = [_argument(a, args) for a in n.args[:2]]
         nums = [c for a in arms if (c := _number(a)) is not None]
-        casts = [a for a in arms if _number(a) is None and _wide_arm(a) is not None]
+        casts = [a for a in arms if _number(a) is None and _wide_arm(a, args) is not None]
         if len(nums) != 1 or len(casts) != 1 or not np.isfinite(nums[0]):
             continue
-        wt = _WIDE[_wide_arm(casts[0]) or ""]
-        w = _width(f, _receiver(_cast_of(casts[0])), _DEPTH)
+        wt = _WIDE[_wide_arm(casts[0], args) or ""]
+        w = _width(f, _receiver(_cast_of(casts[0], args)), _DEPTH)
         # (a narrower value too: the PTX widened it to T, a sign extension in the ring as on to W)
         if R.ring(wt).w > _BITS[ft] and w is not None and (w == OWN or 0 < w <= _BITS[ft]) \
                 and float_to_bits(nums[0], ft) == bits and _rounded(nums[0], ft) == nums[0]:
@@ -135,17 +144,41 @@ def _source_form(flow: Flow, instr: ir.Instruction, ft: str, bits: int) -> tuple
     return got.pop() if len(got) == 1 else None
 
 
-def _cast_of(a: ast.expr) -> ast.expr:
-    """The ``.to(W)`` cast of an arm: the arm itself, or the cast arm of the max/min call it is (a clamp's inner)."""
+def _cast_of(a: ast.expr, args: dict[str, ast.expr]) -> ast.expr:
+    """The ``.to(W)`` cast of an arm: the arm itself, or the cast arm of the max/min call it is (a clamp's inner); a
+    helper's parameter is the call's argument."""
+    a = _argument(a, args)
     while _method_call(a, "maximum", 2) or _method_call(a, "minimum", 2):
         assert isinstance(a, ast.Call)
-        a = next((b for b in a.args[:2] if _number(b) is None), a.args[0])
+        a = _argument(next((b for b in a.args[:2] if _number(b) is None), a.args[0]), args)
     return a
 
 
-def _wide_arm(a: ast.expr) -> str | None:
+def _wide_arm(a: ast.expr, args: dict[str, ast.expr]) -> str | None:
     """W of an arm that is ``y.to(W)`` or a max/min of one and a number."""
-    return _cast_to(_cast_of(a)) if _cast_to(_cast_of(a)) in _WIDE else None
+    t = _cast_to(_cast_of(a, args))
+    return t if t in _WIDE else None
+
+
+def _argument(a: ast.expr, args: dict[str, ast.expr]) -> ast.expr:
+    return args.get(a.id, a) if isinstance(a, ast.Name) else a
+
+
+def _call_arguments(flow: Flow, instr: ir.Instruction, f: SourceFile, n: ast.expr) -> dict[str, ast.expr]:
+    """The parameters of the user's helper ``n`` is in (``def _relu6(x)``), inlined into the kernel, by the arguments
+    of its call at the instruction's call site (``_relu6(x.to(tl.float32))``); empty where there is none."""
+    fn = f.function_of(n)
+    if fn is None:
+        return {}
+    with flow.hints.at_call_site(instr) as inlined:
+        found = flow.hints.nodes(instr) if inlined else None
+    if found is None:
+        return {}
+    calls = [c for c in found[1] if isinstance(c, ast.Call) and isinstance(c.func, ast.Name) and c.func.id == fn.name
+             and not c.keywords and len(c.args) == len(fn.args.args)]
+    if len(calls) != 1 or found[0] is not f:
+        return {}
+    return {p.arg: v for p, v in zip(fn.args.args, calls[0].args, strict=True)}
 
 
 def _narrowed_name(f: SourceFile, n: ast.expr, ft: str) -> bool:

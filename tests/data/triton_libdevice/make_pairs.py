@@ -499,6 +499,9 @@ HAND = {
     # max.f16 and min.f16 of the narrowed literals; Triton's ring takes both at f32 (reported before)
     "k_clamp_widened_half_f16": ({"x0": "f16"}, "tl.minimum(tl.maximum(x0.to(tl.float32), -1.5), 2.5)", "f16", 64,
                                  True),
+    # a helper's relu6 of a widened half (HAND_EDITS adds it), read at f32: LLVM shrinks it to max.f16/min.f16 and
+    # widens the result; Triton clamps at f32 (silent: the helper's parameter hid the widening)
+    "k_helper_relu6_of_half_f16": ({"x0": "f16"}, "_relu6(x0.to(tl.float32)) * 3.0", "f32", 64, True),
     # -abs of a widened value, narrowed back: LLVM's sign-bit or on the narrow value (held-out seed 227213, reported)
     "k_neg_abs_widened_bf16": ({"x0": "bf16"}, "-tl.abs(x0.to(tl.float32))", "bf16", 64, True),
     "k_neg_abs_widened_f16": ({"x0": "f16"}, "tl.abs(x0.to(tl.float64)) * -1.0", "f16", 64, True),
@@ -582,6 +585,8 @@ def _dot_spec(name: str) -> KernelSpec:
 HAND_EDITS = {
     "k_threshold_ety_f16": ("r.to(tl.float16)", "r.to(out_ptr.dtype.element_ty)"),
     "k_neg_where_scaled_f32": ("    r = -tl.where(x0 > 0, x0, 0.0) * 2.0", "    w = tl.where(x0 > 0, x0, 0.0)\n    r = -w * 2.0"),
+    "k_helper_relu6_of_half_f16": ("@triton.jit\ndef k_", "@triton.jit\ndef _relu6(x):\n    return tl.minimum(tl.maximum(x, "
+                                   "0.0), 6.0)\n\n\n@triton.jit\ndef k_"),
     "k_threshold_acc_bf16": ("import triton.language as tl\n",
                              "import triton.language as tl\nACC: tl.constexpr = tl.float32\n"),
 }
