@@ -584,9 +584,11 @@ def _dot_spec(name: str) -> KernelSpec:
 # hand kernels whose generated source is edited: (text, replacement)
 HAND_EDITS = {
     "k_threshold_ety_f16": ("r.to(tl.float16)", "r.to(out_ptr.dtype.element_ty)"),
-    "k_neg_where_scaled_f32": ("    r = -tl.where(x0 > 0, x0, 0.0) * 2.0", "    w = tl.where(x0 > 0, x0, 0.0)\n    r = -w * 2.0"),
-    "k_helper_relu6_of_half_f16": ("@triton.jit\ndef k_", "@triton.jit\ndef _relu6(x):\n    return tl.minimum(tl.maximum(x, "
-                                   "0.0), 6.0)\n\n\n@triton.jit\ndef k_"),
+    "k_neg_where_scaled_f32": ("    r = -tl.where(x0 > 0, x0, 0.0) * 2.0",
+                               "    w = tl.where(x0 > 0, x0, 0.0)\n    r = -w * 2.0"),
+    "k_helper_relu6_of_half_f16": ("@triton.jit\ndef k_",
+                                   "@triton.jit\ndef _relu6(x):\n    return tl.minimum(tl.maximum(x, 0.0), 6.0)\n\n\n"
+                                   "@triton.jit\ndef k_"),
     "k_threshold_acc_bf16": ("import triton.language as tl\n",
                              "import triton.language as tl\nACC: tl.constexpr = tl.float32\n"),
 }
