@@ -12,7 +12,7 @@ from tests.test_fpsan_libdevice import _assert_bit_exact, _compare
 
 @pytest.mark.parametrize("name", ["k_select_half_times_f16", "k_select_max_bf16", "k_select_inf_times_f32",
                                   "k_select_nan_plus_f64", "k_select_exp_ninf_f64", "k_select_exp_const_f64",
-                                  "k_select_own_arm_ninf_f32"])
+                                  "k_select_own_arm_ninf_f32", "k_select_lit_cast_chain_f64"])
 def test_folded_literal_arm_is_the_rings(name):
     _assert_bit_exact(name, folds=())
 

@@ -8,6 +8,7 @@ Selection Instructions: selp")."""
 from __future__ import annotations
 
 import ast
+import itertools
 
 import numpy as np
 
@@ -61,8 +62,14 @@ def narrowed_select_constants(instr: ir.Instruction, flow: Flow) -> tuple[dict[i
             # widened after the select (where(c, 1.0, 2.0).to(f64), or promoted): LLVM folds fpext into the literals;
             # Triton's ring sign-extends φ_S(c) (held-out seed 68925's kin, silent)
             src, dst = (conv[1] if conv else "f32" if wide == 32 else ""), "f64" if width == 64 else "f32"
-            if src and all(any(float_to_bits(_rounded(c, src), dst) == b for c in lits) for b in imms.values()):
-                new = {i: _ring_cast(next(c for c in lits if float_to_bits(_rounded(c, src), dst) == b), src, dst)
+            # (through the casts the source applies to the where on the way: .to(f16).to(f32) of an f32 where, stored
+            # as f64, narrows the literal in the ring first; user-style probe, silent in 241/512)
+            casts = _casts_after(f, n)
+            if casts and wide in (32, 64):  # (the PTX's conversion is the last cast's, not the where's type)
+                src = "f32" if wide == 32 else "f64"
+            path = [src, *casts, dst] if src else []
+            if path and all(any(float_to_bits(_rounded_along(c, path), dst) == b for c in lits) for b in imms.values()):
+                new = {i: _ring_along(next(c for c in lits if float_to_bits(_rounded_along(c, path), dst) == b), path)
                        for i, b in imms.items()}
                 got.add((tuple(sorted(new.items())), dst, f.where(n)))
             continue
@@ -114,6 +121,35 @@ def _imm_bits(o: ir.Operand, width: int) -> int | None:
 def _ring_cast(c: float, src: str, t: str) -> int:
     """The float bits Triton's FPSan gives ``c`` of type ``src`` cast to ``t``: φ_t⁻¹ of the ring cast."""
     return int(R.float_cast(np.array([float_to_bits(c, src)], np.uint64), src, t)[0])
+
+
+def _casts_after(f: SourceFile, n: ast.expr) -> list[str]:
+    """The float types of the ``.to()`` casts applied to ``n`` in turn (``where(..).to(tl.float16).to(tl.float32)``)."""
+    out: list[str] = []
+    for _ in range(_DEPTH):
+        a: ast.AST | None = f.parent.get(id(n))
+        call = f.parent.get(id(a)) if isinstance(a, ast.Attribute) and a.attr == "to" else None
+        t = _cast_to(call) if isinstance(call, ast.Call) else None
+        if t is None or call is None:
+            break
+        out.append({"float16": "f16", "bfloat16": "bf16", "float32": "f32", "float64": "f64"}[t])
+        n = call  # type: ignore[assignment]
+    return out
+
+
+def _rounded_along(c: float, path: list[str]) -> float:
+    for t in path:
+        c = _rounded(c, t)
+    return c
+
+
+def _ring_along(c: float, path: list[str]) -> int:
+    """``c`` of type ``path[0]`` through Triton's ring casts to each type of ``path`` in turn: the last one's bits."""
+    bits = np.array([float_to_bits(c, path[0])], np.uint64)
+    for a, b in itertools.pairwise(path):
+        if a != b:
+            bits = R.float_cast(bits, a, b)
+    return int(bits[0])
 
 
 def _rounded(c: float, t: str) -> float:

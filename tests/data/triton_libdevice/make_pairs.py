@@ -502,6 +502,10 @@ HAND = {
     # a helper's relu6 of a widened half (HAND_EDITS adds it), read at f32: LLVM shrinks it to max.f16/min.f16 and
     # widens the result; Triton clamps at f32 (silent: the helper's parameter hid the widening)
     "k_helper_relu6_of_half_f16": ({"x0": "f16"}, "_relu6(x0.to(tl.float32)) * 3.0", "f32", 64, True),
+    # a where's literal through the casts the source applies to the where before LLVM's widening folds into the select
+    # (.to(f16).to(f32) of an f32 where, stored as f64: the ring narrows the literal to f16 first; silent)
+    "k_select_lit_cast_chain_f64": ({"x0": "f64"}, "tl.where(x0 > 0, x0.to(tl.float32), 1.5).to(tl.float16)"
+                                    ".to(tl.float32)", "f64", 64, True),
     # -abs of a widened value, narrowed back: LLVM's sign-bit or on the narrow value (held-out seed 227213, reported)
     "k_neg_abs_widened_bf16": ({"x0": "bf16"}, "-tl.abs(x0.to(tl.float32))", "bf16", 64, True),
     "k_neg_abs_widened_f16": ({"x0": "f16"}, "tl.abs(x0.to(tl.float64)) * -1.0", "f16", 64, True),
