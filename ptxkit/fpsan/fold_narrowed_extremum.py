@@ -20,7 +20,18 @@ from ptxkit.fpsan.fold_flow import Flow, FoldResult, float_cast
 from ptxkit.fpsan.fold_select_const import _imm_bits, _rounded
 from ptxkit.fpsan.ops import TABLE, OpInfo, as_reg, elementwise, float_type_of
 from ptxkit.fpsan.report import ERROR, NOTE, Verdict
-from ptxkit.fpsan.source_ast import _DEPTH, OWN, SourceFile, _cast_to, _method_call, _number, _receiver, _width
+from ptxkit.fpsan.source_ast import (
+    _DEPTH,
+    _PTX_DTYPE,
+    OWN,
+    SourceFile,
+    _cast_to,
+    _method_call,
+    _narrowed_to,
+    _number,
+    _receiver,
+    _width,
+)
 
 _WIDE = {"float32": "f32", "float64": "f64"}
 _BITS = {"f16": 16, "bf16": 16, "f32": 32}
@@ -140,7 +151,7 @@ def _source_form(flow: Flow, instr: ir.Instruction, ft: str, bits: int) -> tuple
         if R.ring(wt).w > _BITS[ft] and w is not None and (w == OWN or 0 < w <= _BITS[ft]) \
                 and float_to_bits(nums[0], ft) == bits and _rounded(nums[0], ft) == nums[0]:
             up = f.parent.get(id(f.parent.get(id(n))))
-            got.add((wt, nums[0], f.where(n), _PTX.get(_cast_to(up) or "") == ft or _narrowed_name(f, n, ft)))
+            got.add((wt, nums[0], f.where(n), _PTX.get(_cast_to(up) or "") == ft or _narrowed_to(f, n, _PTX_DTYPE[ft])))
     return got.pop() if len(got) == 1 else None
 
 
@@ -180,18 +191,3 @@ def _call_arguments(flow: Flow, instr: ir.Instruction, f: SourceFile, n: ast.exp
         return {}
     return {p.arg: v for p, v in zip(fn.args.args, calls[0].args, strict=True)}
 
-
-def _narrowed_name(f: SourceFile, n: ast.expr, ft: str) -> bool:
-    """``y = tl.minimum(..)`` whose every reader narrows it to ``ft`` (``tl.store(p, y.to(tl.float16))``)."""
-    up = f.parent.get(id(n))
-    fn = f.function_of(n)
-    if not (isinstance(up, ast.Assign) and len(up.targets) == 1 and isinstance(up.targets[0], ast.Name)) \
-            or fn is None:
-        return False
-    name = up.targets[0].id
-    if sum(isinstance(t, ast.Name) and t.id == name for a in ast.walk(fn) if isinstance(a, ast.Assign)
-           for t in a.targets) != 1:
-        return False
-    reads = [m for m in ast.walk(fn) if isinstance(m, ast.Name) and m.id == name and isinstance(m.ctx, ast.Load)]
-    return bool(reads) and all(isinstance(a := f.parent.get(id(m)), ast.Attribute) and a.attr == "to"
-                               and _PTX.get(_cast_to(f.parent.get(id(a))) or "") == ft for m in reads)

@@ -11,6 +11,7 @@ import ast
 from ptxkit import ir
 from ptxkit.fpsan.ctx import RewriteContext, guard_text
 from ptxkit.fpsan.fold_flow import Flow, FoldResult
+from ptxkit.fpsan.fold_select_const import _imm_bits
 from ptxkit.fpsan.irview import name_of
 from ptxkit.fpsan.report import NOTE, Verdict
 from ptxkit.fpsan.source_ast import _DEPTH, Decision, SourceFile, _method_call, _number, _resolve
@@ -34,9 +35,7 @@ def negated_zero_arm(instr: ir.Instruction, flow: Flow) -> tuple[int, Decision] 
 
 
 def _zero(o: ir.Operand, w: int) -> bool:
-    if isinstance(o, ir.FloatImm):
-        return o.width == w and o.bits % (1 << w) in (0, 1 << (w - 1))
-    return isinstance(o, ir.Imm) and o.value % (1 << w) in (0, 1 << (w - 1))
+    return _imm_bits(o, w) in (0, 1 << (w - 1))
 
 
 def _scaled_where_of_zero(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:

@@ -15,6 +15,7 @@ from ptxkit import ir
 from ptxkit.fpsan import ring as R
 from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext
 from ptxkit.fpsan.fold_flow import Flow, FoldResult
+from ptxkit.fpsan.fold_narrowed_extremum import _constant_bits
 from ptxkit.fpsan.libdevice_emit import emit_call
 from ptxkit.fpsan.ops import as_reg, float_type_of
 from ptxkit.fpsan.report import NOTE, Verdict
@@ -82,15 +83,11 @@ def _power(flow: Flow, instr: ir.Instruction, w: int, depth: int) -> tuple[str |
 
 
 def _operand(flow: Flow, at: ir.Instruction, o: ir.Operand, w: int, depth: int) -> tuple[str | None, int] | None:
-    if isinstance(o, ir.FloatImm):
-        return (None, 0) if o.bits == _ONE[o.width] and o.width == w else None
+    if (bits := _constant_bits(flow, o, w)) is not None:  # (an immediate, or a register a mov of one writes)
+        return (None, 0) if bits == _ONE[w] else None
     if not isinstance(o, ir.Reg):
         return None
     d = flow.only_def(o.name)
-    if d is not None and d.opcode == "mov" and isinstance(d.operands[1], ir.FloatImm | ir.Imm):
-        imm = d.operands[1]
-        bits = imm.bits if isinstance(imm, ir.FloatImm) else imm.value
-        return (None, 0) if bits % (1 << w) == _ONE[w] else None
     if d is not None and flow.hints.same_location(d, at) and d.opcode in ("mul", "div", "rcp") \
             and float_type_of(d) == float_type_of(at):
         return _power(flow, d, w, depth - 1)

@@ -46,7 +46,7 @@ class SelectArith:
     ftype: str
     where: str
     bits2: int = 0
-    native: int = -1  # K as LLVM computed it (both arms: k1 where both equal the ring's, else -1)
+    changed: bool = True  # the ring's value differs from LLVM's constant (else nothing to rewrite)
 
 
 def select_arith_constant(instr: ir.Instruction, flow: Flow) -> SelectArith | None:
@@ -55,7 +55,7 @@ def select_arith_constant(instr: ir.Instruction, flow: Flow) -> SelectArith | No
     after them, which LLVM pushed into the arms too) that take K0 to K natively (None also where the ring's value is
     K itself: ``where(c, x, 1.0) * 2.0``)."""
     found = _select_arith(instr, flow)
-    return found if found is not None and found.bits != found.native else None
+    return found if found is not None and found.changed else None
 
 
 def _select_arith(instr: ir.Instruction, flow: Flow) -> SelectArith | None:
@@ -65,7 +65,7 @@ def _select_arith(instr: ir.Instruction, flow: Flow) -> SelectArith | None:
         return None
     imm = [i for i in (1, 2) if isinstance(ops[i], (ir.Imm, ir.FloatImm))]
     if len(imm) == 2 and width == 32:  # (a where of two literals is an f32 tensor: at f64, promoted later)
-        return _both_literals(instr, flow, [_bits(ops[i], width) for i in (1, 2)], _TYPES[width][0])
+        return _both_literals(instr, flow, [_bits(ops[i], width) for i in (1, 2)])
     if len(imm) != 1 or not isinstance(reg := ops[3 - imm[0]], ir.Reg):
         return None
     k = _bits(ops[imm[0]], width)
@@ -93,12 +93,12 @@ def _select_arith(instr: ir.Instruction, flow: Flow) -> SelectArith | None:
     if len({b for b, _ in got}) != 1:
         return None
     bits, where = got.pop()
-    return SelectArith(imm[0], bits, dest, where, native=k)
+    return SelectArith(imm[0], bits, dest, where, changed=bits != k)
 
 
-def _both_literals(instr: ir.Instruction, flow: Flow, ks: list[int | None], ft: str) -> SelectArith | None:
-    """``selp.b32 d, K1, K2, p`` at ``tl.where(c, a, b) op n …`` of f32 (f64) literals a and b (``where(c, 1.0, 2.0) *
-    3.0`` is ``selp 3.0, 6.0``): the source's operators with numbers around the where, applied in the ring."""
+def _both_literals(instr: ir.Instruction, flow: Flow, ks: list[int | None]) -> SelectArith | None:
+    """``selp.b32 d, K1, K2, p`` at ``tl.where(c, a, b) op n …`` of f32 literals a and b (``where(c, 1.0, 2.0) * 3.0``
+    is ``selp 3.0, 6.0``): the source's operators with numbers around the where, applied in the ring."""
     found = flow.hints.nodes(instr)
     k1, k2 = ks
     if found is None or k1 is None or k2 is None:
@@ -116,10 +116,10 @@ def _both_literals(instr: ir.Instruction, flow: Flow, ks: list[int | None], ft: 
             n = _number(p.left if first else p.right)
             if n is None:
                 break
-            steps.append(_Step(_OPS[type(p.op)], float_to_bits(n, ft), first, False))
+            steps.append(_Step(_OPS[type(p.op)], float_to_bits(n, "f32"), first, False))
             cur = p
             for l1, l2 in (lits, lits[::-1]):  # (LLVM may invert the predicate and swap the arms)
-                b1, b2 = _through(l1, steps, ft, ft, k1), _through(l2, steps, ft, ft, k2)
+                b1, b2 = _through(l1, steps, "f32", "f32", k1), _through(l2, steps, "f32", "f32", k2)
                 if b1 is not None and b2 is not None:
                     got.add(((b1, b2), f.where(w)))
             if got:
@@ -127,7 +127,7 @@ def _both_literals(instr: ir.Instruction, flow: Flow, ks: list[int | None], ft: 
     if len(got) != 1:
         return None
     (n1, n2), where = got.pop()
-    return SelectArith(0, n1, ft, where, n2, native=k1 if (n1, n2) == (k1, k2) else -1)
+    return SelectArith(0, n1, "f32", where, n2, changed=(n1, n2) != (k1, k2))
 
 
 def rewrite_select_arith(instr: ir.Instruction, ctx: RewriteContext, found: SelectArith) -> FoldResult:
