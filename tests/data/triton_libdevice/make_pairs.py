@@ -506,6 +506,17 @@ HAND = {
     # (.to(f16).to(f32) of an f32 where, stored as f64: the ring narrows the literal to f16 first; silent)
     "k_select_lit_cast_chain_f64": ({"x0": "f64"}, "tl.where(x0 > 0, x0.to(tl.float32), 1.5).to(tl.float16)"
                                     ".to(tl.float32)", "f64", 64, True),
+    # an f32 tl.full times a half, stored as f16: LLVM's mul.f16 is Triton's f32 product (reported before: the source's
+    # constructor had no type)
+    "k_full_f32_times_half_f16": ({"x0": "f16"}, "tl.full([BLOCK], 3.0, tl.float32) * x0", "f16", 64, True),
+    # a where whose f32 arm doubles a widened half, stored as f16: LLVM's add.f16 x, x in the arm is Triton's f32
+    # x * 2.0 (reported before: the arms of the narrowed where were not read)
+    "k_where_narrowed_doubling_f16": ({"x0": "f16", "x1": "f16"}, "tl.where(x0 > x1, x0.to(tl.float32) * 2.0, "
+                                      "x1.to(tl.float32))", "f16", 64, True),
+    # acosh of the caller's product: LLVM sinks x * 0.25 into one arm of the body's branch and contracts it into the
+    # other's fma(x, 0.25, -1.0), so only that arm computes the argument (silent: the hash read an undefined register)
+    "k_acosh_of_product_f32": ({"x0": "f32"}, "libdevice.acosh(x0 * 0.25)", "f32", 64, True),
+    "k_acosh_of_product_f64": ({"x0": "f64"}, "libdevice.acosh(x0 * 0.25)", "f64", 64, True),
     # -abs of a widened value, narrowed back: LLVM's sign-bit or on the narrow value (held-out seed 227213, reported)
     "k_neg_abs_widened_bf16": ({"x0": "bf16"}, "-tl.abs(x0.to(tl.float32))", "bf16", 64, True),
     "k_neg_abs_widened_f16": ({"x0": "f16"}, "tl.abs(x0.to(tl.float64)) * -1.0", "f16", 64, True),
