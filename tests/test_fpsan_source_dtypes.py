@@ -1,5 +1,6 @@
 """Casts written with dtype expressions (``ptxkit.fpsan.source_dtypes``): ``.to(out_ptr.dtype.element_ty)``,
-``.to(x.dtype)`` and ``.to(ACC)`` of a module constant are read as the ``tl.T`` they stand for. User-style kernels
+``.to(x.dtype)`` and ``.to(ACC)`` of a module constant are read as the ``tl.T`` they stand for, and a ``tl.full``'s or
+``tl.zeros``'s ``dtype`` gives the tensor's type (``source_ast._constructed``). User-style kernels
 written so were silent (or reported) where the same kernel with ``tl.float16`` was exact."""
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from tests.test_fpsan_libdevice import DATA, SPECS, _assert_bit_exact
 
 
 @pytest.mark.parametrize("name", ["k_threshold_ety_f16", "k_int_round_trip_xdtype_f16", "k_threshold_acc_bf16",
-                                  "k_int_f32_promoted_f64"])
+                                  "k_int_f32_promoted_f64", "k_full_f32_times_half_f16"])
 def test_dtype_expressions_are_the_casts_they_name(name):
     """Bit for bit against Triton's FPSan build, nothing reported, the source deciding every fold."""
     _assert_bit_exact(name, folds=())

@@ -309,6 +309,23 @@ def _to_dtype(n: ast.AST | None) -> str | None:
     return args[0].attr if len(args) == 1 and isinstance(args[0], ast.Attribute) else None
 
 
+def _constructed(n: ast.expr) -> str | ast.expr | None:
+    """The dtype of ``tl.full(shape, v, tl.T)``/``tl.zeros(shape, tl.T)``, or the tensor ``x`` of
+    ``tl.zeros_like(x)``/``tl.full_like(x, v)`` (no ``dtype=``) whose type it has; else None."""
+    if not (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name)
+            and n.func.value.id == "tl"):
+        return None
+    at = {"full": 2, "zeros": 1, "zeros_like": None, "full_like": None}.get(n.func.attr, -1)
+    if at == -1:
+        return None
+    given = next((k.value for k in n.keywords if k.arg == "dtype"), None)
+    if given is None and at is not None and len(n.args) > at:
+        given = n.args[at]
+    if given is not None:
+        return given.attr if isinstance(given, ast.Attribute) else None
+    return n.args[0] if at is None and n.args else None
+
+
 def _cast_to(n: ast.AST | None) -> str | None:
     """``T`` of ``E.to(tl.T)`` (a float dtype), else None."""
     t = _to_dtype(n)
@@ -365,6 +382,8 @@ def _width(f: SourceFile, e: ast.expr, depth: int) -> int | None:
         return _DTYPE_WIDTH[cast]
     if isinstance(r, ast.Call) and isinstance(r.func, ast.Attribute) and r.func.attr == "load":
         return OWN
+    if (made := _constructed(r)) is not None:  # tl.full([B], 3.0, tl.float32) * h of a half h: an f32 mul
+        return _DTYPE_WIDTH.get(made) if isinstance(made, str) else _width(f, made, depth - 1)
     if isinstance(r, ast.Call) and isinstance(r.func, ast.Attribute) and r.func.attr == "dot":
         out = next((k.value for k in r.keywords if k.arg == "out_dtype"), None)  # unstated: f32, f64 for f64
         if out is None:  # an accumulator gives the result its type (held-out seed 17752: tl.dot(a, b, c) of a loaded c)
