@@ -458,3 +458,9 @@ def test_negated_factor_of_a_contracted_difference_takes_its_form():
     add for both forms, read by the sub (the sum) and by the ``neg`` of LLVM's ``fma(-t, c, ..)``, whose location is
     the outer difference: the subtracted product's factor is the product form. Bit for bit, nothing reported."""
     _assert_bit_exact("seed191166")
+
+
+def test_doubling_in_a_narrowed_where_arm_is_the_wide_product():
+    """``where(c, h.to(f32) * 2.0, g.to(f32))`` stored as f16: LLVM sinks the narrowing into the arms and writes the
+    doubling as ``add.f16 h, h``; the arm says Triton's f32 ``h * 2.0`` (reported before, undecided)."""
+    _assert_bit_exact("k_where_narrowed_doubling_f16", folds=())

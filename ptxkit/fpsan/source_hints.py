@@ -627,6 +627,16 @@ def _widened_self_add(f: SourceFile, n: ast.expr, lane: str) -> tuple[str, ast.e
     via = _cast_to(e)  # (2.0 * h.to(f32)).to(f64) narrowed: Triton folds that exact widening into the narrowing
     # before its FPSan pass (held-out seeds 3218, 47198); a narrowing between is the ring's step
     e = _without_double_negation(f, _resolve(f, _receiver(e), _DEPTH)) if via and e is not None else e
+    # LLVM sinks the fptrunc into a where's arms (hand kernel where(c, x.to(f32) * 2.0, z.to(f32)).to(f16))
+    found = {(g[0], ast.dump(g[2])): g for a in _arms(f, e) if (g := _arm_self_add(f, n, a, lane, via)) is not None}
+    if len(found) > 1:
+        return "both", n, next(iter(found.values()))[2]
+    return next(iter(found.values()), None)
+
+
+def _arm_self_add(f: SourceFile, n: ast.expr, e: ast.expr | None, lane: str,
+                  via: str | None) -> tuple[str, ast.expr, ast.expr] | None:
+    """:func:`_widened_self_add` of one value ``e`` the narrowing ``n`` reaches."""
     if not isinstance(e, ast.BinOp):
         return None
     op, left, right = _as_op(e)
