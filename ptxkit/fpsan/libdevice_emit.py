@@ -9,7 +9,7 @@ from ptxkit.fpsan import ring as R
 from ptxkit.fpsan.casts import _cast_payload as cast_payload
 from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext, Unembed, hexc
 from ptxkit.fpsan.libdevice_flow import INT_TYPES, LibRange, chain_types
-from ptxkit.fpsan.ops import as_reg, emit_exp2, emit_sincos, emit_tagged
+from ptxkit.fpsan.ops import TABLE, as_reg, emit_exp2, emit_sincos, emit_tagged
 
 
 def save_input(ctx: RewriteContext, r: LibRange) -> list[str | Unembed]:
@@ -94,6 +94,9 @@ def _argument(ctx: RewriteContext, r: LibRange, x: str) -> str:
     caller's conversions replayed as Triton's FPSan computes them (widening: sign extension; neg: ring
     negation; abs: native on the bits, in the source's order around a cast, ``r.abs_order``)."""
     chain = r.sunk.get(x)
+    if (op := r.remat.get(x)) is not None:  # the caller's op LLVM sank into one arm of the body
+        compute, _ = TABLE[op.opcode]
+        return compute(ctx, [ctx.embed(o, r.ftype) for o in op.operands[1:]], R.ring(r.ftype).w, op)
     if not chain:
         return ctx.embed(ir.Reg(x), r.ftype)
     first = chain_types(chain[0])

@@ -35,6 +35,9 @@ class LibRange:
     # copied into ``saved`` before ``save`` (the body's first instruction) and the op reads the copy
     save: ir.Instruction | None = None
     saved: str = ""
+    # an input the caller's one op computes inside the range (libdevice_match._recomputable): input → that op, whose
+    # ring value is computed again at the exit
+    remat: dict[str, ir.Instruction] = field(default_factory=dict)
     # out-of-line blocks of the body (LLVM lays __nv_powf's main path out after the ret): [lo, hi) line ranges
     extra: tuple[tuple[int, int], ...] = ()
     one_call: bool = False  # every float instruction from the start to the exit carries the same call .loc

@@ -485,8 +485,15 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
         return None  # other code reads the body's intermediate values
     # (the caller's -x of pow(d, -d) is computed again at the exit; any other write of an input inside the range
     # may be skipped by a branch: seed 1677's y = h.to(f32) after the body's x == 1 test)
+    # an input the caller computes inside the range by one op of values from before it: LLVM sank that op into one
+    # arm of the body's branch (hand kernel acosh(x * 0.25): the other arm reads the product contracted into the body's
+    # fma(x, 0.25, -1.0)), so no path but that arm defines it; its ring value is recomputed at the exit
+    remat = {r: s for s in body for r in inputs if r in flow.writes(s) and r not in flow.reads(s)
+             and not _callers_sign(s, list(inputs))}
+    if any(not _recomputable(flow, body[0], r, s, ftype) for r, s in remat.items()):
+        return None
     in_place = any(r in flow.writes(s) for s in body for r in inputs
-                   if not _callers_sign(s, list(inputs)))
+                   if not _callers_sign(s, list(inputs)) and r not in remat)
     if in_place and len(inputs) > 1:
         return None
     # the copy of an input updated in place goes where every path to the exit passes: body[0], or before it where
@@ -624,7 +631,7 @@ def _slice(flow: Flow, rng: list[ir.Instruction], chunks: list[ir.Instruction], 
     main = [s for s in rng[start:] if is_float(s) and id(s) in member_ids]
     one_call = bool(main) and all(flow.same_call(s, main[-1], merged=chain_types(s) is not None) for s in main)
     return LibRange(name, op, line(body[0]), exit_line, inputs[0], outs.pop(), anchor, tuple(inputs), ftype,
-                    save=save, one_call=one_call, bypass=tuple(b for _, b in bypass),
+                    save=save, remat=remat, one_call=one_call, bypass=tuple(b for _, b in bypass),
                     absorbed=frozenset(line(s) for s in absorbed),
                     lines=frozenset(line(s) for s in members if not any(s is c for c in chunks)))
 
@@ -649,6 +656,27 @@ def _save_point(flow: Flow, stmts: list[ir.Statement], rng: list[ir.Instruction]
         if t is rng[0] or not nx.has_path(nx.restricted_view(g, [pos[id(t)]], []), start, end):
             return t
     return None
+
+
+# |c| of the constants whose ops LLVM's folds make ambiguous in the ring: 0, 1, 2
+_RING_SPECIAL = {32: {0, 0x3F800000, 0x40000000}, 64: {0, 0x3FF0000000000000, 0x4000000000000000}}
+
+
+def _recomputable(flow: Flow, first: ir.Instruction, r: str, s: ir.Instruction, ftype: str) -> bool:
+    """``s``, the one write of input ``r``, is an unguarded ``add``/``sub``/``mul``/``fma`` of the body's type
+    (round to nearest, no ``.ftz``: the caller's) of distinct registers defined before the body's ``first``
+    instruction only and constants none of ±0, ±1, ±2."""
+    if (s.guard is not None or s.opcode not in ("add", "sub", "mul", "fma") or len(flow.writers.get(r, ())) != 1
+            or not set(s.mods) <= {"rn", ftype} or ftype not in s.mods):
+        return False
+    start = flow.pos[id(first)]
+    names = [o.name for o in s.operands[1:] if isinstance(o, ir.Reg)]
+    if len(set(names)) != len(names) or any(not isinstance(o, (ir.Reg, ir.FloatImm)) for o in s.operands[1:]):
+        return False
+    if any(flow.pos[id(w)] >= start for n in names for w in flow.writers.get(n, ())):
+        return False
+    return not any(isinstance(o, ir.FloatImm) and o.bits & ~(1 << (o.width - 1)) in _RING_SPECIAL.get(o.width, ())
+                   for o in s.operands[1:])
 
 
 def _callers_sign(s: ir.Instruction, cands: list[str]) -> bool:
