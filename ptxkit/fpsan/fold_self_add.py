@@ -37,10 +37,10 @@ from ptxkit.fpsan.source_ast import (
     _is_two,
     _resolve,
     _same,
-    _self_add_forms,
     _width,
 )
 from ptxkit.fpsan.source_hints import SourceHints
+from ptxkit.fpsan.source_self_add import _self_add_forms
 
 SELF_ADD = "add x, x: LLVM folds x*2.0 into x+x, so the source was x*2.0 (ring φ(x)·φ(2)) or x+x (ring 2φ(x))"
 _CMP = {ast.Eq: "eq", ast.NotEq: "neu", ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge"}

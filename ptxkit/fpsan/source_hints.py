@@ -67,7 +67,6 @@ from ptxkit.fpsan.source_ast import (
     _same,
     _same_type_args,
     _scan_of,
-    _self_add_ambiguous,
     _to_dtype,
     _width,
     _without_double_negation,
@@ -80,6 +79,7 @@ from ptxkit.fpsan.source_hints_libcall import LibcallHints
 from ptxkit.fpsan.source_hints_reduce import ReduceHints
 from ptxkit.fpsan.source_hints_sign import SignHints, _transcendental
 from ptxkit.fpsan.source_locations import _same_value, load_target
+from ptxkit.fpsan.source_self_add import _self_add_ambiguous
 from ptxkit.fpsan.source_types import _own_or_promoted, int_valued
 
 

