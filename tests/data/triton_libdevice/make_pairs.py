@@ -517,6 +517,28 @@ HAND = {
     # other's fma(x, 0.25, -1.0), so only that arm computes the argument (silent: the hash read an undefined register)
     "k_acosh_of_product_f32": ({"x0": "f32"}, "libdevice.acosh(x0 * 0.25)", "f32", 64, True),
     "k_acosh_of_product_f64": ({"x0": "f64"}, "libdevice.acosh(x0 * 0.25)", "f64", 64, True),
+    # where's literal through a name, then doubled: LLVM's selp of x + x and 3.0 (silent: the literal was not seen)
+    "k_where_name_literal_times_two_f32": ({"x0": "f32"}, "tl.where(x0 > 0, x0, c) * 2.0", "f32", 64, True),
+    # the same through a helper's parameter (HAND_EDITS adds _sel): the select at the helper's where (silent)
+    "k_helper_where_literal_times_three_f64": ({"x0": "f64"}, "_sel(x0 > 0, x0, 1.5) * 3.0", "f64", 64, True),
+    # a where of a comparison with its own arms: LLVM's max.f32 / max.f16, Triton's native comparison and select
+    # (silent: sanitized as the ring's max)
+    "k_where_floor_times_three_f32": ({"x0": "f32"}, "tl.where(x0 >= 1e-3, x0, 1e-3) * 3.0", "f32", 64, True),
+    "k_where_floor_times_three_f16": ({"x0": "f16"}, "tl.where(x0 >= 1e-3, x0, 1e-3) * 3.0", "f16", 64, True),
+    # ... of f64 widenings narrowed back: LLVM's min.f32, Triton's comparison at f64 and the ring-narrowed literal
+    "k_where_wide_min_narrowed_f32": ({"x0": "f32"}, "tl.where(x0.to(tl.float64) < 2.5, x0.to(tl.float64), 2.5)"
+                                      ".to(tl.float32) * 3.0", "f32", 64, True),
+    # ... in a helper (HAND_EDITS adds _floor_at), whose max.f16 carries the call's location
+    "k_helper_floor_narrowed_f16": ({"x0": "f16"}, "_floor_at(x0.to(tl.float64), 0.5).to(tl.float16) * 3.0", "f16",
+                                    64, True),
+    # a where of f64 widenings narrowed, then times a literal: LLVM's selp of x * 3.0 and f32(1e-3) * 3.0; Triton's
+    # ring narrows φ64(1e-3) first (silent)
+    "k_where_wide_literal_times_three_f32": ({"x0": "f32"}, "tl.where(x0.to(tl.float64) >= 1e-3, x0.to(tl.float64), "
+                                             "1e-3).to(tl.float32) * 3.0", "f32", 64, True),
+    # a helper's where (HAND_EDITS adds _sel) of a widened half and its negation, narrowed at the store: LLVM's neg.f16
+    # sunk into the arm; Triton negates at f32 (silent at the payload whose negation overflows the half ring)
+    "k_helper_where_negated_widening_f16": ({"x0": "f16"}, "_sel(x0 > 0, x0.to(tl.float32), -x0.to(tl.float32))",
+                                            "f16", 64, True),
     # -abs of a widened value, narrowed back: LLVM's sign-bit or on the narrow value (held-out seed 227213, reported)
     "k_neg_abs_widened_bf16": ({"x0": "bf16"}, "-tl.abs(x0.to(tl.float32))", "bf16", 64, True),
     "k_neg_abs_widened_f16": ({"x0": "f16"}, "tl.abs(x0.to(tl.float64)) * -1.0", "f16", 64, True),
@@ -604,6 +626,13 @@ HAND_EDITS = {
     "k_helper_relu6_of_half_f16": ("@triton.jit\ndef k_",
                                    "@triton.jit\ndef _relu6(x):\n    return tl.minimum(tl.maximum(x, 0.0), 6.0)\n\n\n"
                                    "@triton.jit\ndef k_"),
+    "k_where_name_literal_times_two_f32": ("    r = tl.where", "    c = 1.5\n    r = tl.where"),
+    "k_helper_where_literal_times_three_f64": ("@triton.jit\ndef k_", "@triton.jit\ndef _sel(c, a, b):\n    return "
+                                               "tl.where(c, a, b)\n\n\n@triton.jit\ndef k_"),
+    "k_helper_floor_narrowed_f16": ("@triton.jit\ndef k_", "@triton.jit\ndef _floor_at(x, lo):\n    return "
+                                    "tl.where(x >= lo, x, lo)\n\n\n@triton.jit\ndef k_"),
+    "k_helper_where_negated_widening_f16": ("@triton.jit\ndef k_", "@triton.jit\ndef _sel(c, a, b):\n    return "
+                                            "tl.where(c, a, b)\n\n\n@triton.jit\ndef k_"),
     "k_threshold_acc_bf16": ("import triton.language as tl\n",
                              "import triton.language as tl\nACC: tl.constexpr = tl.float32\n"),
 }
