@@ -24,7 +24,6 @@ from ptxkit.fpsan.source_ast import (
     _DEPTH,
     _PTX_DTYPE,
     OWN,
-    SourceFile,
     _cast_to,
     _method_call,
     _narrowed_to,
@@ -139,7 +138,7 @@ def _source_form(flow: Flow, instr: ir.Instruction, ft: str, bits: int) -> tuple
             continue
         if not _method_call(n, _CALL[instr.opcode], 2):
             continue
-        args = _call_arguments(flow, instr, f, n)
+        args = flow.hints.call_arguments(instr, f, n)[0]
         arms = [_argument(a, args) for a in n.args[:2]]
         nums = [c for a in arms if (c := _number(a)) is not None]
         casts = [a for a in arms if _number(a) is None and _wide_arm(a, args) is not None]
@@ -173,21 +172,3 @@ def _wide_arm(a: ast.expr, args: dict[str, ast.expr]) -> str | None:
 
 def _argument(a: ast.expr, args: dict[str, ast.expr]) -> ast.expr:
     return args.get(a.id, a) if isinstance(a, ast.Name) else a
-
-
-def _call_arguments(flow: Flow, instr: ir.Instruction, f: SourceFile, n: ast.expr) -> dict[str, ast.expr]:
-    """The parameters of the user's helper ``n`` is in (``def _relu6(x)``), inlined into the kernel, by the arguments
-    of its call at the instruction's call site (``_relu6(x.to(tl.float32))``); empty where there is none."""
-    fn = f.function_of(n)
-    if fn is None:
-        return {}
-    with flow.hints.at_call_site(instr) as inlined:
-        found = flow.hints.nodes(instr) if inlined else None
-    if found is None:
-        return {}
-    calls = [c for c in found[1] if isinstance(c, ast.Call) and isinstance(c.func, ast.Name) and c.func.id == fn.name
-             and not c.keywords and len(c.args) == len(fn.args.args)]
-    if len(calls) != 1 or found[0] is not f:
-        return {}
-    return {p.arg: v for p, v in zip(fn.args.args, calls[0].args, strict=True)}
-

@@ -17,9 +17,19 @@ from ptxkit import ir
 from ptxkit.fpsan import ring as R
 from ptxkit.fpsan.ctx import RewriteContext, float_to_bits, guard_text, hexc
 from ptxkit.fpsan.fold_flow import Flow, FoldResult, float_cast
+from ptxkit.fpsan.fold_select_const import _casts_after, _ring_along, _rounded_along
 from ptxkit.fpsan.ops import float_type_of
 from ptxkit.fpsan.report import NOTE, Verdict
-from ptxkit.fpsan.source_ast import _PTX_DTYPE, SourceFile, _cast_to, _method_call, _number
+from ptxkit.fpsan.source_ast import (
+    _DEPTH,
+    _PTX_DTYPE,
+    SourceFile,
+    _cast_to,
+    _method_call,
+    _number,
+    _resolve,
+    _width,
+)
 
 _TYPES = {32: ("f32", np.float32, np.uint32), 64: ("f64", np.float64, np.uint64)}
 _NATIVE = {"f16": (np.float16, np.uint16), "f32": (np.float32, np.uint32), "f64": (np.float64, np.uint64)}
@@ -87,9 +97,10 @@ def _select_arith(instr: ir.Instruction, flow: Flow) -> SelectArith | None:
     dest = cast[0] if cast is not None else ftype
     # (where the steps leave the literal as it is natively — -inf * 0.125, max(3.0, 2.0) — they may be the where's
     # own arm, where(m, x * 0.125, -inf) of a model kernel: only an operation the source applies to the where counts)
-    got = {(bits, f.where(n)) for n in _wheres(nodes) for lit in _literals(n)
-           if (bits := _ring_of(lit, steps, ftype, dest, k, _cast_arm(n, ftype))) is not None
-           and (float_to_bits(lit, dest) != k or _applied_to(f, n, steps))}
+    got = {(bits, f.where(n)) for n in _wheres(nodes) if (path := _where_path(f, n, flow, instr, ftype)) is not None
+           for lit in _literals(f, n, flow, instr, names=ftype in ("f32", "f64"))
+           if (bits := _ring_of(lit, steps, ftype, dest, k, _cast_arm(n, ftype), path)) is not None
+           and (float_to_bits(lit, dest) != k or _applied_to(f, _value_node(f, n, flow, instr), steps))}
     if len({b for b, _ in got}) != 1:
         return None
     bits, where = got.pop()
@@ -106,11 +117,11 @@ def _both_literals(instr: ir.Instruction, flow: Flow, ks: list[int | None]) -> S
     f, nodes = found
     got: set[tuple[tuple[int, int], str]] = set()
     for w in _wheres(nodes):
-        lits = _literals(w)
+        lits = _literals(f, w, flow, instr)
         if len(lits) != 2:
             continue
         steps: list[_Step] = []
-        cur: ast.expr = w
+        cur: ast.expr = _value_node(f, w, flow, instr)
         while isinstance(p := f.parent.get(id(cur)), ast.BinOp) and type(p.op) in _OPS:
             first = p.right is cur
             n = _number(p.left if first else p.right)
@@ -220,23 +231,63 @@ def _wheres(nodes: list[ast.expr]) -> list[ast.Call]:
     return [m for n in nodes for m in ast.walk(n) if isinstance(m, ast.Call) and _method_call(m, "where", 3)]
 
 
-def _literals(n: ast.Call) -> list[float]:
-    return [c for a in n.args[1:] if (c := _number(a)) is not None]
+def _literals(f: SourceFile, n: ast.Call, flow: Flow, instr: ir.Instruction, names: bool = True) -> list[float]:
+    """The numbers among the where's arms (:func:`_arm_number`; ``names``: through names too)."""
+    args = flow.hints.call_arguments(instr, f, n)[0]
+    return [c for a in n.args[1:] if (c := _arm_number(f, a, args, names)) is not None]
 
 
-def _ring_of(lit: float, steps: list[_Step], ftype: str, dest: str, k: int, cast_arm: bool = False) -> int | None:
+def _arm_number(f: SourceFile, a: ast.expr, args: dict[str, ast.expr], names: bool = True,
+                depth: int = _DEPTH) -> float | None:
+    """The number an arm is: a literal, or a helper's parameter given one (a constexpr, typed by the where like a
+    literal: ``_sel(x > 0, x, 1.5) * 2.0`` of ``def _sel(c, a, b)``); with ``names``, a name assigned one, which Triton
+    makes an fp32 scalar (``c = 1.5; where(x > 0, x, c)``; its f32 value, widened for an f64 where by the constant
+    folding before Triton's FPSan pass): user-style probes, silent."""
+    if (c := _number(a)) is not None or depth <= 0 or not isinstance(a, ast.Name):
+        return c
+    if a.id in args:
+        return _arm_number(f, args[a.id], {}, names, depth - 1)
+    r = _resolve(f, a, depth) if names else None
+    v = _arm_number(f, r, args, names, depth - 1) if r is not None and r is not a else None
+    return None if v is None else float(np.float32(v))
+
+
+def _value_node(f: SourceFile, w: ast.Call, flow: Flow, instr: ir.Instruction) -> ast.expr:
+    """The node whose readers take the where's value: the where, or the call of the helper that returns it."""
+    if isinstance(f.parent.get(id(w)), ast.Return):
+        call = flow.hints.call_arguments(instr, f, w)[1]
+        if call is not None:
+            return call
+    return w
+
+
+def _where_path(f: SourceFile, n: ast.Call, flow: Flow, instr: ir.Instruction, ftype: str) -> list[str] | None:
+    """The ring casts a literal of the where takes before the steps: none for a where of the steps' type; for one of a
+    wider type (its arms' widening: ``where(c, x.to(f64), 1e-3).to(f32) * 3.0``, LLVM's select of x * 3.0 and the
+    folded constant; user-style probe, silent) the where's type and the casts the source narrows it by, ending at the
+    steps' type; None where they do not (the steps are at the wide type: not modelled)."""
+    widths = {w for a in n.args[1:3] if _number(a) is None and (w := _width(f, a, _DEPTH)) is not None}
+    wide = max(widths) if widths else None
+    if wide is None or wide <= R.ring(ftype).w or wide not in (32, 64):
+        return []
+    casts = _casts_after(f, _value_node(f, n, flow, instr))
+    return [f"f{wide}", *casts] if casts and casts[-1] == ftype else None
+
+
+def _ring_of(lit: float, steps: list[_Step], ftype: str, dest: str, k: int, cast_arm: bool = False,
+             path: list[str] | tuple[str, ...] = ()) -> int | None:
     """The ring's value of ``lit`` through the trailing steps (at least one) and the cast to ``dest`` that take it to
     ``k`` natively. ``cast_arm``: the where's other arm is itself a cast to ``ftype`` (``where(m, x.to(f32), -inf)``
     of an f64 x), so a step on a conversion's result is the where's own value (user-style probe: its ``* log2e``
     for exp, pushed into the arms, silent in the masked lanes)."""
     for start in range(len(steps) - 1, -1, -1):
         if (not steps[start].widened or (cast_arm and start == 0)) \
-                and (got := _through(lit, steps[start:], ftype, dest, k)) is not None:
+                and (got := _through(lit, steps[start:], ftype, dest, k, path)) is not None:
             return got
     return None
 
 
-def _applied_to(f: SourceFile, w: ast.Call, steps: list[_Step]) -> bool:
+def _applied_to(f: SourceFile, w: ast.expr, steps: list[_Step]) -> bool:
     """The source applies the steps' operations (with numbers; exp's ``* log2e``) to the where's value: around the
     where, or around a reader of the name it is assigned to."""
     up = f.parent.get(id(w))
@@ -274,12 +325,14 @@ def _cast_arm(w: ast.Call, ftype: str) -> bool:
     return any(_cast_to(a) == _PTX_DTYPE.get(ftype) for a in w.args[1:3])
 
 
-def _through(lit: float, steps: list[_Step], ftype: str, dest: str, k: int) -> int | None:
-    """The ring's value of ``lit`` through ``steps`` and the cast to ``dest``, where they take it to ``k`` natively."""
-    v = _native(lit, steps, ftype)
+def _through(lit: float, steps: list[_Step], ftype: str, dest: str, k: int,
+             path: list[str] | tuple[str, ...] = ()) -> int | None:
+    """The ring's value of ``lit`` (cast along ``path`` first) through ``steps`` and the cast to ``dest``, where they
+    take it to ``k`` natively."""
+    v = _native(_rounded_along(lit, list(path)), steps, ftype)
     if v is None or float_to_bits(v, dest) != k:
         return None
-    p = R.embed(np.array([float_to_bits(lit, ftype)], np.uint64), ftype)
+    p = R.embed(np.array([_ring_along(lit, list(path)) if path else float_to_bits(lit, ftype)], np.uint64), ftype)
     w = R.ring(ftype).w
     for s in steps:
         c = p if s.double else R.embed(np.array([s.c], np.uint64), ftype)
@@ -328,10 +381,12 @@ def unexplained_select_constant(instr: ir.Instruction, flow: Flow) -> str | None
         return None
     f, nodes = found
     types = ("f16", "bf16") if width == 16 else (_TYPES[width][0],)
-    wheres = [w for w in _wheres(nodes) if any(_number(a) is not None for a in w.args[1:])
-              and not any(isinstance(a, ast.Constant) and type(a.value) is int for a in w.args[1:])]
+    # (a name's number is an fp32 scalar, which makes a where of halves f32: no literal of a 16-bit select)
+    lits = {id(w): _literals(f, w, flow, instr, names=width != 16) for w in _wheres(nodes)}
+    wheres = [w for w in _wheres(nodes) if _literals(f, w, flow, instr) and not any(
+              isinstance(a, ast.Constant) and type(a.value) is int for a in w.args[1:])]
     if not wheres:
         return None
-    known = {float_to_bits(sign * lit, t) for w in wheres for lit in _literals(w) for sign in (1.0, -1.0)
+    known = {float_to_bits(sign * lit, t) for w in wheres for lit in lits[id(w)] for sign in (1.0, -1.0)
              for t in types}
     return f.where(wheres[0]) if any(k not in known for k in ks) else None

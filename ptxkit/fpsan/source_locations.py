@@ -93,6 +93,24 @@ class HintsBase:
         finally:
             self.loc[id(instr)] = own
 
+    def call_arguments(self, instr: ir.Instruction, f: SourceFile,
+                       n: ast.expr) -> tuple[dict[str, ast.expr], ast.Call | None]:
+        """The parameters of the user's helper ``n`` is in (``def _sel(c, a, b)``), inlined into the kernel, by the
+        arguments of its one call at ``instr``'s call site (``_sel(x > 0, x, 1.5)``), and that call; ({}, None) where
+        there is none."""
+        fn = f.function_of(n)
+        if fn is None:
+            return {}, None
+        with self.at_call_site(instr) as inlined:
+            found = self.nodes(instr) if inlined else None
+        if found is None or found[0] is not f:
+            return {}, None
+        calls = [c for c in found[1] if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)
+                 and c.func.id == fn.name and not c.keywords and len(c.args) == len(fn.args.args)]
+        if len(calls) != 1:
+            return {}, None
+        return {p.arg: v for p, v in zip(fn.args.args, calls[0].args, strict=True)}, calls[0]
+
     def nodes(self, instr: ir.Instruction) -> tuple[SourceFile, list[ast.expr]] | None:
         loc = self.loc.get(id(instr))
         f = self.files.get(loc[0]) if loc else None
