@@ -252,3 +252,10 @@ def test_negation_after_a_narrowed_reduction_of_negations_is_the_outer_one(name)
     before, silent at first contact with the tl.min rule): the tree's negations stay before the cvt, so the neg after
     it is the source's outer one (``after``); ``(-s).to(bf16)`` stays ``before``. Bit for bit, nothing reported."""
     _assert_bit_exact(name)
+
+
+def test_negated_arm_of_a_helpers_where_goes_through_f32():
+    """``_sel(c, h.to(f32), -h.to(f32))`` of ``def _sel(c, a, b): return tl.where(c, a, b)``, stored as f16: LLVM
+    sinks the narrowing into the helper's arms and negates the half (``neg.f16``); the helper's where hid the arms
+    from the source hint (silent at the payload whose negation overflows the half ring)."""
+    _assert_bit_exact("k_helper_where_negated_widening_f16", folds=())

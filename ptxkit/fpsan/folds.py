@@ -83,6 +83,7 @@ from ptxkit.fpsan.fold_round_trip import (
 )
 from ptxkit.fpsan.fold_select_arith import rewrite_select_arith, select_arith_constant, unexplained_select_constant
 from ptxkit.fpsan.fold_select_const import narrowed_select_constants, rewrite_select_constants
+from ptxkit.fpsan.fold_select_extremum import select_extremum
 from ptxkit.fpsan.fold_select_self_add import hoisted_self_add, select_arms_form, select_of_forms
 from ptxkit.fpsan.fold_self_add import (
     converted,
@@ -388,7 +389,7 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
         if (reason := narrowed_f32_unmodelled(op, decided)) is not None:
             return _as_written_reported(instr, ctx, ft, reason)
         return _half(instr, ctx, opts, ft, decided, flow)  # f64 arithmetic on widened f32, narrowed back
-    if op in ("max", "min") and (done := narrowed_extremum(instr, ctx, flow)) is not None:
+    if op in ("max", "min") and (done := narrowed_extremum(instr, ctx, flow) or select_extremum(instr, ctx, flow)):
         return done
     if (op in ("max", "min") and ft in ("f16", "bf16", "f32") and (wider := flow.hints.reduced_wider(instr, ft))
             and wider.form == "wider"):

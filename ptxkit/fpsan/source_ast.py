@@ -504,11 +504,27 @@ def _arms(f: SourceFile, e: ast.expr | None) -> list[ast.expr]:
     if (isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and e.func.attr == "where"
             and len(e.args) == 3 and not e.keywords):
         return [a for a in (_resolve(f, x, _DEPTH) for x in e.args[1:]) if a is not None]
+    if (ret := _returned(f, e)) is not None and _method_call(ret[0], "where", 3) and not ret[0].keywords:
+        # a helper's where (user-style probe: ``_sel(x > 0, h.to(f32), -h.to(f32)).to(f16)``, silent)
+        return [a for x in ret[0].args[1:] if (a := _resolve(f, ret[1].get(x.id, x) if isinstance(x, ast.Name) else x,
+                                                            _DEPTH)) is not None]
     if (isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.USub) and isinstance(r := _resolve(f, e.operand, _DEPTH),
                                                                                  ast.BinOp)
             and isinstance(r.op, ast.Mult) and (_number(r.left) is not None or _number(r.right) is not None)):
         return [r]  # -(x * c): InstCombine negates the constant (held-out seed 14052), φ(-c) = -φ(c) in the ring
     return [e]
+
+
+def _returned(f: SourceFile, n: ast.expr) -> tuple[ast.expr, dict[str, ast.expr]] | None:
+    """The value a call ``n`` of a helper defined in ``f`` returns (its one ``return``), with its parameters by the
+    call's arguments; None otherwise."""
+    if not (isinstance(n, ast.Call) and isinstance(n.func, ast.Name)) or n.keywords:
+        return None
+    fn = next((d for d in f.tree.body if isinstance(d, ast.FunctionDef) and d.name == n.func.id), None)
+    rets = [r for r in ast.walk(fn) if isinstance(r, ast.Return)] if fn is not None else []
+    if fn is None or len(rets) != 1 or rets[0].value is None or len(fn.args.args) != len(n.args):
+        return None
+    return rets[0].value, {p.arg: a for p, a in zip(fn.args.args, n.args, strict=True)}
 
 
 def _form(a: int | None, b: int | None) -> str | None:
@@ -559,9 +575,9 @@ def _negating_arm(f: SourceFile, v: ast.expr, dest: str) -> tuple[tuple[str, ...
     (held-out seed 80544, silent at first contact at x = −0.0: ``where(c, x.to(f64) * -1.0, x.to(f32).to(f64))
     .to(bf16)`` of a bf16 x, as ``selp`` of x and ``neg.bf16`` x)."""
     casts, w = _cast_chain(f, v)  # (and the casts of the name it reads: r.to(f16) of r = where(..).to(f16))
-    if not casts or not _method_call(w, "where", 3):
+    if not casts or w is None or not (_method_call(w, "where", 3) or _returned(f, w) is not None):
         return None
-    arms = [a for a in (_resolve(f, x, _DEPTH) for x in w.args[1:]) if a is not None]
+    arms = _arms(f, w)  # (a helper's where too)
     negating = [a for a in arms if any(_negated(e) is not None for e in ast.walk(a) if isinstance(e, ast.expr))]
     if len(arms) != 2 or len(negating) != 1 or (steps := _neg_steps(f, negating[0], open_end=True)) is None:
         return None
