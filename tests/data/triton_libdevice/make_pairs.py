@@ -539,6 +539,18 @@ HAND = {
     # sunk into the arm; Triton negates at f32 (silent at the payload whose negation overflows the half ring)
     "k_helper_where_negated_widening_f16": ({"x0": "f16"}, "_sel(x0 > 0, x0.to(tl.float32), -x0.to(tl.float32))",
                                             "f16", 64, True),
+    # names assigned numbers are fp32 scalars (HAND_EDITS assigns them), which promote a half to f32: a clamp LLVM
+    # narrows to max.f16/min.f16, a comparison, a product (silent, or reported as half arithmetic)
+    "k_named_clamp_of_half_f16": ({"x0": "f16"}, "tl.minimum(tl.maximum(x0, lo), hi)", "f16", 64, True),
+    "k_named_threshold_of_half_f16": ({"x0": "f16"}, "tl.where(x0 > s, x0, 0.0)", "f16", 64, True),
+    "k_named_scale_of_half_bf16": ({"x0": "bf16"}, "x0 * s", "bf16", 64, True),
+    "k_named_symmetric_clamp_f32": ({"x0": "f32"}, "tl.clamp(x0, lo, hi)", "f32", 64, True),
+    # a tl.constexpr parameter S (HAND_CONSTEXPRS) in a where LLVM made a max.f32: its value is the launch's, the
+    # PTX's constant (silent: no number in the source); a local S: tl.constexpr = 1.5 (HAND_EDITS) is a literal
+    "k_constexpr_param_floor_f32": ({"x0": "f32"}, "tl.where(x0 >= S, x0, S) * 3.0", "f32", 64, True),
+    "k_constexpr_local_where_times_three_f64": ({"x0": "f64"}, "tl.where(x0 > 0, x0, S) * 3.0", "f64", 64, True),
+    # ... and the parameter through a where's arithmetic: LLVM's constant S * 3.0, the ring's φ(S)·φ(3) (reported)
+    "k_constexpr_param_where_times_three_f32": ({"x0": "f32"}, "tl.where(x0 > 0, x0, S) * 3.0", "f32", 64, True),
     # -abs of a widened value, narrowed back: LLVM's sign-bit or on the narrow value (held-out seed 227213, reported)
     "k_neg_abs_widened_bf16": ({"x0": "bf16"}, "-tl.abs(x0.to(tl.float32))", "bf16", 64, True),
     "k_neg_abs_widened_f16": ({"x0": "f16"}, "tl.abs(x0.to(tl.float64)) * -1.0", "f16", 64, True),
@@ -633,9 +645,18 @@ HAND_EDITS = {
                                     "tl.where(x >= lo, x, lo)\n\n\n@triton.jit\ndef k_"),
     "k_helper_where_negated_widening_f16": ("@triton.jit\ndef k_", "@triton.jit\ndef _sel(c, a, b):\n    return "
                                             "tl.where(c, a, b)\n\n\n@triton.jit\ndef k_"),
+    "k_named_clamp_of_half_f16": ("    r = ", "    lo = -0.5\n    hi = 0.5\n    r = "),
+    "k_named_threshold_of_half_f16": ("    r = ", "    s = 0.5\n    r = "),
+    "k_named_scale_of_half_bf16": ("    r = ", "    s = 0.5\n    r = "),
+    "k_named_symmetric_clamp_f32": ("    r = ", "    lo = -0.5\n    hi = 0.5\n    r = "),
+    "k_constexpr_local_where_times_three_f64": ("    r = ", "    S: tl.constexpr = 1.5\n    r = "),
     "k_threshold_acc_bf16": ("import triton.language as tl\n",
                              "import triton.language as tl\nACC: tl.constexpr = tl.float32\n"),
 }
+
+
+# hand kernel -> its tl.constexpr parameters and their values (before BLOCK in the signature)
+HAND_CONSTEXPRS = {"k_constexpr_param_floor_f32": {"S": 1e-3}, "k_constexpr_param_where_times_three_f32": {"S": 1.5}}
 
 
 def spec_of(name: str) -> KernelSpec:
@@ -650,6 +671,11 @@ def spec_of(name: str) -> KernelSpec:
             old, new = HAND_EDITS[name]
             assert old in spec.source
             spec = replace(spec, source=spec.source.replace(old, new, 1))
+        for k, v in HAND_CONSTEXPRS.get(name, {}).items():
+            spec = replace(spec, source=spec.source.replace("BLOCK: tl.constexpr", f"{k}: tl.constexpr, BLOCK: "
+                                                            "tl.constexpr", 1),
+                           signature={**{a: b for a, b in spec.signature.items() if a != "BLOCK"}, k: "constexpr",
+                                      "BLOCK": "constexpr"}, constexprs={**spec.constexprs, k: v})
         return spec
     if name.startswith("seed"):
         return generate(int(name[4:]))
