@@ -17,6 +17,7 @@ from ptxkit.fpsan.casts import _cast_payload as cast_payload
 from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext, float_to_bits, hexc
 from ptxkit.fpsan.fold_clamp import symmetric_clamp
 from ptxkit.fpsan.fold_flow import Flow, FoldResult, float_cast
+from ptxkit.fpsan.fold_select_arith import _arm_number
 from ptxkit.fpsan.fold_select_const import _imm_bits, _rounded
 from ptxkit.fpsan.ops import TABLE, OpInfo, as_reg, elementwise, float_type_of
 from ptxkit.fpsan.report import ERROR, NOTE, Verdict
@@ -142,6 +143,18 @@ def _source_form(flow: Flow, instr: ir.Instruction, ft: str, bits: int) -> tuple
         arms = [_argument(a, args) for a in n.args[:2]]
         nums = [c for a in arms if (c := _number(a)) is not None]
         casts = [a for a in arms if _number(a) is None and _wide_arm(a, args) is not None]
+        named = [(a, c) for a in arms if _number(a) is None and (c := _arm_number(f, a, args)) is not None]
+        if len(named) == 1 and not nums and not casts and ft in ("f16", "bf16"):
+            # a name assigned a number is an fp32 scalar, which promotes the half to f32 (user-style probe, silent:
+            # lo = -0.5; hi = 0.5; tl.minimum(tl.maximum(h, lo), hi) as max.f16 and min.f16)
+            other = next(a for a in arms if a is not named[0][0])
+            w = _width(f, other, _DEPTH)
+            if (w == OWN or w == _BITS[ft]) and float_to_bits(named[0][1], ft) == bits \
+                    and _rounded(named[0][1], ft) == named[0][1] and np.isfinite(named[0][1]):
+                up = f.parent.get(id(f.parent.get(id(n))))
+                got.add(("f32", named[0][1], f.where(n),
+                         _PTX.get(_cast_to(up) or "") == ft or _narrowed_to(f, n, _PTX_DTYPE[ft])))
+            continue
         if len(nums) != 1 or len(casts) != 1 or not np.isfinite(nums[0]):
             continue
         wt = _WIDE[_wide_arm(casts[0], args) or ""]

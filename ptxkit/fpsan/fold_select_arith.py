@@ -25,10 +25,12 @@ from ptxkit.fpsan.source_ast import (
     _PTX_DTYPE,
     SourceFile,
     _cast_to,
+    _constexpr_number,
     _method_call,
     _number,
     _resolve,
     _width,
+    constexpr_param,
 )
 
 _TYPES = {32: ("f32", np.float32, np.uint32), 64: ("f64", np.float64, np.uint64)}
@@ -247,6 +249,8 @@ def _arm_number(f: SourceFile, a: ast.expr, args: dict[str, ast.expr], names: bo
         return c
     if a.id in args:
         return _arm_number(f, args[a.id], {}, names, depth - 1)
+    if (c := _constexpr_number(f, a)) is not None:
+        return c
     r = _resolve(f, a, depth) if names else None
     v = _arm_number(f, r, args, names, depth - 1) if r is not None and r is not a else None
     return None if v is None else float(np.float32(v))
@@ -386,7 +390,25 @@ def unexplained_select_constant(instr: ir.Instruction, flow: Flow) -> str | None
     wheres = [w for w in _wheres(nodes) if _literals(f, w, flow, instr) and not any(
               isinstance(a, ast.Constant) and type(a.value) is int for a in w.args[1:])]
     if not wheres:
-        return None
+        return _constexpr_arm_through_steps(instr, flow, f, nodes, width)
     known = {float_to_bits(sign * lit, t) for w in wheres for lit in lits[id(w)] for sign in (1.0, -1.0)
              for t in types}
     return f.where(wheres[0]) if any(k not in known for k in ks) else None
+
+
+def _constexpr_arm_through_steps(instr: ir.Instruction, flow: Flow, f: SourceFile, nodes: list[ast.expr],
+                                 width: int) -> str | None:
+    """The where at ``nodes`` whose arm is a ``tl.constexpr`` parameter (its value is the launch's, not the source's)
+    and whose value the source puts through the arithmetic the select's register arm shows: LLVM folded that
+    arithmetic into the constant natively, Triton's ring applies it to φ(value) (user-style probe, silent: ``where(x >
+    0, x, S) * 3.0`` of ``S: tl.constexpr``); the where, else None."""
+    reg = next((o for o in instr.operands[1:3] if isinstance(o, ir.Reg)), None)
+    d = flow.only_def(reg.name) if reg is not None else None
+    ftype = _TYPES[width][0] if width in _TYPES else (float_type_of(d) or "") if d is not None else ""
+    steps = _chain(flow, reg.name, ftype) if reg is not None and ftype else []
+    for w in _wheres(nodes):
+        args = flow.hints.call_arguments(instr, f, w)[0]
+        if steps and any(constexpr_param(f, a, args) for a in w.args[1:3]) \
+                and _applied_to(f, _value_node(f, w, flow, instr), steps):
+            return f.where(w)
+    return None

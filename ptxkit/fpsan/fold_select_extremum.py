@@ -22,7 +22,17 @@ from ptxkit.fpsan.fold_select_arith import _arm_number
 from ptxkit.fpsan.fold_select_const import _casts_after, _ring_along
 from ptxkit.fpsan.ops import as_reg, float_type_of
 from ptxkit.fpsan.report import ERROR, NOTE, Verdict
-from ptxkit.fpsan.source_ast import _DEPTH, OWN, SourceFile, _method_call, _module_call, _resolve, _returned, _width
+from ptxkit.fpsan.source_ast import (
+    _DEPTH,
+    OWN,
+    SourceFile,
+    _method_call,
+    _module_call,
+    _resolve,
+    _returned,
+    _width,
+    constexpr_param,
+)
 
 _SETP = {ast.Gt: "gt", ast.GtE: "ge", ast.Lt: "lt", ast.LtE: "le"}
 _GREATER = (ast.Gt, ast.GtE)
@@ -59,13 +69,14 @@ def select_extremum(instr: ir.Instruction, ctx: RewriteContext, flow: Flow) -> F
                                          "does not say which; sanitized as the ring's", ERROR))
     x = ops[3 - consts[0]]
     assert isinstance(x, ir.Reg)
-    arm = next(a for a in where.args[1:3] if _arm_number(f, a, args, names) is None)
+    arm = next(a for a in where.args[1:3] if not _known(f, a, args, names))
     arm = args.get(arm.id, arm) if isinstance(arm, ast.Name) else arm  # (a helper's parameter: the call's argument)
-    c = next(v for a in where.args[1:3] if (v := _arm_number(f, a, args, names)) is not None)
+    # (a tl.constexpr parameter's value is the launch's: the PTX's constant, at the op's own type only)
+    c = next((v for a in where.args[1:3] if (v := _arm_number(f, a, args, names)) is not None), None)
     wide = _width(f, arm, _DEPTH)
     wt = ft if wide in (OWN, R.ring(ft).w) else f"f{wide}" if wide in (32, 64) and wide > R.ring(ft).w else None
     casts = _casts_after(f, call if call is not None and isinstance(f.parent.get(id(where)), ast.Return) else where)
-    if wt is None or (wt != ft and (not casts or casts[-1] != ft)):
+    if wt is None or (wt != ft and (c is None or not casts or casts[-1] != ft)):
         return FoldResult(False, Verdict(f"{instr.opcode}.{ft} of the where at {f.where(where)}, whose type (or the "
                                          f"casts after it) the source does not tie to {ft}: Triton compares at the "
                                          "where's type natively and selects; sanitized as the ring's", ERROR))
@@ -73,14 +84,17 @@ def select_extremum(instr: ir.Instruction, ctx: RewriteContext, flow: Flow) -> F
     p = as_reg(ctx, ctx.embed(x, ft), w)
     bits = ctx.unembed_to_fresh(as_reg(ctx, cast_payload(ctx, p, ft, wt), ww), wt)
     lit = ctx.fresh(BITS_KIND[ww])
-    ctx.emit(f"mov.b{ww} {lit}, {hexc(float_to_bits(c, wt), ww)}")
+    given = _constant_bits(flow, ops[consts[0]], w)
+    assert given is not None
+    ctx.emit(f"mov.b{ww} {lit}, {hexc(float_to_bits(c, wt) if c is not None else given, ww)}")
     cond = _resolve(f, where.args[0], _DEPTH)
     assert isinstance(cond, ast.Compare)
-    left, right = (bits, lit) if _arm_number(f, cond.left, args, names) is None else (lit, bits)
+    left, right = (bits, lit) if not _known(f, cond.left, args, names) else (lit, bits)
     pred = ctx.fresh("pred")
     ctx.emit(f"setp.{_SETP[type(cond.ops[0])]}.{wt} {pred}, {left}, {right}")
-    k = hexc(R.embed_int(_ring_along(c, [wt, *casts]) if wt != ft else float_to_bits(c, ft), ft), w)
-    true, false = (p, k) if _arm_number(f, where.args[1], args, names) is None else (k, p)
+    kb = given if c is None else _ring_along(c, [wt, *casts]) if wt != ft else float_to_bits(c, ft)
+    k = hexc(R.embed_int(kb, ft), w)
+    true, false = (p, k) if not _known(f, where.args[1], args, names) else (k, p)
     o = ctx.fresh(BITS_KIND[w])
     ctx.emit(f"selp.b{w} {o}, {true}, {false}, {pred}")
     ctx.define(ops[0], o, ft, None)
@@ -101,7 +115,7 @@ def _classify(f: SourceFile, n: ast.expr, args: dict[str, ast.expr], names: bool
     if not (isinstance(cond, ast.Compare) and len(cond.ops) == 1 and type(cond.ops[0]) in _SETP):
         return None
     left, right, (a, b) = cond.left, cond.comparators[0], n.args[1:3]
-    if [_arm_number(f, a, args, names) is None, _arm_number(f, b, args, names) is None].count(True) != 1:
+    if [_known(f, a, args, names), _known(f, b, args, names)].count(True) != 1:
         return None
     greater = isinstance(cond.ops[0], _GREATER)
     if _same_value(f, left, a, args, names) and _same_value(f, right, b, args, names):
@@ -109,6 +123,11 @@ def _classify(f: SourceFile, n: ast.expr, args: dict[str, ast.expr], names: bool
     if _same_value(f, left, b, args, names) and _same_value(f, right, a, args, names):
         return ("min" if greater else "max"), n
     return None
+
+
+def _known(f: SourceFile, a: ast.expr, args: dict[str, ast.expr], names: bool) -> bool:
+    """``a`` is a number (:func:`_arm_number`) or a ``tl.constexpr`` parameter (one the launch gives)."""
+    return _arm_number(f, a, args, names) is not None or constexpr_param(f, a, args)
 
 
 def _same_value(f: SourceFile, u: ast.expr, v: ast.expr, args: dict[str, ast.expr], names: bool) -> bool:

@@ -253,8 +253,9 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
         return rewrite_select_arith(instr, ctx, arith)
     if op == "selp" and (where := unexplained_select_constant(instr, flow)) is not None:
         ctx.report(instr, f"select of a constant no literal of the where at {where} is: LLVM computed it from a "
-                   "literal and work it pushed into the arms, which Triton's FPSan computes in the ring on the "
-                   "literal (not modelled); left as written", ERROR, False)
+                   "literal (or a tl.constexpr parameter, whose value the source does not give) and work it pushed "
+                   "into the arms, which Triton's FPSan computes in the ring on the literal (not modelled); left as "
+                   "written", ERROR, False)
     if op == "cvt" and len([m for m in instr.mods if m in _INT_TYPES]) == 2 and (
             folded := flow.hints.int_through_float(instr)) is not None:
         return FoldResult(False, Verdict(f"integer conversion where the source at {folded.where} converts an integer "

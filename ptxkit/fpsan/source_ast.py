@@ -371,12 +371,16 @@ def _statement_of(f: SourceFile, n: ast.AST) -> ast.stmt | None:
 def _width(f: SourceFile, e: ast.expr, depth: int) -> int | None:
     """The float width of ``e`` when it is a widening (16/32/64), ``OWN``, ``CONST``, or None (unknown)."""
     r = _resolve(f, e, depth)
+    if r is None and isinstance(e, ast.Name) and _constexpr_number(f, e) is not None:
+        return CONST  # (S: tl.constexpr = 0.5: typed by its use, as a literal)
     if r is None or depth <= 0:
         return None
     if isinstance(r, ast.Name):
         return OWN  # a parameter
-    if isinstance(r, ast.Constant):
-        return CONST if type(r.value) in (int, float) else None
+    if isinstance(r, ast.Constant):  # (a name assigned a float is an fp32 scalar tensor, which promotes a half:
+        # user-style probes, silent: s = 0.5; tl.where(x > s, x, 0.0) of an f16 x compares at f32)
+        return 32 if isinstance(e, ast.Name) and type(r.value) is float else \
+            CONST if type(r.value) in (int, float) else None
     cast = _cast_to(r)
     if cast is not None:
         return _DTYPE_WIDTH[cast]
@@ -513,6 +517,31 @@ def _arms(f: SourceFile, e: ast.expr | None) -> list[ast.expr]:
             and isinstance(r.op, ast.Mult) and (_number(r.left) is not None or _number(r.right) is not None)):
         return [r]  # -(x * c): InstCombine negates the constant (held-out seed 14052), φ(-c) = -φ(c) in the ring
     return [e]
+
+
+def _constexpr_number(f: SourceFile, a: ast.Name) -> float | None:
+    """The number of ``NAME: tl.constexpr = number``, the function's one assignment of the name: a constexpr, typed by
+    its use like a literal (user-style probe, silent: ``S: tl.constexpr = 1.5; where(x > 0, x, S) * 3.0``)."""
+    fn = f.function_of(a)
+    found = [s for s in ast.walk(fn) if isinstance(s, (ast.Assign, ast.AnnAssign, ast.AugAssign))
+             and a.id in {t.id for t in ([s.target] if not isinstance(s, ast.Assign) else s.targets)
+                          if isinstance(t, ast.Name)}] if fn is not None else []
+    if len(found) != 1 or not isinstance(s := found[0], ast.AnnAssign) or s.value is None:
+        return None
+    ann = s.annotation
+    return _number(s.value) if isinstance(ann, ast.Attribute) and ann.attr == "constexpr" else None
+
+
+def constexpr_param(f: SourceFile, a: ast.expr, args: dict[str, ast.expr] | None = None) -> bool:
+    """``a`` is a ``NAME: tl.constexpr`` parameter of its function (through a helper's ``args``, its call's
+    arguments): a value the launch gives, which the source does not."""
+    if not isinstance(a, ast.Name):
+        return False
+    if args and a.id in args:
+        return constexpr_param(f, args[a.id])
+    fn = f.function_of(a)
+    return fn is not None and any(p.arg == a.id and isinstance(p.annotation, ast.Attribute)
+                                  and p.annotation.attr == "constexpr" for p in fn.args.args)
 
 
 def _returned(f: SourceFile, n: ast.expr) -> tuple[ast.expr, dict[str, ast.expr]] | None:
