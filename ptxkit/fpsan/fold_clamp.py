@@ -11,10 +11,11 @@ from ptxkit import ir
 from ptxkit.fpsan import ring as R
 from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext, float_to_bits, hexc
 from ptxkit.fpsan.fold_flow import Flow, FoldResult
+from ptxkit.fpsan.fold_select_arith import _arm_number
 from ptxkit.fpsan.folds_narrowed import half_constant
-from ptxkit.fpsan.ops import as_reg, float_type_of
-from ptxkit.fpsan.report import NOTE, Verdict
-from ptxkit.fpsan.source_ast import _number
+from ptxkit.fpsan.ops import TABLE, OpInfo, as_reg, elementwise, float_type_of
+from ptxkit.fpsan.report import ERROR, NOTE, Verdict
+from ptxkit.fpsan.source_ast import SourceFile, constexpr_param
 
 _TYPES = ("f16", "bf16", "f32", "f64")
 
@@ -31,9 +32,20 @@ def symmetric_clamp(instr: ir.Instruction, ctx: RewriteContext, flow: Flow) -> F
         return None
     c = consts[0][1]
     found = flow.hints.nodes(instr)
-    calls = [n for n in (found[1] if found else []) if _clamp_of(n, c, ft)]
+    calls = [n for n in (found[1] if found else [])
+             if _clamp_of(found[0], n, c, ft, flow.hints.call_arguments(instr, found[0], n)[0])] if found else []
     if not calls:
-        return None
+        if found is None:
+            return None
+        # (Triton lowers tl.clamp(x, -c, c) to this op: a source form not read here is no other ring computation to
+        # assume; the bit model of ops.py stands, reported)
+        compute, nsrc = TABLE[instr.opcode]
+        if not elementwise(instr, ctx, OpInfo(ft, None), compute, nsrc):
+            return None
+        return FoldResult(True, Verdict(
+            f"min.xorsign.abs.{ft} (Triton's lowering of tl.clamp(x, -c, c)) where the source at its location has no "
+            f"tl.clamp of ±{c!r} that this reads: Triton's FPSan clamps in the ring, the bits here are the xorsign "
+            "model's", ERROR, native=False))
     w = R.ring(ft).w
     lo, hi = (hexc(R.embed_int(float_to_bits(v, ft), ft), w) for v in (-c, c))
     t, d = ctx.fresh(BITS_KIND[w]), ctx.fresh(BITS_KIND[w])
@@ -46,11 +58,17 @@ def symmetric_clamp(instr: ir.Instruction, ctx: RewriteContext, flow: Flow) -> F
         "with x's sign; Triton's FPSan clamps in the ring, smin(smax(φ(x), φ(−c)), φ(c))", NOTE, native=False))
 
 
-def _clamp_of(n: ast.expr, c: float, ft: str) -> bool:
-    """``n`` is ``tl.clamp(x, -c, c)`` (the literals as ``ft`` rounds them)."""
+def _clamp_of(f: SourceFile, n: ast.expr, c: float, ft: str, args: dict[str, ast.expr]) -> bool:
+    """``n`` is ``tl.clamp(x, -c, c)`` (the literals as ``ft`` rounds them; names assigned numbers, fp32 scalars, of
+    an f32/f64 clamp, and a helper's parameters given literals too: user-style probe, silent at x = −0.0 with ``lo =
+    -0.5; hi = 0.5``), or ``tl.clamp(x, -S, S)`` of a ``tl.constexpr`` parameter S (the launch's value, the PTX's)."""
     if not (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "clamp"
             and len(n.args) == 3):
         return False
-    lo, hi = _number(n.args[1]), _number(n.args[2])
+    neg = n.args[1].operand if isinstance(n.args[1], ast.UnaryOp) and isinstance(n.args[1].op, ast.USub) else None
+    if neg is not None and constexpr_param(f, n.args[2], args) and ast.dump(neg) == ast.dump(n.args[2]):
+        return True
+    names = ft in ("f32", "f64")
+    lo, hi = _arm_number(f, n.args[1], args, names), _arm_number(f, n.args[2], args, names)
     return (lo is not None and hi is not None and float_to_bits(hi, ft) == float_to_bits(c, ft)
             and float_to_bits(-lo, ft) == float_to_bits(c, ft))
