@@ -551,6 +551,10 @@ HAND = {
     "k_constexpr_local_where_times_three_f64": ({"x0": "f64"}, "tl.where(x0 > 0, x0, S) * 3.0", "f64", 64, True),
     # ... and the parameter through a where's arithmetic: LLVM's constant S * 3.0, the ring's φ(S)·φ(3) (reported)
     "k_constexpr_param_where_times_three_f32": ({"x0": "f32"}, "tl.where(x0 > 0, x0, S) * 3.0", "f32", 64, True),
+    # a where LLVM made max.f32 two helpers deep (HAND_EDITS adds them), the bound a parameter of each (silent)
+    "k_nested_helper_floor_f32": ({"x0": "f32"}, "_outer_max(x0, 0.001)", "f32", 64, True),
+    # float arithmetic on a range loop's index (HAND_EDITS writes the loop), unrolled and folded by LLVM (reported)
+    "k_loop_index_times_f32": ({"x0": "f32"}, "acc", "f32", 64, True),
     # -abs of a widened value, narrowed back: LLVM's sign-bit or on the narrow value (held-out seed 227213, reported)
     "k_neg_abs_widened_bf16": ({"x0": "bf16"}, "-tl.abs(x0.to(tl.float32))", "bf16", 64, True),
     "k_neg_abs_widened_f16": ({"x0": "f16"}, "tl.abs(x0.to(tl.float64)) * -1.0", "f16", 64, True),
@@ -650,6 +654,11 @@ HAND_EDITS = {
     "k_named_scale_of_half_bf16": ("    r = ", "    s = 0.5\n    r = "),
     "k_named_symmetric_clamp_f32": ("    r = ", "    lo = -0.5\n    hi = 0.5\n    r = "),
     "k_constexpr_local_where_times_three_f64": ("    r = ", "    S: tl.constexpr = 1.5\n    r = "),
+    "k_nested_helper_floor_f32": ("@triton.jit\ndef k_", "@triton.jit\ndef _inner_max(x, lo):\n    return "
+                                  "tl.where(x >= lo, x, lo)\n\n\n@triton.jit\ndef _outer_max(x, lo):\n    return "
+                                  "_inner_max(x, lo) * 3.0\n\n\n@triton.jit\ndef k_"),
+    "k_loop_index_times_f32": ("    r = acc", "    acc = tl.zeros([BLOCK], dtype=tl.float32)\n    for i in range(3):\n"
+                               "        acc += x0 * (i + 1.0)\n    r = acc"),
     "k_threshold_acc_bf16": ("import triton.language as tl\n",
                              "import triton.language as tl\nACC: tl.constexpr = tl.float32\n"),
 }
