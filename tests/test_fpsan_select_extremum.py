@@ -2,7 +2,8 @@
 (``ptxkit.fpsan.fold_select_extremum``): ``where(x >= 1e-3, x, 1e-3) * 3.0`` is ``max.f32 d, x, 1e-3``. Triton's FPSan
 compares the ring value's float bits natively and selects; sanitizing the op as the ring's max (a signed order of the
 payloads) was silent. User-style probes found it on the kernel's own type, on f64 widenings narrowed back (LLVM's
-``min.f32``) and in a helper whose ``max.f16`` carries the call's location."""
+``min.f32``), in a helper whose ``max.f16`` carries the call's location, and two helpers deep, the bound a parameter
+of each (``HintsBase.call_arguments`` maps it through every inlined call)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ from ptxkit.fpsan_ptx import sanitize_text
 from tests.test_fpsan_libdevice import DATA, SPECS, _assert_bit_exact
 
 PAIRS = {"k_where_floor_times_three_f32": "max.f32", "k_where_floor_times_three_f16": "max.f16",
-         "k_where_wide_min_narrowed_f32": "min.f32", "k_helper_floor_narrowed_f16": "max.f16"}
+         "k_where_wide_min_narrowed_f32": "min.f32", "k_helper_floor_narrowed_f16": "max.f16",
+         "k_nested_helper_floor_f32": "max.f32"}
 
 
 @pytest.mark.parametrize("name", sorted(PAIRS))

@@ -45,6 +45,9 @@ class HintsBase:
     files: dict[str, SourceFile | None] = field(default_factory=dict)
     loc: dict[int, tuple[str, int, int]] = field(default_factory=dict)
     call_site: dict[int, tuple[str, int, int]] = field(default_factory=dict)
+    # the calls the instruction's own function was inlined through, innermost first (a helper's call in another
+    # helper, ``_inner(x, 1.5)`` in ``_outer``, then ``_outer(x)`` in the kernel), where there are several
+    inlined_at: dict[int, tuple[tuple[str, int, int], ...]] = field(default_factory=dict)
 
     @classmethod
     def of(cls: type[_H], module: ir.Module, fn: ir.Function, root: str | None) -> _H:
@@ -63,16 +66,20 @@ class HintsBase:
                 cur = (m.group(1), int(m.group(2)), int(m.group(3))) if m else None
                 m = _INLINED_AT.search(s.args) if m else None
                 call = (m.group(1), int(m.group(2)), int(m.group(3))) if m else None
+                chain = [call] if call is not None else []
                 if cur is not None and call is not None:
                     caller.setdefault(cur, call)
                     for _ in range(8):  # the outermost call: tl.cumsum's scan inlines its combine (held-out 6041)
                         if call not in caller or caller[call] == call:
                             break
                         call = caller[call]
+                        chain.append(call)
             elif isinstance(s, ir.Instruction) and cur is not None:
                 h.loc[id(s)] = cur
                 if call is not None:
                     h.call_site[id(s)] = call
+                    if len(chain) > 1:
+                        h.inlined_at[id(s)] = tuple(chain)
         for key, f in h.files.items():  # (.to(out_ptr.dtype.element_ty) read as the tl.T it is)
             h.files[key] = with_dtypes(f, key, fn, h.loc) if f is not None else None
         return h
@@ -101,15 +108,30 @@ class HintsBase:
         fn = f.function_of(n)
         if fn is None:
             return {}, None
-        with self.at_call_site(instr) as inlined:
-            found = self.nodes(instr) if inlined else None
-        if found is None or found[0] is not f:
-            return {}, None
-        calls = [c for c in found[1] if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)
-                 and c.func.id == fn.name and not c.keywords and len(c.args) == len(fn.args.args)]
-        if len(calls) != 1:
-            return {}, None
-        return {p.arg: v for p, v in zip(fn.args.args, calls[0].args, strict=True)}, calls[0]
+        chain = self.inlined_at.get(id(instr)) or ((site,) if (site := self.call_site.get(id(instr))) else ())
+        args: dict[str, ast.expr] = {}
+        first: ast.Call | None = None
+        for site in chain:  # innermost first: a parameter given the caller's own parameter is mapped on outwards
+            call = self._call_of(f, site, fn) if self.files.get(site[0]) is f else None
+            if call is None:
+                break
+            mapped = {p.arg: v for p, v in zip(fn.args.args, call.args, strict=True)}
+            if first is None:
+                args, first = mapped, call
+            else:
+                args = {k: mapped.get(v.id, v) if isinstance(v, ast.Name) else v for k, v in args.items()}
+            fn = f.function_of(call)
+            if fn is None:
+                break
+        return args, first
+
+    @staticmethod
+    def _call_of(f: SourceFile, site: tuple[str, int, int], fn: ast.FunctionDef) -> ast.Call | None:
+        """The one call of the helper ``fn`` at the location ``site``."""
+        calls = [c for c in f.at.get((site[1], site[2] - 1), []) if isinstance(c, ast.Call)
+                 and isinstance(c.func, ast.Name) and c.func.id == fn.name and not c.keywords
+                 and len(c.args) == len(fn.args.args)]
+        return calls[0] if len(calls) == 1 else None
 
     def nodes(self, instr: ir.Instruction) -> tuple[SourceFile, list[ast.expr]] | None:
         loc = self.loc.get(id(instr))
