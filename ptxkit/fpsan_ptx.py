@@ -46,6 +46,7 @@ from ptxkit.fpsan.edits import declare_registers, write_edits
 from ptxkit.fpsan.folded_calls import report_folded_calls
 from ptxkit.fpsan.folded_compares import report_folded_compares
 from ptxkit.fpsan.folded_int_arith import report_folded_int_arith
+from ptxkit.fpsan.folded_loop_index import report_folded_loop_index
 from ptxkit.fpsan.folded_negations import report_folded_negations
 from ptxkit.fpsan.folded_stores import report_folded_stores
 from ptxkit.fpsan.irview import reg_types, unique_prefix
@@ -125,6 +126,7 @@ def sanitize_module(module: ir.Module, *, homomorphic_casts: bool = False, atomi
             report_folded_stores(module, fn, report, source_root)
             report_folded_compares(module, fn, report, source_root)
             report_folded_int_arith(module, fn, report, source_root)
+            report_folded_loop_index(module, fn, report, source_root)
             report_folded_negations(module, fn, report, source_root)
             report_folded_calls(module, fn, report, source_root)
             report_unseen_bodies(module, fn, report, source_root, bodies.get(fn.name, []))
