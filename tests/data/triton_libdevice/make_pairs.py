@@ -555,6 +555,10 @@ HAND = {
     "k_nested_helper_floor_f32": ({"x0": "f32"}, "_outer_max(x0, 0.001)", "f32", 64, True),
     # float arithmetic on a range loop's index (HAND_EDITS writes the loop), unrolled and folded by LLVM (reported)
     "k_loop_index_times_f32": ({"x0": "f32"}, "acc", "f32", 64, True),
+    # a zero test of a widening, which LLVM makes a test of the narrow magnitude bits; Triton's ring widening of -0.0 is
+    # no zero (silent at x = -0.0)
+    "k_widened_zero_test_f16": ({"x0": "f16"}, "tl.where(x0.to(tl.float32) == 0.0, 1.0, x0)", "f16", 64, True),
+    "k_widened_nonzero_test_f32": ({"x0": "f32"}, "tl.where(x0.to(tl.float64) != 0.0, x0, 1.0)", "f32", 64, True),
     # -abs of a widened value, narrowed back: LLVM's sign-bit or on the narrow value (held-out seed 227213, reported)
     "k_neg_abs_widened_bf16": ({"x0": "bf16"}, "-tl.abs(x0.to(tl.float32))", "bf16", 64, True),
     "k_neg_abs_widened_f16": ({"x0": "f16"}, "tl.abs(x0.to(tl.float64)) * -1.0", "f16", 64, True),
