@@ -57,7 +57,7 @@ def select_extremum(instr: ir.Instruction, ctx: RewriteContext, flow: Flow) -> F
     seen = [(*got, *called) for n in nodes
             if (got := _classify(f, n, (called := flow.hints.call_arguments(instr, f, n))[0], names)) is not None]
     # (a helper LLVM's op carries the call's location of: ``_floor_at(x.to(f64), 0.5)`` of ``return tl.where(..)``)
-    seen += [(*got, ret[1], n) for n in nodes if (ret := _returned(f, n)) is not None
+    seen += [(*got, ret[1], n) for n in nodes if isinstance(n, ast.Call) and (ret := _returned(f, n)) is not None
              and (got := _classify(f, ret[0], ret[1], names)) is not None]
     forms = {(form, id(n)) for form, n, _, _ in seen}
     if not any(form == instr.opcode for form, _ in forms):

@@ -44,8 +44,9 @@ def _index_float_ops(f: SourceFile, lines: set[int]) -> list[ast.expr]:
         loops = [s for s in ast.walk(d) if isinstance(s, ast.For) and isinstance(s.target, ast.Name)
                  and isinstance(s.iter, ast.Call) and isinstance(s.iter.func, ast.Name) and s.iter.func.id == "range"]
         for loop in loops:
-            name = loop.target.id  # type: ignore[union-attr]
-            out += [n for s in loop.body for n in ast.walk(s) if _index_float_op(n, name)]
+            assert isinstance(loop.target, ast.Name)
+            name = loop.target.id
+            out += [n for s in loop.body for n in ast.walk(s) if isinstance(n, ast.expr) and _index_float_op(n, name)]
     return out
 
 
