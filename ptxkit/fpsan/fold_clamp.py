@@ -10,11 +10,11 @@ import ast
 from ptxkit import ir
 from ptxkit.fpsan import ring as R
 from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext, float_to_bits, hexc
-from ptxkit.fpsan.fold_flow import Flow, FoldResult
+from ptxkit.fpsan.fold_flow import Flow, FoldResult, as_written_reported
 from ptxkit.fpsan.fold_select_arith import _arm_number
 from ptxkit.fpsan.folds_narrowed import half_constant
-from ptxkit.fpsan.ops import TABLE, OpInfo, as_reg, elementwise, float_type_of
-from ptxkit.fpsan.report import ERROR, NOTE, Verdict
+from ptxkit.fpsan.ops import as_reg, float_type_of
+from ptxkit.fpsan.report import NOTE, Verdict
 from ptxkit.fpsan.source_ast import SourceFile, constexpr_param
 
 _TYPES = ("f16", "bf16", "f32", "f64")
@@ -39,13 +39,10 @@ def symmetric_clamp(instr: ir.Instruction, ctx: RewriteContext, flow: Flow) -> F
             return None
         # (Triton lowers tl.clamp(x, -c, c) to this op: a source form not read here is no other ring computation to
         # assume; the bit model of ops.py stands, reported)
-        compute, nsrc = TABLE[instr.opcode]
-        if not elementwise(instr, ctx, OpInfo(ft, None), compute, nsrc):
-            return None
-        return FoldResult(True, Verdict(
+        return as_written_reported(instr, ctx, ft, (
             f"min.xorsign.abs.{ft} (Triton's lowering of tl.clamp(x, -c, c)) where the source at its location has no "
             f"tl.clamp of ±{c!r} that this reads: Triton's FPSan clamps in the ring, the bits here are the xorsign "
-            "model's", ERROR, native=False))
+            "model's"))
     w = R.ring(ft).w
     lo, hi = (hexc(R.embed_int(float_to_bits(v, ft), ft), w) for v in (-c, c))
     t, d = ctx.fresh(BITS_KIND[w]), ctx.fresh(BITS_KIND[w])

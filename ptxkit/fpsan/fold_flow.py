@@ -13,9 +13,13 @@ import networkx as nx
 
 from ptxkit import ir
 from ptxkit.fpsan import ring as R
+from ptxkit.fpsan.ctx import RewriteContext
 from ptxkit.fpsan.irview import NO_DEST, regs, writes
 from ptxkit.fpsan.libdevice_flow import LibRange, cfg
 from ptxkit.fpsan.ops import (
+    TABLE,
+    OpInfo,
+    elementwise,
     sign_xor_width,
 )
 from ptxkit.fpsan.options import FOLD_FORMS, Options
@@ -333,3 +337,11 @@ def is_sign_test(instr: ir.Instruction) -> bool:
     return (instr.opcode == "setp" and len(ops) == 3 and any(m in ("lt", "ge") for m in instr.mods)
             and any(m in ("s16", "s32", "s64") for m in instr.mods) and isinstance(ops[2], ir.Imm)
             and ops[2].value == 0)
+
+
+def as_written_reported(instr: ir.Instruction, ctx: RewriteContext, ft: str, reason: str) -> FoldResult | None:
+    """``instr`` as the ring op it is written as, with an error: the source says it may be another."""
+    compute, nsrc = TABLE[instr.opcode]
+    if not elementwise(instr, ctx, OpInfo(ft, None), compute, nsrc):
+        return None
+    return FoldResult(True, Verdict(reason, ERROR, native=False))

@@ -16,11 +16,11 @@ from ptxkit.fpsan import ring as R
 from ptxkit.fpsan.casts import _cast_payload as cast_payload
 from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext, float_to_bits, hexc
 from ptxkit.fpsan.fold_clamp import symmetric_clamp
-from ptxkit.fpsan.fold_flow import Flow, FoldResult, float_cast
+from ptxkit.fpsan.fold_flow import Flow, FoldResult, as_written_reported, float_cast
 from ptxkit.fpsan.fold_select_arith import _arm_number
 from ptxkit.fpsan.fold_select_const import _imm_bits, _rounded
-from ptxkit.fpsan.ops import TABLE, OpInfo, as_reg, elementwise, float_type_of
-from ptxkit.fpsan.report import ERROR, NOTE, Verdict
+from ptxkit.fpsan.ops import as_reg, float_type_of
+from ptxkit.fpsan.report import NOTE, Verdict
 from ptxkit.fpsan.source_ast import (
     _DEPTH,
     _PTX_DTYPE,
@@ -105,13 +105,10 @@ def _clamp_readers(flow: Flow, instr: ir.Instruction, ft: str) -> bool:
 def _as_written(instr: ir.Instruction, ctx: RewriteContext, ft: str, wt: str, where: str) -> FoldResult | None:
     """The op as its ring op, with an error: the source goes on computing at W before it narrows (``(tl.maximum(
     x.to(f64), 0.5) * 2.0).to(f32)``: LLVM shrank the whole chain to T, Triton's ring keeps it at W)."""
-    compute, nsrc = TABLE[instr.opcode]
-    if not elementwise(instr, ctx, OpInfo(ft, None), compute, nsrc):
-        return None
-    return FoldResult(True, Verdict(
+    return as_written_reported(instr, ctx, ft, (
         f"{instr.opcode}.{ft} where the source at {where} takes the {_CALL[instr.opcode]} (or a clamp) of a constant "
         f"and a value widened to {wt} and computes on at {wt} before narrowing: LLVM shrank the chain to {ft}, "
-        f"Triton's ring keeps it at {wt} (not modelled); sanitized as the {ft} op", ERROR, native=False))
+        f"Triton's ring keeps it at {wt} (not modelled); sanitized as the {ft} op"))
 
 
 def _constant_bits(flow: Flow, o: ir.Operand, width: int) -> int | None:

@@ -16,12 +16,12 @@ from ptxkit import ir
 from ptxkit.fpsan import ring as R
 from ptxkit.fpsan.casts import _cast_payload as cast_payload
 from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext, float_to_bits, hexc
-from ptxkit.fpsan.fold_flow import Flow, FoldResult
+from ptxkit.fpsan.fold_flow import Flow, FoldResult, as_written_reported
 from ptxkit.fpsan.fold_narrowed_extremum import _constant_bits
 from ptxkit.fpsan.fold_select_arith import _arm_number
 from ptxkit.fpsan.fold_select_const import _casts_after, _ring_along
 from ptxkit.fpsan.ops import as_reg, float_type_of
-from ptxkit.fpsan.report import ERROR, NOTE, Verdict
+from ptxkit.fpsan.report import NOTE, Verdict
 from ptxkit.fpsan.source_ast import (
     _DEPTH,
     OWN,
@@ -64,9 +64,9 @@ def select_extremum(instr: ir.Instruction, ctx: RewriteContext, flow: Flow) -> F
         return None
     where, args, call = next((n, a, c) for form, n, a, c in seen if form == instr.opcode)
     if len(forms) != 1:
-        return FoldResult(False, Verdict(f"{instr.opcode}.{ft} at {f.where(where)}, beside another max/min of the "
-                                         "source there: a where Triton compares natively or a ring max/min, the PTX "
-                                         "does not say which; sanitized as the ring's", ERROR))
+        return as_written_reported(instr, ctx, ft, f"{instr.opcode}.{ft} at {f.where(where)}, beside another "
+                                   "max/min of the source there: a where Triton compares natively or a ring max/min, "
+                                   "the PTX does not say which; sanitized as the ring's")
     x = ops[3 - consts[0]]
     assert isinstance(x, ir.Reg)
     arm = next(a for a in where.args[1:3] if not _known(f, a, args, names))
@@ -77,9 +77,9 @@ def select_extremum(instr: ir.Instruction, ctx: RewriteContext, flow: Flow) -> F
     wt = ft if wide in (OWN, R.ring(ft).w) else f"f{wide}" if wide in (32, 64) and wide > R.ring(ft).w else None
     casts = _casts_after(f, call if call is not None and isinstance(f.parent.get(id(where)), ast.Return) else where)
     if wt is None or (wt != ft and (c is None or not casts or casts[-1] != ft)):
-        return FoldResult(False, Verdict(f"{instr.opcode}.{ft} of the where at {f.where(where)}, whose type (or the "
-                                         f"casts after it) the source does not tie to {ft}: Triton compares at the "
-                                         "where's type natively and selects; sanitized as the ring's", ERROR))
+        return as_written_reported(instr, ctx, ft, f"{instr.opcode}.{ft} of the where at {f.where(where)}, whose type "
+                                   f"(or the casts after it) the source does not tie to {ft}: Triton compares at the "
+                                   "where's type natively and selects; sanitized as the ring's")
     w, ww = R.ring(ft).w, R.ring(wt).w
     p = as_reg(ctx, ctx.embed(x, ft), w)
     bits = ctx.unembed_to_fresh(as_reg(ctx, cast_payload(ctx, p, ft, wt), ww), wt)

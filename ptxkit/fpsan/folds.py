@@ -52,7 +52,16 @@ from ptxkit.fpsan.fold_body_join import body_join
 from ptxkit.fpsan.fold_cancelled_neg import report_cancelled_negations
 from ptxkit.fpsan.fold_contracted import contracted_narrowed_product, kept_as_addend
 from ptxkit.fpsan.fold_converted_int_arith import converted_int_arith, rewrite_converted_int_arith
-from ptxkit.fpsan.fold_flow import Flow, FoldResult, decide_fold, doubled_input, float_cast, fold_verdict, roles
+from ptxkit.fpsan.fold_flow import (
+    Flow,
+    FoldResult,
+    as_written_reported,
+    decide_fold,
+    doubled_input,
+    float_cast,
+    fold_verdict,
+    roles,
+)
 from ptxkit.fpsan.fold_fma_product import as_product, product_fma
 from ptxkit.fpsan.fold_frem import frem_select
 from ptxkit.fpsan.fold_half_copysign import half_copysign, rewrite_half_copysign
@@ -387,23 +396,23 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
             and (decided := flow.hints.narrowed_f32(instr)) is not None
             and (decided := nested_role(instr, flow, decided)).form != "native"):
         if decided.form.startswith("neg-product:"):
-            return negated_product(instr, ctx, flow, decided) or _as_written_reported(instr, ctx, ft, (
+            return negated_product(instr, ctx, flow, decided) or as_written_reported(instr, ctx, ft, (
                 f"f32 mul where the source at {decided.where} negates its product widened to f64 and narrows: LLVM "
                 "moved the negation onto an operand, which no neg.f32 or sign xor here shows; sanitized as the f32 op"))
         if (reason := narrowed_f32_unmodelled(op, decided)) is not None:
-            return _as_written_reported(instr, ctx, ft, reason)
+            return as_written_reported(instr, ctx, ft, reason)
         return _half(instr, ctx, opts, ft, decided, flow)  # f64 arithmetic on widened f32, narrowed back
     if op in ("max", "min") and (done := narrowed_extremum(instr, ctx, flow) or select_extremum(instr, ctx, flow)):
         return done
     if (op in ("max", "min") and ft in ("f16", "bf16", "f32") and (wider := flow.hints.reduced_wider(instr, ft))
             and wider.form == "wider"):
-        return _as_written_reported(instr, ctx, ft, f"{op}.{ft} of a reduction whose operand the source at "
+        return as_written_reported(instr, ctx, ft, f"{op}.{ft} of a reduction whose operand the source at "
                                     f"{wider.where} computes at a wider type: LLVM reduces the narrow values (max and "
                                     "min commute with the exact widening), Triton's FPSan widens in the ring and "
                                     f"reduces there (not modelled); sanitized as the {ft} op")
     if (op == "fma" and LANE_TYPE.get(ft, ft) in ("f16", "bf16") and (wide := flow.hints.half_fma(instr)) is not None
             and not (wide.form == "wide:one" and kept_as_addend(flow, instr))):
-        return _as_written_reported(instr, ctx, ft, f"{op}.{ft} where the source at {wide.where} adds a half "
+        return as_written_reported(instr, ctx, ft, f"{op}.{ft} where the source at {wide.where} adds a half "
                                     "narrowing of a wider product: LLVM narrowed the exact product into the 16-bit "
                                     "fma, Triton's FPSan multiplies in the wide ring and narrows (not modelled); "
                                     f"sanitized as the {ft} fma")
@@ -530,14 +539,6 @@ def _zero_value(flow: Flow, o: ir.Operand) -> bool:
     if d is not None and d.opcode == "mov" and len(d.operands) == 2:
         o = d.operands[1]
     return isinstance(o, ir.FloatImm) and o.bits & ~(1 << (o.width - 1)) == 0
-
-
-def _as_written_reported(instr: ir.Instruction, ctx: RewriteContext, ft: str, reason: str) -> FoldResult | None:
-    """``instr`` as the ring op it is written as, with an error: the source says it may be another."""
-    compute, nsrc = TABLE[instr.opcode]
-    if not elementwise(instr, ctx, OpInfo(ft, None), compute, nsrc):
-        return None
-    return FoldResult(True, Verdict(reason, ERROR, native=False))
 
 
 _TWO = {"f32": ir.FloatImm(0x40000000, 32), "f64": ir.FloatImm(0x4000000000000000, 64)}
