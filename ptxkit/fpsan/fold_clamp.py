@@ -11,11 +11,11 @@ from ptxkit import ir
 from ptxkit.fpsan import ring as R
 from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext, float_to_bits, hexc
 from ptxkit.fpsan.fold_flow import Flow, FoldResult, as_written_reported
-from ptxkit.fpsan.fold_select_arith import _arm_number
 from ptxkit.fpsan.folds_narrowed import half_constant
 from ptxkit.fpsan.ops import as_reg, float_type_of
 from ptxkit.fpsan.report import NOTE, Verdict
-from ptxkit.fpsan.source_ast import SourceFile, constexpr_param
+from ptxkit.fpsan.source_ast import SourceFile
+from ptxkit.fpsan.source_numbers import arm_number, constexpr_param
 
 _TYPES = ("f16", "bf16", "f32", "f64")
 
@@ -66,6 +66,6 @@ def _clamp_of(f: SourceFile, n: ast.expr, c: float, ft: str, args: dict[str, ast
     if neg is not None and constexpr_param(f, n.args[2], args) and ast.dump(neg) == ast.dump(n.args[2]):
         return True
     names = ft in ("f32", "f64")
-    lo, hi = _arm_number(f, n.args[1], args, names), _arm_number(f, n.args[2], args, names)
+    lo, hi = arm_number(f, n.args[1], args, names), arm_number(f, n.args[2], args, names)
     return (lo is not None and hi is not None and float_to_bits(hi, ft) == float_to_bits(c, ft)
             and float_to_bits(-lo, ft) == float_to_bits(c, ft))

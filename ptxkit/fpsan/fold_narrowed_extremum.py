@@ -17,7 +17,6 @@ from ptxkit.fpsan.casts import _cast_payload as cast_payload
 from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext, float_to_bits, hexc
 from ptxkit.fpsan.fold_clamp import symmetric_clamp
 from ptxkit.fpsan.fold_flow import Flow, FoldResult, as_written_reported, float_cast
-from ptxkit.fpsan.fold_select_arith import _arm_number
 from ptxkit.fpsan.fold_select_const import _imm_bits, _rounded
 from ptxkit.fpsan.ops import as_reg, float_type_of
 from ptxkit.fpsan.report import NOTE, Verdict
@@ -32,6 +31,7 @@ from ptxkit.fpsan.source_ast import (
     _receiver,
     _width,
 )
+from ptxkit.fpsan.source_numbers import arm_number
 
 _WIDE = {"float32": "f32", "float64": "f64"}
 _BITS = {"f16": 16, "bf16": 16, "f32": 32}
@@ -140,7 +140,7 @@ def _source_form(flow: Flow, instr: ir.Instruction, ft: str, bits: int) -> tuple
         arms = [_argument(a, args) for a in n.args[:2]]
         nums = [c for a in arms if (c := _number(a)) is not None]
         casts = [a for a in arms if _number(a) is None and _wide_arm(a, args) is not None]
-        named = [(a, c) for a in arms if _number(a) is None and (c := _arm_number(f, a, args)) is not None]
+        named = [(a, c) for a in arms if _number(a) is None and (c := arm_number(f, a, args)) is not None]
         if len(named) == 1 and not nums and not casts and ft in ("f16", "bf16"):
             # a name assigned a number is an fp32 scalar, which promotes the half to f32 (user-style probe, silent:
             # lo = -0.5; hi = 0.5; tl.minimum(tl.maximum(h, lo), hi) as max.f16 and min.f16)

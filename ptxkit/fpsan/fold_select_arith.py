@@ -25,13 +25,11 @@ from ptxkit.fpsan.source_ast import (
     _PTX_DTYPE,
     SourceFile,
     _cast_to,
-    _constexpr_number,
     _method_call,
     _number,
-    _resolve,
     _width,
-    constexpr_param,
 )
+from ptxkit.fpsan.source_numbers import arm_number, constexpr_param
 
 _TYPES = {32: ("f32", np.float32, np.uint32), 64: ("f64", np.float64, np.uint64)}
 _NATIVE = {"f16": (np.float16, np.uint16), "f32": (np.float32, np.uint32), "f64": (np.float64, np.uint64)}
@@ -236,24 +234,7 @@ def _wheres(nodes: list[ast.expr]) -> list[ast.Call]:
 def _literals(f: SourceFile, n: ast.Call, flow: Flow, instr: ir.Instruction, names: bool = True) -> list[float]:
     """The numbers among the where's arms (:func:`_arm_number`; ``names``: through names too)."""
     args = flow.hints.call_arguments(instr, f, n)[0]
-    return [c for a in n.args[1:] if (c := _arm_number(f, a, args, names)) is not None]
-
-
-def _arm_number(f: SourceFile, a: ast.expr, args: dict[str, ast.expr], names: bool = True,
-                depth: int = _DEPTH) -> float | None:
-    """The number an arm is: a literal, or a helper's parameter given one (a constexpr, typed by the where like a
-    literal: ``_sel(x > 0, x, 1.5) * 2.0`` of ``def _sel(c, a, b)``); with ``names``, a name assigned one, which Triton
-    makes an fp32 scalar (``c = 1.5; where(x > 0, x, c)``; its f32 value, widened for an f64 where by the constant
-    folding before Triton's FPSan pass): user-style probes, silent."""
-    if (c := _number(a)) is not None or depth <= 0 or not isinstance(a, ast.Name):
-        return c
-    if a.id in args:
-        return _arm_number(f, args[a.id], {}, names, depth - 1)
-    if (c := _constexpr_number(f, a)) is not None:
-        return c
-    r = _resolve(f, a, depth) if names else None
-    v = _arm_number(f, r, args, names, depth - 1) if r is not None and r is not a else None
-    return None if v is None else float(np.float32(v))
+    return [c for a in n.args[1:] if (c := arm_number(f, a, args, names)) is not None]
 
 
 def _value_node(f: SourceFile, w: ast.Call, flow: Flow, instr: ir.Instruction) -> ast.expr:

@@ -18,7 +18,6 @@ from ptxkit.fpsan.casts import _cast_payload as cast_payload
 from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext, float_to_bits, hexc
 from ptxkit.fpsan.fold_flow import Flow, FoldResult, as_written_reported
 from ptxkit.fpsan.fold_narrowed_extremum import _constant_bits
-from ptxkit.fpsan.fold_select_arith import _arm_number
 from ptxkit.fpsan.fold_select_const import _casts_after, _ring_along
 from ptxkit.fpsan.ops import as_reg, float_type_of
 from ptxkit.fpsan.report import NOTE, Verdict
@@ -31,8 +30,9 @@ from ptxkit.fpsan.source_ast import (
     _resolve,
     _returned,
     _width,
-    constexpr_param,
 )
+from ptxkit.fpsan.source_locations import _same_value as same_value
+from ptxkit.fpsan.source_numbers import arm_number, constexpr_param
 
 _SETP = {ast.Gt: "gt", ast.GtE: "ge", ast.Lt: "lt", ast.LtE: "le"}
 _GREATER = (ast.Gt, ast.GtE)
@@ -72,7 +72,7 @@ def select_extremum(instr: ir.Instruction, ctx: RewriteContext, flow: Flow) -> F
     arm = next(a for a in where.args[1:3] if not _known(f, a, args, names))
     arm = args.get(arm.id, arm) if isinstance(arm, ast.Name) else arm  # (a helper's parameter: the call's argument)
     # (a tl.constexpr parameter's value is the launch's: the PTX's constant, at the op's own type only)
-    c = next((v for a in where.args[1:3] if (v := _arm_number(f, a, args, names)) is not None), None)
+    c = next((v for a in where.args[1:3] if (v := arm_number(f, a, args, names)) is not None), None)
     wide = _width(f, arm, _DEPTH)
     wt = ft if wide in (OWN, R.ring(ft).w) else f"f{wide}" if wide in (32, 64) and wide > R.ring(ft).w else None
     casts = _casts_after(f, call if call is not None and isinstance(f.parent.get(id(where)), ast.Return) else where)
@@ -126,13 +126,13 @@ def _classify(f: SourceFile, n: ast.expr, args: dict[str, ast.expr], names: bool
 
 
 def _known(f: SourceFile, a: ast.expr, args: dict[str, ast.expr], names: bool) -> bool:
-    """``a`` is a number (:func:`_arm_number`) or a ``tl.constexpr`` parameter (one the launch gives)."""
-    return _arm_number(f, a, args, names) is not None or constexpr_param(f, a, args)
+    """``a`` is a number (:func:`~ptxkit.fpsan.source_numbers.arm_number`) or a ``tl.constexpr`` parameter (one
+    the launch gives)."""
+    return arm_number(f, a, args, names) is not None or constexpr_param(f, a, args)
 
 
 def _same_value(f: SourceFile, u: ast.expr, v: ast.expr, args: dict[str, ast.expr], names: bool) -> bool:
-    """One expression (names followed) or one number."""
-    if (a := _arm_number(f, u, args, names)) is not None or _arm_number(f, v, args, names) is not None:
-        return a == _arm_number(f, v, args, names)
-    ru, rv = _resolve(f, u, _DEPTH), _resolve(f, v, _DEPTH)
-    return ru is not None and rv is not None and ast.dump(ru) == ast.dump(rv)
+    """One number, or one value (:func:`~ptxkit.fpsan.source_locations._same_value`)."""
+    if (a := arm_number(f, u, args, names)) is not None or arm_number(f, v, args, names) is not None:
+        return a == arm_number(f, v, args, names)
+    return same_value(f, u, v)

@@ -532,18 +532,6 @@ def _constexpr_number(f: SourceFile, a: ast.Name) -> float | None:
     return _number(s.value) if isinstance(ann, ast.Attribute) and ann.attr == "constexpr" else None
 
 
-def constexpr_param(f: SourceFile, a: ast.expr, args: dict[str, ast.expr] | None = None) -> bool:
-    """``a`` is a ``NAME: tl.constexpr`` parameter of its function (through a helper's ``args``, its call's
-    arguments): a value the launch gives, which the source does not."""
-    if not isinstance(a, ast.Name):
-        return False
-    if args and a.id in args:
-        return constexpr_param(f, args[a.id])
-    fn = f.function_of(a)
-    return fn is not None and any(p.arg == a.id and isinstance(p.annotation, ast.Attribute)
-                                  and p.annotation.attr == "constexpr" for p in fn.args.args)
-
-
 def _returned(f: SourceFile, n: ast.expr) -> tuple[ast.expr, dict[str, ast.expr]] | None:
     """The value a call ``n`` of a helper defined in ``f`` returns (its one ``return``), with its parameters by the
     call's arguments; None otherwise."""
