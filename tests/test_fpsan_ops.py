@@ -36,6 +36,13 @@ def _fp8_widen(words, t):
     return lo | (hi << np.uint64(16))
 
 
+def _fp8_narrow(words, t):
+    """Two bytes narrowed from the f16 halves of each 32-bit word (low half → low byte)."""
+    lo = R.float_cast(words & np.uint64(0xFFFF), F16, t)
+    hi = R.float_cast((words >> np.uint64(16)) & np.uint64(0xFFFF), F16, t)
+    return lo | (hi << np.uint64(8))
+
+
 CASES = {
     # f32 in nvcc-style .f32 registers
     "add_f32": (F32, "f32", "f32", "add.rn.f32 %d, %a, %b;", b2("add", F32)),
@@ -151,6 +158,11 @@ CASES = {
                        lambda a, b, c: (R.float_cast(a, F32, "e4m3") << np.uint64(8)) | R.float_cast(b, F32, "e4m3")),
     "cvt_e5m2x2_f32": ((F32, F16), ("b32", "b16"), ("b32", "b16"), "cvt.rn.satfinite.e5m2x2.f32 %d, %a, %b;",
                        lambda a, b, c: (R.float_cast(a, F32, "e5m2") << np.uint64(8)) | R.float_cast(b, F32, "e5m2")),
+    # the two halves of an f16x2 (read as 32-bit words) narrowed into two bytes (low half → low byte): f16 → fp8
+    "cvt_e4m3x2_f16x2": ((F32, F16), ("b32", "b16"), ("b32", "b16"), "cvt.rn.satfinite.e4m3x2.f16x2 %d, %a;",
+                         lambda a, b, c: _fp8_narrow(a, "e4m3")),
+    "cvt_e5m2x2_f16x2": ((F32, F16), ("b32", "b16"), ("b32", "b16"), "cvt.rn.satfinite.e5m2x2.f16x2 %d, %a;",
+                         lambda a, b, c: _fp8_narrow(a, "e5m2")),
     # two f32 narrowed into the halves of a b32 (a → high half)
     "cvt_f16x2_f32": (F32, "b32", "b32", "cvt.rn.f16x2.f32 %d, %a, %b;",
                       lambda a, b, c: (R.float_cast(a, F32, F16) << np.uint64(16)) | R.float_cast(b, F32, F16)),

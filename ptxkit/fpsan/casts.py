@@ -150,7 +150,7 @@ FP8_PAIRS = {"e4m3x2": "e4m3", "e5m2x2": "e5m2"}
 def _rewrite_cvt_fp8(instr: ir.Instruction, ctx: RewriteContext, dt: str, st: str) -> bool | str:
     """``cvt.rn.f16x2.{e4m3x2,e5m2x2} d, a`` (each byte widened: sign-extended payload) and
     ``cvt.rn.satfinite.{e4m3x2,e5m2x2}.f32 d, a, b`` (a → upper byte; Triton's 32→8 fold, R =
-    0xb7b7b7b7, or truncation with --homomorphic-casts), ISA §9.7.9.21. ``.satfinite`` is irrelevant in
+    0xb7b7b7b7, or truncation with --homomorphic-casts) and ``….f16x2 d, a`` (16 → 8, R = 0xb7b7), ISA §9.7.9.21. ``.satfinite`` is irrelevant in
     the ring (no infinities); ``.relu`` on 8-bit results is not modelled."""
     ops = instr.operands
     if "relu" in instr.mods or instr.guard is not None:
@@ -168,10 +168,18 @@ def _rewrite_cvt_fp8(instr: ir.Instruction, ctx: RewriteContext, dt: str, st: st
             lo, hi = widen_fp8_pair(ctx, src, ft)
             ctx.emit(f"mov.b32 {name_of(ops[0])}, {{{lo}, {hi}}}")
         return True
-    if dt in FP8_PAIRS and st == "f32" and len(ops) == 3 and (halves := _widened_halves(ctx, ops[2], ops[1])):
+    if dt in FP8_PAIRS and st == "f32" and len(ops) == 3 and (halves := _widened_halves(ctx, instr, ops[2], ops[1])):
         # h.to(fp8) of a half h: Triton lowers it through the exact f32 widening (inline asm), its FPSan narrows the
         # half's payload 16 → 8 (a model kernel's bf16 x.to(float8e5), silent in 455/512 as 32 → 8 of the sext)
         lo, hi = (as_reg(ctx, ctx.embed(h, ht), 16) for h, ht in halves)
+        ctx.invalidate(name_of(ops[0]))
+        ctx.emit(f"mov.b16 {name_of(ops[0])}, "
+                 f"{narrow_fp8_pair(ctx, lo, hi, FP8_PAIRS[dt], ctx.homomorphic_casts, width=16)}")
+        return True
+    if dt in FP8_PAIRS and st == "f16x2" and len(ops) == 2:
+        # a half's .to(float8*) (Triton lowers f16 → fp8 to this one instruction): each lane's payload narrowed 16 → 8,
+        # as Triton's FPSan does; the low lane → the low byte
+        lo, hi = (as_reg(ctx, ctx.embed(ops[1], "f16", lane=k, packed="f16x2"), 16) for k in (0, 1))
         ctx.invalidate(name_of(ops[0]))
         ctx.emit(f"mov.b16 {name_of(ops[0])}, "
                  f"{narrow_fp8_pair(ctx, lo, hi, FP8_PAIRS[dt], ctx.homomorphic_casts, width=16)}")
@@ -188,12 +196,12 @@ def _rewrite_cvt_fp8(instr: ir.Instruction, ctx: RewriteContext, dt: str, st: st
     return f"cvt.{dt}.{st}: this 8-bit float conversion is not modelled"
 
 
-def _widened_halves(ctx: RewriteContext, *srcs: ir.Operand) -> list[tuple[ir.Operand, str]]:
-    """(h, its type) of each source written once by ``cvt.f32.{f16,bf16} s, h`` (names of an inline asm block's own
-    ``.reg`` too), where all are; else []."""
+def _widened_halves(ctx: RewriteContext, at: ir.Instruction, *srcs: ir.Operand) -> list[tuple[ir.Operand, str]]:
+    """(h, its type) of each source of ``at`` written once by ``cvt.f32.{f16,bf16} s, h`` (an inline asm block's own
+    ``.reg`` within that copy of the block: Triton repeats the asm per pair), where all are; else []."""
     out: list[tuple[ir.Operand, str]] = []
     for o in srcs:
-        d = ctx.only_def(o.name) if isinstance(o, (ir.Reg, ir.Sym)) else None
+        d = ctx.only_def(o.name, at) if isinstance(o, (ir.Reg, ir.Sym)) else None
         types = [m for m in d.mods if is_type(m)] if d is not None and d.opcode == "cvt" else []
         if d is None or d.guard is not None or types[:1] != ["f32"] or types[1:] not in (["f16"], ["bf16"]) \
                 or not isinstance(d.operands[1], (ir.Reg, ir.Sym)):

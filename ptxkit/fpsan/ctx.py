@@ -179,7 +179,8 @@ class RewriteContext:
         self.folds: dict[str, str] = {}  # the stated source forms of LLVM's folds (--fold NAME=FORM)
         self.hints = SourceHints()  # the Python source at each .loc, where --source-hints reads it
         self.uses: dict[str, list[ir.Instruction]] = {}  # each register's readers (the fold flow's)
-        self.only_def: Callable[[str], ir.Instruction | None] = lambda _: None  # a register's one definition (flow's)
+        # a register's one definition, as an instruction names it (flow's)
+        self.only_def: Callable[[str, ir.Instruction | None], ir.Instruction | None] = lambda _r, _at=None: None
         # registers that hold their payload instead of float bits (ptxkit.fpsan.resident): reg -> ftype
         self.resident: dict[str, str] = {}
         self.touches = Touches()  # how the rewrite used each register (ptxkit.fpsan.resident)

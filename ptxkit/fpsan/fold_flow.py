@@ -68,6 +68,10 @@ class Flow:
     # readers to rewrite with other mods and operands (id → (mods, operands): ptxkit.fpsan.fold_self_add's split)
     rewired: dict[int, tuple[tuple[str, ...], tuple[ir.Operand, ...]]] = field(default_factory=dict)
     split: dict[str, str] = field(default_factory=dict)  # the fresh register of such a split → the add's own
+    # registers a nested block declares (an inline asm's own ``.reg .f32 b<2>``, one per copy of the asm):
+    # (block, name) → its writes there, and each instruction's (id) reads and writes of such names → their block
+    local_defs: dict[tuple[int, str], list[ir.Instruction]] = field(default_factory=dict)
+    local_scope: dict[int, dict[str, int]] = field(default_factory=dict)
 
     @cached_property
     def graph(self) -> nx.DiGraph:
@@ -120,10 +124,39 @@ class Flow:
                     f.defs.setdefault(r, []).append(s)
                 for r in srcs:
                     f.uses.setdefault(r, []).append(s)
+        f._scope_locals(fn.body or [])
         return f
 
-    def only_def(self, reg: str) -> ir.Instruction | None:
-        d = self.defs.get(reg, [])
+    def _scope_locals(self, body: list[ir.Statement]) -> None:
+        """Fill :attr:`local_defs` / :attr:`local_scope` for the registers nested blocks declare (iterative: blocks may
+        nest deep)."""
+        stack: list[tuple[int, dict[str, int], Iterator[ir.Statement]]] = [(0, {}, iter(body))]
+        while stack:
+            block, names, it = stack[-1]
+            for st in it:
+                if isinstance(st, ir.Block):
+                    inner = dict(names)
+                    for d in st.body:
+                        if isinstance(d, ir.RegDecl):
+                            inner |= dict.fromkeys(d.expand(), id(st))
+                    stack.append((id(st), inner, iter(st.body)))
+                    break
+                if isinstance(st, ir.Instruction) and names:
+                    dest, srcs = roles(st)
+                    seen = {r: names[r] for r in (*dest, *srcs) if r in names}
+                    if seen:
+                        self.local_scope[id(st)] = seen
+                    for r in dest:
+                        if r in names:
+                            self.local_defs.setdefault((names[r], r), []).append(st)
+            else:
+                stack.pop()
+
+    def only_def(self, reg: str, at: ir.Instruction | None = None) -> ir.Instruction | None:
+        """``reg``'s one write; as ``at`` names it, where a nested block around ``at`` declares ``reg`` (ISA §10.1:
+        the block's own register, so each copy of an inline asm has its own ``b0``)."""
+        scope = self.local_scope.get(id(at), {}).get(reg) if at is not None else None
+        d = self.defs.get(reg, []) if scope is None else self.local_defs.get((scope, reg), [])
         return d[0] if len(d) == 1 else None
 
     def unchanged_between(self, reg: str, first: ir.Instruction, last: ir.Instruction) -> bool:

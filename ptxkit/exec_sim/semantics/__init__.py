@@ -32,7 +32,7 @@ from ptxkit.exec_sim.semantics.common import Builder, Decoding, LaneOp, Unsuppor
 _REFUSED_MODS = frozenset({"satfinite", "rna", "rs", "xorsign", "oob", "abs", "relu"})
 _MODELLED = {
     "relu": frozenset({"min", "max", "cvt"}),  # integer min/max.relu, cvt.relu (f16x2 pack)
-    "satfinite": frozenset({"mma"}),  # integer mma.sync
+    "satfinite": frozenset({"mma", "cvt"}),  # integer mma.sync, cvt to 8-bit floats
     "rna": frozenset({"cvt"}),  # cvt.rna.tf32.f32
 }
 

@@ -9,6 +9,7 @@ import numpy as np
 
 from ptxkit import ir
 from ptxkit.exec_sim import floats as F
+from ptxkit.exec_sim import fp8
 from ptxkit.exec_sim.semantics.common import (
     FLOATS,
     INT_LIMITS,
@@ -52,6 +53,50 @@ def _to_tf32(ins: ir.Instruction, dec: Decoding, styp: str, mode: str | None) ->
     return op
 
 
+_FP8_PAIRS = {"e4m3x2": "e4m3", "e5m2x2": "e5m2"}
+
+
+def _fp8_pair(ins: ir.Instruction, dec: Decoding, dtyp: str, styp: str, mode: str | None) -> LaneOp:
+    """The 8-bit float pair conversions (ISA §9.7.9.21): ``cvt.rn.satfinite{.relu}.{e4m3x2,e5m2x2}.f32 d, a, b``
+    (a → the upper byte of the b16 d), ``….f16x2 d, a`` (the upper half → the upper byte) and
+    ``cvt.rn{.relu}.f16x2.{e4m3x2,e5m2x2} d, a`` (the upper byte → the upper half); :mod:`ptxkit.exec_sim.fp8`."""
+    ops, relu = ins.operands, "relu" in ins.mods
+    if mode != "rn":
+        raise Unsupported(f"{dec.spelling(ins)} (8-bit float conversions round .rn)")
+    if styp in _FP8_PAIRS and dtyp == "f16x2" and len(ops) == 2:
+        a, w = dec.src(ops[1], "b16"), dec.dst(ops[0], "b32")
+        fmt = _FP8_PAIRS[styp]
+
+        def widen(st: State, m: Mask) -> None:
+            x = np.asarray(a(st)).astype(np.uint16)
+            lo = fp8.decode_f16_bits(x & np.uint16(0xFF), fmt, relu).astype(np.uint32)
+            hi = fp8.decode_f16_bits(x >> np.uint16(8), fmt, relu).astype(np.uint32)
+            w(st, (hi << np.uint32(16)) | lo, m)
+        return widen
+    if dtyp not in _FP8_PAIRS or "satfinite" not in ins.mods:
+        raise Unsupported(f"{dec.spelling(ins)} (conversions to 8-bit floats need .satfinite)")
+    fmt = _FP8_PAIRS[dtyp]
+    w = dec.dst(ops[0], "b16")
+    if styp == "f32" and len(ops) == 3:
+        hi_src, lo_src = dec.src(ops[1], "b32"), dec.src(ops[2], "b32")
+
+        def halves(st: State) -> tuple[np.ndarray, np.ndarray]:
+            return tuple(F.bits_to_float(np.asarray(f(st)).astype(np.uint32), "f32") for f in (lo_src, hi_src))
+    elif styp == "f16x2" and len(ops) == 2:
+        src = dec.src(ops[1], "b32")
+
+        def halves(st: State) -> tuple[np.ndarray, np.ndarray]:
+            x = np.asarray(src(st)).astype(np.uint32)
+            return tuple(F.bits_to_float((x >> np.uint32(k)).astype(np.uint16), "f16") for k in (0, 16))
+    else:
+        raise Unsupported()
+
+    def narrow(st: State, m: Mask) -> None:
+        lo, hi = (fp8.encode(v, fmt, relu).astype(np.uint16) for v in halves(st))
+        w(st, (hi << np.uint16(8)) | lo, m)
+    return narrow
+
+
 def b_cvt(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     ts = types_of(ins.mods)
     if len(ts) < 2:
@@ -63,6 +108,10 @@ def b_cvt(ins: ir.Instruction, dec: Decoding) -> LaneOp:
     ops = ins.operands
     if dtyp == "tf32":
         return _to_tf32(ins, dec, styp, mode)
+    if dtyp in _FP8_PAIRS or styp in _FP8_PAIRS:
+        return _fp8_pair(ins, dec, dtyp, styp, mode)
+    if "satfinite" in ins.mods:
+        raise Unsupported(f"{dec.spelling(ins)} (modifier .satfinite)")
     if mode == "rna":
         raise Unsupported(f"{dec.spelling(ins)} (.rna is defined for .tf32 destinations)")
     if dtyp in ("f16x2", "bf16x2") and styp == "f32" and len(ops) == 3:
