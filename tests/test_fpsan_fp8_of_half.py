@@ -26,6 +26,12 @@ def test_each_copy_of_the_conversion_asm_is_its_own_scope(name):
     _assert_bit_exact(name, folds=())
 
 
+def test_f32_to_e5m2_toward_zero_is_the_32_to_8_narrowing():
+    """``x.to(float8e5, fp_downcast_rounding="rtz")``: ``cvt.rz.f16.f32`` then the upper byte of each half
+    (``ptxkit.fpsan.fold_fp8_via_half``); Triton's FPSan narrows 32 → 8."""
+    _assert_bit_exact("k_f32_to_fp8e5_rtz", folds=())
+
+
 # (value, E4M3 code, E5M2 code): ties go to the even code; beyond the largest finite value and ±inf saturate
 VECTORS = [(0.0, 0x00, 0x00), (-0.0, 0x80, 0x80), (1.0, 0x38, 0x3C), (-2.5, 0xC2, 0xC1),
            (1.0625, 0x38, 0x3C),  # E4M3 tie between 1 (0x38) and 1.125 (0x39): even

@@ -107,6 +107,7 @@ from ptxkit.fpsan.fold_self_compare import self_compare
 from ptxkit.fpsan.fold_shared_product import as_sum, shared_product
 from ptxkit.fpsan.fold_sign_multiply import rewrite_sign_multiplied_half, sign_multiplied_half
 from ptxkit.fpsan.fold_sub_compare import sub_compared
+from ptxkit.fpsan.fold_fp8_via_half import fp8_via_half
 from ptxkit.fpsan.fold_widened_zero_test import widened_zero_test
 from ptxkit.fpsan.fold_zero_sign import zero_of, zero_sign, zero_sign_fold
 from ptxkit.fpsan.folds_narrow_neg import NEGATION_FOLDED, negated_operand_op, widened_negated_operand
@@ -241,6 +242,8 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
         return rewrite_sign_multiplied_half(instr, ctx, sign_times)
     if op == "and" and (zero_test := widened_zero_test(instr, ctx, flow)) is not None:
         return zero_test
+    if op == "cvt" and (e5m2 := fp8_via_half(instr, ctx, flow)) is not None:
+        return e5m2
     sign = rewrite_sign_fold(instr, ctx, opts, flow)
     if sign is not None or is_sign_bit_op(instr):  # a sign-bit xor/or/and of integer code: not a fold
         return sign
