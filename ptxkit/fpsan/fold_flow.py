@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 from functools import cached_property
 
 import networkx as nx
@@ -72,6 +73,7 @@ class Flow:
     # (block, name) → its writes there, and each instruction's (id) reads and writes of such names → their block
     local_defs: dict[tuple[int, str], list[ir.Instruction]] = field(default_factory=dict)
     local_scope: dict[int, dict[str, int]] = field(default_factory=dict)
+    user_asm: dict[int, Any] | None = None  # the user's inline asm copies (ptxkit.fpsan.fold_user_asm), once computed
 
     @cached_property
     def graph(self) -> nx.DiGraph:

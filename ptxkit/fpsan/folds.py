@@ -108,6 +108,7 @@ from ptxkit.fpsan.fold_shared_product import as_sum, shared_product
 from ptxkit.fpsan.fold_sign_multiply import rewrite_sign_multiplied_half, sign_multiplied_half
 from ptxkit.fpsan.fold_sub_compare import sub_compared
 from ptxkit.fpsan.fold_fp8_via_half import fp8_via_half
+from ptxkit.fpsan.fold_user_asm import user_asm
 from ptxkit.fpsan.fold_widened_zero_test import widened_zero_test
 from ptxkit.fpsan.fold_zero_sign import zero_of, zero_sign, zero_sign_fold
 from ptxkit.fpsan.folds_narrow_neg import NEGATION_FOLDED, negated_operand_op, widened_negated_operand
@@ -233,6 +234,8 @@ def _trunc_of_widened(instr: ir.Instruction, cvt: ir.Instruction, ctx: RewriteCo
 def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow: Flow) -> FoldResult | None:
     """The fold ``instr`` belongs to, rewritten (None: not a fold; the ordinary dispatch applies)."""
     op = instr.opcode
+    if (asm := user_asm(instr, ctx, flow)) is not None:
+        return asm
     if float_type_of(instr) is not None:
         unmodelled_libcall(instr, ctx, flow)
     report_rewritten_shapes(instr, ctx, flow)

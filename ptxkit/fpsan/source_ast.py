@@ -386,6 +386,9 @@ def _width(f: SourceFile, e: ast.expr, depth: int) -> int | None:
         return _DTYPE_WIDTH[cast]
     if isinstance(r, ast.Call) and isinstance(r.func, ast.Attribute) and r.func.attr == "load":
         return OWN
+    if isinstance(r, ast.Call) and isinstance(r.func, ast.Attribute) and r.func.attr == "inline_asm_elementwise":
+        dt = r.args[3] if len(r.args) > 3 else next((k.value for k in r.keywords if k.arg == "dtype"), None)
+        return _DTYPE_WIDTH.get(dt.attr) if isinstance(dt, ast.Attribute) else None  # (its stated result type)
     if (made := _constructed(r)) is not None:  # tl.full([B], 3.0, tl.float32) * h of a half h: an f32 mul
         return _DTYPE_WIDTH.get(made) if isinstance(made, str) else _width(f, made, depth - 1)
     if isinstance(r, ast.Call) and isinstance(r.func, ast.Attribute) and r.func.attr == "dot":

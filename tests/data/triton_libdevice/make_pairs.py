@@ -569,6 +569,21 @@ HAND = {
     # narrows 32 -> 8 (silent in 194/256: the ring's 32 -> 16 narrowing's upper byte)
     "k_f32_to_fp8e5_rtz": ({"x0": "f32"}, "x0.to(tl.float8e5, fp_downcast_rounding='rtz').to(tl.float32) * 2.0", "f32",
                            256, True),
+    # the user's tl.inline_asm_elementwise: LLVM inlines the asm text, so its instructions look like the user's own
+    # arithmetic (silent in 200/200 each, ring ops of the text); Triton's FPSan hashes the call (Σ rotl(E(arg_i), i)
+    # XOR FNV-1a of the asm string, result k XOR k; integer arguments as they are)
+    "k_user_asm_mul_f32": ({"x0": "f32", "x1": "f32"}, "tl.inline_asm_elementwise('mul.f32 $0, $1, $2;', '=r,r,r', "
+                           "[x0, x1], dtype=tl.float32, is_pure=True, pack=1)", "f32", 256, True),
+    "k_user_asm_move_times_two_f64": ({"x0": "f64"}, "tl.inline_asm_elementwise('mov.b64 $0, $1;', '=l,l', [x0], "
+                                      "dtype=tl.float64, is_pure=True, pack=1) * 2.0", "f64", 64, True),
+    "k_user_asm_mul_f16": ({"x0": "f16", "x1": "f16"}, "tl.inline_asm_elementwise('mul.f16 $0, $1, $2;', '=h,h,h', "
+                           "[x0, x1], dtype=tl.float16, is_pure=True, pack=1) + x0", "f16", 64, True),
+    "k_user_asm_int_argument_f32": ({"x0": "f32", "x1": "f32"}, "tl.inline_asm_elementwise('cvt.rn.f32.s32 $0, $2; "
+                                    "add.f32 $0, $0, $1;', '=r,r,r', [x1, (x0 * 10.0).to(tl.int32)], "
+                                    "dtype=tl.float32, is_pure=True, pack=1)", "f32", 64, True),
+    "k_user_asm_three_results_f32": ({"x0": "f32", "x1": "f32"}, "x0 + x1", "f32", 64, True),
+    "k_user_asm_packed_f16": ({"x0": "f16", "x1": "f16"}, "tl.inline_asm_elementwise('mul.f16x2 $0, $1, $2;', "
+                              "'=r,r,r', [x0, x1], dtype=tl.float16, is_pure=True, pack=2)", "f16", 64, True),
     # -abs of a widened value, narrowed back: LLVM's sign-bit or on the narrow value (held-out seed 227213, reported)
     "k_neg_abs_widened_bf16": ({"x0": "bf16"}, "-tl.abs(x0.to(tl.float32))", "bf16", 64, True),
     "k_neg_abs_widened_f16": ({"x0": "f16"}, "tl.abs(x0.to(tl.float64)) * -1.0", "f16", 64, True),
@@ -673,6 +688,10 @@ HAND_EDITS = {
                                   "_inner_max(x, lo) * 3.0\n\n\n@triton.jit\ndef k_"),
     "k_loop_index_times_f32": ("    r = acc", "    acc = tl.zeros([BLOCK], dtype=tl.float32)\n    for i in range(3):\n"
                                "        acc += x0 * (i + 1.0)\n    r = acc"),
+    "k_user_asm_three_results_f32": ("    r = x0 + x1", "    a, b, c = tl.inline_asm_elementwise('add.f32 $0, $3, $4; "
+                                     "sub.f32 $1, $3, $4; mul.f32 $2, $3, $4;', '=r,=r,=r,r,r', [x0, x1], "
+                                     "dtype=(tl.float32, tl.float32, tl.float32), is_pure=True, pack=1)\n"
+                                     "    r = a * b + c"),
     "k_threshold_acc_bf16": ("import triton.language as tl\n",
                              "import triton.language as tl\nACC: tl.constexpr = tl.float32\n"),
 }
