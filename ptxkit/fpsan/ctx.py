@@ -142,6 +142,10 @@ class ByRegister(dict[tuple[Any, ...], Any]):
         self.index.clear()
 
 
+def _no_definition(reg: str, at: ir.Instruction | None = None) -> ir.Instruction | None:
+    return None
+
+
 class RewriteContext:
     """Per-function rewrite state (see the module docstring for the public methods)."""
 
@@ -180,7 +184,7 @@ class RewriteContext:
         self.hints = SourceHints()  # the Python source at each .loc, where --source-hints reads it
         self.uses: dict[str, list[ir.Instruction]] = {}  # each register's readers (the fold flow's)
         # a register's one definition, as an instruction names it (flow's)
-        self.only_def: Callable[[str, ir.Instruction | None], ir.Instruction | None] = lambda _r, _at=None: None
+        self.only_def: Callable[..., ir.Instruction | None] = _no_definition
         # registers that hold their payload instead of float bits (ptxkit.fpsan.resident): reg -> ftype
         self.resident: dict[str, str] = {}
         self.touches = Touches()  # how the rewrite used each register (ptxkit.fpsan.resident)

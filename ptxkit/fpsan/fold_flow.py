@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
 from functools import cached_property
+from typing import Any
 
 import networkx as nx
 
@@ -132,16 +132,16 @@ class Flow:
     def _scope_locals(self, body: list[ir.Statement]) -> None:
         """Fill :attr:`local_defs` / :attr:`local_scope` for the registers nested blocks declare (iterative: blocks may
         nest deep)."""
-        stack: list[tuple[int, dict[str, int], Iterator[ir.Statement]]] = [(0, {}, iter(body))]
+        stack: list[tuple[dict[str, int], Iterator[ir.Statement]]] = [({}, iter(body))]
         while stack:
-            block, names, it = stack[-1]
+            names, it = stack[-1]
             for st in it:
                 if isinstance(st, ir.Block):
                     inner = dict(names)
                     for d in st.body:
                         if isinstance(d, ir.RegDecl):
                             inner |= dict.fromkeys(d.expand(), id(st))
-                    stack.append((id(st), inner, iter(st.body)))
+                    stack.append((inner, iter(st.body)))
                     break
                 if isinstance(st, ir.Instruction) and names:
                     dest, srcs = roles(st)

@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 
 from ptxkit import ir
+from ptxkit.errors import PtxkitError
 from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext
 from ptxkit.fpsan.fold_flow import Flow, FoldResult
 from ptxkit.fpsan.libdevice_emit import emit_call
@@ -32,6 +33,9 @@ _INT_DTYPES = frozenset(f"{s}int{w}" for s in ("", "u") for w in (1, 8, 16, 32, 
 _PACKED = frozenset({"f16x2", "bf16x2", "f32x2"})
 _SLOT = re.compile(r"\$(\d+)")
 _PLACEHOLDER = "%fpsasm"
+
+
+_Spec = tuple[list[ir.Instruction], str, int, list[ast.expr], str]
 
 
 @dataclass(frozen=True)
@@ -81,10 +85,12 @@ def _copies(flow: Flow) -> dict[int, AsmCopy]:
     if flow.user_asm is not None:
         return flow.user_asm
     out: dict[int, AsmCopy] = {}
+    specs: dict[int, _Spec | str | None] = {}  # (each call's template parsed once)
     order, i = flow.order, 0
     while i < len(order):
         found = _asm_call(flow, order[i])
-        spec = _spec(*found) if found is not None else None
+        spec = (specs[id(found[1])] if id(found[1]) in specs else specs.setdefault(id(found[1]), _spec(*found))) \
+            if found is not None else None
         if found is None or spec is None:
             i += 1
             continue
@@ -126,7 +132,7 @@ def _argument(call: ast.Call, k: int) -> ast.expr | None:
     return next((kw.value for kw in call.keywords if kw.arg == _PARAMS[k]), None)
 
 
-def _spec(f: SourceFile, call: ast.Call) -> tuple[list[ir.Instruction], str, int, list[ast.expr], str] | str | None:
+def _spec(f: SourceFile, call: ast.Call) -> _Spec | str | None:
     """(the template's instructions, the asm string, the number of outputs, the arguments, the result type), why the
     call is not modelled, or None for integer results (which Triton's FPSan leaves alone)."""
     asm, cons, args, dtype, pure, pack = (_argument(call, k) for k in range(6))
@@ -153,7 +159,7 @@ def _spec(f: SourceFile, call: ast.Call) -> tuple[list[ir.Instruction], str, int
     try:
         m = parse(".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry _t()\n{\n"
                   + _SLOT.sub(lambda g: f"{_PLACEHOLDER}{g.group(1)}", asm.value) + "\n}\n", "asm")
-    except Exception:  # noqa: BLE001 - a template ptxkit cannot read is reported, not a crash
+    except PtxkitError:  # (a template ptxkit cannot read is reported, not a crash)
         return "its asm string is not PTX ptxkit reads"
     fn = next(t for t in m.items if isinstance(t, ir.Function))
     template = list(fn.instructions())

@@ -63,6 +63,7 @@ from ptxkit.fpsan.fold_flow import (
     roles,
 )
 from ptxkit.fpsan.fold_fma_product import as_product, product_fma
+from ptxkit.fpsan.fold_fp8_via_half import fp8_via_half
 from ptxkit.fpsan.fold_frem import frem_select
 from ptxkit.fpsan.fold_half_copysign import half_copysign, rewrite_half_copysign
 from ptxkit.fpsan.fold_libcall import direct_libcall, unmodelled_libcall
@@ -107,7 +108,6 @@ from ptxkit.fpsan.fold_self_compare import self_compare
 from ptxkit.fpsan.fold_shared_product import as_sum, shared_product
 from ptxkit.fpsan.fold_sign_multiply import rewrite_sign_multiplied_half, sign_multiplied_half
 from ptxkit.fpsan.fold_sub_compare import sub_compared
-from ptxkit.fpsan.fold_fp8_via_half import fp8_via_half
 from ptxkit.fpsan.fold_user_asm import user_asm
 from ptxkit.fpsan.fold_widened_zero_test import widened_zero_test
 from ptxkit.fpsan.fold_zero_sign import zero_of, zero_sign, zero_sign_fold

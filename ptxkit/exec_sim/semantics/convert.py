@@ -81,13 +81,15 @@ def _fp8_pair(ins: ir.Instruction, dec: Decoding, dtyp: str, styp: str, mode: st
         hi_src, lo_src = dec.src(ops[1], "b32"), dec.src(ops[2], "b32")
 
         def halves(st: State) -> tuple[np.ndarray, np.ndarray]:
-            return tuple(F.bits_to_float(np.asarray(f(st)).astype(np.uint32), "f32") for f in (lo_src, hi_src))
+            return (F.bits_to_float(np.asarray(lo_src(st)).astype(np.uint32), "f32"),
+                    F.bits_to_float(np.asarray(hi_src(st)).astype(np.uint32), "f32"))
     elif styp == "f16x2" and len(ops) == 2:
         src = dec.src(ops[1], "b32")
 
         def halves(st: State) -> tuple[np.ndarray, np.ndarray]:
             x = np.asarray(src(st)).astype(np.uint32)
-            return tuple(F.bits_to_float((x >> np.uint32(k)).astype(np.uint16), "f16") for k in (0, 16))
+            return (F.bits_to_float(x.astype(np.uint16), "f16"),
+                    F.bits_to_float((x >> np.uint32(16)).astype(np.uint16), "f16"))
     else:
         raise Unsupported()
 
