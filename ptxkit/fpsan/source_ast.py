@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeGuard
 
+from ptxkit.fpsan.source_parse import parse_python
+
 _DTYPE_WIDTH = {"float16": 16, "bfloat16": 16, "float32": 32, "float64": 64}
 _INT_DTYPES = frozenset(f"{s}int{w}" for s in ("", "u") for w in (8, 16, 32, 64))
 _PTX_DTYPE = {"f16": "float16", "bf16": "bfloat16", "f32": "float32", "f64": "float64"}
@@ -68,7 +70,7 @@ class SourceFile:
     def _parse(cls, path: Path) -> SourceFile | None:
         try:
             text = path.read_text(encoding="utf-8")
-            tree = ast.parse(text, filename=str(path))
+            tree = parse_python(text, str(path))
         except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
             return None  # missing, unreadable or not Python: the folds stay undecided
         return cls.of_tree(path.name, text, tree)

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 
 from ptxkit import ir
 from ptxkit.fpsan.source_ast import _DEPTH, _INT_DTYPES, _PTX_DTYPE, SourceFile, _method_call, _resolve, _to_dtype
+from ptxkit.fpsan.source_parse import parse_python
 from ptxkit.ptx.types import is_type
 
 _DTYPES = frozenset(_PTX_DTYPE.values()) | _INT_DTYPES
@@ -43,7 +44,7 @@ def with_dtypes(f: SourceFile, key: str, fn: ir.Function, loc: dict[int, _Loc]) 
         if cache_key not in _COPIES:
             if len(_COPIES) > 64:
                 _COPIES.clear()
-            tree = _Replace(by_pos).visit(ast.parse(f.text))
+            tree = _Replace(by_pos).visit(parse_python(f.text))
             _COPIES[cache_key] = (f, SourceFile.of_tree(f.name, f.text, ast.fix_missing_locations(tree)))
         copy = _COPIES[cache_key][1]
     if len(_DONE) > 64:

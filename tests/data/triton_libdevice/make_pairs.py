@@ -584,6 +584,11 @@ HAND = {
     "k_user_asm_three_results_f32": ({"x0": "f32", "x1": "f32"}, "x0 + x1", "f32", 64, True),
     "k_user_asm_packed_f16": ({"x0": "f16", "x1": "f16"}, "tl.inline_asm_elementwise('mul.f16x2 $0, $1, $2;', "
                               "'=r,r,r', [x0, x1], dtype=tl.float16, is_pure=True, pack=2)", "f16", 64, True),
+    # tl.cast(E, T) spelled for E.to(T): LLVM's x+x of tl.cast(x, f64) * 2.0, and a mul narrowed to f16 from the f32
+    # one of two tl.casts, were undecided (reported) until the hints read tl.cast as .to
+    "k_tl_cast_times_two_f32": ({"x0": "f32"}, "tl.cast(x0, tl.float64) * 2.0", "f32", 64, True),
+    "k_tl_cast_narrowed_mul_f16": ({"x0": "f16"}, "tl.cast(tl.cast(x0, tl.float32) * 3.0, x0.dtype)", "f16", 64,
+                                   True),
     # -abs of a widened value, narrowed back: LLVM's sign-bit or on the narrow value (held-out seed 227213, reported)
     "k_neg_abs_widened_bf16": ({"x0": "bf16"}, "-tl.abs(x0.to(tl.float32))", "bf16", 64, True),
     "k_neg_abs_widened_f16": ({"x0": "f16"}, "tl.abs(x0.to(tl.float64)) * -1.0", "f16", 64, True),
