@@ -25,6 +25,7 @@ not parse leaves the fold undecided (the default form, reported). Only ``.py`` f
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 
 from ptxkit import ir
 from ptxkit.fpsan.source_ast import (
@@ -79,7 +80,7 @@ from ptxkit.fpsan.source_hints_libcall import LibcallHints
 from ptxkit.fpsan.source_hints_reduce import ReduceHints
 from ptxkit.fpsan.source_hints_sign import SignHints, _transcendental
 from ptxkit.fpsan.source_locations import _same_value, load_target
-from ptxkit.fpsan.source_self_add import _self_add_ambiguous
+from ptxkit.fpsan.source_self_add import _self_add_ambiguous, two_like
 from ptxkit.fpsan.source_types import _own_or_promoted, int_valued
 
 
@@ -112,7 +113,7 @@ class SourceHints(SignHints, AbsHints, CastHints, LibcallHints, CompareHints, Re
                 return ("both", n) if _self_add_ambiguous(f, ast.dump(_bare(wide[2])), _PTX_DTYPE.get(lane),
                                                           own) else wide[:2]
             at, n = n, _without_double_negation(f, n) or n  # LLVM drops -(E * -1.0) (held-out seed 99522)
-            shape = _self_add_shape(n)
+            shape = _self_add_shape(n, lambda e: two_like(f, e, self.call_arguments(instr, f, e)[0], lane))
             if shape is None and (inner := _negated(n)) is not None:
                 # (E) * -1.0: the negation LLVM computes apart carries E's add at its location (held-out seed 170583:
                 # ((x0 * 2.0) * -1.0) reduced by tl.sum)
@@ -586,16 +587,16 @@ _ANY_CMP: frozenset[type[ast.cmpop]] = frozenset(ast.cmpop.__subclasses__())
 _LOWERED_TO_SETP = frozenset({"maximum", "minimum", "max", "min", "clamp", "sort", "argmax", "argmin", "abs"})
 
 
-def _self_add_shape(n: ast.expr | None) -> tuple[str, ast.expr] | None:
+def _self_add_shape(n: ast.expr | None, two: Callable[[ast.expr], bool] = _is_two) -> tuple[str, ast.expr] | None:
     """``("add", x)`` of ``x + x`` (or ``x - (-x)``; ``(2.0 * h) + (h * 2.0)``, one value LLVM adds to itself),
-    ``("mul2", x)`` of ``x * 2.0`` / ``2.0 * x``, else None."""
+    ``("mul2", x)`` of ``x * 2.0`` / ``2.0 * x`` (``two``: what multiplies as 2.0, ``two_like``), else None."""
     if not isinstance(n, ast.BinOp):
         return None
     op, left, right = _as_op(n)
     if op is ast.Add and _commuted(left) == _commuted(right):
         return "add", left
-    if isinstance(n.op, ast.Mult) and (_is_two(n.left) or _is_two(n.right)):
-        return "mul2", n.right if _is_two(n.left) else n.left
+    if isinstance(n.op, ast.Mult) and (two(n.left) or two(n.right)):
+        return "mul2", n.right if two(n.left) else n.left
     return None
 
 

@@ -6,6 +6,19 @@ from __future__ import annotations
 import ast
 
 from ptxkit.fpsan.source_ast import _DTYPE_WIDTH, SourceFile, _as_op, _bare, _cast_to, _is_two, _same
+from ptxkit.fpsan.source_numbers import arm_number, constexpr_param
+
+
+def two_like(f: SourceFile, e: ast.expr, args: dict[str, ast.expr], lane: str | None) -> bool:
+    """``e`` multiplies like the literal 2.0 in an ``add x, x`` LLVM folded from ``x * e`` (user-style probes, reported:
+    ``s = 2.0; x * s``, ``_scale(x, 2.0)``'s ``x * s``, a ``tl.constexpr`` S): the literal, a helper's parameter given
+    it, a ``tl.constexpr`` parameter (the launch's value, which only 2.0 folds so), or, on f32/f64 lanes, a name
+    assigned 2.0 (an fp32 scalar, which promotes a half: not this form there)."""
+    if _is_two(e):
+        return True
+    if not isinstance(e, ast.Name):
+        return False
+    return arm_number(f, e, args, names=lane in ("f32", "f64")) == 2.0 or constexpr_param(f, e, args)
 
 
 def _self_add_forms(f: SourceFile, operand: str) -> set[str]:
@@ -20,8 +33,8 @@ def _self_add_forms(f: SourceFile, operand: str) -> set[str]:
             op, left, right = _as_op(n)
             if op is ast.Add and ast.dump(_same(left)) == ast.dump(_same(right)):  # (x + where(c, x, x): 136085)
                 x, form = left, "add"
-            elif isinstance(n.op, ast.Mult) and (_is_two(n.left) or _is_two(n.right)):
-                x, form = (n.right if _is_two(n.left) else n.left), "mul2"
+            elif isinstance(n.op, ast.Mult) and (_two_here(f, n.left) or _two_here(f, n.right)):
+                x, form = (n.right if _two_here(f, n.left) else n.left), "mul2"
             else:
                 continue
             f.self_adds.setdefault(ast.dump(_same(x)), set()).add(form)
@@ -51,3 +64,10 @@ def _self_add_ambiguous(f: SourceFile, operand: str, dtype: str | None, loaded: 
               and _DTYPE_WIDTH.get(cast, 0) > _DTYPE_WIDTH.get(dtype, 0) else dtype)
              for form, cast, narrowed in entries}
     return len(rings) > 1
+
+
+def _two_here(f: SourceFile, e: ast.expr) -> bool:
+    """:func:`two_like` without a call site: a helper's parameter counts (it may be given 2.0), as a name does."""
+    if isinstance(e, ast.Name) and (fn := f.function_of(e)) is not None and any(p.arg == e.id for p in fn.args.args):
+        return True
+    return two_like(f, e, {}, "f32")

@@ -589,6 +589,11 @@ HAND = {
     "k_tl_cast_times_two_f32": ({"x0": "f32"}, "tl.cast(x0, tl.float64) * 2.0", "f32", 64, True),
     "k_tl_cast_narrowed_mul_f16": ({"x0": "f16"}, "tl.cast(tl.cast(x0, tl.float32) * 3.0, x0.dtype)", "f16", 64,
                                    True),
+    # x * s where s multiplies as 2.0 and LLVM made add x, x: a name assigned 2.0 (f32 lane), a helper's parameter given
+    # 2.0, a tl.constexpr parameter (2.0 at launch): reported as undecided until the hints read them as the literal
+    "k_named_two_times_x_f32": ({"x0": "f32"}, "x0 * s", "f32", 64, True),
+    "k_helper_scale_by_two_f16": ({"x0": "f16"}, "_scale(x0, 2.0) + x0", "f16", 64, True),
+    "k_constexpr_param_times_S_f64": ({"x0": "f64"}, "x0 * S - 1.0", "f64", 64, True),
     # -abs of a widened value, narrowed back: LLVM's sign-bit or on the narrow value (held-out seed 227213, reported)
     "k_neg_abs_widened_bf16": ({"x0": "bf16"}, "-tl.abs(x0.to(tl.float32))", "bf16", 64, True),
     "k_neg_abs_widened_f16": ({"x0": "f16"}, "tl.abs(x0.to(tl.float64)) * -1.0", "f16", 64, True),
@@ -697,13 +702,17 @@ HAND_EDITS = {
                                      "sub.f32 $1, $3, $4; mul.f32 $2, $3, $4;', '=r,=r,=r,r,r', [x0, x1], "
                                      "dtype=(tl.float32, tl.float32, tl.float32), is_pure=True, pack=1)\n"
                                      "    r = a * b + c"),
+    "k_named_two_times_x_f32": ("    r = x0 * s", "    s = 2.0\n    r = x0 * s"),
+    "k_helper_scale_by_two_f16": ("@triton.jit\ndef k_", "@triton.jit\ndef _scale(x, s):\n    return x * s\n\n\n"
+                                  "@triton.jit\ndef k_"),
     "k_threshold_acc_bf16": ("import triton.language as tl\n",
                              "import triton.language as tl\nACC: tl.constexpr = tl.float32\n"),
 }
 
 
 # hand kernel -> its tl.constexpr parameters and their values (before BLOCK in the signature)
-HAND_CONSTEXPRS = {"k_constexpr_param_floor_f32": {"S": 1e-3}, "k_constexpr_param_where_times_three_f32": {"S": 1.5}}
+HAND_CONSTEXPRS = {"k_constexpr_param_floor_f32": {"S": 1e-3}, "k_constexpr_param_times_S_f64": {"S": 2.0},
+                   "k_constexpr_param_where_times_three_f32": {"S": 1.5}}
 
 
 def spec_of(name: str) -> KernelSpec:
