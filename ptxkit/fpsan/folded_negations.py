@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 
 from ptxkit import ir
+from ptxkit.fpsan.fold_neg_round_trip import ROUND_TRIP_NEGATED
 from ptxkit.fpsan.irview import writes
 from ptxkit.fpsan.ops import sign_mask_lanes
 from ptxkit.fpsan.report import SanitizeReport
@@ -39,7 +40,8 @@ def report_folded_negations(module: ir.Module, fn: ir.Function, report: Sanitize
     negates = _negates_a_load(fn)  # (a negation of a loaded value the PTX still has: the sign folds decide it,
     # held-out seeds 840, 2720)
     quiet = _quiet_abs(fn, report)
-    for why in scan.unlocated(lambda f, n: _folded(f, n, negates, quiet)):
+    done = [i.reason for i in report.items if i.function == fn.name and ROUND_TRIP_NEGATED in i.reason]
+    for why in scan.unlocated(lambda f, n: _folded(f, n, negates, quiet, done)):
         scan.report(report, why)
 
 
@@ -52,8 +54,8 @@ def _quiet_abs(fn: ir.Function, report: SanitizeReport) -> bool:
                for i in fn.instructions())
 
 
-def _folded(f: SourceFile, n: ast.expr, negates: bool, quiet_abs: bool) -> str | None:
-    if not negates and _negated_round_trip(f, n):
+def _folded(f: SourceFile, n: ast.expr, negates: bool, quiet_abs: bool, done: list[str]) -> str | None:
+    if not negates and _negated_round_trip(f, n) and not _computed(f, n, done):
         return (f"the narrowing at {f.where(n)} of a negated exact widening left no instruction: LLVM dropped the "
                 "round trip and folded the negation into what reads it; Triton's FPSan negates the sign-extended "
                 "payload and narrows it back, which differs at φ(−0.0); not modelled")
@@ -63,6 +65,13 @@ def _folded(f: SourceFile, n: ast.expr, negates: bool, quiet_abs: bool) -> str |
                 "abs of the float the sign-extended payload stands for and narrows it back, which differs; not "
                 "modelled")
     return None
+
+
+def _computed(f: SourceFile, n: ast.expr, done: list[str]) -> bool:
+    """The negation under the narrowing ``n`` is one ``fold_neg_round_trip`` computed (its note cites it)."""
+    neg = _resolve(f, _receiver(n), _DEPTH)
+    at = f"{ROUND_TRIP_NEGATED} {f.where(neg).split(': `')[0]}: " if neg is not None else None
+    return at is not None and any(at in d for d in done)
 
 
 def _negates_a_load(fn: ir.Function) -> bool:

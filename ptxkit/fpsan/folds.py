@@ -52,6 +52,7 @@ from ptxkit.fpsan.fold_body_join import body_join
 from ptxkit.fpsan.fold_cancelled_neg import report_cancelled_negations
 from ptxkit.fpsan.fold_contracted import contracted_narrowed_product, kept_as_addend
 from ptxkit.fpsan.fold_converted_int_arith import converted_int_arith, rewrite_converted_int_arith
+from ptxkit.fpsan.fold_dropped_arm_round_trip import dropped_arm_round_trip
 from ptxkit.fpsan.fold_flow import (
     Flow,
     FoldResult,
@@ -269,6 +270,8 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
         return rewrite_select_constants(instr, ctx, *consts)
     if op == "selp" and (arith := select_arith_constant(instr, flow)) is not None:
         return rewrite_select_arith(instr, ctx, arith)
+    if op == "selp" and (kept := dropped_arm_round_trip(instr, ctx, flow)) is not None:
+        return kept
     if op == "selp" and (where := unexplained_select_constant(instr, flow)) is not None:
         ctx.report(instr, f"select of a constant no literal of the where at {where} is: LLVM computed it from a "
                    "literal (or a tl.constexpr parameter, whose value the source does not give) and work it pushed "

@@ -30,6 +30,7 @@ from ptxkit.fpsan.fold_flow import (
 )
 from ptxkit.fpsan.fold_neg_abs_cast import cast_below, neg_abs_before_cast, neg_abs_order, ring_max_of_negation
 from ptxkit.fpsan.fold_neg_extremum import negated_tree
+from ptxkit.fpsan.fold_neg_round_trip import neg_of_round_trip
 from ptxkit.fpsan.fold_neg_tree_root import widened_sub_root
 from ptxkit.fpsan.fold_negated_int_widening import negated_int_widening
 from ptxkit.fpsan.fold_negated_promoted_select import negated_promoted_select, per_arm
@@ -156,6 +157,9 @@ def _sign_xor(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow: F
         return _neg_extremum(as_neg, ctx, flow, mft, instr)
     if cvt is not None and cvt.opcode == "cvt" and float_cast(cvt) is not None:
         types = float_cast(cvt)
+        if types and not opts.fold("neg-cast") and (
+                trip := neg_of_round_trip(instr, cvt, ctx, flow, types[0], types[1])) is not None:
+            return trip
         decided = decide_fold(opts, "neg-cast", lambda c: _neg_cast_hint(flow, c, types[0], types[1])
                               if types else None, cvt)
         decided = None if decided is not None and types and flow.hints.neg_cast_both(cvt, types[0]) else decided
@@ -391,6 +395,9 @@ def _neg_of_cast(instr: ir.Instruction, cvt: ir.Instruction, ctx: RewriteContext
     types = float_cast(cvt, packed=True)
     assert types is not None
     dest = types[0].removesuffix("x2")
+    if dest == types[0] and not opts.fold("neg-cast") and (
+            trip := neg_of_round_trip(instr, cvt, ctx, flow, dest, types[1])) is not None:
+        return trip
     decided = (decide_fold(opts, "neg-cast", lambda c: _neg_cast_hint(flow, c, dest, types[1]), cvt)
                or decide_fold(opts, "neg-cast", lambda n: flow.hints.negation_of_cast(n, dest, types[1]), instr)
                or (decide_fold(opts, "neg-cast", lambda n: flow.hints.sub_of_product(n, dest), instr)
