@@ -26,6 +26,12 @@ def test_each_copy_of_the_conversion_asm_is_its_own_scope(name):
     _assert_bit_exact(name, folds=())
 
 
+def test_e5m2_to_bf16_asm_is_the_ring_widening():
+    """``x.to(float8e5).to(bfloat16)``: Triton's asm rebiases with ``mul.rn.bf16x2`` by 2^112, which is no user mul
+    (``fold_fp8_via_half.e5m2_to_bf16``); Triton's FPSan sign-extends each byte's payload to 16 bits."""
+    _assert_bit_exact("k_fp8e5_to_bf16_f32", folds=())
+
+
 def test_f32_to_e5m2_toward_zero_is_the_32_to_8_narrowing():
     """``x.to(float8e5, fp_downcast_rounding="rtz")``: ``cvt.rz.f16.f32`` then the upper byte of each half
     (``ptxkit.fpsan.fold_fp8_via_half``); Triton's FPSan narrows 32 → 8."""

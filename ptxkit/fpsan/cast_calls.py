@@ -56,9 +56,10 @@ def pack_halves(em: Any, lo: str, hi: str, lt: str, homomorphic: bool) -> tuple[
             unembed16(em, narrow(em, hi, 32, 16, homomorphic), lt))
 
 
-def widen_fp8_pair(em: Any, src: str, ft: str) -> tuple[str, str]:
+def widen_fp8_pair(em: Any, src: str, ft: str, to: str = "f16") -> tuple[str, str]:
     """``cvt.rn.f16x2.{e4m3x2,e5m2x2}`` of the b16 register ``src`` (byte 0 → low lane): φ of each byte
-    (low-byte φ, :func:`ptxkit.fpsan.phi.embed_low`), the payload sign-extended to 16 bits, φ⁻¹ f16."""
+    (low-byte φ, :func:`ptxkit.fpsan.phi.embed_low`), the payload sign-extended to 16 bits, φ⁻¹ f16 (``to``: bf16, for
+    Triton's E5M2 → bf16 asm)."""
     lanes = []
     for lane in (0, 1):
         byte = em.fresh("b16")
@@ -67,7 +68,7 @@ def widen_fp8_pair(em: Any, src: str, ft: str) -> tuple[str, str]:
         t, w = em.fresh("b16"), em.fresh("b16")
         em.emit(f"shl.b16 {t}, {pay}, 8")
         em.emit(f"shr.s16 {w}, {t}, 8")  # sign-extend the 8-bit payload to 16 bits
-        lanes.append(unembed16(em, w, "f16"))
+        lanes.append(unembed16(em, w, to))
     return lanes[0], lanes[1]
 
 

@@ -64,7 +64,7 @@ from ptxkit.fpsan.fold_flow import (
     roles,
 )
 from ptxkit.fpsan.fold_fma_product import as_product, product_fma
-from ptxkit.fpsan.fold_fp8_via_half import fp8_via_half
+from ptxkit.fpsan.fold_fp8_via_half import e5m2_to_bf16, fp8_via_half
 from ptxkit.fpsan.fold_frem import frem_select
 from ptxkit.fpsan.fold_half_copysign import half_copysign, rewrite_half_copysign
 from ptxkit.fpsan.fold_libcall import direct_libcall, unmodelled_libcall
@@ -248,6 +248,8 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
         return zero_test
     if op == "cvt" and (e5m2 := fp8_via_half(instr, ctx, flow)) is not None:
         return e5m2
+    if op == "mul" and (bf16 := e5m2_to_bf16(instr, ctx, flow)) is not None:
+        return bf16
     sign = rewrite_sign_fold(instr, ctx, opts, flow)
     if sign is not None or is_sign_bit_op(instr):  # a sign-bit xor/or/and of integer code: not a fold
         return sign
