@@ -53,9 +53,9 @@ def dropped_arm_round_trip(instr: ir.Instruction, ctx: RewriteContext, flow: Flo
     picks = [(k, narrow, arm) for k in (1, 2) if isinstance(op := ops[k], ir.Reg) for arm, narrow in arms
              if _inside(flow, f, op.name, arm) and not _widened_from(flow, op.name, narrow)]
     if len(picks) != 1:
-        if picks or any(isinstance(o, ir.Reg) and _widened_from(flow, o.name, n) for o in ops[1:3] for _, n in arms) \
-                or _narrowed_only(flow, ops[0].name, {n for _, n in arms}):
-            return None
+        if picks or any(isinstance(o, ir.Reg) and (d := flow.only_def(o.name)) is not None and d.opcode == "cvt"
+                        for o in ops[1:3]) or _narrowed_only(flow, ops[0].name, {n for _, n in arms}):
+            return None  # (a conversion feeds the select: the round trip, or LLVM's fold of i.to(T).to(W), seed 231180)
         return FoldResult(False, Verdict(
             f"select at a {wide} where whose arm the source at {f.where(arms[0][0])} narrows to {arms[0][1]}, with no "
             f"widening from {arms[0][1]} in the PTX: LLVM dropped the round trip and moved the arm's work around the "

@@ -7,6 +7,7 @@ import ast
 
 from ptxkit.fpsan.source_ast import _DTYPE_WIDTH, SourceFile, _as_op, _bare, _cast_to, _is_two, _same
 from ptxkit.fpsan.source_numbers import arm_number, constexpr_param
+from ptxkit.fpsan.source_types import int_valued
 
 
 def two_like(f: SourceFile, e: ast.expr, args: dict[str, ast.expr], lane: str | None) -> bool:
@@ -17,6 +18,9 @@ def two_like(f: SourceFile, e: ast.expr, args: dict[str, ast.expr], lane: str | 
     if _is_two(e):
         return True
     if not isinstance(e, ast.Name):
+        return False
+    parent = f.parent.get(id(e))  # (BLOCK * pid or rows * C: integer index arithmetic, no float self-add)
+    if isinstance(parent, ast.BinOp) and int_valued(f, parent.right if parent.left is e else parent.left):
         return False
     return arm_number(f, e, args, names=lane in ("f32", "f64")) == 2.0 or constexpr_param(f, e, args)
 
