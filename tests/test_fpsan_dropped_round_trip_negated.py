@@ -11,7 +11,8 @@ import pytest
 from tests.test_fpsan_libdevice import _assert_bit_exact, _compare
 
 
-@pytest.mark.parametrize("name", ["k_where_arm_round_trip_negated_f32", "k_negated_round_trip_f32", "seed244847"])
+@pytest.mark.parametrize("name", ["k_where_arm_round_trip_negated_f32", "k_negated_round_trip_f32", "seed244847",
+                                  "k_round_trip_times_minus_one_f64", "k_named_negated_round_trip_f32"])
 def test_dropped_round_trip_under_a_negation_is_tritons(name):
     _assert_bit_exact(name, folds=())
 

@@ -56,20 +56,16 @@ def neg_of_round_trip(instr: ir.Instruction, cvt: ir.Instruction, ctx: RewriteCo
         "payload, computed so", NOTE, native=False))
 
 
-def _method_of(f: SourceFile, n: ast.expr) -> ast.Call | None:
-    """The method call ``n.m(…)`` whose receiver is ``n``."""
-    a = f.parent.get(id(n))
-    c = f.parent.get(id(a)) if isinstance(a, ast.Attribute) and a.value is n else None
-    return c if isinstance(c, ast.Call) and c.func is a else None
-
-
 def _negated_round_trip(f: SourceFile, n: ast.expr, t: str, w: str) -> ast.expr | None:
-    """The negation of ``(-(n.to(w))).to(t)`` around the narrowing ``n`` (= ``Z.to(t)``; the narrowing to t may be
-    elsewhere, ``r = -(..)``, ``r.to(t)``), else None."""
-    wide = _method_of(f, n)
-    neg = f.parent.get(id(wide)) if wide is not None and _cast_to(wide) == w else None
-    if not (isinstance(neg, ast.UnaryOp) and isinstance(neg.op, ast.USub)):
+    """The negation (``-E``, ``E * -1.0``; names followed) of ``n.to(w)`` around the narrowing ``n`` (= ``Z.to(t)``),
+    in ``n``'s function, where one is (its narrowing to t may be elsewhere, ``r = -(..)``, ``r.to(t)``: the PTX's cvt
+    to t and sign op after it say the value is narrowed to t), else None."""
+    fn = f.function_of(n)
+    if fn is None:
         return None
-    outer = _method_of(f, neg)
-    # (r = -(...); r.to(t) elsewhere: the PTX's cvt to t and sign op after it say the value is narrowed to t)
-    return neg if outer is None or _cast_to(outer) == t else None
+    for m in (e for e in ast.walk(fn) if isinstance(e, ast.expr)):
+        inner = _negated(m)
+        wide = _resolve(f, inner, _DEPTH) if inner is not None else None
+        if wide is not None and _cast_to(wide) == w and _resolve(f, _receiver(wide), _DEPTH) is n:
+            return m
+    return None

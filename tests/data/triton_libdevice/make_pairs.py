@@ -604,6 +604,9 @@ HAND = {
     # E5M2 -> bf16: Triton's asm spreads the bytes into bf16 lanes and rebiases with mul.rn.bf16x2 by 2^112 (reported
     # as an undecided 16-bit op before); its FPSan sign-extends each byte's payload
     "k_fp8e5_to_bf16_f32": ({"x0": "f32"}, "x0.to(tl.float8e5).to(tl.bfloat16)", "bf16", 256, True),
+    "k_round_trip_times_minus_one_f64": ({"x0": "f64"}, "(x0 * 3.0).to(tl.float16).to(tl.float64) * -1.0", "f16", 64,
+                                         True),
+    "k_named_negated_round_trip_f32": ({"x0": "f32"}, "x0", "bf16", 64, True),
     # -abs of a widened value, narrowed back: LLVM's sign-bit or on the narrow value (held-out seed 227213, reported)
     "k_neg_abs_widened_bf16": ({"x0": "bf16"}, "-tl.abs(x0.to(tl.float32))", "bf16", 64, True),
     "k_neg_abs_widened_f16": ({"x0": "f16"}, "tl.abs(x0.to(tl.float64)) * -1.0", "f16", 64, True),
@@ -715,6 +718,8 @@ HAND_EDITS = {
     "k_named_two_times_x_f32": ("    r = x0 * s", "    s = 2.0\n    r = x0 * s"),
     "k_helper_scale_by_two_f16": ("@triton.jit\ndef k_", "@triton.jit\ndef _scale(x, s):\n    return x * s\n\n\n"
                                   "@triton.jit\ndef k_"),
+    "k_named_negated_round_trip_f32": ("    r = x0", "    v = (x0 * 3.0).to(tl.bfloat16).to(tl.float32)\n    w = -v\n"
+                                       "    r = w"),
     "k_threshold_acc_bf16": ("import triton.language as tl\n",
                              "import triton.language as tl\nACC: tl.constexpr = tl.float32\n"),
 }
