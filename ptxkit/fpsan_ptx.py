@@ -43,6 +43,7 @@ from ptxkit import ir
 from ptxkit.errors import Diagnostic, PtxkitError
 from ptxkit.fpsan import libdevice, resident
 from ptxkit.fpsan.edits import declare_registers, write_edits
+from ptxkit.fpsan.fold_user_asm import names_user_asm
 from ptxkit.fpsan.folded_calls import report_folded_calls
 from ptxkit.fpsan.folded_compares import report_folded_compares
 from ptxkit.fpsan.folded_int_arith import report_folded_int_arith
@@ -115,8 +116,9 @@ def sanitize_module(module: ir.Module, *, homomorphic_casts: bool = False, atomi
         return report  # sanitizing a sanitized file changes nothing (docs/cli.md)
     names = FreshNames(unique_prefix(module.source, "%fps"), unique_prefix(module.source, "$fps_L"))
     work = [fn for fn in module.functions() if fn.body is not None]
+    asm = source_hints and names_user_asm(module, source_root)  # (an asm's bit move may need Triton's hash)
     bodies = {fn.name: libdevice.recognise(module, fn, source_root, source_hints) for fn in work
-              if _has_float_work(fn)}
+              if asm or _has_float_work(fn)}
     internal = libdevice.body_callees(module, bodies)  # called only from recognised bodies: part of them
     for fn in work:
         report.functions += 1

@@ -12,20 +12,21 @@ from tests.test_fpsan_libdevice import DATA, _assert_bit_exact, _compare
 
 
 @pytest.mark.parametrize("name", ["k_user_asm_mul_f32", "k_user_asm_move_times_two_f64", "k_user_asm_mul_f16",
-                                  "k_user_asm_int_argument_f32", "k_user_asm_three_results_f32"])
+                                  "k_user_asm_int_argument_f32", "k_user_asm_three_results_f32",
+                                  "k_user_asm_packed_f16"])
 def test_user_inline_asm_is_tritons_call_hash(name):
     """``mul.f32 $0, $1, $2`` (two float arguments), ``mov.b64`` then ``* 2.0`` at the same location (only the
-    template's run is the asm), ``mul.f16`` (the template types the 16-bit arguments), an integer argument, and three
-    results (the hash XOR 0, 1, 2)."""
+    template's run is the asm), ``mul.f16`` (the template types the 16-bit arguments), an integer argument, three
+    results (the hash XOR 0, 1, 2), and ``pack=2`` of halves (each lane hashed: Triton's FPSan works on elements)."""
     _assert_bit_exact(name, folds=())
 
 
-def test_packed_user_asm_is_reported():
-    """``pack=2``: the asm reads two halves per register, which Triton's FPSan hashes element by element (not
-    modelled): an error at the asm's instruction, never its ring mul."""
-    ours, theirs, errors = _compare("k_user_asm_packed_f16", folds=())
+def test_user_asm_whose_half_arguments_are_untyped_is_reported():
+    """``mov.b16 $0, $1`` of an f16: nothing in the asm says f16 or bf16, whose φ differ (not modelled): an error at
+    the asm's instruction, never its bit move taken for the result."""
+    ours, theirs, errors = _compare("k_user_asm_untyped_half_f16", folds=())
     assert (ours != theirs).any()
-    assert any("inline asm" in e.reason and "pack" in e.reason for e in errors), [e.reason for e in errors]
+    assert any("inline asm" in e.reason and "16-bit" in e.reason for e in errors), [e.reason for e in errors]
 
 
 def test_without_the_source_the_asm_is_the_users_arithmetic():

@@ -151,8 +151,8 @@ def _rewrite_cvt_fp8(instr: ir.Instruction, ctx: RewriteContext, dt: str, st: st
     """``cvt.rn.f16x2.{e4m3x2,e5m2x2} d, a`` (each byte widened: sign-extended payload) and
     ``cvt.rn.satfinite.{e4m3x2,e5m2x2}.f32 d, a, b`` (a → upper byte; Triton's 32→8 fold, R =
     0xb7b7b7b7, or truncation with --homomorphic-casts) and ``….f16x2 d, a`` (16 → 8, R = 0xb7b7),
-    ISA §9.7.9.21. ``.satfinite`` is irrelevant in
-    the ring (no infinities); ``.relu`` on 8-bit results is not modelled."""
+    ISA §9.7.9.21. ``.satfinite`` is irrelevant in the ring (no infinities); ``.relu`` on 8-bit results is not
+    modelled."""
     ops = instr.operands
     if "relu" in instr.mods or instr.guard is not None:
         return f"cvt.{dt}.{st}: .relu / guarded 8-bit float conversions are not modelled"

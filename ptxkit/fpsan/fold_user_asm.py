@@ -20,7 +20,8 @@ from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext
 from ptxkit.fpsan.fold_flow import Flow, FoldResult
 from ptxkit.fpsan.libdevice_emit import emit_call
 from ptxkit.fpsan.report import ERROR, NOTE, Verdict
-from ptxkit.fpsan.source_ast import SourceFile
+from ptxkit.fpsan.source_ast import SourceFile, _find
+from ptxkit.fpsan.source_locations import _FILE
 from ptxkit.fpsan.source_types import int_valued
 from ptxkit.ptx.parser import parse
 from ptxkit.ptx.types import FLOAT_TYPES
@@ -35,7 +36,7 @@ _SLOT = re.compile(r"\$(\d+)")
 _PLACEHOLDER = "%fpsasm"
 
 
-_Spec = tuple[list[ir.Instruction], str, int, list[ast.expr], str]
+_Spec = tuple[list[ir.Instruction], str, int, list[ast.expr], str, int]
 
 
 @dataclass(frozen=True)
@@ -49,6 +50,7 @@ class AsmCopy:
     ftype: str = ""
     symbol: str = ""
     reason: str | None = None  # why the copy is left as written
+    packed: int = 1  # elements per register (pack=2 of halves: two lanes, each hashed)
 
 
 def user_asm(instr: ir.Instruction, ctx: RewriteContext, flow: Flow) -> FoldResult | None:
@@ -64,17 +66,31 @@ def user_asm(instr: ir.Instruction, ctx: RewriteContext, flow: Flow) -> FoldResu
     if not copy.first:
         return FoldResult(True, None)
     w = _WIDTH[copy.ftype]
-    ps = [ctx.embed(o, t) if t is not None else ctx.text(o) for o, t in copy.inputs]
-    h = emit_call(ctx, ps, copy.symbol, w)
-    for k, out in enumerate(copy.outputs):  # result k: the hash XOR k (read off Triton's FPSan PTX of 2 and 3 results)
-        hk = h
-        if k:
-            hk = ctx.fresh(BITS_KIND[w])
-            ctx.emit(f"xor.b{w} {hk}, {h}, {k}")
-        ctx.define(out, hk, copy.ftype, None)
+    if copy.packed == 2:  # (each lane its own call: Triton's FPSan hashes the elements)
+        lanes = []
+        for lane in (0, 1):
+            ps = [ctx.embed(o, t, lane=lane, packed=f"{t}x2") for o, t in copy.inputs if t is not None]
+            lanes.append(_results(ctx, emit_call(ctx, ps, copy.symbol, w), len(copy.outputs), w))
+        for k, out in enumerate(copy.outputs):
+            ctx.invalidate(out.name)  # type: ignore[union-attr]
+            ctx.emit(f"mov.b32 {ctx.text(out)}, {{{ctx.unembed_to_fresh(lanes[0][k], copy.ftype)}, "
+                     f"{ctx.unembed_to_fresh(lanes[1][k], copy.ftype)}}}")
+    else:
+        ps = [ctx.embed(o, t) if t is not None else ctx.text(o) for o, t in copy.inputs]
+        for out, hk in zip(copy.outputs, _results(ctx, emit_call(ctx, ps, copy.symbol, w), len(copy.outputs), w)):
+            ctx.define(out, hk, copy.ftype, None)
     return FoldResult(True, Verdict(f"the user's inline asm at {copy.where}: Triton's FPSan hashes it as an opaque "
                                     "pure call, Σ rotl(E(arg_i), i) XOR FNV-1a-64 of the asm string, into every "
                                     "result (XOR its index); the asm's own instructions dropped", NOTE, native=False))
+
+
+def _results(ctx: RewriteContext, h: str, n: int, w: int) -> list[str]:
+    """The payloads of the ``n`` results: the hash XOR k for result k (read off Triton's FPSan PTX of 2 and 3)."""
+    out = [h]
+    for k in range(1, n):
+        out.append(ctx.fresh(BITS_KIND[w]))
+        ctx.emit(f"xor.b{w} {out[-1]}, {h}, {k}")
+    return out
 
 
 def _copies(flow: Flow) -> dict[int, AsmCopy]:
@@ -100,16 +116,17 @@ def _copies(flow: Flow) -> dict[int, AsmCopy]:
                 out[id(order[i])] = AsmCopy(True, f.where(call), reason=spec)
             i += 1
             continue
-        template, symbol, nout, args, ftype = spec
+        template, symbol, nout, args, ftype, packed = spec
         run = order[i:i + len(template)]
         binding = _bind(template, run) if len(run) == len(template) and all(
             flow.hints.same_location(order[i], r) for r in run) else None
         if binding is None:
             i += 1
             continue
-        copy = _copy(f, call, binding, template, symbol, nout, args, ftype)
+        copy = _copy(f, call, binding, template, symbol, nout, args, ftype, packed)
         for k, r in enumerate(run):
-            out[id(r)] = AsmCopy(k == 0, copy.where, copy.outputs, copy.inputs, copy.ftype, copy.symbol, copy.reason)
+            out[id(r)] = AsmCopy(k == 0, copy.where, copy.outputs, copy.inputs, copy.ftype, copy.symbol, copy.reason,
+                                 copy.packed)
         i += len(run)
     flow.user_asm = out
     return out
@@ -146,8 +163,9 @@ def _spec(f: SourceFile, call: ast.Call) -> _Spec | str | None:
         return "its constraints are not a literal in the source"
     if not isinstance(args, (ast.List, ast.Tuple)):
         return "its arguments are not a list in the source"
-    if pack is not None and not (isinstance(pack, ast.Constant) and pack.value == 1):
-        return "it packs several elements per call (pack > 1), which Triton's FPSan hashes per element"
+    packed = pack.value if isinstance(pack, ast.Constant) and type(pack.value) is int else 1 if pack is None else 0
+    if packed not in (1, 2):
+        return "it packs several elements per call in a way not modelled (pack other than 1, or 2 halves)"
     if pure is not None and not (isinstance(pure, ast.Constant) and pure.value is True):
         return "it is not pure"
     types = {_DTYPE.get(d.attr) if isinstance(d, ast.Attribute) else None
@@ -165,7 +183,9 @@ def _spec(f: SourceFile, call: ast.Call) -> _Spec | str | None:
     template = list(fn.instructions())
     if not template or len(template) != sum(1 for s in fn.statements() if isinstance(s, ir.Instruction)):
         return "its asm string has no instructions"
-    return template, asm.value, nout, list(args.elts), ftype
+    if packed == 2 and _WIDTH[ftype] != 16:
+        return "it packs two elements per call of a type wider than 16 bits"
+    return template, asm.value, nout, list(args.elts), ftype, packed
 
 
 def _bind(template: list[ir.Instruction], run: list[ir.Instruction]) -> dict[int, ir.Operand] | None:
@@ -185,7 +205,7 @@ def _bind(template: list[ir.Instruction], run: list[ir.Instruction]) -> dict[int
 
 
 def _copy(f: SourceFile, call: ast.Call, binding: dict[int, ir.Operand], template: list[ir.Instruction],
-          symbol: str, nout: int, args: list[ast.expr], ftype: str) -> AsmCopy:
+          symbol: str, nout: int, args: list[ast.expr], ftype: str, packed: int) -> AsmCopy:
     where, w = f.where(call), _WIDTH[ftype]
     cons = [c.strip() for c in _argument(call, 1).value.split(",")]  # type: ignore[union-attr]
     if len(cons) != nout + len(args) or any(k not in binding for k in range(nout)):
@@ -197,15 +217,29 @@ def _copy(f: SourceFile, call: ast.Call, binding: dict[int, ir.Operand], templat
     for k, arg in enumerate(args, start=nout):
         op = binding.get(k)
         letter = cons[k].lstrip("=+&")[-1:]
-        if op is None or _LETTER.get(letter) != w:
-            return AsmCopy(True, where, reason=f"argument {k - nout} is unused or not {w} bits wide")
+        if op is None or _LETTER.get(letter) != w * packed:
+            return AsmCopy(True, where, reason=f"argument {k - nout} is unused or not {w * packed} bits wide")
         if int_valued(f, arg):
+            if packed > 1:
+                return AsmCopy(True, where, reason="it packs integer arguments")
             inputs.append((op, None))
             continue
-        typed = {m for t in template for m in t.mods if m in FLOAT_TYPES
+        typed = {m.removesuffix("x2") for t in template for m in t.mods if m in FLOAT_TYPES
                  if any(isinstance(o, ir.Reg) and o.name == f"{_PLACEHOLDER}{k}" for o in t.operands[1:])}
         at = typed.pop() if len(typed) == 1 else {32: "f32", 64: "f64"}.get(w)
         if at is None or _WIDTH.get(at) != w:
             return AsmCopy(True, where, reason=f"argument {k - nout}'s 16-bit float type (f16 or bf16) is not known")
         inputs.append((op, at))
-    return AsmCopy(True, where, outputs, tuple(inputs), ftype, symbol)
+    return AsmCopy(True, where, outputs, tuple(inputs), ftype, symbol, packed=packed)
+
+
+def names_user_asm(module: ir.Module, root: str | None) -> bool:
+    """A Python source the module's ``.file`` lines name calls ``inline_asm_elementwise``: its functions may need the
+    hash though none has a float instruction (an asm that only moves bits, ``mov.b16 $0, $1;``)."""
+    for item in module.items:
+        if isinstance(item, ir.Directive) and item.name == "file":
+            m = _FILE.match(item.args)
+            f = _find(m.group(2), root) if m and m.group(2).endswith(".py") else None
+            if f is not None and "inline_asm_elementwise" in f.text:
+                return True
+    return False
