@@ -71,6 +71,8 @@ class LibRange:
     clear_sign: bool = False
     # a two-argument call other than pow whose argument order the source did not decide (reported)
     order_undecided: bool = False
+    # a two-argument call whose inputs the source's call contradicts (an input defined in the other argument)
+    inputs_disputed: bool = False
 
     def covers(self, line: int) -> bool:
         """``line`` runs natively as part of the body (the lines rewrite.py skips)."""

@@ -137,6 +137,11 @@ class _FunctionRewrite:
                 f"the call hash of __nv_{r.name} is not verified against Triton's FPSan build: the body may carry work "
                 "past its exit, or read its input in a form, that the matcher does not know"), self.fn.name,
                 end_line=r.end_line, native=False))
+        if r.inputs_disputed:
+            self.report.items.append(ReportItem(r.start_line, 1, f"libdevice:__nv_{r.name}", (
+                f"the inputs of the inlined __nv_{r.name}: the body reads a value and forms of it (|x|, -x) that LLVM "
+                "computed from one another, and the register taken for an argument was computed as the other argument "
+                "in the source's call; hashed as matched"), self.fn.name, end_line=r.end_line, native=False))
         if r.order_undecided:
             self.report.items.append(ReportItem(r.start_line, 1, f"libdevice:__nv_{r.name}", (
                 f"the argument order of the inlined __nv_{r.name}: the body reads both arguments alike and the "
