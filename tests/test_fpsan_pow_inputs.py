@@ -21,3 +21,9 @@ def test_without_the_source_the_matchers_choice_stands():
     text = (DATA / "seed245296.plain.ptx").read_text()
     res = sanitize_text(text, "seed245296.plain.ptx", source_hints=False)
     assert not [i for i in res.report.items if "inputs of the inlined" in i.reason]
+
+
+def test_atan2_of_an_abs_and_a_negation_orders_its_inputs_by_their_ops():
+    """``atan2(abs(x), -x)``: both computed at LLVM's merged locations, the order undecided (reported) before; the
+    argument that is an abs is the input an ``abs`` wrote."""
+    _assert_bit_exact("k_atan2_abs_and_negation_f32", folds=())

@@ -48,6 +48,14 @@ def order_arguments(flow: Flow, instrs: list[ir.Instruction], bodies: list[LibRa
             b.inputs = b.inputs[::-1]
             b.input = b.inputs[0]
             continue
+        # an abs and a negation of one value, at LLVM's merged locations: each input by its own op
+        shapes = [_shape(f, a) for a in n.args[:2]]
+        ops = [w.opcode if (w := _only_writer(flow, x)) is not None else None for x in b.inputs]
+        if None not in shapes and shapes[0] != shapes[1] and sorted(map(str, ops)) == sorted(map(str, shapes)):
+            if ops != shapes:
+                b.inputs = b.inputs[::-1]
+                b.input = b.inputs[0]
+            continue
         b.order_undecided = True
 
 

@@ -613,6 +613,7 @@ HAND = {
     # inputs was the wrong pair (random seed 245296, silent in 64/64), the source's call locates each argument
     "k_pow_abs_and_negation_f64": ({"x0": "f64"}, "libdevice.pow(tl.abs(x0), -x0)", "f64", 64, True),
     "k_pow_abs_and_negation_f32": ({"x0": "f32"}, "libdevice.pow(tl.abs(x0), -x0)", "f32", 64, True),
+    "k_atan2_abs_and_negation_f32": ({"x0": "f32"}, "libdevice.atan2(tl.abs(x0), -x0)", "f32", 64, True),
     # -abs of a widened value, narrowed back: LLVM's sign-bit or on the narrow value (held-out seed 227213, reported)
     "k_neg_abs_widened_bf16": ({"x0": "bf16"}, "-tl.abs(x0.to(tl.float32))", "bf16", 64, True),
     "k_neg_abs_widened_f16": ({"x0": "f16"}, "tl.abs(x0.to(tl.float64)) * -1.0", "f16", 64, True),
