@@ -13,11 +13,13 @@ from tests.test_fpsan_libdevice import DATA, _assert_bit_exact, _compare
 
 @pytest.mark.parametrize("name", ["k_user_asm_mul_f32", "k_user_asm_move_times_two_f64", "k_user_asm_mul_f16",
                                   "k_user_asm_int_argument_f32", "k_user_asm_three_results_f32",
-                                  "k_user_asm_packed_f16"])
+                                  "k_user_asm_packed_f16", "k_user_asm_in_helper_f32", "k_user_asm_impure_f32"])
 def test_user_inline_asm_is_tritons_call_hash(name):
     """``mul.f32 $0, $1, $2`` (two float arguments), ``mov.b64`` then ``* 2.0`` at the same location (only the
     template's run is the asm), ``mul.f16`` (the template types the 16-bit arguments), an integer argument, three
-    results (the hash XOR 0, 1, 2), and ``pack=2`` of halves (each lane hashed: Triton's FPSan works on elements)."""
+    results (the hash XOR 0, 1, 2), ``pack=2`` of halves (each lane hashed: Triton's FPSan works on elements), the asm
+    in a helper (its copies at the helper's location, the call's arguments), and an asm with side effects, which
+    Triton's FPSan leaves as written."""
     _assert_bit_exact(name, folds=())
 
 

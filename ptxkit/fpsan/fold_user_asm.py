@@ -36,7 +36,7 @@ _SLOT = re.compile(r"\$(\d+)")
 _PLACEHOLDER = "%fpsasm"
 
 
-_Spec = tuple[list[ir.Instruction], str, int, list[ast.expr], str, int]
+_Spec = tuple[list[ir.Instruction], str, int, list[ast.expr], str, int, str | None]
 
 
 @dataclass(frozen=True)
@@ -51,6 +51,7 @@ class AsmCopy:
     symbol: str = ""
     reason: str | None = None  # why the copy is left as written
     packed: int = 1  # elements per register (pack=2 of halves: two lanes, each hashed)
+    left: bool = False  # one Triton's FPSan leaves as written (``reason`` says why): native, a note
 
 
 def user_asm(instr: ir.Instruction, ctx: RewriteContext, flow: Flow) -> FoldResult | None:
@@ -59,6 +60,10 @@ def user_asm(instr: ir.Instruction, ctx: RewriteContext, flow: Flow) -> FoldResu
     copy = _copies(flow).get(id(instr))
     if copy is None:
         return None
+    if copy.left:
+        return FoldResult(False, Verdict(f"the user's inline asm at {copy.where}: {copy.reason}, and Triton's FPSan "
+                                         "leaves such an asm as written; left native", NOTE, native=True)
+                          if copy.first else None)
     if copy.reason is not None:
         return FoldResult(False, Verdict(f"instruction of the user's inline asm at {copy.where}, which Triton's FPSan "
                                          f"hashes as an opaque call: {copy.reason}; left as written", ERROR)
@@ -116,17 +121,18 @@ def _copies(flow: Flow) -> dict[int, AsmCopy]:
                 out[id(order[i])] = AsmCopy(True, f.where(call), reason=spec)
             i += 1
             continue
-        template, symbol, nout, args, ftype, packed = spec
+        template, symbol, nout, args, ftype, packed, leave = spec
         run = order[i:i + len(template)]
         binding = _bind(template, run) if len(run) == len(template) and all(
             flow.hints.same_location(order[i], r) for r in run) else None
         if binding is None:
             i += 1
             continue
-        copy = _copy(f, call, binding, template, symbol, nout, args, ftype, packed)
+        copy = AsmCopy(True, f.where(call), reason=leave, left=True) if leave is not None else \
+            _copy(f, call, binding, template, symbol, nout, args, ftype, packed)
         for k, r in enumerate(run):
             out[id(r)] = AsmCopy(k == 0, copy.where, copy.outputs, copy.inputs, copy.ftype, copy.symbol, copy.reason,
-                                 copy.packed)
+                                 copy.packed, copy.left)
         i += len(run)
     flow.user_asm = out
     return out
@@ -150,13 +156,11 @@ def _argument(call: ast.Call, k: int) -> ast.expr | None:
 
 
 def _spec(f: SourceFile, call: ast.Call) -> _Spec | str | None:
-    """(the template's instructions, the asm string, the number of outputs, the arguments, the result type), why the
-    call is not modelled, or None for integer results (which Triton's FPSan leaves alone)."""
+    """(the template's instructions, the asm string, the number of outputs, the arguments, the result type, the elements
+    per register, why Triton's FPSan leaves it as written), or why the call is not modelled."""
     asm, cons, args, dtype, pure, pack = (_argument(call, k) for k in range(6))
     names = [d.attr if isinstance(d, ast.Attribute) else None for d in (dtype.elts if isinstance(dtype, ast.Tuple)
                                                                        else [dtype])]
-    if names and all(n is not None and n in _INT_DTYPES for n in names):
-        return None
     if not (isinstance(asm, ast.Constant) and isinstance(asm.value, str)):
         return "its asm string is not a literal in the source"
     if not (isinstance(cons, ast.Constant) and isinstance(cons.value, str)):
@@ -166,12 +170,13 @@ def _spec(f: SourceFile, call: ast.Call) -> _Spec | str | None:
     packed = pack.value if isinstance(pack, ast.Constant) and type(pack.value) is int else 1 if pack is None else 0
     if packed not in (1, 2):
         return "it packs several elements per call in a way not modelled (pack other than 1, or 2 halves)"
-    if pure is not None and not (isinstance(pure, ast.Constant) and pure.value is True):
-        return "it is not pure"
+    # (what Triton's FPSan leaves as written, read off its build: an asm with side effects, results not all floats)
+    leave = "it is not pure" if pure is not None and not (isinstance(pure, ast.Constant) and pure.value is True) \
+        else "its results are not all floats" if any(n in _INT_DTYPES for n in names) else None  # (integers too)
     types = {_DTYPE.get(d.attr) if isinstance(d, ast.Attribute) else None
              for d in (dtype.elts if isinstance(dtype, ast.Tuple) else [dtype])}
     ftype = types.pop() if len(types) == 1 else None
-    if ftype is None:
+    if ftype is None and leave is None:
         return "its results are not of one float type"
     nout = sum(1 for c in cons.value.split(",") if c.strip().startswith("="))
     try:
@@ -183,9 +188,9 @@ def _spec(f: SourceFile, call: ast.Call) -> _Spec | str | None:
     template = list(fn.instructions())
     if not template or len(template) != sum(1 for s in fn.statements() if isinstance(s, ir.Instruction)):
         return "its asm string has no instructions"
-    if packed == 2 and _WIDTH[ftype] != 16:
+    if leave is None and packed == 2 and _WIDTH[ftype or ""] != 16:
         return "it packs two elements per call of a type wider than 16 bits"
-    return template, asm.value, nout, list(args.elts), ftype, packed
+    return template, asm.value, nout, list(args.elts), ftype or "", packed, leave
 
 
 def _bind(template: list[ir.Instruction], run: list[ir.Instruction]) -> dict[int, ir.Operand] | None:

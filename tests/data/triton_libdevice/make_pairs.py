@@ -614,6 +614,10 @@ HAND = {
     "k_pow_abs_and_negation_f64": ({"x0": "f64"}, "libdevice.pow(tl.abs(x0), -x0)", "f64", 64, True),
     "k_pow_abs_and_negation_f32": ({"x0": "f32"}, "libdevice.pow(tl.abs(x0), -x0)", "f32", 64, True),
     "k_atan2_abs_and_negation_f32": ({"x0": "f32"}, "libdevice.atan2(tl.abs(x0), -x0)", "f32", 64, True),
+    # ... an asm with side effects, or with an integer result beside the float one: Triton's FPSan leaves it as written
+    "k_user_asm_impure_f32": ({"x0": "f32", "x1": "f32"}, "tl.inline_asm_elementwise('mul.f32 $0, $1, $2;', "
+                              "'=r,r,r', [x0, x1], dtype=tl.float32, is_pure=False, pack=1)", "f32", 64, True),
+    "k_user_asm_in_helper_f32": ({"x0": "f32", "x1": "f32"}, "_asm_mul(x0, x1) * _asm_mul(x1, x0)", "f32", 64, True),
     # -abs of a widened value, narrowed back: LLVM's sign-bit or on the narrow value (held-out seed 227213, reported)
     "k_neg_abs_widened_bf16": ({"x0": "bf16"}, "-tl.abs(x0.to(tl.float32))", "bf16", 64, True),
     "k_neg_abs_widened_f16": ({"x0": "f16"}, "tl.abs(x0.to(tl.float64)) * -1.0", "f16", 64, True),
@@ -727,6 +731,9 @@ HAND_EDITS = {
                                   "@triton.jit\ndef k_"),
     "k_named_negated_round_trip_f32": ("    r = x0", "    v = (x0 * 3.0).to(tl.bfloat16).to(tl.float32)\n    w = -v\n"
                                        "    r = w"),
+    "k_user_asm_in_helper_f32": ("@triton.jit\ndef k_", "@triton.jit\ndef _asm_mul(a, b):\n    return "
+                                 "tl.inline_asm_elementwise('mul.f32 $0, $1, $2;', '=r,r,r', [a, b], "
+                                 "dtype=tl.float32, is_pure=True, pack=1)\n\n\n@triton.jit\ndef k_"),
     "k_threshold_acc_bf16": ("import triton.language as tl\n",
                              "import triton.language as tl\nACC: tl.constexpr = tl.float32\n"),
 }
