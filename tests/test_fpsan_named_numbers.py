@@ -50,10 +50,11 @@ def test_constexpr_parameter_put_through_arithmetic_is_reported():
     assert any("tl.constexpr parameter" in e.reason for e in errors), [e.reason for e in errors]
 
 
-@pytest.mark.parametrize("name", ["k_named_two_times_x_f32", "k_helper_scale_by_two_f16",
+@pytest.mark.parametrize("name", ["k_named_two_times_x_f32", "k_named_two_times_half_f16", "k_helper_scale_by_two_f16",
                                   "k_constexpr_param_times_S_f64"])
 def test_what_multiplies_as_two_decides_a_self_add(name):
     """LLVM's ``add x, x`` of ``x * s``: a name assigned 2.0 (an f32 lane: the fp32 scalar is the literal's ring
-    value), a helper's parameter given 2.0, a ``tl.constexpr`` parameter (only 2.0 folds so): Triton's ring product
-    (``source_self_add.two_like``; reported as undecided before)."""
+    value; of a half, the f32 product it promotes to, narrowed back), a helper's parameter given 2.0, a
+    ``tl.constexpr`` parameter (only 2.0 folds so): Triton's ring product (``source_self_add.two_like``; reported as
+    undecided before)."""
     _assert_bit_exact(name, folds=())

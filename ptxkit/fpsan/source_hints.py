@@ -80,7 +80,7 @@ from ptxkit.fpsan.source_hints_libcall import LibcallHints
 from ptxkit.fpsan.source_hints_reduce import ReduceHints
 from ptxkit.fpsan.source_hints_sign import SignHints, _transcendental
 from ptxkit.fpsan.source_locations import _same_value, load_target
-from ptxkit.fpsan.source_self_add import _self_add_ambiguous, two_like
+from ptxkit.fpsan.source_self_add import _self_add_ambiguous, promoted_two, two_like
 from ptxkit.fpsan.source_types import _own_or_promoted, int_valued
 
 
@@ -113,7 +113,7 @@ class SourceHints(SignHints, AbsHints, CastHints, LibcallHints, CompareHints, Re
                 return ("both", n) if _self_add_ambiguous(f, ast.dump(_bare(wide[2])), _PTX_DTYPE.get(lane),
                                                           own) else wide[:2]
             at, n = n, _without_double_negation(f, n) or n  # LLVM drops -(E * -1.0) (held-out seed 99522)
-            shape = _self_add_shape(n, lambda e: two_like(f, e, self.call_arguments(instr, f, e)[0], lane))
+            shape = _self_add_shape(n, lambda e: two_like(f, e, self.call_arguments(instr, f, e)[0]))
             if shape is None and (inner := _negated(n)) is not None:
                 # (E) * -1.0: the negation LLVM computes apart carries E's add at its location (held-out seed 170583:
                 # ((x0 * 2.0) * -1.0) reduced by tl.sum)
@@ -121,6 +121,7 @@ class SourceHints(SignHints, AbsHints, CastHints, LibcallHints, CompareHints, Re
             if shape is None:
                 return None
             form, x = shape
+            form = "mul2-f32" if form == "mul2" and lane in ("f16", "bf16") and promoted_two(f, n) is not None else form
             if converted and _transcendental(_one_value(f, x)):  # (a cast of the call is a conversion: 122020)
                 return None
             if load is not None and load_target(f, _one_value(f, _bare(x))) not in (None, load):
@@ -641,13 +642,17 @@ def _arm_self_add(f: SourceFile, n: ast.expr, e: ast.expr | None, lane: str,
     if not isinstance(e, ast.BinOp):
         return None
     op, left, right = _as_op(e)
+    promoted = promoted_two(f, e) if lane in ("f16", "bf16") else None  # (x * s of s = 2.0: an f32 product)
     if op is ast.Mult and (_is_two(left) or _is_two(right)):
         base, y = "mul2", right if _is_two(left) else left
     elif op is ast.Add and _same_value(f, left, right):
         base, y = "add", left
+    elif promoted is not None:
+        base, y = "mul2", promoted
     else:
         return None
     w = _width(f, y, _DEPTH)
+    w = 32 if promoted is not None and base == "mul2" and w in (OWN, 16) and y is promoted else w
     if w == 64 and _int_to_f64(f, y):  # (2.0 * i.to(f64)).to(f32) as cvt.rn.f32.s64 then add: Triton's operand is
         return f"{base}-f64-int", n, y  # the native i → f64, not the PTX's i → f32 widened (held-out seeds 38208,
         # silent, then reported; 169688: replayed, fold_self_add)

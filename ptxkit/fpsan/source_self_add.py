@@ -5,16 +5,25 @@ from __future__ import annotations
 
 import ast
 
-from ptxkit.fpsan.source_ast import _DTYPE_WIDTH, SourceFile, _as_op, _bare, _cast_to, _is_two, _same
+from ptxkit.fpsan.source_ast import (
+    _DTYPE_WIDTH,
+    SourceFile,
+    _as_op,
+    _bare,
+    _cast_to,
+    _constexpr_number,
+    _is_two,
+    _same,
+)
 from ptxkit.fpsan.source_numbers import arm_number, constexpr_param
 from ptxkit.fpsan.source_types import int_valued
 
 
-def two_like(f: SourceFile, e: ast.expr, args: dict[str, ast.expr], lane: str | None) -> bool:
+def two_like(f: SourceFile, e: ast.expr, args: dict[str, ast.expr]) -> bool:
     """``e`` multiplies like the literal 2.0 in an ``add x, x`` LLVM folded from ``x * e`` (user-style probes, reported:
     ``s = 2.0; x * s``, ``_scale(x, 2.0)``'s ``x * s``, a ``tl.constexpr`` S): the literal, a helper's parameter given
-    it, a ``tl.constexpr`` parameter (the launch's value, which only 2.0 folds so), or, on f32/f64 lanes, a name
-    assigned 2.0 (an fp32 scalar, which promotes a half: not this form there)."""
+    it, a ``tl.constexpr`` parameter (the launch's value, which only 2.0 folds so), or a name assigned 2.0 (an fp32
+    scalar, which promotes a half: :func:`promoted_two`)."""
     if _is_two(e):
         return True
     if not isinstance(e, ast.Name):
@@ -22,7 +31,22 @@ def two_like(f: SourceFile, e: ast.expr, args: dict[str, ast.expr], lane: str | 
     parent = f.parent.get(id(e))  # (BLOCK * pid or rows * C: integer index arithmetic, no float self-add)
     if isinstance(parent, ast.BinOp) and int_valued(f, parent.right if parent.left is e else parent.left):
         return False
-    return arm_number(f, e, args, names=lane in ("f32", "f64")) == 2.0 or constexpr_param(f, e, args)
+    return arm_number(f, e, args) == 2.0 or constexpr_param(f, e, args)
+
+
+def promoted_two(f: SourceFile, n: ast.expr) -> ast.expr | None:
+    """The other operand where ``n`` multiplies by a local name assigned 2.0: an fp32 scalar in Triton 3.9, which
+    promotes a half operand, so LLVM's ``add.f16 h, h`` is the f32 product narrowed back (``mul2-f32``; user-style
+    probe, reported before); else None."""
+    if not (isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mult)):
+        return None
+    fn = f.function_of(n)
+    params = {p.arg for p in fn.args.args} if fn is not None else set()
+    for e, other in ((n.left, n.right), (n.right, n.left)):
+        if isinstance(e, ast.Name) and e.id not in params and _constexpr_number(f, e) is None \
+                and arm_number(f, e, {}) == 2.0:
+            return other
+    return None
 
 
 def _self_add_forms(f: SourceFile, operand: str) -> set[str]:
@@ -74,4 +98,4 @@ def _two_here(f: SourceFile, e: ast.expr) -> bool:
     """:func:`two_like` without a call site: a helper's parameter counts (it may be given 2.0), as a name does."""
     if isinstance(e, ast.Name) and (fn := f.function_of(e)) is not None and any(p.arg == e.id for p in fn.args.args):
         return True
-    return two_like(f, e, {}, "f32")
+    return two_like(f, e, {})

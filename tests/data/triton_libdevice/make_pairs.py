@@ -592,6 +592,7 @@ HAND = {
     # x * s where s multiplies as 2.0 and LLVM made add x, x: a name assigned 2.0 (f32 lane), a helper's parameter given
     # 2.0, a tl.constexpr parameter (2.0 at launch): reported as undecided until the hints read them as the literal
     "k_named_two_times_x_f32": ({"x0": "f32"}, "x0 * s", "f32", 64, True),
+    "k_named_two_times_half_f16": ({"x0": "f16"}, "x0 * s", "f16", 256, True),  # (the fp32 s promotes: f32 product)
     "k_helper_scale_by_two_f16": ({"x0": "f16"}, "_scale(x0, 2.0)", "f16", 256, True),
     "k_constexpr_param_times_S_f64": ({"x0": "f64"}, "x0 * S", "f64", 256, True),
     # a value narrowed, widened back and narrowed again with a negation between: LLVM drops the inner round trip
@@ -727,6 +728,7 @@ HAND_EDITS = {
                                      "dtype=(tl.float32, tl.float32, tl.float32), is_pure=True, pack=1)\n"
                                      "    r = a * b + c"),
     "k_named_two_times_x_f32": ("    r = x0 * s", "    s = 2.0\n    r = x0 * s"),
+    "k_named_two_times_half_f16": ("    r = x0 * s", "    s = 2.0\n    r = x0 * s"),
     "k_helper_scale_by_two_f16": ("@triton.jit\ndef k_", "@triton.jit\ndef _scale(x, s):\n    return x * s\n\n\n"
                                   "@triton.jit\ndef k_"),
     "k_named_negated_round_trip_f32": ("    r = x0", "    v = (x0 * 3.0).to(tl.bfloat16).to(tl.float32)\n    w = -v\n"
