@@ -53,14 +53,11 @@ def test_fp8_codes_of_hand_vectors():
     assert [int(c) for c in fp8.encode(x, "e5m2")] == [e for _, _, e in VECTORS]
 
 
-def test_simulator_runs_the_fp8_pair_conversions():
+def test_simulator_runs_the_fp8_pair_conversions(tmp_path):
     """``cvt.rn.satfinite.e4m3x2.f32`` (a → the upper byte), ``….e5m2x2.f16x2`` (the upper half → the upper byte) and
     their widening back to f16x2, on the hand vectors."""
     x = np.array([v for v, _, _ in VECTORS] * 2, dtype=np.float32)
-    import os
-    import tempfile
-    tmp = tempfile.mkdtemp()
-    np.save(os.path.join(tmp, "x.npy"), x)
+    np.save(tmp_path / "x.npy", x)
     body = """
   .reg .b32 %r<8>;
   .reg .b16 %h<8>;
@@ -85,7 +82,7 @@ def test_simulator_runs_the_fp8_pair_conversions():
   st.global.v4.u32 [%rd5], {%r4, %r5, %r6, %r3};
 """
     n = len(VECTORS)
-    r = run(body, [f"x=f32[{2 * n}]:{tmp}/x.npy", f"out=u32[{4 * n}]:zeros"], block=n)
+    r = run(body, [f"x=f32[{2 * n}]:{tmp_path}/x.npy", f"out=u32[{4 * n}]:zeros"], block=n)
     out = r.buffers["out"].reshape(n, 4)
     e4 = [e for _, e, _ in VECTORS]
     with np.errstate(over="ignore"):
