@@ -1,4 +1,5 @@
-"""The argument order of a two-argument libdevice body other than pow (``atan2``, ``hypot``, ``fmod``; issue 10):
+"""The argument order of a two-argument libdevice body other than pow (``atan2``, ``hypot``, ``fmod``; issue 10), and
+pow's inputs where the source's call contradicts its matcher (:func:`_check_pow`):
 Triton's FPSan hashes the call's arguments in order, and the body reads both arguments symmetrically enough that its
 first use says nothing (``libdevice.atan2(a, b)`` of f32 was hashed as atan2(b, a), silent in 480/512 elements). The
 source's call decides: an input whose definition (through conversions and moves) carries the location of an
@@ -49,8 +50,7 @@ def order_arguments(flow: Flow, instrs: list[ir.Instruction], bodies: list[LibRa
             b.input = b.inputs[0]
             continue
         # an abs and a negation of one value, at LLVM's merged locations: each input by its own op
-        shapes = [_shape(f, a) for a in n.args[:2]]
-        ops = [w.opcode if (w := _only_writer(flow, x)) is not None else None for x in b.inputs]
+        shapes, ops = _shapes(flow, f, n, b)
         if None not in shapes and shapes[0] != shapes[1] and sorted(map(str, ops)) == sorted(map(str, shapes)):
             if ops != shapes:
                 b.inputs = b.inputs[::-1]
@@ -70,8 +70,7 @@ def _check_pow(flow: Flow, instrs: list[ir.Instruction], b: LibRange, hints: Sou
     f, n = call
     args = [_locations(f, a) for a in n.args[:2]]
     owner = [_written_in(flow, x, hints, args) for x in b.inputs]
-    shapes = [_shape(f, a) for a in n.args[:2]]
-    ops = [w.opcode if (w := _only_writer(flow, x)) is not None else None for x in b.inputs]
+    shapes, ops = _shapes(flow, f, n, b)
     located = any(owner[k] == {1 - k} and not _twin(f, flow, x, hints, n.args[k]) for k, x in enumerate(b.inputs))
     shaped = any(shapes[k] is not None and ops[k] in _SHAPES and ops[k] != shapes[k] for k in (0, 1))
     if not (located or shaped):
@@ -166,6 +165,12 @@ def _twin(f: SourceFile, flow: Flow, r: str, hints: SourceHints, arg: ast.expr) 
 
 
 _SHAPES = ("abs", "neg")
+
+
+def _shapes(flow: Flow, f: SourceFile, n: ast.Call, b: LibRange) -> tuple[list[str | None], list[str | None]]:
+    """(each argument's :func:`_shape`, the opcode of each input's one writer)."""
+    return ([_shape(f, a) for a in n.args[:2]],
+            [w.opcode if (w := _only_writer(flow, x)) is not None else None for x in b.inputs])
 
 
 def _shape(f: SourceFile, a: ast.expr) -> str | None:
