@@ -18,7 +18,7 @@ from ptxkit.fpsan.report import ERROR, NOTE, Verdict
 from ptxkit.fpsan.source_ast import (
     _DEPTH,
     _DTYPE_WIDTH,
-    _PTX_DTYPE,
+    PTX_OF_DTYPE,
     SourceFile,
     _cast_to,
     _method_call,
@@ -28,7 +28,6 @@ from ptxkit.fpsan.source_ast import (
 )
 
 _WIDE = {32: "f32", 64: "f64"}
-_TYPE = {v: k for k, v in _PTX_DTYPE.items()}
 
 
 def dropped_arm_round_trip(instr: ir.Instruction, ctx: RewriteContext, flow: Flow) -> FoldResult | None:
@@ -46,8 +45,8 @@ def dropped_arm_round_trip(instr: ir.Instruction, ctx: RewriteContext, flow: Flo
         return None
     f, where = found[0], wheres[0]
     wide = _WIDE[w]
-    arms = [(arm, _TYPE[t]) for a in where.args[1:] if (t := _cast_to(arm := _resolve(f, a, _DEPTH) or a))
-            in _TYPE and _DTYPE_WIDTH[t] < w]
+    arms = [(arm, PTX_OF_DTYPE[t]) for a in where.args[1:] if (t := _cast_to(arm := _resolve(f, a, _DEPTH) or a))
+            in PTX_OF_DTYPE and _DTYPE_WIDTH[t] < w]
     if not arms or _width(f, where, _DEPTH) != w:  # (a narrow where, whose narrowing LLVM sank below the select, or
         return None  # casts it pushed into the arms: other folds' cases)
     picks = [(k, narrow, arm) for k in (1, 2) if isinstance(op := ops[k], ir.Reg) for arm, narrow in arms

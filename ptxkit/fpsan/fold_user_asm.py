@@ -20,18 +20,16 @@ from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext
 from ptxkit.fpsan.fold_flow import Flow, FoldResult
 from ptxkit.fpsan.libdevice_emit import emit_call
 from ptxkit.fpsan.report import ERROR, NOTE, Verdict
-from ptxkit.fpsan.source_ast import SourceFile, _find
+from ptxkit.fpsan.source_ast import PTX_OF_DTYPE, SourceFile, _find
 from ptxkit.fpsan.source_locations import _FILE
 from ptxkit.fpsan.source_types import int_valued
 from ptxkit.ptx.parser import parse
 from ptxkit.ptx.types import FLOAT_TYPES
 
-_DTYPE = {"float16": "f16", "bfloat16": "bf16", "float32": "f32", "float64": "f64"}
 _WIDTH = {"f16": 16, "bf16": 16, "f32": 32, "f64": 64}
 _LETTER = {"h": 16, "r": 32, "f": 32, "l": 64, "d": 64}  # NVPTX inline asm constraint letters
 _PARAMS = ("asm", "constraints", "args", "dtype", "is_pure", "pack")
 _INT_DTYPES = frozenset(f"{s}int{w}" for s in ("", "u") for w in (1, 8, 16, 32, 64))
-_PACKED = frozenset({"f16x2", "bf16x2", "f32x2"})
 _SLOT = re.compile(r"\$(\d+)")
 _PLACEHOLDER = "%fpsasm"
 
@@ -117,7 +115,7 @@ def _copies(flow: Flow) -> dict[int, AsmCopy]:
             continue
         f, call = found
         if isinstance(spec, str):
-            if any(m in FLOAT_TYPES or m in _PACKED for m in order[i].mods):
+            if any(m in FLOAT_TYPES for m in order[i].mods):
                 out[id(order[i])] = AsmCopy(True, f.where(call), reason=spec)
             i += 1
             continue
@@ -173,7 +171,7 @@ def _spec(f: SourceFile, call: ast.Call) -> _Spec | str | None:
     # (what Triton's FPSan leaves as written, read off its build: an asm with side effects, results not all floats)
     leave = "it is not pure" if pure is not None and not (isinstance(pure, ast.Constant) and pure.value is True) \
         else "its results are not all floats" if any(n in _INT_DTYPES for n in names) else None  # (integers too)
-    types = {_DTYPE.get(d.attr) if isinstance(d, ast.Attribute) else None
+    types = {PTX_OF_DTYPE.get(d.attr) if isinstance(d, ast.Attribute) else None
              for d in (dtype.elts if isinstance(dtype, ast.Tuple) else [dtype])}
     ftype = types.pop() if len(types) == 1 else None
     if ftype is None and leave is None:

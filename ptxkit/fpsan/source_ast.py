@@ -18,6 +18,7 @@ from ptxkit.fpsan.source_parse import parse_python
 _DTYPE_WIDTH = {"float16": 16, "bfloat16": 16, "float32": 32, "float64": 64}
 _INT_DTYPES = frozenset(f"{s}int{w}" for s in ("", "u") for w in (8, 16, 32, 64))
 _PTX_DTYPE = {"f16": "float16", "bf16": "bfloat16", "f32": "float32", "f64": "float64"}
+PTX_OF_DTYPE = {v: k for k, v in _PTX_DTYPE.items()}  # tl.float16 → f16
 _BINOP = {"add": ast.Add, "sub": ast.Sub, "mul": ast.Mult}
 OWN = 0  # an operand that is a value of its own type (a load, a parameter), not a widening
 CONST = -1  # a Python number: it takes the other operand's type (no promotion)
