@@ -72,18 +72,22 @@ def widen_fp8_pair(em: Any, src: str, ft: str, to: str = "f16") -> tuple[str, st
     return lanes[0], lanes[1]
 
 
+def narrow_fp8_byte(em: Any, p: str, ft: str, homomorphic: bool, width: int = 32) -> str:
+    """One lane of :func:`narrow_fp8_pair`: the ``width`` → 8 narrowing of the payload ``p``, φ⁻¹ of the 8-bit format
+    in the low byte of a b16 register."""
+    x = p if homomorphic else _fold_to_byte(em, p, width)
+    if width != 16:
+        b16 = em.fresh("b16")
+        em.emit(f"cvt.u16.u32 {b16}, {x}")
+        x = b16
+    return phi.unembed_low(em, x, R.ring(ft), 16)
+
+
 def narrow_fp8_pair(em: Any, lo: str, hi: str, ft: str, homomorphic: bool, width: int = 32) -> str:
     """``cvt.rn.satfinite.{e4m3x2,e5m2x2}.f32`` on the f32 payloads (b → low byte, a → high byte): the 32 → 8
     narrowing (the code of :func:`narrow` with 8-bit lanes: R = 0xb7b7b7b7), φ⁻¹ of the 8-bit format in the low
     byte; the packed b16 register. ``width`` 16: of two halves' payloads (a half's ``.to(float8*)``, R = 0xb7b7)."""
-    lanes = []
-    for p in (lo, hi):
-        x = p if homomorphic else _fold_to_byte(em, p, width)
-        if width != 16:
-            b16 = em.fresh("b16")
-            em.emit(f"cvt.u16.u32 {b16}, {x}")
-            x = b16
-        lanes.append(phi.unembed_low(em, x, R.ring(ft), 16))
+    lanes = [narrow_fp8_byte(em, p, ft, homomorphic, width) for p in (lo, hi)]
     hi16, out = em.fresh("b16"), em.fresh("b16")
     em.emit(f"shl.b16 {hi16}, {lanes[1]}, 8")
     em.emit(f"or.b16 {out}, {hi16}, {lanes[0]}")

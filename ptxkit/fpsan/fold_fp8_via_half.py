@@ -12,7 +12,7 @@ byte (PTX ISA §9.7.9.21 ``cvt``, §9.7.8.7 ``prmt``), which the asm's bit moves
 from __future__ import annotations
 
 from ptxkit import ir
-from ptxkit.fpsan.cast_calls import narrow_fp8_pair, widen_fp8_pair
+from ptxkit.fpsan.cast_calls import narrow_fp8_byte, widen_fp8_pair
 from ptxkit.fpsan.ctx import RewriteContext, guard_text
 from ptxkit.fpsan.fold_flow import Flow, FoldResult
 from ptxkit.fpsan.ops import as_reg
@@ -30,10 +30,10 @@ def fp8_via_half(instr: ir.Instruction, ctx: RewriteContext, flow: Flow) -> Fold
             or len(ops) != 2 or not isinstance(ops[0], (ir.Reg, ir.Sym)) or not _upper_byte_only(flow, ops[0].name):
         return None
     p = as_reg(ctx, ctx.embed(ops[1], "f32"), 32)
-    byte = narrow_fp8_pair(ctx, p, p, "e5m2", ctx.homomorphic_casts)
+    byte = narrow_fp8_byte(ctx, p, "e5m2", ctx.homomorphic_casts)
     dst = ops[0].name
     ctx.invalidate(dst)
-    ctx.emit(f"{guard_text(instr.guard)}and.b16 {dst}, {byte}, 0xFF00")
+    ctx.emit(f"{guard_text(instr.guard)}shl.b16 {dst}, {byte}, 8")
     return FoldResult(True, Verdict(
         "f32 → f16 (rz) whose upper byte is all Triton's E5M2 asm keeps (x.to(float8e5, fp_downcast_rounding='rtz')): "
         "Triton's FPSan narrows the payload 32 → 8; written as that E5M2 byte in the upper byte", NOTE, native=False))
