@@ -9,7 +9,7 @@ select's immediate natively, that immediate becomes the float of the ring's resu
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -23,10 +23,12 @@ from ptxkit.fpsan.report import NOTE, Verdict
 from ptxkit.fpsan.source_ast import (
     _DEPTH,
     _PTX_DTYPE,
+    _UNARY_MATH,
     SourceFile,
     _cast_to,
     _method_call,
     _number,
+    _resolve,
     _width,
 )
 from ptxkit.fpsan.source_numbers import arm_number, constexpr_param
@@ -95,9 +97,15 @@ def _select_arith(instr: ir.Instruction, flow: Flow) -> SelectArith | None:
         return None
     f, nodes = found
     dest = cast[0] if cast is not None else ftype
+    wide = ftype == "f32" and cast is None and _narrowed_from_f64(flow, reg.name, len(steps))
+    if wide:  # f64 arithmetic on the widened f32 where, narrowed back: the ring's steps are at f64
+        steps = [replace(st, c=float_to_bits(float(np.array([st.c], np.uint32).view(np.float32)[0]), "f64"))
+                 for st in steps]
+        ftype = "f64"
     # (where the steps leave the literal as it is natively — -inf * 0.125, max(3.0, 2.0) — they may be the where's
     # own arm, where(m, x * 0.125, -inf) of a model kernel: only an operation the source applies to the where counts)
-    got = {(bits, f.where(n)) for n in _wheres(nodes) if (path := _where_path(f, n, flow, instr, ftype)) is not None
+    got = {(bits, f.where(n)) for n in _wheres(nodes)
+           if (path := ["f32", "f64"] if wide else _where_path(f, n, flow, instr, ftype)) is not None
            for lit in _literals(f, n, flow, instr, names=ftype in ("f32", "f64"))
            if (bits := _ring_of(lit, steps, ftype, dest, k, _cast_arm(n, ftype), path)) is not None
            and (float_to_bits(lit, dest) != k or _applied_to(f, _value_node(f, n, flow, instr), steps))}
@@ -194,6 +202,19 @@ def _chain(flow: Flow, r: str, ftype: str) -> list[_Step]:
             break
         steps.append(_Step(d.opcode, c, first, _widened(flow, r)))
     return steps[::-1]
+
+
+def _narrowed_from_f64(flow: Flow, r: str, n: int) -> bool:
+    """The ``n`` f32 steps computing ``r`` are f64 arithmetic LLVM narrowed (the source decides, ``narrowed_f32``):
+    ``tl.where(x > 0, x, 1.0).to(tl.float64) + -4.0`` stored as f32 is ``selp(x + -4.0, -3.0)`` at f32, where
+    Triton's ring adds at f64 and narrows (statement-level probe rp236, silent)."""
+    for _ in range(n):
+        d = flow.only_def(r)
+        said = flow.hints.narrowed_f32(d) if d is not None and d.opcode in ("add", "sub", "mul") else None
+        if d is None or said is None or said.form != "f64":
+            return False
+        r = next((o.name for o in d.operands[1:] if isinstance(o, ir.Reg)), "")
+    return n > 0
 
 
 def _half_chain_native(flow: Flow, r: str, ft: str) -> bool:
@@ -371,7 +392,8 @@ def unexplained_select_constant(instr: ir.Instruction, flow: Flow) -> str | None
     wheres = [w for w in _wheres(nodes) if _literals(f, w, flow, instr) and not any(
               isinstance(a, ast.Constant) and type(a.value) is int for a in w.args[1:])]
     if not wheres:
-        return _constexpr_arm_through_steps(instr, flow, f, nodes, width)
+        return _constexpr_arm_through_steps(instr, flow, f, nodes, width) or _computed_arm_through_steps(
+            instr, flow, f, nodes, width)
     known = {float_to_bits(sign * lit, t) for w in wheres for lit in lits[id(w)] for sign in (1.0, -1.0)
              for t in types}
     return f.where(wheres[0]) if any(k not in known for k in ks) else None
@@ -393,3 +415,39 @@ def _constexpr_arm_through_steps(instr: ir.Instruction, flow: Flow, f: SourceFil
                 and _applied_to(f, _value_node(f, w, flow, instr), steps):
             return f.where(w)
     return None
+
+
+def _computed_arm_through_steps(instr: ir.Instruction, flow: Flow, f: SourceFile, nodes: list[ast.expr],
+                                width: int) -> str | None:
+    """The where at ``nodes`` one of whose arms is a constant the source computes (``v = tl.sqrt(tl.abs(c))`` of a
+    number c: MLIR folds it), where the select's register arm shows arithmetic LLVM pushed into both arms: its
+    immediate is that arithmetic folded natively, Triton's ring applies it to φ(constant) (statement-level probe
+    rp330, silent: ``v0 + where(p, x, v0)`` as ``selp(x + v0, 2·v0)``); the where, else None."""
+    reg = next((o for o in instr.operands[1:3] if isinstance(o, ir.Reg)), None)
+    ftype = _TYPES[width][0] if width in _TYPES else ""
+    if reg is None or not ftype or not _chain(flow, reg.name, ftype):
+        return None
+    for w in _wheres(nodes):
+        args = flow.hints.call_arguments(instr, f, w)[0]
+        if any(arm_number(f, a, args) is None and _computed_constant(f, a, _DEPTH) for a in w.args[1:3]):
+            return f.where(w)
+    return None
+
+
+def _computed_constant(f: SourceFile, e: ast.expr | None, depth: int) -> bool:
+    """``e`` (names followed) is numbers put through operators and ``tl`` math calls only: a value LLVM knows."""
+    if e is None or depth <= 0:
+        return False
+    if _number(e) is not None:
+        return True
+    if isinstance(e, ast.Name):
+        r = _resolve(f, e, _DEPTH)
+        return (r is not None and r is not e and _computed_constant(f, r, depth - 1)) \
+            or arm_number(f, e, {}) is not None
+    if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.USub):
+        return _computed_constant(f, e.operand, depth - 1)
+    if isinstance(e, ast.BinOp) and isinstance(e.op, (ast.Add, ast.Sub, ast.Mult, ast.Div)):
+        return _computed_constant(f, e.left, depth - 1) and _computed_constant(f, e.right, depth - 1)
+    return (isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and isinstance(e.func.value, ast.Name)
+            and e.func.value.id == "tl" and e.func.attr in _UNARY_MATH and len(e.args) == 1 and not e.keywords
+            and _computed_constant(f, e.args[0], depth - 1))

@@ -30,30 +30,36 @@ def report_folded_calls(module: ir.Module, fn: ir.Function, report: SanitizeRepo
 
 def _folded(f: SourceFile, n: ast.expr) -> str | None:
     if not (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name)
-            and n.func.value.id in ("tl", "libdevice") and n.func.attr in _MATH):
+            and n.func.value.id in ("tl", "libdevice") and n.func.attr in _MATH):  # (tl.math.F is parsed as tl.F)
         return None
     arg = next((a for a in n.args if _constant_to_llvm(f, a, _DEPTH)), None)
     if arg is None:
         return None
-    return (f"{n.func.value.id}.{n.func.attr} at {f.where(n)} left no instruction: its argument "
-            f"`{ast.unparse(arg)[:40]}` is a constant to LLVM (zero times an integer's conversion, which is finite), "
-            "which folded the call away; Triton's FPSan computes that argument in the ring and the call as its ring "
-            "op (not modelled)")
+    return (f"{ast.unparse(n.func)} at {f.where(n)} left no instruction: its argument "
+            f"`{ast.unparse(arg)[:40]}` is a constant to LLVM (literals, or zero times an integer's conversion, "
+            "which is finite), which folded the call away; Triton's FPSan computes that argument in the ring and the "
+            "call as its ring op (not modelled)")
 
 
 def _constant_to_llvm(f: SourceFile, e: ast.expr | None, depth: int) -> bool:
-    """``e`` (names followed) is a number literal, zero times a finite value (a literal, an integer's conversion to a
-    float), or the sum or difference of two such: LLVM knows its value (±0: the sign of the finite factor)."""
+    """``e`` (names followed, float casts looked through: ``c.to(tl.float64)`` of a named literal; held-out-style
+    seed rp76) is a number literal, zero times a finite value (a literal, an integer's conversion to a float), or
+    the sum, difference, product or quotient of two such: LLVM knows its value (±0: the sign of the finite
+    factor)."""
     e = _resolve(f, e, _DEPTH) if e is not None else None
     if e is None or depth <= 0:
         return False
+    chain, base = _cast_chain(f, e)
+    if chain and all(t.startswith(("float", "bfloat")) for t, _ in chain):
+        return _constant_to_llvm(f, base, depth - 1)
     if _number(e) is not None:
         return True
-    if not isinstance(e, ast.BinOp):
+    if not isinstance(e, ast.BinOp) or not isinstance(e.op, (ast.Add, ast.Sub, ast.Mult, ast.Div)):
         return False
-    if isinstance(e.op, ast.Mult):
-        return any(_number(z) == 0.0 and _finite(f, other) for z, other in ((e.left, e.right), (e.right, e.left)))
-    return isinstance(e.op, (ast.Add, ast.Sub)) and all(_constant_to_llvm(f, s, depth - 1) for s in (e.left, e.right))
+    if isinstance(e.op, ast.Mult) and any(_number(z) == 0.0 and _finite(f, other)
+                                          for z, other in ((e.left, e.right), (e.right, e.left))):
+        return True
+    return all(_constant_to_llvm(f, s, depth - 1) for s in (e.left, e.right))
 
 
 def _finite(f: SourceFile, e: ast.expr) -> bool:

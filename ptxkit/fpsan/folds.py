@@ -51,6 +51,7 @@ from ptxkit.fpsan.dispatch import rewrite_instruction
 from ptxkit.fpsan.fold_body_join import body_join
 from ptxkit.fpsan.fold_cancelled_neg import report_cancelled_negations
 from ptxkit.fpsan.fold_contracted import contracted_narrowed_product, kept_as_addend
+from ptxkit.fpsan.fold_contracted_wide_add import contracted_wide_add
 from ptxkit.fpsan.fold_converted_int_arith import converted_int_arith, rewrite_converted_int_arith
 from ptxkit.fpsan.fold_dropped_arm_round_trip import dropped_arm_round_trip
 from ptxkit.fpsan.fold_flow import (
@@ -258,6 +259,8 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
         return max_of_negations(instr, ctx)
     if op in ("fma", "mad") and (narrowed := contracted_narrowed_product(instr, ctx, flow)) is not None:
         return narrowed
+    if op == "fma" and (wide_add := contracted_wide_add(instr, ctx, flow)) is not None:
+        return wide_add
     if op == "cvt" and (poison := poison_conversion(instr, flow) or read_only_negated(instr, flow)) is not None:
         return FoldResult(False, poison)
     if op in ("and", "selp") and (zero := zero_sign_fold(instr, ctx, opts, flow)) is not None:

@@ -384,6 +384,9 @@ def _width(f: SourceFile, e: ast.expr, depth: int) -> int | None:
         # user-style probes, silent: s = 0.5; tl.where(x > s, x, 0.0) of an f16 x compares at f32)
         return 32 if isinstance(e, ast.Name) and type(r.value) is float else \
             CONST if type(r.value) in (int, float) else None
+    if isinstance(e, ast.Name) and isinstance(r, ast.BinOp) and _width(f, r, depth - 1) == CONST \
+            and any(isinstance(c, ast.Constant) and type(c.value) is float for c in ast.walk(r)):
+        return 32  # c = 2.0 / -0.5: Python folds it, the name is an fp32 scalar as above (statement-level probe rp236)
     cast = _cast_to(r)
     if cast is not None:
         return _DTYPE_WIDTH[cast]
@@ -427,7 +430,7 @@ def _width(f: SourceFile, e: ast.expr, depth: int) -> int | None:
             return 64 if 64 in (a, b) else None
         w = max(a, b)
         if isinstance(r.op, ast.Div):  # Triton's true division promotes halves to f32 (seed 1258)
-            return None if w == OWN else max(w, 32) if w > 0 else None
+            return None if w == OWN else max(w, 32) if w > 0 else CONST if w == CONST else None
         return w
     return None
 

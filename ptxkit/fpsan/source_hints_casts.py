@@ -71,20 +71,30 @@ class CastHints(HintsBase):
             c = _number(e.left) if c is None else c
             return (c is None) if imm is None else (c is not None and struct.pack("<f", c) == struct.pack("<f", value))
 
+        def width(f: SourceFile, op: ast.expr, e: ast.expr) -> int | None:
+            """``_width`` of an operand, a helper's parameter read as its call's argument (``_sq(x.to(f64))`` of
+            ``def _sq(a): return (a * a).to(f32)``: statement-level probe, silent)."""
+            if isinstance(e, ast.Name) and (arg := self.call_arguments(instr, f, op)[0].get(e.id)) is not None:
+                e = arg
+            return _width(f, e, _DEPTH)
+
         def classify(f: SourceFile, n: ast.expr, narrowed_only: bool = False,
                      by_constant: bool = False) -> tuple[str, ast.expr] | None:
             if want is None:
                 return None
-            if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub) and _cast_to(n.operand) == "float32":
-                # -(x.to(f64) * y.to(f64)).to(f32): LLVM moves the negation onto an operand (held-out seed 32469)
-                inner = classify(f, n.operand, narrowed_only, by_constant)
+            if (neg_of := _negated(n)) is not None \
+                    and _cast_to(inner_cast := _resolve(f, neg_of, _DEPTH)) == "float32":
+                # -(x.to(f64) * y.to(f64)).to(f32): LLVM moves the negation onto an operand (held-out seed 32469);
+                # through a name, or as v * -1.0 (v = (a * a).to(f32); tl.exp(-v): statement-level probe, silent)
+                assert inner_cast is not None
+                inner = classify(f, inner_cast, narrowed_only, by_constant)
                 return ("neg", n) if inner is not None and inner[0] == "f64" else None
             if _cast_to(n) != "float32":  # the op itself, on f32 values (held-out seed 9335: floor(h.to(f32)) - 0.5
                 # on the line of (h.to(f64) + 1.0).to(f32), both at column 0)
                 if narrowed_only or not (isinstance(n, ast.BinOp) and _as_op(n)[0] is want
                                          and (not by_constant or same_constant(n))):
                     return None
-                if _form(_width(f, n.left, _DEPTH), _width(f, n.right, _DEPTH)) not in ("f32", "native"):
+                if _form(width(f, n, n.left), width(f, n, n.right)) not in ("f32", "native"):
                     return None
                 return ("cse" if _cse_twin(f, n, narrowed=False) else "native"), n
             # (through a select's arms, into which LLVM sinks the fptrunc: held-out seed 10698,
@@ -95,19 +105,36 @@ class CastHints(HintsBase):
             arms = [e for e in _arms(f, _resolve(f, _receiver(n), _DEPTH)) if isinstance(e, ast.BinOp)]
             ops = [e for e in arms if _as_op(e)[0] is want and (not by_constant or same_constant(e))]
             if not ops and not by_constant and any(  # ((i.to(f64) * -1.0) - 0.5).to(f32) as sub.f32 -0.5, i32: LLVM
-                    _form(_width(f, e.left, _DEPTH), _width(f, e.right, _DEPTH)) == "f64" for e in arms):
+                    _form(width(f, e, e.left), width(f, e, e.right)) == "f64" for e in arms):
                 # folded the f64 ops into another one (held-out seed 54683, silent); a negation moved into an add or a
                 # sub is a ring identity too (−a − c = (−c) − a): the f64 op on the widened operands
                 moved = want in (ast.Add, ast.Sub) and any(_negated(a) is not None for e in arms for a in ast.walk(e))
                 ints = any(_int_to_f64(f, a) for e in arms for a in ast.walk(e) if isinstance(a, ast.expr))
                 return ("int" if ints else "f64" if moved else "restructured"), n
-            forms = {_form(_width(f, e.left, _DEPTH), _width(f, e.right, _DEPTH)) for e in ops}
+            forms = {_form(width(f, e, e.left), width(f, e, e.right)) for e in ops}
             if forms == {"f64"} and any(_int_to_f64(f, a) for e in ops for a in (e.left, e.right)):
                 return "int", n  # i.to(f64) * c: Triton's operand is the native int → f64 conversion (seed 17257)
             if forms != {"f64"}:
                 return None
             return ("cse" if any(_cse_twin(f, e, narrowed=True) for e in ops) else "f64"), n
+
+        def argument(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:  # (the library call's own argument)
+            arg = _resolve(f, n.args[0], _DEPTH) if isinstance(n, ast.Call) and (
+                _module_call(n, "tl") or _module_call(n, "libdevice")) and len(n.args) == 1 else None
+            got = classify(f, arg, narrowed_only=True) if arg is not None else None
+            if got is None or got[0] != "f64":  # (the op itself, not the body's others)
+                return None
+            return ("neg", got[1]) if negated_in_body else got
+
         got = self.decide(instr, classify)
+        if got is None:  # tl.sigmoid((a * a).to(f32)) of a = x.to(f64): the narrowed product carries the location
+            # of the negation in sigmoid's body (standard.py), inlined at the user's call (statement-level probe,
+            # silent)
+            body = self.nodes(instr)
+            negated_in_body = body is not None and any(
+                isinstance(b, ast.UnaryOp) and isinstance(b.op, ast.USub) for b in body[1])
+            with self.at_call_site(instr) as inlined:
+                got = self.decide(instr, argument) if inlined else None
         if got is None:  # several forms at the location (on the line, at column 0): the op's constant, else say so
             # (an f32 op taken for the narrowed one is silent)
             wide = self.decide(instr, lambda f, n: classify(f, n, narrowed_only=True))

@@ -16,9 +16,15 @@ def arm_number(f: SourceFile, a: ast.expr, args: dict[str, ast.expr], names: boo
     """The number an arm is: a literal, or a helper's parameter given one (a constexpr, typed by the where like a
     literal: ``_sel(x > 0, x, 1.5) * 2.0`` of ``def _sel(c, a, b)``); with ``names``, a name assigned one, which Triton
     makes an fp32 scalar (``c = 1.5; where(x > 0, x, c)``; its f32 value, widened for an f64 where by the constant
-    folding before Triton's FPSan pass): user-style probes, silent."""
-    if (c := _number(a)) is not None or depth <= 0 or not isinstance(a, ast.Name):
+    folding before Triton's FPSan pass): user-style probes, silent. ``-c`` of such a name is the negated number
+    (MLIR folds the ``negf`` of the scalar constant before FPSan; statement-level probe rp203, silent)."""
+    if (c := _number(a)) is not None or depth <= 0:
         return c
+    if isinstance(a, ast.UnaryOp) and isinstance(a.op, ast.USub):
+        v = arm_number(f, a.operand, args, names, depth - 1)
+        return None if v is None else -v
+    if not isinstance(a, ast.Name):
+        return None
     if a.id in args:
         return arm_number(f, args[a.id], {}, names, depth - 1)
     if (c := _constexpr_number(f, a)) is not None:

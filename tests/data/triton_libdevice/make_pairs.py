@@ -619,6 +619,26 @@ HAND = {
     "k_user_asm_impure_f32": ({"x0": "f32", "x1": "f32"}, "tl.inline_asm_elementwise('mul.f32 $0, $1, $2;', "
                               "'=r,r,r', [x0, x1], dtype=tl.float32, is_pure=False, pack=1)", "f32", 64, True),
     "k_user_asm_in_helper_f32": ({"x0": "f32", "x1": "f32"}, "_asm_mul(x0, x1) * _asm_mul(x1, x0)", "f32", 64, True),
+    # statement-level probes (rp.py): tl.math.F spelled for tl.F; a named literal's negation; a name bound to a
+    # literal quotient; arithmetic LLVM pushed into a where's arms across the f64 add it narrowed (silent, now exact)
+    "k_math_spelling_narrowed_add_f32": ({"x0": "f32"}, "(x0 - tl.math.rsqrt(tl.abs(x0) + 1.0)) + x0.to(tl.float64)",
+                                         "f32", 64, True),
+    "k_named_negated_literal_min_bf16": ({"x0": "bf16"}, "tl.minimum(-c, x0)", "f32", 64, True),
+    "k_named_literal_quotient_plus_widened_f32": ({"x0": "f32"}, "c + x0.to(tl.float64)", "f32", 64, True),
+    "k_where_plus_after_widening_f32": ({"x0": "f32"}, "-4.0 + tl.where(x0 > 0, x0, 1.0).to(tl.float64)", "f32", 64,
+                                        True),
+    # ... an f32 product LLVM contracted into the f64 add it narrowed (silent; exact, the subtrahend's form reported)
+    "k_square_plus_widened_f32": ({"x0": "f32", "x1": "f32"}, "(x0 * x0) + tl.maximum(x1.to(tl.float64), x1)", "f32",
+                                  64, True),
+    "k_widened_minus_product_f32": ({"x0": "f32", "x1": "f32"}, "x0.to(tl.float64) - x1 * 3.0", "f32", 64, True),
+    "k_product_minus_widened_f32": ({"x0": "f32", "x1": "f32"}, "x1 * x1 - x0.to(tl.float64)", "f32", 64, True),
+    # ... constants LLVM folded that Triton computes in the ring (silent; reported): math of a named literal, a where
+    # arm computed from one, a negated narrowed product through a name or sigmoid's body
+    "k_exp_of_named_literal_f16": ({"x0": "f16"}, "tl.math.exp(c)", "f16", 64, True),
+    "k_sin_of_cast_named_literal_f32": ({"x0": "f32"}, "tl.sin(c.to(tl.float64))", "f32", 64, True),
+    "k_where_computed_constant_arm_f64": ({"x0": "f64"}, "v + tl.where(x0 > 0, x0, v)", "f64", 64, True),
+    "k_sigmoid_of_narrowed_square_f32": ({"x0": "f32"}, "tl.sigmoid((a * a).to(tl.float32))", "f32", 64, True),
+    "k_exp_of_negated_narrowed_square_f32": ({"x0": "f32"}, "tl.exp(-v)", "f32", 64, True),
     # -abs of a widened value, narrowed back: LLVM's sign-bit or on the narrow value (held-out seed 227213, reported)
     "k_neg_abs_widened_bf16": ({"x0": "bf16"}, "-tl.abs(x0.to(tl.float32))", "bf16", 64, True),
     "k_neg_abs_widened_f16": ({"x0": "f16"}, "tl.abs(x0.to(tl.float64)) * -1.0", "f16", 64, True),
@@ -736,6 +756,15 @@ HAND_EDITS = {
     "k_user_asm_in_helper_f32": ("@triton.jit\ndef k_", "@triton.jit\ndef _asm_mul(a, b):\n    return "
                                  "tl.inline_asm_elementwise('mul.f32 $0, $1, $2;', '=r,r,r', [a, b], "
                                  "dtype=tl.float32, is_pure=True, pack=1)\n\n\n@triton.jit\ndef k_"),
+    "k_named_negated_literal_min_bf16": ("    r = ", "    c = 1.5\n    r = "),
+    "k_named_literal_quotient_plus_widened_f32": ("    r = ", "    c = 2.0 / -0.5\n    r = "),
+    "k_exp_of_named_literal_f16": ("    r = ", "    c = 10.0\n    r = "),
+    "k_sin_of_cast_named_literal_f32": ("    r = ", "    c = -0.5\n    r = "),
+    "k_where_computed_constant_arm_f64": ("    r = ", "    c: tl.constexpr = -0.5\n    v = tl.sqrt(tl.abs(c))\n"
+                                          "    r = "),
+    "k_sigmoid_of_narrowed_square_f32": ("    r = ", "    a = x0.to(tl.float64)\n    r = "),
+    "k_exp_of_negated_narrowed_square_f32": ("    r = ", "    a = x0.to(tl.float64)\n    v = (a * a).to(tl.float32)\n"
+                                             "    r = "),
     "k_threshold_acc_bf16": ("import triton.language as tl\n",
                              "import triton.language as tl\nACC: tl.constexpr = tl.float32\n"),
 }
