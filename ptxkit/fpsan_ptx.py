@@ -43,14 +43,14 @@ from ptxkit import ir
 from ptxkit.errors import Diagnostic, PtxkitError
 from ptxkit.fpsan import libdevice, resident
 from ptxkit.fpsan.edits import declare_registers, write_edits
-from ptxkit.fpsan.fold_user_asm import names_user_asm
+from ptxkit.fpsan.fold_user_asm import names_user_asm, python_sources
 from ptxkit.fpsan.folded_calls import report_folded_calls
 from ptxkit.fpsan.folded_compares import report_folded_compares
 from ptxkit.fpsan.folded_int_arith import report_folded_int_arith
 from ptxkit.fpsan.folded_loop_index import report_folded_loop_index
 from ptxkit.fpsan.folded_negations import report_folded_negations
 from ptxkit.fpsan.folded_stores import report_folded_stores
-from ptxkit.fpsan.irview import reg_types, unique_prefix
+from ptxkit.fpsan.irview import reg_types, regs, unique_prefix
 from ptxkit.fpsan.libdevice_flow import native_lines
 from ptxkit.fpsan.libdevice_unseen import report_unseen_bodies
 from ptxkit.fpsan.ops import sign_mask_lanes
@@ -117,8 +117,9 @@ def sanitize_module(module: ir.Module, *, homomorphic_casts: bool = False, atomi
     names = FreshNames(unique_prefix(module.source, "%fps"), unique_prefix(module.source, "$fps_L"))
     work = [fn for fn in module.functions() if fn.body is not None]
     asm = source_hints and names_user_asm(module, source_root)  # (an asm's bit move may need Triton's hash)
+    python = source_hints and next(python_sources(module, source_root), None) is not None
     bodies = {fn.name: libdevice.recognise(module, fn, source_root, source_hints) for fn in work
-              if asm or _has_float_work(fn)}
+              if asm or _has_float_work(fn) or (python and _stores_constant(fn))}
     internal = libdevice.body_callees(module, bodies)  # called only from recognised bodies: part of them
     for fn in work:
         report.functions += 1
@@ -150,6 +151,15 @@ def _has_float_work(fn: ir.Function) -> bool:
     sign-bit mask (a possible folded −|x| or |x|)."""
     return any(i.opcode == "xor" or any(m in FLOAT_TYPES for m in i.mods) or sign_mask_lanes(i) is not None
                for i in fn.instructions())
+
+
+def _stores_constant(fn: ir.Function) -> bool:
+    """Whether ``fn`` stores a register a ``mov`` of an immediate writes: a Triton kernel's named float literal,
+    whose casts LLVM folded (``ptxkit.fpsan.fold_stored_named_literal``), may be all its float work."""
+    consts = {i.operands[0].name for i in fn.instructions() if i.opcode == "mov" and len(i.operands) == 2
+              and isinstance(i.operands[0], ir.Reg) and isinstance(i.operands[1], ir.Imm)}
+    return bool(consts) and any(i.opcode == "st" and any(r in consts for o in i.operands[1:] for r in regs(o))
+                                for i in fn.instructions())
 
 
 def _sanitize_function(module: ir.Module, fn: ir.Function, report: SanitizeReport, names: FreshNames,

@@ -5,6 +5,8 @@ sanitized kernel is bit-exact; where LLVM folded it away the report says so (``-
 
 from __future__ import annotations
 
+import ast
+
 import pytest
 
 from ptxkit.fpsan.source_parse import parse_python
@@ -18,6 +20,11 @@ from tests.test_fpsan_libdevice import _assert_bit_exact, _compare
     "k_where_plus_after_widening_f32",  # -4.0 + where(...).to(f64): the folded arm constant is the f64 ring's
     "k_square_plus_widened_f32",  # f32 x*x contracted into the narrowed f64 add: product at f32, add at f64
     "k_widened_minus_product_f32",  # the same with a subtracted product (LLVM negates a factor)
+    "k_named_literal_stored_f16",  # c = 0.79788; store c as f16: the fp32 scalar's ring narrowing
+    "k_named_literal_stored_f64",  # ... as f64: MLIR folds the exact widening, the IEEE constant stays
+    "k_named_literal_via_half_stored_bf16",  # c.to(f16) stored as bf16: LLVM's mov.b16 then Triton's f16 -> bf16 cvt
+    "k_named_literal_sum_stored_f16",  # c = 0.1; c += 1.0: MLIR's f32 sum, then the ring narrowing
+    "k_full_f32_stored_f16",  # tl.full([B], v, tl.float32) narrowed like the named literal
 ])
 def test_statement_level_kernels_are_bit_exact(name):
     _assert_bit_exact(name, folds=())
@@ -40,5 +47,13 @@ def test_statement_level_kernels_that_differ_are_reported(name, opcode, words):
 
 def test_tl_math_functions_read_as_tl_functions():
     tree = parse_python("y = tl.math.rsqrt(x) + tl.math.exp(x) * tl.math.umulhi(a, b) + tl.math.other(x)\n")
-    assert "tl.rsqrt(x)" in (text := __import__("ast").unparse(tree)) and "tl.exp(x)" in text
+    assert "tl.rsqrt(x)" in (text := ast.unparse(tree)) and "tl.exp(x)" in text
     assert "tl.umulhi(a, b)" in text and "tl.math.other(x)" in text  # (only what triton.language exports as is)
+
+
+def test_aug_assign_reads_as_the_assignment_triton_builds():
+    tree = parse_python("c = 0.1\nc += 1.0\nv[0] += 1\n")
+    stmt = tree.body[1]
+    assert ast.unparse(stmt) == "c = c + 1.0"
+    assert (stmt.value.lineno, stmt.value.col_offset, stmt.value.end_col_offset) == (2, 0, 8)  # (the statement's)
+    assert ast.unparse(tree.body[2]) == "v[0] += 1"  # (a subscript target: left as written)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ptxkit import ir
@@ -239,10 +240,14 @@ def _copy(f: SourceFile, call: ast.Call, binding: dict[int, ir.Operand], templat
 def names_user_asm(module: ir.Module, root: str | None) -> bool:
     """A Python source the module's ``.file`` lines name calls ``inline_asm_elementwise``: its functions may need the
     hash though none has a float instruction (an asm that only moves bits, ``mov.b16 $0, $1;``)."""
+    return any("inline_asm_elementwise" in f.text for f in python_sources(module, root))
+
+
+def python_sources(module: ir.Module, root: str | None) -> Iterator[SourceFile]:
+    """The Python sources the module's ``.file`` lines name that can be read."""
     for item in module.items:
         if isinstance(item, ir.Directive) and item.name == "file":
             m = _FILE.match(item.args)
             f = _find(m.group(2), root) if m and m.group(2).endswith(".py") else None
-            if f is not None and "inline_asm_elementwise" in f.text:
-                return True
-    return False
+            if f is not None:
+                yield f

@@ -109,6 +109,7 @@ from ptxkit.fpsan.fold_self_add import (
 from ptxkit.fpsan.fold_self_compare import self_compare
 from ptxkit.fpsan.fold_shared_product import as_sum, shared_product
 from ptxkit.fpsan.fold_sign_multiply import rewrite_sign_multiplied_half, sign_multiplied_half
+from ptxkit.fpsan.fold_stored_named_literal import stored_named_literal
 from ptxkit.fpsan.fold_sub_compare import sub_compared
 from ptxkit.fpsan.fold_user_asm import user_asm
 from ptxkit.fpsan.fold_widened_zero_test import widened_zero_test
@@ -261,6 +262,8 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
         return narrowed
     if op == "fma" and (wide_add := contracted_wide_add(instr, ctx, flow)) is not None:
         return wide_add
+    if op == "mov" and (stored := stored_named_literal(instr, ctx, flow)) is not None:
+        return stored
     if op == "cvt" and (poison := poison_conversion(instr, flow) or read_only_negated(instr, flow)) is not None:
         return FoldResult(False, poison)
     if op in ("and", "selp") and (zero := zero_sign_fold(instr, ctx, opts, flow)) is not None:

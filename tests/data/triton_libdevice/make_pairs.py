@@ -639,6 +639,13 @@ HAND = {
     "k_where_computed_constant_arm_f64": ({"x0": "f64"}, "v + tl.where(x0 > 0, x0, v)", "f64", 64, True),
     "k_sigmoid_of_narrowed_square_f32": ({"x0": "f32"}, "tl.sigmoid((a * a).to(tl.float32))", "f32", 64, True),
     "k_exp_of_negated_narrowed_square_f32": ({"x0": "f32"}, "tl.exp(-v)", "f32", 64, True),
+    # ... a named float literal (an fp32 scalar) or an f32 tl.full stored narrowed: MLIR folds the exact casts and
+    # the literal arithmetic, Triton's FPSan the inexact casts in the ring (silent in every element; now exact)
+    "k_named_literal_stored_f16": ({"x0": "f16"}, "c", "f16", 64, True),
+    "k_named_literal_stored_f64": ({"x0": "f64"}, "c", "f64", 64, True),
+    "k_named_literal_via_half_stored_bf16": ({"x0": "bf16"}, "d", "bf16", 64, True),
+    "k_named_literal_sum_stored_f16": ({"x0": "f16"}, "c", "f16", 64, True),
+    "k_full_f32_stored_f16": ({"x0": "f16"}, "tl.full([BLOCK], 0.7978845608, tl.float32)", "f16", 64, True),
     # -abs of a widened value, narrowed back: LLVM's sign-bit or on the narrow value (held-out seed 227213, reported)
     "k_neg_abs_widened_bf16": ({"x0": "bf16"}, "-tl.abs(x0.to(tl.float32))", "bf16", 64, True),
     "k_neg_abs_widened_f16": ({"x0": "f16"}, "tl.abs(x0.to(tl.float64)) * -1.0", "f16", 64, True),
@@ -765,6 +772,10 @@ HAND_EDITS = {
     "k_sigmoid_of_narrowed_square_f32": ("    r = ", "    a = x0.to(tl.float64)\n    r = "),
     "k_exp_of_negated_narrowed_square_f32": ("    r = ", "    a = x0.to(tl.float64)\n    v = (a * a).to(tl.float32)\n"
                                              "    r = "),
+    "k_named_literal_stored_f16": ("    r = ", "    c = 0.7978845608\n    r = "),
+    "k_named_literal_stored_f64": ("    r = ", "    c = 0.7978845608\n    r = "),
+    "k_named_literal_via_half_stored_bf16": ("    r = ", "    c = 0.1\n    d = c.to(tl.float16)\n    r = "),
+    "k_named_literal_sum_stored_f16": ("    r = ", "    c = 0.1\n    c += 1.0\n    r = "),
     "k_threshold_acc_bf16": ("import triton.language as tl\n",
                              "import triton.language as tl\nACC: tl.constexpr = tl.float32\n"),
 }

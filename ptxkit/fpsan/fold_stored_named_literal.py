@@ -1,0 +1,172 @@
+"""A named float literal stored through casts (issue 10; statement-level probe rp623, silent in 200/200): ``c = 0.79788;
+tl.store(p, c.to(tl.float16))``. A name bound to a Python float is an fp32 scalar tensor (as is ``tl.full(s, v,
+tl.float32)``), so Triton casts it like a tensor. MLIR folds the casts of a constant that are exact (every widening, a
+narrowing that loses nothing) before Triton's FPSan pass; from the first inexact one on, FPSan casts φ(c) in the ring
+(docs/fpsan.md §2 casts), which LLVM's folded ``mov.b16 r, 0x3A62`` of the IEEE casts does not give. The store's
+source says which literal and which casts; where their IEEE result is the ``mov``'s immediate (after the ``cvt``\\ s
+LLVM left between the mov and the store, which are sanitized as the ring's casts), the immediate becomes the float
+bits of the ring's casts up to the mov's type."""
+
+from __future__ import annotations
+
+import ast
+
+import numpy as np
+
+from ptxkit import ir
+from ptxkit.fpsan.ctx import RewriteContext, float_to_bits, guard_text, hexc
+from ptxkit.fpsan.fold_flow import Flow, FoldResult, float_cast
+from ptxkit.fpsan.fold_select_const import _ring_along, _rounded_along
+from ptxkit.fpsan.report import NOTE, Verdict
+from ptxkit.fpsan.source_ast import (
+    _DEPTH,
+    PTX_OF_DTYPE,
+    SourceFile,
+    _cast_to,
+    _chosen,
+    _method_call,
+    _number,
+    _receiver,
+    _resolve,
+)
+
+_BITS = {"f16": 16, "bf16": 16, "f32": 32, "f64": 64}
+_CVTS = 3  # the conversions LLVM leaves between a folded constant and its store (Triton's f16 → bf16 asm: one)
+
+
+def stored_named_literal(instr: ir.Instruction, ctx: RewriteContext, flow: Flow) -> FoldResult | None:
+    """``mov.bN r, imm`` read only by stores (directly or through float ``cvt``\\ s) whose stored expression is
+    ``NAME.to(T)…`` of a name bound to a float literal, the IEEE casts giving ``imm``: the mov of the ring casts'
+    bits instead; None otherwise."""
+    ops = instr.operands
+    width = next((int(m[1:]) for m in instr.mods if m[0] == "b" and m[1:].isdigit()), 0)
+    if (instr.opcode != "mov" or len(ops) != 2 or not isinstance(ops[0], ir.Reg)
+            or not isinstance(ops[1], (ir.Imm, ir.FloatImm)) or width not in (16, 32, 64)
+            or flow.only_def(ops[0].name) is not instr):
+        return None
+    stores = _stores(flow, ops[0].name, _CVTS)
+    if not stores:
+        return None
+    imm = ops[1].bits if isinstance(ops[1], ir.FloatImm) else ops[1].value % (1 << width)
+    found: set[tuple[int, str]] = set()
+    for st, after in stores:
+        at = flow.hints.nodes(st)
+        if at is None:
+            return None
+        f, nodes = at
+        values = [n.args[1] for n in nodes if _method_call(n, "store", 2)]
+        got = {bits for v in values if (bits := _ring_bits(f, v, imm, width, after)) is not None}
+        if len(values) != 1 or len(got) != 1:
+            return None
+        found.add((got.pop(), f.where(values[0])))
+    if len(found) != 1:
+        return None
+    bits, where = found.pop()
+    if bits == imm:
+        return None
+    ctx.emit(f"{guard_text(instr.guard)}mov.b{width} {ctx.text(ops[0])}, {hexc(bits, width)}")
+    return FoldResult(True, Verdict(
+        f"constant LLVM folded from the casts of a named float literal the source at {where} stores: the name is an "
+        "fp32 scalar, whose casts Triton's FPSan takes in the ring; sanitized with the ring casts' bits", NOTE,
+        native=False), moves=True)
+
+
+def _stores(flow: Flow, reg: str, depth: int) -> list[tuple[ir.Instruction, int]] | None:
+    """Each store reading ``reg``, with the number of float ``cvt``\\ s between; None where another instruction reads
+    it (or a cvt's result)."""
+    readers = flow.uses.get(reg, [])
+    if not readers or depth < 0:
+        return None
+    out: list[tuple[ir.Instruction, int]] = []
+    for r in readers:
+        if r.opcode == "st":
+            out.append((r, 0))
+            continue
+        d = r.operands[0] if r.opcode == "cvt" and r.guard is None and float_cast(r) is not None else None
+        more = _stores(flow, d.name, depth - 1) if isinstance(d, ir.Reg) and flow.only_def(d.name) is r else None
+        if more is None:
+            return None
+        out += [(s, n + 1) for s, n in more]
+    return out
+
+
+def _ring_bits(f: SourceFile, e: ast.expr, imm: int, width: int, after: int) -> int | None:
+    """The float bits of the ring casts of the named literal under ``e``'s float casts, all but the last ``after``
+    (LLVM's ``cvt``\\ s left after the mov), where their IEEE value is ``imm``; else None."""
+    path: list[str] = []
+    for _ in range(_DEPTH):
+        r = _resolve(f, e, _DEPTH)
+        t = _cast_to(r) if r is not None else None
+        if t is None or t not in PTX_OF_DTYPE:
+            break
+        assert r is not None
+        path.append(PTX_OF_DTYPE[t])
+        e = _receiver(r)
+    start, c = _base(f, e)
+    if not path or start is None or c is None or after >= len(path):
+        return None
+    path = [start, *path[::-1]][:len(path) + 1 - after]
+    if _BITS[path[-1]] != width or float_to_bits(_rounded_along(c, path), path[-1]) != imm:
+        return None
+    # MLIR folds a cast of a constant where it is exact, before Triton's FPSan: the ring's casts start at the first
+    # inexact one
+    v = _rounded_along(c, path[:1])
+    for i in range(1, len(path)):
+        if _rounded_along(v, path[i:i + 1]) != v:
+            return _ring_along(v, path[i - 1:])
+        v = _rounded_along(v, path[i:i + 1])
+    return imm
+
+
+def _base(f: SourceFile, e: ast.expr) -> tuple[str | None, float | None]:
+    """The type and value of a constant tensor: an fp32 scalar (:func:`_scalar`), or ``tl.full(shape, v, tl.T)``;
+    else (None, None)."""
+    r = _resolve(f, e, _DEPTH)
+    if (_method_call(r, "full", 3) and isinstance(r.args[2], ast.Attribute) and r.args[2].attr in PTX_OF_DTYPE
+            and (v := _number(r.args[1])) is not None):
+        return PTX_OF_DTYPE[r.args[2].attr], v
+    got = _scalar(f, e, _DEPTH)
+    return ("f32", got[0]) if got is not None and got[1] else (None, None)
+
+
+def constant_scalar(f: SourceFile, e: ast.expr) -> bool:
+    """``e`` is an fp32 scalar constant MLIR folds (:func:`_scalar`), under float casts."""
+    for _ in range(_DEPTH):
+        r = _resolve(f, e, _DEPTH)
+        if r is None or _cast_to(r) is None:
+            break
+        e = _receiver(r)
+    got = _scalar(f, e, _DEPTH)
+    return got is not None and got[1]
+
+
+def _scalar(f: SourceFile, e: ast.expr | None, depth: int) -> tuple[float, bool] | None:
+    """The value of a constant expression and whether it is an fp32 tensor: a name bound to a float is one, and
+    arithmetic with one is f32 arithmetic, which MLIR folds (``c = 0.1; c += 1.0``: f32(0.1) + 1.0 rounded to f32);
+    arithmetic of Python numbers alone is Python's, in double; None for anything else."""
+    if e is None or depth <= 0:
+        return None
+    if (c := _number(e)) is not None:
+        return c, False
+    if (one := _chosen(e)) is not None:  # (where(p, c, c), maximum(c, c): MLIR folds the choice too)
+        return _scalar(f, one, depth - 1)
+    if isinstance(e, ast.Name):
+        r = _resolve(f, e, _DEPTH)
+        got = _scalar(f, r, depth - 1) if r is not None and r is not e else None
+        return (float(np.float32(got[0])), True) if got is not None else None
+    if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.USub) and (got := _scalar(f, e.operand, depth - 1)):
+        return -got[0], got[1]
+    if not (isinstance(e, ast.BinOp) and type(e.op) in _ARITH):
+        return None
+    a, b = _scalar(f, e.left, depth - 1), _scalar(f, e.right, depth - 1)
+    if a is None or b is None:
+        return None
+    tensor = a[1] or b[1]
+    x, y = (np.float32(a[0]), np.float32(b[0])) if tensor else (a[0], b[0])
+    with np.errstate(all="ignore"):
+        v = _ARITH[type(e.op)](x, y) if not (isinstance(e.op, ast.Div) and y == 0 and not tensor) else None
+    return (float(np.float32(v)) if tensor else float(v), tensor) if v is not None else None
+
+
+_ARITH = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
+          ast.Div: lambda a, b: a / b}
