@@ -25,6 +25,10 @@ from tests.test_fpsan_libdevice import _assert_bit_exact, _compare
     "k_named_literal_via_half_stored_bf16",  # c.to(f16) stored as bf16: LLVM's mov.b16 then Triton's f16 -> bf16 cvt
     "k_named_literal_sum_stored_f16",  # c = 0.1; c += 1.0: MLIR's f32 sum, then the ring narrowing
     "k_full_f32_stored_f16",  # tl.full([B], v, tl.float32) narrowed like the named literal
+    "k_helper_negation_plus_widened_f32",  # _neg(z) + x.to(f64) of def _neg(b): return -b (the helper read through)
+    "k_helper_square_plus_one_f32",  # _sq(x.to(f64)) + 1.0 of def _sq(a): return (a * a).to(f32)
+    "k_log2_where_literal_merged_f32",  # the where's folded constant arm at LLVM's column-0 copies
+    "k_log2_where_narrowed_compare_f32",  # ... and the comparison of a narrowing there
 ])
 def test_statement_level_kernels_are_bit_exact(name):
     _assert_bit_exact(name, folds=())
@@ -37,6 +41,7 @@ def test_statement_level_kernels_are_bit_exact(name):
     ("k_sigmoid_of_narrowed_square_f32", "mul", "narrowed"),  # sigmoid's negation of the narrowed f64 product
     ("k_exp_of_negated_narrowed_square_f32", "mul", "narrowed"),  # v = (a * a).to(f32); exp(-v)
     ("k_product_minus_widened_f32", "fma", "subtrahend negated"),  # P - E: the f32 negation of E, not the ring's
+    ("k_helper_sigmoid_of_narrowed_square_f32", "mul", "narrowed"),  # sigmoid's negation, in a helper
 ])
 def test_statement_level_kernels_that_differ_are_reported(name, opcode, words):
     ours, theirs, errors = _compare(name, folds=())

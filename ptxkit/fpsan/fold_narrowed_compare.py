@@ -44,7 +44,7 @@ def narrowed_compare(instr: ir.Instruction, flow: Flow, ft: str) -> tuple[str, s
             or not isinstance(ops[1], ir.Reg) or not isinstance(ops[2], ir.FloatImm)):
         return None
     ptx = next((m for m in instr.mods if m in _BELOW | _ABOVE), None)
-    found = flow.hints.nodes(instr)
+    found = flow.hints.nodes_or_line(instr)
     if ptx is None or found is None:
         return None
     f, nodes = found

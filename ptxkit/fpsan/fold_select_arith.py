@@ -92,7 +92,7 @@ def _select_arith(instr: ir.Instruction, flow: Flow) -> SelectArith | None:
     if k is None or ftype not in (*_NATIVE, "bf16") or (cast is not None and R.ring(cast[0]).w != width):
         return None
     steps = _chain(flow, reg.name, ftype)
-    found = flow.hints.nodes(instr) if steps else None
+    found = flow.hints.nodes_or_line(instr) if steps else None
     if found is None:
         return None
     f, nodes = found
@@ -316,6 +316,8 @@ def _applied_to(f: SourceFile, w: ast.expr, steps: list[_Step]) -> bool:
                 kinds.add("max" if _method_call(p, "maximum", 2) else "min")
             elif isinstance(p, ast.Call) and _method_call(p, "exp", 1):
                 kinds.add("mul")  # (its ex2.approx of x * log2e)
+            elif isinstance(p, ast.Call) and _method_call(p, "abs", 1):
+                pass  # (|where(..)| + 2.0: the abs LLVM keeps on the register arm, a number's own is folded)
             else:
                 break
             u = p
@@ -382,7 +384,7 @@ def unexplained_select_constant(instr: ir.Instruction, flow: Flow) -> str | None
     if instr.opcode != "selp" or len(ops) != 4 or width not in (16, 32, 64) or not isinstance(ops[0], ir.Reg):
         return None
     ks = [b for i in (1, 2) if isinstance(ops[i], (ir.Imm, ir.FloatImm)) and (b := _bits(ops[i], width)) is not None]
-    found = flow.hints.nodes(instr) if ks and _select_arith(instr, flow) is None else None
+    found = flow.hints.nodes_or_line(instr) if ks and _select_arith(instr, flow) is None else None
     if found is None or flow.value_kind([ops[0].name]) == "int":
         return None
     f, nodes = found

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeGuard
 
+from ptxkit.fpsan.source_inline import substituted
 from ptxkit.fpsan.source_parse import parse_python
 
 _DTYPE_WIDTH = {"float16": 16, "bfloat16": 16, "float32": 32, "float64": 64}
@@ -339,6 +340,8 @@ def _resolve(f: SourceFile, e: ast.expr, depth: int) -> ast.expr | None:
     """``e``, or the value of the name ``e``: its one assignment in the function, or, where every assignment
     of it is a statement of the function's straight-line body, the last one before the statement that reads
     it (held-out seed 2348: ``a = tl.load(..)`` then ``a = (a * 2.0 ..).to(f64)``); None: unknown."""
+    while depth > 0 and not isinstance(e, ast.Name) and (ret := _returned(f, e)) is not None:
+        e, depth = substituted(*ret), depth - 1  # a helper's call: what it returns, of the call's arguments
     while isinstance(e, ast.Name) and depth > 0:
         fn = f.function_of(e)
         if fn is None:
@@ -360,6 +363,8 @@ def _resolve(f: SourceFile, e: ast.expr, depth: int) -> ast.expr | None:
                 return None
             assigns = before[-1:]
         e, depth = assigns[0].value, depth - 1
+        while depth > 0 and (ret := _returned(f, e)) is not None:
+            e, depth = substituted(*ret), depth - 1
     return e if not isinstance(e, ast.Name) or depth > 0 else None
 
 
@@ -424,6 +429,8 @@ def _width(f: SourceFile, e: ast.expr, depth: int) -> int | None:
         return None
     if isinstance(r, ast.UnaryOp) and isinstance(r.op, ast.USub):
         return _width(f, r.operand, depth - 1)
+    if (ret := _returned(f, r)) is not None:  # a helper's call: its returned expression of the call's arguments
+        return _width(f, substituted(*ret), depth - 1)
     if isinstance(r, ast.BinOp) and isinstance(r.op, (ast.Add, ast.Sub, ast.Mult, ast.Div)):
         a, b = _width(f, r.left, depth - 1), _width(f, r.right, depth - 1)
         if a is None or b is None:  # an f64 side makes it f64 whatever the other (held-out seed 25688)

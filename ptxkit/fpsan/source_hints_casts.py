@@ -36,6 +36,7 @@ from ptxkit.fpsan.source_ast import (
     _one_value,
     _receiver,
     _resolve,
+    _returned,
     _scan_of,
     _to_dtype,
     _width,
@@ -108,7 +109,8 @@ class CastHints(HintsBase):
                     _form(width(f, e, e.left), width(f, e, e.right)) == "f64" for e in arms):
                 # folded the f64 ops into another one (held-out seed 54683, silent); a negation moved into an add or a
                 # sub is a ring identity too (−a − c = (−c) − a): the f64 op on the widened operands
-                moved = want in (ast.Add, ast.Sub) and any(_negated(a) is not None for e in arms for a in ast.walk(e))
+                moved = want in (ast.Add, ast.Sub) and any(_negated(a) is not None for e in arms
+                                                           for a in subexpressions(f, e))  # (names, helpers followed)
                 ints = any(_int_to_f64(f, a) for e in arms for a in ast.walk(e) if isinstance(a, ast.expr))
                 return ("int" if ints else "f64" if moved else "restructured"), n
             forms = {_form(width(f, e, e.left), width(f, e, e.right)) for e in ops}
@@ -119,12 +121,16 @@ class CastHints(HintsBase):
             return ("cse" if any(_cse_twin(f, e, narrowed=True) for e in ops) else "f64"), n
 
         def argument(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:  # (the library call's own argument)
-            arg = _resolve(f, n.args[0], _DEPTH) if isinstance(n, ast.Call) and (
-                _module_call(n, "tl") or _module_call(n, "libdevice")) and len(n.args) == 1 else None
-            got = classify(f, arg, narrowed_only=True) if arg is not None else None
-            if got is None or got[0] != "f64":  # (the op itself, not the body's others)
+            calls = [n] if _returned(f, n) is None else [  # (or in a helper's return: _sg(x.to(f64)) of def
+                c for c in ast.walk(_resolve(f, n, _DEPTH) or n) if isinstance(c, ast.Call)]  # _sg(a): sigmoid(..))
+            args = [_resolve(f, c.args[0], _DEPTH) for c in calls if isinstance(c, ast.Call) and (
+                _module_call(c, "tl") or _module_call(c, "libdevice")) and len(c.args) == 1]
+            got = {g for a in args if a is not None and (g := classify(f, a, narrowed_only=True)) is not None
+                   and g[0] == "f64"}  # (the op itself, not the body's others)
+            if len(got) != 1:
                 return None
-            return ("neg", got[1]) if negated_in_body else got
+            one = got.pop()
+            return ("neg", one[1]) if negated_in_body else one
 
         got = self.decide(instr, classify)
         if got is None:  # tl.sigmoid((a * a).to(f32)) of a = x.to(f64): the narrowed product carries the location

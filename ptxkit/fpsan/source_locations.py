@@ -140,6 +140,19 @@ class HintsBase:
             return None
         return f, f.at.get((loc[1], loc[2] - 1), [])
 
+    def nodes_or_line(self, instr: ir.Instruction) -> tuple[SourceFile, list[ast.expr]] | None:
+        """:meth:`nodes`, or at column 0 (LLVM's merged location: only the line is known) every expression of the
+        statements that start on the line (statement-level probe: the later copies of ``log2(|where(c, 0.5, q)| +
+        2.0)``'s select at 12:0, the folded constant arm left as LLVM's, silent)."""
+        found = self.nodes(instr)
+        loc = self.loc.get(id(instr))
+        if found is None or loc is None or loc[2] != 0:
+            return found
+        f = found[0]
+        return f, [sub for st in ast.walk(f.tree) if isinstance(st, ast.stmt) and st.lineno == loc[1]
+                   for n in ast.iter_child_nodes(st) if isinstance(n, ast.expr)
+                   for sub in ast.walk(n) if isinstance(sub, ast.expr) and sub.lineno == loc[1]]
+
     def loaded_name(self, ld: ir.Instruction) -> str | None:
         """The name a load's ``tl.load`` call at ``ld``'s location is assigned to (``x1 = tl.load(..)``), else None."""
         found = self.nodes(ld)

@@ -6,7 +6,8 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from ptxkit.fpsan.source_ast import _DEPTH, SourceFile, _resolve
+from ptxkit.fpsan.source_ast import _DEPTH, SourceFile, _resolve, _returned
+from ptxkit.fpsan.source_inline import substituted
 
 _BOUND = 1024  # expressions are small and names resolve to earlier statements; a bound all the same
 
@@ -23,6 +24,9 @@ def subexpressions(f: SourceFile, e: ast.expr) -> Iterator[ast.expr]:
             r = _resolve(f, n, _DEPTH)
             if r is not None and r is not n:
                 todo.append(r)
+            continue
+        if (ret := _returned(f, n)) is not None:  # a helper's call: what it returns, of the call's arguments
+            todo.append(substituted(*ret))
             continue
         yield n
         todo.extend(c for c in ast.iter_child_nodes(n) if isinstance(c, ast.expr))

@@ -646,6 +646,17 @@ HAND = {
     "k_named_literal_via_half_stored_bf16": ({"x0": "bf16"}, "d", "bf16", 64, True),
     "k_named_literal_sum_stored_f16": ({"x0": "f16"}, "c", "f16", 64, True),
     "k_full_f32_stored_f16": ({"x0": "f16"}, "tl.full([BLOCK], 0.7978845608, tl.float32)", "f16", 64, True),
+    # ... a helper's result read through the call (Triton inlines it): a negation or a narrowed product in the helper
+    # (silent; exact, sigmoid's negation of the narrowed product reported); a where's constant arm and a narrowed
+    # comparison at LLVM's merged column-0 location of the later copies (silent; exact)
+    "k_helper_negation_plus_widened_f32": ({"x0": "f32", "x1": "f32"}, "_neg(x1) + x0.to(tl.float64)", "f32", 256,
+                                           True),
+    "k_helper_square_plus_one_f32": ({"x0": "f32"}, "_sq(x0.to(tl.float64)) + 1.0", "f32", 64, True),
+    "k_helper_sigmoid_of_narrowed_square_f32": ({"x0": "f32"}, "_sg(x0.to(tl.float64))", "f32", 64, True),
+    "k_log2_where_literal_merged_f32": ({"x0": "f32", "x1": "f32"}, "tl.log2(tl.abs(tl.where(x0 < 0, 0.5, x0 / x1)) + "
+                                        "2.0)", "f32", 256, True),
+    "k_log2_where_narrowed_compare_f32": ({"x0": "f32", "x1": "f32"}, "tl.log2(tl.abs(tl.where(x0.to(tl.float16) < 0, "
+                                          "0.5, x0 / x1)) + 2.0)", "f32", 256, True),
     # -abs of a widened value, narrowed back: LLVM's sign-bit or on the narrow value (held-out seed 227213, reported)
     "k_neg_abs_widened_bf16": ({"x0": "bf16"}, "-tl.abs(x0.to(tl.float32))", "bf16", 64, True),
     "k_neg_abs_widened_f16": ({"x0": "f16"}, "tl.abs(x0.to(tl.float64)) * -1.0", "f16", 64, True),
@@ -776,6 +787,12 @@ HAND_EDITS = {
     "k_named_literal_stored_f64": ("    r = ", "    c = 0.7978845608\n    r = "),
     "k_named_literal_via_half_stored_bf16": ("    r = ", "    c = 0.1\n    d = c.to(tl.float16)\n    r = "),
     "k_named_literal_sum_stored_f16": ("    r = ", "    c = 0.1\n    c += 1.0\n    r = "),
+    "k_helper_negation_plus_widened_f32": ("@triton.jit\ndef k_", "@triton.jit\ndef _neg(b):\n    return -b\n\n\n"
+                                           "@triton.jit\ndef k_"),
+    "k_helper_square_plus_one_f32": ("@triton.jit\ndef k_", "@triton.jit\ndef _sq(a):\n    return (a * a).to("
+                                     "tl.float32)\n\n\n@triton.jit\ndef k_"),
+    "k_helper_sigmoid_of_narrowed_square_f32": ("@triton.jit\ndef k_", "@triton.jit\ndef _sg(a):\n    return "
+                                                "tl.sigmoid((a * a).to(tl.float32))\n\n\n@triton.jit\ndef k_"),
     "k_threshold_acc_bf16": ("import triton.language as tl\n",
                              "import triton.language as tl\nACC: tl.constexpr = tl.float32\n"),
 }
