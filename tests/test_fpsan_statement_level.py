@@ -29,6 +29,8 @@ from tests.test_fpsan_libdevice import _assert_bit_exact, _compare
     "k_helper_square_plus_one_f32",  # _sq(x.to(f64)) + 1.0 of def _sq(a): return (a * a).to(f32)
     "k_log2_where_literal_merged_f32",  # the where's folded constant arm at LLVM's column-0 copies
     "k_log2_where_narrowed_compare_f32",  # ... and the comparison of a narrowing there
+    "k_abs_of_narrowed_max_f64",  # |max(x, 10.0).to(f32)|: LLVM drops the abs, the ring's narrowing needs it
+    "k_abs_of_named_narrowed_max_f64",  # ... through a name only the abs reads
 ])
 def test_statement_level_kernels_are_bit_exact(name):
     _assert_bit_exact(name, folds=())
@@ -42,6 +44,7 @@ def test_statement_level_kernels_are_bit_exact(name):
     ("k_exp_of_negated_narrowed_square_f32", "mul", "narrowed"),  # v = (a * a).to(f32); exp(-v)
     ("k_product_minus_widened_f32", "fma", "subtrahend negated"),  # P - E: the f32 negation of E, not the ring's
     ("k_helper_sigmoid_of_narrowed_square_f32", "mul", "narrowed"),  # sigmoid's negation, in a helper
+    ("k_abs_and_plain_narrowed_max_f64", "cvt", "some reads"),  # |v| * v: LLVM's v * v
 ])
 def test_statement_level_kernels_that_differ_are_reported(name, opcode, words):
     ours, theirs, errors = _compare(name, folds=())

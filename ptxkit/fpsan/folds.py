@@ -53,6 +53,7 @@ from ptxkit.fpsan.fold_cancelled_neg import report_cancelled_negations
 from ptxkit.fpsan.fold_contracted import contracted_narrowed_product, kept_as_addend
 from ptxkit.fpsan.fold_contracted_wide_add import contracted_wide_add
 from ptxkit.fpsan.fold_converted_int_arith import converted_int_arith, rewrite_converted_int_arith
+from ptxkit.fpsan.fold_dropped_abs import dropped_abs
 from ptxkit.fpsan.fold_dropped_arm_round_trip import dropped_arm_round_trip
 from ptxkit.fpsan.fold_flow import (
     Flow,
@@ -264,6 +265,8 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
         return wide_add
     if op == "mov" and (stored := stored_named_literal(instr, ctx, flow)) is not None:
         return stored
+    if op == "cvt" and (unsigned := dropped_abs(instr, ctx, flow, opts.atomics)) is not None:
+        return unsigned
     if op == "cvt" and (poison := poison_conversion(instr, flow) or read_only_negated(instr, flow)) is not None:
         return FoldResult(False, poison)
     if op in ("and", "selp") and (zero := zero_sign_fold(instr, ctx, opts, flow)) is not None:

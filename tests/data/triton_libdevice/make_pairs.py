@@ -657,6 +657,11 @@ HAND = {
                                         "2.0)", "f32", 256, True),
     "k_log2_where_narrowed_compare_f32": ({"x0": "f32", "x1": "f32"}, "tl.log2(tl.abs(tl.where(x0.to(tl.float16) < 0, "
                                           "0.5, x0 / x1)) + 2.0)", "f32", 256, True),
+    # ... |x| of a narrowing LLVM knows is non-negative, which it drops (silent in 185/200; exact, reported where other
+    # reads take the narrowing without the abs)
+    "k_abs_of_narrowed_max_f64": ({"x0": "f64"}, "tl.abs(tl.maximum(x0, 10.0).to(tl.float32)) * 3.0", "f32", 64, True),
+    "k_abs_of_named_narrowed_max_f64": ({"x0": "f64"}, "tl.abs(v) * 3.0", "f32", 64, True),
+    "k_abs_and_plain_narrowed_max_f64": ({"x0": "f64"}, "tl.abs(v) * v", "f32", 64, True),
     # -abs of a widened value, narrowed back: LLVM's sign-bit or on the narrow value (held-out seed 227213, reported)
     "k_neg_abs_widened_bf16": ({"x0": "bf16"}, "-tl.abs(x0.to(tl.float32))", "bf16", 64, True),
     "k_neg_abs_widened_f16": ({"x0": "f16"}, "tl.abs(x0.to(tl.float64)) * -1.0", "f16", 64, True),
@@ -793,6 +798,8 @@ HAND_EDITS = {
                                      "tl.float32)\n\n\n@triton.jit\ndef k_"),
     "k_helper_sigmoid_of_narrowed_square_f32": ("@triton.jit\ndef k_", "@triton.jit\ndef _sg(a):\n    return "
                                                 "tl.sigmoid((a * a).to(tl.float32))\n\n\n@triton.jit\ndef k_"),
+    "k_abs_of_named_narrowed_max_f64": ("    r = ", "    v = tl.maximum(x0, 10.0).to(tl.float32)\n    r = "),
+    "k_abs_and_plain_narrowed_max_f64": ("    r = ", "    v = tl.maximum(x0, 10.0).to(tl.float32)\n    r = "),
     "k_threshold_acc_bf16": ("import triton.language as tl\n",
                              "import triton.language as tl\nACC: tl.constexpr = tl.float32\n"),
 }
