@@ -11,21 +11,22 @@ import ast
 
 from ptxkit import ir
 from ptxkit.fpsan import ring as R
+from ptxkit.fpsan.abs_bits import HALF_ABS
 from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext
 from ptxkit.fpsan.dispatch import rewrite_instruction
 from ptxkit.fpsan.fold_flow import Flow, FoldResult, float_cast
 from ptxkit.fpsan.report import ERROR, NOTE, Verdict
 from ptxkit.fpsan.source_ast import SourceFile, _cast_to, _method_call
 
-_SIGN_CLEAR = {32: 0x7FFFFFFF, 64: 0x7FFFFFFFFFFFFFFF}
+_SIGN_CLEAR = {16: 0x7FFF, 32: 0x7FFFFFFF, 64: 0x7FFFFFFFFFFFFFFF}
 
 
 def dropped_abs(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, atomics: str) -> FoldResult | None:
-    """``cvt.rn.T.W d, x`` (a float narrowing, T f32 or f64) at the source's ``tl.abs(E.to(T))`` where no reader of
+    """``cvt.rn.T.W d, x`` (a float narrowing) at the source's ``tl.abs(E.to(T))`` where no reader of
     d is an ``abs`` or a sign-clearing ``and``: the ring's narrowing, then its float bits' sign bit cleared."""
     cast = float_cast(instr) if instr.opcode == "cvt" else None
     d = instr.operands[0] if instr.operands else None
-    if cast is None or cast[0] not in ("f32", "f64") or R.ring(cast[0]).w >= R.ring(cast[1]).w \
+    if cast is None or cast[0] not in ("f16", "bf16", "f32", "f64") or R.ring(cast[0]).w >= R.ring(cast[1]).w \
             or not isinstance(d, ir.Reg) or instr.guard is not None or flow.only_def(d.name) is not instr:
         return None
     if any(r.opcode in ("abs", "and") for r in flow.uses.get(d.name, [])):
@@ -52,6 +53,9 @@ def dropped_abs(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, atomics:
     cleared = ctx.fresh(BITS_KIND[w])
     ctx.emit(f"and.b{w} {cleared}, {bits}, 0x{_SIGN_CLEAR[w]:X}")
     ctx.define(d, ctx.embed_value(cleared, cast[0]), cast[0], None)
+    if w == 16:  # (Triton's build may write that |x| as a float abs, which makes NaN patterns canonical)
+        return FoldResult(True, Verdict(f"narrowing whose |x| the source at {where} takes and LLVM dropped: {HALF_ABS}",
+                                        ERROR, native=False))
     return FoldResult(True, Verdict(
         f"narrowing whose |x| the source at {where} takes and LLVM "
         "dropped (it knows the value is non-negative): Triton's FPSan clears the sign bit of the ring narrowing's "
