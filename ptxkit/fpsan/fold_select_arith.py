@@ -384,7 +384,7 @@ def unexplained_select_constant(instr: ir.Instruction, flow: Flow) -> str | None
     if instr.opcode != "selp" or len(ops) != 4 or width not in (16, 32, 64) or not isinstance(ops[0], ir.Reg):
         return None
     ks = [b for i in (1, 2) if isinstance(ops[i], (ir.Imm, ir.FloatImm)) and (b := _bits(ops[i], width)) is not None]
-    found = flow.hints.nodes_or_line(instr) if ks and _select_arith(instr, flow) is None else None
+    found = flow.hints.nodes(instr) if ks and _select_arith(instr, flow) is None else None
     if found is None or flow.value_kind([ops[0].name]) == "int":
         return None
     f, nodes = found

@@ -563,9 +563,9 @@ def _returned(f: SourceFile, n: ast.expr) -> tuple[ast.expr, dict[str, ast.expr]
 def _form(a: int | None, b: int | None) -> str | None:
     """The H form of an op on operands of widths ``a``, ``b``: an explicit 32/64-bit widening makes it
     ``f32``/``f64``; 16-bit, own-type (a 16-bit op's own operand is 16-bit: LLVM narrows only widenings)
-    and constant operands ``native``."""
+    and constant operands ``native``; an f64 operand makes it ``f64`` whatever the other (Triton promotes)."""
     if a is None or b is None:
-        return None
+        return "f64" if 64 in (a, b) else None
     w = max(a, b)
     return f"f{w}" if w in (32, 64) else "native"
 

@@ -662,6 +662,8 @@ HAND = {
     "k_abs_of_narrowed_max_f64": ({"x0": "f64"}, "tl.abs(tl.maximum(x0, 10.0).to(tl.float32)) * 3.0", "f32", 64, True),
     "k_abs_of_named_narrowed_max_f64": ({"x0": "f64"}, "tl.abs(v) * 3.0", "f32", 64, True),
     "k_abs_and_plain_narrowed_max_f64": ({"x0": "f64"}, "tl.abs(v) * v", "f32", 64, True),
+    # ... an f64 add of a quotient of loaded values (its type unknown to the source: f64 all the same; silent)
+    "k_quotient_plus_widened_f32": ({"x0": "f32"}, "x0.to(tl.float64) + (x0 / x0) / x0", "f32", 64, True),
     "k_abs_of_narrowed_max_half_f32": ({"x0": "f32"}, "tl.abs(tl.maximum(x0, 10.0).to(tl.float16)) * 3.0", "f16", 64,
                                        True),
     # -abs of a widened value, narrowed back: LLVM's sign-bit or on the narrow value (held-out seed 227213, reported)
