@@ -3,6 +3,7 @@
     python -m ptxkit.corpus.triton_gen --n 200 --seed 0 [--json OUT.json] [--matrix]
     python -m ptxkit.corpus.triton_gen --only 106,k_tanh_f32      # one kernel each: source + outcome
     python -m ptxkit.corpus.triton_gen --n 0 --models             # the model kernels (softmax, layernorm, …)
+    python -m ptxkit.corpus.triton_gen --statements --n 200       # statement-level kernels (names, helpers, …)
 
 Kernels ``seed .. seed+n-1`` of :func:`ptxkit.corpus.triton_kernels.generate` are compiled plain and
 with ``instrumentation_mode="fpsan"``; Triton's FPSan PTX on the simulator is the reference, ``ptxkit
@@ -10,7 +11,8 @@ sanitize`` of the plain PTX on the simulator the candidate (:mod:`ptxkit.corpus.
 one line per kernel (stderr) and the counts (stdout, JSON). ``--matrix`` also runs the single-op
 kernels (one per op × dtype, reduction, dot), attributes each random mismatch to the single-op
 features that fail on their own, and runs the hand-written idiom kernels (LLVM rewrites of issue
-10). ``--models`` also runs the model kernels (:mod:`ptxkit.corpus.triton_models`). Needs
+10). ``--models`` also runs the model kernels (:mod:`ptxkit.corpus.triton_models`). ``--statements`` sweeps the
+statement-level generator (:mod:`ptxkit.corpus.triton_statements`) instead of the expression one. Needs
 ``pip install 'ptxkit[triton]'``; exit 2 without Triton.
 """
 
@@ -24,6 +26,7 @@ from dataclasses import asdict
 from ptxkit.corpus.triton_check import TRITON_VERSION, Outcome, check, progress, summarize, triton_available
 from ptxkit.corpus.triton_kernels import KernelSpec, generate, idiom_kernels, single_op_matrix
 from ptxkit.corpus.triton_models import model_kernels
+from ptxkit.corpus.triton_statements import generate_statements
 from ptxkit.io import atomic_write
 
 _NOT_KEY = ("num_warps=", "mask", "dot_acc")
@@ -48,6 +51,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--json", metavar="FILE", help="write every outcome and the summary as JSON")
     p.add_argument("--matrix", action="store_true", help="also run the single-op matrix and attribute mismatches")
     p.add_argument("--models", action="store_true", help="also run the model kernels (softmax, layernorm, GELU, …)")
+    p.add_argument("--statements", action="store_true", help="sweep the statement-level generator (names, helpers, "
+                   "loops, constexprs) instead of the expression one")
     p.add_argument("--quiet", action="store_true", help="no per-kernel lines")
     p.add_argument("--only", metavar="KEYS", help="comma-separated seeds and single-op/idiom kernel names: print each "
                    "kernel's source and full outcome instead of a sweep")
@@ -60,13 +65,15 @@ def main(argv: list[str] | None = None) -> int:
         print(f"triton_gen: warning: Triton {version} installed; the FPSan semantics are pinned to "
               f"{TRITON_VERSION}", file=sys.stderr)
     if a.only:
-        return _only(a.only.split(","))
+        return _only(a.only.split(","), a.statements)
+    make = generate_statements if a.statements else generate
     outcomes = []
     for seed in range(a.seed, a.seed + a.n):
-        outcomes.append(check(generate(seed)))
+        outcomes.append(check(make(seed)))
         if not a.quiet:
             progress(outcomes[-1])
-    result: dict = {"triton": version, "first_seed": a.seed, "summary": summarize(outcomes)}
+    result: dict = {"triton": version, "generator": "statements" if a.statements else "expressions",
+                    "first_seed": a.seed, "summary": summarize(outcomes)}
     matrix: list[Outcome] = []
     if a.matrix:
         matrix = _checked(single_op_matrix(), a.quiet)
@@ -106,11 +113,11 @@ def _failing(outcomes: list[Outcome]) -> dict[str, str]:
     return {m.name: m.status + (" (reported)" if m.strict_fails else "") for m in outcomes if m.status != "exact"}
 
 
-def _only(keys: list[str]) -> int:
+def _only(keys: list[str], statements: bool = False) -> int:
     matrix = {k.name: k for k in single_op_matrix() + idiom_kernels() + model_kernels()}
     for key in (k.strip() for k in keys):
         if key.lstrip("-").isdigit():
-            spec = generate(int(key))
+            spec = generate_statements(int(key)) if statements else generate(int(key))
         elif key in matrix:
             spec = matrix[key]
         else:

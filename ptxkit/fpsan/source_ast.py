@@ -442,7 +442,8 @@ def _width(f: SourceFile, e: ast.expr, depth: int) -> int | None:
     return None
 
 
-_UNARY_MATH = ("abs", "sqrt", "sqrt_rn", "rsqrt", "exp", "exp2", "log", "log2", "sin", "cos", "erf", "floor", "ceil")
+_UNARY_MATH = ("abs", "sqrt", "sqrt_rn", "rsqrt", "exp", "exp2", "log", "log2", "sin", "cos", "erf", "floor", "ceil",
+               "sigmoid")
 
 
 def _same_type_args(r: ast.expr) -> list[ast.expr]:

@@ -664,6 +664,8 @@ HAND = {
     "k_abs_and_plain_narrowed_max_f64": ({"x0": "f64"}, "tl.abs(v) * v", "f32", 64, True),
     # ... an f64 add of a quotient of loaded values (its type unknown to the source: f64 all the same; silent)
     "k_quotient_plus_widened_f32": ({"x0": "f32"}, "x0.to(tl.float64) + (x0 / x0) / x0", "f32", 64, True),
+    # ... a comparison of a sigmoid's narrowing (tl.sigmoid typed by its argument; silent)
+    "k_where_narrowed_sigmoid_compare_f32": ({"x0": "f32"}, "tl.where(v.to(tl.float16) < 0, x0, v)", "f32", 64, True),
     "k_abs_of_narrowed_max_half_f32": ({"x0": "f32"}, "tl.abs(tl.maximum(x0, 10.0).to(tl.float16)) * 3.0", "f16", 64,
                                        True),
     # -abs of a widened value, narrowed back: LLVM's sign-bit or on the narrow value (held-out seed 227213, reported)
@@ -804,6 +806,7 @@ HAND_EDITS = {
                                                 "tl.sigmoid((a * a).to(tl.float32))\n\n\n@triton.jit\ndef k_"),
     "k_abs_of_named_narrowed_max_f64": ("    r = ", "    v = tl.maximum(x0, 10.0).to(tl.float32)\n    r = "),
     "k_abs_and_plain_narrowed_max_f64": ("    r = ", "    v = tl.maximum(x0, 10.0).to(tl.float32)\n    r = "),
+    "k_where_narrowed_sigmoid_compare_f32": ("    r = ", "    v = tl.sigmoid(x0)\n    r = "),
     "k_threshold_acc_bf16": ("import triton.language as tl\n",
                              "import triton.language as tl\nACC: tl.constexpr = tl.float32\n"),
 }
