@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import random
 import struct
+from typing import cast
 
 from ptxkit.corpus.triton_kernels import _HEADER, SIG, TL, Buffer, KernelSpec
 
@@ -62,7 +63,7 @@ class _Program:
         e = b.format(*[self.expr(env, depth - 1, i > 0 or b.startswith("(")) for i in range(b.count("{}"))])
         return f"{e}.to({TL[r.choice(FLOATS)]})" if r.random() < 0.12 and any(v in e for v in env) else e
 
-    def build(self) -> tuple[dict[str, str], str, str, list[tuple[str, str, object, bool]], str, tuple[int, int]]:
+    def build(self) -> tuple[dict[str, str], str, str, list[tuple[str, str, float, bool]], str, tuple[int, int]]:
         """(leaves, body, output dtype, parameters (name, type, value, constexpr), helpers, (BLOCK, num_warps))."""
         r = self.r
         t = r.choice(("f16", "bf16", "f32", "f32", "f64"))
@@ -70,7 +71,7 @@ class _Program:
         env = list(leaves)
         self.half = any(v in ("f16", "bf16") for v in leaves.values())
         lines: list[str] = []
-        params: list[tuple[str, str, object, bool]] = []
+        params: list[tuple[str, str, float, bool]] = []
         pre, helper = "", ""
         if r.random() < 0.4:
             hb = self.expr(["a", "b"], 2)
@@ -103,7 +104,7 @@ class _Program:
                           f"    {v} = {v} * {r.choice(LITS)} + {self.atom(env)}"]
             elif c < 0.48 and nv and any(p[0] == "FLAG" for p in params):
                 v = f"v{r.randrange(nv)}"
-                lines += ["if FLAG:", f"    {v} = {self.expr(env + [v], 2)}"]
+                lines += ["if FLAG:", f"    {v} = {self.expr([*env, v], 2)}"]
             elif c < 0.58 and helper:
                 a, b = self.expr(env, 1), self.expr(env, 1)
                 lines.append(f"v{nv} = _h({a}, {b})" if helper == "2" else f"v{nv} = _h({a}, {b}, {r.choice(LITS)})")
@@ -140,9 +141,9 @@ def generate_statements(seed: int) -> KernelSpec:
     sig |= {p[0]: ("constexpr" if p[3] else p[1]) for p in params}
     sig["BLOCK"] = "constexpr"
     n = 200 if block == 256 else 1000
-    scalars: dict[str, int] = {"n": n} | {p[0]: struct.unpack("<I", struct.pack("<f", float(p[2])))[0]  # type: ignore
+    scalars: dict[str, int] = {"n": n} | {p[0]: struct.unpack("<I", struct.pack("<f", float(p[2])))[0]
                                           for p in params if not p[3]}
-    return KernelSpec(seed, "statements", name, head + "\n".join(lines) + "\n", sig,
-                      {"BLOCK": block} | {p[0]: p[2] for p in params if p[3]},  # type: ignore[misc]
-                      nw, (2, 1, 1), [Buffer(f"{x}_ptr", t, 2 * block) for x, t in leaves.items()],
+    consts = cast(dict[str, int], {"BLOCK": block} | {p[0]: p[2] for p in params if p[3]})  # (a float, a bool too)
+    return KernelSpec(seed, "statements", name, head + "\n".join(lines) + "\n", sig, consts, nw, (2, 1, 1),
+                      [Buffer(f"{x}_ptr", t, 2 * block) for x, t in leaves.items()],
                       Buffer("out_ptr", out_t, 2 * block), scalars, ["statements"])
