@@ -18,7 +18,7 @@ from ptxkit import ir
 from ptxkit.fpsan.fold_stored_named_literal import constant_scalar
 from ptxkit.fpsan.irview import regs, writes
 from ptxkit.fpsan.report import ERROR, ReportItem, SanitizeReport
-from ptxkit.fpsan.source_ast import SourceFile, _cast_to
+from ptxkit.fpsan.source_ast import _DEPTH, SourceFile, _cast_to, _resolve
 from ptxkit.fpsan.source_hints import SourceHints
 from ptxkit.fpsan.source_walk import subexpressions
 
@@ -77,8 +77,23 @@ def _constant(r: str, movs: dict[str, list[ir.Instruction]], depth: int) -> bool
 
 
 def _float_arithmetic(f: SourceFile, e: ast.expr) -> bool:
-    """``e`` (names followed) has a ``+ - * /`` and is a float: a float literal or a ``.to(tl.floatN)`` in it."""
+    """``e`` (names followed) has a ``+ - * /`` and is a float: a float literal or a ``.to(tl.floatN)`` in it. A name
+    the hints cannot follow (assigned in a loop or an ``if``: ``for _ in tl.static_range(3): v = v * 0.04 + v``,
+    statement-level probe, silent) counts with every value assigned to it."""
     nodes = list(subexpressions(f, e))
+    fn = f.function_of(e)
+    names = {n.id for n in ast.walk(e) if isinstance(n, ast.Name)} | {
+        m.id for n in nodes for m in ast.walk(n) if isinstance(m, ast.Name)}
+    assigns = [a for a in ast.walk(fn) if isinstance(a, (ast.Assign, ast.AugAssign))] if fn is not None else []
+    for _ in range(_DEPTH):  # (names in those values too: y = v0 of a v0 the loop reassigns)
+        more = [sub for a in assigns if any(isinstance(t, ast.Name) and t.id in names and _resolve(f, t, _DEPTH) is None
+                                            for t in (a.targets if isinstance(a, ast.Assign) else [a.target]))
+                for sub in ast.walk(a.value) if isinstance(sub, ast.expr)]
+        new = {m.id for m in more if isinstance(m, ast.Name)} - names
+        nodes += more
+        if not new:
+            break
+        names |= new
     arith = any(isinstance(n, ast.BinOp) and isinstance(n.op, _ARITH) for n in nodes)
     return arith and any((isinstance(n, ast.Constant) and isinstance(n.value, float))
                          or (_cast_to(n) or "").startswith(("float", "bfloat")) for n in nodes)
