@@ -34,6 +34,8 @@ from tests.test_fpsan_libdevice import _assert_bit_exact, _compare
     "k_abs_of_narrowed_max_half_f32",  # ... to f16 (reported as every half |x|: Triton's may be a float abs)
     "k_quotient_plus_widened_f32",  # x.to(f64) + (x / x) / x: an f64 operand makes the add f64 whatever the other
     "k_where_narrowed_sigmoid_compare_f32",  # v = tl.sigmoid(x); v.to(f16) < 0 as LLVM's v < -2^-25
+    "k_sigmoid_of_where_literal_f32",  # sigmoid's * -log2e pushed into the where's arms (standard.py's location)
+    "k_helper_sigmoid_of_where_literal_f32",  # ... in a helper
 ])
 def test_statement_level_kernels_are_bit_exact(name):
     _assert_bit_exact(name, folds=())

@@ -29,6 +29,7 @@ from ptxkit.fpsan.source_ast import (
     _method_call,
     _number,
     _resolve,
+    _returned,
     _width,
 )
 from ptxkit.fpsan.source_numbers import arm_number, constexpr_param
@@ -93,6 +94,12 @@ def _select_arith(instr: ir.Instruction, flow: Flow) -> SelectArith | None:
         return None
     steps = _chain(flow, reg.name, ftype)
     found = flow.hints.nodes_or_line(instr) if steps else None
+    if found is not None and not _wheres(found[1]):  # a library body's select (tl.sigmoid(where(c, x, 0.25)): its
+        with flow.hints.at_call_site(instr) as inlined:  # exp's * -log2e pushed into the arms, held at standard.py)
+            at = flow.hints.nodes(instr) if inlined else None
+        if at is not None:  # (the user's call of a helper that calls it: what the helper returns)
+            found = at[0], [r for n in at[1] for r in ([_resolve(at[0], n, _DEPTH)] if _returned(at[0], n) else [n])
+                            if r is not None]
     if found is None:
         return None
     f, nodes = found
@@ -314,8 +321,8 @@ def _applied_to(f: SourceFile, w: ast.expr, steps: list[_Step]) -> bool:
                 kinds.add("mul")
             elif isinstance(p, ast.Call) and (_method_call(p, "maximum", 2) or _method_call(p, "minimum", 2)):
                 kinds.add("max" if _method_call(p, "maximum", 2) else "min")
-            elif isinstance(p, ast.Call) and _method_call(p, "exp", 1):
-                kinds.add("mul")  # (its ex2.approx of x * log2e)
+            elif isinstance(p, ast.Call) and (_method_call(p, "exp", 1) or _method_call(p, "sigmoid", 1)):
+                kinds.add("mul")  # (its ex2.approx of x * log2e; sigmoid's of x * -log2e)
             elif isinstance(p, ast.Call) and _method_call(p, "abs", 1):
                 pass  # (|where(..)| + 2.0: the abs LLVM keeps on the register arm, a number's own is folded)
             else:

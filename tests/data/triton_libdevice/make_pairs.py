@@ -668,6 +668,9 @@ HAND = {
     "k_where_narrowed_sigmoid_compare_f32": ({"x0": "f32"}, "tl.where(v.to(tl.float16) < 0, x0, v)", "f32", 64, True),
     # ... a constant a static_range loop computes from a named literal, stored narrowed (silent; reported)
     "k_loop_constant_stored_f16": ({"x0": "f16"}, "v", "f16", 64, True),
+    # ... sigmoid's * -log2e pushed into a where's arms, at standard.py's location (directly, or in a helper; silent)
+    "k_sigmoid_of_where_literal_f32": ({"x0": "f32"}, "tl.sigmoid(tl.where(x0 < 0, 0.25, x0))", "f32", 64, True),
+    "k_helper_sigmoid_of_where_literal_f32": ({"x0": "f32"}, "_sgw(x0, x0)", "f32", 64, True),
     "k_abs_of_narrowed_max_half_f32": ({"x0": "f32"}, "tl.abs(tl.maximum(x0, 10.0).to(tl.float16)) * 3.0", "f16", 64,
                                        True),
     # -abs of a widened value, narrowed back: LLVM's sign-bit or on the narrow value (held-out seed 227213, reported)
@@ -811,6 +814,8 @@ HAND_EDITS = {
     "k_where_narrowed_sigmoid_compare_f32": ("    r = ", "    v = tl.sigmoid(x0)\n    r = "),
     "k_loop_constant_stored_f16": ("    r = ", "    c = 1.5\n    v = -c\n    for _i in tl.static_range(3):\n"
                                    "        v = v * 0.044715 + v\n    r = "),
+    "k_helper_sigmoid_of_where_literal_f32": ("@triton.jit\ndef k_", "@triton.jit\ndef _sgw(a, b):\n    return "
+                                              "tl.sigmoid(tl.where(b < 0, 0.25, a))\n\n\n@triton.jit\ndef k_"),
     "k_threshold_acc_bf16": ("import triton.language as tl\n",
                              "import triton.language as tl\nACC: tl.constexpr = tl.float32\n"),
 }
