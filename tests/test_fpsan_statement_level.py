@@ -32,6 +32,7 @@ from tests.test_fpsan_libdevice import _assert_bit_exact, _compare
     "k_abs_of_narrowed_max_f64",  # |max(x, 10.0).to(f32)|: LLVM drops the abs, the ring's narrowing needs it
     "k_abs_of_named_narrowed_max_f64",  # ... through a name only the abs reads
     "k_abs_of_narrowed_max_half_f32",  # ... to f16 (reported as every half |x|: Triton's may be a float abs)
+    "k_abs_of_narrowed_max_widened_back_f32",  # |max(x, 0.5).to(f16).to(f32)|: the f32 |x|, an integer and
     "k_quotient_plus_widened_f32",  # x.to(f64) + (x / x) / x: an f64 operand makes the add f64 whatever the other
     "k_where_narrowed_sigmoid_compare_f32",  # v = tl.sigmoid(x); v.to(f16) < 0 as LLVM's v < -2^-25
     "k_sigmoid_of_where_literal_f32",  # sigmoid's * -log2e pushed into the where's arms (standard.py's location)

@@ -16,7 +16,7 @@ from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext
 from ptxkit.fpsan.dispatch import rewrite_instruction
 from ptxkit.fpsan.fold_flow import Flow, FoldResult, float_cast
 from ptxkit.fpsan.report import ERROR, NOTE, Verdict
-from ptxkit.fpsan.source_ast import SourceFile, _cast_to, _method_call
+from ptxkit.fpsan.source_ast import PTX_OF_DTYPE, SourceFile, _cast_to, _method_call
 
 _SIGN_CLEAR = {16: 0x7FFF, 32: 0x7FFFFFFF, 64: 0x7FFFFFFFFFFFFFFF}
 
@@ -35,14 +35,20 @@ def dropped_abs(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, atomics:
     if found is None:
         return None
     f, nodes = found
-    kinds = {(k, n) for n in nodes if _cast_to(n) is not None and (k := _absed(f, n)) is not None}
+    kinds: set[tuple[str, ast.expr, str]] = set()  # (all/some, the cast, the type the |x| is taken at)
+    for n in nodes:
+        if PTX_OF_DTYPE.get(_cast_to(n) or "") != cast[0]:
+            continue
+        up = _widened_on(f, n)
+        if (k := _absed(f, up)) is not None:
+            kinds.add((k, n, PTX_OF_DTYPE.get(_cast_to(up) or "", cast[0])))
     if not kinds:
         return None
     done = rewrite_instruction(instr, ctx, atomics)
     if done is not True:
         return FoldResult(False, done if isinstance(done, Verdict) else Verdict(str(done or "not modelled")))
     where = f.where(next(iter(kinds))[1])
-    if {k for k, _ in kinds} != {"all"}:
+    if {k for k, _, _ in kinds} != {"all"}:
         return FoldResult(True, Verdict(
             f"narrowing whose |x| the source at {where} takes for some reads and not others: LLVM dropped the abs "
             "(it knows the value is non-negative) and merged the reads, where Triton's FPSan clears the sign bit of "
@@ -53,13 +59,28 @@ def dropped_abs(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, atomics:
     cleared = ctx.fresh(BITS_KIND[w])
     ctx.emit(f"and.b{w} {cleared}, {bits}, 0x{_SIGN_CLEAR[w]:X}")
     ctx.define(d, ctx.embed_value(cleared, cast[0]), cast[0], None)
-    if w == 16:  # (Triton's build may write that |x| as a float abs, which makes NaN patterns canonical)
+    if {R.ring(t).w for _, _, t in kinds} == {16}:  # (Triton's build may write a half's |x| as a float abs,
+        # which makes NaN patterns canonical; of its widening to f32 or f64, an integer and)
         return FoldResult(True, Verdict(f"narrowing whose |x| the source at {where} takes and LLVM dropped: {HALF_ABS}",
                                         ERROR, native=False))
     return FoldResult(True, Verdict(
         f"narrowing whose |x| the source at {where} takes and LLVM "
         "dropped (it knows the value is non-negative): Triton's FPSan clears the sign bit of the ring narrowing's "
         "float bits; sanitized so", NOTE, native=False))
+
+
+def _widened_on(f: SourceFile, n: ast.expr) -> ast.expr:
+    """The outermost of the widening ``.to()`` calls applied to ``n`` (``E.to(f16).to(f32)``: a widening keeps the
+    sign, so the |x| of it is the widening of the narrowing's |x|), else ``n``."""
+    for _ in range(4):
+        up = f.parent.get(id(n))
+        up = f.parent.get(id(up)) if isinstance(up, ast.Attribute) and up.attr == "to" else None  # (E.to(T)'s .to)
+        t = PTX_OF_DTYPE.get(_cast_to(up) or "") if isinstance(up, ast.Call) else None
+        if t is None or not isinstance(up, ast.Call) or not isinstance(up.func, ast.Attribute) \
+                or up.func.value is not n or R.ring(t).w < R.ring(PTX_OF_DTYPE.get(_cast_to(n) or "", "f64")).w:
+            return n
+        n = up
+    return n
 
 
 def _absed(f: SourceFile, n: ast.expr) -> str | None:

@@ -671,6 +671,8 @@ HAND = {
     # ... sigmoid's * -log2e pushed into a where's arms, at standard.py's location (directly, or in a helper; silent)
     "k_sigmoid_of_where_literal_f32": ({"x0": "f32"}, "tl.sigmoid(tl.where(x0 < 0, 0.25, x0))", "f32", 64, True),
     "k_helper_sigmoid_of_where_literal_f32": ({"x0": "f32"}, "_sgw(x0, x0)", "f32", 64, True),
+    "k_abs_of_narrowed_max_widened_back_f32": ({"x0": "f32"}, "x0 - tl.sqrt(tl.abs(tl.maximum(x0, 0.5).to(tl.float16)"
+                                               ".to(tl.float32)))", "f32", 64, True),
     "k_abs_of_narrowed_max_half_f32": ({"x0": "f32"}, "tl.abs(tl.maximum(x0, 10.0).to(tl.float16)) * 3.0", "f16", 64,
                                        True),
     # -abs of a widened value, narrowed back: LLVM's sign-bit or on the narrow value (held-out seed 227213, reported)
