@@ -37,6 +37,7 @@ from tests.test_fpsan_libdevice import _assert_bit_exact, _compare
     "k_where_narrowed_sigmoid_compare_f32",  # v = tl.sigmoid(x); v.to(f16) < 0 as LLVM's v < -2^-25
     "k_sigmoid_of_where_literal_f32",  # sigmoid's * -log2e pushed into the where's arms (standard.py's location)
     "k_helper_sigmoid_of_where_literal_f32",  # ... in a helper
+    "k_named_where_literal_through_abs_bf16",  # b = where(c, z, 0.1); rsqrt(|b| + 1.0): the folded 1.1 arm
 ])
 def test_statement_level_kernels_are_bit_exact(name):
     _assert_bit_exact(name, folds=())

@@ -33,6 +33,7 @@ from ptxkit.fpsan.source_ast import (
     _width,
 )
 from ptxkit.fpsan.source_numbers import arm_number, constexpr_param
+from ptxkit.fpsan.source_walk import subexpressions
 
 _TYPES = {32: ("f32", np.float32, np.uint32), 64: ("f64", np.float64, np.uint64)}
 _NATIVE = {"f16": (np.float16, np.uint16), "f32": (np.float32, np.uint32), "f64": (np.float64, np.uint64)}
@@ -111,7 +112,7 @@ def _select_arith(instr: ir.Instruction, flow: Flow) -> SelectArith | None:
         ftype = "f64"
     # (where the steps leave the literal as it is natively — -inf * 0.125, max(3.0, 2.0) — they may be the where's
     # own arm, where(m, x * 0.125, -inf) of a model kernel: only an operation the source applies to the where counts)
-    got = {(bits, f.where(n)) for n in _wheres(nodes)
+    got = {(bits, f.where(n)) for n in _wheres(nodes, f)
            if (path := ["f32", "f64"] if wide else _where_path(f, n, flow, instr, ftype)) is not None
            for lit in _literals(f, n, flow, instr, names=ftype in ("f32", "f64"))
            if (bits := _ring_of(lit, steps, ftype, dest, k, _cast_arm(n, ftype), path)) is not None
@@ -254,9 +255,11 @@ def _widened(flow: Flow, r: str) -> bool:
     return x is not None and x.opcode == "cvt" and float_cast(x) is not None
 
 
-def _wheres(nodes: list[ast.expr]) -> list[ast.Call]:
-    """The ``tl.where`` calls among ``nodes`` and their sub-expressions."""
-    return [m for n in nodes for m in ast.walk(n) if isinstance(m, ast.Call) and _method_call(m, "where", 3)]
+def _wheres(nodes: list[ast.expr], f: SourceFile | None = None) -> list[ast.Call]:
+    """The ``tl.where`` calls among ``nodes`` and their sub-expressions (with ``f``, names followed: ``b = tl.where(c,
+    z, 0.1); tl.abs(b) + 1.0``, statement-level probe, silent)."""
+    subs = (m for n in nodes for m in (subexpressions(f, n) if f is not None else ast.walk(n)))
+    return list({id(m): m for m in subs if isinstance(m, ast.Call) and _method_call(m, "where", 3)}.values())
 
 
 def _literals(f: SourceFile, n: ast.Call, flow: Flow, instr: ir.Instruction, names: bool = True) -> list[float]:

@@ -673,6 +673,9 @@ HAND = {
     "k_helper_sigmoid_of_where_literal_f32": ({"x0": "f32"}, "_sgw(x0, x0)", "f32", 64, True),
     "k_abs_of_narrowed_max_widened_back_f32": ({"x0": "f32"}, "x0 - tl.sqrt(tl.abs(tl.maximum(x0, 0.5).to(tl.float16)"
                                                ".to(tl.float32)))", "f32", 64, True),
+    # ... a named where's folded constant arm (the where found through the name; silent)
+    "k_named_where_literal_through_abs_bf16": ({"x0": "bf16", "x1": "f32"}, "tl.math.rsqrt(tl.abs(b) + 1.0)", "bf16",
+                                               64, True),
     "k_abs_of_narrowed_max_half_f32": ({"x0": "f32"}, "tl.abs(tl.maximum(x0, 10.0).to(tl.float16)) * 3.0", "f16", 64,
                                        True),
     # -abs of a widened value, narrowed back: LLVM's sign-bit or on the narrow value (held-out seed 227213, reported)
@@ -818,6 +821,7 @@ HAND_EDITS = {
                                    "        v = v * 0.044715 + v\n    r = "),
     "k_helper_sigmoid_of_where_literal_f32": ("@triton.jit\ndef k_", "@triton.jit\ndef _sgw(a, b):\n    return "
                                               "tl.sigmoid(tl.where(b < 0, 0.25, a))\n\n\n@triton.jit\ndef k_"),
+    "k_named_where_literal_through_abs_bf16": ("    r = ", "    b = tl.where(x0 < 0, x1, 0.1)\n    r = "),
     "k_threshold_acc_bf16": ("import triton.language as tl\n",
                              "import triton.language as tl\nACC: tl.constexpr = tl.float32\n"),
 }
