@@ -38,6 +38,8 @@ from tests.test_fpsan_libdevice import _assert_bit_exact, _compare
     "k_sigmoid_of_where_literal_f32",  # sigmoid's * -log2e pushed into the where's arms (standard.py's location)
     "k_helper_sigmoid_of_where_literal_f32",  # ... in a helper
     "k_named_where_literal_through_abs_bf16",  # b = where(c, z, 0.1); rsqrt(|b| + 1.0): the folded 1.1 arm
+    "k_where_two_and_widened_half_f16",  # where(c, 2.0, h.to(f32)) stored as f16: 2.0's ring narrowing (f16, not bf16)
+    "k_named_two_where_widened_sum_f16",  # c = 2.0; v + where(c > v, c, h.to(f32)) of an f64 v: φ32(2.0) widened
 ])
 def test_statement_level_kernels_are_bit_exact(name):
     _assert_bit_exact(name, folds=())

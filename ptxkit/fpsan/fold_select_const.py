@@ -19,16 +19,18 @@ from ptxkit.fpsan.fold_flow import Flow, FoldResult, float_cast
 from ptxkit.fpsan.report import NOTE, Verdict
 from ptxkit.fpsan.source_ast import (
     _DEPTH,
+    _PTX_DTYPE,
     OWN,
     Decision,
     SourceFile,
     _cast_to,
     _method_call,
-    _number,
+    _narrowed_to,
     _receiver,
     _resolve,
     _width,
 )
+from ptxkit.fpsan.source_numbers import arm_number
 
 _NARROW = {16: ("f16", "bf16"), 32: ("f32",)}
 
@@ -49,13 +51,16 @@ def narrowed_select_constants(instr: ir.Instruction, flow: Flow) -> tuple[dict[i
     for n in _wheres(f, nodes):
         assert isinstance(n, ast.Call)
         arms = n.args[1:]
-        lits = [c for a in arms if (c := _number(a)) is not None]
-        others = [a for a in arms if _number(a) is None]
+        # (a name bound to a number is an fp32 scalar: its f32 value, as a literal's; user-style probe, silent)
+        lits = [c for a in arms if (c := arm_number(f, a, {})) is not None]
+        others = [a for a in arms if arm_number(f, a, {}) is None]
         try:
             wide = 32 if not others else _width(f, others[0], _DEPTH)
         except (KeyError, IndexError, AttributeError, TypeError, ValueError, RecursionError):
             continue
         conv = _converted_arm(instr, flow)
+        stated = wide in (32, 64)  # (the source's type, over the PTX conversion's source: LLVM merges z.to(f32).to(f64)
+        # of a half into one cvt.f64.f16; user-style probe, silent)
         if wide == OWN:  # a loaded arm: the PTX's conversion of it says its type (where(c, x, 2.0) of an f32 x
             wide = R.ring(conv[1]).w if conv else None  # stored as f64 or bf16; custom kernels after held-out 68925)
         if wide is not None and 0 < wide < width and width in (32, 64):
@@ -65,7 +70,7 @@ def narrowed_select_constants(instr: ir.Instruction, flow: Flow) -> tuple[dict[i
             # (through the casts the source applies to the where on the way: .to(f16).to(f32) of an f32 where, stored
             # as f64, narrows the literal in the ring first; user-style probe, silent in 241/512)
             casts = _casts_after(f, n)
-            if casts and wide in (32, 64):  # (the PTX's conversion is the last cast's, not the where's type)
+            if (casts or stated) and wide in (32, 64):  # (the PTX's conversion is the last cast's, not the where's)
                 src = "f32" if wide == 32 else "f64"
             path = [src, *casts, dst] if src else []
             if path and all(any(float_to_bits(_rounded_along(c, path), dst) == b for c in lits) for b in imms.values()):
@@ -76,7 +81,10 @@ def narrowed_select_constants(instr: ir.Instruction, flow: Flow) -> tuple[dict[i
         if wide not in (32, 64) or wide <= width:
             continue
         src = "f32" if wide == 32 else "f64"
-        for t in (conv[0],) if conv and conv[0] in _NARROW[width] else _NARROW[width]:  # (f16 or bf16: its cvt's)
+        types = (conv[0],) if conv and conv[0] in _NARROW[width] else _NARROW[width]  # (f16 or bf16: its cvt's)
+        if len(types) == 2:  # (2.0 is 0x4000 in both: the source's narrowing of the where says which; user-style)
+            types = tuple(t for t in types if _narrowed_to(f, n, _PTX_DTYPE[t])) or types
+        for t in types:
             if all(any(float_to_bits(c, t) == b for c in lits) for b in imms.values()):
                 new = {i: _ring_cast(next(c for c in lits if float_to_bits(c, t) == b), src, t)
                        for i, b in imms.items()}

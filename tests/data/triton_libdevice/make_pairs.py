@@ -676,6 +676,11 @@ HAND = {
     # ... a named where's folded constant arm (the where found through the name; silent)
     "k_named_where_literal_through_abs_bf16": ({"x0": "bf16", "x1": "f32"}, "tl.math.rsqrt(tl.abs(b) + 1.0)", "bf16",
                                                64, True),
+    # ... a where's literal arm cast by the store: 2.0 is 0x4000 in f16 and in bf16 (the source's narrowing says which);
+    # a named literal arm widened with the where by an f64 add, the other arm a half LLVM widens in one cvt (silent)
+    "k_where_two_and_widened_half_f16": ({"x0": "f16", "x1": "f16"}, "tl.where(x0 > 0, 2.0, x1.to(tl.float32))",
+                                         "f16", 64, True),
+    "k_named_two_where_widened_sum_f16": ({"x0": "f16", "x1": "f16"}, "v + w", "f16", 64, True),
     "k_abs_of_narrowed_max_half_f32": ({"x0": "f32"}, "tl.abs(tl.maximum(x0, 10.0).to(tl.float16)) * 3.0", "f16", 64,
                                        True),
     # -abs of a widened value, narrowed back: LLVM's sign-bit or on the narrow value (held-out seed 227213, reported)
@@ -822,6 +827,8 @@ HAND_EDITS = {
     "k_helper_sigmoid_of_where_literal_f32": ("@triton.jit\ndef k_", "@triton.jit\ndef _sgw(a, b):\n    return "
                                               "tl.sigmoid(tl.where(b < 0, 0.25, a))\n\n\n@triton.jit\ndef k_"),
     "k_named_where_literal_through_abs_bf16": ("    r = ", "    b = tl.where(x0 < 0, x1, 0.1)\n    r = "),
+    "k_named_two_where_widened_sum_f16": ("    r = ", "    c = 2.0\n    v = tl.ceil(x1.to(tl.float64))\n"
+                                          "    w = tl.where(c > v, c, x1.to(tl.float32))\n    r = "),
     "k_threshold_acc_bf16": ("import triton.language as tl\n",
                              "import triton.language as tl\nACC: tl.constexpr = tl.float32\n"),
 }
