@@ -40,6 +40,7 @@ from tests.test_fpsan_libdevice import _assert_bit_exact, _compare
     "k_named_where_literal_through_abs_bf16",  # b = where(c, z, 0.1); rsqrt(|b| + 1.0): the folded 1.1 arm
     "k_where_two_and_widened_half_f16",  # where(c, 2.0, h.to(f32)) stored as f16: 2.0's ring narrowing (f16, not bf16)
     "k_named_two_where_widened_sum_f16",  # c = 2.0; v + where(c > v, c, h.to(f32)) of an f64 v: φ32(2.0) widened
+    "k_helper_compare_of_widened_argument_f32",  # a helper's b > a of a widened argument a: its one call's argument
 ])
 def test_statement_level_kernels_are_bit_exact(name):
     _assert_bit_exact(name, folds=())

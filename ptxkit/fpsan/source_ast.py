@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeGuard
 
-from ptxkit.fpsan.source_inline import substituted
+from ptxkit.fpsan.source_inline import _returned, param_argument, substituted
 from ptxkit.fpsan.source_parse import parse_python
 
 _DTYPE_WIDTH = {"float16": 16, "bfloat16": 16, "float32": 32, "float64": 64}
@@ -347,7 +347,11 @@ def _resolve(f: SourceFile, e: ast.expr, depth: int) -> ast.expr | None:
         if fn is None:
             return None
         if any(a.arg == e.id for a in fn.args.args + fn.args.kwonlyargs):
-            return e
+            arg = param_argument(f.tree, fn, e.id)  # (a helper's parameter: its one call's argument)
+            if arg is None:
+                return e
+            e, depth = arg, depth - 1
+            continue
         assigns = [s for s in ast.walk(fn) if isinstance(s, ast.Assign) and len(s.targets) == 1
                    and isinstance(s.targets[0], ast.Name) and s.targets[0].id == e.id]
         stores = [n for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id == e.id and isinstance(n.ctx, ast.Store)]
@@ -547,18 +551,6 @@ def _constexpr_number(f: SourceFile, a: ast.Name) -> float | None:
         return None
     ann = s.annotation
     return _number(s.value) if isinstance(ann, ast.Attribute) and ann.attr == "constexpr" else None
-
-
-def _returned(f: SourceFile, n: ast.expr) -> tuple[ast.expr, dict[str, ast.expr]] | None:
-    """The value a call ``n`` of a helper defined in ``f`` returns (its one ``return``), with its parameters by the
-    call's arguments; None otherwise."""
-    if not (isinstance(n, ast.Call) and isinstance(n.func, ast.Name)) or n.keywords:
-        return None
-    fn = next((d for d in f.tree.body if isinstance(d, ast.FunctionDef) and d.name == n.func.id), None)
-    rets = [r for r in ast.walk(fn) if isinstance(r, ast.Return)] if fn is not None else []
-    if fn is None or len(rets) != 1 or rets[0].value is None or len(fn.args.args) != len(n.args):
-        return None
-    return rets[0].value, {p.arg: a for p, a in zip(fn.args.args, n.args, strict=True)}
 
 
 def _form(a: int | None, b: int | None) -> str | None:

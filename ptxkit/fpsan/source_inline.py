@@ -7,6 +7,12 @@ from __future__ import annotations
 
 import ast
 import copy
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ptxkit.fpsan.source_ast import SourceFile
+
+_CALLS: dict[int, tuple[ast.Module, dict[str, list[ast.Call]]]] = {}  # id(tree) -> (tree, calls by callee name)
 
 
 def substituted(ret: ast.expr, args: dict[str, ast.expr]) -> ast.expr:
@@ -21,3 +27,36 @@ class _Params(ast.NodeTransformer):
 
     def visit_Name(self, node: ast.Name) -> ast.AST:
         return self.args.get(node.id, node) if isinstance(node.ctx, ast.Load) else node
+
+
+def _returned(f: SourceFile, n: ast.expr) -> tuple[ast.expr, dict[str, ast.expr]] | None:
+    """The value a call ``n`` of a helper defined in ``f`` returns (its one ``return``), with its parameters by the
+    call's arguments; None otherwise."""
+    if not (isinstance(n, ast.Call) and isinstance(n.func, ast.Name)) or n.keywords:
+        return None
+    fn = next((d for d in f.tree.body if isinstance(d, ast.FunctionDef) and d.name == n.func.id), None)
+    rets = [r for r in ast.walk(fn) if isinstance(r, ast.Return)] if fn is not None else []
+    if fn is None or len(rets) != 1 or rets[0].value is None or len(fn.args.args) != len(n.args):
+        return None
+    return rets[0].value, {p.arg: a for p, a in zip(fn.args.args, n.args, strict=True)}
+
+
+def param_argument(tree: ast.Module, fn: ast.FunctionDef, name: str) -> ast.expr | None:
+    """The argument the one call of the helper ``fn`` in ``tree`` passes for its parameter ``name`` (Triton inlines the
+    helper there: the parameter is that value; statement-level probe: a helper's comparison of a widened argument,
+    silent); None for a kernel (never called), a helper called more than once, or another call shape."""
+    cached = _CALLS.get(id(tree))
+    if cached is None or cached[0] is not tree:
+        calls: dict[str, list[ast.Call]] = {}
+        for c in ast.walk(tree):
+            if isinstance(c, ast.Call) and isinstance(c.func, ast.Name):
+                calls.setdefault(c.func.id, []).append(c)
+        if len(_CALLS) > 64:
+            _CALLS.clear()
+        cached = _CALLS[id(tree)] = (tree, calls)
+    sites = cached[1].get(fn.name, [])
+    params = [a.arg for a in fn.args.args]
+    if len(sites) != 1 or sites[0].keywords or len(sites[0].args) != len(params) or name not in params or any(
+            isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load) for n in ast.walk(fn)):
+        return None  # (a parameter the helper reassigns is not the argument everywhere)
+    return sites[0].args[params.index(name)]

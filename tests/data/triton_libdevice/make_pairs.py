@@ -681,6 +681,9 @@ HAND = {
     "k_where_two_and_widened_half_f16": ({"x0": "f16", "x1": "f16"}, "tl.where(x0 > 0, 2.0, x1.to(tl.float32))",
                                          "f16", 64, True),
     "k_named_two_where_widened_sum_f16": ({"x0": "f16", "x1": "f16"}, "v + w", "f16", 64, True),
+    # ... a helper's parameter read as its one call's argument (the comparison of a widened argument in the helper)
+    "k_helper_compare_of_widened_argument_f32": ({"x0": "f32"}, "_fl((x0 * x0).to(tl.float64), x0 / x0)", "f32", 64,
+                                                 True),
     "k_abs_of_narrowed_max_half_f32": ({"x0": "f32"}, "tl.abs(tl.maximum(x0, 10.0).to(tl.float16)) * 3.0", "f16", 64,
                                        True),
     # -abs of a widened value, narrowed back: LLVM's sign-bit or on the narrow value (held-out seed 227213, reported)
@@ -829,6 +832,8 @@ HAND_EDITS = {
     "k_named_where_literal_through_abs_bf16": ("    r = ", "    b = tl.where(x0 < 0, x1, 0.1)\n    r = "),
     "k_named_two_where_widened_sum_f16": ("    r = ", "    c = 2.0\n    v = tl.ceil(x1.to(tl.float64))\n"
                                           "    w = tl.where(c > v, c, x1.to(tl.float32))\n    r = "),
+    "k_helper_compare_of_widened_argument_f32": ("@triton.jit\ndef k_", "@triton.jit\ndef _fl(a, b):\n    return "
+                                                 "tl.floor(tl.where(b > a, 0.5, b))\n\n\n@triton.jit\ndef k_"),
     "k_threshold_acc_bf16": ("import triton.language as tl\n",
                              "import triton.language as tl\nACC: tl.constexpr = tl.float32\n"),
 }
