@@ -41,6 +41,9 @@ from tests.test_fpsan_libdevice import _assert_bit_exact, _compare
     "k_where_two_and_widened_half_f16",  # where(c, 2.0, h.to(f32)) stored as f16: 2.0's ring narrowing (f16, not bf16)
     "k_named_two_where_widened_sum_f16",  # c = 2.0; v + where(c > v, c, h.to(f32)) of an f64 v: φ32(2.0) widened
     "k_helper_compare_of_widened_argument_f32",  # a helper's b > a of a widened argument a: its one call's argument
+    "k_named_eps_cast_plus_f16",  # eps = 1e-6; x + eps.to(f16): the ring narrowing of the fp32 scalar, not 0x0011
+    "k_named_scale_cast_to_dtype_bf16",  # s = 0.1; x * s.to(x.dtype)
+    "k_named_floor_cast_where_f16",  # lo = 0.1; where(x > 0, x, lo.to(f16)): the selp's immediate arm
 ])
 def test_statement_level_kernels_are_bit_exact(name):
     _assert_bit_exact(name, folds=())

@@ -14,6 +14,7 @@ import ast
 import numpy as np
 
 from ptxkit import ir
+from ptxkit.fpsan import ring as R
 from ptxkit.fpsan.ctx import RewriteContext, float_to_bits, guard_text, hexc
 from ptxkit.fpsan.fold_flow import Flow, FoldResult, float_cast
 from ptxkit.fpsan.fold_select_const import _ring_along, _rounded_along
@@ -29,6 +30,7 @@ from ptxkit.fpsan.source_ast import (
     _receiver,
     _resolve,
 )
+from ptxkit.fpsan.source_walk import subexpressions
 
 _BITS = {"f16": 16, "bf16": 16, "f32": 32, "f64": 64}
 _CVTS = 3  # the conversions LLVM leaves between a folded constant and its store (Triton's f16 → bf16 asm: one)
@@ -45,10 +47,21 @@ def stored_named_literal(instr: ir.Instruction, ctx: RewriteContext, flow: Flow)
             or flow.only_def(ops[0].name) is not instr):
         return None
     stores = _stores(flow, ops[0].name, _CVTS)
-    if not stores:
-        return None
     imm = ops[1].bits if isinstance(ops[1], ir.FloatImm) else ops[1].value % (1 << width)
     found: set[tuple[int, str]] = set()
+    if not stores:  # read by arithmetic: the cast of a named literal written at the mov's location (eps = 1e-6;
+        # x + eps.to(tl.float16) as add.f16 of mov.b16 0x0011; user-style probe, silent in every element)
+        for reader in flow.uses.get(ops[0].name, []):  # (LLVM hoists the mov: its readers' locations say)
+            at = flow.hints.nodes_or_line(reader)
+            if at is None:
+                return None
+            f, nodes = at
+            casts = {(bits, f.where(c)) for n in nodes for c in subexpressions(f, n) if _cast_to(c) is not None
+                     and (bits := _ring_bits(f, c, imm, width, 0)) is not None}
+            if not casts:
+                return None  # (a reader without such a cast: the constant may be another value's too)
+            found |= casts
+        stores = []
     for st, after in stores:
         at = flow.hints.nodes(st)
         if at is None:
@@ -59,16 +72,17 @@ def stored_named_literal(instr: ir.Instruction, ctx: RewriteContext, flow: Flow)
         if len(values) != 1 or len(got) != 1:
             return None
         found.add((got.pop(), f.where(values[0])))
-    if len(found) != 1:
+    if len({b for b, _ in found}) != 1:
         return None
-    bits, where = found.pop()
+    bits, where = min(found)
     if bits == imm:
         return None
+    if (ft := ctx.resident.get(ops[0].name)) is not None:  # (a register that holds its payload: φ of the bits)
+        bits = R.embed_int(bits, ft)
     ctx.emit(f"{guard_text(instr.guard)}mov.b{width} {ctx.text(ops[0])}, {hexc(bits, width)}")
     return FoldResult(True, Verdict(
-        f"constant LLVM folded from the casts of a named float literal the source at {where} stores: the name is an "
-        "fp32 scalar, whose casts Triton's FPSan takes in the ring; sanitized with the ring casts' bits", NOTE,
-        native=False), moves=True)
+        f"constant LLVM folded from the casts of a named float literal at {where}: the name is an fp32 scalar, whose "
+        "casts Triton's FPSan takes in the ring; sanitized with the ring casts' bits", NOTE, native=False), moves=True)
 
 
 def _stores(flow: Flow, reg: str, depth: int) -> list[tuple[ir.Instruction, int]] | None:
@@ -170,3 +184,29 @@ def _scalar(f: SourceFile, e: ast.expr | None, depth: int) -> tuple[float, bool]
 
 _ARITH = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
           ast.Div: lambda a, b: a / b}
+
+
+def selected_named_literal(instr: ir.Instruction, flow: Flow) -> tuple[dict[int, int], str] | None:
+    """({operand index: the ring casts' bits}, where) for ``selp.bN d, a, imm, p`` (either arm) at a ``tl.where``
+    whose arm is the cast of a named float literal, the IEEE casts giving ``imm`` (``lo = 0.1; tl.where(x > 0, x,
+    lo.to(tl.float16))``: LLVM's selp.b16 of 0x2E66; user-style probe, silent); None otherwise."""
+    ops = instr.operands
+    width = next((int(m[1:]) for m in instr.mods if m[1:].isdigit()), 0)
+    if instr.opcode != "selp" or len(ops) != 4 or width not in (16, 32, 64):
+        return None
+    imms = {i: (o.bits if isinstance(o, ir.FloatImm) else o.value % (1 << width)) for i in (1, 2)
+            if isinstance(o := ops[i], (ir.Imm, ir.FloatImm))}
+    at = flow.hints.nodes_or_line(instr) if imms else None
+    if at is None:
+        return None
+    f, nodes = at
+    wheres = {id(w): w for n in nodes for w in subexpressions(f, n) if _method_call(w, "where", 3)}.values()
+    new: dict[int, int] = {}
+    where = ""
+    for i, imm in imms.items():
+        got = {bits for w in wheres for a in w.args[1:3] if (bits := _ring_bits(f, a, imm, width, 0)) is not None}
+        if len(got) != 1:
+            return None
+        new[i] = got.pop()
+        where = f.where(next(iter(wheres)))
+    return (new, where) if any(new[i] != imms[i] for i in new) else None

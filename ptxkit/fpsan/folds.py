@@ -110,7 +110,7 @@ from ptxkit.fpsan.fold_self_add import (
 from ptxkit.fpsan.fold_self_compare import self_compare
 from ptxkit.fpsan.fold_shared_product import as_sum, shared_product
 from ptxkit.fpsan.fold_sign_multiply import rewrite_sign_multiplied_half, sign_multiplied_half
-from ptxkit.fpsan.fold_stored_named_literal import stored_named_literal
+from ptxkit.fpsan.fold_stored_named_literal import selected_named_literal, stored_named_literal
 from ptxkit.fpsan.fold_sub_compare import sub_compared
 from ptxkit.fpsan.fold_user_asm import user_asm
 from ptxkit.fpsan.fold_widened_zero_test import widened_zero_test
@@ -279,6 +279,11 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
         return rewrite_powi(instr, ctx, powi)
     if op == "selp" and (consts := narrowed_select_constants(instr, flow)) is not None:
         return rewrite_select_constants(instr, ctx, *consts)
+    if op == "selp" and (named := selected_named_literal(instr, flow)) is not None:
+        sel = rewrite_select_constants(instr, ctx, named[0], {16: "f16", 64: "f64"}.get(_bits_of(instr), "f32"), "")
+        return dataclasses.replace(sel, verdict=Verdict(
+            f"select of the cast of a named float literal at {named[1]}: the name is an fp32 scalar, whose cast "
+            "Triton's FPSan takes in the ring; sanitized with the ring cast's bits", NOTE, native=False))
     if op == "selp" and (arith := select_arith_constant(instr, flow)) is not None:
         return rewrite_select_arith(instr, ctx, arith)
     if op == "selp" and (kept := dropped_arm_round_trip(instr, ctx, flow)) is not None:
@@ -454,6 +459,10 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
     if op == "selp" and len(ops) == 4 and ft in ("f16", "bf16", "f32", "f64"):
         return _select_fold(instr, ctx, flow, ft)
     return None
+
+
+def _bits_of(instr: ir.Instruction) -> int:
+    return next((int(m[1:]) for m in instr.mods if m[1:].isdigit()), 32)
 
 
 def _reduced_wider(instr: ir.Instruction, flow: Flow) -> bool:

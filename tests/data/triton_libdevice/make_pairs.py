@@ -684,6 +684,11 @@ HAND = {
     # ... a helper's parameter read as its one call's argument (the comparison of a widened argument in the helper)
     "k_helper_compare_of_widened_argument_f32": ({"x0": "f32"}, "_fl((x0 * x0).to(tl.float64), x0 / x0)", "f32", 64,
                                                  True),
+    # ... a named float literal cast to the tensor's half type and computed with (eps = 1e-6; x + eps.to(tl.float16)):
+    # LLVM's natively folded constant, Triton's ring narrowing (silent in every element)
+    "k_named_eps_cast_plus_f16": ({"x0": "f16"}, "x0 + eps.to(tl.float16)", "f16", 64, True),
+    "k_named_scale_cast_to_dtype_bf16": ({"x0": "bf16"}, "x0 * s.to(x0.dtype)", "bf16", 64, True),
+    "k_named_floor_cast_where_f16": ({"x0": "f16"}, "tl.where(x0 > 0, x0, lo.to(tl.float16))", "f16", 64, True),
     "k_abs_of_narrowed_max_half_f32": ({"x0": "f32"}, "tl.abs(tl.maximum(x0, 10.0).to(tl.float16)) * 3.0", "f16", 64,
                                        True),
     # -abs of a widened value, narrowed back: LLVM's sign-bit or on the narrow value (held-out seed 227213, reported)
@@ -834,6 +839,9 @@ HAND_EDITS = {
                                           "    w = tl.where(c > v, c, x1.to(tl.float32))\n    r = "),
     "k_helper_compare_of_widened_argument_f32": ("@triton.jit\ndef k_", "@triton.jit\ndef _fl(a, b):\n    return "
                                                  "tl.floor(tl.where(b > a, 0.5, b))\n\n\n@triton.jit\ndef k_"),
+    "k_named_eps_cast_plus_f16": ("    r = ", "    eps = 1e-6\n    r = "),
+    "k_named_scale_cast_to_dtype_bf16": ("    r = ", "    s = 0.1\n    r = "),
+    "k_named_floor_cast_where_f16": ("    r = ", "    lo = 0.1\n    r = "),
     "k_threshold_acc_bf16": ("import triton.language as tl\n",
                              "import triton.language as tl\nACC: tl.constexpr = tl.float32\n"),
 }
