@@ -59,6 +59,7 @@ def test_statement_level_kernels_are_bit_exact(name):
     ("k_helper_sigmoid_of_narrowed_square_f32", "mul", "narrowed"),  # sigmoid's negation, in a helper
     ("k_abs_and_plain_narrowed_max_f64", "cvt", "some reads"),  # |v| * v: LLVM's v * v
     ("k_loop_constant_stored_f16", "st", "float arithmetic"),  # v = v * c + v in a static_range, stored as f16
+    ("k_fma_of_constexprs_plus_half_bf16", "", "tl.fma"),  # tl.math.fma(S, S, 1.5) of a constexpr S: LLVM's constant
 ])
 def test_statement_level_kernels_that_differ_are_reported(name, opcode, words):
     ours, theirs, errors = _compare(name, folds=())

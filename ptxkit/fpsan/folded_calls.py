@@ -15,12 +15,13 @@ import ast
 from ptxkit import ir
 from ptxkit.fpsan.report import SanitizeReport
 from ptxkit.fpsan.source_ast import _DEPTH, _INT_DTYPES, SourceFile, _cast_chain, _number, _resolve, _to_dtype
+from ptxkit.fpsan.source_numbers import constexpr_param
 from ptxkit.fpsan.source_report import report_unlocated
 
 # the math functions Triton's FPSan computes as one ring op each (tl.* and libdevice.*)
 _MATH = frozenset({"exp", "exp2", "log", "log2", "log10", "log1p", "expm1", "sin", "cos", "tan", "sqrt", "sqrt_rn",
                    "rsqrt", "pow", "tanh", "erf", "atan2", "asin", "acos", "atan", "sinh", "cosh", "cbrt", "hypot",
-                   "exp10"})
+                   "exp10", "fma", "sigmoid"})
 
 
 def report_folded_calls(module: ir.Module, fn: ir.Function, report: SanitizeReport, root: str | None) -> None:
@@ -49,6 +50,8 @@ def _constant_to_llvm(f: SourceFile, e: ast.expr | None, depth: int) -> bool:
     e = _resolve(f, e, _DEPTH) if e is not None else None
     if e is None or depth <= 0:
         return False
+    if constexpr_param(f, e):  # (a tl.constexpr parameter: a number at compile time, tl.fma(S, S, 1.5))
+        return True
     chain, base = _cast_chain(f, e)
     if chain and all(t.startswith(("float", "bfloat")) for t, _ in chain):
         return _constant_to_llvm(f, base, depth - 1)

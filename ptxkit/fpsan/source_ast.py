@@ -419,8 +419,9 @@ def _width(f: SourceFile, e: ast.expr, depth: int) -> int | None:
         return 32 if w == 16 else w if w in (32, 64) else None
     args = _same_type_args(r)
     if args:  # tl.fma/minimum/maximum/abs/where: the type of their (promoted) float operands (an f64 one makes it
-        widths = [_width(f, a, depth - 1) for a in args]  # f64 whatever the others, held-out seed 30772)
-        return (64 if 64 in widths else None) if None in widths else max(w for w in widths if w is not None)
+        widths = [_width(f, a, depth - 1) for a in args]  # f64 whatever the others, held-out seed 30772); of numbers
+        w = (64 if 64 in widths else None) if None in widths else max(w for w in widths if w is not None)
+        return 32 if w == CONST else w  # alone, an fp32 tensor (tl.fma(1.5, 1.5, 1.5): statement-level probe)
     if (isinstance(r, ast.Call) and isinstance(r.func, ast.Attribute) and isinstance(r.func.value, ast.Name)
             and r.func.value.id == "libdevice" and r.args and not r.keywords):
         # libdevice.tanh(x.to(f32)): its functions exist for f32 and f64; arguments of explicit wide types
