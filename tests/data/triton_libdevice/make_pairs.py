@@ -689,7 +689,7 @@ HAND = {
     "k_named_eps_cast_plus_f16": ({"x0": "f16"}, "x0 + eps.to(tl.float16)", "f16", 64, True),
     "k_named_scale_cast_to_dtype_bf16": ({"x0": "bf16"}, "x0 * s.to(x0.dtype)", "bf16", 64, True),
     "k_named_floor_cast_where_f16": ({"x0": "f16"}, "tl.where(x0 > 0, x0, lo.to(tl.float16))", "f16", 64, True),
-    # ... tl.fma of constexprs: MLIR does not fold math ops, Triton's ring computes it, LLVM folded it (silent; reported)
+    # ... tl.fma of constexprs: MLIR does not fold math ops, Triton's ring computes it, LLVM folds it (silent; reported)
     "k_fma_of_constexprs_plus_half_bf16": ({"x0": "bf16"}, "v + x0", "f16", 64, True),
     "k_abs_of_narrowed_max_half_f32": ({"x0": "f32"}, "tl.abs(tl.maximum(x0, 10.0).to(tl.float16)) * 3.0", "f16", 64,
                                        True),
@@ -852,7 +852,8 @@ HAND_EDITS = {
 
 # hand kernel -> its tl.constexpr parameters and their values (before BLOCK in the signature)
 HAND_CONSTEXPRS = {"k_constexpr_param_floor_f32": {"S": 1e-3}, "k_constexpr_param_times_S_f64": {"S": 2.0},
-                   "k_constexpr_param_where_times_three_f32": {"S": 1.5}, "k_fma_of_constexprs_plus_half_bf16": {"S": 1.5}}
+                   "k_constexpr_param_where_times_three_f32": {"S": 1.5},
+                   "k_fma_of_constexprs_plus_half_bf16": {"S": 1.5}}
 
 
 def spec_of(name: str) -> KernelSpec:
