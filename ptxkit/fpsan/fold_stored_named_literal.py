@@ -51,13 +51,17 @@ def stored_named_literal(instr: ir.Instruction, ctx: RewriteContext, flow: Flow)
     found: set[tuple[int, str]] = set()
     if not stores:  # read by arithmetic: the cast of a named literal written at the mov's location (eps = 1e-6;
         # x + eps.to(tl.float16) as add.f16 of mov.b16 0x0011; user-style probe, silent in every element)
-        for reader in flow.uses.get(ops[0].name, []):  # (LLVM hoists the mov: its readers' locations say)
+        readers = flow.uses.get(ops[0].name, [])
+        packed = width == 32 and imm >> 16 == imm & 0xFFFF and bool(readers) and all(
+            any(m in ("f16x2", "bf16x2") for m in r.mods) for r in readers)  # ({eps, eps} of an add.f16x2)
+        lane, lw = (imm & 0xFFFF, 16) if packed else (imm, width)
+        for reader in readers:  # (LLVM hoists the mov: its readers' locations say)
             at = flow.hints.nodes_or_line(reader)
             if at is None:
                 return None
             f, nodes = at
-            casts = {(bits, f.where(c)) for n in nodes for c in subexpressions(f, n) if _cast_to(c) is not None
-                     and (bits := _ring_bits(f, c, imm, width, 0)) is not None}
+            casts = {((bits << 16 | bits) if packed else bits, f.where(c)) for n in nodes for c in subexpressions(f, n)
+                     if _cast_to(c) is not None and (bits := _ring_bits(f, c, lane, lw, 0)) is not None}
             if not casts:
                 return None  # (a reader without such a cast: the constant may be another value's too)
             found |= casts
@@ -78,6 +82,8 @@ def stored_named_literal(instr: ir.Instruction, ctx: RewriteContext, flow: Flow)
     if bits == imm:
         return None
     if (ft := ctx.resident.get(ops[0].name)) is not None:  # (a register that holds its payload: φ of the bits)
+        if ft not in ("f16", "bf16", "f32", "f64") or R.ring(ft).w != width:
+            return None  # (a packed pair's payloads: not written here)
         bits = R.embed_int(bits, ft)
     ctx.emit(f"{guard_text(instr.guard)}mov.b{width} {ctx.text(ops[0])}, {hexc(bits, width)}")
     return FoldResult(True, Verdict(
