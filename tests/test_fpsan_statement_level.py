@@ -45,6 +45,7 @@ from tests.test_fpsan_libdevice import _assert_bit_exact, _compare
     "k_named_scale_cast_to_dtype_bf16",  # s = 0.1; x * s.to(x.dtype)
     "k_named_floor_cast_where_f16",  # lo = 0.1; where(x > 0, x, lo.to(f16)): the selp's immediate arm
     "k_named_eps_cast_packed_f16",  # x / (z + eps.to(x.dtype)) with packed halves: {eps, eps} of an add.f16x2
+    "k_full_of_named_literal_f16",  # tl.full([B], eps, tl.float16) of a named eps: the fp32 scalar cast in the ring
 ])
 def test_statement_level_kernels_are_bit_exact(name):
     _assert_bit_exact(name, folds=())

@@ -61,7 +61,8 @@ def stored_named_literal(instr: ir.Instruction, ctx: RewriteContext, flow: Flow)
                 return None
             f, nodes = at
             casts = {((bits << 16 | bits) if packed else bits, f.where(c)) for n in nodes for c in subexpressions(f, n)
-                     if _cast_to(c) is not None and (bits := _ring_bits(f, c, lane, lw, 0)) is not None}
+                     if (_cast_to(c) is not None or _method_call(c, "full", 3))
+                     and (bits := _ring_bits(f, c, lane, lw, 0)) is not None}
             if not casts:
                 return None  # (a reader without such a cast: the constant may be another value's too)
             found |= casts
@@ -122,6 +123,11 @@ def _ring_bits(f: SourceFile, e: ast.expr, imm: int, width: int, after: int) -> 
         assert r is not None
         path.append(PTX_OF_DTYPE[t])
         e = _receiver(r)
+    full = _resolve(f, e, _DEPTH)
+    if _method_call(full, "full", 3) and isinstance(dt := full.args[2], ast.Attribute) and dt.attr in PTX_OF_DTYPE \
+            and _number(full.args[1]) is None:  # tl.full(shape, eps, tl.float16) of a named eps: the fp32 scalar
+        path.append(PTX_OF_DTYPE[dt.attr])  # cast to the dtype (user-style probe, silent in every element)
+        e = full.args[1]
     start, c = _base(f, e)
     if not path or start is None or c is None or after >= len(path):
         return None

@@ -689,6 +689,7 @@ HAND = {
     "k_named_eps_cast_plus_f16": ({"x0": "f16"}, "x0 + eps.to(tl.float16)", "f16", 64, True),
     "k_named_scale_cast_to_dtype_bf16": ({"x0": "bf16"}, "x0 * s.to(x0.dtype)", "bf16", 64, True),
     "k_named_eps_cast_packed_f16": ({"x0": "f16", "x1": "f16"}, "x0 / (x1 + eps.to(x0.dtype))", "f16", 256, True),
+    "k_full_of_named_literal_f16": ({"x0": "f16"}, "x0 + tl.full([BLOCK], eps, tl.float16)", "f16", 64, True),
     "k_named_floor_cast_where_f16": ({"x0": "f16"}, "tl.where(x0 > 0, x0, lo.to(tl.float16))", "f16", 64, True),
     # ... tl.fma of constexprs: MLIR does not fold math ops, Triton's ring computes it, LLVM folds it (silent; reported)
     "k_fma_of_constexprs_plus_half_bf16": ({"x0": "bf16"}, "v + x0", "f16", 64, True),
@@ -847,6 +848,7 @@ HAND_EDITS = {
     "k_named_floor_cast_where_f16": ("    r = ", "    lo = 0.1\n    r = "),
     "k_fma_of_constexprs_plus_half_bf16": ("    r = ", "    v = tl.math.fma(S, S, 1.5) * 0.044715\n    r = "),
     "k_named_eps_cast_packed_f16": ("    r = ", "    eps = 1e-3\n    r = "),
+    "k_full_of_named_literal_f16": ("    r = ", "    eps = 0.1\n    r = "),
     "k_threshold_acc_bf16": ("import triton.language as tl\n",
                              "import triton.language as tl\nACC: tl.constexpr = tl.float32\n"),
 }
