@@ -155,7 +155,7 @@ def _has_float_work(fn: ir.Function) -> bool:
 
 def _stores_constant(fn: ir.Function) -> bool:
     """Whether ``fn`` stores a register a ``mov`` of an immediate writes: a Triton kernel's named float literal,
-    whose casts LLVM folded (``ptxkit.fpsan.fold_stored_named_literal``), may be all its float work."""
+    whose casts LLVM folded (``ptxkit.fpsan.fold_named_literal``), may be all its float work."""
     consts = {i.operands[0].name for i in fn.instructions() if i.opcode == "mov" and len(i.operands) == 2
               and isinstance(i.operands[0], ir.Reg) and isinstance(i.operands[1], ir.Imm)}
     return bool(consts) and any(i.opcode == "st" and any(r in consts for o in i.operands[1:] for r in regs(o))

@@ -15,7 +15,7 @@ from __future__ import annotations
 import ast
 
 from ptxkit import ir
-from ptxkit.fpsan.fold_stored_named_literal import constant_scalar
+from ptxkit.fpsan.fold_named_literal import constant_scalar
 from ptxkit.fpsan.irview import regs, writes
 from ptxkit.fpsan.report import ERROR, ReportItem, SanitizeReport
 from ptxkit.fpsan.source_ast import _DEPTH, SourceFile, _cast_to, _resolve
@@ -45,7 +45,7 @@ def report_folded_stores(module: ir.Module, fn: ir.Function, report: SanitizeRep
         value = next((n.args[1] for n in nodes if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
                       and n.func.attr == "store" and len(n.args) >= 2), None)
         try:  # (arithmetic of named literals and numbers alone MLIR folds before Triton's FPSan: IEEE, its casts
-            # ring ones, fold_stored_named_literal)
+            # ring ones, fold_named_literal)
             computed = value is not None and _float_arithmetic(f, value) and not constant_scalar(f, value)
         except (KeyError, IndexError, AttributeError, TypeError, ValueError, RecursionError):
             computed = False  # a source shape the rule did not foresee says nothing

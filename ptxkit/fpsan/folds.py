@@ -71,6 +71,7 @@ from ptxkit.fpsan.fold_frem import frem_select
 from ptxkit.fpsan.fold_half_copysign import half_copysign, rewrite_half_copysign
 from ptxkit.fpsan.fold_libcall import direct_libcall, unmodelled_libcall
 from ptxkit.fpsan.fold_merged_int_conversion import merged_int_conversion
+from ptxkit.fpsan.fold_named_literal import named_literal_constant, selected_named_literal
 from ptxkit.fpsan.fold_narrowed_compare import narrowed_compare, rewrite_narrowed_compare
 from ptxkit.fpsan.fold_narrowed_extremum import narrowed_extremum
 from ptxkit.fpsan.fold_narrowed_fma import widened_sum_fma
@@ -110,7 +111,6 @@ from ptxkit.fpsan.fold_self_add import (
 from ptxkit.fpsan.fold_self_compare import self_compare
 from ptxkit.fpsan.fold_shared_product import as_sum, shared_product
 from ptxkit.fpsan.fold_sign_multiply import rewrite_sign_multiplied_half, sign_multiplied_half
-from ptxkit.fpsan.fold_stored_named_literal import selected_named_literal, stored_named_literal
 from ptxkit.fpsan.fold_sub_compare import sub_compared
 from ptxkit.fpsan.fold_user_asm import user_asm
 from ptxkit.fpsan.fold_widened_zero_test import widened_zero_test
@@ -263,8 +263,8 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
         return narrowed
     if op == "fma" and (wide_add := contracted_wide_add(instr, ctx, flow)) is not None:
         return wide_add
-    if op == "mov" and (stored := stored_named_literal(instr, ctx, flow)) is not None:
-        return stored
+    if op == "mov" and (named_const := named_literal_constant(instr, ctx, flow)) is not None:
+        return named_const
     if op == "cvt" and (unsigned := dropped_abs(instr, ctx, flow, opts.atomics)) is not None:
         return unsigned
     if op == "cvt" and (poison := poison_conversion(instr, flow) or read_only_negated(instr, flow)) is not None:

@@ -1,11 +1,13 @@
-"""A named float literal stored through casts (issue 10; statement-level probe rp623, silent in 200/200): ``c = 0.79788;
-tl.store(p, c.to(tl.float16))``. A name bound to a Python float is an fp32 scalar tensor (as is ``tl.full(s, v,
-tl.float32)``), so Triton casts it like a tensor. MLIR folds the casts of a constant that are exact (every widening, a
-narrowing that loses nothing) before Triton's FPSan pass; from the first inexact one on, FPSan casts φ(c) in the ring
-(docs/fpsan.md §2 casts), which LLVM's folded ``mov.b16 r, 0x3A62`` of the IEEE casts does not give. The store's
-source says which literal and which casts; where their IEEE result is the ``mov``'s immediate (after the ``cvt``\\ s
-LLVM left between the mov and the store, which are sanitized as the ring's casts), the immediate becomes the float
-bits of the ring's casts up to the mov's type."""
+r"""A named float literal's casts that LLVM folded into a constant (issue 10; statement-level probe rp623, silent in
+200/200): ``c = 0.79788; tl.store(p, c.to(tl.float16))``, ``eps = 1e-6; x + eps.to(tl.float16)``, ``tl.where(m, x,
+lo.to(tl.float16))``, ``tl.full(s, eps, tl.float16)``. A name bound to a Python float is an fp32 scalar tensor (as is
+``tl.full(s, v, tl.float32)``), so Triton casts it like a tensor. MLIR folds the casts of a constant that are exact
+(every widening, a narrowing that loses nothing) and the arithmetic of such constants (in f32) before Triton's FPSan
+pass; from the first inexact cast on, FPSan casts φ(c) in the ring (docs/fpsan.md §2 casts), which LLVM's folded
+``mov.b16 r, 0x3A62`` of the IEEE casts does not give. The source at the store (or at the readers, or the where) says
+which literal and which casts; where their IEEE result is the ``mov``'s (or the ``selp``'s) immediate — after the
+``cvt``\ s LLVM left between the mov and a store, which are sanitized as the ring's casts — the immediate becomes the
+float bits of the ring's casts up to its type."""
 
 from __future__ import annotations
 
@@ -36,10 +38,10 @@ _BITS = {"f16": 16, "bf16": 16, "f32": 32, "f64": 64}
 _CVTS = 3  # the conversions LLVM leaves between a folded constant and its store (Triton's f16 → bf16 asm: one)
 
 
-def stored_named_literal(instr: ir.Instruction, ctx: RewriteContext, flow: Flow) -> FoldResult | None:
+def named_literal_constant(instr: ir.Instruction, ctx: RewriteContext, flow: Flow) -> FoldResult | None:
     """``mov.bN r, imm`` read only by stores (directly or through float ``cvt``\\ s) whose stored expression is
-    ``NAME.to(T)…`` of a name bound to a float literal, the IEEE casts giving ``imm``: the mov of the ring casts'
-    bits instead; None otherwise."""
+    ``NAME.to(T)…`` of a name bound to a float literal, or by arithmetic at whose location the source casts one, the
+    IEEE casts giving ``imm``: the mov of the ring casts' bits instead; None otherwise."""
     ops = instr.operands
     width = next((int(m[1:]) for m in instr.mods if m[0] == "b" and m[1:].isdigit()), 0)
     if (instr.opcode != "mov" or len(ops) != 2 or not isinstance(ops[0], ir.Reg)
