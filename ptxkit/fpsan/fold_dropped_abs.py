@@ -14,7 +14,7 @@ from ptxkit.fpsan import ring as R
 from ptxkit.fpsan.abs_bits import HALF_ABS
 from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext
 from ptxkit.fpsan.dispatch import rewrite_instruction
-from ptxkit.fpsan.fold_flow import Flow, FoldResult, float_cast
+from ptxkit.fpsan.fold_flow import Flow, FoldResult, float_cast, readers_of
 from ptxkit.fpsan.report import ERROR, NOTE, Verdict
 from ptxkit.fpsan.source_ast import PTX_OF_DTYPE, SourceFile, _cast_to, _method_call
 
@@ -29,7 +29,8 @@ def dropped_abs(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, atomics:
     if cast is None or cast[0] not in ("f16", "bf16", "f32", "f64") or R.ring(cast[0]).w >= R.ring(cast[1]).w \
             or not isinstance(d, ir.Reg) or instr.guard is not None or flow.only_def(d.name) is not instr:
         return None
-    if any(r.opcode in ("abs", "and") for r in flow.uses.get(d.name, [])):
+    sign = ("abs", "and")  # (through moves and casts: LLVM may move the |x| below them, abs.f16x2 of a packed pair)
+    if any(r.opcode in sign for r in readers_of(flow, d.name, lambda u: u.opcode in sign, ("cvt",))):
         return None
     found = flow.hints.nodes(instr)
     if found is None:
@@ -70,14 +71,14 @@ def dropped_abs(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, atomics:
 
 
 def _widened_on(f: SourceFile, n: ast.expr) -> ast.expr:
-    """The outermost of the widening ``.to()`` calls applied to ``n`` (``E.to(f16).to(f32)``: a widening keeps the
-    sign, so the |x| of it is the widening of the narrowing's |x|), else ``n``."""
+    """The outermost of the (strictly) widening ``.to()`` calls applied to ``n`` (``E.to(f16).to(f32)``: a widening
+    keeps the sign, so the |x| of it is the widening of the narrowing's |x|), else ``n``."""
     for _ in range(4):
         up = f.parent.get(id(n))
         up = f.parent.get(id(up)) if isinstance(up, ast.Attribute) and up.attr == "to" else None  # (E.to(T)'s .to)
         t = PTX_OF_DTYPE.get(_cast_to(up) or "") if isinstance(up, ast.Call) else None
         if t is None or not isinstance(up, ast.Call) or not isinstance(up.func, ast.Attribute) \
-                or up.func.value is not n or R.ring(t).w < R.ring(PTX_OF_DTYPE.get(_cast_to(n) or "", "f64")).w:
+                or up.func.value is not n or R.ring(t).w <= R.ring(PTX_OF_DTYPE.get(_cast_to(n) or "", "f64")).w:
             return n
         n = up
     return n
