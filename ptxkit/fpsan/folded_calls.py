@@ -34,8 +34,8 @@ def _folded(f: SourceFile, n: ast.expr) -> str | None:
             and n.func.value.id in ("tl", "libdevice") and n.func.attr in _MATH):  # (tl.math.F is parsed as tl.F)
         return None
     arg = next((a for a in n.args if _constant_to_llvm(f, a, _DEPTH)), None)
-    if arg is None:
-        return None
+    if arg is None or (n.func.attr == "fma" and not all(_constant_to_llvm(f, a, _DEPTH) for a in n.args)):
+        return None  # (an fma folds away only of constants: fma(x, x, 1.0) is no constant)
     return (f"{ast.unparse(n.func)} at {f.where(n)} left no instruction: its argument "
             f"`{ast.unparse(arg)[:40]}` is a constant to LLVM (literals, or zero times an integer's conversion, "
             "which is finite), which folded the call away; Triton's FPSan computes that argument in the ring and the "

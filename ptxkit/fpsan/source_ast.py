@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeGuard
 
-from ptxkit.fpsan.source_inline import _returned, param_argument, substituted
+from ptxkit.fpsan.source_inline import _returned, bindings, param_argument, substituted
 from ptxkit.fpsan.source_parse import parse_python
 
 _DTYPE_WIDTH = {"float16": 16, "bfloat16": 16, "float32": 32, "float64": 64}
@@ -352,10 +352,8 @@ def _resolve(f: SourceFile, e: ast.expr, depth: int) -> ast.expr | None:
                 return e
             e, depth = arg, depth - 1
             continue
-        assigns = [s for s in ast.walk(fn) if isinstance(s, ast.Assign) and len(s.targets) == 1
-                   and isinstance(s.targets[0], ast.Name) and s.targets[0].id == e.id]
-        stores = [n for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id == e.id and isinstance(n.ctx, ast.Store)]
-        if len(assigns) != len(stores) or not assigns:
+        assigns, stores = bindings(fn).get(e.id, ([], 0))
+        if len(assigns) != stores or not assigns:
             return None
         if len(assigns) > 1:
             use = _statement_of(f, e)

@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from ptxkit.fpsan.source_ast import SourceFile
 
 _CALLS: dict[int, tuple[ast.Module, dict[str, list[ast.Call]]]] = {}  # id(tree) -> (tree, calls by callee name)
+_BINDINGS: dict[int, tuple[ast.FunctionDef, dict[str, tuple[list[ast.Assign], int]]]] = {}
 
 
 def substituted(ret: ast.expr, args: dict[str, ast.expr]) -> ast.expr:
@@ -60,3 +61,23 @@ def param_argument(tree: ast.Module, fn: ast.FunctionDef, name: str) -> ast.expr
             isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load) for n in ast.walk(fn)):
         return None  # (a parameter the helper reassigns is not the argument everywhere)
     return sites[0].args[params.index(name)]
+
+
+def bindings(fn: ast.FunctionDef) -> dict[str, tuple[list[ast.Assign], int]]:
+    """Each name's single-target assignments in ``fn`` and how many times it is stored to at all (one walk of the
+    function, kept: the hints resolve names thousands of times per kernel)."""
+    cached = _BINDINGS.get(id(fn))
+    if cached is not None and cached[0] is fn:
+        return cached[1]
+    out: dict[str, tuple[list[ast.Assign], int]] = {}
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(t := n.targets[0], ast.Name):
+            assigns, stores = out.get(t.id, ([], 0))
+            out[t.id] = ([*assigns, n], stores)
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+            assigns, stores = out.get(n.id, ([], 0))
+            out[n.id] = (assigns, stores + 1)
+    if len(_BINDINGS) > 4096:
+        _BINDINGS.clear()
+    _BINDINGS[id(fn)] = (fn, out)
+    return out
