@@ -49,7 +49,9 @@ OPEN = {
 }
 
 
+# (each compiles with Triton twice and runs both builds: the slow tier, beside the expression generator's sweep)
 @needs_triton
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", EXACT)
 def test_statement_kernel_is_bit_exact(seed):
     o = check(generate_statements(seed))
@@ -57,6 +59,7 @@ def test_statement_kernel_is_bit_exact(seed):
 
 
 @needs_triton
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", REPORTED + [pytest.param(s, marks=pytest.mark.xfail(strict=True, reason=why))
                                              for s, why in OPEN.items()])
 def test_statement_kernel_mismatch_is_reported(seed):
