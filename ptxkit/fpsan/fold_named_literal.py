@@ -12,6 +12,7 @@ float bits of the ring's casts up to its type."""
 from __future__ import annotations
 
 import ast
+from dataclasses import replace
 
 import numpy as np
 
@@ -19,7 +20,7 @@ from ptxkit import ir
 from ptxkit.fpsan import ring as R
 from ptxkit.fpsan.ctx import RewriteContext, float_to_bits, guard_text, hexc
 from ptxkit.fpsan.fold_flow import Flow, FoldResult, float_cast
-from ptxkit.fpsan.fold_select_const import _ring_along, _rounded_along
+from ptxkit.fpsan.fold_select_const import _ring_along, _rounded_along, rewrite_select_constants
 from ptxkit.fpsan.report import NOTE, Verdict
 from ptxkit.fpsan.source_ast import (
     _DEPTH,
@@ -200,10 +201,10 @@ _ARITH = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: la
           ast.Div: lambda a, b: a / b}
 
 
-def selected_named_literal(instr: ir.Instruction, flow: Flow) -> tuple[dict[int, int], str] | None:
-    """({operand index: the ring casts' bits}, where) for ``selp.bN d, a, imm, p`` (either arm) at a ``tl.where``
-    whose arm is the cast of a named float literal, the IEEE casts giving ``imm`` (``lo = 0.1; tl.where(x > 0, x,
-    lo.to(tl.float16))``: LLVM's selp.b16 of 0x2E66; user-style probe, silent); None otherwise."""
+def selected_named_literal(instr: ir.Instruction, ctx: RewriteContext, flow: Flow) -> FoldResult | None:
+    """``selp.bN d, a, imm, p`` (either arm) at a ``tl.where`` whose arm is the cast of a named float literal, the
+    IEEE casts giving ``imm`` (``lo = 0.1; tl.where(x > 0, x, lo.to(tl.float16))``: LLVM's selp.b16 of 0x2E66;
+    user-style probe, silent): the select with the ring casts' bits; None otherwise."""
     ops = instr.operands
     width = next((int(m[1:]) for m in instr.mods if m[1:].isdigit()), 0)
     if instr.opcode != "selp" or len(ops) != 4 or width not in (16, 32, 64):
@@ -223,4 +224,9 @@ def selected_named_literal(instr: ir.Instruction, flow: Flow) -> tuple[dict[int,
             return None
         new[i] = got.pop()
         where = f.where(next(iter(wheres)))
-    return (new, where) if any(new[i] != imms[i] for i in new) else None
+    if all(new[i] == imms[i] for i in new):
+        return None
+    sel = rewrite_select_constants(instr, ctx, new, {16: "f16", 64: "f64"}.get(width, "f32"), where)
+    return replace(sel, verdict=Verdict(
+        f"select of the cast of a named float literal at {where}: the name is an fp32 scalar, whose cast Triton's "
+        "FPSan takes in the ring; sanitized with the ring cast's bits", NOTE, native=False))

@@ -20,6 +20,7 @@ from ptxkit.fpsan.irview import regs, writes
 from ptxkit.fpsan.report import ERROR, ReportItem, SanitizeReport
 from ptxkit.fpsan.source_ast import _DEPTH, SourceFile, _cast_to, _resolve
 from ptxkit.fpsan.source_hints import SourceHints
+from ptxkit.fpsan.source_inline import bindings
 from ptxkit.fpsan.source_walk import subexpressions
 
 _ARITH = (ast.Add, ast.Sub, ast.Mult, ast.Div)
@@ -82,18 +83,17 @@ def _float_arithmetic(f: SourceFile, e: ast.expr) -> bool:
     statement-level probe, silent) counts with every value assigned to it."""
     nodes = list(subexpressions(f, e))
     fn = f.function_of(e)
-    names = {n.id for n in ast.walk(e) if isinstance(n, ast.Name)} | {
-        m.id for n in nodes for m in ast.walk(n) if isinstance(m, ast.Name)}
-    assigns = [a for a in ast.walk(fn) if isinstance(a, (ast.Assign, ast.AugAssign))] if fn is not None else []
+    binds = bindings(fn) if fn is not None else {}
+    names = {m.id for n in [e, *nodes] for m in ast.walk(n) if isinstance(m, ast.Name)}
+    todo = set(names)
     for _ in range(_DEPTH):  # (names in those values too: y = v0 of a v0 the loop reassigns)
-        more = [sub for a in assigns if any(isinstance(t, ast.Name) and t.id in names and _resolve(f, t, _DEPTH) is None
-                                            for t in (a.targets if isinstance(a, ast.Assign) else [a.target]))
+        more = [sub for name in todo for a in binds.get(name, ([], 0))[0] if _resolve(f, a.targets[0], _DEPTH) is None
                 for sub in ast.walk(a.value) if isinstance(sub, ast.expr)]
-        new = {m.id for m in more if isinstance(m, ast.Name)} - names
         nodes += more
-        if not new:
+        todo = {m.id for m in more if isinstance(m, ast.Name)} - names
+        if not todo:
             break
-        names |= new
+        names |= todo
     arith = any(isinstance(n, ast.BinOp) and isinstance(n.op, _ARITH) for n in nodes)
     return arith and any((isinstance(n, ast.Constant) and isinstance(n.value, float))
                          or (_cast_to(n) or "").startswith(("float", "bfloat")) for n in nodes)

@@ -279,11 +279,8 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
         return rewrite_powi(instr, ctx, powi)
     if op == "selp" and (consts := narrowed_select_constants(instr, flow)) is not None:
         return rewrite_select_constants(instr, ctx, *consts)
-    if op == "selp" and (named := selected_named_literal(instr, flow)) is not None:
-        sel = rewrite_select_constants(instr, ctx, named[0], {16: "f16", 64: "f64"}.get(_bits_of(instr), "f32"), "")
-        return dataclasses.replace(sel, verdict=Verdict(
-            f"select of the cast of a named float literal at {named[1]}: the name is an fp32 scalar, whose cast "
-            "Triton's FPSan takes in the ring; sanitized with the ring cast's bits", NOTE, native=False))
+    if op == "selp" and (named := selected_named_literal(instr, ctx, flow)) is not None:
+        return named
     if op == "selp" and (arith := select_arith_constant(instr, flow)) is not None:
         return rewrite_select_arith(instr, ctx, arith)
     if op == "selp" and (kept := dropped_arm_round_trip(instr, ctx, flow)) is not None:
@@ -459,10 +456,6 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
     if op == "selp" and len(ops) == 4 and ft in ("f16", "bf16", "f32", "f64"):
         return _select_fold(instr, ctx, flow, ft)
     return None
-
-
-def _bits_of(instr: ir.Instruction) -> int:
-    return next((int(m[1:]) for m in instr.mods if m[1:].isdigit()), 32)
 
 
 def _reduced_wider(instr: ir.Instruction, flow: Flow) -> bool:

@@ -149,9 +149,8 @@ class HintsBase:
         if found is None or loc is None or loc[2] != 0:
             return found
         f = found[0]
-        return f, [sub for st in ast.walk(f.tree) if isinstance(st, ast.stmt) and st.lineno == loc[1]
-                   for n in ast.iter_child_nodes(st) if isinstance(n, ast.expr)
-                   for sub in ast.walk(n) if isinstance(sub, ast.expr) and sub.lineno == loc[1]]
+        return f, [sub for n in _line_expressions(f, loc[1]) for sub in ast.walk(n)
+                   if isinstance(sub, ast.expr) and sub.lineno == loc[1]]
 
     def loaded_name(self, ld: ir.Instruction) -> str | None:
         """The name a load's ``tl.load`` call at ``ld``'s location is assigned to (``x1 = tl.load(..)``), else None."""
@@ -254,8 +253,7 @@ class HintsBase:
         f, nodes = found
         line, col = self.loc[id(instr)][1:]
         if col == 0 or whole_line:  # column 0: every expression of the statements starting on the line
-            nodes = [n for st in ast.walk(f.tree) if isinstance(st, ast.stmt) and st.lineno == line
-                     for n in ast.iter_child_nodes(st) if isinstance(n, ast.expr)]
+            nodes = _line_expressions(f, line)
         forms: dict[str, ast.expr] = {}
         for n in nodes:
             for sub in ast.walk(n):
@@ -339,3 +337,9 @@ def _same_value(f: SourceFile, a: ast.expr, b: ast.expr) -> bool:
         return True
     x, y = _one_value(f, a), _one_value(f, b)
     return x is not None and y is not None and ast.dump(x) == ast.dump(y)
+
+
+def _line_expressions(f: SourceFile, line: int) -> list[ast.expr]:
+    """The expressions of the statements that start on ``line`` (their own children)."""
+    return [n for st in ast.walk(f.tree) if isinstance(st, ast.stmt) and st.lineno == line
+            for n in ast.iter_child_nodes(st) if isinstance(n, ast.expr)]
