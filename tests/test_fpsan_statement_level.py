@@ -46,6 +46,23 @@ from tests.test_fpsan_libdevice import _assert_bit_exact, _compare
     "k_named_floor_cast_where_f16",  # lo = 0.1; where(x > 0, x, lo.to(f16)): the selp's immediate arm
     "k_named_eps_cast_packed_f16",  # x / (z + eps.to(x.dtype)) with packed halves: {eps, eps} of an add.f16x2
     "k_full_of_named_literal_f16",  # tl.full([B], eps, tl.float16) of a named eps: the fp32 scalar cast in the ring
+    # stop 51 (statement-level seeds 636, 425, 1830, 1967, 2106, 2160, 1785; silent at first contact)
+    "k_min_named_literal_widened_bf16",  # c = 1.5; min(c, x.to(f64)) stored as bf16: LLVM's min.f32, the ring's at f64
+    "k_min_named_sum_widened_f32",  # c = 1.5; c += 0.1: the named sum, an f32 constant beside the widening
+    "k_min_widened_literal_f16",  # min(x.to(f64), 1.5) narrowed to f16: the 64-bit min narrowed once (reported before)
+    "k_where_half_or_named_sum_bf16",  # where(h > 0, h, c) of a named c: an f32 where, narrowed (LLVM's selp.b16)
+    "k_where_round_trip_sunk_f32",  # where(x > x.to(f16), 2.0, x).to(f16).to(f32): the casts LLVM sank into x's arm
+    "k_where_literals_round_trip_f32",  # where(c, 2.0, 0.1).to(f16).to(f32): both literals through the round trip
+    "k_exp_of_narrowed_negation_f32",  # tl.exp(v.to(f32)) of v = -(..) at f64: the negation in exp's multiplier
+    "k_sigmoid_of_narrowed_negation_f32",  # tl.sigmoid of the same: its exp(-x) cancelled the negation
+    "k_exp_of_half_round_trip_negation_f32",  # tl.exp(v.to(f16).to(f32)) of v = -(x * y)
+    "k_where_narrowed_negation_compare_f64",  # v = -x; v.to(f32) < 1.0 as LLVM's x > -1.0's boundary
+    "k_where_narrowed_negated_product_compare_f64",  # v = -(x - h) * 1e-6 compared narrowed (a half beside x)
+    "k_where_wide_where_narrowed_compare_f32",  # where(c, x.to(f64), x).to(f16) < 0: the widening folded, f32's
+    "k_where_negated_widening_narrowed_compare_f32",  # (-x.to(f64)).to(f16) < 0.5: negated at f64 (−0: after sext)
+    "k_reassigned_under_constexpr_if_f64",  # v = -x; if FLAG: v = y - where(v.to(f32) < 0, ..): the first v inside
+    "k_where_literal_arithmetic_arm_f32",  # where(c, h * h, (-0.5 - 1.5)): the arm is the constexpr -2.0, a literal
+    "k_exp2_of_where_literal_merged_f64",  # exp2(where(c, 1.5, h).to(f64)): the later selects at LLVM's column 0
 ])
 def test_statement_level_kernels_are_bit_exact(name):
     _assert_bit_exact(name, folds=())
@@ -62,6 +79,8 @@ def test_statement_level_kernels_are_bit_exact(name):
     ("k_abs_and_plain_narrowed_max_f64", "cvt", "some reads"),  # |v| * v: LLVM's v * v
     ("k_loop_constant_stored_f16", "st", "float arithmetic"),  # v = v * c + v in a static_range, stored as f16
     ("k_fma_of_constexprs_plus_half_bf16", "", "tl.fma"),  # tl.math.fma(S, S, 1.5) of a constexpr S: LLVM's constant
+    ("k_where_constexpr_round_trip_f32", "selp", "tl.constexpr"),  # where(.., S, x).to(f16).to(f32): S = 2.1 rounded
+    ("k_minus_half_product_widened_f16", "add", "negative constant"),  # a - (c * h).to(f64) as a + (-c * h): at h = -0
 ])
 def test_statement_level_kernels_that_differ_are_reported(name, opcode, words):
     ours, theirs, errors = _compare(name, folds=())

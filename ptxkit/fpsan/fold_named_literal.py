@@ -14,8 +14,6 @@ from __future__ import annotations
 import ast
 from dataclasses import replace
 
-import numpy as np
-
 from ptxkit import ir
 from ptxkit.fpsan import ring as R
 from ptxkit.fpsan.ctx import RewriteContext, float_to_bits, guard_text, hexc
@@ -27,12 +25,12 @@ from ptxkit.fpsan.source_ast import (
     PTX_OF_DTYPE,
     SourceFile,
     _cast_to,
-    _chosen,
     _method_call,
     _number,
     _receiver,
     _resolve,
 )
+from ptxkit.fpsan.source_numbers import scalar_value
 from ptxkit.fpsan.source_walk import subexpressions
 
 _BITS = {"f16": 16, "bf16": 16, "f32": 32, "f64": 64}
@@ -148,57 +146,25 @@ def _ring_bits(f: SourceFile, e: ast.expr, imm: int, width: int, after: int) -> 
 
 
 def _base(f: SourceFile, e: ast.expr) -> tuple[str | None, float | None]:
-    """The type and value of a constant tensor: an fp32 scalar (:func:`_scalar`), or ``tl.full(shape, v, tl.T)``;
+    """The type and value of a constant tensor: an fp32 scalar (``scalar_value``), or ``tl.full(shape, v, tl.T)``;
     else (None, None)."""
     r = _resolve(f, e, _DEPTH)
     if (_method_call(r, "full", 3) and isinstance(r.args[2], ast.Attribute) and r.args[2].attr in PTX_OF_DTYPE
             and (v := _number(r.args[1])) is not None):
         return PTX_OF_DTYPE[r.args[2].attr], v
-    got = _scalar(f, e, _DEPTH)
+    got = scalar_value(f, e, _DEPTH)
     return ("f32", got[0]) if got is not None and got[1] else (None, None)
 
 
 def constant_scalar(f: SourceFile, e: ast.expr) -> bool:
-    """``e`` is an fp32 scalar constant MLIR folds (:func:`_scalar`), under float casts."""
+    """``e`` is an fp32 scalar constant MLIR folds (``scalar_value``), under float casts."""
     for _ in range(_DEPTH):
         r = _resolve(f, e, _DEPTH)
         if r is None or _cast_to(r) is None:
             break
         e = _receiver(r)
-    got = _scalar(f, e, _DEPTH)
+    got = scalar_value(f, e, _DEPTH)
     return got is not None and got[1]
-
-
-def _scalar(f: SourceFile, e: ast.expr | None, depth: int) -> tuple[float, bool] | None:
-    """The value of a constant expression and whether it is an fp32 tensor: a name bound to a float is one, and
-    arithmetic with one is f32 arithmetic, which MLIR folds (``c = 0.1; c += 1.0``: f32(0.1) + 1.0 rounded to f32);
-    arithmetic of Python numbers alone is Python's, in double; None for anything else."""
-    if e is None or depth <= 0:
-        return None
-    if (c := _number(e)) is not None:
-        return c, False
-    if (one := _chosen(e)) is not None:  # (where(p, c, c), maximum(c, c): MLIR folds the choice too)
-        return _scalar(f, one, depth - 1)
-    if isinstance(e, ast.Name):
-        r = _resolve(f, e, _DEPTH)
-        got = _scalar(f, r, depth - 1) if r is not None and r is not e else None
-        return (float(np.float32(got[0])), True) if got is not None else None
-    if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.USub) and (got := _scalar(f, e.operand, depth - 1)):
-        return -got[0], got[1]
-    if not (isinstance(e, ast.BinOp) and type(e.op) in _ARITH):
-        return None
-    a, b = _scalar(f, e.left, depth - 1), _scalar(f, e.right, depth - 1)
-    if a is None or b is None:
-        return None
-    tensor = a[1] or b[1]
-    x, y = (np.float32(a[0]), np.float32(b[0])) if tensor else (a[0], b[0])
-    with np.errstate(all="ignore"):
-        v = _ARITH[type(e.op)](x, y) if not (isinstance(e.op, ast.Div) and y == 0 and not tensor) else None
-    return (float(np.float32(v)) if tensor else float(v), tensor) if v is not None else None
-
-
-_ARITH = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
-          ast.Div: lambda a, b: a / b}
 
 
 def selected_named_literal(instr: ir.Instruction, ctx: RewriteContext, flow: Flow) -> FoldResult | None:

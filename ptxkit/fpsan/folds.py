@@ -55,6 +55,7 @@ from ptxkit.fpsan.fold_contracted_wide_add import contracted_wide_add
 from ptxkit.fpsan.fold_converted_int_arith import converted_int_arith, rewrite_converted_int_arith
 from ptxkit.fpsan.fold_dropped_abs import dropped_abs
 from ptxkit.fpsan.fold_dropped_arm_round_trip import dropped_arm_round_trip
+from ptxkit.fpsan.fold_exp_narrowed_neg import exp_of_narrowed_negation
 from ptxkit.fpsan.fold_flow import (
     Flow,
     FoldResult,
@@ -77,6 +78,7 @@ from ptxkit.fpsan.fold_narrowed_extremum import narrowed_extremum
 from ptxkit.fpsan.fold_narrowed_fma import widened_sum_fma
 from ptxkit.fpsan.fold_neg_extremum import max_of_negations, negated_tree
 from ptxkit.fpsan.fold_neg_into_constant import (
+    negated_constant_product_in_sum,
     negation_cancelled_in_product_sum,
     negation_cancelled_in_sum,
     negation_in_constant,
@@ -275,6 +277,13 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
         return rewrite_half_copysign(instr, ctx, flow, copysign)
     if op == "selp" and (zero_arm := negated_zero_arm(instr, flow)) is not None:
         return rewrite_negated_zero_arm(instr, ctx, *zero_arm)
+    if op == "add" and (moved := negated_constant_product_in_sum(instr, flow)) is not None:
+        ctx.report(instr, f"add of a widened half product by a negative constant where the source at {moved.where} "
+                   "subtracts the product by a positive one: LLVM moved the negation into the half constant, Triton "
+                   "negates after the sign extension, which differs where the 16-bit product is −2^15 (a factor "
+                   "−0.0); sanitized as written", ERROR, False)
+    if op == "mul" and (exp_neg := exp_of_narrowed_negation(instr, ctx, flow)) is not None:
+        return exp_neg
     if op in ("mul", "div", "rcp", "fma") and (powi := powi_tail(instr, flow)) is not None:
         return rewrite_powi(instr, ctx, powi)
     if op == "selp" and (consts := narrowed_select_constants(instr, flow)) is not None:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeGuard
 
-from ptxkit.fpsan.source_inline import _returned, bindings, param_argument, substituted
+from ptxkit.fpsan.source_inline import _returned, bindings, param_argument, reaching_assign, substituted
 from ptxkit.fpsan.source_parse import parse_python
 
 _DTYPE_WIDTH = {"float16": 16, "bfloat16": 16, "float32": 32, "float64": 64}
@@ -356,14 +356,10 @@ def _resolve(f: SourceFile, e: ast.expr, depth: int) -> ast.expr | None:
         if len(assigns) != stores or not assigns:
             return None
         if len(assigns) > 1:
-            use = _statement_of(f, e)
-            top = set(map(id, fn.body))
-            if use is None or id(use) not in top or any(id(a) not in top for a in assigns):
+            reaching = reaching_assign(f, fn, e)
+            if reaching is None:
                 return None
-            before = [a for a in assigns if a.lineno < use.lineno]
-            if not before:
-                return None
-            assigns = before[-1:]
+            assigns = [reaching]
         e, depth = assigns[0].value, depth - 1
         while depth > 0 and (ret := _returned(f, e)) is not None:
             e, depth = substituted(*ret), depth - 1

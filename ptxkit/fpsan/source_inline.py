@@ -42,6 +42,21 @@ def _returned(f: SourceFile, n: ast.expr) -> tuple[ast.expr, dict[str, ast.expr]
     return rets[0].value, {p.arg: a for p, a in zip(fn.args.args, n.args, strict=True)}
 
 
+def parameter_use(f: SourceFile, arg: ast.expr) -> ast.Name | None:
+    """Where ``arg`` is a positional argument of a call of a helper defined in ``f``, the helper's one read of that
+    parameter (Triton inlines the helper: what the body does to the name it does to the argument), else None."""
+    call = f.parent.get(id(arg))
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)) or call.keywords \
+            or not any(arg is a for a in call.args):
+        return None
+    fn = next((d for d in f.tree.body if isinstance(d, ast.FunctionDef) and d.name == call.func.id), None)
+    if fn is None or len(fn.args.args) != len(call.args):
+        return None
+    name = fn.args.args[next(i for i, a in enumerate(call.args) if a is arg)].arg
+    uses = [n for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id == name]
+    return uses[0] if len(uses) == 1 and isinstance(uses[0].ctx, ast.Load) else None
+
+
 def param_argument(tree: ast.Module, fn: ast.FunctionDef, name: str) -> ast.expr | None:
     """The argument the one call of the helper ``fn`` in ``tree`` passes for its parameter ``name`` (Triton inlines the
     helper there: the parameter is that value; statement-level probe: a helper's comparison of a widened argument,
@@ -81,3 +96,32 @@ def bindings(fn: ast.FunctionDef) -> dict[str, tuple[list[ast.Assign], int]]:
         _BINDINGS.clear()
     _BINDINGS[id(fn)] = (fn, out)
     return out
+
+
+def reaching_assign(f: SourceFile, fn: ast.FunctionDef, e: ast.Name) -> ast.Assign | None:
+    """The one assignment of ``e``'s name that reaches the statement reading it: the last one before it in its
+    block, else before the enclosing ``if`` (a ``tl.constexpr`` flag's branch: statement-level seed 1967), and so
+    out to the function's body; None where a statement between stores the name some other way, or a loop carries
+    it."""
+    cur: ast.AST | None = e
+    while cur is not None and not isinstance(cur, ast.stmt):
+        cur = f.parent.get(id(cur))
+    while cur is not None and cur is not fn:
+        parent = f.parent.get(id(cur))
+        if parent is None:
+            return None
+        block = next((b for b in (getattr(parent, "body", None), getattr(parent, "orelse", None))
+                      if isinstance(b, list) and any(s is cur for s in b)), None)
+        if block is None:
+            return None
+        for s in reversed(block[:next(i for i, s in enumerate(block) if s is cur)]):
+            if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(t := s.targets[0], ast.Name) \
+                    and t.id == e.id:
+                return s
+            if any(isinstance(n, ast.Name) and n.id == e.id and not isinstance(n.ctx, ast.Load) for n in ast.walk(s)):
+                return None
+        if isinstance(parent, (ast.For, ast.While)) and any(
+                isinstance(n, ast.Name) and n.id == e.id and not isinstance(n.ctx, ast.Load) for n in ast.walk(parent)):
+            return None
+        cur = parent
+    return None

@@ -36,6 +36,31 @@ _H = TypeVar("_H", bound="HintsBase")
 _INLINED_AT = re.compile(r"\binlined_at\s+(\d+)\s+(\d+)\s+(\d+)\b")
 
 
+def _twin_locations(fn: ir.Function, loc: dict[int, tuple[str, int, int]]) -> None:
+    """An instruction at LLVM's line 0 or column 0 (a block it merged) takes the location of its located twins —
+    the same opcode, modifiers and immediates, the element copies of one source op — where they all have one
+    (statement-level seed 1785: ``selp.f64 d, 1.5, x, p`` after an inlined exp2 body, two lanes' selects
+    unlocated)."""
+    def shape(i: ir.Instruction) -> tuple[object, ...] | None:
+        imms = tuple(o for o in i.operands[1:] if isinstance(o, (ir.Imm, ir.FloatImm)))
+        return (i.opcode, i.mods, len(i.operands), imms) if imms and i.opcode in _TWINNED else None
+    zero = [i for i in fn.instructions() if (at := loc.get(id(i))) is not None and 0 in at[1:] and shape(i)]
+    if not zero:
+        return
+    seen: dict[tuple[object, ...], set[tuple[str, int, int]]] = {}
+    for i in fn.instructions():
+        if (at := loc.get(id(i))) is not None and 0 not in at[1:] and (k := shape(i)) is not None:
+            seen.setdefault(k, set()).add(at)
+    for i in zero:
+        at = loc[id(i)]  # (at column 0, LLVM's merged line: twins on that line)
+        found = {t for t in seen.get(shape(i) or (), set()) if at[1] == 0 or t[:2] == at[:2]}
+        if len(found) == 1:
+            loc[id(i)] = next(iter(found))
+
+
+_TWINNED = frozenset({"selp", "add", "sub", "mul", "fma", "max", "min", "setp", "mov", "div"})
+
+
 @dataclass
 class HintsBase:
     """The sources a module's ``.file`` lines name, and the ``.loc`` in force at each instruction of one
@@ -80,6 +105,7 @@ class HintsBase:
                     h.call_site[id(s)] = call
                     if len(chain) > 1:
                         h.inlined_at[id(s)] = tuple(chain)
+        _twin_locations(fn, h.loc)
         for key, f in h.files.items():  # (.to(out_ptr.dtype.element_ty) read as the tl.T it is)
             h.files[key] = with_dtypes(f, key, fn, h.loc) if f is not None else None
         return h

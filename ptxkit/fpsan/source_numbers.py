@@ -8,7 +8,7 @@ import ast
 
 import numpy as np
 
-from ptxkit.fpsan.source_ast import _DEPTH, SourceFile, _constexpr_number, _number, _resolve
+from ptxkit.fpsan.source_ast import _DEPTH, SourceFile, _chosen, _constexpr_number, _number, _resolve
 
 
 def arm_number(f: SourceFile, a: ast.expr, args: dict[str, ast.expr], names: bool = True,
@@ -23,6 +23,8 @@ def arm_number(f: SourceFile, a: ast.expr, args: dict[str, ast.expr], names: boo
     if isinstance(a, ast.UnaryOp) and isinstance(a.op, ast.USub):
         v = arm_number(f, a.operand, args, names, depth - 1)
         return None if v is None else -v
+    if isinstance(a, ast.BinOp) and (got := scalar_value(f, a, depth)) is not None and (names or not got[1]):
+        return got[0]  # (-0.5 - 1.5: the frontend's constexpr arithmetic, a literal; statement-level seed 2160)
     if not isinstance(a, ast.Name):
         return None
     if a.id in args:
@@ -31,6 +33,8 @@ def arm_number(f: SourceFile, a: ast.expr, args: dict[str, ast.expr], names: boo
         return c
     r = _resolve(f, a, depth) if names else None
     v = arm_number(f, r, args, names, depth - 1) if r is not None and r is not a else None
+    if v is None and names and (got := scalar_value(f, a, depth)) is not None and got[1]:
+        return got[0]  # (c = 1.5 + 0.1, or c = 1.5; c += 0.1: the f32 scalar MLIR folds; statement-level seed 636)
     return None if v is None else float(np.float32(v))
 
 
@@ -44,3 +48,35 @@ def constexpr_param(f: SourceFile, a: ast.expr, args: dict[str, ast.expr] | None
     fn = f.function_of(a)
     return fn is not None and any(p.arg == a.id and isinstance(p.annotation, ast.Attribute)
                                   and p.annotation.attr == "constexpr" for p in fn.args.args)
+
+
+def scalar_value(f: SourceFile, e: ast.expr | None, depth: int) -> tuple[float, bool] | None:
+    """The value of a constant expression and whether it is an fp32 tensor: a name bound to a float is one, and
+    arithmetic with one is f32 arithmetic, which MLIR folds (``c = 0.1; c += 1.0``: f32(0.1) + 1.0 rounded to f32);
+    arithmetic of Python numbers alone is Python's, in double; None for anything else."""
+    if e is None or depth <= 0:
+        return None
+    if (c := _number(e)) is not None:
+        return c, False
+    if (one := _chosen(e)) is not None:  # (where(p, c, c), maximum(c, c): MLIR folds the choice too)
+        return scalar_value(f, one, depth - 1)
+    if isinstance(e, ast.Name):
+        r = _resolve(f, e, _DEPTH)
+        got = scalar_value(f, r, depth - 1) if r is not None and r is not e else None
+        return (float(np.float32(got[0])), True) if got is not None else None
+    if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.USub) and (got := scalar_value(f, e.operand, depth - 1)):
+        return -got[0], got[1]
+    if not (isinstance(e, ast.BinOp) and type(e.op) in _ARITH):
+        return None
+    a, b = scalar_value(f, e.left, depth - 1), scalar_value(f, e.right, depth - 1)
+    if a is None or b is None:
+        return None
+    tensor = a[1] or b[1]
+    x, y = (np.float32(a[0]), np.float32(b[0])) if tensor else (a[0], b[0])
+    with np.errstate(all="ignore"):
+        v = _ARITH[type(e.op)](x, y) if not (isinstance(e.op, ast.Div) and y == 0 and not tensor) else None
+    return (float(np.float32(v)) if tensor else float(v), tensor) if v is not None else None
+
+
+_ARITH = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
+          ast.Div: lambda a, b: a / b}

@@ -693,6 +693,40 @@ HAND = {
     "k_named_floor_cast_where_f16": ({"x0": "f16"}, "tl.where(x0 > 0, x0, lo.to(tl.float16))", "f16", 64, True),
     # ... tl.fma of constexprs: MLIR does not fold math ops, Triton's ring computes it, LLVM folds it (silent; reported)
     "k_fma_of_constexprs_plus_half_bf16": ({"x0": "bf16"}, "v + x0", "f16", 64, True),
+    # ... stop 51's statement-level classes (each silent at first contact): a named literal (or its f32 sum) beside a
+    # widening in a max/min LLVM shrank, stored narrowed; a where of a named sum and a half; a where's casts LLVM sank
+    # into an arm it shares with a comparison; tl.exp / tl.sigmoid of a narrowed negation (the negation moved into
+    # exp's multiplier); a narrowed negation compared (LLVM's boundary took it in); a name reassigned under a
+    # constexpr `if`, read inside it; a where's arm of literal arithmetic; a select at LLVM's merged column-0 line
+    "k_min_named_literal_widened_bf16": ({"x0": "f32"}, "tl.minimum(c, x0.to(tl.float64))", "bf16", 64, True),
+    "k_min_named_sum_widened_f32": ({"x0": "f32"}, "tl.minimum(c, x0.to(tl.float64))", "f32", 64, True),
+    "k_min_widened_literal_f16": ({"x0": "f32"}, "tl.minimum(x0.to(tl.float64), 1.5)", "f16", 64, True),
+    "k_where_half_or_named_sum_bf16": ({"x0": "bf16"}, "tl.where(x0 > 0, x0, c)", "bf16", 64, True),
+    "k_where_round_trip_sunk_f32": ({"x0": "f32"}, "tl.where(x0 > x0.to(tl.float16), 2.0, x0).to(tl.float16)"
+                                    ".to(tl.float32)", "f32", 256, True),
+    "k_where_literals_round_trip_f32": ({"x0": "f32"}, "tl.where(x0 > 0.3, 2.0, 0.1).to(tl.float16).to(tl.float32)",
+                                        "f32", 256, True),
+    "k_where_constexpr_round_trip_f32": ({"x0": "f32"}, "tl.where(x0 > x0.to(tl.float16), S, x0).to(tl.float16)"
+                                         ".to(tl.float32)", "f32", 256, True),
+    "k_exp_of_narrowed_negation_f32": ({"x0": "f64", "x1": "f64"}, "tl.exp(v.to(tl.float32))", "f32", 256, True),
+    "k_sigmoid_of_narrowed_negation_f32": ({"x0": "f64", "x1": "f64"}, "tl.sigmoid(v.to(tl.float32))", "f32", 256,
+                                           True),
+    "k_exp_of_half_round_trip_negation_f32": ({"x0": "f32", "x1": "f32"}, "tl.exp(v.to(tl.float16).to(tl.float32))",
+                                              "f32", 256, True),
+    "k_where_narrowed_negation_compare_f64": ({"x0": "f64", "x1": "f64"}, "tl.where(v.to(tl.float32) < 1.0, x1, 0.25)",
+                                              "f64", 64, True),
+    "k_where_narrowed_negated_product_compare_f64": ({"x0": "f64", "x1": "f64"}, "tl.where(v.to(tl.float32) < 0, 3.0, "
+                                                     "0.25)", "f64", 64, True),
+    "k_where_wide_where_narrowed_compare_f32": ({"x0": "f32"}, "tl.where(tl.where(x0 < 0, x0.to(tl.float64), x0)"
+                                                ".to(tl.float16) < 0, 1.0, 2.0)", "f32", 64, True),
+    "k_where_negated_widening_narrowed_compare_f32": ({"x0": "f32"}, "tl.where((-x0.to(tl.float64)).to(tl.float16) < "
+                                                      "0.5, 1.0, 2.0)", "f32", 64, True),
+    "k_reassigned_under_constexpr_if_f64": ({"x0": "f64", "x1": "f64"}, "v", "f64", 64, True),
+    "k_where_literal_arithmetic_arm_f32": ({"x0": "f32", "x1": "f32"}, "tl.where(x0 < 0, (x1.to(tl.float16) * "
+                                           "x1.to(tl.float16)), (-0.5 - 1.5))", "f32", 64, True),
+    "k_exp2_of_where_literal_merged_f64": ({"x0": "f64", "x1": "f64"}, "tl.exp2(v.to(tl.float64))", "f64", 256, True),
+    "k_minus_half_product_widened_f16": ({"x0": "f16", "x1": "bf16"}, "tl.fdiv(x0.to(tl.float32), x0 - (0.7978845608 "
+                                         "* x1).to(tl.float64))", "bf16", 256, True),
     "k_abs_of_narrowed_max_half_f32": ({"x0": "f32"}, "tl.abs(tl.maximum(x0, 10.0).to(tl.float16)) * 3.0", "f16", 64,
                                        True),
     # -abs of a widened value, narrowed back: LLVM's sign-bit or on the narrow value (held-out seed 227213, reported)
@@ -849,6 +883,17 @@ HAND_EDITS = {
     "k_fma_of_constexprs_plus_half_bf16": ("    r = ", "    v = tl.math.fma(S, S, 1.5) * 0.044715\n    r = "),
     "k_named_eps_cast_packed_f16": ("    r = ", "    eps = 1e-3\n    r = "),
     "k_full_of_named_literal_f16": ("    r = ", "    eps = 0.1\n    r = "),
+    "k_min_named_literal_widened_bf16": ("    r = ", "    c = 1.5\n    r = "),
+    "k_min_named_sum_widened_f32": ("    r = ", "    c = 1.5\n    c += 0.1\n    r = "),
+    "k_where_half_or_named_sum_bf16": ("    r = ", "    c = 1.5\n    c += 0.1\n    r = "),
+    "k_exp_of_narrowed_negation_f32": ("    r = ", "    v = -tl.fdiv(-x0.to(tl.float32), x1)\n    r = "),
+    "k_sigmoid_of_narrowed_negation_f32": ("    r = ", "    v = -tl.fdiv(-x0.to(tl.float32), x1)\n    r = "),
+    "k_exp_of_half_round_trip_negation_f32": ("    r = ", "    v = -(x0 * x1)\n    r = "),
+    "k_where_narrowed_negation_compare_f64": ("    r = ", "    v = -x0\n    r = "),
+    "k_where_narrowed_negated_product_compare_f64": ("    r = ", "    v = -(x0 - x1.to(tl.float16)) * 1e-6\n    r = "),
+    "k_reassigned_under_constexpr_if_f64": ("    r = ", "    v = -x0\n    if FLAG:\n        v = x1 - tl.where("
+                                            "v.to(tl.float32) < 0, 3.0, 0.25)\n    r = "),
+    "k_exp2_of_where_literal_merged_f64": ("    r = ", "    v = tl.where(x1 > x0, 1.5, x0.to(tl.bfloat16))\n    r = "),
     "k_threshold_acc_bf16": ("import triton.language as tl\n",
                              "import triton.language as tl\nACC: tl.constexpr = tl.float32\n"),
 }
@@ -856,6 +901,8 @@ HAND_EDITS = {
 
 # hand kernel -> its tl.constexpr parameters and their values (before BLOCK in the signature)
 HAND_CONSTEXPRS = {"k_constexpr_param_floor_f32": {"S": 1e-3}, "k_constexpr_param_times_S_f64": {"S": 2.0},
+                   "k_where_constexpr_round_trip_f32": {"S": 2.1},
+                   "k_reassigned_under_constexpr_if_f64": {"FLAG": True},
                    "k_constexpr_param_where_times_three_f32": {"S": 1.5},
                    "k_fma_of_constexprs_plus_half_bf16": {"S": 1.5}}
 
