@@ -1559,15 +1559,18 @@ def test_narrowed_f64_ops_that_llvm_folds_into_one_sub(tmp_path, expr, form):
 
 
 @pytest.mark.parametrize("neg", [True, False])
-def test_narrowed_f64_product_negated_after_the_narrowing_is_reported(tmp_path, neg):
-    """``-(x1.to(f64) * x0.to(f64)).to(f32)`` (held-out seed 32469, silent at first contact): LLVM multiplies in
-    f32 and moves the negation onto an operand, both at the negation's location; Triton's ring multiplies in f64,
-    narrows, then negates (not modelled): an error. Without the negation, the narrowed f64 product (a note)."""
+def test_narrowed_f64_product_negated_after_the_narrowing(tmp_path, neg):
+    """``-(x1.to(f64) * x0.to(f64)).to(f32)`` (held-out seed 32469, silent at first contact; reported until stop
+    51): LLVM multiplies in f32 and moves the negation onto an operand, both at the negation's location; Triton's ring
+    multiplies the sign extensions in f64, narrows, then negates. Without the negation, the narrowed f64 product."""
     expr = "(x1.to(tl.float64) * x0.to(tl.float64)).to(tl.float32)"
     body = ("{loc}\n\tneg.f32 %t, %b;\n\tmul.f32 %d, %a, %t;" if neg else "{loc}\n\tmul.f32 %d, %a, %b;")
-    text = _with_source(tmp_path, "-" + expr if neg else expr, body, "-(" if neg else "(x1")
-    _, rep = _run(text, [[0x40490FDB, 0x3F000000]])
-    assert [s for o, s in _items(rep) if o == "mul.f32"] == ["error" if neg else "note"]
+    text = _with_source(tmp_path, "-" + expr if neg else expr, body, "-(" if neg else "(x1", nin=2)
+    out, rep = _run(text, [[0x40490FDB, 0x3F000000]])
+    assert [s for o, s in _items(rep) if o == "mul.f32"] == ["note"]
+    wide = [R.float_cast(np.array([b], np.uint64), "f32", "f64") for b in (0x40490FDB, 0x3F000000)]
+    want = R.float_cast(R.float_binop("mul", wide[0], wide[1], "f64"), "f64", "f32")
+    assert out == [int((R.float_unop("neg", want, "f32") if neg else want)[0])]
 
 
 def test_abs_of_a_half_itself_is_native(tmp_path):

@@ -63,6 +63,10 @@ from tests.test_fpsan_libdevice import _assert_bit_exact, _compare
     "k_reassigned_under_constexpr_if_f64",  # v = -x; if FLAG: v = y - where(v.to(f32) < 0, ..): the first v inside
     "k_where_literal_arithmetic_arm_f32",  # where(c, h * h, (-0.5 - 1.5)): the arm is the constexpr -2.0, a literal
     "k_exp2_of_where_literal_merged_f64",  # exp2(where(c, 1.5, h).to(f64)): the later selects at LLVM's column 0
+    "k_negated_narrowed_product_by_constant_f32",  # -(1.5 * x.to(f64)).to(f32) as mul.f32 x, -1.5 (reported before)
+    "k_negated_narrowed_square_f32",  # -(x.to(f64) * x.to(f64)).to(f32) as mul.f32 x, neg x (reported before)
+    "k_negated_narrowed_where_same_arms_f32",  # ... of 1.5 * where(c, v, v) narrowed twice (seed 2699)
+    "k_where_narrowed_stored_wide_bf16",  # where(b < 0, b, -0.5).to(bf16) stored as f32: -0.5 through both casts
 ])
 def test_statement_level_kernels_are_bit_exact(name):
     _assert_bit_exact(name, folds=())

@@ -67,7 +67,7 @@ def narrowed_select_constants(instr: ir.Instruction, flow: Flow) -> tuple[dict[i
         conv = _converted_arm(instr, flow)
         stated = wide in (32, 64)  # (the source's type, over the PTX conversion's source: LLVM merges z.to(f32).to(f64)
         # of a half into one cvt.f64.f16; user-style probe, silent)
-        if wide == OWN and (origin := _sunk_casts_origin(instr, flow, _casts_after(f, n))) is not None:
+        if wide in (OWN, 16) and (origin := _sunk_casts_origin(instr, flow, _casts_after(f, n), width)) is not None:
             # where(c, 2.0, x).to(f16).to(f32) of an f32 x: LLVM sank the casts into x's arm (and shares them with
             # a comparison), so the arm's conversion is the where's casts, not x's type (statement-level seed 425,
             # silent)
@@ -79,7 +79,7 @@ def narrowed_select_constants(instr: ir.Instruction, flow: Flow) -> tuple[dict[i
             wide = 32
         elif wide == OWN:  # a loaded arm: the PTX's conversion of it says its type (where(c, x, 2.0) of an f32 x
             wide = R.ring(conv[1]).w if conv else None  # stored as f64 or bf16; custom kernels after held-out 68925)
-        if wide is not None and (0 < wide < width or (wide == width and len(_casts_after(f, n)) > 1)) \
+        if wide is not None and (0 < wide < width or (wide == width and _narrows(_casts_after(f, n), width))) \
                 and width in (32, 64):
             # widened after the select (where(c, 1.0, 2.0).to(f64), or promoted): LLVM folds fpext into the literals;
             # Triton's ring sign-extends φ_S(c) (held-out seed 68925's kin, silent)
@@ -142,24 +142,33 @@ def _converted_arm(instr: ir.Instruction, flow: Flow) -> tuple[str, str] | None:
     return float_cast(d) if d is not None and d.opcode == "cvt" else None
 
 
-def _sunk_casts_origin(instr: ir.Instruction, flow: Flow, casts: list[str]) -> int | None:
+def _sunk_casts_origin(instr: ir.Instruction, flow: Flow, casts: list[str], width: int) -> int | None:
     """The width of the value under the select's register arm when the float ``cvt`` chain that defines the arm is
-    exactly the where's ``.to()`` casts (``casts``, two or more), else None."""
-    if len(casts) < 2:
+    exactly the where's ``.to()`` casts (with a narrowing), then the widening to the select's ``width`` where the
+    last cast is narrower (``where(c, b, -0.5).to(bf16)`` stored as f32; statement-level seed 2432), else None."""
+    dst = f"f{width}"
+    full = [*casts, dst] if casts and casts[-1] != dst else list(casts)
+    if not _narrows(casts, width) or len(full) < 2:
         return None
     regs = [o for o in instr.operands[1:3] if isinstance(o, ir.Reg)]
     o: ir.Operand | None = regs[0] if len(regs) == 1 else None
     walked: list[str] = []
-    while isinstance(o, ir.Reg) and len(walked) < len(casts):
+    src = ""
+    while isinstance(o, ir.Reg) and len(walked) < len(full):
         d = flow.only_def(o.name)
         t = float_cast(d) if d is not None and d.opcode == "cvt" and d.guard is None else None
         if t is None or d is None:
             break
         walked.insert(0, t[0])
         o, src = d.operands[1], t[1]
-    if walked != casts or src not in ("f32", "f64") or src == casts[0]:
+    if walked != full or src not in ("f32", "f64") or src == full[0]:
         return None
     return R.ring(src).w
+
+
+def _narrows(casts: list[str], width: int) -> bool:
+    """A cast among ``casts`` is narrower than ``width`` bits."""
+    return any(R.ring(t).w < width for t in casts)
 
 
 def _imm_bits(o: ir.Operand, width: int) -> int | None:

@@ -122,6 +122,7 @@ from ptxkit.fpsan.folds_narrowed import (
     half_constant,
     lane_constants,
     narrowed_f32_unmodelled,
+    negated_narrowed_product,
     negated_product,
     nested_role,
     widened_setp,
@@ -430,6 +431,8 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
             return negated_product(instr, ctx, flow, decided) or as_written_reported(instr, ctx, ft, (
                 f"f32 mul where the source at {decided.where} negates its product widened to f64 and narrows: LLVM "
                 "moved the negation onto an operand, which no neg.f32 or sign xor here shows; sanitized as the f32 op"))
+        if decided.form == "neg" and (done := negated_narrowed_product(instr, ctx, flow, decided)) is not None:
+            return done
         if (reason := narrowed_f32_unmodelled(op, decided)) is not None:
             return as_written_reported(instr, ctx, ft, reason)
         return _half(instr, ctx, opts, ft, decided, flow)  # f64 arithmetic on widened f32, narrowed back

@@ -71,6 +71,43 @@ def negated_product(instr: ir.Instruction, ctx: RewriteContext, flow: Flow, deci
         "in the f64 ring and narrowed", NOTE, native=False))
 
 
+def negated_narrowed_product(instr: ir.Instruction, ctx: RewriteContext, flow: Flow,
+                             decided: Decision) -> FoldResult | None:
+    """``mul.f32 d, x, -c`` (or ``mul.f32 d, x, n`` of ``n = neg.f32 y``) where the source at ``decided`` (form
+    ``neg``) has ``-(c * x.to(f64)).to(f32)`` (``-(x.to(f64) * y.to(f64)).to(f32)``): LLVM shrank the f64 product and
+    moved the negation into the constant (onto an operand). Triton's ring multiplies the sign extensions at f64,
+    narrows, then negates at f32 (statement-level seed 2699's kin, reported before); None for another shape."""
+    ops = instr.operands
+    if instr.opcode != "mul" or len(ops) != 3 or not isinstance(ops[0], ir.Reg):
+        return None
+    k = [i for i in (1, 2) if isinstance(o := ops[i], ir.FloatImm) and o.width == 32]
+    negs = [i for i in (1, 2) if isinstance(o := ops[i], ir.Reg) and (d := flow.only_def(o.name)) is not None
+            and d.opcode == "neg" and d.guard is None and float_type_of(d) == "f32"
+            and isinstance(d.operands[1], ir.Reg) and flow.unchanged_between(d.operands[1].name, d, instr)]
+    if len(k) == 1 and isinstance(ops[3 - k[0]], ir.Reg):
+        imm = ops[k[0]]
+        assert isinstance(imm, ir.FloatImm)
+        c = -struct.unpack("<f", struct.pack("<I", imm.bits))[0]
+        other, factor = ops[3 - k[0]], hexc(R.embed_int(float_to_bits(c, "f64"), "f64"), 64)
+    elif not k and len(negs) == 1:
+        d = flow.only_def(ops[negs[0]].name)  # type: ignore[union-attr]
+        assert d is not None
+        other, factor = ops[3 - negs[0]], ctx.fresh("b64")
+        ctx.emit(f"cvt.s64.s32 {factor}, {as_reg(ctx, ctx.embed(d.operands[1], 'f32'), 32)}")
+    else:
+        return None
+    x, m, t = ctx.fresh("b64"), ctx.fresh("b64"), ctx.fresh("b32")
+    ctx.emit(f"cvt.s64.s32 {x}, {as_reg(ctx, ctx.embed(other, 'f32'), 32)}")
+    ctx.emit(f"mul.lo.s64 {m}, {x}, {factor}")
+    n = as_reg(ctx, cast_payload(ctx, m, "f64", "f32"), 32)
+    ctx.emit(f"neg.s32 {t}, {n}")
+    ctx.define(ops[0], t, "f32", instr.guard)
+    return FoldResult(True, Verdict(
+        f"f32 mul LLVM shrank from the negation of an f64 product narrowed to f32 (decided by the source at "
+        f"{decided.where}), the negation moved into a factor: Triton's f64 ring product, narrowed, then negated",
+        NOTE, native=False))
+
+
 def nested_role(instr: ir.Instruction, flow: Flow, decided: Decision) -> Decision:
     """The form of an f32 op whose location holds both ``(a.to(f64) OP b.to(f64)).to(f32)`` and the f32 ``OP``
     reading it (``SourceHints.narrowed_f32``'s ``nested``; any other ``decided`` is returned as is), from the

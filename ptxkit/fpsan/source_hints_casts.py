@@ -77,7 +77,8 @@ class CastHints(HintsBase):
             ``def _sq(a): return (a * a).to(f32)``: statement-level probe, silent)."""
             if isinstance(e, ast.Name) and (arg := self.call_arguments(instr, f, op)[0].get(e.id)) is not None:
                 e = arg
-            return _width(f, e, _DEPTH)
+            # (a choice of one value is that value: 1.5 * where(c, v, v) of an f64 v; statement-level seed 2699)
+            return _width(f, _one_value(f, e) or e, _DEPTH)
 
         def classify(f: SourceFile, n: ast.expr, narrowed_only: bool = False,
                      by_constant: bool = False) -> tuple[str, ast.expr] | None:
@@ -90,6 +91,9 @@ class CastHints(HintsBase):
                 assert inner_cast is not None
                 inner = classify(f, inner_cast, narrowed_only, by_constant)
                 return ("neg", n) if inner is not None and inner[0] == "f64" else None
+            while _cast_to(n) == "float32" and _cast_to(r := _resolve(f, _receiver(n), _DEPTH)) == "float32":
+                assert r is not None
+                n = r  # (e.to(f32).to(f32): the second cast is none; statement-level seed 2699)
             if _cast_to(n) != "float32":  # the op itself, on f32 values (held-out seed 9335: floor(h.to(f32)) - 0.5
                 # on the line of (h.to(f64) + 1.0).to(f32), both at column 0)
                 if narrowed_only or not (isinstance(n, ast.BinOp) and _as_op(n)[0] is want

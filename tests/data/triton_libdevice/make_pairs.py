@@ -727,6 +727,16 @@ HAND = {
     "k_exp2_of_where_literal_merged_f64": ({"x0": "f64", "x1": "f64"}, "tl.exp2(v.to(tl.float64))", "f64", 256, True),
     "k_minus_half_product_widened_f16": ({"x0": "f16", "x1": "bf16"}, "tl.fdiv(x0.to(tl.float32), x0 - (0.7978845608 "
                                          "* x1).to(tl.float64))", "bf16", 256, True),
+    # ... the negation of a narrowed f64 product, LLVM's f32 product with the negation in a factor (2699; reported
+    # before); a where narrowed to bf16 and stored as f32, its constant arm through both casts (2432)
+    "k_negated_narrowed_product_by_constant_f32": ({"x0": "f32"}, "-(1.5 * x0.to(tl.float64)).to(tl.float32)", "f32",
+                                                   256, True),
+    "k_negated_narrowed_square_f32": ({"x0": "f32"}, "-(x0.to(tl.float64) * x0.to(tl.float64)).to(tl.float32)", "f32",
+                                      256, True),
+    "k_negated_narrowed_where_same_arms_f32": ({"x0": "f32"}, "-(1.5 * tl.where(x0 > 0.5, v, v)).to(tl.float32)"
+                                               ".to(tl.float32)", "f32", 256, True),
+    "k_where_narrowed_stored_wide_bf16": ({"x0": "f16", "x1": "f32"}, "tl.where(b < 0, b, -0.5).to(tl.bfloat16)", "f32",
+                                          256, True),
     "k_abs_of_narrowed_max_half_f32": ({"x0": "f32"}, "tl.abs(tl.maximum(x0, 10.0).to(tl.float16)) * 3.0", "f16", 64,
                                        True),
     # -abs of a widened value, narrowed back: LLVM's sign-bit or on the narrow value (held-out seed 227213, reported)
@@ -894,6 +904,8 @@ HAND_EDITS = {
     "k_reassigned_under_constexpr_if_f64": ("    r = ", "    v = -x0\n    if FLAG:\n        v = x1 - tl.where("
                                             "v.to(tl.float32) < 0, 3.0, 0.25)\n    r = "),
     "k_exp2_of_where_literal_merged_f64": ("    r = ", "    v = tl.where(x1 > x0, 1.5, x0.to(tl.bfloat16))\n    r = "),
+    "k_negated_narrowed_where_same_arms_f32": ("    r = ", "    v = x0.to(tl.float64)\n    r = "),
+    "k_where_narrowed_stored_wide_bf16": ("    r = ", "    b = x0 - x1\n    r = "),
     "k_threshold_acc_bf16": ("import triton.language as tl\n",
                              "import triton.language as tl\nACC: tl.constexpr = tl.float32\n"),
 }
