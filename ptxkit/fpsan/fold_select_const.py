@@ -34,6 +34,7 @@ from ptxkit.fpsan.source_inline import parameter_use
 from ptxkit.fpsan.source_numbers import arm_number, constexpr_param
 
 _NARROW = {16: ("f16", "bf16"), 32: ("f32",)}
+_SHORT = {"float16": "f16", "bfloat16": "bf16", "float32": "f32", "float64": "f64"}
 
 
 def narrowed_select_constants(instr: ir.Instruction, flow: Flow) -> tuple[dict[int, int], str, str, bool] | None:
@@ -67,7 +68,9 @@ def narrowed_select_constants(instr: ir.Instruction, flow: Flow) -> tuple[dict[i
         conv = _converted_arm(instr, flow)
         stated = wide in (32, 64)  # (the source's type, over the PTX conversion's source: LLVM merges z.to(f32).to(f64)
         # of a half into one cvt.f64.f16; user-style probe, silent)
-        if wide in (OWN, 16) and (origin := _sunk_casts_origin(instr, flow, _casts_after(f, n), width)) is not None:
+        own = _SHORT.get(_cast_to(_resolve(f, others[0], _DEPTH) or others[0]) or "") if others else None
+        if wide in (OWN, 16) and own not in _casts_after(f, n)[:1] \
+                and (origin := _sunk_casts_origin(instr, flow, _casts_after(f, n), width)) is not None:
             # where(c, 2.0, x).to(f16).to(f32) of an f32 x: LLVM sank the casts into x's arm (and shares them with
             # a comparison), so the arm's conversion is the where's casts, not x's type (statement-level seed 425,
             # silent)

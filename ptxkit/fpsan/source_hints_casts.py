@@ -10,6 +10,7 @@ import ast
 import struct
 
 from ptxkit import ir
+from ptxkit.fpsan import ring as R
 from ptxkit.fpsan.source_ast import (
     _BINOP,
     _DEPTH,
@@ -143,8 +144,11 @@ class CastHints(HintsBase):
             body = self.nodes(instr)
             negated_in_body = body is not None and any(
                 isinstance(b, ast.UnaryOp) and isinstance(b.op, ast.USub) for b in body[1])
+            # (not exp's own multiplier of the narrowed value, at the body's exp: k_sigmoid_of_narrowed_square_f32's
+            # mul by log2(e), taken for the narrowed product)
+            exp_step = imm is not None and imm.width == 32 and imm.bits & 0x7FFFFFFF == R.LOG2E_F32
             with self.at_call_site(instr) as inlined:
-                got = self.decide(instr, argument) if inlined else None
+                got = self.decide(instr, argument) if inlined and not exp_step else None
         if got is None:  # several forms at the location (on the line, at column 0): the op's constant, else say so
             # (an f32 op taken for the narrowed one is silent)
             wide = self.decide(instr, lambda f, n: classify(f, n, narrowed_only=True))

@@ -737,6 +737,13 @@ HAND = {
                                                ".to(tl.float32)", "f32", 256, True),
     "k_where_narrowed_stored_wide_bf16": ({"x0": "f16", "x1": "f32"}, "tl.where(b < 0, b, -0.5).to(tl.bfloat16)", "f32",
                                           256, True),
+    # ... a helper inlined twice (its body's locations carry each call's inlined_at: the latest), with f64 and f32
+    # arguments (seed 272, silent); a where of a half cast and a literal, cast to its own type and promoted (1155's
+    # guard: that cast is no narrowing LLVM sank)
+    "k_helper_twice_sigmoid_of_narrowed_square_f32": ({"x0": "f32"}, "_h(_h(x0.to(tl.float64), 2.0), 0.25) + x0",
+                                                      "f32", 256, True),
+    "k_where_half_arm_literal_promoted_f32": ({"x0": "f32", "x1": "f32"}, "tl.where(x0 > x1, x0.to(tl.float16), 1e-6)"
+                                              ".to(tl.float16) + x1", "f32", 256, True),
     "k_abs_of_narrowed_max_half_f32": ({"x0": "f32"}, "tl.abs(tl.maximum(x0, 10.0).to(tl.float16)) * 3.0", "f16", 64,
                                        True),
     # -abs of a widened value, narrowed back: LLVM's sign-bit or on the narrow value (held-out seed 227213, reported)
@@ -906,6 +913,9 @@ HAND_EDITS = {
     "k_exp2_of_where_literal_merged_f64": ("    r = ", "    v = tl.where(x1 > x0, 1.5, x0.to(tl.bfloat16))\n    r = "),
     "k_negated_narrowed_where_same_arms_f32": ("    r = ", "    v = x0.to(tl.float64)\n    r = "),
     "k_where_narrowed_stored_wide_bf16": ("    r = ", "    b = x0 - x1\n    r = "),
+    "k_helper_twice_sigmoid_of_narrowed_square_f32": ("@triton.jit\ndef k_", "@triton.jit\ndef _h(a, C: "
+                                                      "tl.constexpr):\n    return tl.sigmoid((a * a).to(tl.float32)) * "
+                                                      "C\n\n\n@triton.jit\ndef k_"),
     "k_threshold_acc_bf16": ("import triton.language as tl\n",
                              "import triton.language as tl\nACC: tl.constexpr = tl.float32\n"),
 }
