@@ -72,6 +72,9 @@ from tests.test_fpsan_libdevice import _assert_bit_exact, _compare
     "k_helper_sigmoid_of_narrowed_square_f32",  # sigmoid's negation, in a helper (reported before)
     "k_helper_twice_sigmoid_of_narrowed_square_f32",  # _h(_h(x.to(f64), ..), ..): each copy's own call's argument
     "k_where_half_arm_literal_promoted_f32",  # where(c, x.to(f16), 1e-6).to(f16): a cast to its own type, no sinking
+    "k_plus_narrowed_product_of_loaded_f32",  # y + (x.to(f64) * y).to(f32) as fma.f32: the loaded y promoted to f64
+    "k_minus_narrowed_product_of_loaded_f32",  # y - (..): LLVM's sign xor on x, E's product of x itself
+    "k_plus_narrowed_product_of_loaded_f16",  # halves: the f32 product narrowed to f16 (reported before)
 ])
 def test_statement_level_kernels_are_bit_exact(name):
     _assert_bit_exact(name, folds=())

@@ -19,6 +19,7 @@ from ptxkit.fpsan import ring as R
 from ptxkit.fpsan.casts import _cast_payload as cast_payload
 from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext, _convert_float_bits, float_to_bits, hexc
 from ptxkit.fpsan.fold_flow import Flow, FoldResult
+from ptxkit.fpsan.fold_negated_narrowing import sign_op
 from ptxkit.fpsan.ops import LANE_TYPE, as_reg, float_type_of
 from ptxkit.fpsan.report import NOTE, Verdict
 from ptxkit.fpsan.source_ast import (
@@ -26,6 +27,7 @@ from ptxkit.fpsan.source_ast import (
     _DTYPE_WIDTH,
     _PTX_DTYPE,
     CONST,
+    OWN,
     Decision,
     SourceFile,
     _as_op,
@@ -55,7 +57,9 @@ def _product_width(f: SourceFile, e: ast.expr | None, dest: str, negated: bool =
         return None
     ws = {_width(f, p.left, _DEPTH), _width(f, p.right, _DEPTH)}
     w = max((x for x in ws if x is not None and x > 0), default=0)
-    return w if w in (32, 64) and w > _DTYPE_WIDTH[dest] and ws <= {w, CONST} else None
+    # (a loaded factor beside the widening is promoted to W: x.to(f64) * y of an f32 y, contracted into the add at
+    # f32 since the product is exact; statement-level seed 921, silent)
+    return w if w in (32, 64) and w > _DTYPE_WIDTH[dest] and ws <= {w, CONST, OWN} else None
 
 
 def _narrowed_product(hints: SourceHints, instr: ir.Instruction, dest: str) -> Decision | None:
@@ -105,14 +109,26 @@ def contracted_narrowed_product(instr: ir.Instruction, ctx: RewriteContext, flow
     if one and kept_as_addend(flow, instr):
         return None
     consts = [[_lane_bits(flow, o, t, k) for o in ops[1:3]] for k in range(lanes)]
-    if decided is None or (sub and not all(any(c is not None for c in lane) for lane in consts)):
+    factors = list(ops[1:3])
+    if decided is not None and sub and lanes == 1 and not any(c is not None for c in consts[0]):
+        # A - E of register factors: LLVM negated one (neg, or its sign-bit xor); E's product is the other's with the
+        # negation's source (statement-level seed 921's kin, ``y - (x.to(f64) * y).to(f32)``: silent)
+        negs = [i for i, o in enumerate(factors) if isinstance(o, ir.Reg) and (d := flow.only_def(o.name)) is not None
+                and d.guard is None and sign_op(d) and isinstance(src := d.operands[1], ir.Reg)
+                and (flow.only_def(src.name) is not None or flow.unchanged_between(src.name, d, instr))]
+        if len(negs) != 1:
+            return None
+        d = flow.only_def(factors[negs[0]].name)  # type: ignore[union-attr]
+        assert d is not None
+        factors[negs[0]] = d.operands[1]
+    elif decided is None or (sub and not all(any(c is not None for c in lane) for lane in consts)):
         return None  # A - E: the negation must be the number's, which LLVM negated (a register's would be a neg)
     wt, w = R.ring(t).w, int(width)
     wide_t = {32: "f32", 64: "f64"}[w]
     outs = []
     for k in range(lanes):
         wide = []
-        for o, c in zip(ops[1:3], consts[k]):
+        for o, c in zip(factors, consts[k], strict=True):
             if c is not None:  # a Python number takes the wide type: φ_W(c), the T c exact at W
                 wide.append(hexc(R.embed_int(_exact_bits(c, t, wide_t) ^ (1 << (w - 1) if sub else 0), wide_t), w))
             else:

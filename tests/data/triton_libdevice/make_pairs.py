@@ -744,6 +744,13 @@ HAND = {
                                                       "f32", 256, True),
     "k_where_half_arm_literal_promoted_f32": ({"x0": "f32", "x1": "f32"}, "tl.where(x0 > x1, x0.to(tl.float16), 1e-6)"
                                               ".to(tl.float16) + x1", "f32", 256, True),
+    # ... a narrowed product of a widening and a loaded value, contracted into the user's add or sub (921, silent)
+    "k_plus_narrowed_product_of_loaded_f32": ({"x0": "f32", "x1": "f32"}, "x1 + (x0.to(tl.float64) * x1)"
+                                              ".to(tl.float32)", "f32", 256, True),
+    "k_minus_narrowed_product_of_loaded_f32": ({"x0": "f32", "x1": "f32"}, "x1 - (x0.to(tl.float64) * x1)"
+                                               ".to(tl.float32)", "f32", 256, True),
+    "k_plus_narrowed_product_of_loaded_f16": ({"x0": "f16", "x1": "f16"}, "x1 + (x0.to(tl.float32) * x1)"
+                                              ".to(tl.float16)", "f16", 256, True),
     "k_abs_of_narrowed_max_half_f32": ({"x0": "f32"}, "tl.abs(tl.maximum(x0, 10.0).to(tl.float16)) * 3.0", "f16", 64,
                                        True),
     # -abs of a widened value, narrowed back: LLVM's sign-bit or on the narrow value (held-out seed 227213, reported)
