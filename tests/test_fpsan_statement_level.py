@@ -75,6 +75,7 @@ from tests.test_fpsan_libdevice import _assert_bit_exact, _compare
     "k_plus_narrowed_product_of_loaded_f32",  # y + (x.to(f64) * y).to(f32) as fma.f32: the loaded y promoted to f64
     "k_minus_narrowed_product_of_loaded_f32",  # y - (..): LLVM's sign xor on x, E's product of x itself
     "k_plus_narrowed_product_of_loaded_f16",  # halves: the f32 product narrowed to f16 (reported before)
+    "k_where_narrowed_fdiv_compare_f64",  # tl.fdiv(a, b).to(bf16) < 0: fdiv's f32 result, LLVM's boundary compare
 ])
 def test_statement_level_kernels_are_bit_exact(name):
     _assert_bit_exact(name, folds=())

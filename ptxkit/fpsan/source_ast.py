@@ -446,13 +446,13 @@ _UNARY_MATH = ("abs", "sqrt", "sqrt_rn", "rsqrt", "exp", "exp2", "log", "log2", 
 
 
 def _same_type_args(r: ast.expr) -> list[ast.expr]:
-    """The float operands of ``tl.fma``/``minimum``/``maximum``/``where`` and of the unary math functions
-    (``tl.sqrt``, ``tl.exp``, …), whose result has their promoted type, else []. (A ``libdevice`` call's
+    """The float operands of ``tl.fma``/``minimum``/``maximum``/``fdiv``/``div_rn``/``where`` and of the unary math
+    functions (``tl.sqrt``, ``tl.exp``, …), whose result has their promoted type, else []. (A ``libdevice`` call's
     type is its arguments' only where they are explicitly f32/f64: ``_width``.)"""
     if not (isinstance(r, ast.Call) and isinstance(r.func, ast.Attribute) and isinstance(r.func.value, ast.Name)
             and r.func.value.id == "tl"):
         return []
-    n = {"fma": 3, "minimum": 2, "maximum": 2, **dict.fromkeys(_UNARY_MATH, 1)}.get(r.func.attr)
+    n = {"fma": 3, "minimum": 2, "maximum": 2, "fdiv": 2, "div_rn": 2, **dict.fromkeys(_UNARY_MATH, 1)}.get(r.func.attr)
     if n is not None and len(r.args) == n:
         return list(r.args)
     if r.func.attr in _REDUCTIONS and r.args and not any(k.arg == "dtype" for k in r.keywords):

@@ -751,6 +751,9 @@ HAND = {
                                                ".to(tl.float32)", "f32", 256, True),
     "k_plus_narrowed_product_of_loaded_f16": ({"x0": "f16", "x1": "f16"}, "x1 + (x0.to(tl.float32) * x1)"
                                               ".to(tl.float16)", "f16", 256, True),
+    # ... tl.fdiv's result typed by its operands (f32), its narrowing compared (1441, silent)
+    "k_where_narrowed_fdiv_compare_f64": ({"x0": "f64", "x1": "f64"}, "tl.where(tl.fdiv(x1.to(tl.float32), "
+                                          "x0.to(tl.float32)).to(tl.bfloat16) < 0, x1, x0)", "f64", 256, True),
     "k_abs_of_narrowed_max_half_f32": ({"x0": "f32"}, "tl.abs(tl.maximum(x0, 10.0).to(tl.float16)) * 3.0", "f16", 64,
                                        True),
     # -abs of a widened value, narrowed back: LLVM's sign-bit or on the narrow value (held-out seed 227213, reported)
