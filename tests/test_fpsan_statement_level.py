@@ -76,6 +76,7 @@ from tests.test_fpsan_libdevice import _assert_bit_exact, _compare
     "k_minus_narrowed_product_of_loaded_f32",  # y - (..): LLVM's sign xor on x, E's product of x itself
     "k_plus_narrowed_product_of_loaded_f16",  # halves: the f32 product narrowed to f16 (reported before)
     "k_where_narrowed_fdiv_compare_f64",  # tl.fdiv(a, b).to(bf16) < 0: fdiv's f32 result, LLVM's boundary compare
+    "k_min_of_value_and_widening_narrowed_f64",  # min(y, y.to(f64)).to(bf16): one value, narrowed from f32
 ])
 def test_statement_level_kernels_are_bit_exact(name):
     _assert_bit_exact(name, folds=())
@@ -91,6 +92,7 @@ def test_statement_level_kernels_are_bit_exact(name):
     ("k_fma_of_constexprs_plus_half_bf16", "", "tl.fma"),  # tl.math.fma(S, S, 1.5) of a constexpr S: LLVM's constant
     ("k_where_constexpr_round_trip_f32", "selp", "tl.constexpr"),  # where(.., S, x).to(f16).to(f32): S = 2.1 rounded
     ("k_minus_half_product_widened_f16", "add", "negative constant"),  # a - (c * h).to(f64) as a + (-c * h): at h = -0
+    ("k_floor_constexpr_plus_where_f64", "selp", "no literal"),  # floor(S) + where(c, S, x): selp(c, -1.25, x - 1)
 ])
 def test_statement_level_kernels_that_differ_are_reported(name, opcode, words):
     ours, theirs, errors = _compare(name, folds=())

@@ -303,6 +303,17 @@ def _ring_of(lit: float, steps: list[_Step], ftype: str, dest: str, k: int, cast
     return None
 
 
+def _constant_side(f: SourceFile, e: ast.expr, depth: int) -> bool:
+    """A number, a ``tl.constexpr`` parameter, or a math call of such (``tl.floor(S) + where(..)``: LLVM pushes the
+    folded floor into the arms; statement-level seed 2971, silent)."""
+    if _number(e) is not None or arm_number(f, e, {}) is not None or constexpr_param(f, e):
+        return True
+    return depth > 0 and isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) \
+        and isinstance(e.func.value, ast.Name) and e.func.value.id == "tl" and bool(e.args) \
+        and e.func.attr in ("floor", "ceil", "abs", "sqrt", "exp", "exp2", "log", "log2") \
+        and all(_constant_side(f, a, depth - 1) for a in e.args)
+
+
 def _applied_to(f: SourceFile, w: ast.expr, steps: list[_Step]) -> bool:
     """The source applies the steps' operations (with numbers; exp's ``* log2e``) to the where's value: around the
     where, or around a reader of the name it is assigned to."""
@@ -317,8 +328,8 @@ def _applied_to(f: SourceFile, w: ast.expr, steps: list[_Step]) -> bool:
         kinds: set[str] = set()
         for _ in range(_STEPS):
             p = f.parent.get(id(u))
-            if isinstance(p, ast.BinOp) and type(p.op) in _OUTSIDE and _number(p.right if p.left is u else p.left) \
-                    is not None:
+            if isinstance(p, ast.BinOp) and type(p.op) in _OUTSIDE and _constant_side(f, p.right if p.left is u
+                                                                                   else p.left, _STEPS):
                 kinds.add(_OUTSIDE[type(p.op)])
             elif isinstance(p, ast.UnaryOp) and isinstance(p.op, ast.USub):
                 kinds.add("mul")

@@ -500,9 +500,23 @@ def _same_arms(f: SourceFile, e: ast.expr) -> ast.expr | None:
         return None
     arms = (e.args[1:] if e.func.attr == "where" and len(e.args) == 3
             else e.args if e.func.attr in ("maximum", "minimum") and len(e.args) == 2 else [])
-    vals = [_one_value(f, a) for a in arms]
-    return vals[0] if len(vals) == 2 and vals[0] is not None and vals[1] is not None \
-        and ast.dump(vals[0]) == ast.dump(vals[1]) else None
+    vals = [v for a in arms if (v := _one_value(f, a)) is not None]
+    if len(vals) != 2:
+        return None
+    # (one value and its widening to f64: the other is promoted to it, one SSA value after CSE, MLIR's min(a, a) is
+    # a; statement-level seed 3131: tl.minimum(S, S.to(tl.float64)).to(tl.bfloat16))
+    bare = [_unwidened(f, v) for v in vals]
+    if ast.dump(bare[0]) != ast.dump(bare[1]):
+        return None
+    return next((v for v in vals if _cast_to(v) == "float64"), vals[0])
+
+
+def _unwidened(f: SourceFile, v: ast.expr) -> ast.expr:
+    for _ in range(_DEPTH):
+        if _cast_to(v) != "float64":
+            break
+        v = _resolve(f, _receiver(v), _DEPTH) or _receiver(v)
+    return v
 
 
 def _chosen(e: ast.expr) -> ast.expr | None:

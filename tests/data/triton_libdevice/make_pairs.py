@@ -754,6 +754,11 @@ HAND = {
     # ... tl.fdiv's result typed by its operands (f32), its narrowing compared (1441, silent)
     "k_where_narrowed_fdiv_compare_f64": ({"x0": "f64", "x1": "f64"}, "tl.where(tl.fdiv(x1.to(tl.float32), "
                                           "x0.to(tl.float32)).to(tl.bfloat16) < 0, x1, x0)", "f64", 256, True),
+    # ... a max/min of a value and its widening to f64, narrowed (MLIR's one value: the bare truncf(extf); 3131,
+    # silent); a constexpr's floor added to a where of it, LLVM's sum pushed into the arms (2971, silent; reported)
+    "k_min_of_value_and_widening_narrowed_f64": ({"x0": "f64", "x1": "f32"}, "x0 + tl.minimum(x1, x1.to(tl.float64))"
+                                                 ".to(tl.bfloat16)", "f64", 256, True),
+    "k_floor_constexpr_plus_where_f64": ({"x0": "f64"}, "tl.floor(S) + tl.where(x0 < 0, S, x0)", "f64", 256, True),
     "k_abs_of_narrowed_max_half_f32": ({"x0": "f32"}, "tl.abs(tl.maximum(x0, 10.0).to(tl.float16)) * 3.0", "f16", 64,
                                        True),
     # -abs of a widened value, narrowed back: LLVM's sign-bit or on the narrow value (held-out seed 227213, reported)
@@ -933,7 +938,7 @@ HAND_EDITS = {
 
 # hand kernel -> its tl.constexpr parameters and their values (before BLOCK in the signature)
 HAND_CONSTEXPRS = {"k_constexpr_param_floor_f32": {"S": 1e-3}, "k_constexpr_param_times_S_f64": {"S": 2.0},
-                   "k_where_constexpr_round_trip_f32": {"S": 2.1},
+                   "k_where_constexpr_round_trip_f32": {"S": 2.1}, "k_floor_constexpr_plus_where_f64": {"S": -0.25},
                    "k_reassigned_under_constexpr_if_f64": {"FLAG": True},
                    "k_constexpr_param_where_times_three_f32": {"S": 1.5},
                    "k_fma_of_constexprs_plus_half_bf16": {"S": 1.5}}
