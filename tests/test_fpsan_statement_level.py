@@ -77,6 +77,7 @@ from tests.test_fpsan_libdevice import _assert_bit_exact, _compare
     "k_plus_narrowed_product_of_loaded_f16",  # halves: the f32 product narrowed to f16 (reported before)
     "k_where_narrowed_fdiv_compare_f64",  # tl.fdiv(a, b).to(bf16) < 0: fdiv's f32 result, LLVM's boundary compare
     "k_min_of_value_and_widening_narrowed_f64",  # min(y, y.to(f64)).to(bf16): one value, narrowed from f32
+    "k_where_f64_min_narrowed_f16_stored_f32",  # where(c, min(x.to(f32), y64), 0.5).to(f16): selp.f64 then the cvts
 ])
 def test_statement_level_kernels_are_bit_exact(name):
     _assert_bit_exact(name, folds=())

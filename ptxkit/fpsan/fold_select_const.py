@@ -69,20 +69,32 @@ def narrowed_select_constants(instr: ir.Instruction, flow: Flow) -> tuple[dict[i
         stated = wide in (32, 64)  # (the source's type, over the PTX conversion's source: LLVM merges z.to(f32).to(f64)
         # of a half into one cvt.f64.f16; user-style probe, silent)
         own = _SHORT.get(_cast_to(_resolve(f, others[0], _DEPTH) or others[0]) or "") if others else None
-        if wide in (OWN, 16) and own not in _casts_after(f, n)[:1] \
+        if wide in (OWN, 16, None, 64) and own not in _casts_after(f, n)[:1] \
                 and (origin := _sunk_casts_origin(instr, flow, _casts_after(f, n), width)) is not None:
             # where(c, 2.0, x).to(f16).to(f32) of an f32 x: LLVM sank the casts into x's arm (and shares them with
             # a comparison), so the arm's conversion is the where's casts, not x's type (statement-level seed 425,
-            # silent)
-            wide = origin
-        elif wide == OWN and width == 16 and any(arm_number(f, a, {}, names=False) is None for a in arms
+            # silent); the literal goes from the where's type through them (an f64 where narrowed to f16, stored as
+            # f32: seed 1049, silent)
+            casts, dst = _casts_after(f, n), f"f{width}"
+            path = [f"f{origin}", *casts, *([dst] if casts[-1] != dst else [])]
+            if all(any(float_to_bits(_rounded_along(c, path), dst) == b for c in lits) for b in imms.values()):
+                new = {i: _ring_along(next(c for c in lits if float_to_bits(_rounded_along(c, path), dst) == b), path)
+                       for i, b in imms.items()}
+                got.add((tuple(sorted(new.items())), dst, f.where(n), bool(params)))
+            continue
+        if wide == OWN and width == 16 and any(arm_number(f, a, {}, names=False) is None for a in arms
                                                  if arm_number(f, a, {}) is not None):
             # a name bound to a number is an fp32 scalar: the where of a loaded half is f32, narrowed after it
             # (c = 1.5; c += 0.1; tl.where(x > 0, x, c) stored as bf16; statement-level probe, silent)
             wide = 32
         elif wide == OWN:  # a loaded arm: the PTX's conversion of it says its type (where(c, x, 2.0) of an f32 x
             wide = R.ring(conv[1]).w if conv else None  # stored as f64 or bf16; custom kernels after held-out 68925)
-        if wide is not None and (0 < wide < width or (wide == width and _narrows(_casts_after(f, n), width))) \
+        # (a register arm no cvt widens is of the select's own width: a narrower source width is the hints' guess
+        # for a loaded operand, tl.minimum(x.to(f32), y) of an f64 y; seed 1049, silent)
+        unwidened = conv is None and any(isinstance(o, ir.Reg) for o in instr.operands[1:3])
+        if wide is not None and ((0 < wide < width and not unwidened)
+                                 or (wide == width and _narrows(_casts_after(f, n), width)
+                                     and not _cast_after_select(instr, flow))) \
                 and width in (32, 64):
             # widened after the select (where(c, 1.0, 2.0).to(f64), or promoted): LLVM folds fpext into the literals;
             # Triton's ring sign-extends φ_S(c) (held-out seed 68925's kin, silent)
@@ -167,6 +179,14 @@ def _sunk_casts_origin(instr: ir.Instruction, flow: Flow, casts: list[str], widt
     if walked != full or src not in ("f32", "f64") or src == full[0]:
         return None
     return R.ring(src).w
+
+
+def _cast_after_select(instr: ir.Instruction, flow: Flow) -> bool:
+    """A float ``cvt`` reads the select's result: the where's casts are still the PTX's, not folded into its
+    literals (``where(c, m, 0.5).to(f16)`` of an f64 m: ``selp.f64`` then ``cvt.rn.f16.f64``; seed 1049, silent)."""
+    d = instr.operands[0]
+    return isinstance(d, ir.Reg) and any(r.opcode == "cvt" and float_cast(r) is not None
+                                         for r in flow.uses.get(d.name, []))
 
 
 def _narrows(casts: list[str], width: int) -> bool:

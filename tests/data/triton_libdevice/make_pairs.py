@@ -759,6 +759,10 @@ HAND = {
     "k_min_of_value_and_widening_narrowed_f64": ({"x0": "f64", "x1": "f32"}, "x0 + tl.minimum(x1, x1.to(tl.float64))"
                                                  ".to(tl.bfloat16)", "f64", 256, True),
     "k_floor_constexpr_plus_where_f64": ({"x0": "f64"}, "tl.floor(S) + tl.where(x0 < 0, S, x0)", "f64", 256, True),
+    # ... an f64 where (a min of a narrowing and a loaded f64) narrowed to f16 and stored as f32: the select's 0.5 is
+    # the f64 one, the casts still the PTX's (1049, silent)
+    "k_where_f64_min_narrowed_f16_stored_f32": ({"x0": "f64", "x1": "f64"}, "tl.where(x1 < 0, tl.minimum(x0.to("
+                                                "tl.float32), x1), 0.5).to(tl.float16)", "f32", 256, True),
     "k_abs_of_narrowed_max_half_f32": ({"x0": "f32"}, "tl.abs(tl.maximum(x0, 10.0).to(tl.float16)) * 3.0", "f16", 64,
                                        True),
     # -abs of a widened value, narrowed back: LLVM's sign-bit or on the narrow value (held-out seed 227213, reported)
