@@ -78,6 +78,7 @@ from tests.test_fpsan_libdevice import _assert_bit_exact, _compare
     "k_where_narrowed_fdiv_compare_f64",  # tl.fdiv(a, b).to(bf16) < 0: fdiv's f32 result, LLVM's boundary compare
     "k_min_of_value_and_widening_narrowed_f64",  # min(y, y.to(f64)).to(bf16): one value, narrowed from f32
     "k_where_f64_min_narrowed_f16_stored_f32",  # where(c, min(x.to(f32), y64), 0.5).to(f16): selp.f64 then the cvts
+    "k_where_narrowed_half_quotient_compare_f32",  # (h * h / 0.1).to(bf16) < 0: an f32 quotient, LLVM's boundary
 ])
 def test_statement_level_kernels_are_bit_exact(name):
     _assert_bit_exact(name, folds=())

@@ -18,7 +18,7 @@ from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext, hexc
 from ptxkit.fpsan.fold_flow import Flow, FoldResult, float_cast
 from ptxkit.fpsan.ops import as_reg
 from ptxkit.fpsan.report import NOTE, Verdict
-from ptxkit.fpsan.source_ast import _DEPTH, SourceFile, _cast_to, _module_call, _negated, _receiver, _resolve
+from ptxkit.fpsan.source_ast import _DEPTH, Decision, SourceFile, _cast_to, _module_call, _negated, _receiver, _resolve
 
 _NEG_LOG2E = struct.unpack("<I", struct.pack("<f", -struct.unpack("<f", R.LOG2E_F32.to_bytes(4, "little"))[0]))[0]
 
@@ -27,20 +27,11 @@ def exp_of_narrowed_negation(instr: ir.Instruction, ctx: RewriteContext, flow: F
     """``mul.f32 t, q, ∓log2(e)`` of q = a chain of float ``cvt`` with a narrowing, from d, where the source takes
     ``tl.exp`` (−log2 e) or ``tl.sigmoid`` (+log2 e: its exp(−x) cancelled the negation) of the casts of a negation:
     t = ±casts(−φ(d))·φ(log2 e); None otherwise."""
+    found = _replayed(instr, flow)
+    if found is None:
+        return None
     ops = instr.operands
-    if instr.opcode != "mul" or "f32" not in instr.mods or len(ops) != 3 or instr.guard is not None:
-        return None
-    imms = {i: o.bits for i in (1, 2) if isinstance(o := ops[i], ir.FloatImm) and o.width == 32
-            and o.bits in (_NEG_LOG2E, R.LOG2E_F32)}
-    k = next(iter(imms), None)
-    chain = _cast_chain(flow, ops[3 - k], instr) if k is not None else None
-    if k is None or chain is None:
-        return None
-    sigmoid = imms[k] == R.LOG2E_F32
-    decided = flow.hints.decide_here_or_at_call(instr, _sigmoid_of_negation if sigmoid else _exp_of_negation)
-    if decided is None:
-        return None
-    d, types = chain
+    sigmoid, decided, (d, types) = found
     p = as_reg(ctx, ctx.embed(d, types[0]), R.ring(types[0]).w)
     neg = ctx.fresh(BITS_KIND[R.ring(types[0]).w])
     ctx.emit(f"neg.s{R.ring(types[0]).w} {neg}, {p}")
@@ -60,6 +51,27 @@ def exp_of_narrowed_negation(instr: ir.Instruction, ctx: RewriteContext, flow: F
         f"{decided.where} takes tl.{'sigmoid' if sigmoid else 'exp'} of the casts of a negation: LLVM moved the "
         "negation through the narrowing into exp's multiplier; sanitized as Triton's ring negation before the casts",
         NOTE, native=False))
+
+
+def replays(instr: ir.Instruction, flow: Flow) -> bool:
+    """:func:`exp_of_narrowed_negation` rewrites ``instr`` (the narrowing it reads is then its, not a report's)."""
+    return _replayed(instr, flow) is not None
+
+
+def _replayed(instr: ir.Instruction, flow: Flow) -> tuple[bool, Decision, tuple[ir.Reg, list[str]]] | None:
+    """(sigmoid's, the source's decision, the cast chain) of such a ``mul``; else None."""
+    ops = instr.operands
+    if instr.opcode != "mul" or "f32" not in instr.mods or len(ops) != 3 or instr.guard is not None:
+        return None
+    imms = {i: o.bits for i in (1, 2) if isinstance(o := ops[i], ir.FloatImm) and o.width == 32
+            and o.bits in (_NEG_LOG2E, R.LOG2E_F32)}
+    k = next(iter(imms), None)
+    chain = _cast_chain(flow, ops[3 - k], instr) if k is not None else None
+    if k is None or chain is None:
+        return None
+    sigmoid = imms[k] == R.LOG2E_F32
+    decided = flow.hints.decide_here_or_at_call(instr, _sigmoid_of_negation if sigmoid else _exp_of_negation)
+    return (sigmoid, decided, chain) if decided is not None else None
 
 
 def _cast_chain(flow: Flow, q: ir.Operand, at: ir.Instruction) -> tuple[ir.Reg, list[str]] | None:

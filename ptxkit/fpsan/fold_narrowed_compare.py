@@ -72,6 +72,9 @@ def narrowed_compare(instr: ir.Instruction, flow: Flow, ft: str) -> tuple[str, s
             w = _width(f, _receiver(cast), _DEPTH)
         except (KeyError, IndexError, AttributeError, TypeError, ValueError, RecursionError):
             continue
+        if w is None and isinstance(_resolve(f, _receiver(cast), _DEPTH), ast.BinOp):
+            w = OWN  # (arithmetic of loaded values, its type the hints' unknown: the PTX compares it at ft; (v / 0.1)
+            # of a bf16 v, promoted to f32 by the division; statement-level seed 3561, silent)
         if w is None or (w != OWN and w > R.ring(ft).w and (w != 64 or ft != "f32")):
             continue  # (a narrower width: a loaded operand of the PTX's type beside a half, which the source alone
             # takes for a half, -(x - h.to(f16)) of an f64 x; statement-level seed 1967, silent)

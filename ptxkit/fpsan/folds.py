@@ -56,6 +56,7 @@ from ptxkit.fpsan.fold_converted_int_arith import converted_int_arith, rewrite_c
 from ptxkit.fpsan.fold_dropped_abs import dropped_abs
 from ptxkit.fpsan.fold_dropped_arm_round_trip import dropped_arm_round_trip
 from ptxkit.fpsan.fold_exp_narrowed_neg import exp_of_narrowed_negation
+from ptxkit.fpsan.fold_exp_narrowed_neg import replays as exp_replays
 from ptxkit.fpsan.fold_flow import (
     Flow,
     FoldResult,
@@ -175,6 +176,8 @@ def _negation_moved_off(instr: ir.Instruction, flow: Flow) -> Decision | None:
     defs = flow.defs.get(ops[1].name, [])  # (a masked load writes twice: held-out seed 14443, silent before)
     if not defs or any(sign_op(d) for d in defs) or any(sign_op(u) for u in flow.uses.get(ops[0].name, [])):
         return None
+    if (uses := flow.uses.get(ops[0].name, [])) and all(exp_replays(u, flow) for u in uses):
+        return None  # (read only by exp's multiplier, the negation in it: fold_exp_narrowed_neg replays it from here)
     # also ((-a) * b).to(T) where the product LLVM narrows has no negated factor, unless a sub or an add the source
     # writes as a subtraction reads it, which folds_sub decides (held-out seed 29884's kin: the negation cancelled
     # against a * -1.0 after the cast was silent)

@@ -763,6 +763,9 @@ HAND = {
     # the f64 one, the casts still the PTX's (1049, silent)
     "k_where_f64_min_narrowed_f16_stored_f32": ({"x0": "f64", "x1": "f64"}, "tl.where(x1 < 0, tl.minimum(x0.to("
                                                 "tl.float32), x1), 0.5).to(tl.float16)", "f32", 256, True),
+    # ... a narrowed quotient of loaded halves compared (the division promotes them to f32; 3561, silent)
+    "k_where_narrowed_half_quotient_compare_f32": ({"x0": "bf16", "x1": "bf16"}, "tl.where((x0 * x0 / 0.1)"
+                                                   ".to(tl.bfloat16) < 0, 1e-6, x1 / x1)", "f32", 256, True),
     "k_abs_of_narrowed_max_half_f32": ({"x0": "f32"}, "tl.abs(tl.maximum(x0, 10.0).to(tl.float16)) * 3.0", "f16", 64,
                                        True),
     # -abs of a widened value, narrowed back: LLVM's sign-bit or on the narrow value (held-out seed 227213, reported)
