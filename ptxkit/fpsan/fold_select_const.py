@@ -38,8 +38,9 @@ _SHORT = {"float16": "f16", "bfloat16": "bf16", "float32": "f32", "float64": "f6
 
 
 def narrowed_select_constants(instr: ir.Instruction, flow: Flow) -> tuple[dict[int, int], str, str, bool] | None:
-    """({operand index: the ring constant's bits}, the narrow type, where) for ``selp.bN d, a, b, p`` with immediate
-    arms at a ``tl.where`` of a wider dtype whose literal arms, narrowed natively, are those immediates; else None."""
+    """({operand index: the ring constant's bits}, the narrow type, where, whether a ``tl.constexpr`` arm's value was
+    taken to be its immediate's) for ``selp.bN d, a, b, p`` with immediate arms at a ``tl.where`` of a wider dtype
+    whose literal arms, narrowed natively, are those immediates; else None."""
     ops = instr.operands
     if instr.opcode != "selp" or len(ops) != 4 or instr.guard is not None:
         return None
@@ -59,7 +60,7 @@ def narrowed_select_constants(instr: ir.Instruction, flow: Flow) -> tuple[dict[i
         # the casts LLVM folded into it may have rounded; reported)
         params = [a for a in arms if arm_number(f, a, {}) is None and constexpr_param(f, a)]
         others = [a for a in arms if arm_number(f, a, {}) is None and not any(a is b for b in params)]
-        if params and len(params) + len(lits) == 2 - len(others) and len(imms) == len(params):
+        if params and width in (32, 64) and len(params) + len(lits) == 2 - len(others) and len(imms) == len(params):
             lits += [_bits_value(b, f"f{width}") for b in imms.values()]
         try:
             wide = 32 if not others else _width(f, others[0], _DEPTH)
@@ -129,6 +130,7 @@ def narrowed_select_constants(instr: ir.Instruction, flow: Flow) -> tuple[dict[i
 
 
 def _bits_value(b: int, t: str) -> float:
+    """The value of the ``t`` bits ``b`` (f16, f32, f64)."""
     view = {"f16": (np.uint16, np.float16), "f32": (np.uint32, np.float32), "f64": (np.uint64, np.float64)}[t]
     return float(np.array([b], view[0]).view(view[1])[0])
 
