@@ -112,23 +112,22 @@ def rewrite_cvt(instr: ir.Instruction, ctx: RewriteContext) -> bool | str | Verd
     p = ctx.embed(ops[1], st)
     if st == "f32" and dt in ("f16", "bf16") and (wide := ctx.hints.narrowed_from_wider(instr, dt, st)) is not None:
         kept = ctx.wide.get(ops[1].name) if isinstance(ops[1], ir.Reg) else None
-        replayed = kept is not None and kept[0] == "f64"
         # Triton narrows the 64-bit ring value (LLVM dropped the fpext): the max/min LLVM shrank, kept at 64 bits
-        # (fold_narrowed_extremum: the dropped work replayed), else the sign extension of the 32-bit one
-        p = kept[1] if kept is not None and replayed else _cast_payload(ctx, p, st, "f64")
+        # (fold_narrowed_extremum: the dropped work replayed, nothing to report), else the 32-bit one sign-extended
+        replayed = kept[1] if kept is not None and kept[0] == "f64" else None
+        p = replayed if replayed is not None else _cast_payload(ctx, p, st, "f64")
         st = "f64"
-        if replayed:
-            pass  # (nothing dropped is left unreplayed)
-        elif wide.form == "reduced":
-            ctx.report(instr, f"cvt.{dt}.f32 where the source at {wide.where} narrows the max/min of f32 values "
-                       "widened to f64: LLVM reduced the f32 values (exact: the ring's sign extension keeps their "
-                       "order) and dropped the widening; sanitized as Triton's narrowing of the 64-bit ring value",
-                       NOTE, False)
-        elif not _negated_at_readers(instr, ctx, dt):
-            ctx.report(instr, f"cvt.{dt}.f32 where the source at {wide.where} narrows an f64: LLVM dropped the exact "
-                       "widening and exact f64 work with it (a negation, a reduction's first element), which the "
-                       "narrowing of the ring value does not commute with: sanitized through f64, the dropped work "
-                       "not replayed", ERROR, False)
+        if replayed is None:
+            if wide.form == "reduced":
+                ctx.report(instr, f"cvt.{dt}.f32 where the source at {wide.where} narrows the max/min of f32 values "
+                           "widened to f64: LLVM reduced the f32 values (exact: the ring's sign extension keeps their "
+                           "order) and dropped the widening; sanitized as Triton's narrowing of the 64-bit ring value",
+                           NOTE, False)
+            elif not _negated_at_readers(instr, ctx, dt):
+                ctx.report(instr, f"cvt.{dt}.f32 where the source at {wide.where} narrows an f64: LLVM dropped the "
+                           "exact widening and exact f64 work with it (a negation, a reduction's first element), which "
+                           "the narrowing of the ring value does not commute with: sanitized through f64, the dropped "
+                           "work not replayed", ERROR, False)
     p = _cast_payload(ctx, p, st, dt)
     p = post_modifiers(ctx, p, R.ring(dt).w, instr)
     ctx.define(ops[0], p, dt, instr.guard)

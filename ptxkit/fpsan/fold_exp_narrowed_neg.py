@@ -9,18 +9,17 @@ from __future__ import annotations
 
 import ast
 import itertools
-import struct
 
 from ptxkit import ir
 from ptxkit.fpsan import ring as R
 from ptxkit.fpsan.casts import _cast_payload as cast_payload
 from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext, hexc
-from ptxkit.fpsan.fold_flow import Flow, FoldResult, float_cast
+from ptxkit.fpsan.fold_flow import Flow, FoldResult, float_cvt_chain
 from ptxkit.fpsan.ops import as_reg
 from ptxkit.fpsan.report import NOTE, Verdict
 from ptxkit.fpsan.source_ast import _DEPTH, Decision, SourceFile, _cast_to, _module_call, _negated, _receiver, _resolve
 
-_NEG_LOG2E = struct.unpack("<I", struct.pack("<f", -struct.unpack("<f", R.LOG2E_F32.to_bytes(4, "little"))[0]))[0]
+_NEG_LOG2E = R.LOG2E_F32 | 0x80000000  # (the sign bit of -log2(e))
 
 
 def exp_of_narrowed_negation(instr: ir.Instruction, ctx: RewriteContext, flow: Flow) -> FoldResult | None:
@@ -75,18 +74,11 @@ def _replayed(instr: ir.Instruction, flow: Flow) -> tuple[bool, Decision, tuple[
 
 
 def _cast_chain(flow: Flow, q: ir.Operand, at: ir.Instruction) -> tuple[ir.Reg, list[str]] | None:
-    """(d, [d's type, …, f32]) of the unguarded float ``cvt`` chain that defines ``q`` from d, with a narrowing."""
-    types: list[str] = []
-    while isinstance(q, ir.Reg) and len(types) < 4:
-        cvt = flow.only_def(q.name)
-        t = float_cast(cvt) if cvt is not None and cvt.opcode == "cvt" and cvt.guard is None else None
-        if cvt is None or t is None or not isinstance(src := cvt.operands[1], ir.Reg) or not (
-                flow.only_def(src.name) is not None or flow.unchanged_between(src.name, cvt, at)):
-            break  # (one definition of the source: the same value at the mul; debug labels stop unchanged_between)
-        types[:0] = [t[1]] if types else [t[1], t[0]]
-        q = src
+    """(d, [d's type, …, f32]) of the unguarded float ``cvt`` chain that defines ``q`` from d, with a narrowing (d's
+    one definition, or no write of it before the mul: debug labels stop ``unchanged_between``)."""
+    d, types = float_cvt_chain(flow, q, 3, at)
     narrows = any(R.ring(a).w > R.ring(b).w for a, b in itertools.pairwise(types))
-    return (q, types) if isinstance(q, ir.Reg) and types and types[-1] == "f32" and narrows else None
+    return (d, types) if isinstance(d, ir.Reg) and types and types[-1] == "f32" and narrows else None
 
 
 def _negation_under_casts(f: SourceFile, e: ast.expr) -> bool:

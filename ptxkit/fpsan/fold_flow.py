@@ -350,6 +350,24 @@ def cast_source(flow: Flow, cvt: ir.Instruction, at: ir.Instruction) -> tuple[st
     return types[0], types[1], x
 
 
+def float_cvt_chain(flow: Flow, o: ir.Operand, limit: int, at: ir.Instruction | None = None
+                    ) -> tuple[ir.Operand, list[str]]:
+    """The unguarded float ``cvt``\\ s (at most ``limit``) whose results define ``o`` in turn: (the value under them,
+    its type then each cvt's destination type, innermost first); (o, []) where no cvt defines it. With ``at``, a
+    source must hold the same value at ``at`` (its one definition, or no write between)."""
+    types: list[str] = []
+    while isinstance(o, ir.Reg) and len(types) < limit + 1:
+        d = flow.only_def(o.name)
+        t = float_cast(d) if d is not None and d.opcode == "cvt" and d.guard is None else None
+        src = d.operands[1] if d is not None and t is not None else None
+        if t is None or d is None or not isinstance(src, ir.Reg) or (at is not None and not (
+                flow.only_def(src.name) is not None or flow.unchanged_between(src.name, d, at))):
+            break
+        types[:0] = [t[1]] if types else [t[1], t[0]]
+        o = src
+    return o, types
+
+
 def widening_def(flow: Flow, o: ir.Operand) -> ir.Instruction | None:
     """The widening float ``cvt`` that alone defines ``o``; else None."""
     cvt = flow.only_def(o.name) if isinstance(o, ir.Reg) else None

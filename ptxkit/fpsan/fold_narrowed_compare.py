@@ -30,6 +30,7 @@ from ptxkit.fpsan.source_ast import (
     _number,
     _receiver,
     _resolve,
+    _unwidened,
     _width,
 )
 
@@ -118,17 +119,11 @@ def rewrite_narrowed_compare(instr: ir.Instruction, ctx: RewriteContext, ft: str
 
 
 def _one_widening(f: SourceFile, e: ast.expr) -> bool:
-    """``e`` is one value widened (``x.to(f64)``), or a where whose arms are that value, widened or promoted."""
+    """``e`` is one value widened to f64 (``x.to(f64)``), or a where whose arms are that value, widened or promoted."""
     r = _resolve(f, e, _DEPTH)
-    arms = r.args[1:] if isinstance(r, ast.Call) and _module_call(r, "tl") == "where" and len(r.args) == 3 \
-        else [e]
-    base = set()
-    for a in arms:
-        a = _resolve(f, a, _DEPTH) or a
-        while _cast_to(a) is not None:
-            a = _resolve(f, _receiver(a), _DEPTH) or _receiver(a)
-        base.add(ast.dump(a))
-    return len(base) == 1 and any(_cast_to(_resolve(f, a, _DEPTH) or a) is not None for a in arms)
+    arms = [_resolve(f, a, _DEPTH) or a for a in (r.args[1:] if isinstance(r, ast.Call) and _module_call(r, "tl")
+                                                  == "where" and len(r.args) == 3 else [e])]
+    return len({ast.dump(_unwidened(f, a)) for a in arms}) == 1 and any(_cast_to(a) == "float64" for a in arms)
 
 
 def emit_compare(instr: ir.Instruction, ctx: RewriteContext, cmp: str, t: str, left: str, right: str) -> None:

@@ -204,11 +204,7 @@ def negated_constant_product_in_sum(instr: ir.Instruction, flow: Flow) -> Decisi
 def _subtracted_product(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
     if not (isinstance(n, ast.BinOp) and isinstance(n.op, ast.Sub)):
         return None
-    r = _resolve(f, n.right, _DEPTH)
-    for _ in range(_DEPTH):
-        if r is None or _cast_to(r) is None:
-            break
-        r = _resolve(f, _receiver(r), _DEPTH)
+    r = _cast_chain(f, n.right)[1]  # (under the casts: (c * h).to(f64))
     if isinstance(r, ast.BinOp) and isinstance(r.op, ast.Mult) and any(
             (c := _number(a)) is not None and c > 0 for a in (r.left, r.right)):
         return "subtracted product", n

@@ -15,12 +15,13 @@ import numpy as np
 from ptxkit import ir
 from ptxkit.fpsan import ring as R
 from ptxkit.fpsan.ctx import RewriteContext, float_to_bits, guard_text, hexc
-from ptxkit.fpsan.fold_flow import Flow, FoldResult, float_cast
+from ptxkit.fpsan.fold_flow import Flow, FoldResult, float_cast, float_cvt_chain
 from ptxkit.fpsan.report import NOTE, Verdict
 from ptxkit.fpsan.source_ast import (
     _DEPTH,
     _PTX_DTYPE,
     OWN,
+    PTX_OF_DTYPE,
     Decision,
     SourceFile,
     _cast_to,
@@ -34,7 +35,6 @@ from ptxkit.fpsan.source_inline import parameter_use
 from ptxkit.fpsan.source_numbers import arm_number, constexpr_param
 
 _NARROW = {16: ("f16", "bf16"), 32: ("f32",)}
-_SHORT = {"float16": "f16", "bfloat16": "bf16", "float32": "f32", "float64": "f64"}
 
 
 def narrowed_select_constants(instr: ir.Instruction, flow: Flow) -> tuple[dict[int, int], str, str, bool] | None:
@@ -67,16 +67,17 @@ def narrowed_select_constants(instr: ir.Instruction, flow: Flow) -> tuple[dict[i
         except (KeyError, IndexError, AttributeError, TypeError, ValueError, RecursionError):
             continue
         conv = _converted_arm(instr, flow)
+        casts = _casts_after(f, n)
         stated = wide in (32, 64)  # (the source's type, over the PTX conversion's source: LLVM merges z.to(f32).to(f64)
         # of a half into one cvt.f64.f16; user-style probe, silent)
-        own = _SHORT.get(_cast_to(_resolve(f, others[0], _DEPTH) or others[0]) or "") if others else None
-        if wide in (OWN, 16, None, 64) and own not in _casts_after(f, n)[:1] \
-                and (origin := _sunk_casts_origin(instr, flow, _casts_after(f, n), width)) is not None:
+        own = PTX_OF_DTYPE.get(_cast_to(_resolve(f, others[0], _DEPTH) or others[0]) or "") if others else None
+        if wide in (OWN, 16, None, 64) and own not in casts[:1] \
+                and (origin := _sunk_casts_origin(instr, flow, casts, width)) is not None:
             # where(c, 2.0, x).to(f16).to(f32) of an f32 x: LLVM sank the casts into x's arm (and shares them with
             # a comparison), so the arm's conversion is the where's casts, not x's type (statement-level seed 425,
             # silent); the literal goes from the where's type through them (an f64 where narrowed to f16, stored as
             # f32: seed 1049, silent)
-            casts, dst = _casts_after(f, n), f"f{width}"
+            dst = f"f{width}"
             path = [f"f{origin}", *casts, *([dst] if casts[-1] != dst else [])]
             if all(any(float_to_bits(_rounded_along(c, path), dst) == b for c in lits) for b in imms.values()):
                 new = {i: _ring_along(next(c for c in lits if float_to_bits(_rounded_along(c, path), dst) == b), path)
@@ -94,7 +95,7 @@ def narrowed_select_constants(instr: ir.Instruction, flow: Flow) -> tuple[dict[i
         # for a loaded operand, tl.minimum(x.to(f32), y) of an f64 y; seed 1049, silent)
         unwidened = conv is None and any(isinstance(o, ir.Reg) for o in instr.operands[1:3])
         if wide is not None and ((0 < wide < width and not unwidened)
-                                 or (wide == width and _narrows(_casts_after(f, n), width)
+                                 or (wide == width and _narrows(casts, width)
                                      and not _cast_after_select(instr, flow))) \
                 and width in (32, 64):
             # widened after the select (where(c, 1.0, 2.0).to(f64), or promoted): LLVM folds fpext into the literals;
@@ -102,7 +103,6 @@ def narrowed_select_constants(instr: ir.Instruction, flow: Flow) -> tuple[dict[i
             src, dst = (conv[1] if conv else "f32" if wide == 32 else ""), "f64" if width == 64 else "f32"
             # (through the casts the source applies to the where on the way: .to(f16).to(f32) of an f32 where, stored
             # as f64, narrows the literal in the ring first; user-style probe, silent in 241/512)
-            casts = _casts_after(f, n)
             if (casts or stated) and wide in (32, 64):  # (the PTX's conversion is the last cast's, not the where's)
                 src = "f32" if wide == 32 else "f64"
             path = [src, *casts, dst] if src else []
@@ -130,7 +130,9 @@ def narrowed_select_constants(instr: ir.Instruction, flow: Flow) -> tuple[dict[i
 
 
 def _bits_value(b: int, t: str) -> float:
-    """The value of the ``t`` bits ``b`` (f16, f32, f64)."""
+    """The value of the ``t`` bits ``b``."""
+    if t == "bf16":
+        return float(np.array([b << 16], np.uint32).view(np.float32)[0])
     view = {"f16": (np.uint16, np.float16), "f32": (np.uint32, np.float32), "f64": (np.uint64, np.float64)}[t]
     return float(np.array([b], view[0]).view(view[1])[0])
 
@@ -168,19 +170,12 @@ def _sunk_casts_origin(instr: ir.Instruction, flow: Flow, casts: list[str], widt
     if not _narrows(casts, width) or len(full) < 2:
         return None
     regs = [o for o in instr.operands[1:3] if isinstance(o, ir.Reg)]
-    o: ir.Operand | None = regs[0] if len(regs) == 1 else None
-    walked: list[str] = []
-    src = ""
-    while isinstance(o, ir.Reg) and len(walked) < len(full):
-        d = flow.only_def(o.name)
-        t = float_cast(d) if d is not None and d.opcode == "cvt" and d.guard is None else None
-        if t is None or d is None:
-            break
-        walked.insert(0, t[0])
-        o, src = d.operands[1], t[1]
-    if walked != full or src not in ("f32", "f64") or src == full[0]:
+    if len(regs) != 1:
         return None
-    return R.ring(src).w
+    types = float_cvt_chain(flow, regs[0], len(full))[1]
+    if types[1:] != full or types[0] not in ("f32", "f64") or types[0] == full[0]:
+        return None
+    return R.ring(types[0]).w
 
 
 def _cast_after_select(instr: ir.Instruction, flow: Flow) -> bool:
@@ -218,7 +213,7 @@ def _casts_after(f: SourceFile, n: ast.expr) -> list[str]:
         t = _cast_to(call) if isinstance(call, ast.Call) else None
         if t is None or call is None:
             break
-        out.append({"float16": "f16", "bfloat16": "bf16", "float32": "f32", "float64": "f64"}[t])
+        out.append(PTX_OF_DTYPE[t])
         n = call  # type: ignore[assignment]
     return out
 
@@ -240,11 +235,7 @@ def _ring_along(c: float, path: list[str]) -> int:
 
 def _rounded(c: float, t: str) -> float:
     """``c`` rounded to ``t`` (the literal's value in a tensor of that type)."""
-    b = float_to_bits(c, t)
-    if t == "bf16":
-        return float(np.array([b << 16], np.uint32).view(np.float32)[0])
-    view = {"f16": (np.uint16, np.float16), "f32": (np.uint32, np.float32), "f64": (np.uint64, np.float64)}[t]
-    return float(np.array([b], view[0]).view(view[1])[0])
+    return _bits_value(float_to_bits(c, t), t)
 
 
 def rewrite_select_constants(instr: ir.Instruction, ctx: RewriteContext, new: dict[int, int], t: str,
