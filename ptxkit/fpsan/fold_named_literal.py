@@ -30,6 +30,7 @@ from ptxkit.fpsan.source_ast import (
     _receiver,
     _resolve,
 )
+from ptxkit.fpsan.source_mlir_fold import folded_constant
 from ptxkit.fpsan.source_numbers import scalar_value
 from ptxkit.fpsan.source_walk import subexpressions
 
@@ -50,6 +51,7 @@ def named_literal_constant(instr: ir.Instruction, ctx: RewriteContext, flow: Flo
     stores = _stores(flow, ops[0].name, _CVTS)
     imm = ops[1].bits if isinstance(ops[1], ir.FloatImm) else ops[1].value % (1 << width)
     found: set[tuple[int, str]] = set()
+    covers: set[tuple[str, int, int]] = set()  # (the source the constant stands for: not folded away unseen)
     if not stores:  # read by arithmetic: the cast of a named literal written at the mov's location (eps = 1e-6;
         # x + eps.to(tl.float16) as add.f16 of mov.b16 0x0011; user-style probe, silent in every element)
         readers = flow.uses.get(ops[0].name, [])
@@ -61,12 +63,13 @@ def named_literal_constant(instr: ir.Instruction, ctx: RewriteContext, flow: Flo
             if at is None:
                 return None
             f, nodes = at
-            casts = {((bits << 16 | bits) if packed else bits, f.where(c)) for n in nodes for c in subexpressions(f, n)
+            casts = {(c, (bits << 16 | bits) if packed else bits) for n in nodes for c in subexpressions(f, n)
                      if (_cast_to(c) is not None or _method_call(c, "full", 3))
                      and (bits := _ring_bits(f, c, lane, lw, 0)) is not None}
             if not casts:
                 return None  # (a reader without such a cast: the constant may be another value's too)
-            found |= casts
+            found |= {(bits, f.where(c)) for c, bits in casts}
+            covers |= _positions(f, [c for c, _ in casts])
         stores = []
     for st, after in stores:
         at = flow.hints.nodes(st)
@@ -78,6 +81,7 @@ def named_literal_constant(instr: ir.Instruction, ctx: RewriteContext, flow: Flo
         if len(values) != 1 or len(got) != 1:
             return None
         found.add((got.pop(), f.where(values[0])))
+        covers |= _positions(f, values)
     if len({b for b, _ in found}) != 1:
         return None
     bits, where = min(found)
@@ -89,8 +93,14 @@ def named_literal_constant(instr: ir.Instruction, ctx: RewriteContext, flow: Flo
         bits = R.embed_int(bits, ft)
     ctx.emit(f"{guard_text(instr.guard)}mov.b{width} {ctx.text(ops[0])}, {hexc(bits, width)}")
     return FoldResult(True, Verdict(
-        f"constant LLVM folded from the casts of a named float literal at {where}: the name is an fp32 scalar, whose "
-        "casts Triton's FPSan takes in the ring; sanitized with the ring casts' bits", NOTE, native=False), moves=True)
+        f"constant LLVM folded from the casts of a named float literal (or of constants MLIR folds) at {where}: the "
+        "name is an fp32 scalar, whose casts Triton's FPSan takes in the ring from the first inexact one; sanitized "
+        "with the ring casts' bits", NOTE, native=False, covers=frozenset(covers)), moves=True)
+
+
+def _positions(f: SourceFile, roots: list[ast.expr]) -> set[tuple[str, int, int]]:
+    """The positions of the expressions under ``roots`` (names followed)."""
+    return {(f.name, n.lineno, n.col_offset) for r in roots for n in subexpressions(f, r)}
 
 
 def _stores(flow: Flow, reg: str, depth: int) -> list[tuple[ir.Instruction, int]] | None:
@@ -153,7 +163,10 @@ def _base(f: SourceFile, e: ast.expr) -> tuple[str | None, float | None]:
             and (v := _number(r.args[1])) is not None):
         return PTX_OF_DTYPE[r.args[2].attr], v
     got = scalar_value(f, e, _DEPTH)
-    return ("f32", got[0]) if got is not None and got[1] else (None, None)
+    if got is not None and got[1]:
+        return "f32", got[0]
+    folded = folded_constant(f, e)  # (arithmetic and math of constants MLIR folds: statement seeds 3640, 3732)
+    return folded if folded is not None else (None, None)
 
 
 def constant_scalar(f: SourceFile, e: ast.expr) -> bool:

@@ -157,6 +157,10 @@ def _source_form(flow: Flow, instr: ir.Instruction, ft: str, bits: int) -> tuple
             # a name assigned a number is an fp32 scalar, which promotes the half to f32 (user-style probe, silent:
             # lo = -0.5; hi = 0.5; tl.minimum(tl.maximum(h, lo), hi) as max.f16 and min.f16)
             other = next(a for a in arms if a is not named[0][0])
+            while _method_call(other, "maximum", 2) or _method_call(other, "minimum", 2):  # (a clamp's inner, of the
+                # half and another such name: f32 by that name, kept wide for this one; -0.5 is one too, seed 3733)
+                other = _argument(next((b for b in other.args[:2] if arm_number(f, _argument(b, args), args) is None),
+                                       other.args[0]), args)
             w = _width(f, other, _DEPTH)
             if (w == OWN or w == _BITS[ft]) and float_to_bits(named[0][1], ft) == bits \
                     and _rounded(named[0][1], ft) == named[0][1] and np.isfinite(named[0][1]):

@@ -30,7 +30,7 @@ from ptxkit.fpsan.source_ast import (
     _scan_of,
     _width,
 )
-from ptxkit.fpsan.source_hints_sign import _negation_of
+from ptxkit.fpsan.source_neg_steps import _negation_of
 
 _CONSTANT_OPS = ("mov", "div", "rcp", "mul", "add", "sub", "neg")
 

@@ -167,7 +167,9 @@ class Flow:
         cur: tuple[str, ...] | None = None
         for s in fn.statements():
             if isinstance(s, ir.Directive) and s.name == "loc":
-                cur = tuple(s.args.split()[:3])
+                # (an inlined body's ``.loc 1 8 17, function_name …, inlined_at …``: its column without the comma,
+                # as the line-0 fix-up's ``.loc 1 0 17`` writes it; statement seed 3844, logf in a helper)
+                cur = tuple(t.rstrip(",") for t in s.args.split()[:3])
             elif isinstance(s, ir.Instruction) and cur is not None:
                 self.loc[id(s)] = cur
         self.imm = {s.operands[0].name: s.operands[1].bits for s in fn.instructions()

@@ -44,6 +44,9 @@ class Verdict:
     reason: str
     severity: str = ERROR
     native: bool = True
+    # the source expressions (file name, line, column offset) whose value the rewrite computes as Triton's FPSan
+    # does, which the reports of what LLVM folded away then leave alone (fold_named_literal's MLIR constants)
+    covers: frozenset[tuple[str, int, int]] = frozenset()
 
 
 @dataclass
@@ -55,6 +58,7 @@ class SanitizeReport:
     already_sanitized: bool = False
     atomics: str = "native"
     homomorphic_casts: bool = False
+    covered: set[tuple[str, int, int]] = field(default_factory=set)  # the folds' Verdict.covers
 
     @property
     def errors(self) -> list[ReportItem]:

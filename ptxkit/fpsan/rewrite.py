@@ -28,6 +28,7 @@ from ptxkit.fpsan.options import Options
 from ptxkit.fpsan.report import ERROR, NOTE, ReportItem, SanitizeReport, Verdict, native_verdict
 from ptxkit.fpsan.resident import const_move, ring_shape
 from ptxkit.fpsan.source_hints import SourceHints
+from ptxkit.fpsan.source_inline import call_sites
 from ptxkit.fpsan.touches import record_move
 from ptxkit.ptx.emit import format_instruction
 from ptxkit.ptx.types import FLOAT_TYPES
@@ -286,10 +287,12 @@ class _FunctionRewrite:
         self.new_def()
         ctx.pending = []
         n_items = len(report.items)
-        fold = rewrite_fold(instr, ctx, self.opts, self.flow)
+        with call_sites(self.flow.hints.helper_calls(instr)):  # (a helper called twice: this call's arguments)
+            fold = rewrite_fold(instr, ctx, self.opts, self.flow)
         if fold is not None:  # one of LLVM's folds (issue 10 K F G J L M): rewritten and reported there
             if fold.verdict is not None:
                 self.report_item(instr, fold.verdict.reason, fold.verdict.severity, fold.verdict.native)
+                report.covered |= fold.verdict.covers
             if fold.done:
                 self.out.replaced.append((instr, ctx.lines))
                 report.rewritten += 0 if fold.moves else 1

@@ -381,15 +381,16 @@ def _width(f: SourceFile, e: ast.expr, depth: int) -> int | None:
         return CONST  # (S: tl.constexpr = 0.5: typed by its use, as a literal)
     if r is None or depth <= 0:
         return None
-    if isinstance(r, ast.Name):
-        return OWN  # a parameter
+    if isinstance(r, ast.Name):  # a parameter; a constexpr one assigned to a name makes it a tensor of its Python
+        # type, which the source does not give (v0 = S: fp32 for a float S, int32 for an int; statement seed 3671)
+        return None if e is not r and _assigned(f, e) and _constexpr_param(f, r) else OWN
     if isinstance(r, ast.Constant):  # (a name assigned a float is an fp32 scalar tensor, which promotes a half:
         # user-style probes, silent: s = 0.5; tl.where(x > s, x, 0.0) of an f16 x compares at f32)
-        return 32 if isinstance(e, ast.Name) and type(r.value) is float else \
+        return 32 if _assigned(f, e) and type(r.value) is float else \
             CONST if type(r.value) in (int, float) else None
-    if isinstance(e, ast.Name) and isinstance(r, ast.BinOp) and _width(f, r, depth - 1) == CONST \
+    if _assigned(f, e) and isinstance(r, (ast.BinOp, ast.UnaryOp)) and _width(f, r, depth - 1) == CONST \
             and any(isinstance(c, ast.Constant) and type(c.value) is float for c in ast.walk(r)):
-        return 32  # c = 2.0 / -0.5: Python folds it, the name is an fp32 scalar as above (statement-level probe rp236)
+        return 32  # c = 2.0 / -0.5, c = -0.5: Python folds it, the name an fp32 scalar as above (rp236, seed 3733)
     cast = _cast_to(r)
     if cast is not None:
         return _DTYPE_WIDTH[cast]
@@ -549,6 +550,29 @@ def _arms(f: SourceFile, e: ast.expr | None) -> list[ast.expr]:
     return [e]
 
 
+def _assigned(f: SourceFile, e: ast.expr) -> bool:
+    """``e`` is a name its function assigns, directly or as a helper's parameter given such a name (a parameter given a
+    number is a constexpr, typed by its use: seed 1264's ``_h(x, y, -1.0)``)."""
+    for _ in range(_DEPTH):
+        fn = f.function_of(e) if isinstance(e, ast.Name) else None
+        if fn is None or not isinstance(e, ast.Name):
+            return False
+        if all(a.arg != e.id for a in fn.args.args + fn.args.kwonlyargs):
+            return e.id in bindings(fn)
+        arg = param_argument(f.tree, fn, e.id)
+        if arg is None:
+            return False
+        e = arg
+    return False
+
+
+def _constexpr_param(f: SourceFile, a: ast.Name) -> bool:
+    """``a`` is a ``NAME: tl.constexpr`` parameter of its function."""
+    fn = f.function_of(a)
+    return fn is not None and any(p.arg == a.id and isinstance(p.annotation, ast.Attribute)
+                                  and p.annotation.attr == "constexpr" for p in fn.args.args)
+
+
 def _constexpr_number(f: SourceFile, a: ast.Name) -> float | None:
     """The number of ``NAME: tl.constexpr = number``, the function's one assignment of the name: a constexpr, typed by
     its use like a literal (user-style probe, silent: ``S: tl.constexpr = 1.5; where(x > 0, x, S) * 3.0``)."""
@@ -570,57 +594,6 @@ def _form(a: int | None, b: int | None) -> str | None:
         return "f64" if 64 in (a, b) else None
     w = max(a, b)
     return f"f{w}" if w in (32, 64) else "native"
-
-
-def _neg_steps(f: SourceFile, e: ast.expr, open_end: bool = False) -> tuple[str, ...] | None:
-    """``e`` (names followed) as casts and exactly one negation of a loaded value, or of a value of a known f32/f64
-    type (then that type, marked ``=f32``, is the first step), innermost first (see ``SourceHints.neg_chain``);
-    None for anything else. ``open_end``: the negation may be the last step (a select's arm, cast after it)."""
-    steps: list[str] = []
-    cur: ast.expr | None = e
-    for _ in range(4 * _DEPTH):
-        r = _one_value(f, cur) if cur is not None else None  # (tl.maximum(a, a) is a: held-out seed 120415)
-        if r is None:
-            return None
-        if isinstance(r, ast.Name) or (isinstance(r, ast.Call) and isinstance(r.func, ast.Attribute)
-                                       and r.func.attr == "load"):
-            break  # the loaded value (or a parameter)
-        if (t := _cast_to(r)) is not None:
-            steps.append({v: k for k, v in _PTX_DTYPE.items()}[t])
-            cur = _receiver(r)
-        elif (x := _negated(r)) is not None:
-            steps.append("neg")
-            cur = x
-        elif (x := _scan_of(r)) is not None:  # a scan's first element, its operand's (held-out seed 101371; the
-            cur = x  # later ones, sums of the negations in the PTX too, are negated in the ring as in Triton's)
-        elif steps and (w := _width(f, r, _DEPTH)) in (32, 64):
-            steps.append(f"=f{w}")  # another value of a known float type (held-out seed 9816: an f32 dot's
-            break  # result), its type first, marked "=": the caller checks that the PTX converts from it
-        else:
-            return None
-    else:
-        return None
-    steps.reverse()
-    return tuple(steps) if steps.count("neg") == 1 and (open_end or steps[-1] != "neg") else None
-
-
-def _negating_arm(f: SourceFile, v: ast.expr, dest: str) -> tuple[tuple[str, ...], str] | None:
-    """The steps of ``tl.where(c, a, b).to(dest)`` through its one arm that negates (casts and one negation of a loaded
-    value; the other arm negates nothing): LLVM sinks the narrowing into the arms, the negation narrowed with it
-    (held-out seed 80544, silent at first contact at x = −0.0: ``where(c, x.to(f64) * -1.0, x.to(f32).to(f64))
-    .to(bf16)`` of a bf16 x, as ``selp`` of x and ``neg.bf16`` x)."""
-    casts, w = _cast_chain(f, v)  # (and the casts of the name it reads: r.to(f16) of r = where(..).to(f16))
-    if not casts or w is None or not (_method_call(w, "where", 3) or _returned(f, w) is not None):
-        return None
-    arms = _arms(f, w)  # (a helper's where too)
-    negating = [a for a in arms if any(_negated(e) is not None for e in ast.walk(a) if isinstance(e, ast.expr))]
-    if len(arms) != 2 or len(negating) != 1 or (steps := _neg_steps(f, negating[0], open_end=True)) is None:
-        return None
-    chain = list(steps)
-    for t, _ in reversed(casts):
-        if (ptx := {v: k for k, v in _PTX_DTYPE.items()}[t]) != chain[-1]:  # (a cast to its own type: none)
-            chain.append(ptx)
-    return (tuple(chain), f.where(negating[0])) if chain[-1] == dest else None
 
 
 def _classify(classify: Classify, f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:

@@ -25,9 +25,7 @@ from ptxkit.fpsan.source_ast import (
     _method_call,
     _module_call,
     _narrowed_to,
-    _neg_steps,
     _negated,
-    _negating_arm,
     _number,
     _one_value,
     _receiver,
@@ -40,6 +38,7 @@ from ptxkit.fpsan.source_ast import (
 )
 from ptxkit.fpsan.source_hints_abs import _operands
 from ptxkit.fpsan.source_locations import HintsBase, load_target
+from ptxkit.fpsan.source_neg_steps import _neg_steps, _negating_arm, _negation_of
 from ptxkit.fpsan.source_types import _no_casts
 
 _LOG2E = struct.unpack("<f", LOG2E_F32.to_bytes(4, "little"))[0]  # exp's multiplier, as the PTX's immediate reads
@@ -438,6 +437,10 @@ class SignHints(HintsBase):
         def classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
             if narrowed and _cast_to(n) is not None:
                 n = _resolve(f, _receiver(n), _DEPTH) or n
+            if _fma_call(n):  # tl.fma(a, b, c) as a * b + c (statement seed 3924: fma(1.0, -h, a) as a - h)
+                assert isinstance(n, ast.Call)
+                product = ast.copy_location(ast.BinOp(n.args[0], ast.Mult(), n.args[1]), n)
+                n = ast.copy_location(ast.BinOp(product, ast.Add(), n.args[2]), n)
             if not (isinstance(n, ast.BinOp) and want is not None and isinstance(n.op, want)):
                 return None
             ws = [_width(f, o, _DEPTH) for o in (n.left, n.right)]  # an op of narrower values (no load's) is no
@@ -660,22 +663,6 @@ def _absorbs_negation(f: SourceFile, e: ast.expr) -> bool:
         _number(r.left) is not None or _number(r.right) is not None)
 
 
-def _one_negated_factor(f: SourceFile, e: ast.expr | None, depth: int = _DEPTH) -> ast.expr | None:
-    """``e`` where its ring value is the negation of the value LLVM computes once it drops the negations: a product
-    ``a * b`` with exactly one factor negated (``(-a) * b``, ``(a * -1.0) * b``, ``((-a) * b) * c``: the ring's
-    (−φ(a))·φ(b) is −(φ(a)·φ(b))), or ``tl.where(c, -a, -b)`` (LLVM hoists the negation out of the select); else
-    None."""
-    if e is None or depth <= 0 or _negated(e) is not None:
-        return None
-    if isinstance(e, ast.BinOp) and isinstance(e.op, ast.Mult):
-        negs = [s for s in (e.left, e.right) if _negated(r := _resolve(f, s, _DEPTH)) is not None
-                or _one_negated_factor(f, r, depth - 1) is not None]
-        return e if len(negs) == 1 else None
-    arms = _arms(f, e) if isinstance(e, ast.Call) else []
-    return e if len(arms) == 2 and all(_negated(a) is not None or _one_negated_factor(f, a, depth - 1) is not None
-                                       for a in arms) else None
-
-
 def _above_choices(f: SourceFile, n: ast.expr) -> tuple[ast.AST | None, ast.expr]:
     """The node above ``n`` past the choices of one value that hold it (``tl.minimum(n, n)``, ``tl.where(c, n, n)``:
     LLVM folds them to n, and Triton's ring takes n), and the outermost such choice (``n`` itself where none)."""
@@ -690,10 +677,3 @@ def _one_negated_arm(f: SourceFile, e: ast.expr | None) -> ast.expr | None:
     arms = _arms(f, e) if isinstance(e, ast.Call) else []
     negated = [a for a in arms if _negation_of(f, a) is not None]
     return negated[0] if len(arms) == 2 and len(negated) == 1 else None
-
-
-def _negation_of(f: SourceFile, e: ast.expr | None) -> ast.expr | None:
-    """What ``e`` negates in the ring: x of ``-x``/``x * -1.0``, or ``e`` itself where LLVM computes its negation
-    (:func:`_one_negated_factor`); else None."""
-    x = _negated(e)
-    return x if x is not None else _one_negated_factor(f, e)

@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import ast
 import copy
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -14,6 +17,19 @@ if TYPE_CHECKING:
 
 _CALLS: dict[int, tuple[ast.Module, dict[str, list[ast.Call]]]] = {}  # id(tree) -> (tree, calls by callee name)
 _BINDINGS: dict[int, tuple[ast.FunctionDef, dict[str, tuple[list[ast.Assign], int]]]] = {}
+# the calls of helpers (by name) that the instruction being sanitized was inlined from (its .loc's inlined_at chain):
+# a helper called more than once takes that call's arguments (statement seed 726: _h's second, dead call)
+_SITES: ContextVar[dict[str, ast.Call] | None] = ContextVar("_SITES", default=None)
+
+
+@contextmanager
+def call_sites(calls: dict[str, ast.Call]) -> Iterator[None]:
+    """:func:`param_argument` of the helpers in ``calls`` (by name) reads the given call's arguments meanwhile."""
+    token = _SITES.set(calls)
+    try:
+        yield
+    finally:
+        _SITES.reset(token)
 
 
 def substituted(ret: ast.expr, args: dict[str, ast.expr]) -> ast.expr:
@@ -60,7 +76,8 @@ def parameter_use(f: SourceFile, arg: ast.expr) -> ast.Name | None:
 def param_argument(tree: ast.Module, fn: ast.FunctionDef, name: str) -> ast.expr | None:
     """The argument the one call of the helper ``fn`` in ``tree`` passes for its parameter ``name`` (Triton inlines the
     helper there: the parameter is that value; statement-level probe: a helper's comparison of a widened argument,
-    silent); None for a kernel (never called), a helper called more than once, or another call shape."""
+    silent), or the call :func:`call_sites` names; None for a kernel (never called), a helper called more than once
+    elsewhere, or another call shape."""
     cached = _CALLS.get(id(tree))
     if cached is None or cached[0] is not tree:
         calls: dict[str, list[ast.Call]] = {}
@@ -71,6 +88,9 @@ def param_argument(tree: ast.Module, fn: ast.FunctionDef, name: str) -> ast.expr
             _CALLS.clear()
         cached = _CALLS[id(tree)] = (tree, calls)
     sites = cached[1].get(fn.name, [])
+    if len(sites) > 1 and (chosen := (_SITES.get() or {}).get(fn.name)) is not None \
+            and any(chosen is c for c in sites):
+        sites = [chosen]  # (the call the instruction being sanitized comes from)
     params = [a.arg for a in fn.args.args]
     if len(sites) != 1 or sites[0].keywords or len(sites[0].args) != len(params) or name not in params or any(
             isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load) for n in ast.walk(fn)):

@@ -154,6 +154,17 @@ class HintsBase:
                 break
         return args, first
 
+    def helper_calls(self, instr: ir.Instruction) -> dict[str, ast.Call]:
+        """The user's helper calls ``instr`` was inlined from (its ``inlined_at`` chain), by the helper's name."""
+        out: dict[str, ast.Call] = {}
+        for site in self.inlined_at.get(id(instr)) or ((one,) if (one := self.call_site.get(id(instr))) else ()):
+            f = self.files.get(site[0])
+            calls = [c for c in f.at.get((site[1], site[2] - 1), []) if isinstance(c, ast.Call)
+                     and isinstance(c.func, ast.Name)] if f is not None else []
+            if len(calls) == 1 and isinstance(func := calls[0].func, ast.Name):
+                out.setdefault(func.id, calls[0])
+        return out
+
     @staticmethod
     def _call_of(f: SourceFile, site: tuple[str, int, int], fn: ast.FunctionDef) -> ast.Call | None:
         """The one call of the helper ``fn`` at the location ``site``."""

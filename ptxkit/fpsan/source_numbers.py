@@ -8,7 +8,7 @@ import ast
 
 import numpy as np
 
-from ptxkit.fpsan.source_ast import _DEPTH, SourceFile, _chosen, _constexpr_number, _number, _resolve
+from ptxkit.fpsan.source_ast import _DEPTH, SourceFile, _chosen, _constexpr_number, _constexpr_param, _number, _resolve
 
 
 def arm_number(f: SourceFile, a: ast.expr, args: dict[str, ast.expr], names: bool = True,
@@ -45,9 +45,7 @@ def constexpr_param(f: SourceFile, a: ast.expr, args: dict[str, ast.expr] | None
         return False
     if args and a.id in args:
         return constexpr_param(f, args[a.id])
-    fn = f.function_of(a)
-    return fn is not None and any(p.arg == a.id and isinstance(p.annotation, ast.Attribute)
-                                  and p.annotation.attr == "constexpr" for p in fn.args.args)
+    return _constexpr_param(f, a)
 
 
 def scalar_value(f: SourceFile, e: ast.expr | None, depth: int) -> tuple[float, bool] | None:

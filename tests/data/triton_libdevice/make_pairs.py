@@ -766,6 +766,24 @@ HAND = {
     # ... a narrowed quotient of loaded halves compared (the division promotes them to f32; 3561, silent)
     "k_where_narrowed_half_quotient_compare_f32": ({"x0": "bf16", "x1": "bf16"}, "tl.where((x0 * x0 / 0.1)"
                                                    ".to(tl.bfloat16) < 0, 1e-6, x1 / x1)", "f32", 256, True),
+    # ... a negative named literal is an fp32 scalar too (-0.5 is a negation of 0.5 to the AST; 3733, silent: the
+    # bf16 compare read as half arithmetic); 1.0 times a negated half (tl.fma(sqrt(abs(c)), -h, a) of c = -1.0: MLIR
+    # folds the factor, LLVM drops it and moves the negation into a subtraction; 3924, silent at h = -0.0)
+    "k_min_where_negative_named_literal_bf16": ({"x0": "bf16"}, "tl.minimum(tl.where(c0 > x0, 2.0, x0), -1.0)"
+                                                ".to(tl.float32)", "bf16", 256, True),
+    "k_fma_unit_of_negated_half_f32": ({"x0": "bf16", "x1": "bf16"}, "tl.math.fma(tl.sqrt(tl.abs(c0.to(tl.float32)))"
+                                       ", -x1, x0)", "f32", 1024, True),
+    # ... logf in a helper: its body's .loc columns carry a comma before inlined_at (3844, 3877: reported as a body
+    # sanitized op by op); constants MLIR folds whole before FPSan, math of constants included, then cast in the
+    # ring (3640, 3732: reported)
+    "k_log_in_helper_f32": ({"x0": "f32", "x1": "f32"}, "_h(x0 * x1)", "f32", 256, True),
+    "k_store_folded_sqrt_of_named_f32": ({"x0": "f32"}, "tl.sqrt(tl.abs(v.to(tl.float64))) + v", "f32", 256, True),
+    "k_store_folded_exp2_of_named_f16": ({"x0": "f32"}, "tl.exp2((c0 - 2.0).to(tl.float32))", "f16", 256, True),
+    # ... a local assigned a float constexpr: an fp32 tensor, its narrowing the ring's (4145, silent)
+    "k_store_constexpr_alias_f16": ({"x0": "f32"}, "v0", "f16", 256, True),
+    # ... a helper called twice, the second call dead: the first call's body reads its own arguments (the parameter
+    # resolved by the instruction's inlined_at; 726: the where's literal through the helper, silent)
+    "k_helper_dead_second_call_where_f32": ({"x0": "f64", "x1": "f32"}, "v1", "f32", 256, True),
     "k_abs_of_narrowed_max_half_f32": ({"x0": "f32"}, "tl.abs(tl.maximum(x0, 10.0).to(tl.float16)) * 3.0", "f16", 64,
                                        True),
     # -abs of a widened value, narrowed back: LLVM's sign-bit or on the narrow value (held-out seed 227213, reported)
@@ -848,7 +866,7 @@ def _dot_spec(name: str) -> KernelSpec:
 
 
 # hand kernels whose generated source is edited: (text, replacement)
-HAND_EDITS = {
+HAND_EDITS: dict[str, tuple[str, str] | list[tuple[str, str]]] = {
     "k_threshold_ety_f16": ("r.to(tl.float16)", "r.to(out_ptr.dtype.element_ty)"),
     "k_neg_where_scaled_f32": ("    r = -tl.where(x0 > 0, x0, 0.0) * 2.0",
                                "    w = tl.where(x0 > 0, x0, 0.0)\n    r = -w * 2.0"),
@@ -938,6 +956,18 @@ HAND_EDITS = {
     "k_helper_twice_sigmoid_of_narrowed_square_f32": ("@triton.jit\ndef k_", "@triton.jit\ndef _h(a, C: "
                                                       "tl.constexpr):\n    return tl.sigmoid((a * a).to(tl.float32)) * "
                                                       "C\n\n\n@triton.jit\ndef k_"),
+    "k_min_where_negative_named_literal_bf16": ("    r = ", "    c0 = -0.5\n    r = "),
+    "k_fma_unit_of_negated_half_f32": ("    r = ", "    c0 = -1.0\n    r = "),
+    "k_log_in_helper_f32": ("@triton.jit\ndef k_", "@triton.jit\ndef _h(b):\n    return b * tl.log(tl.abs(b.to("
+                            "tl.float32)) + 1.0)\n\n\n@triton.jit\ndef k_"),
+    "k_store_folded_sqrt_of_named_f32": ("    r = ", "    v = 1.5\n    r = "),
+    "k_store_folded_exp2_of_named_f16": ("    r = ", "    c0 = 1.0\n    c0 -= 0.5\n    r = "),
+    "k_store_constexpr_alias_f16": ("    r = ", "    c0: tl.constexpr = 1e-6\n    v0 = c0\n    r = "),
+    "k_helper_dead_second_call_where_f32": [
+        ("@triton.jit\ndef k_", "@triton.jit\ndef _h(a, b, C: tl.constexpr):\n    return tl.log(tl.abs((tl.where(a < 0,"
+         " b, b)).to(tl.float32)) + 1.0) * C\n\n\n@triton.jit\ndef k_"),
+        ("    r = ", "    v1 = _h(x1, tl.where(x0.to(tl.bfloat16) > x1, x1, 3.0), -1.0)\n    v2 = _h(tl.where(x1 > x0."
+         "to(tl.float64), x1, v1), tl.maximum(x1, 0.7978845608).to(tl.float64), 10.0)\n    r = ")],
     "k_threshold_acc_bf16": ("import triton.language as tl\n",
                              "import triton.language as tl\nACC: tl.constexpr = tl.float32\n"),
 }
@@ -959,8 +989,8 @@ def spec_of(name: str) -> KernelSpec:
     if name in HAND:
         leaves, body, out, block, masked = HAND[name]
         spec = _elementwise(-1, name, random.Random(0), leaves, body, out, block, 1, masked, ["idiom:A"])
-        if name in HAND_EDITS:
-            old, new = HAND_EDITS[name]
+        edits = HAND_EDITS.get(name, [])
+        for old, new in [edits] if isinstance(edits, tuple) else edits:  # (one edit, or a list of them)
             assert old in spec.source
             spec = replace(spec, source=spec.source.replace(old, new, 1))
         for k, v in HAND_CONSTEXPRS.get(name, {}).items():
