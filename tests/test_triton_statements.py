@@ -36,10 +36,10 @@ EXACT += [3733, 3924, 4145]  # (stop 52)
 # ... now reported: what LLVM folded away the PTX cannot give back
 REPORTED = [67, 76, 330, 1069, 1235, 425, 658, 1740, 2971]  # (425, 658, 1740, 2971: stop 51)
 REPORTED += [3671]  # (stop 52: v0 = S of a constexpr S, a tensor of S's Python type, which the source does not give)
+REPORTED += [111, 2874, 3119, 4093]  # (stop 52: where(x > x, a, c) of a constant c, LLVM's c through what follows)
 # still silent (of the first 1,600 and one later): what the source hints do not follow there
 _COMPOSITE = "several of LLVM's rewrites in one expression (not reduced to one class yet)"
 OPEN = {
-    111: "tl.where(x0 > x0, S, 0.5) inside a bf16 where with an fp32 scalar parameter: LLVM folds the self-comparison",
     747: _COMPOSITE, 965: _COMPOSITE,
     999: "c = 0.5; v = tl.maximum(c, h) read both narrowed (v.to(f16)) and at f32: LLVM's one max.f16 for both",
     1723: "v0 = sigmoid(|x0|) reassigned under `if FLAG:` (a constexpr False): the comparison of its narrowing at f16 "
@@ -49,8 +49,6 @@ OPEN = {
     1302: "tl.where(x0 > x0, x0, x0.to(f16)) under tl.abs: LLVM folds the self-comparison and the where",
     # the silent ones of seeds 1,600-3,199 left at the end of stop 51
     1863: "tl.where(x0 > x0.to(tl.bfloat16), ..) of a bf16 x0: the self-comparison LLVM and MLIR fold",
-    2874: "v0 = x0; tl.where(x0 > v0, ..): the self-comparison through a name",
-    3119: "v0 = x0.to(f64); tl.where(x0 > v0, x0, 4.0): the folded where's 4.0 divides (LLVM's mul by 0.25)",
     2147: "tl.minimum(c.to(f16), c.to(f32)) of a named literal: LLVM folds the min of the ring's two casts",
     2382: "tl.log2(tl.where(S < 0, S, x)) of a negative constexpr S: LLVM's NaN constant, MLIR leaves the log2",
     2531: _COMPOSITE, 2806: _COMPOSITE, 3151: "-x0 + x0 / x0 of a half, widened into an f64 exp: differs at x0 = -0.0",

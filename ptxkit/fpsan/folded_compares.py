@@ -28,9 +28,12 @@ from ptxkit.fpsan.source_ast import (
     _receiver,
     _resolve,
     _to_dtype,
+    _unwidened,
 )
 from ptxkit.fpsan.source_hints_compare import _sign_op_under_casts
 from ptxkit.fpsan.source_locations import _same_value
+from ptxkit.fpsan.source_mlir_fold import folded_constant
+from ptxkit.fpsan.source_numbers import scalar_value
 from ptxkit.fpsan.source_report import report_unlocated
 
 _BELOW = (ast.Lt, ast.LtE)
@@ -60,6 +63,11 @@ def _folded(f: SourceFile, n: ast.expr) -> str | None:
                 "negation) with itself, a NaN test to LLVM (x.to(T) == x.to(T) is ord(x)), which LLVM merged with "
                 "another test of the same value; Triton's ring cast and negation do not keep NaN-ness and it compares "
                 "their φ⁻¹ bits; not modelled, the select LLVM kept is left as it is")
+    if _self_compared_constant_arm(f, n):
+        return (f"the comparison at {f.where(n)} left no instruction: it compares a value with itself strictly, false "
+                "in both builds, and LLVM folded the where to its constant arm, then that constant through the casts "
+                "and arithmetic after it, which Triton's FPSan computes in the ring on φ(constant); not modelled, "
+                "LLVM's constant is left as it is")
     if _doublings_compared(f, n):
         return (f"the comparison at {f.where(n)} left no instruction: LLVM makes 2.0 * x and x + x one value, which "
                 "is never strictly below itself, while Triton's ring has φ(x)·φ(2) and 2φ(x), two values; not "
@@ -103,6 +111,20 @@ def _self_compared_through_cast(f: SourceFile, n: ast.Compare) -> bool:
     if not (_method_call(up, "where", 3) and up.args[0] is n and not _same_value(f, up.args[1], up.args[2])):
         return False  # (a select of one value LLVM drops with its condition in both builds)
     return _cast_to(sides[0]) is not None or _sign_op_under_casts(f, sides[0])
+
+
+def _self_compared_constant_arm(f: SourceFile, n: ast.Compare) -> bool:
+    """``tl.where(x > x, a, c)`` (``<``; names followed, f64 widenings, which the comparison's promotion makes of the
+    other side too, looked through) of a constant false arm c: statement seeds 2874, 3119, 4093, silent (c = 0.5 of an
+    f16 where, stored as f32: LLVM's 0.5f, Triton's ring widening of φ16(0.5))."""
+    up = f.parent.get(id(n))
+    if not (isinstance(n.ops[0], (ast.Lt, ast.Gt)) and _method_call(up, "where", 3) and up.args[0] is n):
+        return False
+    sides = [_unwidened(f, _resolve(f, e, _DEPTH) or e) for e in (n.left, n.comparators[0])]
+    if not _same_value(f, sides[0], sides[1]):
+        return False
+    arm = up.args[2]
+    return _number(arm) is not None or scalar_value(f, arm, _DEPTH) is not None or folded_constant(f, arm) is not None
 
 
 def _select_compared(f: SourceFile, n: ast.Compare) -> bool:

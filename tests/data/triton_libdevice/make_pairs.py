@@ -781,6 +781,10 @@ HAND = {
     "k_store_folded_exp2_of_named_f16": ({"x0": "f32"}, "tl.exp2((c0 - 2.0).to(tl.float32))", "f16", 256, True),
     # ... a local assigned a float constexpr: an fp32 tensor, its narrowing the ring's (4145, silent)
     "k_store_constexpr_alias_f16": ({"x0": "f32"}, "v0", "f16", 256, True),
+    # ... a where of a strict self-comparison and a constant arm: LLVM's constant through the casts after it (2874,
+    # silent; reported)
+    "k_where_self_compare_constant_arm_f32": ({"x0": "f32"}, "tl.where(x0 > v0, v0.to(tl.float16), 0.5).to(tl.float32)"
+                                              " * x0", "f32", 256, True),
     # ... a helper called twice, the second call dead: the first call's body reads its own arguments (the parameter
     # resolved by the instruction's inlined_at; 726: the where's literal through the helper, silent)
     "k_helper_dead_second_call_where_f32": ({"x0": "f64", "x1": "f32"}, "v1", "f32", 256, True),
@@ -963,6 +967,7 @@ HAND_EDITS: dict[str, tuple[str, str] | list[tuple[str, str]]] = {
     "k_store_folded_sqrt_of_named_f32": ("    r = ", "    v = 1.5\n    r = "),
     "k_store_folded_exp2_of_named_f16": ("    r = ", "    c0 = 1.0\n    c0 -= 0.5\n    r = "),
     "k_store_constexpr_alias_f16": ("    r = ", "    c0: tl.constexpr = 1e-6\n    v0 = c0\n    r = "),
+    "k_where_self_compare_constant_arm_f32": ("    r = ", "    v0 = x0\n    r = "),
     "k_helper_dead_second_call_where_f32": [
         ("@triton.jit\ndef k_", "@triton.jit\ndef _h(a, b, C: tl.constexpr):\n    return tl.log(tl.abs((tl.where(a < 0,"
          " b, b)).to(tl.float32)) + 1.0) * C\n\n\n@triton.jit\ndef k_"),
