@@ -101,8 +101,8 @@ def test_statement_level_kernels_are_bit_exact(name):
     ("k_fma_of_constexprs_plus_half_bf16", "", "tl.fma"),  # tl.math.fma(S, S, 1.5) of a constexpr S: LLVM's constant
     ("k_where_constexpr_round_trip_f32", "selp", "tl.constexpr"),  # where(.., S, x).to(f16).to(f32): S = 2.1 rounded
     ("k_minus_half_product_widened_f16", "add", "negative constant"),  # a - (c * h).to(f64) as a + (-c * h): at h = -0
-    ("k_floor_constexpr_plus_where_f64", "selp", "no literal"),
-    ("k_where_self_compare_constant_arm_f32", "st", "with itself"),  # where(x > x, .., 0.5).to(f32): LLVM's 0.5f  # floor(S) + where(c, S, x): selp(c, -1.25, x - 1)
+    ("k_floor_constexpr_plus_where_f64", "selp", "no literal"),  # floor(S) + where(c, S, x): selp(c, -1.25, x - 1)
+    ("k_where_self_compare_constant_arm_f32", "st", "with itself"),  # where(x > x, .., 0.5).to(f32): LLVM's 0.5f
 ])
 def test_statement_level_kernels_that_differ_are_reported(name, opcode, words):
     ours, theirs, errors = _compare(name, folds=())
