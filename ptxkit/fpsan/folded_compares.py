@@ -13,27 +13,35 @@ or b (held-out seed 81592): the casts keep the order in IEEE, not in the ring.""
 from __future__ import annotations
 
 import ast
+import math
 
 from ptxkit import ir
+from ptxkit.fpsan.ctx import float_to_bits
+from ptxkit.fpsan.fold_select_const import _ring_along, _rounded
 from ptxkit.fpsan.report import SanitizeReport
 from ptxkit.fpsan.source_ast import (
     _DEPTH,
     _INT_DTYPES,
+    CONST,
+    PTX_OF_DTYPE,
     SourceFile,
+    _bare,
     _cast_chain,
     _cast_to,
     _method_call,
+    _module_call,
     _number,
     _one_value,
     _receiver,
     _resolve,
     _to_dtype,
     _unwidened,
+    _width,
 )
 from ptxkit.fpsan.source_hints_compare import _sign_op_under_casts
 from ptxkit.fpsan.source_locations import _same_value
 from ptxkit.fpsan.source_mlir_fold import folded_constant
-from ptxkit.fpsan.source_numbers import scalar_value
+from ptxkit.fpsan.source_numbers import constexpr_param, scalar_value
 from ptxkit.fpsan.source_report import report_unlocated
 
 _BELOW = (ast.Lt, ast.LtE)
@@ -115,16 +123,93 @@ def _self_compared_through_cast(f: SourceFile, n: ast.Compare) -> bool:
 
 def _self_compared_constant_arm(f: SourceFile, n: ast.Compare) -> bool:
     """``tl.where(x > x, a, c)`` (``<``; names followed, f64 widenings, which the comparison's promotion makes of the
-    other side too, looked through) of a constant false arm c: statement seeds 2874, 3119, 4093, silent (c = 0.5 of an
-    f16 where, stored as f32: LLVM's 0.5f, Triton's ring widening of φ16(0.5))."""
+    other side too, looked through, and a cast to x's own type: ``x > x.to(tl.bfloat16)`` of a bf16 x, 1863 — the
+    comparison left no instruction, so LLVM knew it) of a constant false arm c: statement seeds 2874, 3119, 4093,
+    silent (c = 0.5 of an f16 where, stored as f32: LLVM's 0.5f, Triton's ring widening of φ16(0.5))."""
     up = f.parent.get(id(n))
     if not (isinstance(n.ops[0], (ast.Lt, ast.Gt)) and _method_call(up, "where", 3) and up.args[0] is n):
         return False
     sides = [_unwidened(f, _resolve(f, e, _DEPTH) or e) for e in (n.left, n.comparators[0])]
-    if not _same_value(f, sides[0], sides[1]):
+    if not _same_value(f, sides[0], sides[1]) and not _same_value(f, *(_bare(s) for s in sides)):
         return False
-    arm = up.args[2]
-    return _number(arm) is not None or scalar_value(f, arm, _DEPTH) is not None or folded_constant(f, arm) is not None
+    if any(constexpr_param(f, s) or _number(s) is not None for s in sides):
+        return False  # (S > S of a constexpr: decided by the frontend, MLIR folds the select of a constant condition)
+    c = _constant(f, up.args[2])
+    return c is not None and _folded_on(f, up, c, 3)
+
+
+def _folded_on(f: SourceFile, e: ast.expr, c: float, depth: int, src: tuple[str, ...] = ()) -> bool:
+    """LLVM folds the constant c that ``e`` is (of one of the types ``src``; () where the source does not say) into
+    what reads it, through the arms of wheres and casts to its own type."""
+    types = src or _types_of(f, e)
+    for used, reader in _readers(f, e):
+        to = _cast_to(reader) if isinstance(reader, ast.expr) else None
+        if to is not None and isinstance(reader, ast.expr) and _receiver(reader) is used:
+            dst = PTX_OF_DTYPE.get(to)
+            if dst is None:
+                continue  # (an integer conversion: exact of a constant in both builds, or LLVM's poison)
+            if types == (dst,):  # a cast to its own type: on to its readers
+                if depth > 0 and _folded_on(f, reader, c, depth - 1, types):
+                    return True
+                continue
+            if any(_ring_along(_rounded(c, t), [t, dst]) != float_to_bits(_rounded(c, dst), dst) for t in types):
+                return True  # (the ring's cast of φ(c) is not the IEEE cast of c LLVM folded: not for ±1.0, 0.0)
+            continue
+        if _folds_constant(f, used, reader, c):
+            return True
+        if depth > 0 and _method_call(reader, "where", 3) and any(a is used for a in reader.args[1:]) \
+                and _folded_on(f, reader, c, depth - 1):
+            return True
+    return False
+
+
+def _types_of(f: SourceFile, e: ast.expr) -> tuple[str, ...]:
+    """The float types ``e`` may have by its width (a 16-bit one is f16 or bf16; all four where unknown)."""
+    w = _width(f, e, _DEPTH)
+    return {16: ("f16", "bf16"), 32: ("f32",), CONST: ("f32",), 64: ("f64",)}.get(w or 0, ("f16", "bf16", "f32", "f64"))
+
+
+def _constant(f: SourceFile, e: ast.expr) -> float | None:
+    """The value of a number, a named literal or arithmetic of them, or of what MLIR folds to a constant."""
+    if (n := _number(e)) is not None:
+        return n
+    if (s := scalar_value(f, e, _DEPTH)) is not None:
+        return s[0]
+    folded = folded_constant(f, e)
+    return folded[1] if folded is not None else None
+
+
+def _readers(f: SourceFile, e: ast.expr) -> list[tuple[ast.expr, ast.AST]]:
+    """(the node read, its reader) for ``e``: its parent (the call of a method of it: ``e.to(T)``), or where ``e`` is
+    assigned to a name the reads of it."""
+    up = f.parent.get(id(e))
+    if not (isinstance(up, ast.Assign) and len(up.targets) == 1 and isinstance(t := up.targets[0], ast.Name)):
+        return [(e, _method_of(f, up))] if up is not None else []
+    fn = f.function_of(up)
+    return [(n, _method_of(f, r)) for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id == t.id
+            and isinstance(n.ctx, ast.Load) and _resolve(f, n, _DEPTH) is up.value  # (this assignment's value)
+            and (r := f.parent.get(id(n))) is not None] if fn is not None else []
+
+
+def _method_of(f: SourceFile, up: ast.AST) -> ast.AST:
+    """The call ``up`` is the method of (``x.to`` of ``x.to(T)``), else ``up``."""
+    call = f.parent.get(id(up)) if isinstance(up, ast.Attribute) else None
+    return call if isinstance(call, ast.Call) and call.func is up else up
+
+
+def _folds_constant(f: SourceFile, used: ast.expr, reader: ast.AST, c: float) -> bool:
+    """LLVM folds the constant c ``used`` stands for into what ``reader`` computes with it, where Triton's ring
+    differs: arithmetic with a constant or with itself (``v += v``), a division by it where c is a power of two
+    (LLVM's product by the exact reciprocal), a math call of it."""
+    if isinstance(reader, ast.BinOp):
+        other = reader.right if reader.left is used else reader.left
+        power_of_two = c != 0.0 and math.isfinite(c) and math.frexp(abs(c))[0] == 0.5
+        return (isinstance(reader.op, ast.Div) and reader.right is used and power_of_two) \
+            or ast.dump(other) == ast.dump(used) or _constant(f, other) is not None
+    return isinstance(reader, ast.Call) and _module_call(reader, "tl") in _MATH_OF_CONSTANT and used in reader.args
+
+
+_MATH_OF_CONSTANT = frozenset({"exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sin", "cos", "erf", "sigmoid"})
 
 
 def _select_compared(f: SourceFile, n: ast.Compare) -> bool:
