@@ -103,6 +103,7 @@ def test_statement_level_kernels_are_bit_exact(name):
     ("k_minus_half_product_widened_f16", "add", "negative constant"),  # a - (c * h).to(f64) as a + (-c * h): at h = -0
     ("k_floor_constexpr_plus_where_f64", "selp", "no literal"),  # floor(S) + where(c, S, x): selp(c, -1.25, x - 1)
     ("k_where_self_compare_constant_arm_f32", "st", "with itself"),  # where(x > x, .., 0.5).to(f32): LLVM's 0.5f
+    ("k_where_square_fma_widened_sign_f32", "st", "sign of a square"),  # fma(x, x, 3.0).to(f64) < 0: LLVM's false
 ])
 def test_statement_level_kernels_that_differ_are_reported(name, opcode, words):
     ours, theirs, errors = _compare(name, folds=())

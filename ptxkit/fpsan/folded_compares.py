@@ -260,6 +260,8 @@ def _nonnegative(f: SourceFile, e: ast.expr, ring: bool, depth: int = _DEPTH) ->
     r = _resolve(f, e, depth)
     if r is None or depth <= 0:
         return False
+    if (t := _cast_to(r)) is not None and t.startswith(("float", "bfloat")):  # (a float cast keeps the sign: LLVM
+        return _nonnegative(f, _receiver(r), ring, depth - 1)  # compares the fma itself, statement seed 4254)
     if isinstance(r, ast.BinOp) and isinstance(r.op, ast.Mult):
         if ast.dump(r.left) == ast.dump(r.right):
             return True

@@ -785,6 +785,9 @@ HAND = {
     # silent; reported)
     "k_where_self_compare_constant_arm_f32": ({"x0": "f32"}, "tl.where(x0 > v0, v0.to(tl.float16), 0.5).to(tl.float32)"
                                               " * x0", "f32", 256, True),
+    # ... the sign of fma(x, x, c) through a widening: LLVM compares the fma itself (4254, silent; reported)
+    "k_where_square_fma_widened_sign_f32": ({"x0": "f16"}, "tl.where(tl.math.fma(x0, x0, 3.0).to(tl.float64) < 0, "
+                                            "-0.5, x0)", "f32", 256, True),
     # ... a helper called twice, the second call dead: the first call's body reads its own arguments (the parameter
     # resolved by the instruction's inlined_at; 726: the where's literal through the helper, silent)
     "k_helper_dead_second_call_where_f32": ({"x0": "f64", "x1": "f32"}, "v1", "f32", 256, True),
