@@ -17,7 +17,7 @@ from ptxkit.fpsan.casts import _cast_payload as cast_payload
 from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext, float_to_bits, hexc
 from ptxkit.fpsan.fold_clamp import symmetric_clamp
 from ptxkit.fpsan.fold_flow import Flow, FoldResult, as_written_reported, float_cast
-from ptxkit.fpsan.fold_select_const import _imm_bits, _rounded
+from ptxkit.fpsan.fold_select_const import _imm_bits
 from ptxkit.fpsan.ops import as_reg, float_type_of
 from ptxkit.fpsan.report import NOTE, Verdict
 from ptxkit.fpsan.source_ast import (
@@ -31,6 +31,7 @@ from ptxkit.fpsan.source_ast import (
     _receiver,
     _width,
 )
+from ptxkit.fpsan.source_mlir_fold import rounded
 from ptxkit.fpsan.source_numbers import arm_number
 
 _WIDE = {"float32": "f32", "float64": "f64"}
@@ -163,7 +164,7 @@ def _source_form(flow: Flow, instr: ir.Instruction, ft: str, bits: int) -> tuple
                                        other.args[0]), args)
             w = _width(f, other, _DEPTH)
             if (w == OWN or w == _BITS[ft]) and float_to_bits(named[0][1], ft) == bits \
-                    and _rounded(named[0][1], ft) == named[0][1] and np.isfinite(named[0][1]):
+                    and rounded(named[0][1], ft) == named[0][1] and np.isfinite(named[0][1]):
                 up = f.parent.get(id(f.parent.get(id(n))))
                 got.add(("f32", named[0][1], f.where(n),
                          _PTX.get(_cast_to(up) or "") == ft or _narrowed_to(f, n, _PTX_DTYPE[ft])))
@@ -178,7 +179,7 @@ def _source_form(flow: Flow, instr: ir.Instruction, ft: str, bits: int) -> tuple
         w = _width(f, _receiver(_cast_of(casts[0], args)), _DEPTH)
         # (a narrower value too: the PTX widened it to T, a sign extension in the ring as on to W)
         if R.ring(wt).w > _BITS[ft] and w is not None and (w == OWN or 0 < w <= _BITS[ft]) \
-                and float_to_bits(nums[0], ft) == bits and _rounded(nums[0], ft) == nums[0]:
+                and float_to_bits(nums[0], ft) == bits and rounded(nums[0], ft) == nums[0]:
             up = f.parent.get(id(f.parent.get(id(n))))
             got.add((wt, nums[0], f.where(n), _PTX.get(_cast_to(up) or "") == ft or _narrowed_to(f, n, _PTX_DTYPE[ft])))
     return got.pop() if len(got) == 1 else None

@@ -32,6 +32,7 @@ from ptxkit.fpsan.source_ast import (
     _width,
 )
 from ptxkit.fpsan.source_inline import parameter_use
+from ptxkit.fpsan.source_mlir_fold import rounded
 from ptxkit.fpsan.source_numbers import arm_number, constexpr_param
 
 _NARROW = {16: ("f16", "bf16"), 32: ("f32",)}
@@ -220,7 +221,7 @@ def _casts_after(f: SourceFile, n: ast.expr) -> list[str]:
 
 def _rounded_along(c: float, path: list[str]) -> float:
     for t in path:
-        c = _rounded(c, t)
+        c = rounded(c, t)
     return c
 
 
@@ -231,11 +232,6 @@ def _ring_along(c: float, path: list[str]) -> int:
         if a != b:
             bits = R.float_cast(bits, a, b)
     return int(bits[0])
-
-
-def _rounded(c: float, t: str) -> float:
-    """``c`` rounded to ``t`` (the literal's value in a tensor of that type)."""
-    return _bits_value(float_to_bits(c, t), t)
 
 
 def rewrite_select_constants(instr: ir.Instruction, ctx: RewriteContext, new: dict[int, int], t: str,

@@ -17,7 +17,8 @@ import math
 
 from ptxkit import ir
 from ptxkit.fpsan.ctx import float_to_bits
-from ptxkit.fpsan.fold_select_const import _ring_along, _rounded
+from ptxkit.fpsan.fold_select_const import _ring_along
+from ptxkit.fpsan.folded_calls import _MATH
 from ptxkit.fpsan.report import SanitizeReport
 from ptxkit.fpsan.source_ast import (
     _DEPTH,
@@ -40,7 +41,7 @@ from ptxkit.fpsan.source_ast import (
 )
 from ptxkit.fpsan.source_hints_compare import _sign_op_under_casts
 from ptxkit.fpsan.source_locations import _same_value
-from ptxkit.fpsan.source_mlir_fold import folded_constant
+from ptxkit.fpsan.source_mlir_fold import folded_constant, rounded
 from ptxkit.fpsan.source_numbers import constexpr_param, scalar_value
 from ptxkit.fpsan.source_report import report_unlocated
 
@@ -152,7 +153,7 @@ def _folded_on(f: SourceFile, e: ast.expr, c: float, depth: int, src: tuple[str,
                 if depth > 0 and _folded_on(f, reader, c, depth - 1, types):
                     return True
                 continue
-            if any(_ring_along(_rounded(c, t), [t, dst]) != float_to_bits(_rounded(c, dst), dst) for t in types):
+            if any(_ring_along(rounded(c, t), [t, dst]) != float_to_bits(rounded(c, dst), dst) for t in types):
                 return True  # (the ring's cast of φ(c) is not the IEEE cast of c LLVM folded: not for ±1.0, 0.0)
             continue
         if _folds_constant(f, used, reader, c):
@@ -206,10 +207,10 @@ def _folds_constant(f: SourceFile, used: ast.expr, reader: ast.AST, c: float) ->
         power_of_two = c != 0.0 and math.isfinite(c) and math.frexp(abs(c))[0] == 0.5
         return (isinstance(reader.op, ast.Div) and reader.right is used and power_of_two) \
             or ast.dump(other) == ast.dump(used) or _constant(f, other) is not None
-    return isinstance(reader, ast.Call) and _module_call(reader, "tl") in _MATH_OF_CONSTANT and used in reader.args
+    return isinstance(reader, ast.Call) and _module_call(reader, "tl") in _MATH \
+        and reader.args == [used]  # (of the constant alone: fma(c, x, y) is no constant)
 
 
-_MATH_OF_CONSTANT = frozenset({"exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sin", "cos", "erf", "sigmoid"})
 
 
 def _select_compared(f: SourceFile, n: ast.Compare) -> bool:

@@ -576,6 +576,12 @@ def _constexpr_param(f: SourceFile, a: ast.Name) -> bool:
 def _constexpr_number(f: SourceFile, a: ast.Name) -> float | None:
     """The number of ``NAME: tl.constexpr = number``, the function's one assignment of the name: a constexpr, typed by
     its use like a literal (user-style probe, silent: ``S: tl.constexpr = 1.5; where(x > 0, x, S) * 3.0``)."""
+    lit = _constexpr_literal(f, a)
+    return _number(lit) if lit is not None else None
+
+
+def _constexpr_literal(f: SourceFile, a: ast.Name) -> ast.expr | None:
+    """The number literal of ``NAME: tl.constexpr = number`` (:func:`_constexpr_number`), else None."""
     fn = f.function_of(a)
     found = [s for s in ast.walk(fn) if isinstance(s, (ast.Assign, ast.AnnAssign, ast.AugAssign))
              and a.id in {t.id for t in ([s.target] if not isinstance(s, ast.Assign) else s.targets)
@@ -583,7 +589,8 @@ def _constexpr_number(f: SourceFile, a: ast.Name) -> float | None:
     if len(found) != 1 or not isinstance(s := found[0], ast.AnnAssign) or s.value is None:
         return None
     ann = s.annotation
-    return _number(s.value) if isinstance(ann, ast.Attribute) and ann.attr == "constexpr" else None
+    return s.value if isinstance(ann, ast.Attribute) and ann.attr == "constexpr" and _number(s.value) is not None \
+        else None
 
 
 def _form(a: int | None, b: int | None) -> str | None:

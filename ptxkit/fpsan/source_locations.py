@@ -134,7 +134,7 @@ class HintsBase:
         fn = f.function_of(n)
         if fn is None:
             return {}, None
-        chain = self.inlined_at.get(id(instr)) or ((site,) if (site := self.call_site.get(id(instr))) else ())
+        chain = self.calls_of(instr)
         args: dict[str, ast.expr] = {}
         first: ast.Call | None = None
         for site in chain:  # innermost first: a parameter given the caller's own parameter is mapped on outwards
@@ -154,10 +154,14 @@ class HintsBase:
                 break
         return args, first
 
+    def calls_of(self, instr: ir.Instruction) -> tuple[tuple[str, int, int], ...]:
+        """The locations of the calls ``instr`` was inlined through, innermost first (none: not inlined)."""
+        return self.inlined_at.get(id(instr)) or ((site,) if (site := self.call_site.get(id(instr))) else ())
+
     def helper_calls(self, instr: ir.Instruction) -> dict[str, ast.Call]:
         """The user's helper calls ``instr`` was inlined from (its ``inlined_at`` chain), by the helper's name."""
         out: dict[str, ast.Call] = {}
-        for site in self.inlined_at.get(id(instr)) or ((one,) if (one := self.call_site.get(id(instr))) else ()):
+        for site in self.calls_of(instr):
             f = self.files.get(site[0])
             calls = [c for c in f.at.get((site[1], site[2] - 1), []) if isinstance(c, ast.Call)
                      and isinstance(c.func, ast.Name)] if f is not None else []

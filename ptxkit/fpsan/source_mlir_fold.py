@@ -21,7 +21,7 @@ from ptxkit.fpsan.source_ast import (
     PTX_OF_DTYPE,
     SourceFile,
     _cast_to,
-    _constexpr_number,
+    _constexpr_literal,
     _method_call,
     _module_call,
     _number,
@@ -155,12 +155,9 @@ def _constexpr_alias(f: SourceFile, e: ast.expr) -> float | None:
         v = assigns[0].value
     if fn is None or v is e or not isinstance(v, ast.Name):
         return None
-    decl = [s.value for s in ast.walk(fn) if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)
-            and s.target.id == v.id and s.value is not None]
-    lit = decl[0] if len(decl) == 1 else None
+    lit = _constexpr_literal(f, v)
     lit = lit.operand if isinstance(lit, ast.UnaryOp) and isinstance(lit.op, ast.USub) else lit
-    floating = isinstance(lit, ast.Constant) and type(lit.value) is float
-    return _constexpr_number(f, v) if floating else None
+    return _number(lit) if isinstance(lit, ast.Constant) and type(lit.value) is float else None
 
 
 def _libm_call(name: str, v: float, t: str) -> float:
