@@ -88,6 +88,11 @@ from tests.test_fpsan_libdevice import _assert_bit_exact, _compare
     "k_log_in_helper_f32",  # logf in a helper: its body's ".loc 1 8 17," column is the line-0 fix-up's
     "k_store_constexpr_alias_f16",  # c: tl.constexpr = 1e-6; v = c; v.to(f16): v an fp32 tensor, narrowed in the ring
     "k_helper_dead_second_call_where_f32",  # _h's second call dead: its parameters are the first call's arguments
+    "k_where_constexpr_above_narrowing_f32",  # c0 > x.to(bf16) of c0: tl.constexpr = 3.0: LLVM's x < 2.996
+    "k_where_scalar_above_narrowing_f32",  # ... of c0 = 3.0, an fp32 scalar: the ring narrowing sign-extended
+    "k_where_narrowing_widened_compare_f32",  # x.to(f16).to(f32) < 3.0: both casts dropped by LLVM
+    "k_fma_of_where_literals_f16",  # fma(c, max(c, 0.5), where(p, 4.0, 1.0)) stored as f16: LLVM's selp of 4.0, 1.0
+    "k_max_of_where_literals_bf16",  # max(where(p, 4.0, -1.5), 0.25) * 0.3: the arms' max and product folded
 ])
 def test_statement_level_kernels_are_bit_exact(name):
     _assert_bit_exact(name, folds=())

@@ -13,7 +13,7 @@ from ptxkit import ir
 from ptxkit.fpsan import ring as R
 from ptxkit.fpsan.casts import _cast_payload as cast_payload
 from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext, float_to_bits, guard_text, hexc
-from ptxkit.fpsan.fold_flow import Flow, FoldResult
+from ptxkit.fpsan.fold_flow import Flow, FoldResult, float_cast
 from ptxkit.fpsan.fold_negated_narrowing import sign_op
 from ptxkit.fpsan.irview import name_of
 from ptxkit.fpsan.ops import as_reg
@@ -27,12 +27,12 @@ from ptxkit.fpsan.source_ast import (
     _cast_to,
     _module_call,
     _negated,
-    _number,
     _receiver,
     _resolve,
     _unwidened,
     _width,
 )
+from ptxkit.fpsan.source_numbers import arm_number
 
 _SOURCE_CMP = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge"}
 _MIRROR = {"lt": "gt", "le": "ge", "gt": "lt", "ge": "le"}
@@ -41,7 +41,8 @@ _BELOW, _ABOVE = {"lt", "le", "ltu", "leu"}, {"gt", "ge", "gtu", "geu"}
 _SHORT = {v: k for k, v in _PTX_DTYPE.items()}
 
 
-def narrowed_compare(instr: ir.Instruction, flow: Flow, ft: str) -> tuple[str, str, float, str, bool, str] | None:
+def narrowed_compare(instr: ir.Instruction, flow: Flow, ft: str) \
+        -> tuple[str, str, float, str, bool, str, str | None] | None:
     """(the narrow type T, the comparison to emit on the narrowed value and c, c, where) for ``setp.CMP.ft p, x, imm``
     (one register, one float immediate) at a source comparison ``x.to(T) OP c`` (either side) of a literal c and a
     T narrower than ``ft`` whose receiver is of ``ft``'s width (or loaded); None otherwise. The last: the receiver is
@@ -56,19 +57,34 @@ def narrowed_compare(instr: ir.Instruction, flow: Flow, ft: str) -> tuple[str, s
     if ptx is None or found is None:
         return None
     f, nodes = found
-    got: set[tuple[str, str, float, str, bool, str]] = set()
+    got: set[tuple[str, str, float, str, bool, str, str | None]] = set()
     kept_neg = (d := flow.only_def(ops[1].name)) is not None and sign_op(d)
+    # (a widening LLVM kept compares the narrowed value itself, at the source's type)
+    widened_operand = d is not None and d.opcode == "cvt" and (fc := float_cast(d)) is not None \
+        and R.ring(fc[1]).w < R.ring(fc[0]).w
     for n in nodes:
         if not (isinstance(n, ast.Compare) and len(n.ops) == 1 and type(n.ops[0]) in _SOURCE_CMP):
             continue
         op = _SOURCE_CMP[type(n.ops[0])]
         cast, lit = n.left, n.comparators[0]
-        if _number(lit) is None:
+        if _literal(f, lit) is None:
             cast, lit, op = lit, cast, _MIRROR[op]
         cast = _resolve(f, cast, _DEPTH) or cast  # (xf = x.to(f32); xf > 0: a model kernel's, silent in 213/512)
-        c, t = _number(lit), _cast_to(cast)
-        if c is None or t is None or _DTYPE_WIDTH[t] >= R.ring(ft).w:
+        got_lit, t = _literal(f, lit), _cast_to(cast)
+        back: str | None = None
+        inner = _resolve(f, _receiver(cast), _DEPTH) or _receiver(cast) if t is not None else None
+        if t is not None and inner is not None and (t2 := _cast_to(inner)) is not None \
+                and _DTYPE_WIDTH[t2] < _DTYPE_WIDTH[t] and _DTYPE_WIDTH[t2] < R.ring(ft).w and not widened_operand:
+            # x.to(f16).to(f32) < 3.0: LLVM drops the exact widening, then the narrowing; Triton compares the ring
+            # narrowing sign-extended (statement-level probe, silent)
+            cast, back, t = inner, _SHORT[t], t2
+        if got_lit is None or t is None or _DTYPE_WIDTH[t] >= R.ring(ft).w:
             continue
+        c, scalar = got_lit
+        if back is None and scalar and _DTYPE_WIDTH[t] < 32:
+            if widened_operand:
+                continue  # (the widening kept: the comparison as written is Triton's)
+            back = "f32"
         try:
             w = _width(f, _receiver(cast), _DEPTH)
         except (KeyError, IndexError, AttributeError, TypeError, ValueError, RecursionError):
@@ -86,13 +102,25 @@ def narrowed_compare(instr: ir.Instruction, flow: Flow, ft: str) -> tuple[str, s
         via = "f64" if w == 64 and ft == "f32" and not _one_widening(f, _receiver(cast)) else ft
         # LLVM's boundary keeps the sense, or inverts it for its select (and mirrors it for a negation it took in)
         same = ((op in _BELOW) == (ptx in _BELOW)) != negated
-        got.add((_SHORT[t], op if same else _INVERSE[op], c, f.where(n), negated, via))
+        got.add((_SHORT[t], op if same else _INVERSE[op], c, f.where(n), negated, via, back))
     return got.pop() if len(got) == 1 else None
 
 
+def _literal(f: SourceFile, e: ast.expr) -> tuple[float, bool] | None:
+    """(the number ``e`` is, whether it is an fp32 scalar) for a literal or a ``tl.constexpr`` name of one, typed by
+    the comparison like a literal (``c0 > x.to(bf16)`` of ``c0: tl.constexpr = 3.0``; statement-level seed 4961,
+    silent), or a name bound to a number, an fp32 scalar tensor the comparison promotes a half to (``c0 = 3.0``: Triton
+    compares the ring narrowing sign-extended to f32; statement-level probe, silent); else None."""
+    if (c := arm_number(f, e, {}, names=False)) is not None:
+        return c, False
+    return None if (c := arm_number(f, e, {})) is None else (c, True)
+
+
 def rewrite_narrowed_compare(instr: ir.Instruction, ctx: RewriteContext, ft: str, t: str, cmp: str, c: float,
-                             where: str, negated: bool = False, via: str | None = None) -> FoldResult:
-    """``setp`` of the ring narrowing of φ(x) (−φ(x) if ``negated``) to ``t`` (its float bits) against c in ``t``."""
+                             where: str, negated: bool = False, via: str | None = None,
+                             back: str | None = None) -> FoldResult:
+    """``setp`` of the ring narrowing of φ(x) (−φ(x) if ``negated``) to ``t`` (its float bits) against c in ``t``
+    (in ``back``, the ring narrowing widened back to it, where c is a scalar of that type)."""
     w = R.ring(t).w
     p = ctx.embed(instr.operands[1], ft)
     at = ft
@@ -103,7 +131,10 @@ def rewrite_narrowed_compare(instr: ir.Instruction, ctx: RewriteContext, ft: str
         n = ctx.fresh(BITS_KIND[wide])
         ctx.emit(f"neg.s{wide} {n}, {as_reg(ctx, p, wide)}")
         p = n
-    bits = ctx.unembed_to_fresh(cast_payload(ctx, p, at, t), t)
+    narrow, narrowed_to = cast_payload(ctx, p, at, t), t
+    if back is not None:
+        narrow, t = cast_payload(ctx, narrow, t, back), back
+    bits = ctx.unembed_to_fresh(narrow, t)
     lit = float_to_bits(c, t)
     if t in ("f16", "bf16"):  # (no half immediates: a register)
         k = ctx.fresh(BITS_KIND[w])
@@ -112,10 +143,11 @@ def rewrite_narrowed_compare(instr: ir.Instruction, ctx: RewriteContext, ft: str
     else:
         rhs = f"0f{lit:08X}"
     emit_compare(instr, ctx, cmp, t, bits, rhs)
+    scalar = " (an f32 scalar)" if back else ""
     return FoldResult(True, Verdict(f"setp.{ft} of a value and a constant where the source at {where} compares its "
-                                    f"narrowing to {t} with {c!r}: LLVM drops the narrowing and moves the constant to "
-                                    "the rounding boundary; sanitized as Triton's comparison of the ring narrowing "
-                                    "with the constant", NOTE, native=False))
+                                    f"narrowing to {narrowed_to} with {c!r}{scalar}: LLVM drops the narrowing and "
+                                    "moves the constant to the rounding boundary; sanitized as Triton's comparison of "
+                                    "the ring narrowing with the constant", NOTE, native=False))
 
 
 def _one_widening(f: SourceFile, e: ast.expr) -> bool:

@@ -10,8 +10,10 @@ from __future__ import annotations
 import ast
 
 from ptxkit import ir
+from ptxkit.fpsan.ctx import RewriteContext
 from ptxkit.fpsan.fold_flow import Flow
 from ptxkit.fpsan.ops import LANE_TYPE, float_type_of
+from ptxkit.fpsan.report import ERROR
 from ptxkit.fpsan.source_ast import (
     _DEPTH,
     Decision,
@@ -46,3 +48,12 @@ def _classify(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
              if isinstance(e, ast.BinOp) and _as_op(e)[0] in (ast.Add, ast.Sub)}
     form = forms.pop() if len(forms) == 1 else None
     return (form, n) if form in ("f32", "f64") else None
+
+
+def report_widened_sum_fma(instr: ir.Instruction, ctx: RewriteContext, flow: Flow) -> None:
+    """Report :func:`widened_sum_fma`'s fma (sanitized as written)."""
+    if (wide := widened_sum_fma(instr, flow)) is not None:
+        ctx.report(instr, f"16-bit fma where the source at {wide.where} adds at {wide.form} on widened halves and "
+                   "narrows: LLVM contracts the narrowed sum (exact natively); Triton's FPSan adds in the wide ring "
+                   "and narrows with its hash, which the 16-bit ring fma is not (not modelled); sanitized as written",
+                   ERROR, False)

@@ -12,8 +12,10 @@ import ast
 from collections.abc import Callable
 
 from ptxkit import ir
+from ptxkit.fpsan.ctx import RewriteContext
 from ptxkit.fpsan.fold_flow import Flow, widening_def
 from ptxkit.fpsan.ops import float_type_of
+from ptxkit.fpsan.report import ERROR
 from ptxkit.fpsan.source_ast import (
     _DEPTH,
     _DTYPE_WIDTH,
@@ -256,3 +258,14 @@ def _widened_negated(f: SourceFile, e: ast.expr, promoted: bool) -> bool:
     x = _negation_of(f, r)  # (also (-a) * b: −(a·b) in the ring)
     w = _width(f, x, _DEPTH) if x is not None else None
     return widest > 0 and w is not None and (w == OWN or 0 < w < widest)
+
+
+def report_cancelled_negation(instr: ir.Instruction, ctx: RewriteContext, flow: Flow) -> None:
+    """Report an fma of :func:`negation_cancelled_in_product_sum` or :func:`negation_cancelled_in_sum` (sanitized as
+    written)."""
+    if (cancelled := negation_cancelled_in_product_sum(instr, flow) or negation_cancelled_in_sum(instr, flow)) \
+            is not None:
+        ctx.report(instr, f"fma of a widened value where the source at {cancelled.where} subtracts a negation it "
+                   "widens (or a product of one): LLVM cancelled the two; Triton's FPSan negates in the narrow ring "
+                   "before sign-extending, which differs at φ(−0.0) = −2^(w−1) (its own negation there); sanitized "
+                   "as written", ERROR, False)

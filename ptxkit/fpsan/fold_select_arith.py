@@ -19,7 +19,7 @@ from ptxkit.fpsan.ctx import RewriteContext, float_to_bits, guard_text, hexc
 from ptxkit.fpsan.fold_flow import Flow, FoldResult, float_cast
 from ptxkit.fpsan.fold_select_const import _casts_after, _ring_along, _rounded_along
 from ptxkit.fpsan.ops import float_type_of
-from ptxkit.fpsan.report import NOTE, Verdict
+from ptxkit.fpsan.report import ERROR, NOTE, Verdict
 from ptxkit.fpsan.source_ast import (
     _DEPTH,
     _PTX_DTYPE,
@@ -420,6 +420,13 @@ def unexplained_select_constant(instr: ir.Instruction, flow: Flow) -> str | None
     known = {float_to_bits(sign * lit, t) for w in wheres for lit in lits[id(w)] for sign in (1.0, -1.0)
              for t in types}
     return f.where(wheres[0]) if any(k not in known for k in ks) else None
+
+
+def report_unexplained_select(instr: ir.Instruction, ctx: RewriteContext, where: str) -> None:
+    """The report of :func:`unexplained_select_constant`'s select (left as written)."""
+    ctx.report(instr, f"select of a constant no literal of the where at {where} is: LLVM computed it from a literal "
+               "(or a tl.constexpr parameter, whose value the source does not give) and work it pushed into the arms, "
+               "which Triton's FPSan computes in the ring on the literal (not modelled); left as written", ERROR, False)
 
 
 def _constexpr_arm_through_steps(instr: ir.Instruction, flow: Flow, f: SourceFile, nodes: list[ast.expr],

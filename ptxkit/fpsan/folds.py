@@ -50,6 +50,7 @@ from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext, float_to_bits, guard_tex
 from ptxkit.fpsan.dispatch import rewrite_instruction
 from ptxkit.fpsan.fold_body_join import body_join
 from ptxkit.fpsan.fold_cancelled_neg import report_cancelled_negations
+from ptxkit.fpsan.fold_constant_expr import constant_expression
 from ptxkit.fpsan.fold_contracted import contracted_narrowed_product, kept_as_addend
 from ptxkit.fpsan.fold_contracted_wide_add import contracted_wide_add
 from ptxkit.fpsan.fold_converted_int_arith import converted_int_arith, rewrite_converted_int_arith
@@ -76,13 +77,13 @@ from ptxkit.fpsan.fold_merged_int_conversion import merged_int_conversion
 from ptxkit.fpsan.fold_named_literal import named_literal_constant, selected_named_literal
 from ptxkit.fpsan.fold_narrowed_compare import narrowed_compare, rewrite_narrowed_compare
 from ptxkit.fpsan.fold_narrowed_extremum import narrowed_extremum
-from ptxkit.fpsan.fold_narrowed_fma import widened_sum_fma
+from ptxkit.fpsan.fold_narrowed_fma import report_widened_sum_fma
 from ptxkit.fpsan.fold_neg_extremum import max_of_negations, negated_tree
 from ptxkit.fpsan.fold_neg_into_constant import (
     negated_constant_product_in_sum,
-    negation_cancelled_in_product_sum,
     negation_cancelled_in_sum,
     negation_in_constant,
+    report_cancelled_negation,
 )
 from ptxkit.fpsan.fold_neg_tree_root import cancelled_tree
 from ptxkit.fpsan.fold_negated_int_widening import read_only_negated
@@ -98,8 +99,14 @@ from ptxkit.fpsan.fold_round_trip import (
     sign_blind_compares,
     trunc_of_round_trip,
 )
-from ptxkit.fpsan.fold_select_arith import rewrite_select_arith, select_arith_constant, unexplained_select_constant
+from ptxkit.fpsan.fold_select_arith import (
+    report_unexplained_select,
+    rewrite_select_arith,
+    select_arith_constant,
+    unexplained_select_constant,
+)
 from ptxkit.fpsan.fold_select_const import narrowed_select_constants, rewrite_select_constants
+from ptxkit.fpsan.fold_select_expr import select_expression_constants
 from ptxkit.fpsan.fold_select_extremum import select_extremum
 from ptxkit.fpsan.fold_select_self_add import hoisted_self_add, select_arms_form, select_of_forms
 from ptxkit.fpsan.fold_self_add import (
@@ -271,6 +278,8 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
         return wide_add
     if op == "mov" and (named_const := named_literal_constant(instr, ctx, flow)) is not None:
         return named_const
+    if op == "mov" and (expr_const := constant_expression(instr, ctx, flow)) is not None:
+        return expr_const
     if op == "cvt" and (unsigned := dropped_abs(instr, ctx, flow, opts.atomics)) is not None:
         return unsigned
     if op == "cvt" and (poison := poison_conversion(instr, flow) or read_only_negated(instr, flow)) is not None:
@@ -290,6 +299,8 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
         return exp_neg
     if op in ("mul", "div", "rcp", "fma") and (powi := powi_tail(instr, flow)) is not None:
         return rewrite_powi(instr, ctx, powi)
+    if op == "selp" and (pushed := select_expression_constants(instr, flow)) is not None:
+        return rewrite_select_arith(instr, ctx, pushed)
     if op == "selp" and (consts := narrowed_select_constants(instr, flow)) is not None:
         return rewrite_select_constants(instr, ctx, *consts)
     if op == "selp" and (named := selected_named_literal(instr, ctx, flow)) is not None:
@@ -299,10 +310,7 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
     if op == "selp" and (kept := dropped_arm_round_trip(instr, ctx, flow)) is not None:
         return kept
     if op == "selp" and (where := unexplained_select_constant(instr, flow)) is not None:
-        ctx.report(instr, f"select of a constant no literal of the where at {where} is: LLVM computed it from a "
-                   "literal (or a tl.constexpr parameter, whose value the source does not give) and work it pushed "
-                   "into the arms, which Triton's FPSan computes in the ring on the literal (not modelled); left as "
-                   "written", ERROR, False)
+        report_unexplained_select(instr, ctx, where)
     if op == "cvt" and len([m for m in instr.mods if m in _INT_TYPES]) == 2 and (
             folded := flow.hints.int_through_float(instr)) is not None:
         return FoldResult(False, Verdict(f"integer conversion where the source at {folded.where} converts an integer "
@@ -380,17 +388,9 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
                    "widening it: LLVM moved the negation into the constant; Triton's FPSan negates x's payload in its "
                    "own ring and sign-extends it, which differs at φ(−0.0) = −2^(w−1) (its own negation there); "
                    "sanitized as written", ERROR, False)
-    if op in ("fma", "mad") and (cancelled := negation_cancelled_in_product_sum(instr, flow)
-                                 or negation_cancelled_in_sum(instr, flow)) is not None:
-        ctx.report(instr, f"fma of a widened value where the source at {cancelled.where} subtracts a negation it "
-                   "widens (or a product of one): LLVM cancelled the two; Triton's FPSan negates in the narrow ring "
-                   "before sign-extending, which differs at φ(−0.0) = −2^(w−1) (its own negation there); sanitized "
-                   "as written", ERROR, False)
-    if op in ("fma", "mad") and (wide := widened_sum_fma(instr, flow)) is not None:
-        ctx.report(instr, f"16-bit fma where the source at {wide.where} adds at {wide.form} on widened halves and "
-                   "narrows: LLVM contracts the narrowed sum (exact natively); Triton's FPSan adds in the wide ring "
-                   "and narrows with its hash, which the 16-bit ring fma is not (not modelled); sanitized as written",
-                   ERROR, False)
+    if op in ("fma", "mad"):
+        report_cancelled_negation(instr, ctx, flow)
+        report_widened_sum_fma(instr, ctx, flow)
     if op in ("fma", "mad") and product_fma(instr, flow, ft):
         return as_product(instr, ctx, opts, flow, rewrite_fold)
     if op in ("fma", "mad") and (t := shared_product(instr, flow)) is not None:

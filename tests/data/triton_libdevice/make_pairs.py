@@ -791,6 +791,26 @@ HAND = {
     # ... a helper called twice, the second call dead: the first call's body reads its own arguments (the parameter
     # resolved by the instruction's inlined_at; 726: the where's literal through the helper, silent)
     "k_helper_dead_second_call_where_f32": ({"x0": "f64", "x1": "f32"}, "v1", "f32", 256, True),
+    # a narrowing compared with a constexpr name of a number, an fp32 scalar name, or through its widening back:
+    # LLVM's boundary compare of the wide value (4961, silent: constexpr; probes, silent: scalar, round trip)
+    "k_where_constexpr_above_narrowing_f32": ({"x0": "f32"}, "tl.where(c0 > x0.to(tl.bfloat16), 0.8, 0.25)", "f32",
+                                              256, True),
+    "k_where_scalar_above_narrowing_f32": ({"x0": "f32"}, "tl.where(c0 > x0.to(tl.bfloat16), 0.8, 0.25)", "f32", 256,
+                                           True),
+    "k_where_narrowing_widened_compare_f32": ({"x0": "f32"}, "tl.where(x0.to(tl.float16).to(tl.float32) < 3.0, x0, "
+                                              "0.25)", "f32", 256, True),
+    # ... a where of two literals under constant work LLVM pushed into the select's arms (4333, silent: fma and
+    # maximum; probes: maximum and product, reported before)
+    "k_fma_of_where_literals_f16": ({"x0": "f32"}, "tl.math.fma(c0, tl.maximum(c0, 0.5), tl.where(c0 > x0, 4.0, "
+                                    "1.0))", "f16", 256, True),
+    "k_max_of_where_literals_bf16": ({"x0": "f32"}, "tl.maximum(tl.where(x0 > 0, 4.0, -1.5), 0.25) * 0.3", "bf16",
+                                     256, True),
+    "k_half_sum_of_where_literal_f32": ({"x0": "f32", "x1": "f32"}, "(tl.where(x1 > 0, x0, 0.1).to(tl.float16) + 1.0)"
+                                        ".to(tl.float32)", "f32", 256, True),  # (one literal arm; reported before)
+    # ... a constant LLVM folded from the min of a named literal's two casts: MLIR leaves the inexact one to the ring
+    # (2147, silent)
+    "k_min_of_named_literal_casts_f32": ({"x0": "f32"}, "tl.sqrt(tl.abs((tl.minimum(v1.to(tl.float16), v1.to("
+                                         "tl.float32))).to(tl.float32))) + x0", "bf16", 256, True),
     "k_abs_of_narrowed_max_half_f32": ({"x0": "f32"}, "tl.abs(tl.maximum(x0, 10.0).to(tl.float16)) * 3.0", "f16", 64,
                                        True),
     # -abs of a widened value, narrowed back: LLVM's sign-bit or on the narrow value (held-out seed 227213, reported)
@@ -971,6 +991,10 @@ HAND_EDITS: dict[str, tuple[str, str] | list[tuple[str, str]]] = {
     "k_store_folded_exp2_of_named_f16": ("    r = ", "    c0 = 1.0\n    c0 -= 0.5\n    r = "),
     "k_store_constexpr_alias_f16": ("    r = ", "    c0: tl.constexpr = 1e-6\n    v0 = c0\n    r = "),
     "k_where_self_compare_constant_arm_f32": ("    r = ", "    v0 = x0\n    r = "),
+    "k_where_constexpr_above_narrowing_f32": ("    r = ", "    c0: tl.constexpr = 3.0\n    r = "),
+    "k_where_scalar_above_narrowing_f32": ("    r = ", "    c0 = 3.0\n    r = "),
+    "k_fma_of_where_literals_f16": ("    r = ", "    c0: tl.constexpr = 1e-6\n    r = "),
+    "k_min_of_named_literal_casts_f32": ("    r = ", "    v1 = 0.7978845608\n    r = "),
     "k_helper_dead_second_call_where_f32": [
         ("@triton.jit\ndef k_", "@triton.jit\ndef _h(a, b, C: tl.constexpr):\n    return tl.log(tl.abs((tl.where(a < 0,"
          " b, b)).to(tl.float32)) + 1.0) * C\n\n\n@triton.jit\ndef k_"),

@@ -1,0 +1,227 @@
+"""The value of a source expression of constants and one ``tl.where`` of literals, natively and in Triton's ring
+(issue 10; statement seed 4333, silent: ``tl.fma(c, tl.maximum(c, 0.5), tl.where(p, 4.0, 1.0))`` stored as f16 is
+``selp.b16 d, 0x4400, 0x3C00, p``). LLVM pushes the work above a select of constants into its arms and folds it
+there, natively; Triton's FPSan computes it per element in the ring on φ of the where's literal (docs/fpsan.md §2).
+What MLIR folds before the FPSan pass — the expression's parts without the where: arithmetic, ``maximum``/``minimum``,
+``fma``, ``abs`` and exact casts of constants — stays native; from the where (and from an inexact cast of a constant,
+which MLIR leaves) on, every operation is the ring's. Both values are computed here, the native one correctly
+rounded at each operation of its type, so that a caller can check it against LLVM's immediate before trusting the
+ring's."""
+
+from __future__ import annotations
+
+import ast
+import functools
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from ptxkit.fpsan import ring as R
+from ptxkit.fpsan.ctx import float_to_bits
+from ptxkit.fpsan.source_ast import (
+    _DEPTH,
+    PTX_OF_DTYPE,
+    SourceFile,
+    _cast_to,
+    _module_call,
+    _receiver,
+    _resolve,
+)
+from ptxkit.fpsan.source_mlir_fold import folded_constant, rounded
+from ptxkit.fpsan.source_numbers import arm_number
+
+_RANK = {"bf16": 1, "f16": 1, "f32": 2, "f64": 3}
+# (precision in bits, least normal exponent) of each float type, for correct rounding of exact results
+_FORMAT = {"f16": (11, -14), "bf16": (8, -126), "f32": (24, -126), "f64": (53, -1022)}
+_BINARY = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul"}
+_CALLS = {"fma": 3, "maximum": 2, "minimum": 2, "abs": 1}
+
+
+@dataclass(frozen=True)
+class Value:
+    """A value of type ``t`` ("" for a Python number, typed by its use): its native value, its float bits in Triton's
+    build (the ring's result, or the native bits where MLIR folded it), and whether the ring computed it."""
+    t: str
+    native: float
+    bits: int = 0
+    ring: bool = False
+
+
+def evaluate(f: SourceFile, e: ast.expr, where: ast.Call | None = None, arm: float = 0.0, where_type: str = "f32",
+             depth: int = _DEPTH) -> Value | None:
+    """``e`` with ``where`` (a ``tl.where`` of type ``where_type``: f32 for two numbers) taken to be its arm ``arm``;
+    None where ``e`` holds anything else than constants, that where and the operations this module models."""
+    with np.errstate(all="ignore"):
+        try:
+            return _eval(f, e, where, (arm, where_type), depth)
+        except (ZeroDivisionError, OverflowError, ValueError, KeyError):
+            return None
+
+
+def _eval(f: SourceFile, e: ast.expr, where: ast.Call | None, arm: tuple[float, str], depth: int) -> Value | None:
+    if depth <= 0:
+        return None
+    if e is where:
+        v, t = rounded(arm[0], arm[1]), arm[1]
+        return Value(t, v, float_to_bits(v, t), True)
+    if (c := arm_number(f, e, {}, names=False)) is not None:
+        return Value("", c)
+    if isinstance(e, ast.Name):
+        r = _resolve(f, e, depth)
+        if r is None or r is e:
+            return None
+        if not _reaches(f, r, where, depth) and (fc := folded_constant(f, e)) is not None:
+            return _constant(*fc)  # (a name bound to a number: an fp32 scalar)
+        return _eval(f, r, where, arm, depth - 1)
+    if not _reaches(f, e, where, depth) and (fc := folded_constant(f, e)) is not None:
+        return _constant(*fc)
+    if (dtype := _cast_to(e)) is not None:
+        inner = _eval(f, _receiver(e), where, arm, depth - 1)
+        return _cast(inner, PTX_OF_DTYPE[dtype]) if inner is not None and inner.t else None
+    if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.USub):
+        a = _eval(f, e.operand, where, arm, depth - 1)
+        if a is None or not a.t:
+            return None if a is None else Value("", -a.native)
+        return _apply("neg", a.t, [a])
+    if isinstance(e, ast.BinOp) and type(e.op) in _BINARY:
+        a, b = _eval(f, e.left, where, arm, depth - 1), _eval(f, e.right, where, arm, depth - 1)
+        if a is None or b is None:
+            return None
+        if not a.t and not b.t:
+            return None  # (Python's own arithmetic of numbers: arm_number's)
+        return _apply(_BINARY[type(e.op)], _promoted(a.t, b.t), [a, b])
+    name = tl_call(e)
+    if name not in _CALLS or not isinstance(e, ast.Call) or len(e.args) != _CALLS[name] or e.keywords:
+        return None
+    args = [_eval(f, a, where, arm, depth - 1) for a in e.args]
+    if any(a is None for a in args):
+        return None
+    vals = [a for a in args if a is not None]
+    typed = [a.t for a in vals if a.t]
+    t = functools.reduce(_promoted, typed, "") or "f32"  # (numbers alone: Triton's fp32 tensors)
+    return _apply({"maximum": "max", "minimum": "min"}.get(name, name), t, vals)
+
+
+def tl_call(e: ast.AST | None) -> str | None:
+    """NAME of ``tl.NAME(..)`` or ``tl.math.NAME(..)``, else None."""
+    if not isinstance(e, ast.Call) or not isinstance(e.func, ast.Attribute):
+        return None
+    m = e.func.value
+    inner = isinstance(m, ast.Attribute) and m.attr == "math" and isinstance(m.value, ast.Name) and m.value.id == "tl"
+    return e.func.attr if _module_call(e, "tl") is not None or inner else None
+
+
+def _reaches(f: SourceFile, e: ast.expr, where: ast.Call | None, depth: int) -> bool:
+    """``where`` is ``e`` or one of its sub-expressions, names followed."""
+    if depth <= 0 or where is None:
+        return False
+    for n in ast.walk(e):
+        if n is where:
+            return True
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
+            r = _resolve(f, n, depth)
+            if r is not None and r is not n and _reaches(f, r, where, depth - 1):
+                return True
+    return False
+
+
+def _constant(t: str, v: float) -> Value:
+    return Value(t, v, float_to_bits(v, t))
+
+
+def _promoted(a: str, b: str) -> str:
+    if not a or not b:
+        return a or b
+    if a != b and _RANK[a] == _RANK[b]:
+        return "f32"  # (f16 with bf16: both promoted)
+    return a if _RANK[a] >= _RANK[b] else b
+
+
+def _typed(v: Value, t: str) -> Value:
+    """``v`` as an operand of type ``t``: a number converted (rounded) to it, a narrower value widened."""
+    if not v.t:
+        n = rounded(v.native, t)
+        return Value(t, n, float_to_bits(n, t))
+    return v if v.t == t else _cast(v, t)
+
+
+def _cast(v: Value, t: str) -> Value:
+    """``v.to(t)``: exact on a constant, MLIR folds it; else (and from a live value) the ring's cast."""
+    n = rounded(v.native, t)
+    if v.t == t:
+        return v
+    if not v.ring and n == v.native:
+        return Value(t, n, float_to_bits(n, t))
+    bits = int(R.float_cast(np.array([v.bits], np.uint64), v.t, t)[0])
+    return Value(t, n, bits, True)
+
+
+def _apply(op: str, t: str, args: list[Value]) -> Value:
+    """``op`` at type ``t``: natively (correctly rounded), and in the ring where an operand is the ring's."""
+    xs = [_typed(a, t) for a in args]
+    native = _native(op, t, [x.native for x in xs])
+    if not any(x.ring for x in xs):
+        return Value(t, native, float_to_bits(native, t))  # (constants: MLIR folds it)
+    w = R.ring(t).w
+    if op == "abs":
+        return Value(t, native, xs[0].bits & ~(1 << (w - 1)), True)  # (left native: a sign-bit clear)
+    p = [R.embed(np.array([x.bits], np.uint64), t) for x in xs]
+    if op in ("max", "min"):
+        out = R.smax(p[0], p[1], w) if op == "max" else R.smin(p[0], p[1], w)
+    else:
+        out = getattr(R, op)(*p, w)
+    return Value(t, native, int(R.unembed(out, t)[0]), True)
+
+
+def _native(op: str, t: str, xs: list[float]) -> float:
+    """IEEE ``op`` of ``xs`` at ``t``, correctly rounded (a zero's sign as the float arithmetic gives it)."""
+    if op == "neg":
+        return -xs[0]
+    if op == "abs":
+        return abs(xs[0])
+    if op in ("max", "min"):
+        return max(xs) if op == "max" else min(xs)
+    q = [Fraction(x) for x in xs]
+    exact = q[0] + q[1] if op == "add" else q[0] - q[1] if op == "sub" else q[0] * q[1] if op == "mul" \
+        else q[0] * q[1] + q[2]
+    if exact == 0:
+        a = np.float64(xs[0])
+        return float(a + xs[1] if op == "add" else a - xs[1] if op == "sub" else a * xs[1] if op == "mul"
+                     else a * xs[1] + xs[2])
+    return _round(exact, t)
+
+
+def _round(q: Fraction, t: str) -> float:
+    """The exact ``q`` correctly rounded to ``t`` (nearest, ties to even; overflow to ±inf)."""
+    if q == 0:
+        return 0.0
+    p, emin = _FORMAT[t]
+    sign, a = (-1.0 if q < 0 else 1.0), abs(q)
+    e = a.numerator.bit_length() - a.denominator.bit_length()
+    if Fraction(2) ** e > a:
+        e -= 1
+    e = max(e, emin)
+    scale = Fraction(2) ** (p - 1 - e)
+    m = a * scale
+    n = m.numerator // m.denominator
+    rest = m - n
+    if rest > Fraction(1, 2) or (rest == Fraction(1, 2) and n % 2):
+        n += 1
+    v = float(Fraction(n) / scale)
+    if t != "f64" and rounded(v, t) != v:
+        return sign * float("inf")
+    return sign * v
+
+
+def constant_parts(f: SourceFile, e: ast.expr, depth: int = _DEPTH) -> list[tuple[ast.expr, Value]]:
+    """The largest sub-expressions of ``e`` (names followed) that are constants, each with its value: what LLVM folds
+    into one immediate."""
+    if depth <= 0:
+        return []
+    if (v := evaluate(f, e)) is not None and v.t:
+        return [(e, v)]
+    if isinstance(e, ast.Name):
+        r = _resolve(f, e, depth)
+        return constant_parts(f, r, depth - 1) if r is not None and r is not e else []
+    return [p for c in ast.iter_child_nodes(e) if isinstance(c, ast.expr) for p in constant_parts(f, c, depth - 1)]

@@ -1,0 +1,90 @@
+"""A source expression of constants and one ``tl.where`` of literals, evaluated natively and in Triton's ring
+(``ptxkit.fpsan.source_ring_eval``), and the two folds that read it: the select of constants LLVM computed from the
+where's literals and the work above it (statement seed 4333, silent), and a constant LLVM folded from an expression
+Triton computes in part in the ring (statement seed 2147, silent). The ring values are docs/fpsan.md's f32 vectors;
+the native ones numpy's IEEE arithmetic; the kernels Triton's own FPSan build, bit for bit."""
+
+from __future__ import annotations
+
+import ast
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from ptxkit.fpsan.source_ast import SourceFile
+from ptxkit.fpsan.source_ring_eval import _round, constant_parts, evaluate
+from tests.test_fpsan_libdevice import _assert_bit_exact
+
+
+def _source(body: str) -> tuple[SourceFile, ast.expr, ast.Call | None]:
+    src = "def k(x):\n" + "".join(f"    {line}\n" for line in body.splitlines())
+    tree = ast.parse(src)
+    f = SourceFile.of_tree("k.py", src, tree)
+    ret = next(n for n in ast.walk(tree) if isinstance(n, ast.Return))
+    where = next((n for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+                  and n.func.attr == "where"), None)
+    assert ret.value is not None
+    return f, ret.value, where
+
+
+@pytest.mark.parametrize("body,arm,native,bits", [
+    ("return tl.where(x > 0, 1.0, 3.0) + 2.0", 1.0, 3.0, 0x2B2EB900),  # add(1.0, 2.0)
+    ("return tl.where(x > 0, 2.0, 3.0) * 0.5", 2.0, 1.0, 0x2A34FD6E),  # mul(2.0, 0.5)
+    ("return tl.maximum(tl.where(x > 0, 2.0, 3.0), 0.5)", 2.0, 2.0, 0x3F000000),  # max(2.0, 0.5): payload order
+    ("return tl.minimum(0.5, tl.where(x > 0, 2.0, 3.0))", 2.0, 0.5, 0x40000000),  # min(2.0, 0.5)
+    ("v = tl.where(x > 0, 1.0, 3.0)\nreturn 2.0 + v", 1.0, 3.0, 0x2B2EB900),  # (through a name)
+])
+def test_where_arm_through_the_work_above_it_is_the_rings(body, arm, native, bits):
+    f, e, where = _source(body)
+    v = evaluate(f, e, where, arm)
+    assert v is not None and v.ring and v.t == "f32"
+    assert (v.native, v.bits) == (native, bits)
+
+
+def test_constants_alone_are_folded_natively():
+    """MLIR folds arithmetic of constants before the FPSan pass: no ring value (a name's number is an fp32 scalar)."""
+    f, e, _ = _source("c = 0.5\nreturn tl.maximum(c, 2.0) * 3.0")
+    v = evaluate(f, e)
+    assert v is not None and (v.t, v.native, v.ring) == ("f32", 6.0, False)
+    assert v.bits == int(np.float32(6.0).view(np.uint32))
+
+
+def test_an_inexact_cast_of_a_constant_is_the_rings_and_so_is_all_after_it():
+    f, e, _ = _source("c = 0.7978845608\nreturn tl.minimum(c.to(tl.float16), c.to(tl.float32)) + x")
+    parts = constant_parts(f, e)
+    assert [ast.unparse(p) for p, _ in parts] == ["tl.minimum(c.to(tl.float16), c.to(tl.float32))"]
+    v = parts[0][1]
+    assert v.ring and v.t == "f32" and v.native == float(np.float16(np.float32(0.7978845608)))
+
+
+def test_other_operations_and_other_values_are_not_evaluated():
+    for body in ("return tl.where(x > 0, 1.0, 3.0) + x", "return tl.exp(tl.where(x > 0, 1.0, 3.0))",
+                 "return tl.where(x > 0, 1.0, 3.0) / 3.0"):
+        f, e, where = _source(body)
+        assert evaluate(f, e, where, 1.0) is None, body
+
+
+@given(st.floats(allow_nan=False, allow_infinity=False, width=64), st.floats(allow_nan=False, allow_infinity=False,
+                                                                          width=64))
+def test_exact_rounding_is_ieees(a, b):
+    """The native value of a sum, correctly rounded from its exact value, is numpy's f32/f16 sum of the operands."""
+    for t, ft in (("f32", np.float32), ("f16", np.float16)):
+        with np.errstate(all="ignore"):
+            x, y = ft(a), ft(b)
+        if not (np.isfinite(x) and np.isfinite(y)):
+            continue
+        with np.errstate(all="ignore"):
+            want = ft(x + y)
+        exact = Fraction(float(x)) + Fraction(float(y))
+        if exact != 0:
+            assert _round(exact, t) == float(want)
+
+
+@pytest.mark.parametrize("name", ["k_fma_of_where_literals_f16", "k_max_of_where_literals_bf16",
+                                  "k_half_sum_of_where_literal_f32", "k_min_of_named_literal_casts_f32"])
+def test_folded_constants_are_tritons_ring_values(name):
+    """Bit for bit against Triton's FPSan build, nothing reported (silent mismatches before)."""
+    _assert_bit_exact(name, folds=())
