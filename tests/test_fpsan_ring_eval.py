@@ -84,7 +84,17 @@ def test_exact_rounding_is_ieees(a, b):
 
 
 @pytest.mark.parametrize("name", ["k_fma_of_where_literals_f16", "k_max_of_where_literals_bf16",
-                                  "k_half_sum_of_where_literal_f32", "k_min_of_named_literal_casts_f32"])
+                                  "k_half_sum_of_where_literal_f32", "k_min_of_named_literal_casts_f32",
+                                  "k_where_literal_sum_widened_stored_f16"])
 def test_folded_constants_are_tritons_ring_values(name):
     """Bit for bit against Triton's FPSan build, nothing reported (silent mismatches before)."""
     _assert_bit_exact(name, folds=())
+
+
+def test_a_narrowing_of_a_widening_is_the_narrowing_of_the_value():
+    """MLIR folds ``truncf(extf(x))`` before the FPSan pass: the ring narrows x itself, not its sign extension."""
+    f, e, where = _source("return (tl.where(x > 0, 1.5, 2.0) + 0.1).to(tl.float64).to(tl.float16)")
+    g, d, where2 = _source("return (tl.where(x > 0, 1.5, 2.0) + 0.1).to(tl.float16)")
+    via, direct = evaluate(f, e, where, 1.5), evaluate(g, d, where2, 1.5)
+    assert via is not None and direct is not None and via.t == "f16"
+    assert (via.native, via.bits) == (direct.native, direct.bits)

@@ -93,6 +93,7 @@ from tests.test_fpsan_libdevice import _assert_bit_exact, _compare
     "k_where_narrowing_widened_compare_f32",  # x.to(f16).to(f32) < 3.0: both casts dropped by LLVM
     "k_fma_of_where_literals_f16",  # fma(c, max(c, 0.5), where(p, 4.0, 1.0)) stored as f16: LLVM's selp of 4.0, 1.0
     "k_max_of_where_literals_bf16",  # max(where(p, 4.0, -1.5), 0.25) * 0.3: the arms' max and product folded
+    "k_abs_of_self_compared_where_half_f32",  # |where(x > x, x, h).to(f32)|: the where is h, LLVM's abs of the half
 ])
 def test_statement_level_kernels_are_bit_exact(name):
     _assert_bit_exact(name, folds=())
@@ -129,3 +130,22 @@ def test_aug_assign_reads_as_the_assignment_triton_builds():
     assert ast.unparse(stmt) == "c = c + 1.0"
     assert (stmt.value.lineno, stmt.value.col_offset, stmt.value.end_col_offset) == (2, 0, 8)  # (the statement's)
     assert ast.unparse(tree.body[2]) == "v[0] += 1"  # (a subscript target: left as written)
+
+
+def test_where_of_a_strict_self_comparison_is_its_false_arm():
+    """``x > x`` is false for every x, NaN included, natively and on Triton's float bits: LLVM folds ``tl.where(x >
+    x, a, b)`` to ``b`` (statement seed 1302); ``x >= x`` is not (NaN), and MLIR's constant view keeps the compare."""
+    from ptxkit.fpsan.source_ast import SourceFile, _one_value
+    from ptxkit.fpsan.source_numbers import scalar_value
+
+    src = ("def k(x):\n    c = 0.5\n    a = tl.where(x > x, x, x.to(tl.float16))\n    b = tl.where(x >= x, x, 1.0)\n"
+           "    d = tl.where(x < x, 2.0, c)\n    return a, b, d\n")
+    tree = parse_python(src)
+    f = SourceFile.of_tree("k.py", src, tree)
+    ret = next(n for n in ast.walk(tree) if isinstance(n, ast.Return))
+    assert isinstance(ret.value, ast.Tuple)
+    a, b, d = (_one_value(f, e) for e in ret.value.elts)
+    assert a is not None and ast.unparse(a) == "x.to(tl.float16)"
+    assert b is not None and ast.unparse(b).startswith("tl.where(x >= x")
+    assert d is not None and ast.unparse(d) == "0.5"
+    assert scalar_value(f, ret.value.elts[2], 8) is None

@@ -520,13 +520,18 @@ def _unwidened(f: SourceFile, v: ast.expr) -> ast.expr:
     return v
 
 
-def _chosen(e: ast.expr) -> ast.expr | None:
-    """``a`` of a choice between one value (``tl.where(c, a, a)``, ``tl.maximum(a, a)``, ``tl.minimum(a, a)``)."""
+def _chosen(e: ast.expr, self_compare: bool = True) -> ast.expr | None:
+    """``a`` of a choice between one value (``tl.where(c, a, a)``, ``tl.maximum(a, a)``, ``tl.minimum(a, a)``), and
+    with ``self_compare`` ``b`` of ``tl.where(x > x, a, b)`` (LLVM's fold; MLIR's canonicalizer keeps the compare)."""
     if not (isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and isinstance(e.func.value, ast.Name)
             and e.func.value.id == "tl"):
         return None
     pair = (e.args[1:] if e.func.attr == "where" and len(e.args) == 3
             else e.args if e.func.attr in ("maximum", "minimum") and len(e.args) == 2 else [])
+    if self_compare and e.func.attr == "where" and len(pair) == 2 and isinstance(p := e.args[0], ast.Compare) \
+            and len(p.ops) == 1 and isinstance(p.ops[0], (ast.Gt, ast.Lt)) \
+            and ast.dump(p.left) == ast.dump(p.comparators[0]):
+        return pair[1]  # (x > x is false, NaN too, natively and on Triton's float bits; statement seed 1302)
     return pair[0] if len(pair) == 2 and ast.dump(pair[0]) == ast.dump(pair[1]) else None
 
 

@@ -56,7 +56,7 @@ def scalar_value(f: SourceFile, e: ast.expr | None, depth: int) -> tuple[float, 
         return None
     if (c := _number(e)) is not None:
         return c, False
-    if (one := _chosen(e)) is not None:  # (where(p, c, c), maximum(c, c): MLIR folds the choice too)
+    if (one := _chosen(e, self_compare=False)) is not None:  # (where(p, c, c), max(c, c): MLIR folds it too)
         return scalar_value(f, one, depth - 1)
     if isinstance(e, ast.Name):
         r = _resolve(f, e, _DEPTH)

@@ -46,6 +46,7 @@ class Value:
     native: float
     bits: int = 0
     ring: bool = False
+    widened: Value | None = None  # (an explicit widening's operand: MLIR folds truncf(extf(x)) to truncf(x))
 
 
 def evaluate(f: SourceFile, e: ast.expr, where: ast.Call | None = None, arm: float = 0.0, where_type: str = "f32",
@@ -147,14 +148,19 @@ def _typed(v: Value, t: str) -> Value:
 
 
 def _cast(v: Value, t: str) -> Value:
-    """``v.to(t)``: exact on a constant, MLIR folds it; else (and from a live value) the ring's cast."""
+    """``v.to(t)``: exact on a constant, MLIR folds it; else (and from a live value) the ring's cast. A narrowing of a
+    widening is the narrowing of the widened value: MLIR's canonicalizer folds ``truncf(extf(x))`` before the FPSan
+    pass (statement seed 1026: ``(h + c).to(f64)`` stored as f16 is Triton's f32 → f16 ring narrowing)."""
     n = rounded(v.native, t)
     if v.t == t:
         return v
     if not v.ring and n == v.native:
         return Value(t, n, float_to_bits(n, t))
+    wider = R.ring(t).w > R.ring(v.t).w
+    if not wider and v.widened is not None:
+        return _cast(v.widened, t)
     bits = int(R.float_cast(np.array([v.bits], np.uint64), v.t, t)[0])
-    return Value(t, n, bits, True)
+    return Value(t, n, bits, True, v if wider else None)
 
 
 def _apply(op: str, t: str, args: list[Value]) -> Value:

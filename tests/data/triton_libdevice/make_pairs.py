@@ -807,6 +807,14 @@ HAND = {
                                      256, True),
     "k_half_sum_of_where_literal_f32": ({"x0": "f32", "x1": "f32"}, "(tl.where(x1 > 0, x0, 0.1).to(tl.float16) + 1.0)"
                                         ".to(tl.float32)", "f32", 256, True),  # (one literal arm; reported before)
+    # ... |where(x > x, x, x.to(f16)).to(f32)|: LLVM folds the self-comparison's where to its false arm and moves the
+    # abs onto the half (1302, silent)
+    "k_abs_of_self_compared_where_half_f32": ({"x0": "f32"}, "tl.abs(tl.where(x0 > x0, x0, x0.to(tl.float16)).to("
+                                              "tl.float32)) * x0", "f32", 256, True),
+    # ... the where's literal through an f32 sum widened to f64 and stored as f16: MLIR folds truncf(extf(x)) first
+    # (1026: silent mid-session, the ring's f64 narrowing taken)
+    "k_where_literal_sum_widened_stored_f16": ({"x0": "f16", "x1": "f16"}, "(tl.where(x1 < 0, x0, 1.5) + tl.log2("
+                                               "tl.abs(c0.to(tl.float32)) + 2.0)).to(tl.float64)", "f16", 256, True),
     # ... a constant LLVM folded from the min of a named literal's two casts: MLIR leaves the inexact one to the ring
     # (2147, silent)
     "k_min_of_named_literal_casts_f32": ({"x0": "f32"}, "tl.sqrt(tl.abs((tl.minimum(v1.to(tl.float16), v1.to("
@@ -994,6 +1002,7 @@ HAND_EDITS: dict[str, tuple[str, str] | list[tuple[str, str]]] = {
     "k_where_constexpr_above_narrowing_f32": ("    r = ", "    c0: tl.constexpr = 3.0\n    r = "),
     "k_where_scalar_above_narrowing_f32": ("    r = ", "    c0 = 3.0\n    r = "),
     "k_fma_of_where_literals_f16": ("    r = ", "    c0: tl.constexpr = 1e-6\n    r = "),
+    "k_where_literal_sum_widened_stored_f16": ("    r = ", "    c0 = -1.0\n    r = "),
     "k_min_of_named_literal_casts_f32": ("    r = ", "    v1 = 0.7978845608\n    r = "),
     "k_helper_dead_second_call_where_f32": [
         ("@triton.jit\ndef k_", "@triton.jit\ndef _h(a, b, C: tl.constexpr):\n    return tl.log(tl.abs((tl.where(a < 0,"
