@@ -31,6 +31,8 @@ def constant_expression(instr: ir.Instruction, ctx: RewriteContext, flow: Flow) 
         return None
     imm = ops[1].bits if isinstance(ops[1], ir.FloatImm) else ops[1].value % (1 << width)
     readers = flow.uses.get(ops[0].name, [])
+    if any(r.span is not None and r.span.line in flow.ranges for r in [instr, *readers]):
+        return None  # (a recognised libdevice body's own constant)
     found: set[int] = set()
     where = ""
     covers: set[tuple[str, int, int]] = set()

@@ -60,7 +60,17 @@ def evaluate(f: SourceFile, e: ast.expr, where: ast.Call | None = None, arm: flo
             return None
 
 
-def _eval(f: SourceFile, e: ast.expr, where: ast.Call | None, arm: tuple[float, str], depth: int) -> Value | None:
+def _eval(f: SourceFile, e: ast.expr, where: ast.Call | None, arm: tuple[float, str], depth: int,
+          memo: dict[int, Value | None] | None = None) -> Value | None:
+    if memo is None:
+        return _eval_node(f, e, where, arm, depth, None)
+    if id(e) not in memo:
+        memo[id(e)] = _eval_node(f, e, where, arm, depth, memo)
+    return memo[id(e)]
+
+
+def _eval_node(f: SourceFile, e: ast.expr, where: ast.Call | None, arm: tuple[float, str], depth: int,
+               memo: dict[int, Value | None] | None) -> Value | None:
     if depth <= 0:
         return None
     if e is where:
@@ -74,19 +84,22 @@ def _eval(f: SourceFile, e: ast.expr, where: ast.Call | None, arm: tuple[float, 
             return None
         if not _reaches(f, r, where, depth) and (fc := folded_constant(f, e)) is not None:
             return _constant(*fc)  # (a name bound to a number: an fp32 scalar)
-        return _eval(f, r, where, arm, depth - 1)
-    if not _reaches(f, e, where, depth) and (fc := folded_constant(f, e)) is not None:
-        return _constant(*fc)
+        return _eval(f, r, where, arm, depth - 1, memo)
+    modelled = (_cast_to(e) is not None or (isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.USub))
+                or (isinstance(e, ast.BinOp) and type(e.op) in _BINARY) or tl_call(e) in _CALLS)
+    if not modelled:  # (what MLIR folds beyond these: a division, math of constants, tl.full; a constexpr's alias)
+        fc = folded_constant(f, e) if not _reaches(f, e, where, depth) else None
+        return _constant(*fc) if fc is not None else None
     if (dtype := _cast_to(e)) is not None:
-        inner = _eval(f, _receiver(e), where, arm, depth - 1)
+        inner = _eval(f, _receiver(e), where, arm, depth - 1, memo)
         return _cast(inner, PTX_OF_DTYPE[dtype]) if inner is not None and inner.t else None
     if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.USub):
-        a = _eval(f, e.operand, where, arm, depth - 1)
+        a = _eval(f, e.operand, where, arm, depth - 1, memo)
         if a is None or not a.t:
             return None if a is None else Value("", -a.native)
         return _apply("neg", a.t, [a])
     if isinstance(e, ast.BinOp) and type(e.op) in _BINARY:
-        a, b = _eval(f, e.left, where, arm, depth - 1), _eval(f, e.right, where, arm, depth - 1)
+        a, b = _eval(f, e.left, where, arm, depth - 1, memo), _eval(f, e.right, where, arm, depth - 1, memo)
         if a is None or b is None:
             return None
         if not a.t and not b.t:
@@ -95,7 +108,7 @@ def _eval(f: SourceFile, e: ast.expr, where: ast.Call | None, arm: tuple[float, 
     name = tl_call(e)
     if name not in _CALLS or not isinstance(e, ast.Call) or len(e.args) != _CALLS[name] or e.keywords:
         return None
-    args = [_eval(f, a, where, arm, depth - 1) for a in e.args]
+    args = [_eval(f, a, where, arm, depth - 1, memo) for a in e.args]
     if any(a is None for a in args):
         return None
     vals = [a for a in args if a is not None]
@@ -223,11 +236,20 @@ def _round(q: Fraction, t: str) -> float:
 def constant_parts(f: SourceFile, e: ast.expr, depth: int = _DEPTH) -> list[tuple[ast.expr, Value]]:
     """The largest sub-expressions of ``e`` (names followed) that are constants, each with its value: what LLVM folds
     into one immediate."""
-    if depth <= 0:
-        return []
-    if (v := evaluate(f, e)) is not None and v.t:
-        return [(e, v)]
-    if isinstance(e, ast.Name):
-        r = _resolve(f, e, depth)
-        return constant_parts(f, r, depth - 1) if r is not None and r is not e else []
-    return [p for c in ast.iter_child_nodes(e) if isinstance(c, ast.expr) for p in constant_parts(f, c, depth - 1)]
+    memo: dict[int, Value | None] = {}  # (each node evaluated once: the walk asks every sub-expression)
+
+    def parts(e: ast.expr, depth: int) -> list[tuple[ast.expr, Value]]:
+        if depth <= 0:
+            return []
+        with np.errstate(all="ignore"):
+            try:
+                v = _eval(f, e, None, (0.0, "f32"), depth, memo)
+            except (ZeroDivisionError, OverflowError, ValueError, KeyError):
+                v = None
+        if v is not None and v.t:
+            return [(e, v)]
+        if isinstance(e, ast.Name):
+            r = _resolve(f, e, depth)
+            return parts(r, depth - 1) if r is not None and r is not e else []
+        return [p for c in ast.iter_child_nodes(e) if isinstance(c, ast.expr) for p in parts(c, depth - 1)]
+    return parts(e, depth)
