@@ -110,6 +110,7 @@ def test_statement_level_kernels_are_bit_exact(name):
     ("k_floor_constexpr_plus_where_f64", "selp", "no literal"),  # floor(S) + where(c, S, x): selp(c, -1.25, x - 1)
     ("k_where_self_compare_constant_arm_f32", "st", "with itself"),  # where(x > x, .., 0.5).to(f32): LLVM's 0.5f
     ("k_where_square_fma_widened_sign_f32", "st", "sign of a square"),  # fma(x, x, 3.0).to(f64) < 0: LLVM's false
+    ("k_where_constant_narrowing_compared_f32", "st", "compares constants"),  # v.to(bf16) > v of v = 0.1: the ring's
 ])
 def test_statement_level_kernels_that_differ_are_reported(name, opcode, words):
     ours, theirs, errors = _compare(name, folds=())

@@ -40,6 +40,7 @@ REPORTED += [3671, 4254]  # (stop 52: v0 = S of a constexpr S, of S's Python typ
 REPORTED += [111, 1863, 2874, 3119, 4093]  # (stop 52: where(x > x, a, c) of a constant c, LLVM's c after)
 REPORTED += [1302, 4868]  # (stop 53: where(x > x, a, b) read as b, a half's |x| differs; 4868 bit-exact, its |x|
 # of a half reported by design)
+REPORTED += [5248]  # (stop 53: v.to(bf16) > v of v = 0.1, constants LLVM compares natively, Triton's ring otherwise)
 # still silent (of the first 1,600 and one later): what the source hints do not follow there
 _COMPOSITE = "several of LLVM's rewrites in one expression (not reduced to one class yet)"
 OPEN = {
@@ -57,6 +58,10 @@ OPEN = {
     4097: "v -= where(where(h < 0, h, c) > (10.0 - v), 0.044715, h) of an f64 v, c = 3.0: silent at the base too",
     4580: "tl.where(p, tl.exp(tl.floor(S).to(f32)), x) + v of a constexpr S: LLVM's exp of S, whose value the source "
           "does not give",
+    # the silent ones of seeds 5,000-5,399 at the end of stop 53 (silent at its base too)
+    5080: "v0 = 0.5; v0 *= tl.minimum((v0.to(bf16) + c).to(f64), tl.fdiv(c.to(f32), h)), then v0 = v0 * 0.5 + v0 in "
+          "a static_range: LLVM's constants through the unrolled loop",
+    5202: _COMPOSITE, 5367: _COMPOSITE,
 }
 
 

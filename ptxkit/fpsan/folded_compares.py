@@ -44,6 +44,7 @@ from ptxkit.fpsan.source_locations import _same_value
 from ptxkit.fpsan.source_mlir_fold import folded_constant, rounded
 from ptxkit.fpsan.source_numbers import constexpr_param, scalar_value
 from ptxkit.fpsan.source_report import report_unlocated
+from ptxkit.fpsan.source_ring_eval import compared_constants
 
 _BELOW = (ast.Lt, ast.LtE)
 _ABOVE = (ast.Gt, ast.GtE)
@@ -77,6 +78,10 @@ def _folded(f: SourceFile, n: ast.expr) -> str | None:
                 "in both builds, and LLVM folded the where to its constant arm, then that constant through the casts "
                 "and arithmetic after it, which Triton's FPSan computes in the ring on φ(constant); not modelled, "
                 "LLVM's constant is left as it is")
+    if (decided := compared_constants(f, n)) is not None and decided[0] != decided[1]:
+        return (f"the comparison at {f.where(n)} left no instruction: it compares constants, which LLVM decided "
+                f"({decided[0]}); Triton's FPSan computes one side in the ring from an inexact cast of a constant "
+                f"on, and its comparison of φ⁻¹ bits is {decided[1]}; not modelled, LLVM's choice is left as it is")
     if _doublings_compared(f, n):
         return (f"the comparison at {f.where(n)} left no instruction: LLVM makes 2.0 * x and x + x one value, which "
                 "is never strictly below itself, while Triton's ring has φ(x)·φ(2) and 2φ(x), two values; not "

@@ -253,3 +253,32 @@ def constant_parts(f: SourceFile, e: ast.expr, depth: int = _DEPTH) -> list[tupl
             return parts(r, depth - 1) if r is not None and r is not e else []
         return [p for c in ast.iter_child_nodes(e) if isinstance(c, ast.expr) for p in parts(c, depth - 1)]
     return parts(e, depth)
+
+
+_COMPARE = {ast.Lt: lambda a, b: a < b, ast.LtE: lambda a, b: a <= b, ast.Gt: lambda a, b: a > b,
+            ast.GtE: lambda a, b: a >= b, ast.Eq: lambda a, b: a == b, ast.NotEq: lambda a, b: a != b}
+
+
+def compared_constants(f: SourceFile, n: ast.Compare) -> tuple[bool, bool] | None:
+    """(native, Triton's) result of a comparison of two constants one of which the ring computes (an inexact cast of
+    a constant: ``v.to(tl.bfloat16) > v`` of ``v = 0.1``), at their promoted type; None for anything else."""
+    if len(n.ops) != 1 or type(n.ops[0]) not in _COMPARE:
+        return None
+    a, b = evaluate(f, n.left), evaluate(f, n.comparators[0])
+    if a is None or b is None or not (a.ring or b.ring) or not (a.t or b.t):
+        return None
+    t = _promoted(a.t, b.t)
+    with np.errstate(all="ignore"):
+        x, y = _typed(a, t), _typed(b, t)
+    op = _COMPARE[type(n.ops[0])]
+    return op(x.native, y.native), op(_float_of(x.bits, t), _float_of(y.bits, t))
+
+
+def _float_of(bits: int, t: str) -> float:
+    if t == "f64":
+        return float(np.array([bits], np.uint64).view(np.float64)[0])
+    if t == "f32":
+        return float(np.array([bits], np.uint32).view(np.float32)[0])
+    if t == "f16":
+        return float(np.array([bits], np.uint16).view(np.float16)[0])
+    return float(np.array([bits << 16], np.uint32).view(np.float32)[0])

@@ -815,6 +815,10 @@ HAND = {
     # (1026: silent mid-session, the ring's f64 narrowing taken)
     "k_where_literal_sum_widened_stored_f16": ({"x0": "f16", "x1": "f16"}, "(tl.where(x1 < 0, x0, 1.5) + tl.log2("
                                                "tl.abs(c0.to(tl.float32)) + 2.0)).to(tl.float64)", "f16", 256, True),
+    # ... a comparison of a named literal's narrowing with itself: LLVM decides it natively, Triton's ring otherwise
+    # (5248, silent; reported)
+    "k_where_constant_narrowing_compared_f32": ({"x1": "f32"}, "tl.where(tl.where(v2.to(tl.bfloat16) > v2, v2, "
+                                                "x1.to(tl.float64)) < 0, 1.0, x1)", "f32", 256, True),
     # ... a constant LLVM folded from the min of a named literal's two casts: MLIR leaves the inexact one to the ring
     # (2147, silent)
     "k_min_of_named_literal_casts_f32": ({"x0": "f32"}, "tl.sqrt(tl.abs((tl.minimum(v1.to(tl.float16), v1.to("
@@ -1003,6 +1007,7 @@ HAND_EDITS: dict[str, tuple[str, str] | list[tuple[str, str]]] = {
     "k_where_scalar_above_narrowing_f32": ("    r = ", "    c0 = 3.0\n    r = "),
     "k_fma_of_where_literals_f16": ("    r = ", "    c0: tl.constexpr = 1e-6\n    r = "),
     "k_where_literal_sum_widened_stored_f16": ("    r = ", "    c0 = -1.0\n    r = "),
+    "k_where_constant_narrowing_compared_f32": ("    r = ", "    v2 = 0.1\n    r = "),
     "k_min_of_named_literal_casts_f32": ("    r = ", "    v1 = 0.7978845608\n    r = "),
     "k_helper_dead_second_call_where_f32": [
         ("@triton.jit\ndef k_", "@triton.jit\ndef _h(a, b, C: tl.constexpr):\n    return tl.log(tl.abs((tl.where(a < 0,"
