@@ -85,7 +85,7 @@ def test_exact_rounding_is_ieees(a, b):
 
 @pytest.mark.parametrize("name", ["k_fma_of_where_literals_f16", "k_max_of_where_literals_bf16",
                                   "k_half_sum_of_where_literal_f32", "k_min_of_named_literal_casts_f32",
-                                  "k_where_literal_sum_widened_stored_f16"])
+                                  "k_where_literal_sum_widened_stored_f16", "k_where_literals_squared_twice_read_f16"])
 def test_folded_constants_are_tritons_ring_values(name):
     """Bit for bit against Triton's FPSan build, nothing reported (silent mismatches before)."""
     _assert_bit_exact(name, folds=())

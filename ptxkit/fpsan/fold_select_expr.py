@@ -106,17 +106,16 @@ def _loaded_type(flow: Flow, name: str) -> str | None:
 
 def _readers(f: SourceFile, w: ast.expr) -> list[ast.expr]:
     """The expressions that read ``w``'s value in turn (operators, ``fma``/``maximum``/``minimum``/``abs`` and casts;
-    through a name assigned it and read once), from the first with arithmetic in it on."""
+    through a name assigned it, along each of its reads), from the first with arithmetic in it on."""
     out: list[ast.expr] = []
-    cur: ast.expr = w
-    arith = False
-    for _ in range(4 * _DEPTH):
+    todo: list[tuple[ast.expr, bool, int]] = [(w, False, 4 * _DEPTH)]
+    while todo and len(out) < 64:
+        cur, arith, budget = todo.pop()
         p = f.parent.get(id(cur))
+        if budget <= 0:
+            continue
         if isinstance(p, ast.Assign) and len(p.targets) == 1 and isinstance(name := p.targets[0], ast.Name):
-            use = _one_use(f, p, name.id)
-            if use is None:
-                break
-            cur = use
+            todo += [(use, arith, budget - 1) for use in _uses(f, p, name.id)]
             continue
         nxt: ast.expr | None = None
         if isinstance(p, ast.BinOp) or (isinstance(p, ast.UnaryOp) and isinstance(p.op, ast.USub)):
@@ -127,19 +126,18 @@ def _readers(f: SourceFile, w: ast.expr) -> list[ast.expr]:
                 and c.func is p and _cast_to(c) is not None:
             nxt = c
         if nxt is None:
-            break
-        cur = nxt
+            continue
         if arith:
             out.append(nxt)
+        todo.append((nxt, arith, budget - 1))
     return out
 
 
-def _one_use(f: SourceFile, a: ast.Assign, name: str) -> ast.Name | None:
-    """The one read of ``name`` that ``a``'s assignment reaches, if one."""
+def _uses(f: SourceFile, a: ast.Assign, name: str) -> list[ast.Name]:
+    """The reads of ``name`` that ``a``'s assignment reaches."""
     fn = f.function_of(a)
     if fn is None:
-        return None
+        return []
     stores = bindings(fn).get(name, ([], 0))[1]
-    uses = [n for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)
+    return [n for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)
             and (stores == 1 or reaching_assign(f, fn, n) is a)]
-    return uses[0] if len(uses) == 1 else None

@@ -55,12 +55,12 @@ def evaluate(f: SourceFile, e: ast.expr, where: ast.Call | None = None, arm: flo
     None where ``e`` holds anything else than constants, that where and the operations this module models."""
     with np.errstate(all="ignore"):
         try:
-            return _eval(f, e, where, (arm, where_type), depth)
+            return _eval(f, e, where, (arm, where_type, ast.dump(where) if where is not None else ""), depth)
         except (ZeroDivisionError, OverflowError, ValueError, KeyError):
             return None
 
 
-def _eval(f: SourceFile, e: ast.expr, where: ast.Call | None, arm: tuple[float, str], depth: int,
+def _eval(f: SourceFile, e: ast.expr, where: ast.Call | None, arm: tuple[float, str, str], depth: int,
           memo: dict[int, Value | None] | None = None) -> Value | None:
     if memo is None:
         return _eval_node(f, e, where, arm, depth, None)
@@ -69,11 +69,12 @@ def _eval(f: SourceFile, e: ast.expr, where: ast.Call | None, arm: tuple[float, 
     return memo[id(e)]
 
 
-def _eval_node(f: SourceFile, e: ast.expr, where: ast.Call | None, arm: tuple[float, str], depth: int,
+def _eval_node(f: SourceFile, e: ast.expr, where: ast.Call | None, arm: tuple[float, str, str], depth: int,
                memo: dict[int, Value | None] | None) -> Value | None:
     if depth <= 0:
         return None
-    if e is where:
+    if e is where or (where is not None and isinstance(e, ast.Call) and ast.dump(e) == arm[2]):
+        # (the same where written twice is one select to LLVM, and picks the same arm in Triton's build: 5337)
         v, t = rounded(arm[0], arm[1]), arm[1]
         return Value(t, v, float_to_bits(v, t), True)
     if (c := arm_number(f, e, {}, names=False)) is not None:
@@ -243,7 +244,7 @@ def constant_parts(f: SourceFile, e: ast.expr, depth: int = _DEPTH) -> list[tupl
             return []
         with np.errstate(all="ignore"):
             try:
-                v = _eval(f, e, None, (0.0, "f32"), depth, memo)
+                v = _eval(f, e, None, (0.0, "f32", ""), depth, memo)
             except (ZeroDivisionError, OverflowError, ValueError, KeyError):
                 v = None
         if v is not None and v.t:

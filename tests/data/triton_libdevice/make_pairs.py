@@ -819,6 +819,8 @@ HAND = {
     # (5248, silent; reported)
     "k_where_constant_narrowing_compared_f32": ({"x1": "f32"}, "tl.where(tl.where(v2.to(tl.bfloat16) > v2, v2, "
                                                 "x1.to(tl.float64)) < 0, 1.0, x1)", "f32", 256, True),
+    # ... the square of one where written twice, read by two names (5337, reported before)
+    "k_where_literals_squared_twice_read_f16": ({"x0": "f32", "x1": "f16"}, "v1", "f16", 256, True),
     # ... a constant LLVM folded from the min of a named literal's two casts: MLIR leaves the inexact one to the ring
     # (2147, silent)
     "k_min_of_named_literal_casts_f32": ({"x0": "f32"}, "tl.sqrt(tl.abs((tl.minimum(v1.to(tl.float16), v1.to("
@@ -1008,6 +1010,8 @@ HAND_EDITS: dict[str, tuple[str, str] | list[tuple[str, str]]] = {
     "k_fma_of_where_literals_f16": ("    r = ", "    c0: tl.constexpr = 1e-6\n    r = "),
     "k_where_literal_sum_widened_stored_f16": ("    r = ", "    c0 = -1.0\n    r = "),
     "k_where_constant_narrowing_compared_f32": ("    r = ", "    v2 = 0.1\n    r = "),
+    "k_where_literals_squared_twice_read_f16": ("    r = ", "    v1 = (tl.where(x1 > x0, 0.5, 4.0) * tl.where(x1 > x0, "
+                                                "0.5, 4.0)).to(tl.float64)\n    v2 = v1.to(tl.float32) * x0\n    r = "),
     "k_min_of_named_literal_casts_f32": ("    r = ", "    v1 = 0.7978845608\n    r = "),
     "k_helper_dead_second_call_where_f32": [
         ("@triton.jit\ndef k_", "@triton.jit\ndef _h(a, b, C: tl.constexpr):\n    return tl.log(tl.abs((tl.where(a < 0,"
