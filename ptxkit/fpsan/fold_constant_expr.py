@@ -15,7 +15,7 @@ from ptxkit.fpsan.ctx import RewriteContext, float_to_bits, guard_text, hexc
 from ptxkit.fpsan.fold_flow import Flow, FoldResult
 from ptxkit.fpsan.report import NOTE, Verdict
 from ptxkit.fpsan.source_ast import _method_call
-from ptxkit.fpsan.source_ring_eval import constant_parts
+from ptxkit.fpsan.source_ring_eval import Value, constant_parts
 from ptxkit.fpsan.source_walk import subexpressions
 
 
@@ -36,13 +36,14 @@ def constant_expression(instr: ir.Instruction, ctx: RewriteContext, flow: Flow) 
     found: set[int] = set()
     where = ""
     covers: set[tuple[str, int, int]] = set()
+    memo: dict[int, Value | None] = {}  # (a lane's copies of one source expression: evaluated once)
     for reader in readers:
         at = flow.hints.nodes(reader) if reader.opcode == "st" else flow.hints.nodes_or_line(reader)
         if at is None:
             return None
         f, nodes = at
         roots = [n.args[1] for n in nodes if _method_call(n, "store", 2)] if reader.opcode == "st" else nodes
-        parts = [(e, v) for r in roots for e, v in constant_parts(f, r)
+        parts = [(e, v) for r in roots for e, v in constant_parts(f, r, memo=memo)
                  if v.ring and R.ring(v.t).w == width and float_to_bits(v.native, v.t) == imm]
         if not parts:
             return None  # (a reader of no such part: the constant may be another value's too)

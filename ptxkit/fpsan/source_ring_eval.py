@@ -234,10 +234,11 @@ def _round(q: Fraction, t: str) -> float:
     return sign * v
 
 
-def constant_parts(f: SourceFile, e: ast.expr, depth: int = _DEPTH) -> list[tuple[ast.expr, Value]]:
+def constant_parts(f: SourceFile, e: ast.expr, depth: int = _DEPTH,
+                   memo: dict[int, Value | None] | None = None) -> list[tuple[ast.expr, Value]]:
     """The largest sub-expressions of ``e`` (names followed) that are constants, each with its value: what LLVM folds
-    into one immediate."""
-    memo: dict[int, Value | None] = {}  # (each node evaluated once: the walk asks every sub-expression)
+    into one immediate (``memo``: the values of ``f``'s nodes met so far, shared by the calls of one caller)."""
+    memo = {} if memo is None else memo  # (each node evaluated once: the walk asks every sub-expression)
 
     def parts(e: ast.expr, depth: int) -> list[tuple[ast.expr, Value]]:
         if depth <= 0:
