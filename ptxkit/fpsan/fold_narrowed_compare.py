@@ -43,11 +43,13 @@ _SHORT = {v: k for k, v in _PTX_DTYPE.items()}
 
 def narrowed_compare(instr: ir.Instruction, flow: Flow, ft: str) \
         -> tuple[str, str, float, str, bool, str, str | None] | None:
-    """(the narrow type T, the comparison to emit on the narrowed value and c, c, where) for ``setp.CMP.ft p, x, imm``
-    (one register, one float immediate) at a source comparison ``x.to(T) OP c`` (either side) of a literal c and a
-    T narrower than ``ft`` whose receiver is of ``ft``'s width (or loaded); None otherwise. The last: the receiver is
-    a negation LLVM moved into the boundary (``(-x).to(f32) < 0`` as ``x > 2^-150``; statement-level seed 1967,
-    silent): the ring narrows −φ(x)."""
+    """(the narrow type T, the comparison to emit on the narrowed value and c, c, where, negated, via, back) for
+    ``setp.CMP.ft p, x, imm`` (one register, one float immediate) at a source comparison ``x.to(T) OP c`` (either
+    side) of a literal c and a T narrower than ``ft`` whose receiver is of ``ft``'s width (or loaded); None otherwise.
+    ``negated``: the receiver is a negation LLVM moved into the boundary (``(-x).to(f32) < 0`` as ``x > 2^-150``;
+    statement-level seed 1967, silent): the ring narrows −φ(x). ``via``: the type the ring narrows from. ``back``: the
+    type the comparison is at when wider than T (``x.to(f16).to(f32) < c``, or c an fp32 scalar name): the ring
+    narrowing sign-extended to it."""
     ops = instr.operands
     if (instr.opcode != "setp" or len(ops) != 3 or ft not in ("f32", "f64") or instr.guard is not None
             or not isinstance(ops[1], ir.Reg) or not isinstance(ops[2], ir.FloatImm)):
