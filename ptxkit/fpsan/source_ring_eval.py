@@ -229,7 +229,9 @@ def _round(q: Fraction, t: str) -> float:
     if rest > Fraction(1, 2) or (rest == Fraction(1, 2) and n % 2):
         n += 1
     v = float(Fraction(n) / scale)
-    if t != "f64" and rounded(v, t) != v:
+    with np.errstate(over="ignore"):  # (beyond the type's largest finite value: its infinity)
+        overflow = t != "f64" and rounded(v, t) != v
+    if overflow:
         return sign * float("inf")
     return sign * v
 
