@@ -17,10 +17,10 @@ from ptxkit.fpsan.ctx import float_to_bits
 from ptxkit.fpsan.fold_flow import Flow
 from ptxkit.fpsan.fold_select_arith import SelectArith, _bits, _literals, _wheres
 from ptxkit.fpsan.ops import float_type_of
-from ptxkit.fpsan.source_ast import _DEPTH, OWN, SourceFile, _cast_to, _width
+from ptxkit.fpsan.source_ast import _DEPTH, OWN, SourceFile, _cast_to, _module_call, _width
 from ptxkit.fpsan.source_inline import bindings, reaching_assign
 from ptxkit.fpsan.source_numbers import arm_number
-from ptxkit.fpsan.source_ring_eval import evaluate, tl_call
+from ptxkit.fpsan.source_ring_eval import evaluate
 
 _ARITH = {"fma", "maximum", "minimum"}
 
@@ -120,7 +120,8 @@ def _readers(f: SourceFile, w: ast.expr) -> list[ast.expr]:
         nxt: ast.expr | None = None
         if isinstance(p, ast.BinOp) or (isinstance(p, ast.UnaryOp) and isinstance(p.op, ast.USub)):
             nxt, arith = p, True
-        elif isinstance(p, ast.Call) and any(a is cur for a in p.args) and (fn := tl_call(p)) in (*_ARITH, "abs"):
+        elif isinstance(p, ast.Call) and any(a is cur for a in p.args) \
+                and (fn := _module_call(p, "tl")) in (*_ARITH, "abs"):
             nxt, arith = p, arith or fn in _ARITH
         elif isinstance(p, ast.Attribute) and p.attr == "to" and isinstance(c := f.parent.get(id(p)), ast.Call) \
                 and c.func is p and _cast_to(c) is not None:

@@ -19,6 +19,7 @@ import numpy as np
 
 from ptxkit.fpsan import ring as R
 from ptxkit.fpsan.ctx import float_to_bits
+from ptxkit.fpsan.fold_select_const import _bits_value
 from ptxkit.fpsan.source_ast import (
     _DEPTH,
     PTX_OF_DTYPE,
@@ -87,7 +88,7 @@ def _eval_node(f: SourceFile, e: ast.expr, where: ast.Call | None, arm: tuple[fl
             return _constant(*fc)  # (a name bound to a number: an fp32 scalar)
         return _eval(f, r, where, arm, depth - 1, memo)
     modelled = (_cast_to(e) is not None or (isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.USub))
-                or (isinstance(e, ast.BinOp) and type(e.op) in _BINARY) or tl_call(e) in _CALLS)
+                or (isinstance(e, ast.BinOp) and type(e.op) in _BINARY) or _module_call(e, "tl") in _CALLS)
     if not modelled:  # (what MLIR folds beyond these: a division, math of constants, tl.full; a constexpr's alias)
         fc = folded_constant(f, e) if not _reaches(f, e, where, depth) else None
         return _constant(*fc) if fc is not None else None
@@ -106,7 +107,7 @@ def _eval_node(f: SourceFile, e: ast.expr, where: ast.Call | None, arm: tuple[fl
         if not a.t and not b.t:
             return None  # (Python's own arithmetic of numbers: arm_number's)
         return _apply(_BINARY[type(e.op)], _promoted(a.t, b.t), [a, b])
-    name = tl_call(e)
+    name = _module_call(e, "tl")
     if name not in _CALLS or not isinstance(e, ast.Call) or len(e.args) != _CALLS[name] or e.keywords:
         return None
     args = [_eval(f, a, where, arm, depth - 1, memo) for a in e.args]
@@ -116,15 +117,6 @@ def _eval_node(f: SourceFile, e: ast.expr, where: ast.Call | None, arm: tuple[fl
     typed = [a.t for a in vals if a.t]
     t = functools.reduce(_promoted, typed, "") or "f32"  # (numbers alone: Triton's fp32 tensors)
     return _apply({"maximum": "max", "minimum": "min"}.get(name, name), t, vals)
-
-
-def tl_call(e: ast.AST | None) -> str | None:
-    """NAME of ``tl.NAME(..)`` or ``tl.math.NAME(..)``, else None."""
-    if not isinstance(e, ast.Call) or not isinstance(e.func, ast.Attribute):
-        return None
-    m = e.func.value
-    inner = isinstance(m, ast.Attribute) and m.attr == "math" and isinstance(m.value, ast.Name) and m.value.id == "tl"
-    return e.func.attr if _module_call(e, "tl") is not None or inner else None
 
 
 def _reaches(f: SourceFile, e: ast.expr, where: ast.Call | None, depth: int) -> bool:
@@ -275,14 +267,4 @@ def compared_constants(f: SourceFile, n: ast.Compare) -> tuple[bool, bool] | Non
     with np.errstate(all="ignore"):
         x, y = _typed(a, t), _typed(b, t)
     op = _COMPARE[type(n.ops[0])]
-    return op(x.native, y.native), op(_float_of(x.bits, t), _float_of(y.bits, t))
-
-
-def _float_of(bits: int, t: str) -> float:
-    if t == "f64":
-        return float(np.array([bits], np.uint64).view(np.float64)[0])
-    if t == "f32":
-        return float(np.array([bits], np.uint32).view(np.float32)[0])
-    if t == "f16":
-        return float(np.array([bits], np.uint16).view(np.float16)[0])
-    return float(np.array([bits << 16], np.uint32).view(np.float32)[0])
+    return op(x.native, y.native), op(_bits_value(x.bits, t), _bits_value(y.bits, t))
