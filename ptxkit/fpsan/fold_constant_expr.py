@@ -7,16 +7,14 @@ immediate give the ring's bits (:mod:`source_ring_eval`; docs/fpsan.md §2)."""
 
 from __future__ import annotations
 
-import ast
-
 from ptxkit import ir
 from ptxkit.fpsan import ring as R
 from ptxkit.fpsan.ctx import RewriteContext, float_to_bits, guard_text, hexc
 from ptxkit.fpsan.fold_flow import Flow, FoldResult
+from ptxkit.fpsan.fold_named_literal import _positions
 from ptxkit.fpsan.report import NOTE, Verdict
 from ptxkit.fpsan.source_ast import _method_call
 from ptxkit.fpsan.source_ring_eval import Value, constant_parts
-from ptxkit.fpsan.source_walk import subexpressions
 
 
 def constant_expression(instr: ir.Instruction, ctx: RewriteContext, flow: Flow) -> FoldResult | None:
@@ -49,8 +47,7 @@ def constant_expression(instr: ir.Instruction, ctx: RewriteContext, flow: Flow) 
             return None  # (a reader of no such part: the constant may be another value's too)
         found |= {v.bits for _, v in parts}
         where = where or f.where(parts[0][0])
-        covers |= {(f.name, n.lineno, n.col_offset) for e, _ in parts for n in subexpressions(f, e)
-                   if isinstance(n, ast.expr)}
+        covers |= _positions(f, [e for e, _ in parts])
     if len(found) != 1 or (bits := found.pop()) == imm:
         return None
     if (ft := ctx.resident.get(ops[0].name)) is not None:  # (a register that holds its payload: φ of the bits)
