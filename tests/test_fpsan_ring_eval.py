@@ -14,7 +14,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from ptxkit.fpsan import ring as R
 from ptxkit.fpsan.source_ast import SourceFile
+from ptxkit.fpsan.source_decided import decided_arm
 from ptxkit.fpsan.source_ring_eval import _round, constant_parts, evaluate
 from tests.test_fpsan_libdevice import _assert_bit_exact
 
@@ -98,3 +100,48 @@ def test_a_narrowing_of_a_widening_is_the_narrowing_of_the_value():
     via, direct = evaluate(f, e, where, 1.5), evaluate(g, d, where2, 1.5)
     assert via is not None and direct is not None and via.t == "f16"
     assert (via.native, via.bits) == (direct.native, direct.bits)
+
+
+def test_an_fma_of_constants_is_the_rings():
+    """MLIR folds arithmetic of constants but not ``math.fma``: Triton's FPSan build of ``tl.math.fma(c2, -1.0, 4.0)``
+    (statement seed 5463) multiplies by the payload 1078088956 = φ(0.25)·φ(−1) + φ(4) (its ``mad.wide.s32``)."""
+    f, e, _ = _source("return tl.fma(0.25, -1.0, 4.0)")  # (parse_python reads tl.math.fma as tl.fma)
+    v = evaluate(f, e)
+    assert v is not None and v.ring and v.t == "f32" and v.native == 3.75
+    assert R.embed_int(v.bits, "f32") == 1078088956
+
+
+@pytest.mark.parametrize("body,picked", [
+    ("tl.where(tl.where(x < 0, 4.0, x) < 0, y, 2.0)", "2.0"),  # x < 0 picks 4.0, not < 0; else x, not < 0
+    ("tl.where(tl.where(x < 0, x, -1.0) < 0, 2.0, y)", "2.0"),  # x < 0 picks x, < 0; else -1.0, < 0
+    ("tl.where(tl.where(x > 1.0, 0.5, x) > 1.0, y, 2.0)", "2.0"),
+    ("tl.where(x > x, y, 2.0)", "2.0"),  # (never true, NaN too)
+])
+def test_a_where_llvm_decides_from_the_source_picks_its_arm(body, picked):
+    f, e, _ = _source(f"return {body}")
+    assert isinstance(e, ast.Call)
+    arm = decided_arm(f, e)
+    assert arm is not None and ast.unparse(arm) == picked
+
+
+@pytest.mark.parametrize("body", [
+    "tl.where(tl.where(x < 0, -4.0, x) < 0, y, 2.0)",  # -4.0 < 0: the comparison is x < 0's, not decided
+    "tl.where(tl.where(x < 0, 4.0, x) <= 0, y, 2.0)",  # x = 0 is <= 0
+    "tl.where(tl.where(x < 0, 4.0, x) < 1.0, y, 2.0)",  # another bound
+    "tl.where(x > y, y, 2.0)",
+])
+def test_a_where_the_source_does_not_decide_is_not_picked(body):
+    f, e, _ = _source(f"return {body}")
+    assert isinstance(e, ast.Call) and decided_arm(f, e) is None
+
+
+def test_the_floor_of_a_decided_where_is_the_rings_tag():
+    """``floor(where(where(x < 0, 4.0, x) < 0, y, 2.5))`` of an f64 y: LLVM's 2.0; Triton's build floors the picked
+    arm in the ring (docs/fpsan.md §2 tagged unary: ((E·K) ^ T)·K, Floor 9) at the where's type, y's."""
+    f, e, _ = _source("y = tl.load(p)\nreturn tl.floor(tl.where(tl.where(x < 0, 4.0, x) < 0, y, 2.5))")
+    v = evaluate(f, e, types={"y": "f64"})
+    assert v is not None and v.ring and v.t == "f64" and v.native == 2.0
+    k, t = 314159, R.murmur64(9)
+    want = (((R.embed_int(0x4004000000000000, "f64") * k) % 2**64) ^ t) * k % 2**64
+    assert R.embed_int(v.bits, "f64") == want
+    assert evaluate(f, e) is None  # (y's type unknown: the where's type is not known)

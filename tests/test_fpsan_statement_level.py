@@ -94,6 +94,10 @@ from tests.test_fpsan_libdevice import _assert_bit_exact, _compare
     "k_fma_of_where_literals_f16",  # fma(c, max(c, 0.5), where(p, 4.0, 1.0)) stored as f16: LLVM's selp of 4.0, 1.0
     "k_max_of_where_literals_bf16",  # max(where(p, 4.0, -1.5), 0.25) * 0.3: the arms' max and product folded
     "k_abs_of_self_compared_where_half_f32",  # |where(x > x, x, h).to(f32)|: the where is h, LLVM's abs of the half
+    "k_sub_of_narrowed_helper_constant_f32",  # x - (4.0 + v.to(f16)) of a helper's constant v: add.f32 x, -4.0
+    "k_fma_of_constants_widened_f64",  # fma(a, fma(c, -1.0, 4.0), b) at f64: MLIR leaves the inner fma to the ring
+    "k_where_own_test_constant_floor_f64",  # floor(where(where(x < 0, 4.0, x) < 0, |y|, log2(6))): LLVM's 2.0
+    "k_where_constant_condition_narrowed_f32",  # where(-c < 0, -c, x).to(f16) + x: MLIR's -c narrowed in the ring
 ])
 def test_statement_level_kernels_are_bit_exact(name):
     _assert_bit_exact(name, folds=())
@@ -111,6 +115,9 @@ def test_statement_level_kernels_are_bit_exact(name):
     ("k_where_self_compare_constant_arm_f32", "st", "with itself"),  # where(x > x, .., 0.5).to(f32): LLVM's 0.5f
     ("k_where_square_fma_widened_sign_f32", "st", "sign of a square"),  # fma(x, x, 3.0).to(f64) < 0: LLVM's false
     ("k_where_constant_narrowing_compared_f32", "st", "compares constants"),  # v.to(bf16) > v of v = 0.1: the ring's
+    ("k_where_self_compare_widened_half_f16", "st", "with itself"),  # where(h.to(f32) > h, h, 3.0): one location
+    ("k_where_constant_condition_dropped_load_f32", "add", "load LLVM dropped"),  # .. of a dead x: its type unknown
+    ("k_where_self_compare_constexpr_arm_f32", "st", "with itself"),  # where(x > x, y, S).to(f32): LLVM's S in f32
 ])
 def test_statement_level_kernels_that_differ_are_reported(name, opcode, words):
     ours, theirs, errors = _compare(name, folds=())

@@ -34,6 +34,7 @@ EXACT = [184, 203, 236, 250, 492, 588, 623, 988, 1035, 1389, 1800,
          272, 636, 642, 797, 921, 1150, 1441, 1785, 1830, 1967, 2106, 2160, 2239, 2432, 2699, 3131, 1049]  # (stop 51)
 EXACT += [3733, 3924, 4145]  # (stop 52)
 EXACT += [4333, 4961, 2147, 1026, 3682, 5337]  # (stop 53; 1026, 3682, 5337 reported before)
+EXACT += [5202, 5461, 5463, 965]  # (stop 54; 965 a composite in OPEN)
 # ... now reported: what LLVM folded away the PTX cannot give back
 REPORTED = [67, 76, 330, 1069, 1235, 425, 658, 1740, 2971]  # (425, 658, 1740, 2971: stop 51)
 REPORTED += [3671, 4254]  # (stop 52: v0 = S of a constexpr S, of S's Python type; fma(x, x, 3.0).to(f64) < 0)
@@ -41,10 +42,12 @@ REPORTED += [111, 1863, 2874, 3119, 4093]  # (stop 52: where(x > x, a, c) of a c
 REPORTED += [1302, 4868]  # (stop 53: where(x > x, a, b) read as b, a half's |x| differs; 4868 bit-exact, its |x|
 # of a half reported by design)
 REPORTED += [5248]  # (stop 53: v.to(bf16) > v of v = 0.1, constants LLVM compares natively, Triton's ring otherwise)
+REPORTED += [5511, 5615, 5709]  # (stop 54: where(h.to(f32) > h, h, 3.0), the compare at its cast's location;
+# where(-c < 0, -c, x0).to(f16) of a dead x0, its type unknown; where(v > v, x1, S) of a constexpr S)
 # still silent (of the first 1,600 and one later): what the source hints do not follow there
 _COMPOSITE = "several of LLVM's rewrites in one expression (not reduced to one class yet)"
 OPEN = {
-    747: _COMPOSITE, 965: _COMPOSITE,
+    747: _COMPOSITE,
     999: "c = 0.5; v = tl.maximum(c, h) read both narrowed (v.to(f16)) and at f32: LLVM's one max.f16 for both",
     1723: "v0 = sigmoid(|x0|) reassigned under `if FLAG:` (a constexpr False): the comparison of its narrowing at f16 "
           "is undecided",
@@ -58,10 +61,10 @@ OPEN = {
     4097: "v -= where(where(h < 0, h, c) > (10.0 - v), 0.044715, h) of an f64 v, c = 3.0: silent at the base too",
     4580: "tl.where(p, tl.exp(tl.floor(S).to(f32)), x) + v of a constexpr S: LLVM's exp of S, whose value the source "
           "does not give",
-    # the silent ones of seeds 5,000-5,399 at the end of stop 53 (silent at its base too)
+    # the silent ones of seeds 5,000-5,399 at the end of stop 53 (silent at its base too); 5202 bit-exact in stop 54
     5080: "v0 = 0.5; v0 *= tl.minimum((v0.to(bf16) + c).to(f64), tl.fdiv(c.to(f32), h)), then v0 = v0 * 0.5 + v0 in "
           "a static_range: LLVM's constants through the unrolled loop",
-    5202: _COMPOSITE, 5367: _COMPOSITE,
+    5367: _COMPOSITE,
 }
 
 

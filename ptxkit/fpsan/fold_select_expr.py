@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import itertools
+from collections.abc import Iterator, Mapping
 
 from ptxkit import ir
 from ptxkit.fpsan import ring as R
@@ -80,6 +81,76 @@ def _where_types(f: SourceFile, w: ast.Call, literals: int, flow: Flow) -> tuple
     # (a name bound to a number is an fp32 scalar, which promotes a half: where(c, h, c0) of c0 = 0.04 is f32)
     scalar = arm_number(f, lit, {}, names=False) is None
     return tuple(dict.fromkeys("f32" if scalar and t in ("f16", "bf16") else t for t in types))
+
+
+class LoadedTypes(Mapping[str, str]):
+    """The float type of each name a ``tl.load`` is assigned to, read off the PTX on first use (:func:`_loaded_type`;
+    a load no float instruction reads: the float type of its width where one has it — b64 f64, b32 f32)."""
+
+    def __init__(self, flow: Flow, default: str | None = None) -> None:
+        self.flow = flow
+        self.default = default  # (the type assumed of a name no load gives: LLVM dropped its loads)
+        self.missed: set[str] = set()  # the names asked for that no load gives
+        self._types: dict[str, str] | None = None
+
+    def assuming(self, default: str) -> LoadedTypes:
+        """These types, and ``default`` for a name no load gives."""
+        other = LoadedTypes(self.flow, default)
+        other._types = self._all()
+        return other
+
+    def _all(self) -> dict[str, str]:
+        if self._types is None:
+            widths: dict[str, set[int]] = {}
+            for ld in self.flow.order:
+                if ld.opcode in ("ld", "ldu") and (name := self.flow.hints.loaded_name(ld)) is not None:
+                    widths.setdefault(name, set()).update(int(m[1:]) for m in ld.mods if m[:1] in "bfsu"
+                                                          and m[1:].isdigit())
+            self._types = {}
+            for name, w in widths.items():
+                t = self._read_as(name) or ({64: "f64", 32: "f32"}.get(w.pop()) if len(w) == 1 else None)
+                if t is not None:
+                    self._types[name] = t
+        return self._types
+
+    def _read_as(self, name: str) -> str | None:
+        """The one scalar float type the instructions reading ``name``'s loaded registers read them as, through
+        moves, sign-bit ops and the packing and unpacking of half pairs (``cvt.f32.bf16`` of a lane: bf16)."""
+        types: set[str] = set()
+        todo: list[tuple[str, int]] = []
+        for ld in self.flow.order:
+            if ld.opcode in ("ld", "ldu") and ld.operands and self.flow.hints.loaded_name(ld) == name:
+                dst = ld.operands[0]
+                todo += [(r.name, 4) for r in (dst.items if isinstance(dst, ir.Vec) else [dst])
+                         if isinstance(r, ir.Reg)]
+        seen: set[str] = set()
+        while todo:
+            r, depth = todo.pop()
+            if r in seen or depth <= 0:
+                continue
+            seen.add(r)
+            for u in self.flow.uses.get(r, []):
+                if (t := float_type_of(u)) is not None:
+                    types.add(t.removesuffix("x2"))
+                elif u.opcode in ("mov", "and", "xor", "or") and u.operands:
+                    dst = u.operands[0]
+                    todo += [(d.name, depth - 1) for d in (dst.items if isinstance(dst, ir.Vec) else [dst])
+                             if isinstance(d, ir.Reg)]
+        return types.pop() if len(types) == 1 else None
+
+    def __getitem__(self, name: str) -> str:
+        if name in self._all():
+            return self._all()[name]
+        self.missed.add(name)
+        if self.default is None:
+            raise KeyError(name)
+        return self.default
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        return len(self._all())
 
 
 def _loaded_type(flow: Flow, name: str) -> str | None:

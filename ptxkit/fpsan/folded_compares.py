@@ -39,10 +39,11 @@ from ptxkit.fpsan.source_ast import (
     _unwidened,
     _width,
 )
+from ptxkit.fpsan.source_decided import constant_value, own_test
 from ptxkit.fpsan.source_hints_compare import _sign_op_under_casts
 from ptxkit.fpsan.source_locations import _same_value
-from ptxkit.fpsan.source_mlir_fold import folded_constant, rounded
-from ptxkit.fpsan.source_numbers import constexpr_param, scalar_value
+from ptxkit.fpsan.source_mlir_fold import rounded
+from ptxkit.fpsan.source_numbers import constexpr_param
 from ptxkit.fpsan.source_report import report_unlocated
 from ptxkit.fpsan.source_ring_eval import compared_constants
 
@@ -53,7 +54,8 @@ _ABOVE = (ast.Gt, ast.GtE)
 def report_folded_compares(module: ir.Module, fn: ir.Function, report: SanitizeReport, root: str | None) -> None:
     """Report each comparison of a square-like expression with a literal ≤ 0, or of two doublings, that left no
     instruction in ``fn``."""
-    report_unlocated(module, fn, report, root, _folded)
+    report_unlocated(module, fn, report, root, lambda f, n: None if (f.name, n.lineno, n.col_offset) in report.covered
+                     else _folded(f, n))  # (a constant the rewrite computed as Triton's FPSan: fold_constant_expr)
 
 
 def _folded(f: SourceFile, n: ast.expr) -> str | None:
@@ -78,6 +80,12 @@ def _folded(f: SourceFile, n: ast.expr) -> str | None:
                 "in both builds, and LLVM folded the where to its constant arm, then that constant through the casts "
                 "and arithmetic after it, which Triton's FPSan computes in the ring on φ(constant); not modelled, "
                 "LLVM's constant is left as it is")
+    if _decided_by_own_test(f, n):
+        return (f"the comparison at {f.where(n)} left no instruction: it compares a where with the bound its own "
+                "condition tests (where(x < 0, c, x) < 0 is c < 0 where x < 0, false elsewhere), which LLVM decided, "
+                "folded the outer where to its constant arm, then that constant through the math and arithmetic after "
+                "it, which Triton's FPSan computes in the ring on φ(constant); not modelled, LLVM's constant is left "
+                "as it is")
     if (decided := compared_constants(f, n)) is not None and decided[0] != decided[1]:
         return (f"the comparison at {f.where(n)} left no instruction: it compares constants, which LLVM decided "
                 f"({decided[0]}); Triton's FPSan computes one side in the ring from an inexact cast of a constant "
@@ -140,13 +148,30 @@ def _self_compared_constant_arm(f: SourceFile, n: ast.Compare) -> bool:
         return False
     if any(constexpr_param(f, s) or _number(s) is not None for s in sides):
         return False  # (S > S of a constexpr: decided by the frontend, MLIR folds the select of a constant condition)
-    c = _constant(f, up.args[2])
+    c = constant_value(f, up.args[2])
+    if c is None and constexpr_param(f, up.args[2]):
+        return _folded_on(f, up, None, 3)  # (a constexpr parameter: a constant whose value the source does not give;
+        # statement seed 5709, silent: where(v > v, x1, S).to(f32) of a bf16 x1, LLVM's S in f32)
     return c is not None and _folded_on(f, up, c, 3)
 
 
-def _folded_on(f: SourceFile, e: ast.expr, c: float, depth: int, src: tuple[str, ...] = ()) -> bool:
-    """LLVM folds the constant c that ``e`` is (of one of the types ``src``; () where the source does not say) into
-    what reads it, through the arms of wheres and casts to its own type."""
+def _decided_by_own_test(f: SourceFile, n: ast.Compare) -> bool:
+    """``tl.where(tl.where(x < k, c, x) < k, a, b)`` (either order of the inner arms, ``>`` likewise; statement seed
+    5202, silent: ``where(where(v < 0, 4.0, v) < 0, |x1|, log2(|4.0| + 2.0))``, floored): LLVM knows the outer
+    condition from c alone (:func:`source_decided.own_test`) and folds the outer where to a constant arm, then the
+    work after it natively. Triton's build compares the same float bits (the selects are bit moves), so the choice
+    agrees; what differs is that constant's floor, log2, sum, … in the ring (:func:`_folded_on`)."""
+    up = f.parent.get(id(n))
+    if not (_method_call(up, "where", 3) and up.args[0] is n and (when := own_test(f, n)) is not None):
+        return False
+    chosen = constant_value(f, up.args[1] if when else up.args[2])
+    return chosen is not None and _folded_on(f, up, chosen, 3)
+
+
+def _folded_on(f: SourceFile, e: ast.expr, c: float | None, depth: int, src: tuple[str, ...] = ()) -> bool:
+    """LLVM folds the constant c that ``e`` is (of one of the types ``src``; () where the source does not say; None:
+    of a value the source does not give) into what reads it, through the arms of wheres and casts to its own
+    type."""
     types = src or _types_of(f, e)
     for used, reader in _readers(f, e):
         to = _cast_to(reader) if isinstance(reader, ast.expr) else None
@@ -158,7 +183,8 @@ def _folded_on(f: SourceFile, e: ast.expr, c: float, depth: int, src: tuple[str,
                 if depth > 0 and _folded_on(f, reader, c, depth - 1, types):
                     return True
                 continue
-            if any(_ring_along(rounded(c, t), [t, dst]) != float_to_bits(rounded(c, dst), dst) for t in types):
+            if c is None or any(_ring_along(rounded(c, t), [t, dst]) != float_to_bits(rounded(c, dst), dst)
+                                for t in types):
                 return True  # (the ring's cast of φ(c) is not the IEEE cast of c LLVM folded: not for ±1.0, 0.0)
             continue
         if _folds_constant(f, used, reader, c):
@@ -173,16 +199,6 @@ def _types_of(f: SourceFile, e: ast.expr) -> tuple[str, ...]:
     """The float types ``e`` may have by its width (a 16-bit one is f16 or bf16; all four where unknown)."""
     w = _width(f, e, _DEPTH)
     return {16: ("f16", "bf16"), 32: ("f32",), CONST: ("f32",), 64: ("f64",)}.get(w or 0, ("f16", "bf16", "f32", "f64"))
-
-
-def _constant(f: SourceFile, e: ast.expr) -> float | None:
-    """The value of a number, a named literal or arithmetic of them, or of what MLIR folds to a constant."""
-    if (n := _number(e)) is not None:
-        return n
-    if (s := scalar_value(f, e, _DEPTH)) is not None:
-        return s[0]
-    folded = folded_constant(f, e)
-    return folded[1] if folded is not None else None
 
 
 def _readers(f: SourceFile, e: ast.expr) -> list[tuple[ast.expr, ast.AST]]:
@@ -203,17 +219,17 @@ def _method_of(f: SourceFile, up: ast.AST) -> ast.AST:
     return call if isinstance(call, ast.Call) and call.func is up else up
 
 
-def _folds_constant(f: SourceFile, used: ast.expr, reader: ast.AST, c: float) -> bool:
+def _folds_constant(f: SourceFile, used: ast.expr, reader: ast.AST, c: float | None) -> bool:
     """LLVM folds the constant c ``used`` stands for into what ``reader`` computes with it, where Triton's ring
     differs: arithmetic with a constant or with itself (``v += v``), a division by it where c is a power of two
     (LLVM's product by the exact reciprocal), a math call of it."""
     if isinstance(reader, ast.BinOp):
         other = reader.right if reader.left is used else reader.left
-        power_of_two = c != 0.0 and math.isfinite(c) and math.frexp(abs(c))[0] == 0.5
+        power_of_two = c is not None and c != 0.0 and math.isfinite(c) and math.frexp(abs(c))[0] == 0.5
         return (isinstance(reader.op, ast.Div) and reader.right is used and power_of_two) \
-            or ast.dump(other) == ast.dump(used) or _constant(f, other) is not None
-    return isinstance(reader, ast.Call) and _module_call(reader, "tl") in _MATH \
-        and reader.args == [used]  # (of the constant alone: fma(c, x, y) is no constant)
+            or ast.dump(other) == ast.dump(used) or constant_value(f, other) is not None
+    return isinstance(reader, ast.Call) and _module_call(reader, "tl") in _MATH | {"floor", "ceil"} \
+        and reader.args == [used]  # (of the constant alone: fma(c, x, y) is no constant; floor: the ring's tag)
 
 
 

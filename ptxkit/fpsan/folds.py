@@ -50,7 +50,7 @@ from ptxkit.fpsan.ctx import BITS_KIND, RewriteContext, float_to_bits, guard_tex
 from ptxkit.fpsan.dispatch import rewrite_instruction
 from ptxkit.fpsan.fold_body_join import body_join
 from ptxkit.fpsan.fold_cancelled_neg import report_cancelled_negations
-from ptxkit.fpsan.fold_constant_expr import constant_expression
+from ptxkit.fpsan.fold_constant_expr import constant_expression, constant_operand
 from ptxkit.fpsan.fold_contracted import contracted_narrowed_product, kept_as_addend
 from ptxkit.fpsan.fold_contracted_wide_add import contracted_wide_add
 from ptxkit.fpsan.fold_converted_int_arith import converted_int_arith, rewrite_converted_int_arith
@@ -276,10 +276,9 @@ def rewrite_fold(instr: ir.Instruction, ctx: RewriteContext, opts: Options, flow
         return narrowed
     if op == "fma" and (wide_add := contracted_wide_add(instr, ctx, flow)) is not None:
         return wide_add
-    if op == "mov" and (named_const := named_literal_constant(instr, ctx, flow)) is not None:
-        return named_const
-    if op == "mov" and (expr_const := constant_expression(instr, ctx, flow)) is not None:
-        return expr_const
+    if (const := (named_literal_constant(instr, ctx, flow) or constant_expression(instr, ctx, flow)) if op == "mov"
+            else constant_operand(instr, ctx, opts, flow)) is not None:  # (a constant LLVM folded, the ring's)
+        return const
     if op == "cvt" and (unsigned := dropped_abs(instr, ctx, flow, opts.atomics)) is not None:
         return unsigned
     if op == "cvt" and (poison := poison_conversion(instr, flow) or read_only_negated(instr, flow)) is not None:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from ptxkit import ir
 from ptxkit.fpsan.report import ERROR, ReportItem, SanitizeReport
-from ptxkit.fpsan.source_ast import SourceFile
+from ptxkit.fpsan.source_ast import SourceFile, _cast_to
 from ptxkit.fpsan.source_hints import SourceHints
 
 
@@ -36,11 +36,12 @@ class SourceScan:
     def unlocated(self, pick: Callable[[SourceFile, ast.expr], str | None]) -> Iterator[str]:
         """The reasons ``pick`` gives for the expressions of the functions ``fn`` reaches that carry no location of
         ``fn`` (LLVM left no instruction for them); a source shape a rule did not foresee picks nothing."""
-        used = self.used()
+        used, conversions = self.used(), self.conversions_only()
         for key, f, lines in self.files():
             for d in functions_reaching(f, lines):
                 for n in (e for e in ast.walk(d) if isinstance(e, ast.expr)):
-                    if (key, n.lineno, n.col_offset + 1) in used:
+                    at = (key, n.lineno, n.col_offset + 1)
+                    if at in used and not (at in conversions and _compare_of_cast(n)):
                         continue
                     try:
                         why = pick(f, n)
@@ -50,12 +51,28 @@ class SourceScan:
                     if why:
                         yield why
 
+    def conversions_only(self) -> set[tuple[str, int, int]]:
+        """The locations whose instructions are all conversions and moves (PTX ISA §9.7.9.21 ``cvt``): a cast's,
+        which a comparison whose left side the cast is shares (Triton locates both at the left operand's column)."""
+        ops: dict[tuple[str, int, int], set[str]] = {}
+        for i in self.fn.instructions():
+            if (loc := self.hints.loc.get(id(i))) is not None:
+                ops.setdefault(loc, set()).add(i.opcode)
+        return {loc for loc, o in ops.items() if o <= {"cvt", "mov"}}
+
     def report(self, report: SanitizeReport, reason: str) -> None:
         """An error at the anchor (native: nothing there is rewritten for it)."""
         a = self.anchor
         assert a.span is not None
         report.items.append(ReportItem(a.span.line, a.span.col, ".".join((a.opcode, *a.mods)), reason, self.fn.name,
                                        severity=ERROR, native=True))
+
+
+def _compare_of_cast(n: ast.expr) -> bool:
+    """``x.to(T) > y``: a comparison that left a ``setp`` would share its location with the cast's ``cvt``, so one
+    whose location holds conversions alone left none (statement seed 5511, silent: ``x0.to(f32) > x0`` of a half)."""
+    return (isinstance(n, ast.Compare) and _cast_to(n.left) is not None
+            and (n.left.lineno, n.left.col_offset) == (n.lineno, n.col_offset))
 
 
 def report_unlocated(module: ir.Module, fn: ir.Function, report: SanitizeReport, root: str | None,

@@ -3,15 +3,17 @@
 ``selp.b16 d, 0x4400, 0x3C00, p``). LLVM pushes the work above a select of constants into its arms and folds it
 there, natively; Triton's FPSan computes it per element in the ring on φ of the where's literal (docs/fpsan.md §2).
 What MLIR folds before the FPSan pass — the expression's parts without the where: arithmetic, ``maximum``/``minimum``,
-``fma``, ``abs`` and exact casts of constants — stays native; from the where (and from an inexact cast of a constant,
-which MLIR leaves) on, every operation is the ring's. Both values are computed here, the native one correctly
-rounded at each operation of its type, so that a caller can check it against LLVM's immediate before trusting the
-ring's."""
+``abs`` and exact casts of constants — stays native; from the where (and from an inexact cast of a constant or an
+``fma`` of constants, which MLIR leaves) on, every operation is the ring's. Both values are computed here, the native
+one correctly rounded at each operation of its type, so that a caller can check it against LLVM's immediate before
+trusting the ring's."""
 
 from __future__ import annotations
 
 import ast
 import functools
+import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -25,10 +27,12 @@ from ptxkit.fpsan.source_ast import (
     PTX_OF_DTYPE,
     SourceFile,
     _cast_to,
+    _method_call,
     _module_call,
     _receiver,
     _resolve,
 )
+from ptxkit.fpsan.source_decided import decided_arm
 from ptxkit.fpsan.source_mlir_fold import folded_constant, rounded
 from ptxkit.fpsan.source_numbers import arm_number
 
@@ -37,6 +41,7 @@ _RANK = {"bf16": 1, "f16": 1, "f32": 2, "f64": 3}
 _FORMAT = {"f16": (11, -14), "bf16": (8, -126), "f32": (24, -126), "f64": (53, -1022)}
 _BINARY = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul"}
 _CALLS = {"fma": 3, "maximum": 2, "minimum": 2, "abs": 1}
+_TAGGED = ("floor", "ceil")  # (docs/fpsan.md §2: tagged unary ops, the ring's tag of the payload)
 
 
 @dataclass(frozen=True)
@@ -51,17 +56,21 @@ class Value:
 
 
 def evaluate(f: SourceFile, e: ast.expr, where: ast.Call | None = None, arm: float = 0.0, where_type: str = "f32",
-             depth: int = _DEPTH) -> Value | None:
+             depth: int = _DEPTH, types: Mapping[str, str] | None = None) -> Value | None:
     """``e`` with ``where`` (a ``tl.where`` of type ``where_type``: f32 for two numbers) taken to be its arm ``arm``;
     None where ``e`` holds anything else than constants, that where and the operations this module models."""
     with np.errstate(all="ignore"):
         try:
-            return _eval(f, e, where, (arm, where_type, ast.dump(where) if where is not None else ""), depth)
+            return _eval(f, e, where, (arm, where_type, ast.dump(where) if where is not None else "", types or {}),
+                         depth)
         except (ZeroDivisionError, OverflowError, ValueError, KeyError):
             return None
 
 
-def _eval(f: SourceFile, e: ast.expr, where: ast.Call | None, arm: tuple[float, str, str], depth: int,
+_Arm = tuple[float, str, str, Mapping[str, str]]  # (the where's arm, its type, its ast.dump; loaded names' types)
+
+
+def _eval(f: SourceFile, e: ast.expr, where: ast.Call | None, arm: _Arm, depth: int,
           memo: dict[int, Value | None] | None = None) -> Value | None:
     if memo is None:
         return _eval_node(f, e, where, arm, depth, None)
@@ -70,7 +79,7 @@ def _eval(f: SourceFile, e: ast.expr, where: ast.Call | None, arm: tuple[float, 
     return memo[id(e)]
 
 
-def _eval_node(f: SourceFile, e: ast.expr, where: ast.Call | None, arm: tuple[float, str, str], depth: int,
+def _eval_node(f: SourceFile, e: ast.expr, where: ast.Call | None, arm: _Arm, depth: int,
                memo: dict[int, Value | None] | None) -> Value | None:
     if depth <= 0:
         return None
@@ -87,6 +96,27 @@ def _eval_node(f: SourceFile, e: ast.expr, where: ast.Call | None, arm: tuple[fl
         if not _reaches(f, r, where, depth) and (fc := folded_constant(f, e)) is not None:
             return _constant(*fc)  # (a name bound to a number: an fp32 scalar)
         return _eval(f, r, where, arm, depth - 1, memo)
+    if _method_call(e, "where", 3) and (pick := decided_arm(f, e)) is not None:
+        return _decided_where(f, e, pick, where, arm, depth, memo)
+    if _method_call(e, "where", 3) and e is not where and (decided := _constant_condition(
+            f, e.args[0], where, arm, depth - 1, memo)) is not None:
+        # (a comparison of constants: MLIR folds it and the select where both sides are its own constants; the
+        # select stays where the ring computes one side, and compares its φ⁻¹ bits: statement seed 5615)
+        assert isinstance(e, ast.Call)
+        pick = e.args[1] if decided[0] else e.args[2]
+        got = _decided_where(f, e, pick, where, arm, depth, memo)
+        own = _eval(f, pick, where, arm, depth - 1, memo)
+        return None if got is None or own is None else got if decided[1] else Value(got.t, got.native, got.bits,
+                                                                                     own.ring)
+    if (name := _module_call(e, "tl")) in _TAGGED and isinstance(e, ast.Call) and len(e.args) == 1 and not e.keywords:
+        a = _eval(f, e.args[0], where, arm, depth - 1, memo)
+        if a is None or not a.ring:
+            return None  # (of constants: MLIR's folder, not modelled)
+        w = R.ring(a.t).w
+        out = R.tagged(R.embed(np.array([a.bits], np.uint64), a.t), name, w)
+        native = float(math.floor(a.native) if name == "floor" else math.ceil(a.native)) \
+            if math.isfinite(a.native) else a.native
+        return Value(a.t, native, int(R.unembed(out, a.t)[0]), True)
     modelled = (_cast_to(e) is not None or (isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.USub))
                 or (isinstance(e, ast.BinOp) and type(e.op) in _BINARY) or _module_call(e, "tl") in _CALLS)
     if not modelled:  # (what MLIR folds beyond these: a division, math of constants, tl.full; a constexpr's alias)
@@ -117,6 +147,60 @@ def _eval_node(f: SourceFile, e: ast.expr, where: ast.Call | None, arm: tuple[fl
     typed = [a.t for a in vals if a.t]
     t = functools.reduce(_promoted, typed, "") or "f32"  # (numbers alone: Triton's fp32 tensors)
     return _apply({"maximum": "max", "minimum": "min"}.get(name, name), t, vals)
+
+
+def _decided_where(f: SourceFile, e: ast.Call, pick: ast.expr, where: ast.Call | None, arm: _Arm, depth: int,
+                   memo: dict[int, Value | None] | None) -> Value | None:
+    """A where whose condition LLVM decides (:func:`decided_arm`): its picked arm at the where's type (the other arm's
+    promoted with it), a live select to MLIR — the work after it is the ring's (statement seed 5202)."""
+    chosen = _eval(f, pick, where, arm, depth - 1, memo)
+    other = _type_of(f, e.args[2] if pick is e.args[1] else e.args[1], arm[3], depth - 1)
+    if chosen is None or other is None:
+        return None
+    t = _promoted(chosen.t, other) or "f32"  # (two numbers: Triton's fp32 tensors)
+    v = _typed(chosen, t)
+    return Value(t, v.native, v.bits, True)
+
+
+def _constant_condition(f: SourceFile, p: ast.expr, where: ast.Call | None, arm: _Arm, depth: int,
+                        memo: dict[int, Value | None] | None) -> tuple[bool, bool] | None:
+    """(value, the ring computes a side) of a comparison of two constants, as Triton's build decides it (φ⁻¹ bits
+    compared natively: docs/fpsan.md §2); None for anything else."""
+    if not (isinstance(p, ast.Compare) and len(p.ops) == 1 and type(p.ops[0]) in _COMPARE):
+        return None
+    a, b = _eval(f, p.left, where, arm, depth, memo), _eval(f, p.comparators[0], where, arm, depth, memo)
+    if a is None or b is None or not (a.t or b.t):
+        return None
+    t = _promoted(a.t, b.t)
+    with np.errstate(all="ignore"):
+        x, y = _typed(a, t), _typed(b, t)
+    return _COMPARE[type(p.ops[0])](_bits_value(x.bits, t), _bits_value(y.bits, t)), x.ring or y.ring
+
+
+def _type_of(f: SourceFile, e: ast.expr, types: Mapping[str, str], depth: int) -> str | None:
+    """The float type of ``e``: a cast's, a loaded name's (``types``, from the PTX), a sign op's or unary math's
+    operand's, the promoted type of an operator's operands; None where unknown."""
+    if depth <= 0:
+        return None
+    if (dtype := _cast_to(e)) is not None:
+        return PTX_OF_DTYPE.get(dtype)
+    if arm_number(f, e, {}, names=False) is not None:
+        return ""  # (a Python number: typed by the other arm)
+    if (fc := folded_constant(f, e)) is not None:
+        return fc[0]
+    if isinstance(e, ast.Name):
+        r = _resolve(f, e, depth)
+        if _method_call(r, "load", 1):
+            return types.get(e.id)
+        return _type_of(f, r, types, depth - 1) if r is not None and r is not e else None
+    if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.USub):
+        return _type_of(f, e.operand, types, depth - 1)
+    if isinstance(e, ast.Call) and _module_call(e, "tl") in ("abs", *_TAGGED) and len(e.args) == 1:
+        return _type_of(f, e.args[0], types, depth - 1)
+    if isinstance(e, ast.BinOp) and type(e.op) in _BINARY:
+        a, b = _type_of(f, e.left, types, depth - 1), _type_of(f, e.right, types, depth - 1)
+        return _promoted(a, b) if a is not None and b is not None else None
+    return None
 
 
 def _reaches(f: SourceFile, e: ast.expr, where: ast.Call | None, depth: int) -> bool:
@@ -173,8 +257,9 @@ def _apply(op: str, t: str, args: list[Value]) -> Value:
     """``op`` at type ``t``: natively (correctly rounded), and in the ring where an operand is the ring's."""
     xs = [_typed(a, t) for a in args]
     native = _native(op, t, [x.native for x in xs])
-    if not any(x.ring for x in xs):
-        return Value(t, native, float_to_bits(native, t))  # (constants: MLIR folds it)
+    if not any(x.ring for x in xs) and op != "fma":
+        return Value(t, native, float_to_bits(native, t))  # (constants: MLIR folds it, but not math.fma: statement
+    # seed 5463's tl.math.fma(c2, -1.0, 4.0) is φ(c2)·φ(-1) + φ(4) sign-extended in Triton's f64 fma)
     w = R.ring(t).w
     if op == "abs":
         return Value(t, native, xs[0].bits & ~(1 << (w - 1)), True)  # (left native: a sign-bit clear)
@@ -228,10 +313,11 @@ def _round(q: Fraction, t: str) -> float:
     return sign * v
 
 
-def constant_parts(f: SourceFile, e: ast.expr, depth: int = _DEPTH,
-                   memo: dict[int, Value | None] | None = None) -> list[tuple[ast.expr, Value]]:
+def constant_parts(f: SourceFile, e: ast.expr, depth: int = _DEPTH, memo: dict[int, Value | None] | None = None,
+                   types: Mapping[str, str] | None = None) -> list[tuple[ast.expr, Value]]:
     """The largest sub-expressions of ``e`` (names followed) that are constants, each with its value: what LLVM folds
-    into one immediate (``memo``: the values of ``f``'s nodes met so far, shared by the calls of one caller)."""
+    into one immediate (``memo``: the values of ``f``'s nodes met so far, shared by the calls of one caller;
+    ``types``: the float types of loaded names, which type a where LLVM decided)."""
     memo = {} if memo is None else memo  # (each node evaluated once: the walk asks every sub-expression)
 
     def parts(e: ast.expr, depth: int) -> list[tuple[ast.expr, Value]]:
@@ -239,7 +325,7 @@ def constant_parts(f: SourceFile, e: ast.expr, depth: int = _DEPTH,
             return []
         with np.errstate(all="ignore"):
             try:
-                v = _eval(f, e, None, (0.0, "f32", ""), depth, memo)
+                v = _eval(f, e, None, (0.0, "f32", "", types or {}), depth, memo)
             except (ZeroDivisionError, OverflowError, ValueError, KeyError):
                 v = None
         if v is not None and v.t:

@@ -825,6 +825,29 @@ HAND = {
     # (2147, silent)
     "k_min_of_named_literal_casts_f32": ({"x0": "f32"}, "tl.sqrt(tl.abs((tl.minimum(v1.to(tl.float16), v1.to("
                                          "tl.float32))).to(tl.float32))) + x0", "bf16", 256, True),
+    # ... an immediate LLVM folded from a helper's constant narrowed to f16 and summed: MLIR leaves the inexact cast
+    # to the ring, LLVM's −4.0 is the sign-extended ring sum's negation (5461, silent)
+    "k_sub_of_narrowed_helper_constant_f32": ({"x0": "f32"}, "v0", "f64", 256, True),
+    # ... an fma of constants: MLIR leaves it to the ring, LLVM's immediate is its IEEE value (5463, silent)
+    "k_fma_of_constants_widened_f64": ({"x0": "f32"}, "tl.math.fma((1.5 * x0).to(tl.float64), tl.math.fma(c2, -1.0, "
+                                       "4.0), x0)", "f16", 256, True),
+    # ... a where of a half compared with its own widening: LLVM's constant arm widened natively (5511, reported)
+    "k_where_self_compare_widened_half_f16": ({"x0": "f16"}, "tl.log(tl.abs(tl.math.div_rn(v0.to(tl.float32), "
+                                              "x0.to(tl.float32))) + 1.0) + v0", "f16", 256, True),
+    # ... a where compared with the bound its own condition tests: LLVM's constant arm floored natively (5202, silent)
+    "k_where_own_test_constant_floor_f64": ({"x1": "f64", "x2": "f64"}, "tl.floor(tl.where(tl.where(x2 < 0, c0, x2) < "
+                                           "0, tl.abs(x1), tl.log2(tl.abs(c0) + 2.0))) + x2", "f64", 256, True),
+    # ... a where of a comparison of constants MLIR folds, narrowed: the ring's narrowing of the picked constant at
+    # the where's type (the other arm's, a load's) — exact where x0 is loaded, reported where LLVM dropped its load
+    # (5615, silent)
+    "k_where_constant_condition_narrowed_f32": ({"x0": "f32"}, "tl.where(-c0 < 0, -c0, x0).to(tl.float16) + x0",
+                                                "f32", 256, True),
+    "k_where_constant_condition_dropped_load_f32": ({"x0": "f32", "x1": "f32"}, "tl.where(-c0 < 0, -c0, x0).to("
+                                                    "tl.float16) + (tl.maximum(x1, 0.5) - x1)", "f32", 256, True),
+    # ... where(x > x, y, S) of a constexpr S, widened: LLVM's S in f32, Triton's ring widening of S as bf16 (5709,
+    # silent; reported)
+    "k_where_self_compare_constexpr_arm_f32": ({"x0": "bf16", "x1": "bf16"}, "tl.math.div_rn(tl.where(x0 > x0, x1, S)"
+                                               ".to(tl.float32), x1.to(tl.float32))", "f32", 256, True),
     "k_abs_of_narrowed_max_half_f32": ({"x0": "f32"}, "tl.abs(tl.maximum(x0, 10.0).to(tl.float16)) * 3.0", "f16", 64,
                                        True),
     # -abs of a widened value, narrowed back: LLVM's sign-bit or on the narrow value (held-out seed 227213, reported)
@@ -1013,6 +1036,16 @@ HAND_EDITS: dict[str, tuple[str, str] | list[tuple[str, str]]] = {
     "k_where_literals_squared_twice_read_f16": ("    r = ", "    v1 = (tl.where(x1 > x0, 0.5, 4.0) * tl.where(x1 > x0, "
                                                 "0.5, 4.0)).to(tl.float64)\n    v2 = v1.to(tl.float32) * x0\n    r = "),
     "k_min_of_named_literal_casts_f32": ("    r = ", "    v1 = 0.7978845608\n    r = "),
+    "k_sub_of_narrowed_helper_constant_f32": [
+        ("@triton.jit\ndef k_", "@triton.jit\ndef _h(a, C: tl.constexpr):\n    return 0.25 * C\n\n\n"
+         "@triton.jit\ndef k_"),
+        ("    r = ", "    v0 = _h(x0, 1e-6)\n    v0 *= ((x0 + x0) - (4.0 + v0.to(tl.float16)))\n    r = ")],
+    "k_fma_of_constants_widened_f64": ("    r = ", "    c2: tl.constexpr = 0.25\n    r = "),
+    "k_where_constant_condition_narrowed_f32": ("    r = ", "    c0 = 0.7978845608\n    r = "),
+    "k_where_constant_condition_dropped_load_f32": ("    r = ", "    c0 = 0.7978845608\n    r = "),
+    "k_where_own_test_constant_floor_f64": ("    r = ", "    c0 = 4.0\n    r = "),
+    "k_where_self_compare_widened_half_f16": ("    r = ", "    v0 = tl.where(x0.to(tl.float32) > x0, x0, 3.0)\n"
+                                              "    r = "),
     "k_helper_dead_second_call_where_f32": [
         ("@triton.jit\ndef k_", "@triton.jit\ndef _h(a, b, C: tl.constexpr):\n    return tl.log(tl.abs((tl.where(a < 0,"
          " b, b)).to(tl.float32)) + 1.0) * C\n\n\n@triton.jit\ndef k_"),
@@ -1028,7 +1061,8 @@ HAND_CONSTEXPRS = {"k_constexpr_param_floor_f32": {"S": 1e-3}, "k_constexpr_para
                    "k_where_constexpr_round_trip_f32": {"S": 2.1}, "k_floor_constexpr_plus_where_f64": {"S": -0.25},
                    "k_reassigned_under_constexpr_if_f64": {"FLAG": True},
                    "k_constexpr_param_where_times_three_f32": {"S": 1.5},
-                   "k_fma_of_constexprs_plus_half_bf16": {"S": 1.5}}
+                   "k_fma_of_constexprs_plus_half_bf16": {"S": 1.5},
+                   "k_where_self_compare_constexpr_arm_f32": {"S": 3.0}}
 
 
 def spec_of(name: str) -> KernelSpec:
