@@ -145,3 +145,20 @@ def test_the_floor_of_a_decided_where_is_the_rings_tag():
     want = (((R.embed_int(0x4004000000000000, "f64") * k) % 2**64) ^ t) * k % 2**64
     assert R.embed_int(v.bits, "f64") == want
     assert evaluate(f, e) is None  # (y's type unknown: the where's type is not known)
+
+
+def test_a_static_range_loop_runs_unrolled():
+    """``v = 1e-6``, then ``v = v * 3.0 + 1e-6`` in a ``tl.static_range(2)``: the frontend unrolls it and MLIR folds
+    the fp32 arithmetic (native); the inexact bf16 narrowing after it is the ring's (statement seed 6028)."""
+    f, e, _ = _source("v = 1e-6\nfor _i in tl.static_range(2):\n    v = v * 3.0 + 1e-6\nreturn v.to(tl.bfloat16)")
+    v32 = np.float32(1e-6)
+    for _ in range(2):
+        v32 = np.float32(np.float32(v32 * np.float32(3.0)) + np.float32(1e-6))
+    got = evaluate(f, e)
+    want = int(R.float_cast(np.array([v32.view(np.uint32)], np.uint64), "f32", "bf16")[0])
+    assert got is not None and got.ring and got.t == "bf16" and got.bits == want
+
+
+def test_a_loop_the_run_cannot_unroll_leaves_the_name_unknown():
+    f, e, _ = _source("v = 1e-6\nfor i in range(n):\n    v = v * 3.0 + 1e-6\nreturn v.to(tl.bfloat16)")
+    assert evaluate(f, e) is None

@@ -98,6 +98,9 @@ from tests.test_fpsan_libdevice import _assert_bit_exact, _compare
     "k_fma_of_constants_widened_f64",  # fma(a, fma(c, -1.0, 4.0), b) at f64: MLIR leaves the inner fma to the ring
     "k_where_own_test_constant_floor_f64",  # floor(where(where(x < 0, 4.0, x) < 0, |y|, log2(6))): LLVM's 2.0
     "k_where_constant_condition_narrowed_f32",  # where(-c < 0, -c, x).to(f16) + x: MLIR's -c narrowed in the ring
+    "k_static_range_constant_narrowed_bf16",  # v = v * 3.0 + 1e-6 twice in a static_range, then v.to(bf16)
+    "k_min_of_constexpr_and_half_f32",  # tl.minimum(c0, h) of c0: tl.constexpr = 1.5: the half min, as LLVM's
+    "k_where_constexpr_and_literal_widened_f32",  # where(p, S, 1.5) + v of an f64 v: selp.f64 of S's fp32 value, 1.5
 ])
 def test_statement_level_kernels_are_bit_exact(name):
     _assert_bit_exact(name, folds=())

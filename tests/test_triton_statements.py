@@ -34,7 +34,7 @@ EXACT = [184, 203, 236, 250, 492, 588, 623, 988, 1035, 1389, 1800,
          272, 636, 642, 797, 921, 1150, 1441, 1785, 1830, 1967, 2106, 2160, 2239, 2432, 2699, 3131, 1049]  # (stop 51)
 EXACT += [3733, 3924, 4145]  # (stop 52)
 EXACT += [4333, 4961, 2147, 1026, 3682, 5337]  # (stop 53; 1026, 3682, 5337 reported before)
-EXACT += [5202, 5461, 5463, 965]  # (stop 54; 965 a composite in OPEN)
+EXACT += [5202, 5461, 5463, 965, 5818, 6010, 6028, 6180, 5915]  # (stop 54; 965 a composite in OPEN, 5915 reported)
 # ... now reported: what LLVM folded away the PTX cannot give back
 REPORTED = [67, 76, 330, 1069, 1235, 425, 658, 1740, 2971]  # (425, 658, 1740, 2971: stop 51)
 REPORTED += [3671, 4254]  # (stop 52: v0 = S of a constexpr S, of S's Python type; fma(x, x, 3.0).to(f64) < 0)
@@ -62,8 +62,9 @@ OPEN = {
     4580: "tl.where(p, tl.exp(tl.floor(S).to(f32)), x) + v of a constexpr S: LLVM's exp of S, whose value the source "
           "does not give",
     # the silent ones of seeds 5,000-5,399 at the end of stop 53 (silent at its base too); 5202 bit-exact in stop 54
-    5080: "v0 = 0.5; v0 *= tl.minimum((v0.to(bf16) + c).to(f64), tl.fdiv(c.to(f32), h)), then v0 = v0 * 0.5 + v0 in "
-          "a static_range: LLVM's constants through the unrolled loop",
+    5080: "v0 = 0.5; v0 *= tl.minimum((v0.to(bf16) + c).to(f64), tl.fdiv(c.to(f32), h)): LLVM's min.f32 of the "
+          "f32 constant and the fdiv, widened after; Triton's ring min at f64 of φ_f64(c) and the fdiv's sign "
+          "extension",
     5367: _COMPOSITE,
 }
 

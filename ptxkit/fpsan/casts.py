@@ -110,7 +110,10 @@ def rewrite_cvt(instr: ir.Instruction, ctx: RewriteContext) -> bool | str | Verd
         ctx.define(ops[0], p, dt, instr.guard)
         return True
     p = ctx.embed(ops[1], st)
-    if st == "f32" and dt in ("f16", "bf16") and (wide := ctx.hints.narrowed_from_wider(instr, dt, st)) is not None:
+    definer = ctx.only_def(ops[1].name) if isinstance(ops[1], ir.Reg) else None
+    extremum = definer is not None and definer.opcode in ("max", "min")
+    if st == "f32" and dt in ("f16", "bf16") and (wide := ctx.hints.narrowed_from_wider(instr, dt, st, extremum)) \
+            is not None:
         kept = ctx.wide.get(ops[1].name) if isinstance(ops[1], ir.Reg) else None
         # Triton narrows the 64-bit ring value (LLVM dropped the fpext): the max/min LLVM shrank, kept at 64 bits
         # (fold_narrowed_extremum: the dropped work replayed, nothing to report), else the 32-bit one sign-extended

@@ -17,7 +17,6 @@ them (PTX ISA §9.7.3)."""
 from __future__ import annotations
 
 import ast
-from collections.abc import Mapping
 
 import numpy as np
 
@@ -32,6 +31,7 @@ from ptxkit.fpsan.ops import float_type_of
 from ptxkit.fpsan.options import Options
 from ptxkit.fpsan.report import ERROR, NOTE, Verdict
 from ptxkit.fpsan.source_ast import SourceFile, _method_call
+from ptxkit.fpsan.source_inline import current_sites
 from ptxkit.fpsan.source_mlir_fold import rounded
 from ptxkit.fpsan.source_ring_eval import Value, _typed, constant_parts
 
@@ -142,17 +142,16 @@ def constant_operand(instr: ir.Instruction, ctx: RewriteContext, opts: Options, 
 
 
 def _ring_parts(f: SourceFile, nodes: list[ast.expr], ft: str, value: float, bare: set[int],
-                types: Mapping[str, str]) -> tuple[set[int], list[ast.expr], bool]:
+                types: LoadedTypes) -> tuple[set[int], list[ast.expr], bool]:
     """(the ring's bits, the parts giving them, whether a native part or a literal is the immediate too) of the
     largest constant parts of ``nodes`` whose native value at ``ft`` is the immediate (``bare``: its bits, and its
     negation's where LLVM made a subtraction an add)."""
     found: set[int] = set()
     parts: list[ast.expr] = []
-    memo: dict[int, Value | None] = {}
     w = R.ring(ft).w
     native = False
     for root in nodes:
-        for e, v in constant_parts(f, root, memo=memo, types=types):
+        for e, v in _parts_of(f, root, types):
             if not v.t or R.ring(v.t).w > w:
                 continue
             with np.errstate(all="ignore"):
@@ -171,6 +170,25 @@ def _ring_parts(f: SourceFile, nodes: list[ast.expr], ft: str, value: float, bar
     literals = [float(c) for root in nodes for n in ast.walk(root)
                 if isinstance(n, ast.Constant) and isinstance(c := n.value, (int, float)) and id(n) not in inside]
     return found, parts, native or any(float_to_bits(rounded(c, ft), ft) in bare for c in literals)
+
+
+_PARTS: dict[int, tuple[LoadedTypes, dict[tuple, tuple[list[tuple[ast.expr, Value]], frozenset[str]]]]] = {}
+
+
+def _parts_of(f: SourceFile, root: ast.expr, types: LoadedTypes) -> list[tuple[ast.expr, Value]]:
+    """:func:`constant_parts` of ``root``, once per function rewrite (its lanes' copies share a location), helper call
+    and type assumed of a dropped load (the names it asked ``types`` for and missed, recorded there)."""
+    entry = _PARTS.get(id(types.flow))
+    if entry is None or entry[0].flow is not types.flow:
+        _PARTS.clear()  # (one function's at a time: the rewrite visits a function's instructions together)
+        entry = _PARTS[id(types.flow)] = (types, {})
+    key = (id(root), types.default, tuple(sorted((k, id(c)) for k, c in (current_sites() or {}).items())))
+    if key not in entry[1]:
+        before = set(types.missed)
+        entry[1][key] = (constant_parts(f, root, types=types), frozenset(types.missed - before))
+    got, missed = entry[1][key]
+    types.missed |= missed
+    return got
 
 
 def _imm_value(imm: ir.FloatImm, ft: str) -> float | None:

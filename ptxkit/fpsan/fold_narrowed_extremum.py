@@ -25,6 +25,7 @@ from ptxkit.fpsan.source_ast import (
     _PTX_DTYPE,
     OWN,
     _cast_to,
+    _constexpr_number,
     _method_call,
     _narrowed_to,
     _number,
@@ -96,7 +97,7 @@ def _half_narrowing_readers(flow: Flow, instr: ir.Instruction, ft: str, wt: str)
     readers = flow.uses.get(d.name, []) if isinstance(d, ir.Reg) and flow.only_def(d.name) is instr else []
     return ft == "f32" and wt == "f64" and bool(readers) and all(
         r.opcode == "cvt" and (t := float_cast(r)) is not None and t[0] in ("f16", "bf16") and t[1] == "f32"
-        and flow.hints.narrowed_from_wider(r, t[0], "f32") is not None for r in readers)
+        and flow.hints.narrowed_from_wider(r, t[0], "f32", True) is not None for r in readers)
 
 
 def _clamp_readers(flow: Flow, instr: ir.Instruction, ft: str) -> bool:
@@ -151,9 +152,12 @@ def _source_form(flow: Flow, instr: ir.Instruction, ft: str, bits: int) -> tuple
             continue
         args = flow.hints.call_arguments(instr, f, n)[0]
         arms = [_argument(a, args) for a in n.args[:2]]
-        nums = [c for a in arms if (c := _number(a)) is not None]
-        casts = [a for a in arms if _number(a) is None and _wide_arm(a, args) is not None]
-        named = [(a, c) for a in arms if _number(a) is None and (c := arm_number(f, a, args)) is not None]
+        # (a literal, or a `c: tl.constexpr = 1.5`, typed by its use like one — not an fp32 scalar: statement seed
+        # 5818, silent: tl.minimum(c0, h) of such a c0 is the half min, as LLVM's min.f16)
+        lits = [_number(a) if not isinstance(a, ast.Name) else _constexpr_number(f, a) for a in arms]
+        nums = [c for c in lits if c is not None]
+        casts = [a for a, c in zip(arms, lits) if c is None and _wide_arm(a, args) is not None]
+        named = [(a, c) for a, lit in zip(arms, lits) if lit is None and (c := arm_number(f, a, args)) is not None]
         if len(named) == 1 and not nums and not casts and ft in ("f16", "bf16"):
             # a name assigned a number is an fp32 scalar, which promotes the half to f32 (user-style probe, silent:
             # lo = -0.5; hi = 0.5; tl.minimum(tl.maximum(h, lo), hi) as max.f16 and min.f16)

@@ -61,6 +61,7 @@ class SelectArith:
     where: str
     bits2: int = 0
     changed: bool = True  # the ring's value differs from LLVM's constant (else nothing to rewrite)
+    undecided: bool = False  # several types of the where fit, with ring values of their own
 
 
 def select_arith_constant(instr: ir.Instruction, flow: Flow) -> SelectArith | None:
@@ -159,6 +160,11 @@ def _both_literals(instr: ir.Instruction, flow: Flow, ks: list[int | None]) -> S
 
 def rewrite_select_arith(instr: ir.Instruction, ctx: RewriteContext, found: SelectArith) -> FoldResult:
     """The select as written, its immediate arm replaced by the ring's value."""
+    if found.undecided:
+        return FoldResult(False, Verdict(
+            f"select of a constant LLVM computed from the literal of the where at {found.where} and the arithmetic "
+            "it pushed into the arms, which Triton's FPSan computes in the ring at the where's type: neither the "
+            "source nor the PTX gives that type (several fit, with different ring values); left as written", ERROR))
     ops = instr.operands
     w = R.ring(found.ftype).w
     args = ([hexc(found.bits, w), hexc(found.bits2, w)] if found.index == 0 else

@@ -61,7 +61,9 @@ def narrowed_select_constants(instr: ir.Instruction, flow: Flow) -> tuple[dict[i
         # the casts LLVM folded into it may have rounded; reported)
         params = [a for a in arms if arm_number(f, a, {}) is None and constexpr_param(f, a)]
         others = [a for a in arms if arm_number(f, a, {}) is None and not any(a is b for b in params)]
-        if params and width in (32, 64) and len(params) + len(lits) == 2 - len(others) and len(imms) == len(params):
+        if params and width in (32, 64) and len(params) + len(lits) == 2 - len(others) \
+                and len(imms) in (len(params), len(params) + len(lits)):
+            # (where(p, S, 1.5) of both arms immediate: S is the immediate no literal gives, statement seed 5915)
             lits += [_bits_value(b, f"f{width}") for b in imms.values()]
         try:
             wide = 32 if not others else _width(f, others[0], _DEPTH)
@@ -107,10 +109,12 @@ def narrowed_select_constants(instr: ir.Instruction, flow: Flow) -> tuple[dict[i
             if (casts or stated) and wide in (32, 64):  # (the PTX's conversion is the last cast's, not the where's)
                 src = "f32" if wide == 32 else "f64"
             path = [src, *casts, dst] if src else []
+            # (widenings alone: the immediate is a constexpr's fp32 value exactly, nothing assumed; 5915)
+            widened = all(R.ring(a).w < R.ring(b).w for a, b in itertools.pairwise(path))
             if path and all(any(float_to_bits(_rounded_along(c, path), dst) == b for c in lits) for b in imms.values()):
                 new = {i: _ring_along(next(c for c in lits if float_to_bits(_rounded_along(c, path), dst) == b), path)
                        for i, b in imms.items()}
-                got.add((tuple(sorted(new.items())), dst, f.where(n), bool(params)))
+                got.add((tuple(sorted(new.items())), dst, f.where(n), bool(params) and not widened))
             continue
         if wide not in (32, 64) or wide <= width:
             continue

@@ -54,7 +54,10 @@ def select_expression_constants(instr: ir.Instruction, flow: Flow) -> SelectArit
                 if len(vals) == len(order) and len({v.t for v in vals}) == 1 \
                         and [float_to_bits(v.native, v.t) for v in vals] == ks:
                     got.add((tuple(v.bits for v in vals), vals[0].t, f.where(w)))
-    if len({g[:2] for g in got}) != 1:
+    if len({g[:2] for g in got}) > 1:  # (each type the where may have fits, with its own ring value: reported)
+        bits, t, where = min(got)
+        return SelectArith(0, bits[0], t, where, undecided=True)
+    if not got:
         return None
     bits, t, where = got.pop()
     if len(imm) == 1:
@@ -73,8 +76,9 @@ def _where_types(f: SourceFile, w: ast.Call, literals: int, flow: Flow) -> tuple
         width = _width(f, other, _DEPTH) if other is not None else None
     except (KeyError, IndexError, AttributeError, TypeError, ValueError, RecursionError):
         width = None
-    if width == OWN and isinstance(other, ast.Name) and (t := _loaded_type(flow, other.id)) is not None:
-        types: tuple[str, ...] = (t,)
+    if width == OWN and isinstance(other, ast.Name) and (t := _loaded_type(flow, other.id)
+                                                         or LoadedTypes(flow).get(other.id)) is not None:
+        types: tuple[str, ...] = (t,)  # (a scalar kernel parameter's too: statement seed 6180)
     else:
         types = {64: ("f64",), 32: ("f32",), 16: ("f16", "bf16")}.get(width or 0, ("f16", "bf16", "f32", "f64"))
     lit = next(a for a in w.args[1:] if a is not other)
@@ -84,8 +88,9 @@ def _where_types(f: SourceFile, w: ast.Call, literals: int, flow: Flow) -> tuple
 
 
 class LoadedTypes(Mapping[str, str]):
-    """The float type of each name a ``tl.load`` is assigned to, read off the PTX on first use (:func:`_loaded_type`;
-    a load no float instruction reads: the float type of its width where one has it — b64 f64, b32 f32)."""
+    """The float type of each name a ``tl.load`` is assigned to, and of each scalar kernel parameter, read off the PTX
+    on first use: the one float type the instructions reading the loaded registers read them as; for a load no float
+    instruction reads, the float type of its width where one has it (b64 f64, b32 f32)."""
 
     def __init__(self, flow: Flow, default: str | None = None) -> None:
         self.flow = flow
@@ -101,28 +106,47 @@ class LoadedTypes(Mapping[str, str]):
 
     def _all(self) -> dict[str, str]:
         if self._types is None:
-            widths: dict[str, set[int]] = {}
+            loads: dict[str, list[ir.Instruction]] = {}
             for ld in self.flow.order:
-                if ld.opcode in ("ld", "ldu") and (name := self.flow.hints.loaded_name(ld)) is not None:
-                    widths.setdefault(name, set()).update(int(m[1:]) for m in ld.mods if m[:1] in "bfsu"
-                                                          and m[1:].isdigit())
+                if ld.opcode in ("ld", "ldu") and ld.operands:
+                    name = self.flow.hints.loaded_name(ld) if "param" not in ld.mods else self._parameter(ld)
+                    if name is not None:
+                        loads.setdefault(name, []).append(ld)
             self._types = {}
-            for name, w in widths.items():
-                t = self._read_as(name) or ({64: "f64", 32: "f32"}.get(w.pop()) if len(w) == 1 else None)
+            for name, lds in loads.items():
+                w = {int(m[1:]) for ld in lds for m in ld.mods if m[:1] in "bfsu" and m[1:].isdigit()}
+                if any("param" in ld.mods for ld in lds):
+                    w = set()  # (a parameter no float instruction reads: a pointer, an integer)
+                t = self._read_as(lds) or ({64: "f64", 32: "f32"}.get(w.pop()) if len(w) == 1 else None)
                 if t is not None:
                     self._types[name] = t
         return self._types
 
-    def _read_as(self, name: str) -> str | None:
-        """The one scalar float type the instructions reading ``name``'s loaded registers read them as, through
-        moves, sign-bit ops and the packing and unpacking of half pairs (``cvt.f32.bf16`` of a lane: bf16)."""
+    def _parameter(self, ld: ir.Instruction) -> str | None:
+        """The source name of the scalar kernel parameter ``ld.param`` reads (``[k_param_3]``: the fourth parameter
+        that is no ``tl.constexpr``, Triton's PTX parameter order), else None."""
+        a = ld.operands[1] if len(ld.operands) == 2 else None
+        sym = a.base.name if isinstance(a, ir.Addr) and isinstance(a.base, (ir.Sym, ir.Reg)) else ""
+        entry, _, index = sym.rpartition("_param_")
+        if not entry or not index.isdigit():
+            return None
+        for f in self.flow.hints.files.values():
+            fn = next((d for d in ast.walk(f.tree) if isinstance(d, ast.FunctionDef) and d.name == entry), None) \
+                if f is not None else None
+            if fn is not None:
+                names = [a.arg for a in fn.args.args if not (a.annotation is not None and "constexpr" in ast.unparse(
+                    a.annotation))]
+                return names[int(index)] if int(index) < len(names) else None
+        return None
+
+    def _read_as(self, loads: list[ir.Instruction]) -> str | None:
+        """The one scalar float type the instructions reading ``loads``' registers read them as, through moves,
+        sign-bit ops and the packing and unpacking of half pairs (``cvt.f32.bf16`` of a lane: bf16)."""
         types: set[str] = set()
         todo: list[tuple[str, int]] = []
-        for ld in self.flow.order:
-            if ld.opcode in ("ld", "ldu") and ld.operands and self.flow.hints.loaded_name(ld) == name:
-                dst = ld.operands[0]
-                todo += [(r.name, 4) for r in (dst.items if isinstance(dst, ir.Vec) else [dst])
-                         if isinstance(r, ir.Reg)]
+        for ld in loads:
+            dst = ld.operands[0]
+            todo += [(r.name, 4) for r in (dst.items if isinstance(dst, ir.Vec) else [dst]) if isinstance(r, ir.Reg)]
         seen: set[str] = set()
         while todo:
             r, depth = todo.pop()

@@ -34,6 +34,7 @@ from ptxkit.fpsan.source_ast import (
     _module_call,
     _negated,
     _number,
+    _one,
     _one_value,
     _receiver,
     _resolve,
@@ -226,7 +227,8 @@ class CastHints(HintsBase):
             # eight copies, silent): the file's one form of such a conversion, if one
         return got if got is not None and got.form in ("f64", "mixed") else None
 
-    def narrowed_from_wider(self, cvt: ir.Instruction, dest: str, source: str) -> Decision | None:
+    def narrowed_from_wider(self, cvt: ir.Instruction, dest: str, source: str,
+                            of_extremum: bool = False) -> Decision | None:
         """A ``cvt.rn.{dest}.{source}`` at a ``.to(dest)`` call whose receiver the source computes explicitly wider
         than ``source`` with exact work LLVM dropped along with the widening — a negation squared away, a scan's
         first element (``s.to(bf16)`` of ``s = tl.cumsum(-x.to(f64))``, an f32 x: held-out seed 18885, silent at first
@@ -259,7 +261,16 @@ class CastHints(HintsBase):
                 return None
             return ("wider", n) if (_negated(recv) is not None or _scan_of(recv) is not None
                                     or _where_of_widening(f, recv, sw)) else None
-        return self.decide(cvt, classify)
+
+        def or_plain(f: SourceFile, n: ast.expr) -> tuple[str, ast.expr] | None:
+            # (a plain narrowing on the line too: at a merged location, column 0, either may be this cvt — the
+            # max/min's where ``of_extremum`` (the cvt reads one), else the plain one: statement seed 6010, silent:
+            # x1.to(bf16) and maximum(x0.to(f64), ..).to(bf16) on one line)
+            return classify(f, n) or (("plain", n) if _cast_to(n) == _PTX_DTYPE.get(dest) else None)
+        got = self.forms_at(cvt, or_plain)
+        if got is None or (("plain" in got[1]) and not of_extremum):
+            return None
+        return _one(got[0], {k: v for k, v in got[1].items() if k != "plain"})
 
     def abs_at_cast(self, cvt: ir.Instruction, dest: str, source: str) -> Decision | None:
         """The abs/cvt order told at the ``cvt``'s own location (the ``.to(T)`` call; LLVM gives a moved abs

@@ -22,6 +22,11 @@ _BINDINGS: dict[int, tuple[ast.FunctionDef, dict[str, tuple[list[ast.Assign], in
 _SITES: ContextVar[dict[str, ast.Call] | None] = ContextVar("_SITES", default=None)
 
 
+def current_sites() -> dict[str, ast.Call] | None:
+    """The helper calls :func:`call_sites` holds now (None outside one)."""
+    return _SITES.get()
+
+
 @contextmanager
 def call_sites(calls: dict[str, ast.Call]) -> Iterator[None]:
     """:func:`param_argument` of the helpers in ``calls`` (by name) reads the given call's arguments meanwhile."""

@@ -31,6 +31,7 @@ from ptxkit.fpsan.source_ast import (
     _module_call,
     _receiver,
     _resolve,
+    _statement_of,
 )
 from ptxkit.fpsan.source_decided import decided_arm
 from ptxkit.fpsan.source_mlir_fold import folded_constant, rounded
@@ -61,13 +62,21 @@ def evaluate(f: SourceFile, e: ast.expr, where: ast.Call | None = None, arm: flo
     None where ``e`` holds anything else than constants, that where and the operations this module models."""
     with np.errstate(all="ignore"):
         try:
-            return _eval(f, e, where, (arm, where_type, ast.dump(where) if where is not None else "", types or {}),
-                         depth)
+            return _eval(f, e, where, (arm, where_type, ast.dump(where) if where is not None else "", types or {},
+                                       None), depth)
         except (ZeroDivisionError, OverflowError, ValueError, KeyError):
             return None
 
 
-_Arm = tuple[float, str, str, Mapping[str, str]]  # (the where's arm, its type, its ast.dump; loaded names' types)
+@dataclass(frozen=True)
+class _Env:
+    """The names a function's body binds up to a statement, run with its ``tl.static_range`` loops unrolled."""
+    fn: ast.FunctionDef
+    values: dict[str, Value | None]
+
+
+# (the where's arm, its type, its ast.dump; loaded names' types; the names bound by an unrolled run, if any)
+_Arm = tuple[float, str, str, Mapping[str, str], "_Env | None"]
 
 
 def _eval(f: SourceFile, e: ast.expr, where: ast.Call | None, arm: _Arm, depth: int,
@@ -90,8 +99,13 @@ def _eval_node(f: SourceFile, e: ast.expr, where: ast.Call | None, arm: _Arm, de
     if (c := arm_number(f, e, {}, names=False)) is not None:
         return Value("", c)
     if isinstance(e, ast.Name):
+        env = arm[4]
+        if env is not None and e.id in env.values and f.function_of(e) is env.fn:
+            return env.values[e.id]
         r = _resolve(f, e, depth)
-        if r is None or r is e:
+        if r is None:
+            return _unrolled(f, e, where, arm, depth)
+        if r is e:
             return None
         if not _reaches(f, r, where, depth) and (fc := folded_constant(f, e)) is not None:
             return _constant(*fc)  # (a name bound to a number: an fp32 scalar)
@@ -147,6 +161,67 @@ def _eval_node(f: SourceFile, e: ast.expr, where: ast.Call | None, arm: _Arm, de
     typed = [a.t for a in vals if a.t]
     t = functools.reduce(_promoted, typed, "") or "f32"  # (numbers alone: Triton's fp32 tensors)
     return _apply({"maximum": "max", "minimum": "min"}.get(name, name), t, vals)
+
+
+_UNROLLED = 16  # (the static_range trip counts and body lengths run: the generator's and small user loops)
+
+
+def _unrolled(f: SourceFile, e: ast.Name, where: ast.Call | None, arm: _Arm, depth: int) -> Value | None:
+    """The value of a name a ``for _ in tl.static_range(N)`` loop reassigns (``v = 1e-6``, then ``v = v * 3.0 +
+    1e-6`` twice: statement seed 6028), read after the loop in the function's body: the body's statements up to the
+    read run in order with the loop unrolled, as Triton's frontend does; None where a statement the run needs is
+    not an assignment of one name, a loop other than a static_range of a literal count, or too long."""
+    fn, stmt = f.function_of(e), _statement_of(f, e)
+    if fn is None or stmt is None or not any(s is stmt for s in fn.body) or len(fn.body) > 4 * _UNROLLED:
+        return None
+    before = fn.body[:next(i for i, s in enumerate(fn.body) if s is stmt)]
+    if not any(isinstance(s, ast.For) and _static_count(s) is not None and any(
+            isinstance(n, ast.Name) and n.id == e.id and isinstance(n.ctx, ast.Store) for n in ast.walk(s))
+            for s in before):
+        return None  # (no static loop binds it: the name is unknown for another reason)
+    env = _Env(fn, {})
+    run = (*arm[:4], env)
+    for s in before:  # (a depth of its own: the run reads the body from its start; a name read there that a loop
+        # binds runs a shorter prefix, so the nesting ends)
+        _run(f, s, where, run, _DEPTH, env.values)
+    return env.values.get(e.id)
+
+
+def _run(f: SourceFile, s: ast.stmt, where: ast.Call | None, arm: _Arm, depth: int,
+         values: dict[str, Value | None]) -> None:
+    """Bind the names ``s`` assigns to their values (None: unknown), a static_range loop's body ``N`` times."""
+    if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(t := s.targets[0], ast.Name):
+        lit = s.value.operand if isinstance(s.value, ast.UnaryOp) and isinstance(s.value.op, ast.USub) else s.value
+        if isinstance(lit, ast.Constant) and type(lit.value) is not float:
+            values[t.id] = None  # (an int: an int32 scalar)
+        elif isinstance(lit, ast.Constant):  # a name bound to a float is an fp32 scalar tensor
+            c = arm_number(f, s.value, {}, names=False)
+            values[t.id] = _constant("f32", rounded(c, "f32")) if c is not None else None
+        else:
+            with np.errstate(all="ignore"):
+                v = _eval(f, s.value, where, arm, depth - 1, None)
+            values[t.id] = v if v is not None and v.t else None
+        return
+    count = _static_count(s) if isinstance(s, ast.For) else None
+    if isinstance(s, ast.For) and count is not None and len(s.body) <= _UNROLLED:
+        if isinstance(s.target, ast.Name):
+            values[s.target.id] = None
+        for _ in range(count):
+            for b in s.body:
+                _run(f, b, where, arm, depth, values)
+        return
+    for node in ast.walk(s):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            values[node.id] = None
+
+
+def _static_count(s: ast.For) -> int | None:
+    """N of ``for _ in tl.static_range(N)`` (a literal, at most :data:`_UNROLLED`), else None."""
+    it = s.iter
+    if not (_module_call(it, "tl") == "static_range" and isinstance(it, ast.Call) and len(it.args) == 1
+            and isinstance(n := it.args[0], ast.Constant) and type(n.value) is int and 0 <= n.value <= _UNROLLED):
+        return None
+    return n.value
 
 
 def _decided_where(f: SourceFile, e: ast.Call, pick: ast.expr, where: ast.Call | None, arm: _Arm, depth: int,
@@ -325,7 +400,7 @@ def constant_parts(f: SourceFile, e: ast.expr, depth: int = _DEPTH, memo: dict[i
             return []
         with np.errstate(all="ignore"):
             try:
-                v = _eval(f, e, None, (0.0, "f32", "", types or {}), depth, memo)
+                v = _eval(f, e, None, (0.0, "f32", "", types or {}, None), depth, memo)
             except (ZeroDivisionError, OverflowError, ValueError, KeyError):
                 v = None
         if v is not None and v.t:

@@ -848,6 +848,17 @@ HAND = {
     # silent; reported)
     "k_where_self_compare_constexpr_arm_f32": ({"x0": "bf16", "x1": "bf16"}, "tl.math.div_rn(tl.where(x0 > x0, x1, S)"
                                                ".to(tl.float32), x1.to(tl.float32))", "f32", 256, True),
+    # ... a constant a static_range loop computes, narrowed: MLIR folds the unrolled f32 arithmetic, Triton's ring
+    # narrows the result (6028, silent)
+    "k_static_range_constant_narrowed_bf16": ({"x0": "bf16"}, "tl.math.div_rn(x0.to(tl.float32), v0.to(tl.bfloat16)"
+                                              ".to(tl.float32))", "bf16", 256, True),
+    # ... the min of a half and a `c: tl.constexpr = 1.5`: typed by its use like a literal, no fp32 scalar (5818,
+    # silent)
+    "k_min_of_constexpr_and_half_f32": ({"x1": "f16"}, "tl.minimum(c0, x1)", "f32", 256, True),
+    # ... a where of a constexpr and a literal, widened after: LLVM's selp.f64 of both, the constexpr's fp32 value
+    # exactly the immediate's (5915, reported)
+    "k_where_constexpr_and_literal_widened_f32": ({"x0": "f32", "x1": "f64"}, "tl.where(x0 < 0, S, 1.5) + x1", "f32",
+                                                  256, True),
     "k_abs_of_narrowed_max_half_f32": ({"x0": "f32"}, "tl.abs(tl.maximum(x0, 10.0).to(tl.float16)) * 3.0", "f16", 64,
                                        True),
     # -abs of a widened value, narrowed back: LLVM's sign-bit or on the narrow value (held-out seed 227213, reported)
@@ -1041,6 +1052,9 @@ HAND_EDITS: dict[str, tuple[str, str] | list[tuple[str, str]]] = {
          "@triton.jit\ndef k_"),
         ("    r = ", "    v0 = _h(x0, 1e-6)\n    v0 *= ((x0 + x0) - (4.0 + v0.to(tl.float16)))\n    r = ")],
     "k_fma_of_constants_widened_f64": ("    r = ", "    c2: tl.constexpr = 0.25\n    r = "),
+    "k_min_of_constexpr_and_half_f32": ("    r = ", "    c0: tl.constexpr = 1.5\n    r = "),
+    "k_static_range_constant_narrowed_bf16": ("    r = ", "    v0 = 1e-6\n    for _i in tl.static_range(2):\n"
+                                              "        v0 = v0 * 3.0 + 1e-6\n    r = "),
     "k_where_constant_condition_narrowed_f32": ("    r = ", "    c0 = 0.7978845608\n    r = "),
     "k_where_constant_condition_dropped_load_f32": ("    r = ", "    c0 = 0.7978845608\n    r = "),
     "k_where_own_test_constant_floor_f64": ("    r = ", "    c0 = 4.0\n    r = "),
@@ -1062,7 +1076,8 @@ HAND_CONSTEXPRS = {"k_constexpr_param_floor_f32": {"S": 1e-3}, "k_constexpr_para
                    "k_reassigned_under_constexpr_if_f64": {"FLAG": True},
                    "k_constexpr_param_where_times_three_f32": {"S": 1.5},
                    "k_fma_of_constexprs_plus_half_bf16": {"S": 1.5},
-                   "k_where_self_compare_constexpr_arm_f32": {"S": 3.0}}
+                   "k_where_self_compare_constexpr_arm_f32": {"S": 3.0},
+                   "k_where_constexpr_and_literal_widened_f32": {"S": 2.0}}
 
 
 def spec_of(name: str) -> KernelSpec:
